@@ -1,0 +1,60 @@
+// Clock-period helpers. Every famsim block has a clock from its configuration; its decisions land
+// on that clock's edges. Clocks start at time 0, so edge k is at k * period.
+//
+// Time resolution is SystemC's default of 1 ps. A period is the frequency's period rounded to the
+// nearest picosecond (1500 MHz -> 667 ps); derived bandwidths use the rounded period, so what
+// `famsim validate` prints is what the model does.
+#pragma once
+
+#include <systemc>
+
+#include <cstdint>
+
+namespace famsim {
+
+using sc_core::sc_time;
+
+inline sc_time ps(std::uint64_t v) { return sc_time::from_value(v); }
+
+namespace detail {
+extern std::uint64_t g_now_ps;
+extern bool g_now_cached;
+extern sc_time g_offset;
+}  // namespace detail
+
+// The current simulated time in ps. Under the famsim kernel it is the scheduler's local time
+// (which runs ahead of sc_time_stamp() within a quantum, see models/core/wakeup.h); under the
+// systemc kernel it is sc_time_stamp().
+inline std::uint64_t now_ps() {
+  return detail::g_now_cached ? detail::g_now_ps : sc_core::sc_time_stamp().value();
+}
+// The TLM annotated delay of a call made now: local time minus sc_time_stamp().
+inline const sc_time& local_time_offset() { return detail::g_offset; }
+
+inline double to_ns(const sc_time& t) { return static_cast<double>(t.value()) / 1000.0; }
+
+// Picoseconds needed to move `bytes` at `gbps` GB/s (1e9 bytes per second), rounded up so that a
+// modelled resource never moves data faster than its configured bandwidth.
+std::uint64_t transfer_ps(std::uint64_t bytes, double gbps);
+
+class Clock {
+ public:
+  Clock() = default;
+  explicit Clock(double mhz);
+
+  std::uint64_t period_ps() const { return period_ps_; }
+  sc_time period() const { return ps(period_ps_); }
+  sc_time cycles(std::uint64_t n) const { return ps(n * period_ps_); }
+  double mhz() const { return 1e6 / static_cast<double>(period_ps_); }
+
+  // The first edge at or after t (in ps).
+  std::uint64_t edge_ps(std::uint64_t t_ps) const {
+    return (t_ps + period_ps_ - 1) / period_ps_ * period_ps_;
+  }
+  bool on_edge(std::uint64_t t_ps) const { return t_ps % period_ps_ == 0; }
+
+ private:
+  std::uint64_t period_ps_ = 1000;
+};
+
+}  // namespace famsim

@@ -1,0 +1,454 @@
+#include "models/core/config.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+namespace famsim {
+
+namespace {
+
+std::string describe(const YAML::Node& n) {
+  if (!n.IsDefined() || n.IsNull()) return "nothing";
+  if (n.IsScalar()) return "'" + n.Scalar() + "'";
+  if (n.IsSequence()) return "a list";
+  return "a map";
+}
+
+std::string join(const std::set<std::string>& keys) {
+  std::string s;
+  for (const auto& k : keys) {
+    if (!s.empty()) s += ", ";
+    s += k;
+  }
+  return s;
+}
+
+bool parse_uint(const std::string& s, std::uint64_t& out) {
+  if (s.empty() || s.size() > 20) return false;
+  std::uint64_t v = 0;
+  for (char c : s) {
+    if (c < '0' || c > '9') return false;
+    const std::uint64_t d = static_cast<std::uint64_t>(c - '0');
+    if (v > (std::numeric_limits<std::uint64_t>::max() - d) / 10) return false;
+    v = v * 10 + d;
+  }
+  out = v;
+  return true;
+}
+
+bool parse_double(const std::string& s, double& out) {
+  // The program never calls setlocale, so strtod reads the C locale's '.' decimal point.
+  if (s.empty()) return false;
+  char* end = nullptr;
+  const double v = std::strtod(s.c_str(), &end);
+  if (end != s.c_str() + s.size() || !std::isfinite(v)) return false;
+  out = v;
+  return true;
+}
+
+std::string fmt_num(double v) { return fmt::format("{}", v); }
+
+}  // namespace
+
+std::string ConfigSources::source_of(const std::string& path) const {
+  std::string best = default_;
+  std::size_t best_len = 0;
+  bool found = false;
+  for (const auto& [prefix, source] : by_path_) {
+    const bool match = path == prefix || prefix.empty() ||
+                       (path.size() > prefix.size() && path.compare(0, prefix.size(), prefix) == 0 &&
+                        path[prefix.size()] == '.');
+    if (match && (!found || prefix.size() >= best_len)) {
+      best = source;
+      best_len = prefix.size();
+      found = true;
+    }
+  }
+  return best;
+}
+
+YAML::Node load_yaml_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw ConfigError(path + ": cannot read file");
+  std::stringstream buf;
+  buf << in.rdbuf();
+  return load_yaml_text(buf.str(), path);
+}
+
+YAML::Node load_yaml_text(const std::string& text, const std::string& source) {
+  try {
+    YAML::Node n = YAML::Load(text);
+    if (n.IsNull() || !n.IsDefined()) return YAML::Node(YAML::NodeType::Map);
+    if (!n.IsMap()) throw ConfigError(source + ": expected a YAML map at the top level");
+    return n;
+  } catch (const YAML::ParserException& e) {
+    throw ConfigError(fmt::format("{}:{}:{}: YAML syntax error: {}", source, e.mark.line + 1,
+                                  e.mark.column + 1, e.msg));
+  }
+}
+
+void apply_override(ConfigDoc& doc, const std::string& assignment) {
+  const auto eq = assignment.find('=');
+  if (eq == std::string::npos || eq == 0) {
+    throw ConfigError("--set '" + assignment + "': expected key.path=value");
+  }
+  const std::string path = assignment.substr(0, eq);
+  const std::string value_text = assignment.substr(eq + 1);
+  std::vector<std::string> segs;
+  std::stringstream ss(path);
+  for (std::string seg; std::getline(ss, seg, '.');) {
+    if (seg.empty()) throw ConfigError("--set '" + assignment + "': empty key in the path");
+    segs.push_back(seg);
+  }
+  YAML::Node value;
+  try {
+    value = YAML::Load(value_text);
+  } catch (const YAML::Exception&) {
+    value = YAML::Node(value_text);
+  }
+  if (!value.IsDefined() || value.IsNull()) value = YAML::Node(value_text);
+
+  YAML::Node cur;
+  cur.reset(doc.root);
+  std::string walked;
+  for (std::size_t i = 0; i < segs.size(); ++i) {
+    const std::string& seg = segs[i];
+    walked += (walked.empty() ? "" : ".") + seg;
+    const bool last = i + 1 == segs.size();
+    if (cur.IsSequence()) {
+      std::uint64_t idx;
+      if (!parse_uint(seg, idx) || idx >= cur.size()) {
+        throw ConfigError(fmt::format("--set {}: '{}' is a list of {} entries; '{}' is not an index "
+                                      "into it",
+                                      path, walked.substr(0, walked.size() - seg.size() - 1),
+                                      cur.size(), seg));
+      }
+      if (last) {
+        cur[idx] = value;
+      } else {
+        YAML::Node next;
+        next.reset(cur[idx]);
+        cur.reset(next);
+      }
+    } else {
+      if (!cur.IsMap() && !cur.IsNull()) {
+        throw ConfigError(fmt::format("--set {}: '{}' is a value, not a map", path,
+                                      walked.substr(0, walked.size() - seg.size() - 1)));
+      }
+      if (last) {
+        cur[seg] = value;
+      } else {
+        if (!cur[seg].IsDefined() || cur[seg].IsNull()) cur[seg] = YAML::Node(YAML::NodeType::Map);
+        YAML::Node next;
+        next.reset(cur[seg]);
+        cur.reset(next);
+      }
+    }
+  }
+  doc.sources->set(path, "--set " + assignment);
+}
+
+YAML::Node clone_yaml(const YAML::Node& n) { return YAML::Clone(n); }
+
+YAML::Node merge_yaml(const YAML::Node& base, const YAML::Node& over) {
+  if (!base.IsMap() || !over.IsMap()) return YAML::Clone(over);
+  YAML::Node out = YAML::Clone(base);
+  for (const auto& kv : over) {
+    const std::string key = kv.first.Scalar();
+    const YAML::Node existing = out[key];
+    if (existing.IsDefined() && existing.IsMap() && kv.second.IsMap()) {
+      out[key] = merge_yaml(existing, kv.second);
+    } else {
+      out[key] = YAML::Clone(kv.second);
+    }
+  }
+  return out;
+}
+
+nlohmann::json yaml_to_json(const YAML::Node& n) {
+  if (!n.IsDefined() || n.IsNull()) return nullptr;
+  if (n.IsSequence()) {
+    nlohmann::json a = nlohmann::json::array();
+    for (const auto& e : n) a.push_back(yaml_to_json(e));
+    return a;
+  }
+  if (n.IsMap()) {
+    nlohmann::json o = nlohmann::json::object();
+    for (const auto& kv : n) o[kv.first.Scalar()] = yaml_to_json(kv.second);
+    return o;
+  }
+  const std::string& s = n.Scalar();
+  if (n.Tag() == "!") return s;  // quoted in the source: a string
+  static const std::regex int_re("[-+]?[0-9]+");
+  static const std::regex float_re("[-+]?(\\.[0-9]+|[0-9]+(\\.[0-9]*)?)([eE][-+]?[0-9]+)?");
+  if (s == "true" || s == "True" || s == "TRUE") return true;
+  if (s == "false" || s == "False" || s == "FALSE") return false;
+  if (s == "~" || s == "null" || s == "Null" || s == "NULL") return nullptr;
+  if (std::regex_match(s, int_re)) {
+    try {
+      return std::stoll(s);
+    } catch (const std::out_of_range&) {
+      return s;
+    }
+  }
+  if (std::regex_match(s, float_re)) return std::stod(s);
+  return s;
+}
+
+std::string yaml_to_text(const YAML::Node& n) {
+  YAML::Emitter out;
+  out << n;
+  return std::string(out.c_str()) + "\n";
+}
+
+std::optional<std::uint64_t> parse_bytes(const std::string& text) {
+  static const std::regex re("\\s*([0-9]+(\\.[0-9]+)?)\\s*(B|KiB|MiB|GiB|TiB|KB|MB|GB|TB)?\\s*");
+  std::smatch m;
+  if (!std::regex_match(text, m, re)) return std::nullopt;
+  const double number = std::stod(m[1].str());
+  const std::string unit = m[3].matched ? m[3].str() : "B";
+  static const std::map<std::string, double> scale = {
+      {"B", 1.0},         {"KiB", 1024.0},   {"MiB", 1048576.0}, {"GiB", 1073741824.0},
+      {"TiB", 1099511627776.0}, {"KB", 1e3}, {"MB", 1e6},        {"GB", 1e9},
+      {"TB", 1e12}};
+  const double bytes = number * scale.at(unit);
+  if (bytes != std::floor(bytes) || bytes >= 1.8e19) return std::nullopt;
+  return static_cast<std::uint64_t>(bytes);
+}
+
+ConfigNode::ConfigNode(YAML::Node node, std::string path, std::shared_ptr<ConfigSources> sources)
+    : path_(std::move(path)), sources_(std::move(sources)) {
+  if (!node.IsDefined() || node.IsNull()) {
+    node_ = YAML::Node(YAML::NodeType::Map);
+  } else {
+    node_.reset(node);
+  }
+  if (!node_.IsMap()) {
+    throw ConfigError(fmt::format("{}: {}: expected a map of keys, got {}", where(node_, path_),
+                                  path_.empty() ? "(top level)" : path_, describe(node_)));
+  }
+}
+
+std::string ConfigNode::key_path(const std::string& key) const {
+  return path_.empty() ? key : path_ + "." + key;
+}
+
+std::string ConfigNode::where(const YAML::Node& n, const std::string& path) const {
+  std::string s = sources_ ? sources_->source_of(path) : std::string("(config)");
+  if (s.rfind("--set", 0) == 0) return s;
+  const YAML::Mark m = n.Mark();
+  if (!m.is_null()) s += ":" + std::to_string(m.line + 1);
+  return s;
+}
+
+bool ConfigNode::has(const std::string& key) const {
+  const YAML::Node& c = node_;
+  const YAML::Node v = c[key];
+  return v.IsDefined() && !v.IsNull();
+}
+
+void ConfigNode::fail(const std::string& key, const std::string& what) const {
+  const YAML::Node& c = node_;
+  const YAML::Node v = c[key];
+  const YAML::Node& at = (v.IsDefined() ? v : node_);
+  throw ConfigError(fmt::format("{}: {}: {}", where(at, key_path(key)), key_path(key), what));
+}
+
+void ConfigNode::fail_here(const std::string& what) const {
+  throw ConfigError(
+      fmt::format("{}: {}: {}", where(node_, path_), path_.empty() ? "(top level)" : path_, what));
+}
+
+std::optional<YAML::Node> ConfigNode::scalar(const std::string& key) {
+  used_.insert(key);
+  const YAML::Node& c = node_;
+  YAML::Node v = c[key];
+  if (!v.IsDefined() || v.IsNull()) return std::nullopt;
+  if (!v.IsScalar()) fail(key, "expected a single value, got " + describe(v));
+  return v;
+}
+
+std::uint64_t ConfigNode::get_uint(const std::string& key, std::optional<std::uint64_t> def,
+                                   std::uint64_t min, std::uint64_t max) {
+  const std::string expect = max == std::numeric_limits<std::uint64_t>::max()
+                                 ? fmt::format("an integer >= {}", min)
+                                 : fmt::format("an integer in [{}, {}]", min, max);
+  const std::optional<YAML::Node> sv = scalar(key);
+  if (!sv) {
+    if (!def) fail(key, "missing; expected " + expect);
+    return *def;
+  }
+  const YAML::Node& v = *sv;
+  std::uint64_t out;
+  if (!parse_uint(v.Scalar(), out) || out < min || out > max) {
+    fail(key, "expected " + expect + ", got " + describe(v));
+  }
+  return out;
+}
+
+double ConfigNode::get_double(const std::string& key, std::optional<double> def, double min,
+                              double max, bool min_exclusive) {
+  const std::string expect =
+      std::isinf(max) ? fmt::format("a number {} {}", min_exclusive ? ">" : ">=", fmt_num(min))
+                      : fmt::format("a number in {}{}, {}]", min_exclusive ? "(" : "[",
+                                    fmt_num(min), fmt_num(max));
+  const std::optional<YAML::Node> sv = scalar(key);
+  if (!sv) {
+    if (!def) fail(key, "missing; expected " + expect);
+    return *def;
+  }
+  const YAML::Node& v = *sv;
+  double out;
+  if (!parse_double(v.Scalar(), out) || out > max || out < min || (min_exclusive && out == min)) {
+    fail(key, "expected " + expect + ", got " + describe(v));
+  }
+  return out;
+}
+
+bool ConfigNode::get_bool(const std::string& key, std::optional<bool> def) {
+  const std::optional<YAML::Node> sv = scalar(key);
+  if (!sv) {
+    if (!def) fail(key, "missing; expected true or false");
+    return *def;
+  }
+  const YAML::Node& v = *sv;
+  const std::string& s = v.Scalar();
+  if (s == "true" || s == "True") return true;
+  if (s == "false" || s == "False") return false;
+  fail(key, "expected true or false, got " + describe(v));
+}
+
+std::string ConfigNode::get_string(const std::string& key, std::optional<std::string> def) {
+  const std::optional<YAML::Node> sv = scalar(key);
+  if (!sv) {
+    if (!def) fail(key, "missing; expected a text value");
+    return *def;
+  }
+  const YAML::Node& v = *sv;
+  return v.Scalar();
+}
+
+std::string ConfigNode::get_choice(const std::string& key, std::optional<std::string> def,
+                                   const std::vector<std::string>& allowed) {
+  std::string list;
+  for (const auto& a : allowed) list += (list.empty() ? "" : " | ") + a;
+  const std::optional<YAML::Node> sv = scalar(key);
+  if (!sv) {
+    if (!def) fail(key, "missing; expected one of " + list);
+    return *def;
+  }
+  const YAML::Node& v = *sv;
+  if (std::find(allowed.begin(), allowed.end(), v.Scalar()) == allowed.end()) {
+    fail(key, "expected one of " + list + ", got " + describe(v));
+  }
+  return v.Scalar();
+}
+
+std::uint64_t ConfigNode::get_bytes(const std::string& key, std::optional<std::uint64_t> def,
+                                    std::uint64_t min, std::uint64_t max) {
+  const std::string expect =
+      max == std::numeric_limits<std::uint64_t>::max()
+          ? fmt::format("a byte count >= {} (integer or with a unit: 64KiB, 8GiB)", min)
+          : fmt::format("a byte count in [{}, {}] (integer or with a unit: 64KiB, 8GiB)", min, max);
+  const std::optional<YAML::Node> sv = scalar(key);
+  if (!sv) {
+    if (!def) fail(key, "missing; expected " + expect);
+    return *def;
+  }
+  const YAML::Node& v = *sv;
+  const auto out = parse_bytes(v.Scalar());
+  if (!out || *out < min || *out > max) fail(key, "expected " + expect + ", got " + describe(v));
+  return *out;
+}
+
+std::vector<std::uint64_t> ConfigNode::get_uint_list(const std::string& key, std::uint64_t min,
+                                                     std::uint64_t max) {
+  used_.insert(key);
+  const YAML::Node& c = node_;
+  YAML::Node v = c[key];
+  std::vector<std::uint64_t> out;
+  if (!v.IsDefined() || v.IsNull()) return out;
+  const std::string expect = fmt::format("a list of integers in [{}, {}]", min, max);
+  if (!v.IsSequence()) fail(key, "expected " + expect + ", got " + describe(v));
+  for (const auto& e : v) {
+    std::uint64_t x;
+    if (!e.IsScalar() || !parse_uint(e.Scalar(), x) || x < min || x > max) {
+      fail(key, "expected " + expect + ", got an entry " + describe(e));
+    }
+    out.push_back(x);
+  }
+  return out;
+}
+
+std::vector<std::string> ConfigNode::get_string_list(const std::string& key) {
+  used_.insert(key);
+  const YAML::Node& c = node_;
+  YAML::Node v = c[key];
+  std::vector<std::string> out;
+  if (!v.IsDefined() || v.IsNull()) return out;
+  if (v.IsScalar()) {
+    out.push_back(v.Scalar());
+    return out;
+  }
+  if (!v.IsSequence()) fail(key, "expected a list of text values, got " + describe(v));
+  for (const auto& e : v) {
+    if (!e.IsScalar()) fail(key, "expected a list of text values, got an entry " + describe(e));
+    out.push_back(e.Scalar());
+  }
+  return out;
+}
+
+bool ConfigNode::is_list(const std::string& key) const {
+  const YAML::Node& c = node_;
+  return c[key].IsDefined() && c[key].IsSequence();
+}
+
+ConfigNode ConfigNode::child(const std::string& key, bool required) {
+  used_.insert(key);
+  const YAML::Node& c = node_;
+  YAML::Node v = c[key];
+  if ((!v.IsDefined() || v.IsNull()) && required) fail(key, "missing; expected a map of keys");
+  if (v.IsDefined() && !v.IsNull() && !v.IsMap()) {
+    fail(key, "expected a map of keys, got " + describe(v));
+  }
+  return ConfigNode(v, key_path(key), sources_);
+}
+
+std::vector<ConfigNode> ConfigNode::list(const std::string& key, bool required) {
+  used_.insert(key);
+  const YAML::Node& c = node_;
+  YAML::Node v = c[key];
+  std::vector<ConfigNode> out;
+  if (!v.IsDefined() || v.IsNull()) {
+    if (required) fail(key, "missing; expected a list");
+    return out;
+  }
+  if (!v.IsSequence()) fail(key, "expected a list, got " + describe(v));
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    const std::string p = key_path(key) + "." + std::to_string(i);
+    if (!v[i].IsMap()) {
+      throw ConfigError(fmt::format("{}: {}: expected a map of keys, got {}", where(v[i], p), p,
+                                    describe(v[i])));
+    }
+    out.emplace_back(v[i], p, sources_);
+  }
+  return out;
+}
+
+void ConfigNode::finish() const {
+  for (const auto& kv : node_) {
+    const std::string key = kv.first.Scalar();
+    if (used_.count(key) == 0) {
+      throw ConfigError(fmt::format("{}: unknown key '{}'; expected one of: {}",
+                                    where(kv.first, key_path(key)), key_path(key), join(used_)));
+    }
+  }
+}
+
+}  // namespace famsim

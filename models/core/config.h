@@ -1,0 +1,123 @@
+// Strict configuration reading. YAML (yaml-cpp) is read into plain structs once, at elaboration.
+// Every getter states the type and range it expects; every key that is present but never read is
+// an unknown key. Errors name the source file, the line and the full key path, and say what was
+// expected; they are thrown as ConfigError, which the executable turns into exit code 2.
+#pragma once
+
+#include <yaml-cpp/yaml.h>
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace famsim {
+
+class ConfigError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Which file (or "--set", or a preset) each key path came from. Lookup is by longest prefix, so
+// recording a subtree's root covers everything below it.
+class ConfigSources {
+ public:
+  explicit ConfigSources(std::string default_source = "") : default_(std::move(default_source)) {}
+  void set(const std::string& path, const std::string& source) { by_path_[path] = source; }
+  std::string source_of(const std::string& path) const;
+
+ private:
+  std::string default_;
+  std::map<std::string, std::string> by_path_;
+};
+
+// A configuration document: the YAML tree plus where its parts came from.
+struct ConfigDoc {
+  YAML::Node root;
+  std::shared_ptr<ConfigSources> sources;
+};
+
+// Loads a YAML file; syntax errors and unreadable files become ConfigError naming the file.
+YAML::Node load_yaml_file(const std::string& path);
+// Parses YAML text; `source` names it in errors.
+YAML::Node load_yaml_text(const std::string& text, const std::string& source);
+
+// Applies one "key.path=value" override to `root` (sequence indices are numbers in the path).
+// Missing map keys are created, so an unknown key is reported later by the strict reader, which
+// names the --set as its source. Throws ConfigError for a malformed override.
+void apply_override(ConfigDoc& doc, const std::string& assignment);
+
+// Deep-merges `over` onto a copy of `base`: maps merge key by key, anything else in `over` wins.
+YAML::Node merge_yaml(const YAML::Node& base, const YAML::Node& over);
+YAML::Node clone_yaml(const YAML::Node& n);
+
+// Converts a YAML tree to JSON with typed scalars (bool, integer, float, null, string).
+nlohmann::json yaml_to_json(const YAML::Node& n);
+// Emits a YAML tree as block-style text.
+std::string yaml_to_text(const YAML::Node& n);
+
+// Parses "8GiB", "64 KiB", "1.5MB", "4096" into bytes; nullopt when malformed.
+std::optional<std::uint64_t> parse_bytes(const std::string& text);
+
+// A map node being read into a struct.
+class ConfigNode {
+ public:
+  ConfigNode(YAML::Node node, std::string path, std::shared_ptr<ConfigSources> sources);
+
+  const std::string& path() const { return path_; }
+  bool has(const std::string& key) const;
+
+  std::uint64_t get_uint(const std::string& key, std::optional<std::uint64_t> def,
+                         std::uint64_t min = 0,
+                         std::uint64_t max = std::numeric_limits<std::uint64_t>::max());
+  // A number in [min, max] (or (min, max] when min_exclusive).
+  double get_double(const std::string& key, std::optional<double> def, double min, double max,
+                    bool min_exclusive = false);
+  bool get_bool(const std::string& key, std::optional<bool> def);
+  std::string get_string(const std::string& key, std::optional<std::string> def);
+  std::string get_choice(const std::string& key, std::optional<std::string> def,
+                         const std::vector<std::string>& allowed);
+  // Bytes as an integer or with a unit suffix (B, KiB, MiB, GiB, TiB, KB, MB, GB, TB).
+  std::uint64_t get_bytes(const std::string& key, std::optional<std::uint64_t> def,
+                          std::uint64_t min = 0,
+                          std::uint64_t max = std::numeric_limits<std::uint64_t>::max());
+  // A list of unsigned integers.
+  std::vector<std::uint64_t> get_uint_list(const std::string& key, std::uint64_t min,
+                                           std::uint64_t max);
+
+  // A list of text values; a single value is read as a list of one.
+  std::vector<std::string> get_string_list(const std::string& key);
+  bool is_list(const std::string& key) const;
+
+  // A nested map; an absent key gives an empty map unless `required`.
+  ConfigNode child(const std::string& key, bool required = false);
+  // A list of maps.
+  std::vector<ConfigNode> list(const std::string& key, bool required = false);
+  // Marks a key as read without reading it (for keys handled elsewhere, like `preset`).
+  void ignore(const std::string& key) { used_.insert(key); }
+
+  // Every key present must have been read; otherwise an unknown-key error.
+  void finish() const;
+
+  [[noreturn]] void fail(const std::string& key, const std::string& what) const;
+  // An error about this node as a whole.
+  [[noreturn]] void fail_here(const std::string& what) const;
+  std::string key_path(const std::string& key) const;
+
+ private:
+  std::optional<YAML::Node> scalar(const std::string& key);
+  std::string where(const YAML::Node& n, const std::string& path) const;
+
+  YAML::Node node_;
+  std::string path_;
+  std::shared_ptr<ConfigSources> sources_;
+  std::set<std::string> used_;
+};
+
+}  // namespace famsim

@@ -1,0 +1,45 @@
+#include "models/core/request.h"
+
+#include <limits>
+#include <stdexcept>
+
+namespace famsim {
+
+void RequestExt::too_many_hops() const {
+  throw std::logic_error("request " + std::to_string(id) + " crossed more than " +
+                         std::to_string(kMaxHops) + " blocks");
+}
+
+void RequestExt::walked_past_initiator() const {
+  throw std::logic_error("response of request " + std::to_string(id) +
+                         " walked back past its initiator");
+}
+
+tlm::tlm_extension_base* RequestExt::clone() const { return new RequestExt(*this); }
+
+void RequestExt::copy_from(const tlm::tlm_extension_base& other) {
+  *this = static_cast<const RequestExt&>(other);
+}
+
+std::vector<std::string>& BlockRegistry::names() {
+  static std::vector<std::string> table{"(none)"};
+  return table;
+}
+
+BlockId BlockRegistry::add(const std::string& name) {
+  auto& t = names();
+  if (t.size() >= std::numeric_limits<BlockId>::max()) {
+    throw std::length_error("too many blocks for a 16-bit block id");
+  }
+  t.push_back(name);
+  return static_cast<BlockId>(t.size() - 1);
+}
+
+const std::string& BlockRegistry::name(BlockId id) {
+  const auto& t = names();
+  return id < t.size() ? t[id] : t[0];
+}
+
+void BlockRegistry::clear() { names().resize(1); }
+
+}  // namespace famsim

@@ -1,0 +1,138 @@
+// What travels with every request: a typed TLM extension holding identity, addresses, the decoded
+// target and a fixed-size array of hop records. It is attached once to each pooled payload and
+// reset on reuse; nothing here allocates per request.
+//
+// Hop records give the per-hop latency breakdown and also route responses: a response retraces the
+// request's path, and each block finds its own record (with the port the request came in on) by
+// walking the records backwards.
+#pragma once
+
+#include <systemc>
+#include <tlm>
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace famsim {
+
+using Payload = tlm::tlm_generic_payload;
+
+// Identifies a block (module) in hop records. Names live in BlockRegistry.
+using BlockId = std::uint16_t;
+
+struct HopRecord {
+  BlockId block = 0;
+  std::uint16_t in_port = 0;     // the block's upstream port the request arrived on
+  std::uint64_t req_in_ps = 0;   // request accepted by the block (END_REQ given)
+  std::uint64_t req_out_ps = 0;  // request handed on (BEGIN_REQ sent) or, at a target, service start
+  std::uint64_t resp_in_ps = 0;  // response entered the block (at a target: data ready)
+  std::uint64_t resp_out_ps = 0; // response handed upstream
+};
+
+class RequestExt : public tlm::tlm_extension<RequestExt> {
+ public:
+  static constexpr unsigned kMaxHops = 16;
+
+  // Identity.
+  std::uint64_t id = 0;
+  std::uint16_t gpu = 0;
+  std::uint16_t stream = 0;
+  std::uint64_t virtual_address = 0;
+  std::uint64_t physical_address = 0;
+  std::uint64_t issue_ps = 0;
+
+  // Decoded target, filled by the block that decodes the address (GPU for local memory, device
+  // port logic for the expansion device).
+  std::uint32_t channel = 0;
+  std::uint64_t channel_address = 0;
+
+  // Set by the initiator while the request is outstanding; a completion of a request that is not
+  // outstanding is a duplicate and breaks conservation.
+  bool outstanding = false;
+
+  std::array<HopRecord, kMaxHops> hops{};
+  std::uint8_t hop_count = 0;
+  std::uint8_t resp_cursor = 0;
+
+  void reset_for_issue() {
+    hop_count = 0;
+    resp_cursor = 0;
+    channel = 0;
+    channel_address = 0;
+  }
+
+  // A block stamps its arrival; returns its record. Throws if the path is longer than kMaxHops
+  // (the platform builder checks path lengths at elaboration, so this is an internal error).
+  HopRecord& enter(BlockId block, std::uint16_t in_port, std::uint64_t now_ps);
+  // The block the request is in now (the last one that entered).
+  HopRecord& current() { return hops[hop_count - 1]; }
+  // A response enters the next block on its way back; returns that block's record.
+  HopRecord& resp_enter(std::uint64_t now_ps);
+  // The record of the block the response is in now.
+  HopRecord& resp_current() { return hops[resp_cursor]; }
+
+  [[noreturn]] void too_many_hops() const;
+  [[noreturn]] void walked_past_initiator() const;
+
+  tlm::tlm_extension_base* clone() const override;
+  void copy_from(const tlm::tlm_extension_base& other) override;
+};
+
+inline HopRecord& RequestExt::enter(BlockId block, std::uint16_t in_port, std::uint64_t now_ps) {
+  if (hop_count >= kMaxHops) too_many_hops();
+  HopRecord& h = hops[hop_count++];
+  h.block = block;
+  h.in_port = in_port;
+  h.req_in_ps = now_ps;
+  h.req_out_ps = h.resp_in_ps = h.resp_out_ps = 0;
+  resp_cursor = hop_count;
+  return h;
+}
+
+inline HopRecord& RequestExt::resp_enter(std::uint64_t now_ps) {
+  if (resp_cursor == 0) walked_past_initiator();
+  HopRecord& h = hops[--resp_cursor];
+  h.resp_in_ps = now_ps;
+  return h;
+}
+
+// Every famsim payload comes from the PayloadPool and carries its RequestExt inside it (also
+// registered as a normal TLM extension, so generic tools find it with get_extension). Blocks use
+// ext_of(), which reaches it without the extension-table lookup: that lookup touches another
+// cache line per hop, a measurable cost with thousands of requests in flight.
+class PooledPayload : public Payload {
+ public:
+  explicit PooledPayload(tlm::tlm_mm_interface* mm) : Payload(mm) { set_extension(&ext); }
+  ~PooledPayload() override { clear_extension(&ext); }
+  RequestExt ext;
+};
+
+inline RequestExt& ext_of(Payload& p) { return static_cast<PooledPayload&>(p).ext; }
+inline const RequestExt& ext_of(const Payload& p) {
+  return static_cast<const PooledPayload&>(p).ext;
+}
+
+// Data bytes a request message carries (writes carry their data forward) and a response message
+// carries (reads carry their data back).
+inline unsigned request_data_bytes(const Payload& p) {
+  return p.is_write() ? p.get_data_length() : 0;
+}
+inline unsigned response_data_bytes(const Payload& p) {
+  return p.is_read() ? p.get_data_length() : 0;
+}
+
+// Per-process table of block names, for hop records and diagnostics. SystemC itself is a
+// process-wide singleton, so one table per process is one table per simulation.
+class BlockRegistry {
+ public:
+  static BlockId add(const std::string& name);
+  static const std::string& name(BlockId id);
+  static void clear();
+
+ private:
+  static std::vector<std::string>& names();
+};
+
+}  // namespace famsim

@@ -1,0 +1,41 @@
+// What every block of one simulation shares: the payload pool, the component registry, the seed,
+// and a place to record a run-stopping input error found during simulation (a VMM fault, say).
+#pragma once
+
+#include "models/core/payload_pool.h"
+#include "models/core/stats.h"
+#include "models/core/wakeup.h"
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace famsim {
+
+enum class Kernel { kFamsim, kSystemC };  // see models/core/wakeup.h
+
+struct SimContext {
+  SimContext(std::uint32_t max_data_bytes, std::uint64_t seed_, Kernel kernel = Kernel::kFamsim)
+      : pool(max_data_bytes), seed(seed_) {
+    if (kernel == Kernel::kFamsim) scheduler_owner = std::make_unique<Scheduler>("famsim_scheduler");
+  }
+  // The famsim kernel's scheduler, or null with the systemc kernel.
+  Scheduler* scheduler() { return scheduler_owner.get(); }
+
+  std::unique_ptr<Scheduler> scheduler_owner;
+  PayloadPool pool;
+  ComponentRegistry registry;
+  std::uint64_t seed;
+  std::uint64_t next_request_id = 0;
+  // Set (with stop()) by a block that finds the workload asked for something impossible.
+  std::optional<std::string> input_error;
+
+  // Ends the simulation after the current event.
+  void stop() {
+    if (scheduler_owner) scheduler_owner->stop();
+    sc_core::sc_stop();
+  }
+};
+
+}  // namespace famsim

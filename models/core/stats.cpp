@@ -1,0 +1,103 @@
+#include "models/core/stats.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace famsim {
+
+namespace {
+constexpr unsigned kBins = 4000;
+constexpr double kLowNs = 0.1;
+constexpr double kHighNs = 1e8;
+}  // namespace
+
+LatencyHistogram::LatencyHistogram()
+    : hist_(boost::histogram::make_histogram_with(std::vector<std::uint64_t>(),
+                                                  Axis(kBins, kLowNs, kHighNs))) {}
+
+void LatencyHistogram::merge(const LatencyHistogram& o) {
+  hist_ += o.hist_;
+  count_ += o.count_;
+  sum_ps_ += o.sum_ps_;
+  min_ps_ = std::min(min_ps_, o.min_ps_);
+  max_ps_ = std::max(max_ps_, o.max_ps_);
+}
+
+double LatencyHistogram::mean_ns() const {
+  return count_ == 0 ? 0.0 : static_cast<double>(sum_ps_) * 1e-3 / static_cast<double>(count_);
+}
+double LatencyHistogram::min_ns() const {
+  return count_ == 0 ? 0.0 : static_cast<double>(min_ps_) * 1e-3;
+}
+double LatencyHistogram::max_ns() const { return static_cast<double>(max_ps_) * 1e-3; }
+
+double LatencyHistogram::percentile_ns(double q) const {
+  if (count_ == 0) return 0.0;
+  const double lo = min_ns();
+  const double hi = max_ns();
+  if (q <= 0.0) return lo;
+  if (q >= 1.0) return hi;
+  // Rank of the wanted sample (1-based, nearest-rank definition), then the bin that holds it.
+  const double rank = std::ceil(q * static_cast<double>(count_));
+  double cum = 0;
+  for (auto&& b : boost::histogram::indexed(hist_, boost::histogram::coverage::all)) {
+    const double n = static_cast<double>(*b);
+    if (n == 0) continue;
+    if (cum + n >= rank) {
+      const int idx = b.index();
+      if (idx < 0) return lo;
+      if (idx >= static_cast<int>(kBins)) return hi;
+      // Interpolate inside the bin in log space (the axis is log-spaced).
+      const double a = b.bin().lower();
+      const double z = b.bin().upper();
+      const double frac = (rank - cum) / n;
+      const double v = a * std::pow(z / a, frac);
+      return std::clamp(v, lo, hi);
+    }
+    cum += n;
+  }
+  return hi;
+}
+
+nlohmann::json LatencyHistogram::to_json() const {
+  return nlohmann::json{{"count", count_},
+                        {"mean", mean_ns()},
+                        {"min", min_ns()},
+                        {"p50", percentile_ns(0.50)},
+                        {"p90", percentile_ns(0.90)},
+                        {"p99", percentile_ns(0.99)},
+                        {"p999", percentile_ns(0.999)},
+                        {"max", max_ns()}};
+}
+
+Component::Component(ComponentRegistry& registry, std::string name)
+    : registry_(registry), name_(std::move(name)), id_(BlockRegistry::add(name_)) {
+  registry_.components_.push_back(this);
+}
+
+Component::~Component() {
+  auto& v = registry_.components_;
+  v.erase(std::remove(v.begin(), v.end(), this), v.end());
+}
+
+nlohmann::json ComponentRegistry::report_all(const sc_core::sc_time& sim_time) const {
+  nlohmann::json out = nlohmann::json::object();
+  for (const Component* c : components_) {
+    ComponentReport r;
+    c->report(r, sim_time);
+    nlohmann::json j = r.extra;
+    j["bytes"] = r.bytes;
+    j["utilization"] = r.utilization;
+    j["backpressure_ns"] = r.backpressure_ns;
+    out[c->component_name()] = std::move(j);
+  }
+  return out;
+}
+
+double busy_fraction(std::uint64_t busy_ps, const sc_core::sc_time& elapsed, double resources) {
+  if (elapsed.value() == 0 || resources <= 0) return 0.0;
+  const double f = static_cast<double>(busy_ps) / (static_cast<double>(elapsed.value()) * resources);
+  return std::clamp(f, 0.0, 1.0);
+}
+
+}  // namespace famsim

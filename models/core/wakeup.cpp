@@ -1,0 +1,143 @@
+#include "models/core/wakeup.h"
+
+#include <algorithm>
+
+namespace famsim {
+
+Scheduler::Scheduler(sc_core::sc_module_name name)
+    : sc_core::sc_module(name),
+      head_(kSlots, nullptr),
+      tail_(kSlots, nullptr),
+      occupied_(kSlots / 64, 0),
+      event_("wake") {
+  overflow_.reserve(256);
+  detail::g_now_ps = 0;
+  detail::g_now_cached = true;
+  SC_HAS_PROCESS(Scheduler);
+  SC_METHOD(run);
+  sensitive << event_;
+  dont_initialize();
+}
+
+Scheduler::~Scheduler() { detail::g_now_cached = false; }
+
+void Scheduler::link(Wakeup* w, std::uint64_t) {
+  const std::uint32_t slot = static_cast<std::uint32_t>((w->pending_ps_ / kSlotPs) % kSlots);
+  w->slot_ = slot;
+  w->next_ = nullptr;
+  w->prev_ = tail_[slot];
+  if (tail_[slot]) {
+    tail_[slot]->next_ = w;
+  } else {
+    head_[slot] = w;
+    occupied_[slot >> 6] |= std::uint64_t{1} << (slot & 63);
+  }
+  tail_[slot] = w;
+  w->where_ = Wakeup::Where::kWheel;
+}
+
+void Scheduler::unlink(Wakeup* w) {
+  const std::uint32_t slot = w->slot_;
+  if (w->prev_) {
+    w->prev_->next_ = w->next_;
+  } else {
+    head_[slot] = w->next_;
+  }
+  if (w->next_) {
+    w->next_->prev_ = w->prev_;
+  } else {
+    tail_[slot] = w->prev_;
+  }
+  if (!head_[slot]) occupied_[slot >> 6] &= ~(std::uint64_t{1} << (slot & 63));
+  w->prev_ = w->next_ = nullptr;
+  w->where_ = Wakeup::Where::kNone;
+}
+
+void Scheduler::schedule(std::uint64_t at_ps, std::uint64_t now_ps, Wakeup* w) {
+  w->seq_ = seq_++;
+  if (w->where_ == Wakeup::Where::kWheel) unlink(w);
+  // An overflow entry is left behind; its sequence number no longer matches, so it is skipped.
+  if (at_ps / kSlotPs - now_ps / kSlotPs < kSlots) {
+    link(w, now_ps);
+  } else {
+    overflow_.push_back({at_ps, w->seq_, w});
+    std::push_heap(overflow_.begin(), overflow_.end(), std::greater<Overflow>());
+    w->where_ = Wakeup::Where::kOverflow;
+  }
+  // While running, the loop in run() picks up entries due now and re-arms the event at the end.
+  if (running_ || at_ps >= notified_ps_) return;
+  notified_ps_ = at_ps;
+  const std::uint64_t sc_now = sc_core::sc_time_stamp().value();
+  if (at_ps <= sc_now) {
+    event_.notify(sc_core::SC_ZERO_TIME);
+  } else {
+    event_.notify(sc_core::sc_time::from_value(at_ps - sc_now));
+  }
+}
+
+Wakeup* Scheduler::earliest(std::uint64_t now_ps) {
+  Wakeup* best = nullptr;
+  // First non-empty slot at or after the current one, wrapping once around the wheel.
+  const std::size_t start = (now_ps / kSlotPs) % kSlots;
+  const std::size_t words = occupied_.size();
+  std::size_t wi = start >> 6;
+  std::uint64_t bits = occupied_[wi] & (~std::uint64_t{0} << (start & 63));
+  for (std::size_t n = 0; n <= words; ++n) {
+    if (bits) {
+      const std::size_t slot = (wi << 6) + static_cast<std::size_t>(__builtin_ctzll(bits));
+      for (Wakeup* w = head_[slot]; w; w = w->next_) {
+        if (!best || w->pending_ps_ < best->pending_ps_) best = w;
+      }
+      break;
+    }
+    wi = (wi + 1) % words;
+    bits = occupied_[wi];
+  }
+  while (!overflow_.empty()) {
+    const Overflow& top = overflow_.front();
+    const Wakeup* w = top.wakeup;
+    if (w->where_ == Wakeup::Where::kOverflow && w->seq_ == top.seq) break;
+    std::pop_heap(overflow_.begin(), overflow_.end(), std::greater<Overflow>());
+    overflow_.pop_back();
+  }
+  if (!overflow_.empty()) {
+    Wakeup* o = overflow_.front().wakeup;
+    if (!best || o->pending_ps_ < best->pending_ps_ ||
+        (o->pending_ps_ == best->pending_ps_ && o->seq_ < best->seq_)) {
+      best = o;
+    }
+  }
+  return best;
+}
+
+void Scheduler::run() {
+  const std::uint64_t sc_now = sc_core::sc_time_stamp().value();
+  // Run ahead at most one quantum, and never past another SystemC process's next activity.
+  std::uint64_t limit = sc_now + quantum_ps_;
+  const sc_core::sc_time to_other = sc_core::sc_time_to_pending_activity(sc_core::sc_get_curr_simcontext());
+  if (to_other.value() < quantum_ps_) limit = sc_now + to_other.value();
+  limit = std::min(limit, end_ps_ == 0 ? end_ps_ : end_ps_ - 1);
+  running_ = true;
+  notified_ps_ = std::numeric_limits<std::uint64_t>::max();
+  Wakeup* w = earliest(detail::g_now_ps);
+  for (; w && w->pending_ps_ <= limit && !stopped_; w = earliest(detail::g_now_ps)) {
+    detail::g_now_ps = std::max(detail::g_now_ps, w->pending_ps_);
+    detail::g_offset = sc_core::sc_time::from_value(detail::g_now_ps - sc_now);
+    if (w->where_ == Wakeup::Where::kWheel) {
+      unlink(w);
+    } else {
+      std::pop_heap(overflow_.begin(), overflow_.end(), std::greater<Overflow>());
+      overflow_.pop_back();
+      w->where_ = Wakeup::Where::kNone;
+    }
+    ++runs_;
+    w->behaviour_();  // calls w->fired() first, and may schedule w again
+  }
+  running_ = false;
+  if (w && !stopped_ && w->pending_ps_ < end_ps_) {
+    notified_ps_ = w->pending_ps_;
+    event_.notify(sc_core::sc_time::from_value(notified_ps_ > sc_now ? notified_ps_ - sc_now : 0));
+  }
+}
+
+}  // namespace famsim

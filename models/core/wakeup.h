@@ -1,0 +1,137 @@
+// Wake-ups: how a block's behaviour gets run at the time it next has something to do. Blocks ask
+// to be woken at a time; asking for a later time than one already pending costs nothing. There is
+// no free-running clock: a block with nothing to do is never woken.
+//
+// Two interchangeable kernels run the wake-ups (configuration key sim.kernel):
+//   famsim   (default) one SystemC method, the Scheduler, keeps every block's next wake-up in a
+//            timing wheel and calls the blocks' behaviour in global time order. It runs
+//            temporally decoupled (IEEE 1666-2011 section 12, as LT models do with a quantum
+//            keeper, but with every event still in exact order): one SystemC activation executes
+//            all famsim events up to min(one quantum ahead, the next activity of any other SystemC
+//            process), then yields. Blocks read the exact local time from now_ps(); nb_transport
+//            calls carry the offset of that local time from sc_time_stamp() as their annotated
+//            delay, so a foreign TLM module sees correct timing.
+//   systemc  every block's behaviour is its own SC_METHOD with its own sc_event, the textbook
+//            form without decoupling. Kept as the reference: both kernels must give identical
+//            results, which the test suite checks.
+// The famsim kernel exists for speed: per timestamp, SystemC's event queue and process dispatch
+// cost more than the model's own work (profile in the skeleton issue note).
+#pragma once
+
+#include "models/core/clock.h"
+
+#include <systemc>
+
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <vector>
+
+namespace famsim {
+
+class Wakeup;
+
+class Scheduler : public sc_core::sc_module {
+ public:
+  explicit Scheduler(sc_core::sc_module_name name);
+  ~Scheduler() override;
+
+  // Moves `w` to (or inserts it at) `at_ps`, earlier than any time it was queued for.
+  void schedule(std::uint64_t at_ps, std::uint64_t now_ps, Wakeup* w);
+  std::uint64_t wakeups_run() const { return runs_; }
+
+  // Decoupling quantum: how far famsim's local time may run ahead of sc_time_stamp().
+  void set_quantum_ps(std::uint64_t q) { quantum_ps_ = q; }
+  // Nothing at or after this time is executed (sim.max_time_ns).
+  void set_end_ps(std::uint64_t e) { end_ps_ = e; }
+  // Stops executing events (after an input error found mid-run); sc_stop() ends SystemC.
+  void stop() { stopped_ = true; }
+
+ private:
+  // A timing wheel: slot = time / kSlotPs modulo kSlots, each slot an intrusive list of wake-ups
+  // in request order, a bitmap of non-empty slots to find the next one. Wake-ups further out than
+  // the wheel's span wait in an overflow heap. Every operation is O(1) apart from the bitmap
+  // scan, and a wake-up sits in the wheel at most once (an earlier request moves it).
+  static constexpr std::uint64_t kSlotPs = 256;
+  static constexpr std::size_t kSlots = 1 << 16;  // span 16.8 us
+  struct Overflow {
+    std::uint64_t at_ps;
+    std::uint64_t seq;
+    Wakeup* wakeup;
+    bool operator>(const Overflow& o) const {
+      return at_ps != o.at_ps ? at_ps > o.at_ps : seq > o.seq;
+    }
+  };
+
+  void unlink(Wakeup* w);
+  void link(Wakeup* w, std::uint64_t now_ps);
+  // The wake-up due first (earliest time, then request order), or null.
+  Wakeup* earliest(std::uint64_t now_ps);
+  void arm(std::uint64_t now_ps);
+  void run();
+
+  std::vector<Wakeup*> head_;  // per slot
+  std::vector<Wakeup*> tail_;
+  std::vector<std::uint64_t> occupied_;  // bitmap over slots
+  std::vector<Overflow> overflow_;       // min-heap, stale entries skipped
+  std::uint64_t seq_ = 0;
+  std::uint64_t notified_ps_ = std::numeric_limits<std::uint64_t>::max();
+  std::uint64_t runs_ = 0;
+  std::uint64_t quantum_ps_ = 1000000;  // 1 us
+  std::uint64_t end_ps_ = std::numeric_limits<std::uint64_t>::max();
+  bool running_ = false;
+  bool stopped_ = false;
+  sc_core::sc_event event_;
+};
+
+class Wakeup {
+ public:
+  static constexpr std::uint64_t kNever = std::numeric_limits<std::uint64_t>::max();
+
+  // `scheduler` null: the systemc kernel (the owner makes an SC_METHOD sensitive to event()).
+  Wakeup(const char* name, Scheduler* scheduler, std::function<void()> behaviour)
+      : event_(name), scheduler_(scheduler), behaviour_(std::move(behaviour)) {}
+
+  const sc_core::sc_event& event() const { return event_; }
+
+  // Wake at absolute time `at_ps` (>= now). Blocks compute their earliest next time first and
+  // call this once.
+  void at(std::uint64_t at_ps) {
+    if (at_ps >= pending_ps_) return;
+    at(at_ps, now_ps());
+  }
+  void at(std::uint64_t at_ps, std::uint64_t now_ps) {
+    if (at_ps >= pending_ps_) return;
+    pending_ps_ = at_ps;
+    if (scheduler_) {
+      scheduler_->schedule(at_ps, now_ps, this);
+    } else if (at_ps <= now_ps) {
+      event_.notify(sc_core::SC_ZERO_TIME);
+    } else {
+      event_.notify(sc_core::sc_time::from_value(at_ps - now_ps));
+    }
+  }
+  void asap() {
+    const std::uint64_t now = now_ps();
+    at(now, now);
+  }
+
+  // Call first thing in the behaviour this wake-up runs.
+  void fired() { pending_ps_ = kNever; }
+
+ private:
+  friend class Scheduler;
+  enum class Where : std::uint8_t { kNone, kWheel, kOverflow };
+  sc_core::sc_event event_;
+  Scheduler* scheduler_;
+  std::function<void()> behaviour_;
+  std::uint64_t pending_ps_ = kNever;
+  // famsim kernel bookkeeping.
+  Wakeup* prev_ = nullptr;
+  Wakeup* next_ = nullptr;
+  std::uint64_t seq_ = 0;
+  std::uint32_t slot_ = 0;
+  Where where_ = Where::kNone;
+};
+
+}  // namespace famsim

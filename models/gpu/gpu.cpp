@@ -1,0 +1,295 @@
+#include "models/gpu/gpu.h"
+
+#include "traffic/pattern.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace famsim {
+
+Gpu::Gpu(sc_core::sc_module_name name, SimContext& ctx, unsigned index, const GpuParams& params,
+         unsigned fabric_ports, const LocalMemoryRoute& local, const AddressSpace& vmm)
+    : sc_core::sc_module(name),
+      Component(ctx.registry, this->name()),
+      ctx_(ctx),
+      index_(index),
+      params_(params),
+      clock_(params.clock_mhz),
+      local_route_(local),
+      vmm_(vmm),
+      fabric_busy_(fabric_ports, false),
+      local_busy_(local.size ? local.map.channels() : 0, false),
+      completions_(params.max_outstanding),
+      wake_("wake", ctx.scheduler(), [this] { behaviour(); }) {
+  for (unsigned i = 0; i < fabric_ports; ++i) {
+    fabric_.push_back(
+        std::make_unique<InitiatorPort<Gpu>>(("fabric" + std::to_string(i)).c_str(), *this, i));
+  }
+  const unsigned channels = local.size ? local.map.channels() : 0;
+  for (unsigned c = 0; c < channels; ++c) {
+    // Local ports are numbered after the fabric ports.
+    local_.push_back(std::make_unique<InitiatorPort<Gpu>>(("local" + std::to_string(c)).c_str(),
+                                                          *this, fabric_ports + c));
+  }
+  SC_HAS_PROCESS(Gpu);
+  SC_METHOD(behaviour);
+  sensitive << wake_.event();
+  // Runs once at initialisation to start the streams.
+}
+
+void Gpu::add_stream(const StreamConfig& cfg, unsigned stream_index, std::uint64_t buffer_va,
+                     std::uint64_t buffer_bytes, const std::vector<unsigned>& deps) {
+  Stream s;
+  s.cfg = &cfg;
+  s.index = stream_index;
+  s.gen = std::make_unique<StreamGenerator>(cfg, buffer_va, buffer_bytes,
+                                            stream_seed(ctx_.seed, index_, stream_index));
+  // Dependencies name earlier workload streams; keep them as indices into streams_.
+  for (unsigned d : deps) s.deps.push_back(local_stream_.at(d));
+  if (local_stream_.size() <= stream_index) local_stream_.resize(stream_index + 1, 0);
+  local_stream_[stream_index] = static_cast<unsigned>(streams_.size());
+  streams_.push_back(std::move(s));
+}
+
+void Gpu::start_streams(std::uint64_t now_ps) {
+  for (Stream& s : streams_) {
+    if (s.started) continue;
+    const std::uint64_t earliest = static_cast<std::uint64_t>(std::llround(s.cfg->start_ns * 1000.0));
+    bool deps_done = true;
+    for (unsigned d : s.deps) deps_done = deps_done && streams_[d].finished;
+    if (!deps_done) continue;
+    if (now_ps < earliest) {
+      wake_.at(earliest);
+      continue;
+    }
+    s.started = true;
+    s.start_ps = now_ps;
+    if (s.cfg->duration_ns > 0) {
+      s.stop_ps = now_ps + static_cast<std::uint64_t>(std::llround(s.cfg->duration_ns * 1000.0));
+    }
+  }
+}
+
+void Gpu::fault(const Stream& s, AddressSpace::Fault f, std::uint64_t now_ps) {
+  if (!ctx_.input_error) {
+    ctx_.input_error = fmt::format(
+        "{}: stream '{}' {} virtual address 0x{:x} at {} ns: {}", name(), s.cfg->name,
+        s.write ? "writes" : "reads", s.va, static_cast<double>(now_ps) * 1e-3,
+        f == AddressSpace::Fault::kUnmapped ? "the page is not mapped"
+                                            : "the GPU has no permission for this access");
+  }
+  ctx_.stop();
+}
+
+// Makes the stream's next request ready (translated and routed). False when the stream has no
+// more requests or a fault stopped the run.
+bool Gpu::prepare(Stream& s, std::uint64_t now_ps) {
+  if (s.have_request) return true;
+  if (s.exhausted) return false;
+  if (!s.have_access) {
+    if (now_ps >= s.stop_ps || !s.gen->next(s.access)) {
+      s.exhausted = true;
+      return false;
+    }
+    s.have_access = true;
+    s.split_done = 0;
+  }
+  s.va = s.access.va + s.split_done;
+  s.len = std::min(params_.request_bytes, s.access.bytes - s.split_done);
+  s.write = s.access.write;
+  s.split_done += s.len;
+  if (s.split_done >= s.access.bytes) s.have_access = false;
+
+  const AddressSpace::Fault f = vmm_.translate(index_, s.va, s.write, s.pa);
+  if (f != AddressSpace::Fault::kNone) {
+    fault(s, f, now_ps);
+    s.exhausted = true;
+    return false;
+  }
+  if (local_route_.size && s.pa - local_route_.base < local_route_.size) {
+    s.to_local = true;
+    s.port = local_route_.map.decode(s.pa - local_route_.base).channel;
+  } else {
+    s.to_local = false;
+    s.port = static_cast<unsigned>((s.pa / params_.request_bytes) % fabric_.size());
+  }
+  s.have_request = true;
+  return true;
+}
+
+bool Gpu::try_issue(Stream& s, std::uint64_t now_ps) {
+  if (!s.started || s.outstanding >= s.cfg->max_outstanding) return false;
+  if (!prepare(s, now_ps)) return false;
+  std::vector<bool>& busy = s.to_local ? local_busy_ : fabric_busy_;
+  if (busy[s.port]) return false;
+
+  Payload& p = ctx_.pool.allocate();
+  p.acquire();
+  p.set_command(s.write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
+  p.set_address(s.pa);
+  p.set_data_length(s.len);
+  p.set_streaming_width(s.len);
+  RequestExt& e = ext_of(p);
+  e.id = ctx_.next_request_id++;
+  e.gpu = static_cast<std::uint16_t>(index_);
+  e.stream = static_cast<std::uint16_t>(s.index);
+  e.virtual_address = s.va;
+  e.physical_address = s.pa;
+  e.issue_ps = now_ps;
+  e.outstanding = true;
+  if (s.to_local) {
+    const AddressMap::Decoded d = local_route_.map.decode(s.pa - local_route_.base);
+    e.channel = d.channel;
+    e.channel_address = d.channel_address;
+  }
+  if (s.write) fill_pattern(p.get_data_ptr(), s.len, s.va, s.cfg->data_seed);
+  HopRecord& h = e.enter(block_id(), 0, now_ps);
+  h.req_out_ps = now_ps;
+
+  s.have_request = false;
+  ++s.outstanding;
+  change_outstanding(+1, now_ps);
+  ++issued_;
+  ++s.requests;
+  s.bytes += s.len;
+  bytes_requested_ += s.len;
+
+  InitiatorPort<Gpu>& port = s.to_local ? *local_[s.port] : *fabric_[s.port];
+  busy[s.port] = !port.send_req(p);
+  p.release();
+  return true;
+}
+
+Sync Gpu::bw(unsigned port, Payload& p, Phase& phase, sc_core::sc_time&) {
+  const std::uint64_t now = now_ps();
+  if (phase == tlm::BEGIN_RESP) {
+    HopRecord& h = ext_of(p).resp_enter(now);
+    h.resp_out_ps = now;
+    completions_.push_back(&p);
+    wake_.asap();
+    return accept_now(p, phase, tlm::END_RESP);
+  }
+  if (phase == tlm::END_REQ) {
+    if (port < fabric_.size()) {
+      fabric_busy_[port] = false;
+    } else {
+      local_busy_[port - fabric_.size()] = false;
+    }
+    wake_.asap();
+    return tlm::TLM_ACCEPTED;
+  }
+  protocol_error(name(), phase, "a GPU port");
+}
+
+void Gpu::change_outstanding(int delta, std::uint64_t now_ps) {
+  outstanding_integral_ += outstanding_ * (now_ps - outstanding_since_ps_);
+  outstanding_since_ps_ = now_ps;
+  outstanding_ = static_cast<unsigned>(static_cast<int>(outstanding_) + delta);
+}
+
+void Gpu::complete(Payload& p, std::uint64_t now_ps) {
+  RequestExt& e = ext_of(p);
+  if (!e.outstanding) {
+    ++duplicates_;
+    p.release();
+    return;
+  }
+  e.outstanding = false;
+  Stream& s = streams_[local_stream_[e.stream]];
+  const unsigned len = p.get_data_length();
+  if (p.is_read()) {
+    read_latency_.add_ps(now_ps - e.issue_ps);
+    read_bytes_ += len;
+    if (s.cfg->verify_reads &&
+        count_pattern_mismatches(p.get_data_ptr(), len, e.virtual_address, s.cfg->data_seed) != 0) {
+      ++mismatched_requests_;
+    }
+  } else {
+    write_latency_.add_ps(now_ps - e.issue_ps);
+    write_bytes_ += len;
+  }
+  if (p.get_response_status() == tlm::TLM_OK_RESPONSE) bytes_delivered_ += len;
+  ++completed_;
+  last_completion_ps_ = now_ps;
+  --s.outstanding;
+  change_outstanding(-1, now_ps);
+  p.release();
+}
+
+void Gpu::behaviour() {
+  wake_.fired();
+  const std::uint64_t now_ps = famsim::now_ps();
+  while (!completions_.empty()) {
+    Payload* p = completions_.front();
+    completions_.pop_front();
+    complete(*p, now_ps);
+  }
+  const std::uint64_t edge = clock_.edge_ps(now_ps);
+  if (edge != now_ps) {
+    wake_.at(edge, now_ps);
+    return;
+  }
+  start_streams(now_ps);
+
+  unsigned slots = params_.issue_width;
+  const unsigned n = static_cast<unsigned>(streams_.size());
+  bool progress = true;
+  while (slots > 0 && progress && outstanding_ < params_.max_outstanding && !ctx_.input_error) {
+    progress = false;
+    for (unsigned k = 0; k < n && slots > 0 && outstanding_ < params_.max_outstanding; ++k) {
+      Stream& s = streams_[(rr_next_ + k) % n];
+      if (try_issue(s, now_ps)) {
+        --slots;
+        progress = true;
+      }
+    }
+    rr_next_ = n ? (rr_next_ + 1) % n : 0;
+  }
+  // Streams that ran dry with nothing in flight are finished; their dependents may start on
+  // the next edge.
+  for (Stream& st : streams_) {
+    if (st.started && !st.finished && st.exhausted && st.outstanding == 0 && !st.have_request) {
+      st.finished = true;
+      st.finish_ps = now_ps;
+      wake_.at(now_ps + clock_.period_ps());
+    }
+  }
+  // Used every slot: more may go out next cycle. Otherwise a completion, an END_REQ or a stream
+  // start time wakes us.
+  if (slots == 0) wake_.at(now_ps + clock_.period_ps());
+}
+
+void Gpu::report(ComponentReport& r, const sc_core::sc_time& sim_time) const {
+  r.bytes = static_cast<double>(read_bytes_ + write_bytes_);
+  // The GPU's limiting resource here is its outstanding-request window.
+  const std::uint64_t end = sim_time.value();
+  const std::uint64_t integral =
+      outstanding_integral_ + outstanding_ * (end - std::min(end, outstanding_since_ps_));
+  const double mean_outstanding = end ? static_cast<double>(integral) / static_cast<double>(end) : 0.0;
+  r.utilization = std::min(1.0, mean_outstanding / params_.max_outstanding);
+  r.extra["mean_outstanding"] = mean_outstanding;
+  r.backpressure_ns = 0;
+  const double secs = sim_time.to_seconds();
+  r.extra["requests_issued"] = issued_;
+  r.extra["requests_completed"] = completed_;
+  r.extra["read_bytes"] = read_bytes_;
+  r.extra["write_bytes"] = write_bytes_;
+  r.extra["read_bandwidth_gbps"] = secs > 0 ? read_bytes_ / secs * 1e-9 : 0.0;
+  r.extra["write_bandwidth_gbps"] = secs > 0 ? write_bytes_ / secs * 1e-9 : 0.0;
+  r.extra["read_latency_ns"] = read_latency_.to_json();
+  r.extra["write_latency_ns"] = write_latency_.to_json();
+  r.extra["data_mismatches"] = mismatched_requests_;
+  nlohmann::json streams = nlohmann::json::object();
+  for (const Stream& s : streams_) {
+    streams[s.cfg->name] = {{"requests", s.requests},
+                            {"bytes", s.bytes},
+                            {"finished", s.finished},
+                            {"start_ns", static_cast<double>(s.start_ps) * 1e-3},
+                            {"finish_ns", static_cast<double>(s.finish_ps) * 1e-3}};
+  }
+  r.extra["streams"] = streams;
+}
+
+}  // namespace famsim

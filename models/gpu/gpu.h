@@ -1,0 +1,158 @@
+// GPU initiator: turns its streams' accesses into fabric and local-memory requests.
+//
+// Ports
+//   fabric(i)  initiator sockets to the GPU's fabric links
+//   local(c)   initiator sockets to its local HBM channels (one controller per channel, reached
+//              directly from the GPU's memory partitions)
+//
+// Parameters (GpuParams)
+//   clock_mhz        issue decisions land on this clock's edges
+//   request_bytes    accesses are split into requests of at most this size
+//   max_outstanding  requests in flight over all streams (each stream also has its own cap)
+//   issue_width      requests started per cycle at most
+//
+// Behaviour per clock edge: streams take turns (round-robin), each issuing its next request if it
+// is below its cap and the request's port is free; a request whose port is busy waits at the head
+// of its stream. Each request is translated VA -> PA through the VMM address space and routed: an
+// address in the GPU's own local range goes to local channel decode(pa), anything else to fabric
+// link (pa / request_bytes) mod links. Completions are taken at once (the outstanding cap reserves
+// their room). Latency is measured from issue to the response's arrival.
+//
+// Statistics: requests, bytes, read/write latency histograms, data mismatches when verifying.
+#pragma once
+
+#include "models/core/clock.h"
+#include "models/core/ports.h"
+#include "models/core/ring.h"
+#include "models/core/sim_context.h"
+#include "models/core/wakeup.h"
+#include "models/memory/address_map.h"
+#include "traffic/generator.h"
+#include "traffic/vmm.h"
+
+#include <systemc>
+
+#include <memory>
+#include <vector>
+
+namespace famsim {
+
+struct GpuParams {
+  double clock_mhz = 1980;
+  unsigned request_bytes = 128;
+  unsigned max_outstanding = 512;
+  unsigned issue_width = 8;
+};
+
+// The GPU's local memory as seen by its router.
+struct LocalMemoryRoute {
+  std::uint64_t base = 0;
+  std::uint64_t size = 0;  // 0: no local memory
+  AddressMap map;
+};
+
+class Gpu : public sc_core::sc_module, public Component {
+ public:
+  Gpu(sc_core::sc_module_name name, SimContext& ctx, unsigned index, const GpuParams& params,
+      unsigned fabric_ports, const LocalMemoryRoute& local, const AddressSpace& vmm);
+
+  // Adds a stream before the simulation starts; `deps` are workload indices of earlier streams
+  // that also run on this GPU.
+  void add_stream(const StreamConfig& cfg, unsigned stream_index, std::uint64_t buffer_va,
+                  std::uint64_t buffer_bytes, const std::vector<unsigned>& deps);
+
+  InitiatorPort<Gpu>& fabric(unsigned i) { return *fabric_[i]; }
+  InitiatorPort<Gpu>& local(unsigned c) { return *local_[c]; }
+  unsigned fabric_ports() const { return static_cast<unsigned>(fabric_.size()); }
+  unsigned local_channels() const { return static_cast<unsigned>(local_.size()); }
+  unsigned index() const { return index_; }
+
+  Sync bw(unsigned port, Payload& p, Phase& phase, sc_core::sc_time& t);
+
+  void report(ComponentReport& r, const sc_core::sc_time& sim_time) const override;
+  std::size_t occupancy() const override { return outstanding_ + completions_.size(); }
+
+  // Results, read by the simulation at the end.
+  std::uint64_t issued() const { return issued_; }
+  std::uint64_t completed() const { return completed_; }
+  std::uint64_t bytes_requested() const { return bytes_requested_; }
+  std::uint64_t bytes_delivered() const { return bytes_delivered_; }
+  std::uint64_t read_bytes() const { return read_bytes_; }
+  std::uint64_t write_bytes() const { return write_bytes_; }
+  std::uint64_t duplicates() const { return duplicates_; }
+  std::uint64_t data_mismatches() const { return mismatched_requests_; }
+  std::uint64_t last_completion_ps() const { return last_completion_ps_; }
+  const LatencyHistogram& read_latency() const { return read_latency_; }
+  const LatencyHistogram& write_latency() const { return write_latency_; }
+
+ private:
+  struct Stream {
+    const StreamConfig* cfg = nullptr;
+    unsigned index = 0;  // in the workload
+    std::unique_ptr<StreamGenerator> gen;
+    std::vector<unsigned> deps;
+    bool started = false;
+    bool exhausted = false;
+    bool finished = false;
+    std::uint64_t start_ps = 0;
+    std::uint64_t stop_ps = Wakeup::kNever;
+    std::uint64_t finish_ps = 0;
+    unsigned outstanding = 0;
+    // The access being split into requests.
+    bool have_access = false;
+    Access access;
+    std::uint32_t split_done = 0;
+    // The next request, translated and routed, waiting for its port.
+    bool have_request = false;
+    std::uint64_t va = 0;
+    std::uint64_t pa = 0;
+    std::uint32_t len = 0;
+    bool write = false;
+    bool to_local = false;
+    unsigned port = 0;
+    // Statistics.
+    std::uint64_t requests = 0;
+    std::uint64_t bytes = 0;
+  };
+
+  bool prepare(Stream& s, std::uint64_t now_ps);
+  bool try_issue(Stream& s, std::uint64_t now_ps);
+  void start_streams(std::uint64_t now_ps);
+  void complete(Payload& p, std::uint64_t now_ps);
+  void change_outstanding(int delta, std::uint64_t now_ps);
+  void fault(const Stream& s, AddressSpace::Fault f, std::uint64_t now_ps);
+  void behaviour();
+
+  SimContext& ctx_;
+  unsigned index_;
+  GpuParams params_;
+  Clock clock_;
+  LocalMemoryRoute local_route_;
+  const AddressSpace& vmm_;
+  std::vector<std::unique_ptr<InitiatorPort<Gpu>>> fabric_;
+  std::vector<std::unique_ptr<InitiatorPort<Gpu>>> local_;
+  std::vector<bool> fabric_busy_;
+  std::vector<bool> local_busy_;
+  std::vector<Stream> streams_;
+  std::vector<unsigned> local_stream_;  // workload stream index -> index in streams_
+  unsigned rr_next_ = 0;
+  unsigned outstanding_ = 0;
+  Ring<Payload*> completions_;
+  Wakeup wake_;
+
+  std::uint64_t issued_ = 0;
+  std::uint64_t completed_ = 0;
+  std::uint64_t bytes_requested_ = 0;
+  std::uint64_t bytes_delivered_ = 0;
+  std::uint64_t read_bytes_ = 0;
+  std::uint64_t write_bytes_ = 0;
+  std::uint64_t duplicates_ = 0;
+  std::uint64_t mismatched_requests_ = 0;
+  std::uint64_t last_completion_ps_ = 0;
+  std::uint64_t outstanding_integral_ = 0;  // sum of outstanding_ x ps
+  std::uint64_t outstanding_since_ps_ = 0;
+  LatencyHistogram read_latency_;
+  LatencyHistogram write_latency_;
+};
+
+}  // namespace famsim

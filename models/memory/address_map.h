@@ -1,0 +1,49 @@
+// Address interleaving across memory channels: one pure component shared by the device port logic
+// and the GPU's local memory (and, with the DRAM issue, by the memory controller's rank/bank/row
+// mapping). No SystemC in it.
+//
+// An offset into the memory's range is cut into granules of `granule_bytes`. Granule g goes to a
+// channel chosen by
+//   modulo: g mod channels                         (any channel count)
+//   xor:    (g mod C) xor every further base-C digit of g  (C a power of two; spreads strides
+//           that are multiples of C granules, which modulo sends all to one channel)
+// and sits at channel address (g div channels) * granule + offset mod granule, so each channel's
+// addresses are dense and the mapping is a bijection (encode() inverts decode()).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace famsim {
+
+class AddressMap {
+ public:
+  enum class Select { kModulo, kXor };
+  struct Decoded {
+    unsigned channel = 0;
+    std::uint64_t channel_address = 0;
+  };
+
+  AddressMap() = default;
+  // Throws std::invalid_argument for a zero or non-power-of-two granule, no channels, or xor with
+  // a channel count that is not a power of two.
+  AddressMap(unsigned channels, std::uint64_t granule_bytes, Select select);
+
+  Decoded decode(std::uint64_t offset) const;
+  std::uint64_t encode(unsigned channel, std::uint64_t channel_address) const;
+
+  unsigned channels() const { return channels_; }
+  std::uint64_t granule_bytes() const { return granule_; }
+  Select select() const { return select_; }
+
+  static Select parse_select(const std::string& s);  // "modulo" | "xor"
+
+ private:
+  unsigned fold(std::uint64_t upper) const;  // xor of the base-C digits of `upper`
+
+  unsigned channels_ = 1;
+  std::uint64_t granule_ = 256;
+  Select select_ = Select::kModulo;
+};
+
+}  // namespace famsim

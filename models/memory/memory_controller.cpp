@@ -1,0 +1,151 @@
+#include "models/memory/memory_controller.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace famsim {
+
+MemoryController::MemoryController(sc_core::sc_module_name name, SimContext& ctx,
+                                   const MemoryTiming& timing, const ControllerParams& params)
+    : sc_core::sc_module(name),
+      Component(ctx.registry, this->name()),
+      up("up", *this, 0),
+      timing_(timing),
+      params_(params),
+      clock_(timing.clock_mhz),
+      reads_(params.read_queue),
+      writes_(params.write_queue),
+      service_(params.read_queue + params.write_queue),
+      wake_("wake", ctx.scheduler(), [this] { behaviour(); }) {
+  SC_HAS_PROCESS(MemoryController);
+  SC_METHOD(behaviour);
+  sensitive << wake_.event();
+  dont_initialize();
+}
+
+bool MemoryController::has_room(const Payload& p) const {
+  return p.is_read() ? reads_held_ < params_.read_queue : writes_held_ < params_.write_queue;
+}
+
+void MemoryController::accept(Payload& p) {
+  Queued q{&p, seq_++};
+  if (p.is_read()) {
+    ++reads_held_;
+    reads_.push_back(q);
+  } else {
+    ++writes_held_;
+    writes_.push_back(q);
+  }
+  const std::uint64_t now = now_ps();
+  wake_.at(std::max(clock_.edge_ps(now), bus_free_ps_), now);
+}
+
+Sync MemoryController::fw(unsigned, Payload& p, Phase& phase, sc_core::sc_time&) {
+  const std::uint64_t now = now_ps();
+  if (phase == tlm::BEGIN_REQ) {
+    ext_of(p).enter(block_id(), 0, now);
+    if (!has_room(p)) return hold_.hold(p, now);
+    accept(p);
+    return accept_now(p, phase, tlm::END_REQ);
+  }
+  if (phase == tlm::END_RESP) {
+    upstream_busy_ = false;
+    wake_.asap();
+    return tlm::TLM_ACCEPTED;
+  }
+  protocol_error(name(), phase, "its port");
+}
+
+void MemoryController::start_service(std::uint64_t edge_ps) {
+  while (bus_free_ps_ <= edge_ps && (!reads_.empty() || !writes_.empty())) {
+    // Oldest first across both queues.
+    const bool take_read =
+        !reads_.empty() && (writes_.empty() || reads_.front().seq < writes_.front().seq);
+    Ring<Queued>& q = take_read ? reads_ : writes_;
+    Payload& p = *q.front().payload;
+    q.pop_front();
+
+    RequestExt& e = ext_of(p);
+    e.current().req_out_ps = edge_ps;
+    const unsigned len = p.get_data_length();
+    if (params_.backing_store) {
+      if (p.is_write()) {
+        store_.write(e.channel_address, p.get_data_ptr(), len);
+      } else {
+        store_.read(e.channel_address, p.get_data_ptr(), len);
+      }
+    }
+    const std::uint64_t burst = std::max<std::uint64_t>(
+        1, static_cast<std::uint64_t>(std::ceil(len / timing_.bytes_per_clock() - 1e-9)));
+    const std::uint64_t period = clock_.period_ps();
+    bus_free_ps_ = edge_ps + burst * period;
+    busy_ps_ += burst * period;
+    const std::uint64_t ready = edge_ps + (timing_.access_latency_cycles + burst) * period;
+    service_.push_back({&p, ready});
+    if (p.is_write()) {
+      ++write_count_;
+      write_bytes_ += len;
+    } else {
+      ++read_count_;
+      read_bytes_ += len;
+    }
+    p.set_response_status(tlm::TLM_OK_RESPONSE);
+  }
+}
+
+void MemoryController::behaviour() {
+  wake_.fired();
+  const std::uint64_t now_ps = famsim::now_ps();
+
+  // Hand finished responses upstream, in order.
+  while (!upstream_busy_ && !service_.empty() && service_.front().ready_ps <= now_ps) {
+    Payload& p = *service_.front().payload;
+    const std::uint64_t ready_ps = service_.front().ready_ps;
+    service_.pop_front();
+    HopRecord& h = ext_of(p).resp_enter(ready_ps);
+    h.resp_out_ps = now_ps;
+    (p.is_read() ? read_latency_ : write_latency_).add_ps(now_ps - h.req_in_ps);
+    (p.is_read() ? reads_held_ : writes_held_)--;
+    upstream_busy_ = !up.send_resp(p);
+    p.release();
+    // A queue entry is free: take the held request if it fits now.
+    if (!hold_.empty() && has_room(*hold_.held)) {
+      Payload& held = hold_.take(now_ps, backpressure_ps_);
+      accept(held);
+      up.send_end_req(held);
+    }
+  }
+
+  const std::uint64_t edge = clock_.edge_ps(now_ps);
+  if (edge == now_ps) start_service(now_ps);
+
+  std::uint64_t next = Wakeup::kNever;
+  if (!upstream_busy_ && !service_.empty()) next = service_.front().ready_ps;
+  if (!reads_.empty() || !writes_.empty()) {
+    next = std::min(next, std::max(bus_free_ps_, edge == now_ps ? edge + clock_.period_ps() : edge));
+  }
+  wake_.at(next, now_ps);
+}
+
+void MemoryController::report(ComponentReport& r, const sc_core::sc_time& sim_time) const {
+  r.bytes = static_cast<double>(read_bytes_ + write_bytes_);
+  r.utilization = busy_fraction(busy_ps_, sim_time);
+  r.backpressure_ns = static_cast<double>(backpressure_ps_) * 1e-3;
+  const double secs = sim_time.to_seconds();
+  r.extra["standard"] = timing_.standard;
+  r.extra["peak_bandwidth_gbps"] = timing_.peak_gbps();
+  r.extra["bandwidth_gbps"] = secs > 0 ? (read_bytes_ + write_bytes_) / secs * 1e-9 : 0.0;
+  r.extra["reads"] = read_count_;
+  r.extra["writes"] = write_count_;
+  r.extra["read_bytes"] = read_bytes_;
+  r.extra["write_bytes"] = write_bytes_;
+  r.extra["read_latency_ns"] = read_latency_.to_json();
+  r.extra["write_latency_ns"] = write_latency_.to_json();
+  r.extra["stored_pages"] = store_.pages();
+}
+
+std::size_t MemoryController::occupancy() const {
+  return reads_.size() + writes_.size() + service_.size() + (hold_.empty() ? 0 : 1);
+}
+
+}  // namespace famsim

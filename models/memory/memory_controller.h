@@ -1,0 +1,108 @@
+// Memory controller: one memory channel. First cut with a fixed access latency; the DRAM issue
+// replaces the timing with JEDEC bank state machines and a real scheduler.
+//
+// Ports
+//   up   target socket: requests in (channel address decoded upstream), responses out
+//
+// Parameters
+//   MemoryTiming: data_rate_mtps, channel_width_bits  -> peak = data_rate x width / 8 (MB/s)
+//                 clock_mhz                            controller/command clock; decisions on its edges
+//                 access_latency_cycles                fixed time from service start to first data
+//   ControllerParams: read_queue, write_queue          entries; an entry is held from acceptance
+//                                                      until its response is taken upstream
+//                     backing_store                    keep data (reads return what was written)
+//
+// Timing: requests are served oldest first across both queues. A request starting service at
+// edge e occupies the data bus for burst = ceil(bytes / bytes_per_clock) cycles (bytes_per_clock =
+// width/8 x data_rate / clock) and its response is ready at e + (access_latency + burst) cycles.
+//
+// Statistics: bytes, utilization (data-bus busy fraction), backpressure_ns, reads, writes,
+// read/write bytes and latency (arrival to response handed upstream), queue occupancy.
+#pragma once
+
+#include "models/core/clock.h"
+#include "models/core/ports.h"
+#include "models/core/ring.h"
+#include "models/core/sim_context.h"
+#include "models/core/wakeup.h"
+#include "models/memory/backing_store.h"
+
+#include <systemc>
+
+#include <string>
+
+namespace famsim {
+
+struct MemoryTiming {
+  std::string standard = "DDR5";
+  double data_rate_mtps = 4800;
+  unsigned channel_width_bits = 32;
+  double clock_mhz = 2400;
+  unsigned access_latency_cycles = 68;
+
+  double peak_gbps() const { return data_rate_mtps * channel_width_bits / 8.0 / 1000.0; }
+  double bytes_per_clock() const { return channel_width_bits / 8.0 * data_rate_mtps / clock_mhz; }
+};
+
+struct ControllerParams {
+  unsigned read_queue = 64;
+  unsigned write_queue = 64;
+  bool backing_store = true;
+};
+
+class MemoryController : public sc_core::sc_module, public Component {
+ public:
+  TargetPort<MemoryController> up;
+
+  MemoryController(sc_core::sc_module_name name, SimContext& ctx, const MemoryTiming& timing,
+                   const ControllerParams& params);
+
+  Sync fw(unsigned port, Payload& p, Phase& phase, sc_core::sc_time& t);
+
+  void report(ComponentReport& r, const sc_core::sc_time& sim_time) const override;
+  std::size_t occupancy() const override;
+
+  const BackingStore& store() const { return store_; }
+
+ private:
+  struct Queued {
+    Payload* payload = nullptr;
+    std::uint64_t seq = 0;
+  };
+  struct InService {
+    Payload* payload = nullptr;
+    std::uint64_t ready_ps = 0;
+  };
+
+  bool has_room(const Payload& p) const;
+  void accept(Payload& p);
+  void start_service(std::uint64_t edge_ps);
+  void behaviour();
+
+  MemoryTiming timing_;
+  ControllerParams params_;
+  Clock clock_;
+  Ring<Queued> reads_;
+  Ring<Queued> writes_;
+  Ring<InService> service_;  // started, response not yet taken upstream (ready times ascend)
+  HoldSlot hold_;
+  bool upstream_busy_ = false;
+  unsigned reads_held_ = 0;   // queued + in service
+  unsigned writes_held_ = 0;
+  std::uint64_t seq_ = 0;
+  std::uint64_t bus_free_ps_ = 0;
+  BackingStore store_;
+  Wakeup wake_;
+
+  // Statistics.
+  std::uint64_t busy_ps_ = 0;
+  std::uint64_t read_count_ = 0;
+  std::uint64_t write_count_ = 0;
+  std::uint64_t read_bytes_ = 0;
+  std::uint64_t write_bytes_ = 0;
+  std::uint64_t backpressure_ps_ = 0;
+  LatencyHistogram read_latency_;
+  LatencyHistogram write_latency_;
+};
+
+}  // namespace famsim

@@ -1,0 +1,76 @@
+// Arbitration policies: which of several requesters wins a shared resource this cycle. Plain C++,
+// no SystemC, tested alone. Requesters are a bit set; the arbiter keeps its own fairness state.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace famsim {
+
+// A fixed-size bit set sized at elaboration (dynamic size, no allocation after construction).
+class RequestSet {
+ public:
+  RequestSet() = default;
+  explicit RequestSet(unsigned n) : n_(n), words_((n + 63) / 64, 0) {}
+
+  unsigned size() const { return n_; }
+  void set(unsigned i) { words_[i >> 6] |= (std::uint64_t{1} << (i & 63)); }
+  void clear(unsigned i) { words_[i >> 6] &= ~(std::uint64_t{1} << (i & 63)); }
+  bool test(unsigned i) const { return (words_[i >> 6] >> (i & 63)) & 1U; }
+  bool any() const {
+    for (std::uint64_t w : words_) {
+      if (w) return true;
+    }
+    return false;
+  }
+  unsigned count() const {
+    unsigned c = 0;
+    for (std::uint64_t w : words_) c += static_cast<unsigned>(__builtin_popcountll(w));
+    return c;
+  }
+  // First set index at or after `from` without wrapping; size() when none.
+  unsigned next_at_or_after(unsigned from) const {
+    if (from >= n_) return n_;
+    std::size_t wi = from >> 6;
+    std::uint64_t w = words_[wi] & (~std::uint64_t{0} << (from & 63));
+    while (true) {
+      if (w) {
+        const unsigned i = static_cast<unsigned>((wi << 6) + static_cast<unsigned>(__builtin_ctzll(w)));
+        return i < n_ ? i : n_;
+      }
+      if (++wi >= words_.size()) return n_;
+      w = words_[wi];
+    }
+  }
+  // First set index at or after `from`, wrapping around; size() when empty.
+  unsigned next_from(unsigned from) const {
+    const unsigned i = next_at_or_after(from);
+    return i < n_ ? i : next_at_or_after(0);
+  }
+
+ private:
+  unsigned n_ = 0;
+  std::vector<std::uint64_t> words_;
+};
+
+class Arbiter {
+ public:
+  virtual ~Arbiter() = default;
+  // Picks one requester from a non-empty set and updates fairness state.
+  virtual unsigned pick(const RequestSet& requests) = 0;
+};
+
+// Round-robin: the requester after the last winner goes first.
+class RoundRobinArbiter : public Arbiter {
+ public:
+  unsigned pick(const RequestSet& requests) override {
+    const unsigned w = requests.next_from(next_ >= requests.size() ? 0 : next_);
+    next_ = w + 1;
+    return w;
+  }
+
+ private:
+  unsigned next_ = 0;
+};
+
+}  // namespace famsim

@@ -1,0 +1,131 @@
+#include "platforms/builder.h"
+
+#include <string>
+
+namespace famsim {
+
+namespace {
+constexpr std::uint64_t kTiB = 1ULL << 40;
+std::uint64_t round_up(std::uint64_t v, std::uint64_t a) { return (v + a - 1) / a * a; }
+}  // namespace
+
+MemoryChannels::MemoryChannels(sc_core::sc_module_name name, SimContext& ctx,
+                               const MemoryConfig& cfg)
+    : sc_core::sc_module(name) {
+  for (unsigned c = 0; c < cfg.channels; ++c) {
+    channels_.push_back(std::make_unique<MemoryController>(("ch" + std::to_string(c)).c_str(), ctx,
+                                                           cfg.timing, cfg.controller));
+  }
+}
+
+ExpansionDevice::ExpansionDevice(sc_core::sc_module_name name, SimContext& ctx,
+                                 const DeviceConfig& cfg, std::uint64_t pa_base)
+    : sc_core::sc_module(name), pa_base_(pa_base) {
+  const AddressMap map(cfg.memory.channels, cfg.memory.granule_bytes, cfg.memory.select);
+  port_logic_ = std::make_unique<PortLogic>("port_logic", ctx, cfg.port_logic, cfg.fabric_ports,
+                                            pa_base, cfg.capacity_bytes, map);
+  noc_ = std::make_unique<Crossbar>("noc", ctx, cfg.noc, cfg.fabric_ports, cfg.memory.channels,
+                                    std::make_unique<ChannelRouting>());
+  memory_ = std::make_unique<MemoryChannels>("memory", ctx, cfg.memory);
+  for (unsigned p = 0; p < cfg.fabric_ports; ++p) port_logic_->internal(p).bind(noc_->up(p));
+  for (unsigned c = 0; c < cfg.memory.channels; ++c) noc_->down(c).bind(memory_->channel(c).up);
+}
+
+std::vector<MemoryTarget> Platform::address_layout(const PlatformConfig& cfg) {
+  std::vector<MemoryTarget> out;
+  std::uint64_t cursor = 0;
+  if (cfg.gpu_local.present) {
+    for (unsigned g = 0; g < cfg.gpu_count; ++g) {
+      out.push_back({"gpu" + std::to_string(g) + "_hbm", cursor, cfg.gpu_local.capacity_bytes});
+      cursor = round_up(cursor + cfg.gpu_local.capacity_bytes, kTiB);
+    }
+  }
+  for (const DeviceConfig& d : cfg.devices) {
+    out.push_back({d.name, cursor, d.capacity_bytes});
+    cursor = round_up(cursor + d.capacity_bytes, kTiB);
+  }
+  return out;
+}
+
+Platform::Platform(const PlatformConfig& cfg, SimContext& ctx, AddressSpace& vmm)
+    : cfg_(cfg), targets_(address_layout(cfg)) {
+  for (const MemoryTarget& t : targets_) vmm.add_location(t.name, t.base, t.size);
+  std::size_t ti = 0;
+
+  // GPUs and their local memory.
+  const unsigned per_gpu = cfg.fabric_ports_per_gpu();
+  for (unsigned g = 0; g < cfg.gpu_count; ++g) {
+    LocalMemoryRoute local;
+    if (cfg.gpu_local.present) {
+      const MemoryTarget& t = targets_[ti++];
+      local.base = t.base;
+      local.size = t.size;
+      local.map = AddressMap(cfg.gpu_local.channels, cfg.gpu_local.granule_bytes,
+                             cfg.gpu_local.select);
+    }
+    const std::string name = "gpu" + std::to_string(g);
+    gpus_.push_back(std::make_unique<Gpu>(name.c_str(), ctx, g, cfg.gpu, per_gpu, local, vmm));
+    if (cfg.gpu_local.present) {
+      local_memories_.push_back(
+          std::make_unique<MemoryChannels>((name + "_hbm").c_str(), ctx, cfg.gpu_local));
+      for (unsigned c = 0; c < cfg.gpu_local.channels; ++c) {
+        gpus_.back()->local(c).bind(local_memories_.back()->channel(c).up);
+      }
+    }
+  }
+
+  // Devices.
+  std::vector<unsigned> first_switch_port;
+  unsigned next_port = 0;
+  for (const DeviceConfig& d : cfg.devices) {
+    devices_.push_back(
+        std::make_unique<ExpansionDevice>(d.name.c_str(), ctx, d, targets_[ti++].base));
+    first_switch_port.push_back(next_port);
+    next_port += d.fabric_ports;
+  }
+  if (cfg.devices.empty()) return;
+
+  // Fabric.
+  auto gpu_link = [&](unsigned g, unsigned l) -> Link& {
+    links_.push_back(std::make_unique<Link>(
+        ("gpu" + std::to_string(g) + "_link" + std::to_string(l)).c_str(), ctx, cfg.gpu_link.params));
+    gpus_[g]->fabric(l).bind(links_.back()->up);
+    return *links_.back();
+  };
+  if (cfg.sw.present) {
+    auto routing = std::make_unique<AddressRangeRouting>();
+    for (std::size_t d = 0; d < cfg.devices.size(); ++d) {
+      AddressRangeRouting::Range r;
+      r.base = devices_[d]->pa_base();
+      r.size = cfg.devices[d].capacity_bytes;
+      r.first_port = first_switch_port[d];
+      r.ports = cfg.devices[d].fabric_ports;
+      r.interleave_bytes = cfg.gpu.request_bytes;
+      r.target = cfg.devices[d].name;
+      routing->add(r);
+    }
+    switch_ = std::make_unique<Crossbar>("switch", ctx, cfg.sw.xbar, cfg.gpu_count * per_gpu,
+                                         cfg.device_port_total(), std::move(routing));
+    for (unsigned g = 0; g < cfg.gpu_count; ++g) {
+      for (unsigned l = 0; l < per_gpu; ++l) gpu_link(g, l).down.bind(switch_->up(g * per_gpu + l));
+    }
+    for (std::size_t d = 0; d < cfg.devices.size(); ++d) {
+      for (unsigned p = 0; p < cfg.devices[d].fabric_ports; ++p) {
+        links_.push_back(std::make_unique<Link>(
+            (cfg.devices[d].name + "_link" + std::to_string(p)).c_str(), ctx,
+            cfg.device_link.params));
+        switch_->down(first_switch_port[d] + p).bind(links_.back()->up);
+        links_.back()->down.bind(devices_[d]->port_logic().fabric(p));
+      }
+    }
+  } else {
+    // Without a switch every GPU link lands on its own port of the one device.
+    for (unsigned g = 0; g < cfg.gpu_count; ++g) {
+      for (unsigned l = 0; l < per_gpu; ++l) {
+        gpu_link(g, l).down.bind(devices_[0]->port_logic().fabric(g * per_gpu + l));
+      }
+    }
+  }
+}
+
+}  // namespace famsim

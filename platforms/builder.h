@@ -1,0 +1,78 @@
+// Turns a PlatformConfig into wired modules.
+//
+// Physical address layout: GPU g's local HBM starts at g TiB, the devices follow, each starting on
+// the next TiB boundary after the previous target (a target larger than 1 TiB takes several). The
+// layout is printed by `famsim validate` and recorded in stats.json.
+//
+// Names (stable keys in stats.json):
+//   gpu<g>                 GPU initiator       gpu<g>_hbm.ch<c>     its local memory channels
+//   gpu<g>_link<l>         GPU-side links      switch               the scale-up switch
+//   <dev>_link<p>          device-side links   <dev>.port_logic, <dev>.noc, <dev>.memory.ch<c>
+#pragma once
+
+#include "platforms/platform_config.h"
+#include "traffic/vmm.h"
+
+#include <memory>
+#include <vector>
+
+namespace famsim {
+
+// A bank of memory controllers under one name (a GPU's HBM or a device's channels).
+class MemoryChannels : public sc_core::sc_module {
+ public:
+  MemoryChannels(sc_core::sc_module_name name, SimContext& ctx, const MemoryConfig& cfg);
+  MemoryController& channel(unsigned c) { return *channels_[c]; }
+  unsigned size() const { return static_cast<unsigned>(channels_.size()); }
+
+ private:
+  std::vector<std::unique_ptr<MemoryController>> channels_;
+};
+
+// The memory-expansion device: port logic, on-device crossbar, memory channels.
+class ExpansionDevice : public sc_core::sc_module {
+ public:
+  ExpansionDevice(sc_core::sc_module_name name, SimContext& ctx, const DeviceConfig& cfg,
+                  std::uint64_t pa_base);
+  PortLogic& port_logic() { return *port_logic_; }
+  Crossbar& noc() { return *noc_; }
+  MemoryChannels& memory() { return *memory_; }
+  std::uint64_t pa_base() const { return pa_base_; }
+
+ private:
+  std::uint64_t pa_base_;
+  std::unique_ptr<PortLogic> port_logic_;
+  std::unique_ptr<Crossbar> noc_;
+  std::unique_ptr<MemoryChannels> memory_;
+};
+
+struct MemoryTarget {
+  std::string name;  // "gpu0_hbm" or a device name
+  std::uint64_t base = 0;
+  std::uint64_t size = 0;
+};
+
+class Platform {
+ public:
+  // Registers every memory target as a location in `vmm` (GPU-local ones as "gpu<g>_hbm").
+  Platform(const PlatformConfig& cfg, SimContext& ctx, AddressSpace& vmm);
+
+  Gpu& gpu(unsigned g) { return *gpus_[g]; }
+  unsigned gpu_count() const { return static_cast<unsigned>(gpus_.size()); }
+  const std::vector<MemoryTarget>& targets() const { return targets_; }
+  const PlatformConfig& config() const { return cfg_; }
+
+  // The physical layout without building anything (for `famsim validate`).
+  static std::vector<MemoryTarget> address_layout(const PlatformConfig& cfg);
+
+ private:
+  const PlatformConfig& cfg_;
+  std::vector<MemoryTarget> targets_;
+  std::vector<std::unique_ptr<Gpu>> gpus_;
+  std::vector<std::unique_ptr<MemoryChannels>> local_memories_;
+  std::vector<std::unique_ptr<Link>> links_;
+  std::unique_ptr<Crossbar> switch_;
+  std::vector<std::unique_ptr<ExpansionDevice>> devices_;
+};
+
+}  // namespace famsim

@@ -1,0 +1,256 @@
+#include "platforms/platform_config.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <limits>
+#include <regex>
+
+namespace famsim {
+
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr std::uint64_t kGiB = 1ULL << 30;
+
+bool is_pow2(std::uint64_t v) { return v != 0 && (v & (v - 1)) == 0; }
+
+double get_mhz(ConfigNode& n, std::optional<double> def) {
+  return n.get_double("clock_mhz", def, 0.0, 1e5, true);
+}
+
+LinkConfig parse_link(ConfigNode n, bool gpu_side) {
+  LinkConfig c;
+  c.present = true;
+  c.preset = n.get_string("preset", "");
+  c.params.lanes = static_cast<unsigned>(n.get_uint("lanes", std::nullopt, 1, 64));
+  c.params.lane_gbps = n.get_double("lane_gbps", std::nullopt, 0.0, 1e4, true);
+  c.params.encoding_efficiency = n.get_double("encoding_efficiency", 1.0, 0.0, 1.0, true);
+  c.params.latency_ns = n.get_double("latency_ns", std::nullopt, 0.0, 1e6);
+  c.params.header_bytes = static_cast<unsigned>(n.get_uint("header_bytes", 16, 0, 4096));
+  c.params.buffer_entries = static_cast<unsigned>(n.get_uint("buffer_entries", 32, 1, 65536));
+  if (gpu_side) {
+    c.per_gpu = static_cast<unsigned>(n.get_uint("per_gpu", 1, 1, 1024));
+  }
+  n.finish();
+  return c;
+}
+
+void parse_interleave(ConfigNode n, MemoryConfig& m, unsigned request_bytes) {
+  m.granule_bytes = n.get_bytes("granule_bytes", 256, 1, kGiB);
+  if (!is_pow2(m.granule_bytes) || m.granule_bytes < request_bytes) {
+    n.fail("granule_bytes",
+           fmt::format("expected a power of two >= the GPU request size ({} B), got {} (requests "
+                       "that cross granules are split by the device issue, not yet modelled)",
+                       request_bytes, m.granule_bytes));
+  }
+  m.select = AddressMap::parse_select(n.get_choice("channel_select", "modulo", {"modulo", "xor"}));
+  n.finish();
+}
+
+// A memory node (after preset expansion): DRAM standard and timing, controller, organisation
+// (`channels`, or `stacks` x `channels_per_stack` for stacked memory), capacity and interleave.
+MemoryConfig parse_memory(ConfigNode n, unsigned request_bytes, bool capacity_here) {
+  MemoryConfig m;
+  m.present = true;
+  m.preset = n.get_string("preset", "");
+  m.timing.standard = n.get_string("standard", std::nullopt);
+  m.timing.data_rate_mtps = n.get_double("data_rate_mtps", std::nullopt, 0.0, 1e5, true);
+  m.timing.channel_width_bits =
+      static_cast<unsigned>(n.get_uint("channel_width_bits", std::nullopt, 8, 1024));
+  m.timing.clock_mhz = get_mhz(n, std::nullopt);
+  m.timing.access_latency_cycles =
+      static_cast<unsigned>(n.get_uint("access_latency_cycles", std::nullopt, 0, 100000));
+  ConfigNode ctl = n.child("controller");
+  m.controller.read_queue = static_cast<unsigned>(ctl.get_uint("read_queue", 64, 1, 65536));
+  m.controller.write_queue = static_cast<unsigned>(ctl.get_uint("write_queue", 64, 1, 65536));
+  m.controller.backing_store = ctl.get_bool("backing_store", true);
+  ctl.finish();
+
+  const unsigned per_stack = static_cast<unsigned>(n.get_uint("channels_per_stack", 0, 0, 1024));
+  const double stack_gib = n.get_double("stack_capacity_gib", 0.0, 0.0, 1e6);
+  double capacity_gib = 0;
+  if (n.has("stacks")) {
+    if (n.has("channels")) n.fail("channels", "give either channels or stacks, not both");
+    n.ignore("channels");
+    if (per_stack == 0) n.fail("stacks", "stacks need channels_per_stack (a stacked-memory preset)");
+    const unsigned stacks = static_cast<unsigned>(n.get_uint("stacks", std::nullopt, 1, 1024));
+    m.channels = stacks * per_stack;
+    capacity_gib = stacks * stack_gib;
+  } else {
+    n.ignore("stacks");
+    m.channels = static_cast<unsigned>(n.get_uint("channels", std::nullopt, 1, 4096));
+  }
+  if (capacity_here) {
+    capacity_gib = n.get_double("capacity_gib", capacity_gib > 0 ? std::optional<double>(capacity_gib)
+                                                                 : std::nullopt,
+                                0.0, 1e7, true);
+    m.capacity_bytes = static_cast<std::uint64_t>(std::llround(capacity_gib * kGiB));
+  } else {
+    n.ignore("capacity_gib");
+    if (n.has("capacity_gib")) {
+      n.fail("capacity_gib", "a device's capacity is set by its own capacity_gib key");
+    }
+  }
+  parse_interleave(n.child("interleave"), m, request_bytes);
+  if (m.select == AddressMap::Select::kXor && !is_pow2(m.channels)) {
+    n.fail("interleave", fmt::format("xor channel selection needs a power-of-two channel count, "
+                                     "this memory has {} channels",
+                                     m.channels));
+  }
+  n.finish();
+  return m;
+}
+
+CrossbarParams parse_crossbar(ConfigNode& n, const char* width_key) {
+  CrossbarParams p;
+  p.clock_mhz = get_mhz(n, std::nullopt);
+  p.pipeline_cycles = static_cast<unsigned>(n.get_uint("pipeline_cycles", std::nullopt, 0, 100000));
+  p.width_bytes = static_cast<unsigned>(n.get_uint(width_key, std::nullopt, 1, 4096));
+  p.input_buffer = static_cast<unsigned>(n.get_uint("input_buffer", 16, 1, 65536));
+  p.output_buffer = static_cast<unsigned>(n.get_uint("output_buffer", 8, 1, 65536));
+  return p;
+}
+
+}  // namespace
+
+unsigned PlatformConfig::device_port_total() const {
+  unsigned n = 0;
+  for (const DeviceConfig& d : devices) n += d.fabric_ports;
+  return n;
+}
+
+PlatformConfig parse_platform(ConfigNode& root) {
+  PlatformConfig pc;
+  pc.name = root.get_string("name", "platform");
+  pc.description = root.get_string("description", "");
+
+  // GPUs.
+  ConfigNode g = root.child("gpus", true);
+  pc.gpu_count = static_cast<unsigned>(g.get_uint("count", std::nullopt, 1, 4096));
+  pc.gpu.clock_mhz = get_mhz(g, std::nullopt);
+  pc.gpu.request_bytes = static_cast<unsigned>(g.get_bytes("request_bytes", 128, 1, 4096));
+  if (!is_pow2(pc.gpu.request_bytes)) {
+    g.fail("request_bytes", fmt::format("expected a power of two, got {}", pc.gpu.request_bytes));
+  }
+  pc.gpu.max_outstanding = static_cast<unsigned>(g.get_uint("max_outstanding", 512, 1, 1u << 20));
+  pc.gpu.issue_width = static_cast<unsigned>(g.get_uint("issue_width", 8, 1, 1024));
+  if (g.has("local_memory")) {
+    pc.gpu_local = parse_memory(g.child("local_memory"), pc.gpu.request_bytes, true);
+  } else {
+    g.ignore("local_memory");
+  }
+  g.finish();
+
+  // Links and switch.
+  ConfigNode links = root.child("links");
+  const bool has_switch = root.has("switch");
+  if (has_switch) {
+    ConfigNode s = root.child("switch");
+    pc.sw.present = true;
+    pc.sw.radix = static_cast<unsigned>(s.get_uint("radix", std::nullopt, 2, 4096));
+    pc.sw.xbar = parse_crossbar(s, "port_bytes");
+    s.finish();
+  } else {
+    root.ignore("switch");
+  }
+
+  // Devices.
+  for (ConfigNode& d : root.list("devices")) {
+    DeviceConfig dc;
+    dc.name = d.get_string("name", std::nullopt);
+    static const std::regex name_re("[A-Za-z][A-Za-z0-9_]*");
+    if (!std::regex_match(dc.name, name_re)) {
+      d.fail("name", "expected a name of letters, digits and _ starting with a letter, got '" +
+                         dc.name + "'");
+    }
+    for (const DeviceConfig& o : pc.devices) {
+      if (o.name == dc.name) d.fail("name", "another device is already named '" + dc.name + "'");
+    }
+    dc.capacity_bytes = static_cast<std::uint64_t>(
+        std::llround(d.get_double("capacity_gib", std::nullopt, 0.0, 1e7, true) * kGiB));
+    dc.fabric_ports = static_cast<unsigned>(d.get_uint("fabric_ports", std::nullopt, 1, 1024));
+
+    ConfigNode pl = d.child("port_logic", true);
+    dc.port_logic.clock_mhz = get_mhz(pl, std::nullopt);
+    dc.port_logic.ingress_cycles =
+        static_cast<unsigned>(pl.get_uint("ingress_cycles", std::nullopt, 0, 100000));
+    dc.port_logic.egress_cycles =
+        static_cast<unsigned>(pl.get_uint("egress_cycles", dc.port_logic.ingress_cycles, 0, 100000));
+    dc.port_logic.tags_per_port =
+        static_cast<unsigned>(pl.get_uint("tags_per_port", std::nullopt, 1, 1u << 20));
+    pl.finish();
+
+    ConfigNode noc = d.child("noc", true);
+    noc.get_choice("kind", "crossbar", {"crossbar"});
+    dc.noc = parse_crossbar(noc, "width_bytes");
+    noc.finish();
+
+    dc.memory = parse_memory(d.child("memory", true), pc.gpu.request_bytes, false);
+    dc.memory.capacity_bytes = dc.capacity_bytes;
+    d.finish();
+    pc.devices.push_back(dc);
+  }
+
+  // Topology: with a switch, GPUs and devices hang off it; without, one device takes every GPU
+  // link directly.
+  if (pc.sw.present) {
+    if (!links.has("gpu_switch")) links.fail("gpu_switch", "missing; a platform with a switch needs GPU-to-switch links");
+    pc.gpu_link = parse_link(links.child("gpu_switch"), true);
+    if (!pc.devices.empty()) {
+      if (!links.has("switch_device")) {
+        links.fail("switch_device", "missing; a platform with a switch needs switch-to-device links");
+      }
+      pc.device_link = parse_link(links.child("switch_device"), false);
+    } else {
+      links.ignore("switch_device");
+    }
+    links.ignore("gpu_device");
+    if (links.has("gpu_device")) {
+      links.fail("gpu_device", "direct GPU-to-device links only exist without a switch");
+    }
+    const unsigned ports = pc.gpu_count * pc.gpu_link.per_gpu + pc.device_port_total();
+    if (ports > pc.sw.radix) {
+      root.child("switch").fail("radix",
+          fmt::format("impossible topology: {} GPUs x {} links + {} device ports = {} switch ports "
+                      "needed, radix is {}",
+                      pc.gpu_count, pc.gpu_link.per_gpu, pc.device_port_total(), ports,
+                      pc.sw.radix));
+    }
+  } else if (!pc.devices.empty()) {
+    if (!links.has("gpu_device")) {
+      links.fail("gpu_device", "missing; a platform without a switch needs GPU-to-device links");
+    }
+    pc.gpu_link = parse_link(links.child("gpu_device"), true);
+    links.ignore("gpu_switch");
+    links.ignore("switch_device");
+    if (links.has("gpu_switch") || links.has("switch_device")) {
+      links.fail(links.has("gpu_switch") ? "gpu_switch" : "switch_device",
+                 "switch links given but the platform has no switch section");
+    }
+    if (pc.devices.size() != 1) {
+      root.fail("devices", fmt::format("impossible topology: without a switch exactly one device "
+                                       "can attach to the GPUs, {} given",
+                                       pc.devices.size()));
+    }
+    const unsigned gpu_links = pc.gpu_count * pc.gpu_link.per_gpu;
+    if (gpu_links != pc.devices[0].fabric_ports) {
+      root.fail("devices", fmt::format("impossible topology: {} GPUs x {} links = {} GPU links, but "
+                                       "device {} has {} fabric ports (without a switch each GPU "
+                                       "link needs its own device port)",
+                                       pc.gpu_count, pc.gpu_link.per_gpu, gpu_links,
+                                       pc.devices[0].name, pc.devices[0].fabric_ports));
+    }
+  } else {
+    links.ignore("gpu_switch");
+    links.ignore("switch_device");
+    links.ignore("gpu_device");
+  }
+  links.finish();
+  if (!pc.gpu_local.present && pc.devices.empty()) {
+    root.fail("devices", "the platform has no memory: give the GPUs local_memory or add a device");
+  }
+  return pc;
+}
+
+}  // namespace famsim

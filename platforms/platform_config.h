@@ -1,0 +1,72 @@
+// Platform description: GPUs (with their local HBM), fabric links, an optional scale-up switch and
+// the memory-expansion devices. Read from YAML once, validated, then handed to the builder.
+// Key reference with units and defaults: README.md, "Platform file".
+#pragma once
+
+#include "models/core/config.h"
+#include "models/device/port_logic.h"
+#include "models/fabric/link.h"
+#include "models/gpu/gpu.h"
+#include "models/memory/address_map.h"
+#include "models/memory/memory_controller.h"
+#include "models/noc/crossbar.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace famsim {
+
+struct LinkConfig {
+  bool present = false;
+  std::string preset;
+  LinkParams params;
+  unsigned per_gpu = 1;  // GPU-side links only
+};
+
+struct MemoryConfig {
+  bool present = false;
+  std::string preset;
+  MemoryTiming timing;
+  ControllerParams controller;
+  unsigned channels = 0;
+  std::uint64_t capacity_bytes = 0;
+  std::uint64_t granule_bytes = 256;
+  AddressMap::Select select = AddressMap::Select::kModulo;
+};
+
+struct SwitchConfig {
+  bool present = false;
+  unsigned radix = 64;
+  CrossbarParams xbar;
+};
+
+struct DeviceConfig {
+  std::string name;
+  std::uint64_t capacity_bytes = 0;
+  unsigned fabric_ports = 1;
+  PortLogicParams port_logic;
+  CrossbarParams noc;
+  MemoryConfig memory;  // channels, timing, controller, interleave
+};
+
+struct PlatformConfig {
+  std::string name;
+  std::string description;
+  unsigned gpu_count = 1;
+  GpuParams gpu;
+  MemoryConfig gpu_local;  // present=false: GPUs without local memory
+  LinkConfig gpu_link;     // GPU <-> switch, or GPU <-> device without a switch
+  LinkConfig device_link;  // switch <-> device
+  SwitchConfig sw;
+  std::vector<DeviceConfig> devices;
+
+  unsigned fabric_ports_per_gpu() const { return gpu_link.present ? gpu_link.per_gpu : 0; }
+  unsigned device_port_total() const;
+};
+
+// Reads and checks the platform keys of `root` (name, description, gpus, links, switch,
+// devices). Does not call root.finish(): the caller reads the other top-level sections first.
+PlatformConfig parse_platform(ConfigNode& root);
+
+}  // namespace famsim

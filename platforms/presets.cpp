@@ -1,0 +1,91 @@
+#include "platforms/presets.h"
+
+#include <fmt/format.h>
+
+namespace famsim {
+
+std::optional<std::string> embedded_file(const std::string& path) {
+  const auto& files = embedded_files();
+  const auto it = files.find(path);
+  if (it == files.end()) return std::nullopt;
+  return it->second;
+}
+
+std::vector<std::string> preset_names(const std::string& kind) {
+  const std::string prefix = "platforms/presets/" + kind + "/";
+  std::vector<std::string> out;
+  for (const auto& [path, text] : embedded_files()) {
+    if (path.rfind(prefix, 0) == 0 && path.size() > prefix.size() + 5) {
+      out.push_back(path.substr(prefix.size(), path.size() - prefix.size() - 5));
+    }
+  }
+  return out;
+}
+
+namespace {
+
+// Records the preset file as the source of every key the preset supplied and the user did not.
+void record_sources(const YAML::Node& preset, const YAML::Node& written, const std::string& path,
+                    const std::string& file, ConfigSources& sources) {
+  for (const auto& kv : preset) {
+    const std::string key = kv.first.Scalar();
+    const std::string p = path + "." + key;
+    const YAML::Node w = written.IsMap() ? written[key] : YAML::Node();
+    if (!w.IsDefined()) {
+      sources.set(p, file);
+    } else if (w.IsMap() && kv.second.IsMap()) {
+      record_sources(kv.second, w, p, file, sources);
+    }
+  }
+}
+
+void expand_one(YAML::Node parent, const std::string& key, const std::string& kind,
+                const std::string& path, ConfigSources& sources) {
+  // Const access throughout: yaml-cpp's non-const operator[] would insert missing keys.
+  const YAML::Node& cparent = parent;
+  const YAML::Node node = cparent[key];
+  if (!node.IsDefined() || !node.IsMap() || !node["preset"].IsDefined()) return;
+  const YAML::Node name_node = node["preset"];
+  const std::string where = sources.source_of(path + ".preset");
+  if (!name_node.IsScalar()) {
+    throw ConfigError(fmt::format("{}: {}.preset: expected a preset name", where, path));
+  }
+  const std::string name = name_node.Scalar();
+  const std::string file = "platforms/presets/" + kind + "/" + name + ".yaml";
+  const auto text = embedded_file(file);
+  if (!text) {
+    std::string known;
+    for (const auto& n : preset_names(kind)) known += (known.empty() ? "" : ", ") + n;
+    throw ConfigError(fmt::format("{}: {}.preset: no {} preset named '{}' (known: {})", where, path,
+                                  kind, name, known));
+  }
+  const YAML::Node preset = load_yaml_text(*text, file);
+  record_sources(preset, node, path, file, sources);
+  parent[key] = merge_yaml(preset, node);
+}
+
+}  // namespace
+
+void expand_presets(ConfigDoc& doc) {
+  const YAML::Node& root = doc.root;
+  ConfigSources& src = *doc.sources;
+  if (root["links"].IsDefined() && root["links"].IsMap()) {
+    YAML::Node links = root["links"];
+    std::vector<std::string> keys;
+    for (const auto& kv : links) keys.push_back(kv.first.Scalar());
+    for (const auto& k : keys) expand_one(links, k, "link", "links." + k, src);
+  }
+  if (root["gpus"].IsDefined() && root["gpus"].IsMap()) {
+    expand_one(root["gpus"], "local_memory", "memory", "gpus.local_memory", src);
+  }
+  if (root["devices"].IsDefined() && root["devices"].IsSequence()) {
+    const YAML::Node devs = root["devices"];
+    for (std::size_t i = 0; i < devs.size(); ++i) {
+      if (devs[i].IsMap()) {
+        expand_one(devs[i], "memory", "memory", "devices." + std::to_string(i) + ".memory", src);
+      }
+    }
+  }
+}
+
+}  // namespace famsim

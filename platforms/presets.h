@@ -1,0 +1,33 @@
+// Shipped YAML files compiled into the executable (platforms, presets, workloads), and preset
+// expansion: a node `{preset: NAME, key: value...}` takes every key of the preset file and
+// overrides it with the keys written next to `preset`.
+//
+//   links.*                  <- platforms/presets/link/NAME.yaml
+//   gpus.local_memory        <- platforms/presets/memory/NAME.yaml
+//   devices.*.memory         <- platforms/presets/memory/NAME.yaml
+#pragma once
+
+#include "models/core/config.h"
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace famsim {
+
+// Every embedded file, keyed by its path in the source tree ("platforms/nvl8_fam.yaml").
+const std::map<std::string, std::string>& embedded_files();
+std::optional<std::string> embedded_file(const std::string& path);
+// Names of the presets of one kind ("link", "memory").
+std::vector<std::string> preset_names(const std::string& kind);
+
+// Expands every preset reference in a platform document, recording in doc.sources which preset
+// file each expanded key came from. Throws ConfigError naming the key for an unknown preset.
+void expand_presets(ConfigDoc& doc);
+
+// The configuration `famsim run` uses when no file is given.
+inline constexpr const char* kDefaultPlatform = "platforms/nvl8_fam.yaml";
+inline constexpr const char* kDefaultWorkload = "traffic/random_read.yaml";
+
+}  // namespace famsim

@@ -1,0 +1,129 @@
+// famsim command line.
+//
+//   famsim run [--platform F] [--workload F] [--set key.path=value]... [--seed N] [--out DIR]
+//   famsim validate --platform F [--workload F] [--set key.path=value]...
+//
+// Exit codes: 0 success; 2 bad input (configuration, workload, trace, command line);
+// 1 internal error or a failed conservation check.
+#include "sc_main/report.h"
+#include "sc_main/simulation.h"
+
+#include <CLI/CLI.hpp>
+#include <systemc>
+
+#include <sys/resource.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+
+namespace {
+
+constexpr int kExitOk = 0;
+constexpr int kExitInternal = 1;
+constexpr int kExitBadInput = 2;
+
+double peak_rss_mib() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return static_cast<double>(u.ru_maxrss) / 1024.0;  // ru_maxrss is in KiB on Linux
+}
+
+void configure_systemc_reports() {
+  // Every SystemC error or fatal report ends the run with an exception the command turns into
+  // exit code 1, instead of an abort with a core dump.
+  sc_core::sc_report_handler::set_actions(sc_core::SC_ERROR, sc_core::SC_DISPLAY | sc_core::SC_THROW);
+  sc_core::sc_report_handler::set_actions(sc_core::SC_FATAL, sc_core::SC_DISPLAY | sc_core::SC_THROW);
+  // famsim never uses the deprecated features this warns about; keep the terminal clean.
+  sc_core::sc_report_handler::set_actions("/IEEE_Std_1666/deprecated", sc_core::SC_DO_NOTHING);
+}
+
+int do_run(const famsim::RunOptions& opt, const std::string& out_dir) {
+  const auto t0 = std::chrono::steady_clock::now();
+  famsim::Simulation sim(famsim::load_config(opt));
+
+  // The output directory never shows results from another run: stale files go before we start.
+  std::filesystem::create_directories(out_dir);
+  std::filesystem::remove(out_dir + "/stats.json");
+  std::filesystem::remove(out_dir + "/config.yaml");
+
+  sim.run();
+  if (sim.input_error()) {
+    std::cerr << "famsim: error: " << *sim.input_error() << "\n";
+    return kExitBadInput;
+  }
+  const double host = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const nlohmann::json stats = sim.results(host, peak_rss_mib());
+  famsim::write_file_atomically(out_dir + "/config.yaml", sim.config_yaml());
+  famsim::write_file_atomically(out_dir + "/stats.json", stats.dump(2) + "\n");
+  std::cout << famsim::summary_text(stats, out_dir);
+  return stats["conservation"]["ok"].get<bool>() ? kExitOk : kExitInternal;
+}
+
+int do_validate(const famsim::RunOptions& opt) {
+  const famsim::ConfigDoc doc = famsim::load_config(opt);
+  const famsim::ResolvedConfig cfg = famsim::parse_config(doc);
+  std::cout << famsim::validation_text(cfg);
+  return kExitOk;
+}
+
+int famsim_main(int argc, char** argv) {
+  CLI::App app{"famsim: cycle-approximate SystemC/TLM-2.0 model of a fabric-attached memory "
+               "expansion device for AI accelerators"};
+  app.require_subcommand(1);
+
+  famsim::RunOptions opt;
+  std::string platform, workload, out_dir = "famsim-out";
+  std::uint64_t seed = 0;
+
+  CLI::App* run = app.add_subcommand("run", "Simulate a platform under a workload");
+  run->add_option("--platform", platform, "Platform YAML (default: built-in nvl8_fam)");
+  run->add_option("--workload", workload, "Workload YAML (default: the platform's, else random_read)");
+  run->add_option("--set", opt.overrides, "Override a configuration key: key.path=value")
+      ->take_all();
+  CLI::Option* seed_opt = run->add_option("--seed", seed, "Random seed (default: sim.seed or 1)");
+  run->add_option("--out", out_dir, "Output directory (default: famsim-out)");
+
+  CLI::App* validate = app.add_subcommand("validate", "Check a configuration, print derived figures");
+  validate->add_option("--platform", platform, "Platform YAML")->required();
+  validate->add_option("--workload", workload, "Workload YAML");
+  validate->add_option("--set", opt.overrides, "Override a configuration key: key.path=value")
+      ->take_all();
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return kExitBadInput;
+  }
+  if (!platform.empty()) opt.platform_file = platform;
+  if (!workload.empty()) opt.workload_file = workload;
+  if (seed_opt->count() > 0) opt.seed = seed;
+
+  configure_systemc_reports();
+  try {
+    if (run->parsed()) return do_run(opt, out_dir);
+    return do_validate(opt);
+  } catch (const famsim::ConfigError& e) {
+    std::cerr << "famsim: error: " << e.what() << "\n";
+    return kExitBadInput;
+  } catch (const std::exception& e) {
+    std::cerr << "famsim: internal error: " << e.what() << "\n";
+    return kExitInternal;
+  }
+}
+
+}  // namespace
+
+int sc_main(int argc, char** argv) { return famsim_main(argc, argv); }
+
+int main(int argc, char** argv) {
+  // SystemC prints its banner when the kernel starts unless this is set.
+  setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 1);
+  return sc_core::sc_elab_and_sim(argc, argv);
+}

@@ -1,0 +1,173 @@
+#include "sc_main/report.h"
+
+#include "platforms/builder.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <stdexcept>
+#include <vector>
+
+namespace famsim {
+
+namespace {
+
+std::string human_bytes(double b) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  int u = 0;
+  while (b >= 1024.0 && u < 4) {
+    b /= 1024.0;
+    ++u;
+  }
+  return fmt::format("{:.2f} {}", b, units[u]);
+}
+
+std::string latency_line(const nlohmann::json& l) {
+  return fmt::format("mean {:.1f}  p50 {:.1f}  p90 {:.1f}  p99 {:.1f}  max {:.1f} ns",
+                     l["mean"].get<double>(), l["p50"].get<double>(), l["p90"].get<double>(),
+                     l["p99"].get<double>(), l["max"].get<double>());
+}
+
+}  // namespace
+
+std::string summary_text(const nlohmann::json& s, const std::string& out_dir) {
+  std::string o;
+  const auto& sim = s["sim"];
+  const auto& sum = s["summary"];
+  const auto& cons = s["conservation"];
+  o += fmt::format("famsim run: platform {}, workload {}, seed {}\n",
+                   sim["platform"].get<std::string>(), sim["workload"].get<std::string>(),
+                   sim["seed"].get<std::uint64_t>());
+  o += fmt::format("  simulated {:.3f} us in {:.2f} host s: {} requests, {:.0f} requests per host "
+                   "second, peak RSS {:.0f} MiB\n",
+                   sim["simulated_time_ns"].get<double>() * 1e-3, sim["host_seconds"].get<double>(),
+                   sim["requests_completed"].get<std::uint64_t>(),
+                   sim["requests_per_host_second"].get<double>(), sim["peak_rss_mib"].get<double>());
+  if (sum["read_latency_ns"]["count"].get<std::uint64_t>() > 0) {
+    o += fmt::format("  read   {:>12}  {:9.2f} GB/s   latency {}\n",
+                     human_bytes(sum["read_bytes"].get<double>()),
+                     sum["read_bandwidth_gbps"].get<double>(), latency_line(sum["read_latency_ns"]));
+  }
+  if (sum["write_latency_ns"]["count"].get<std::uint64_t>() > 0) {
+    o += fmt::format("  write  {:>12}  {:9.2f} GB/s   latency {}\n",
+                     human_bytes(sum["write_bytes"].get<double>()),
+                     sum["write_bandwidth_gbps"].get<double>(),
+                     latency_line(sum["write_latency_ns"]));
+  }
+  // Busiest components.
+  std::vector<std::pair<double, std::string>> busy;
+  for (const auto& [name, c] : s["components"].items()) {
+    busy.emplace_back(c["utilization"].get<double>(), name);
+  }
+  std::sort(busy.begin(), busy.end(), [](const auto& a, const auto& b) {
+    return a.first != b.first ? a.first > b.first : a.second < b.second;
+  });
+  o += "  busiest components (utilization, time spent backpressuring upstream):\n";
+  for (std::size_t i = 0; i < busy.size() && i < 5; ++i) {
+    const auto& c = s["components"][busy[i].second];
+    o += fmt::format("    {:<28} {:6.1f} %   {:12.1f} ns\n", busy[i].second, busy[i].first * 100.0,
+                     c["backpressure_ns"].get<double>());
+  }
+  if (cons["ok"].get<bool>()) {
+    o += fmt::format("  conservation: ok ({} issued = {} completed, {} bytes, 0 leaked)\n",
+                     cons["issued"].get<std::uint64_t>(), cons["completed"].get<std::uint64_t>(),
+                     cons["bytes_delivered"].get<std::uint64_t>());
+  } else {
+    o += fmt::format("  CONSERVATION FAILED: issued {}, completed {}, duplicates {}, bytes {} "
+                     "requested / {} delivered, {} payloads leaked, {} data mismatches\n",
+                     cons["issued"].get<std::uint64_t>(), cons["completed"].get<std::uint64_t>(),
+                     cons["duplicates"].get<std::uint64_t>(),
+                     cons["bytes_requested"].get<std::uint64_t>(),
+                     cons["bytes_delivered"].get<std::uint64_t>(),
+                     cons["leaked_payloads"].get<std::uint64_t>(),
+                     cons["data_mismatches"].get<std::uint64_t>());
+    for (const auto& [name, n] : cons["components_holding_requests"].items()) {
+      o += fmt::format("    {} still holds {}\n", name, n.get<std::uint64_t>());
+    }
+    for (const auto& r : cons["stuck_requests"]) {
+      o += fmt::format("    stuck request {} (gpu {}, {} {}) last in {} on its {} path\n",
+                       r["id"].get<std::uint64_t>(), r["gpu"].get<unsigned>(),
+                       r["command"].get<std::string>(), r["physical_address"].get<std::string>(),
+                       r["last_block"].get<std::string>(), r["direction"].get<std::string>());
+    }
+  }
+  o += "  results: " + out_dir + "/stats.json\n";
+  return o;
+}
+
+std::string validation_text(const ResolvedConfig& cfg) {
+  const PlatformConfig& p = cfg.platform;
+  std::string o;
+  o += fmt::format("platform {}: valid\n", p.name);
+  if (!p.description.empty()) o += "  " + p.description + "\n";
+  o += fmt::format("  GPUs: {} at {:.0f} MHz, {} B requests, {} outstanding, {} issued per cycle\n",
+                   p.gpu_count, Clock(p.gpu.clock_mhz).mhz(), p.gpu.request_bytes,
+                   p.gpu.max_outstanding, p.gpu.issue_width);
+  auto mem_line = [&](const MemoryConfig& m, const std::string& what) {
+    const double ch = m.timing.peak_gbps();
+    return fmt::format("  {}: {} {} channels x {:.2f} GB/s = {:.2f} GB/s peak, {:.0f} GiB, "
+                       "{} B {} interleave\n",
+                       what, m.channels, m.timing.standard, ch, ch * m.channels,
+                       static_cast<double>(m.capacity_bytes) / (1ULL << 30), m.granule_bytes,
+                       m.select == AddressMap::Select::kXor ? "xor" : "modulo");
+  };
+  if (p.gpu_local.present) o += mem_line(p.gpu_local, "local memory per GPU");
+  auto link_line = [&](const LinkConfig& l, const std::string& what, unsigned count) {
+    const double bw = l.params.bandwidth_gbps();
+    return fmt::format("  {}: {} links{} of {} lanes x {} Gb/s x {:.4f} = {:.3f} GB/s per direction "
+                       "each ({:.2f} GB/s total), {} ns, {} B header, {} buffer entries\n",
+                       what, count, l.preset.empty() ? "" : " (" + l.preset + ")", l.params.lanes,
+                       l.params.lane_gbps, l.params.encoding_efficiency, bw, bw * count,
+                       l.params.latency_ns, l.params.header_bytes, l.params.buffer_entries);
+  };
+  if (p.gpu_link.present) {
+    o += link_line(p.gpu_link, p.sw.present ? "GPU-switch" : "GPU-device",
+                   p.gpu_count * p.gpu_link.per_gpu);
+  }
+  if (p.sw.present) {
+    const Clock c(p.sw.xbar.clock_mhz);
+    o += fmt::format("  switch: {} of {} ports used, {:.0f} MHz, {} B per cycle = {:.2f} GB/s per "
+                     "port, {} pipeline cycles\n",
+                     p.gpu_count * p.gpu_link.per_gpu + p.device_port_total(), p.sw.radix, c.mhz(),
+                     p.sw.xbar.width_bytes, p.sw.xbar.width_bytes * c.mhz() * 1e-3,
+                     p.sw.xbar.pipeline_cycles);
+    if (p.device_link.present) {
+      o += link_line(p.device_link, "switch-device", p.device_port_total());
+    }
+  }
+  for (const DeviceConfig& d : p.devices) {
+    const Clock nc(d.noc.clock_mhz);
+    const Clock pc(d.port_logic.clock_mhz);
+    o += fmt::format("  device {}: {} fabric ports, {} tags each, port logic {:.0f} MHz\n", d.name,
+                     d.fabric_ports, d.port_logic.tags_per_port, pc.mhz());
+    o += fmt::format("    noc: crossbar {} x {}, {} B per cycle at {:.0f} MHz = {:.2f} GB/s per port\n",
+                     d.fabric_ports, d.memory.channels, d.noc.width_bytes, nc.mhz(),
+                     d.noc.width_bytes * nc.mhz() * 1e-3);
+    o += "  " + mem_line(d.memory, "  memory");
+  }
+  o += "  address layout:\n";
+  for (const MemoryTarget& t : Platform::address_layout(p)) {
+    o += fmt::format("    {:<12} 0x{:012x} .. 0x{:012x}\n", t.name, t.base, t.base + t.size - 1);
+  }
+  o += fmt::format("workload {}: {} streams\n", cfg.workload.name, cfg.workload.streams.size());
+  return o;
+}
+
+void write_file_atomically(const std::string& path, const std::string& text) {
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) throw std::runtime_error("cannot write " + tmp);
+    out << text;
+    out.flush();
+    if (!out) throw std::runtime_error("cannot write " + tmp);
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::remove(tmp.c_str());
+    throw std::runtime_error("cannot rename " + tmp + " to " + path);
+  }
+}
+
+}  // namespace famsim

@@ -1,0 +1,273 @@
+#include "sc_main/simulation.h"
+
+#include "platforms/presets.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace famsim {
+
+namespace {
+
+std::string embedded_source(const char* path) { return std::string("(built-in) ") + path; }
+
+YAML::Node load_embedded(const char* path) {
+  const auto text = embedded_file(path);
+  if (!text) throw ConfigError(std::string("built-in file ") + path + " is missing from this build");
+  return load_yaml_text(*text, embedded_source(path));
+}
+
+}  // namespace
+
+ConfigDoc load_config(const RunOptions& o) {
+  ConfigDoc doc;
+  const std::string platform_source =
+      o.platform_file ? *o.platform_file : embedded_source(kDefaultPlatform);
+  doc.sources = std::make_shared<ConfigSources>(platform_source);
+  doc.root = o.platform_file ? load_yaml_file(*o.platform_file) : load_embedded(kDefaultPlatform);
+
+  const YAML::Node& croot = doc.root;
+  if (o.workload_file) {
+    doc.root["workload"] = load_yaml_file(*o.workload_file);
+    doc.sources->set("workload", *o.workload_file);
+  } else if (!croot["workload"].IsDefined()) {
+    doc.root["workload"] = load_embedded(kDefaultWorkload);
+    doc.sources->set("workload", embedded_source(kDefaultWorkload));
+  }
+  if (o.seed) {
+    if (!croot["sim"].IsDefined() || !croot["sim"].IsMap()) {
+      doc.root["sim"] = YAML::Node(YAML::NodeType::Map);
+    }
+    doc.root["sim"]["seed"] = *o.seed;
+    doc.sources->set("sim.seed", "--seed");
+  }
+  for (const std::string& s : o.overrides) apply_override(doc, s);
+  expand_presets(doc);
+  return doc;
+}
+
+ResolvedConfig parse_config(const ConfigDoc& doc) {
+  ResolvedConfig rc;
+  ConfigNode root(doc.root, "", doc.sources);
+  rc.platform = parse_platform(root);
+
+  ConfigNode sim = root.child("sim");
+  rc.sim.seed = sim.get_uint("seed", 1);
+  rc.sim.max_time_ns = sim.get_double("max_time_ns", 0.0, 0.0, 1e15);
+  rc.sim.kernel = sim.get_choice("kernel", "famsim", {"famsim", "systemc"}) == "famsim"
+                      ? Kernel::kFamsim
+                      : Kernel::kSystemC;
+  rc.sim.quantum_ns = sim.get_double("quantum_ns", 1000.0, 0.0, 1e12, true);
+  sim.finish();
+
+  PlatformFacts facts;
+  facts.gpu_count = rc.platform.gpu_count;
+  facts.request_bytes = rc.platform.gpu.request_bytes;
+  facts.gpu_max_outstanding = rc.platform.gpu.max_outstanding;
+  facts.gpu_has_local_memory = rc.platform.gpu_local.present;
+  for (const DeviceConfig& d : rc.platform.devices) facts.device_names.push_back(d.name);
+  rc.workload = parse_workload(root.child("workload", true), facts);
+  root.finish();
+  return rc;
+}
+
+Simulation::Simulation(ConfigDoc doc) : doc_(std::move(doc)), cfg_(parse_config(doc_)) {
+  ctx_ = std::make_unique<SimContext>(cfg_.platform.gpu.request_bytes, cfg_.sim.seed,
+                                      cfg_.sim.kernel);
+  if (Scheduler* s = ctx_->scheduler()) {
+    s->set_quantum_ps(static_cast<std::uint64_t>(std::llround(cfg_.sim.quantum_ns * 1000.0)));
+    if (cfg_.sim.max_time_ns > 0) {
+      s->set_end_ps(static_cast<std::uint64_t>(std::llround(cfg_.sim.max_time_ns * 1000.0)));
+    }
+  }
+  vmm_ = std::make_unique<AddressSpace>(cfg_.platform.gpu_count);
+  platform_ = std::make_unique<Platform>(cfg_.platform, *ctx_, *vmm_);
+  map_workload();
+}
+
+Simulation::~Simulation() {
+  // Modules hold payload references only while requests are in flight; after a completed run the
+  // pool is idle. Destroy the platform before the context that owns the pool.
+  platform_.reset();
+}
+
+void Simulation::map_workload() {
+  const std::uint64_t gran = vmm_->granularity();
+  const auto& streams = cfg_.workload.streams;
+  // Virtual base of each stream's buffer on each GPU.
+  std::vector<std::vector<std::uint64_t>> buffer_va(
+      streams.size(), std::vector<std::uint64_t>(cfg_.platform.gpu_count, 0));
+  for (std::size_t i = 0; i < streams.size(); ++i) {
+    const StreamConfig& s = streams[i];
+    const std::uint64_t size = (s.buffer_bytes + gran - 1) / gran * gran;
+    const AccessRight right = s.read_fraction >= 1.0 ? AccessRight::kRead : AccessRight::kReadWrite;
+    try {
+      if (s.buffer_from >= 0) {
+        for (unsigned g : s.gpus) {
+          buffer_va[i][g] = buffer_va[static_cast<std::size_t>(s.buffer_from)][g];
+          // Writing through a buffer first mapped read-only upgrades this GPU's access.
+          if (right == AccessRight::kReadWrite) vmm_->set_access(buffer_va[i][g], size, g, right);
+        }
+      } else {
+        // One buffer per GPU, or one shared by all the stream's GPUs.
+        std::vector<std::vector<unsigned>> groups;
+        if (s.shared) {
+          groups.push_back(s.gpus);
+        } else {
+          for (unsigned g : s.gpus) groups.push_back({g});
+        }
+        for (const auto& group : groups) {
+          const std::string loc =
+              s.location_is_gpu_local ? fmt::format("gpu{}_hbm", group[0]) : s.location;
+          const std::uint64_t va = vmm_->reserve(size);
+          const unsigned alloc = vmm_->create(size, vmm_->location(loc));
+          vmm_->map(va, size, alloc, 0);
+          for (unsigned g : group) {
+            vmm_->set_access(va, size, g, right);
+            buffer_va[i][g] = va;
+          }
+        }
+      }
+    } catch (const VmmError& e) {
+      const std::string path = s.path + ".buffer";
+      throw ConfigError(fmt::format("{}: {}: {}", doc_.sources->source_of(path), path, e.what()));
+    }
+    for (unsigned g : s.gpus) {
+      std::vector<unsigned> deps;
+      for (unsigned d : s.start_after) {
+        const auto& dg = streams[d].gpus;
+        if (std::find(dg.begin(), dg.end(), g) != dg.end()) deps.push_back(d);
+      }
+      platform_->gpu(g).add_stream(s, static_cast<unsigned>(i), buffer_va[i][g], s.buffer_bytes,
+                                   deps);
+    }
+  }
+}
+
+void Simulation::run() {
+  if (cfg_.sim.max_time_ns > 0 && !ctx_->scheduler()) {
+    sc_core::sc_start(sc_core::sc_time(cfg_.sim.max_time_ns, sc_core::SC_NS));
+  } else {
+    sc_core::sc_start();
+  }
+}
+
+InitiatorTotals Simulation::totals() const {
+  InitiatorTotals t;
+  for (unsigned g = 0; g < platform_->gpu_count(); ++g) {
+    const Gpu& gpu = platform_->gpu(g);
+    t.issued += gpu.issued();
+    t.completed += gpu.completed();
+    t.bytes_requested += gpu.bytes_requested();
+    t.bytes_delivered += gpu.bytes_delivered();
+    t.duplicates += gpu.duplicates();
+    t.data_mismatches += gpu.data_mismatches();
+  }
+  return t;
+}
+
+sc_core::sc_time Simulation::simulated_time() const {
+  std::uint64_t end = 0;
+  for (unsigned g = 0; g < platform_->gpu_count(); ++g) {
+    end = std::max(end, platform_->gpu(g).last_completion_ps());
+  }
+  return sc_core::sc_time::from_value(end);
+}
+
+nlohmann::json check_conservation(const SimContext& ctx, const InitiatorTotals& t) {
+  nlohmann::json c;
+  c["issued"] = t.issued;
+  c["completed"] = t.completed;
+  c["duplicates"] = t.duplicates;
+  c["bytes_requested"] = t.bytes_requested;
+  c["bytes_delivered"] = t.bytes_delivered;
+  c["data_mismatches"] = t.data_mismatches;
+  c["leaked_payloads"] = ctx.pool.in_use();
+
+  nlohmann::json holding = nlohmann::json::object();
+  for (const Component* comp : ctx.registry.components()) {
+    const std::size_t n = comp->occupancy();
+    if (n) holding[comp->component_name()] = n;
+  }
+  c["components_holding_requests"] = holding;
+
+  nlohmann::json stuck = nlohmann::json::array();
+  const auto in_use = ctx.pool.in_use_payloads();
+  constexpr std::size_t kListed = 20;
+  for (std::size_t i = 0; i < in_use.size() && i < kListed; ++i) {
+    const Payload& p = *in_use[i];
+    const RequestExt& e = ext_of(p);
+    const bool on_response = e.resp_cursor < e.hop_count;
+    const HopRecord& h = on_response ? e.hops[e.resp_cursor] : e.hops[std::max(1, int(e.hop_count)) - 1];
+    stuck.push_back({{"id", e.id},
+                     {"gpu", e.gpu},
+                     {"command", p.is_read() ? "read" : "write"},
+                     {"virtual_address", fmt::format("0x{:x}", e.virtual_address)},
+                     {"physical_address", fmt::format("0x{:x}", e.physical_address)},
+                     {"issued_ns", static_cast<double>(e.issue_ps) * 1e-3},
+                     {"last_block", BlockRegistry::name(h.block)},
+                     {"direction", on_response ? "response" : "request"}});
+  }
+  c["stuck_requests"] = stuck;
+  c["stuck_requests_total"] = in_use.size();
+
+  const bool ok = t.issued == t.completed && t.duplicates == 0 &&
+                  t.bytes_requested == t.bytes_delivered && ctx.pool.in_use() == 0 &&
+                  holding.empty() && t.data_mismatches == 0;
+  c["ok"] = ok;
+  return c;
+}
+
+nlohmann::json Simulation::results(double host_seconds, double peak_rss_mib) const {
+  const sc_core::sc_time end = simulated_time();
+  const double secs = end.to_seconds();
+  const InitiatorTotals t = totals();
+
+  LatencyHistogram all, reads, writes;
+  std::uint64_t read_bytes = 0, write_bytes = 0;
+  for (unsigned g = 0; g < platform_->gpu_count(); ++g) {
+    const Gpu& gpu = platform_->gpu(g);
+    reads.merge(gpu.read_latency());
+    writes.merge(gpu.write_latency());
+    read_bytes += gpu.read_bytes();
+    write_bytes += gpu.write_bytes();
+  }
+  all.merge(reads);
+  all.merge(writes);
+
+  nlohmann::json j;
+  j["sim"] = {{"simulated_time_ns", to_ns(end)},
+              {"kernel_end_time_ns", static_cast<double>(now_ps()) * 1e-3},
+              {"host_seconds", host_seconds},
+              {"requests_completed", t.completed},
+              {"requests_per_host_second", host_seconds > 0 ? t.completed / host_seconds : 0.0},
+              {"peak_rss_mib", peak_rss_mib},
+              {"seed", cfg_.sim.seed},
+              {"platform", cfg_.platform.name},
+              {"workload", cfg_.workload.name}};
+  j["summary"] = {{"read_bytes", read_bytes},
+                  {"write_bytes", write_bytes},
+                  {"read_bandwidth_gbps", secs > 0 ? read_bytes / secs * 1e-9 : 0.0},
+                  {"write_bandwidth_gbps", secs > 0 ? write_bytes / secs * 1e-9 : 0.0},
+                  {"bandwidth_gbps", secs > 0 ? (read_bytes + write_bytes) / secs * 1e-9 : 0.0},
+                  {"latency_ns", all.to_json()},
+                  {"read_latency_ns", reads.to_json()},
+                  {"write_latency_ns", writes.to_json()}};
+  j["components"] = ctx_->registry.report_all(end);
+  j["conservation"] = check_conservation(*ctx_, t);
+  nlohmann::json layout = nlohmann::json::array();
+  for (const MemoryTarget& m : platform_->targets()) {
+    layout.push_back({{"target", m.name},
+                      {"base", fmt::format("0x{:x}", m.base)},
+                      {"bytes", m.size}});
+  }
+  j["address_layout"] = layout;
+  j["config"] = yaml_to_json(doc_.root);
+  return j;
+}
+
+std::string Simulation::config_yaml() const { return yaml_to_text(doc_.root); }
+
+}  // namespace famsim

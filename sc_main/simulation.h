@@ -1,0 +1,97 @@
+// One famsim run: configuration document -> validated config -> elaborated platform with its
+// workload mapped -> simulation -> results with the conservation proof.
+#pragma once
+
+#include "models/core/config.h"
+#include "models/core/sim_context.h"
+#include "platforms/builder.h"
+#include "platforms/platform_config.h"
+#include "traffic/vmm.h"
+#include "traffic/workload_config.h"
+
+#include <nlohmann/json.hpp>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace famsim {
+
+struct RunOptions {
+  std::optional<std::string> platform_file;  // none: the embedded default
+  std::optional<std::string> workload_file;  // none: the platform file's `workload:`, else default
+  std::vector<std::string> overrides;        // "key.path=value"
+  std::optional<std::uint64_t> seed;
+};
+
+// Builds the configuration document: platform + `workload:` + `sim:`, overrides applied, presets
+// expanded. Throws ConfigError.
+ConfigDoc load_config(const RunOptions& options);
+
+struct SimSettings {
+  std::uint64_t seed = 1;
+  double max_time_ns = 0;  // 0: run until every request completed
+  Kernel kernel = Kernel::kFamsim;
+  double quantum_ns = 1000;  // famsim kernel: how far local time may run ahead of SystemC's
+};
+
+struct ResolvedConfig {
+  PlatformConfig platform;
+  WorkloadConfig workload;
+  SimSettings sim;
+};
+
+// Strictly reads the whole document (unknown keys anywhere are errors). Throws ConfigError.
+ResolvedConfig parse_config(const ConfigDoc& doc);
+
+// What the initiators counted, for the conservation check.
+struct InitiatorTotals {
+  std::uint64_t issued = 0;
+  std::uint64_t completed = 0;
+  std::uint64_t bytes_requested = 0;
+  std::uint64_t bytes_delivered = 0;
+  std::uint64_t duplicates = 0;
+  std::uint64_t data_mismatches = 0;
+};
+
+// ARCHITECTURE.md rule 6: every request issued completed exactly once, bytes requested = bytes
+// delivered, no payload leaked from the pool, no block holds a request, read data intact.
+// Violations list the blocks still holding requests and the stuck requests themselves.
+nlohmann::json check_conservation(const SimContext& ctx, const InitiatorTotals& totals);
+
+class Simulation {
+ public:
+  // Parses, validates, elaborates and maps the workload. Throws ConfigError on bad input.
+  explicit Simulation(ConfigDoc doc);
+  ~Simulation();
+
+  // Runs to completion (or sim.max_time_ns).
+  void run();
+
+  // An input error found while simulating (a VMM fault); the run's results are not valid.
+  const std::optional<std::string>& input_error() const { return ctx_->input_error; }
+
+  // stats.json content; host-time fields from the caller's measurements.
+  nlohmann::json results(double host_seconds, double peak_rss_mib) const;
+  // Resolved configuration as YAML text (re-runnable with --platform).
+  std::string config_yaml() const;
+
+  const ResolvedConfig& config() const { return cfg_; }
+  SimContext& context() { return *ctx_; }
+  Platform& platform() { return *platform_; }
+  InitiatorTotals totals() const;
+  // End of useful simulated time: the last completion.
+  sc_core::sc_time simulated_time() const;
+
+ private:
+  void map_workload();
+
+  ConfigDoc doc_;
+  ResolvedConfig cfg_;
+  std::unique_ptr<SimContext> ctx_;
+  std::unique_ptr<AddressSpace> vmm_;
+  std::unique_ptr<Platform> platform_;
+};
+
+}  // namespace famsim

@@ -1,0 +1,35 @@
+// Deterministic data written by traffic generators, so reads can be checked end to end: the byte
+// at virtual address a is a function of (a, data_seed) only.
+#pragma once
+
+#include <cstdint>
+
+namespace famsim {
+
+// SplitMix64 finaliser (Steele, Lea, Flood, "Fast splittable pseudorandom number generators",
+// OOPSLA 2014): a cheap, well-mixing 64-bit hash.
+inline std::uint64_t mix64(std::uint64_t x) {
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+inline unsigned char pattern_byte(std::uint64_t va, std::uint64_t data_seed) {
+  const std::uint64_t word = mix64((va >> 3) ^ data_seed);
+  return static_cast<unsigned char>(word >> (8 * (va & 7)));
+}
+
+inline void fill_pattern(unsigned char* dst, unsigned len, std::uint64_t va, std::uint64_t seed) {
+  for (unsigned i = 0; i < len; ++i) dst[i] = pattern_byte(va + i, seed);
+}
+
+// Number of bytes that differ from the pattern.
+inline unsigned count_pattern_mismatches(const unsigned char* src, unsigned len, std::uint64_t va,
+                                         std::uint64_t seed) {
+  unsigned bad = 0;
+  for (unsigned i = 0; i < len; ++i) bad += src[i] != pattern_byte(va + i, seed);
+  return bad;
+}
+
+}  // namespace famsim
