@@ -2,6 +2,7 @@
 //
 //   famsim run [--platform F] [--workload F] [--set key.path=value]... [--seed N] [--out DIR]
 //   famsim validate --platform F [--workload F] [--set key.path=value]...
+//   famsim bench [--platform F] [--workload F] [--set key.path=value]... [--requests-mib N]
 //
 // Exit codes: 0 success; 2 bad input (configuration, workload, trace, command line);
 // 1 internal error or a failed conservation check.
@@ -61,6 +62,39 @@ int do_run(const famsim::RunOptions& opt, const std::string& out_dir) {
   return stats["conservation"]["ok"].get<bool>() ? kExitOk : kExitInternal;
 }
 
+// Speed benchmark: the default platform (nvl8_fam) under the saturating random-read workload, or
+// the given ones; reports simulated requests per host second and peak memory, writes no files.
+int do_bench(famsim::RunOptions opt, std::uint64_t mib_per_gpu) {
+  if (!opt.workload_file) {
+    opt.overrides.insert(opt.overrides.begin(),
+                         "workload.streams.0.total_bytes=" + std::to_string(mib_per_gpu) + "MiB");
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  famsim::Simulation sim(famsim::load_config(opt));
+  const auto t1 = std::chrono::steady_clock::now();
+  sim.run();
+  const auto t2 = std::chrono::steady_clock::now();
+  if (sim.input_error()) {
+    std::cerr << "famsim: error: " << *sim.input_error() << "\n";
+    return kExitBadInput;
+  }
+  const double elab = std::chrono::duration<double>(t1 - t0).count();
+  const double host = std::chrono::duration<double>(t2 - t1).count();
+  const famsim::InitiatorTotals t = sim.totals();
+  nlohmann::json j = {{"platform", sim.config().platform.name},
+                      {"workload", sim.config().workload.name},
+                      {"kernel", sim.config().sim.kernel == famsim::Kernel::kFamsim ? "famsim" : "systemc"},
+                      {"requests", t.completed},
+                      {"simulated_time_ns", famsim::to_ns(sim.simulated_time())},
+                      {"elaboration_seconds", elab},
+                      {"simulation_seconds", host},
+                      {"requests_per_host_second", host > 0 ? t.completed / host : 0.0},
+                      {"peak_rss_mib", peak_rss_mib()}};
+  std::cout << j.dump() << "\n";
+  const bool ok = t.issued == t.completed && sim.context().pool.in_use() == 0;
+  return ok ? kExitOk : kExitInternal;
+}
+
 int do_validate(const famsim::RunOptions& opt) {
   const famsim::ConfigDoc doc = famsim::load_config(opt);
   const famsim::ResolvedConfig cfg = famsim::parse_config(doc);
@@ -91,6 +125,16 @@ int famsim_main(int argc, char** argv) {
   validate->add_option("--set", opt.overrides, "Override a configuration key: key.path=value")
       ->take_all();
 
+  CLI::App* bench = app.add_subcommand(
+      "bench", "Measure simulation speed (requests per host second, peak RSS); writes no files");
+  std::uint64_t bench_mib = 16;
+  bench->add_option("--platform", platform, "Platform YAML (default: built-in nvl8_fam)");
+  bench->add_option("--workload", workload, "Workload YAML (default: saturating random reads)");
+  bench->add_option("--set", opt.overrides, "Override a configuration key: key.path=value")
+      ->take_all();
+  bench->add_option("--mib-per-gpu", bench_mib, "Bytes each GPU reads with the default workload, MiB")
+      ->check(CLI::Range(1, 1 << 20));
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -108,6 +152,7 @@ int famsim_main(int argc, char** argv) {
   configure_systemc_reports();
   try {
     if (run->parsed()) return do_run(opt, out_dir);
+    if (bench->parsed()) return do_bench(opt, bench_mib);
     return do_validate(opt);
   } catch (const famsim::ConfigError& e) {
     std::cerr << "famsim: error: " << e.what() << "\n";

@@ -8,6 +8,8 @@ namespace famsim {
 namespace detail {
 std::uint64_t g_now_ps = 0;
 bool g_now_cached = false;
+std::uint64_t g_sc_now_ps = 0;
+std::uint64_t g_offset_for_ps = 0;
 sc_time g_offset = sc_core::SC_ZERO_TIME;
 }  // namespace detail
 
@@ -20,6 +22,7 @@ Clock::Clock(double mhz) {
   if (!(mhz > 0.0)) throw std::invalid_argument("clock frequency must be positive");
   period_ps_ = static_cast<std::uint64_t>(std::llround(1e6 / mhz));
   if (period_ps_ == 0) throw std::invalid_argument("clock frequency above 1 THz");
+  div_ = FixedDivisor(period_ps_);
 }
 
 }  // namespace famsim

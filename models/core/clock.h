@@ -19,6 +19,8 @@ inline sc_time ps(std::uint64_t v) { return sc_time::from_value(v); }
 namespace detail {
 extern std::uint64_t g_now_ps;
 extern bool g_now_cached;
+extern std::uint64_t g_sc_now_ps;  // sc_time_stamp() when the scheduler's activation began
+extern std::uint64_t g_offset_for_ps;
 extern sc_time g_offset;
 }  // namespace detail
 
@@ -29,13 +31,38 @@ inline std::uint64_t now_ps() {
   return detail::g_now_cached ? detail::g_now_ps : sc_core::sc_time_stamp().value();
 }
 // The TLM annotated delay of a call made now: local time minus sc_time_stamp().
-inline const sc_time& local_time_offset() { return detail::g_offset; }
+inline const sc_time& local_time_offset() {
+  if (detail::g_now_cached && detail::g_offset_for_ps != detail::g_now_ps) {
+    detail::g_offset_for_ps = detail::g_now_ps;
+    detail::g_offset = sc_time::from_value(detail::g_now_ps - detail::g_sc_now_ps);
+  }
+  return detail::g_offset;
+}
 
 inline double to_ns(const sc_time& t) { return static_cast<double>(t.value()) / 1000.0; }
 
 // Picoseconds needed to move `bytes` at `gbps` GB/s (1e9 bytes per second), rounded up so that a
 // modelled resource never moves data faster than its configured bandwidth.
 std::uint64_t transfer_ps(std::uint64_t bytes, double gbps);
+
+// Division by a divisor fixed at elaboration, as a multiply (a 64-bit divide costs tens of cycles
+// and clock-edge arithmetic does one per message per block).
+class FixedDivisor {
+ public:
+  FixedDivisor() = default;
+  explicit FixedDivisor(std::uint64_t d) : d_(d), m_(~std::uint64_t{0} / d) {}
+  std::uint64_t divisor() const { return d_; }
+  // floor(x / d): the estimate from the reciprocal is exact or one short.
+  std::uint64_t quotient(std::uint64_t x) const {
+    std::uint64_t q = static_cast<std::uint64_t>((static_cast<unsigned __int128>(x) * m_) >> 64);
+    if (x - q * d_ >= d_) ++q;
+    return q;
+  }
+
+ private:
+  std::uint64_t d_ = 1;
+  std::uint64_t m_ = ~std::uint64_t{0};
+};
 
 class Clock {
  public:
@@ -49,12 +76,13 @@ class Clock {
 
   // The first edge at or after t (in ps).
   std::uint64_t edge_ps(std::uint64_t t_ps) const {
-    return (t_ps + period_ps_ - 1) / period_ps_ * period_ps_;
+    return div_.quotient(t_ps + period_ps_ - 1) * period_ps_;
   }
-  bool on_edge(std::uint64_t t_ps) const { return t_ps % period_ps_ == 0; }
+  bool on_edge(std::uint64_t t_ps) const { return div_.quotient(t_ps) * period_ps_ == t_ps; }
 
  private:
   std::uint64_t period_ps_ = 1000;
+  FixedDivisor div_{1000};
 };
 
 }  // namespace famsim

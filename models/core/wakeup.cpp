@@ -119,10 +119,11 @@ void Scheduler::run() {
   limit = std::min(limit, end_ps_ == 0 ? end_ps_ : end_ps_ - 1);
   running_ = true;
   notified_ps_ = std::numeric_limits<std::uint64_t>::max();
+  detail::g_sc_now_ps = sc_now;
+  detail::g_offset_for_ps = ~std::uint64_t{0};  // recomputed on first use
   Wakeup* w = earliest(detail::g_now_ps);
   for (; w && w->pending_ps_ <= limit && !stopped_; w = earliest(detail::g_now_ps)) {
     detail::g_now_ps = std::max(detail::g_now_ps, w->pending_ps_);
-    detail::g_offset = sc_core::sc_time::from_value(detail::g_now_ps - sc_now);
     if (w->where_ == Wakeup::Where::kWheel) {
       unlink(w);
     } else {

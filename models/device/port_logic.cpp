@@ -47,7 +47,7 @@ void PortLogic::take_tag(Port& port, Payload& p, std::uint64_t now_ps) {
   change_tags(port, +1, now_ps);
   RequestExt& e = ext_of(p);
   const std::uint64_t pa = e.physical_address;
-  if (pa < base_ || pa - base_ + p.get_data_length() > size_) {
+  if (pa < base_ || pa - base_ + e.length > size_) {
     throw std::logic_error(std::string(name()) + ": request " + std::to_string(e.id) +
                            " for address " + std::to_string(pa) + " is outside the device");
   }
@@ -55,7 +55,7 @@ void PortLogic::take_tag(Port& port, Payload& p, std::uint64_t now_ps) {
   e.channel = d.channel;
   e.channel_address = d.channel_address;
   ++port.requests;
-  port.bytes += p.get_data_length();
+  port.bytes += e.length;
   const std::uint64_t start = pipeline_slot(port.ingress_free_ps, now_ps);
   const std::uint64_t ready = start + params_.ingress_cycles * clock_.period_ps();
   port.ingress.push_back({&p, ready});

@@ -55,10 +55,23 @@ Sync Link::bw(unsigned, Payload& p, Phase& phase, sc_core::sc_time&) {
 }
 
 void Link::enqueue(Direction& d, Payload& p, std::uint64_t now_ps, bool is_request) {
-  const unsigned data = is_request ? request_data_bytes(p) : response_data_bytes(p);
+  const RequestExt& e = ext_of(p);
+  const unsigned data = is_request ? request_data_bytes(e) : response_data_bytes(e);
   const std::uint64_t wire = params_.header_bytes + data;
   const std::uint64_t start = std::max(now_ps, d.wire_free_ps);
-  const std::uint64_t ser = transfer_ps(wire, bandwidth_gbps_);
+  // Message sizes repeat (a header, a header plus a request's data): remember two.
+  std::uint64_t ser;
+  if (wire == d.ser_cache_bytes[0]) {
+    ser = d.ser_cache_ps[0];
+  } else if (wire == d.ser_cache_bytes[1]) {
+    ser = d.ser_cache_ps[1];
+  } else {
+    ser = transfer_ps(wire, bandwidth_gbps_);
+    d.ser_cache_bytes[1] = d.ser_cache_bytes[0];
+    d.ser_cache_ps[1] = d.ser_cache_ps[0];
+    d.ser_cache_bytes[0] = wire;
+    d.ser_cache_ps[0] = ser;
+  }
   d.wire_free_ps = start + ser;
   d.busy_ps += ser;
   d.payload_bytes += data;

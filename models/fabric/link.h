@@ -73,6 +73,8 @@ class Link : public sc_core::sc_module, public Component {
     std::uint64_t wire_bytes = 0;
     std::uint64_t messages = 0;
     std::uint64_t backpressure_ps = 0;
+    std::uint64_t ser_cache_bytes[2] = {~std::uint64_t{0}, ~std::uint64_t{0}};
+    std::uint64_t ser_cache_ps[2] = {0, 0};
   };
 
   void behaviour();

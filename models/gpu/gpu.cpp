@@ -139,6 +139,8 @@ bool Gpu::try_issue(Stream& s, std::uint64_t now_ps) {
   e.physical_address = s.pa;
   e.issue_ps = now_ps;
   e.outstanding = true;
+  e.write = s.write;
+  e.length = s.len;
   if (s.to_local) {
     const AddressMap::Decoded d = local_route_.map.decode(s.pa - local_route_.base);
     e.channel = d.channel;
@@ -168,7 +170,8 @@ Sync Gpu::bw(unsigned port, Payload& p, Phase& phase, sc_core::sc_time&) {
     HopRecord& h = ext_of(p).resp_enter(now);
     h.resp_out_ps = now;
     completions_.push_back(&p);
-    wake_.asap();
+    // Completions are booked with their arrival time; the GPU acts on them at its next edge.
+    wake_.at(clock_.edge_ps(now), now);
     return accept_now(p, phase, tlm::END_RESP);
   }
   if (phase == tlm::END_REQ) {
@@ -177,7 +180,7 @@ Sync Gpu::bw(unsigned port, Payload& p, Phase& phase, sc_core::sc_time&) {
     } else {
       local_busy_[port - fabric_.size()] = false;
     }
-    wake_.asap();
+    wake_.at(clock_.edge_ps(now), now);
     return tlm::TLM_ACCEPTED;
   }
   protocol_error(name(), phase, "a GPU port");
@@ -191,6 +194,7 @@ void Gpu::change_outstanding(int delta, std::uint64_t now_ps) {
 
 void Gpu::complete(Payload& p, std::uint64_t now_ps) {
   RequestExt& e = ext_of(p);
+  const std::uint64_t arrived_ps = e.hops[0].resp_in_ps;
   if (!e.outstanding) {
     ++duplicates_;
     p.release();
@@ -198,21 +202,21 @@ void Gpu::complete(Payload& p, std::uint64_t now_ps) {
   }
   e.outstanding = false;
   Stream& s = streams_[local_stream_[e.stream]];
-  const unsigned len = p.get_data_length();
-  if (p.is_read()) {
-    read_latency_.add_ps(now_ps - e.issue_ps);
+  const unsigned len = e.length;
+  if (!e.write) {
+    read_latency_.add_ps(arrived_ps - e.issue_ps);
     read_bytes_ += len;
     if (s.cfg->verify_reads &&
         count_pattern_mismatches(p.get_data_ptr(), len, e.virtual_address, s.cfg->data_seed) != 0) {
       ++mismatched_requests_;
     }
   } else {
-    write_latency_.add_ps(now_ps - e.issue_ps);
+    write_latency_.add_ps(arrived_ps - e.issue_ps);
     write_bytes_ += len;
   }
   if (p.get_response_status() == tlm::TLM_OK_RESPONSE) bytes_delivered_ += len;
   ++completed_;
-  last_completion_ps_ = now_ps;
+  last_completion_ps_ = std::max(last_completion_ps_, arrived_ps);
   --s.outstanding;
   change_outstanding(-1, now_ps);
   p.release();

@@ -13,8 +13,6 @@ MemoryController::MemoryController(sc_core::sc_module_name name, SimContext& ctx
       timing_(timing),
       params_(params),
       clock_(timing.clock_mhz),
-      reads_(params.read_queue),
-      writes_(params.write_queue),
       service_(params.read_queue + params.write_queue),
       wake_("wake", ctx.scheduler(), [this] { behaviour(); }) {
   SC_HAS_PROCESS(MemoryController);
@@ -24,20 +22,42 @@ MemoryController::MemoryController(sc_core::sc_module_name name, SimContext& ctx
 }
 
 bool MemoryController::has_room(const Payload& p) const {
-  return p.is_read() ? reads_held_ < params_.read_queue : writes_held_ < params_.write_queue;
+  return ext_of(p).write ? writes_held_ < params_.write_queue : reads_held_ < params_.read_queue;
 }
 
-void MemoryController::accept(Payload& p) {
-  Queued q{&p, seq_++};
-  if (p.is_read()) {
-    ++reads_held_;
-    reads_.push_back(q);
-  } else {
-    ++writes_held_;
-    writes_.push_back(q);
+void MemoryController::accept(Payload& p, std::uint64_t now) {
+  // First cut: requests are served strictly in arrival order with a fixed latency, so a
+  // request's service slot is known when it arrives (the DRAM issue replaces this with a
+  // scheduler deciding on every clock edge).
+  RequestExt& e = ext_of(p);
+  (e.write ? writes_held_ : reads_held_)++;
+  const std::uint64_t start = std::max(clock_.edge_ps(now), bus_free_ps_);
+  e.current().req_out_ps = start;
+  const unsigned len = e.length;
+  if (params_.backing_store) {
+    // In arrival order, like the service itself: a read sees every earlier write.
+    if (e.write) {
+      store_.write(e.channel_address, p.get_data_ptr(), len);
+    } else {
+      store_.read(e.channel_address, p.get_data_ptr(), len);
+    }
   }
-  const std::uint64_t now = now_ps();
-  wake_.at(std::max(clock_.edge_ps(now), bus_free_ps_), now);
+  const std::uint64_t burst = std::max<std::uint64_t>(
+      1, static_cast<std::uint64_t>(std::ceil(len / timing_.bytes_per_clock() - 1e-9)));
+  const std::uint64_t period = clock_.period_ps();
+  bus_free_ps_ = start + burst * period;
+  busy_ps_ += burst * period;
+  const std::uint64_t ready = start + (timing_.access_latency_cycles + burst) * period;
+  service_.push_back({&p, ready});
+  if (e.write) {
+    ++write_count_;
+    write_bytes_ += len;
+  } else {
+    ++read_count_;
+    read_bytes_ += len;
+  }
+  p.set_response_status(tlm::TLM_OK_RESPONSE);
+  if (!upstream_busy_) wake_.at(service_.front().ready_ps, now);
 }
 
 Sync MemoryController::fw(unsigned, Payload& p, Phase& phase, sc_core::sc_time&) {
@@ -45,7 +65,7 @@ Sync MemoryController::fw(unsigned, Payload& p, Phase& phase, sc_core::sc_time&)
   if (phase == tlm::BEGIN_REQ) {
     ext_of(p).enter(block_id(), 0, now);
     if (!has_room(p)) return hold_.hold(p, now);
-    accept(p);
+    accept(p, now);
     return accept_now(p, phase, tlm::END_REQ);
   }
   if (phase == tlm::END_RESP) {
@@ -54,43 +74,6 @@ Sync MemoryController::fw(unsigned, Payload& p, Phase& phase, sc_core::sc_time&)
     return tlm::TLM_ACCEPTED;
   }
   protocol_error(name(), phase, "its port");
-}
-
-void MemoryController::start_service(std::uint64_t edge_ps) {
-  while (bus_free_ps_ <= edge_ps && (!reads_.empty() || !writes_.empty())) {
-    // Oldest first across both queues.
-    const bool take_read =
-        !reads_.empty() && (writes_.empty() || reads_.front().seq < writes_.front().seq);
-    Ring<Queued>& q = take_read ? reads_ : writes_;
-    Payload& p = *q.front().payload;
-    q.pop_front();
-
-    RequestExt& e = ext_of(p);
-    e.current().req_out_ps = edge_ps;
-    const unsigned len = p.get_data_length();
-    if (params_.backing_store) {
-      if (p.is_write()) {
-        store_.write(e.channel_address, p.get_data_ptr(), len);
-      } else {
-        store_.read(e.channel_address, p.get_data_ptr(), len);
-      }
-    }
-    const std::uint64_t burst = std::max<std::uint64_t>(
-        1, static_cast<std::uint64_t>(std::ceil(len / timing_.bytes_per_clock() - 1e-9)));
-    const std::uint64_t period = clock_.period_ps();
-    bus_free_ps_ = edge_ps + burst * period;
-    busy_ps_ += burst * period;
-    const std::uint64_t ready = edge_ps + (timing_.access_latency_cycles + burst) * period;
-    service_.push_back({&p, ready});
-    if (p.is_write()) {
-      ++write_count_;
-      write_bytes_ += len;
-    } else {
-      ++read_count_;
-      read_bytes_ += len;
-    }
-    p.set_response_status(tlm::TLM_OK_RESPONSE);
-  }
 }
 
 void MemoryController::behaviour() {
@@ -104,27 +87,19 @@ void MemoryController::behaviour() {
     service_.pop_front();
     HopRecord& h = ext_of(p).resp_enter(ready_ps);
     h.resp_out_ps = now_ps;
-    (p.is_read() ? read_latency_ : write_latency_).add_ps(now_ps - h.req_in_ps);
-    (p.is_read() ? reads_held_ : writes_held_)--;
+    const bool write = ext_of(p).write;
+    (write ? write_latency_ : read_latency_).add_ps(now_ps - h.req_in_ps);
+    (write ? writes_held_ : reads_held_)--;
     upstream_busy_ = !up.send_resp(p);
     p.release();
     // A queue entry is free: take the held request if it fits now.
     if (!hold_.empty() && has_room(*hold_.held)) {
       Payload& held = hold_.take(now_ps, backpressure_ps_);
-      accept(held);
+      accept(held, now_ps);
       up.send_end_req(held);
     }
   }
-
-  const std::uint64_t edge = clock_.edge_ps(now_ps);
-  if (edge == now_ps) start_service(now_ps);
-
-  std::uint64_t next = Wakeup::kNever;
-  if (!upstream_busy_ && !service_.empty()) next = service_.front().ready_ps;
-  if (!reads_.empty() || !writes_.empty()) {
-    next = std::min(next, std::max(bus_free_ps_, edge == now_ps ? edge + clock_.period_ps() : edge));
-  }
-  wake_.at(next, now_ps);
+  if (!upstream_busy_ && !service_.empty()) wake_.at(service_.front().ready_ps, now_ps);
 }
 
 void MemoryController::report(ComponentReport& r, const sc_core::sc_time& sim_time) const {
@@ -145,7 +120,7 @@ void MemoryController::report(ComponentReport& r, const sc_core::sc_time& sim_ti
 }
 
 std::size_t MemoryController::occupancy() const {
-  return reads_.size() + writes_.size() + service_.size() + (hold_.empty() ? 0 : 1);
+  return service_.size() + (hold_.empty() ? 0 : 1);
 }
 
 }  // namespace famsim

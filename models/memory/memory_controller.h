@@ -12,9 +12,10 @@
 //                                                      until its response is taken upstream
 //                     backing_store                    keep data (reads return what was written)
 //
-// Timing: requests are served oldest first across both queues. A request starting service at
-// edge e occupies the data bus for burst = ceil(bytes / bytes_per_clock) cycles (bytes_per_clock =
-// width/8 x data_rate / clock) and its response is ready at e + (access_latency + burst) cycles.
+// Timing: requests are served in arrival order (reads and writes alike). A request arriving at t
+// starts service at e = max(first edge >= t, data bus free), occupies the data bus for
+// burst = ceil(bytes / bytes_per_clock) cycles (bytes_per_clock = width/8 x data_rate / clock),
+// and its response is ready at e + (access_latency + burst) cycles.
 //
 // Statistics: bytes, utilization (data-bus busy fraction), backpressure_ns, reads, writes,
 // read/write bytes and latency (arrival to response handed upstream), queue occupancy.
@@ -65,31 +66,23 @@ class MemoryController : public sc_core::sc_module, public Component {
   const BackingStore& store() const { return store_; }
 
  private:
-  struct Queued {
-    Payload* payload = nullptr;
-    std::uint64_t seq = 0;
-  };
   struct InService {
     Payload* payload = nullptr;
     std::uint64_t ready_ps = 0;
   };
 
   bool has_room(const Payload& p) const;
-  void accept(Payload& p);
-  void start_service(std::uint64_t edge_ps);
+  void accept(Payload& p, std::uint64_t now);
   void behaviour();
 
   MemoryTiming timing_;
   ControllerParams params_;
   Clock clock_;
-  Ring<Queued> reads_;
-  Ring<Queued> writes_;
-  Ring<InService> service_;  // started, response not yet taken upstream (ready times ascend)
+  Ring<InService> service_;  // accepted, response not yet taken upstream (ready times ascend)
   HoldSlot hold_;
   bool upstream_busy_ = false;
   unsigned reads_held_ = 0;   // queued + in service
   unsigned writes_held_ = 0;
-  std::uint64_t seq_ = 0;
   std::uint64_t bus_free_ps_ = 0;
   BackingStore store_;
   Wakeup wake_;

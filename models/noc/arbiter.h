@@ -23,6 +23,15 @@ class RequestSet {
     }
     return false;
   }
+  bool more_than_one() const {
+    bool seen = false;
+    for (std::uint64_t w : words_) {
+      if (w == 0) continue;
+      if (seen || (w & (w - 1)) != 0) return true;
+      seen = true;
+    }
+    return false;
+  }
   unsigned count() const {
     unsigned c = 0;
     for (std::uint64_t w : words_) c += static_cast<unsigned>(__builtin_popcountll(w));

@@ -85,7 +85,7 @@ Sync Crossbar::bw(unsigned port, Payload& p, Phase& phase, sc_core::sc_time&) {
 void Crossbar::arrive(Plane& pl, unsigned in, Payload& p, std::uint64_t now_ps) {
   Input& input = pl.in[in];
   const bool was_empty = input.fifo.empty();
-  input.fifo.push_back(&p);
+  input.fifo.push_back(classify(pl, p));
   if (was_empty) schedule_head(pl, in, now_ps);
 }
 
@@ -98,19 +98,20 @@ void Crossbar::schedule_head(Plane& pl, unsigned in, std::uint64_t now_ps) {
   wake_.at(eligible, now_ps);
 }
 
-unsigned Crossbar::destination(const Plane& pl, Payload& p) const {
-  RequestExt& e = ext_of(p);
-  const unsigned d = pl.is_request ? routing_->route(e) : e.resp_current().in_port;
+Crossbar::Queued Crossbar::classify(const Plane& pl, Payload& p) const {
+  const RequestExt& e = ext_of(p);
+  const unsigned d = pl.is_request ? routing_->route(e) : e.hops[e.resp_cursor].in_port;
   if (d >= pl.out.size()) {
     throw std::logic_error(std::string(name()) + ": request " + std::to_string(e.id) +
                            " routed to port " + std::to_string(d) + " of " +
                            std::to_string(pl.out.size()));
   }
-  return d;
+  return {&p, d, pl.is_request ? request_data_bytes(e) : response_data_bytes(e)};
 }
 
 void Crossbar::drain_output(Plane& pl, unsigned o, std::uint64_t now_ps) {
   Output& out = pl.out[o];
+  const bool was_full = out.pipe.full();
   while (!out.far_end_busy && !out.pipe.empty() && out.pipe.front().leave_ps <= now_ps) {
     Payload& p = *out.pipe.front().payload;
     out.pipe.pop_front();
@@ -124,6 +125,10 @@ void Crossbar::drain_output(Plane& pl, unsigned o, std::uint64_t now_ps) {
     }
     out.far_end_busy = !taken;
     p.release();
+  }
+  // A pipe that had no room now has: a waiting requester may win at the next edge.
+  if (was_full && !out.pipe.full() && pl.waiting_outputs.test(o)) {
+    pl.next_arbitration_ps = std::min(pl.next_arbitration_ps, clock_.edge_ps(now_ps));
   }
 }
 
@@ -146,7 +151,7 @@ void Crossbar::arbitrate(Plane& pl, std::uint64_t edge_ps) {
       ++k;
       continue;
     }
-    const unsigned dest = destination(pl, *pl.in[h.input].fifo.front());
+    const unsigned dest = pl.in[h.input].fifo.front().dest;
     pl.out[dest].requesters.set(h.input);
     pl.waiting_outputs.set(dest);
     pl.in[h.input].head_pending = false;
@@ -156,22 +161,32 @@ void Crossbar::arbitrate(Plane& pl, std::uint64_t edge_ps) {
 
   const std::uint64_t period = clock_.period_ps();
   pl.popped.clear();
+  std::uint64_t next_arbitration = Wakeup::kNever;
   for (unsigned o = pl.waiting_outputs.next_at_or_after(0); o < pl.out.size();
        o = pl.waiting_outputs.next_at_or_after(o + 1)) {
     Output& out = pl.out[o];
-    if (out.free_at_ps > edge_ps || out.pipe.full()) continue;
-    if (out.requesters.count() > 1) ++pl.conflicts;
+    if (out.pipe.full()) continue;  // draining the pipe re-arms arbitration
+    if (out.free_at_ps > edge_ps) {
+      next_arbitration = std::min(next_arbitration, out.free_at_ps);
+      continue;
+    }
+    if (out.requesters.more_than_one()) ++pl.conflicts;
     const unsigned w = out.arbiter.pick(out.requesters);
     out.requesters.clear(w);
     if (!out.requesters.any()) pl.waiting_outputs.clear(o);
     Input& in = pl.in[w];
-    Payload& p = *in.fifo.front();
+    const Queued q = in.fifo.front();
+    Payload& p = *q.payload;
     in.fifo.pop_front();
     in.granted_at_ps = edge_ps;
     pl.popped.push_back(w);
 
-    const unsigned data = pl.is_request ? request_data_bytes(p) : response_data_bytes(p);
-    const std::uint64_t beats = std::max<std::uint64_t>(1, (data + params_.width_bytes - 1) / params_.width_bytes);
+    const unsigned data = q.data;
+    if (data != pl.beats_for_bytes) {
+      pl.beats_for_bytes = data;
+      pl.beats = std::max<std::uint64_t>(1, (data + params_.width_bytes - 1) / params_.width_bytes);
+    }
+    const std::uint64_t beats = pl.beats;
     const std::uint64_t leave = edge_ps + (params_.pipeline_cycles + beats) * period;
     out.free_at_ps = edge_ps + beats * period;
     out.busy_ps += beats * period;
@@ -180,14 +195,18 @@ void Crossbar::arbitrate(Plane& pl, std::uint64_t edge_ps) {
     out.pipe.push_back({&p, leave});
     pl.leave_heap.push_back({leave, o});
     std::push_heap(pl.leave_heap.begin(), pl.leave_heap.end(), std::greater<LeaveEvent>());
+    if (out.requesters.any() && !out.pipe.full()) {
+      next_arbitration = std::min(next_arbitration, out.free_at_ps);
+    }
   }
+  pl.next_arbitration_ps = next_arbitration;
 
   // Inputs that sent a message have room: take a held message, and let the next head compete.
   for (unsigned w : pl.popped) {
     Input& in = pl.in[w];
     if (!in.hold.empty()) {
       Payload& held = in.hold.take(edge_ps, in.backpressure_ps);
-      in.fifo.push_back(&held);
+      in.fifo.push_back(classify(pl, held));
       if (pl.is_request) {
         up_[w]->send_end_req(held);
       } else {
@@ -203,11 +222,8 @@ std::uint64_t Crossbar::next_wakeup(const Plane& pl, std::uint64_t now_ps) const
   if (!pl.unblocked.empty()) next = now_ps;
   if (!pl.leave_heap.empty()) next = std::min(next, pl.leave_heap.front().leave_ps);
   for (const PendingHead& h : pl.pending_heads) next = std::min(next, h.eligible_ps);
-  const std::uint64_t next_edge = clock_.edge_ps(now_ps);
-  for (unsigned o = pl.waiting_outputs.next_at_or_after(0); o < pl.out.size();
-       o = pl.waiting_outputs.next_at_or_after(o + 1)) {
-    const Output& out = pl.out[o];
-    if (!out.pipe.full()) next = std::min(next, std::max(out.free_at_ps, next_edge));
+  if (pl.next_arbitration_ps != Wakeup::kNever) {
+    next = std::min(next, std::max(pl.next_arbitration_ps, clock_.edge_ps(now_ps)));
   }
   return next;
 }

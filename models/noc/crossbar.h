@@ -69,8 +69,15 @@ class Crossbar : public sc_core::sc_module, public Component {
 
  private:
   static constexpr unsigned kNone = ~0U;
+  // A queued message with what arbitration needs worked out on arrival, while its extension is
+  // in cache (at the arbitration edge it usually is not).
+  struct Queued {
+    Payload* payload = nullptr;
+    unsigned dest = 0;
+    unsigned data = 0;
+  };
   struct Input {
-    Ring<Payload*> fifo;
+    Ring<Queued> fifo;
     HoldSlot hold;
     std::uint64_t backpressure_ps = 0;
     std::uint64_t granted_at_ps = Wakeup::kNever;
@@ -111,13 +118,17 @@ class Crossbar : public sc_core::sc_module, public Component {
     std::vector<unsigned> unblocked;      // outputs whose far end just took a message back
     std::vector<PendingHead> pending_heads;
     std::vector<unsigned> popped;  // scratch, reserved at elaboration
+    std::uint64_t next_arbitration_ps = Wakeup::kNever;  // earliest edge a waiting output can be won
     std::uint64_t conflicts = 0;
+    // Beats of the last message size seen (sizes repeat: saves a division per message).
+    unsigned beats_for_bytes = ~0U;
+    std::uint64_t beats = 1;
   };
 
   void init_plane(Plane& pl, bool is_request, unsigned inputs, unsigned outputs);
   void arrive(Plane& pl, unsigned in, Payload& p, std::uint64_t now_ps);
   void schedule_head(Plane& pl, unsigned in, std::uint64_t now_ps);
-  unsigned destination(const Plane& pl, Payload& p) const;
+  Queued classify(const Plane& pl, Payload& p) const;
   void drain_output(Plane& pl, unsigned o, std::uint64_t now_ps);
   void send_ready(Plane& pl, std::uint64_t now_ps);
   void arbitrate(Plane& pl, std::uint64_t edge_ps);
