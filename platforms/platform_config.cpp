@@ -204,6 +204,9 @@ PlatformConfig parse_platform(ConfigNode& root) {
       pc.device_link = parse_link(links.child("switch_device"), false);
     } else {
       links.ignore("switch_device");
+      if (links.has("switch_device")) {
+        links.fail("switch_device", "the platform has no devices for these links to reach");
+      }
     }
     links.ignore("gpu_device");
     if (links.has("gpu_device")) {
@@ -242,9 +245,10 @@ PlatformConfig parse_platform(ConfigNode& root) {
                                        pc.devices[0].name, pc.devices[0].fabric_ports));
     }
   } else {
-    links.ignore("gpu_switch");
-    links.ignore("switch_device");
-    links.ignore("gpu_device");
+    for (const char* k : {"gpu_switch", "switch_device", "gpu_device"}) {
+      links.ignore(k);
+      if (links.has(k)) links.fail(k, "the platform has no devices for these links to reach");
+    }
   }
   links.finish();
   if (!pc.gpu_local.present && pc.devices.empty()) {

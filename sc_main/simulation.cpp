@@ -131,7 +131,13 @@ void Simulation::map_workload() {
         }
       }
     } catch (const VmmError& e) {
-      const std::string path = s.path + ".buffer";
+      // Buffer errors are about its size or placement; name the key that set the size when it
+      // was overridden.
+      const std::string path = s.path + ".buffer" +
+                               (doc_.sources->source_of(s.path + ".buffer.bytes") !=
+                                        doc_.sources->source_of(s.path + ".buffer")
+                                    ? ".bytes"
+                                    : "");
       throw ConfigError(fmt::format("{}: {}: {}", doc_.sources->source_of(path), path, e.what()));
     }
     for (unsigned g : s.gpus) {

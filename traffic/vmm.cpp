@@ -68,6 +68,7 @@ unsigned AddressSpace::create(std::uint64_t size, unsigned loc) {
 
 void AddressSpace::map(std::uint64_t va, std::uint64_t size, unsigned allocation,
                        std::uint64_t offset) {
+  if (size == 0) throw VmmError("cannot map an empty range");
   check_granular(va, "map address");
   check_granular(size, "map size");
   check_granular(offset, "map offset");

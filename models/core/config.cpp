@@ -117,6 +117,7 @@ void apply_override(ConfigDoc& doc, const std::string& assignment) {
   YAML::Node cur;
   cur.reset(doc.root);
   std::string walked;
+  std::string first_created;  // the shallowest key this override creates
   for (std::size_t i = 0; i < segs.size(); ++i) {
     const std::string& seg = segs[i];
     walked += (walked.empty() ? "" : ".") + seg;
@@ -144,7 +145,10 @@ void apply_override(ConfigDoc& doc, const std::string& assignment) {
       if (last) {
         cur[seg] = value;
       } else {
-        if (!cur[seg].IsDefined() || cur[seg].IsNull()) cur[seg] = YAML::Node(YAML::NodeType::Map);
+        if (!cur[seg].IsDefined() || cur[seg].IsNull()) {
+          cur[seg] = YAML::Node(YAML::NodeType::Map);
+          if (first_created.empty()) first_created = walked;
+        }
         YAML::Node next;
         next.reset(cur[seg]);
         cur.reset(next);
@@ -152,6 +156,8 @@ void apply_override(ConfigDoc& doc, const std::string& assignment) {
     }
   }
   doc.sources->set(path, "--set " + assignment);
+  // A key the override invented is reported at its shallowest new level: name the --set there.
+  if (!first_created.empty()) doc.sources->set(first_created, "--set " + assignment);
 }
 
 YAML::Node clone_yaml(const YAML::Node& n) { return YAML::Clone(n); }
@@ -208,17 +214,29 @@ std::string yaml_to_text(const YAML::Node& n) {
 }
 
 std::optional<std::uint64_t> parse_bytes(const std::string& text) {
-  static const std::regex re("\\s*([0-9]+(\\.[0-9]+)?)\\s*(B|KiB|MiB|GiB|TiB|KB|MB|GB|TB)?\\s*");
+  static const std::regex re("\\s*([0-9]{1,20})(\\.([0-9]{1,18}))?\\s*(B|KiB|MiB|GiB|TiB|KB|MB|GB|TB)?\\s*");
   std::smatch m;
   if (!std::regex_match(text, m, re)) return std::nullopt;
-  const double number = std::stod(m[1].str());
-  const std::string unit = m[3].matched ? m[3].str() : "B";
-  static const std::map<std::string, double> scale = {
-      {"B", 1.0},         {"KiB", 1024.0},   {"MiB", 1048576.0}, {"GiB", 1073741824.0},
-      {"TiB", 1099511627776.0}, {"KB", 1e3}, {"MB", 1e6},        {"GB", 1e9},
-      {"TB", 1e12}};
-  const double bytes = number * scale.at(unit);
-  if (bytes != std::floor(bytes) || bytes >= 1.8e19) return std::nullopt;
+  static const std::map<std::string, std::uint64_t> scale = {
+      {"B", 1},           {"KiB", 1ULL << 10}, {"MiB", 1ULL << 20}, {"GiB", 1ULL << 30},
+      {"TiB", 1ULL << 40}, {"KB", 1000},       {"MB", 1000000},     {"GB", 1000000000},
+      {"TB", 1000000000000ULL}};
+  const unsigned __int128 unit = scale.at(m[4].matched ? m[4].str() : "B");
+  // Exact decimal arithmetic: integer part x unit + fraction digits x unit / 10^digits, which
+  // must come out a whole number of bytes.
+  unsigned __int128 whole = 0;
+  for (char c : m[1].str()) whole = whole * 10 + static_cast<unsigned>(c - '0');
+  unsigned __int128 bytes = whole * unit;
+  if (m[3].matched) {
+    unsigned __int128 frac = 0, denom = 1;
+    for (char c : m[3].str()) {
+      frac = frac * 10 + static_cast<unsigned>(c - '0');
+      denom *= 10;
+    }
+    if ((frac * unit) % denom != 0) return std::nullopt;
+    bytes += frac * unit / denom;
+  }
+  if (bytes > std::numeric_limits<std::uint64_t>::max()) return std::nullopt;
   return static_cast<std::uint64_t>(bytes);
 }
 

@@ -18,6 +18,7 @@ AddressMap::AddressMap(unsigned channels, std::uint64_t granule_bytes, Select se
 }
 
 unsigned AddressMap::fold(std::uint64_t upper) const {
+  if (channels_ == 1) return 0;
   unsigned x = 0;
   while (upper != 0) {
     x ^= static_cast<unsigned>(upper % channels_);

@@ -1,0 +1,192 @@
+#!/usr/bin/env bash
+# The famsim command-line contract, checked from the outside as a user's script would:
+# exit codes, the stats.json keys, determinism for a seed, and error messages that name the file
+# and the key. Run from the repository root (ctest does): bash tests/cli/cli_test.sh path/to/famsim
+set -u
+
+if [ $# -ne 1 ] || [ ! -x "$1" ]; then
+  echo "usage: $0 path/to/famsim (run from the repository root)" >&2
+  exit 2
+fi
+FAMSIM=$1
+PLATFORM=platforms/minimal.yaml
+[ -f "$PLATFORM" ] || { echo "FAIL: run from the repository root ($PLATFORM not found)" >&2; exit 2; }
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/famsim-cli.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+
+fail() {
+  echo "FAIL: $*" >&2
+  exit 1
+}
+pass() { echo "ok: $*"; }
+
+# run_famsim NAME ARGS...: runs famsim, output (stdout and stderr) in $WORK/NAME.log, exit code in RC.
+run_famsim() {
+  local name=$1
+  shift
+  "$FAMSIM" "$@" >"$WORK/$name.log" 2>&1
+  RC=$?
+  OUT=$(cat "$WORK/$name.log")
+}
+
+expect_rc() {  # expect_rc WANT WHAT
+  [ "$RC" -eq "$1" ] || fail "$2: exit code $RC, expected $1. Output:
+$OUT"
+}
+
+expect_in_output() {  # expect_in_output TEXT WHAT
+  case "$OUT" in
+    *"$1"*) ;;
+    *) fail "$2: the message does not name '$1'. Output:
+$OUT" ;;
+  esac
+}
+
+# An existing, empty output directory that a rejected run must leave empty.
+fresh_dir() {
+  local d="$WORK/out-$1"
+  mkdir -p "$d"
+  echo "$d"
+}
+expect_untouched() {  # expect_untouched DIR WHAT
+  [ -z "$(ls -A "$1")" ] || fail "$2: the rejected run wrote into its --out directory: $(ls -A "$1")"
+}
+
+# A run that must be rejected as bad input (exit 2) before touching its output directory.
+# expect_bad_input NAME WHAT NEEDLE... -- FAMSIM_ARGS...
+expect_bad_input() {
+  local name=$1 what=$2
+  shift 2
+  local needles=()
+  while [ "$1" != "--" ]; do
+    needles+=("$1")
+    shift
+  done
+  shift
+  local out
+  out=$(fresh_dir "$name")
+  run_famsim "$name" "$@" --out "$out"
+  expect_rc 2 "$what"
+  for n in "${needles[@]}"; do expect_in_output "$n" "$what"; done
+  expect_untouched "$out" "$what"
+  pass "$what"
+}
+
+SMALL=(--platform "$PLATFORM" --set workload.streams.0.total_bytes=256KiB)
+
+# --- A successful run and its stats.json. ------------------------------------------------------
+run_famsim run1 run "${SMALL[@]}" --out "$WORK/run1" --seed 7
+expect_rc 0 "famsim run on $PLATFORM"
+[ -f "$WORK/run1/stats.json" ] || fail "famsim run wrote no $WORK/run1/stats.json"
+python3 - "$WORK/run1/stats.json" <<'EOF' || fail "stats.json of the first run: see above"
+import json, sys
+with open(sys.argv[1]) as f:
+    s = json.load(f)
+def get(path):
+    node = s
+    for k in path.split("."):
+        if not isinstance(node, dict) or k not in node:
+            sys.exit(f"stats.json has no key {path}")
+        node = node[k]
+    return node
+for key in ("sim.simulated_time_ns", "sim.requests_per_host_second", "summary.latency_ns.p99",
+            "conservation.ok", "config"):
+    get(key)
+if get("conservation.ok") is not True:
+    sys.exit(f"conservation.ok is {get('conservation.ok')!r}, expected true")
+if not isinstance(get("config"), dict) or "gpus" not in get("config"):
+    sys.exit("stats.json config is not the resolved configuration (no gpus key)")
+# 256 KiB in 128 B requests: 2048 requests, all of them reads.
+if get("sim.requests_completed") != 2048:
+    sys.exit(f"sim.requests_completed is {get('sim.requests_completed')}, expected 256 KiB / 128 B = 2048")
+if get("summary.read_bytes") != 262144:
+    sys.exit(f"summary.read_bytes is {get('summary.read_bytes')}, expected 262144")
+if not get("sim.simulated_time_ns") > 0:
+    sys.exit("sim.simulated_time_ns is not positive")
+EOF
+pass "run writes stats.json with the contract keys and conservation.ok == true"
+
+# --- Same seed, same results (host-time fields aside). ----------------------------------------
+run_famsim run2 run "${SMALL[@]}" --out "$WORK/run2" --seed 7
+expect_rc 0 "second famsim run with seed 7"
+python3 - "$WORK/run1/stats.json" "$WORK/run2/stats.json" <<'EOF' || fail "runs with the same seed differ"
+import json, sys
+def load(p):
+    with open(p) as f:
+        s = json.load(f)
+    for k in ("host_seconds", "requests_per_host_second", "peak_rss_mib"):
+        s["sim"].pop(k, None)
+    return s
+a, b = load(sys.argv[1]), load(sys.argv[2])
+if a != b:
+    diff = [k for k in sorted(set(a) | set(b)) if a.get(k) != b.get(k)]
+    sys.exit(f"stats.json sections that differ: {diff}")
+EOF
+cmp -s "$WORK/run1/config.yaml" "$WORK/run2/config.yaml" || fail "config.yaml differs between runs with the same seed"
+pass "same seed gives identical stats.json"
+
+# --- Another seed, other random addresses, other latencies. -----------------------------------
+run_famsim run3 run "${SMALL[@]}" --out "$WORK/run3" --seed 8
+expect_rc 0 "famsim run with seed 8"
+python3 - "$WORK/run1/stats.json" "$WORK/run3/stats.json" <<'EOF' || fail "seed 7 and seed 8 give the same latencies"
+import json, sys
+with open(sys.argv[1]) as f:
+    a = json.load(f)
+with open(sys.argv[2]) as f:
+    b = json.load(f)
+if a["summary"]["latency_ns"] == b["summary"]["latency_ns"]:
+    sys.exit("summary.latency_ns is identical for seeds 7 and 8 of a uniform-random workload")
+EOF
+pass "a different seed changes summary.latency_ns"
+
+# --- Bad input: exit 2, the message names the file and the key, nothing written. --------------
+expect_bad_input unknown_key "unknown key from --set" no_such_block -- \
+  run "${SMALL[@]}" --set no_such_block.width=3
+
+printf 'name: broken\ngpus: {count: 1\nlinks: [\n' >"$WORK/broken.yaml"
+expect_bad_input malformed "malformed platform YAML" "$WORK/broken.yaml" -- \
+  run --platform "$WORK/broken.yaml"
+
+expect_bad_input wrong_type "wrong type (gpus.count=eight)" gpus.count -- \
+  run "${SMALL[@]}" --set gpus.count=eight
+
+expect_bad_input negative_bw "negative bandwidth" links.gpu_device.lane_gbps -- \
+  run "${SMALL[@]}" --set links.gpu_device.lane_gbps=-5
+
+cat >"$WORK/fam9.yaml" <<'EOF'
+name: missing_device
+streams:
+  - buffer: {bytes: 1MiB, location: device/fam9}
+    pattern: sequential
+EOF
+expect_bad_input missing_device "buffer on a device that does not exist" \
+  "$WORK/fam9.yaml" workload.streams.0.buffer.location -- \
+  run --platform "$PLATFORM" --workload "$WORK/fam9.yaml"
+
+# minimal.yaml's device has 64 GiB: a 128 GiB buffer cannot be allocated.
+expect_bad_input too_big "buffer larger than its device" workload.streams.0.buffer -- \
+  run "${SMALL[@]}" --set workload.streams.0.buffer.bytes=128GiB
+
+expect_bad_input missing_file "unreadable platform file" "$WORK/no-such-platform.yaml" -- \
+  run --platform "$WORK/no-such-platform.yaml"
+
+# --- validate. ----------------------------------------------------------------------------------
+for p in platforms/*.yaml; do
+  run_famsim "validate-$(basename "$p")" validate --platform "$p"
+  expect_rc 0 "famsim validate --platform $p"
+  expect_in_output "valid" "famsim validate --platform $p"
+done
+pass "famsim validate accepts every platforms/*.yaml"
+
+run_famsim validate_none validate
+expect_rc 2 "famsim validate without --platform"
+expect_in_output "--platform" "famsim validate without --platform"
+pass "famsim validate without --platform exits 2"
+
+run_famsim validate_bad validate --platform "$PLATFORM" --set gpus.count=eight
+expect_rc 2 "famsim validate with a wrong type"
+expect_in_output gpus.count "famsim validate with a wrong type"
+pass "famsim validate rejects a wrong type"
+
+echo "cli.contract: all checks passed"

@@ -1,0 +1,366 @@
+// Strict configuration reading: getters and their errors, unknown keys, byte counts, --set
+// overrides, merging, source lookup and YAML -> JSON typing.
+#include "models/core/config.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <string>
+
+namespace famsim {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+constexpr const char* kFile = "my-config.yaml";
+
+// Line numbers below are 1-based lines of this text.
+constexpr const char* kText =
+    "gpus:\n"                // 1
+    "  count: 8\n"           // 2
+    "  name: eight\n"        // 3
+    "  clock_mhz: 1500.5\n"  // 4
+    "  fast: true\n"         // 5
+    "  size: 64KiB\n"        // 6
+    "  ids: [1, 2, 3]\n"     // 7
+    "  tags: solo\n"         // 8
+    "  mode: xor\n"          // 9
+    "  nested: {a: 1}\n"     // 10
+    "  zero: 0\n"            // 11
+    "streams:\n"             // 12
+    "  - {bytes: 1}\n"       // 13
+    "  - 5\n";               // 14
+
+struct Fixture {
+  std::shared_ptr<ConfigSources> sources = std::make_shared<ConfigSources>(kFile);
+  YAML::Node root = load_yaml_text(kText, kFile);
+  ConfigNode node{root, "", sources};
+  ConfigNode gpus = node.child("gpus");
+};
+
+// Runs `f`, which must throw ConfigError; returns the message.
+template <class F>
+std::string error_of(F&& f) {
+  try {
+    f();
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "expected a ConfigError";
+  return "";
+}
+
+TEST(ConfigNode, GettersReadTypedValues) {
+  Fixture fx;
+  EXPECT_EQ(fx.gpus.path(), "gpus");
+  EXPECT_EQ(fx.gpus.get_uint("count", std::nullopt, 1, 64), 8u);
+  EXPECT_EQ(fx.gpus.get_string("name", std::nullopt), "eight");
+  EXPECT_DOUBLE_EQ(fx.gpus.get_double("clock_mhz", std::nullopt, 0.0, 1e5, true), 1500.5);
+  EXPECT_TRUE(fx.gpus.get_bool("fast", std::nullopt));
+  EXPECT_EQ(fx.gpus.get_bytes("size", std::nullopt), 65536u);
+  EXPECT_EQ(fx.gpus.get_uint_list("ids", 0, 10), (std::vector<std::uint64_t>{1, 2, 3}));
+  EXPECT_EQ(fx.gpus.get_string_list("tags"), (std::vector<std::string>{"solo"}));
+  EXPECT_EQ(fx.gpus.get_choice("mode", std::nullopt, {"modulo", "xor"}), "xor");
+  EXPECT_EQ(fx.gpus.get_uint("zero", std::nullopt), 0u);
+  // Defaults for absent keys.
+  EXPECT_EQ(fx.gpus.get_uint("absent", 42), 42u);
+  EXPECT_EQ(fx.gpus.get_string("absent_s", std::string("d")), "d");
+  EXPECT_FALSE(fx.gpus.get_bool("absent_b", false));
+  EXPECT_EQ(fx.gpus.get_bytes("absent_bytes", 7), 7u);
+  EXPECT_TRUE(fx.gpus.get_uint_list("absent_list", 0, 1).empty());
+  EXPECT_TRUE(fx.gpus.has("count"));
+  EXPECT_FALSE(fx.gpus.has("absent"));
+  ConfigNode nested = fx.gpus.child("nested");
+  EXPECT_EQ(nested.path(), "gpus.nested");
+  EXPECT_EQ(nested.get_uint("a", std::nullopt), 1u);
+  // An absent child is an empty map.
+  ConfigNode none = fx.gpus.child("none");
+  EXPECT_FALSE(none.has("x"));
+  EXPECT_NO_THROW(none.finish());
+}
+
+TEST(ConfigNode, ErrorsNameFileLineAndFullKeyPath) {
+  Fixture fx;
+  // Wrong type: `name: eight` read as an integer (line 3).
+  std::string m = error_of([&] { fx.gpus.get_uint("name", std::nullopt); });
+  EXPECT_THAT(m, HasSubstr("my-config.yaml:3"));
+  EXPECT_THAT(m, HasSubstr("gpus.name"));
+  EXPECT_THAT(m, HasSubstr("'eight'"));
+  // Out of range (line 2).
+  m = error_of([&] { fx.gpus.get_uint("count", std::nullopt, 1, 4); });
+  EXPECT_THAT(m, HasSubstr("my-config.yaml:2"));
+  EXPECT_THAT(m, HasSubstr("gpus.count"));
+  EXPECT_THAT(m, HasSubstr("[1, 4]"));
+  // Missing required key.
+  m = error_of([&] { fx.gpus.get_uint("missing_key", std::nullopt); });
+  EXPECT_THAT(m, HasSubstr(kFile));
+  EXPECT_THAT(m, HasSubstr("gpus.missing_key"));
+  EXPECT_THAT(m, HasSubstr("missing"));
+  // Exclusive minimum.
+  m = error_of([&] { fx.gpus.get_double("zero", std::nullopt, 0.0, 1.0, true); });
+  EXPECT_THAT(m, HasSubstr("my-config.yaml:11"));
+  EXPECT_THAT(m, HasSubstr("gpus.zero"));
+  // Not a number.
+  m = error_of([&] { fx.gpus.get_double("name", std::nullopt, 0.0, 1.0); });
+  EXPECT_THAT(m, HasSubstr("gpus.name"));
+  // Not a boolean.
+  m = error_of([&] { fx.gpus.get_bool("name", std::nullopt); });
+  EXPECT_THAT(m, HasSubstr("gpus.name"));
+  EXPECT_THAT(m, HasSubstr("true or false"));
+  // Not an allowed choice.
+  m = error_of([&] { fx.gpus.get_choice("name", std::nullopt, {"modulo", "xor"}); });
+  EXPECT_THAT(m, HasSubstr("gpus.name"));
+  EXPECT_THAT(m, HasSubstr("modulo | xor"));
+  // Malformed byte count.
+  m = error_of([&] { fx.gpus.get_bytes("name", std::nullopt); });
+  EXPECT_THAT(m, HasSubstr("my-config.yaml:3"));
+  EXPECT_THAT(m, HasSubstr("gpus.name"));
+  // A list entry out of range.
+  m = error_of([&] { fx.gpus.get_uint_list("ids", 0, 2); });
+  EXPECT_THAT(m, HasSubstr("gpus.ids"));
+  // A map where a single value is expected.
+  m = error_of([&] { fx.gpus.get_uint("nested", std::nullopt); });
+  EXPECT_THAT(m, HasSubstr("gpus.nested"));
+  EXPECT_THAT(m, HasSubstr("a map"));
+  // A value where a map is expected.
+  m = error_of([&] { fx.gpus.child("count"); });
+  EXPECT_THAT(m, HasSubstr("gpus.count"));
+  // A required child that is absent.
+  m = error_of([&] { fx.gpus.child("absent_child", true); });
+  EXPECT_THAT(m, HasSubstr("gpus.absent_child"));
+  // A list element that is not a map (line 14) names its index.
+  m = error_of([&] { fx.node.list("streams"); });
+  EXPECT_THAT(m, HasSubstr("my-config.yaml:14"));
+  EXPECT_THAT(m, HasSubstr("streams.1"));
+}
+
+TEST(ConfigNode, ListElementsHaveIndexedPaths) {
+  auto sources = std::make_shared<ConfigSources>(kFile);
+  ConfigNode root(load_yaml_text("s:\n  - {a: 1}\n  - {a: x}\n", kFile), "", sources);
+  auto items = root.list("s", true);
+  ASSERT_EQ(items.size(), 2u);
+  EXPECT_EQ(items[0].path(), "s.0");
+  EXPECT_EQ(items[1].path(), "s.1");
+  EXPECT_EQ(items[0].get_uint("a", std::nullopt), 1u);
+  const std::string m = error_of([&] { items[1].get_uint("a", std::nullopt); });
+  EXPECT_THAT(m, HasSubstr("my-config.yaml:3"));
+  EXPECT_THAT(m, HasSubstr("s.1.a"));
+}
+
+TEST(ConfigNode, FinishReportsUnreadKeys) {
+  auto sources = std::make_shared<ConfigSources>(kFile);
+  ConfigNode root(load_yaml_text("a: {x: 1, typo: 2}\nb: 3\n", kFile), "", sources);
+  ConfigNode a = root.child("a");
+  a.get_uint("x", std::nullopt);
+  std::string m = error_of([&] { a.finish(); });
+  EXPECT_THAT(m, HasSubstr(kFile));
+  EXPECT_THAT(m, HasSubstr("a.typo"));
+  EXPECT_THAT(m, HasSubstr("unknown key"));
+  // Top level: `b` never read.
+  m = error_of([&] { root.finish(); });
+  EXPECT_THAT(m, HasSubstr("my-config.yaml:2"));
+  EXPECT_THAT(m, HasSubstr("'b'"));
+  // Once read (or ignored), no error.
+  root.ignore("b");
+  EXPECT_NO_THROW(root.finish());
+  a.ignore("typo");
+  EXPECT_NO_THROW(a.finish());
+}
+
+TEST(ConfigNode, ErrorsNameTheSourceOfTheSubtree) {
+  auto sources = std::make_shared<ConfigSources>("platform.yaml");
+  sources->set("workload", "work.yaml");
+  ConfigNode root(load_yaml_text("workload: {streams: [{bytes: many}]}\n", "platform.yaml"), "",
+                  sources);
+  auto streams = root.child("workload").list("streams");
+  ASSERT_EQ(streams.size(), 1u);
+  const std::string m = error_of([&] { streams[0].get_bytes("bytes", std::nullopt); });
+  EXPECT_THAT(m, HasSubstr("work.yaml"));
+  EXPECT_THAT(m, Not(HasSubstr("platform.yaml")));
+  EXPECT_THAT(m, HasSubstr("workload.streams.0.bytes"));
+}
+
+TEST(ParseBytes, UnitsAndPlainNumbers) {
+  EXPECT_EQ(parse_bytes("8GiB"), std::optional<std::uint64_t>(8ULL * 1024 * 1024 * 1024));
+  EXPECT_EQ(parse_bytes("8GiB"), std::optional<std::uint64_t>(8589934592ULL));
+  EXPECT_EQ(parse_bytes("1.5KiB"), std::optional<std::uint64_t>(1536));
+  EXPECT_EQ(parse_bytes("3MB"), std::optional<std::uint64_t>(3000000));
+  EXPECT_EQ(parse_bytes("4096"), std::optional<std::uint64_t>(4096));
+  EXPECT_EQ(parse_bytes("64 KiB"), std::optional<std::uint64_t>(65536));
+  EXPECT_EQ(parse_bytes("128B"), std::optional<std::uint64_t>(128));
+  EXPECT_EQ(parse_bytes("2MiB"), std::optional<std::uint64_t>(2 * 1048576));
+  EXPECT_EQ(parse_bytes("1TiB"), std::optional<std::uint64_t>(1ULL << 40));
+  EXPECT_EQ(parse_bytes("2TB"), std::optional<std::uint64_t>(2000000000000ULL));
+  EXPECT_EQ(parse_bytes("0"), std::optional<std::uint64_t>(0));
+}
+
+TEST(ParseBytes, RejectsMalformed) {
+  EXPECT_EQ(parse_bytes("12XB"), std::nullopt);
+  EXPECT_EQ(parse_bytes("-1"), std::nullopt);
+  EXPECT_EQ(parse_bytes("1.5B"), std::nullopt);  // not a whole number of bytes
+  EXPECT_EQ(parse_bytes(""), std::nullopt);
+  EXPECT_EQ(parse_bytes("KiB"), std::nullopt);
+  EXPECT_EQ(parse_bytes("1.5.KiB"), std::nullopt);
+  EXPECT_EQ(parse_bytes("8gib"), std::nullopt);         // units are case-sensitive
+  EXPECT_EQ(parse_bytes("100000000TB"), std::nullopt);  // 1e20 B does not fit in 64 bits
+}
+
+TEST(ParseBytes, DecimalFractionsThatAreWholeBytes) {
+  // 2.01 KB = 2010 B and 1.07 GB = 1070000000 B exactly; a byte count that is a whole number must
+  // not be rejected because of binary floating-point rounding (2.01 * 1000 = 2009.9999999999998).
+  EXPECT_EQ(parse_bytes("2.01KB"), std::optional<std::uint64_t>(2010));
+  EXPECT_EQ(parse_bytes("1.07GB"), std::optional<std::uint64_t>(1070000000ULL));
+  EXPECT_EQ(parse_bytes("0.067GB"), std::optional<std::uint64_t>(67000000ULL));
+}
+
+TEST(ParseBytes, LargePlainIntegerIsExactOrRejected) {
+  // 2^53 + 1 is not representable as a double; the parser must return the exact value or reject
+  // it, never a different number of bytes.
+  const auto v = parse_bytes("9007199254740993");
+  if (v) {
+    EXPECT_EQ(*v, 9007199254740993ULL);
+  }
+}
+
+ConfigDoc doc_from(const std::string& text) {
+  ConfigDoc d;
+  d.sources = std::make_shared<ConfigSources>("base.yaml");
+  d.root = load_yaml_text(text, "base.yaml");
+  return d;
+}
+
+TEST(ApplyOverride, ChangesExistingAndCreatesMissingKeys) {
+  ConfigDoc d = doc_from("gpus: {count: 8}\nstreams: [{total_bytes: 1MiB}, {total_bytes: 2MiB}]\n");
+  apply_override(d, "gpus.count=4");
+  apply_override(d, "new_block.width=3");
+  apply_override(d, "streams.1.total_bytes=256KiB");
+  apply_override(d, "gpus.name=a=b");  // only the first '=' separates key and value
+  const YAML::Node& r = d.root;
+  EXPECT_EQ(r["gpus"]["count"].Scalar(), "4");
+  EXPECT_EQ(r["new_block"]["width"].Scalar(), "3");
+  EXPECT_EQ(r["streams"][0]["total_bytes"].Scalar(), "1MiB");
+  EXPECT_EQ(r["streams"][1]["total_bytes"].Scalar(), "256KiB");
+  EXPECT_EQ(r["gpus"]["name"].Scalar(), "a=b");
+  // Each overridden path is attributed to its --set.
+  EXPECT_EQ(d.sources->source_of("gpus.count"), "--set gpus.count=4");
+  EXPECT_EQ(d.sources->source_of("new_block.width"), "--set new_block.width=3");
+  EXPECT_EQ(d.sources->source_of("streams.1.total_bytes"), "--set streams.1.total_bytes=256KiB");
+  EXPECT_EQ(d.sources->source_of("streams.0.total_bytes"), "base.yaml");
+}
+
+TEST(ApplyOverride, RejectsMalformedAssignments) {
+  ConfigDoc d = doc_from("gpus: {count: 8}\nstreams: [{total_bytes: 1MiB}]\n");
+  std::string m = error_of([&] { apply_override(d, "gpus.count"); });
+  EXPECT_THAT(m, HasSubstr("gpus.count"));
+  EXPECT_THAT(m, HasSubstr("key.path=value"));
+  m = error_of([&] { apply_override(d, "=3"); });
+  EXPECT_THAT(m, HasSubstr("key.path=value"));
+  m = error_of([&] { apply_override(d, "gpus..count=3"); });
+  EXPECT_THAT(m, HasSubstr("empty key"));
+  // Index past the end of a one-entry list.
+  m = error_of([&] { apply_override(d, "streams.1.total_bytes=1"); });
+  EXPECT_THAT(m, HasSubstr("streams"));
+  EXPECT_THAT(m, HasSubstr("list of 1"));
+  // Not a number.
+  m = error_of([&] { apply_override(d, "streams.first.total_bytes=1"); });
+  EXPECT_THAT(m, HasSubstr("'first' is not an index"));
+  // Through a scalar.
+  m = error_of([&] { apply_override(d, "gpus.count.x=1"); });
+  EXPECT_THAT(m, HasSubstr("'gpus.count' is a value"));
+  // Nothing changed by the failed overrides.
+  const YAML::Node& r = d.root;
+  EXPECT_EQ(r["gpus"]["count"].Scalar(), "8");
+  EXPECT_EQ(r["streams"].size(), 1u);
+}
+
+TEST(MergeYaml, MapsMergeScalarsAndListsOverride) {
+  const YAML::Node base =
+      YAML::Load("a: {x: 1, y: 2, deep: {p: 1, q: 2}}\nb: 1\nc: [1, 2]\nd: 4\n");
+  const YAML::Node over = YAML::Load("a: {y: 3, z: 4, deep: {q: 9}}\nb: 5\nc: [9]\nd: {m: 1}\n");
+  const YAML::Node m = merge_yaml(base, over);
+  EXPECT_EQ(m["a"]["x"].as<int>(), 1);
+  EXPECT_EQ(m["a"]["y"].as<int>(), 3);
+  EXPECT_EQ(m["a"]["z"].as<int>(), 4);
+  EXPECT_EQ(m["a"]["deep"]["p"].as<int>(), 1);
+  EXPECT_EQ(m["a"]["deep"]["q"].as<int>(), 9);
+  EXPECT_EQ(m["b"].as<int>(), 5);
+  ASSERT_TRUE(m["c"].IsSequence());
+  ASSERT_EQ(m["c"].size(), 1u);
+  EXPECT_EQ(m["c"][0].as<int>(), 9);
+  ASSERT_TRUE(m["d"].IsMap());
+  EXPECT_EQ(m["d"]["m"].as<int>(), 1);
+  // The inputs are unchanged.
+  EXPECT_EQ(base["a"]["y"].as<int>(), 2);
+  EXPECT_FALSE(base["a"]["z"].IsDefined());
+  EXPECT_EQ(base["b"].as<int>(), 1);
+}
+
+TEST(ConfigSources, LongestPrefixWins) {
+  ConfigSources s("platform.yaml");
+  s.set("workload", "work.yaml");
+  s.set("workload.streams.0.buffer", "--set workload.streams.0.buffer=x");
+  s.set("links.gpu_device.lanes", "platforms/presets/link/nvlink4.yaml");
+  EXPECT_EQ(s.source_of("gpus.count"), "platform.yaml");
+  EXPECT_EQ(s.source_of("workload"), "work.yaml");
+  EXPECT_EQ(s.source_of("workload.streams.1.pattern"), "work.yaml");
+  EXPECT_EQ(s.source_of("workload.streams.0.buffer.location"), "--set workload.streams.0.buffer=x");
+  EXPECT_EQ(s.source_of("workload.streams.0.pattern"), "work.yaml");
+  // A prefix only matches whole path segments.
+  EXPECT_EQ(s.source_of("workloads.x"), "platform.yaml");
+  EXPECT_EQ(s.source_of("workload.streams.0.buffers"), "work.yaml");
+  EXPECT_EQ(s.source_of("links.gpu_device.lanes"), "platforms/presets/link/nvlink4.yaml");
+  EXPECT_EQ(s.source_of("links.gpu_device.lane_gbps"), "platform.yaml");
+  // Order of insertion does not matter.
+  ConfigSources t("p");
+  t.set("a.b.c", "deep");
+  t.set("a", "shallow");
+  EXPECT_EQ(t.source_of("a.b.c.d"), "deep");
+  EXPECT_EQ(t.source_of("a.b.x"), "shallow");
+}
+
+TEST(YamlToJson, TypesScalars) {
+  const YAML::Node n = YAML::Load(
+      "i: 3\nneg: -7\nf: 1.5\nexp: 1e3\nb: true\nbf: false\nqs: '3'\nqb: \"true\"\ns: hello\n"
+      "nul: ~\nlist: [1, x]\nmap: {k: 2}\nbytes: 64KiB\n");
+  const nlohmann::json j = yaml_to_json(n);
+  EXPECT_TRUE(j["i"].is_number_integer());
+  EXPECT_EQ(j["i"].get<long long>(), 3);
+  EXPECT_TRUE(j["neg"].is_number_integer());
+  EXPECT_EQ(j["neg"].get<long long>(), -7);
+  EXPECT_TRUE(j["f"].is_number_float());
+  EXPECT_DOUBLE_EQ(j["f"].get<double>(), 1.5);
+  EXPECT_TRUE(j["exp"].is_number_float());
+  EXPECT_DOUBLE_EQ(j["exp"].get<double>(), 1000.0);
+  EXPECT_TRUE(j["b"].is_boolean());
+  EXPECT_TRUE(j["b"].get<bool>());
+  EXPECT_TRUE(j["bf"].is_boolean());
+  EXPECT_FALSE(j["bf"].get<bool>());
+  EXPECT_TRUE(j["qs"].is_string());
+  EXPECT_EQ(j["qs"].get<std::string>(), "3");
+  EXPECT_TRUE(j["qb"].is_string());
+  EXPECT_EQ(j["qb"].get<std::string>(), "true");
+  EXPECT_TRUE(j["s"].is_string());
+  EXPECT_TRUE(j["nul"].is_null());
+  ASSERT_TRUE(j["list"].is_array());
+  EXPECT_EQ(j["list"][0].get<long long>(), 1);
+  EXPECT_EQ(j["list"][1].get<std::string>(), "x");
+  EXPECT_EQ(j["map"]["k"].get<long long>(), 2);
+  EXPECT_EQ(j["bytes"].get<std::string>(), "64KiB");
+}
+
+TEST(LoadYaml, SyntaxErrorNamesSourceAndLine) {
+  const std::string m = error_of([] { load_yaml_text("a: 1\nb: [1, 2\n", "broken.yaml"); });
+  EXPECT_THAT(m, HasSubstr("broken.yaml"));
+  EXPECT_THAT(m, HasSubstr("syntax"));
+  const std::string top = error_of([] { load_yaml_text("- 1\n- 2\n", "list.yaml"); });
+  EXPECT_THAT(top, HasSubstr("list.yaml"));
+  const std::string missing = error_of([] { load_yaml_file("/nonexistent/dir/x.yaml"); });
+  EXPECT_THAT(missing, HasSubstr("/nonexistent/dir/x.yaml"));
+}
+
+}  // namespace
+}  // namespace famsim

@@ -1,0 +1,372 @@
+// Whole-document validation (parse_config): every bad input is a ConfigError naming the file the
+// bad key came from and the key's full path; a valid document gives the derived values worked out
+// here by hand.
+#include "sc_main/simulation.h"
+#include "tests/support/test_support.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+
+namespace famsim {
+namespace {
+
+using test::make_doc;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+// No switch: 2 GPUs x 2 links = 4 links straight to the 4 fabric ports of one device.
+// Line numbers are given for the keys the tests point at.
+constexpr const char* kPlatform =
+    "name: unit\n"                                                               // 1
+    "gpus:\n"                                                                    // 2
+    "  count: 2\n"                                                               // 3
+    "  clock_mhz: 1000\n"                                                        // 4
+    "  request_bytes: 128\n"                                                     // 5
+    "links:\n"                                                                   // 6
+    "  gpu_device:\n"                                                            // 7
+    "    lanes: 4\n"                                                             // 8
+    "    lane_gbps: 50\n"                                                        // 9
+    "    encoding_efficiency: 0.8\n"                                             // 10
+    "    latency_ns: 10\n"                                                       // 11
+    "    per_gpu: 2\n"                                                           // 12
+    "devices:\n"                                                                 // 13
+    "  - name: fam0\n"                                                           // 14
+    "    capacity_gib: 4\n"                                                      // 15
+    "    fabric_ports: 4\n"                                                      // 16
+    "    port_logic: {clock_mhz: 1000, ingress_cycles: 8, tags_per_port: 64}\n"  // 17
+    "    noc: {clock_mhz: 1500, pipeline_cycles: 4, width_bytes: 64}\n"          // 18
+    "    memory: {preset: ddr5_4800, channels: 2}\n";                            // 19
+
+// With a switch: 2 GPUs x 4 links + 8 device ports = 16 switch ports.
+constexpr const char* kSwitchPlatform =
+    "name: unit_switch\n"
+    "gpus: {count: 2, clock_mhz: 1000}\n"
+    "links:\n"
+    "  gpu_switch: {preset: nvlink4, per_gpu: 4}\n"
+    "  switch_device: {preset: nvlink4}\n"
+    "switch:\n"
+    "  radix: 16\n"
+    "  clock_mhz: 1500\n"
+    "  pipeline_cycles: 40\n"
+    "  port_bytes: 64\n"
+    "devices:\n"
+    "  - name: fam0\n"
+    "    capacity_gib: 4\n"
+    "    fabric_ports: 8\n"
+    "    port_logic: {clock_mhz: 1000, ingress_cycles: 8, tags_per_port: 64}\n"
+    "    noc: {clock_mhz: 1500, pipeline_cycles: 4, width_bytes: 64}\n"
+    "    memory: {preset: ddr5_4800, channels: 2}\n";
+
+constexpr const char* kWorkload =
+    "name: unit_wl\n"                                     // 1
+    "streams:\n"                                          // 2
+    "  - name: reads\n"                                   // 3
+    "    buffer: {bytes: 1MiB, location: device/fam0}\n"  // 4
+    "    pattern: uniform_random\n"                       // 5
+    "    total_bytes: 64KiB\n";                           // 6
+
+constexpr const char* kPlatformFile = "test-platform.yaml";
+constexpr const char* kWorkloadFile = "test-workload.yaml";
+
+// `text` with the first occurrence of `from` replaced by `to` (which must exist).
+std::string edit(std::string text, const std::string& from, const std::string& to) {
+  const auto at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << "'" << from << "' not in the test YAML";
+  if (at != std::string::npos) text.replace(at, from.size(), to);
+  return text;
+}
+
+// The ConfigError message of building and parsing the document; fails the test when it parses.
+std::string error_of(const std::string& platform, const std::string& workload,
+                     const std::vector<std::string>& overrides = {}) {
+  try {
+    parse_config(make_doc(platform, workload, overrides));
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "expected a ConfigError";
+  return "";
+}
+
+TEST(PlatformConfig, ValidConfigGivesHandComputedValues) {
+  const ResolvedConfig c = parse_config(make_doc(kPlatform, kWorkload));
+  const PlatformConfig& p = c.platform;
+  EXPECT_EQ(p.name, "unit");
+  EXPECT_EQ(p.gpu_count, 2u);
+  EXPECT_FALSE(p.sw.present);
+  EXPECT_FALSE(p.gpu_local.present);
+  ASSERT_TRUE(p.gpu_link.present);
+  EXPECT_EQ(p.gpu_link.per_gpu, 2u);
+  EXPECT_EQ(p.fabric_ports_per_gpu(), 2u);
+  // 4 lanes x 50 Gb/s x 0.8 / 8 bits = 20 GB/s per direction.
+  EXPECT_NEAR(p.gpu_link.params.bandwidth_gbps(), 4 * 50 * 0.8 / 8, 1e-12);
+  EXPECT_NEAR(p.gpu_link.params.bandwidth_gbps(), 20.0, 1e-12);
+  // Defaults from the documented key reference: 16 B header, 32 buffer entries.
+  EXPECT_EQ(p.gpu_link.params.header_bytes, 16u);
+  EXPECT_EQ(p.gpu_link.params.buffer_entries, 32u);
+  ASSERT_EQ(p.devices.size(), 1u);
+  const DeviceConfig& d = p.devices[0];
+  EXPECT_EQ(d.name, "fam0");
+  EXPECT_EQ(d.capacity_bytes, 4ULL << 30);
+  EXPECT_EQ(d.memory.capacity_bytes, 4ULL << 30);
+  EXPECT_EQ(d.fabric_ports, 4u);
+  EXPECT_EQ(p.device_port_total(), 4u);
+  // egress_cycles defaults to ingress_cycles.
+  EXPECT_EQ(d.port_logic.ingress_cycles, 8u);
+  EXPECT_EQ(d.port_logic.egress_cycles, 8u);
+  // Memory: channels from the platform, timing from platforms/presets/memory/ddr5_4800.yaml.
+  EXPECT_EQ(d.memory.channels, 2u);
+  EXPECT_EQ(d.memory.timing.standard, "DDR5");
+  EXPECT_DOUBLE_EQ(d.memory.timing.data_rate_mtps, 4800.0);
+  EXPECT_EQ(d.memory.timing.channel_width_bits, 32u);
+  EXPECT_EQ(d.memory.timing.access_latency_cycles, 68u);
+  // Interleave defaults: 256 B granule, modulo.
+  EXPECT_EQ(d.memory.granule_bytes, 256u);
+  EXPECT_EQ(d.memory.select, AddressMap::Select::kModulo);
+  // Workload.
+  ASSERT_EQ(c.workload.streams.size(), 1u);
+  const StreamConfig& s = c.workload.streams[0];
+  EXPECT_EQ(s.name, "reads");
+  EXPECT_EQ(s.gpus, (std::vector<unsigned>{0, 1}));  // "all" by default
+  EXPECT_EQ(s.buffer_bytes, 1ULL << 20);
+  EXPECT_EQ(s.location, "fam0");
+  EXPECT_FALSE(s.location_is_gpu_local);
+  EXPECT_EQ(s.pattern, Pattern::kUniformRandom);
+  EXPECT_EQ(s.total_bytes, 64ULL << 10);
+  EXPECT_EQ(s.access_bytes, 128u);  // the GPU's request_bytes
+  EXPECT_DOUBLE_EQ(s.read_fraction, 1.0);
+  EXPECT_EQ(c.sim.seed, 1u);
+}
+
+TEST(PlatformConfig, ValidSwitchPlatform) {
+  const ResolvedConfig c = parse_config(make_doc(kSwitchPlatform, kWorkload));
+  const PlatformConfig& p = c.platform;
+  ASSERT_TRUE(p.sw.present);
+  EXPECT_EQ(p.sw.radix, 16u);
+  EXPECT_EQ(p.gpu_link.per_gpu, 4u);
+  ASSERT_TRUE(p.device_link.present);
+  // NVLink4 preset: 2 lanes x 106.25 Gb/s x (100/106.25) / 8 = 25 GB/s per direction.
+  EXPECT_NEAR(p.gpu_link.params.bandwidth_gbps(), 25.0, 1e-9);
+  EXPECT_NEAR(p.device_link.params.bandwidth_gbps(), 25.0, 1e-9);
+  EXPECT_DOUBLE_EQ(p.gpu_link.params.latency_ns, 20.0);
+  EXPECT_EQ(p.gpu_link.params.buffer_entries, 64u);
+}
+
+// GPUs with local HBM only: no devices, no links needed.
+constexpr const char* kLocalPlatform =
+    "name: local_only\n"
+    "gpus:\n"
+    "  count: 1\n"
+    "  clock_mhz: 1000\n"
+    "  local_memory: {preset: hbm3_6400, stacks: 2}\n";
+
+constexpr const char* kLocalWorkload =
+    "streams:\n"
+    "  - buffer: {bytes: 1MiB, location: gpu_local}\n";
+
+TEST(PlatformConfig, ValidLocalMemoryOnlyPlatform) {
+  const ResolvedConfig c = parse_config(make_doc(kLocalPlatform, kLocalWorkload));
+  const PlatformConfig& p = c.platform;
+  ASSERT_TRUE(p.gpu_local.present);
+  EXPECT_TRUE(p.devices.empty());
+  EXPECT_FALSE(p.gpu_link.present);
+  // hbm3_6400 preset: 16 channels and 16 GiB per stack; 2 stacks.
+  EXPECT_EQ(p.gpu_local.channels, 32u);
+  EXPECT_EQ(p.gpu_local.capacity_bytes, 32ULL << 30);
+  EXPECT_EQ(p.gpu_local.timing.standard, "HBM3");
+  EXPECT_TRUE(c.workload.streams[0].location_is_gpu_local);
+}
+
+TEST(PlatformConfig, UnusedLinkSectionIsStillCheckedForUnknownKeys) {
+  // parse_config reads the whole document strictly ("unknown keys anywhere are errors"); a link
+  // section the topology does not use must not become a place where typos go unnoticed.
+  const std::string m = error_of(std::string(kLocalPlatform) +
+                                     "links:\n"
+                                     "  gpu_device: {lanes: 2, lane_gbps: 50, latency_ns: 10, "
+                                     "typo_key: 1}\n",
+                                 kLocalWorkload);
+  EXPECT_THAT(m, HasSubstr(kPlatformFile));
+  EXPECT_THAT(m, HasSubstr("links.gpu_device"));
+}
+
+TEST(PlatformConfig, OverridesApplyBeforeValidation) {
+  const ResolvedConfig c = parse_config(make_doc(
+      kPlatform, kWorkload,
+      {"links.gpu_device.lanes=8", "workload.streams.0.read_fraction=0.25", "sim.seed=9"}));
+  // 8 x 50 x 0.8 / 8 = 40 GB/s.
+  EXPECT_NEAR(c.platform.gpu_link.params.bandwidth_gbps(), 40.0, 1e-12);
+  EXPECT_DOUBLE_EQ(c.workload.streams[0].read_fraction, 0.25);
+  EXPECT_EQ(c.sim.seed, 9u);
+}
+
+TEST(PlatformConfig, UnknownTopLevelKey) {
+  const std::string m = error_of(std::string(kPlatform) + "bogus_block: 1\n", kWorkload);
+  EXPECT_THAT(m, HasSubstr(kPlatformFile));
+  EXPECT_THAT(m, HasSubstr("bogus_block"));
+  EXPECT_THAT(m, HasSubstr("unknown key"));
+}
+
+TEST(PlatformConfig, UnknownNestedKey) {
+  std::string m =
+      error_of(edit(kPlatform, "tags_per_port: 64}", "tags_per_port: 64, tagz: 3}"), kWorkload);
+  EXPECT_THAT(m, HasSubstr("test-platform.yaml:17"));
+  EXPECT_THAT(m, HasSubstr("devices.0.port_logic.tagz"));
+  EXPECT_THAT(m, HasSubstr("unknown key"));
+  // In a node expanded from a preset, the typo is still the user's file's.
+  m = error_of(edit(kPlatform, "channels: 2}", "channels: 2, chanels: 3}"), kWorkload);
+  EXPECT_THAT(m, HasSubstr(kPlatformFile));
+  EXPECT_THAT(m, HasSubstr("devices.0.memory.chanels"));
+  EXPECT_THAT(m, Not(HasSubstr("presets")));
+  // In a link.
+  m = error_of(edit(kPlatform, "    per_gpu: 2\n", "    per_gpu: 2\n    lane: 3\n"), kWorkload);
+  EXPECT_THAT(m, HasSubstr(kPlatformFile));
+  EXPECT_THAT(m, HasSubstr("links.gpu_device.lane"));
+  // In the workload: the workload file is named.
+  m = error_of(kPlatform, edit(kWorkload, "pattern:", "patern:"));
+  EXPECT_THAT(m, HasSubstr("test-workload.yaml:5"));
+  EXPECT_THAT(m, HasSubstr("workload.streams.0.patern"));
+  EXPECT_THAT(m, Not(HasSubstr(kPlatformFile)));
+}
+
+TEST(PlatformConfig, UnknownKeyCreatedBySetNamesTheSet) {
+  // config.h, apply_override: "Missing map keys are created, so an unknown key is reported later by
+  // the strict reader, which names the --set as its source."
+  std::string m = error_of(kPlatform, kWorkload, {"no_such_block.width=3"});
+  EXPECT_THAT(m, HasSubstr("no_such_block"));
+  EXPECT_THAT(m, HasSubstr("--set no_such_block.width=3"));
+  EXPECT_THAT(m, Not(HasSubstr(kPlatformFile)));
+  // The same one level down, under an existing map.
+  m = error_of(kPlatform, kWorkload, {"gpus.typo.x=3"});
+  EXPECT_THAT(m, HasSubstr("gpus.typo"));
+  EXPECT_THAT(m, HasSubstr("--set gpus.typo.x=3"));
+  // A single-segment unknown key is attributed correctly already.
+  m = error_of(kPlatform, kWorkload, {"gpus.typo=3"});
+  EXPECT_THAT(m, HasSubstr("gpus.typo"));
+  EXPECT_THAT(m, HasSubstr("--set gpus.typo=3"));
+}
+
+TEST(PlatformConfig, WrongType) {
+  const std::string m = error_of(edit(kPlatform, "count: 2", "count: eight"), kWorkload);
+  EXPECT_THAT(m, HasSubstr("test-platform.yaml:3"));
+  EXPECT_THAT(m, HasSubstr("gpus.count"));
+  EXPECT_THAT(m, HasSubstr("'eight'"));
+}
+
+TEST(PlatformConfig, NegativeBandwidth) {
+  const std::string m = error_of(edit(kPlatform, "lane_gbps: 50", "lane_gbps: -5"), kWorkload);
+  EXPECT_THAT(m, HasSubstr("test-platform.yaml:9"));
+  EXPECT_THAT(m, HasSubstr("links.gpu_device.lane_gbps"));
+  // Zero is no bandwidth either.
+  const std::string z = error_of(edit(kPlatform, "lane_gbps: 50", "lane_gbps: 0"), kWorkload);
+  EXPECT_THAT(z, HasSubstr("links.gpu_device.lane_gbps"));
+}
+
+TEST(PlatformConfig, NegativeBandwidthFromSetNamesTheSet) {
+  const std::string m = error_of(kPlatform, kWorkload, {"links.gpu_device.lane_gbps=-5"});
+  EXPECT_THAT(m, HasSubstr("--set links.gpu_device.lane_gbps=-5"));
+  EXPECT_THAT(m, HasSubstr("links.gpu_device.lane_gbps"));
+}
+
+TEST(PlatformConfig, BufferOnMissingDevice) {
+  const std::string m =
+      error_of(kPlatform, edit(kWorkload, "location: device/fam0", "location: device/fam9"));
+  EXPECT_THAT(m, HasSubstr("test-workload.yaml:4"));
+  EXPECT_THAT(m, HasSubstr("workload.streams.0.buffer.location"));
+  EXPECT_THAT(m, HasSubstr("fam9"));
+  EXPECT_THAT(m, Not(HasSubstr(kPlatformFile)));
+}
+
+TEST(PlatformConfig, BufferOnGpuLocalWithoutLocalMemory) {
+  const std::string m =
+      error_of(kPlatform, edit(kWorkload, "location: device/fam0", "location: gpu_local"));
+  EXPECT_THAT(m, HasSubstr(kWorkloadFile));
+  EXPECT_THAT(m, HasSubstr("workload.streams.0.buffer.location"));
+}
+
+TEST(PlatformConfig, SwitchRadixTooSmall) {
+  // 2 GPUs x 4 links + 8 device ports = 16 ports on a radix-15 switch.
+  const std::string m = error_of(edit(kSwitchPlatform, "radix: 16", "radix: 15"), kWorkload);
+  EXPECT_THAT(m, HasSubstr(kPlatformFile));
+  EXPECT_THAT(m, HasSubstr("switch.radix"));
+  EXPECT_THAT(m, HasSubstr("16"));
+}
+
+TEST(PlatformConfig, NoSwitchLinksMustMatchDevicePorts) {
+  // 2 GPUs x 2 links = 4 GPU links, but the device has 3 fabric ports.
+  const std::string m = error_of(edit(kPlatform, "fabric_ports: 4", "fabric_ports: 3"), kWorkload);
+  EXPECT_THAT(m, HasSubstr(kPlatformFile));
+  EXPECT_THAT(m, HasSubstr("devices"));
+  EXPECT_THAT(m, HasSubstr("impossible topology"));
+  // The same mismatch from the GPU side.
+  const std::string g = error_of(kPlatform, kWorkload, {"links.gpu_device.per_gpu=1"});
+  EXPECT_THAT(g, HasSubstr("devices"));
+  EXPECT_THAT(g, HasSubstr("impossible topology"));
+}
+
+TEST(PlatformConfig, UnknownPresetName) {
+  const std::string bad =
+      error_of(edit(kPlatform, "preset: ddr5_4800", "preset: ddr9_9999"), kWorkload);
+  EXPECT_THAT(bad, HasSubstr(kPlatformFile));
+  EXPECT_THAT(bad, HasSubstr("devices.0.memory.preset"));
+  EXPECT_THAT(bad, HasSubstr("ddr9_9999"));
+  const std::string link =
+      error_of(kSwitchPlatform, kWorkload, {"links.gpu_switch.preset=nvlink9"});
+  EXPECT_THAT(link, HasSubstr("links.gpu_switch.preset"));
+  EXPECT_THAT(link, HasSubstr("nvlink9"));
+}
+
+TEST(PlatformConfig, OtherChecks) {
+  // Non-power-of-two request size.
+  std::string m = error_of(edit(kPlatform, "request_bytes: 128", "request_bytes: 96"), kWorkload);
+  EXPECT_THAT(m, HasSubstr("gpus.request_bytes"));
+  // Two devices without a switch.
+  m = error_of(std::string(kPlatform) +
+                   "  - name: fam1\n"
+                   "    capacity_gib: 4\n"
+                   "    fabric_ports: 4\n"
+                   "    port_logic: {clock_mhz: 1000, ingress_cycles: 8, tags_per_port: 64}\n"
+                   "    noc: {clock_mhz: 1500, pipeline_cycles: 4, width_bytes: 64}\n"
+                   "    memory: {preset: ddr5_4800, channels: 2}\n",
+               kWorkload);
+  EXPECT_THAT(m, HasSubstr("devices"));
+  // Two devices with the same name behind a switch (radix raised so the ports fit).
+  m = error_of(std::string(kSwitchPlatform) +
+                   "  - name: fam0\n"
+                   "    capacity_gib: 4\n"
+                   "    fabric_ports: 8\n"
+                   "    port_logic: {clock_mhz: 1000, ingress_cycles: 8, tags_per_port: 64}\n"
+                   "    noc: {clock_mhz: 1500, pipeline_cycles: 4, width_bytes: 64}\n"
+                   "    memory: {preset: ddr5_4800, channels: 2}\n",
+               kWorkload, {"switch.radix=64"});
+  EXPECT_THAT(m, HasSubstr("devices.1.name"));
+}
+
+TEST(PlatformConfig, XorNeedsPowerOfTwoChannels) {
+  const std::string m =
+      error_of(edit(kPlatform, "channels: 2}", "channels: 6, interleave: {channel_select: xor}}"),
+               kWorkload);
+  EXPECT_THAT(m, HasSubstr(kPlatformFile));
+  EXPECT_THAT(m, HasSubstr("devices.0.memory.interleave"));
+}
+
+TEST(PlatformConfig, WorkloadStreamChecks) {
+  // access_bytes larger than the buffer.
+  std::string m = error_of(kPlatform, kWorkload, {"workload.streams.0.buffer.bytes=64"});
+  EXPECT_THAT(m, HasSubstr("workload.streams.0.access_bytes"));
+  // stride_bytes only for strided.
+  m = error_of(kPlatform, kWorkload, {"workload.streams.0.stride_bytes=4KiB"});
+  EXPECT_THAT(m, HasSubstr("workload.streams.0.stride_bytes"));
+  // read_fraction above 1.
+  m = error_of(kPlatform, kWorkload, {"workload.streams.0.read_fraction=1.5"});
+  EXPECT_THAT(m, HasSubstr("workload.streams.0.read_fraction"));
+  // A GPU index past the platform's GPUs (2 GPUs: 0 and 1).
+  m = error_of(kPlatform, edit(kWorkload, "  - name: reads\n", "  - name: reads\n    gpus: [2]\n"));
+  EXPECT_THAT(m, HasSubstr(kWorkloadFile));
+  EXPECT_THAT(m, HasSubstr("workload.streams.0.gpus"));
+}
+
+}  // namespace
+}  // namespace famsim
