@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Installs what famsim needs (Debian 12 packages) and builds it. Safe to run again: installed
+# packages are skipped and the build is incremental.
+#
+#   scripts/setup.sh [--build-dir DIR] [--sanitize]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+build_dir=build
+cmake_args=()
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --build-dir) build_dir=$2; shift 2 ;;
+    --sanitize) cmake_args+=(-DFAMSIM_SANITIZE=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo); shift ;;
+    *) echo "setup.sh: unknown argument $1" >&2; exit 2 ;;
+  esac
+done
+
+packages=(
+  build-essential cmake pkg-config
+  libsystemc-dev libboost-dev libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libfmt-dev
+  libgtest-dev
+  python3 python3-yaml python3-matplotlib
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [[ ${#missing[@]} -gt 0 ]]; then
+  echo "setup: installing ${missing[*]}"
+  sudo=""
+  [[ $(id -u) -ne 0 ]] && sudo=sudo
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get update -q
+  $sudo apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+
+if [[ ! -f $build_dir/CMakeCache.txt ]]; then
+  cmake -S . -B "$build_dir" "${cmake_args[@]}"
+fi
+cmake --build "$build_dir" -j"$(nproc)"
