@@ -5,6 +5,12 @@
 // Hop records give the per-hop latency breakdown and also route responses: a response retraces the
 // request's path, and each block finds its own record (with the port the request came in on) by
 // walking the records backwards.
+//
+// A record holds the times the request and the response *entered* the block. The times they left
+// need no storage: a block hands a message on by calling its neighbour at that very time, so a
+// request leaves block k when it enters block k+1, and a response leaves block k when it enters
+// block k-1 (the initiator, block 0, takes its response as it arrives). Writing only on entry
+// means a hop touches the record while it is in cache.
 #pragma once
 
 #include <systemc>
@@ -24,11 +30,9 @@ using BlockId = std::uint16_t;
 
 struct HopRecord {
   BlockId block = 0;
-  std::uint16_t in_port = 0;     // the block's upstream port the request arrived on
-  std::uint64_t req_in_ps = 0;   // request accepted by the block (END_REQ given)
-  std::uint64_t req_out_ps = 0;  // request handed on (BEGIN_REQ sent) or, at a target, service start
-  std::uint64_t resp_in_ps = 0;  // response entered the block (at a target: data ready)
-  std::uint64_t resp_out_ps = 0; // response handed upstream
+  std::uint16_t in_port = 0;    // the block's upstream port the request arrived on
+  std::uint64_t req_in_ps = 0;  // request arrived (BEGIN_REQ)
+  std::uint64_t resp_in_ps = 0; // response arrived (BEGIN_RESP); at the target: data ready
 };
 
 class RequestExt : public tlm::tlm_extension<RequestExt> {
@@ -50,6 +54,7 @@ class RequestExt : public tlm::tlm_extension<RequestExt> {
   std::uint64_t physical_address = 0;
   std::uint64_t channel_address = 0;
   std::uint64_t issue_ps = 0;
+  std::uint64_t service_start_ps = 0;  // when the target began serving the request
   std::uint16_t gpu = 0;
   std::uint16_t stream = 0;
 
@@ -71,6 +76,15 @@ class RequestExt : public tlm::tlm_extension<RequestExt> {
   HopRecord& enter(BlockId block, std::uint16_t in_port, std::uint64_t now_ps);
   // The block the request is in now (the last one that entered).
   HopRecord& current() { return hops[hop_count - 1]; }
+  // When the request left hop k (entered k+1; the target's own record: service start), and when
+  // the response left hop k (entered k-1; the initiator: on arrival). Valid once the response
+  // is back at the initiator.
+  std::uint64_t req_out_ps(unsigned k) const {
+    return k + 1 < hop_count ? hops[k + 1].req_in_ps : service_start_ps;
+  }
+  std::uint64_t resp_out_ps(unsigned k) const {
+    return k > 0 ? hops[k - 1].resp_in_ps : hops[0].resp_in_ps;
+  }
   // A response enters the next block on its way back; returns that block's record.
   HopRecord& resp_enter(std::uint64_t now_ps);
   // The record of the block the response is in now.
@@ -89,7 +103,7 @@ inline HopRecord& RequestExt::enter(BlockId block, std::uint16_t in_port, std::u
   h.block = block;
   h.in_port = in_port;
   h.req_in_ps = now_ps;
-  h.req_out_ps = h.resp_in_ps = h.resp_out_ps = 0;
+  h.resp_in_ps = 0;
   resp_cursor = hop_count;
   return h;
 }

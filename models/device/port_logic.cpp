@@ -110,14 +110,12 @@ void PortLogic::behaviour() {
     while (!port.crossbar_busy && !port.ingress.empty() && port.ingress.front().ready_ps <= now_ps) {
       Payload& p = *port.ingress.front().payload;
       port.ingress.pop_front();
-      ext_of(p).current().req_out_ps = now_ps;
       port.crossbar_busy = !internal_[i]->send_req(p);
       p.release();
     }
     while (!port.fabric_busy && !port.egress.empty() && port.egress.front().ready_ps <= now_ps) {
       Payload& p = *port.egress.front().payload;
       port.egress.pop_front();
-      ext_of(p).resp_current().resp_out_ps = now_ps;
       port.fabric_busy = !fabric_[i]->send_resp(p);
       if (!port.fabric_busy) change_tags(port, -1, now_ps);
       p.release();

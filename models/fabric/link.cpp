@@ -86,14 +86,7 @@ std::uint64_t Link::drain(Direction& d, bool is_request, std::uint64_t now_ps) {
   while (!d.far_end_busy && !d.queue.empty() && d.queue.front().arrive_ps <= now_ps) {
     Payload& p = *d.queue.front().payload;
     d.queue.pop_front();
-    bool taken;
-    if (is_request) {
-      ext_of(p).current().req_out_ps = now_ps;
-      taken = down.send_req(p);
-    } else {
-      ext_of(p).resp_current().resp_out_ps = now_ps;
-      taken = up.send_resp(p);
-    }
+    const bool taken = is_request ? down.send_req(p) : up.send_resp(p);
     d.far_end_busy = !taken;
     p.release();
     // A buffer entry is free: take the message that was held back, if any.

@@ -147,8 +147,7 @@ bool Gpu::try_issue(Stream& s, std::uint64_t now_ps) {
     e.channel_address = d.channel_address;
   }
   if (s.write) fill_pattern(p.get_data_ptr(), s.len, s.va, s.cfg->data_seed);
-  HopRecord& h = e.enter(block_id(), 0, now_ps);
-  h.req_out_ps = now_ps;
+  e.enter(block_id(), 0, now_ps);
 
   s.have_request = false;
   ++s.outstanding;
@@ -167,8 +166,7 @@ bool Gpu::try_issue(Stream& s, std::uint64_t now_ps) {
 Sync Gpu::bw(unsigned port, Payload& p, Phase& phase, sc_core::sc_time&) {
   const std::uint64_t now = now_ps();
   if (phase == tlm::BEGIN_RESP) {
-    HopRecord& h = ext_of(p).resp_enter(now);
-    h.resp_out_ps = now;
+    ext_of(p).resp_enter(now);
     completions_.push_back(&p);
     // Completions are booked with their arrival time; the GPU acts on them at its next edge.
     wake_.at(clock_.edge_ps(now), now);

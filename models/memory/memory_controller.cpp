@@ -32,7 +32,7 @@ void MemoryController::accept(Payload& p, std::uint64_t now) {
   RequestExt& e = ext_of(p);
   (e.write ? writes_held_ : reads_held_)++;
   const std::uint64_t start = std::max(clock_.edge_ps(now), bus_free_ps_);
-  e.current().req_out_ps = start;
+  e.service_start_ps = start;
   const unsigned len = e.length;
   if (params_.backing_store) {
     // In arrival order, like the service itself: a read sees every earlier write.
@@ -86,7 +86,6 @@ void MemoryController::behaviour() {
     const std::uint64_t ready_ps = service_.front().ready_ps;
     service_.pop_front();
     HopRecord& h = ext_of(p).resp_enter(ready_ps);
-    h.resp_out_ps = now_ps;
     const bool write = ext_of(p).write;
     (write ? write_latency_ : read_latency_).add_ps(now_ps - h.req_in_ps);
     (write ? writes_held_ : reads_held_)--;

@@ -115,14 +115,7 @@ void Crossbar::drain_output(Plane& pl, unsigned o, std::uint64_t now_ps) {
   while (!out.far_end_busy && !out.pipe.empty() && out.pipe.front().leave_ps <= now_ps) {
     Payload& p = *out.pipe.front().payload;
     out.pipe.pop_front();
-    bool taken;
-    if (pl.is_request) {
-      ext_of(p).current().req_out_ps = now_ps;
-      taken = down_[o]->send_req(p);
-    } else {
-      ext_of(p).resp_current().resp_out_ps = now_ps;
-      taken = up_[o]->send_resp(p);
-    }
+    const bool taken = pl.is_request ? down_[o]->send_req(p) : up_[o]->send_resp(p);
     out.far_end_busy = !taken;
     p.release();
   }
