@@ -40,7 +40,9 @@ void Crossbar::init_plane(Plane& pl, bool is_request, unsigned inputs, unsigned 
     o.requesters = RequestSet(inputs);
   }
   pl.waiting_outputs = RequestSet(outputs);
-  pl.leave_heap.reserve(static_cast<std::size_t>(outputs) * params_.output_buffer);
+  const std::size_t staged_max = static_cast<std::size_t>(outputs) * params_.output_buffer;
+  for (auto& c : pl.leave_classes) c.fifo.set_capacity(staged_max);
+  pl.leave_heap.reserve(staged_max);
   pl.unblocked.reserve(outputs);
   pl.pending_heads.reserve(inputs);
   pl.popped.reserve(inputs);
@@ -128,12 +130,40 @@ void Crossbar::drain_output(Plane& pl, unsigned o, std::uint64_t now_ps) {
 void Crossbar::send_ready(Plane& pl, std::uint64_t now_ps) {
   for (unsigned o : pl.unblocked) drain_output(pl, o, now_ps);
   pl.unblocked.clear();
+  for (auto& c : pl.leave_classes) {
+    while (!c.fifo.empty() && c.fifo.front().leave_ps <= now_ps) {
+      const unsigned o = c.fifo.front().output;
+      c.fifo.pop_front();
+      drain_output(pl, o, now_ps);
+    }
+  }
   while (!pl.leave_heap.empty() && pl.leave_heap.front().leave_ps <= now_ps) {
     const unsigned o = pl.leave_heap.front().output;
     std::pop_heap(pl.leave_heap.begin(), pl.leave_heap.end(), std::greater<LeaveEvent>());
     pl.leave_heap.pop_back();
     drain_output(pl, o, now_ps);
   }
+}
+
+void Crossbar::stage(Plane& pl, std::uint64_t beats, const LeaveEvent& ev) {
+  for (auto& c : pl.leave_classes) {
+    if (c.beats == beats || (c.beats == 0)) {
+      c.beats = beats;
+      c.fifo.push_back(ev);
+      return;
+    }
+  }
+  pl.leave_heap.push_back(ev);
+  std::push_heap(pl.leave_heap.begin(), pl.leave_heap.end(), std::greater<LeaveEvent>());
+}
+
+std::uint64_t Crossbar::next_leave(const Plane& pl) {
+  std::uint64_t next = Wakeup::kNever;
+  for (const auto& c : pl.leave_classes) {
+    if (!c.fifo.empty()) next = std::min(next, c.fifo.front().leave_ps);
+  }
+  if (!pl.leave_heap.empty()) next = std::min(next, pl.leave_heap.front().leave_ps);
+  return next;
 }
 
 void Crossbar::arbitrate(Plane& pl, std::uint64_t edge_ps) {
@@ -186,8 +216,7 @@ void Crossbar::arbitrate(Plane& pl, std::uint64_t edge_ps) {
     out.bytes += data;
     ++out.messages;
     out.pipe.push_back({&p, leave});
-    pl.leave_heap.push_back({leave, o});
-    std::push_heap(pl.leave_heap.begin(), pl.leave_heap.end(), std::greater<LeaveEvent>());
+    stage(pl, beats, {leave, o});
     if (out.requesters.any() && !out.pipe.full()) {
       next_arbitration = std::min(next_arbitration, out.free_at_ps);
     }
@@ -213,7 +242,7 @@ void Crossbar::arbitrate(Plane& pl, std::uint64_t edge_ps) {
 std::uint64_t Crossbar::next_wakeup(const Plane& pl, std::uint64_t now_ps) const {
   std::uint64_t next = Wakeup::kNever;
   if (!pl.unblocked.empty()) next = now_ps;
-  if (!pl.leave_heap.empty()) next = std::min(next, pl.leave_heap.front().leave_ps);
+  next = std::min(next, next_leave(pl));
   for (const PendingHead& h : pl.pending_heads) next = std::min(next, h.eligible_ps);
   if (pl.next_arbitration_ps != Wakeup::kNever) {
     next = std::min(next, std::max(pl.next_arbitration_ps, clock_.edge_ps(now_ps)));

@@ -36,6 +36,7 @@
 
 #include <systemc>
 
+#include <array>
 #include <memory>
 #include <vector>
 
@@ -114,7 +115,16 @@ class Crossbar : public sc_core::sc_module, public Component {
     std::vector<Input> in;
     std::vector<Output> out;
     RequestSet waiting_outputs;           // outputs with at least one registered requester
-    std::vector<LeaveEvent> leave_heap;   // min-heap, one entry per staged message
+    // When staged messages are due. A message leaves pipeline + beats cycles after its grant, so
+    // messages with the same beat count leave in grant order: one FIFO per beat count keeps them
+    // sorted for free (a few counts occur: header-only messages, full data messages). Other
+    // counts go to a heap.
+    struct LeaveClass {
+      std::uint64_t beats = 0;  // 0: unused
+      Ring<LeaveEvent> fifo;
+    };
+    std::array<LeaveClass, 4> leave_classes;
+    std::vector<LeaveEvent> leave_heap;  // min-heap for beat counts without a class
     std::vector<unsigned> unblocked;      // outputs whose far end just took a message back
     std::vector<PendingHead> pending_heads;
     std::vector<unsigned> popped;  // scratch, reserved at elaboration
@@ -130,6 +140,8 @@ class Crossbar : public sc_core::sc_module, public Component {
   void schedule_head(Plane& pl, unsigned in, std::uint64_t now_ps);
   Queued classify(const Plane& pl, Payload& p) const;
   void drain_output(Plane& pl, unsigned o, std::uint64_t now_ps);
+  void stage(Plane& pl, std::uint64_t beats, const LeaveEvent& ev);
+  static std::uint64_t next_leave(const Plane& pl);
   void send_ready(Plane& pl, std::uint64_t now_ps);
   void arbitrate(Plane& pl, std::uint64_t edge_ps);
   std::uint64_t next_wakeup(const Plane& pl, std::uint64_t now_ps) const;
