@@ -60,8 +60,8 @@ Platform::Platform(const PlatformConfig& cfg, SimContext& ctx, AddressSpace& vmm
       const MemoryTarget& t = targets_[ti++];
       local.base = t.base;
       local.size = t.size;
-      local.map = AddressMap(cfg.gpu_local.channels, cfg.gpu_local.granule_bytes,
-                             cfg.gpu_local.select);
+      local.map =
+          AddressMap(cfg.gpu_local.channels, cfg.gpu_local.granule_bytes, cfg.gpu_local.select);
     }
     const std::string name = "gpu" + std::to_string(g);
     gpus_.push_back(std::make_unique<Gpu>(name.c_str(), ctx, g, cfg.gpu, per_gpu, local, vmm));
@@ -87,8 +87,9 @@ Platform::Platform(const PlatformConfig& cfg, SimContext& ctx, AddressSpace& vmm
 
   // Fabric.
   auto gpu_link = [&](unsigned g, unsigned l) -> Link& {
-    links_.push_back(std::make_unique<Link>(
-        ("gpu" + std::to_string(g) + "_link" + std::to_string(l)).c_str(), ctx, cfg.gpu_link.params));
+    links_.push_back(
+        std::make_unique<Link>(("gpu" + std::to_string(g) + "_link" + std::to_string(l)).c_str(),
+                               ctx, cfg.gpu_link.params));
     gpus_[g]->fabric(l).bind(links_.back()->up);
     return *links_.back();
   };
@@ -111,9 +112,9 @@ Platform::Platform(const PlatformConfig& cfg, SimContext& ctx, AddressSpace& vmm
     }
     for (std::size_t d = 0; d < cfg.devices.size(); ++d) {
       for (unsigned p = 0; p < cfg.devices[d].fabric_ports; ++p) {
-        links_.push_back(std::make_unique<Link>(
-            (cfg.devices[d].name + "_link" + std::to_string(p)).c_str(), ctx,
-            cfg.device_link.params));
+        links_.push_back(
+            std::make_unique<Link>((cfg.devices[d].name + "_link" + std::to_string(p)).c_str(), ctx,
+                                   cfg.device_link.params));
         switch_->down(first_switch_port[d] + p).bind(links_.back()->up);
         links_.back()->down.bind(devices_[d]->port_logic().fabric(p));
       }

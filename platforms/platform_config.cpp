@@ -73,7 +73,8 @@ MemoryConfig parse_memory(ConfigNode n, unsigned request_bytes, bool capacity_he
   if (n.has("stacks")) {
     if (n.has("channels")) n.fail("channels", "give either channels or stacks, not both");
     n.ignore("channels");
-    if (per_stack == 0) n.fail("stacks", "stacks need channels_per_stack (a stacked-memory preset)");
+    if (per_stack == 0)
+      n.fail("stacks", "stacks need channels_per_stack (a stacked-memory preset)");
     const unsigned stacks = static_cast<unsigned>(n.get_uint("stacks", std::nullopt, 1, 1024));
     m.channels = stacks * per_stack;
     capacity_gib = stacks * stack_gib;
@@ -82,9 +83,9 @@ MemoryConfig parse_memory(ConfigNode n, unsigned request_bytes, bool capacity_he
     m.channels = static_cast<unsigned>(n.get_uint("channels", std::nullopt, 1, 4096));
   }
   if (capacity_here) {
-    capacity_gib = n.get_double("capacity_gib", capacity_gib > 0 ? std::optional<double>(capacity_gib)
-                                                                 : std::nullopt,
-                                0.0, 1e7, true);
+    capacity_gib = n.get_double(
+        "capacity_gib", capacity_gib > 0 ? std::optional<double>(capacity_gib) : std::nullopt, 0.0,
+        1e7, true);
     m.capacity_bytes = static_cast<std::uint64_t>(std::llround(capacity_gib * kGiB));
   } else {
     n.ignore("capacity_gib");
@@ -175,8 +176,8 @@ PlatformConfig parse_platform(ConfigNode& root) {
     dc.port_logic.clock_mhz = get_mhz(pl, std::nullopt);
     dc.port_logic.ingress_cycles =
         static_cast<unsigned>(pl.get_uint("ingress_cycles", std::nullopt, 0, 100000));
-    dc.port_logic.egress_cycles =
-        static_cast<unsigned>(pl.get_uint("egress_cycles", dc.port_logic.ingress_cycles, 0, 100000));
+    dc.port_logic.egress_cycles = static_cast<unsigned>(
+        pl.get_uint("egress_cycles", dc.port_logic.ingress_cycles, 0, 100000));
     dc.port_logic.tags_per_port =
         static_cast<unsigned>(pl.get_uint("tags_per_port", std::nullopt, 1, 1u << 20));
     pl.finish();
@@ -195,11 +196,13 @@ PlatformConfig parse_platform(ConfigNode& root) {
   // Topology: with a switch, GPUs and devices hang off it; without, one device takes every GPU
   // link directly.
   if (pc.sw.present) {
-    if (!links.has("gpu_switch")) links.fail("gpu_switch", "missing; a platform with a switch needs GPU-to-switch links");
+    if (!links.has("gpu_switch"))
+      links.fail("gpu_switch", "missing; a platform with a switch needs GPU-to-switch links");
     pc.gpu_link = parse_link(links.child("gpu_switch"), true);
     if (!pc.devices.empty()) {
       if (!links.has("switch_device")) {
-        links.fail("switch_device", "missing; a platform with a switch needs switch-to-device links");
+        links.fail("switch_device",
+                   "missing; a platform with a switch needs switch-to-device links");
       }
       pc.device_link = parse_link(links.child("switch_device"), false);
     } else {
@@ -214,7 +217,8 @@ PlatformConfig parse_platform(ConfigNode& root) {
     }
     const unsigned ports = pc.gpu_count * pc.gpu_link.per_gpu + pc.device_port_total();
     if (ports > pc.sw.radix) {
-      root.child("switch").fail("radix",
+      root.child("switch").fail(
+          "radix",
           fmt::format("impossible topology: {} GPUs x {} links + {} device ports = {} switch ports "
                       "needed, radix is {}",
                       pc.gpu_count, pc.gpu_link.per_gpu, pc.device_port_total(), ports,
@@ -238,11 +242,12 @@ PlatformConfig parse_platform(ConfigNode& root) {
     }
     const unsigned gpu_links = pc.gpu_count * pc.gpu_link.per_gpu;
     if (gpu_links != pc.devices[0].fabric_ports) {
-      root.fail("devices", fmt::format("impossible topology: {} GPUs x {} links = {} GPU links, but "
-                                       "device {} has {} fabric ports (without a switch each GPU "
-                                       "link needs its own device port)",
-                                       pc.gpu_count, pc.gpu_link.per_gpu, gpu_links,
-                                       pc.devices[0].name, pc.devices[0].fabric_ports));
+      root.fail("devices",
+                fmt::format("impossible topology: {} GPUs x {} links = {} GPU links, but "
+                            "device {} has {} fabric ports (without a switch each GPU "
+                            "link needs its own device port)",
+                            pc.gpu_count, pc.gpu_link.per_gpu, gpu_links, pc.devices[0].name,
+                            pc.devices[0].fabric_ports));
     }
   } else {
     for (const char* k : {"gpu_switch", "switch_device", "gpu_device"}) {

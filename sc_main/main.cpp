@@ -34,8 +34,10 @@ double peak_rss_mib() {
 void configure_systemc_reports() {
   // Every SystemC error or fatal report ends the run with an exception the command turns into
   // exit code 1, instead of an abort with a core dump.
-  sc_core::sc_report_handler::set_actions(sc_core::SC_ERROR, sc_core::SC_DISPLAY | sc_core::SC_THROW);
-  sc_core::sc_report_handler::set_actions(sc_core::SC_FATAL, sc_core::SC_DISPLAY | sc_core::SC_THROW);
+  sc_core::sc_report_handler::set_actions(sc_core::SC_ERROR,
+                                          sc_core::SC_DISPLAY | sc_core::SC_THROW);
+  sc_core::sc_report_handler::set_actions(sc_core::SC_FATAL,
+                                          sc_core::SC_DISPLAY | sc_core::SC_THROW);
   // famsim never uses the deprecated features this warns about; keep the terminal clean.
   sc_core::sc_report_handler::set_actions("/IEEE_Std_1666/deprecated", sc_core::SC_DO_NOTHING);
 }
@@ -81,15 +83,16 @@ int do_bench(famsim::RunOptions opt, std::uint64_t mib_per_gpu) {
   const double elab = std::chrono::duration<double>(t1 - t0).count();
   const double host = std::chrono::duration<double>(t2 - t1).count();
   const famsim::InitiatorTotals t = sim.totals();
-  nlohmann::json j = {{"platform", sim.config().platform.name},
-                      {"workload", sim.config().workload.name},
-                      {"kernel", sim.config().sim.kernel == famsim::Kernel::kFamsim ? "famsim" : "systemc"},
-                      {"requests", t.completed},
-                      {"simulated_time_ns", famsim::to_ns(sim.simulated_time())},
-                      {"elaboration_seconds", elab},
-                      {"simulation_seconds", host},
-                      {"requests_per_host_second", host > 0 ? t.completed / host : 0.0},
-                      {"peak_rss_mib", peak_rss_mib()}};
+  nlohmann::json j = {
+      {"platform", sim.config().platform.name},
+      {"workload", sim.config().workload.name},
+      {"kernel", sim.config().sim.kernel == famsim::Kernel::kFamsim ? "famsim" : "systemc"},
+      {"requests", t.completed},
+      {"simulated_time_ns", famsim::to_ns(sim.simulated_time())},
+      {"elaboration_seconds", elab},
+      {"simulation_seconds", host},
+      {"requests_per_host_second", host > 0 ? t.completed / host : 0.0},
+      {"peak_rss_mib", peak_rss_mib()}};
   std::cout << j.dump() << "\n";
   const bool ok = t.issued == t.completed && sim.context().pool.in_use() == 0;
   return ok ? kExitOk : kExitInternal;
@@ -103,8 +106,9 @@ int do_validate(const famsim::RunOptions& opt) {
 }
 
 int famsim_main(int argc, char** argv) {
-  CLI::App app{"famsim: cycle-approximate SystemC/TLM-2.0 model of a fabric-attached memory "
-               "expansion device for AI accelerators"};
+  CLI::App app{
+      "famsim: cycle-approximate SystemC/TLM-2.0 model of a fabric-attached memory "
+      "expansion device for AI accelerators"};
   app.require_subcommand(1);
 
   famsim::RunOptions opt;
@@ -113,13 +117,15 @@ int famsim_main(int argc, char** argv) {
 
   CLI::App* run = app.add_subcommand("run", "Simulate a platform under a workload");
   run->add_option("--platform", platform, "Platform YAML (default: built-in nvl8_fam)");
-  run->add_option("--workload", workload, "Workload YAML (default: the platform's, else random_read)");
+  run->add_option("--workload", workload,
+                  "Workload YAML (default: the platform's, else random_read)");
   run->add_option("--set", opt.overrides, "Override a configuration key: key.path=value")
       ->take_all();
   CLI::Option* seed_opt = run->add_option("--seed", seed, "Random seed (default: sim.seed or 1)");
   run->add_option("--out", out_dir, "Output directory (default: famsim-out)");
 
-  CLI::App* validate = app.add_subcommand("validate", "Check a configuration, print derived figures");
+  CLI::App* validate =
+      app.add_subcommand("validate", "Check a configuration, print derived figures");
   validate->add_option("--platform", platform, "Platform YAML")->required();
   validate->add_option("--workload", workload, "Workload YAML");
   validate->add_option("--set", opt.overrides, "Override a configuration key: key.path=value")
@@ -132,7 +138,9 @@ int famsim_main(int argc, char** argv) {
   bench->add_option("--workload", workload, "Workload YAML (default: saturating random reads)");
   bench->add_option("--set", opt.overrides, "Override a configuration key: key.path=value")
       ->take_all();
-  bench->add_option("--mib-per-gpu", bench_mib, "Bytes each GPU reads with the default workload, MiB")
+  bench
+      ->add_option("--mib-per-gpu", bench_mib,
+                   "Bytes each GPU reads with the default workload, MiB")
       ->check(CLI::Range(1, 1 << 20));
 
   try {

@@ -40,15 +40,17 @@ std::string summary_text(const nlohmann::json& s, const std::string& out_dir) {
   o += fmt::format("famsim run: platform {}, workload {}, seed {}\n",
                    sim["platform"].get<std::string>(), sim["workload"].get<std::string>(),
                    sim["seed"].get<std::uint64_t>());
-  o += fmt::format("  simulated {:.3f} us in {:.2f} host s: {} requests, {:.0f} requests per host "
-                   "second, peak RSS {:.0f} MiB\n",
-                   sim["simulated_time_ns"].get<double>() * 1e-3, sim["host_seconds"].get<double>(),
-                   sim["requests_completed"].get<std::uint64_t>(),
-                   sim["requests_per_host_second"].get<double>(), sim["peak_rss_mib"].get<double>());
+  o += fmt::format(
+      "  simulated {:.3f} us in {:.2f} host s: {} requests, {:.0f} requests per host "
+      "second, peak RSS {:.0f} MiB\n",
+      sim["simulated_time_ns"].get<double>() * 1e-3, sim["host_seconds"].get<double>(),
+      sim["requests_completed"].get<std::uint64_t>(), sim["requests_per_host_second"].get<double>(),
+      sim["peak_rss_mib"].get<double>());
   if (sum["read_latency_ns"]["count"].get<std::uint64_t>() > 0) {
-    o += fmt::format("  read   {:>12}  {:9.2f} GB/s   latency {}\n",
-                     human_bytes(sum["read_bytes"].get<double>()),
-                     sum["read_bandwidth_gbps"].get<double>(), latency_line(sum["read_latency_ns"]));
+    o +=
+        fmt::format("  read   {:>12}  {:9.2f} GB/s   latency {}\n",
+                    human_bytes(sum["read_bytes"].get<double>()),
+                    sum["read_bandwidth_gbps"].get<double>(), latency_line(sum["read_latency_ns"]));
   }
   if (sum["write_latency_ns"]["count"].get<std::uint64_t>() > 0) {
     o += fmt::format("  write  {:>12}  {:9.2f} GB/s   latency {}\n",
@@ -75,14 +77,13 @@ std::string summary_text(const nlohmann::json& s, const std::string& out_dir) {
                      cons["issued"].get<std::uint64_t>(), cons["completed"].get<std::uint64_t>(),
                      cons["bytes_delivered"].get<std::uint64_t>());
   } else {
-    o += fmt::format("  CONSERVATION FAILED: issued {}, completed {}, duplicates {}, bytes {} "
-                     "requested / {} delivered, {} payloads leaked, {} data mismatches\n",
-                     cons["issued"].get<std::uint64_t>(), cons["completed"].get<std::uint64_t>(),
-                     cons["duplicates"].get<std::uint64_t>(),
-                     cons["bytes_requested"].get<std::uint64_t>(),
-                     cons["bytes_delivered"].get<std::uint64_t>(),
-                     cons["leaked_payloads"].get<std::uint64_t>(),
-                     cons["data_mismatches"].get<std::uint64_t>());
+    o += fmt::format(
+        "  CONSERVATION FAILED: issued {}, completed {}, duplicates {}, bytes {} "
+        "requested / {} delivered, {} payloads leaked, {} data mismatches\n",
+        cons["issued"].get<std::uint64_t>(), cons["completed"].get<std::uint64_t>(),
+        cons["duplicates"].get<std::uint64_t>(), cons["bytes_requested"].get<std::uint64_t>(),
+        cons["bytes_delivered"].get<std::uint64_t>(), cons["leaked_payloads"].get<std::uint64_t>(),
+        cons["data_mismatches"].get<std::uint64_t>());
     for (const auto& [name, n] : cons["components_holding_requests"].items()) {
       o += fmt::format("    {} still holds {}\n", name, n.get<std::uint64_t>());
     }
@@ -107,20 +108,22 @@ std::string validation_text(const ResolvedConfig& cfg) {
                    p.gpu.max_outstanding, p.gpu.issue_width);
   auto mem_line = [&](const MemoryConfig& m, const std::string& what) {
     const double ch = m.timing.peak_gbps();
-    return fmt::format("  {}: {} {} channels x {:.2f} GB/s = {:.2f} GB/s peak, {:.0f} GiB, "
-                       "{} B {} interleave\n",
-                       what, m.channels, m.timing.standard, ch, ch * m.channels,
-                       static_cast<double>(m.capacity_bytes) / (1ULL << 30), m.granule_bytes,
-                       m.select == AddressMap::Select::kXor ? "xor" : "modulo");
+    return fmt::format(
+        "  {}: {} {} channels x {:.2f} GB/s = {:.2f} GB/s peak, {:.0f} GiB, "
+        "{} B {} interleave\n",
+        what, m.channels, m.timing.standard, ch, ch * m.channels,
+        static_cast<double>(m.capacity_bytes) / (1ULL << 30), m.granule_bytes,
+        m.select == AddressMap::Select::kXor ? "xor" : "modulo");
   };
   if (p.gpu_local.present) o += mem_line(p.gpu_local, "local memory per GPU");
   auto link_line = [&](const LinkConfig& l, const std::string& what, unsigned count) {
     const double bw = l.params.bandwidth_gbps();
-    return fmt::format("  {}: {} links{} of {} lanes x {} Gb/s x {:.4f} = {:.3f} GB/s per direction "
-                       "each ({:.2f} GB/s total), {} ns, {} B header, {} buffer entries\n",
-                       what, count, l.preset.empty() ? "" : " (" + l.preset + ")", l.params.lanes,
-                       l.params.lane_gbps, l.params.encoding_efficiency, bw, bw * count,
-                       l.params.latency_ns, l.params.header_bytes, l.params.buffer_entries);
+    return fmt::format(
+        "  {}: {} links{} of {} lanes x {} Gb/s x {:.4f} = {:.3f} GB/s per direction "
+        "each ({:.2f} GB/s total), {} ns, {} B header, {} buffer entries\n",
+        what, count, l.preset.empty() ? "" : " (" + l.preset + ")", l.params.lanes,
+        l.params.lane_gbps, l.params.encoding_efficiency, bw, bw * count, l.params.latency_ns,
+        l.params.header_bytes, l.params.buffer_entries);
   };
   if (p.gpu_link.present) {
     o += link_line(p.gpu_link, p.sw.present ? "GPU-switch" : "GPU-device",
@@ -128,11 +131,11 @@ std::string validation_text(const ResolvedConfig& cfg) {
   }
   if (p.sw.present) {
     const Clock c(p.sw.xbar.clock_mhz);
-    o += fmt::format("  switch: {} of {} ports used, {:.0f} MHz, {} B per cycle = {:.2f} GB/s per "
-                     "port, {} pipeline cycles\n",
-                     p.gpu_count * p.gpu_link.per_gpu + p.device_port_total(), p.sw.radix, c.mhz(),
-                     p.sw.xbar.width_bytes, p.sw.xbar.width_bytes * c.mhz() * 1e-3,
-                     p.sw.xbar.pipeline_cycles);
+    o += fmt::format(
+        "  switch: {} of {} ports used, {:.0f} MHz, {} B per cycle = {:.2f} GB/s per "
+        "port, {} pipeline cycles\n",
+        p.gpu_count * p.gpu_link.per_gpu + p.device_port_total(), p.sw.radix, c.mhz(),
+        p.sw.xbar.width_bytes, p.sw.xbar.width_bytes * c.mhz() * 1e-3, p.sw.xbar.pipeline_cycles);
     if (p.device_link.present) {
       o += link_line(p.device_link, "switch-device", p.device_port_total());
     }
@@ -142,10 +145,11 @@ std::string validation_text(const ResolvedConfig& cfg) {
     const Clock pc(d.port_logic.clock_mhz);
     o += fmt::format("  device {}: {} fabric ports, {} tags each, port logic {:.0f} MHz\n", d.name,
                      d.fabric_ports, d.port_logic.tags_per_port, pc.mhz());
-    o += fmt::format("    noc: crossbar {} x {}, {} B per cycle at {:.0f} MHz = {:.2f} GB/s per port\n",
-                     d.fabric_ports, d.memory.channels, d.noc.width_bytes, nc.mhz(),
-                     d.noc.width_bytes * nc.mhz() * 1e-3);
-    o += "  " + mem_line(d.memory, "  memory");
+    o += fmt::format(
+        "    noc: crossbar {} x {}, {} B per cycle at {:.0f} MHz = {:.2f} GB/s per port\n",
+        d.fabric_ports, d.memory.channels, d.noc.width_bytes, nc.mhz(),
+        d.noc.width_bytes * nc.mhz() * 1e-3);
+    o += "  " + mem_line(d.memory, "memory");
   }
   o += "  address layout:\n";
   for (const MemoryTarget& t : Platform::address_layout(p)) {

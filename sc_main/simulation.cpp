@@ -15,7 +15,8 @@ std::string embedded_source(const char* path) { return std::string("(built-in) "
 
 YAML::Node load_embedded(const char* path) {
   const auto text = embedded_file(path);
-  if (!text) throw ConfigError(std::string("built-in file ") + path + " is missing from this build");
+  if (!text)
+    throw ConfigError(std::string("built-in file ") + path + " is missing from this build");
   return load_yaml_text(*text, embedded_source(path));
 }
 
@@ -74,8 +75,10 @@ ResolvedConfig parse_config(const ConfigDoc& doc) {
 }
 
 Simulation::Simulation(ConfigDoc doc) : doc_(std::move(doc)), cfg_(parse_config(doc_)) {
-  ctx_ = std::make_unique<SimContext>(cfg_.platform.gpu.request_bytes, cfg_.sim.seed,
-                                      cfg_.sim.kernel);
+  // The resolved configuration records the seed actually used, so it re-runs identically.
+  doc_.root["sim"]["seed"] = cfg_.sim.seed;
+  ctx_ =
+      std::make_unique<SimContext>(cfg_.platform.gpu.request_bytes, cfg_.sim.seed, cfg_.sim.kernel);
   if (Scheduler* s = ctx_->scheduler()) {
     s->set_quantum_ps(static_cast<std::uint64_t>(std::llround(cfg_.sim.quantum_ns * 1000.0)));
     if (cfg_.sim.max_time_ns > 0) {
@@ -206,7 +209,8 @@ nlohmann::json check_conservation(const SimContext& ctx, const InitiatorTotals& 
     const Payload& p = *in_use[i];
     const RequestExt& e = ext_of(p);
     const bool on_response = e.resp_cursor < e.hop_count;
-    const HopRecord& h = on_response ? e.hops[e.resp_cursor] : e.hops[std::max(1, int(e.hop_count)) - 1];
+    const HopRecord& h =
+        on_response ? e.hops[e.resp_cursor] : e.hops[std::max(1, int(e.hop_count)) - 1];
     stuck.push_back({{"id", e.id},
                      {"gpu", e.gpu},
                      {"command", p.is_read() ? "read" : "write"},
@@ -265,9 +269,8 @@ nlohmann::json Simulation::results(double host_seconds, double peak_rss_mib) con
   j["conservation"] = check_conservation(*ctx_, t);
   nlohmann::json layout = nlohmann::json::array();
   for (const MemoryTarget& m : platform_->targets()) {
-    layout.push_back({{"target", m.name},
-                      {"base", fmt::format("0x{:x}", m.base)},
-                      {"bytes", m.size}});
+    layout.push_back(
+        {{"target", m.name}, {"base", fmt::format("0x{:x}", m.base)}, {"bytes", m.size}});
   }
   j["address_layout"] = layout;
   j["config"] = yaml_to_json(doc_.root);

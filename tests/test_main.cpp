@@ -20,8 +20,10 @@ void fail_on_report(const sc_core::sc_report& rep, const sc_core::sc_actions& ac
 int sc_main(int argc, char** argv) {
   ::testing::InitGoogleTest(&argc, argv);
   sc_core::sc_report_handler::set_handler(fail_on_report);
-  sc_core::sc_report_handler::set_actions(sc_core::SC_ERROR, sc_core::SC_DISPLAY | sc_core::SC_THROW);
-  sc_core::sc_report_handler::set_actions(sc_core::SC_FATAL, sc_core::SC_DISPLAY | sc_core::SC_THROW);
+  sc_core::sc_report_handler::set_actions(sc_core::SC_ERROR,
+                                          sc_core::SC_DISPLAY | sc_core::SC_THROW);
+  sc_core::sc_report_handler::set_actions(sc_core::SC_FATAL,
+                                          sc_core::SC_DISPLAY | sc_core::SC_THROW);
   return RUN_ALL_TESTS();
 }
 

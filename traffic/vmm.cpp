@@ -85,14 +85,14 @@ void AddressSpace::map(std::uint64_t va, std::uint64_t size, unsigned allocation
   // No overlap with an existing mapping.
   auto next = mappings_.lower_bound(va);
   if (next != mappings_.end() && next->first < va + size) {
-    throw VmmError(fmt::format("mapping 0x{:x}+{} B overlaps the mapping at 0x{:x}", va, size,
-                               next->first));
+    throw VmmError(
+        fmt::format("mapping 0x{:x}+{} B overlaps the mapping at 0x{:x}", va, size, next->first));
   }
   if (next != mappings_.begin()) {
     auto prev = std::prev(next);
     if (prev->first + prev->second.size > va) {
-      throw VmmError(fmt::format("mapping 0x{:x}+{} B overlaps the mapping at 0x{:x}", va, size,
-                                 prev->first));
+      throw VmmError(
+          fmt::format("mapping 0x{:x}+{} B overlaps the mapping at 0x{:x}", va, size, prev->first));
     }
   }
   mappings_[va] = {size, a.pa + offset, std::vector<AccessRight>(gpus_, AccessRight::kNone)};

@@ -82,8 +82,9 @@ WorkloadConfig parse_workload(ConfigNode node, const PlatformFacts& facts) {
           b.fail("location", "the platform's GPUs have no local memory");
         }
         if (c.shared && c.gpus.size() > 1) {
-          b.fail("shared", "a gpu_local buffer cannot be shared by several GPUs (peer access is "
-                           "not modelled yet)");
+          b.fail("shared",
+                 "a gpu_local buffer cannot be shared by several GPUs (peer access is "
+                 "not modelled yet)");
         }
       } else if (c.location.rfind("device/", 0) == 0) {
         c.location = c.location.substr(7);
@@ -105,8 +106,8 @@ WorkloadConfig parse_workload(ConfigNode node, const PlatformFacts& facts) {
     c.pattern = pattern == "sequential" ? Pattern::kSequential
                 : pattern == "strided"  ? Pattern::kStrided
                                         : Pattern::kUniformRandom;
-    c.access_bytes = static_cast<std::uint32_t>(
-        s.get_bytes("access_bytes", facts.request_bytes, 1, 1ULL << 30));
+    c.access_bytes =
+        static_cast<std::uint32_t>(s.get_bytes("access_bytes", facts.request_bytes, 1, 1ULL << 30));
     if ((c.access_bytes & (c.access_bytes - 1)) != 0) {
       s.fail("access_bytes", fmt::format("expected a power of two, got {}", c.access_bytes));
     }
@@ -116,7 +117,8 @@ WorkloadConfig parse_workload(ConfigNode node, const PlatformFacts& facts) {
     if (c.pattern == Pattern::kStrided) {
       c.stride_bytes = s.get_bytes("stride_bytes", std::nullopt, c.access_bytes);
       if (c.stride_bytes % c.access_bytes != 0) {
-        s.fail("stride_bytes", fmt::format("expected a multiple of access_bytes ({})", c.access_bytes));
+        s.fail("stride_bytes",
+               fmt::format("expected a multiple of access_bytes ({})", c.access_bytes));
       }
     } else {
       s.ignore("stride_bytes");
@@ -127,7 +129,8 @@ WorkloadConfig parse_workload(ConfigNode node, const PlatformFacts& facts) {
     const bool has_total = s.has("total_bytes");
     c.total_bytes = s.get_bytes("total_bytes", 0, 1);
     if (!has_total) {
-      c.total_bytes = c.duration_ns > 0 ? std::numeric_limits<std::uint64_t>::max() : c.buffer_bytes;
+      c.total_bytes =
+          c.duration_ns > 0 ? std::numeric_limits<std::uint64_t>::max() : c.buffer_bytes;
     }
     c.max_outstanding = static_cast<unsigned>(
         s.get_uint("max_outstanding", facts.gpu_max_outstanding, 1, 1u << 20));

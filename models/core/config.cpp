@@ -62,8 +62,8 @@ std::string ConfigSources::source_of(const std::string& path) const {
   bool found = false;
   for (const auto& [prefix, source] : by_path_) {
     const bool match = path == prefix || prefix.empty() ||
-                       (path.size() > prefix.size() && path.compare(0, prefix.size(), prefix) == 0 &&
-                        path[prefix.size()] == '.');
+                       (path.size() > prefix.size() &&
+                        path.compare(0, prefix.size(), prefix) == 0 && path[prefix.size()] == '.');
     if (match && (!found || prefix.size() >= best_len)) {
       best = source;
       best_len = prefix.size();
@@ -125,10 +125,10 @@ void apply_override(ConfigDoc& doc, const std::string& assignment) {
     if (cur.IsSequence()) {
       std::uint64_t idx;
       if (!parse_uint(seg, idx) || idx >= cur.size()) {
-        throw ConfigError(fmt::format("--set {}: '{}' is a list of {} entries; '{}' is not an index "
-                                      "into it",
-                                      path, walked.substr(0, walked.size() - seg.size() - 1),
-                                      cur.size(), seg));
+        throw ConfigError(
+            fmt::format("--set {}: '{}' is a list of {} entries; '{}' is not an index "
+                        "into it",
+                        path, walked.substr(0, walked.size() - seg.size() - 1), cur.size(), seg));
       }
       if (last) {
         cur[idx] = value;
@@ -214,13 +214,19 @@ std::string yaml_to_text(const YAML::Node& n) {
 }
 
 std::optional<std::uint64_t> parse_bytes(const std::string& text) {
-  static const std::regex re("\\s*([0-9]{1,20})(\\.([0-9]{1,18}))?\\s*(B|KiB|MiB|GiB|TiB|KB|MB|GB|TB)?\\s*");
+  static const std::regex re(
+      "\\s*([0-9]{1,20})(\\.([0-9]{1,18}))?\\s*(B|KiB|MiB|GiB|TiB|KB|MB|GB|TB)?\\s*");
   std::smatch m;
   if (!std::regex_match(text, m, re)) return std::nullopt;
-  static const std::map<std::string, std::uint64_t> scale = {
-      {"B", 1},           {"KiB", 1ULL << 10}, {"MiB", 1ULL << 20}, {"GiB", 1ULL << 30},
-      {"TiB", 1ULL << 40}, {"KB", 1000},       {"MB", 1000000},     {"GB", 1000000000},
-      {"TB", 1000000000000ULL}};
+  static const std::map<std::string, std::uint64_t> scale = {{"B", 1},
+                                                             {"KiB", 1ULL << 10},
+                                                             {"MiB", 1ULL << 20},
+                                                             {"GiB", 1ULL << 30},
+                                                             {"TiB", 1ULL << 40},
+                                                             {"KB", 1000},
+                                                             {"MB", 1000000},
+                                                             {"GB", 1000000000},
+                                                             {"TB", 1000000000000ULL}};
   const unsigned __int128 unit = scale.at(m[4].matched ? m[4].str() : "B");
   // Exact decimal arithmetic: integer part x unit + fraction digits x unit / 10^digits, which
   // must come out a whole number of bytes.
@@ -451,8 +457,8 @@ std::vector<ConfigNode> ConfigNode::list(const std::string& key, bool required) 
   for (std::size_t i = 0; i < v.size(); ++i) {
     const std::string p = key_path(key) + "." + std::to_string(i);
     if (!v[i].IsMap()) {
-      throw ConfigError(fmt::format("{}: {}: expected a map of keys, got {}", where(v[i], p), p,
-                                    describe(v[i])));
+      throw ConfigError(
+          fmt::format("{}: {}: expected a map of keys, got {}", where(v[i], p), p, describe(v[i])));
     }
     out.emplace_back(v[i], p, sources_);
   }

@@ -30,9 +30,9 @@ using BlockId = std::uint16_t;
 
 struct HopRecord {
   BlockId block = 0;
-  std::uint16_t in_port = 0;    // the block's upstream port the request arrived on
-  std::uint64_t req_in_ps = 0;  // request arrived (BEGIN_REQ)
-  std::uint64_t resp_in_ps = 0; // response arrived (BEGIN_RESP); at the target: data ready
+  std::uint16_t in_port = 0;     // the block's upstream port the request arrived on
+  std::uint64_t req_in_ps = 0;   // request arrived (BEGIN_REQ)
+  std::uint64_t resp_in_ps = 0;  // response arrived (BEGIN_RESP); at the target: data ready
 };
 
 class RequestExt : public tlm::tlm_extension<RequestExt> {
@@ -43,7 +43,7 @@ class RequestExt : public tlm::tlm_extension<RequestExt> {
   // cache line (see PooledPayload), the only line of the payload most hops touch.
   std::uint8_t hop_count = 0;
   std::uint8_t resp_cursor = 0;
-  bool write = false;        // copy of the payload's command
+  bool write = false;  // copy of the payload's command
   // Set by the initiator while the request is outstanding; a completion of a request that is not
   // outstanding is a duplicate and breaks conservation.
   bool outstanding = false;

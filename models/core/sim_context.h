@@ -18,7 +18,8 @@ enum class Kernel { kFamsim, kSystemC };  // see models/core/wakeup.h
 struct SimContext {
   SimContext(std::uint32_t max_data_bytes, std::uint64_t seed_, Kernel kernel = Kernel::kFamsim)
       : pool(max_data_bytes), seed(seed_) {
-    if (kernel == Kernel::kFamsim) scheduler_owner = std::make_unique<Scheduler>("famsim_scheduler");
+    if (kernel == Kernel::kFamsim)
+      scheduler_owner = std::make_unique<Scheduler>("famsim_scheduler");
   }
   // The famsim kernel's scheduler, or null with the systemc kernel.
   Scheduler* scheduler() { return scheduler_owner.get(); }

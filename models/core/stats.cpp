@@ -96,7 +96,8 @@ nlohmann::json ComponentRegistry::report_all(const sc_core::sc_time& sim_time) c
 
 double busy_fraction(std::uint64_t busy_ps, const sc_core::sc_time& elapsed, double resources) {
   if (elapsed.value() == 0 || resources <= 0) return 0.0;
-  const double f = static_cast<double>(busy_ps) / (static_cast<double>(elapsed.value()) * resources);
+  const double f =
+      static_cast<double>(busy_ps) / (static_cast<double>(elapsed.value()) * resources);
   return std::clamp(f, 0.0, 1.0);
 }
 

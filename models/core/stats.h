@@ -46,8 +46,9 @@ class LatencyHistogram {
 
  private:
   using Axis = boost::histogram::axis::regular<double, boost::histogram::axis::transform::log>;
-  using Hist = boost::histogram::histogram<
-      std::tuple<Axis>, boost::histogram::storage_adaptor<std::vector<std::uint64_t>>>;
+  using Hist =
+      boost::histogram::histogram<std::tuple<Axis>,
+                                  boost::histogram::storage_adaptor<std::vector<std::uint64_t>>>;
   Hist hist_;
   std::uint64_t count_ = 0;
   std::uint64_t sum_ps_ = 0;

@@ -114,7 +114,8 @@ void Scheduler::run() {
   const std::uint64_t sc_now = sc_core::sc_time_stamp().value();
   // Run ahead at most one quantum, and never past another SystemC process's next activity.
   std::uint64_t limit = sc_now + quantum_ps_;
-  const sc_core::sc_time to_other = sc_core::sc_time_to_pending_activity(sc_core::sc_get_curr_simcontext());
+  const sc_core::sc_time to_other =
+      sc_core::sc_time_to_pending_activity(sc_core::sc_get_curr_simcontext());
   if (to_other.value() < quantum_ps_) limit = sc_now + to_other.value();
   limit = std::min(limit, end_ps_ == 0 ? end_ps_ : end_ps_ - 1);
   running_ = true;

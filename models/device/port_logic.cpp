@@ -107,7 +107,8 @@ void PortLogic::behaviour() {
   std::uint64_t next = Wakeup::kNever;
   for (unsigned i = 0; i < ports_.size(); ++i) {
     Port& port = ports_[i];
-    while (!port.crossbar_busy && !port.ingress.empty() && port.ingress.front().ready_ps <= now_ps) {
+    while (!port.crossbar_busy && !port.ingress.empty() &&
+           port.ingress.front().ready_ps <= now_ps) {
       Payload& p = *port.ingress.front().payload;
       port.ingress.pop_front();
       port.crossbar_busy = !internal_[i]->send_req(p);

@@ -117,16 +117,18 @@ void Link::report(ComponentReport& r, const sc_core::sc_time& sim_time) const {
   r.utilization = std::max(u_req, u_resp);
   r.backpressure_ns = static_cast<double>(req_.backpressure_ps + resp_.backpressure_ps) * 1e-3;
   auto wire_eff = [](const Direction& d) {
-    return d.wire_bytes == 0 ? 0.0
-                             : static_cast<double>(d.payload_bytes) / static_cast<double>(d.wire_bytes);
+    return d.wire_bytes == 0
+               ? 0.0
+               : static_cast<double>(d.payload_bytes) / static_cast<double>(d.wire_bytes);
   };
   r.extra["bandwidth_gbps"] = bandwidth_gbps_;
-  r.extra["request_direction"] = {{"utilization", u_req},
-                                  {"messages", req_.messages},
-                                  {"payload_bytes", req_.payload_bytes},
-                                  {"wire_bytes", req_.wire_bytes},
-                                  {"wire_efficiency", wire_eff(req_)},
-                                  {"backpressure_ns", static_cast<double>(req_.backpressure_ps) * 1e-3}};
+  r.extra["request_direction"] = {
+      {"utilization", u_req},
+      {"messages", req_.messages},
+      {"payload_bytes", req_.payload_bytes},
+      {"wire_bytes", req_.wire_bytes},
+      {"wire_efficiency", wire_eff(req_)},
+      {"backpressure_ns", static_cast<double>(req_.backpressure_ps) * 1e-3}};
   r.extra["response_direction"] = {
       {"utilization", u_resp},
       {"messages", resp_.messages},

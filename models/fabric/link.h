@@ -7,9 +7,10 @@
 //   down  initiator socket: requests on to the downstream block, responses in from it
 //
 // Parameters (LinkParams)
-//   lanes, lane_gbps, encoding_efficiency   bandwidth per direction = lanes x lane_gbps x eff / 8 GB/s
-//   latency_ns                              PHY + FEC + propagation, added after serialisation
-//   header_bytes                            bytes each message adds on the wire (a read request or a
+//   lanes, lane_gbps, encoding_efficiency   bandwidth per direction = lanes x lane_gbps x eff / 8
+//   GB/s latency_ns                              PHY + FEC + propagation, added after serialisation
+//   header_bytes                            bytes each message adds on the wire (a read request or
+//   a
 //                                           write completion is a header only; write requests and
 //                                           read responses carry header + data)
 //   buffer_entries                          messages per direction the link holds, from acceptance

@@ -56,7 +56,8 @@ void Gpu::add_stream(const StreamConfig& cfg, unsigned stream_index, std::uint64
 void Gpu::start_streams(std::uint64_t now_ps) {
   for (Stream& s : streams_) {
     if (s.started) continue;
-    const std::uint64_t earliest = static_cast<std::uint64_t>(std::llround(s.cfg->start_ns * 1000.0));
+    const std::uint64_t earliest =
+        static_cast<std::uint64_t>(std::llround(s.cfg->start_ns * 1000.0));
     bool deps_done = true;
     for (unsigned d : s.deps) deps_done = deps_done && streams_[d].finished;
     if (!deps_done) continue;
@@ -269,7 +270,8 @@ void Gpu::report(ComponentReport& r, const sc_core::sc_time& sim_time) const {
   const std::uint64_t end = sim_time.value();
   const std::uint64_t integral =
       outstanding_integral_ + outstanding_ * (end - std::min(end, outstanding_since_ps_));
-  const double mean_outstanding = end ? static_cast<double>(integral) / static_cast<double>(end) : 0.0;
+  const double mean_outstanding =
+      end ? static_cast<double>(integral) / static_cast<double>(end) : 0.0;
   r.utilization = std::min(1.0, mean_outstanding / params_.max_outstanding);
   r.extra["mean_outstanding"] = mean_outstanding;
   r.backpressure_ns = 0;

@@ -6,8 +6,9 @@
 //
 // Parameters
 //   MemoryTiming: data_rate_mtps, channel_width_bits  -> peak = data_rate x width / 8 (MB/s)
-//                 clock_mhz                            controller/command clock; decisions on its edges
-//                 access_latency_cycles                fixed time from service start to first data
+//                 clock_mhz                            controller/command clock; decisions on its
+//                 edges access_latency_cycles                fixed time from service start to first
+//                 data
 //   ControllerParams: read_queue, write_queue          entries; an entry is held from acceptance
 //                                                      until its response is taken upstream
 //                     backing_store                    keep data (reads return what was written)
@@ -81,7 +82,7 @@ class MemoryController : public sc_core::sc_module, public Component {
   Ring<InService> service_;  // accepted, response not yet taken upstream (ready times ascend)
   HoldSlot hold_;
   bool upstream_busy_ = false;
-  unsigned reads_held_ = 0;   // queued + in service
+  unsigned reads_held_ = 0;  // queued + in service
   unsigned writes_held_ = 0;
   std::uint64_t bus_free_ps_ = 0;
   BackingStore store_;

@@ -23,15 +23,6 @@ class RequestSet {
     }
     return false;
   }
-  bool more_than_one() const {
-    bool seen = false;
-    for (std::uint64_t w : words_) {
-      if (w == 0) continue;
-      if (seen || (w & (w - 1)) != 0) return true;
-      seen = true;
-    }
-    return false;
-  }
   unsigned count() const {
     unsigned c = 0;
     for (std::uint64_t w : words_) c += static_cast<unsigned>(__builtin_popcountll(w));
@@ -44,7 +35,8 @@ class RequestSet {
     std::uint64_t w = words_[wi] & (~std::uint64_t{0} << (from & 63));
     while (true) {
       if (w) {
-        const unsigned i = static_cast<unsigned>((wi << 6) + static_cast<unsigned>(__builtin_ctzll(w)));
+        const unsigned i =
+            static_cast<unsigned>((wi << 6) + static_cast<unsigned>(__builtin_ctzll(w)));
         return i < n_ ? i : n_;
       }
       if (++wi >= words_.size()) return n_;

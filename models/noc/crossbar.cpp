@@ -16,7 +16,8 @@ Crossbar::Crossbar(sc_core::sc_module_name name, SimContext& ctx, const Crossbar
       routing_(std::move(routing)),
       wake_("wake", ctx.scheduler(), [this] { behaviour(); }) {
   for (unsigned i = 0; i < up_ports; ++i) {
-    up_.push_back(std::make_unique<TargetPort<Crossbar>>(("up" + std::to_string(i)).c_str(), *this, i));
+    up_.push_back(
+        std::make_unique<TargetPort<Crossbar>>(("up" + std::to_string(i)).c_str(), *this, i));
   }
   for (unsigned j = 0; j < down_ports; ++j) {
     down_.push_back(
@@ -178,6 +179,7 @@ void Crossbar::arbitrate(Plane& pl, std::uint64_t edge_ps) {
     pl.out[dest].requesters.set(h.input);
     pl.waiting_outputs.set(dest);
     pl.in[h.input].head_pending = false;
+    pl.in[h.input].head_eligible_ps = h.eligible_ps;
     pl.pending_heads[k] = pl.pending_heads.back();
     pl.pending_heads.pop_back();
   }
@@ -193,7 +195,6 @@ void Crossbar::arbitrate(Plane& pl, std::uint64_t edge_ps) {
       next_arbitration = std::min(next_arbitration, out.free_at_ps);
       continue;
     }
-    if (out.requesters.more_than_one()) ++pl.conflicts;
     const unsigned w = out.arbiter.pick(out.requesters);
     out.requesters.clear(w);
     if (!out.requesters.any()) pl.waiting_outputs.clear(o);
@@ -202,6 +203,10 @@ void Crossbar::arbitrate(Plane& pl, std::uint64_t edge_ps) {
     Payload& p = *q.payload;
     in.fifo.pop_front();
     in.granted_at_ps = edge_ps;
+    if (edge_ps > in.head_eligible_ps) {
+      ++pl.delayed_grants;
+      pl.delay_ps += edge_ps - in.head_eligible_ps;
+    }
     pl.popped.push_back(w);
 
     const unsigned data = q.data;
@@ -286,7 +291,9 @@ void Crossbar::report(ComponentReport& r, const sc_core::sc_time& sim_time) cons
   r.extra["mean_output_utilization"] = outputs ? sum_u / static_cast<double>(outputs) : 0.0;
   r.extra["requests"] = requests;
   r.extra["responses"] = responses;
-  r.extra["arbitration_conflicts"] = req_.conflicts + resp_.conflicts;
+  r.extra["delayed_grants"] = req_.delayed_grants + resp_.delayed_grants;
+  r.extra["grant_delay_cycles"] =
+      static_cast<double>(req_.delay_ps + resp_.delay_ps) / static_cast<double>(clock_.period_ps());
   r.extra["port_bandwidth_gbps"] = params_.width_bytes * clock_.mhz() * 1e-3;
 }
 

@@ -12,7 +12,8 @@
 //   clock_mhz        every decision lands on an edge of this clock
 //   pipeline_cycles  cycles from winning arbitration to the message leaving the block
 //   width_bytes      datapath width: a message with D data bytes holds its output for
-//                    max(1, ceil(D / width_bytes)) cycles (beats); bandwidth per port = width x clock
+//                    max(1, ceil(D / width_bytes)) cycles (beats); bandwidth per port = width x
+//                    clock
 //   input_buffer     messages per input port per direction
 //   output_buffer    messages per output port per direction (in the pipeline or waiting downstream)
 //
@@ -23,7 +24,10 @@
 // input blocks behind its head: head-of-line blocking is modelled).
 //
 // Statistics: bytes, utilization (busiest output), backpressure_ns (inputs held back), mean
-// output utilisation, arbitration conflicts (edges where an output had more than one requester).
+// output utilisation, delayed grants (messages that reached an input head but were granted their
+// output only at a later edge: lost arbitration, output still busy or its buffer full) and the
+// cycles they waited. Counted from grant times, so the result does not depend on the order in
+// which same-time events run.
 #pragma once
 
 #include "models/core/clock.h"
@@ -83,6 +87,7 @@ class Crossbar : public sc_core::sc_module, public Component {
     std::uint64_t backpressure_ps = 0;
     std::uint64_t granted_at_ps = Wakeup::kNever;
     bool head_pending = false;  // head waits in `pending_heads` until its eligible edge
+    std::uint64_t head_eligible_ps = 0;
   };
   struct Staged {
     Payload* payload = nullptr;
@@ -114,7 +119,7 @@ class Crossbar : public sc_core::sc_module, public Component {
     bool is_request = true;
     std::vector<Input> in;
     std::vector<Output> out;
-    RequestSet waiting_outputs;           // outputs with at least one registered requester
+    RequestSet waiting_outputs;  // outputs with at least one registered requester
     // When staged messages are due. A message leaves pipeline + beats cycles after its grant, so
     // messages with the same beat count leave in grant order: one FIFO per beat count keeps them
     // sorted for free (a few counts occur: header-only messages, full data messages). Other
@@ -125,11 +130,13 @@ class Crossbar : public sc_core::sc_module, public Component {
     };
     std::array<LeaveClass, 4> leave_classes;
     std::vector<LeaveEvent> leave_heap;  // min-heap for beat counts without a class
-    std::vector<unsigned> unblocked;      // outputs whose far end just took a message back
+    std::vector<unsigned> unblocked;     // outputs whose far end just took a message back
     std::vector<PendingHead> pending_heads;
     std::vector<unsigned> popped;  // scratch, reserved at elaboration
-    std::uint64_t next_arbitration_ps = Wakeup::kNever;  // earliest edge a waiting output can be won
-    std::uint64_t conflicts = 0;
+    std::uint64_t next_arbitration_ps =
+        Wakeup::kNever;  // earliest edge a waiting output can be won
+    std::uint64_t delayed_grants = 0;
+    std::uint64_t delay_ps = 0;
     // Beats of the last message size seen (sizes repeat: saves a division per message).
     unsigned beats_for_bytes = ~0U;
     std::uint64_t beats = 1;

@@ -37,7 +37,8 @@ streams:
     read_fraction: 1.0
     access_bytes: 4KiB
     verify_reads: true
-    data_seed: )" + std::to_string(read_seed) + R"(
+    data_seed: )" +
+         std::to_string(read_seed) + R"(
     start_after: [write]
 )";
 }

@@ -65,7 +65,9 @@ std::string one_request(const std::string& location, bool write) {
          "\n    access_bytes: 128\n    total_bytes: 128\n";
 }
 
-std::uint64_t edge(std::uint64_t t, std::uint64_t period) { return (t + period - 1) / period * period; }
+std::uint64_t edge(std::uint64_t t, std::uint64_t period) {
+  return (t + period - 1) / period * period;
+}
 // Serialisation of `bytes` at `gbps` GB/s, in ps.
 std::uint64_t ser(std::uint64_t bytes, double gbps) {
   return static_cast<std::uint64_t>(bytes * 1000.0 / gbps);

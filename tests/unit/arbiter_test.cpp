@@ -51,19 +51,6 @@ TEST(RequestSet, SetTestClearAcrossWords) {
   EXPECT_EQ(s.count(), 0u);
 }
 
-TEST(RequestSet, MoreThanOne) {
-  EXPECT_FALSE(RequestSet(kN).more_than_one());
-  EXPECT_FALSE(make_set({0}).more_than_one());
-  EXPECT_FALSE(make_set({129}).more_than_one());
-  EXPECT_TRUE(make_set({0, 1}).more_than_one());      // two in one word
-  EXPECT_TRUE(make_set({63, 64}).more_than_one());    // one in each of two words
-  EXPECT_TRUE(make_set({5, 129}).more_than_one());    // first and last word
-  EXPECT_TRUE(make_set({128, 129}).more_than_one());  // two in the partial last word
-  RequestSet s = make_set({64, 100});
-  s.clear(100);
-  EXPECT_FALSE(s.more_than_one());
-}
-
 TEST(RequestSet, NextAtOrAfterDoesNotWrap) {
   const RequestSet s = make_set({3, 63, 64, 129});
   EXPECT_EQ(s.next_at_or_after(0), 3u);
