@@ -102,6 +102,7 @@ Platform::Platform(const PlatformConfig& cfg, SimContext& ctx, AddressSpace& vmm
       r.first_port = first_switch_port[d];
       r.ports = cfg.devices[d].fabric_ports;
       r.interleave_bytes = cfg.gpu.request_bytes;
+      r.select = AddressMap::spreading_select(r.ports);
       r.target = cfg.devices[d].name;
       routing->add(r);
     }

@@ -78,6 +78,11 @@ class Clock {
   std::uint64_t edge_ps(std::uint64_t t_ps) const {
     return div_.quotient(t_ps + period_ps_ - 1) * period_ps_;
   }
+  // The first edge strictly after t: where a block samples what arrived at t. Sampling strictly
+  // after makes a decision independent of the order in which same-time events run.
+  std::uint64_t edge_after_ps(std::uint64_t t_ps) const {
+    return div_.quotient(t_ps) * period_ps_ + period_ps_;
+  }
   bool on_edge(std::uint64_t t_ps) const { return div_.quotient(t_ps) * period_ps_ == t_ps; }
 
  private:

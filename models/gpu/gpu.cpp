@@ -19,8 +19,10 @@ Gpu::Gpu(sc_core::sc_module_name name, SimContext& ctx, unsigned index, const Gp
       clock_(params.clock_mhz),
       local_route_(local),
       vmm_(vmm),
-      fabric_busy_(fabric_ports, false),
-      local_busy_(local.size ? local.map.channels() : 0, false),
+      fabric_spread_(std::max(1u, fabric_ports), params.request_bytes,
+                     AddressMap::spreading_select(std::max(1u, fabric_ports))),
+      fabric_ready_ps_(fabric_ports, 0),
+      local_ready_ps_(local.size ? local.map.channels() : 0, 0),
       completions_(params.max_outstanding),
       wake_("wake", ctx.scheduler(), [this] { behaviour(); }) {
   for (unsigned i = 0; i < fabric_ports; ++i) {
@@ -113,8 +115,11 @@ bool Gpu::prepare(Stream& s, std::uint64_t now_ps) {
     s.to_local = true;
     s.port = local_route_.map.decode(s.pa - local_route_.base).channel;
   } else {
+    if (fabric_.empty()) {
+      throw std::logic_error(std::string(name()) + ": address outside local memory and no fabric");
+    }
     s.to_local = false;
-    s.port = static_cast<unsigned>((s.pa / params_.request_bytes) % fabric_.size());
+    s.port = fabric_spread_.decode(s.pa).channel;
   }
   s.have_request = true;
   return true;
@@ -123,8 +128,8 @@ bool Gpu::prepare(Stream& s, std::uint64_t now_ps) {
 bool Gpu::try_issue(Stream& s, std::uint64_t now_ps) {
   if (!s.started || s.outstanding >= s.cfg->max_outstanding) return false;
   if (!prepare(s, now_ps)) return false;
-  std::vector<bool>& busy = s.to_local ? local_busy_ : fabric_busy_;
-  if (busy[s.port]) return false;
+  std::vector<std::uint64_t>& ready = s.to_local ? local_ready_ps_ : fabric_ready_ps_;
+  if (ready[s.port] > now_ps) return false;
 
   Payload& p = ctx_.pool.allocate();
   p.acquire();
@@ -159,7 +164,7 @@ bool Gpu::try_issue(Stream& s, std::uint64_t now_ps) {
   bytes_requested_ += s.len;
 
   InitiatorPort<Gpu>& port = s.to_local ? *local_[s.port] : *fabric_[s.port];
-  busy[s.port] = !port.send_req(p);
+  if (!port.send_req(p)) ready[s.port] = Wakeup::kNever;  // until END_REQ
   p.release();
   return true;
 }
@@ -169,17 +174,19 @@ Sync Gpu::bw(unsigned port, Payload& p, Phase& phase, sc_core::sc_time&) {
   if (phase == tlm::BEGIN_RESP) {
     ext_of(p).resp_enter(now);
     completions_.push_back(&p);
-    // Completions are booked with their arrival time; the GPU acts on them at its next edge.
-    wake_.at(clock_.edge_ps(now), now);
+    // Completions are booked with their arrival time; the GPU acts on them at the next edge.
+    wake_.at(clock_.edge_after_ps(now), now);
     return accept_now(p, phase, tlm::END_RESP);
   }
   if (phase == tlm::END_REQ) {
+    // The port takes the next request from the next edge on.
+    const std::uint64_t ready = clock_.edge_after_ps(now);
     if (port < fabric_.size()) {
-      fabric_busy_[port] = false;
+      fabric_ready_ps_[port] = ready;
     } else {
-      local_busy_[port - fabric_.size()] = false;
+      local_ready_ps_[port - fabric_.size()] = ready;
     }
-    wake_.at(clock_.edge_ps(now), now);
+    wake_.at(ready, now);
     return tlm::TLM_ACCEPTED;
   }
   protocol_error(name(), phase, "a GPU port");
@@ -224,16 +231,19 @@ void Gpu::complete(Payload& p, std::uint64_t now_ps) {
 void Gpu::behaviour() {
   wake_.fired();
   const std::uint64_t now_ps = famsim::now_ps();
-  while (!completions_.empty()) {
+  const std::uint64_t edge = clock_.edge_ps(now_ps);
+  if (edge != now_ps || edge == last_issue_edge_) {
+    // Decisions happen once per edge, on what arrived before it.
+    wake_.at(edge != now_ps ? edge : edge + clock_.period_ps(), now_ps);
+    return;
+  }
+  last_issue_edge_ = edge;
+  while (!completions_.empty() && ext_of(*completions_.front()).hops[0].resp_in_ps < now_ps) {
     Payload* p = completions_.front();
     completions_.pop_front();
     complete(*p, now_ps);
   }
-  const std::uint64_t edge = clock_.edge_ps(now_ps);
-  if (edge != now_ps) {
-    wake_.at(edge, now_ps);
-    return;
-  }
+  if (!completions_.empty()) wake_.at(now_ps + clock_.period_ps(), now_ps);
   start_streams(now_ps);
 
   unsigned slots = params_.issue_width;

@@ -11,11 +11,13 @@
 //   max_outstanding  requests in flight over all streams (each stream also has its own cap)
 //   issue_width      requests started per cycle at most
 //
-// Behaviour per clock edge: streams take turns (round-robin), each issuing its next request if it
-// is below its cap and the request's port is free; a request whose port is busy waits at the head
-// of its stream. Each request is translated VA -> PA through the VMM address space and routed: an
-// address in the GPU's own local range goes to local channel decode(pa), anything else to fabric
-// link (pa / request_bytes) mod links. Completions are taken at once (the outstanding cap reserves
+// Behaviour per clock edge (once per edge, on what arrived before it: completions and END_REQs
+// that arrive at an edge count from the next one): streams take turns (round-robin), each issuing
+// its next request if it is below its cap and the request's port is free; a request whose port is
+// busy waits at the head of its stream. Each request is translated VA -> PA through the VMM address space and routed: an
+// address in the GPU's own local range goes to local channel decode(pa), anything else to a fabric
+// link chosen from pa in request_bytes granules (xor-folded for a power-of-two link count, modulo
+// otherwise, as AddressMap does for channels). Completions are taken at once (the outstanding cap reserves
 // their room). Latency is measured from issue to the response's arrival.
 //
 // Statistics: requests, bytes, read/write latency histograms, data mismatches when verifying.
@@ -131,8 +133,11 @@ class Gpu : public sc_core::sc_module, public Component {
   const AddressSpace& vmm_;
   std::vector<std::unique_ptr<InitiatorPort<Gpu>>> fabric_;
   std::vector<std::unique_ptr<InitiatorPort<Gpu>>> local_;
-  std::vector<bool> fabric_busy_;
-  std::vector<bool> local_busy_;
+  AddressMap fabric_spread_;  // physical address -> fabric link
+  // Per port: the first time it can take a request (kNever while waiting for END_REQ).
+  std::vector<std::uint64_t> fabric_ready_ps_;
+  std::vector<std::uint64_t> local_ready_ps_;
+  std::uint64_t last_issue_edge_ = Wakeup::kNever;
   std::vector<Stream> streams_;
   std::vector<unsigned> local_stream_;  // workload stream index -> index in streams_
   unsigned rr_next_ = 0;

@@ -37,6 +37,10 @@ class AddressMap {
   Select select() const { return select_; }
 
   static Select parse_select(const std::string& s);  // "modulo" | "xor"
+  // xor where it is defined (a power-of-two count), modulo otherwise.
+  static Select spreading_select(unsigned n) {
+    return (n & (n - 1)) == 0 ? Select::kXor : Select::kModulo;
+  }
 
  private:
   unsigned fold(std::uint64_t upper) const;  // xor of the base-C digits of `upper`

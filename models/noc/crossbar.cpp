@@ -94,8 +94,9 @@ void Crossbar::arrive(Plane& pl, unsigned in, Payload& p, std::uint64_t now_ps) 
 
 void Crossbar::schedule_head(Plane& pl, unsigned in, std::uint64_t now_ps) {
   Input& input = pl.in[in];
-  std::uint64_t eligible = clock_.edge_ps(now_ps);
-  if (input.granted_at_ps == eligible) eligible += clock_.period_ps();  // one grant per edge
+  // A new head competes at the first edge after it reached the head of its FIFO (for a head
+  // exposed by a grant at edge e, that is e + 1 cycle: one grant per input per edge).
+  const std::uint64_t eligible = clock_.edge_after_ps(now_ps);
   input.head_pending = true;
   pl.pending_heads.push_back({in, eligible});
   wake_.at(eligible, now_ps);
@@ -202,7 +203,6 @@ void Crossbar::arbitrate(Plane& pl, std::uint64_t edge_ps) {
     const Queued q = in.fifo.front();
     Payload& p = *q.payload;
     in.fifo.pop_front();
-    in.granted_at_ps = edge_ps;
     if (edge_ps > in.head_eligible_ps) {
       ++pl.delayed_grants;
       pl.delay_ps += edge_ps - in.head_eligible_ps;

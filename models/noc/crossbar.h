@@ -17,8 +17,9 @@
 //   input_buffer     messages per input port per direction
 //   output_buffer    messages per output port per direction (in the pipeline or waiting downstream)
 //
-// Timing: a message that reaches an input FIFO head at t competes at the first edge e >= t (the
-// next edge if its input already won an output at e). The winner of output o at edge e leaves at
+// Timing: a message that reaches an input FIFO head at t competes at the first edge e > t
+// (inputs are sampled on the edge after they arrive, so a decision never depends on the order
+// of events at the same instant). The winner of output o at edge e leaves at
 // e + (pipeline_cycles + beats) x period; o can be won again at e + beats x period. Output
 // arbitration is round-robin over the inputs whose head message wants that output (so a FIFO
 // input blocks behind its head: head-of-line blocking is modelled).
@@ -85,7 +86,6 @@ class Crossbar : public sc_core::sc_module, public Component {
     Ring<Queued> fifo;
     HoldSlot hold;
     std::uint64_t backpressure_ps = 0;
-    std::uint64_t granted_at_ps = Wakeup::kNever;
     bool head_pending = false;  // head waits in `pending_heads` until its eligible edge
     std::uint64_t head_eligible_ps = 0;
   };

@@ -14,7 +14,9 @@ void AddressRangeRouting::add(const Range& r) {
       throw std::invalid_argument("address range of " + r.target + " overlaps " + o.target);
     }
   }
-  ranges_.push_back(r);
+  Range stored = r;
+  stored.spread = AddressMap(r.ports, r.interleave_bytes, r.select);
+  ranges_.push_back(stored);
   std::sort(ranges_.begin(), ranges_.end(),
             [](const Range& a, const Range& b) { return a.base < b.base; });
 }
@@ -23,7 +25,7 @@ unsigned AddressRangeRouting::port_for(std::uint64_t pa) const {
   // Few ranges (one per target): a linear scan beats a binary search here.
   for (const Range& r : ranges_) {
     if (pa >= r.base && pa - r.base < r.size) {
-      return r.first_port + static_cast<unsigned>(((pa - r.base) / r.interleave_bytes) % r.ports);
+      return r.first_port + r.spread.decode(pa - r.base).channel;
     }
   }
   throw std::out_of_range("no route for physical address " + std::to_string(pa));

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "models/core/request.h"
+#include "models/memory/address_map.h"
 
 #include <cstdint>
 #include <string>
@@ -17,8 +18,10 @@ class Routing {
   virtual unsigned route(const RequestExt& r) const = 0;
 };
 
-// Physical address ranges -> a group of ports. Inside a range, consecutive `interleave_bytes`
-// blocks go to consecutive ports of the group (a device reached through several fabric ports).
+// Physical address ranges -> a group of ports. Inside a range, `interleave_bytes` blocks are spread
+// over the ports of the group (a device reached through several fabric ports) with the same rule
+// as memory channels (AddressMap): modulo, or xor-folded so power-of-two strides do not all land
+// on one port.
 class AddressRangeRouting : public Routing {
  public:
   struct Range {
@@ -27,7 +30,9 @@ class AddressRangeRouting : public Routing {
     unsigned first_port = 0;
     unsigned ports = 1;
     std::uint64_t interleave_bytes = 128;
+    AddressMap::Select select = AddressMap::Select::kModulo;
     std::string target;  // for error messages
+    AddressMap spread;   // set by add()
   };
 
   // Throws std::invalid_argument when ranges overlap or a range is empty.
