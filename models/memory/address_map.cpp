@@ -15,25 +15,34 @@ AddressMap::AddressMap(unsigned channels, std::uint64_t granule_bytes, Select se
   if (select_ == Select::kXor && !is_pow2(channels_)) {
     throw std::invalid_argument("xor channel selection needs a power-of-two channel count");
   }
+  granule_shift_ = static_cast<unsigned>(__builtin_ctzll(granule_));
+  channel_div_ = FixedDivisor(channels_);
+  if (is_pow2(channels_)) channel_bits_ = static_cast<unsigned>(__builtin_ctzll(channels_));
 }
 
 unsigned AddressMap::fold(std::uint64_t upper) const {
   if (channels_ == 1) return 0;
+  if (channel_bits_ > 0 && (channel_bits_ & (channel_bits_ - 1)) == 0) {
+    // Digits of a power-of-two width: xor them all in log steps (64 / width is a power of two).
+    for (unsigned shift = 32; shift >= channel_bits_; shift /= 2) upper ^= upper >> shift;
+    return static_cast<unsigned>(upper & (channels_ - 1));
+  }
   unsigned x = 0;
   while (upper != 0) {
-    x ^= static_cast<unsigned>(upper % channels_);
-    upper /= channels_;
+    const std::uint64_t q = channel_div_.quotient(upper);
+    x ^= static_cast<unsigned>(upper - q * channels_);
+    upper = q;
   }
   return x;
 }
 
 AddressMap::Decoded AddressMap::decode(std::uint64_t offset) const {
-  const std::uint64_t g = offset / granule_;
-  const std::uint64_t upper = g / channels_;
-  const unsigned low = static_cast<unsigned>(g % channels_);
+  const std::uint64_t g = offset >> granule_shift_;
+  const std::uint64_t upper = channel_div_.quotient(g);
+  const unsigned low = static_cast<unsigned>(g - upper * channels_);
   Decoded d;
   d.channel = select_ == Select::kModulo ? low : (low ^ fold(upper));
-  d.channel_address = upper * granule_ + offset % granule_;
+  d.channel_address = (upper << granule_shift_) | (offset & (granule_ - 1));
   return d;
 }
 

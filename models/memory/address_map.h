@@ -11,6 +11,8 @@
 // addresses are dense and the mapping is a bijection (encode() inverts decode()).
 #pragma once
 
+#include "models/core/clock.h"
+
 #include <cstdint>
 #include <string>
 
@@ -48,6 +50,9 @@ class AddressMap {
   unsigned channels_ = 1;
   std::uint64_t granule_ = 256;
   Select select_ = Select::kModulo;
+  unsigned granule_shift_ = 8;
+  unsigned channel_bits_ = 0;  // log2(channels) for a power-of-two count, else 0
+  FixedDivisor channel_div_{1};
 };
 
 }  // namespace famsim
