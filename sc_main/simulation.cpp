@@ -217,7 +217,7 @@ nlohmann::json check_conservation(const SimContext& ctx, const InitiatorTotals& 
                      {"virtual_address", fmt::format("0x{:x}", e.virtual_address)},
                      {"physical_address", fmt::format("0x{:x}", e.physical_address)},
                      {"issued_ns", static_cast<double>(e.issue_ps) * 1e-3},
-                     {"last_block", BlockRegistry::name(h.block)},
+                     {"last_block", BlockRegistry::name(h.block())},
                      {"direction", on_response ? "response" : "request"}});
   }
   c["stuck_requests"] = stuck;

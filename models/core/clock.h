@@ -16,6 +16,10 @@ using sc_core::sc_time;
 
 inline sc_time ps(std::uint64_t v) { return sc_time::from_value(v); }
 
+// Hop records keep times in 48 bits of ps: famsim simulates at most 281 s (ample: a second of
+// simulated fabric traffic is hours of host time). Wake-ups beyond it are refused.
+inline constexpr std::uint64_t kMaxSimTimePs = (std::uint64_t{1} << 48) - 1;
+
 namespace detail {
 extern std::uint64_t g_now_ps;
 extern bool g_now_cached;

@@ -13,6 +13,8 @@
 // means a hop touches the record while it is in cache.
 #pragma once
 
+#include "models/core/clock.h"
+
 #include <systemc>
 #include <tlm>
 
@@ -28,11 +30,26 @@ using Payload = tlm::tlm_generic_payload;
 // Identifies a block (module) in hop records. Names live in BlockRegistry.
 using BlockId = std::uint16_t;
 
-struct HopRecord {
-  BlockId block = 0;
-  std::uint16_t in_port = 0;     // the block's upstream port the request arrived on
-  std::uint64_t req_in_ps = 0;   // request arrived (BEGIN_REQ)
-  std::uint64_t resp_in_ps = 0;  // response arrived (BEGIN_RESP); at the target: data ready
+// 16 bytes: each time is 48 bits of ps (281 s of simulated time; Scheduler refuses to go further)
+// packed with a 16-bit id, so a request's records for a typical path fit in two cache lines.
+class alignas(16) HopRecord {
+ public:
+  static constexpr std::uint64_t kMaxTimePs = kMaxSimTimePs;
+
+  BlockId block() const { return static_cast<BlockId>(a_ >> 48); }
+  std::uint16_t in_port() const { return static_cast<std::uint16_t>(b_ >> 48); }
+  std::uint64_t req_in_ps() const { return a_ & kMaxTimePs; }   // request arrived (BEGIN_REQ)
+  std::uint64_t resp_in_ps() const { return b_ & kMaxTimePs; }  // response arrived; target: ready
+
+  void set(BlockId block, std::uint16_t in_port, std::uint64_t req_in_ps) {
+    a_ = (std::uint64_t{block} << 48) | req_in_ps;
+    b_ = std::uint64_t{in_port} << 48;
+  }
+  void set_resp_in(std::uint64_t ps) { b_ = (b_ & ~kMaxTimePs) | ps; }
+
+ private:
+  std::uint64_t a_ = 0;  // block : 16 | req_in_ps : 48
+  std::uint64_t b_ = 0;  // in_port : 16 | resp_in_ps : 48
 };
 
 class RequestExt : public tlm::tlm_extension<RequestExt> {
@@ -62,7 +79,7 @@ class RequestExt : public tlm::tlm_extension<RequestExt> {
   std::uint64_t id = 0;
   std::uint64_t virtual_address = 0;
 
-  alignas(64) std::array<HopRecord, kMaxHops> hops{};
+  std::array<HopRecord, kMaxHops> hops{};
 
   void reset_for_issue() {
     hop_count = 0;
@@ -80,10 +97,10 @@ class RequestExt : public tlm::tlm_extension<RequestExt> {
   // the response left hop k (entered k-1; the initiator: on arrival). Valid once the response
   // is back at the initiator.
   std::uint64_t req_out_ps(unsigned k) const {
-    return k + 1 < hop_count ? hops[k + 1].req_in_ps : service_start_ps;
+    return k + 1 < hop_count ? hops[k + 1].req_in_ps() : service_start_ps;
   }
   std::uint64_t resp_out_ps(unsigned k) const {
-    return k > 0 ? hops[k - 1].resp_in_ps : hops[0].resp_in_ps;
+    return k > 0 ? hops[k - 1].resp_in_ps() : hops[0].resp_in_ps();
   }
   // A response enters the next block on its way back; returns that block's record.
   HopRecord& resp_enter(std::uint64_t now_ps);
@@ -100,10 +117,7 @@ class RequestExt : public tlm::tlm_extension<RequestExt> {
 inline HopRecord& RequestExt::enter(BlockId block, std::uint16_t in_port, std::uint64_t now_ps) {
   if (hop_count >= kMaxHops) too_many_hops();
   HopRecord& h = hops[hop_count++];
-  h.block = block;
-  h.in_port = in_port;
-  h.req_in_ps = now_ps;
-  h.resp_in_ps = 0;
+  h.set(block, in_port, now_ps);
   resp_cursor = hop_count;
   return h;
 }
@@ -111,7 +125,7 @@ inline HopRecord& RequestExt::enter(BlockId block, std::uint16_t in_port, std::u
 inline HopRecord& RequestExt::resp_enter(std::uint64_t now_ps) {
   if (resp_cursor == 0) walked_past_initiator();
   HopRecord& h = hops[--resp_cursor];
-  h.resp_in_ps = now_ps;
+  h.set_resp_in(now_ps);
   return h;
 }
 

@@ -1,6 +1,7 @@
 #include "models/core/wakeup.h"
 
 #include <algorithm>
+#include <stdexcept>
 
 namespace famsim {
 
@@ -17,6 +18,10 @@ Scheduler::Scheduler(sc_core::sc_module_name name)
   SC_METHOD(run);
   sensitive << event_;
   dont_initialize();
+}
+
+void Wakeup::beyond_max_time() {
+  throw std::runtime_error("simulated time would pass 2^48 ps (281 s), the most famsim records");
 }
 
 Scheduler::~Scheduler() { detail::g_now_cached = false; }
@@ -90,7 +95,7 @@ Wakeup* Scheduler::earliest(std::uint64_t now_ps) {
       }
       break;
     }
-    wi = (wi + 1) % words;
+    if (++wi == words) wi = 0;
     bits = occupied_[wi];
   }
   while (!overflow_.empty()) {

@@ -102,6 +102,7 @@ class Wakeup {
   }
   void at(std::uint64_t at_ps, std::uint64_t now_ps) {
     if (at_ps >= pending_ps_) return;
+    if (at_ps > kMaxSimTimePs) beyond_max_time();
     pending_ps_ = at_ps;
     if (scheduler_) {
       scheduler_->schedule(at_ps, now_ps, this);
@@ -121,6 +122,7 @@ class Wakeup {
 
  private:
   friend class Scheduler;
+  [[noreturn]] static void beyond_max_time();
   enum class Where : std::uint8_t { kNone, kWheel, kOverflow };
   sc_core::sc_event event_;
   Scheduler* scheduler_;

@@ -200,7 +200,7 @@ void Gpu::change_outstanding(int delta, std::uint64_t now_ps) {
 
 void Gpu::complete(Payload& p, std::uint64_t now_ps) {
   RequestExt& e = ext_of(p);
-  const std::uint64_t arrived_ps = e.hops[0].resp_in_ps;
+  const std::uint64_t arrived_ps = e.hops[0].resp_in_ps();
   if (!e.outstanding) {
     ++duplicates_;
     p.release();
@@ -238,7 +238,7 @@ void Gpu::behaviour() {
     return;
   }
   last_issue_edge_ = edge;
-  while (!completions_.empty() && ext_of(*completions_.front()).hops[0].resp_in_ps < now_ps) {
+  while (!completions_.empty() && ext_of(*completions_.front()).hops[0].resp_in_ps() < now_ps) {
     Payload* p = completions_.front();
     completions_.pop_front();
     complete(*p, now_ps);
@@ -251,14 +251,16 @@ void Gpu::behaviour() {
   bool progress = true;
   while (slots > 0 && progress && outstanding_ < params_.max_outstanding && !ctx_.input_error) {
     progress = false;
+    unsigned i = rr_next_;
     for (unsigned k = 0; k < n && slots > 0 && outstanding_ < params_.max_outstanding; ++k) {
-      Stream& s = streams_[(rr_next_ + k) % n];
+      Stream& s = streams_[i];
+      if (++i == n) i = 0;
       if (try_issue(s, now_ps)) {
         --slots;
         progress = true;
       }
     }
-    rr_next_ = n ? (rr_next_ + 1) % n : 0;
+    if (++rr_next_ >= n) rr_next_ = 0;
   }
   // Streams that ran dry with nothing in flight are finished; their dependents may start on
   // the next edge.

@@ -42,8 +42,12 @@ void MemoryController::accept(Payload& p, std::uint64_t now) {
       store_.read(e.channel_address, p.get_data_ptr(), len);
     }
   }
-  const std::uint64_t burst = std::max<std::uint64_t>(
-      1, static_cast<std::uint64_t>(std::ceil(len / timing_.bytes_per_clock() - 1e-9)));
+  if (len != burst_for_len_) {  // request sizes repeat: one division per new size
+    burst_for_len_ = len;
+    burst_cycles_ = std::max<std::uint64_t>(
+        1, static_cast<std::uint64_t>(std::ceil(len / timing_.bytes_per_clock() - 1e-9)));
+  }
+  const std::uint64_t burst = burst_cycles_;
   const std::uint64_t period = clock_.period_ps();
   bus_free_ps_ = start + burst * period;
   busy_ps_ += burst * period;
@@ -87,7 +91,7 @@ void MemoryController::behaviour() {
     service_.pop_front();
     HopRecord& h = ext_of(p).resp_enter(ready_ps);
     const bool write = ext_of(p).write;
-    (write ? write_latency_ : read_latency_).add_ps(now_ps - h.req_in_ps);
+    (write ? write_latency_ : read_latency_).add_ps(now_ps - h.req_in_ps());
     (write ? writes_held_ : reads_held_)--;
     upstream_busy_ = !up.send_resp(p);
     p.release();

@@ -85,6 +85,8 @@ class MemoryController : public sc_core::sc_module, public Component {
   unsigned reads_held_ = 0;  // queued + in service
   unsigned writes_held_ = 0;
   std::uint64_t bus_free_ps_ = 0;
+  unsigned burst_for_len_ = 0;
+  std::uint64_t burst_cycles_ = 1;
   BackingStore store_;
   Wakeup wake_;
 

@@ -104,7 +104,7 @@ void Crossbar::schedule_head(Plane& pl, unsigned in, std::uint64_t now_ps) {
 
 Crossbar::Queued Crossbar::classify(const Plane& pl, Payload& p) const {
   const RequestExt& e = ext_of(p);
-  const unsigned d = pl.is_request ? routing_->route(e) : e.hops[e.resp_cursor].in_port;
+  const unsigned d = pl.is_request ? routing_->route(e) : e.hops[e.resp_cursor].in_port();
   if (d >= pl.out.size()) {
     throw std::logic_error(std::string(name()) + ": request " + std::to_string(e.id) +
                            " routed to port " + std::to_string(d) + " of " +
