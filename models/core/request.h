@@ -71,15 +71,16 @@ class RequestExt : public tlm::tlm_extension<RequestExt> {
   std::uint64_t physical_address = 0;
   std::uint64_t channel_address = 0;
   std::uint64_t issue_ps = 0;
-  std::uint64_t service_start_ps = 0;  // when the target began serving the request
-  std::uint16_t gpu = 0;
-  std::uint16_t stream = 0;
 
-  // Identity.
+  // The hop records start on the next cache line: a typical path's fit in two lines.
+  std::array<HopRecord, kMaxHops> hops{};
+
+  // Read at the ends of the path only.
+  std::uint64_t service_start_ps = 0;  // when the target began serving the request
   std::uint64_t id = 0;
   std::uint64_t virtual_address = 0;
-
-  std::array<HopRecord, kMaxHops> hops{};
+  std::uint16_t gpu = 0;
+  std::uint16_t stream = 0;
 
   void reset_for_issue() {
     hop_count = 0;

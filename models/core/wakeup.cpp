@@ -7,8 +7,7 @@ namespace famsim {
 
 Scheduler::Scheduler(sc_core::sc_module_name name)
     : sc_core::sc_module(name),
-      head_(kSlots, nullptr),
-      tail_(kSlots, nullptr),
+      slots_(kSlots),
       occupied_(kSlots / 64, 0),
       event_("wake") {
   overflow_.reserve(256);
@@ -30,14 +29,14 @@ void Scheduler::link(Wakeup* w, std::uint64_t) {
   const std::uint32_t slot = static_cast<std::uint32_t>((w->pending_ps_ / kSlotPs) % kSlots);
   w->slot_ = slot;
   w->next_ = nullptr;
-  w->prev_ = tail_[slot];
-  if (tail_[slot]) {
-    tail_[slot]->next_ = w;
+  w->prev_ = slots_[slot].tail;
+  if (slots_[slot].tail) {
+    slots_[slot].tail->next_ = w;
   } else {
-    head_[slot] = w;
+    slots_[slot].head = w;
     occupied_[slot >> 6] |= std::uint64_t{1} << (slot & 63);
   }
-  tail_[slot] = w;
+  slots_[slot].tail = w;
   w->where_ = Wakeup::Where::kWheel;
 }
 
@@ -46,14 +45,14 @@ void Scheduler::unlink(Wakeup* w) {
   if (w->prev_) {
     w->prev_->next_ = w->next_;
   } else {
-    head_[slot] = w->next_;
+    slots_[slot].head = w->next_;
   }
   if (w->next_) {
     w->next_->prev_ = w->prev_;
   } else {
-    tail_[slot] = w->prev_;
+    slots_[slot].tail = w->prev_;
   }
-  if (!head_[slot]) occupied_[slot >> 6] &= ~(std::uint64_t{1} << (slot & 63));
+  if (!slots_[slot].head) occupied_[slot >> 6] &= ~(std::uint64_t{1} << (slot & 63));
   w->prev_ = w->next_ = nullptr;
   w->where_ = Wakeup::Where::kNone;
 }
@@ -90,7 +89,7 @@ Wakeup* Scheduler::earliest(std::uint64_t now_ps) {
   for (std::size_t n = 0; n <= words; ++n) {
     if (bits) {
       const std::size_t slot = (wi << 6) + static_cast<std::size_t>(__builtin_ctzll(bits));
-      for (Wakeup* w = head_[slot]; w; w = w->next_) {
+      for (Wakeup* w = slots_[slot].head; w; w = w->next_) {
         if (!best || w->pending_ps_ < best->pending_ps_) best = w;
       }
       break;
