@@ -137,7 +137,7 @@ void Scheduler::run() {
       w->where_ = Wakeup::Where::kNone;
     }
     ++runs_;
-    w->behaviour_();  // calls w->fired() first, and may schedule w again
+    w->behaviour_(w->owner_);  // calls w->fired() first, and may schedule w again
   }
   running_ = false;
   if (w && !stopped_ && w->pending_ps_ < end_ps_) {

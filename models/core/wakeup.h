@@ -23,7 +23,6 @@
 #include <systemc>
 
 #include <cstdint>
-#include <functional>
 #include <limits>
 #include <vector>
 
@@ -95,8 +94,17 @@ class Wakeup {
   static constexpr std::uint64_t kNever = std::numeric_limits<std::uint64_t>::max();
 
   // `scheduler` null: the systemc kernel (the owner makes an SC_METHOD sensitive to event()).
-  Wakeup(const char* name, Scheduler* scheduler, std::function<void()> behaviour)
-      : event_(name), scheduler_(scheduler), behaviour_(std::move(behaviour)) {}
+  // `behaviour(owner)` runs the owning block's behaviour: a plain function pointer, so the famsim
+  // kernel dispatches with one indirect call.
+  using Behaviour = void (*)(void* owner);
+  Wakeup(const char* name, Scheduler* scheduler, void* owner, Behaviour behaviour)
+      : event_(name), scheduler_(scheduler), owner_(owner), behaviour_(behaviour) {}
+
+  // The bound behaviour, for a block that registers Owner::behaviour().
+  template <class Owner>
+  static void call_behaviour(void* owner) {
+    static_cast<Owner*>(owner)->behaviour();
+  }
 
   const sc_core::sc_event& event() const { return event_; }
 
@@ -132,7 +140,8 @@ class Wakeup {
   enum class Where : std::uint8_t { kNone, kWheel, kOverflow };
   sc_core::sc_event event_;
   Scheduler* scheduler_;
-  std::function<void()> behaviour_;
+  void* owner_;
+  Behaviour behaviour_;
   std::uint64_t pending_ps_ = kNever;
   // famsim kernel bookkeeping.
   Wakeup* prev_ = nullptr;

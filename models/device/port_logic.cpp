@@ -16,7 +16,7 @@ PortLogic::PortLogic(sc_core::sc_module_name name, SimContext& ctx, const PortLo
       size_(size),
       map_(map),
       ports_(ports),
-      wake_("wake", ctx.scheduler(), [this] { behaviour(); }) {
+      wake_("wake", ctx.scheduler(), this, &Wakeup::call_behaviour<PortLogic>) {
   for (unsigned i = 0; i < ports; ++i) {
     fabric_.push_back(
         std::make_unique<TargetPort<PortLogic>>(("fabric" + std::to_string(i)).c_str(), *this, i));

@@ -83,6 +83,7 @@ class PortLogic : public sc_core::sc_module, public Component {
   void take_tag(Port& port, Payload& p, std::uint64_t now_ps);
   void change_tags(Port& port, int delta, std::uint64_t now_ps);
   std::uint64_t pipeline_slot(std::uint64_t& free_ps, std::uint64_t now_ps) const;
+  friend class Wakeup;  // runs behaviour()
   void behaviour();
 
   PortLogicParams params_;

@@ -13,7 +13,7 @@ Link::Link(sc_core::sc_module_name name, SimContext& ctx, const LinkParams& para
       params_(params),
       bandwidth_gbps_(params.bandwidth_gbps()),
       latency_ps_(static_cast<std::uint64_t>(std::llround(params.latency_ns * 1000.0))),
-      wake_("wake", ctx.scheduler(), [this] { behaviour(); }) {
+      wake_("wake", ctx.scheduler(), this, &Wakeup::call_behaviour<Link>) {
   req_.queue.set_capacity(params.buffer_entries);
   resp_.queue.set_capacity(params.buffer_entries);
   SC_HAS_PROCESS(Link);

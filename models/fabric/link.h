@@ -78,6 +78,7 @@ class Link : public sc_core::sc_module, public Component {
     std::uint64_t ser_cache_ps[2] = {0, 0};
   };
 
+  friend class Wakeup;  // runs behaviour()
   void behaviour();
   void enqueue(Direction& d, Payload& p, std::uint64_t now_ps, bool is_request);
   // Hands on every message that has arrived; returns when the next one arrives.

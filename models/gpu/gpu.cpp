@@ -24,7 +24,7 @@ Gpu::Gpu(sc_core::sc_module_name name, SimContext& ctx, unsigned index, const Gp
       fabric_ready_ps_(fabric_ports, 0),
       local_ready_ps_(local.size ? local.map.channels() : 0, 0),
       completions_(params.max_outstanding),
-      wake_("wake", ctx.scheduler(), [this] { behaviour(); }) {
+      wake_("wake", ctx.scheduler(), this, &Wakeup::call_behaviour<Gpu>) {
   for (unsigned i = 0; i < fabric_ports; ++i) {
     fabric_.push_back(
         std::make_unique<InitiatorPort<Gpu>>(("fabric" + std::to_string(i)).c_str(), *this, i));

@@ -123,6 +123,7 @@ class Gpu : public sc_core::sc_module, public Component {
   void complete(Payload& p, std::uint64_t now_ps);
   void change_outstanding(int delta, std::uint64_t now_ps);
   void fault(const Stream& s, AddressSpace::Fault f, std::uint64_t now_ps);
+  friend class Wakeup;  // runs behaviour()
   void behaviour();
 
   SimContext& ctx_;

@@ -14,7 +14,7 @@ MemoryController::MemoryController(sc_core::sc_module_name name, SimContext& ctx
       params_(params),
       clock_(timing.clock_mhz),
       service_(params.read_queue + params.write_queue),
-      wake_("wake", ctx.scheduler(), [this] { behaviour(); }) {
+      wake_("wake", ctx.scheduler(), this, &Wakeup::call_behaviour<MemoryController>) {
   SC_HAS_PROCESS(MemoryController);
   SC_METHOD(behaviour);
   sensitive << wake_.event();

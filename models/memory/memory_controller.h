@@ -74,6 +74,7 @@ class MemoryController : public sc_core::sc_module, public Component {
 
   bool has_room(const Payload& p) const;
   void accept(Payload& p, std::uint64_t now);
+  friend class Wakeup;  // runs behaviour()
   void behaviour();
 
   MemoryTiming timing_;

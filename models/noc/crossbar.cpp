@@ -14,7 +14,7 @@ Crossbar::Crossbar(sc_core::sc_module_name name, SimContext& ctx, const Crossbar
       params_(params),
       clock_(params.clock_mhz),
       routing_(std::move(routing)),
-      wake_("wake", ctx.scheduler(), [this] { behaviour(); }) {
+      wake_("wake", ctx.scheduler(), this, &Wakeup::call_behaviour<Crossbar>) {
   for (unsigned i = 0; i < up_ports; ++i) {
     up_.push_back(
         std::make_unique<TargetPort<Crossbar>>(("up" + std::to_string(i)).c_str(), *this, i));

@@ -152,6 +152,7 @@ class Crossbar : public sc_core::sc_module, public Component {
   void send_ready(Plane& pl, std::uint64_t now_ps);
   void arbitrate(Plane& pl, std::uint64_t edge_ps);
   std::uint64_t next_wakeup(const Plane& pl, std::uint64_t now_ps) const;
+  friend class Wakeup;  // runs behaviour()
   void behaviour();
 
   CrossbarParams params_;

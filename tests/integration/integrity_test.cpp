@@ -70,7 +70,7 @@ class LosingTarget : public sc_core::sc_module, public Component {
         Component(ctx.registry, this->name()),
         up("up", *this, 0),
         pending_(64),
-        wake_("wake", ctx.scheduler(), [this] { behaviour(); }) {
+        wake_("wake", ctx.scheduler(), this, &Wakeup::call_behaviour<LosingTarget>) {
     SC_HAS_PROCESS(LosingTarget);
     SC_METHOD(behaviour);
     sensitive << wake_.event();
