@@ -68,6 +68,8 @@ class RequestExt : public tlm::tlm_extension<RequestExt> {
   // Decoded target, filled by the block that decodes the address (GPU for local memory, device
   // port logic for the expansion device).
   std::uint32_t channel = 0;
+  std::uint16_t gpu = 0;
+  std::uint16_t stream = 0;
   std::uint64_t physical_address = 0;
   std::uint64_t channel_address = 0;
   std::uint64_t issue_ps = 0;
@@ -79,8 +81,6 @@ class RequestExt : public tlm::tlm_extension<RequestExt> {
   std::uint64_t service_start_ps = 0;  // when the target began serving the request
   std::uint64_t id = 0;
   std::uint64_t virtual_address = 0;
-  std::uint16_t gpu = 0;
-  std::uint16_t stream = 0;
 
   void reset_for_issue() {
     hop_count = 0;
