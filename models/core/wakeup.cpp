@@ -28,15 +28,24 @@ Scheduler::~Scheduler() { detail::g_now_cached = false; }
 void Scheduler::link(Wakeup* w, std::uint64_t) {
   const std::uint32_t slot = static_cast<std::uint32_t>((w->pending_ps_ / kSlotPs) % kSlots);
   w->slot_ = slot;
-  w->next_ = nullptr;
-  w->prev_ = slots_[slot].tail;
-  if (slots_[slot].tail) {
-    slots_[slot].tail->next_ = w;
+  Slot& s = slots_[slot];
+  // Keep the slot sorted by time, equal times in request order: walk back from the tail past
+  // later entries (usually none: new requests tend to be the latest).
+  Wakeup* after = s.tail;
+  while (after && after->pending_ps_ > w->pending_ps_) after = after->prev_;
+  w->prev_ = after;
+  w->next_ = after ? after->next_ : s.head;
+  if (w->next_) {
+    w->next_->prev_ = w;
   } else {
-    slots_[slot].head = w;
-    occupied_[slot >> 6] |= std::uint64_t{1} << (slot & 63);
+    s.tail = w;
   }
-  slots_[slot].tail = w;
+  if (after) {
+    after->next_ = w;
+  } else {
+    if (!s.head) occupied_[slot >> 6] |= std::uint64_t{1} << (slot & 63);
+    s.head = w;
+  }
   w->where_ = Wakeup::Where::kWheel;
 }
 
@@ -89,9 +98,7 @@ Wakeup* Scheduler::earliest(std::uint64_t now_ps) {
   for (std::size_t n = 0; n <= words; ++n) {
     if (bits) {
       const std::size_t slot = (wi << 6) + static_cast<std::size_t>(__builtin_ctzll(bits));
-      for (Wakeup* w = slots_[slot].head; w; w = w->next_) {
-        if (!best || w->pending_ps_ < best->pending_ps_) best = w;
-      }
+      best = slots_[slot].head;  // slots are sorted
       break;
     }
     if (++wi == words) wi = 0;
