@@ -93,11 +93,9 @@ void Crossbar::arrive(Plane& pl, unsigned in, Payload& p, std::uint64_t now_ps) 
 }
 
 void Crossbar::schedule_head(Plane& pl, unsigned in, std::uint64_t now_ps) {
-  Input& input = pl.in[in];
   // A new head competes at the first edge after it reached the head of its FIFO (for a head
   // exposed by a grant at edge e, that is e + 1 cycle: one grant per input per edge).
   const std::uint64_t eligible = clock_.edge_after_ps(now_ps);
-  input.head_pending = true;
   pl.pending_heads.push_back({in, eligible});
   wake_.at(eligible, now_ps);
 }
@@ -179,7 +177,6 @@ void Crossbar::arbitrate(Plane& pl, std::uint64_t edge_ps) {
     const unsigned dest = pl.in[h.input].fifo.front().dest;
     pl.out[dest].requesters.set(h.input);
     pl.waiting_outputs.set(dest);
-    pl.in[h.input].head_pending = false;
     pl.in[h.input].head_eligible_ps = h.eligible_ps;
     pl.pending_heads[k] = pl.pending_heads.back();
     pl.pending_heads.pop_back();

@@ -86,7 +86,6 @@ class Crossbar : public sc_core::sc_module, public Component {
     Ring<Queued> fifo;
     HoldSlot hold;
     std::uint64_t backpressure_ps = 0;
-    bool head_pending = false;  // head waits in `pending_heads` until its eligible edge
     std::uint64_t head_eligible_ps = 0;
   };
   struct Staged {
