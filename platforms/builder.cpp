@@ -1,5 +1,6 @@
 #include "platforms/builder.h"
 
+#include <stdexcept>
 #include <string>
 
 namespace famsim {
@@ -49,6 +50,11 @@ std::vector<MemoryTarget> Platform::address_layout(const PlatformConfig& cfg) {
 
 Platform::Platform(const PlatformConfig& cfg, SimContext& ctx, AddressSpace& vmm)
     : cfg_(cfg), targets_(address_layout(cfg)) {
+  // The longest path: GPU, link, switch, link, port logic, crossbar, memory controller.
+  const unsigned longest = 1 + (cfg.sw.present ? 3 : 1) + 3;
+  if (longest > RequestExt::kMaxHops) {
+    throw std::logic_error("platform paths are longer than the hop records can hold");
+  }
   for (const MemoryTarget& t : targets_) vmm.add_location(t.name, t.base, t.size);
   std::size_t ti = 0;
 

@@ -15,8 +15,9 @@ constexpr std::uint64_t kGiB = 1ULL << 30;
 
 bool is_pow2(std::uint64_t v) { return v != 0 && (v & (v - 1)) == 0; }
 
+// Clocks from 1 MHz to 100 GHz: slower ones would stretch a run past the 281 s famsim records.
 double get_mhz(ConfigNode& n, std::optional<double> def) {
-  return n.get_double("clock_mhz", def, 0.0, 1e5, true);
+  return n.get_double("clock_mhz", def, 1.0, 1e5);
 }
 
 LinkConfig parse_link(ConfigNode n, bool gpu_side) {
@@ -179,7 +180,7 @@ PlatformConfig parse_platform(ConfigNode& root) {
     dc.port_logic.egress_cycles = static_cast<unsigned>(
         pl.get_uint("egress_cycles", dc.port_logic.ingress_cycles, 0, 100000));
     dc.port_logic.tags_per_port =
-        static_cast<unsigned>(pl.get_uint("tags_per_port", std::nullopt, 1, 1u << 20));
+        static_cast<unsigned>(pl.get_uint("tags_per_port", std::nullopt, 1, 1u << 16));
     pl.finish();
 
     ConfigNode noc = d.child("noc", true);
@@ -196,6 +197,9 @@ PlatformConfig parse_platform(ConfigNode& root) {
   // Topology: with a switch, GPUs and devices hang off it; without, one device takes every GPU
   // link directly.
   if (pc.sw.present) {
+    if (pc.devices.empty()) {
+      root.fail("switch", "the platform has a switch but no devices for it to reach");
+    }
     if (!links.has("gpu_switch"))
       links.fail("gpu_switch", "missing; a platform with a switch needs GPU-to-switch links");
     pc.gpu_link = parse_link(links.child("gpu_switch"), true);

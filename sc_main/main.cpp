@@ -40,6 +40,9 @@ void configure_systemc_reports() {
                                           sc_core::SC_DISPLAY | sc_core::SC_THROW);
   // famsim never uses the deprecated features this warns about; keep the terminal clean.
   sc_core::sc_report_handler::set_actions("/IEEE_Std_1666/deprecated", sc_core::SC_DO_NOTHING);
+  // famsim reports why it stopped itself.
+  sc_core::sc_report_handler::set_actions("/OSCI/SystemC", sc_core::SC_INFO,
+                                          sc_core::SC_DO_NOTHING);
 }
 
 int do_run(const famsim::RunOptions& opt, const std::string& out_dir) {
@@ -99,9 +102,10 @@ int do_bench(famsim::RunOptions opt, std::uint64_t mib_per_gpu) {
 }
 
 int do_validate(const famsim::RunOptions& opt) {
-  const famsim::ConfigDoc doc = famsim::load_config(opt);
-  const famsim::ResolvedConfig cfg = famsim::parse_config(doc);
-  std::cout << famsim::validation_text(cfg);
+  // Elaborating the platform and mapping the workload's buffers catches everything run would
+  // reject before simulating (a buffer larger than its device, say).
+  const famsim::Simulation sim(famsim::load_config(opt));
+  std::cout << famsim::validation_text(sim.config());
   return kExitOk;
 }
 

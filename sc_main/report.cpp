@@ -66,13 +66,19 @@ std::string summary_text(const nlohmann::json& s, const std::string& out_dir) {
   std::sort(busy.begin(), busy.end(), [](const auto& a, const auto& b) {
     return a.first != b.first ? a.first > b.first : a.second < b.second;
   });
-  o += "  busiest components (utilization, time spent backpressuring upstream):\n";
+  o += "  busiest components (utilization; time their ports held back a neighbour, summed):\n";
   for (std::size_t i = 0; i < busy.size() && i < 5; ++i) {
     const auto& c = s["components"][busy[i].second];
     o += fmt::format("    {:<28} {:6.1f} %   {:12.1f} ns\n", busy[i].second, busy[i].first * 100.0,
                      c["backpressure_ns"].get<double>());
   }
-  if (cons["ok"].get<bool>()) {
+  if (cons["ok"].get<bool>() && cons["truncated"].get<bool>()) {
+    o += fmt::format(
+        "  cut off by sim.max_time_ns: {} issued, {} completed, {} in flight and "
+        "accounted for\n",
+        cons["issued"].get<std::uint64_t>(), cons["completed"].get<std::uint64_t>(),
+        cons["stuck_requests_total"].get<std::uint64_t>());
+  } else if (cons["ok"].get<bool>()) {
     o += fmt::format("  conservation: ok ({} issued = {} completed, {} bytes, 0 leaked)\n",
                      cons["issued"].get<std::uint64_t>(), cons["completed"].get<std::uint64_t>(),
                      cons["bytes_delivered"].get<std::uint64_t>());

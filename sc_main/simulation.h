@@ -58,7 +58,9 @@ struct InitiatorTotals {
 // ARCHITECTURE.md rule 6: every request issued completed exactly once, bytes requested = bytes
 // delivered, no payload leaked from the pool, no block holds a request, read data intact.
 // Violations list the blocks still holding requests and the stuck requests themselves.
-nlohmann::json check_conservation(const SimContext& ctx, const InitiatorTotals& totals);
+// `truncated`: the run was cut off by sim.max_time_ns, so requests may legitimately be in flight.
+nlohmann::json check_conservation(const SimContext& ctx, const InitiatorTotals& totals,
+                                  bool truncated = false);
 
 class Simulation {
  public:
@@ -81,8 +83,12 @@ class Simulation {
   SimContext& context() { return *ctx_; }
   Platform& platform() { return *platform_; }
   InitiatorTotals totals() const;
-  // End of useful simulated time: the last completion.
+  // End of simulated time: the last completion, or sim.max_time_ns when that cut the run short.
   sc_core::sc_time simulated_time() const;
+  // Whether sim.max_time_ns stopped the run with work left.
+  bool truncated() const;
+  // From the first request issued to the end: rates and utilisations are over this window.
+  ReportWindow report_window() const;
 
  private:
   void map_workload();

@@ -125,7 +125,8 @@ WorkloadConfig parse_workload(ConfigNode node, const PlatformFacts& facts) {
       if (s.has("stride_bytes")) s.fail("stride_bytes", "only applies to pattern: strided");
     }
     c.read_fraction = s.get_double("read_fraction", 1.0, 0.0, 1.0);
-    c.duration_ns = s.get_double("duration_ns", 0.0, 0.0, 1e15);
+    // famsim simulates at most 2^48 ps (281 s).
+    c.duration_ns = s.get_double("duration_ns", 0.0, 0.0, 2.8e11);
     const bool has_total = s.has("total_bytes");
     c.total_bytes = s.get_bytes("total_bytes", 0, 1);
     if (!has_total) {
@@ -134,7 +135,7 @@ WorkloadConfig parse_workload(ConfigNode node, const PlatformFacts& facts) {
     }
     c.max_outstanding = static_cast<unsigned>(
         s.get_uint("max_outstanding", facts.gpu_max_outstanding, 1, 1u << 20));
-    c.start_ns = s.get_double("start_ns", 0.0, 0.0, 1e15);
+    c.start_ns = s.get_double("start_ns", 0.0, 0.0, 2.8e11);
     c.verify_reads = s.get_bool("verify_reads", false);
     c.data_seed = s.get_uint("data_seed", 1);
 

@@ -11,6 +11,7 @@ bool g_now_cached = false;
 std::uint64_t g_sc_now_ps = 0;
 std::uint64_t g_offset_for_ps = 0;
 sc_time g_offset = sc_core::SC_ZERO_TIME;
+bool g_time_limit_hit = false;
 }  // namespace detail
 
 std::uint64_t transfer_ps(std::uint64_t bytes, double gbps) {

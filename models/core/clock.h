@@ -26,6 +26,7 @@ extern bool g_now_cached;
 extern std::uint64_t g_sc_now_ps;  // sc_time_stamp() when the scheduler's activation began
 extern std::uint64_t g_offset_for_ps;
 extern sc_time g_offset;
+extern bool g_time_limit_hit;  // a block asked to be woken beyond kMaxSimTimePs
 }  // namespace detail
 
 // The current simulated time in ps. Under the famsim kernel it is the scheduler's local time

@@ -28,7 +28,6 @@ struct SimContext {
   PayloadPool pool;
   ComponentRegistry registry;
   std::uint64_t seed;
-  std::uint64_t next_request_id = 0;
   // Set (with stop()) by a block that finds the workload asked for something impossible.
   std::optional<std::string> input_error;
 

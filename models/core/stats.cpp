@@ -80,11 +80,11 @@ Component::~Component() {
   v.erase(std::remove(v.begin(), v.end(), this), v.end());
 }
 
-nlohmann::json ComponentRegistry::report_all(const sc_core::sc_time& sim_time) const {
+nlohmann::json ComponentRegistry::report_all(const ReportWindow& window) const {
   nlohmann::json out = nlohmann::json::object();
   for (const Component* c : components_) {
     ComponentReport r;
-    c->report(r, sim_time);
+    c->report(r, window);
     nlohmann::json j = r.extra;
     j["bytes"] = r.bytes;
     j["utilization"] = r.utilization;
@@ -94,11 +94,17 @@ nlohmann::json ComponentRegistry::report_all(const sc_core::sc_time& sim_time) c
   return out;
 }
 
-double busy_fraction(std::uint64_t busy_ps, const sc_core::sc_time& elapsed, double resources) {
-  if (elapsed.value() == 0 || resources <= 0) return 0.0;
+double busy_fraction(std::uint64_t busy_ps, const ReportWindow& window, double resources) {
+  if (window.duration_ps() == 0 || resources <= 0) return 0.0;
   const double f =
-      static_cast<double>(busy_ps) / (static_cast<double>(elapsed.value()) * resources);
+      static_cast<double>(busy_ps) / (static_cast<double>(window.duration_ps()) * resources);
   return std::clamp(f, 0.0, 1.0);
+}
+
+double window_mean(std::uint64_t integral, const ReportWindow& window) {
+  return window.duration_ps() == 0
+             ? 0.0
+             : static_cast<double>(integral) / static_cast<double>(window.duration_ps());
 }
 
 }  // namespace famsim

@@ -56,6 +56,16 @@ class LatencyHistogram {
   std::uint64_t max_ps_ = 0;
 };
 
+// The span of simulated time a report covers: from the first request issued to the end of the
+// run (the last completion, or sim.max_time_ns). Rates and utilisations are over this window, so
+// idle time before a workload starts does not dilute them.
+struct ReportWindow {
+  std::uint64_t start_ps = 0;
+  std::uint64_t end_ps = 0;
+  std::uint64_t duration_ps() const { return end_ps > start_ps ? end_ps - start_ps : 0; }
+  double seconds() const { return static_cast<double>(duration_ps()) * 1e-12; }
+};
+
 // What a component says about itself at the end of a run.
 struct ComponentReport {
   double bytes = 0;            // payload bytes that passed through (or were served)
@@ -78,7 +88,7 @@ class Component {
   const std::string& component_name() const { return name_; }
   BlockId block_id() const { return id_; }
 
-  virtual void report(ComponentReport& r, const sc_core::sc_time& sim_time) const = 0;
+  virtual void report(ComponentReport& r, const ReportWindow& window) const = 0;
   // Requests and responses this block still holds (queued, in flight inside it, or held).
   virtual std::size_t occupancy() const = 0;
 
@@ -91,14 +101,16 @@ class Component {
 class ComponentRegistry {
  public:
   const std::vector<Component*>& components() const { return components_; }
-  nlohmann::json report_all(const sc_core::sc_time& sim_time) const;
+  nlohmann::json report_all(const ReportWindow& window) const;
 
  private:
   friend class Component;
   std::vector<Component*> components_;
 };
 
-// Utilisation helper: busy time over elapsed time, clamped to [0, 1].
-double busy_fraction(std::uint64_t busy_ps, const sc_core::sc_time& elapsed, double resources = 1);
+// Utilisation helper: busy time over the window, clamped to [0, 1].
+double busy_fraction(std::uint64_t busy_ps, const ReportWindow& window, double resources = 1);
+// Mean of a quantity from its time integral (sum of value x ps) over the window.
+double window_mean(std::uint64_t integral, const ReportWindow& window);
 
 }  // namespace famsim

@@ -6,10 +6,7 @@
 namespace famsim {
 
 Scheduler::Scheduler(sc_core::sc_module_name name)
-    : sc_core::sc_module(name),
-      slots_(kSlots),
-      occupied_(kSlots / 64, 0),
-      event_("wake") {
+    : sc_core::sc_module(name), slots_(kSlots), occupied_(kSlots / 64, 0), event_("wake") {
   overflow_.reserve(256);
   detail::g_now_ps = 0;
   detail::g_now_cached = true;
@@ -20,7 +17,9 @@ Scheduler::Scheduler(sc_core::sc_module_name name)
 }
 
 void Wakeup::beyond_max_time() {
-  throw std::runtime_error("simulated time would pass 2^48 ps (281 s), the most famsim records");
+  detail::g_time_limit_hit = true;
+  if (scheduler_) scheduler_->stop();
+  sc_core::sc_stop();
 }
 
 Scheduler::~Scheduler() { detail::g_now_cached = false; }

@@ -45,6 +45,7 @@ class Scheduler : public sc_core::sc_module {
   void set_end_ps(std::uint64_t e) { end_ps_ = e; }
   // Stops executing events (after an input error found mid-run); sc_stop() ends SystemC.
   void stop() { stopped_ = true; }
+  bool stopped() const { return stopped_; }
 
  private:
   // A timing wheel: slot = time / kSlotPs modulo kSlots, each slot an intrusive list of wake-ups
@@ -116,7 +117,10 @@ class Wakeup {
   }
   void at(std::uint64_t at_ps, std::uint64_t now_ps) {
     if (at_ps >= pending_ps_) return;
-    if (at_ps > kMaxSimTimePs) beyond_max_time();
+    if (at_ps > kMaxSimTimePs) {
+      beyond_max_time();
+      return;
+    }
     pending_ps_ = at_ps;
     if (scheduler_) {
       scheduler_->schedule(at_ps, now_ps, this);
@@ -136,7 +140,9 @@ class Wakeup {
 
  private:
   friend class Scheduler;
-  [[noreturn]] static void beyond_max_time();
+  // Records that the run asked for a time famsim cannot represent and stops the simulation;
+  // Simulation reports it as an input error (the workload or the clocks are out of scale).
+  void beyond_max_time();
   enum class Where : std::uint8_t { kNone, kWheel, kOverflow };
   sc_core::sc_event event_;
   Scheduler* scheduler_;

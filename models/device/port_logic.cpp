@@ -136,8 +136,8 @@ void PortLogic::behaviour() {
   wake_.at(next, now_ps);
 }
 
-void PortLogic::report(ComponentReport& r, const sc_core::sc_time& sim_time) const {
-  const std::uint64_t end = sim_time.value();
+void PortLogic::report(ComponentReport& r, const ReportWindow& window) const {
+  const std::uint64_t end = window.end_ps;
   double max_u = 0;
   std::uint64_t bytes = 0;
   std::uint64_t backpressure = 0;
@@ -145,7 +145,7 @@ void PortLogic::report(ComponentReport& r, const sc_core::sc_time& sim_time) con
   for (const Port& port : ports_) {
     const std::uint64_t integral =
         port.tag_time_integral + port.tags_in_use * (end - std::min(end, port.last_change_ps));
-    const double mean_tags = end ? static_cast<double>(integral) / static_cast<double>(end) : 0.0;
+    const double mean_tags = window_mean(integral, window);
     const double u = mean_tags / params_.tags_per_port;
     max_u = std::max(max_u, u);
     bytes += port.bytes;

@@ -55,7 +55,7 @@ class PortLogic : public sc_core::sc_module, public Component {
   Sync fw(unsigned port, Payload& p, Phase& phase, sc_core::sc_time& t);
   Sync bw(unsigned port, Payload& p, Phase& phase, sc_core::sc_time& t);
 
-  void report(ComponentReport& r, const sc_core::sc_time& sim_time) const override;
+  void report(ComponentReport& r, const ReportWindow& window) const override;
   std::size_t occupancy() const override;
 
  private:

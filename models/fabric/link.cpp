@@ -110,9 +110,9 @@ void Link::behaviour() {
   wake_.at(next, now_ps);
 }
 
-void Link::report(ComponentReport& r, const sc_core::sc_time& sim_time) const {
-  const double u_req = busy_fraction(req_.busy_ps, sim_time);
-  const double u_resp = busy_fraction(resp_.busy_ps, sim_time);
+void Link::report(ComponentReport& r, const ReportWindow& window) const {
+  const double u_req = busy_fraction(req_.busy_ps, window);
+  const double u_resp = busy_fraction(resp_.busy_ps, window);
   r.bytes = static_cast<double>(req_.payload_bytes + resp_.payload_bytes);
   r.utilization = std::max(u_req, u_resp);
   r.backpressure_ns = static_cast<double>(req_.backpressure_ps + resp_.backpressure_ps) * 1e-3;

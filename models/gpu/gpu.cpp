@@ -138,7 +138,9 @@ bool Gpu::try_issue(Stream& s, std::uint64_t now_ps) {
   p.set_data_length(s.len);
   p.set_streaming_width(s.len);
   RequestExt& e = ext_of(p);
-  e.id = ctx_.next_request_id++;
+  // Ids are per GPU (GPU index in the top bits), so they do not depend on the order in which GPUs
+  // issuing at the same instant run.
+  e.id = (static_cast<std::uint64_t>(index_) << 40) | next_id_++;
   e.gpu = static_cast<std::uint16_t>(index_);
   e.stream = static_cast<std::uint16_t>(s.index);
   e.virtual_address = s.va;
@@ -158,13 +160,15 @@ bool Gpu::try_issue(Stream& s, std::uint64_t now_ps) {
   s.have_request = false;
   ++s.outstanding;
   change_outstanding(+1, now_ps);
+  if (issued_ == 0) first_issue_ps_ = now_ps;
   ++issued_;
   ++s.requests;
   s.bytes += s.len;
   bytes_requested_ += s.len;
 
   InitiatorPort<Gpu>& port = s.to_local ? *local_[s.port] : *fabric_[s.port];
-  if (!port.send_req(p)) ready[s.port] = Wakeup::kNever;  // until END_REQ
+  // A port takes one request per cycle; one that holds it back takes the next after END_REQ.
+  ready[s.port] = port.send_req(p) ? now_ps + clock_.period_ps() : Wakeup::kNever;
   p.release();
   return true;
 }
@@ -190,6 +194,13 @@ Sync Gpu::bw(unsigned port, Payload& p, Phase& phase, sc_core::sc_time&) {
     return tlm::TLM_ACCEPTED;
   }
   protocol_error(name(), phase, "a GPU port");
+}
+
+bool Gpu::all_streams_finished() const {
+  for (const Stream& s : streams_) {
+    if (!s.finished) return false;
+  }
+  return true;
 }
 
 void Gpu::change_outstanding(int delta, std::uint64_t now_ps) {
@@ -243,7 +254,8 @@ void Gpu::behaviour() {
     completions_.pop_front();
     complete(*p, now_ps);
   }
-  if (!completions_.empty()) wake_.at(now_ps + clock_.period_ps(), now_ps);
+  const std::uint64_t next_edge = now_ps + clock_.period_ps();
+  std::uint64_t next = completions_.empty() ? Wakeup::kNever : next_edge;
   start_streams(now_ps);
 
   unsigned slots = params_.issue_width;
@@ -262,32 +274,37 @@ void Gpu::behaviour() {
     }
     if (++rr_next_ >= n) rr_next_ = 0;
   }
-  // Streams that ran dry with nothing in flight are finished; their dependents may start on
-  // the next edge.
   for (Stream& st : streams_) {
+    // Streams that ran dry with nothing in flight are finished; their dependents may start on
+    // the next edge.
     if (st.started && !st.finished && st.exhausted && st.outstanding == 0 && !st.have_request) {
       st.finished = true;
       st.finish_ps = now_ps;
-      wake_.at(now_ps + clock_.period_ps());
+      next = next_edge;
+    }
+    // A request waiting for a port that is free again from a later edge.
+    if (st.have_request) {
+      const std::uint64_t ready = (st.to_local ? local_ready_ps_ : fabric_ready_ps_)[st.port];
+      if (ready != Wakeup::kNever && ready > now_ps) next = std::min(next, ready);
     }
   }
-  // Used every slot: more may go out next cycle. Otherwise a completion, an END_REQ or a stream
-  // start time wakes us.
-  if (slots == 0) wake_.at(now_ps + clock_.period_ps());
+  // Used every slot: more may go out next cycle. Otherwise a completion, an END_REQ, a port
+  // coming free or a stream start time wakes us.
+  if (slots == 0) next = next_edge;
+  wake_.at(next, now_ps);
 }
 
-void Gpu::report(ComponentReport& r, const sc_core::sc_time& sim_time) const {
+void Gpu::report(ComponentReport& r, const ReportWindow& window) const {
   r.bytes = static_cast<double>(read_bytes_ + write_bytes_);
   // The GPU's limiting resource here is its outstanding-request window.
-  const std::uint64_t end = sim_time.value();
+  const std::uint64_t end = window.end_ps;
   const std::uint64_t integral =
       outstanding_integral_ + outstanding_ * (end - std::min(end, outstanding_since_ps_));
-  const double mean_outstanding =
-      end ? static_cast<double>(integral) / static_cast<double>(end) : 0.0;
+  const double mean_outstanding = window_mean(integral, window);
   r.utilization = std::min(1.0, mean_outstanding / params_.max_outstanding);
   r.extra["mean_outstanding"] = mean_outstanding;
   r.backpressure_ns = 0;
-  const double secs = sim_time.to_seconds();
+  const double secs = window.seconds();
   r.extra["requests_issued"] = issued_;
   r.extra["requests_completed"] = completed_;
   r.extra["read_bytes"] = read_bytes_;

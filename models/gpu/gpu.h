@@ -14,11 +14,12 @@
 // Behaviour per clock edge (once per edge, on what arrived before it: completions and END_REQs
 // that arrive at an edge count from the next one): streams take turns (round-robin), each issuing
 // its next request if it is below its cap and the request's port is free; a request whose port is
-// busy waits at the head of its stream. Each request is translated VA -> PA through the VMM address space and routed: an
-// address in the GPU's own local range goes to local channel decode(pa), anything else to a fabric
-// link chosen from pa in request_bytes granules (xor-folded for a power-of-two link count, modulo
-// otherwise, as AddressMap does for channels). Completions are taken at once (the outstanding cap reserves
-// their room). Latency is measured from issue to the response's arrival.
+// busy waits at the head of its stream. Each request is translated VA -> PA through the VMM address
+// space and routed: an address in the GPU's own local range goes to local channel decode(pa),
+// anything else to a fabric link chosen from pa in request_bytes granules (xor-folded for a
+// power-of-two link count, modulo otherwise, as AddressMap does for channels). Completions are
+// taken at once (the outstanding cap reserves their room). Latency is measured from issue to the
+// response's arrival.
 //
 // Statistics: requests, bytes, read/write latency histograms, data mismatches when verifying.
 #pragma once
@@ -71,7 +72,7 @@ class Gpu : public sc_core::sc_module, public Component {
 
   Sync bw(unsigned port, Payload& p, Phase& phase, sc_core::sc_time& t);
 
-  void report(ComponentReport& r, const sc_core::sc_time& sim_time) const override;
+  void report(ComponentReport& r, const ReportWindow& window) const override;
   std::size_t occupancy() const override { return outstanding_ + completions_.size(); }
 
   // Results, read by the simulation at the end.
@@ -84,6 +85,8 @@ class Gpu : public sc_core::sc_module, public Component {
   std::uint64_t duplicates() const { return duplicates_; }
   std::uint64_t data_mismatches() const { return mismatched_requests_; }
   std::uint64_t last_completion_ps() const { return last_completion_ps_; }
+  std::uint64_t first_issue_ps() const { return first_issue_ps_; }
+  bool all_streams_finished() const;
   const LatencyHistogram& read_latency() const { return read_latency_; }
   const LatencyHistogram& write_latency() const { return write_latency_; }
 
@@ -142,6 +145,7 @@ class Gpu : public sc_core::sc_module, public Component {
   std::vector<Stream> streams_;
   std::vector<unsigned> local_stream_;  // workload stream index -> index in streams_
   unsigned rr_next_ = 0;
+  std::uint64_t next_id_ = 0;
   unsigned outstanding_ = 0;
   Ring<Payload*> completions_;
   Wakeup wake_;
@@ -155,6 +159,7 @@ class Gpu : public sc_core::sc_module, public Component {
   std::uint64_t duplicates_ = 0;
   std::uint64_t mismatched_requests_ = 0;
   std::uint64_t last_completion_ps_ = 0;
+  std::uint64_t first_issue_ps_ = 0;
   std::uint64_t outstanding_integral_ = 0;  // sum of outstanding_ x ps
   std::uint64_t outstanding_since_ps_ = 0;
   LatencyHistogram read_latency_;

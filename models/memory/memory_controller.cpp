@@ -105,11 +105,11 @@ void MemoryController::behaviour() {
   if (!upstream_busy_ && !service_.empty()) wake_.at(service_.front().ready_ps, now_ps);
 }
 
-void MemoryController::report(ComponentReport& r, const sc_core::sc_time& sim_time) const {
+void MemoryController::report(ComponentReport& r, const ReportWindow& window) const {
   r.bytes = static_cast<double>(read_bytes_ + write_bytes_);
-  r.utilization = busy_fraction(busy_ps_, sim_time);
+  r.utilization = busy_fraction(busy_ps_, window);
   r.backpressure_ns = static_cast<double>(backpressure_ps_) * 1e-3;
-  const double secs = sim_time.to_seconds();
+  const double secs = window.seconds();
   r.extra["standard"] = timing_.standard;
   r.extra["peak_bandwidth_gbps"] = timing_.peak_gbps();
   r.extra["bandwidth_gbps"] = secs > 0 ? (read_bytes_ + write_bytes_) / secs * 1e-9 : 0.0;

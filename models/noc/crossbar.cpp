@@ -264,7 +264,7 @@ void Crossbar::behaviour() {
   wake_.at(std::min(next_wakeup(req_, now_ps), next_wakeup(resp_, now_ps)), now_ps);
 }
 
-void Crossbar::report(ComponentReport& r, const sc_core::sc_time& sim_time) const {
+void Crossbar::report(ComponentReport& r, const ReportWindow& window) const {
   double max_u = 0;
   double sum_u = 0;
   std::uint64_t bytes = 0;
@@ -273,7 +273,7 @@ void Crossbar::report(ComponentReport& r, const sc_core::sc_time& sim_time) cons
   std::uint64_t responses = 0;
   for (const Plane* pl : {&req_, &resp_}) {
     for (const Output& o : pl->out) {
-      const double u = busy_fraction(o.busy_ps, sim_time);
+      const double u = busy_fraction(o.busy_ps, window);
       max_u = std::max(max_u, u);
       sum_u += u;
       bytes += o.bytes;

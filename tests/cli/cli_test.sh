@@ -171,6 +171,57 @@ expect_bad_input too_big "buffer larger than its device" workload.streams.0.buff
 expect_bad_input missing_file "unreadable platform file" "$WORK/no-such-platform.yaml" -- \
   run --platform "$WORK/no-such-platform.yaml"
 
+# A switch with nothing behind it, and clocks or bandwidths that would run past famsim's 281 s.
+cat >"$WORK/switch-no-device.yaml" <<'YAML'
+name: switch_no_device
+gpus: {count: 2, clock_mhz: 1000,
+       local_memory: {preset: hbm3_6400, stacks: 1}}
+links:
+  gpu_switch: {preset: nvlink4, per_gpu: 2}
+switch: {radix: 8, clock_mhz: 1000, pipeline_cycles: 4, port_bytes: 64}
+workload:
+  streams:
+    - buffer: {bytes: 2MiB, location: gpu_local}
+YAML
+expect_bad_input switch_no_device "switch without devices" switch -- \
+  run --platform "$WORK/switch-no-device.yaml"
+expect_bad_input slow_clock "clock below 1 MHz" gpus.clock_mhz -- \
+  run "${SMALL[@]}" --set gpus.clock_mhz=0.5
+expect_bad_input time_limit "a link so slow the run passes 281 s" "281 s" -- \
+  run "${SMALL[@]}" --set links.gpu_device.lane_gbps=1e-9
+
+# --- sim.max_time_ns cuts a run short: not a failure, the requests in flight are accounted for.
+run_famsim truncated run "${SMALL[@]}" --set sim.max_time_ns=3000 --out "$WORK/truncated"
+expect_rc 0 "a run cut off by sim.max_time_ns"
+python3 - "$WORK/truncated/stats.json" <<'PY' || fail "truncated run: see above"
+import json, sys
+d = json.load(open(sys.argv[1]))
+c = d["conservation"]
+assert d["sim"]["truncated"] is True, "sim.truncated is not true"
+assert d["sim"]["simulated_time_ns"] == 3000.0, d["sim"]["simulated_time_ns"]
+assert c["ok"] is True, "conservation.ok is not true"
+assert c["issued"] > c["completed"] > 0, (c["issued"], c["completed"])
+assert c["stuck_requests_total"] == c["issued"] - c["completed"], "in-flight count does not add up"
+PY
+pass "sim.max_time_ns truncates a run, exit 0, in-flight requests accounted for"
+
+# --- Rates are over the active window: a late start does not dilute bandwidth or utilisation.
+run_famsim early run "${SMALL[@]}" --out "$WORK/early"
+expect_rc 0 "run starting at 0"
+run_famsim late run "${SMALL[@]}" --set workload.streams.0.start_ns=100000 --out "$WORK/late"
+expect_rc 0 "run starting at 100 us"
+python3 - "$WORK/early/stats.json" "$WORK/late/stats.json" <<'PY' || fail "late start: see above"
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+assert b["sim"]["active_from_ns"] >= 100000, b["sim"]["active_from_ns"]
+for key in ("read_bandwidth_gbps",):
+    x, y = a["summary"][key], b["summary"][key]
+    assert abs(x - y) <= 0.01 * x, f"{key}: {x} starting at 0, {y} starting at 100 us"
+x, y = a["components"]["gpu0_link0"]["utilization"], b["components"]["gpu0_link0"]["utilization"]
+assert abs(x - y) <= 0.01, f"link utilisation {x} vs {y}"
+PY
+pass "bandwidth and utilisation are measured from the first request, not from time 0"
+
 # --- validate. ----------------------------------------------------------------------------------
 for p in platforms/*.yaml; do
   run_famsim "validate-$(basename "$p")" validate --platform "$p"

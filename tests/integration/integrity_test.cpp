@@ -103,7 +103,7 @@ class LosingTarget : public sc_core::sc_module, public Component {
     }
   }
 
-  void report(ComponentReport&, const sc_core::sc_time&) const override {}
+  void report(ComponentReport&, const ReportWindow&) const override {}
   std::size_t occupancy() const override { return lost_.size() + pending_.size(); }
 
   std::vector<Payload*> lost_;
