@@ -1,0 +1,51 @@
+// DRAM commands and the command log: the reference an RTL controller test bench compares
+// against, and the input of the independent timing checker.
+//
+// Log format (CSV, one file per modelled channel, header line first):
+//   cycle,time_ps,channel,pseudo_channel,rank,bank_group,bank,command,row,column
+// cycle   : tCK cycle of the command clock at which the command is issued (time_ps = cycle*tCK)
+// command : ACT PRE PREA RD RDA WR WRA REFab REFpb
+// bank_group, bank: for PREA and REFab "-" (they address the whole rank)
+// row     : for ACT; "-" otherwise.   column: for RD/RDA/WR/WRA; "-" otherwise.
+// Lines starting with '#' are comments.
+#pragma once
+
+#include <cstdint>
+#include <iosfwd>
+#include <optional>
+#include <string>
+
+namespace famsim::dram {
+
+enum class Command : std::uint8_t { kACT, kPRE, kPREA, kRD, kRDA, kWR, kWRA, kREFab, kREFpb };
+const char* to_string(Command c);
+std::optional<Command> parse_command(const std::string& s);
+
+inline bool is_read(Command c) { return c == Command::kRD || c == Command::kRDA; }
+inline bool is_write(Command c) { return c == Command::kWR || c == Command::kWRA; }
+inline bool is_column(Command c) { return is_read(c) || is_write(c); }
+inline bool is_auto_precharge(Command c) { return c == Command::kRDA || c == Command::kWRA; }
+inline bool is_rank_wide(Command c) { return c == Command::kPREA || c == Command::kREFab; }
+
+struct CommandRecord {
+  std::uint64_t cycle = 0;
+  std::uint64_t time_ps = 0;
+  unsigned channel = 0;
+  unsigned pseudo_channel = 0;
+  unsigned rank = 0;
+  unsigned bank_group = 0;  // meaningless for rank-wide commands
+  unsigned bank = 0;        // bank within its group; meaningless for rank-wide commands
+  Command command = Command::kACT;
+  std::uint32_t row = 0;     // ACT only
+  std::uint32_t column = 0;  // column commands only
+};
+
+inline constexpr const char* kCommandLogHeader =
+    "cycle,time_ps,channel,pseudo_channel,rank,bank_group,bank,command,row,column";
+
+// Writes one record as a log line (with '\n').
+void write_record(std::ostream& os, const CommandRecord& r);
+// Parses one log line; returns nullopt and sets `error` (what was expected) for a bad line.
+std::optional<CommandRecord> parse_record(const std::string& line, std::string& error);
+
+}  // namespace famsim::dram
