@@ -1,0 +1,153 @@
+#include "models/memory/dram/channel_state.h"
+
+#include <algorithm>
+
+namespace famsim::dram {
+
+ChannelState::ChannelState(const Spec& spec)
+    : org_(spec.org),
+      t_(spec.timing),
+      banks_(static_cast<std::size_t>(spec.org.ranks) * spec.org.banks()),
+      groups_(static_cast<std::size_t>(spec.org.ranks) * spec.org.bank_groups),
+      ranks_(spec.org.ranks) {}
+
+std::uint64_t ChannelState::bus_ready(unsigned rank, unsigned latency) const {
+  // The burst starts `latency` clocks after the command; it must start after the bus is free,
+  // plus the rank-to-rank switch time when another rank drove the last burst.
+  const std::uint64_t free = bus_free_ + (rank != bus_rank_ ? t_.RTRS : 0);
+  return free > latency ? free - latency : 0;
+}
+
+void ChannelState::occupy_bus(unsigned rank, std::uint64_t start) {
+  bus_free_ = start + t_.burst;
+  bus_rank_ = rank;
+}
+
+std::uint64_t ChannelState::earliest(Command cmd, const Coord& c) const {
+  const Rank& r = ranks_[c.rank];
+  switch (cmd) {
+    case Command::kACT: {
+      const unsigned f = flat_bank(c);
+      const Group& g = groups_[c.rank * org_.bank_groups + c.bank_group];
+      std::uint64_t e = std::max({banks_[f].act, g.act, r.act});
+      if (r.acts >= 4) e = std::max(e, r.faw[r.faw_next] + t_.FAW);  // oldest of the last four
+      return e;
+    }
+    case Command::kRD:
+    case Command::kRDA: {
+      const Group& g = groups_[c.rank * org_.bank_groups + c.bank_group];
+      return std::max({banks_[flat_bank(c)].rd, g.rd, r.rd, bus_ready(c.rank, t_.CL)});
+    }
+    case Command::kWR:
+    case Command::kWRA: {
+      const Group& g = groups_[c.rank * org_.bank_groups + c.bank_group];
+      return std::max({banks_[flat_bank(c)].wr, g.wr, r.wr, bus_ready(c.rank, t_.CWL)});
+    }
+    case Command::kPRE:
+      return std::max(banks_[flat_bank(c)].pre, r.pre);
+    case Command::kPREA: {
+      std::uint64_t e = r.pre;
+      const unsigned first = c.rank * org_.banks();
+      for (unsigned b = first; b < first + org_.banks(); ++b) {
+        if (banks_[b].open) e = std::max(e, banks_[b].pre);
+      }
+      return e;
+    }
+    case Command::kREFab: {
+      // Every bank closed and past its tRP / tRC / tRFC: the same "not before" as an ACT.
+      std::uint64_t e = r.refpb;
+      const unsigned first = c.rank * org_.banks();
+      for (unsigned b = first; b < first + org_.banks(); ++b) e = std::max(e, banks_[b].act);
+      return e;
+    }
+    case Command::kREFpb:
+      return std::max(banks_[flat_bank(c)].act, r.refpb);
+  }
+  return 0;
+}
+
+void ChannelState::close(unsigned flat, unsigned rank, std::uint64_t precharge_cycle) {
+  Bank& b = banks_[flat];
+  if (!b.open) return;
+  b.open = false;
+  b.act = std::max(b.act, precharge_cycle + t_.RP);
+  --ranks_[rank].open_banks;
+}
+
+void ChannelState::issue(Command cmd, const Coord& c, std::uint64_t cycle) {
+  Rank& r = ranks_[c.rank];
+  switch (cmd) {
+    case Command::kACT: {
+      Bank& b = banks_[flat_bank(c)];
+      Group& g = groups_[c.rank * org_.bank_groups + c.bank_group];
+      b.open = true;
+      b.row = c.row;
+      ++r.open_banks;
+      b.act = std::max(b.act, cycle + t_.RC);
+      b.rd = std::max(b.rd, cycle + t_.RCD_RD);
+      b.wr = std::max(b.wr, cycle + t_.RCD_WR);
+      b.pre = std::max(b.pre, cycle + t_.RAS);
+      g.act = std::max(g.act, cycle + t_.RRD_L);
+      r.act = std::max(r.act, cycle + t_.RRD_S);
+      r.faw[r.faw_next] = cycle;
+      r.faw_next = (r.faw_next + 1) & 3;
+      if (r.acts < 4) ++r.acts;
+      return;
+    }
+    case Command::kRD:
+    case Command::kRDA: {
+      const unsigned f = flat_bank(c);
+      Bank& b = banks_[f];
+      Group& g = groups_[c.rank * org_.bank_groups + c.bank_group];
+      g.rd = std::max(g.rd, cycle + t_.CCD_L);
+      r.rd = std::max(r.rd, cycle + t_.CCD_S);
+      r.wr = std::max(r.wr, cycle + t_.RTW);
+      b.pre = std::max(b.pre, cycle + t_.RTP);
+      occupy_bus(c.rank, cycle + t_.CL);
+      if (cmd == Command::kRDA) close(f, c.rank, b.pre);
+      return;
+    }
+    case Command::kWR:
+    case Command::kWRA: {
+      const unsigned f = flat_bank(c);
+      Bank& b = banks_[f];
+      Group& g = groups_[c.rank * org_.bank_groups + c.bank_group];
+      g.wr = std::max(g.wr, cycle + t_.CCD_L_WR);
+      r.wr = std::max(r.wr, cycle + t_.CCD_S);
+      g.rd = std::max(g.rd, cycle + t_.write_to_read_l());
+      r.rd = std::max(r.rd, cycle + t_.write_to_read_s());
+      b.pre = std::max(b.pre, cycle + t_.write_to_precharge());
+      occupy_bus(c.rank, cycle + t_.CWL);
+      if (cmd == Command::kWRA) close(f, c.rank, b.pre);
+      return;
+    }
+    case Command::kPRE:
+      close(flat_bank(c), c.rank, cycle);
+      if (t_.PPD) r.pre = std::max(r.pre, cycle + t_.PPD);
+      return;
+    case Command::kPREA: {
+      const unsigned first = c.rank * org_.banks();
+      for (unsigned b = first; b < first + org_.banks(); ++b) close(b, c.rank, cycle);
+      if (t_.PPD) r.pre = std::max(r.pre, cycle + t_.PPD);
+      return;
+    }
+    case Command::kREFab: {
+      const unsigned first = c.rank * org_.banks();
+      for (unsigned b = first; b < first + org_.banks(); ++b) {
+        banks_[b].act = std::max(banks_[b].act, cycle + t_.RFC);
+      }
+      return;
+    }
+    case Command::kREFpb: {
+      Bank& b = banks_[flat_bank(c)];
+      b.act = std::max(b.act, cycle + t_.RFCpb);
+      if (t_.RREFD) {
+        r.act = std::max(r.act, cycle + t_.RREFD);
+        r.refpb = std::max(r.refpb, cycle + t_.RREFD);
+      }
+      return;
+    }
+  }
+}
+
+}  // namespace famsim::dram

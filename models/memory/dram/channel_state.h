@@ -1,0 +1,95 @@
+// State of one modelled DRAM channel as its controller sees it: every bank's state (closed, open
+// with a row, refreshing) and, for every command, the earliest cycle at which the JEDEC timing
+// rules allow it. No SystemC in it.
+//
+// Each rule "command B may follow command A after t clocks" is kept as a "not before" cycle at the
+// scope the rule covers, raised when A issues:
+//   bank        ACT->ACT tRC, ACT->RD tRCD_RD, ACT->WR tRCD_WR, ACT->PRE tRAS, PRE->ACT tRP,
+//               RD->PRE tRTP, WR->PRE CWL+tBL+tWR, REFab->ACT tRFC, REFpb->ACT tRFCpb
+//   bank group  ACT->ACT tRRD_L, RD->RD tCCD_L, WR->WR tCCD_L_WR, WR->RD CWL+tBL+tWTR_L
+//   rank        ACT->ACT tRRD_S, four-activate window tFAW, RD->RD and WR->WR tCCD_S,
+//               WR->RD CWL+tBL+tWTR_S, RD->WR tRTW, PRE->PRE tPPD, REFpb->ACT/REFpb tRREFD
+//   channel     one data bus: bursts never overlap, and bursts of different ranks leave tRTRS
+// The earliest cycle of a command is the maximum over the scopes it belongs to (JESD79-4
+// section 13, JESD79-5 section 9, JESD238 section 7 define the rules; the scoping follows them).
+// Auto-precharge (RDA/WRA) closes the bank at the cycle an explicit PRE could have issued.
+#pragma once
+
+#include "models/memory/dram/dram_command.h"
+#include "models/memory/dram/dram_spec.h"
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+namespace famsim::dram {
+
+// A burst's place in the channel.
+struct Coord {
+  std::uint16_t rank = 0;
+  std::uint16_t bank_group = 0;
+  std::uint16_t bank = 0;  // within its group
+  std::uint32_t row = 0;
+  std::uint32_t column = 0;
+};
+
+class ChannelState {
+ public:
+  explicit ChannelState(const Spec& spec);
+
+  // Bank index over the whole channel: rank-major, then group, then bank.
+  unsigned flat_bank(const Coord& c) const {
+    return (c.rank * org_.bank_groups + c.bank_group) * org_.banks_per_group + c.bank;
+  }
+  unsigned banks_total() const { return static_cast<unsigned>(banks_.size()); }
+  unsigned banks_per_rank() const { return org_.banks(); }
+
+  bool is_open(unsigned flat) const { return banks_[flat].open; }
+  std::uint32_t open_row(unsigned flat) const { return banks_[flat].row; }
+  // Banks of `rank` with a row open.
+  unsigned open_banks(unsigned rank) const { return ranks_[rank].open_banks; }
+
+  // The earliest cycle at which `cmd` to `c` satisfies every timing rule (bank-state rules are
+  // the caller's: ACT to a closed bank, column commands to the open row, REFab with all banks of
+  // the rank closed). For PREA and REFab only c.rank matters.
+  std::uint64_t earliest(Command cmd, const Coord& c) const;
+  // Records `cmd` issued at `cycle` (>= earliest(cmd, c)).
+  void issue(Command cmd, const Coord& c, std::uint64_t cycle);
+
+  // Cycle at which the data burst of a column command issued at `cycle` ends.
+  std::uint64_t data_end(Command cmd, std::uint64_t cycle) const {
+    return cycle + (is_read(cmd) ? t_.CL : t_.CWL) + t_.burst;
+  }
+
+ private:
+  struct Bank {
+    std::uint64_t act = 0, rd = 0, wr = 0, pre = 0;
+    std::uint32_t row = 0;
+    bool open = false;
+  };
+  struct Group {
+    std::uint64_t act = 0, rd = 0, wr = 0;
+  };
+  struct Rank {
+    std::uint64_t act = 0, rd = 0, wr = 0, pre = 0, refpb = 0;
+    std::array<std::uint64_t, 4> faw{};  // cycles of the last four ACTs (ring)
+    unsigned faw_next = 0;
+    unsigned acts = 0;  // ACTs so far, saturating at 4
+    unsigned open_banks = 0;
+  };
+
+  void close(unsigned flat, unsigned rank, std::uint64_t precharge_cycle);
+  std::uint64_t bus_ready(unsigned rank, unsigned latency) const;
+  void occupy_bus(unsigned rank, std::uint64_t start);
+
+  Organization org_;
+  Timing t_;
+  std::vector<Bank> banks_;
+  std::vector<Group> groups_;
+  std::vector<Rank> ranks_;
+  // The data bus: end of the last burst and the rank that drove it.
+  std::uint64_t bus_free_ = 0;
+  unsigned bus_rank_ = 0;
+};
+
+}  // namespace famsim::dram

@@ -1,0 +1,444 @@
+#include "models/memory/dram/controller_core.h"
+
+#include <algorithm>
+#include <ostream>
+#include <stdexcept>
+
+namespace famsim::dram {
+
+ControllerCore::ControllerCore(const Spec& spec, const CoreParams& params)
+    : spec_(spec),
+      params_(params),
+      state_(spec),
+      scheduler_(make_scheduler(params.scheduler, params.starvation_cap)),
+      page_(make_page_policy(params.page_policy, params.page_timeout_cycles)) {
+  if (params.read_queue == 0 || params.write_queue == 0) {
+    throw std::invalid_argument("read and write queues need at least one entry");
+  }
+  if (params.write_low_watermark >= params.write_high_watermark ||
+      params.write_high_watermark > params.write_queue) {
+    throw std::invalid_argument("write watermarks need low < high <= write queue depth");
+  }
+  if (params.refresh == RefreshMode::kPerBank && spec.timing.REFIpb == 0) {
+    throw std::invalid_argument(std::string(to_string(spec.standard)) + " preset '" + spec.name +
+                                "' has no per-bank refresh (timing REFIpb is 0)");
+  }
+  const unsigned entries = params.read_queue + params.write_queue;
+  entries_.resize(entries);
+  requests_.resize(entries);
+  for (unsigned i = entries; i-- > 0;) {
+    free_entries_.push_back(i);
+    free_requests_.push_back(i);
+  }
+  const unsigned banks = state_.banks_total();
+  for (auto& q : queues_) q.resize(banks);
+  rank_entries_.assign(spec.org.ranks, 0);
+  read_done_.set_capacity(entries);
+  write_done_.set_capacity(entries);
+  last_column_.assign(banks, 0);
+  refresh_.resize(spec.org.ranks);
+  refresh_block_.assign(spec.org.ranks, kNil);
+  const std::uint64_t interval =
+      params.refresh == RefreshMode::kPerBank ? spec.timing.REFIpb : spec.timing.REFI;
+  for (auto& r : refresh_) r.next_due = interval;
+  postpone_limit_ = params.refresh_postpone ? spec.timing.refresh_postpone_max : 0;
+  stats_.bank_open_cycles.assign(banks, 0);
+  stats_.rank_active_cycles.assign(spec.org.ranks, 0);
+  open_since_.assign(banks, 0);
+  rank_active_since_.assign(spec.org.ranks, 0);
+}
+
+void ControllerCore::set_command_log(std::ostream* os, unsigned channel, unsigned pseudo_channel) {
+  log_ = os;
+  log_channel_ = channel;
+  log_pseudo_channel_ = pseudo_channel;
+}
+
+void ControllerCore::account_queues(std::uint64_t now) {
+  if (now <= stats_at_) return;
+  const std::uint64_t dt = now - stats_at_;
+  stats_.read_queue_integral += dt * read_count_;
+  stats_.write_queue_integral += dt * write_count_;
+  stats_at_ = now;
+}
+
+void ControllerCore::enqueue(void* tag, bool write, const Coord* bursts, unsigned n,
+                             std::uint64_t now) {
+  if (!has_room(write, n) || n == 0) throw std::logic_error("DRAM queue overflow");
+  account_queues(now);
+  const std::uint32_t r = free_requests_.back();
+  free_requests_.pop_back();
+  ++requests_in_use_;
+  requests_[r] = Request{tag, now, 0, n, write};
+  const int q = write ? 1 : 0;
+  for (unsigned i = 0; i < n; ++i) {
+    const std::uint32_t e = free_entries_.back();
+    free_entries_.pop_back();
+    entries_[e] = Entry{bursts[i], r, kNil, seq_++, 0};
+    BankQueue& bq = queues_[q][state_.flat_bank(bursts[i])];
+    if (bq.tail == kNil) {
+      bq.head = e;
+    } else {
+      entries_[bq.tail].next = e;
+    }
+    bq.tail = e;
+    ++bq.count;
+    ++rank_entries_[bursts[i].rank];
+  }
+  if (write) {
+    write_count_ += n;
+    stats_.write_queue_max = std::max(stats_.write_queue_max, write_count_);
+  } else {
+    read_count_ += n;
+    stats_.read_queue_max = std::max(stats_.read_queue_max, read_count_);
+  }
+}
+
+void ControllerCore::advance_refresh(std::uint64_t now) {
+  if (params_.refresh == RefreshMode::kOff) return;
+  const std::uint64_t interval =
+      params_.refresh == RefreshMode::kPerBank ? spec_.timing.REFIpb : spec_.timing.REFI;
+  for (RankRefresh& r : refresh_) {
+    while (r.next_due <= now) {
+      ++r.pending;
+      r.next_due += interval;
+    }
+  }
+}
+
+bool ControllerCore::refresh_forced(unsigned rank) const {
+  const RankRefresh& r = refresh_[rank];
+  if (r.pending == 0) return false;
+  if (r.pending > postpone_limit_) return true;
+  if (params_.refresh == RefreshMode::kPerBank) {
+    const unsigned flat = rank * state_.banks_per_rank() + r.next_bank;
+    return queues_[0][flat].count + queues_[1][flat].count == 0;
+  }
+  return rank_entries_[rank] == 0;
+}
+
+Coord ControllerCore::bank_coord(unsigned flat) const {
+  const Organization& o = spec_.org;
+  Coord c;
+  c.bank = static_cast<std::uint16_t>(flat % o.banks_per_group);
+  c.bank_group = static_cast<std::uint16_t>((flat / o.banks_per_group) % o.bank_groups);
+  c.rank = static_cast<std::uint16_t>(flat / o.banks());
+  return c;
+}
+
+void ControllerCore::consider(Choice& best, const Choice& c, std::uint64_t now,
+                              std::uint64_t& next) const {
+  if (c.cand.earliest > now) {
+    next = std::min(next, c.cand.earliest);
+    return;
+  }
+  if (!best.valid || scheduler_->before(c.cand, best.cand)) best = c;
+}
+
+bool ControllerCore::another_hit(unsigned flat, std::uint32_t row, std::uint32_t except) const {
+  for (int q = 0; q < 2; ++q) {
+    for (std::uint32_t e = queues_[q][flat].head; e != kNil; e = entries_[e].next) {
+      if (e != except && entries_[e].c.row == row) return true;
+    }
+  }
+  return false;
+}
+
+void ControllerCore::bank_choice(unsigned flat, int q, std::uint64_t now, Choice& best,
+                                 std::uint64_t& next) const {
+  const BankQueue& bq = queues_[q][flat];
+  const Entry& head = entries_[bq.head];
+  Choice ch;
+  ch.queue = q;
+  ch.valid = true;
+  if (state_.is_open(flat)) {
+    const std::uint32_t open = state_.open_row(flat);
+    std::uint32_t hit = kNil, prev = kNil;
+    if (head.c.row == open) {
+      hit = bq.head;
+    } else if (scheduler_->may_overtake(bq.overtaken)) {
+      for (std::uint32_t p = bq.head, e = head.next; e != kNil; p = e, e = entries_[e].next) {
+        if (entries_[e].c.row == open) {
+          hit = e;
+          prev = p;
+          break;
+        }
+      }
+    }
+    if (hit != kNil) {
+      const Entry& h = entries_[hit];
+      const bool ap = page_->auto_precharge(another_hit(flat, open, hit));
+      ch.cmd = q == 1 ? (ap ? Command::kWRA : Command::kWR) : (ap ? Command::kRDA : Command::kRD);
+      ch.c = h.c;
+      ch.entry = hit;
+      ch.prev = prev;
+      ch.cand = Candidate{state_.earliest(ch.cmd, h.c), h.seq, true};
+    } else {
+      ch.cmd = Command::kPRE;
+      ch.c = head.c;
+      ch.entry = bq.head;
+      ch.cand = Candidate{state_.earliest(Command::kPRE, head.c), head.seq, false};
+    }
+  } else {
+    ch.cmd = Command::kACT;
+    ch.c = head.c;
+    ch.entry = bq.head;
+    ch.cand = Candidate{state_.earliest(Command::kACT, head.c), head.seq, false};
+  }
+  consider(best, ch, now, next);
+}
+
+std::uint64_t ControllerCore::run(std::uint64_t now) {
+  account_queues(now);
+  advance_refresh(now);
+
+  // Direction: drain writes from the high watermark down to the low one; otherwise reads, or
+  // writes when no read waits.
+  if (write_count_ >= params_.write_high_watermark) draining_ = true;
+  if (write_count_ <= params_.write_low_watermark) draining_ = false;
+  const int q = (draining_ || read_count_ == 0) && write_count_ > 0 ? 1 : 0;
+
+  std::uint64_t next = kNever;
+  Choice best;
+  const unsigned ranks = spec_.org.ranks;
+  const unsigned per_rank = state_.banks_per_rank();
+  // Refresh first: a forced refresh outranks every request, and blocks new work in what it
+  // refreshes (the whole rank, or the bank in turn).
+  std::fill(refresh_block_.begin(), refresh_block_.end(), kNil);
+  for (unsigned r = 0; r < ranks; ++r) {
+    if (!refresh_forced(r)) continue;
+    Choice ch;
+    ch.valid = true;
+    ch.cand.arrival = 0;  // before any burst
+    if (params_.refresh == RefreshMode::kPerBank) {
+      const unsigned flat = r * per_rank + refresh_[r].next_bank;
+      ch.c = bank_coord(flat);
+      ch.cmd = state_.is_open(flat) ? Command::kPRE : Command::kREFpb;
+      refresh_block_[r] = flat;
+    } else {
+      ch.c = bank_coord(r * per_rank);
+      ch.cmd = state_.open_banks(r) ? Command::kPREA : Command::kREFab;
+      refresh_block_[r] = kAllBanks;
+    }
+    ch.cand.earliest = state_.earliest(ch.cmd, ch.c);
+    if (ch.cand.earliest <= now) {
+      if (!best.valid) best = ch;
+    } else {
+      next = std::min(next, ch.cand.earliest);
+    }
+  }
+  auto blocked = [&](unsigned flat) {
+    const std::uint32_t b = refresh_block_[flat / per_rank];
+    return b == kAllBanks || b == flat;
+  };
+
+  if (!best.valid) {
+    const unsigned banks = state_.banks_total();
+    if (scheduler_->in_order()) {
+      // Only the oldest burst of this direction gets commands.
+      unsigned oldest_bank = kNil;
+      std::uint64_t oldest_seq = kNever;
+      for (unsigned b = 0; b < banks; ++b) {
+        const BankQueue& bq = queues_[q][b];
+        if (bq.count && entries_[bq.head].seq < oldest_seq) {
+          oldest_seq = entries_[bq.head].seq;
+          oldest_bank = b;
+        }
+      }
+      if (oldest_bank != kNil && !blocked(oldest_bank)) {
+        bank_choice(oldest_bank, q, now, best, next);
+      }
+    } else {
+      for (unsigned b = 0; b < banks; ++b) {
+        if (queues_[q][b].count == 0) continue;
+        if (blocked(b)) continue;
+        bank_choice(b, q, now, best, next);
+      }
+    }
+    // Timeout page policy: close rows nobody queued for once they have idled long enough.
+    if (!best.valid && params_.page_policy == "timeout") {
+      for (unsigned b = 0; b < banks; ++b) {
+        if (!state_.is_open(b) || queues_[0][b].count || queues_[1][b].count || blocked(b)) {
+          continue;
+        }
+        Choice ch;
+        ch.valid = true;
+        ch.cmd = Command::kPRE;
+        ch.c = bank_coord(b);
+        ch.cand.earliest = std::max(page_->idle_close_cycle(last_column_[b]),
+                                    state_.earliest(Command::kPRE, ch.c));
+        ch.cand.arrival = kNever;
+        consider(best, ch, now, next);
+      }
+    }
+  }
+
+  if (best.valid) {
+    issue(best, now);
+    next = now + 1;  // one command per clock; look again at the next
+  }
+  if (params_.refresh != RefreshMode::kOff) {
+    for (const RankRefresh& r : refresh_) next = std::min(next, r.next_due);
+  }
+  return next;
+}
+
+void ControllerCore::log(Command cmd, const Coord& c, std::uint64_t now) {
+  CommandRecord r;
+  r.cycle = now;
+  r.time_ps = static_cast<std::uint64_t>(static_cast<double>(now) * spec_.timing.tck_ps + 0.5);
+  r.channel = log_channel_;
+  r.pseudo_channel = log_pseudo_channel_;
+  r.rank = c.rank;
+  r.bank_group = c.bank_group;
+  r.bank = c.bank;
+  r.command = cmd;
+  r.row = c.row;
+  r.column = c.column;
+  write_record(*log_, r);
+}
+
+void ControllerCore::note_open_change(unsigned flat, bool was_open, std::uint64_t now) {
+  const bool open = state_.is_open(flat);
+  if (open == was_open) return;
+  if (open) {
+    open_since_[flat] = now;
+  } else {
+    stats_.bank_open_cycles[flat] += now - open_since_[flat];
+  }
+}
+
+void ControllerCore::issue(const Choice& ch, std::uint64_t now) {
+  const Command cmd = ch.cmd;
+  const unsigned rank = ch.c.rank;
+  const bool rank_was_active = state_.open_banks(rank) > 0;
+  if (log_) log(cmd, ch.c, now);
+  ++stats_.commands[static_cast<unsigned>(cmd)];
+
+  if (cmd == Command::kPREA) {
+    const unsigned first = rank * state_.banks_per_rank();
+    for (unsigned b = first; b < first + state_.banks_per_rank(); ++b) {
+      if (state_.is_open(b)) stats_.bank_open_cycles[b] += now - open_since_[b];
+    }
+    state_.issue(cmd, ch.c, now);
+  } else {
+    const unsigned flat = state_.flat_bank(ch.c);
+    const bool was_open = state_.is_open(flat);
+    state_.issue(cmd, ch.c, now);
+    note_open_change(flat, was_open, now);
+  }
+  const bool rank_active = state_.open_banks(rank) > 0;
+  if (rank_active != rank_was_active) {
+    if (rank_active) {
+      rank_active_since_[rank] = now;
+    } else {
+      stats_.rank_active_cycles[rank] += now - rank_active_since_[rank];
+    }
+  }
+
+  switch (cmd) {
+    case Command::kREFab:
+    case Command::kREFpb: {
+      RankRefresh& r = refresh_[rank];
+      if (r.pending > 1 || rank_entries_[rank] > 0) ++stats_.refreshes_postponed;
+      --r.pending;
+      if (cmd == Command::kREFpb) r.next_bank = (r.next_bank + 1) % state_.banks_per_rank();
+      return;
+    }
+    case Command::kPREA:
+      return;
+    case Command::kACT:
+      if (ch.entry != kNil) entries_[ch.entry].flags |= kMissed;
+      return;
+    case Command::kPRE:
+      if (ch.entry != kNil) entries_[ch.entry].flags |= kConflicted;
+      return;
+    default:
+      break;
+  }
+
+  // A column command: the burst leaves its queue.
+  const unsigned flat = state_.flat_bank(ch.c);
+  BankQueue& bq = queues_[ch.queue][flat];
+  const std::uint32_t e = ch.entry;
+  const Entry& ent = entries_[e];
+  if (ch.prev == kNil) {
+    bq.head = ent.next;
+    bq.overtaken = 0;
+  } else {
+    entries_[ch.prev].next = ent.next;
+    ++bq.overtaken;
+  }
+  if (bq.tail == e) bq.tail = ch.prev;
+  --bq.count;
+  --rank_entries_[rank];
+  if (ent.flags & kConflicted) {
+    ++stats_.row_conflicts;
+  } else if (ent.flags & kMissed) {
+    ++stats_.row_misses;
+  } else {
+    ++stats_.row_hits;
+  }
+  last_column_[flat] = now;
+  stats_.data_bus_cycles += spec_.timing.burst;
+  Request& req = requests_[ent.request];
+  if (ch.queue == 1) {
+    --write_count_;
+    ++stats_.write_bursts;
+  } else {
+    --read_count_;
+    ++stats_.read_bursts;
+  }
+  free_entries_.push_back(e);
+  if (--req.bursts_left == 0) {
+    req.done = state_.data_end(cmd, now);
+    const std::uint32_t r = ent.request;
+    if (req.tag) {
+      (req.write ? write_done_ : read_done_).push_back(r);
+    } else {
+      free_requests_.push_back(r);
+      --requests_in_use_;
+    }
+  }
+}
+
+std::uint64_t ControllerCore::next_completion() const {
+  std::uint64_t t = kNever;
+  if (!read_done_.empty()) t = requests_[read_done_.front()].done;
+  if (!write_done_.empty()) t = std::min(t, requests_[write_done_.front()].done);
+  return t;
+}
+
+void* ControllerCore::pop_completion(bool& write, std::uint64_t& arrival_cycle) {
+  Ring<std::uint32_t>* from = &read_done_;
+  if (read_done_.empty() || (!write_done_.empty() && requests_[write_done_.front()].done <
+                                                         requests_[read_done_.front()].done)) {
+    from = &write_done_;
+  }
+  const std::uint32_t r = from->front();
+  from->pop_front();
+  Request& req = requests_[r];
+  write = req.write;
+  arrival_cycle = req.arrival;
+  free_requests_.push_back(r);
+  --requests_in_use_;
+  return req.tag;
+}
+
+void ControllerCore::finish_stats(std::uint64_t now) {
+  account_queues(now);
+  for (unsigned b = 0; b < state_.banks_total(); ++b) {
+    if (state_.is_open(b) && now > open_since_[b]) {
+      stats_.bank_open_cycles[b] += now - open_since_[b];
+      open_since_[b] = now;
+    }
+  }
+  for (unsigned r = 0; r < spec_.org.ranks; ++r) {
+    if (state_.open_banks(r) && now > rank_active_since_[r]) {
+      stats_.rank_active_cycles[r] += now - rank_active_since_[r];
+      rank_active_since_[r] = now;
+    }
+  }
+}
+
+}  // namespace famsim::dram

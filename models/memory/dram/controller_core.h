@@ -1,0 +1,183 @@
+// The DRAM controller's decision logic for one modelled channel, free of SystemC: read and write
+// queues of bursts kept per bank, write drain with high/low watermarks, a scheduler and a page
+// policy (policies.h), all-bank or per-bank refresh with postponing, and the channel's timing
+// state (channel_state.h). The SystemC MemoryController wraps it; tests drive it directly.
+//
+// Time is in cycles of the command clock tCK. run(now) issues at most one command at `now` (one
+// command bus) and says when it next has something to do, so the owner wakes it only then.
+//
+// Requests: a request of n bursts is queued as n entries (each burst decoded to its bank, row
+// and column by the caller); it completes when its last burst's data has moved. Queue depths are
+// in bursts, as a controller's request CAM is. Reads and writes queue apart; the controller works
+// on one direction at a time: writes once the write queue reaches the high watermark, until it
+// falls to the low one, or when no read is queued (and a read arriving ends that).
+//
+// Refresh: every tREFI (all-bank) or tREFIpb (per-bank, banks in turn) one refresh becomes due
+// per rank. A due refresh waits while the rank (bank) has queued work, up to the standard's
+// postponing limit (refresh_postpone_max); at the limit, or when the rank (bank) is idle, the
+// controller closes the rank's rows (PREA, or PRE for the bank) and refreshes, and no ACT reaches
+// the rank (bank) meanwhile (JESD79-4 4.26, JESD79-5 4.13: up to 8 REF may be postponed).
+#pragma once
+
+#include "models/core/ring.h"
+#include "models/memory/dram/channel_state.h"
+#include "models/memory/dram/dram_command.h"
+#include "models/memory/dram/dram_spec.h"
+#include "models/memory/dram/policies.h"
+
+#include <array>
+#include <cstdint>
+#include <iosfwd>
+#include <limits>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace famsim::dram {
+
+enum class RefreshMode { kAllBank, kPerBank, kOff };
+
+struct CoreParams {
+  unsigned read_queue = 64;   // bursts
+  unsigned write_queue = 64;  // bursts
+  unsigned write_high_watermark = 48;
+  unsigned write_low_watermark = 16;
+  std::string scheduler = "frfcfs";
+  unsigned starvation_cap = 16;  // row hits that may overtake a bank's oldest burst
+  std::string page_policy = "open";
+  std::uint64_t page_timeout_cycles = 100;  // timeout policy only
+  RefreshMode refresh = RefreshMode::kAllBank;
+  bool refresh_postpone = true;  // postpone while busy, up to the standard's limit
+};
+
+struct CoreStats {
+  std::array<std::uint64_t, 9> commands{};  // by Command
+  std::uint64_t row_hits = 0, row_misses = 0, row_conflicts = 0;
+  std::uint64_t read_bursts = 0, write_bursts = 0;
+  std::uint64_t data_bus_cycles = 0;
+  std::uint64_t read_queue_integral = 0, write_queue_integral = 0;  // entries x cycles
+  unsigned read_queue_max = 0, write_queue_max = 0;
+  std::uint64_t refreshes_postponed = 0;          // due refreshes that waited for busy banks
+  std::vector<std::uint64_t> bank_open_cycles;    // per flat bank
+  std::vector<std::uint64_t> rank_active_cycles;  // per rank: some row open
+};
+
+class ControllerCore {
+ public:
+  static constexpr std::uint64_t kNever = std::numeric_limits<std::uint64_t>::max();
+
+  ControllerCore(const Spec& spec, const CoreParams& params);
+
+  // Command log (dram_command.h format); null switches it off.
+  void set_command_log(std::ostream* os, unsigned channel, unsigned pseudo_channel);
+
+  bool has_room(bool write, unsigned bursts) const {
+    return write ? write_count_ + bursts <= params_.write_queue
+                 : read_count_ + bursts <= params_.read_queue;
+  }
+  // Queues a request of `n` bursts arriving at cycle `now`. `tag` comes back from
+  // pop_completion(); a null tag asks for no completion (a posted write).
+  void enqueue(void* tag, bool write, const Coord* bursts, unsigned n, std::uint64_t now);
+
+  // Decides at cycle `now` (not earlier than any previous call): issues at most one command.
+  // Returns the next cycle at which run() has something to do, or kNever.
+  std::uint64_t run(std::uint64_t now);
+
+  // The cycle the oldest unfinished completion's data is done, or kNever.
+  std::uint64_t next_completion() const;
+  // Takes that completion; its data must be done (next_completion() <= now).
+  void* pop_completion(bool& write, std::uint64_t& arrival_cycle);
+
+  // Entries and requests still held.
+  unsigned queued_bursts() const { return read_count_ + write_count_; }
+  std::size_t pending_requests() const { return requests_in_use_; }
+  // Brings time-weighted statistics up to `now` (call before reading stats()).
+  void finish_stats(std::uint64_t now);
+  const CoreStats& stats() const { return stats_; }
+  const Spec& spec() const { return spec_; }
+  const ChannelState& state() const { return state_; }
+
+ private:
+  static constexpr std::uint32_t kNil = std::numeric_limits<std::uint32_t>::max();
+  static constexpr std::uint32_t kAllBanks = kNil - 1;
+  enum Flags : std::uint8_t { kMissed = 1, kConflicted = 2 };
+
+  struct Entry {
+    Coord c;
+    std::uint32_t request = 0;
+    std::uint32_t next = kNil;
+    std::uint64_t seq = 0;  // arrival order
+    std::uint8_t flags = 0;
+  };
+  struct BankQueue {
+    std::uint32_t head = kNil, tail = kNil;
+    std::uint32_t count = 0;
+    std::uint32_t overtaken = 0;  // hits served before the head burst
+  };
+  struct Request {
+    void* tag = nullptr;
+    std::uint64_t arrival = 0;
+    std::uint64_t done = 0;
+    std::uint32_t bursts_left = 0;
+    bool write = false;
+  };
+  struct RankRefresh {
+    std::uint64_t next_due = 0;
+    unsigned pending = 0;
+    unsigned next_bank = 0;  // per-bank refresh: the bank in turn
+  };
+  // The command chosen in one decision.
+  struct Choice {
+    Command cmd = Command::kACT;
+    Coord c;
+    std::uint32_t entry = kNil;  // the burst it serves, if any
+    std::uint32_t prev = kNil;   // entry's predecessor in its bank list (for removal)
+    int queue = 0;
+    Candidate cand;
+    bool valid = false;
+  };
+
+  void account_queues(std::uint64_t now);
+  void advance_refresh(std::uint64_t now);
+  bool refresh_forced(unsigned rank) const;
+  void consider(Choice& best, const Choice& c, std::uint64_t now, std::uint64_t& next) const;
+  void bank_choice(unsigned flat, int q, std::uint64_t now, Choice& best,
+                   std::uint64_t& next) const;
+  bool another_hit(unsigned flat, std::uint32_t row, std::uint32_t except) const;
+  void issue(const Choice& ch, std::uint64_t now);
+  void log(Command cmd, const Coord& c, std::uint64_t now);
+  void note_open_change(unsigned flat, bool was_open, std::uint64_t now);
+  Coord bank_coord(unsigned flat) const;
+
+  Spec spec_;
+  CoreParams params_;
+  ChannelState state_;
+  std::unique_ptr<SchedulerPolicy> scheduler_;
+  std::unique_ptr<PagePolicy> page_;
+
+  std::vector<Entry> entries_;
+  std::vector<std::uint32_t> free_entries_;
+  std::vector<Request> requests_;
+  std::vector<std::uint32_t> free_requests_;
+  std::size_t requests_in_use_ = 0;
+  std::array<std::vector<BankQueue>, 2> queues_;  // [0] reads, [1] writes, per flat bank
+  std::vector<unsigned> rank_entries_;            // queued bursts per rank
+  unsigned read_count_ = 0, write_count_ = 0;
+  bool draining_ = false;
+  std::uint64_t seq_ = 0;
+  Ring<std::uint32_t> read_done_, write_done_;  // requests in completion order
+  std::vector<std::uint64_t> last_column_;      // per flat bank, for the timeout policy
+  std::vector<RankRefresh> refresh_;
+  std::vector<std::uint32_t> refresh_block_;  // per rank: kNil, kAllBanks or the flat bank
+  unsigned postpone_limit_ = 0;
+
+  std::ostream* log_ = nullptr;
+  unsigned log_channel_ = 0, log_pseudo_channel_ = 0;
+
+  CoreStats stats_;
+  std::uint64_t stats_at_ = 0;
+  std::vector<std::uint64_t> open_since_;
+  std::vector<std::uint64_t> rank_active_since_;
+};
+
+}  // namespace famsim::dram

@@ -1,0 +1,111 @@
+// Controller policies, each a plain class behind a small interface so it is tested alone and
+// chosen by configuration (controller.scheduler, controller.page_policy).
+//
+// Scheduler: decides, per bank, which queued burst the bank works for next, and, over the
+// channel, which of the banks' ready commands issues.
+//   fcfs     strictly oldest first: only the oldest burst of the current direction (read or
+//            write) gets commands; nothing overtakes it.
+//   frfcfs   first-ready FR-FCFS (Rixner et al., ISCA 2000): a column command to an open row
+//            (a row hit) goes before ACT/PRE, then the oldest; hits may overtake an older burst
+//            of the same bank at most `starvation_cap` times in a row, after which the oldest
+//            burst is served.
+// Page policy: what happens to a row after a column command.
+//   open     the row stays open until a conflicting burst needs the bank
+//   closed   auto-precharge (RDA/WRA) unless another queued burst hits the same row
+//   timeout  open, but a row with no queued hit is closed after `timeout_cycles` idle clocks
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <string>
+
+namespace famsim::dram {
+
+// What a bank offers the channel-level choice.
+struct Candidate {
+  std::uint64_t earliest = 0;  // cycle the command is legal
+  std::uint64_t arrival = 0;   // arrival order of the burst it serves (smaller = older)
+  bool row_hit = false;        // a column command to an open row
+};
+
+class SchedulerPolicy {
+ public:
+  virtual ~SchedulerPolicy() = default;
+  virtual const char* name() const = 0;
+  // Whether a bank may serve a younger row hit before its oldest burst, given how many hits have
+  // overtaken that oldest burst already.
+  virtual bool may_overtake(unsigned overtaken_so_far) const = 0;
+  // Only the oldest burst of the channel (in the current direction) may get commands.
+  virtual bool in_order() const = 0;
+  // True if candidate `a` should issue before `b` when both are ready.
+  virtual bool before(const Candidate& a, const Candidate& b) const = 0;
+};
+
+class FcfsScheduler final : public SchedulerPolicy {
+ public:
+  const char* name() const override { return "fcfs"; }
+  bool may_overtake(unsigned) const override { return false; }
+  bool in_order() const override { return true; }
+  bool before(const Candidate& a, const Candidate& b) const override {
+    return a.arrival < b.arrival;
+  }
+};
+
+class FrFcfsScheduler final : public SchedulerPolicy {
+ public:
+  explicit FrFcfsScheduler(unsigned starvation_cap) : cap_(starvation_cap) {}
+  const char* name() const override { return "frfcfs"; }
+  bool may_overtake(unsigned overtaken_so_far) const override { return overtaken_so_far < cap_; }
+  bool in_order() const override { return false; }
+  bool before(const Candidate& a, const Candidate& b) const override {
+    if (a.row_hit != b.row_hit) return a.row_hit;
+    return a.arrival < b.arrival;
+  }
+
+ private:
+  unsigned cap_;
+};
+
+class PagePolicy {
+ public:
+  static constexpr std::uint64_t kNever = std::numeric_limits<std::uint64_t>::max();
+  virtual ~PagePolicy() = default;
+  virtual const char* name() const = 0;
+  // Close the row with the column command itself (RDA/WRA)?
+  virtual bool auto_precharge(bool another_hit_queued) const = 0;
+  // The cycle at which an open row with nothing queued for it should be closed, given the cycle
+  // of its last column command; kNever to keep it open.
+  virtual std::uint64_t idle_close_cycle(std::uint64_t last_column_cycle) const = 0;
+};
+
+class OpenPagePolicy final : public PagePolicy {
+ public:
+  const char* name() const override { return "open"; }
+  bool auto_precharge(bool) const override { return false; }
+  std::uint64_t idle_close_cycle(std::uint64_t) const override { return kNever; }
+};
+
+class ClosedPagePolicy final : public PagePolicy {
+ public:
+  const char* name() const override { return "closed"; }
+  bool auto_precharge(bool another_hit_queued) const override { return !another_hit_queued; }
+  std::uint64_t idle_close_cycle(std::uint64_t) const override { return kNever; }
+};
+
+class TimeoutPagePolicy final : public PagePolicy {
+ public:
+  explicit TimeoutPagePolicy(std::uint64_t timeout_cycles) : timeout_(timeout_cycles) {}
+  const char* name() const override { return "timeout"; }
+  bool auto_precharge(bool) const override { return false; }
+  std::uint64_t idle_close_cycle(std::uint64_t last) const override { return last + timeout_; }
+
+ private:
+  std::uint64_t timeout_;
+};
+
+// Factories from configuration names; std::invalid_argument for an unknown name.
+std::unique_ptr<SchedulerPolicy> make_scheduler(const std::string& name, unsigned starvation_cap);
+std::unique_ptr<PagePolicy> make_page_policy(const std::string& name, std::uint64_t timeout_cycles);
+
+}  // namespace famsim::dram
