@@ -1,5 +1,6 @@
 #include "platforms/builder.h"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
@@ -14,8 +15,24 @@ MemoryChannels::MemoryChannels(sc_core::sc_module_name name, SimContext& ctx,
                                const MemoryConfig& cfg)
     : sc_core::sc_module(name) {
   for (unsigned c = 0; c < cfg.channels; ++c) {
-    channels_.push_back(std::make_unique<MemoryController>(("ch" + std::to_string(c)).c_str(), ctx,
-                                                           cfg.timing, cfg.controller));
+    const std::string ch = "ch" + std::to_string(c);
+    if (cfg.model == MemoryConfig::Model::kIdeal) {
+      auto m = std::make_unique<IdealMemory>(ch.c_str(), ctx, cfg.timing, cfg.controller);
+      targets_.push_back(&m->up);
+      channels_.push_back(std::move(m));
+    } else {
+      DramControllerParams p = cfg.dram;
+      // One controller per modelled channel (HBM3: per pseudo-channel); the log records which.
+      const unsigned pcs = std::max(1u, p.spec.org.pseudo_channels);
+      p.channel = c / pcs;
+      p.pseudo_channel = c % pcs;
+      if (!cfg.command_log_dir.empty()) {
+        p.command_log = cfg.command_log_dir + "/" + std::string(this->name()) + "." + ch + ".csv";
+      }
+      auto m = std::make_unique<DramController>(ch.c_str(), ctx, p);
+      targets_.push_back(&m->up);
+      channels_.push_back(std::move(m));
+    }
   }
 }
 
@@ -29,7 +46,7 @@ ExpansionDevice::ExpansionDevice(sc_core::sc_module_name name, SimContext& ctx,
                                     std::make_unique<ChannelRouting>());
   memory_ = std::make_unique<MemoryChannels>("memory", ctx, cfg.memory);
   for (unsigned p = 0; p < cfg.fabric_ports; ++p) port_logic_->internal(p).bind(noc_->up(p));
-  for (unsigned c = 0; c < cfg.memory.channels; ++c) noc_->down(c).bind(memory_->channel(c).up);
+  for (unsigned c = 0; c < cfg.memory.channels; ++c) noc_->down(c).bind(memory_->target(c));
 }
 
 std::vector<MemoryTarget> Platform::address_layout(const PlatformConfig& cfg) {
@@ -75,7 +92,7 @@ Platform::Platform(const PlatformConfig& cfg, SimContext& ctx, AddressSpace& vmm
       local_memories_.push_back(
           std::make_unique<MemoryChannels>((name + "_hbm").c_str(), ctx, cfg.gpu_local));
       for (unsigned c = 0; c < cfg.gpu_local.channels; ++c) {
-        gpus_.back()->local(c).bind(local_memories_.back()->channel(c).up);
+        gpus_.back()->local(c).bind(local_memories_.back()->target(c));
       }
     }
   }

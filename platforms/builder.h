@@ -22,11 +22,13 @@ namespace famsim {
 class MemoryChannels : public sc_core::sc_module {
  public:
   MemoryChannels(sc_core::sc_module_name name, SimContext& ctx, const MemoryConfig& cfg);
-  MemoryController& channel(unsigned c) { return *channels_[c]; }
-  unsigned size() const { return static_cast<unsigned>(channels_.size()); }
+  // Channel c's target socket.
+  tlm::tlm_target_socket<>& target(unsigned c) { return *targets_[c]; }
+  unsigned size() const { return static_cast<unsigned>(targets_.size()); }
 
  private:
-  std::vector<std::unique_ptr<MemoryController>> channels_;
+  std::vector<std::unique_ptr<sc_core::sc_module>> channels_;
+  std::vector<tlm::tlm_target_socket<>*> targets_;
 };
 
 // The memory-expansion device: port logic, on-device crossbar, memory channels.

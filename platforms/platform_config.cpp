@@ -49,24 +49,80 @@ void parse_interleave(ConfigNode n, MemoryConfig& m, unsigned request_bytes) {
   n.finish();
 }
 
+// The DRAM model's keys of a memory node: the standard (dram_spec.h, read by load_spec), the
+// controller and the within-channel address mapping.
+void parse_dram(ConfigNode& n, DramControllerParams& d, unsigned request_bytes) {
+  d.spec = dram::load_spec(n, n.has("preset") ? n.get_string("preset", "") : std::string("custom"));
+  ConfigNode ctl = n.child("controller");
+  dram::CoreParams& c = d.core;
+  c.read_queue = static_cast<unsigned>(ctl.get_uint("read_queue", 64, 1, 65536));
+  c.write_queue = static_cast<unsigned>(ctl.get_uint("write_queue", 64, 1, 65536));
+  c.write_high_watermark = static_cast<unsigned>(
+      ctl.get_uint("write_high_watermark", c.write_queue * 3 / 4, 1, c.write_queue));
+  c.write_low_watermark = static_cast<unsigned>(ctl.get_uint(
+      "write_low_watermark", c.write_queue / 4, 0, c.write_high_watermark - 1));
+  c.scheduler = ctl.get_choice("scheduler", "frfcfs", {"fcfs", "frfcfs"});
+  c.starvation_cap = static_cast<unsigned>(ctl.get_uint("starvation_cap", 16, 0, 1u << 20));
+  c.page_policy = ctl.get_choice("page_policy", "open", {"open", "closed", "timeout"});
+  const double timeout_ns = ctl.get_double("page_timeout_ns", 50.0, 0.0, 1e9);
+  c.page_timeout_cycles =
+      static_cast<std::uint64_t>(std::ceil(timeout_ns * 1000.0 / d.spec.timing.tck_ps - 1e-9));
+  const std::string refresh =
+      ctl.get_choice("refresh", "all_bank", {"all_bank", "per_bank", "off"});
+  c.refresh = refresh == "all_bank"   ? dram::RefreshMode::kAllBank
+              : refresh == "per_bank" ? dram::RefreshMode::kPerBank
+                                      : dram::RefreshMode::kOff;
+  if (c.refresh == dram::RefreshMode::kPerBank && d.spec.timing.REFIpb == 0) {
+    ctl.fail("refresh", fmt::format("{} has no per-bank refresh in this preset (timing REFIpb is "
+                                    "not set); use all_bank or off",
+                                    dram::to_string(d.spec.standard)));
+  }
+  c.refresh_postpone = ctl.get_bool("refresh_postpone", true);
+  d.posted_writes =
+      ctl.get_choice("write_response", "posted", {"posted", "on_completion"}) == "posted";
+  d.backing_store = ctl.get_bool("backing_store", true);
+  const std::uint64_t bursts = request_bytes / d.spec.org.burst_bytes() + 1;
+  if (bursts > c.read_queue || bursts > c.write_queue) {
+    ctl.fail("read_queue", fmt::format("queues count bursts of {} B: a {} B request needs {} "
+                                       "entries, the queues must hold at least that",
+                                       d.spec.org.burst_bytes(), request_bytes, bursts));
+  }
+  ctl.finish();
+  ConfigNode map = n.child("mapping");
+  d.mapping_order = map.get_string("order", "RoRaBaCoBg");
+  d.xor_bank = map.get_bool("xor_bank", false);
+  try {
+    dram::AddressMapping check(d.spec.org, 1, d.mapping_order, d.xor_bank);
+  } catch (const std::invalid_argument& e) {
+    map.fail("order", e.what());
+  }
+  map.finish();
+}
+
 // A memory node (after preset expansion): DRAM standard and timing, controller, organisation
 // (`channels`, or `stacks` x `channels_per_stack` for stacked memory), capacity and interleave.
 MemoryConfig parse_memory(ConfigNode n, unsigned request_bytes, bool capacity_here) {
   MemoryConfig m;
   m.present = true;
   m.preset = n.get_string("preset", "");
-  m.timing.standard = n.get_string("standard", std::nullopt);
-  m.timing.data_rate_mtps = n.get_double("data_rate_mtps", std::nullopt, 0.0, 1e5, true);
-  m.timing.channel_width_bits =
-      static_cast<unsigned>(n.get_uint("channel_width_bits", std::nullopt, 8, 1024));
-  m.timing.clock_mhz = get_mhz(n, std::nullopt);
-  m.timing.access_latency_cycles =
-      static_cast<unsigned>(n.get_uint("access_latency_cycles", std::nullopt, 0, 100000));
-  ConfigNode ctl = n.child("controller");
-  m.controller.read_queue = static_cast<unsigned>(ctl.get_uint("read_queue", 64, 1, 65536));
-  m.controller.write_queue = static_cast<unsigned>(ctl.get_uint("write_queue", 64, 1, 65536));
-  m.controller.backing_store = ctl.get_bool("backing_store", true);
-  ctl.finish();
+  m.model = n.get_choice("model", "dram", {"dram", "ideal"}) == "dram" ? MemoryConfig::Model::kDram
+                                                                       : MemoryConfig::Model::kIdeal;
+  if (m.model == MemoryConfig::Model::kIdeal) {
+    m.timing.standard = n.get_string("standard", std::nullopt);
+    m.timing.data_rate_mtps = n.get_double("data_rate_mtps", std::nullopt, 0.0, 1e5, true);
+    m.timing.channel_width_bits =
+        static_cast<unsigned>(n.get_uint("channel_width_bits", std::nullopt, 8, 1024));
+    m.timing.clock_mhz = get_mhz(n, std::nullopt);
+    m.timing.access_latency_cycles =
+        static_cast<unsigned>(n.get_uint("access_latency_cycles", std::nullopt, 0, 100000));
+    ConfigNode ctl = n.child("controller");
+    m.controller.read_queue = static_cast<unsigned>(ctl.get_uint("read_queue", 64, 1, 65536));
+    m.controller.write_queue = static_cast<unsigned>(ctl.get_uint("write_queue", 64, 1, 65536));
+    m.controller.backing_store = ctl.get_bool("backing_store", true);
+    ctl.finish();
+  } else {
+    parse_dram(n, m.dram, request_bytes);
+  }
 
   const unsigned per_stack = static_cast<unsigned>(n.get_uint("channels_per_stack", 0, 0, 1024));
   const double stack_gib = n.get_double("stack_capacity_gib", 0.0, 0.0, 1e6);

@@ -8,7 +8,8 @@
 #include "models/fabric/link.h"
 #include "models/gpu/gpu.h"
 #include "models/memory/address_map.h"
-#include "models/memory/memory_controller.h"
+#include "models/memory/dram_controller.h"
+#include "models/memory/ideal_memory.h"
 #include "models/noc/crossbar.h"
 
 #include <cstdint>
@@ -25,14 +26,26 @@ struct LinkConfig {
 };
 
 struct MemoryConfig {
+  enum class Model { kDram, kIdeal };
   bool present = false;
   std::string preset;
-  MemoryTiming timing;
+  Model model = Model::kDram;
+  DramControllerParams dram;  // model dram
+  MemoryTiming timing;        // model ideal
   ControllerParams controller;
   unsigned channels = 0;
   std::uint64_t capacity_bytes = 0;
   std::uint64_t granule_bytes = 256;
   AddressMap::Select select = AddressMap::Select::kModulo;
+  std::string command_log_dir;  // DRAM command logs go here (empty: off); set by the run
+
+  // Peak data bandwidth of one channel, GB/s, and the standard's name.
+  double channel_peak_gbps() const {
+    return model == Model::kDram ? dram.spec.org.peak_gbps() : timing.peak_gbps();
+  }
+  std::string standard() const {
+    return model == Model::kDram ? dram::to_string(dram.spec.standard) : timing.standard;
+  }
 };
 
 struct SwitchConfig {

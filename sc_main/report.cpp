@@ -113,11 +113,11 @@ std::string validation_text(const ResolvedConfig& cfg) {
                    p.gpu_count, Clock(p.gpu.clock_mhz).mhz(), p.gpu.request_bytes,
                    p.gpu.max_outstanding, p.gpu.issue_width);
   auto mem_line = [&](const MemoryConfig& m, const std::string& what) {
-    const double ch = m.timing.peak_gbps();
+    const double ch = m.channel_peak_gbps();
     return fmt::format(
         "  {}: {} {} channels x {:.2f} GB/s = {:.2f} GB/s peak, {:.0f} GiB, "
         "{} B {} interleave\n",
-        what, m.channels, m.timing.standard, ch, ch * m.channels,
+        what, m.channels, m.standard(), ch, ch * m.channels,
         static_cast<double>(m.capacity_bytes) / (1ULL << 30), m.granule_bytes,
         m.select == AddressMap::Select::kXor ? "xor" : "modulo");
   };

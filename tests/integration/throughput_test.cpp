@@ -27,7 +27,7 @@ devices:
     noc: {kind: crossbar, clock_mhz: 1000, pipeline_cycles: 4, )" +
          noc + R"(, input_buffer: 16,
           output_buffer: 16}
-    memory: {standard: TEST, data_rate_mtps: 2000, channel_width_bits: 64, clock_mhz: 1000,
+    memory: {model: ideal, standard: TEST, data_rate_mtps: 2000, channel_width_bits: 64, clock_mhz: 1000,
              access_latency_cycles: 20, )" +
          memory + R"(,
              controller: {read_queue: 128, write_queue: 128},

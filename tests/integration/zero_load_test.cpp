@@ -24,7 +24,7 @@ devices:
     port_logic: {clock_mhz: 500, ingress_cycles: 3, egress_cycles: 2, tags_per_port: 8}
     noc: {kind: crossbar, clock_mhz: 1000, pipeline_cycles: 4, width_bytes: 32, input_buffer: 4,
           output_buffer: 4}
-    memory: {standard: TEST, data_rate_mtps: 2000, channel_width_bits: 64, clock_mhz: 1000,
+    memory: {model: ideal, standard: TEST, data_rate_mtps: 2000, channel_width_bits: 64, clock_mhz: 1000,
              access_latency_cycles: 20, channels: 2,
              interleave: {granule_bytes: 256, channel_select: modulo}}
 )";
@@ -32,7 +32,7 @@ devices:
 const std::string kDirect = R"(
 name: zero_load_direct
 gpus: {count: 1, clock_mhz: 1000, request_bytes: 128, max_outstanding: 16, issue_width: 1,
-       local_memory: {standard: TEST, data_rate_mtps: 2000, channel_width_bits: 64, clock_mhz: 1000,
+       local_memory: {model: ideal, standard: TEST, data_rate_mtps: 2000, channel_width_bits: 64, clock_mhz: 1000,
                       access_latency_cycles: 20, channels: 4, capacity_gib: 1,
                       interleave: {granule_bytes: 256, channel_select: modulo}}}
 links:

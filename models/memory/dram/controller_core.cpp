@@ -402,6 +402,19 @@ void ControllerCore::issue(const Choice& ch, std::uint64_t now) {
   }
 }
 
+bool ControllerCore::has_work() const {
+  if (read_count_ + write_count_ > 0) return true;
+  for (const RankRefresh& r : refresh_) {
+    if (r.pending > 0) return true;
+  }
+  if (params_.page_policy == "timeout") {
+    for (unsigned r = 0; r < spec_.org.ranks; ++r) {
+      if (state_.open_banks(r)) return true;
+    }
+  }
+  return false;
+}
+
 std::uint64_t ControllerCore::next_completion() const {
   std::uint64_t t = kNever;
   if (!read_done_.empty()) t = requests_[read_done_.front()].done;

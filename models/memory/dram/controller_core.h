@@ -1,7 +1,7 @@
 // The DRAM controller's decision logic for one modelled channel, free of SystemC: read and write
 // queues of bursts kept per bank, write drain with high/low watermarks, a scheduler and a page
 // policy (policies.h), all-bank or per-bank refresh with postponing, and the channel's timing
-// state (channel_state.h). The SystemC MemoryController wraps it; tests drive it directly.
+// state (channel_state.h). The SystemC DramController wraps it; tests drive it directly.
 //
 // Time is in cycles of the command clock tCK. run(now) issues at most one command at `now` (one
 // command bus) and says when it next has something to do, so the owner wakes it only then.
@@ -82,6 +82,12 @@ class ControllerCore {
   // Decides at cycle `now` (not earlier than any previous call): issues at most one command.
   // Returns the next cycle at which run() has something to do, or kNever.
   std::uint64_t run(std::uint64_t now);
+
+  // Whether run() has anything to do besides waiting for the next refresh to fall due: queued
+  // bursts, a due refresh, or (timeout page policy) an open row to close. An owner may leave an
+  // idle core unwoken and call run() at the skipped cycles later (catch-up): with nothing queued
+  // the outcome is the same.
+  bool has_work() const;
 
   // The cycle the oldest unfinished completion's data is done, or kNever.
   std::uint64_t next_completion() const;

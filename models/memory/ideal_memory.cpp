@@ -1,11 +1,11 @@
-#include "models/memory/memory_controller.h"
+#include "models/memory/ideal_memory.h"
 
 #include <algorithm>
 #include <cmath>
 
 namespace famsim {
 
-MemoryController::MemoryController(sc_core::sc_module_name name, SimContext& ctx,
+IdealMemory::IdealMemory(sc_core::sc_module_name name, SimContext& ctx,
                                    const MemoryTiming& timing, const ControllerParams& params)
     : sc_core::sc_module(name),
       Component(ctx.registry, this->name()),
@@ -14,18 +14,18 @@ MemoryController::MemoryController(sc_core::sc_module_name name, SimContext& ctx
       params_(params),
       clock_(timing.clock_mhz),
       service_(params.read_queue + params.write_queue),
-      wake_("wake", ctx.scheduler(), this, &Wakeup::call_behaviour<MemoryController>) {
-  SC_HAS_PROCESS(MemoryController);
+      wake_("wake", ctx.scheduler(), this, &Wakeup::call_behaviour<IdealMemory>) {
+  SC_HAS_PROCESS(IdealMemory);
   SC_METHOD(behaviour);
   sensitive << wake_.event();
   dont_initialize();
 }
 
-bool MemoryController::has_room(const Payload& p) const {
+bool IdealMemory::has_room(const Payload& p) const {
   return ext_of(p).write ? writes_held_ < params_.write_queue : reads_held_ < params_.read_queue;
 }
 
-void MemoryController::accept(Payload& p, std::uint64_t now) {
+void IdealMemory::accept(Payload& p, std::uint64_t now) {
   // First cut: requests are served strictly in arrival order with a fixed latency, so a
   // request's service slot is known when it arrives (the DRAM issue replaces this with a
   // scheduler deciding on every clock edge).
@@ -64,7 +64,7 @@ void MemoryController::accept(Payload& p, std::uint64_t now) {
   if (!upstream_busy_) wake_.at(service_.front().ready_ps, now);
 }
 
-Sync MemoryController::fw(unsigned, Payload& p, Phase& phase, sc_core::sc_time&) {
+Sync IdealMemory::fw(unsigned, Payload& p, Phase& phase, sc_core::sc_time&) {
   const std::uint64_t now = now_ps();
   if (phase == tlm::BEGIN_REQ) {
     ext_of(p).enter(block_id(), 0, now);
@@ -80,7 +80,7 @@ Sync MemoryController::fw(unsigned, Payload& p, Phase& phase, sc_core::sc_time&)
   protocol_error(name(), phase, "its port");
 }
 
-void MemoryController::behaviour() {
+void IdealMemory::behaviour() {
   wake_.fired();
   const std::uint64_t now_ps = famsim::now_ps();
 
@@ -105,7 +105,7 @@ void MemoryController::behaviour() {
   if (!upstream_busy_ && !service_.empty()) wake_.at(service_.front().ready_ps, now_ps);
 }
 
-void MemoryController::report(ComponentReport& r, const ReportWindow& window) const {
+void IdealMemory::report(ComponentReport& r, const ReportWindow& window) const {
   r.bytes = static_cast<double>(read_bytes_ + write_bytes_);
   r.utilization = busy_fraction(busy_ps_, window);
   r.backpressure_ns = static_cast<double>(backpressure_ps_) * 1e-3;
@@ -122,7 +122,7 @@ void MemoryController::report(ComponentReport& r, const ReportWindow& window) co
   r.extra["stored_pages"] = store_.pages();
 }
 
-std::size_t MemoryController::occupancy() const {
+std::size_t IdealMemory::occupancy() const {
   return service_.size() + (hold_.empty() ? 0 : 1);
 }
 

@@ -1,5 +1,8 @@
-// Memory controller: one memory channel. First cut with a fixed access latency; the DRAM issue
-// replaces the timing with JEDEC bank state machines and a real scheduler.
+// Ideal memory: one memory channel with a fixed access latency and data-bus bandwidth, no DRAM
+// state (gem5's SimpleMemory plays the same part). Selected with `model: ideal` in a memory node;
+// for fabric studies that must not see DRAM effects, and for tests whose expected values come
+// from the fabric alone. The default model is the JEDEC-timed DRAM controller
+// (dram_controller.h).
 //
 // Ports
 //   up   target socket: requests in (channel address decoded upstream), responses out
@@ -52,11 +55,11 @@ struct ControllerParams {
   bool backing_store = true;
 };
 
-class MemoryController : public sc_core::sc_module, public Component {
+class IdealMemory : public sc_core::sc_module, public Component {
  public:
-  TargetPort<MemoryController> up;
+  TargetPort<IdealMemory> up;
 
-  MemoryController(sc_core::sc_module_name name, SimContext& ctx, const MemoryTiming& timing,
+  IdealMemory(sc_core::sc_module_name name, SimContext& ctx, const MemoryTiming& timing,
                    const ControllerParams& params);
 
   Sync fw(unsigned port, Payload& p, Phase& phase, sc_core::sc_time& t);

@@ -1,0 +1,268 @@
+#include "models/memory/dram_controller.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+namespace famsim {
+
+DramController::DramController(sc_core::sc_module_name name, SimContext& ctx,
+                               const DramControllerParams& params)
+    : sc_core::sc_module(name),
+      Component(ctx.registry, this->name()),
+      up("up", *this, 0),
+      params_(params),
+      core_(params.spec, params.core),
+      mapping_(params.spec.org, 1, params.mapping_order, params.xor_bank),
+      burst_bytes_(params.spec.org.burst_bytes()),
+      tck_fs_(static_cast<std::uint64_t>(std::llround(params.spec.timing.tck_ps * 1000.0))),
+      fs_div_(tck_fs_),
+      wake_("wake", ctx.scheduler(), this, &Wakeup::call_behaviour<DramController>) {
+  // A request of the largest payload spans at most this many bursts (one more when unaligned).
+  const std::uint64_t max_bursts = ctx.pool.max_data_bytes() / burst_bytes_ + 1;
+  if (max_bursts > params.core.read_queue || max_bursts > params.core.write_queue) {
+    throw std::invalid_argument(
+        "read_queue and write_queue (in bursts of " + std::to_string(burst_bytes_) +
+        " B) must hold the largest request: at least " + std::to_string(max_bursts));
+  }
+  scratch_.resize(max_bursts);
+  posted_.set_capacity(params.core.write_queue);
+  if (!params.command_log.empty()) {
+    log_ = std::make_unique<std::ofstream>(params.command_log);
+    if (!*log_) throw std::invalid_argument("cannot write command log " + params.command_log);
+    *log_ << "# " << this->name() << ": " << params.spec.name << " (" << to_string(params.spec.standard)
+          << "), tCK " << params.spec.timing.tck_ps << " ps\n"
+          << dram::kCommandLogHeader << '\n';
+    core_.set_command_log(log_.get(), params.channel, params.pseudo_channel);
+  }
+  SC_HAS_PROCESS(DramController);
+  SC_METHOD(behaviour);
+  sensitive << wake_.event();
+  dont_initialize();
+}
+
+unsigned DramController::bursts_of(const Payload& p, dram::Coord* out) const {
+  const RequestExt& e = ext_of(p);
+  const std::uint64_t first = e.channel_address / burst_bytes_;
+  const std::uint64_t last = (e.channel_address + std::max<std::uint32_t>(e.length, 1) - 1) /
+                             burst_bytes_;
+  unsigned n = 0;
+  for (std::uint64_t b = first; b <= last; ++b) {
+    const dram::DramAddress d = mapping_.decode(b * burst_bytes_);
+    dram::Coord& c = out[n++];
+    c.rank = static_cast<std::uint16_t>(d.rank);
+    c.bank_group = static_cast<std::uint16_t>(d.bank_group);
+    c.bank = static_cast<std::uint16_t>(d.bank);
+    c.row = d.row;
+    c.column = d.column;
+  }
+  return n;
+}
+
+bool DramController::has_room(const Payload& p) const {
+  const RequestExt& e = ext_of(p);
+  const std::uint64_t first = e.channel_address / burst_bytes_;
+  const std::uint64_t last = (e.channel_address + std::max<std::uint32_t>(e.length, 1) - 1) /
+                             burst_bytes_;
+  const unsigned n = static_cast<unsigned>(last - first + 1);
+  if (e.write && params_.posted_writes && posted_.full()) return false;
+  return core_.has_room(e.write, n);
+}
+
+void DramController::accept(Payload& p, std::uint64_t now) {
+  RequestExt& e = ext_of(p);
+  const unsigned len = e.length;
+  if (params_.backing_store) {
+    // Arrival order: a read sees every earlier write.
+    if (e.write) {
+      store_.write(e.channel_address, p.get_data_ptr(), len);
+    } else {
+      store_.read(e.channel_address, p.get_data_ptr(), len);
+    }
+  }
+  p.set_response_status(tlm::TLM_OK_RESPONSE);
+  const unsigned n = bursts_of(p, scratch_.data());
+  const std::uint64_t cycle = cycle_after(now);
+  catch_up(cycle);
+  e.service_start_ps = ps_of(cycle);
+  ++answers_owed_;
+  const bool posted = e.write && params_.posted_writes;
+  core_.enqueue(posted ? nullptr : &p, e.write, scratch_.data(), n, cycle);
+  if (e.write) {
+    ++write_count_;
+    write_bytes_ += len;
+  } else {
+    ++read_count_;
+    read_bytes_ += len;
+  }
+  if (posted) posted_.push_back({&p, now});
+  if (cycle < core_next_) core_next_ = cycle;
+}
+
+Sync DramController::fw(unsigned, Payload& p, Phase& phase, sc_core::sc_time&) {
+  const std::uint64_t now = now_ps();
+  if (phase == tlm::BEGIN_REQ) {
+    ext_of(p).enter(block_id(), 0, now);
+    if (!has_room(p)) return hold_.hold(p, now);
+    accept(p, now);
+    schedule(now);
+    return accept_now(p, phase, tlm::END_REQ);
+  }
+  if (phase == tlm::END_RESP) {
+    upstream_busy_ = false;
+    wake_.asap();
+    return tlm::TLM_ACCEPTED;
+  }
+  protocol_error(name(), phase, "its port");
+}
+
+void DramController::catch_up(std::uint64_t cycle) {
+  while (core_next_ < cycle) core_next_ = core_.run(core_next_);
+}
+
+void DramController::schedule(std::uint64_t now) {
+  // An idle core is not woken for refreshes; catch_up() replays them when work arrives.
+  std::uint64_t at = core_next_ == dram::ControllerCore::kNever || !core_.has_work()
+                         ? Wakeup::kNever
+                         : ps_of(core_next_);
+  if (!upstream_busy_) {
+    if (!posted_.empty()) at = std::min(at, std::max(posted_.front().ready_ps, now));
+    const std::uint64_t c = core_.next_completion();
+    if (c != dram::ControllerCore::kNever) at = std::min(at, std::max(ps_of(c), now));
+  }
+  if (at != Wakeup::kNever) wake_.at(at, now);
+}
+
+void DramController::respond(Payload& p, std::uint64_t ready_ps, std::uint64_t now) {
+  HopRecord& h = ext_of(p).resp_enter(ready_ps);
+  (ext_of(p).write ? write_latency_ : read_latency_).add_ps(now - h.req_in_ps());
+  --answers_owed_;
+  upstream_busy_ = !up.send_resp(p);
+  p.release();
+}
+
+void DramController::behaviour() {
+  wake_.fired();
+  const std::uint64_t now = famsim::now_ps();
+
+  if (core_next_ != dram::ControllerCore::kNever && ps_of(core_next_) <= now) {
+    core_next_ = core_.run(core_next_);
+  }
+  // Answers, oldest ready first: posted writes (ready on acceptance) and finished requests.
+  while (!upstream_busy_) {
+    const std::uint64_t c = core_.next_completion();
+    const std::uint64_t done_ps = c == dram::ControllerCore::kNever ? Wakeup::kNever : ps_of(c);
+    const bool have_posted = !posted_.empty() && posted_.front().ready_ps <= now;
+    if (have_posted && (done_ps > now || posted_.front().ready_ps <= done_ps)) {
+      const Posted w = posted_.front();
+      posted_.pop_front();
+      respond(*w.payload, w.ready_ps, now);
+    } else if (done_ps <= now) {
+      bool write = false;
+      std::uint64_t arrival = 0;
+      Payload* p = static_cast<Payload*>(core_.pop_completion(write, arrival));
+      respond(*p, done_ps, now);
+    } else {
+      break;
+    }
+  }
+  // Queue room may have freed: take the held request if it fits now.
+  if (!hold_.empty() && has_room(*hold_.held)) {
+    Payload& held = hold_.take(now, backpressure_ps_);
+    accept(held, now);
+    up.send_end_req(held);
+  }
+  schedule(now);
+}
+
+void DramController::report(ComponentReport& r, const ReportWindow& window) const {
+  const dram::Spec& s = params_.spec;
+  // The report closes the run: replay the refreshes an idle tail left unwoken, so the command
+  // log and the refresh count cover the whole run.
+  auto& self = const_cast<DramController&>(*this);
+  const std::uint64_t end_cycle = window.end_ps * 1000 / tck_fs_;
+  if (!core_.has_work()) self.catch_up(end_cycle + 1);
+  self.core_.finish_stats(end_cycle);
+  if (log_) log_->flush();
+  const dram::CoreStats& st = core_.stats();
+  const double tck_s = s.timing.tck_ps * 1e-12;
+  const std::uint64_t window_cycles =
+      static_cast<std::uint64_t>(static_cast<double>(window.duration_ps()) / s.timing.tck_ps);
+  const double secs = window.seconds();
+
+  r.bytes = static_cast<double>(read_bytes_ + write_bytes_);
+  r.utilization =
+      window_cycles ? std::min(1.0, static_cast<double>(st.data_bus_cycles) / window_cycles) : 0.0;
+  r.backpressure_ns = static_cast<double>(backpressure_ps_) * 1e-3;
+  auto& x = r.extra;
+  x["standard"] = to_string(s.standard);
+  x["preset"] = s.name;
+  x["peak_bandwidth_gbps"] = s.org.peak_gbps();
+  const double bw = secs > 0 ? (read_bytes_ + write_bytes_) / secs * 1e-9 : 0.0;
+  x["bandwidth_gbps"] = bw;
+  x["efficiency"] = s.org.peak_gbps() > 0 ? bw / s.org.peak_gbps() : 0.0;
+  x["reads"] = read_count_;
+  x["writes"] = write_count_;
+  x["read_bytes"] = read_bytes_;
+  x["write_bytes"] = write_bytes_;
+  x["read_latency_ns"] = read_latency_.to_json();
+  x["write_latency_ns"] = write_latency_.to_json();
+  const std::uint64_t bursts = st.row_hits + st.row_misses + st.row_conflicts;
+  auto rate = [&](std::uint64_t v) { return bursts ? static_cast<double>(v) / bursts : 0.0; };
+  x["row_hit_rate"] = rate(st.row_hits);
+  x["row_miss_rate"] = rate(st.row_misses);
+  x["row_conflict_rate"] = rate(st.row_conflicts);
+  nlohmann::json cmds = nlohmann::json::object();
+  for (unsigned c = 0; c < st.commands.size(); ++c) {
+    cmds[dram::to_string(static_cast<dram::Command>(c))] = st.commands[c];
+  }
+  x["commands"] = cmds;
+  x["refreshes_postponed"] = st.refreshes_postponed;
+  nlohmann::json open = nlohmann::json::array();
+  for (std::uint64_t v : st.bank_open_cycles) {
+    open.push_back(window_cycles ? std::min(1.0, static_cast<double>(v) / window_cycles) : 0.0);
+  }
+  x["bank_open_fraction"] = open;
+  x["read_queue"] = {{"mean", window_cycles ? static_cast<double>(st.read_queue_integral) /
+                                                  static_cast<double>(end_cycle ? end_cycle : 1)
+                                            : 0.0},
+                     {"max", st.read_queue_max},
+                     {"capacity", params_.core.read_queue}};
+  x["write_queue"] = {{"mean", window_cycles ? static_cast<double>(st.write_queue_integral) /
+                                                   static_cast<double>(end_cycle ? end_cycle : 1)
+                                             : 0.0},
+                      {"max", st.write_queue_max},
+                      {"capacity", params_.core.write_queue}};
+  // Energy: per-command energies plus background power over the run (dram_spec.h, preset file
+  // for the sources).
+  const dram::Energy& en = s.energy;
+  using dram::Command;
+  auto n = [&](Command c) { return static_cast<double>(st.commands[static_cast<unsigned>(c)]); };
+  const double cmd_pj = n(Command::kACT) * en.act_pre_pj +
+                        (n(Command::kRD) + n(Command::kRDA)) * en.read_pj +
+                        (n(Command::kWR) + n(Command::kWRA)) * en.write_pj +
+                        n(Command::kREFab) * en.refresh_ab_pj + n(Command::kREFpb) * en.refresh_pb_pj;
+  double background_pj = 0;
+  for (std::uint64_t active : st.rank_active_cycles) {
+    const double total = static_cast<double>(end_cycle);
+    const double act = std::min(static_cast<double>(active), total);
+    // mW x s = mJ = 1e9 pJ
+    background_pj += (act * en.background_active_mw + (total - act) * en.background_precharged_mw) *
+                     tck_s * 1e9;
+  }
+  const double total_pj = cmd_pj + background_pj;
+  const double bits = static_cast<double>(read_bytes_ + write_bytes_) * 8;
+  x["energy"] = {{"command_pj", cmd_pj},
+                 {"background_pj", background_pj},
+                 {"total_pj", total_pj},
+                 {"pj_per_bit", bits > 0 ? total_pj / bits : 0.0},
+                 {"average_power_mw",
+                  end_cycle ? total_pj / (static_cast<double>(end_cycle) * tck_s) * 1e-9 : 0.0}};
+  x["stored_pages"] = store_.pages();
+}
+
+std::size_t DramController::occupancy() const {
+  return answers_owed_ + (hold_.empty() ? 0 : 1);
+}
+
+}  // namespace famsim

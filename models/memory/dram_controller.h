@@ -1,0 +1,127 @@
+// DRAM memory controller: one modelled DRAM channel (a DDR4 channel, a DDR5 sub-channel, an
+// LPDDR5X channel or an HBM3 pseudo-channel) behind a TLM-2.0 AT target socket. The decisions
+// are ControllerCore's (models/memory/dram/controller_core.h: queues, scheduler, page policy,
+// refresh, JEDEC timing); this module is the protocol glue, the backing store and statistics.
+//
+// Ports
+//   up   target socket: requests in (channel address decoded upstream), responses out
+//
+// Parameters (DramControllerParams)
+//   spec               DRAM organisation, timing and energy (models/memory/dram/dram_spec.h)
+//   core               queue depths (bursts), write watermarks, scheduler, page policy, refresh
+//   mapping_order      order of the within-channel fields, MSB first (e.g. "RoRaBaCoBg")
+//   xor_bank           bank / bank-group bits XORed with low row bits
+//   posted_writes      a write is answered once it holds write-queue entries (a controller's
+//                      write buffer); otherwise once its data is in the DRAM
+//   backing_store      keep data (reads return what was written)
+//   command_log        file for the DRAM command log (empty: off); channel/pseudo_channel: what
+//                      the log records as this controller's place
+//
+// Timing: a request arriving at t is split into bursts (burst_length x channel width bytes
+// each), decoded to rank/bank group/bank/row/column, and queued; the controller decides on the
+// first command-clock edge strictly after t (the arbitration rule every famsim block follows).
+// A read is answered when its last burst's data has moved (RD + CL + tBL); reads are answered in
+// completion order. Requests that find no queue room wait in the hold slot (backpressure).
+// Data: reads and writes touch the backing store in arrival order, so a read returns the latest
+// write that arrived before it (the controller does no write-to-read forwarding in timing).
+//
+// Statistics: bytes, utilization (data-bus busy fraction), backpressure_ns, reads, writes,
+// bandwidth and efficiency against peak, row hits / misses / conflicts, command counts, per-bank
+// open fraction, queue occupancy (mean, max), read/write latency (arrival to answer), refreshes,
+// energy estimate (per-command energies plus background power).
+#pragma once
+
+#include "models/core/ports.h"
+#include "models/core/ring.h"
+#include "models/core/sim_context.h"
+#include "models/core/wakeup.h"
+#include "models/memory/backing_store.h"
+#include "models/memory/dram/address_mapping.h"
+#include "models/memory/dram/controller_core.h"
+
+#include <systemc>
+
+#include <fstream>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace famsim {
+
+struct DramControllerParams {
+  dram::Spec spec;
+  dram::CoreParams core;
+  std::string mapping_order = "RoRaBaCoBg";
+  bool xor_bank = false;
+  bool posted_writes = true;
+  bool backing_store = true;
+  std::string command_log;
+  unsigned channel = 0;
+  unsigned pseudo_channel = 0;
+};
+
+class DramController : public sc_core::sc_module, public Component {
+ public:
+  TargetPort<DramController> up;
+
+  // Throws std::invalid_argument for parameters the core or the mapping refuse, or a queue too
+  // shallow for the largest request.
+  DramController(sc_core::sc_module_name name, SimContext& ctx, const DramControllerParams& params);
+
+  Sync fw(unsigned port, Payload& p, Phase& phase, sc_core::sc_time& t);
+
+  void report(ComponentReport& r, const ReportWindow& window) const override;
+  std::size_t occupancy() const override;
+
+  const BackingStore& store() const { return store_; }
+  const dram::ControllerCore& core() const { return core_; }
+
+ private:
+  struct Posted {
+    Payload* payload;
+    std::uint64_t ready_ps;
+  };
+
+  std::uint64_t ps_of(std::uint64_t cycle) const { return cycle * tck_fs_ / 1000; }
+  // First command-clock cycle strictly after t.
+  std::uint64_t cycle_after(std::uint64_t t_ps) const {
+    return fs_div_.quotient((t_ps + 1) * 1000 + tck_fs_ - 1);
+  }
+  unsigned bursts_of(const Payload& p, dram::Coord* out) const;
+  bool has_room(const Payload& p) const;
+  void accept(Payload& p, std::uint64_t now);
+  void respond(Payload& p, std::uint64_t ready_ps, std::uint64_t now);
+  void schedule(std::uint64_t now);
+  // Runs the core at the cycles it was left unwoken for (idle: only refreshes fall due), up to
+  // but excluding `cycle`.
+  void catch_up(std::uint64_t cycle);
+  friend class Wakeup;  // runs behaviour()
+  void behaviour();
+
+  DramControllerParams params_;
+  dram::ControllerCore core_;
+  dram::AddressMapping mapping_;
+  std::uint64_t burst_bytes_;
+  std::uint64_t tck_fs_;
+  FixedDivisor fs_div_;
+  std::uint64_t core_next_ = dram::ControllerCore::kNever;  // cycle the core runs next
+  std::vector<dram::Coord> scratch_;                         // bursts of one request
+  Ring<Posted> posted_;                                      // write answers not yet sent
+  HoldSlot hold_;
+  bool upstream_busy_ = false;
+  BackingStore store_;
+  std::unique_ptr<std::ofstream> log_;
+  Wakeup wake_;
+
+  // Statistics.
+  std::uint64_t read_count_ = 0;
+  std::uint64_t write_count_ = 0;
+  std::uint64_t read_bytes_ = 0;
+  std::uint64_t write_bytes_ = 0;
+  std::uint64_t backpressure_ps_ = 0;
+  std::uint64_t answers_owed_ = 0;  // accepted requests not answered yet
+  LatencyHistogram read_latency_;
+  LatencyHistogram write_latency_;
+};
+
+}  // namespace famsim
