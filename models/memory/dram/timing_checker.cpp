@@ -184,12 +184,14 @@ TimingChecker::ChannelState& TimingChecker::channel_state(unsigned channel,
   return *cached_;
 }
 
+template <typename MakeMessage>
 void TimingChecker::report(Constraint c, std::size_t line, std::uint64_t cycle,
-                           std::string message) {
+                           MakeMessage make_message) {
   ++violation_count_;
   ++violations_by_constraint_[static_cast<unsigned>(c)];
+  // Messages are built only while they are kept: a broken controller may produce millions.
   if (violations_.size() < max_stored_) {
-    violations_.push_back(Violation{line, cycle, constraint_name(c), std::move(message)});
+    violations_.push_back(Violation{line, cycle, constraint_name(c), make_message()});
   }
 }
 
@@ -197,17 +199,18 @@ void TimingChecker::require(Constraint c, const CommandRecord& r, std::size_t li
                             const Bound& bound, int bank) {
   count_check(c);
   if (r.cycle >= bound.earliest) return;
-  const Organization& o = spec_.org;
-  std::string cause = fmt::format("{}{} at cycle {}", to_string(bound.from),
-                                  bank_text(bound.from_bank, o), bound.from_cycle);
-  if (c == Constraint::kRP && is_auto_precharge(bound.from)) {
-    cause = fmt::format("auto-precharge of {} (internal precharge at cycle {})", cause,
-                        bound.earliest - spec_.timing.RP);
-  }
-  report(c, line, r.cycle,
-         fmt::format("{}{}: {} needs cycle >= {} after {}; {} clock(s) early", command_text(r, o),
-                     bank >= 0 ? " (for" + bank_text(bank, o) + ")" : "", constraint_name(c),
-                     bound.earliest, cause, bound.earliest - r.cycle));
+  report(c, line, r.cycle, [&] {
+    const Organization& o = spec_.org;
+    std::string cause = fmt::format("{}{} at cycle {}", to_string(bound.from),
+                                    bank_text(bound.from_bank, o), bound.from_cycle);
+    if (c == Constraint::kRP && is_auto_precharge(bound.from)) {
+      cause = fmt::format("auto-precharge of {} (internal precharge at cycle {})", cause,
+                          bound.earliest - spec_.timing.RP);
+    }
+    return fmt::format("{}{}: {} needs cycle >= {} after {}; {} clock(s) early", command_text(r, o),
+                       bank >= 0 ? " (for" + bank_text(bank, o) + ")" : "", constraint_name(c),
+                       bound.earliest, cause, bound.earliest - r.cycle);
+  });
 }
 
 bool TimingChecker::check_address(const CommandRecord& r, std::size_t line) {
@@ -224,21 +227,24 @@ bool TimingChecker::check_address(const CommandRecord& r, std::size_t line) {
     what = fmt::format("bank {} (spec has {} per bank group)", r.bank, o.banks_per_group);
   }
   if (!what.empty()) {
-    report(Constraint::kAddress, line, r.cycle,
-           fmt::format("{} at cycle {}: {} out of range; command ignored", to_string(r.command),
-                       r.cycle, what));
+    report(Constraint::kAddress, line, r.cycle, [&] {
+      return fmt::format("{} at cycle {}: {} out of range; command ignored", to_string(r.command),
+                         r.cycle, what);
+    });
     return false;
   }
   // A row or column out of range does not stop the bank state machine: report and go on.
   if (r.command == Command::kACT && r.row >= o.rows) {
-    report(Constraint::kAddress, line, r.cycle,
-           fmt::format("{}: row {} out of range (spec has {} rows)", command_text(r, o), r.row,
-                       o.rows));
+    report(Constraint::kAddress, line, r.cycle, [&] {
+      return fmt::format("{}: row {} out of range (spec has {} rows)", command_text(r, o), r.row,
+                         o.rows);
+    });
   }
   if (is_column(r.command) && r.column >= o.columns) {
-    report(Constraint::kAddress, line, r.cycle,
-           fmt::format("{}: column {} out of range (spec has {} columns)", command_text(r, o),
-                       r.column, o.columns));
+    report(Constraint::kAddress, line, r.cycle, [&] {
+      return fmt::format("{}: column {} out of range (spec has {} columns)", command_text(r, o),
+                         r.column, o.columns);
+    });
   }
   return true;
 }
@@ -250,9 +256,10 @@ void TimingChecker::check(const CommandRecord& r, std::size_t line) {
   // The log is one command stream in issue order: cycles never go back.
   count_check(Constraint::kCycleOrder);
   if (commands_ > 1 && r.cycle < last_cycle_) {
-    report(Constraint::kCycleOrder, line, r.cycle,
-           fmt::format("{}: cycle goes back from {} (commands must be in issue order)",
-                       command_text(r, spec_.org), last_cycle_));
+    report(Constraint::kCycleOrder, line, r.cycle, [&] {
+      return fmt::format("{}: cycle goes back from {} (commands must be in issue order)",
+                         command_text(r, spec_.org), last_cycle_);
+    });
   }
   last_cycle_ = std::max(last_cycle_, r.cycle);
 
@@ -302,9 +309,10 @@ void TimingChecker::on_activate(const CommandRecord& r, std::size_t line, RankSt
   // ACT only to an idle (precharged) bank (JESD79-4 §4.1 state diagram).
   count_check(Constraint::kBankState);
   if (bank.open) {
-    report(Constraint::kBankState, line, r.cycle,
-           fmt::format("{}: bank already open (ACT at cycle {}, no PRE since)",
-                       command_text(r, spec_.org), bank.opened_at));
+    report(Constraint::kBankState, line, r.cycle, [&] {
+      return fmt::format("{}: bank already open (ACT at cycle {}, no PRE since)",
+                         command_text(r, spec_.org), bank.opened_at);
+    });
   }
   require(Constraint::kRC, r, line, bank.act_rc);
   require(Constraint::kRP, r, line, bank.act_rp);
@@ -421,9 +429,10 @@ void TimingChecker::on_column(const CommandRecord& r, std::size_t line, ChannelS
   // RD/WR only to an active bank (JESD79-4 §4.1); tRCD from its ACT.
   count_check(Constraint::kBankState);
   if (!bank.open) {
-    report(Constraint::kBankState, line, r.cycle,
-           fmt::format("{}: bank is closed (no ACT since its last precharge)",
-                       command_text(r, spec_.org)));
+    report(Constraint::kBankState, line, r.cycle, [&] {
+      return fmt::format("{}: bank is closed (no ACT since its last precharge)",
+                         command_text(r, spec_.org));
+    });
   } else {
     require(read ? Constraint::kRCD_RD : Constraint::kRCD_WR, r, line,
             read ? bank.rd_rcd : bank.wr_rcd);
@@ -518,25 +527,22 @@ void TimingChecker::check_data_bus(const CommandRecord& r, std::size_t line, Cha
     const bool overlap = start < x.end && x.start < end;
     if (overlap ? overlap_reported : rtrs_reported) continue;
     (overlap ? overlap_reported : rtrs_reported) = true;
-    const std::string other =
-        fmt::format("{} data [{}, {}) of {} rank {}{} issued at cycle {}",
-                    is_read(x.command) ? "read" : "write", x.start, x.end, to_string(x.command),
-                    x.rank, bank_text(x.bank, spec_.org), x.issued);
-    const std::string mine = fmt::format("{}: {} data [{}, {})", command_text(r, spec_.org),
-                                         read ? "read" : "write", start, end);
-    // Data after the other burst's start: it must start `gap` clocks after that burst ends.
-    const std::string fix =
-        x.start <= start
-            ? fmt::format("; needs cycle >= {} to follow it", r.cycle + (x.end + gap - start))
-            : fmt::format("; its data must end {} clock(s) before", gap);
-    if (overlap) {
-      report(Constraint::kDataBus, line, r.cycle,
-             fmt::format("{} overlaps {}{}", mine, other, fix));
-    } else {
-      report(Constraint::kRTRS, line, r.cycle,
-             fmt::format("{} is less than RTRS = {} clock(s) from {} (rank switch){}", mine, t.RTRS,
-                         other, fix));
-    }
+    report(overlap ? Constraint::kDataBus : Constraint::kRTRS, line, r.cycle, [&] {
+      const std::string mine = fmt::format("{}: {} data [{}, {})", command_text(r, spec_.org),
+                                           read ? "read" : "write", start, end);
+      const std::string other =
+          fmt::format("{} data [{}, {}) of {} rank {}{} issued at cycle {}",
+                      is_read(x.command) ? "read" : "write", x.start, x.end, to_string(x.command),
+                      x.rank, bank_text(x.bank, spec_.org), x.issued);
+      // Data starting after the other burst's start must start `gap` clocks after its end.
+      const std::string fix =
+          x.start <= start
+              ? fmt::format("; needs cycle >= {} to follow it", r.cycle + (x.end + gap - start))
+              : fmt::format("; its data must end {} clock(s) before", gap);
+      if (overlap) return fmt::format("{} overlaps {}{}", mine, other, fix);
+      return fmt::format("{} is less than RTRS = {} clock(s) from {} (rank switch){}", mine, t.RTRS,
+                         other, fix);
+    });
   }
   ch.bursts.push_back(
       Burst{start, end, r.cycle, r.rank, static_cast<int>(flat_bank(r, spec_.org)), r.command});
@@ -604,9 +610,10 @@ void TimingChecker::on_refresh_all(const CommandRecord& r, std::size_t line, Ran
     refpb.raise(bank.refpb_busy);
   }
   if (open_banks > 0) {
-    report(Constraint::kBankState, line, r.cycle,
-           fmt::format("{}: {} bank(s) still open, first{}", command_text(r, o), open_banks,
-                       bank_text(first_open, o)));
+    report(Constraint::kBankState, line, r.cycle, [&] {
+      return fmt::format("{}: {} bank(s) still open, first{}", command_text(r, o), open_banks,
+                         bank_text(first_open, o));
+    });
   }
   require(Constraint::kRP, r, line, rp, rp.from_bank);
   require(Constraint::kRFCpb, r, line, refpb, refpb.from_bank);
@@ -620,11 +627,11 @@ void TimingChecker::on_refresh_all(const CommandRecord& r, std::size_t line, Ran
     count_check(Constraint::kRefreshCount);
     const RefreshFindings f = refresh_due(rank.refresh_all, r.cycle, due_ab, t.REFI, P);
     if (!f.gap.empty()) {
-      report(Constraint::kREFI, line, r.cycle, command_text(r, o) + ": " + f.gap);
+      report(Constraint::kREFI, line, r.cycle, [&] { return command_text(r, o) + ": " + f.gap; });
     }
     if (!f.count.empty()) {
       report(Constraint::kRefreshCount, line, r.cycle,
-             command_text(r, o) + ": before it " + f.count);
+             [&] { return command_text(r, o) + ": before it " + f.count; });
     }
   }
   credit_refresh(rank.refresh_all, r.cycle, t.REFI, P);
@@ -640,10 +647,15 @@ void TimingChecker::on_refresh_all(const CommandRecord& r, std::size_t line, Ran
       count_check(Constraint::kRefreshCountPb);
       const std::uint64_t due = r.cycle == 0 ? 0 : (r.cycle - 1) / interval_pb;
       const RefreshFindings f = refresh_due(tr, r.cycle, due, interval_pb, P);
-      const std::string where = command_text(r, o) + " (for" + bank_text(static_cast<int>(b), o);
-      if (!f.gap.empty()) report(Constraint::kREFIpb, line, r.cycle, where + "): " + f.gap);
+      const auto where = [&] {
+        return command_text(r, o) + " (for" + bank_text(static_cast<int>(b), o) + "): ";
+      };
+      if (!f.gap.empty()) {
+        report(Constraint::kREFIpb, line, r.cycle, [&] { return where() + f.gap; });
+      }
       if (!f.count.empty()) {
-        report(Constraint::kRefreshCountPb, line, r.cycle, where + "): before it " + f.count);
+        report(Constraint::kRefreshCountPb, line, r.cycle,
+               [&] { return where() + "before it " + f.count; });
       }
     }
     credit_refresh(tr, r.cycle, interval_pb, P);
@@ -660,14 +672,16 @@ void TimingChecker::on_refresh_bank(const CommandRecord& r, std::size_t line, Ra
 
   count_check(Constraint::kRefreshMode);
   if (t.REFIpb == 0) {
-    report(Constraint::kRefreshMode, line, r.cycle,
-           fmt::format("{}: the spec has no per-bank refresh (REFIpb = 0)", command_text(r, o)));
+    report(Constraint::kRefreshMode, line, r.cycle, [&] {
+      return fmt::format("{}: the spec has no per-bank refresh (REFIpb = 0)", command_text(r, o));
+    });
   }
   // REFpb only to an idle bank, tRP after its latest precharge (LPDDR REFpb conditions).
   count_check(Constraint::kBankState);
   if (bank.open) {
-    report(Constraint::kBankState, line, r.cycle,
-           fmt::format("{}: bank is open (ACT at cycle {})", command_text(r, o), bank.opened_at));
+    report(Constraint::kBankState, line, r.cycle, [&] {
+      return fmt::format("{}: bank is open (ACT at cycle {})", command_text(r, o), bank.opened_at);
+    });
   }
   require(Constraint::kRP, r, line, bank.act_rp);
 
@@ -708,11 +722,11 @@ void TimingChecker::on_refresh_bank(const CommandRecord& r, std::size_t line, Ra
     const std::uint64_t due = r.cycle == 0 ? 0 : (r.cycle - 1) / interval_pb;
     const RefreshFindings f = refresh_due(bank.refresh, r.cycle, due, interval_pb, P);
     if (!f.gap.empty()) {
-      report(Constraint::kREFIpb, line, r.cycle, command_text(r, o) + ": " + f.gap);
+      report(Constraint::kREFIpb, line, r.cycle, [&] { return command_text(r, o) + ": " + f.gap; });
     }
     if (!f.count.empty()) {
       report(Constraint::kRefreshCountPb, line, r.cycle,
-             command_text(r, o) + ": before it " + f.count);
+             [&] { return command_text(r, o) + ": before it " + f.count; });
     }
     credit_refresh(bank.refresh, r.cycle, interval_pb, P);
     rank.per_bank_mode = true;
@@ -730,10 +744,12 @@ void TimingChecker::finish(std::uint64_t end_cycle) {
   const Organization& o = spec_.org;
   count_check(Constraint::kCycleOrder);
   if (commands_ > 0 && end_cycle < last_cycle_) {
-    report(Constraint::kCycleOrder, 0, end_cycle,
-           fmt::format("end of log at cycle {} is before the last command (cycle {}); checking "
-                       "refresh at cycle {}",
-                       end_cycle, last_cycle_, last_cycle_ + 1));
+    report(Constraint::kCycleOrder, 0, end_cycle, [&] {
+      return fmt::format(
+          "end of log at cycle {} is before the last command (cycle {}); checking "
+          "refresh at cycle {}",
+          end_cycle, last_cycle_, last_cycle_ + 1);
+    });
   }
   if (commands_ > 0) end_cycle = std::max(end_cycle, last_cycle_ + 1);
   if (channels_.empty()) channel_state(0, 0);
@@ -754,9 +770,11 @@ void TimingChecker::finish(std::uint64_t end_cycle) {
         count_check(Constraint::kRefreshCount);
         const RefreshFindings f =
             refresh_due(rank.refresh_all, end_cycle, last_covered / t.REFI, t.REFI, P);
-        if (!f.gap.empty()) report(Constraint::kREFI, 0, end_cycle, where + ": " + f.gap);
+        if (!f.gap.empty()) {
+          report(Constraint::kREFI, 0, end_cycle, [&] { return where + ": " + f.gap; });
+        }
         if (!f.count.empty()) {
-          report(Constraint::kRefreshCount, 0, end_cycle, where + ": " + f.count);
+          report(Constraint::kRefreshCount, 0, end_cycle, [&] { return where + ": " + f.count; });
         }
         continue;
       }
@@ -766,9 +784,12 @@ void TimingChecker::finish(std::uint64_t end_cycle) {
         const RefreshFindings f = refresh_due(rank.banks[b].refresh, end_cycle,
                                               last_covered / interval_pb, interval_pb, P);
         const std::string bank_where = where + bank_text(static_cast<int>(b), o);
-        if (!f.gap.empty()) report(Constraint::kREFIpb, 0, end_cycle, bank_where + ": " + f.gap);
+        if (!f.gap.empty()) {
+          report(Constraint::kREFIpb, 0, end_cycle, [&] { return bank_where + ": " + f.gap; });
+        }
         if (!f.count.empty()) {
-          report(Constraint::kRefreshCountPb, 0, end_cycle, bank_where + ": " + f.count);
+          report(Constraint::kRefreshCountPb, 0, end_cycle,
+                 [&] { return bank_where + ": " + f.count; });
         }
       }
     }

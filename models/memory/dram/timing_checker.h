@@ -154,7 +154,10 @@ class TimingChecker {
   void require(Constraint c, const CommandRecord& r, std::size_t line, const Bound& bound,
                int bank = -1);
   void count_check(Constraint c) { ++checks_[static_cast<unsigned>(c)]; }
-  void report(Constraint c, std::size_t line, std::uint64_t cycle, std::string message);
+  // Counts a violation; builds its message (make_message() -> std::string) only while messages
+  // are kept.
+  template <typename MakeMessage>
+  void report(Constraint c, std::size_t line, std::uint64_t cycle, MakeMessage make_message);
 
   Spec spec_;
   std::size_t max_stored_;
