@@ -8,22 +8,25 @@
 #include <sstream>
 #include <stdexcept>
 
-// Sources of the rules. Section numbers are those of JESD79-4 (DDR4); the same rule appears in
-// JESD79-5 (DDR5), JESD209-5 (LPDDR5/5X) and JESD238 (HBM3) under the same parameter name.
-// - Bank state machine and command truth table: JESD79-4 §4.1 (simplified state diagram) and
-//   §4.20-4.22 (ACTIVATE, PRECHARGE, READ/WRITE need an active bank).
-// - Same-bank timing (tRC, tRCD, tRAS, tRP, tRTP, tWR) and the "Precharge & Auto Precharge
-//   clarification" table (JESD79-4 §4.24): RD(A) -> PRE >= AL + tRTP, WR(A) -> PRE >= WL + BL/2
-//   + tWR, PRE -> PRE same bank legal, "the precharge period is counted from the latest precharge
-//   command issued to that bank".
-// - Auto-precharge: §4.25: the internal precharge starts at the earliest cycle an explicit PRE
-//   would be legal (tRTP/tWR after the column command, not before tRAS after the ACT).
-// - Same-rank spacing (tRRD_S/L, tFAW, tCCD_S/L, tWTR_S/L): JESD79-4 timing parameter tables
-//   (§13.3), "different/same bank group"; tCCD_L_WR: JESD79-5 (DDR5) timing tables.
-// - Refresh (tRFC, tREFI, postponing/pulling in up to 8 REF): JESD79-4 §4.27. Per-bank refresh
-//   (tRFCpb, REFpb -> ACT/REFpb other bank, ACT -> REFpb tRRD, REFpb -> REFab tRFCpb): LPDDR
-//   family (JESD209-2/4/5 "REFRESH command scheduling separation requirements"); tRREFD:
-//   JESD238 HBM3; tPPD: JESD209-5 / JESD238.
+// Sources of the rules, cited by section or table title of JESD79-4 (DDR4) because section
+// numbers move between revisions; the same rule appears in JESD79-5 (DDR5), JESD209-5
+// (LPDDR5/5X) and JESD238 (HBM3) under the same parameter name.
+// - Bank state machine: "Simplified State Diagram" and the command truth table (ACTIVATE only to
+//   an idle bank; READ/WRITE only to an active bank; REFRESH with all banks idle).
+// - Same-bank timing (tRC, tRCD, tRAS, tRP, tRTP, tWR) and the table "Precharge & Auto
+//   Precharge clarification": RD(A) -> PRE >= AL + tRTP, WR(A) -> PRE >= WL + BL/2 + tWR,
+//   PRE -> PRE same bank legal, note 1 "the precharge period is counted from the latest
+//   precharge command issued to that bank".
+// - Auto-precharge ("Auto Precharge Operation"): the internal precharge starts at the earliest
+//   cycle an explicit PRE would be legal (tRTP/tWR after the column command, not before tRAS
+//   after the ACT; LPDDR datasheets: "as if an explicit PRECHARGE command was issued at the
+//   earliest possible time").
+// - Same-rank spacing (tRRD_S/L, tFAW, tCCD_S/L, tWTR_S/L): "Timing Parameters by Speed Bin"
+//   tables, "different/same bank group"; tCCD_L_WR: JESD79-5 timing tables.
+// - Refresh (tRFC, tREFI, postponing/pulling in up to 8 REF): "Refresh Command". Per-bank
+//   refresh (tRFCpb, REFpb -> ACT/REFpb other bank, ACT -> REFpb tRRD, REFpb -> REFab tRFCpb):
+//   LPDDR family (JESD209-2/4/5 "REFRESH command scheduling separation requirements"); tRREFD:
+//   JESD238; tPPD: JESD209-5 / JESD238.
 
 namespace famsim::dram {
 
@@ -126,7 +129,8 @@ struct TimingChecker::RankState {
   std::array<Stamp, 4> faw{};  // the last four ACTs, ring buffer
   unsigned faw_size = 0;
   unsigned faw_oldest = 0;
-  Stamp last_pre;      // last PRE or PREA (tPPD)
+  Stamp last_pre;  // last PRE or PREA (tPPD)
+  Command last_pre_command = Command::kPRE;
   Bound rfc;           // REFab + RFC: any command to the rank
   Stamp refpb_latest;  // last REFpb
   Stamp refpb_other;   // last REFpb to a bank other than refpb_latest's
@@ -269,7 +273,8 @@ void TimingChecker::check(const CommandRecord& r, std::size_t line) {
   RankState& rank = ch.ranks[r.rank];
 
   // tRFC: after REFab only deselects until tRFC has passed, whatever the command (JESD79-4
-  // §4.27: "the delay between the REFRESH command and the next valid command, except DES").
+  // "Refresh Command": "the delay between the REFRESH command and the next valid command,
+  // except DES").
   require(Constraint::kRFC, r, line, rank.rfc);
   // tRFCpb: the bank being refreshed takes no command until tRFCpb (LPDDR "the target bank is
   // inaccessible during tRFCpb"). Rank-wide commands check every bank in their handlers.
@@ -306,7 +311,7 @@ void TimingChecker::on_activate(const CommandRecord& r, std::size_t line, RankSt
   const int bi = static_cast<int>(b);
   BankState& bank = rank.banks[b];
 
-  // ACT only to an idle (precharged) bank (JESD79-4 §4.1 state diagram).
+  // ACT only to an idle (precharged) bank (JESD79-4 "Simplified State Diagram").
   count_check(Constraint::kBankState);
   if (bank.open) {
     report(Constraint::kBankState, line, r.cycle, [&] {
@@ -364,10 +369,10 @@ void TimingChecker::on_activate(const CommandRecord& r, std::size_t line, RankSt
   }
 }
 
-void TimingChecker::precharge_bank(const CommandRecord& r, std::size_t /*line*/, RankState& rank,
-                                   unsigned b) {
+void TimingChecker::precharge_bank(const CommandRecord& r, RankState& rank, unsigned b) {
   // A precharge to an already idle bank is legal and restarts the precharge period (JESD79-4
-  // §4.24 clarification table, note 1), so the bound moves to the latest precharge.
+  // "Precharge & Auto Precharge clarification" table, note 1), so the bound moves to the latest
+  // precharge.
   BankState& bank = rank.banks[b];
   bank.open = false;
   bank.act_rp.raise(r.cycle + spec_.timing.RP, r.cycle, r.command, static_cast<int>(b));
@@ -379,7 +384,7 @@ void TimingChecker::on_precharge(const CommandRecord& r, std::size_t line, RankS
   if (t.PPD > 0) {
     Bound ppd;
     if (rank.last_pre.seen) {
-      ppd.raise(rank.last_pre.cycle + t.PPD, rank.last_pre.cycle, Command::kPRE,
+      ppd.raise(rank.last_pre.cycle + t.PPD, rank.last_pre.cycle, rank.last_pre_command,
                 rank.last_pre.bank);
     }
     require(Constraint::kPPD, r, line, ppd);
@@ -394,8 +399,9 @@ void TimingChecker::on_precharge(const CommandRecord& r, std::size_t line, RankS
     require(Constraint::kRAS, r, line, bank.pre_ras);
     require(Constraint::kRTP, r, line, bank.pre_rtp);
     require(Constraint::kWR, r, line, bank.pre_wr);
-    precharge_bank(r, line, rank, b);
+    precharge_bank(r, rank, b);
     rank.last_pre = Stamp{true, r.cycle, static_cast<int>(b)};
+    rank.last_pre_command = Command::kPRE;
   } else {
     // PREA: one check per rule against the latest bound of any bank, so that one early PREA
     // is one violation per rule, naming the bank that binds.
@@ -413,8 +419,9 @@ void TimingChecker::on_precharge(const CommandRecord& r, std::size_t line, RankS
     require(Constraint::kRTP, r, line, rtp, rtp.from_bank);
     require(Constraint::kWR, r, line, wr, wr.from_bank);
     require(Constraint::kRFCpb, r, line, refpb, refpb.from_bank);
-    for (unsigned b = 0; b < rank.banks.size(); ++b) precharge_bank(r, line, rank, b);
+    for (unsigned b = 0; b < rank.banks.size(); ++b) precharge_bank(r, rank, b);
     rank.last_pre = Stamp{true, r.cycle, -1};
+    rank.last_pre_command = Command::kPREA;
   }
 }
 
@@ -426,7 +433,7 @@ void TimingChecker::on_column(const CommandRecord& r, std::size_t line, ChannelS
   const int bi = static_cast<int>(b);
   BankState& bank = rank.banks[b];
 
-  // RD/WR only to an active bank (JESD79-4 §4.1); tRCD from its ACT.
+  // RD/WR only to an active bank (JESD79-4 "Simplified State Diagram"); tRCD from its ACT.
   count_check(Constraint::kBankState);
   if (!bank.open) {
     report(Constraint::kBankState, line, r.cycle, [&] {
@@ -490,7 +497,8 @@ void TimingChecker::on_column(const CommandRecord& r, std::size_t line, ChannelS
     }
     if (is_auto_precharge(r.command)) {
       // The internal precharge starts when an explicit PRE would first be legal: tRTP / write
-      // recovery after this command and not before tRAS after the ACT (JESD79-4 §4.25).
+      // recovery after this command and not before tRAS after the ACT (JESD79-4 "Auto Precharge
+      // Operation").
       std::uint64_t precharge_at = r.cycle;
       precharge_at = std::max(precharge_at, bank.pre_ras.earliest);
       precharge_at = std::max(precharge_at, bank.pre_rtp.earliest);
@@ -551,7 +559,8 @@ void TimingChecker::check_data_bus(const CommandRecord& r, std::size_t line, Cha
 namespace {
 
 // Refresh rules at `cycle` for a unit refreshed every `interval` clocks on average, with up to
-// `postpone` refreshes postponed (JESD79-4 §4.27; the same 8 in JESD79-5, JESD209-5, JESD238):
+// `postpone` refreshes postponed (JESD79-4 "Refresh Command"; the same 8 in JESD79-5, JESD209-5,
+// JESD238):
 // - gap: at most (postpone + 1) * interval between two refreshes ("the maximum interval between
 //   the surrounding Refresh commands is limited to 9 x tREFI"), the start of the log counting
 //   as a refresh;
@@ -578,9 +587,9 @@ RefreshFindings refresh_due(const RefreshTracker& tr, std::uint64_t cycle, std::
 }
 
 // Credits one refresh at `cycle`. At most `postpone` refreshes may be issued in advance ("pulled
-// in"); more do not reduce the later requirement (JESD79-4 §4.27). A refresh issued during
-// [k * interval, (k + 1) * interval) is the one due at the end of that interval, so by `cycle`
-// at most floor(cycle / interval) + 1 + postpone refreshes count.
+// in"); more do not reduce the later requirement (JESD79-4 "Refresh Command"). A refresh issued
+// during [k * interval, (k + 1) * interval) is the one due at the end of that interval, so by
+// `cycle` at most floor(cycle / interval) + 1 + postpone refreshes count.
 void credit_refresh(RefreshTracker& tr, std::uint64_t cycle, std::uint64_t interval,
                     unsigned postpone) {
   tr.last = cycle;
@@ -593,9 +602,9 @@ void TimingChecker::on_refresh_all(const CommandRecord& r, std::size_t line, Ran
   const Timing& t = spec_.timing;
   const Organization& o = spec_.org;
 
-  // REFab only when every bank of the rank is idle (JESD79-4 §4.27), tRP after the latest
-  // precharge of each bank and tRFCpb after a per-bank refresh (LPDDR "REFab ... tRFCpb after
-  // the prior REFpb").
+  // REFab only when every bank of the rank is idle (JESD79-4 "Refresh Command"), tRP after the
+  // latest precharge of each bank and tRFCpb after a per-bank refresh (LPDDR "REFab ... tRFCpb
+  // after the prior REFpb").
   count_check(Constraint::kBankState);
   unsigned open_banks = 0;
   int first_open = -1;

@@ -149,7 +149,7 @@ class TimingChecker {
   void on_refresh_all(const CommandRecord& r, std::size_t line, RankState& rank);
   void on_refresh_bank(const CommandRecord& r, std::size_t line, RankState& rank);
   void check_data_bus(const CommandRecord& r, std::size_t line, ChannelState& ch);
-  void precharge_bank(const CommandRecord& r, std::size_t line, RankState& rank, unsigned bank);
+  void precharge_bank(const CommandRecord& r, RankState& rank, unsigned bank);
   // Evaluates one rule: the command is legal at or after `bound.earliest`.
   void require(Constraint c, const CommandRecord& r, std::size_t line, const Bound& bound,
                int bank = -1);
