@@ -52,6 +52,10 @@ ExpansionDevice::ExpansionDevice(sc_core::sc_module_name name, SimContext& ctx,
 std::vector<MemoryTarget> Platform::address_layout(const PlatformConfig& cfg) {
   std::vector<MemoryTarget> out;
   std::uint64_t cursor = 0;
+  if (cfg.trace_player.present) {
+    out.push_back({"memory", 0, cfg.memory.capacity_bytes});
+    return out;
+  }
   if (cfg.gpu_local.present) {
     for (unsigned g = 0; g < cfg.gpu_count; ++g) {
       out.push_back({"gpu" + std::to_string(g) + "_hbm", cursor, cfg.gpu_local.capacity_bytes});
@@ -75,6 +79,22 @@ Platform::Platform(const PlatformConfig& cfg, SimContext& ctx, AddressSpace& vmm
   for (const MemoryTarget& t : targets_) vmm.add_location(t.name, t.base, t.size);
   std::size_t ti = 0;
 
+  if (cfg.trace_player.present) {
+    // Standalone memory: the trace player on the channels.
+    const MemoryConfig& m = cfg.memory;
+    memory_ = std::make_unique<MemoryChannels>("memory", ctx, m);
+    try {
+      trace_player_ = std::make_unique<TracePlayer>(
+          "trace_player", ctx, cfg.trace_player.params,
+          AddressMap(m.channels, m.granule_bytes, m.select));
+    } catch (const TraceError& e) {
+      throw ConfigError(std::string("trace_player.file: ") + e.what());
+    }
+    for (unsigned c = 0; c < m.channels; ++c) trace_player_->port(c).bind(memory_->target(c));
+    initiators_.push_back(trace_player_.get());
+    return;
+  }
+
   // GPUs and their local memory.
   const unsigned per_gpu = cfg.fabric_ports_per_gpu();
   for (unsigned g = 0; g < cfg.gpu_count; ++g) {
@@ -88,6 +108,7 @@ Platform::Platform(const PlatformConfig& cfg, SimContext& ctx, AddressSpace& vmm
     }
     const std::string name = "gpu" + std::to_string(g);
     gpus_.push_back(std::make_unique<Gpu>(name.c_str(), ctx, g, cfg.gpu, per_gpu, local, vmm));
+    initiators_.push_back(gpus_.back().get());
     if (cfg.gpu_local.present) {
       local_memories_.push_back(
           std::make_unique<MemoryChannels>((name + "_hbm").c_str(), ctx, cfg.gpu_local));

@@ -60,6 +60,8 @@ class Platform {
   Platform(const PlatformConfig& cfg, SimContext& ctx, AddressSpace& vmm);
 
   Gpu& gpu(unsigned g) { return *gpus_[g]; }
+  // Every block that starts requests: the GPUs, or a standalone platform's trace player.
+  const std::vector<Initiator*>& initiators() const { return initiators_; }
   unsigned gpu_count() const { return static_cast<unsigned>(gpus_.size()); }
   const std::vector<MemoryTarget>& targets() const { return targets_; }
   const PlatformConfig& config() const { return cfg_; }
@@ -71,6 +73,9 @@ class Platform {
   const PlatformConfig& cfg_;
   std::vector<MemoryTarget> targets_;
   std::vector<std::unique_ptr<Gpu>> gpus_;
+  std::vector<Initiator*> initiators_;
+  std::unique_ptr<TracePlayer> trace_player_;
+  std::unique_ptr<MemoryChannels> memory_;  // standalone platforms
   std::vector<std::unique_ptr<MemoryChannels>> local_memories_;
   std::vector<std::unique_ptr<Link>> links_;
   std::unique_ptr<Crossbar> switch_;

@@ -99,6 +99,21 @@ void parse_dram(ConfigNode& n, DramControllerParams& d, unsigned request_bytes) 
   map.finish();
 }
 
+// The DRAM behind a memory must hold its capacity: each channel's share of the address space has
+// to decode to a real rank, bank, row and column.
+void check_dram_capacity(ConfigNode& n, const char* key, const MemoryConfig& m) {
+  if (m.model != MemoryConfig::Model::kDram) return;
+  const std::uint64_t per_channel = m.dram.spec.org.capacity_bytes();
+  if (m.capacity_bytes > per_channel * m.channels) {
+    n.fail(key, fmt::format("{:.2f} GiB do not fit in {} channels of {} x {:.2f} GiB (ranks x "
+                            "bank groups x banks x rows x row size of the DRAM organisation); "
+                            "lower the capacity, or add channels or ranks",
+                            static_cast<double>(m.capacity_bytes) / kGiB, m.channels,
+                            m.dram.spec.name,
+                            static_cast<double>(per_channel) / kGiB));
+  }
+}
+
 // A memory node (after preset expansion): DRAM standard and timing, controller, organisation
 // (`channels`, or `stacks` x `channels_per_stack` for stacked memory), capacity and interleave.
 MemoryConfig parse_memory(ConfigNode n, unsigned request_bytes, bool capacity_here) {
@@ -139,6 +154,12 @@ MemoryConfig parse_memory(ConfigNode n, unsigned request_bytes, bool capacity_he
     n.ignore("stacks");
     m.channels = static_cast<unsigned>(n.get_uint("channels", std::nullopt, 1, 4096));
   }
+  if (capacity_here && capacity_gib == 0 && m.model == MemoryConfig::Model::kDram &&
+      !n.has("capacity_gib")) {
+    // Without a capacity: what the DRAM organisation holds.
+    m.capacity_bytes = m.dram.spec.org.capacity_bytes() * m.channels;
+    capacity_gib = static_cast<double>(m.capacity_bytes) / kGiB;
+  }
   if (capacity_here) {
     capacity_gib = n.get_double(
         "capacity_gib", capacity_gib > 0 ? std::optional<double>(capacity_gib) : std::nullopt, 0.0,
@@ -150,6 +171,7 @@ MemoryConfig parse_memory(ConfigNode n, unsigned request_bytes, bool capacity_he
       n.fail("capacity_gib", "a device's capacity is set by its own capacity_gib key");
     }
   }
+  if (capacity_here) check_dram_capacity(n, "capacity_gib", m);
   parse_interleave(n.child("interleave"), m, request_bytes);
   if (m.select == AddressMap::Select::kXor && !is_pow2(m.channels)) {
     n.fail("interleave", fmt::format("xor channel selection needs a power-of-two channel count, "
@@ -178,10 +200,52 @@ unsigned PlatformConfig::device_port_total() const {
   return n;
 }
 
+namespace {
+
+// A standalone memory platform: `memory` and `trace_player`, nothing else.
+void parse_standalone(ConfigNode& root, PlatformConfig& pc) {
+  for (const char* k : {"gpus", "links", "switch", "devices"}) {
+    if (root.has(k)) root.fail(k, "a platform with a trace_player has only memory; remove this");
+    root.ignore(k);
+  }
+  ConfigNode tp = root.child("trace_player", true);
+  TracePlayerParams& t = pc.trace_player.params;
+  pc.trace_player.present = true;
+  t.request_bytes = static_cast<unsigned>(tp.get_bytes("request_bytes", 64, 1, 4096));
+  pc.gpu.request_bytes = t.request_bytes;  // the largest payload
+  pc.gpu_count = 0;
+  ConfigNode mem = root.child("memory", true);
+  pc.memory = parse_memory(mem, t.request_bytes, true);
+  t.file = tp.get_string("file", "");
+  const std::string format =
+      tp.get_choice("format", "ramulator", {"ramulator", "dramsim3", "dramsys"});
+  t.format = *parse_trace_format(format);
+  t.open_loop = tp.get_choice("mode", "closed", {"closed", "open"}) == "open";
+  t.max_outstanding = static_cast<unsigned>(tp.get_uint("max_outstanding", 32, 1, 1u << 20));
+  const double dram_mhz = pc.memory.model == MemoryConfig::Model::kDram
+                              ? 1e6 / pc.memory.dram.spec.timing.tck_ps
+                              : pc.memory.timing.clock_mhz;
+  t.clock_mhz = tp.get_double("clock_mhz", dram_mhz, 1.0, 1e5);
+  t.capacity_bytes = pc.memory.capacity_bytes;
+  tp.finish();
+}
+
+}  // namespace
+
 PlatformConfig parse_platform(ConfigNode& root) {
   PlatformConfig pc;
   pc.name = root.get_string("name", "platform");
   pc.description = root.get_string("description", "");
+  if (root.has("trace_player")) {
+    parse_standalone(root, pc);
+    return pc;
+  }
+  root.ignore("trace_player");
+  root.ignore("memory");
+  if (root.has("memory")) {
+    root.fail("memory", "a top-level memory belongs to a standalone platform with a trace_player; "
+                        "GPU memory goes under gpus.local_memory, device memory under devices");
+  }
 
   // GPUs.
   ConfigNode g = root.child("gpus", true);
@@ -246,6 +310,7 @@ PlatformConfig parse_platform(ConfigNode& root) {
 
     dc.memory = parse_memory(d.child("memory", true), pc.gpu.request_bytes, false);
     dc.memory.capacity_bytes = dc.capacity_bytes;
+    check_dram_capacity(d, "capacity_gib", dc.memory);
     d.finish();
     pc.devices.push_back(dc);
   }

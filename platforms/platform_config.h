@@ -11,6 +11,7 @@
 #include "models/memory/dram_controller.h"
 #include "models/memory/ideal_memory.h"
 #include "models/noc/crossbar.h"
+#include "traffic/trace_player.h"
 
 #include <cstdint>
 #include <string>
@@ -63,9 +64,17 @@ struct DeviceConfig {
   MemoryConfig memory;  // channels, timing, controller, interleave
 };
 
+// A standalone memory platform (platforms/dram_*.yaml): a trace player on memory channels.
+struct TracePlayerConfig {
+  bool present = false;
+  TracePlayerParams params;
+};
+
 struct PlatformConfig {
   std::string name;
   std::string description;
+  TracePlayerConfig trace_player;  // present: no GPUs, links or devices; `memory` below
+  MemoryConfig memory;
   unsigned gpu_count = 1;
   GpuParams gpu;
   MemoryConfig gpu_local;  // present=false: GPUs without local memory

@@ -30,7 +30,28 @@ ConfigDoc load_config(const RunOptions& o) {
   doc.root = o.platform_file ? load_yaml_file(*o.platform_file) : load_embedded(kDefaultPlatform);
 
   const YAML::Node& croot = doc.root;
-  if (o.workload_file) {
+  const bool standalone = croot["trace_player"].IsDefined();
+  if (standalone && o.workload_file) {
+    throw ConfigError(platform_source +
+                      ": a standalone memory platform (trace_player) replays a trace: give "
+                      "--trace, not --workload");
+  }
+  if (standalone) {
+    // --trace, --trace-format and --max-outstanding set trace_player keys.
+    auto set = [&](const char* key, const std::string& value, const char* flag) {
+      doc.root["trace_player"][key] = value;
+      doc.sources->set(std::string("trace_player.") + key, flag);
+    };
+    if (o.trace_file) set("file", *o.trace_file, "--trace");
+    if (o.trace_format) set("format", *o.trace_format, "--trace-format");
+    if (o.max_outstanding) set("max_outstanding", std::to_string(*o.max_outstanding), "--max-outstanding");
+  } else if (o.trace_file || o.trace_format || o.max_outstanding) {
+    throw ConfigError(platform_source +
+                      ": --trace needs a standalone memory platform (one with a trace_player, "
+                      "e.g. platforms/dram_ddr4.yaml)");
+  }
+  if (standalone) {
+  } else if (o.workload_file) {
     doc.root["workload"] = load_yaml_file(*o.workload_file);
     doc.sources->set("workload", *o.workload_file);
   } else if (!croot["workload"].IsDefined()) {
@@ -54,6 +75,11 @@ ResolvedConfig parse_config(const ConfigDoc& doc) {
   ConfigNode root(doc.root, "", doc.sources);
   rc.platform = parse_platform(root);
 
+  const bool standalone = rc.platform.trace_player.present;
+  if (standalone && rc.platform.trace_player.params.file.empty()) {
+    root.child("trace_player")
+        .fail("file", "missing: give the trace to replay with --trace FILE (and --trace-format)");
+  }
   ConfigNode sim = root.child("sim");
   rc.sim.seed = sim.get_uint("seed", 1);
   rc.sim.max_time_ns = sim.get_double("max_time_ns", 0.0, 0.0, 2.8e11);
@@ -63,6 +89,12 @@ ResolvedConfig parse_config(const ConfigDoc& doc) {
   rc.sim.quantum_ns = sim.get_double("quantum_ns", 1000.0, 0.0, 1e12, true);
   sim.finish();
 
+  if (standalone) {
+    root.ignore("workload");
+    if (root.has("workload")) root.fail("workload", "a standalone memory platform replays a trace");
+    root.finish();
+    return rc;
+  }
   PlatformFacts facts;
   facts.gpu_count = rc.platform.gpu_count;
   facts.request_bytes = rc.platform.gpu.request_bytes;
@@ -87,7 +119,7 @@ Simulation::Simulation(ConfigDoc doc) : doc_(std::move(doc)), cfg_(parse_config(
   }
   vmm_ = std::make_unique<AddressSpace>(cfg_.platform.gpu_count);
   platform_ = std::make_unique<Platform>(cfg_.platform, *ctx_, *vmm_);
-  map_workload();
+  if (!cfg_.platform.trace_player.present) map_workload();
 }
 
 Simulation::~Simulation() {
@@ -170,8 +202,8 @@ void Simulation::run() {
 
 InitiatorTotals Simulation::totals() const {
   InitiatorTotals t;
-  for (unsigned g = 0; g < platform_->gpu_count(); ++g) {
-    const Gpu& gpu = platform_->gpu(g);
+  for (const Initiator* i : platform_->initiators()) {
+    const Initiator& gpu = *i;
     t.issued += gpu.issued();
     t.completed += gpu.completed();
     t.bytes_requested += gpu.bytes_requested();
@@ -184,9 +216,8 @@ InitiatorTotals Simulation::totals() const {
 
 bool Simulation::truncated() const {
   if (cfg_.sim.max_time_ns <= 0) return false;
-  for (unsigned g = 0; g < platform_->gpu_count(); ++g) {
-    const Gpu& gpu = platform_->gpu(g);
-    if (!gpu.all_streams_finished() || gpu.issued() != gpu.completed()) return true;
+  for (const Initiator* i : platform_->initiators()) {
+    if (!i->finished()) return true;
   }
   return false;
 }
@@ -197,9 +228,7 @@ sc_core::sc_time Simulation::simulated_time() const {
         static_cast<std::uint64_t>(std::llround(cfg_.sim.max_time_ns * 1000.0)));
   }
   std::uint64_t end = 0;
-  for (unsigned g = 0; g < platform_->gpu_count(); ++g) {
-    end = std::max(end, platform_->gpu(g).last_completion_ps());
-  }
+  for (const Initiator* i : platform_->initiators()) end = std::max(end, i->last_completion_ps());
   return sc_core::sc_time::from_value(end);
 }
 
@@ -207,10 +236,8 @@ ReportWindow Simulation::report_window() const {
   ReportWindow w;
   w.end_ps = simulated_time().value();
   w.start_ps = w.end_ps;
-  for (unsigned g = 0; g < platform_->gpu_count(); ++g) {
-    if (platform_->gpu(g).issued() > 0) {
-      w.start_ps = std::min(w.start_ps, platform_->gpu(g).first_issue_ps());
-    }
+  for (const Initiator* i : platform_->initiators()) {
+    if (i->issued() > 0) w.start_ps = std::min(w.start_ps, i->first_issue_ps());
   }
   return w;
 }
@@ -280,8 +307,8 @@ nlohmann::json Simulation::results(double host_seconds, double peak_rss_mib) con
 
   LatencyHistogram all, reads, writes;
   std::uint64_t read_bytes = 0, write_bytes = 0;
-  for (unsigned g = 0; g < platform_->gpu_count(); ++g) {
-    const Gpu& gpu = platform_->gpu(g);
+  for (const Initiator* i : platform_->initiators()) {
+    const Initiator& gpu = *i;
     reads.merge(gpu.read_latency());
     writes.merge(gpu.write_latency());
     read_bytes += gpu.read_bytes();

@@ -23,6 +23,10 @@ struct RunOptions {
   std::optional<std::string> workload_file;  // none: the platform file's `workload:`, else default
   std::vector<std::string> overrides;        // "key.path=value"
   std::optional<std::uint64_t> seed;
+  // Standalone memory platforms (trace_player): the trace to replay.
+  std::optional<std::string> trace_file;
+  std::optional<std::string> trace_format;
+  std::optional<std::uint64_t> max_outstanding;
 };
 
 // Builds the configuration document: platform + `workload:` + `sim:`, overrides applied, presets

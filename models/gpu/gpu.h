@@ -25,6 +25,7 @@
 #pragma once
 
 #include "models/core/clock.h"
+#include "models/core/initiator.h"
 #include "models/core/ports.h"
 #include "models/core/ring.h"
 #include "models/core/sim_context.h"
@@ -54,7 +55,7 @@ struct LocalMemoryRoute {
   AddressMap map;
 };
 
-class Gpu : public sc_core::sc_module, public Component {
+class Gpu : public sc_core::sc_module, public Component, public Initiator {
  public:
   Gpu(sc_core::sc_module_name name, SimContext& ctx, unsigned index, const GpuParams& params,
       unsigned fabric_ports, const LocalMemoryRoute& local, const AddressSpace& vmm);
@@ -76,19 +77,20 @@ class Gpu : public sc_core::sc_module, public Component {
   std::size_t occupancy() const override { return outstanding_ + completions_.size(); }
 
   // Results, read by the simulation at the end.
-  std::uint64_t issued() const { return issued_; }
-  std::uint64_t completed() const { return completed_; }
-  std::uint64_t bytes_requested() const { return bytes_requested_; }
-  std::uint64_t bytes_delivered() const { return bytes_delivered_; }
-  std::uint64_t read_bytes() const { return read_bytes_; }
-  std::uint64_t write_bytes() const { return write_bytes_; }
-  std::uint64_t duplicates() const { return duplicates_; }
-  std::uint64_t data_mismatches() const { return mismatched_requests_; }
-  std::uint64_t last_completion_ps() const { return last_completion_ps_; }
-  std::uint64_t first_issue_ps() const { return first_issue_ps_; }
+  std::uint64_t issued() const override { return issued_; }
+  std::uint64_t completed() const override { return completed_; }
+  std::uint64_t bytes_requested() const override { return bytes_requested_; }
+  std::uint64_t bytes_delivered() const override { return bytes_delivered_; }
+  std::uint64_t read_bytes() const override { return read_bytes_; }
+  std::uint64_t write_bytes() const override { return write_bytes_; }
+  std::uint64_t duplicates() const override { return duplicates_; }
+  std::uint64_t data_mismatches() const override { return mismatched_requests_; }
+  std::uint64_t last_completion_ps() const override { return last_completion_ps_; }
+  std::uint64_t first_issue_ps() const override { return first_issue_ps_; }
   bool all_streams_finished() const;
-  const LatencyHistogram& read_latency() const { return read_latency_; }
-  const LatencyHistogram& write_latency() const { return write_latency_; }
+  bool finished() const override { return all_streams_finished() && issued_ == completed_; }
+  const LatencyHistogram& read_latency() const override { return read_latency_; }
+  const LatencyHistogram& write_latency() const override { return write_latency_; }
 
  private:
   struct Stream {

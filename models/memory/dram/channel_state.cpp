@@ -48,9 +48,10 @@ std::uint64_t ChannelState::earliest(Command cmd, const Coord& c) const {
     case Command::kPREA: {
       std::uint64_t e = r.pre;
       const unsigned first = c.rank * org_.banks();
-      for (unsigned b = first; b < first + org_.banks(); ++b) {
-        if (banks_[b].open) e = std::max(e, banks_[b].pre);
-      }
+      // Closed banks count too: a precharge to a closed bank still waits for its tRAS / tRTP /
+      // tWR (JEDEC "Precharge & Auto Precharge clarification": the precharge period counts from
+      // the latest precharge to the bank).
+      for (unsigned b = first; b < first + org_.banks(); ++b) e = std::max(e, banks_[b].pre);
       return e;
     }
     case Command::kREFab: {
@@ -127,7 +128,10 @@ void ChannelState::issue(Command cmd, const Coord& c, std::uint64_t cycle) {
       return;
     case Command::kPREA: {
       const unsigned first = c.rank * org_.banks();
-      for (unsigned b = first; b < first + org_.banks(); ++b) close(b, c.rank, cycle);
+      for (unsigned b = first; b < first + org_.banks(); ++b) {
+        close(b, c.rank, cycle);
+        banks_[b].act = std::max(banks_[b].act, cycle + t_.RP);  // restarts tRP of closed banks
+      }
       if (t_.PPD) r.pre = std::max(r.pre, cycle + t_.PPD);
       return;
     }

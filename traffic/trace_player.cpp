@@ -1,0 +1,165 @@
+#include "traffic/trace_player.h"
+
+#include <algorithm>
+#include <string>
+
+namespace famsim {
+
+TracePlayer::TracePlayer(sc_core::sc_module_name name, SimContext& ctx,
+                         const TracePlayerParams& params, const AddressMap& channels)
+    : sc_core::sc_module(name),
+      Component(ctx.registry, this->name()),
+      ctx_(ctx),
+      params_(params),
+      clock_(params.clock_mhz),
+      channels_(channels),
+      reader_(params.file, params.format),
+      port_ready_ps_(channels.channels(), 0),
+      completions_(params.max_outstanding),
+      wake_("wake", ctx.scheduler(), this, &Wakeup::call_behaviour<TracePlayer>) {
+  for (unsigned c = 0; c < channels.channels(); ++c) {
+    ports_.push_back(
+        std::make_unique<InitiatorPort<TracePlayer>>(("port" + std::to_string(c)).c_str(), *this, c));
+  }
+  SC_HAS_PROCESS(TracePlayer);
+  SC_METHOD(behaviour);
+  sensitive << wake_.event();
+  // Runs once at initialisation: reads the first line and starts.
+}
+
+void TracePlayer::read_next() {
+  try {
+    have_next_ = reader_.next(next_);
+  } catch (const TraceError& e) {
+    // A bad line is an input error: the run stops and reports it (exit code 2).
+    have_next_ = false;
+    exhausted_ = true;
+    if (!ctx_.input_error) ctx_.input_error = e.what();
+    ctx_.stop();
+    return;
+  }
+  if (!have_next_) {
+    exhausted_ = true;
+    return;
+  }
+  if (params_.open_loop && next_.has_time && !next_.relative_time) {
+    next_start_ps_ = next_.time * clock_.period_ps();
+  }
+}
+
+Sync TracePlayer::bw(unsigned port, Payload& p, Phase& phase, sc_core::sc_time&) {
+  const std::uint64_t now = now_ps();
+  if (phase == tlm::BEGIN_RESP) {
+    ext_of(p).resp_enter(now);
+    completions_.push_back(&p);
+    wake_.at(clock_.edge_after_ps(now), now);
+    return accept_now(p, phase, tlm::END_RESP);
+  }
+  if (phase == tlm::END_REQ) {
+    port_ready_ps_[port] = clock_.edge_after_ps(now);
+    wake_.at(port_ready_ps_[port], now);
+    return tlm::TLM_ACCEPTED;
+  }
+  protocol_error(name(), phase, "a trace player port");
+}
+
+void TracePlayer::complete(Payload& p) {
+  RequestExt& e = ext_of(p);
+  const std::uint64_t arrived = e.hops[0].resp_in_ps();
+  if (!e.outstanding) {
+    ++duplicates_;
+    p.release();
+    return;
+  }
+  e.outstanding = false;
+  (e.write ? write_latency_ : read_latency_).add_ps(arrived - e.issue_ps);
+  (e.write ? write_bytes_ : read_bytes_) += e.length;
+  if (p.get_response_status() == tlm::TLM_OK_RESPONSE) bytes_delivered_ += e.length;
+  ++completed_;
+  --outstanding_;
+  last_completion_ps_ = std::max(last_completion_ps_, arrived);
+  // .rstl: the next request's delay counts from this completion.
+  if (params_.open_loop && have_next_ && next_.relative_time) {
+    next_start_ps_ = clock_.edge_ps(arrived) + next_.time * clock_.period_ps();
+  }
+  p.release();
+}
+
+void TracePlayer::behaviour() {
+  wake_.fired();
+  const std::uint64_t now = famsim::now_ps();
+  const std::uint64_t edge = clock_.edge_ps(now);
+  if (edge != now || edge == last_edge_) {
+    wake_.at(edge != now ? edge : edge + clock_.period_ps(), now);
+    return;
+  }
+  last_edge_ = edge;
+  if (!have_next_ && !exhausted_) read_next();  // the first line
+  // Completions that arrived before this edge.
+  while (!completions_.empty() && ext_of(*completions_.front()).hops[0].resp_in_ps() < now) {
+    Payload* p = completions_.front();
+    completions_.pop_front();
+    complete(*p);
+  }
+  std::uint64_t next = Wakeup::kNever;
+  if (!completions_.empty()) next = now + clock_.period_ps();
+
+  // One request per cycle.
+  if (have_next_ && outstanding_ < params_.max_outstanding) {
+    const bool waits_for_completion =
+        params_.open_loop && next_.relative_time && outstanding_ > 0;
+    const std::uint64_t start = params_.open_loop ? next_start_ps_ : 0;
+    std::uint64_t addr = next_.address;
+    if (params_.capacity_bytes) addr %= params_.capacity_bytes;
+    const unsigned len = next_.length ? next_.length : params_.request_bytes;
+    const AddressMap::Decoded d = channels_.decode(addr);
+    if (!waits_for_completion && start <= now && port_ready_ps_[d.channel] <= now) {
+      Payload& p = ctx_.pool.allocate();
+      p.acquire();
+      p.set_command(next_.write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
+      p.set_address(addr);
+      p.set_data_length(len);
+      p.set_streaming_width(len);
+      RequestExt& e = ext_of(p);
+      e.id = next_id_++;
+      e.physical_address = addr;
+      e.virtual_address = addr;
+      e.issue_ps = now;
+      e.outstanding = true;
+      e.write = next_.write;
+      e.length = len;
+      e.channel = d.channel;
+      e.channel_address = d.channel_address;
+      e.enter(block_id(), 0, now);
+      if (issued_ == 0) first_issue_ps_ = now;
+      ++issued_;
+      ++outstanding_;
+      bytes_requested_ += len;
+      port_ready_ps_[d.channel] =
+          ports_[d.channel]->send_req(p) ? now + clock_.period_ps() : Wakeup::kNever;
+      p.release();
+      read_next();
+      if (have_next_) next = std::min(next, now + clock_.period_ps());
+    } else if (!waits_for_completion) {
+      const std::uint64_t ready = std::max(start, port_ready_ps_[d.channel]);
+      if (ready != Wakeup::kNever) next = std::min(next, std::max(ready, now + clock_.period_ps()));
+    }
+  }
+  if (next != Wakeup::kNever) wake_.at(clock_.edge_ps(next), now);
+}
+
+void TracePlayer::report(ComponentReport& r, const ReportWindow& window) const {
+  r.bytes = static_cast<double>(read_bytes_ + write_bytes_);
+  const double secs = window.seconds();
+  r.utilization = 0;
+  r.backpressure_ns = 0;
+  r.extra["trace"] = params_.file;
+  r.extra["format"] = to_string(params_.format);
+  r.extra["mode"] = params_.open_loop ? "open" : "closed";
+  r.extra["requests"] = issued_;
+  r.extra["bandwidth_gbps"] = secs > 0 ? (read_bytes_ + write_bytes_) / secs * 1e-9 : 0.0;
+  r.extra["read_latency_ns"] = read_latency_.to_json();
+  r.extra["write_latency_ns"] = write_latency_.to_json();
+}
+
+}  // namespace famsim

@@ -1,0 +1,115 @@
+// Trace player: replays a memory trace (Ramulator 2, DRAMsim3 or DRAMSys format, see
+// traffic/trace/trace_reader.h) straight into memory controllers, for standalone DRAM runs
+// (platforms/dram_*.yaml).
+//
+// Ports
+//   port(c)  initiator socket to memory channel c
+//
+// Parameters (TracePlayerParams)
+//   file, format         the trace
+//   clock_mhz            the player's clock: at most one request starts per cycle; DRAMsim3 and
+//                        DRAMSys timestamps count cycles of this clock (the platform presets set
+//                        it to the DRAM command clock, as DRAMsim3's trace CPU ticks with it)
+//   mode                 closed: keep up to max_outstanding requests in flight, ignoring
+//                        timestamps; open: start each request at its timestamp (or as soon after
+//                        as max_outstanding and backpressure allow)
+//   max_outstanding      requests in flight at most
+//   request_bytes        size of a request whose line gives no length
+//   capacity_bytes       trace addresses are taken modulo the memory's capacity (traces come
+//                        from machines with other memory sizes); the offset is then split over
+//                        the channels by the memory's interleave
+//
+// Latency is measured from the cycle a request starts to its response's arrival.
+#pragma once
+
+#include "models/core/clock.h"
+#include "models/core/initiator.h"
+#include "models/core/ports.h"
+#include "models/core/ring.h"
+#include "models/core/sim_context.h"
+#include "models/core/wakeup.h"
+#include "models/memory/address_map.h"
+#include "traffic/trace/trace_reader.h"
+
+#include <systemc>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace famsim {
+
+struct TracePlayerParams {
+  std::string file;
+  TraceFormat format = TraceFormat::kRamulator;
+  double clock_mhz = 1600;
+  bool open_loop = false;
+  unsigned max_outstanding = 32;
+  unsigned request_bytes = 64;
+  std::uint64_t capacity_bytes = 0;
+};
+
+class TracePlayer : public sc_core::sc_module, public Component, public Initiator {
+ public:
+  // Opens the trace (TraceError if unreadable).
+  TracePlayer(sc_core::sc_module_name name, SimContext& ctx, const TracePlayerParams& params,
+              const AddressMap& channels);
+
+  InitiatorPort<TracePlayer>& port(unsigned c) { return *ports_[c]; }
+  Sync bw(unsigned port, Payload& p, Phase& phase, sc_core::sc_time& t);
+
+  void report(ComponentReport& r, const ReportWindow& window) const override;
+  std::size_t occupancy() const override { return outstanding_; }
+
+  std::uint64_t issued() const override { return issued_; }
+  std::uint64_t completed() const override { return completed_; }
+  std::uint64_t bytes_requested() const override { return bytes_requested_; }
+  std::uint64_t bytes_delivered() const override { return bytes_delivered_; }
+  std::uint64_t read_bytes() const override { return read_bytes_; }
+  std::uint64_t write_bytes() const override { return write_bytes_; }
+  std::uint64_t duplicates() const override { return duplicates_; }
+  std::uint64_t data_mismatches() const override { return 0; }
+  std::uint64_t first_issue_ps() const override { return first_issue_ps_; }
+  std::uint64_t last_completion_ps() const override { return last_completion_ps_; }
+  bool finished() const override { return exhausted_ && !have_next_ && outstanding_ == 0; }
+  const LatencyHistogram& read_latency() const override { return read_latency_; }
+  const LatencyHistogram& write_latency() const override { return write_latency_; }
+
+ private:
+  void read_next();
+  void complete(Payload& p);
+  friend class Wakeup;  // runs behaviour()
+  void behaviour();
+
+  SimContext& ctx_;
+  TracePlayerParams params_;
+  Clock clock_;
+  AddressMap channels_;
+  TraceReader reader_;
+  std::vector<std::unique_ptr<InitiatorPort<TracePlayer>>> ports_;
+  std::vector<std::uint64_t> port_ready_ps_;  // kNever while waiting for END_REQ
+  Ring<Payload*> completions_;
+  Wakeup wake_;
+
+  TraceRecord next_{};
+  bool have_next_ = false;
+  bool exhausted_ = false;
+  std::uint64_t next_start_ps_ = 0;  // open loop: when the next request may start
+  std::uint64_t last_edge_ = Wakeup::kNever;
+  std::uint64_t next_id_ = 0;
+  unsigned outstanding_ = 0;
+
+  std::uint64_t issued_ = 0;
+  std::uint64_t completed_ = 0;
+  std::uint64_t bytes_requested_ = 0;
+  std::uint64_t bytes_delivered_ = 0;
+  std::uint64_t read_bytes_ = 0;
+  std::uint64_t write_bytes_ = 0;
+  std::uint64_t duplicates_ = 0;
+  std::uint64_t first_issue_ps_ = 0;
+  std::uint64_t last_completion_ps_ = 0;
+  LatencyHistogram read_latency_;
+  LatencyHistogram write_latency_;
+};
+
+}  // namespace famsim
