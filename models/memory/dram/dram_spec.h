@@ -3,17 +3,33 @@
 // channel, a DDR5 32-bit sub-channel, an LPDDR5X 16-bit channel or an HBM3 32-bit
 // pseudo-channel. No SystemC in it: the controller, the timing checker and the tests share it.
 //
-// Presets live in platforms/presets/memory/NAME.yaml; each value there is written in ns or in
-// clocks exactly as the standard gives it and converted to clocks once, by load_spec().
+// Presets live in platforms/presets/dram/NAME.yaml; each value there is written in ns or in
+// clocks exactly as the standard gives it and converted to clocks once, by load_spec() (the YAML
+// schema is described above load_spec() below).
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <vector>
+
+namespace famsim {
+class ConfigNode;
+}
 
 namespace famsim::dram {
 
 enum class Standard { kDDR4, kDDR5, kLPDDR5X, kHBM3 };
 const char* to_string(Standard s);
+// "DDR4" | "DDR5" | "LPDDR5X" | "HBM3"; nullopt otherwise.
+std::optional<Standard> parse_standard(const std::string& s);
+
+// Data transfers per pin in one tCK of the command clock:
+//   DDR4, DDR5: 2 (data on both edges of CK; JESD79-4, JESD79-5)
+//   HBM3:       4 (JESD238: fCK = data rate / 4, e.g. 1.6 GHz CK at 6.4 Gb/s; data strobed on
+//                  both edges of WDQS/RDQS at twice CK)
+//   LPDDR5X:    8 (JESD209-5B with WCK:CK = 4:1, data on both edges of WCK)
+unsigned transfers_per_clock(Standard s);
 
 struct Organization {
   unsigned ranks = 1;
@@ -74,6 +90,9 @@ struct Timing {
   unsigned REFIpb = 0;    // average per-bank refresh interval; 0 = no per-bank refresh
   unsigned RFCpb = 0;     // per-bank refresh cycle time
   unsigned RREFD = 0;     // per-bank REF to ACT or REF in another bank, same rank
+  unsigned PBR2PBR = 0;   // per-bank REF to per-bank REF in another bank, same rank, where the
+                          // standard separates it from RREFD (LPDDR5X tpbR2pbR); the loader sets
+                          // it to RREFD otherwise
   unsigned refresh_postpone_max = 8;  // refresh commands that may be postponed (and pulled in)
 
   // Derived: WR to PRE same bank = CWL + burst + WR; WR to RD = CWL + burst + WTR_x.
@@ -95,12 +114,86 @@ struct Energy {
   double background_precharged_mw = 0;  // per rank, all banks closed
 };
 
+// The datasheet currents the Energy above is computed from, per DRAM device (one die; for HBM3 one
+// pseudo-channel). Two supply domains: vdd_* (VDD, or VDD2H for LPDDR5X) and vpp_* (VPP for
+// DDR4/DDR5/HBM3, VDD1 for LPDDR5X); a domain with zero voltage contributes nothing.
+struct Currents {
+  double vdd_v = 0;
+  double idd0_ma = 0;    // one bank ACT-PRE loop at tRC
+  double idd2n_ma = 0;   // precharge standby
+  double idd3n_ma = 0;   // active standby
+  double idd4r_ma = 0;   // burst read, data bus busy
+  double idd4w_ma = 0;   // burst write, data bus busy
+  double idd5b_ma = 0;   // burst all-bank refresh, REF every tRFC
+  double idd5pb_ma = 0;  // burst per-bank refresh, REFpb every tRFCpb; 0 = derive (see load_spec)
+  double vpp_v = 0;
+  double ipp0_ma = 0, ipp2n_ma = 0, ipp3n_ma = 0, ipp4r_ma = 0, ipp4w_ma = 0, ipp5b_ma = 0,
+         ipp5pb_ma = 0;
+};
+
 struct Spec {
   std::string name;  // preset name, e.g. "ddr4_3200"
   Standard standard = Standard::kDDR4;
   Organization org;
   Timing timing;
   Energy energy;
+  Currents currents;  // the inputs `energy` was computed from
 };
+
+// JEDEC conversion of a minimum timing parameter in ns to clocks of tck_ps (whole picoseconds):
+//   DDR4, LPDDR5X, HBM3: nCK = truncate((truncate(t_ps * 1000 / tCK_ps) + 974) / 1000)
+//     (the JESD79-4 / DDR4 SPD rounding algorithm, a 2.5 % guard band; Ramulator 2 applies the same
+//     one to LPDDR5 and HBM3, whose standards state no algorithm of their own [assumption])
+//   DDR5: nCK = truncate((truncate(t_ps * 997 / tCK_ps) + 1000) / 1000)
+//     (the JESD79-5 rounding algorithm, a 0.3 % guard band)
+// t_ns is taken to the nearest picosecond first.
+std::uint64_t ns_to_clocks(Standard s, double t_ns, std::uint64_t tck_ps);
+// An average maximum interval (tREFI, tREFIpb) in clocks: rounded down, so that a controller
+// issuing one refresh per interval never falls behind the standard.
+std::uint64_t interval_to_clocks(double t_ns, std::uint64_t tck_ps);
+
+// Energy per command and background power of one modelled channel from per-device currents
+// (formulas in dram_spec.cpp), for all devices of a rank (org.devices_per_rank()).
+Energy compute_energy(const Currents& c, const Organization& org, const Timing& t);
+
+// Reads a DRAM description from `node`: exactly the keys `standard`, `organization`, `timing` and
+// `energy` (each child is finished, so an unknown key below them is an error; `node` itself is not
+// finished: the caller's node may hold other keys, such as controller settings). `name` is stored
+// in Spec::name. Every error is a ConfigError naming the file, line and key path.
+//
+// Schema (units in the key names; "t" + JEDEC name; every timing may be given as <key>_ns, as
+// <key>_ck or as both, which means JEDEC's max(n nCK, t ns)):
+//   standard: DDR4 | DDR5 | LPDDR5X | HBM3                                          (required)
+//   organization:
+//     ranks, bank_groups, banks_per_group                  counts                   (required)
+//     rows, columns                                        per bank / per row       (required)
+//     device_width_bits, channel_width_bits, burst_length                           (required)
+//     pseudo_channels     HBM3: pseudo-channels per channel (2); others: 1          (default 1)
+//     data_rate_mtps      MT/s per pin; must match tCK_ps (within 0.5 %)            (required)
+//     device_density_gbit optional cross-check of rows x columns x banks x width
+//   timing:
+//     tCK_ps              command clock period, whole ps                            (required)
+//     CL, CWL, tRCD, tRP, tRAS, tRTP, tWR, tCCD_S, tCCD_L, tRRD_S, tRRD_L, tFAW,
+//     tWTR_S, tWTR_L, tREFI, tRFC                                                   (required)
+//     tRC                 default tRAS + tRP (in clocks)
+//     tBL_ck              default burst_length / transfers_per_clock(standard)
+//     tRCDWR              default tRCD (HBM3 has a separate ACT-to-WR delay)
+//     tCCD_L_WR           default tCCD_L (DDR5 has a separate WR-to-WR, same bank group)
+//     tRTW                default the standard's rule (rtw_rule() in dram_spec.cpp)
+//     tRTRS               rank-to-rank data-bus gap; required when ranks > 1, else default 0
+//     tPPD, tRREFD        default 0 (no constraint)
+//     tPBR2PBR            default tRREFD
+//     tREFIpb, tRFCpb     default 0 (no per-bank refresh); both or neither
+//     refresh_postpone_max   refresh commands that may be postponed                 (required)
+//   energy: (per device; mA and V)
+//     vdd_v, idd0_ma, idd2n_ma, idd3n_ma, idd4r_ma, idd4w_ma, idd5b_ma              (required)
+//     idd5pb_ma, vpp_v, ipp0_ma, ipp2n_ma, ipp3n_ma, ipp4r_ma, ipp4w_ma, ipp5b_ma,
+//     ipp5pb_ma                                                                     (default 0)
+Spec load_spec(ConfigNode& node, const std::string& name);
+
+// Loads the embedded preset platforms/presets/dram/NAME.yaml (every key of the file must be read).
+// Throws ConfigError for an unknown name, listing the known ones.
+Spec load_spec_preset(const std::string& preset_name);
+std::vector<std::string> spec_preset_names();
 
 }  // namespace famsim::dram
