@@ -31,6 +31,7 @@ MemoryChannels::MemoryChannels(sc_core::sc_module_name name, SimContext& ctx,
       }
       auto m = std::make_unique<DramController>(ch.c_str(), ctx, p);
       targets_.push_back(&m->up);
+      drams_.push_back(m.get());
       channels_.push_back(std::move(m));
     }
   }
@@ -47,6 +48,17 @@ ExpansionDevice::ExpansionDevice(sc_core::sc_module_name name, SimContext& ctx,
   memory_ = std::make_unique<MemoryChannels>("memory", ctx, cfg.memory);
   for (unsigned p = 0; p < cfg.fabric_ports; ++p) port_logic_->internal(p).bind(noc_->up(p));
   for (unsigned c = 0; c < cfg.memory.channels; ++c) noc_->down(c).bind(memory_->target(c));
+}
+
+std::vector<DramController*> Platform::dram_controllers() const {
+  std::vector<DramController*> out;
+  auto add = [&](const MemoryChannels* m) {
+    if (m) out.insert(out.end(), m->dram_controllers().begin(), m->dram_controllers().end());
+  };
+  add(memory_.get());
+  for (const auto& m : local_memories_) add(m.get());
+  for (const auto& d : devices_) add(&d->memory());
+  return out;
 }
 
 std::vector<MemoryTarget> Platform::address_layout(const PlatformConfig& cfg) {

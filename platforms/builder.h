@@ -22,6 +22,8 @@ namespace famsim {
 class MemoryChannels : public sc_core::sc_module {
  public:
   MemoryChannels(sc_core::sc_module_name name, SimContext& ctx, const MemoryConfig& cfg);
+  // The DRAM controllers among the channels (none with the ideal model).
+  const std::vector<DramController*>& dram_controllers() const { return drams_; }
   // Channel c's target socket.
   tlm::tlm_target_socket<>& target(unsigned c) { return *targets_[c]; }
   unsigned size() const { return static_cast<unsigned>(targets_.size()); }
@@ -29,6 +31,7 @@ class MemoryChannels : public sc_core::sc_module {
  private:
   std::vector<std::unique_ptr<sc_core::sc_module>> channels_;
   std::vector<tlm::tlm_target_socket<>*> targets_;
+  std::vector<DramController*> drams_;
 };
 
 // The memory-expansion device: port logic, on-device crossbar, memory channels.
@@ -62,6 +65,8 @@ class Platform {
   Gpu& gpu(unsigned g) { return *gpus_[g]; }
   // Every block that starts requests: the GPUs, or a standalone platform's trace player.
   const std::vector<Initiator*>& initiators() const { return initiators_; }
+  // Every DRAM controller of the platform.
+  std::vector<DramController*> dram_controllers() const;
   unsigned gpu_count() const { return static_cast<unsigned>(gpus_.size()); }
   const std::vector<MemoryTarget>& targets() const { return targets_; }
   const PlatformConfig& config() const { return cfg_; }

@@ -1,6 +1,8 @@
 // famsim command line.
 //
 //   famsim run [--platform F] [--workload F] [--set key.path=value]... [--seed N] [--out DIR]
+//              [--dram-log] [--trace FILE [--trace-format F] [--max-outstanding N]]
+//   famsim check-dram-log --preset NAME FILE...
 //   famsim validate --platform F [--workload F] [--set key.path=value]...
 //   famsim bench [--platform F] [--workload F] [--set key.path=value]... [--requests-mib N]
 //
@@ -127,6 +129,21 @@ int famsim_main(int argc, char** argv) {
       ->take_all();
   CLI::Option* seed_opt = run->add_option("--seed", seed, "Random seed (default: sim.seed or 1)");
   run->add_option("--out", out_dir, "Output directory (default: famsim-out)");
+  bool dram_log = false;
+  run->add_flag("--dram-log", dram_log,
+                "Write every DRAM controller's command log to DIR/dram/ and check it with the "
+                "timing checker");
+  std::string trace_file, trace_format;
+  std::uint64_t max_outstanding = 0;
+  for (CLI::App* sub : {run}) {
+    sub->add_option("--trace", trace_file,
+                    "Trace to replay on a standalone memory platform (platforms/dram_*.yaml)");
+    sub->add_option("--trace-format", trace_format, "ramulator | dramsim3 | dramsys")
+        ->check(CLI::IsMember({"ramulator", "dramsim3", "dramsys"}));
+    sub->add_option("--max-outstanding", max_outstanding,
+                    "Trace player: requests in flight at most")
+        ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 20));
+  }
 
   CLI::App* validate =
       app.add_subcommand("validate", "Check a configuration, print derived figures");
@@ -160,6 +177,11 @@ int famsim_main(int argc, char** argv) {
   if (!platform.empty()) opt.platform_file = platform;
   if (!workload.empty()) opt.workload_file = workload;
   if (seed_opt->count() > 0) opt.seed = seed;
+  if (!trace_file.empty()) opt.trace_file = trace_file;
+  if (!trace_format.empty()) opt.trace_format = trace_format;
+  if (max_outstanding) opt.max_outstanding = max_outstanding;
+  if (dram_log) opt.overrides.push_back("sim.dram_command_log=true");
+  opt.out_dir = out_dir;
 
   configure_systemc_reports();
   try {

@@ -1,11 +1,13 @@
 #include "sc_main/simulation.h"
 
+#include "models/memory/dram/timing_checker.h"
 #include "platforms/presets.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 
 namespace famsim {
 
@@ -87,6 +89,7 @@ ResolvedConfig parse_config(const ConfigDoc& doc) {
                       ? Kernel::kFamsim
                       : Kernel::kSystemC;
   rc.sim.quantum_ns = sim.get_double("quantum_ns", 1000.0, 0.0, 1e12, true);
+  rc.sim.dram_command_log = sim.get_bool("dram_command_log", false);
   sim.finish();
 
   if (standalone) {
@@ -106,7 +109,17 @@ ResolvedConfig parse_config(const ConfigDoc& doc) {
   return rc;
 }
 
-Simulation::Simulation(ConfigDoc doc) : doc_(std::move(doc)), cfg_(parse_config(doc_)) {
+Simulation::Simulation(ConfigDoc doc, const std::string& out_dir)
+    : doc_(std::move(doc)), cfg_(parse_config(doc_)) {
+  if (cfg_.sim.dram_command_log) {
+    // Old logs never pass for this run's.
+    dram_log_dir_ = out_dir + "/dram";
+    std::filesystem::remove_all(dram_log_dir_);
+    std::filesystem::create_directories(dram_log_dir_);
+    cfg_.platform.memory.command_log_dir = dram_log_dir_;
+    cfg_.platform.gpu_local.command_log_dir = dram_log_dir_;
+    for (DeviceConfig& d : cfg_.platform.devices) d.memory.command_log_dir = dram_log_dir_;
+  }
   // The resolved configuration records the seed actually used, so it re-runs identically.
   doc_.root["sim"]["seed"] = cfg_.sim.seed;
   ctx_ =
@@ -198,6 +211,33 @@ void Simulation::run() {
         "simulated time would pass 2^48 ps (281 s), the longest famsim represents: shorten the "
         "workload (total_bytes, duration_ns, start_ns) or check clock and bandwidth values";
   }
+}
+
+nlohmann::json Simulation::check_dram_logs() const {
+  if (dram_log_dir_.empty()) return nullptr;
+  nlohmann::json out;
+  bool ok = true;
+  nlohmann::json files = nlohmann::json::object();
+  for (const DramController* c : platform_->dram_controllers()) {
+    const std::string& path = c->command_log();
+    const dram::LogCheckResult r = dram::check_log_file(path, c->core().spec());
+    nlohmann::json f;
+    f["file"] = path;
+    f["commands"] = r.commands;
+    f["violations"] = r.violation_count;
+    nlohmann::json first = nlohmann::json::array();
+    for (std::size_t i = 0; i < r.violations.size() && i < 10; ++i) {
+      first.push_back(fmt::format("line {} cycle {}: {}: {}", r.violations[i].line,
+                                  r.violations[i].cycle, r.violations[i].constraint,
+                                  r.violations[i].message));
+    }
+    f["first_violations"] = first;
+    ok = ok && r.violation_count == 0;
+    files[c->name()] = f;
+  }
+  out["ok"] = ok;
+  out["logs"] = files;
+  return out;
 }
 
 InitiatorTotals Simulation::totals() const {

@@ -27,6 +27,7 @@ struct RunOptions {
   std::optional<std::string> trace_file;
   std::optional<std::string> trace_format;
   std::optional<std::uint64_t> max_outstanding;
+  std::string out_dir = "famsim-out";  // where DRAM command logs go (sim.dram_command_log)
 };
 
 // Builds the configuration document: platform + `workload:` + `sim:`, overrides applied, presets
@@ -38,6 +39,7 @@ struct SimSettings {
   double max_time_ns = 0;  // 0: run until every request completed
   Kernel kernel = Kernel::kFamsim;
   double quantum_ns = 1000;  // famsim kernel: how far local time may run ahead of SystemC's
+  bool dram_command_log = false;  // every DRAM controller logs its commands (OUT/dram/*.csv)
 };
 
 struct ResolvedConfig {
@@ -69,7 +71,8 @@ nlohmann::json check_conservation(const SimContext& ctx, const InitiatorTotals& 
 class Simulation {
  public:
   // Parses, validates, elaborates and maps the workload. Throws ConfigError on bad input.
-  explicit Simulation(ConfigDoc doc);
+  // `out_dir`: where DRAM command logs go (OUT/dram/), when sim.dram_command_log is on.
+  explicit Simulation(ConfigDoc doc, const std::string& out_dir = "famsim-out");
   ~Simulation();
 
   // Runs to completion (or sim.max_time_ns).
@@ -87,6 +90,9 @@ class Simulation {
   SimContext& context() { return *ctx_; }
   Platform& platform() { return *platform_; }
   InitiatorTotals totals() const;
+  // With sim.dram_command_log: every controller's command log read back and checked against its
+  // DRAM standard by the independent timing checker. Null when logging is off.
+  nlohmann::json check_dram_logs() const;
   // End of simulated time: the last completion, or sim.max_time_ns when that cut the run short.
   sc_core::sc_time simulated_time() const;
   // Whether sim.max_time_ns stopped the run with work left.
@@ -102,6 +108,7 @@ class Simulation {
   std::unique_ptr<SimContext> ctx_;
   std::unique_ptr<AddressSpace> vmm_;
   std::unique_ptr<Platform> platform_;
+  std::string dram_log_dir_;
 };
 
 }  // namespace famsim

@@ -177,13 +177,9 @@ void DramController::behaviour() {
 
 void DramController::report(ComponentReport& r, const ReportWindow& window) const {
   const dram::Spec& s = params_.spec;
-  // The report closes the run: replay the refreshes an idle tail left unwoken, so the command
-  // log and the refresh count cover the whole run.
   auto& self = const_cast<DramController&>(*this);
+  self.finish(window.end_ps);
   const std::uint64_t end_cycle = window.end_ps * 1000 / tck_fs_;
-  if (!core_.has_work()) self.catch_up(end_cycle + 1);
-  self.core_.finish_stats(end_cycle);
-  if (log_) log_->flush();
   const dram::CoreStats& st = core_.stats();
   const double tck_s = s.timing.tck_ps * 1e-12;
   const std::uint64_t window_cycles =
@@ -259,6 +255,15 @@ void DramController::report(ComponentReport& r, const ReportWindow& window) cons
                  {"average_power_mw",
                   end_cycle ? total_pj / (static_cast<double>(end_cycle) * tck_s) * 1e-9 : 0.0}};
   x["stored_pages"] = store_.pages();
+}
+
+void DramController::finish(std::uint64_t end_ps) {
+  // Replay the refreshes an idle tail left unwoken, so the command log and the refresh count
+  // cover the whole run.
+  const std::uint64_t end_cycle = end_ps * 1000 / tck_fs_;
+  if (!core_.has_work()) catch_up(end_cycle + 1);
+  core_.finish_stats(end_cycle);
+  if (log_) log_->flush();
 }
 
 std::size_t DramController::occupancy() const {

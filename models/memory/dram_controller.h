@@ -75,6 +75,10 @@ class DramController : public sc_core::sc_module, public Component {
 
   const BackingStore& store() const { return store_; }
   const dram::ControllerCore& core() const { return core_; }
+  const std::string& command_log() const { return params_.command_log; }
+  // Ends the run for this controller: replays refreshes an idle tail left unwoken up to
+  // `end_ps` and flushes the command log. Idempotent; report() calls it too.
+  void finish(std::uint64_t end_ps);
 
  private:
   struct Posted {

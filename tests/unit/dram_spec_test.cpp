@@ -33,7 +33,7 @@ std::string error_of(F&& f) {
 }
 
 YAML::Node preset_yaml(const std::string& name) {
-  const std::string path = "platforms/presets/dram/" + name + ".yaml";
+  const std::string path = "platforms/presets/memory/" + name + ".yaml";
   const auto text = embedded_file(path);
   EXPECT_TRUE(text.has_value()) << path;
   return load_yaml_text(text.value_or(""), path);
@@ -361,7 +361,7 @@ TEST(DramSpec, ErrorsNameTheKeyPath) {
 }
 
 TEST(DramSpec, ErrorNamesFileAndLine) {
-  std::string text = *embedded_file("platforms/presets/dram/ddr4_3200.yaml");
+  std::string text = *embedded_file("platforms/presets/memory/ddr4_3200.yaml");
   const std::string from = "  tRAS_ns: 32 ";
   const auto at = text.find(from);
   ASSERT_NE(at, std::string::npos);

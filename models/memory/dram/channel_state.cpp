@@ -61,8 +61,11 @@ std::uint64_t ChannelState::earliest(Command cmd, const Coord& c) const {
       for (unsigned b = first; b < first + org_.banks(); ++b) e = std::max(e, banks_[b].act);
       return e;
     }
-    case Command::kREFpb:
-      return std::max(banks_[flat_bank(c)].act, r.refpb);
+    case Command::kREFpb: {
+      // A per-bank refresh activates rows of its bank: the ACT-to-ACT spacing (tRRD) applies.
+      const Group& g = groups_[c.rank * org_.bank_groups + c.bank_group];
+      return std::max({banks_[flat_bank(c)].act, r.refpb, r.act, g.act});
+    }
   }
   return 0;
 }
@@ -145,10 +148,10 @@ void ChannelState::issue(Command cmd, const Coord& c, std::uint64_t cycle) {
     case Command::kREFpb: {
       Bank& b = banks_[flat_bank(c)];
       b.act = std::max(b.act, cycle + t_.RFCpb);
-      if (t_.RREFD) {
-        r.act = std::max(r.act, cycle + t_.RREFD);
-        r.refpb = std::max(r.refpb, cycle + t_.RREFD);
-      }
+      b.pre = std::max(b.pre, cycle + t_.RFCpb);  // nothing reaches the bank during tRFCpb
+      if (t_.RREFD) r.act = std::max(r.act, cycle + t_.RREFD);
+      const unsigned to_next_refpb = t_.PBR2PBR ? t_.PBR2PBR : t_.RREFD;
+      r.refpb = std::max(r.refpb, cycle + to_next_refpb);
       return;
     }
   }

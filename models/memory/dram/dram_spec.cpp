@@ -410,10 +410,10 @@ Spec load_spec(ConfigNode& node, const std::string& name) {
   return spec;
 }
 
-std::vector<std::string> spec_preset_names() { return preset_names("dram"); }
+std::vector<std::string> spec_preset_names() { return preset_names("memory"); }
 
 Spec load_spec_preset(const std::string& preset_name) {
-  const std::string path = "platforms/presets/dram/" + preset_name + ".yaml";
+  const std::string path = "platforms/presets/memory/" + preset_name + ".yaml";
   const auto text = embedded_file(path);
   if (!text) {
     std::string known;
@@ -421,9 +421,9 @@ Spec load_spec_preset(const std::string& preset_name) {
     throw ConfigError(fmt::format("no DRAM preset named '{}' (known: {})", preset_name, known));
   }
   ConfigNode root(load_yaml_text(*text, path), "", std::make_shared<ConfigSources>(path));
-  Spec spec = load_spec(root, preset_name);
-  root.finish();
-  return spec;
+  // A memory preset may also carry platform-level defaults (stacks, interleave, controller):
+  // only the DRAM description is read here.
+  return load_spec(root, preset_name);
 }
 
 }  // namespace famsim::dram

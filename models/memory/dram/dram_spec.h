@@ -3,7 +3,7 @@
 // channel, a DDR5 32-bit sub-channel, an LPDDR5X 16-bit channel or an HBM3 32-bit
 // pseudo-channel. No SystemC in it: the controller, the timing checker and the tests share it.
 //
-// Presets live in platforms/presets/dram/NAME.yaml; each value there is written in ns or in
+// Presets live in platforms/presets/memory/NAME.yaml; each value there is written in ns or in
 // clocks exactly as the standard gives it and converted to clocks once, by load_spec() (the YAML
 // schema is described above load_spec() below).
 #pragma once
@@ -191,7 +191,7 @@ Energy compute_energy(const Currents& c, const Organization& org, const Timing& 
 //     ipp5pb_ma                                                                     (default 0)
 Spec load_spec(ConfigNode& node, const std::string& name);
 
-// Loads the embedded preset platforms/presets/dram/NAME.yaml (every key of the file must be read).
+// Loads the embedded preset platforms/presets/memory/NAME.yaml (every key of the file must be read).
 // Throws ConfigError for an unknown name, listing the known ones.
 Spec load_spec_preset(const std::string& preset_name);
 std::vector<std::string> spec_preset_names();
