@@ -196,6 +196,37 @@ TEST(TraceReader, DramsysRelativeTimestampsMayDecrease) {
                   timed(23, 0x7fff8000, true, 0, 0, true), timed(10, 0x400180, false, 0, 0, true)});
 }
 
+TEST(TraceReader, HexAddressesOfEveryLength) {
+  // The hex parser works eight characters at a time; std::stoull checks it for every digit count,
+  // both letter cases, leading zeros and a read-write word that follows right after the address.
+  const std::string digits = "0123456789abcdefABCDEF";
+  std::string text;
+  std::vector<TraceRecord> want;
+  for (std::size_t n = 1; n <= 20; ++n) {
+    for (std::size_t start = 0; start < digits.size(); start += 5) {
+      std::string hex;
+      for (std::size_t i = 0; i < n; ++i) hex += digits[(start + 7 * i) % digits.size()];
+      if (n > 16) hex.replace(0, n - 16, n - 16, '0');  // more than 16 digits: leading zeros
+      text += "0x" + hex + " READ 1\n";
+      want.push_back(timed(1, std::stoull(hex, nullptr, 16), false));
+    }
+  }
+  TempTrace t(text);
+  expect_records(read_all(t.path(), TraceFormat::kDramsim3), want);
+}
+
+TEST(TraceReader, HexDigitBoundaries) {
+  // Characters just outside '0'-'9', 'a'-'f', 'A'-'F', and '0' with the high bit set (0xb0).
+  for (const char* bad : {"/", ":", "@", "G", "`", "g", "\xb0", "\xc1"}) {
+    for (int at = 0; at < 18; at += 3) {
+      std::string hex(static_cast<std::size_t>(at), '7');
+      hex += bad;
+      SCOPED_TRACE(hex);
+      expect_error("0x" + hex + "1 READ 1\n", TraceFormat::kDramsim3, 1, "malformed address");
+    }
+  }
+}
+
 TEST(TraceReader, CrlfLineEndings) {
   TempTrace ram("LD 0x40\r\nST 0x80\r\n\r\n");
   expect_records(read_all(ram.path(), TraceFormat::kRamulator),

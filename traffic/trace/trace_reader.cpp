@@ -29,11 +29,16 @@ constexpr std::array<std::uint8_t, 256> make_hex_table() {
 constexpr std::array<std::uint8_t, 256> kHex = make_hex_table();
 
 inline std::uint8_t hex_value(char c) { return kHex[static_cast<unsigned char>(c)]; }
+inline bool is_digit(char c) { return static_cast<unsigned char>(c - '0') < 10; }
 inline bool is_blank(char c) { return c == ' ' || c == '\t'; }
 inline bool at_token_end(const char* p, const char* end) { return p == end || is_blank(*p); }
 
-inline const char* skip_blanks(const char* p, const char* end) {
-  while (p != end && is_blank(*p)) ++p;
+// The parsers see a line [p, end) whose *end is '\n', '\r' or the sentinel '\n' that the reader
+// keeps behind the data: never a blank, digit or hex digit. Loops over those classes therefore
+// stop at end without comparing against it. Behind the sentinel the buffer holds at least
+// kPadding - 1 more bytes, so a few bytes past end may be read (hex_run).
+inline const char* skip_blanks(const char* p) {
+  while (is_blank(*p)) ++p;
   return p;
 }
 
@@ -46,41 +51,153 @@ inline bool has_hex_prefix(const char* p, const char* end) {
   return end - p >= 2 && p[0] == '0' && (p[1] == 'x' || p[1] == 'X');
 }
 
-inline bool token_is(const char* p, const char* e, std::string_view word) {
-  return static_cast<std::size_t>(e - p) == word.size() &&
-         std::memcmp(p, word.data(), word.size()) == 0;
+inline bool token_is(const char* p, std::size_t n, std::string_view word) {
+  return n == word.size() && std::memcmp(p, word.data(), word.size()) == 0;
 }
 
 // Outcome of reading one number that must make up a whole token.
 enum class NumberStatus { kOk, kMalformed, kTooLarge };
 
-// Hex digits from p up to the end of the token. At least one digit; at most 64 significant bits.
-NumberStatus parse_hex_token(const char*& p, const char* end, std::uint64_t& value) {
+// Significant digits of [p, q) once leading zeros are dropped.
+inline std::size_t significant_digits(const char* p, const char* q) {
+  while (p != q && *p == '0') ++p;
+  return static_cast<std::size_t>(q - p);
+}
+
+// Number of hex digits at p, and their value (the low 64 bits of it). Scalar: any run length.
+inline std::size_t hex_run_scalar(const char* p, std::uint64_t& value) {
   const char* q = p;
   std::uint64_t v = 0;
-  bool too_large = false;
-  for (; q != end; ++q) {
-    const std::uint8_t d = hex_value(*q);
-    if (d == kNotHex) break;
-    if (v >> 60) too_large = true;
-    v = (v << 4) | d;
-  }
-  if (q == p || !at_token_end(q, end)) return NumberStatus::kMalformed;
-  if (too_large) return NumberStatus::kTooLarge;
+  for (std::uint8_t d; (d = hex_value(*q)) != kNotHex; ++q) v = (v << 4) | d;
+  value = v;
+  return static_cast<std::size_t>(q - p);
+}
+
+#if defined(__SIZEOF_INT128__) && defined(__BYTE_ORDER__) && \
+    __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+// Eight characters at a time, without a branch per digit: random addresses vary in length, and a
+// per-digit loop mispredicts its exit on most lines. Reads 17 bytes at p; the reader keeps
+// kPadding bytes behind its data for this.
+constexpr std::uint64_t kOnes = 0x0101010101010101ULL;
+constexpr std::uint64_t kHigh = 0x8080808080808080ULL;
+
+// High bit of each byte set where lo <= byte <= hi (ASCII bounds); never for bytes >= 0x80.
+inline std::uint64_t bytes_in_range(std::uint64_t x, unsigned lo, unsigned hi) {
+  const std::uint64_t low7 = x & ~kHigh;
+  const std::uint64_t at_least_lo = low7 + kOnes * (0x80 - lo);  // no carry: sum <= 0xff
+  const std::uint64_t above_hi = low7 + kOnes * (0x7f - hi);
+  return at_least_lo & ~above_hi & ~x & kHigh;
+}
+
+inline std::uint64_t hex_digit_bytes(std::uint64_t x) {
+  return bytes_in_range(x, '0', '9') | bytes_in_range(x | kOnes * 0x20, 'a', 'f');
+}
+
+// Digit values of eight characters: '0'-'9' have bit 6 clear, letters have it set.
+inline std::uint64_t nibbles(std::uint64_t x) {
+  return (x & kOnes * 0x0f) + ((x >> 6) & kOnes) * 9;
+}
+
+// Eight byte-wide nibbles, most significant byte first, into one 32-bit number.
+inline std::uint64_t pack_nibbles(std::uint64_t x) {
+  x = (x | (x >> 4)) & 0x00ff00ff00ff00ffULL;
+  x = (x | (x >> 8)) & 0x0000ffff0000ffffULL;
+  return (x | (x >> 16)) & 0x00000000ffffffffULL;
+}
+
+inline std::size_t hex_run(const char* p, std::uint64_t& value) {
+  std::uint64_t a, b;
+  std::memcpy(&a, p, 8);
+  std::memcpy(&b, p + 8, 8);
+  const std::uint64_t stop_a = ~hex_digit_bytes(a) & kHigh;
+  const std::uint64_t stop_b = ~hex_digit_bytes(b) & kHigh;
+  const std::size_t n = stop_a != 0   ? static_cast<std::size_t>(__builtin_ctzll(stop_a)) / 8
+                        : stop_b != 0 ? 8 + static_cast<std::size_t>(__builtin_ctzll(stop_b)) / 8
+                                      : 16;
+  if (n == 0) return 0;
+  if (n == 16 && hex_value(p[16]) != kNotHex) return hex_run_scalar(p, value);
+  // Digit i at byte 15 - i of a 128-bit word; shifting leaves the n digits in the low n bytes.
+  unsigned __int128 w = (static_cast<unsigned __int128>(__builtin_bswap64(nibbles(a))) << 64) |
+                        __builtin_bswap64(nibbles(b));
+  w >>= 8 * (16 - n);
+  value = (pack_nibbles(static_cast<std::uint64_t>(w >> 64)) << 32) |
+          pack_nibbles(static_cast<std::uint64_t>(w));
+  return n;
+}
+#else
+inline std::size_t hex_run(const char* p, std::uint64_t& value) { return hex_run_scalar(p, value); }
+#endif
+
+// Hex digits from p up to the end of the token: at least one, at most 64 significant bits.
+inline NumberStatus parse_hex_token(const char*& p, const char* end, std::uint64_t& value) {
+  std::uint64_t v;
+  const std::size_t n = hex_run(p, v);
+  const char* q = p + n;
+  if (n == 0 || !at_token_end(q, end)) return NumberStatus::kMalformed;
+  if (n > 16 && significant_digits(p, q) > 16) return NumberStatus::kTooLarge;
   value = v;
   p = q;
   return NumberStatus::kOk;
 }
 
-// Decimal digits making up the whole token, fitting in T.
+// Decimal digits from p; q is left on the first non-digit. At least one digit, fitting in T.
 template <typename T>
-NumberStatus parse_dec_token(const char*& p, const char* end, T& value) {
-  if (p == end || *p < '0' || *p > '9') return NumberStatus::kMalformed;
-  const auto [q, ec] = std::from_chars(p, end, value);
-  if (!at_token_end(q, end)) return NumberStatus::kMalformed;
-  if (ec == std::errc::result_out_of_range) return NumberStatus::kTooLarge;
-  p = q;
+inline NumberStatus parse_dec_digits(const char* p, const char*& q, T& value) {
+  q = p;
+  std::uint64_t v = 0;
+  for (; is_digit(*q); ++q) v = v * 10 + static_cast<unsigned>(*q - '0');
+  if (q == p) return NumberStatus::kMalformed;
+  if (q - p > 9) {  // 9 digits always fit in 32 bits and 19 in 64; more is checked exactly
+    T exact{};
+    if (std::from_chars(p, q, exact).ec == std::errc::result_out_of_range) {
+      return NumberStatus::kTooLarge;
+    }
+    value = exact;
+    return NumberStatus::kOk;
+  }
+  value = static_cast<T>(v);
   return NumberStatus::kOk;
+}
+
+// Decimal digits making up the whole token, fitting in 64 bits.
+inline NumberStatus parse_dec_token(const char*& p, const char* end, std::uint64_t& value) {
+  const char* q;
+  std::uint64_t v = 0;
+  const NumberStatus s = parse_dec_digits(p, q, v);
+  if (s == NumberStatus::kMalformed || !at_token_end(q, end)) return NumberStatus::kMalformed;
+  if (s == NumberStatus::kOk) {
+    value = v;
+    p = q;
+  }
+  return s;
+}
+
+// The direction a DRAMsim3 command word stands for. Write words: DRAMsim3 common.cc; read words:
+// DRAMsim3 ("READ") and DRAMSim2's k6 traces (TraceBasedSim.cpp parseTraceFileLine).
+enum class Direction { kRead, kWrite, kUnknown };
+inline Direction dramsim3_word(const char* p, std::size_t n) {
+  switch (n) {
+    case 4:
+      if (token_is(p, n, "READ") || token_is(p, n, "read")) return Direction::kRead;
+      if (token_is(p, n, "BOFF")) return Direction::kWrite;
+      break;
+    case 5:
+      if (token_is(p, n, "WRITE") || token_is(p, n, "write")) return Direction::kWrite;
+      break;
+    case 7:
+      if (token_is(p, n, "P_FETCH")) return Direction::kRead;
+      break;
+    case 8:
+      if (token_is(p, n, "P_MEM_RD")) return Direction::kRead;
+      if (token_is(p, n, "P_MEM_WR")) return Direction::kWrite;
+      break;
+    case 9:
+      if (token_is(p, n, "P_LOCK_RD") || token_is(p, n, "P_LOCK_WR")) return Direction::kRead;
+      break;
+    default:
+      break;
+  }
+  return Direction::kUnknown;
 }
 
 // The offending text for an error message: the token at p, quoted, shortened and made printable.
@@ -145,7 +262,8 @@ TraceReader::TraceReader(const std::string& path, TraceFormat format, std::size_
     throw TraceError(path_ + ": is a directory; expected a trace file");
   }
   ::posix_fadvise(fd_, 0, 0, POSIX_FADV_SEQUENTIAL);
-  buffer_.resize(block_bytes_);
+  buffer_.resize(block_bytes_ + kPadding);
+  buffer_[0] = '\n';
 }
 
 TraceReader::~TraceReader() { close_file(); }
@@ -204,22 +322,25 @@ void TraceReader::fail(const std::string& what) const {
   throw TraceError(path_ + ":" + std::to_string(line_) + ": " + what);
 }
 
-// Keeps the unread tail, moved to the front, and reads more behind it; sets eof_ at the end.
+// Keeps the unread tail, moved to the front, and reads more behind it; sets eof_ at the end. The
+// byte after the data is always the sentinel '\n' (see skip_blanks).
 void TraceReader::refill() {
   const std::size_t kept = end_ - pos_;
   if (kept != 0 && pos_ != 0) std::memmove(buffer_.data(), buffer_.data() + pos_, kept);
   pos_ = 0;
   end_ = kept;
-  if (kept == buffer_.size()) {
+  std::size_t capacity = buffer_.size() - kPadding;
+  if (kept == capacity) {
     // The line in hand fills the whole buffer: grow it, within reason.
-    if (buffer_.size() >= kMaxLineBytes) {
+    if (capacity >= kMaxLineBytes) {
       ++line_;  // the error names the line that is too long
       fail("line longer than " + std::to_string(kMaxLineBytes) +
            " bytes; expected one request per line");
     }
-    buffer_.resize(std::min(buffer_.size() * 2, kMaxLineBytes));
+    capacity = std::min(capacity * 2, kMaxLineBytes);
+    buffer_.resize(capacity + kPadding);
   }
-  const std::size_t want = std::min(block_bytes_, buffer_.size() - end_);
+  const std::size_t want = std::min(block_bytes_, capacity - end_);
   ssize_t got;
   do {
     got = ::read(fd_, buffer_.data() + end_, want);
@@ -229,6 +350,7 @@ void TraceReader::refill() {
                      "); expected a readable trace file");
   }
   end_ += static_cast<std::size_t>(got);
+  buffer_[end_] = '\n';
   if (got == 0) eof_ = true;
 }
 
@@ -274,7 +396,10 @@ bool TraceReader::next(TraceRecord& record) {
         break;
     }
     if (kind == LineKind::kRecord) {
-      if (record.has_time && !record.relative_time) check_time(record.time);
+      if (record.has_time && !record.relative_time) {
+        if (record.time < last_time_) time_went_back(record.time);
+        last_time_ = record.time;
+      }
       ++records_;
       return true;
     }
@@ -285,29 +410,27 @@ bool TraceReader::next(TraceRecord& record) {
   return false;
 }
 
-void TraceReader::check_time(std::uint64_t time) {
-  if (time < last_time_) {
-    fail("timestamp " + std::to_string(time) + " is earlier than the previous request's " +
-         std::to_string(last_time_) + "; expected timestamps that never decrease");
-  }
-  last_time_ = time;
+void TraceReader::time_went_back(std::uint64_t time) const {
+  fail("timestamp " + std::to_string(time) + " is earlier than the previous request's " +
+       std::to_string(last_time_) + "; expected timestamps that never decrease");
 }
 
 // [ws] ("LD" | "ST") ws ADDRESS [ws], ADDRESS = 0x HEX | DEC.
 TraceReader::LineKind TraceReader::parse_ramulator(const char* p, const char* end,
                                                    TraceRecord& r) const {
-  p = skip_blanks(p, end);
+  p = skip_blanks(p);
   if (p == end) return LineKind::kSkip;
   const char* word_end = token_end(p, end);
+  const std::size_t n = static_cast<std::size_t>(word_end - p);
   r = TraceRecord{};
-  if (token_is(p, word_end, "LD")) {
+  if (token_is(p, n, "LD")) {
     r.write = false;
-  } else if (token_is(p, word_end, "ST")) {
+  } else if (token_is(p, n, "ST")) {
     r.write = true;
   } else {
     fail("unknown command " + quote_token(p, end) + "; expected LD or ST");
   }
-  p = skip_blanks(word_end, end);
+  p = skip_blanks(word_end);
   if (p == end) fail("missing address after the command; expected LD|ST ADDRESS");
   const char* start = p;
   NumberStatus s;
@@ -324,7 +447,7 @@ TraceReader::LineKind TraceReader::parse_ramulator(const char* p, const char* en
   if (s == NumberStatus::kTooLarge) {
     fail("address " + quote_token(start, end) + " does not fit in 64 bits");
   }
-  p = skip_blanks(p, end);
+  p = skip_blanks(p);
   if (p != end) {
     fail("unexpected " + quote_token(p, end) + " after the address; expected end of line");
   }
@@ -334,7 +457,7 @@ TraceReader::LineKind TraceReader::parse_ramulator(const char* p, const char* en
 // [ws] ADDRESS ws WORD ws CYCLE [ws].
 TraceReader::LineKind TraceReader::parse_dramsim3(const char* p, const char* end,
                                                   TraceRecord& r) const {
-  p = skip_blanks(p, end);
+  p = skip_blanks(p);
   if (p == end) return LineKind::kSkip;
   r = TraceRecord{};
   r.has_time = true;
@@ -348,24 +471,18 @@ TraceReader::LineKind TraceReader::parse_dramsim3(const char* p, const char* end
     fail("address " + quote_token(start, end) + " does not fit in 64 bits");
   }
 
-  p = skip_blanks(p, end);
+  p = skip_blanks(p);
   if (p == end) fail("missing command after the address; expected ADDRESS READ|WRITE CYCLE");
   const char* word_end = token_end(p, end);
-  // Write words from DRAMsim3 common.cc; read words from DRAMSim2's k6 traces and DRAMsim3.
-  if (token_is(p, word_end, "READ") || token_is(p, word_end, "read") ||
-      token_is(p, word_end, "P_MEM_RD") || token_is(p, word_end, "P_FETCH") ||
-      token_is(p, word_end, "P_LOCK_RD") || token_is(p, word_end, "P_LOCK_WR")) {
-    r.write = false;
-  } else if (token_is(p, word_end, "WRITE") || token_is(p, word_end, "write") ||
-             token_is(p, word_end, "P_MEM_WR") || token_is(p, word_end, "BOFF")) {
-    r.write = true;
-  } else {
+  const Direction d = dramsim3_word(p, static_cast<std::size_t>(word_end - p));
+  if (d == Direction::kUnknown) {
     fail("unknown command " + quote_token(p, end) +
          "; expected READ, WRITE, read, write, P_MEM_RD, P_MEM_WR, P_FETCH, P_LOCK_RD, "
          "P_LOCK_WR or BOFF");
   }
+  r.write = d == Direction::kWrite;
 
-  p = skip_blanks(word_end, end);
+  p = skip_blanks(word_end);
   if (p == end) fail("missing cycle after the command; expected ADDRESS READ|WRITE CYCLE");
   start = p;
   const NumberStatus c = parse_dec_token(p, end, r.time);
@@ -375,7 +492,7 @@ TraceReader::LineKind TraceReader::parse_dramsim3(const char* p, const char* end
   if (c == NumberStatus::kTooLarge) {
     fail("cycle " + quote_token(start, end) + " does not fit in 64 bits");
   }
-  p = skip_blanks(p, end);
+  p = skip_blanks(p);
   if (p != end) {
     fail("unexpected " + quote_token(p, end) + " after the cycle; expected end of line");
   }
@@ -385,7 +502,7 @@ TraceReader::LineKind TraceReader::parse_dramsim3(const char* p, const char* end
 // [ws] CYCLE ":" ws ["(" LENGTH ")" ws] ("read" | "write") ws ADDRESS [ws DATA] [ws].
 TraceReader::LineKind TraceReader::parse_dramsys(const char* p, const char* end,
                                                  TraceRecord& r) const {
-  p = skip_blanks(p, end);
+  p = skip_blanks(p);
   if (p == end || *p == '#') return LineKind::kSkip;
   r = TraceRecord{};
   r.has_time = true;
@@ -393,45 +510,43 @@ TraceReader::LineKind TraceReader::parse_dramsys(const char* p, const char* end,
 
   // CYCLE ':' (the colon ends the number, so the token rule does not apply here).
   const char* start = p;
-  const char* q = p;
-  while (q != end && *q >= '0' && *q <= '9') ++q;
-  if (q == p || q == end || *q != ':' || !at_token_end(q + 1, end)) {
+  const char* q;
+  const NumberStatus t = parse_dec_digits(p, q, r.time);
+  if (t == NumberStatus::kMalformed || *q != ':' || !at_token_end(q + 1, end)) {
     fail("malformed timestamp " + quote_token(start, end) +
          "; expected CYCLE: followed by a space, e.g. \"31: read 0x400140\"");
   }
-  if (std::from_chars(p, q, r.time).ec == std::errc::result_out_of_range) {
+  if (t == NumberStatus::kTooLarge) {
     fail("timestamp " + quote_token(start, end) + " does not fit in 64 bits");
   }
-  p = skip_blanks(q + 1, end);
+  p = skip_blanks(q + 1);
   if (p == end) fail("missing command after the timestamp; expected read or write");
 
   if (*p == '(') {
     start = p;
-    const char* close = p + 1;
-    while (close != end && *close >= '0' && *close <= '9') ++close;
-    if (close == p + 1 || close == end || *close != ')' || !at_token_end(close + 1, end)) {
+    const NumberStatus l = parse_dec_digits(p + 1, q, r.length);
+    if (l == NumberStatus::kMalformed || *q != ')' || !at_token_end(q + 1, end)) {
       fail("malformed length " + quote_token(start, end) +
            "; expected (BYTES) followed by a space, e.g. \"(64)\"");
     }
-    const auto [ptr, ec] = std::from_chars(p + 1, close, r.length);
-    (void)ptr;
-    if (ec == std::errc::result_out_of_range || r.length == 0) {
+    if (l == NumberStatus::kTooLarge || r.length == 0) {
       fail("length " + quote_token(start, end) + " out of range; expected 1 to 4294967295 bytes");
     }
-    p = skip_blanks(close + 1, end);
+    p = skip_blanks(q + 1);
     if (p == end) fail("missing command after the length; expected read or write");
   }
 
   const char* word_end = token_end(p, end);
-  if (token_is(p, word_end, "read")) {
+  const std::size_t n = static_cast<std::size_t>(word_end - p);
+  if (token_is(p, n, "read")) {
     r.write = false;
-  } else if (token_is(p, word_end, "write")) {
+  } else if (token_is(p, n, "write")) {
     r.write = true;
   } else {
     fail("unknown command " + quote_token(p, end) + "; expected read or write");
   }
 
-  p = skip_blanks(word_end, end);
+  p = skip_blanks(word_end);
   if (p == end) fail("missing address after the command; expected CYCLE: read|write ADDRESS");
   start = p;
   if (has_hex_prefix(p, end)) p += 2;
@@ -443,7 +558,7 @@ TraceReader::LineKind TraceReader::parse_dramsys(const char* p, const char* end,
     fail("address " + quote_token(start, end) + " does not fit in 64 bits");
   }
 
-  p = skip_blanks(p, end);
+  p = skip_blanks(p);
   if (p == end) return LineKind::kRecord;
   if (!r.write) {
     fail("unexpected " + quote_token(p, end) +
@@ -457,18 +572,18 @@ TraceReader::LineKind TraceReader::parse_dramsys(const char* p, const char* end,
   }
   const char* digits = p + 2;
   q = digits;
-  while (q != end && hex_value(*q) != kNotHex) ++q;
-  const std::size_t n = static_cast<std::size_t>(q - digits);
-  if (n == 0 || n % 2 != 0 || !at_token_end(q, end)) {
+  while (hex_value(*q) != kNotHex) ++q;
+  const std::size_t n_digits = static_cast<std::size_t>(q - digits);
+  if (n_digits == 0 || n_digits % 2 != 0 || !at_token_end(q, end)) {
     fail("malformed write data " + quote_token(start, end) +
          "; expected 0x followed by two hex digits per byte");
   }
-  r.data_bytes = static_cast<unsigned>(n / 2);
+  r.data_bytes = static_cast<unsigned>(n_digits / 2);
   if (r.length != 0 && r.data_bytes != r.length) {
     fail("write data holds " + std::to_string(r.data_bytes) + " bytes but the length is " +
          std::to_string(r.length) + "; expected as many data bytes as the length");
   }
-  p = skip_blanks(q, end);
+  p = skip_blanks(q);
   if (p != end) {
     fail("unexpected " + quote_token(p, end) + " after the write data; expected end of line");
   }

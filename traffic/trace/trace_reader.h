@@ -115,13 +115,16 @@ class TraceReader {
 
  private:
   enum class LineKind { kRecord, kSkip };
+  // Bytes kept behind the data: the sentinel '\n' and room for the parsers to read a word past
+  // the end of the last line.
+  static constexpr std::size_t kPadding = 32;
 
   bool next_line(const char*& begin, const char*& end);
   void refill();
   LineKind parse_ramulator(const char* p, const char* end, TraceRecord& r) const;
   LineKind parse_dramsim3(const char* p, const char* end, TraceRecord& r) const;
   LineKind parse_dramsys(const char* p, const char* end, TraceRecord& r) const;
-  void check_time(std::uint64_t time);
+  [[noreturn]] void time_went_back(std::uint64_t time) const;
   [[noreturn]] void fail(const std::string& what) const;
   void close_file();
 
