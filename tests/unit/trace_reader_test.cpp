@@ -227,6 +227,27 @@ TEST(TraceReader, HexDigitBoundaries) {
   }
 }
 
+TEST(TraceReader, DecimalNumbersAtTheLimits) {
+  // 2^64 - 1 = 18446744073709551615 (20 digits); 2^32 - 1 = 4294967295.
+  TempTrace d3(
+      "0x1 READ 999999999\n"
+      "0x2 READ 1000000000\n"
+      "0x3 READ 9999999999999999999\n"
+      "0x4 READ 00000000000000000000000018446744073709551615\n");
+  expect_records(
+      read_all(d3.path(), TraceFormat::kDramsim3),
+      {timed(999999999, 1, false), timed(1000000000, 2, false),
+       timed(9999999999999999999ULL, 3, false), timed(18446744073709551615ULL, 4, false)});
+  TempTrace sys("18446744073709551615: (4294967295) read 0x10\n", ".stl");
+  expect_records(read_all(sys.path(), TraceFormat::kDramsys),
+                 {timed(18446744073709551615ULL, 0x10, false, 4294967295u)});
+  expect_error("0x1 READ 18446744073709551616\n", TraceFormat::kDramsim3, 1,
+               "cycle \"18446744073709551616\" does not fit in 64 bits");
+  expect_error("18446744073709551616: read 0x10\n", TraceFormat::kDramsys, 1,
+               "does not fit in 64 bits", ".stl");
+  expect_error("1: (4294967296) read 0x10\n", TraceFormat::kDramsys, 1, "out of range", ".stl");
+}
+
 TEST(TraceReader, CrlfLineEndings) {
   TempTrace ram("LD 0x40\r\nST 0x80\r\n\r\n");
   expect_records(read_all(ram.path(), TraceFormat::kRamulator),

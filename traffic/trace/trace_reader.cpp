@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <charconv>
 #include <cstring>
+#include <limits>
 #include <utility>
 
 namespace famsim {
@@ -147,7 +148,8 @@ inline NumberStatus parse_dec_digits(const char* p, const char*& q, T& value) {
   std::uint64_t v = 0;
   for (; is_digit(*q); ++q) v = v * 10 + static_cast<unsigned>(*q - '0');
   if (q == p) return NumberStatus::kMalformed;
-  if (q - p > 9) {  // 9 digits always fit in 32 bits and 19 in 64; more is checked exactly
+  // Up to digits10 digits always fit (9 for 32 bits, 19 for 64); more are checked exactly.
+  if (q - p > std::numeric_limits<T>::digits10) {
     T exact{};
     if (std::from_chars(p, q, exact).ec == std::errc::result_out_of_range) {
       return NumberStatus::kTooLarge;
@@ -257,11 +259,17 @@ TraceReader::TraceReader(const std::string& path, TraceFormat format, std::size_
                      "); expected a readable trace file");
   }
   struct stat st {};
-  if (::fstat(fd_, &st) != 0 || S_ISDIR(st.st_mode)) {
+  if (::fstat(fd_, &st) != 0) {
+    const int error = errno;
+    close_file();
+    throw TraceError(path_ + ": cannot stat (" + std::strerror(error) +
+                     "); expected a readable trace file");
+  }
+  if (S_ISDIR(st.st_mode)) {
     close_file();
     throw TraceError(path_ + ": is a directory; expected a trace file");
   }
-  ::posix_fadvise(fd_, 0, 0, POSIX_FADV_SEQUENTIAL);
+  (void)::posix_fadvise(fd_, 0, 0, POSIX_FADV_SEQUENTIAL);  // a hint: failure changes nothing
   buffer_.resize(block_bytes_ + kPadding);
   buffer_[0] = '\n';
 }
