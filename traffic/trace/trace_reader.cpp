@@ -56,6 +56,12 @@ inline bool token_is(const char* p, std::size_t n, std::string_view word) {
   return n == word.size() && std::memcmp(p, word.data(), word.size()) == 0;
 }
 
+// Whether the token at p is word, without first scanning for the token's end. The comparison may
+// read past end (within the padding) but cannot match there: the byte at end is '\n' or '\r'.
+inline bool starts_token(const char* p, const char* end, std::string_view word) {
+  return std::memcmp(p, word.data(), word.size()) == 0 && at_token_end(p + word.size(), end);
+}
+
 // Outcome of reading one number that must make up a whole token.
 enum class NumberStatus { kOk, kMalformed, kTooLarge };
 
@@ -428,17 +434,15 @@ TraceReader::LineKind TraceReader::parse_ramulator(const char* p, const char* en
                                                    TraceRecord& r) const {
   p = skip_blanks(p);
   if (p == end) return LineKind::kSkip;
-  const char* word_end = token_end(p, end);
-  const std::size_t n = static_cast<std::size_t>(word_end - p);
   r = TraceRecord{};
-  if (token_is(p, n, "LD")) {
+  if (starts_token(p, end, "LD")) {
     r.write = false;
-  } else if (token_is(p, n, "ST")) {
+  } else if (starts_token(p, end, "ST")) {
     r.write = true;
   } else {
     fail("unknown command " + quote_token(p, end) + "; expected LD or ST");
   }
-  p = skip_blanks(word_end);
+  p = skip_blanks(p + 2);
   if (p == end) fail("missing address after the command; expected LD|ST ADDRESS");
   const char* start = p;
   NumberStatus s;
@@ -481,8 +485,18 @@ TraceReader::LineKind TraceReader::parse_dramsim3(const char* p, const char* end
 
   p = skip_blanks(p);
   if (p == end) fail("missing command after the address; expected ADDRESS READ|WRITE CYCLE");
-  const char* word_end = token_end(p, end);
-  const Direction d = dramsim3_word(p, static_cast<std::size_t>(word_end - p));
+  const char* word_end;
+  Direction d;
+  if (starts_token(p, end, "READ")) {  // the common words first, without a scan for the end
+    d = Direction::kRead;
+    word_end = p + 4;
+  } else if (starts_token(p, end, "WRITE")) {
+    d = Direction::kWrite;
+    word_end = p + 5;
+  } else {
+    word_end = token_end(p, end);
+    d = dramsim3_word(p, static_cast<std::size_t>(word_end - p));
+  }
   if (d == Direction::kUnknown) {
     fail("unknown command " + quote_token(p, end) +
          "; expected READ, WRITE, read, write, P_MEM_RD, P_MEM_WR, P_FETCH, P_LOCK_RD, "
@@ -544,17 +558,17 @@ TraceReader::LineKind TraceReader::parse_dramsys(const char* p, const char* end,
     if (p == end) fail("missing command after the length; expected read or write");
   }
 
-  const char* word_end = token_end(p, end);
-  const std::size_t n = static_cast<std::size_t>(word_end - p);
-  if (token_is(p, n, "read")) {
+  if (starts_token(p, end, "read")) {
     r.write = false;
-  } else if (token_is(p, n, "write")) {
+    p += 4;
+  } else if (starts_token(p, end, "write")) {
     r.write = true;
+    p += 5;
   } else {
     fail("unknown command " + quote_token(p, end) + "; expected read or write");
   }
 
-  p = skip_blanks(word_end);
+  p = skip_blanks(p);
   if (p == end) fail("missing address after the command; expected CYCLE: read|write ADDRESS");
   start = p;
   if (has_hex_prefix(p, end)) p += 2;
