@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -407,6 +408,75 @@ TEST(TraceReader, LineLongerThanLimit) {
   TempTrace t(text);
   const std::string msg = error_of(t.path(), TraceFormat::kRamulator);
   EXPECT_EQ(msg.rfind(t.path() + ":2: line longer than", 0), 0u) << msg;
+}
+
+// scripts/make_trace.py with the given arguments into a temp file; the file's path.
+std::string make_trace(const std::string& args, const std::string& extension) {
+  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+  static int counter = 0;
+  const std::string out = ::testing::TempDir() + "famsim_" + info->name() + "_" +
+                          std::to_string(::getpid()) + "_" + std::to_string(counter++) + extension;
+  const std::string cmd =
+      "python3 " + std::string(FAMSIM_SOURCE_DIR) + "/scripts/make_trace.py " + args + " -o " + out;
+  EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  return out;
+}
+
+TEST(TraceReader, MakeTraceScriptWritesWhatTheReadersRead) {
+  // Sequential addresses wrap after 256 / 64 = 4 slots from 0x1000; cycle i is floor(i * 3 / 2).
+  const std::string common =
+      "--pattern sequential --requests 6 --stride-bytes 64 --address-bytes 256 "
+      "--base-address 0x1000 ";
+  const std::vector<std::uint64_t> addr = {0x1000, 0x1040, 0x1080, 0x10c0, 0x1000, 0x1040};
+  const std::vector<std::uint64_t> cycle = {0, 1, 3, 4, 6, 7};
+
+  const std::string ram = make_trace("--format ramulator --read-fraction 1 " + common, ".trace");
+  std::vector<TraceRecord> want;
+  for (std::uint64_t a : addr) want.push_back(untimed(a, false));
+  expect_records(read_all(ram, TraceFormat::kRamulator), want);
+
+  const std::string d3 = make_trace(
+      "--format dramsim3 --read-fraction 0 --cycles-per-request 3/2 " + common, ".trace");
+  want.clear();
+  for (std::size_t i = 0; i < addr.size(); ++i) want.push_back(timed(cycle[i], addr[i], true));
+  expect_records(read_all(d3, TraceFormat::kDramsim3), want);
+
+  const std::string sys =
+      make_trace("--format dramsys --read-fraction 1 --cycles-per-request 1.5 " + common, ".stl");
+  want.clear();
+  for (std::size_t i = 0; i < addr.size(); ++i) want.push_back(timed(cycle[i], addr[i], false));
+  expect_records(read_all(sys, TraceFormat::kDramsys), want);
+
+  for (const std::string& f : {ram, d3, sys}) std::remove(f.c_str());
+}
+
+TEST(TraceReader, MakeTraceScriptIsSeeded) {
+  const std::string common =
+      "--format dramsim3 --pattern random --requests 2000 --stride-bytes 128 "
+      "--address-bytes 1MiB --base-address 0x40000000 --read-fraction 0.75 ";
+  const std::string a = make_trace(common + "--seed 5", ".trace");
+  const std::string b = make_trace(common + "--seed 5", ".trace");
+  const std::string c = make_trace(common + "--seed 6", ".trace");
+  const auto ra = read_all(a, TraceFormat::kDramsim3);
+  const auto rb = read_all(b, TraceFormat::kDramsim3);
+  const auto rc = read_all(c, TraceFormat::kDramsim3);
+  ASSERT_EQ(ra.size(), 2000u);
+  expect_records(rb, ra);  // same seed, same trace
+  std::size_t same_address = 0, writes = 0;
+  for (std::size_t i = 0; i < ra.size(); ++i) {
+    EXPECT_EQ(ra[i].time, i);
+    EXPECT_EQ(ra[i].address % 128, 0u);
+    EXPECT_GE(ra[i].address, 0x40000000u);
+    EXPECT_LT(ra[i].address, 0x40000000u + (1u << 20));
+    same_address += ra[i].address == rc[i].address;
+    writes += ra[i].write;
+  }
+  // Another seed: 8192 slots, so two independent draws agree with probability 1/8192.
+  EXPECT_LT(same_address, 20u);
+  // 500 writes expected (binomial sd ~19): a wide band that only a broken draw leaves.
+  EXPECT_GT(writes, 400u);
+  EXPECT_LT(writes, 600u);
+  for (const std::string& f : {a, b, c}) std::remove(f.c_str());
 }
 
 }  // namespace
