@@ -1,0 +1,615 @@
+// Trace readers: block reads, in-place line parsing. The formats and their sources are described
+// in trace_reader.h.
+#include "traffic/trace/trace_reader.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <charconv>
+#include <cstring>
+#include <limits>
+#include <utility>
+
+namespace famsim {
+namespace {
+
+// Hex digit value, or kNotHex.
+constexpr std::uint8_t kNotHex = 0xff;
+constexpr std::array<std::uint8_t, 256> make_hex_table() {
+  std::array<std::uint8_t, 256> t{};
+  for (auto& v : t) v = kNotHex;
+  for (int c = '0'; c <= '9'; ++c) t[c] = static_cast<std::uint8_t>(c - '0');
+  for (int c = 'a'; c <= 'f'; ++c) t[c] = static_cast<std::uint8_t>(c - 'a' + 10);
+  for (int c = 'A'; c <= 'F'; ++c) t[c] = static_cast<std::uint8_t>(c - 'A' + 10);
+  return t;
+}
+constexpr std::array<std::uint8_t, 256> kHex = make_hex_table();
+
+inline std::uint8_t hex_value(char c) { return kHex[static_cast<unsigned char>(c)]; }
+inline bool is_digit(char c) { return static_cast<unsigned char>(c - '0') < 10; }
+inline bool is_blank(char c) { return c == ' ' || c == '\t'; }
+inline bool at_token_end(const char* p, const char* end) { return p == end || is_blank(*p); }
+
+// The parsers see a line [p, end) whose *end is '\n', '\r' or the sentinel '\n' that the reader
+// keeps behind the data: never a blank, digit or hex digit. Loops over those classes therefore
+// stop at end without comparing against it. Behind the sentinel the buffer holds at least
+// kPadding - 1 more bytes, so a few bytes past end may be read (hex_run).
+inline const char* skip_blanks(const char* p) {
+  while (is_blank(*p)) ++p;
+  return p;
+}
+
+inline const char* token_end(const char* p, const char* end) {
+  while (p != end && !is_blank(*p)) ++p;
+  return p;
+}
+
+inline bool has_hex_prefix(const char* p, const char* end) {
+  return end - p >= 2 && p[0] == '0' && (p[1] == 'x' || p[1] == 'X');
+}
+
+inline bool token_is(const char* p, std::size_t n, std::string_view word) {
+  return n == word.size() && std::memcmp(p, word.data(), word.size()) == 0;
+}
+
+// Whether the token at p is word, without first scanning for the token's end. The comparison may
+// read past end (within the padding) but cannot match there: the byte at end is '\n' or '\r'.
+inline bool starts_token(const char* p, const char* end, std::string_view word) {
+  return std::memcmp(p, word.data(), word.size()) == 0 && at_token_end(p + word.size(), end);
+}
+
+// Outcome of reading one number that must make up a whole token.
+enum class NumberStatus { kOk, kMalformed, kTooLarge };
+
+// Significant digits of [p, q) once leading zeros are dropped.
+inline std::size_t significant_digits(const char* p, const char* q) {
+  while (p != q && *p == '0') ++p;
+  return static_cast<std::size_t>(q - p);
+}
+
+// Number of hex digits at p, and their value (the low 64 bits of it). Scalar: any run length.
+inline std::size_t hex_run_scalar(const char* p, std::uint64_t& value) {
+  const char* q = p;
+  std::uint64_t v = 0;
+  for (std::uint8_t d; (d = hex_value(*q)) != kNotHex; ++q) v = (v << 4) | d;
+  value = v;
+  return static_cast<std::size_t>(q - p);
+}
+
+#if defined(__SIZEOF_INT128__) && defined(__BYTE_ORDER__) && \
+    __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+// Eight characters at a time, without a branch per digit: random addresses vary in length, and a
+// per-digit loop mispredicts its exit on most lines. Reads 17 bytes at p; the reader keeps
+// kPadding bytes behind its data for this.
+constexpr std::uint64_t kOnes = 0x0101010101010101ULL;
+constexpr std::uint64_t kHigh = 0x8080808080808080ULL;
+
+// High bit of each byte set where lo <= byte <= hi (ASCII bounds); never for bytes >= 0x80.
+inline std::uint64_t bytes_in_range(std::uint64_t x, unsigned lo, unsigned hi) {
+  const std::uint64_t low7 = x & ~kHigh;
+  const std::uint64_t at_least_lo = low7 + kOnes * (0x80 - lo);  // no carry: sum <= 0xff
+  const std::uint64_t above_hi = low7 + kOnes * (0x7f - hi);
+  return at_least_lo & ~above_hi & ~x & kHigh;
+}
+
+inline std::uint64_t hex_digit_bytes(std::uint64_t x) {
+  return bytes_in_range(x, '0', '9') | bytes_in_range(x | kOnes * 0x20, 'a', 'f');
+}
+
+// Digit values of eight characters: '0'-'9' have bit 6 clear, letters have it set.
+inline std::uint64_t nibbles(std::uint64_t x) {
+  return (x & kOnes * 0x0f) + ((x >> 6) & kOnes) * 9;
+}
+
+// Eight byte-wide nibbles, most significant byte first, into one 32-bit number.
+inline std::uint64_t pack_nibbles(std::uint64_t x) {
+  x = (x | (x >> 4)) & 0x00ff00ff00ff00ffULL;
+  x = (x | (x >> 8)) & 0x0000ffff0000ffffULL;
+  return (x | (x >> 16)) & 0x00000000ffffffffULL;
+}
+
+inline std::size_t hex_run(const char* p, std::uint64_t& value) {
+  std::uint64_t a, b;
+  std::memcpy(&a, p, 8);
+  std::memcpy(&b, p + 8, 8);
+  const std::uint64_t stop_a = ~hex_digit_bytes(a) & kHigh;
+  const std::uint64_t stop_b = ~hex_digit_bytes(b) & kHigh;
+  const std::size_t n = stop_a != 0   ? static_cast<std::size_t>(__builtin_ctzll(stop_a)) / 8
+                        : stop_b != 0 ? 8 + static_cast<std::size_t>(__builtin_ctzll(stop_b)) / 8
+                                      : 16;
+  if (n == 0) return 0;
+  if (n == 16 && hex_value(p[16]) != kNotHex) return hex_run_scalar(p, value);
+  // Digit i at byte 15 - i of a 128-bit word; shifting leaves the n digits in the low n bytes.
+  unsigned __int128 w = (static_cast<unsigned __int128>(__builtin_bswap64(nibbles(a))) << 64) |
+                        __builtin_bswap64(nibbles(b));
+  w >>= 8 * (16 - n);
+  value = (pack_nibbles(static_cast<std::uint64_t>(w >> 64)) << 32) |
+          pack_nibbles(static_cast<std::uint64_t>(w));
+  return n;
+}
+#else
+inline std::size_t hex_run(const char* p, std::uint64_t& value) { return hex_run_scalar(p, value); }
+#endif
+
+// Hex digits from p up to the end of the token: at least one, at most 64 significant bits.
+inline NumberStatus parse_hex_token(const char*& p, const char* end, std::uint64_t& value) {
+  std::uint64_t v;
+  const std::size_t n = hex_run(p, v);
+  const char* q = p + n;
+  if (n == 0 || !at_token_end(q, end)) return NumberStatus::kMalformed;
+  if (n > 16 && significant_digits(p, q) > 16) return NumberStatus::kTooLarge;
+  value = v;
+  p = q;
+  return NumberStatus::kOk;
+}
+
+// Decimal digits from p; q is left on the first non-digit. At least one digit, fitting in T.
+template <typename T>
+inline NumberStatus parse_dec_digits(const char* p, const char*& q, T& value) {
+  q = p;
+  std::uint64_t v = 0;
+  for (; is_digit(*q); ++q) v = v * 10 + static_cast<unsigned>(*q - '0');
+  if (q == p) return NumberStatus::kMalformed;
+  // Up to digits10 digits always fit (9 for 32 bits, 19 for 64); more are checked exactly.
+  if (q - p > std::numeric_limits<T>::digits10) {
+    T exact{};
+    if (std::from_chars(p, q, exact).ec == std::errc::result_out_of_range) {
+      return NumberStatus::kTooLarge;
+    }
+    value = exact;
+    return NumberStatus::kOk;
+  }
+  value = static_cast<T>(v);
+  return NumberStatus::kOk;
+}
+
+// Decimal digits making up the whole token, fitting in 64 bits.
+inline NumberStatus parse_dec_token(const char*& p, const char* end, std::uint64_t& value) {
+  const char* q;
+  std::uint64_t v = 0;
+  const NumberStatus s = parse_dec_digits(p, q, v);
+  if (s == NumberStatus::kMalformed || !at_token_end(q, end)) return NumberStatus::kMalformed;
+  if (s == NumberStatus::kOk) {
+    value = v;
+    p = q;
+  }
+  return s;
+}
+
+// The direction a DRAMsim3 command word stands for. Write words: DRAMsim3 common.cc; read words:
+// DRAMsim3 ("READ") and DRAMSim2's k6 traces (TraceBasedSim.cpp parseTraceFileLine).
+enum class Direction { kRead, kWrite, kUnknown };
+inline Direction dramsim3_word(const char* p, std::size_t n) {
+  switch (n) {
+    case 4:
+      if (token_is(p, n, "READ") || token_is(p, n, "read")) return Direction::kRead;
+      if (token_is(p, n, "BOFF")) return Direction::kWrite;
+      break;
+    case 5:
+      if (token_is(p, n, "WRITE") || token_is(p, n, "write")) return Direction::kWrite;
+      break;
+    case 7:
+      if (token_is(p, n, "P_FETCH")) return Direction::kRead;
+      break;
+    case 8:
+      if (token_is(p, n, "P_MEM_RD")) return Direction::kRead;
+      if (token_is(p, n, "P_MEM_WR")) return Direction::kWrite;
+      break;
+    case 9:
+      if (token_is(p, n, "P_LOCK_RD") || token_is(p, n, "P_LOCK_WR")) return Direction::kRead;
+      break;
+    default:
+      break;
+  }
+  return Direction::kUnknown;
+}
+
+// The offending text for an error message: the token at p, quoted, shortened and made printable.
+std::string quote_token(const char* p, const char* end) {
+  constexpr std::size_t kMaxShown = 40;
+  const char* e = token_end(p, end);
+  if (e == p) return "end of line";
+  std::string s = "\"";
+  for (const char* c = p; c != e && s.size() <= kMaxShown; ++c) {
+    const unsigned char u = static_cast<unsigned char>(*c);
+    if (u >= 0x20 && u < 0x7f) {
+      s += *c;
+    } else {
+      static const char kDigits[] = "0123456789abcdef";
+      s += "\\x";
+      s += kDigits[u >> 4];
+      s += kDigits[u & 0xf];
+    }
+  }
+  if (static_cast<std::size_t>(e - p) > kMaxShown) s += "...";
+  s += '"';
+  return s;
+}
+
+bool ends_with(const std::string& s, std::string_view suffix) {
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+}  // namespace
+
+std::optional<TraceFormat> parse_trace_format(std::string_view name) {
+  if (name == "ramulator") return TraceFormat::kRamulator;
+  if (name == "dramsim3") return TraceFormat::kDramsim3;
+  if (name == "dramsys") return TraceFormat::kDramsys;
+  return std::nullopt;
+}
+
+const char* to_string(TraceFormat format) {
+  switch (format) {
+    case TraceFormat::kRamulator:
+      return "ramulator";
+    case TraceFormat::kDramsim3:
+      return "dramsim3";
+    case TraceFormat::kDramsys:
+      return "dramsys";
+  }
+  return "?";
+}
+
+TraceReader::TraceReader(const std::string& path, TraceFormat format, std::size_t block_bytes)
+    : path_(path), format_(format), block_bytes_(block_bytes == 0 ? 1 : block_bytes) {
+  relative_time_ = format_ == TraceFormat::kDramsys && ends_with(path_, ".rstl");
+  fd_ = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd_ < 0) {
+    throw TraceError(path_ + ": cannot open (" + std::strerror(errno) +
+                     "); expected a readable trace file");
+  }
+  struct stat st {};
+  if (::fstat(fd_, &st) != 0) {
+    const int error = errno;
+    close_file();
+    throw TraceError(path_ + ": cannot stat (" + std::strerror(error) +
+                     "); expected a readable trace file");
+  }
+  if (S_ISDIR(st.st_mode)) {
+    close_file();
+    throw TraceError(path_ + ": is a directory; expected a trace file");
+  }
+  (void)::posix_fadvise(fd_, 0, 0, POSIX_FADV_SEQUENTIAL);  // a hint: failure changes nothing
+  buffer_.resize(block_bytes_ + kPadding);
+  buffer_[0] = '\n';
+}
+
+TraceReader::~TraceReader() { close_file(); }
+
+TraceReader::TraceReader(TraceReader&& other) noexcept
+    : path_(std::move(other.path_)),
+      format_(other.format_),
+      relative_time_(other.relative_time_),
+      fd_(std::exchange(other.fd_, -1)),
+      block_bytes_(other.block_bytes_),
+      buffer_(std::move(other.buffer_)),
+      pos_(other.pos_),
+      end_(other.end_),
+      eof_(other.eof_),
+      line_(other.line_),
+      records_(other.records_),
+      last_time_(other.last_time_) {}
+
+TraceReader& TraceReader::operator=(TraceReader&& other) noexcept {
+  if (this != &other) {
+    close_file();
+    path_ = std::move(other.path_);
+    format_ = other.format_;
+    relative_time_ = other.relative_time_;
+    fd_ = std::exchange(other.fd_, -1);
+    block_bytes_ = other.block_bytes_;
+    buffer_ = std::move(other.buffer_);
+    pos_ = other.pos_;
+    end_ = other.end_;
+    eof_ = other.eof_;
+    line_ = other.line_;
+    records_ = other.records_;
+    last_time_ = other.last_time_;
+  }
+  return *this;
+}
+
+void TraceReader::close_file() {
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = -1;
+}
+
+void TraceReader::rewind() {
+  if (::lseek(fd_, 0, SEEK_SET) != 0) {
+    throw TraceError(path_ + ": cannot rewind (" + std::strerror(errno) +
+                     "); expected a seekable trace file");
+  }
+  pos_ = end_ = 0;
+  eof_ = false;
+  line_ = 0;
+  records_ = 0;
+  last_time_ = 0;
+}
+
+void TraceReader::fail(const std::string& what) const {
+  throw TraceError(path_ + ":" + std::to_string(line_) + ": " + what);
+}
+
+// Keeps the unread tail, moved to the front, and reads more behind it; sets eof_ at the end. The
+// byte after the data is always the sentinel '\n' (see skip_blanks).
+void TraceReader::refill() {
+  const std::size_t kept = end_ - pos_;
+  if (kept != 0 && pos_ != 0) std::memmove(buffer_.data(), buffer_.data() + pos_, kept);
+  pos_ = 0;
+  end_ = kept;
+  std::size_t capacity = buffer_.size() - kPadding;
+  if (kept == capacity) {
+    // The line in hand fills the whole buffer: grow it, within reason.
+    if (capacity >= kMaxLineBytes) {
+      ++line_;  // the error names the line that is too long
+      fail("line longer than " + std::to_string(kMaxLineBytes) +
+           " bytes; expected one request per line");
+    }
+    capacity = std::min(capacity * 2, kMaxLineBytes);
+    buffer_.resize(capacity + kPadding);
+  }
+  const std::size_t want = std::min(block_bytes_, capacity - end_);
+  ssize_t got;
+  do {
+    got = ::read(fd_, buffer_.data() + end_, want);
+  } while (got < 0 && errno == EINTR);
+  if (got < 0) {
+    throw TraceError(path_ + ": read failed (" + std::strerror(errno) +
+                     "); expected a readable trace file");
+  }
+  end_ += static_cast<std::size_t>(got);
+  buffer_[end_] = '\n';
+  if (got == 0) eof_ = true;
+}
+
+bool TraceReader::next_line(const char*& begin, const char*& end) {
+  for (;;) {
+    const char* base = buffer_.data();
+    const char* p = base + pos_;
+    const char* e = base + end_;
+    if (const void* nl = std::memchr(p, '\n', static_cast<std::size_t>(e - p))) {
+      begin = p;
+      end = static_cast<const char*>(nl);
+      pos_ = static_cast<std::size_t>(end - base) + 1;
+      return true;
+    }
+    if (!eof_) {
+      refill();  // moves the unread tail to the front: p and e are stale now
+      continue;
+    }
+    if (p == e) return false;
+    begin = p;  // the last line has no newline
+    end = e;
+    pos_ = end_;
+    return true;
+  }
+}
+
+bool TraceReader::next(TraceRecord& record) {
+  const char* b;
+  const char* e;
+  while (next_line(b, e)) {
+    ++line_;
+    if (e != b && e[-1] == '\r') --e;  // CRLF
+    LineKind kind;
+    switch (format_) {
+      case TraceFormat::kRamulator:
+        kind = parse_ramulator(b, e, record);
+        break;
+      case TraceFormat::kDramsim3:
+        kind = parse_dramsim3(b, e, record);
+        break;
+      default:
+        kind = parse_dramsys(b, e, record);
+        break;
+    }
+    if (kind == LineKind::kRecord) {
+      if (record.has_time && !record.relative_time) {
+        if (record.time < last_time_) time_went_back(record.time);
+        last_time_ = record.time;
+      }
+      ++records_;
+      return true;
+    }
+  }
+  if (records_ == 0) {
+    throw TraceError(path_ + ": no requests in the trace; expected at least one request line");
+  }
+  return false;
+}
+
+void TraceReader::time_went_back(std::uint64_t time) const {
+  fail("timestamp " + std::to_string(time) + " is earlier than the previous request's " +
+       std::to_string(last_time_) + "; expected timestamps that never decrease");
+}
+
+// [ws] ("LD" | "ST") ws ADDRESS [ws], ADDRESS = 0x HEX | DEC.
+TraceReader::LineKind TraceReader::parse_ramulator(const char* p, const char* end,
+                                                   TraceRecord& r) const {
+  p = skip_blanks(p);
+  if (p == end) return LineKind::kSkip;
+  r = TraceRecord{};
+  if (starts_token(p, end, "LD")) {
+    r.write = false;
+  } else if (starts_token(p, end, "ST")) {
+    r.write = true;
+  } else {
+    fail("unknown command " + quote_token(p, end) + "; expected LD or ST");
+  }
+  p = skip_blanks(p + 2);
+  if (p == end) fail("missing address after the command; expected LD|ST ADDRESS");
+  const char* start = p;
+  NumberStatus s;
+  if (has_hex_prefix(p, end)) {
+    p += 2;
+    s = parse_hex_token(p, end, r.address);
+  } else {
+    s = parse_dec_token(p, end, r.address);
+  }
+  if (s == NumberStatus::kMalformed) {
+    fail("malformed address " + quote_token(start, end) +
+         "; expected 0x followed by hex digits, or a decimal number");
+  }
+  if (s == NumberStatus::kTooLarge) {
+    fail("address " + quote_token(start, end) + " does not fit in 64 bits");
+  }
+  p = skip_blanks(p);
+  if (p != end) {
+    fail("unexpected " + quote_token(p, end) + " after the address; expected end of line");
+  }
+  return LineKind::kRecord;
+}
+
+// [ws] ADDRESS ws WORD ws CYCLE [ws].
+TraceReader::LineKind TraceReader::parse_dramsim3(const char* p, const char* end,
+                                                  TraceRecord& r) const {
+  p = skip_blanks(p);
+  if (p == end) return LineKind::kSkip;
+  r = TraceRecord{};
+  r.has_time = true;
+  const char* start = p;
+  if (has_hex_prefix(p, end)) p += 2;
+  const NumberStatus s = parse_hex_token(p, end, r.address);
+  if (s == NumberStatus::kMalformed) {
+    fail("malformed address " + quote_token(start, end) + "; expected a hex address (0x optional)");
+  }
+  if (s == NumberStatus::kTooLarge) {
+    fail("address " + quote_token(start, end) + " does not fit in 64 bits");
+  }
+
+  p = skip_blanks(p);
+  if (p == end) fail("missing command after the address; expected ADDRESS READ|WRITE CYCLE");
+  const char* word_end;
+  Direction d;
+  if (starts_token(p, end, "READ")) {  // the common words first, without a scan for the end
+    d = Direction::kRead;
+    word_end = p + 4;
+  } else if (starts_token(p, end, "WRITE")) {
+    d = Direction::kWrite;
+    word_end = p + 5;
+  } else {
+    word_end = token_end(p, end);
+    d = dramsim3_word(p, static_cast<std::size_t>(word_end - p));
+  }
+  if (d == Direction::kUnknown) {
+    fail("unknown command " + quote_token(p, end) +
+         "; expected READ, WRITE, read, write, P_MEM_RD, P_MEM_WR, P_FETCH, P_LOCK_RD, "
+         "P_LOCK_WR or BOFF");
+  }
+  r.write = d == Direction::kWrite;
+
+  p = skip_blanks(word_end);
+  if (p == end) fail("missing cycle after the command; expected ADDRESS READ|WRITE CYCLE");
+  start = p;
+  const NumberStatus c = parse_dec_token(p, end, r.time);
+  if (c == NumberStatus::kMalformed) {
+    fail("malformed cycle " + quote_token(start, end) + "; expected a decimal number");
+  }
+  if (c == NumberStatus::kTooLarge) {
+    fail("cycle " + quote_token(start, end) + " does not fit in 64 bits");
+  }
+  p = skip_blanks(p);
+  if (p != end) {
+    fail("unexpected " + quote_token(p, end) + " after the cycle; expected end of line");
+  }
+  return LineKind::kRecord;
+}
+
+// [ws] CYCLE ":" ws ["(" LENGTH ")" ws] ("read" | "write") ws ADDRESS [ws DATA] [ws].
+TraceReader::LineKind TraceReader::parse_dramsys(const char* p, const char* end,
+                                                 TraceRecord& r) const {
+  p = skip_blanks(p);
+  if (p == end || *p == '#') return LineKind::kSkip;
+  r = TraceRecord{};
+  r.has_time = true;
+  r.relative_time = relative_time_;
+
+  // CYCLE ':' (the colon ends the number, so the token rule does not apply here).
+  const char* start = p;
+  const char* q;
+  const NumberStatus t = parse_dec_digits(p, q, r.time);
+  if (t == NumberStatus::kMalformed || *q != ':' || !at_token_end(q + 1, end)) {
+    fail("malformed timestamp " + quote_token(start, end) +
+         "; expected CYCLE: followed by a space, e.g. \"31: read 0x400140\"");
+  }
+  if (t == NumberStatus::kTooLarge) {
+    fail("timestamp " + quote_token(start, end) + " does not fit in 64 bits");
+  }
+  p = skip_blanks(q + 1);
+  if (p == end) fail("missing command after the timestamp; expected read or write");
+
+  if (*p == '(') {
+    start = p;
+    const NumberStatus l = parse_dec_digits(p + 1, q, r.length);
+    if (l == NumberStatus::kMalformed || *q != ')' || !at_token_end(q + 1, end)) {
+      fail("malformed length " + quote_token(start, end) +
+           "; expected (BYTES) followed by a space, e.g. \"(64)\"");
+    }
+    if (l == NumberStatus::kTooLarge || r.length == 0) {
+      fail("length " + quote_token(start, end) + " out of range; expected 1 to 4294967295 bytes");
+    }
+    p = skip_blanks(q + 1);
+    if (p == end) fail("missing command after the length; expected read or write");
+  }
+
+  if (starts_token(p, end, "read")) {
+    r.write = false;
+    p += 4;
+  } else if (starts_token(p, end, "write")) {
+    r.write = true;
+    p += 5;
+  } else {
+    fail("unknown command " + quote_token(p, end) + "; expected read or write");
+  }
+
+  p = skip_blanks(p);
+  if (p == end) fail("missing address after the command; expected CYCLE: read|write ADDRESS");
+  start = p;
+  if (has_hex_prefix(p, end)) p += 2;
+  const NumberStatus s = parse_hex_token(p, end, r.address);
+  if (s == NumberStatus::kMalformed) {
+    fail("malformed address " + quote_token(start, end) + "; expected a hex address (0x optional)");
+  }
+  if (s == NumberStatus::kTooLarge) {
+    fail("address " + quote_token(start, end) + " does not fit in 64 bits");
+  }
+
+  p = skip_blanks(p);
+  if (p == end) return LineKind::kRecord;
+  if (!r.write) {
+    fail("unexpected " + quote_token(p, end) +
+         " after the address of a read; expected end of line");
+  }
+  // Write data: 0x and two hex digits per byte.
+  start = p;
+  if (!has_hex_prefix(p, end)) {
+    fail("malformed write data " + quote_token(start, end) +
+         "; expected 0x followed by two hex digits per byte");
+  }
+  const char* digits = p + 2;
+  q = digits;
+  while (hex_value(*q) != kNotHex) ++q;
+  const std::size_t n_digits = static_cast<std::size_t>(q - digits);
+  if (n_digits == 0 || n_digits % 2 != 0 || !at_token_end(q, end)) {
+    fail("malformed write data " + quote_token(start, end) +
+         "; expected 0x followed by two hex digits per byte");
+  }
+  r.data_bytes = static_cast<unsigned>(n_digits / 2);
+  if (r.length != 0 && r.data_bytes != r.length) {
+    fail("write data holds " + std::to_string(r.data_bytes) + " bytes but the length is " +
+         std::to_string(r.length) + "; expected as many data bytes as the length");
+  }
+  p = skip_blanks(q);
+  if (p != end) {
+    fail("unexpected " + quote_token(p, end) + " after the write data; expected end of line");
+  }
+  return LineKind::kRecord;
+}
+
+}  // namespace famsim
