@@ -96,9 +96,9 @@ Platform::Platform(const PlatformConfig& cfg, SimContext& ctx, AddressSpace& vmm
     const MemoryConfig& m = cfg.memory;
     memory_ = std::make_unique<MemoryChannels>("memory", ctx, m);
     try {
-      trace_player_ = std::make_unique<TracePlayer>(
-          "trace_player", ctx, cfg.trace_player.params,
-          AddressMap(m.channels, m.granule_bytes, m.select));
+      trace_player_ =
+          std::make_unique<TracePlayer>("trace_player", ctx, cfg.trace_player.params,
+                                        AddressMap(m.channels, m.granule_bytes, m.select));
     } catch (const TraceError& e) {
       throw ConfigError(std::string("trace_player.file: ") + e.what());
     }

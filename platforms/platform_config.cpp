@@ -59,8 +59,8 @@ void parse_dram(ConfigNode& n, DramControllerParams& d, unsigned request_bytes) 
   c.write_queue = static_cast<unsigned>(ctl.get_uint("write_queue", 64, 1, 65536));
   c.write_high_watermark = static_cast<unsigned>(
       ctl.get_uint("write_high_watermark", c.write_queue * 3 / 4, 1, c.write_queue));
-  c.write_low_watermark = static_cast<unsigned>(ctl.get_uint(
-      "write_low_watermark", c.write_queue / 4, 0, c.write_high_watermark - 1));
+  c.write_low_watermark = static_cast<unsigned>(
+      ctl.get_uint("write_low_watermark", c.write_queue / 4, 0, c.write_high_watermark - 1));
   c.scheduler = ctl.get_choice("scheduler", "frfcfs", {"fcfs", "frfcfs"});
   c.starvation_cap = static_cast<unsigned>(ctl.get_uint("starvation_cap", 16, 0, 1u << 20));
   c.page_policy = ctl.get_choice("page_policy", "open", {"open", "closed", "timeout"});
@@ -89,7 +89,10 @@ void parse_dram(ConfigNode& n, DramControllerParams& d, unsigned request_bytes) 
   }
   ctl.finish();
   ConfigNode map = n.child("mapping");
-  d.mapping_order = map.get_string("order", "RoRaBaCoBg");
+  // Without Ch, the order is the within-channel order and interleave.granule_bytes places the
+  // channel digit; with Ch, its position sets the interleave granule (see parse_memory).
+  const std::string order = map.get_string("order", "RoRaBaCoBg");
+  d.mapping_order = order.find("Ch") == std::string::npos ? order + "Ch" : order;
   d.xor_bank = map.get_bool("xor_bank", false);
   try {
     dram::AddressMapping check(d.spec.org, 1, d.mapping_order, d.xor_bank);
@@ -97,6 +100,30 @@ void parse_dram(ConfigNode& n, DramControllerParams& d, unsigned request_bytes) 
     map.fail("order", e.what());
   }
   map.finish();
+}
+
+// An order string naming Ch places the channel digit: the interleave granule is the bytes of the
+// fields below it.
+void apply_order_granule(ConfigNode& n, MemoryConfig& m, unsigned request_bytes) {
+  if (m.model != MemoryConfig::Model::kDram) return;
+  const std::string& order = m.dram.mapping_order;
+  if (order.size() >= 2 && order.compare(order.size() - 2, 2, "Ch") == 0) return;
+  const dram::AddressMapping full(m.dram.spec.org, m.channels, order, m.dram.xor_bank);
+  const std::uint64_t granule = full.channel_granule_bytes();
+  ConfigNode il = n.child("interleave");
+  if (il.has("granule_bytes") && granule != m.granule_bytes) {
+    n.child("mapping").fail("order",
+                            fmt::format("places the channel digit at a {} B granule, but "
+                                        "interleave.granule_bytes is {}; give one or the other",
+                                        granule, m.granule_bytes));
+  }
+  if (!is_pow2(granule) || granule < request_bytes) {
+    n.child("mapping").fail(
+        "order", fmt::format("places the channel digit at a {} B granule; it must be a power of "
+                             "two >= the request size ({} B)",
+                             granule, request_bytes));
+  }
+  m.granule_bytes = granule;
 }
 
 // The DRAM behind a memory must hold its capacity: each channel's share of the address space has
@@ -109,8 +136,7 @@ void check_dram_capacity(ConfigNode& n, const char* key, const MemoryConfig& m) 
                             "bank groups x banks x rows x row size of the DRAM organisation); "
                             "lower the capacity, or add channels or ranks",
                             static_cast<double>(m.capacity_bytes) / kGiB, m.channels,
-                            m.dram.spec.name,
-                            static_cast<double>(per_channel) / kGiB));
+                            m.dram.spec.name, static_cast<double>(per_channel) / kGiB));
   }
 }
 
@@ -120,8 +146,9 @@ MemoryConfig parse_memory(ConfigNode n, unsigned request_bytes, bool capacity_he
   MemoryConfig m;
   m.present = true;
   m.preset = n.get_string("preset", "");
-  m.model = n.get_choice("model", "dram", {"dram", "ideal"}) == "dram" ? MemoryConfig::Model::kDram
-                                                                       : MemoryConfig::Model::kIdeal;
+  m.model = n.get_choice("model", "dram", {"dram", "ideal"}) == "dram"
+                ? MemoryConfig::Model::kDram
+                : MemoryConfig::Model::kIdeal;
   if (m.model == MemoryConfig::Model::kIdeal) {
     m.timing.standard = n.get_string("standard", std::nullopt);
     m.timing.data_rate_mtps = n.get_double("data_rate_mtps", std::nullopt, 0.0, 1e5, true);
@@ -173,6 +200,7 @@ MemoryConfig parse_memory(ConfigNode n, unsigned request_bytes, bool capacity_he
   }
   if (capacity_here) check_dram_capacity(n, "capacity_gib", m);
   parse_interleave(n.child("interleave"), m, request_bytes);
+  apply_order_granule(n, m, request_bytes);
   if (m.select == AddressMap::Select::kXor && !is_pow2(m.channels)) {
     n.fail("interleave", fmt::format("xor channel selection needs a power-of-two channel count, "
                                      "this memory has {} channels",
@@ -243,8 +271,9 @@ PlatformConfig parse_platform(ConfigNode& root) {
   root.ignore("trace_player");
   root.ignore("memory");
   if (root.has("memory")) {
-    root.fail("memory", "a top-level memory belongs to a standalone platform with a trace_player; "
-                        "GPU memory goes under gpus.local_memory, device memory under devices");
+    root.fail("memory",
+              "a top-level memory belongs to a standalone platform with a trace_player; "
+              "GPU memory goes under gpus.local_memory, device memory under devices");
   }
 
   // GPUs.

@@ -49,7 +49,7 @@ void configure_systemc_reports() {
 
 int do_run(const famsim::RunOptions& opt, const std::string& out_dir) {
   const auto t0 = std::chrono::steady_clock::now();
-  famsim::Simulation sim(famsim::load_config(opt));
+  famsim::Simulation sim(famsim::load_config(opt), out_dir);
 
   // The output directory never shows results from another run: stale files go before we start.
   std::filesystem::create_directories(out_dir);
@@ -66,7 +66,9 @@ int do_run(const famsim::RunOptions& opt, const std::string& out_dir) {
   famsim::write_file_atomically(out_dir + "/config.yaml", sim.config_yaml());
   famsim::write_file_atomically(out_dir + "/stats.json", stats.dump(2) + "\n");
   std::cout << famsim::summary_text(stats, out_dir);
-  return stats["conservation"]["ok"].get<bool>() ? kExitOk : kExitInternal;
+  const bool timing_ok =
+      !stats.contains("dram_timing_check") || stats["dram_timing_check"]["ok"].get<bool>();
+  return stats["conservation"]["ok"].get<bool>() && timing_ok ? kExitOk : kExitInternal;
 }
 
 // Speed benchmark: the default platform (nvl8_fam) under the saturating random-read workload, or

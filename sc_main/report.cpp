@@ -100,6 +100,23 @@ std::string summary_text(const nlohmann::json& s, const std::string& out_dir) {
                        r["last_block"].get<std::string>(), r["direction"].get<std::string>());
     }
   }
+  if (s.contains("dram_timing_check")) {
+    const auto& c = s["dram_timing_check"];
+    std::uint64_t commands = 0, violations = 0;
+    for (const auto& [name, f] : c["logs"].items()) {
+      commands += f["commands"].get<std::uint64_t>();
+      violations += f["violations"].get<std::uint64_t>();
+    }
+    o += fmt::format("  DRAM timing check: {} ({} commands in {} logs, {} violations)\n",
+                     c["ok"].get<bool>() ? "ok" : "FAILED", commands, c["logs"].size(), violations);
+    if (!c["ok"].get<bool>()) {
+      for (const auto& [name, f] : c["logs"].items()) {
+        for (const auto& v : f["first_violations"]) {
+          o += "    " + name + ": " + v.get<std::string>() + "\n";
+        }
+      }
+    }
+  }
   o += "  results: " + out_dir + "/stats.json\n";
   return o;
 }

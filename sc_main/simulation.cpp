@@ -46,7 +46,8 @@ ConfigDoc load_config(const RunOptions& o) {
     };
     if (o.trace_file) set("file", *o.trace_file, "--trace");
     if (o.trace_format) set("format", *o.trace_format, "--trace-format");
-    if (o.max_outstanding) set("max_outstanding", std::to_string(*o.max_outstanding), "--max-outstanding");
+    if (o.max_outstanding)
+      set("max_outstanding", std::to_string(*o.max_outstanding), "--max-outstanding");
   } else if (o.trace_file || o.trace_format || o.max_outstanding) {
     throw ConfigError(platform_source +
                       ": --trace needs a standalone memory platform (one with a trace_player, "
@@ -377,6 +378,8 @@ nlohmann::json Simulation::results(double host_seconds, double peak_rss_mib) con
                   {"read_latency_ns", reads.to_json()},
                   {"write_latency_ns", writes.to_json()}};
   j["components"] = ctx_->registry.report_all(window);
+  // After the reports: they close each controller's command log.
+  if (!dram_log_dir_.empty()) j["dram_timing_check"] = check_dram_logs();
   j["conservation"] = check_conservation(*ctx_, t, truncated());
   nlohmann::json layout = nlohmann::json::array();
   for (const MemoryTarget& m : platform_->targets()) {

@@ -38,7 +38,7 @@ struct SimSettings {
   std::uint64_t seed = 1;
   double max_time_ns = 0;  // 0: run until every request completed
   Kernel kernel = Kernel::kFamsim;
-  double quantum_ns = 1000;  // famsim kernel: how far local time may run ahead of SystemC's
+  double quantum_ns = 1000;       // famsim kernel: how far local time may run ahead of SystemC's
   bool dram_command_log = false;  // every DRAM controller logs its commands (OUT/dram/*.csv)
 };
 

@@ -18,8 +18,8 @@ TracePlayer::TracePlayer(sc_core::sc_module_name name, SimContext& ctx,
       completions_(params.max_outstanding),
       wake_("wake", ctx.scheduler(), this, &Wakeup::call_behaviour<TracePlayer>) {
   for (unsigned c = 0; c < channels.channels(); ++c) {
-    ports_.push_back(
-        std::make_unique<InitiatorPort<TracePlayer>>(("port" + std::to_string(c)).c_str(), *this, c));
+    ports_.push_back(std::make_unique<InitiatorPort<TracePlayer>>(
+        ("port" + std::to_string(c)).c_str(), *this, c));
   }
   SC_HAS_PROCESS(TracePlayer);
   SC_METHOD(behaviour);
@@ -106,8 +106,7 @@ void TracePlayer::behaviour() {
 
   // One request per cycle.
   if (have_next_ && outstanding_ < params_.max_outstanding) {
-    const bool waits_for_completion =
-        params_.open_loop && next_.relative_time && outstanding_ > 0;
+    const bool waits_for_completion = params_.open_loop && next_.relative_time && outstanding_ > 0;
     const std::uint64_t start = params_.open_loop ? next_start_ps_ : 0;
     std::uint64_t addr = next_.address;
     if (params_.capacity_bytes) addr %= params_.capacity_bytes;

@@ -30,8 +30,8 @@ DramController::DramController(sc_core::sc_module_name name, SimContext& ctx,
   if (!params.command_log.empty()) {
     log_ = std::make_unique<std::ofstream>(params.command_log);
     if (!*log_) throw std::invalid_argument("cannot write command log " + params.command_log);
-    *log_ << "# " << this->name() << ": " << params.spec.name << " (" << to_string(params.spec.standard)
-          << "), tCK " << params.spec.timing.tck_ps << " ps\n"
+    *log_ << "# " << this->name() << ": " << params.spec.name << " ("
+          << to_string(params.spec.standard) << "), tCK " << params.spec.timing.tck_ps << " ps\n"
           << dram::kCommandLogHeader << '\n';
     core_.set_command_log(log_.get(), params.channel, params.pseudo_channel);
   }
@@ -44,8 +44,8 @@ DramController::DramController(sc_core::sc_module_name name, SimContext& ctx,
 unsigned DramController::bursts_of(const Payload& p, dram::Coord* out) const {
   const RequestExt& e = ext_of(p);
   const std::uint64_t first = e.channel_address / burst_bytes_;
-  const std::uint64_t last = (e.channel_address + std::max<std::uint32_t>(e.length, 1) - 1) /
-                             burst_bytes_;
+  const std::uint64_t last =
+      (e.channel_address + std::max<std::uint32_t>(e.length, 1) - 1) / burst_bytes_;
   unsigned n = 0;
   for (std::uint64_t b = first; b <= last; ++b) {
     const dram::DramAddress d = mapping_.decode(b * burst_bytes_);
@@ -62,8 +62,8 @@ unsigned DramController::bursts_of(const Payload& p, dram::Coord* out) const {
 bool DramController::has_room(const Payload& p) const {
   const RequestExt& e = ext_of(p);
   const std::uint64_t first = e.channel_address / burst_bytes_;
-  const std::uint64_t last = (e.channel_address + std::max<std::uint32_t>(e.length, 1) - 1) /
-                             burst_bytes_;
+  const std::uint64_t last =
+      (e.channel_address + std::max<std::uint32_t>(e.length, 1) - 1) / burst_bytes_;
   const unsigned n = static_cast<unsigned>(last - first + 1);
   if (e.write && params_.posted_writes && posted_.full()) return false;
   return core_.has_room(e.write, n);
@@ -234,17 +234,17 @@ void DramController::report(ComponentReport& r, const ReportWindow& window) cons
   const dram::Energy& en = s.energy;
   using dram::Command;
   auto n = [&](Command c) { return static_cast<double>(st.commands[static_cast<unsigned>(c)]); };
-  const double cmd_pj = n(Command::kACT) * en.act_pre_pj +
-                        (n(Command::kRD) + n(Command::kRDA)) * en.read_pj +
-                        (n(Command::kWR) + n(Command::kWRA)) * en.write_pj +
-                        n(Command::kREFab) * en.refresh_ab_pj + n(Command::kREFpb) * en.refresh_pb_pj;
+  const double cmd_pj =
+      n(Command::kACT) * en.act_pre_pj + (n(Command::kRD) + n(Command::kRDA)) * en.read_pj +
+      (n(Command::kWR) + n(Command::kWRA)) * en.write_pj + n(Command::kREFab) * en.refresh_ab_pj +
+      n(Command::kREFpb) * en.refresh_pb_pj;
   double background_pj = 0;
   for (std::uint64_t active : st.rank_active_cycles) {
     const double total = static_cast<double>(end_cycle);
     const double act = std::min(static_cast<double>(active), total);
     // mW x s = mJ = 1e9 pJ
-    background_pj += (act * en.background_active_mw + (total - act) * en.background_precharged_mw) *
-                     tck_s * 1e9;
+    background_pj +=
+        (act * en.background_active_mw + (total - act) * en.background_precharged_mw) * tck_s * 1e9;
   }
   const double total_pj = cmd_pj + background_pj;
   const double bits = static_cast<double>(read_bytes_ + write_bytes_) * 8;
@@ -266,8 +266,6 @@ void DramController::finish(std::uint64_t end_ps) {
   if (log_) log_->flush();
 }
 
-std::size_t DramController::occupancy() const {
-  return answers_owed_ + (hold_.empty() ? 0 : 1);
-}
+std::size_t DramController::occupancy() const { return answers_owed_ + (hold_.empty() ? 0 : 1); }
 
 }  // namespace famsim

@@ -108,9 +108,9 @@ class DramController : public sc_core::sc_module, public Component {
   std::uint64_t burst_bytes_;
   std::uint64_t tck_fs_;
   FixedDivisor fs_div_;
-  std::uint64_t core_next_ = dram::ControllerCore::kNever;  // cycle the core runs next
-  std::vector<dram::Coord> scratch_;                         // bursts of one request
-  Ring<Posted> posted_;                                      // write answers not yet sent
+  std::uint64_t core_next_ = 0;       // cycle the core runs next (idle: replayed by catch_up)
+  std::vector<dram::Coord> scratch_;  // bursts of one request
+  Ring<Posted> posted_;               // write answers not yet sent
   HoldSlot hold_;
   bool upstream_busy_ = false;
   BackingStore store_;

@@ -5,8 +5,8 @@
 
 namespace famsim {
 
-IdealMemory::IdealMemory(sc_core::sc_module_name name, SimContext& ctx,
-                                   const MemoryTiming& timing, const ControllerParams& params)
+IdealMemory::IdealMemory(sc_core::sc_module_name name, SimContext& ctx, const MemoryTiming& timing,
+                         const ControllerParams& params)
     : sc_core::sc_module(name),
       Component(ctx.registry, this->name()),
       up("up", *this, 0),
@@ -122,8 +122,6 @@ void IdealMemory::report(ComponentReport& r, const ReportWindow& window) const {
   r.extra["stored_pages"] = store_.pages();
 }
 
-std::size_t IdealMemory::occupancy() const {
-  return service_.size() + (hold_.empty() ? 0 : 1);
-}
+std::size_t IdealMemory::occupancy() const { return service_.size() + (hold_.empty() ? 0 : 1); }
 
 }  // namespace famsim

@@ -60,7 +60,7 @@ class IdealMemory : public sc_core::sc_module, public Component {
   TargetPort<IdealMemory> up;
 
   IdealMemory(sc_core::sc_module_name name, SimContext& ctx, const MemoryTiming& timing,
-                   const ControllerParams& params);
+              const ControllerParams& params);
 
   Sync fw(unsigned port, Payload& p, Phase& phase, sc_core::sc_time& t);
 

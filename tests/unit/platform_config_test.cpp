@@ -38,7 +38,7 @@ constexpr const char* kPlatform =
     "    fabric_ports: 4\n"                                                      // 16
     "    port_logic: {clock_mhz: 1000, ingress_cycles: 8, tags_per_port: 64}\n"  // 17
     "    noc: {clock_mhz: 1500, pipeline_cycles: 4, width_bytes: 64}\n"          // 18
-    "    memory: {preset: ddr5_4800, channels: 2}\n";                            // 19
+    "    memory: {preset: ddr5_4800_x8, channels: 2}\n";                         // 19
 
 // With a switch: 2 GPUs x 4 links + 8 device ports = 16 switch ports.
 constexpr const char* kSwitchPlatform =
@@ -58,7 +58,7 @@ constexpr const char* kSwitchPlatform =
     "    fabric_ports: 8\n"
     "    port_logic: {clock_mhz: 1000, ingress_cycles: 8, tags_per_port: 64}\n"
     "    noc: {clock_mhz: 1500, pipeline_cycles: 4, width_bytes: 64}\n"
-    "    memory: {preset: ddr5_4800, channels: 2}\n";
+    "    memory: {preset: ddr5_4800_x8, channels: 2}\n";
 
 constexpr const char* kWorkload =
     "name: unit_wl\n"                                     // 1
@@ -117,12 +117,21 @@ TEST(PlatformConfig, ValidConfigGivesHandComputedValues) {
   // egress_cycles defaults to ingress_cycles.
   EXPECT_EQ(d.port_logic.ingress_cycles, 8u);
   EXPECT_EQ(d.port_logic.egress_cycles, 8u);
-  // Memory: channels from the platform, timing from platforms/presets/memory/ddr5_4800.yaml.
+  // Memory: channels from the platform, the DRAM from platforms/presets/memory/ddr5_4800_x8.yaml
+  // (DDR5-4800B: tCK 0.416 ns, tRCD 16.666 ns -> 40 clocks; a 32-bit sub-channel, BL16).
   EXPECT_EQ(d.memory.channels, 2u);
-  EXPECT_EQ(d.memory.timing.standard, "DDR5");
-  EXPECT_DOUBLE_EQ(d.memory.timing.data_rate_mtps, 4800.0);
-  EXPECT_EQ(d.memory.timing.channel_width_bits, 32u);
-  EXPECT_EQ(d.memory.timing.access_latency_cycles, 68u);
+  EXPECT_EQ(d.memory.model, MemoryConfig::Model::kDram);
+  EXPECT_EQ(d.memory.standard(), "DDR5");
+  EXPECT_DOUBLE_EQ(d.memory.dram.spec.org.data_rate_mtps, 4800.0);
+  EXPECT_EQ(d.memory.dram.spec.org.channel_width_bits, 32u);
+  EXPECT_EQ(d.memory.dram.spec.timing.RCD_RD, 40u);
+  EXPECT_EQ(d.memory.dram.spec.timing.burst, 8u);  // 16 beats, 2 per clock
+  // 4800 MT/s x 4 bytes = 19.2 GB/s per sub-channel.
+  EXPECT_NEAR(d.memory.channel_peak_gbps(), 19.2, 1e-9);
+  // Controller defaults (README key reference).
+  EXPECT_EQ(d.memory.dram.core.read_queue, 64u);
+  EXPECT_EQ(d.memory.dram.core.scheduler, "frfcfs");
+  EXPECT_EQ(d.memory.dram.core.page_policy, "open");
   // Interleave defaults: 256 B granule, modulo.
   EXPECT_EQ(d.memory.granule_bytes, 256u);
   EXPECT_EQ(d.memory.select, AddressMap::Select::kModulo);
@@ -173,10 +182,10 @@ TEST(PlatformConfig, ValidLocalMemoryOnlyPlatform) {
   ASSERT_TRUE(p.gpu_local.present);
   EXPECT_TRUE(p.devices.empty());
   EXPECT_FALSE(p.gpu_link.present);
-  // hbm3_6400 preset: 16 channels and 16 GiB per stack; 2 stacks.
-  EXPECT_EQ(p.gpu_local.channels, 32u);
+  // hbm3_6400 preset: 16 channels x 2 pseudo-channels and 16 GiB per stack; 2 stacks.
+  EXPECT_EQ(p.gpu_local.channels, 64u);
   EXPECT_EQ(p.gpu_local.capacity_bytes, 32ULL << 30);
-  EXPECT_EQ(p.gpu_local.timing.standard, "HBM3");
+  EXPECT_EQ(p.gpu_local.standard(), "HBM3");
   EXPECT_TRUE(c.workload.streams[0].location_is_gpu_local);
 }
 
@@ -308,7 +317,7 @@ TEST(PlatformConfig, NoSwitchLinksMustMatchDevicePorts) {
 
 TEST(PlatformConfig, UnknownPresetName) {
   const std::string bad =
-      error_of(edit(kPlatform, "preset: ddr5_4800", "preset: ddr9_9999"), kWorkload);
+      error_of(edit(kPlatform, "preset: ddr5_4800_x8", "preset: ddr9_9999"), kWorkload);
   EXPECT_THAT(bad, HasSubstr(kPlatformFile));
   EXPECT_THAT(bad, HasSubstr("devices.0.memory.preset"));
   EXPECT_THAT(bad, HasSubstr("ddr9_9999"));
@@ -329,7 +338,7 @@ TEST(PlatformConfig, OtherChecks) {
                    "    fabric_ports: 4\n"
                    "    port_logic: {clock_mhz: 1000, ingress_cycles: 8, tags_per_port: 64}\n"
                    "    noc: {clock_mhz: 1500, pipeline_cycles: 4, width_bytes: 64}\n"
-                   "    memory: {preset: ddr5_4800, channels: 2}\n",
+                   "    memory: {preset: ddr5_4800_x8, channels: 2}\n",
                kWorkload);
   EXPECT_THAT(m, HasSubstr("devices"));
   // Two devices with the same name behind a switch (radix raised so the ports fit).
@@ -339,7 +348,7 @@ TEST(PlatformConfig, OtherChecks) {
                    "    fabric_ports: 8\n"
                    "    port_logic: {clock_mhz: 1000, ingress_cycles: 8, tags_per_port: 64}\n"
                    "    noc: {clock_mhz: 1500, pipeline_cycles: 4, width_bytes: 64}\n"
-                   "    memory: {preset: ddr5_4800, channels: 2}\n",
+                   "    memory: {preset: ddr5_4800_x8, channels: 2}\n",
                kWorkload, {"switch.radix=64"});
   EXPECT_THAT(m, HasSubstr("devices.1.name"));
 }

@@ -191,8 +191,8 @@ Energy compute_energy(const Currents& c, const Organization& org, const Timing& 
 //     ipp5pb_ma                                                                     (default 0)
 Spec load_spec(ConfigNode& node, const std::string& name);
 
-// Loads the embedded preset platforms/presets/memory/NAME.yaml (every key of the file must be read).
-// Throws ConfigError for an unknown name, listing the known ones.
+// Loads the embedded preset platforms/presets/memory/NAME.yaml (every key of the file must be
+// read). Throws ConfigError for an unknown name, listing the known ones.
 Spec load_spec_preset(const std::string& preset_name);
 std::vector<std::string> spec_preset_names();
 

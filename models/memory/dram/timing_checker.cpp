@@ -167,10 +167,10 @@ TimingChecker::ChannelState& TimingChecker::channel_state(unsigned channel,
   if (cached_ != nullptr && cached_key_ == key) return *cached_;
   auto it = channels_.find(key);
   if (it == channels_.end()) {
-    // A channel seen for the first time brings all its pseudo-channels: each needs refresh
-    // even if the log never addresses it.
+    // Only the (channel, pseudo-channel) pairs a log addresses are checked: famsim writes one
+    // log per modelled channel (an HBM3 pseudo-channel each), so a log holds one pair.
     const Organization& o = spec_.org;
-    for (unsigned pc = 0; pc < o.pseudo_channels; ++pc) {
+    for (unsigned pc = pseudo_channel; pc <= pseudo_channel; ++pc) {
       auto ch = std::make_unique<ChannelState>();
       ch->ranks.resize(o.ranks);
       for (RankState& rank : ch->ranks) {
