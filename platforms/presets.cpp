@@ -78,6 +78,10 @@ void expand_presets(ConfigDoc& doc) {
   if (root["gpus"].IsDefined() && root["gpus"].IsMap()) {
     expand_one(root["gpus"], "local_memory", "memory", "gpus.local_memory", src);
   }
+  if (root["memory"].IsDefined() && root["memory"].IsMap()) {  // standalone memory platforms
+    YAML::Node r = doc.root;
+    expand_one(r, "memory", "memory", "memory", src);
+  }
   if (root["devices"].IsDefined() && root["devices"].IsSequence()) {
     const YAML::Node devs = root["devices"];
     for (std::size_t i = 0; i < devs.size(); ++i) {

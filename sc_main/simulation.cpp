@@ -94,6 +94,7 @@ ResolvedConfig parse_config(const ConfigDoc& doc) {
   sim.finish();
 
   if (standalone) {
+    rc.workload.name = "trace " + rc.platform.trace_player.params.file;
     root.ignore("workload");
     if (root.has("workload")) root.fail("workload", "a standalone memory platform replays a trace");
     root.finish();
