@@ -95,6 +95,7 @@ Platform::Platform(const PlatformConfig& cfg, SimContext& ctx, AddressSpace& vmm
     // Standalone memory: the trace player on the channels.
     const MemoryConfig& m = cfg.memory;
     memory_ = std::make_unique<MemoryChannels>("memory", ctx, m);
+    if (cfg.trace_player.params.file.empty()) return;  // `famsim validate`: no trace to play
     try {
       trace_player_ =
           std::make_unique<TracePlayer>("trace_player", ctx, cfg.trace_player.params,

@@ -79,10 +79,6 @@ ResolvedConfig parse_config(const ConfigDoc& doc) {
   rc.platform = parse_platform(root);
 
   const bool standalone = rc.platform.trace_player.present;
-  if (standalone && rc.platform.trace_player.params.file.empty()) {
-    root.child("trace_player")
-        .fail("file", "missing: give the trace to replay with --trace FILE (and --trace-format)");
-  }
   ConfigNode sim = root.child("sim");
   rc.sim.seed = sim.get_uint("seed", 1);
   rc.sim.max_time_ns = sim.get_double("max_time_ns", 0.0, 0.0, 2.8e11);
@@ -203,6 +199,11 @@ void Simulation::map_workload() {
 }
 
 void Simulation::run() {
+  if (cfg_.platform.trace_player.present && cfg_.platform.trace_player.params.file.empty()) {
+    throw ConfigError(doc_.sources->source_of("trace_player") +
+                      ": trace_player.file: missing: give the trace to replay with --trace FILE "
+                      "(and --trace-format)");
+  }
   if (cfg_.sim.max_time_ns > 0 && !ctx_->scheduler()) {
     sc_core::sc_start(sc_core::sc_time(cfg_.sim.max_time_ns, sc_core::SC_NS));
   } else {
