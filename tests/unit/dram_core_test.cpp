@@ -100,7 +100,8 @@ TEST(DramCore, ReadToClosedBankIsRcdPlusClPlusBurst) {
   Driver d(test_spec(), no_refresh());
   Coord c = at(1, 2, 100, 8);
   d.core.enqueue(&d.tag, false, &c, 1, 10);
-  ASSERT_EQ(d.core.run(10), 11u);  // ACT issued at 10
+  // ACT issued at 10; nothing else can happen before the RD at 10 + tRCD = 32.
+  ASSERT_EQ(d.core.run(10), 32u);
   std::uint64_t next = 11;
   while (d.core.next_completion() == ControllerCore::kNever) next = d.core.run(next);
   // ACT at 10, RD at 10 + tRCD = 32, data ends at 32 + CL + tBL = 58.

@@ -23,28 +23,21 @@ void ChannelState::occupy_bus(unsigned rank, std::uint64_t start) {
   bus_rank_ = rank;
 }
 
-std::uint64_t ChannelState::earliest(Command cmd, const Coord& c) const {
+void ChannelState::update_ready(unsigned rank) {
+  Rank& r = ranks_[rank];
+  r.act_ready = r.act;
+  if (r.acts >= 4) r.act_ready = std::max(r.act_ready, r.faw[r.faw_next] + t_.FAW);
+  r.rd_ready = std::max(r.rd, bus_ready(rank, t_.CL));
+  r.wr_ready = std::max(r.wr, bus_ready(rank, t_.CWL));
+}
+
+void ChannelState::update_bus_ready() {
+  for (unsigned r = 0; r < ranks_.size(); ++r) update_ready(r);
+}
+
+std::uint64_t ChannelState::earliest_rank_wide(Command cmd, const Coord& c) const {
   const Rank& r = ranks_[c.rank];
   switch (cmd) {
-    case Command::kACT: {
-      const unsigned f = flat_bank(c);
-      const Group& g = groups_[c.rank * org_.bank_groups + c.bank_group];
-      std::uint64_t e = std::max({banks_[f].act, g.act, r.act});
-      if (r.acts >= 4) e = std::max(e, r.faw[r.faw_next] + t_.FAW);  // oldest of the last four
-      return e;
-    }
-    case Command::kRD:
-    case Command::kRDA: {
-      const Group& g = groups_[c.rank * org_.bank_groups + c.bank_group];
-      return std::max({banks_[flat_bank(c)].rd, g.rd, r.rd, bus_ready(c.rank, t_.CL)});
-    }
-    case Command::kWR:
-    case Command::kWRA: {
-      const Group& g = groups_[c.rank * org_.bank_groups + c.bank_group];
-      return std::max({banks_[flat_bank(c)].wr, g.wr, r.wr, bus_ready(c.rank, t_.CWL)});
-    }
-    case Command::kPRE:
-      return std::max(banks_[flat_bank(c)].pre, r.pre);
     case Command::kPREA: {
       std::uint64_t e = r.pre;
       const unsigned first = c.rank * org_.banks();
@@ -66,8 +59,10 @@ std::uint64_t ChannelState::earliest(Command cmd, const Coord& c) const {
       const Group& g = groups_[c.rank * org_.bank_groups + c.bank_group];
       return std::max({banks_[flat_bank(c)].act, r.refpb, r.act, g.act});
     }
+    default:
+      break;
   }
-  return 0;
+  return earliest(cmd, c);
 }
 
 void ChannelState::close(unsigned flat, unsigned rank, std::uint64_t precharge_cycle) {
@@ -79,6 +74,16 @@ void ChannelState::close(unsigned flat, unsigned rank, std::uint64_t precharge_c
 }
 
 void ChannelState::issue(Command cmd, const Coord& c, std::uint64_t cycle) {
+  issue_raw(cmd, c, cycle);
+  // Column commands move the data bus, which every rank's column timing depends on.
+  if (is_column(cmd)) {
+    update_bus_ready();
+  } else {
+    update_ready(c.rank);
+  }
+}
+
+void ChannelState::issue_raw(Command cmd, const Coord& c, std::uint64_t cycle) {
   Rank& r = ranks_[c.rank];
   switch (cmd) {
     case Command::kACT: {

@@ -53,7 +53,27 @@ class ChannelState {
   // The earliest cycle at which `cmd` to `c` satisfies every timing rule (bank-state rules are
   // the caller's: ACT to a closed bank, column commands to the open row, REFab with all banks of
   // the rank closed). For PREA and REFab only c.rank matters.
-  std::uint64_t earliest(Command cmd, const Coord& c) const;
+  std::uint64_t earliest(Command cmd, const Coord& c) const {
+    // The common commands inline: the scheduler asks for every waiting bank on every decision.
+    const Rank& r = ranks_[c.rank];
+    const unsigned g = c.rank * org_.bank_groups + c.bank_group;
+    switch (cmd) {
+      case Command::kACT:
+        return max3(banks_[flat_bank(c)].act, groups_[g].act, r.act_ready);
+      case Command::kRD:
+      case Command::kRDA:
+        return max3(banks_[flat_bank(c)].rd, groups_[g].rd, r.rd_ready);
+      case Command::kWR:
+      case Command::kWRA:
+        return max3(banks_[flat_bank(c)].wr, groups_[g].wr, r.wr_ready);
+      case Command::kPRE: {
+        const std::uint64_t b = banks_[flat_bank(c)].pre;
+        return b > r.pre ? b : r.pre;
+      }
+      default:
+        return earliest_rank_wide(cmd, c);
+    }
+  }
   // Records `cmd` issued at `cycle` (>= earliest(cmd, c)).
   void issue(Command cmd, const Coord& c, std::uint64_t cycle);
 
@@ -77,8 +97,19 @@ class ChannelState {
     unsigned faw_next = 0;
     unsigned acts = 0;  // ACTs so far, saturating at 4
     unsigned open_banks = 0;
+    // Derived, kept current by issue(): act with tFAW; rd and wr with the data bus.
+    std::uint64_t act_ready = 0, rd_ready = 0, wr_ready = 0;
   };
 
+  static std::uint64_t max3(std::uint64_t a, std::uint64_t b, std::uint64_t c) {
+    const std::uint64_t m = a > b ? a : b;
+    return m > c ? m : c;
+  }
+  std::uint64_t earliest_rank_wide(Command cmd, const Coord& c) const;
+  // Refreshes the per-rank "ready" values after the rank's or the bus's state changed.
+  void update_ready(unsigned rank);
+  void update_bus_ready();
+  void issue_raw(Command cmd, const Coord& c, std::uint64_t cycle);
   void close(unsigned flat, unsigned rank, std::uint64_t precharge_cycle);
   std::uint64_t bus_ready(unsigned rank, unsigned latency) const;
   void occupy_bus(unsigned rank, std::uint64_t start);

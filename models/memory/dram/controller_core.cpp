@@ -32,6 +32,14 @@ ControllerCore::ControllerCore(const Spec& spec, const CoreParams& params)
   }
   const unsigned banks = state_.banks_total();
   for (auto& q : queues_) q.resize(banks);
+  for (auto& c : cache_) c.resize(banks);
+  // With several ranks, a rank's column commands wait tRTRS after another rank's burst; the wait
+  // disappears once the rank drives the bus itself, so earliest cycles only grow if a burst
+  // (which moves the bus's end) is at least tRTRS long.
+  earliest_monotonic_ = spec.org.ranks == 1 || spec.timing.burst >= spec.timing.RTRS;
+  for (auto& n : nonempty_) n.assign((banks + 63) / 64, 0);
+  dirty_.assign(banks, 3);
+  for (auto& d : due_) d.assign(banks, 0);
   rank_entries_.assign(spec.org.ranks, 0);
   read_done_.set_capacity(entries);
   write_done_.set_capacity(entries);
@@ -41,6 +49,8 @@ ControllerCore::ControllerCore(const Spec& spec, const CoreParams& params)
   const std::uint64_t interval =
       params.refresh == RefreshMode::kPerBank ? spec.timing.REFIpb : spec.timing.REFI;
   for (auto& r : refresh_) r.next_due = interval;
+  next_due_ = params.refresh == RefreshMode::kOff ? kNever : interval;
+  timeout_policy_ = params.page_policy == "timeout";
   postpone_limit_ = params.refresh_postpone ? spec.timing.refresh_postpone_max : 0;
   stats_.bank_open_cycles.assign(banks, 0);
   stats_.rank_active_cycles.assign(spec.org.ranks, 0);
@@ -82,7 +92,8 @@ void ControllerCore::enqueue(void* tag, bool write, const Coord* bursts, unsigne
       entries_[bq.tail].next = e;
     }
     bq.tail = e;
-    ++bq.count;
+    if (bq.count++ == 0) set_nonempty(q, state_.flat_bank(bursts[i]), true);
+    mark_dirty(state_.flat_bank(bursts[i]));
     ++rank_entries_[bursts[i].rank];
   }
   if (write) {
@@ -95,21 +106,27 @@ void ControllerCore::enqueue(void* tag, bool write, const Coord* bursts, unsigne
 }
 
 void ControllerCore::advance_refresh(std::uint64_t now) {
-  if (params_.refresh == RefreshMode::kOff) return;
+  if (params_.refresh == RefreshMode::kOff || now < next_due_) return;
   const std::uint64_t interval =
       params_.refresh == RefreshMode::kPerBank ? spec_.timing.REFIpb : spec_.timing.REFI;
+  next_due_ = kNever;
   for (RankRefresh& r : refresh_) {
     while (r.next_due <= now) {
       ++r.pending;
+      ++refreshes_owed_;
       r.next_due += interval;
     }
+    next_due_ = std::min(next_due_, r.next_due);
   }
 }
 
 bool ControllerCore::refresh_forced(unsigned rank) const {
   const RankRefresh& r = refresh_[rank];
   if (r.pending == 0) return false;
-  if (r.pending > postpone_limit_) return true;
+  // JEDEC counts the refreshes still owed when a REF issues: at most postpone_max may be owed
+  // besides it, so the controller forces a refresh once that many are owed, and it completes
+  // before the next one falls due (PREA + tRP is far below tREFI).
+  if (r.pending >= std::max(1u, postpone_limit_)) return true;
   if (params_.refresh == RefreshMode::kPerBank) {
     const unsigned flat = rank * state_.banks_per_rank() + r.next_bank;
     return queues_[0][flat].count + queues_[1][flat].count == 0;
@@ -132,6 +149,7 @@ void ControllerCore::consider(Choice& best, const Choice& c, std::uint64_t now,
     next = std::min(next, c.cand.earliest);
     return;
   }
+  if (best.valid) ready_others_ = true;  // two ready: one of them waits for the next clock
   if (!best.valid || scheduler_->before(c.cand, best.cand)) best = c;
 }
 
@@ -144,59 +162,91 @@ bool ControllerCore::another_hit(unsigned flat, std::uint32_t row, std::uint32_t
   return false;
 }
 
+void ControllerCore::mark_dirty(unsigned flat) {
+  dirty_[flat] = 3;
+  due_[0][flat] = 0;
+  due_[1][flat] = 0;
+}
+
 void ControllerCore::bank_choice(unsigned flat, int q, std::uint64_t now, Choice& best,
                                  std::uint64_t& next) const {
-  const BankQueue& bq = queues_[q][flat];
-  const Entry& head = entries_[bq.head];
-  Choice ch;
-  ch.queue = q;
-  ch.valid = true;
-  if (state_.is_open(flat)) {
-    const std::uint32_t open = state_.open_row(flat);
-    std::uint32_t hit = kNil, prev = kNil;
-    if (head.c.row == open) {
-      hit = bq.head;
-    } else if (scheduler_->may_overtake(bq.overtaken)) {
-      for (std::uint32_t p = bq.head, e = head.next; e != kNil; p = e, e = entries_[e].next) {
-        if (entries_[e].c.row == open) {
-          hit = e;
-          prev = p;
-          break;
+  // Which burst a bank works for and with what command depends only on the bank's queues and
+  // state: worked out again only after those changed (dirty_). Its earliest cycle can only grow
+  // while the choice stands (every command raises "not before" cycles, never lowers them), so a
+  // cached value beyond `now` is a lower bound that still says "not ready" and may stand in for
+  // the next wake-up (waking early only costs a look); it is recomputed once it is due.
+  Choice& ch = cache_[q][flat];
+  if (!(dirty_[flat] & (1u << q))) {
+    if (ch.cand.earliest <= now || !earliest_monotonic_) {
+      ch.cand.earliest = state_.earliest(ch.cmd, ch.c);
+      if (earliest_monotonic_) due_[q][flat] = ch.cand.earliest;
+    }
+    consider(best, ch, now, next);
+    return;
+  }
+  {
+    dirty_[flat] &= static_cast<std::uint8_t>(~(1u << q));
+    const BankQueue& bq = queues_[q][flat];
+    const Entry& head = entries_[bq.head];
+    ch.queue = q;
+    ch.valid = true;
+    ch.prev = kNil;
+    if (state_.is_open(flat)) {
+      const std::uint32_t open = state_.open_row(flat);
+      std::uint32_t hit = kNil, prev = kNil;
+      if (head.c.row == open) {
+        hit = bq.head;
+      } else if (scheduler_->may_overtake(bq.overtaken)) {
+        for (std::uint32_t p = bq.head, e = head.next; e != kNil; p = e, e = entries_[e].next) {
+          if (entries_[e].c.row == open) {
+            hit = e;
+            prev = p;
+            break;
+          }
         }
       }
-    }
-    if (hit != kNil) {
-      const Entry& h = entries_[hit];
-      const bool ap = page_->auto_precharge(another_hit(flat, open, hit));
-      ch.cmd = q == 1 ? (ap ? Command::kWRA : Command::kWR) : (ap ? Command::kRDA : Command::kRD);
-      ch.c = h.c;
-      ch.entry = hit;
-      ch.prev = prev;
-      ch.cand = Candidate{state_.earliest(ch.cmd, h.c), h.seq, true};
+      if (hit != kNil) {
+        const Entry& h = entries_[hit];
+        const bool ap = page_->auto_precharge(another_hit(flat, open, hit));
+        ch.cmd = q == 1 ? (ap ? Command::kWRA : Command::kWR) : (ap ? Command::kRDA : Command::kRD);
+        ch.c = h.c;
+        ch.entry = hit;
+        ch.prev = prev;
+        ch.cand = Candidate{0, h.seq, true};
+      } else {
+        ch.cmd = Command::kPRE;
+        ch.c = head.c;
+        ch.entry = bq.head;
+        ch.cand = Candidate{0, head.seq, false};
+      }
     } else {
-      ch.cmd = Command::kPRE;
+      ch.cmd = Command::kACT;
       ch.c = head.c;
       ch.entry = bq.head;
-      ch.cand = Candidate{state_.earliest(Command::kPRE, head.c), head.seq, false};
+      ch.cand = Candidate{0, head.seq, false};
     }
-  } else {
-    ch.cmd = Command::kACT;
-    ch.c = head.c;
-    ch.entry = bq.head;
-    ch.cand = Candidate{state_.earliest(Command::kACT, head.c), head.seq, false};
   }
+  ch.cand.earliest = state_.earliest(ch.cmd, ch.c);
+  if (earliest_monotonic_) due_[q][flat] = ch.cand.earliest;
   consider(best, ch, now, next);
 }
 
+int ControllerCore::direction() const {
+  const bool draining = write_count_ >= params_.write_high_watermark ||
+                        (draining_ && write_count_ > params_.write_low_watermark);
+  return (draining || read_count_ == 0) && write_count_ > 0 ? 1 : 0;
+}
+
 std::uint64_t ControllerCore::run(std::uint64_t now) {
+  ready_others_ = false;
   account_queues(now);
   advance_refresh(now);
 
   // Direction: drain writes from the high watermark down to the low one; otherwise reads, or
   // writes when no read waits.
-  if (write_count_ >= params_.write_high_watermark) draining_ = true;
-  if (write_count_ <= params_.write_low_watermark) draining_ = false;
-  const int q = (draining_ || read_count_ == 0) && write_count_ > 0 ? 1 : 0;
+  const int q = direction();
+  draining_ = write_count_ >= params_.write_high_watermark ||
+              (draining_ && write_count_ > params_.write_low_watermark);
 
   std::uint64_t next = kNever;
   Choice best;
@@ -204,8 +254,8 @@ std::uint64_t ControllerCore::run(std::uint64_t now) {
   const unsigned per_rank = state_.banks_per_rank();
   // Refresh first: a forced refresh outranks every request, and blocks new work in what it
   // refreshes (the whole rank, or the bank in turn).
-  std::fill(refresh_block_.begin(), refresh_block_.end(), kNil);
-  for (unsigned r = 0; r < ranks; ++r) {
+  if (refreshes_owed_) std::fill(refresh_block_.begin(), refresh_block_.end(), kNil);
+  for (unsigned r = 0; refreshes_owed_ && r < ranks; ++r) {
     if (!refresh_forced(r)) continue;
     Choice ch;
     ch.valid = true;
@@ -228,6 +278,7 @@ std::uint64_t ControllerCore::run(std::uint64_t now) {
     }
   }
   auto blocked = [&](unsigned flat) {
+    if (!refreshes_owed_) return false;  // refresh_block_ is only current while some are owed
     const std::uint32_t b = refresh_block_[flat / per_rank];
     return b == kAllBanks || b == flat;
   };
@@ -238,25 +289,30 @@ std::uint64_t ControllerCore::run(std::uint64_t now) {
       // Only the oldest burst of this direction gets commands.
       unsigned oldest_bank = kNil;
       std::uint64_t oldest_seq = kNever;
-      for (unsigned b = 0; b < banks; ++b) {
+      for_each_nonempty(q, [&](unsigned b) {
         const BankQueue& bq = queues_[q][b];
-        if (bq.count && entries_[bq.head].seq < oldest_seq) {
+        if (entries_[bq.head].seq < oldest_seq) {
           oldest_seq = entries_[bq.head].seq;
           oldest_bank = b;
         }
-      }
+      });
       if (oldest_bank != kNil && !blocked(oldest_bank)) {
         bank_choice(oldest_bank, q, now, best, next);
       }
     } else {
-      for (unsigned b = 0; b < banks; ++b) {
-        if (queues_[q][b].count == 0) continue;
-        if (blocked(b)) continue;
-        bank_choice(b, q, now, best, next);
-      }
+      const std::uint64_t* due = due_[q].data();
+      for_each_nonempty(q, [&](unsigned b) {
+        // Fast path: a bank whose standing choice is not due yet (see bank_choice).
+        const std::uint64_t e = due[b];
+        if (e > now) {
+          if (e < next) next = e;
+          return;
+        }
+        if (!blocked(b)) bank_choice(b, q, now, best, next);
+      });
     }
     // Timeout page policy: close rows nobody queued for once they have idled long enough.
-    if (!best.valid && params_.page_policy == "timeout") {
+    if (!best.valid && timeout_policy_) {
       for (unsigned b = 0; b < banks; ++b) {
         if (!state_.is_open(b) || queues_[0][b].count || queues_[1][b].count || blocked(b)) {
           continue;
@@ -275,12 +331,25 @@ std::uint64_t ControllerCore::run(std::uint64_t now) {
 
   if (best.valid) {
     issue(best, now);
-    next = now + 1;  // one command per clock; look again at the next
+    // One command per clock. Look again at the next clock only if something else was ready, or
+    // the issue changed more than one bank's outlook; otherwise the other banks' earliest
+    // cycles still stand (commands only ever raise them) and only the bank that issued has a
+    // new next command.
+    const bool one_bank = best.entry != kNil && best.cmd != Command::kPREA &&
+                          best.cmd != Command::kREFab && best.cmd != Command::kREFpb;
+    if (ready_others_ || !one_bank || direction() != q || timeout_policy_) {
+      next = now + 1;
+    } else {
+      const unsigned flat = state_.flat_bank(best.c);
+      if (queues_[q][flat].count && !blocked(flat)) {
+        Choice again;
+        bank_choice(flat, q, now, again, next);
+        if (again.valid) next = now + 1;
+      }
+      next = std::max(next, now + 1);
+    }
   }
-  if (params_.refresh != RefreshMode::kOff) {
-    for (const RankRefresh& r : refresh_) next = std::min(next, r.next_due);
-  }
-  return next;
+  return std::min(next, next_due_);
 }
 
 void ControllerCore::log(Command cmd, const Coord& c, std::uint64_t now) {
@@ -315,14 +384,16 @@ void ControllerCore::issue(const Choice& ch, std::uint64_t now) {
   if (log_) log(cmd, ch.c, now);
   ++stats_.commands[static_cast<unsigned>(cmd)];
 
-  if (cmd == Command::kPREA) {
+  if (cmd == Command::kPREA || cmd == Command::kREFab) {
     const unsigned first = rank * state_.banks_per_rank();
     for (unsigned b = first; b < first + state_.banks_per_rank(); ++b) {
       if (state_.is_open(b)) stats_.bank_open_cycles[b] += now - open_since_[b];
+      mark_dirty(b);
     }
     state_.issue(cmd, ch.c, now);
   } else {
     const unsigned flat = state_.flat_bank(ch.c);
+    mark_dirty(flat);
     const bool was_open = state_.is_open(flat);
     state_.issue(cmd, ch.c, now);
     note_open_change(flat, was_open, now);
@@ -342,6 +413,7 @@ void ControllerCore::issue(const Choice& ch, std::uint64_t now) {
       RankRefresh& r = refresh_[rank];
       if (r.pending > 1 || rank_entries_[rank] > 0) ++stats_.refreshes_postponed;
       --r.pending;
+      --refreshes_owed_;
       if (cmd == Command::kREFpb) r.next_bank = (r.next_bank + 1) % state_.banks_per_rank();
       return;
     }
@@ -370,7 +442,7 @@ void ControllerCore::issue(const Choice& ch, std::uint64_t now) {
     ++bq.overtaken;
   }
   if (bq.tail == e) bq.tail = ch.prev;
-  --bq.count;
+  if (--bq.count == 0) set_nonempty(ch.queue, flat, false);
   --rank_entries_[rank];
   if (ent.flags & kConflicted) {
     ++stats_.row_conflicts;
@@ -403,11 +475,8 @@ void ControllerCore::issue(const Choice& ch, std::uint64_t now) {
 }
 
 bool ControllerCore::has_work() const {
-  if (read_count_ + write_count_ > 0) return true;
-  for (const RankRefresh& r : refresh_) {
-    if (r.pending > 0) return true;
-  }
-  if (params_.page_policy == "timeout") {
+  if (read_count_ + write_count_ > 0 || refreshes_owed_ > 0) return true;
+  if (timeout_policy_) {
     for (unsigned r = 0; r < spec_.org.ranks; ++r) {
       if (state_.open_banks(r)) return true;
     }

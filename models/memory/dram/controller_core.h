@@ -144,12 +144,31 @@ class ControllerCore {
   };
 
   void account_queues(std::uint64_t now);
+  int direction() const;  // 0 reads, 1 writes (write drain)
   void advance_refresh(std::uint64_t now);
   bool refresh_forced(unsigned rank) const;
   void consider(Choice& best, const Choice& c, std::uint64_t now, std::uint64_t& next) const;
   void bank_choice(unsigned flat, int q, std::uint64_t now, Choice& best,
                    std::uint64_t& next) const;
   bool another_hit(unsigned flat, std::uint32_t row, std::uint32_t except) const;
+  void mark_dirty(unsigned flat);
+  void set_nonempty(int q, unsigned flat, bool on) {
+    const std::uint64_t bit = std::uint64_t{1} << (flat & 63);
+    if (on) {
+      nonempty_[q][flat >> 6] |= bit;
+    } else {
+      nonempty_[q][flat >> 6] &= ~bit;
+    }
+  }
+  // Calls f(flat) for every bank with bursts queued in direction q, in bank order.
+  template <class F>
+  void for_each_nonempty(int q, F&& f) const {
+    for (std::size_t w = 0; w < nonempty_[q].size(); ++w) {
+      for (std::uint64_t bits = nonempty_[q][w]; bits != 0; bits &= bits - 1) {
+        f(static_cast<unsigned>(w * 64 + static_cast<unsigned>(__builtin_ctzll(bits))));
+      }
+    }
+  }
   void issue(const Choice& ch, std::uint64_t now);
   void log(Command cmd, const Coord& c, std::uint64_t now);
   void note_open_change(unsigned flat, bool was_open, std::uint64_t now);
@@ -166,8 +185,23 @@ class ControllerCore {
   std::vector<Request> requests_;
   std::vector<std::uint32_t> free_requests_;
   std::size_t requests_in_use_ = 0;
-  std::array<std::vector<BankQueue>, 2> queues_;  // [0] reads, [1] writes, per flat bank
-  std::vector<unsigned> rank_entries_;            // queued bursts per rank
+  std::array<std::vector<BankQueue>, 2> queues_;        // [0] reads, [1] writes, per flat bank
+  std::array<std::vector<std::uint64_t>, 2> nonempty_;  // bit per bank with bursts queued
+  // Per bank and direction: the command the bank would issue next, kept until the bank's queues
+  // or state change (dirty_ bit per direction).
+  mutable std::array<std::vector<Choice>, 2> cache_;
+  mutable std::vector<std::uint8_t> dirty_;
+  // Per direction and bank: the cycle before which the bank's standing choice cannot issue (a
+  // lower bound; 0 = look at it).
+  mutable std::array<std::vector<std::uint64_t>, 2> due_;
+  mutable bool ready_others_ = false;
+  bool earliest_monotonic_ = true;
+  bool timeout_policy_ = false;
+  std::uint64_t next_due_ = kNever;  // earliest next_due over the ranks
+  unsigned refreshes_owed_ =
+      0;  // sum of the ranks' pending refreshes  // cached earliest cycles are lower bounds
+          // (bank_choice)  // this decision saw more than one ready command
+  std::vector<unsigned> rank_entries_;  // queued bursts per rank
   unsigned read_count_ = 0, write_count_ = 0;
   bool draining_ = false;
   std::uint64_t seq_ = 0;
