@@ -126,18 +126,53 @@ std::string validation_text(const ResolvedConfig& cfg) {
   std::string o;
   o += fmt::format("platform {}: valid\n", p.name);
   if (!p.description.empty()) o += "  " + p.description + "\n";
-  o += fmt::format("  GPUs: {} at {:.0f} MHz, {} B requests, {} outstanding, {} issued per cycle\n",
-                   p.gpu_count, Clock(p.gpu.clock_mhz).mhz(), p.gpu.request_bytes,
-                   p.gpu.max_outstanding, p.gpu.issue_width);
+  if (!p.trace_player.present) {
+    o += fmt::format(
+        "  GPUs: {} at {:.0f} MHz, {} B requests, {} outstanding, {} issued per cycle\n",
+        p.gpu_count, Clock(p.gpu.clock_mhz).mhz(), p.gpu.request_bytes, p.gpu.max_outstanding,
+        p.gpu.issue_width);
+  }
   auto mem_line = [&](const MemoryConfig& m, const std::string& what) {
     const double ch = m.channel_peak_gbps();
-    return fmt::format(
-        "  {}: {} {} channels x {:.2f} GB/s = {:.2f} GB/s peak, {:.0f} GiB, "
+    std::string line = fmt::format(
+        "  {}: {} {} channels x {:.2f} GB/s = {:.2f} GB/s peak, {:.4g} GiB, "
         "{} B {} interleave\n",
         what, m.channels, m.standard(), ch, ch * m.channels,
         static_cast<double>(m.capacity_bytes) / (1ULL << 30), m.granule_bytes,
         m.select == AddressMap::Select::kXor ? "xor" : "modulo");
+    if (m.model == MemoryConfig::Model::kDram) {
+      const dram::Spec& d = m.dram.spec;
+      const dram::Timing& t = d.timing;
+      const dram::CoreParams& c = m.dram.core;
+      line += fmt::format(
+          "    DRAM {} ({}): {} rank(s) x {} bank groups x {} banks, {} rows, {} B rows, {} B "
+          "bursts; tCK {} ps, CL-tRCD-tRP-tRAS {}-{}-{}-{}, tRC {}, tFAW {}, tREFI {} / tRFC "
+          "{} clocks\n"
+          "    controller: {} read / {} write entries (bursts), write drain {}..{}, {}, {} pages, "
+          "{} refresh, mapping {}{}, writes {}\n",
+          d.name, dram::to_string(d.standard), d.org.ranks, d.org.bank_groups,
+          d.org.banks_per_group, d.org.rows, d.org.row_bytes(), d.org.burst_bytes(), t.tck_ps,
+          t.CL, t.RCD_RD, t.RP, t.RAS, t.RC, t.FAW, t.REFI, t.RFC, c.read_queue, c.write_queue,
+          c.write_low_watermark, c.write_high_watermark, c.scheduler, c.page_policy,
+          c.refresh == dram::RefreshMode::kAllBank   ? "all-bank"
+          : c.refresh == dram::RefreshMode::kPerBank ? "per-bank"
+                                                     : "no",
+          m.dram.mapping_order.substr(m.dram.mapping_order.size() - 2) == "Ch"
+              ? m.dram.mapping_order.substr(0, m.dram.mapping_order.size() - 2) +
+                    " within a channel"
+              : m.dram.mapping_order,
+          m.dram.xor_bank ? " + bank xor" : "",
+          m.dram.posted_writes ? "posted" : "answered on completion");
+    }
+    return line;
   };
+  if (p.trace_player.present) {
+    const TracePlayerParams& t = p.trace_player.params;
+    o += mem_line(p.memory, "memory");
+    o += fmt::format("  trace player: {} loop, {} outstanding, {} B requests, {:.1f} MHz{}\n",
+                     t.open_loop ? "open" : "closed", t.max_outstanding, t.request_bytes,
+                     t.clock_mhz, t.file.empty() ? " (trace: give --trace FILE)" : ", " + t.file);
+  }
   if (p.gpu_local.present) o += mem_line(p.gpu_local, "local memory per GPU");
   auto link_line = [&](const LinkConfig& l, const std::string& what, unsigned count) {
     const double bw = l.params.bandwidth_gbps();
@@ -178,7 +213,10 @@ std::string validation_text(const ResolvedConfig& cfg) {
   for (const MemoryTarget& t : Platform::address_layout(p)) {
     o += fmt::format("    {:<12} 0x{:012x} .. 0x{:012x}\n", t.name, t.base, t.base + t.size - 1);
   }
-  o += fmt::format("workload {}: {} streams\n", cfg.workload.name, cfg.workload.streams.size());
+  if (!p.trace_player.present) {
+    o += fmt::format("workload {}: {} streams\n", cfg.workload.name,
+                     cfg.workload.streams.size());
+  }
   return o;
 }
 
