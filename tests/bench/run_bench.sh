@@ -1,12 +1,35 @@
 #!/usr/bin/env bash
-# Simulation speed on the reference load: nvl8_fam under saturating random reads (every GPU keeps
-# 512 requests in flight), with both kernels. Prints one JSON line per run. Speed is measured
-# here, never asserted in tests.
+# Simulation speed, measured here and never asserted in tests. Prints one JSON line per run.
+#  1. The reference load: nvl8_fam under saturating random reads (every GPU keeps 512 requests in
+#     flight), with both kernels.
+#  2. DRAM alone: 5-million-request random and sequential traces (reads:writes 8:2, Ramulator 2
+#     format) replayed on one DDR4-3200 channel (platforms/dram_ddr4.yaml).
 #   tests/bench/run_bench.sh [famsim-executable] [extra famsim bench arguments...]
+#   FAMSIM_BENCH_DRAM_REQUESTS=N changes the trace length (default 5000000).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 exe=${1:-build/famsim}
 shift || true
 for kernel in famsim systemc; do
   "$exe" bench --set sim.kernel=$kernel "$@"
+done
+
+n=${FAMSIM_BENCH_DRAM_REQUESTS:-5000000}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+for pattern in random sequential; do
+  python3 scripts/make_trace.py --format ramulator --pattern "$pattern" --requests "$n" \
+    --read-fraction 0.8 --address-bytes 8GiB --seed 1 -o "$work/$pattern.trace"
+  "$exe" run --platform platforms/dram_ddr4.yaml --trace "$work/$pattern.trace" \
+    --trace-format ramulator --out "$work/out-$pattern" > /dev/null
+  python3 - "$work/out-$pattern/stats.json" "$pattern" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+s = d["sim"]
+print(json.dumps({"platform": s["platform"], "trace": sys.argv[2] + " 8:2",
+                  "requests": s["requests_completed"], "host_seconds": s["host_seconds"],
+                  "requests_per_host_second": s["requests_per_host_second"],
+                  "peak_rss_mib": s["peak_rss_mib"],
+                  "bandwidth_gbps": d["summary"]["bandwidth_gbps"]}))
+PY
 done
