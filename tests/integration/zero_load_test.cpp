@@ -147,6 +147,39 @@ TEST_P(ZeroLoad, LocalHbmReadIsTheControllerAlone) {
   EXPECT_DOUBLE_EQ(r["summary"]["latency_ns"]["max"].get<double>(), t / 1000.0);
 }
 
+// The same direct platform with a DDR4-3200 device memory (platforms/presets/memory/ddr4_3200.yaml:
+// tCK 625 ps, tRCD 22, CL 22, tRRD_S 4, tCCD_S 4, tBL 4 clocks, 64 B bursts).
+TEST_P(ZeroLoad, DirectReadThroughDdr4IsTheSumOfHopLatenciesAndDramTiming) {
+  std::string platform = kDirect;
+  const std::string ideal =
+      "memory: {model: ideal, standard: TEST, data_rate_mtps: 2000, channel_width_bits: 64, "
+      "clock_mhz: 1000,\n             access_latency_cycles: 20, channels: 2,";
+  const auto at = platform.find(ideal);
+  ASSERT_NE(at, std::string::npos);
+  platform.replace(at, ideal.size(), "memory: {preset: ddr4_3200, channels: 2,");
+  const nlohmann::json r = test::run_sim(platform, one_request("device/fam0", false), kernel());
+  const double link = 16.0;
+  const std::uint64_t port = 2000, noc = 1000, tck = 625;
+  std::uint64_t t = 0 + ser(16, link) + 10000;
+  t = edge(t, port) + 3 * port;
+  t = edge_after(t, noc) + (4 + 1) * noc;
+  // DRAM: the controller decides on the first clock after arrival (c0). The 128 B read is two
+  // 64 B bursts in bank groups 0 and 1 (mapping RoRaBaCoBg puts the bank group lowest), both
+  // banks closed: ACT at c0 and c0 + tRRD_S 4, RD at c0 + tRCD 22 and c0 + 4 + 22 = c0 + 26
+  // (tCCD_S 4 after the first), last data at c0 + 26 + CL 22 + tBL 4 = c0 + 52.
+  const std::uint64_t c0 = t / tck + 1;
+  t = (c0 + 52) * tck;
+  t = edge_after(t, noc) + (4 + 128 / 32) * noc;
+  t = edge(t, port) + 2 * port;
+  t += ser(16 + 128, link) + 10000;
+  ASSERT_EQ(r["conservation"]["completed"], 1);
+  EXPECT_DOUBLE_EQ(r["summary"]["latency_ns"]["max"].get<double>(), t / 1000.0);
+  const nlohmann::json& ch = r["components"]["fam0.memory.ch0"];
+  EXPECT_EQ(ch["commands"]["ACT"], 2);
+  EXPECT_EQ(ch["commands"]["RD"], 2);
+  EXPECT_DOUBLE_EQ(ch["row_miss_rate"].get<double>(), 1.0);
+}
+
 INSTANTIATE_TEST_SUITE_P(Kernels, ZeroLoad, ::testing::Values("famsim", "systemc"));
 
 }  // namespace
