@@ -2,6 +2,10 @@
 
 #include "platforms/presets.h"
 
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -22,10 +26,22 @@ ConfigDoc make_doc(const std::string& platform_yaml, const std::string& workload
 
 nlohmann::json run_sim(const std::string& platform_yaml, const std::string& workload_yaml,
                        const std::vector<std::string>& overrides) {
-  Simulation sim(make_doc(platform_yaml, workload_yaml, overrides));
+  // Every simulated test passes through the independent DRAM timing checker: the controllers log
+  // their commands and the results must show a clean check.
+  std::vector<std::string> with_log = overrides;
+  with_log.push_back("sim.dram_command_log=true");
+  const std::string dir =
+      (std::filesystem::temp_directory_path() / ("famsim-test-" + std::to_string(::getpid())))
+          .string();
+  Simulation sim(make_doc(platform_yaml, workload_yaml, with_log), dir);
   sim.run();
   if (sim.input_error()) throw std::runtime_error(*sim.input_error());
-  return sim.results(0.0, 0.0);
+  nlohmann::json r = sim.results(0.0, 0.0);
+  std::filesystem::remove_all(dir);
+  if (r.contains("dram_timing_check") && !r["dram_timing_check"]["ok"].get<bool>()) {
+    ADD_FAILURE() << "DRAM timing check failed: " << r["dram_timing_check"].dump(2);
+  }
+  return r;
 }
 
 std::string source_file(const std::string& relative_path) {
