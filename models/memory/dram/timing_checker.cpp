@@ -447,7 +447,7 @@ void TimingChecker::on_column(const CommandRecord& r, std::size_t line, ChannelS
 
   // Column-to-column spacing within the rank, from the last RD and WR of every bank group:
   // tCCD_L (same group; WR -> WR uses tCCD_L_WR), tCCD_S (other groups), WR -> RD tWTR_L/S
-  // counted from the end of write data (CWL + burst + WTR), RD -> WR tRTW.
+  // counted from the end of write data (CWL + burst + WTR), RD -> WR tRTW only.
   Bound ccd_l;
   Bound ccd_l_wr;
   Bound ccd_s;
@@ -459,9 +459,14 @@ void TimingChecker::on_column(const CommandRecord& r, std::size_t line, ChannelS
     const Stamp& rd = rank.last_rd[g];
     const Stamp& wr = rank.last_wr[g];
     if (rd.seen) {
-      (same ? ccd_l : ccd_s)
-          .raise(rd.cycle + (same ? t.CCD_L : t.CCD_S), rd.cycle, Command::kRD, rd.bank);
-      if (!read) rtw.raise(rd.cycle + t.RTW, rd.cycle, Command::kRD, rd.bank);
+      if (read) {
+        (same ? ccd_l : ccd_s)
+            .raise(rd.cycle + (same ? t.CCD_L : t.CCD_S), rd.cycle, Command::kRD, rd.bank);
+      } else {
+        // RD -> WR has its own minimum, the read-to-write turnaround, in every bank group
+        // (JESD79-5 tCCD_L_RTW / tCCD_S_RTW, DDR4's RL + BL/2 - WL + 2 tCK): tCCD does not apply.
+        rtw.raise(rd.cycle + t.RTW, rd.cycle, Command::kRD, rd.bank);
+      }
     }
     if (wr.seen) {
       if (read) {
