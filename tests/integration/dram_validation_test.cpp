@@ -25,6 +25,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <ostream>
 #include <random>
 #include <sstream>
 #include <string>
@@ -166,28 +167,76 @@ CheckOutcome check(const Spec& truth, const DriveResult& run) {
   return out;
 }
 
-// Model bug (reported, not fixed here): ControllerCore::refresh_forced() forces a postponed
-// refresh only once postpone_max + 1 refreshes are due (`pending > postpone_limit_`), i.e. at
-// (postpone_max + 1) x tREFI after the last one, and the PREA and tRP it needs first then push the
-// REF past that limit: a rank busy for longer than 9 x tREFI (DDR4) has 9 refreshes outstanding,
-// which JESD79-4 "Refresh Command" forbids ("at no point in time more than a total of 8 Refresh
-// commands are allowed to be postponed ... the maximum interval between the surrounding Refresh
-// commands is limited to 9 x tREFI"). Forcing at `pending >= postpone_limit_` would keep it.
-// The checker reports it as tREFI / refresh_count (tREFIpb / refresh_count_pb per bank).
+// Known model bugs (reported, not fixed here). A test that meets one of them, and nothing else,
+// is skipped with the reason; any other violation still fails it.
+//
+// 1. ControllerCore::refresh_forced() forces a postponed refresh only once postpone_max + 1
+//    refreshes are due (`pending > postpone_limit_`), i.e. at (postpone_max + 1) x tREFI after
+//    the last one, and the PREA and tRP it needs first push the REF past that limit: a rank busy
+//    for longer than 9 x tREFI (DDR4) has 9 refreshes outstanding, which JESD79-4 "Refresh
+//    Command" forbids ("at no point in time more than a total of 8 Refresh commands are allowed
+//    to be postponed ... the maximum interval between the surrounding Refresh commands is limited
+//    to 9 x tREFI"). Forcing at `pending >= postpone_limit_` would keep it. The checker reports it
+//    as tREFI / refresh_count (tREFIpb / refresh_count_pb per bank).
 constexpr const char* kPostponeBug =
     "model bug: ControllerCore::refresh_forced() forces a postponed refresh only when "
     "postpone_max + 1 are due, so under sustained load every REF comes after the "
     "(postpone_max + 1) x tREFI limit (JESD79-4 Refresh Command)";
+// 2. TimingChecker::on_column() applies tCCD_L (tCCD_S) from a RD to a later WR/WRA of the same
+//    (another) bank group. JESD79-5 gives that pair its own minimum, tCCD_L_RTW / tCCD_S_RTW =
+//    CL - CWL + BL/2 + 2 + ... (the rule dram_spec.cpp derives tRTW from), which the controller
+//    keeps; DDR5-6400 is the only preset where tCCD_L (16) exceeds tRTW (14), so there the checker
+//    flags a WR 14 or 15 clocks after a RD of its bank group that the standard allows (DRAMSys's
+//    and Ramulator 2's DDR5 checkers apply only the RTW value to RD -> WR).
+constexpr const char* kReadToWriteCcdBug =
+    "model bug: TimingChecker applies tCCD_L to RD -> WR of one bank group, where JESD79-5 "
+    "has tCCD_L_RTW (= tRTW, 14 < tCCD_L 16 on DDR5-6400)";
 
-bool only_postpone_bug(const CheckOutcome& c) {
-  if (c.count == 0) return false;
-  for (const auto& [name, k] : c.by_constraint) {
-    if (name != "tREFI" && name != "refresh_count" && name != "tREFIpb" &&
-        name != "refresh_count_pb") {
-      return false;
+struct KnownIssues {
+  bool postpone = false;          // kPostponeBug
+  bool read_to_write = false;     // kReadToWriteCcdBug
+  std::uint64_t unexplained = 0;  // everything else
+  std::string reasons() const {
+    std::string r;
+    if (postpone) r += kPostponeBug;
+    if (read_to_write) r += std::string(r.empty() ? "" : "; ") + kReadToWriteCcdBug;
+    return r;
+  }
+};
+
+// A tCCD_L violation of a WR/WRA whose bound comes from a RD/RDA, at least tRTW after it.
+bool is_read_to_write_ccd(const Violation& v, const Timing& t) {
+  if (v.constraint != "tCCD_L") return false;
+  if (v.message.rfind("WR at cycle", 0) != 0 && v.message.rfind("WRA at cycle", 0) != 0) {
+    return false;
+  }
+  const std::size_t after = v.message.find(" after RD");
+  const std::size_t at = v.message.find(" at cycle ", after == std::string::npos ? 0 : after + 1);
+  if (after == std::string::npos || at == std::string::npos) return false;
+  const std::uint64_t rd = std::stoull(v.message.substr(at + 10));
+  return v.cycle >= rd + t.RTW;
+}
+
+KnownIssues classify(const CheckOutcome& c, const Timing& t) {
+  KnownIssues k;
+  std::uint64_t explained = 0;
+  for (const auto& [name, n] : c.by_constraint) {
+    if (name == "tREFI" || name == "refresh_count" || name == "tREFIpb" ||
+        name == "refresh_count_pb") {
+      k.postpone = true;
+      explained += n;
     }
   }
-  return true;
+  if (c.violations.size() == c.count) {  // every message kept: the tCCD_L ones can be told apart
+    for (const Violation& v : c.violations) {
+      if (is_read_to_write_ccd(v, t)) {
+        k.read_to_write = true;
+        ++explained;
+      }
+    }
+  }
+  k.unexplained = c.count - explained;
+  return k;
 }
 
 Coord coord_of(const DramAddress& a) {
@@ -244,6 +293,8 @@ struct PeakCase {
   double peak_gbps;     // data_rate_mtps x channel_width_bits / 8, by hand
   double min_fraction;  // of the peak
 };
+
+void PrintTo(const PeakCase& c, std::ostream* os) { *os << c.preset; }
 
 class SequentialReads : public ::testing::TestWithParam<PeakCase> {};
 
@@ -323,6 +374,8 @@ struct TrcCase {
   double expected_gbps;            // burst_bytes / (tRC x tCK)
 };
 
+void PrintTo(const TrcCase& c, std::ostream* os) { *os << c.preset; }
+
 class OneBankRandomReads : public ::testing::TestWithParam<TrcCase> {};
 
 // Each read needs PRE, ACT, RD. The PRE may not come before ACT + tRAS nor RD + tRTP = ACT +
@@ -392,6 +445,8 @@ struct AlternatingCase {
   std::uint64_t latency;
   std::uint64_t pre_wait;  // clocks from arrival to the PRE (0 unless tRAS binds)
 };
+
+void PrintTo(const AlternatingCase& c, std::ostream* os) { *os << c.preset; }
 
 class AlternatingRows : public ::testing::TestWithParam<AlternatingCase> {};
 
@@ -517,6 +572,8 @@ struct RefreshCountCase {
   unsigned postpone_max;  // the preset's refresh_postpone_max
 };
 
+void PrintTo(const RefreshCountCase& c, std::ostream* os) { *os << c.preset; }
+
 class RefreshCount : public ::testing::TestWithParam<RefreshCountCase> {};
 
 TEST_P(RefreshCount, IdleChannelRefreshesExactlyOncePerInterval) {
@@ -618,7 +675,10 @@ TEST(DramValidation, SustainedLoadPostponesAtMostPostponeMaxRefreshes) {
     gap_too_long |= r.cycle - last > 9 * 12480;
     last = r.cycle;
   }
-  if (only_postpone_bug(chk) && gap_too_long) GTEST_SKIP() << kPostponeBug << "\n" << chk.text(2);
+  const KnownIssues known = classify(chk, spec.timing);
+  if (known.unexplained == 0 && known.postpone && gap_too_long) {
+    GTEST_SKIP() << known.reasons() << "\n" << chk.text(2);
+  }
   EXPECT_FALSE(gap_too_long);
   EXPECT_GE(refs.size(), 12u - 8u);
   EXPECT_EQ(chk.count, 0u) << chk.text();
@@ -929,6 +989,8 @@ const std::vector<BreakCase>& break_cases() {
   return cases;
 }
 
+void PrintTo(const BreakCase& c, std::ostream* os) { *os << c.name; }
+
 class BrokenController : public ::testing::TestWithParam<BreakCase> {};
 
 TEST_P(BrokenController, CheckerNamesTheBrokenConstraint) {
@@ -955,6 +1017,139 @@ TEST_P(BrokenController, CheckerNamesTheBrokenConstraint) {
 
 INSTANTIATE_TEST_SUITE_P(Constraints, BrokenController, ::testing::ValuesIn(break_cases()),
                          [](const auto& info) { return std::string(info.param.name); });
+
+// The checker on DDR5-6400 (tCCD_L 16 > tRTW 14): a WR 14 clocks after a RD of the same bank
+// (so of the same bank group) is what JESD79-5's tCCD_L_RTW allows; 13 clocks is one too early.
+// Fed to the checker directly, cycles worked out by hand: ACT at 0, RD at tRCD = 52 (data
+// [104, 112)), WR at 52 + 14 = 66 (data from 66 + CWL 50 = 116: the data bus is free).
+TEST(DramValidation, Ddr5ReadToWriteOfOneBankGroupIsTccdLRtw) {
+  const Spec spec = load_spec_preset("ddr5_6400_x8");
+  ASSERT_EQ(spec.timing.RCD_RD, 52u);
+  ASSERT_EQ(spec.timing.RTW, 14u);  // 52 - 50 + 8 + 4
+  ASSERT_EQ(spec.timing.CCD_L, 16u);
+  auto cmd = [](std::uint64_t cycle, Command c) {
+    CommandRecord r;
+    r.cycle = cycle;
+    r.command = c;
+    return r;
+  };
+  auto run = [&](std::uint64_t write_cycle) {
+    DriveResult log;
+    log.commands = {cmd(0, Command::kACT), cmd(52, Command::kRD), cmd(write_cycle, Command::kWR)};
+    log.end_cycle = 200;  // far below tREFI: no refresh due
+    return check(spec, log);
+  };
+  const CheckOutcome early = run(65);
+  EXPECT_TRUE(early.has("tRTW")) << early.text();
+  const CheckOutcome legal = run(66);
+  if (legal.has("tCCD_L") && legal.count == legal.by_constraint.at("tCCD_L")) {
+    GTEST_SKIP() << kReadToWriteCcdBug << "\n" << legal.text();
+  }
+  EXPECT_EQ(legal.count, 0u) << legal.text();
+}
+
+// ------------------------------------------------------------------------------------------------
+// 7. Every shipped preset passes the checker: preset x scheduler x page policy x refresh mode
+// (x one or two ranks for DDR4/DDR5), a mixed random workload.
+
+struct SweepCase {
+  std::string preset;
+  std::string scheduler;
+  std::string page_policy;
+  RefreshMode refresh;
+  unsigned ranks;
+  bool postpone;
+  std::string name() const {
+    return preset + "_" + scheduler + "_" + page_policy + "_" + refresh_name(refresh) + "_" +
+           std::to_string(ranks) + (ranks == 1 ? "rank" : "ranks") + (postpone ? "_postpone" : "");
+  }
+};
+
+// The whole matrix with refresh taken when due (postponing off: the workload keeps every rank
+// busy, so with postponing the run would meet the postponing bug, kPostponeBug, and refresh would
+// not mix with traffic at all in the shorter runs), and the controller's defaults (FR-FCFS, open
+// page, postponing on) once more per preset, refresh mode and rank count.
+std::vector<SweepCase> sweep_cases() {
+  std::vector<SweepCase> out;
+  for (const std::string& preset : spec_preset_names()) {
+    const Spec spec = load_spec_preset(preset);
+    std::vector<RefreshMode> modes = {RefreshMode::kAllBank};
+    if (spec.timing.REFIpb > 0) modes.push_back(RefreshMode::kPerBank);
+    // DDR4/DDR5 DIMMs come with two ranks as well; the presets carry the rank switch time tRTRS.
+    const bool dimm = spec.standard == Standard::kDDR4 || spec.standard == Standard::kDDR5;
+    for (const char* scheduler : {"fcfs", "frfcfs"}) {
+      for (const char* policy : {"open", "closed", "timeout"}) {
+        for (RefreshMode mode : modes) {
+          for (unsigned ranks = 1; ranks <= (dimm ? 2u : 1u); ++ranks) {
+            out.push_back(SweepCase{preset, scheduler, policy, mode, ranks, false});
+            if (std::string(scheduler) == "frfcfs" && std::string(policy) == "open") {
+              out.push_back(SweepCase{preset, scheduler, policy, mode, ranks, true});
+            }
+          }
+        }
+      }
+    }
+  }
+  return out;
+}
+
+void PrintTo(const SweepCase& c, std::ostream* os) { *os << c.name(); }
+
+class EveryPreset : public ::testing::TestWithParam<SweepCase> {};
+
+// 4000 one-burst requests, reads:writes 8:2, to uniformly random bursts of the first 8 rows of
+// every bank and rank (kBankGroupInterleave puts the row on top, so the first 8 x ranks x banks
+// x row_bytes bytes are exactly those rows): row hits, misses and conflicts, read/write
+// turnarounds, rank switches and, with 32 in flight, enough writes queued that they drain by the
+// watermarks. The runs span 5 to 36 refresh intervals.
+TEST_P(EveryPreset, MixedRandomTrafficPassesTheChecker) {
+  const SweepCase& sc = GetParam();
+  Spec spec = load_spec_preset(sc.preset);
+  spec.org.ranks = sc.ranks;
+  ASSERT_TRUE(sc.ranks == 1 || spec.timing.RTRS > 0);
+  const AddressMapping map(spec.org, 1, kBankGroupInterleave);
+  const std::uint64_t region_bursts =
+      8 * spec.org.ranks * spec.org.banks() * spec.org.row_bytes() / map.burst_bytes();
+  constexpr std::size_t kRequests = 4000;
+  std::mt19937_64 rng(2024);
+  std::vector<Access> accesses(kRequests);
+  for (Access& a : accesses) {
+    a.write = rng() % 10 < 2;
+    a.at = coord_of(map.decode(rng() % region_bursts * map.burst_bytes()));
+    ASSERT_LT(a.at.row, 8u);
+  }
+  CoreParams p = params(sc.refresh, sc.scheduler, sc.page_policy);
+  p.refresh_postpone = sc.postpone;
+  DriveOptions opt;
+  opt.max_outstanding = 32;
+  const DriveResult run = drive(spec, p, accesses, opt);
+  ASSERT_FALSE(run.stuck);
+  EXPECT_EQ(run.completed, kRequests);
+  EXPECT_EQ(std::count(run.done.begin(), run.done.end(), 0u), 0) << "every request has a done time";
+  EXPECT_GT(run.of(Command::kRD).size() + run.of(Command::kRDA).size(), 0u);
+  EXPECT_GT(run.of(Command::kWR).size() + run.of(Command::kWRA).size(), 0u);
+  if (!sc.postpone) {
+    // Taken when due: floor((end - 1) / interval) fell due, the last one perhaps just before the
+    // end.
+    const std::uint64_t interval =
+        sc.refresh == RefreshMode::kPerBank ? spec.timing.REFIpb : spec.timing.REFI;
+    const std::uint64_t due = (run.end_cycle - 1) / interval;
+    const std::size_t refs =
+        run.of(sc.refresh == RefreshMode::kPerBank ? Command::kREFpb : Command::kREFab).size();
+    EXPECT_GE(refs, sc.ranks * (due - 1));
+    EXPECT_LE(refs, sc.ranks * due);
+  }
+  const CheckOutcome chk = check(spec, run);
+  const KnownIssues known = classify(chk, spec.timing);
+  EXPECT_EQ(known.unexplained, 0u) << chk.text();
+  if (chk.count > 0 && known.unexplained == 0) {
+    GTEST_SKIP() << known.reasons() << " (every other rule held)\n" << chk.text(2);
+  }
+  EXPECT_EQ(chk.count, 0u) << chk.text();
+}
+
+INSTANTIATE_TEST_SUITE_P(Sweep, EveryPreset, ::testing::ValuesIn(sweep_cases()),
+                         [](const auto& info) { return info.param.name(); });
 
 }  // namespace
 }  // namespace famsim::dram
