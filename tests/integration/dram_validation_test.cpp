@@ -217,10 +217,13 @@ bool is_read_to_write_ccd(const Violation& v, const Timing& t) {
   return v.cycle >= rd + t.RTW;
 }
 
-KnownIssues classify(const CheckOutcome& c, const Timing& t) {
+// `postponing`: whether the controller ran with refresh postponing on; without it a refresh
+// violation has no known cause.
+KnownIssues classify(const CheckOutcome& c, const Timing& t, bool postponing) {
   KnownIssues k;
   std::uint64_t explained = 0;
   for (const auto& [name, n] : c.by_constraint) {
+    if (!postponing) break;
     if (name == "tREFI" || name == "refresh_count" || name == "tREFIpb" ||
         name == "refresh_count_pb") {
       k.postpone = true;
@@ -292,6 +295,7 @@ struct PeakCase {
   RefreshMode refresh;
   double peak_gbps;     // data_rate_mtps x channel_width_bits / 8, by hand
   double min_fraction;  // of the peak
+  double steady_state;  // all-bank: 1 - (tRTP + tRP + tRFC + tRCD) / tREFI, by hand; 0: none
 };
 
 void PrintTo(const PeakCase& c, std::ostream* os) { *os << c.preset; }
@@ -309,16 +313,16 @@ class SequentialReads : public ::testing::TestWithParam<PeakCase> {};
 // described at kPostponeBug). An all-bank refresh stops the stream for about tRTP (last RD to
 // PREA) + tRP (PREA to REFab) + tRFC + tRCD (ACT to the first RD after it), so the steady state is
 // 1 - (tRTP + tRP + tRFC + tRCD) / tREFI of the peak:
-//   ddr4_3200     1 - (12 + 22 + 560 + 22) / 12480 = 95.1 %
-//   ddr5_4800_x8  1 - (18 + 40 + 708 + 40) / 9375  = 91.4 %
-//   ddr5_6400_x4  1 - (24 + 52 + 943 + 52) / 12500 = 91.4 %
-//   lpddr5x_8533  1 - (8 + 20 + 299 + 20) / 4164   = 91.7 %
-//   hbm3_6400     1 - (9 + 26 + 560 + 31) / 6240   = 90.0 %: tRFC / tREFI alone is 9.0 %, so the
-//                 90 % bar is out of reach with all-bank refresh; it is held to 89 %, and to 95 %
-//                 with the per-bank refresh HBM3 has for this purpose (one REFpb blocks one of 32
-//                 banks for tRFCpb while the others stream). LPDDR5X likewise.
+//   ddr4_3200     1 - (12 + 22 + 560 + 22) / 12480 = 1 - 616 / 12480  = 95.1 %
+//   ddr5_4800_x8  1 - (18 + 40 + 708 + 40) / 9375  = 1 - 806 / 9375   = 91.4 %
+//   ddr5_6400_x4  1 - (24 + 52 + 943 + 52) / 12500 = 1 - 1071 / 12500 = 91.4 %
+//   lpddr5x_8533  1 - (8 + 20 + 299 + 20) / 4164   = 1 - 347 / 4164   = 91.7 %
+//   hbm3_6400     1 - (9 + 26 + 560 + 31) / 6240   = 1 - 626 / 6240   = 90.0 %
+// On HBM3, tRFC / tREFI alone is 9.0 %: the 90 % bar is out of reach with all-bank refresh, so it
+// is held to 89 % there, and to 95 % with the per-bank refresh HBM3 has for this purpose (a REFpb
+// blocks one of 32 banks for tRFCpb while the others stream). LPDDR5X per-bank likewise.
 // tCK rounding costs LPDDR5X a little more: 938 ps instead of 937.5 ps, a peak of 17.058 GB/s.
-TEST_P(SequentialReads, ReachNinetyPercentOfPeakWithRefresh) {
+TEST_P(SequentialReads, BandwidthIsPeakLessTheRefreshCost) {
   const PeakCase& pc = GetParam();
   const Spec spec = load_spec_preset(pc.preset);
   const Timing& t = spec.timing;
@@ -344,6 +348,9 @@ TEST_P(SequentialReads, ReachNinetyPercentOfPeakWithRefresh) {
 
   const double bw = gbps(n * spec.org.burst_bytes(), run.last_done() - run.first_command(), spec);
   EXPECT_GE(bw, pc.min_fraction * pc.peak_gbps) << bw << " GB/s of " << pc.peak_gbps;
+  // Within half a percentage point of the steady state worked out above (a window of whole
+  // refresh intervals is a little above it: it holds 20 refreshes in slightly more than 20 tREFI).
+  EXPECT_GE(bw, (pc.steady_state - 0.005) * pc.peak_gbps) << bw << " GB/s of " << pc.peak_gbps;
   EXPECT_LE(bw, pc.peak_gbps) << "more than the data bus carries";
 }
 
@@ -351,16 +358,18 @@ std::string refresh_name(RefreshMode m) {
   return m == RefreshMode::kAllBank ? "all_bank" : m == RefreshMode::kPerBank ? "per_bank" : "off";
 }
 
+// Peaks by hand: DDR4 3200 MT/s x 64 bit / 8 = 25.6 GB/s; DDR5 4800 x 32 / 8 = 19.2 GB/s and
+// 6400 x 32 / 8 = 25.6 GB/s; LPDDR5X 8533 x 16 / 8 = 17.066 GB/s; HBM3 6400 x 32 / 8 = 25.6 GB/s.
 INSTANTIATE_TEST_SUITE_P(
     Presets, SequentialReads,
-    ::testing::Values(PeakCase{"ddr4_3200", RefreshMode::kAllBank, 25.6, 0.90},     // 3200 x 64 / 8
-                      PeakCase{"ddr5_4800_x8", RefreshMode::kAllBank, 19.2, 0.90},  // 4800 x 32 / 8
-                      PeakCase{"ddr5_6400_x4", RefreshMode::kAllBank, 25.6, 0.90},  // 6400 x 32 / 8
-                      PeakCase{"lpddr5x_8533", RefreshMode::kAllBank, 17.066,
-                               0.90},  // 8533 x 16 / 8
-                      PeakCase{"lpddr5x_8533", RefreshMode::kPerBank, 17.066, 0.95},
-                      PeakCase{"hbm3_6400", RefreshMode::kAllBank, 25.6, 0.89},  // 6400 x 32 / 8
-                      PeakCase{"hbm3_6400", RefreshMode::kPerBank, 25.6, 0.95}),
+    ::testing::Values(
+        PeakCase{"ddr4_3200", RefreshMode::kAllBank, 25.6, 0.90, 1 - 616.0 / 12480},
+        PeakCase{"ddr5_4800_x8", RefreshMode::kAllBank, 19.2, 0.90, 1 - 806.0 / 9375},
+        PeakCase{"ddr5_6400_x4", RefreshMode::kAllBank, 25.6, 0.90, 1 - 1071.0 / 12500},
+        PeakCase{"lpddr5x_8533", RefreshMode::kAllBank, 17.066, 0.90, 1 - 347.0 / 4164},
+        PeakCase{"lpddr5x_8533", RefreshMode::kPerBank, 17.066, 0.95, 0},
+        PeakCase{"hbm3_6400", RefreshMode::kAllBank, 25.6, 0.89, 1 - 626.0 / 6240},
+        PeakCase{"hbm3_6400", RefreshMode::kPerBank, 25.6, 0.95, 0}),
     [](const auto& info) {
       return std::string(info.param.preset) + "_" + refresh_name(info.param.refresh);
     });
@@ -675,7 +684,7 @@ TEST(DramValidation, SustainedLoadPostponesAtMostPostponeMaxRefreshes) {
     gap_too_long |= r.cycle - last > 9 * 12480;
     last = r.cycle;
   }
-  const KnownIssues known = classify(chk, spec.timing);
+  const KnownIssues known = classify(chk, spec.timing, true);
   if (known.unexplained == 0 && known.postpone && gap_too_long) {
     GTEST_SKIP() << known.reasons() << "\n" << chk.text(2);
   }
@@ -1140,7 +1149,7 @@ TEST_P(EveryPreset, MixedRandomTrafficPassesTheChecker) {
     EXPECT_LE(refs, sc.ranks * due);
   }
   const CheckOutcome chk = check(spec, run);
-  const KnownIssues known = classify(chk, spec.timing);
+  const KnownIssues known = classify(chk, spec.timing, sc.postpone);
   EXPECT_EQ(known.unexplained, 0u) << chk.text();
   if (chk.count > 0 && known.unexplained == 0) {
     GTEST_SKIP() << known.reasons() << " (every other rule held)\n" << chk.text(2);
