@@ -1,0 +1,136 @@
+#!/usr/bin/env bash
+# The standalone DRAM platforms from the outside: synthetic traces (scripts/make_trace.py) in every
+# format famsim reads, replayed on every platforms/dram_*.yaml with --dram-log. Each run must exit
+# 0 with stats.json reporting dram_timing_check.ok == true (the independent timing checker found no
+# violation in the command log), conservation.ok == true and one completed request per trace line.
+# Bad input exits 2 with a message naming the file (and line).
+# Run from the repository root (ctest does): bash tests/cli/dram_cli_test.sh path/to/famsim
+set -u
+
+if [ $# -ne 1 ] || [ ! -x "$1" ]; then
+  echo "usage: $0 path/to/famsim (run from the repository root)" >&2
+  exit 2
+fi
+FAMSIM=$1
+[ -f scripts/make_trace.py ] || { echo "FAIL: run from the repository root" >&2; exit 2; }
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/famsim-dram-cli.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+
+fail() {
+  echo "FAIL: $*" >&2
+  exit 1
+}
+pass() { echo "ok: $*"; }
+
+# run_famsim NAME ARGS...: output (stdout and stderr) in $WORK/NAME.log, exit code in RC.
+run_famsim() {
+  local name=$1
+  shift
+  "$FAMSIM" "$@" >"$WORK/$name.log" 2>&1
+  RC=$?
+  OUT=$(cat "$WORK/$name.log")
+}
+
+expect_rc() {  # expect_rc WANT WHAT
+  [ "$RC" -eq "$1" ] || fail "$2: exit code $RC, expected $1. Output:
+$OUT"
+}
+
+expect_in_output() {  # expect_in_output TEXT WHAT
+  case "$OUT" in
+    *"$1"*) ;;
+    *) fail "$2: the output does not contain '$1'. Output:
+$OUT" ;;
+  esac
+}
+
+# make_trace NAME FORMAT PATTERN [EXTRA...]: a 1000-request trace, reads:writes 8:2, over 512 MiB
+# (the smallest channel, an HBM3 pseudo-channel, holds 512 MiB: no address is folded by the
+# player's modulo-capacity rule), 64 B aligned. Prints the file name.
+REQUESTS=1000
+make_trace() {
+  local name=$1 format=$2 pattern=$3
+  shift 3
+  python3 scripts/make_trace.py --format "$format" --pattern "$pattern" --requests "$REQUESTS" \
+    --read-fraction 0.8 --address-bytes 512MiB --seed 5 -o "$WORK/$name" "$@" ||
+    fail "make_trace.py $format $pattern"
+  echo "$WORK/$name"
+}
+
+# check_stats WHAT STATS_JSON TRACE_FILE: the contract of a successful DRAM trace run.
+check_stats() {
+  python3 - "$2" "$3" <<'EOF' || fail "$1: see above"
+import json, sys
+stats_path, trace_path = sys.argv[1], sys.argv[2]
+with open(trace_path) as f:
+    lines = sum(1 for l in f if l.strip() and not l.lstrip().startswith("#"))
+with open(stats_path) as f:
+    s = json.load(f)
+check = s.get("dram_timing_check")
+if check is None:
+    sys.exit("stats.json has no dram_timing_check (was --dram-log honoured?)")
+if check.get("ok") is not True:
+    sys.exit(f"dram_timing_check.ok is {check.get('ok')!r}: {json.dumps(check)[:2000]}")
+if not check.get("logs") or any(l["commands"] == 0 for l in check["logs"].values()):
+    sys.exit(f"dram_timing_check checked no commands: {json.dumps(check)[:2000]}")
+if s["conservation"]["ok"] is not True:
+    sys.exit(f"conservation.ok is {s['conservation']['ok']!r}")
+done = s["sim"]["requests_completed"]
+if done != lines:
+    sys.exit(f"sim.requests_completed is {done}, the trace has {lines} request lines")
+EOF
+}
+
+# --- Every platform x every trace format x random/sequential. ---------------------------------
+for format in ramulator dramsim3 dramsys; do
+  for pattern in random sequential; do
+    make_trace "$format-$pattern.trace" "$format" "$pattern" >/dev/null
+  done
+done
+for platform in ddr4 ddr5 lpddr5x hbm3; do
+  for format in ramulator dramsim3 dramsys; do
+    for pattern in random sequential; do
+      trace="$WORK/$format-$pattern.trace"
+      out="$WORK/out-$platform-$format-$pattern"
+      run_famsim "$platform-$format-$pattern" run --platform "platforms/dram_$platform.yaml" \
+        --trace "$trace" --trace-format "$format" --dram-log --out "$out"
+      expect_rc 0 "dram_$platform, $format $pattern trace"
+      check_stats "dram_$platform, $format $pattern trace" "$out/stats.json" "$trace"
+    done
+  done
+  pass "dram_$platform.yaml: ramulator, dramsim3 and dramsys traces, random and sequential"
+done
+
+# --- One request in flight at a time. ------------------------------------------------------------
+trace="$WORK/ramulator-random.trace"
+run_famsim max1 run --platform platforms/dram_ddr4.yaml --trace "$trace" --trace-format ramulator \
+  --max-outstanding 1 --dram-log --out "$WORK/out-max1"
+expect_rc 0 "--max-outstanding 1"
+check_stats "--max-outstanding 1" "$WORK/out-max1/stats.json" "$trace"
+pass "--max-outstanding 1"
+
+# --- Open loop: dramsim3 timestamps (command-clock cycles, one request every 20) drive issue. ---
+trace=$(make_trace open.trace dramsim3 random --cycles-per-request 20)
+run_famsim open run --platform platforms/dram_ddr5.yaml --trace "$trace" --trace-format dramsim3 \
+  --set trace_player.mode=open --dram-log --out "$WORK/out-open"
+expect_rc 0 "dramsim3 trace with trace_player.mode=open"
+check_stats "dramsim3 trace with trace_player.mode=open" "$WORK/out-open/stats.json" "$trace"
+pass "--trace-format dramsim3 --set trace_player.mode=open"
+
+# --- Bad input: exit 2 and a message naming the file and line. ----------------------------------
+printf 'LD 0x40\nST 0x80\nLD 0xnothex\nLD 0xc0\n' >"$WORK/bad.trace"
+run_famsim bad_line run --platform platforms/dram_ddr4.yaml --trace "$WORK/bad.trace" \
+  --trace-format ramulator --out "$WORK/out-bad"
+expect_rc 2 "a malformed trace line"
+expect_in_output "$WORK/bad.trace:3" "a malformed trace line"
+[ ! -f "$WORK/out-bad/stats.json" ] || fail "a malformed trace line: stats.json was written"
+pass "a malformed trace line exits 2 naming FILE:LINE"
+
+run_famsim no_trace run --platform platforms/dram_ddr4.yaml --out "$WORK/out-no-trace"
+expect_rc 2 "a DRAM platform without --trace"
+expect_in_output "--trace" "a DRAM platform without --trace"
+[ ! -f "$WORK/out-no-trace/stats.json" ] || fail "a DRAM platform without --trace: stats.json was written"
+pass "a DRAM platform without --trace exits 2"
+
+echo "all DRAM CLI checks passed"
