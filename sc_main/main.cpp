@@ -2,12 +2,14 @@
 //
 //   famsim run [--platform F] [--workload F] [--set key.path=value]... [--seed N] [--out DIR]
 //              [--dram-log] [--trace FILE [--trace-format F] [--max-outstanding N]]
-//   famsim check-dram-log --preset NAME FILE...
+//   famsim check-dram-log --preset NAME [--set key=value]... FILE...
 //   famsim validate --platform F [--workload F] [--set key.path=value]...
 //   famsim bench [--platform F] [--workload F] [--set key.path=value]... [--requests-mib N]
 //
 // Exit codes: 0 success; 2 bad input (configuration, workload, trace, command line);
 // 1 internal error or a failed conservation check.
+#include "models/memory/dram/timing_checker.h"
+#include "platforms/presets.h"
 #include "sc_main/report.h"
 #include "sc_main/simulation.h"
 
@@ -113,6 +115,41 @@ int do_validate(const famsim::RunOptions& opt) {
   return kExitOk;
 }
 
+// Checks DRAM command logs (famsim's or an RTL test bench's) against a memory preset with the
+// independent timing checker. Exit 0 clean, 1 violations, 2 bad input.
+int do_check_dram_log(const std::string& preset, const std::vector<std::string>& overrides,
+                      const std::vector<std::string>& files) {
+  const std::string path = "platforms/presets/memory/" + preset + ".yaml";
+  const auto text = famsim::embedded_file(path);
+  if (!text) {
+    std::string known;
+    for (const auto& n : famsim::preset_names("memory")) known += " " + n;
+    throw famsim::ConfigError("--preset: no memory preset '" + preset + "' (known:" + known + ")");
+  }
+  famsim::ConfigDoc doc;
+  doc.sources = std::make_shared<famsim::ConfigSources>(path);
+  doc.root = famsim::load_yaml_text(*text, path);
+  for (const std::string& o : overrides) famsim::apply_override(doc, o);
+  famsim::ConfigNode root(doc.root, "", doc.sources);
+  const famsim::dram::Spec spec = famsim::dram::load_spec(root, preset);
+  bool clean = true;
+  for (const std::string& f : files) {
+    famsim::dram::LogCheckResult r;
+    try {
+      r = famsim::dram::check_log_file(f, spec);
+    } catch (const std::runtime_error& e) {
+      throw famsim::ConfigError(e.what());
+    }
+    std::cout << f << ": " << r.commands << " commands, " << r.violation_count << " violations\n";
+    for (const auto& v : r.violations) {
+      std::cout << "  line " << v.line << " cycle " << v.cycle << ": " << v.constraint << ": "
+                << v.message << "\n";
+    }
+    clean = clean && r.violation_count == 0;
+  }
+  return clean ? kExitOk : kExitInternal;
+}
+
 int famsim_main(int argc, char** argv) {
   CLI::App app{
       "famsim: cycle-approximate SystemC/TLM-2.0 model of a fabric-attached memory "
@@ -166,6 +203,16 @@ int famsim_main(int argc, char** argv) {
                    "Bytes each GPU reads with the default workload, MiB")
       ->check(CLI::Range(1, 1 << 20));
 
+  CLI::App* check = app.add_subcommand(
+      "check-dram-log",
+      "Check DRAM command logs (CSV, see README) against a memory preset's JEDEC timing");
+  std::string check_preset;
+  std::vector<std::string> check_sets, check_files;
+  check->add_option("--preset", check_preset, "Memory preset, e.g. ddr5_4800_x4")->required();
+  check->add_option("--set", check_sets, "Override a preset key: organization.ranks=2")
+      ->allow_extra_args(false);
+  check->add_option("files", check_files, "Command log files")->required();
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -189,6 +236,7 @@ int famsim_main(int argc, char** argv) {
   try {
     if (run->parsed()) return do_run(opt, out_dir);
     if (bench->parsed()) return do_bench(opt, bench_mib);
+    if (check->parsed()) return do_check_dram_log(check_preset, check_sets, check_files);
     return do_validate(opt);
   } catch (const famsim::ConfigError& e) {
     std::cerr << "famsim: error: " << e.what() << "\n";

@@ -228,6 +228,35 @@ assert busy, "no controller logged a command"
 PY
 pass "--dram-log writes command logs that pass the independent timing checker"
 
+# famsim check-dram-log: the same logs pass; a log with one RD moved earlier than tRCD fails.
+run_famsim checklog check-dram-log --preset ddr5_4800_x4 --set organization.ranks=2 \
+  "$WORK"/dramlog/dram/*.csv
+expect_rc 0 "check-dram-log on famsim's own logs"
+log=$(ls "$WORK"/dramlog/dram/*.csv | head -1)
+python3 - "$log" "$WORK/broken.csv" <<'PY'
+import sys
+lines = open(sys.argv[1]).read().splitlines()
+out, act = [], None
+for l in lines:
+    f = l.split(",")
+    if len(f) == 10 and f[7] == "ACT" and act is None:
+        act = f
+    elif act is not None and len(f) == 10 and f[7] == "RD" and f[4:7] == act[4:7]:
+        # DDR5-4800 tRCD is 40 clocks: issue the read 1 clock after its ACT instead.
+        f[0] = str(int(act[0]) + 1)
+        f[1] = str((int(act[0]) + 1) * 416)
+        out.append(",".join(f))
+        out.extend(lines[len(out):])
+        break
+    out.append(l)
+open(sys.argv[2], "w").write("\n".join(out) + "\n")
+PY
+run_famsim checkbad check-dram-log --preset ddr5_4800_x4 --set organization.ranks=2 \
+  "$WORK/broken.csv"
+expect_rc 1 "check-dram-log on a log with a read too early"
+expect_in_output "tRCD_RD" "check-dram-log names the violated constraint"
+pass "check-dram-log accepts famsim's logs and names the constraint a broken log violates"
+
 # --- Rates are over the active window: a late start does not dilute bandwidth or utilisation.
 run_famsim early run "${SMALL[@]}" --out "$WORK/early"
 expect_rc 0 "run starting at 0"

@@ -207,7 +207,7 @@ TEST(DramSpec, Lpddr5xTimingsMatchHandConversion) {
   EXPECT_EQ(t.RTW, 14u);      // RL + BL/n + 1 - WL = 23 + 2 + 1 - 12
   EXPECT_EQ(t.REFI, 4164u);   // 3906 / 0.938 = 4164.2, rounded down
   EXPECT_EQ(t.RFC, 299u);     // 280 / 0.938 = 298.5
-  EXPECT_EQ(t.REFIpb, 520u);  // 488.25 / 0.938 = 520.5, rounded down
+  EXPECT_EQ(t.REFIpb, 260u);  // 244.125 / 0.938 = 260.26, rounded down
   EXPECT_EQ(t.RFCpb, 150u);   // 140 / 0.938 = 149.25
   EXPECT_EQ(t.RREFD, 9u);     // 8 / 0.938 = 8.53
   EXPECT_EQ(t.PBR2PBR, 96u);  // 90 / 0.938 = 95.95
@@ -285,7 +285,7 @@ TEST(DramSpec, SecondSupplyDomainAndDerivedPerBankRefresh) {
   const double ref_ab = (1.05 * 60 + 1.8 * 7.75) * 299 * 0.938;
   EXPECT_NEAR(s.energy.refresh_ab_pj, ref_ab, 1e-6);
   // REFpb without IDD5PB: the same energy per refreshed row, REFab x tREFIpb / tREFI.
-  EXPECT_NEAR(s.energy.refresh_pb_pj, ref_ab * 520 / 4164, 1e-6);
+  EXPECT_NEAR(s.energy.refresh_pb_pj, ref_ab * 260 / 4164, 1e-6);
 
   const Spec h = load_spec_preset("hbm3_6400");  // one device: the pseudo-channel
   EXPECT_NEAR(h.energy.read_pj, 1.1 * (390 - 55) * 2 * 0.625, 1e-9);  // 460.625 pJ per 32 B
