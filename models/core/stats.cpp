@@ -11,12 +11,16 @@ constexpr double kLowNs = 0.1;
 constexpr double kHighNs = 1e8;
 }  // namespace
 
-LatencyHistogram::LatencyHistogram()
-    : hist_(boost::histogram::make_histogram_with(std::vector<std::uint64_t>(),
-                                                  Axis(kBins, kLowNs, kHighNs))) {}
+void LatencyHistogram::allocate() {
+  hist_ = std::make_unique<Hist>(boost::histogram::make_histogram_with(
+      std::vector<std::uint64_t>(), Axis(kBins, kLowNs, kHighNs)));
+}
 
 void LatencyHistogram::merge(const LatencyHistogram& o) {
-  hist_ += o.hist_;
+  if (o.hist_) {
+    if (!hist_) allocate();
+    *hist_ += *o.hist_;
+  }
   count_ += o.count_;
   sum_ps_ += o.sum_ps_;
   min_ps_ = std::min(min_ps_, o.min_ps_);
@@ -40,7 +44,7 @@ double LatencyHistogram::percentile_ns(double q) const {
   // Rank of the wanted sample (1-based, nearest-rank definition), then the bin that holds it.
   const double rank = std::ceil(q * static_cast<double>(count_));
   double cum = 0;
-  for (auto&& b : boost::histogram::indexed(hist_, boost::histogram::coverage::all)) {
+  for (auto&& b : boost::histogram::indexed(*hist_, boost::histogram::coverage::all)) {
     const double n = static_cast<double>(*b);
     if (n == 0) continue;
     if (cum + n >= rank) {

@@ -13,6 +13,7 @@
 #include <systemc>
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -23,10 +24,11 @@ namespace famsim {
 // the under/overflow bins and percentiles there are clamped to the exact min/max).
 class LatencyHistogram {
  public:
-  LatencyHistogram();
+  LatencyHistogram() = default;
 
   void add_ps(std::uint64_t v) {
-    hist_(static_cast<double>(v) * 1e-3);
+    if (!hist_) allocate();
+    (*hist_)(static_cast<double>(v) * 1e-3);
     ++count_;
     sum_ps_ += v;
     if (v < min_ps_) min_ps_ = v;
@@ -49,7 +51,10 @@ class LatencyHistogram {
   using Hist =
       boost::histogram::histogram<std::tuple<Axis>,
                                   boost::histogram::storage_adaptor<std::vector<std::uint64_t>>>;
-  Hist hist_;
+  // Allocated on the first sample: a platform has thousands of mostly idle blocks (every HBM
+  // pseudo-channel of every GPU), and the bins are 32 KiB.
+  void allocate();
+  std::unique_ptr<Hist> hist_;
   std::uint64_t count_ = 0;
   std::uint64_t sum_ps_ = 0;
   std::uint64_t min_ps_ = UINT64_MAX;
