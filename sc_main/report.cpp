@@ -151,8 +151,8 @@ std::string validation_text(const ResolvedConfig& cfg) {
           "    controller: {} read / {} write entries (bursts), write drain {}..{}, {}, {} pages, "
           "{} refresh, mapping {}{}, writes {}\n",
           d.name, dram::to_string(d.standard), d.org.ranks, d.org.bank_groups,
-          d.org.banks_per_group, d.org.rows, d.org.row_bytes(), d.org.burst_bytes(), t.tck_ps,
-          t.CL, t.RCD_RD, t.RP, t.RAS, t.RC, t.FAW, t.REFI, t.RFC, c.read_queue, c.write_queue,
+          d.org.banks_per_group, d.org.rows, d.org.row_bytes(), d.org.burst_bytes(), t.tck_ps, t.CL,
+          t.RCD_RD, t.RP, t.RAS, t.RC, t.FAW, t.REFI, t.RFC, c.read_queue, c.write_queue,
           c.write_low_watermark, c.write_high_watermark, c.scheduler, c.page_policy,
           c.refresh == dram::RefreshMode::kAllBank   ? "all-bank"
           : c.refresh == dram::RefreshMode::kPerBank ? "per-bank"
@@ -214,8 +214,7 @@ std::string validation_text(const ResolvedConfig& cfg) {
     o += fmt::format("    {:<12} 0x{:012x} .. 0x{:012x}\n", t.name, t.base, t.base + t.size - 1);
   }
   if (!p.trace_player.present) {
-    o += fmt::format("workload {}: {} streams\n", cfg.workload.name,
-                     cfg.workload.streams.size());
+    o += fmt::format("workload {}: {} streams\n", cfg.workload.name, cfg.workload.streams.size());
   }
   return o;
 }

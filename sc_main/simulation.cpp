@@ -87,6 +87,21 @@ ResolvedConfig parse_config(const ConfigDoc& doc) {
                       : Kernel::kSystemC;
   rc.sim.quantum_ns = sim.get_double("quantum_ns", 1000.0, 0.0, 1e12, true);
   rc.sim.dram_command_log = sim.get_bool("dram_command_log", false);
+  ConfigNode log = sim.child("log");
+  const std::vector<std::string> levels = {"error", "warning", "info", "debug"};
+  parse_log_level(log.get_choice("level", "warning", levels), rc.sim.log.level);
+  if (log.has("modules")) {
+    ConfigNode mods = log.child("modules");
+    const YAML::Node& mnode = doc.root["sim"]["log"]["modules"];
+    for (const auto& kv : mnode) {
+      const std::string name = kv.first.Scalar();
+      LogLevel l;
+      parse_log_level(mods.get_choice(name, std::nullopt, levels), l);
+      rc.sim.log.modules[name] = l;
+    }
+    mods.finish();
+  }
+  log.finish();
   sim.finish();
 
   if (standalone) {
@@ -131,6 +146,9 @@ Simulation::Simulation(ConfigDoc doc, const std::string& out_dir)
   vmm_ = std::make_unique<AddressSpace>(cfg_.platform.gpu_count);
   platform_ = std::make_unique<Platform>(cfg_.platform, *ctx_, *vmm_);
   if (!cfg_.platform.trace_player.present) map_workload();
+  for (Component* c : ctx_->registry.components()) {
+    c->log().set(c->component_name(), cfg_.sim.log.level_for(c->component_name()));
+  }
 }
 
 Simulation::~Simulation() {

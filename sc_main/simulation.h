@@ -39,7 +39,8 @@ struct SimSettings {
   double max_time_ns = 0;  // 0: run until every request completed
   Kernel kernel = Kernel::kFamsim;
   double quantum_ns = 1000;       // famsim kernel: how far local time may run ahead of SystemC's
-  bool dram_command_log = false;  // every DRAM controller logs its commands (OUT/dram/*.csv)
+  bool dram_command_log = false;
+  LogSettings log;  // sim.log: per-module verbosity  // every DRAM controller logs its commands (OUT/dram/*.csv)
 };
 
 struct ResolvedConfig {

@@ -42,8 +42,12 @@ void TracePlayer::read_next() {
     exhausted_ = true;
     return;
   }
-  if (params_.open_loop && next_.has_time && !next_.relative_time) {
-    next_start_ps_ = next_.time * clock_.period_ps();
+  if (params_.open_loop && next_.has_time) {
+    if (!next_.relative_time) {
+      next_start_ps_ = next_.time * clock_.period_ps();
+    } else if (issued_ == 0) {
+      next_start_ps_ = next_.time * clock_.period_ps();  // .rstl: the first delay counts from 0
+    }
   }
 }
 
@@ -111,6 +115,15 @@ void TracePlayer::behaviour() {
     std::uint64_t addr = next_.address;
     if (params_.capacity_bytes) addr %= params_.capacity_bytes;
     const unsigned len = next_.length ? next_.length : params_.request_bytes;
+    if (len > ctx_.pool.max_data_bytes()) {
+      // A request larger than the payloads carry (trace_player.request_bytes sets their size).
+      ctx_.input_error = params_.file + ":" + std::to_string(reader_.line()) + ": a " +
+                         std::to_string(len) + " B request is larger than trace_player." +
+                         "request_bytes (" + std::to_string(ctx_.pool.max_data_bytes()) +
+                         " B), the largest request this run carries; raise request_bytes";
+      ctx_.stop();
+      return;
+    }
     const AddressMap::Decoded d = channels_.decode(addr);
     if (!waits_for_completion && start <= now && port_ready_ps_[d.channel] <= now) {
       Payload& p = ctx_.pool.allocate();

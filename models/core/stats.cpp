@@ -76,6 +76,7 @@ nlohmann::json LatencyHistogram::to_json() const {
 
 Component::Component(ComponentRegistry& registry, std::string name)
     : registry_(registry), name_(std::move(name)), id_(BlockRegistry::add(name_)) {
+  log_.set(name_, LogLevel::kWarning);
   registry_.components_.push_back(this);
 }
 

@@ -6,6 +6,7 @@
 // hierarchical SystemC names, which are stable keys in stats.json.
 #pragma once
 
+#include "models/core/log.h"
 #include "models/core/request.h"
 
 #include <boost/histogram.hpp>
@@ -97,7 +98,12 @@ class Component {
   // Requests and responses this block still holds (queued, in flight inside it, or held).
   virtual std::size_t occupancy() const = 0;
 
+  // The block's log (models/core/log.h); its level is set from sim.log after elaboration.
+  ModuleLog& log() { return log_; }
+  const ModuleLog& log() const { return log_; }
+
  private:
+  ModuleLog log_;
   ComponentRegistry& registry_;
   std::string name_;
   BlockId id_;

@@ -65,6 +65,7 @@ bool DramController::has_room(const Payload& p) const {
   const std::uint64_t last =
       (e.channel_address + std::max<std::uint32_t>(e.length, 1) - 1) / burst_bytes_;
   const unsigned n = static_cast<unsigned>(last - first + 1);
+  if (n > scratch_.size()) throw std::logic_error("request larger than the payload pool's data");
   if (e.write && params_.posted_writes && posted_.full()) return false;
   return core_.has_room(e.write, n);
 }
@@ -81,6 +82,8 @@ void DramController::accept(Payload& p, std::uint64_t now) {
     }
   }
   p.set_response_status(tlm::TLM_OK_RESPONSE);
+  // has_room() has checked the request against the queues; the payload pool bounds its size
+  // (scratch_ holds the bursts of the largest payload).
   const unsigned n = bursts_of(p, scratch_.data());
   const std::uint64_t cycle = cycle_after(now);
   catch_up(cycle);

@@ -384,7 +384,14 @@ TEST(TimingChecker, ActToActOtherBankGroupIsTRRD_S) {
 }
 
 TEST(TimingChecker, ActsInOtherRanksAreNotSpaced) {
-  EXPECT_THAT(names(run(test_spec(), {act(0, 0, 0, 0), act(0, 0, 0, 1)})), IsEmpty());
+  // One clock apart (the command bus takes one command per clock), well inside tRRD_L 5.
+  EXPECT_THAT(names(run(test_spec(), {act(0, 0, 0, 0), act(1, 0, 0, 1)})), IsEmpty());
+}
+
+TEST(TimingChecker, TwoCommandsInOneClockAreACommandBusConflict) {
+  // Two ranks, so no other rule relates the two ACTs.
+  EXPECT_THAT(names(run(test_spec(), {act(0, 0, 0, 0), act(0, 0, 0, 1)})),
+              ElementsAre("command_bus"));
 }
 
 TEST(TimingChecker, FifthActIsTFAW) {
@@ -501,7 +508,7 @@ TEST(TimingChecker, PreToPreIsTPPD) {
 TEST(TimingChecker, NoTPPDWhenZero) {
   Spec s = test_spec();
   s.timing.PPD = 0;
-  EXPECT_THAT(names(run(s, {act(0, 0, 0), act(3, 1, 0), pre(28, 0, 0), pre(28, 1, 0)})), IsEmpty());
+  EXPECT_THAT(names(run(s, {act(0, 0, 0), act(3, 1, 0), pre(28, 0, 0), pre(29, 1, 0)})), IsEmpty());
 }
 
 TEST(TimingChecker, OneBankGroupUsesTheSameGroupValues) {
@@ -586,6 +593,18 @@ TEST(TimingChecker, RefpbToOtherBankIsTRREFD) {
         return std::vector{refpb(0, 0, 0), refpb(c, 0, 1)};
       },
       8, "tRREFD");
+}
+
+TEST(TimingChecker, RefpbToRefpbIsTPBR2PBRWhereTheStandardSeparatesIt) {
+  // LPDDR5-style: REFpb -> REFpb of another bank 12 clocks, REFpb -> ACT (tRREFD) 8.
+  Spec s = test_spec();
+  s.timing.PBR2PBR = 12;
+  expect_earliest(
+      s,
+      [](auto c) {
+        return std::vector{refpb(0, 0, 0), refpb(c, 0, 1)};
+      },
+      12, "tPBR2PBR");
 }
 
 TEST(TimingChecker, ActToRefpbIsTRRD) {

@@ -337,7 +337,10 @@ std::uint64_t ControllerCore::run(std::uint64_t now) {
     // new next command.
     const bool one_bank = best.entry != kNil && best.cmd != Command::kPREA &&
                           best.cmd != Command::kREFab && best.cmd != Command::kREFpb;
-    if (ready_others_ || !one_bank || direction() != q || timeout_policy_) {
+    // FCFS moves on to the next-oldest burst, usually in another bank; a rank (or the bank in
+    // turn) that just went idle takes its owed refresh: both need a fresh look.
+    if (ready_others_ || !one_bank || direction() != q || timeout_policy_ ||
+        scheduler_->in_order() || (refreshes_owed_ && refresh_forced(best.c.rank))) {
       next = now + 1;
     } else {
       const unsigned flat = state_.flat_bank(best.c);

@@ -71,7 +71,11 @@ class ControllerCore {
   // Command log (dram_command.h format); null switches it off.
   void set_command_log(std::ostream* os, unsigned channel, unsigned pseudo_channel);
 
+  // Room for a request of `bursts` bursts: queue entries, and a request record (records of
+  // finished requests stay taken until pop_completion(), so an owner that cannot hand answers
+  // on backpressures instead of overflowing).
   bool has_room(bool write, unsigned bursts) const {
+    if (free_requests_.empty()) return false;
     return write ? write_count_ + bursts <= params_.write_queue
                  : read_count_ + bursts <= params_.read_queue;
   }
@@ -194,13 +198,11 @@ class ControllerCore {
   // Per direction and bank: the cycle before which the bank's standing choice cannot issue (a
   // lower bound; 0 = look at it).
   mutable std::array<std::vector<std::uint64_t>, 2> due_;
-  mutable bool ready_others_ = false;
-  bool earliest_monotonic_ = true;
+  mutable bool ready_others_ = false;  // this decision saw more than one ready command
+  bool earliest_monotonic_ = true;     // cached earliest cycles are lower bounds (bank_choice)
   bool timeout_policy_ = false;
-  std::uint64_t next_due_ = kNever;  // earliest next_due over the ranks
-  unsigned refreshes_owed_ =
-      0;  // sum of the ranks' pending refreshes  // cached earliest cycles are lower bounds
-          // (bank_choice)  // this decision saw more than one ready command
+  std::uint64_t next_due_ = kNever;     // earliest next_due over the ranks
+  unsigned refreshes_owed_ = 0;         // sum of the ranks' pending refreshes
   std::vector<unsigned> rank_entries_;  // queued bursts per rank
   unsigned read_count_ = 0, write_count_ = 0;
   bool draining_ = false;

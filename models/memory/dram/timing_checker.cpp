@@ -33,11 +33,12 @@ namespace famsim::dram {
 namespace {
 
 constexpr std::array<const char*, kConstraintCount> kConstraintNames = {
-    "cycle_order", "address", "bank_state", "refresh_mode", "tRC",           "tRCD_RD",
-    "tRCD_WR",     "tRAS",    "tRP",        "tRTP",         "tWR",           "tRRD_L",
-    "tRRD_S",      "tFAW",    "tCCD_L",     "tCCD_S",       "tCCD_L_WR",     "tWTR_L",
-    "tWTR_S",      "tRTW",    "tPPD",       "tRFC",         "tRFCpb",        "tRREFD",
-    "data_bus",    "tRTRS",   "tREFI",      "tREFIpb",      "refresh_count", "refresh_count_pb"};
+    "cycle_order", "address",    "bank_state", "refresh_mode", "tRC",           "tRCD_RD",
+    "tRCD_WR",     "tRAS",       "tRP",        "tRTP",         "tWR",           "tRRD_L",
+    "tRRD_S",      "tFAW",       "tCCD_L",     "tCCD_S",       "tCCD_L_WR",     "tWTR_L",
+    "tWTR_S",      "tRTW",       "tPPD",       "tRFC",         "tRFCpb",        "tRREFD",
+    "data_bus",    "tRTRS",      "tREFI",      "tREFIpb",      "refresh_count", "refresh_count_pb",
+    "tPBR2PBR",    "command_bus"};
 
 constexpr unsigned kNumCommands = 9;
 
@@ -142,6 +143,10 @@ struct TimingChecker::ChannelState {
   std::vector<RankState> ranks;
   std::vector<Burst> bursts;  // bursts that may still conflict with a later one
   std::uint64_t max_cycle = 0;
+  // Command bus: the cycle of the last command on it (HBM3 has separate row and column command
+  // buses, JESD238; the other standards one).
+  bool row_bus_used = false, col_bus_used = false;
+  std::uint64_t row_bus_cycle = 0, col_bus_cycle = 0;
 };
 
 TimingChecker::TimingChecker(const Spec& spec, std::size_t max_stored_violations)
@@ -271,6 +276,21 @@ void TimingChecker::check(const CommandRecord& r, std::size_t line) {
   ChannelState& ch = channel_state(r.channel, r.pseudo_channel);
   ch.max_cycle = std::max(ch.max_cycle, r.cycle);
   RankState& rank = ch.ranks[r.rank];
+
+  // One command per clock per command bus (HBM3: one row and one column command per clock).
+  count_check(Constraint::kCommandBus);
+  const bool column_bus = spec_.standard == Standard::kHBM3 && is_column(r.command);
+  bool& used = column_bus ? ch.col_bus_used : ch.row_bus_used;
+  std::uint64_t& at = column_bus ? ch.col_bus_cycle : ch.row_bus_cycle;
+  if (used && at == r.cycle) {
+    report(Constraint::kCommandBus, line, r.cycle, [&] {
+      return fmt::format(
+          "{}: a second command in cycle {} on the {}command bus", command_text(r, spec_.org),
+          r.cycle, spec_.standard == Standard::kHBM3 ? (column_bus ? "column " : "row ") : "");
+    });
+  }
+  used = true;
+  at = r.cycle;
 
   // tRFC: after REFab only deselects until tRFC has passed, whatever the command (JESD79-4
   // "Refresh Command": "the delay between the REFRESH command and the next valid command,
@@ -723,6 +743,13 @@ void TimingChecker::on_refresh_bank(const CommandRecord& r, std::size_t line, Ra
     Bound rrefd;
     if (ref.seen) rrefd.raise(ref.cycle + t.RREFD, ref.cycle, Command::kREFpb, ref.bank);
     require(Constraint::kRREFD, r, line, rrefd);
+  }
+  // LPDDR5 separates REFpb -> REFpb (tpbR2pbR, JESD209-5 refresh command scheduling) from
+  // REFpb -> ACT (tpbR2act = tRREFD); the loader sets PBR2PBR = RREFD where they are one value.
+  if (t.PBR2PBR > t.RREFD) {
+    Bound pbr;
+    if (ref.seen) pbr.raise(ref.cycle + t.PBR2PBR, ref.cycle, Command::kREFpb, ref.bank);
+    require(Constraint::kPBR2PBR, r, line, pbr);
   }
 
   // Refresh schedule of this bank: each bank needs one refresh per banks() * REFIpb on average

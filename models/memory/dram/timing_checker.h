@@ -79,6 +79,8 @@ enum class Constraint : std::uint8_t {
   kREFIpb,          // "tREFIpb": refresh gap of one bank > banks * REFIpb * (postpone_max + 1)
   kRefreshCount,    // "refresh_count": more than postpone_max REFab postponed
   kRefreshCountPb,  // "refresh_count_pb": more than postpone_max refreshes of a bank postponed
+  kPBR2PBR,         // "tPBR2PBR": REFpb -> REFpb of another bank (LPDDR5 tpbR2pbR)
+  kCommandBus,      // "command_bus": two commands in one clock on one command bus
   kCount
 };
 inline constexpr std::size_t kConstraintCount = static_cast<std::size_t>(Constraint::kCount);
