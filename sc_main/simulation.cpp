@@ -90,16 +90,17 @@ ResolvedConfig parse_config(const ConfigDoc& doc) {
   ConfigNode log = sim.child("log");
   const std::vector<std::string> levels = {"error", "warning", "info", "debug"};
   parse_log_level(log.get_choice("level", "warning", levels), rc.sim.log.level);
-  if (log.has("modules")) {
-    ConfigNode mods = log.child("modules");
-    const YAML::Node& mnode = doc.root["sim"]["log"]["modules"];
-    for (const auto& kv : mnode) {
-      const std::string name = kv.first.Scalar();
-      LogLevel l;
-      parse_log_level(mods.get_choice(name, std::nullopt, levels), l);
-      rc.sim.log.modules[name] = l;
+  // modules: a list of "module.name.prefix=level" (a list, so --set can give it too:
+  // --set 'sim.log.modules=[fam0.memory=info]').
+  for (const std::string& m : log.get_string_list("modules")) {
+    const auto eq = m.find('=');
+    LogLevel l = LogLevel::kWarning;
+    if (eq == std::string::npos || eq == 0 || !parse_log_level(m.substr(eq + 1), l)) {
+      log.fail("modules", "'" + m +
+                              "': expected module.name.prefix=LEVEL with LEVEL error, warning, "
+                              "info or debug");
     }
-    mods.finish();
+    rc.sim.log.modules[m.substr(0, eq)] = l;
   }
   log.finish();
   sim.finish();

@@ -4,7 +4,7 @@
 // unless a module's level is `debug` (tracing).
 //
 //   sim:
-//     log: {level: warning, modules: {fam0.memory: info, gpu0: debug}}
+//     log: {level: warning, modules: [fam0.memory=info, gpu0=debug]}
 //
 // A module takes the level of the longest configured prefix of its name (whole name components:
 // "fam0.memory" covers "fam0.memory.ch3", not "fam0.memoryx"), else `level`.

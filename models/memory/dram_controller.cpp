@@ -1,5 +1,7 @@
 #include "models/memory/dram_controller.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
@@ -106,7 +108,14 @@ Sync DramController::fw(unsigned, Payload& p, Phase& phase, sc_core::sc_time&) {
   const std::uint64_t now = now_ps();
   if (phase == tlm::BEGIN_REQ) {
     ext_of(p).enter(block_id(), 0, now);
-    if (!has_room(p)) return hold_.hold(p, now);
+    if (!has_room(p)) {
+      if (log().enabled(LogLevel::kDebug)) {
+        log().write(LogLevel::kDebug, "queue full: holding request " +
+                                          std::to_string(ext_of(p).id) + " at " +
+                                          std::to_string(now) + " ps");
+      }
+      return hold_.hold(p, now);
+    }
     accept(p, now);
     schedule(now);
     return accept_now(p, phase, tlm::END_REQ);
@@ -258,6 +267,16 @@ void DramController::report(ComponentReport& r, const ReportWindow& window) cons
                  {"average_power_mw",
                   end_cycle ? total_pj / (static_cast<double>(end_cycle) * tck_s) * 1e-9 : 0.0}};
   x["stored_pages"] = store_.pages();
+  if (log().enabled(LogLevel::kInfo)) {
+    log().write(LogLevel::kInfo,
+                fmt::format("{:.2f} GB/s ({:.1f} % of peak), row hits {:.1f} %, conflicts "
+                            "{:.1f} %, {} refreshes, {:.1f} pJ/bit",
+                            bw, 100.0 * x["efficiency"].get<double>(), 100.0 * rate(st.row_hits),
+                            100.0 * rate(st.row_conflicts),
+                            st.commands[static_cast<unsigned>(dram::Command::kREFab)] +
+                                st.commands[static_cast<unsigned>(dram::Command::kREFpb)],
+                            bits > 0 ? total_pj / bits : 0.0));
+  }
 }
 
 void DramController::finish(std::uint64_t end_ps) {

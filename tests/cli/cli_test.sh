@@ -228,6 +228,14 @@ assert busy, "no controller logged a command"
 PY
 pass "--dram-log writes command logs that pass the independent timing checker"
 
+# sim.log: per-module verbosity. Info from the device's memory controllers only.
+run_famsim loglevel run "${SMALL[@]}" --set 'sim.log.modules=[fam0.memory=info]' \
+  --out "$WORK/loglevel"
+expect_rc 0 "run with sim.log.modules"
+expect_in_output "fam0.memory.ch0:" "info from fam0.memory"
+case "$OUT" in *"Info: gpu0"*) fail "gpu0 logged at info with level warning" ;; esac
+pass "sim.log.modules raises one module's verbosity"
+
 # famsim check-dram-log: the same logs pass; a log with one RD moved earlier than tRCD fails.
 run_famsim checklog check-dram-log --preset ddr5_4800_x4 --set organization.ranks=2 \
   "$WORK"/dramlog/dram/*.csv
