@@ -169,81 +169,6 @@ CheckOutcome check(const Spec& truth, const DriveResult& run) {
   return out;
 }
 
-// Known model bugs (reported, not fixed here). A test that meets one of them, and nothing else,
-// is skipped with the reason; any other violation still fails it.
-//
-// 1. ControllerCore::refresh_forced() forces a postponed refresh only once postpone_max + 1
-//    refreshes are due (`pending > postpone_limit_`), i.e. at (postpone_max + 1) x tREFI after
-//    the last one, and the PREA and tRP it needs first push the REF past that limit: a rank busy
-//    for longer than 9 x tREFI (DDR4) has 9 refreshes outstanding, which JESD79-4 "Refresh
-//    Command" forbids ("at no point in time more than a total of 8 Refresh commands are allowed
-//    to be postponed ... the maximum interval between the surrounding Refresh commands is limited
-//    to 9 x tREFI"). Forcing at `pending >= postpone_limit_` would keep it. The checker reports it
-//    as tREFI / refresh_count (tREFIpb / refresh_count_pb per bank).
-constexpr const char* kPostponeBug =
-    "model bug: ControllerCore::refresh_forced() forces a postponed refresh only when "
-    "postpone_max + 1 are due, so under sustained load every REF comes after the "
-    "(postpone_max + 1) x tREFI limit (JESD79-4 Refresh Command)";
-// 2. TimingChecker::on_column() applies tCCD_L (tCCD_S) from a RD to a later WR/WRA of the same
-//    (another) bank group. JESD79-5 gives that pair its own minimum, tCCD_L_RTW / tCCD_S_RTW =
-//    CL - CWL + BL/2 + 2 + ... (the rule dram_spec.cpp derives tRTW from), which the controller
-//    keeps; DDR5-6400 is the only preset where tCCD_L (16) exceeds tRTW (14), so there the checker
-//    flags a WR 14 or 15 clocks after a RD of its bank group that the standard allows (DRAMSys's
-//    and Ramulator 2's DDR5 checkers apply only the RTW value to RD -> WR).
-constexpr const char* kReadToWriteCcdBug =
-    "model bug: TimingChecker applies tCCD_L to RD -> WR of one bank group, where JESD79-5 "
-    "has tCCD_L_RTW (= tRTW, 14 < tCCD_L 16 on DDR5-6400)";
-
-struct KnownIssues {
-  bool postpone = false;          // kPostponeBug
-  bool read_to_write = false;     // kReadToWriteCcdBug
-  std::uint64_t unexplained = 0;  // everything else
-  std::string reasons() const {
-    std::string r;
-    if (postpone) r += kPostponeBug;
-    if (read_to_write) r += std::string(r.empty() ? "" : "; ") + kReadToWriteCcdBug;
-    return r;
-  }
-};
-
-// A tCCD_L violation of a WR/WRA whose bound comes from a RD/RDA, at least tRTW after it.
-bool is_read_to_write_ccd(const Violation& v, const Timing& t) {
-  if (v.constraint != "tCCD_L") return false;
-  if (v.message.rfind("WR at cycle", 0) != 0 && v.message.rfind("WRA at cycle", 0) != 0) {
-    return false;
-  }
-  const std::size_t after = v.message.find(" after RD");
-  const std::size_t at = v.message.find(" at cycle ", after == std::string::npos ? 0 : after + 1);
-  if (after == std::string::npos || at == std::string::npos) return false;
-  const std::uint64_t rd = std::stoull(v.message.substr(at + 10));
-  return v.cycle >= rd + t.RTW;
-}
-
-// `postponing`: whether the controller ran with refresh postponing on; without it a refresh
-// violation has no known cause.
-KnownIssues classify(const CheckOutcome& c, const Timing& t, bool postponing) {
-  KnownIssues k;
-  std::uint64_t explained = 0;
-  for (const auto& [name, n] : c.by_constraint) {
-    if (!postponing) break;
-    if (name == "tREFI" || name == "refresh_count" || name == "tREFIpb" ||
-        name == "refresh_count_pb") {
-      k.postpone = true;
-      explained += n;
-    }
-  }
-  if (c.violations.size() == c.count) {  // every message kept: the tCCD_L ones can be told apart
-    for (const Violation& v : c.violations) {
-      if (is_read_to_write_ccd(v, t)) {
-        k.read_to_write = true;
-        ++explained;
-      }
-    }
-  }
-  k.unexplained = c.count - explained;
-  return k;
-}
-
 Coord coord_of(const DramAddress& a) {
   Coord c;
   c.rank = static_cast<std::uint16_t>(a.rank);
@@ -311,10 +236,9 @@ class SequentialReads : public ::testing::TestWithParam<PeakCase> {};
 // RCD + CL + tBL latency (at most 88 clocks = 11 bursts on DDR5, 53 clocks = 27 bursts on HBM3).
 //
 // Why below 100 %: refresh. Postponing is switched off so that every tREFI holds exactly one
-// refresh (postponing only shifts them; under sustained load it also runs into the model bug
-// described at kPostponeBug). An all-bank refresh stops the stream for about tRTP (last RD to
-// PREA) + tRP (PREA to REFab) + tRFC + tRCD (ACT to the first RD after it), so the steady state is
-// 1 - (tRTP + tRP + tRFC + tRCD) / tREFI of the peak:
+// refresh (postponing only shifts them). An all-bank refresh stops the stream for about tRTP (last
+// RD to PREA) + tRP (PREA to REFab) + tRFC + tRCD (ACT to the first RD after it), so the steady
+// state is 1 - (tRTP + tRP + tRFC + tRCD) / tREFI of the peak:
 //   ddr4_3200     1 - (12 + 22 + 560 + 22) / 12480 = 1 - 616 / 12480  = 95.1 %
 //   ddr5_4800_x8  1 - (18 + 40 + 708 + 40) / 9375  = 1 - 806 / 9375   = 91.4 %
 //   ddr5_6400_x4  1 - (24 + 52 + 943 + 52) / 12500 = 1 - 1071 / 12500 = 91.4 %
@@ -687,10 +611,6 @@ TEST(DramValidation, SustainedLoadPostponesAtMostPostponeMaxRefreshes) {
     gap_too_long |= r.cycle - last > 9 * 12480;
     last = r.cycle;
   }
-  const KnownIssues known = classify(chk, spec.timing, true);
-  if (known.unexplained == 0 && known.postpone && gap_too_long) {
-    GTEST_SKIP() << known.reasons() << "\n" << chk.text(2);
-  }
   EXPECT_FALSE(gap_too_long);
   EXPECT_GE(refs.size(), 12u - 8u);
   EXPECT_EQ(chk.count, 0u) << chk.text();
@@ -1055,9 +975,6 @@ TEST(DramValidation, Ddr5ReadToWriteOfOneBankGroupIsTccdLRtw) {
   const CheckOutcome early = run(65);
   EXPECT_TRUE(early.has("tRTW")) << early.text();
   const CheckOutcome legal = run(66);
-  if (legal.has("tCCD_L") && legal.count == legal.by_constraint.at("tCCD_L")) {
-    GTEST_SKIP() << kReadToWriteCcdBug << "\n" << legal.text();
-  }
   EXPECT_EQ(legal.count, 0u) << legal.text();
 }
 
@@ -1079,8 +996,8 @@ struct SweepCase {
 };
 
 // The whole matrix with refresh taken when due (postponing off: the workload keeps every rank
-// busy, so with postponing the run would meet the postponing bug, kPostponeBug, and refresh would
-// not mix with traffic at all in the shorter runs), and the controller's defaults (FR-FCFS, open
+// busy, so with postponing refresh would not mix with traffic at all in the shorter runs), and the
+// controller's defaults (FR-FCFS, open
 // page, postponing on) once more per preset, refresh mode and rank count.
 std::vector<SweepCase> sweep_cases() {
   std::vector<SweepCase> out;
@@ -1153,11 +1070,6 @@ TEST_P(EveryPreset, MixedRandomTrafficPassesTheChecker) {
     EXPECT_LE(refs, sc.ranks * due);
   }
   const CheckOutcome chk = check(spec, run);
-  const KnownIssues known = classify(chk, spec.timing, sc.postpone);
-  EXPECT_EQ(known.unexplained, 0u) << chk.text();
-  if (chk.count > 0 && known.unexplained == 0) {
-    GTEST_SKIP() << known.reasons() << " (every other rule held)\n" << chk.text(2);
-  }
   EXPECT_EQ(chk.count, 0u) << chk.text();
 }
 
