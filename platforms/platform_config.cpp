@@ -92,7 +92,8 @@ void parse_dram(ConfigNode& n, DramControllerParams& d, unsigned request_bytes) 
   // Without Ch, the order is the within-channel order and interleave.granule_bytes places the
   // channel digit; with Ch, its position sets the interleave granule (see parse_memory).
   const std::string order = map.get_string("order", "RoRaBaCoBg");
-  d.mapping_order = order.find("Ch") == std::string::npos ? order + "Ch" : order;
+  d.order_places_channel = order.find("Ch") != std::string::npos;
+  d.mapping_order = d.order_places_channel ? order : order + "Ch";
   d.xor_bank = map.get_bool("xor_bank", false);
   try {
     dram::AddressMapping check(d.spec.org, 1, d.mapping_order, d.xor_bank);
@@ -107,7 +108,7 @@ void parse_dram(ConfigNode& n, DramControllerParams& d, unsigned request_bytes) 
 void apply_order_granule(ConfigNode& n, MemoryConfig& m, unsigned request_bytes) {
   if (m.model != MemoryConfig::Model::kDram) return;
   const std::string& order = m.dram.mapping_order;
-  if (order.size() >= 2 && order.compare(order.size() - 2, 2, "Ch") == 0) return;
+  if (!m.dram.order_places_channel) return;
   const dram::AddressMapping full(m.dram.spec.org, m.channels, order, m.dram.xor_bank);
   const std::uint64_t granule = full.channel_granule_bytes();
   ConfigNode il = n.child("interleave");

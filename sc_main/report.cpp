@@ -157,7 +157,7 @@ std::string validation_text(const ResolvedConfig& cfg) {
           c.refresh == dram::RefreshMode::kAllBank   ? "all-bank"
           : c.refresh == dram::RefreshMode::kPerBank ? "per-bank"
                                                      : "no",
-          m.dram.mapping_order.substr(m.dram.mapping_order.size() - 2) == "Ch"
+          !m.dram.order_places_channel
               ? m.dram.mapping_order.substr(0, m.dram.mapping_order.size() - 2) +
                     " within a channel"
               : m.dram.mapping_order,

@@ -242,7 +242,15 @@ nlohmann::json Simulation::check_dram_logs() const {
   nlohmann::json files = nlohmann::json::object();
   for (const DramController* c : platform_->dram_controllers()) {
     const std::string& path = c->command_log();
-    const dram::LogCheckResult r = dram::check_log_file(path, c->core().spec());
+    // The controllers replayed their refreshes up to the end of the run (DramController::
+    // finish), so the refresh count is checked up to there, not to the last command; a
+    // controller may have run on after the last answer (posted writes draining).
+    const double tck = c->core().spec().timing.tck_ps;
+    const std::uint64_t end_cycle =
+        std::max(static_cast<std::uint64_t>(static_cast<double>(simulated_time().value()) / tck),
+                 c->core().last_run_cycle()) +
+        1;
+    const dram::LogCheckResult r = dram::check_log_file(path, c->core().spec(), end_cycle);
     nlohmann::json f;
     f["file"] = path;
     f["commands"] = r.commands;

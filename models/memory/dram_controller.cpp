@@ -231,18 +231,21 @@ void DramController::report(ComponentReport& r, const ReportWindow& window) cons
     open.push_back(window_cycles ? std::min(1.0, static_cast<double>(v) / window_cycles) : 0.0);
   }
   x["bank_open_fraction"] = open;
+  // Nothing is queued before the window opens (the first request of the run), so the integral
+  // over the run is the integral over the window.
   x["read_queue"] = {{"mean", window_cycles ? static_cast<double>(st.read_queue_integral) /
-                                                  static_cast<double>(end_cycle ? end_cycle : 1)
+                                                  static_cast<double>(window_cycles)
                                             : 0.0},
                      {"max", st.read_queue_max},
                      {"capacity", params_.core.read_queue}};
   x["write_queue"] = {{"mean", window_cycles ? static_cast<double>(st.write_queue_integral) /
-                                                   static_cast<double>(end_cycle ? end_cycle : 1)
+                                                   static_cast<double>(window_cycles)
                                              : 0.0},
                       {"max", st.write_queue_max},
                       {"capacity", params_.core.write_queue}};
-  // Energy: per-command energies plus background power over the run (dram_spec.h, preset file
-  // for the sources).
+  // Energy: per-command energies plus background power over the whole simulated time from 0 (the
+  // DRAM draws background power and refreshes before the first request too; dram_spec.h and the
+  // preset file for the sources).
   const dram::Energy& en = s.energy;
   using dram::Command;
   auto n = [&](Command c) { return static_cast<double>(st.commands[static_cast<unsigned>(c)]); };

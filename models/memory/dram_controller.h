@@ -51,7 +51,8 @@ namespace famsim {
 struct DramControllerParams {
   dram::Spec spec;
   dram::CoreParams core;
-  std::string mapping_order = "RoRaBaCoBg";
+  std::string mapping_order = "RoRaBaCoBgCh";
+  bool order_places_channel = false;  // the configured order named Ch (it sets the granule)
   bool xor_bank = false;
   bool posted_writes = true;
   bool backing_store = true;

@@ -238,6 +238,7 @@ int ControllerCore::direction() const {
 }
 
 std::uint64_t ControllerCore::run(std::uint64_t now) {
+  last_run_ = now;
   ready_others_ = false;
   account_queues(now);
   advance_refresh(now);

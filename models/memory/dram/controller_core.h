@@ -104,6 +104,7 @@ class ControllerCore {
   // Brings time-weighted statistics up to `now` (call before reading stats()).
   void finish_stats(std::uint64_t now);
   const CoreStats& stats() const { return stats_; }
+  std::uint64_t last_run_cycle() const { return last_run_; }
   const Spec& spec() const { return spec_; }
   const ChannelState& state() const { return state_; }
 
@@ -203,6 +204,7 @@ class ControllerCore {
   bool timeout_policy_ = false;
   std::uint64_t next_due_ = kNever;     // earliest next_due over the ranks
   unsigned refreshes_owed_ = 0;         // sum of the ranks' pending refreshes
+  std::uint64_t last_run_ = 0;          // the latest cycle run() decided at
   std::vector<unsigned> rank_entries_;  // queued bursts per rank
   unsigned read_count_ = 0, write_count_ = 0;
   bool draining_ = false;
