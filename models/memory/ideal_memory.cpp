@@ -26,9 +26,9 @@ bool IdealMemory::has_room(const Payload& p) const {
 }
 
 void IdealMemory::accept(Payload& p, std::uint64_t now) {
-  // First cut: requests are served strictly in arrival order with a fixed latency, so a
-  // request's service slot is known when it arrives (the DRAM issue replaces this with a
-  // scheduler deciding on every clock edge).
+  // Requests are served strictly in arrival order with a fixed latency, so a request's service
+  // slot is known when it arrives (the DRAM model, dram_controller.h, decides on every clock
+  // edge instead).
   RequestExt& e = ext_of(p);
   (e.write ? writes_held_ : reads_held_)++;
   const std::uint64_t start = std::max(clock_.edge_ps(now), bus_free_ps_);
