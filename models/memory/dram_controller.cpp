@@ -44,10 +44,7 @@ DramController::DramController(sc_core::sc_module_name name, SimContext& ctx,
 }
 
 unsigned DramController::bursts_of(const Payload& p, dram::Coord* out) const {
-  const RequestExt& e = ext_of(p);
-  const std::uint64_t first = e.channel_address / burst_bytes_;
-  const std::uint64_t last =
-      (e.channel_address + std::max<std::uint32_t>(e.length, 1) - 1) / burst_bytes_;
+  const auto [first, last] = burst_span(ext_of(p));
   unsigned n = 0;
   for (std::uint64_t b = first; b <= last; ++b) {
     const dram::DramAddress d = mapping_.decode(b * burst_bytes_);
@@ -63,9 +60,7 @@ unsigned DramController::bursts_of(const Payload& p, dram::Coord* out) const {
 
 bool DramController::has_room(const Payload& p) const {
   const RequestExt& e = ext_of(p);
-  const std::uint64_t first = e.channel_address / burst_bytes_;
-  const std::uint64_t last =
-      (e.channel_address + std::max<std::uint32_t>(e.length, 1) - 1) / burst_bytes_;
+  const auto [first, last] = burst_span(e);
   const unsigned n = static_cast<unsigned>(last - first + 1);
   if (n > scratch_.size()) throw std::logic_error("request larger than the payload pool's data");
   if (e.write && params_.posted_writes && posted_.full()) return false;

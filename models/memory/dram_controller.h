@@ -41,9 +41,11 @@
 
 #include <systemc>
 
+#include <algorithm>
 #include <fstream>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace famsim {
@@ -91,6 +93,11 @@ class DramController : public sc_core::sc_module, public Component {
   // First command-clock cycle strictly after t.
   std::uint64_t cycle_after(std::uint64_t t_ps) const {
     return fs_div_.quotient((t_ps + 1) * 1000 + tck_fs_ - 1);
+  }
+  // First and last burst (burst-sized blocks of the channel address) a request touches.
+  std::pair<std::uint64_t, std::uint64_t> burst_span(const RequestExt& e) const {
+    return {e.channel_address / burst_bytes_,
+            (e.channel_address + std::max<std::uint32_t>(e.length, 1) - 1) / burst_bytes_};
   }
   unsigned bursts_of(const Payload& p, dram::Coord* out) const;
   bool has_room(const Payload& p) const;

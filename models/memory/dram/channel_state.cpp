@@ -56,7 +56,7 @@ std::uint64_t ChannelState::earliest_rank_wide(Command cmd, const Coord& c) cons
     }
     case Command::kREFpb: {
       // A per-bank refresh activates rows of its bank: the ACT-to-ACT spacing (tRRD) applies.
-      const Group& g = groups_[c.rank * org_.bank_groups + c.bank_group];
+      const Group& g = group(c);
       return std::max({banks_[flat_bank(c)].act, r.refpb, r.act, g.act});
     }
     default:
@@ -88,7 +88,7 @@ void ChannelState::issue_raw(Command cmd, const Coord& c, std::uint64_t cycle) {
   switch (cmd) {
     case Command::kACT: {
       Bank& b = banks_[flat_bank(c)];
-      Group& g = groups_[c.rank * org_.bank_groups + c.bank_group];
+      Group& g = group(c);
       b.open = true;
       b.row = c.row;
       ++r.open_banks;
@@ -107,7 +107,7 @@ void ChannelState::issue_raw(Command cmd, const Coord& c, std::uint64_t cycle) {
     case Command::kRDA: {
       const unsigned f = flat_bank(c);
       Bank& b = banks_[f];
-      Group& g = groups_[c.rank * org_.bank_groups + c.bank_group];
+      Group& g = group(c);
       g.rd = std::max(g.rd, cycle + t_.CCD_L);
       r.rd = std::max(r.rd, cycle + t_.CCD_S);
       r.wr = std::max(r.wr, cycle + t_.RTW);
@@ -120,7 +120,7 @@ void ChannelState::issue_raw(Command cmd, const Coord& c, std::uint64_t cycle) {
     case Command::kWRA: {
       const unsigned f = flat_bank(c);
       Bank& b = banks_[f];
-      Group& g = groups_[c.rank * org_.bank_groups + c.bank_group];
+      Group& g = group(c);
       g.wr = std::max(g.wr, cycle + t_.CCD_L_WR);
       r.wr = std::max(r.wr, cycle + t_.CCD_S);
       g.rd = std::max(g.rd, cycle + t_.write_to_read_l());

@@ -56,16 +56,15 @@ class ChannelState {
   std::uint64_t earliest(Command cmd, const Coord& c) const {
     // The common commands inline: the scheduler asks for every waiting bank on every decision.
     const Rank& r = ranks_[c.rank];
-    const unsigned g = c.rank * org_.bank_groups + c.bank_group;
     switch (cmd) {
       case Command::kACT:
-        return max3(banks_[flat_bank(c)].act, groups_[g].act, r.act_ready);
+        return max3(banks_[flat_bank(c)].act, group(c).act, r.act_ready);
       case Command::kRD:
       case Command::kRDA:
-        return max3(banks_[flat_bank(c)].rd, groups_[g].rd, r.rd_ready);
+        return max3(banks_[flat_bank(c)].rd, group(c).rd, r.rd_ready);
       case Command::kWR:
       case Command::kWRA:
-        return max3(banks_[flat_bank(c)].wr, groups_[g].wr, r.wr_ready);
+        return max3(banks_[flat_bank(c)].wr, group(c).wr, r.wr_ready);
       case Command::kPRE: {
         const std::uint64_t b = banks_[flat_bank(c)].pre;
         return b > r.pre ? b : r.pre;
@@ -101,6 +100,10 @@ class ChannelState {
     std::uint64_t act_ready = 0, rd_ready = 0, wr_ready = 0;
   };
 
+  Group& group(const Coord& c) { return groups_[c.rank * org_.bank_groups + c.bank_group]; }
+  const Group& group(const Coord& c) const {
+    return groups_[c.rank * org_.bank_groups + c.bank_group];
+  }
   static std::uint64_t max3(std::uint64_t a, std::uint64_t b, std::uint64_t c) {
     const std::uint64_t m = a > b ? a : b;
     return m > c ? m : c;

@@ -46,10 +46,10 @@ ControllerCore::ControllerCore(const Spec& spec, const CoreParams& params)
   last_column_.assign(banks, 0);
   refresh_.resize(spec.org.ranks);
   refresh_block_.assign(spec.org.ranks, kNil);
-  const std::uint64_t interval =
+  refresh_interval_ =
       params.refresh == RefreshMode::kPerBank ? spec.timing.REFIpb : spec.timing.REFI;
-  for (auto& r : refresh_) r.next_due = interval;
-  next_due_ = params.refresh == RefreshMode::kOff ? kNever : interval;
+  for (auto& r : refresh_) r.next_due = refresh_interval_;
+  next_due_ = params.refresh == RefreshMode::kOff ? kNever : refresh_interval_;
   timeout_policy_ = params.page_policy == "timeout";
   postpone_limit_ = params.refresh_postpone ? spec.timing.refresh_postpone_max : 0;
   stats_.bank_open_cycles.assign(banks, 0);
@@ -107,14 +107,12 @@ void ControllerCore::enqueue(void* tag, bool write, const Coord* bursts, unsigne
 
 void ControllerCore::advance_refresh(std::uint64_t now) {
   if (params_.refresh == RefreshMode::kOff || now < next_due_) return;
-  const std::uint64_t interval =
-      params_.refresh == RefreshMode::kPerBank ? spec_.timing.REFIpb : spec_.timing.REFI;
   next_due_ = kNever;
   for (RankRefresh& r : refresh_) {
     while (r.next_due <= now) {
       ++r.pending;
       ++refreshes_owed_;
-      r.next_due += interval;
+      r.next_due += refresh_interval_;
     }
     next_due_ = std::min(next_due_, r.next_due);
   }

@@ -203,6 +203,7 @@ class ControllerCore {
   bool earliest_monotonic_ = true;     // cached earliest cycles are lower bounds (bank_choice)
   bool timeout_policy_ = false;
   std::uint64_t next_due_ = kNever;     // earliest next_due over the ranks
+  std::uint64_t refresh_interval_ = 0;  // tREFI, or tREFIpb with per-bank refresh
   unsigned refreshes_owed_ = 0;         // sum of the ranks' pending refreshes
   std::uint64_t last_run_ = 0;          // the latest cycle run() decided at
   std::vector<unsigned> rank_entries_;  // queued bursts per rank
