@@ -4,44 +4,10 @@
 # and the key. Run from the repository root (ctest does): bash tests/cli/cli_test.sh path/to/famsim
 set -u
 
-if [ $# -ne 1 ] || [ ! -x "$1" ]; then
-  echo "usage: $0 path/to/famsim (run from the repository root)" >&2
-  exit 2
-fi
-FAMSIM=$1
+CLI_TEST_NAME=cli
+source "$(dirname "$0")/lib.sh"
 PLATFORM=platforms/minimal.yaml
 [ -f "$PLATFORM" ] || { echo "FAIL: run from the repository root ($PLATFORM not found)" >&2; exit 2; }
-
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/famsim-cli.XXXXXX")
-trap 'rm -rf "$WORK"' EXIT
-
-fail() {
-  echo "FAIL: $*" >&2
-  exit 1
-}
-pass() { echo "ok: $*"; }
-
-# run_famsim NAME ARGS...: runs famsim, output (stdout and stderr) in $WORK/NAME.log, exit code in RC.
-run_famsim() {
-  local name=$1
-  shift
-  "$FAMSIM" "$@" >"$WORK/$name.log" 2>&1
-  RC=$?
-  OUT=$(cat "$WORK/$name.log")
-}
-
-expect_rc() {  # expect_rc WANT WHAT
-  [ "$RC" -eq "$1" ] || fail "$2: exit code $RC, expected $1. Output:
-$OUT"
-}
-
-expect_in_output() {  # expect_in_output TEXT WHAT
-  case "$OUT" in
-    *"$1"*) ;;
-    *) fail "$2: the message does not name '$1'. Output:
-$OUT" ;;
-  esac
-}
 
 # An existing, empty output directory that a rejected run must leave empty.
 fresh_dir() {

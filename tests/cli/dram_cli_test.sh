@@ -7,43 +7,9 @@
 # Run from the repository root (ctest does): bash tests/cli/dram_cli_test.sh path/to/famsim
 set -u
 
-if [ $# -ne 1 ] || [ ! -x "$1" ]; then
-  echo "usage: $0 path/to/famsim (run from the repository root)" >&2
-  exit 2
-fi
-FAMSIM=$1
+CLI_TEST_NAME=dram-cli
+source "$(dirname "$0")/lib.sh"
 [ -f scripts/make_trace.py ] || { echo "FAIL: run from the repository root" >&2; exit 2; }
-
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/famsim-dram-cli.XXXXXX")
-trap 'rm -rf "$WORK"' EXIT
-
-fail() {
-  echo "FAIL: $*" >&2
-  exit 1
-}
-pass() { echo "ok: $*"; }
-
-# run_famsim NAME ARGS...: output (stdout and stderr) in $WORK/NAME.log, exit code in RC.
-run_famsim() {
-  local name=$1
-  shift
-  "$FAMSIM" "$@" >"$WORK/$name.log" 2>&1
-  RC=$?
-  OUT=$(cat "$WORK/$name.log")
-}
-
-expect_rc() {  # expect_rc WANT WHAT
-  [ "$RC" -eq "$1" ] || fail "$2: exit code $RC, expected $1. Output:
-$OUT"
-}
-
-expect_in_output() {  # expect_in_output TEXT WHAT
-  case "$OUT" in
-    *"$1"*) ;;
-    *) fail "$2: the output does not contain '$1'. Output:
-$OUT" ;;
-  esac
-}
 
 # make_trace NAME FORMAT PATTERN [EXTRA...]: a 1000-request trace, reads:writes 8:2, over 512 MiB
 # (the smallest channel, an HBM3 pseudo-channel, holds 512 MiB: no address is folded by the
