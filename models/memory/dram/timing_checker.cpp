@@ -325,6 +325,25 @@ void TimingChecker::check(const CommandRecord& r, std::size_t line) {
   }
 }
 
+// tRRD_L / tRRD_S from every earlier ACT of the rank, by bank group. With one bank group all
+// banks are "same bank group" (see the header).
+void TimingChecker::require_rrd(const CommandRecord& r, std::size_t line, RankState& rank) {
+  const Timing& t = spec_.timing;
+  Bound same_group;
+  Bound other_group;
+  for (unsigned g = 0; g < rank.last_act.size(); ++g) {
+    const Stamp& a = rank.last_act[g];
+    if (!a.seen) continue;
+    if (g == r.bank_group) {
+      same_group.raise(a.cycle + t.RRD_L, a.cycle, Command::kACT, a.bank);
+    } else {
+      other_group.raise(a.cycle + t.RRD_S, a.cycle, Command::kACT, a.bank);
+    }
+  }
+  require(Constraint::kRRD_L, r, line, same_group);
+  require(Constraint::kRRD_S, r, line, other_group);
+}
+
 void TimingChecker::on_activate(const CommandRecord& r, std::size_t line, RankState& rank) {
   const Timing& t = spec_.timing;
   const unsigned b = flat_bank(r, spec_.org);
@@ -342,21 +361,8 @@ void TimingChecker::on_activate(const CommandRecord& r, std::size_t line, RankSt
   require(Constraint::kRC, r, line, bank.act_rc);
   require(Constraint::kRP, r, line, bank.act_rp);
 
-  // tRRD_L / tRRD_S from every earlier ACT of the rank, by bank group. With one bank group all
-  // banks are "same bank group" (see the header).
-  Bound same_group;
-  Bound other_group;
-  for (unsigned g = 0; g < rank.last_act.size(); ++g) {
-    const Stamp& a = rank.last_act[g];
-    if (!a.seen) continue;
-    if (g == r.bank_group) {
-      same_group.raise(a.cycle + t.RRD_L, a.cycle, Command::kACT, a.bank);
-    } else {
-      other_group.raise(a.cycle + t.RRD_S, a.cycle, Command::kACT, a.bank);
-    }
-  }
-  require(Constraint::kRRD_L, r, line, same_group);
-  require(Constraint::kRRD_S, r, line, other_group);
+  // tRRD_L / tRRD_S from every earlier ACT of the rank.
+  require_rrd(r, line, rank);
 
   // tFAW: a fifth ACT no earlier than FAW after the first of the last four.
   if (rank.faw_size == 4) {
@@ -721,19 +727,7 @@ void TimingChecker::on_refresh_bank(const CommandRecord& r, std::size_t line, Ra
 
   // ACT -> REFpb: "tRRD has been satisfied after the prior ACTIVATE command" (LPDDR REFpb
   // conditions): a per-bank refresh activates rows like an ACT does.
-  Bound same_group;
-  Bound other_group;
-  for (unsigned g = 0; g < rank.last_act.size(); ++g) {
-    const Stamp& a = rank.last_act[g];
-    if (!a.seen) continue;
-    if (g == r.bank_group) {
-      same_group.raise(a.cycle + t.RRD_L, a.cycle, Command::kACT, a.bank);
-    } else {
-      other_group.raise(a.cycle + t.RRD_S, a.cycle, Command::kACT, a.bank);
-    }
-  }
-  require(Constraint::kRRD_L, r, line, same_group);
-  require(Constraint::kRRD_S, r, line, other_group);
+  require_rrd(r, line, rank);
 
   // tRREFD: REFpb -> REFpb to another bank of the rank (JESD238; LPDDR5 tpbR2pbR). The same
   // bank is covered by tRFCpb.

@@ -146,6 +146,7 @@ class TimingChecker {
   ChannelState& channel_state(unsigned channel, unsigned pseudo_channel);
   bool check_address(const CommandRecord& r, std::size_t line);
   void on_activate(const CommandRecord& r, std::size_t line, RankState& rank);
+  void require_rrd(const CommandRecord& r, std::size_t line, RankState& rank);
   void on_precharge(const CommandRecord& r, std::size_t line, RankState& rank);
   void on_column(const CommandRecord& r, std::size_t line, ChannelState& ch, RankState& rank);
   void on_refresh_all(const CommandRecord& r, std::size_t line, RankState& rank);
