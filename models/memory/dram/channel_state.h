@@ -21,6 +21,7 @@
 
 #include <array>
 #include <cstdint>
+#include <stdexcept>
 #include <vector>
 
 namespace famsim::dram {
@@ -73,6 +74,33 @@ class ChannelState {
         return earliest_rank_wide(cmd, c);
     }
   }
+  // Where earliest() finds its "not before" cycles for ACT, RD/RDA, WR/WRA and PRE: the earliest
+  // cycle is the largest of the three, and issue() keeps them current. A scheduler that asks the
+  // same question of many banks at every decision reads them directly instead of dispatching on
+  // the command each time. Valid for the life of this object.
+  struct Slots {
+    const std::uint64_t* at[3];
+    std::uint64_t earliest() const { return max3(*at[0], *at[1], *at[2]); }
+  };
+  Slots slots(Command cmd, const Coord& c) const {
+    const Rank& r = ranks_[c.rank];
+    const Bank& b = banks_[flat_bank(c)];
+    switch (cmd) {
+      case Command::kACT:
+        return {{&b.act, &group(c).act, &r.act_ready}};
+      case Command::kRD:
+      case Command::kRDA:
+        return {{&b.rd, &group(c).rd, &r.rd_ready}};
+      case Command::kWR:
+      case Command::kWRA:
+        return {{&b.wr, &group(c).wr, &r.wr_ready}};
+      case Command::kPRE:
+        return {{&b.pre, &r.pre, &kZero}};
+      default:
+        throw std::logic_error("ChannelState::slots: rank-wide command");
+    }
+  }
+
   // Records `cmd` issued at `cycle` (>= earliest(cmd, c)).
   void issue(Command cmd, const Coord& c, std::uint64_t cycle);
 
@@ -104,6 +132,7 @@ class ChannelState {
   const Group& group(const Coord& c) const {
     return groups_[c.rank * org_.bank_groups + c.bank_group];
   }
+  static constexpr std::uint64_t kZero = 0;
   static std::uint64_t max3(std::uint64_t a, std::uint64_t b, std::uint64_t c) {
     const std::uint64_t m = a > b ? a : b;
     return m > c ? m : c;

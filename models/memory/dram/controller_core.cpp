@@ -33,19 +33,15 @@ ControllerCore::ControllerCore(const Spec& spec, const CoreParams& params)
   const unsigned banks = state_.banks_total();
   for (auto& q : queues_) q.resize(banks);
   for (auto& c : cache_) c.resize(banks);
-  // With several ranks, a rank's column commands wait tRTRS after another rank's burst; the wait
-  // disappears once the rank drives the bus itself, so earliest cycles only grow if a burst
-  // (which moves the bus's end) is at least tRTRS long.
-  earliest_monotonic_ = spec.org.ranks == 1 || spec.timing.burst >= spec.timing.RTRS;
+  for (auto& v : view_) v.resize(banks);
+  blocked_.assign((banks + 63) / 64, 0);
   for (auto& n : nonempty_) n.assign((banks + 63) / 64, 0);
-  dirty_.assign(banks, 3);
-  for (auto& d : due_) d.assign(banks, 0);
+  dirty_.assign(banks, 0);
   rank_entries_.assign(spec.org.ranks, 0);
   read_done_.set_capacity(entries);
   write_done_.set_capacity(entries);
   last_column_.assign(banks, 0);
   refresh_.resize(spec.org.ranks);
-  refresh_block_.assign(spec.org.ranks, kNil);
   refresh_interval_ =
       params.refresh == RefreshMode::kPerBank ? spec.timing.REFIpb : spec.timing.REFI;
   for (auto& r : refresh_) r.next_due = refresh_interval_;
@@ -141,14 +137,13 @@ Coord ControllerCore::bank_coord(unsigned flat) const {
   return c;
 }
 
-void ControllerCore::consider(Choice& best, const Choice& c, std::uint64_t now,
+void ControllerCore::consider(Choice* best, const Choice& c, std::uint64_t now,
                               std::uint64_t& next) const {
-  if (c.cand.earliest > now) {
+  if (!best || c.cand.earliest > now) {
     next = std::min(next, c.cand.earliest);
     return;
   }
-  if (best.valid) ready_others_ = true;  // two ready: one of them waits for the next clock
-  if (!best.valid || scheduler_->before(c.cand, best.cand)) best = c;
+  if (!best->valid || c.prio < best->prio) *best = c;
 }
 
 bool ControllerCore::another_hit(unsigned flat, std::uint32_t row, std::uint32_t except) const {
@@ -161,72 +156,68 @@ bool ControllerCore::another_hit(unsigned flat, std::uint32_t row, std::uint32_t
 }
 
 void ControllerCore::mark_dirty(unsigned flat) {
-  dirty_[flat] = 3;
-  due_[0][flat] = 0;
-  due_[1][flat] = 0;
+  if (dirty_[flat]) return;
+  dirty_[flat] = 1;
+  dirty_list_.push_back(flat);
 }
 
-void ControllerCore::bank_choice(unsigned flat, int q, std::uint64_t now, Choice& best,
-                                 std::uint64_t& next) const {
+void ControllerCore::refresh_choices() {
   // Which burst a bank works for and with what command depends only on the bank's queues and
-  // state: worked out again only after those changed (dirty_). Its earliest cycle can only grow
-  // while the choice stands (every command raises "not before" cycles, never lowers them), so a
-  // cached value beyond `now` is a lower bound that still says "not ready" and may stand in for
-  // the next wake-up (waking early only costs a look); it is recomputed once it is due.
-  Choice& ch = cache_[q][flat];
-  if (!(dirty_[flat] & (1u << q))) {
-    if (ch.cand.earliest <= now || !earliest_monotonic_) {
-      ch.cand.earliest = state_.earliest(ch.cmd, ch.c);
-      if (earliest_monotonic_) due_[q][flat] = ch.cand.earliest;
+  // state: worked out again only for banks whose queues or state changed since the last look.
+  for (const unsigned b : dirty_list_) {
+    dirty_[b] = 0;
+    for (int q = 0; q < 2; ++q) {
+      if (queues_[q][b].count) work_out_choice(b, q);
     }
-    consider(best, ch, now, next);
-    return;
   }
-  {
-    dirty_[flat] &= static_cast<std::uint8_t>(~(1u << q));
-    const BankQueue& bq = queues_[q][flat];
-    const Entry& head = entries_[bq.head];
-    ch.queue = q;
-    ch.valid = true;
-    ch.prev = kNil;
-    if (state_.is_open(flat)) {
-      const std::uint32_t open = state_.open_row(flat);
-      std::uint32_t hit = kNil, prev = kNil;
-      if (head.c.row == open) {
-        hit = bq.head;
-      } else if (scheduler_->may_overtake(bq.overtaken)) {
-        for (std::uint32_t p = bq.head, e = head.next; e != kNil; p = e, e = entries_[e].next) {
-          if (entries_[e].c.row == open) {
-            hit = e;
-            prev = p;
-            break;
-          }
+  dirty_list_.clear();
+}
+
+void ControllerCore::work_out_choice(unsigned flat, int q) {
+  Choice& ch = cache_[q][flat];
+  const BankQueue& bq = queues_[q][flat];
+  const Entry& head = entries_[bq.head];
+  ch.queue = q;
+  ch.valid = true;
+  ch.prev = kNil;
+  if (state_.is_open(flat)) {
+    const std::uint32_t open = state_.open_row(flat);
+    std::uint32_t hit = kNil, prev = kNil;
+    if (head.c.row == open) {
+      hit = bq.head;
+    } else if (scheduler_->may_overtake(bq.overtaken)) {
+      for (std::uint32_t p = bq.head, e = head.next; e != kNil; p = e, e = entries_[e].next) {
+        if (entries_[e].c.row == open) {
+          hit = e;
+          prev = p;
+          break;
         }
       }
-      if (hit != kNil) {
-        const Entry& h = entries_[hit];
-        const bool ap = page_->auto_precharge(another_hit(flat, open, hit));
-        ch.cmd = q == 1 ? (ap ? Command::kWRA : Command::kWR) : (ap ? Command::kRDA : Command::kRD);
-        ch.c = h.c;
-        ch.entry = hit;
-        ch.prev = prev;
-        ch.cand = Candidate{0, h.seq, true};
-      } else {
-        ch.cmd = Command::kPRE;
-        ch.c = head.c;
-        ch.entry = bq.head;
-        ch.cand = Candidate{0, head.seq, false};
-      }
+    }
+    if (hit != kNil) {
+      const Entry& h = entries_[hit];
+      const bool ap = page_->auto_precharge(another_hit(flat, open, hit));
+      ch.cmd = q == 1 ? (ap ? Command::kWRA : Command::kWR) : (ap ? Command::kRDA : Command::kRD);
+      ch.c = h.c;
+      ch.entry = hit;
+      ch.prev = prev;
+      ch.cand = Candidate{0, h.seq, true};
     } else {
-      ch.cmd = Command::kACT;
+      ch.cmd = Command::kPRE;
       ch.c = head.c;
       ch.entry = bq.head;
       ch.cand = Candidate{0, head.seq, false};
     }
+  } else {
+    ch.cmd = Command::kACT;
+    ch.c = head.c;
+    ch.entry = bq.head;
+    ch.cand = Candidate{0, head.seq, false};
   }
-  ch.cand.earliest = state_.earliest(ch.cmd, ch.c);
-  if (earliest_monotonic_) due_[q][flat] = ch.cand.earliest;
-  consider(best, ch, now, next);
+  ch.prio = scheduler_->priority(ch.cand);
+  BankView& v = view_[q][flat];
+  v.slots = state_.slots(ch.cmd, ch.c);
+  v.prio = ch.prio;
 }
 
 int ControllerCore::direction() const {
@@ -237,23 +228,36 @@ int ControllerCore::direction() const {
 
 std::uint64_t ControllerCore::run(std::uint64_t now) {
   last_run_ = now;
-  ready_others_ = false;
   account_queues(now);
   advance_refresh(now);
-
   // Direction: drain writes from the high watermark down to the low one; otherwise reads, or
   // writes when no read waits.
   const int q = direction();
   draining_ = write_count_ >= params_.write_high_watermark ||
               (draining_ && write_count_ > params_.write_low_watermark);
-
   std::uint64_t next = kNever;
   Choice best;
+  select(q, now, &best, next);
+  if (!best.valid) return std::min(next, next_due_);
+  issue(best, now);
+  // One command per clock. The issue raised "not before" cycles across its bank, group, rank
+  // and the data bus, and may have turned the direction or forced a refresh: look at every
+  // candidate again for the cycle the next command can issue, so the owner wakes only then
+  // rather than at every clock while tRRD, tFAW or tCCD runs.
+  next = kNever;
+  select(direction(), now + 1, nullptr, next);
+  return std::min(std::max(next, now + 1), next_due_);
+}
+
+void ControllerCore::select(int q, std::uint64_t now, Choice* best, std::uint64_t& next) {
   const unsigned ranks = spec_.org.ranks;
   const unsigned per_rank = state_.banks_per_rank();
+  refresh_choices();
   // Refresh first: a forced refresh outranks every request, and blocks new work in what it
   // refreshes (the whole rank, or the bank in turn).
-  if (refreshes_owed_) std::fill(refresh_block_.begin(), refresh_block_.end(), kNil);
+  bool any_blocked = false;
+  if (refreshes_owed_) std::fill(blocked_.begin(), blocked_.end(), 0);
+  auto block = [&](unsigned flat) { blocked_[flat >> 6] |= std::uint64_t{1} << (flat & 63); };
   for (unsigned r = 0; refreshes_owed_ && r < ranks; ++r) {
     if (!refresh_forced(r)) continue;
     Choice ch;
@@ -263,95 +267,87 @@ std::uint64_t ControllerCore::run(std::uint64_t now) {
       const unsigned flat = r * per_rank + refresh_[r].next_bank;
       ch.c = bank_coord(flat);
       ch.cmd = state_.is_open(flat) ? Command::kPRE : Command::kREFpb;
-      refresh_block_[r] = flat;
+      block(flat);
     } else {
       ch.c = bank_coord(r * per_rank);
       ch.cmd = state_.open_banks(r) ? Command::kPREA : Command::kREFab;
-      refresh_block_[r] = kAllBanks;
+      for (unsigned b = r * per_rank; b < (r + 1) * per_rank; ++b) block(b);
     }
+    any_blocked = true;
     ch.cand.earliest = state_.earliest(ch.cmd, ch.c);
-    if (ch.cand.earliest <= now) {
-      if (!best.valid) best = ch;
+    if (best && ch.cand.earliest <= now) {
+      if (!best->valid) *best = ch;
     } else {
       next = std::min(next, ch.cand.earliest);
     }
   }
-  auto blocked = [&](unsigned flat) {
-    if (!refreshes_owed_) return false;  // refresh_block_ is only current while some are owed
-    const std::uint32_t b = refresh_block_[flat / per_rank];
-    return b == kAllBanks || b == flat;
+  if (best && best->valid) return;
+
+  // The banks' standing commands: the ready one the scheduler ranks first issues; the others
+  // say when they could. This runs at every decision over every bank with work, so it reads
+  // each bank's compact view (three "not before" cycles and a priority) and nothing else.
+  const BankView* view = view_[q].data();
+  unsigned pick = kNil;
+  std::uint64_t pick_prio = kNever;
+  auto look = [&](unsigned b) {
+    const BankView& v = view[b];
+    const std::uint64_t e = v.slots.earliest();
+    if (best && e <= now) {
+      if (pick == kNil || v.prio < pick_prio) {
+        pick = b;
+        pick_prio = v.prio;
+      }
+    } else if (e < next) {
+      next = e;
+    }
   };
-
-  if (!best.valid) {
+  auto is_blocked = [&](unsigned b) {
+    return any_blocked && (blocked_[b >> 6] >> (b & 63) & 1);
+  };
+  if (scheduler_->in_order()) {
+    // Only the oldest burst of this direction gets commands.
+    unsigned oldest_bank = kNil;
+    std::uint64_t oldest_seq = kNever;
+    for_each_nonempty(q, [&](unsigned b) {
+      const BankQueue& bq = queues_[q][b];
+      if (entries_[bq.head].seq < oldest_seq) {
+        oldest_seq = entries_[bq.head].seq;
+        oldest_bank = b;
+      }
+    });
+    if (oldest_bank != kNil && !is_blocked(oldest_bank)) look(oldest_bank);
+  } else {
+    const std::vector<std::uint64_t>& nonempty = nonempty_[q];
+    for (std::size_t w = 0; w < nonempty.size(); ++w) {
+      std::uint64_t bits = nonempty[w];
+      if (any_blocked) bits &= ~blocked_[w];
+      for (; bits != 0; bits &= bits - 1) {
+        look(static_cast<unsigned>(w * 64 + static_cast<unsigned>(__builtin_ctzll(bits))));
+      }
+    }
+  }
+  if (pick != kNil) {
+    *best = cache_[q][pick];
+    best->cand.earliest = now;
+  }
+  // Timeout page policy: close rows nobody queued for once they have idled long enough.
+  if (timeout_policy_ && !(best && best->valid)) {
     const unsigned banks = state_.banks_total();
-    if (scheduler_->in_order()) {
-      // Only the oldest burst of this direction gets commands.
-      unsigned oldest_bank = kNil;
-      std::uint64_t oldest_seq = kNever;
-      for_each_nonempty(q, [&](unsigned b) {
-        const BankQueue& bq = queues_[q][b];
-        if (entries_[bq.head].seq < oldest_seq) {
-          oldest_seq = entries_[bq.head].seq;
-          oldest_bank = b;
-        }
-      });
-      if (oldest_bank != kNil && !blocked(oldest_bank)) {
-        bank_choice(oldest_bank, q, now, best, next);
+    for (unsigned b = 0; b < banks; ++b) {
+      if (!state_.is_open(b) || queues_[0][b].count || queues_[1][b].count || is_blocked(b)) {
+        continue;
       }
-    } else {
-      const std::uint64_t* due = due_[q].data();
-      for_each_nonempty(q, [&](unsigned b) {
-        // Fast path: a bank whose standing choice is not due yet (see bank_choice).
-        const std::uint64_t e = due[b];
-        if (e > now) {
-          if (e < next) next = e;
-          return;
-        }
-        if (!blocked(b)) bank_choice(b, q, now, best, next);
-      });
-    }
-    // Timeout page policy: close rows nobody queued for once they have idled long enough.
-    if (!best.valid && timeout_policy_) {
-      for (unsigned b = 0; b < banks; ++b) {
-        if (!state_.is_open(b) || queues_[0][b].count || queues_[1][b].count || blocked(b)) {
-          continue;
-        }
-        Choice ch;
-        ch.valid = true;
-        ch.cmd = Command::kPRE;
-        ch.c = bank_coord(b);
-        ch.cand.earliest = std::max(page_->idle_close_cycle(last_column_[b]),
-                                    state_.earliest(Command::kPRE, ch.c));
-        ch.cand.arrival = kNever;
-        consider(best, ch, now, next);
-      }
+      Choice ch;
+      ch.valid = true;
+      ch.cmd = Command::kPRE;
+      ch.c = bank_coord(b);
+      ch.cand.earliest = std::max(page_->idle_close_cycle(last_column_[b]),
+                                  state_.earliest(Command::kPRE, ch.c));
+      ch.cand.arrival = kNever;
+      ch.prio = kNever;
+      consider(best, ch, now, next);
     }
   }
-
-  if (best.valid) {
-    issue(best, now);
-    // One command per clock. Look again at the next clock only if something else was ready, or
-    // the issue changed more than one bank's outlook; otherwise the other banks' earliest
-    // cycles still stand (commands only ever raise them) and only the bank that issued has a
-    // new next command.
-    const bool one_bank = best.entry != kNil && best.cmd != Command::kPREA &&
-                          best.cmd != Command::kREFab && best.cmd != Command::kREFpb;
-    // FCFS moves on to the next-oldest burst, usually in another bank; a rank (or the bank in
-    // turn) that just went idle takes its owed refresh: both need a fresh look.
-    if (ready_others_ || !one_bank || direction() != q || timeout_policy_ ||
-        scheduler_->in_order() || (refreshes_owed_ && refresh_forced(best.c.rank))) {
-      next = now + 1;
-    } else {
-      const unsigned flat = state_.flat_bank(best.c);
-      if (queues_[q][flat].count && !blocked(flat)) {
-        Choice again;
-        bank_choice(flat, q, now, again, next);
-        if (again.valid) next = now + 1;
-      }
-      next = std::max(next, now + 1);
-    }
-  }
-  return std::min(next, next_due_);
 }
 
 void ControllerCore::log(Command cmd, const Coord& c, std::uint64_t now) {

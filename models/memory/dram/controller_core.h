@@ -110,7 +110,6 @@ class ControllerCore {
 
  private:
   static constexpr std::uint32_t kNil = std::numeric_limits<std::uint32_t>::max();
-  static constexpr std::uint32_t kAllBanks = kNil - 1;
   enum Flags : std::uint8_t { kMissed = 1, kConflicted = 2 };
 
   struct Entry {
@@ -145,6 +144,7 @@ class ControllerCore {
     std::uint32_t prev = kNil;   // entry's predecessor in its bank list (for removal)
     int queue = 0;
     Candidate cand;
+    std::uint64_t prio = 0;  // SchedulerPolicy::priority(cand)
     bool valid = false;
   };
 
@@ -152,9 +152,16 @@ class ControllerCore {
   int direction() const;  // 0 reads, 1 writes (write drain)
   void advance_refresh(std::uint64_t now);
   bool refresh_forced(unsigned rank) const;
-  void consider(Choice& best, const Choice& c, std::uint64_t now, std::uint64_t& next) const;
-  void bank_choice(unsigned flat, int q, std::uint64_t now, Choice& best,
-                   std::uint64_t& next) const;
+  // Works out the command to issue at `now` in direction q into *best (left invalid if none is
+  // ready) and lowers `next` to the earliest cycle a candidate that is not ready can issue. With
+  // best null it only looks: every candidate, ready or not, lowers `next`.
+  void select(int q, std::uint64_t now, Choice* best, std::uint64_t& next);
+  void consider(Choice* best, const Choice& c, std::uint64_t now, std::uint64_t& next) const;
+  // Works out again the standing command of every bank marked dirty, in both directions.
+  void refresh_choices();
+  // The command bank `flat` would issue next in direction q (its queue is not empty), into
+  // cache_ and view_.
+  void work_out_choice(unsigned flat, int q);
   bool another_hit(unsigned flat, std::uint32_t row, std::uint32_t except) const;
   void mark_dirty(unsigned flat);
   void set_nonempty(int q, unsigned flat, bool on) {
@@ -192,15 +199,18 @@ class ControllerCore {
   std::size_t requests_in_use_ = 0;
   std::array<std::vector<BankQueue>, 2> queues_;        // [0] reads, [1] writes, per flat bank
   std::array<std::vector<std::uint64_t>, 2> nonempty_;  // bit per bank with bursts queued
-  // Per bank and direction: the command the bank would issue next, kept until the bank's queues
-  // or state change (dirty_ bit per direction).
-  mutable std::array<std::vector<Choice>, 2> cache_;
-  mutable std::vector<std::uint8_t> dirty_;
-  // Per direction and bank: the cycle before which the bank's standing choice cannot issue (a
-  // lower bound; 0 = look at it).
-  mutable std::array<std::vector<std::uint64_t>, 2> due_;
-  mutable bool ready_others_ = false;  // this decision saw more than one ready command
-  bool earliest_monotonic_ = true;     // cached earliest cycles are lower bounds (bank_choice)
+  // Per direction and bank: the command the bank would issue next, kept until the bank's queues
+  // or state change (then it is listed in dirty_list_), and the part of it the per-decision scan
+  // reads: where its earliest cycle is kept and its priority.
+  struct BankView {
+    ChannelState::Slots slots{};
+    std::uint64_t prio = 0;
+  };
+  std::array<std::vector<Choice>, 2> cache_;
+  std::array<std::vector<BankView>, 2> view_;
+  std::vector<std::uint8_t> dirty_;
+  std::vector<unsigned> dirty_list_;
+  std::vector<std::uint64_t> blocked_;  // bit per bank a forced refresh keeps new work from
   bool timeout_policy_ = false;
   std::uint64_t next_due_ = kNever;     // earliest next_due over the ranks
   std::uint64_t refresh_interval_ = 0;  // tREFI, or tREFIpb with per-bank refresh
@@ -213,7 +223,6 @@ class ControllerCore {
   Ring<std::uint32_t> read_done_, write_done_;  // requests in completion order
   std::vector<std::uint64_t> last_column_;      // per flat bank, for the timeout policy
   std::vector<RankRefresh> refresh_;
-  std::vector<std::uint32_t> refresh_block_;  // per rank: kNil, kAllBanks or the flat bank
   unsigned postpone_limit_ = 0;
 
   std::ostream* log_ = nullptr;

@@ -38,8 +38,11 @@ class SchedulerPolicy {
   virtual bool may_overtake(unsigned overtaken_so_far) const = 0;
   // Only the oldest burst of the channel (in the current direction) may get commands.
   virtual bool in_order() const = 0;
+  // The order among ready candidates as one number, smaller issuing first; worked out once per
+  // bank decision, so the channel-wide choice compares integers. `arrival` stays below 2^63.
+  virtual std::uint64_t priority(const Candidate& c) const = 0;
   // True if candidate `a` should issue before `b` when both are ready.
-  virtual bool before(const Candidate& a, const Candidate& b) const = 0;
+  bool before(const Candidate& a, const Candidate& b) const { return priority(a) < priority(b); }
 };
 
 class FcfsScheduler final : public SchedulerPolicy {
@@ -47,9 +50,7 @@ class FcfsScheduler final : public SchedulerPolicy {
   const char* name() const override { return "fcfs"; }
   bool may_overtake(unsigned) const override { return false; }
   bool in_order() const override { return true; }
-  bool before(const Candidate& a, const Candidate& b) const override {
-    return a.arrival < b.arrival;
-  }
+  std::uint64_t priority(const Candidate& c) const override { return c.arrival; }
 };
 
 class FrFcfsScheduler final : public SchedulerPolicy {
@@ -58,9 +59,9 @@ class FrFcfsScheduler final : public SchedulerPolicy {
   const char* name() const override { return "frfcfs"; }
   bool may_overtake(unsigned overtaken_so_far) const override { return overtaken_so_far < cap_; }
   bool in_order() const override { return false; }
-  bool before(const Candidate& a, const Candidate& b) const override {
-    if (a.row_hit != b.row_hit) return a.row_hit;
-    return a.arrival < b.arrival;
+  // Row hits first (top bit clear), then the oldest.
+  std::uint64_t priority(const Candidate& c) const override {
+    return (c.row_hit ? 0 : std::uint64_t{1} << 63) | c.arrival;
   }
 
  private:
