@@ -67,11 +67,18 @@ void parse_dram(ConfigNode& n, DramControllerParams& d, unsigned request_bytes) 
   const double timeout_ns = ctl.get_double("page_timeout_ns", 50.0, 0.0, 1e9);
   c.page_timeout_cycles =
       static_cast<std::uint64_t>(std::ceil(timeout_ns * 1000.0 / d.spec.timing.tck_ps - 1e-9));
+  // per_bank is the standard's bank refresh: REFpb (LPDDR5X, HBM3) or same-bank REFsb (DDR5,
+  // which may also call it same_bank).
   const std::string refresh =
-      ctl.get_choice("refresh", "all_bank", {"all_bank", "per_bank", "off"});
-  c.refresh = refresh == "all_bank"   ? dram::RefreshMode::kAllBank
-              : refresh == "per_bank" ? dram::RefreshMode::kPerBank
-                                      : dram::RefreshMode::kOff;
+      ctl.get_choice("refresh", "all_bank", {"all_bank", "per_bank", "same_bank", "off"});
+  c.refresh = refresh == "all_bank" ? dram::RefreshMode::kAllBank
+              : refresh == "off"    ? dram::RefreshMode::kOff
+                                    : dram::RefreshMode::kPerBank;
+  if (refresh == "same_bank" && !d.spec.timing.same_bank_refresh) {
+    ctl.fail("refresh", fmt::format("same_bank refresh (REFsb) is DDR5's; {} refreshes single "
+                                    "banks: use per_bank, all_bank or off",
+                                    dram::to_string(d.spec.standard)));
+  }
   if (c.refresh == dram::RefreshMode::kPerBank && d.spec.timing.REFIpb == 0) {
     ctl.fail("refresh", fmt::format("{} has no per-bank refresh in this preset (timing REFIpb is "
                                     "not set); use all_bank or off",

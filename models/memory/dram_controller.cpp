@@ -247,7 +247,7 @@ void DramController::report(ComponentReport& r, const ReportWindow& window) cons
   const double cmd_pj =
       n(Command::kACT) * en.act_pre_pj + (n(Command::kRD) + n(Command::kRDA)) * en.read_pj +
       (n(Command::kWR) + n(Command::kWRA)) * en.write_pj + n(Command::kREFab) * en.refresh_ab_pj +
-      n(Command::kREFpb) * en.refresh_pb_pj;
+      (n(Command::kREFpb) + n(Command::kREFsb)) * en.refresh_pb_pj;
   double background_pj = 0;
   for (std::uint64_t active : st.rank_active_cycles) {
     const double total = static_cast<double>(end_cycle);
@@ -272,7 +272,8 @@ void DramController::report(ComponentReport& r, const ReportWindow& window) cons
                             bw, 100.0 * x["efficiency"].get<double>(), 100.0 * rate(st.row_hits),
                             100.0 * rate(st.row_conflicts),
                             st.commands[static_cast<unsigned>(dram::Command::kREFab)] +
-                                st.commands[static_cast<unsigned>(dram::Command::kREFpb)],
+                                st.commands[static_cast<unsigned>(dram::Command::kREFpb)] +
+                                st.commands[static_cast<unsigned>(dram::Command::kREFsb)],
                             bits > 0 ? total_pj / bits : 0.0));
   }
 }

@@ -12,7 +12,9 @@
 //   lpddr5x_8533    938   23  12  20 20  45  65   8  37   2   2/4     6/6   22   4164  299
 //   hbm3_6400       625   20  10  31 26  45  71   9  33   2   2/4     4/5   24   6240  560
 // (hbm3 tRCD_WR 15; per-bank refresh: hbm3 tREFIpb 195 tRFCpb 320 tRREFD 8, lpddr5x tREFIpb 260
-// tRFCpb 150 tRREFD 9 tPBR2PBR 96; tPPD 2 on DDR5, LPDDR5X and HBM3.)
+// tRFCpb 150 tRREFD 9 tPBR2PBR 96; DDR5 same-bank refresh REFsb: ddr5_4800_x8 tREFIsb 1171
+// (487.5 ns / 0.416 rounded down) tRFCsb 312 tREFSBRD 45, ddr5_6400_x4 tREFIsb 1562 (487.5 / 0.312
+// = 1562.5); tPPD 2 on DDR5, LPDDR5X and HBM3.)
 #include "models/memory/dram/address_mapping.h"
 #include "models/memory/dram/controller_core.h"
 #include "models/memory/dram/dram_command.h"
@@ -200,6 +202,12 @@ Access write_at(const Coord& c, std::uint64_t not_before = 0) {
 // below it: consecutive bursts go to consecutive bank groups, then columns, banks, ranks, rows.
 constexpr const char* kBankGroupInterleave = "RoRaBaCoBgCh";
 
+// The bank refresh command of a standard: DDR5 has only same-bank refresh (JESD79-5 REFsb),
+// LPDDR5X and HBM3 refresh single banks (REFpb).
+Command bank_refresh(const Spec& s) {
+  return s.standard == Standard::kDDR5 ? Command::kREFsb : Command::kREFpb;
+}
+
 CoreParams params(RefreshMode refresh, const std::string& scheduler = "frfcfs",
                   const std::string& page_policy = "open") {
   CoreParams p;
@@ -269,7 +277,7 @@ TEST_P(SequentialReads, BandwidthIsPeakLessTheRefreshCost) {
   const CheckOutcome chk = check(spec, run);
   EXPECT_EQ(chk.count, 0u) << chk.text();
   const std::size_t refreshes =
-      run.of(pc.refresh == RefreshMode::kAllBank ? Command::kREFab : Command::kREFpb).size();
+      run.of(pc.refresh == RefreshMode::kAllBank ? Command::kREFab : bank_refresh(spec)).size();
   EXPECT_GE(refreshes, pc.refresh == RefreshMode::kAllBank ? 20u : 20u * t.REFI / t.REFIpb);
 
   const double bw = gbps(n * spec.org.burst_bytes(), run.last_done() - run.first_command(), spec);
@@ -523,18 +531,20 @@ TEST_P(RefreshCount, IdleChannelRefreshesExactlyOncePerInterval) {
   const CheckOutcome chk = check(spec, run);
   EXPECT_EQ(chk.count, 0u) << chk.text();
   // An idle rank (bank) takes each refresh the cycle it falls due.
-  const auto refs = run.of(rc.mode == RefreshMode::kPerBank ? Command::kREFpb : Command::kREFab);
+  const auto refs = run.of(rc.mode == RefreshMode::kPerBank ? bank_refresh(spec) : Command::kREFab);
   ASSERT_EQ(refs.size(), rc.due);
   EXPECT_EQ(run.commands.size(), rc.due) << "nothing but refresh";
   for (std::size_t k = 0; k < refs.size(); ++k) {
     ASSERT_EQ(refs[k].cycle, (k + 1) * rc.interval) << "refresh " << k + 1;
   }
   if (rc.mode == RefreshMode::kPerBank) {
-    // Banks in turn: every bank refreshed floor or ceil(due / banks) times.
-    const unsigned banks = spec.org.banks();
+    // Banks in turn: every bank refreshed floor or ceil(due / banks) times (DDR5: every bank
+    // index, each REFsb covering that index in all bank groups).
+    const bool same_bank = spec.standard == Standard::kDDR5;
+    const unsigned banks = same_bank ? spec.org.banks_per_group : spec.org.banks();
     std::vector<std::uint64_t> per_bank(banks, 0);
     for (const CommandRecord& r : refs) {
-      ++per_bank[r.bank_group * spec.org.banks_per_group + r.bank];
+      ++per_bank[same_bank ? r.bank : r.bank_group * spec.org.banks_per_group + r.bank];
     }
     for (unsigned b = 0; b < banks; ++b) {
       EXPECT_GE(per_bank[b], rc.due / banks) << "bank " << b;
@@ -565,7 +575,7 @@ TEST_P(RefreshCount, LightTrafficKeepsTheCountWithinThePostponingLimit) {
   ASSERT_EQ(run.completed, reads.size());
   const CheckOutcome chk = check(spec, run);
   EXPECT_EQ(chk.count, 0u) << chk.text();
-  const auto refs = run.of(rc.mode == RefreshMode::kPerBank ? Command::kREFpb : Command::kREFab);
+  const auto refs = run.of(rc.mode == RefreshMode::kPerBank ? bank_refresh(spec) : Command::kREFab);
   EXPECT_LE(refs.size(), rc.due);
   EXPECT_GE(refs.size(), rc.due - rc.postpone_max);
 }
@@ -580,7 +590,9 @@ INSTANTIATE_TEST_SUITE_P(
         RefreshCountCase{"lpddr5x_8533", RefreshMode::kAllBank, 4164, 3027, 8},   // 3027.38
         RefreshCountCase{"hbm3_6400", RefreshMode::kAllBank, 6240, 2020, 8},      // 2020.19
         RefreshCountCase{"lpddr5x_8533", RefreshMode::kPerBank, 260, 48484, 8},   // 48484.6
-        RefreshCountCase{"hbm3_6400", RefreshMode::kPerBank, 195, 64646, 8}),     // 64646.15
+        RefreshCountCase{"hbm3_6400", RefreshMode::kPerBank, 195, 64646, 8},      // 64646.15
+        RefreshCountCase{"ddr5_4800_x8", RefreshMode::kPerBank, 1171, 10765, 4},  // 10765.15
+        RefreshCountCase{"ddr5_6400_x4", RefreshMode::kPerBank, 1562, 8070, 4}),  // 8070.42
     [](const auto& info) {
       return std::string(info.param.preset) + "_" + refresh_name(info.param.mode);
     });
@@ -918,6 +930,25 @@ const std::vector<BreakCase>& break_cases() {
        {},
        [](Timing& t) { t.RREFD -= 2; },
        [](const Spec& s) { return refresh_traffic(s, RefreshMode::kPerBank, 20, 10); }},
+      // DDR5 same-bank refresh (tREFIsb 1171, tRFCsb 312, tREFSBRD 45): a read every 20
+      // clocks; those to the bank index being refreshed, in any bank group, wait for REFsb +
+      // tRFCsb ...
+      {"tRFCsb_ddr5",
+       "tRFCpb",
+       "ddr5_4800_x8",
+       {},
+       [](Timing& t) { t.RFCpb -= 2; },
+       [](const Spec& s) { return refresh_traffic(s, RefreshMode::kPerBank, 20, 4); }},
+      // ... and those to another bank index wait tREFSBRD for their ACT.
+      {"tREFSBRD_ddr5",
+       "tRREFD",
+       "ddr5_4800_x8",
+       {},
+       [](Timing& t) {
+         t.RREFD -= 2;
+         t.PBR2PBR -= 2;
+       },
+       [](const Spec& s) { return refresh_traffic(s, RefreshMode::kPerBank, 20, 4); }},
   };
   return cases;
 }
@@ -1065,7 +1096,7 @@ TEST_P(EveryPreset, MixedRandomTrafficPassesTheChecker) {
         sc.refresh == RefreshMode::kPerBank ? spec.timing.REFIpb : spec.timing.REFI;
     const std::uint64_t due = (run.end_cycle - 1) / interval;
     const std::size_t refs =
-        run.of(sc.refresh == RefreshMode::kPerBank ? Command::kREFpb : Command::kREFab).size();
+        run.of(sc.refresh == RefreshMode::kPerBank ? bank_refresh(spec) : Command::kREFab).size();
     EXPECT_GE(refs, sc.ranks * (due > 0 ? due - 1 : 0));
     EXPECT_LE(refs, sc.ranks * due);
   }

@@ -171,7 +171,13 @@ TEST(DramSpec, Ddr5TimingsMatchHandConversion) {
   EXPECT_EQ(t.PPD, 2u);
   EXPECT_EQ(t.REFI, 9375u);  // 3900 / 0.416
   EXPECT_EQ(t.RFC, 708u);    // 295 / 0.416 = 709.1 x 0.997 = 707.007
-  EXPECT_EQ(t.REFIpb, 0u);   // same-bank refresh not modelled
+  // Same-bank refresh (REFsb): 487.5 / 0.416 = 1171.9, an interval, rounded down; tRFCsb
+  // 130 / 0.416 = 312.5 x 0.997 = 311.6 -> 312; tREFSBRD 18.75 / 0.416 = 45.07 x 0.997 = 44.9 -> 45.
+  EXPECT_TRUE(t.same_bank_refresh);
+  EXPECT_EQ(t.REFIpb, 1171u);
+  EXPECT_EQ(t.RFCpb, 312u);
+  EXPECT_EQ(t.RREFD, 45u);
+  EXPECT_EQ(t.PBR2PBR, 45u);
 
   const Timing x8 = load_spec_preset("ddr5_4800_x8").timing;
   EXPECT_EQ(x8.CCD_L_WR, 24u);  // x8: max(16, 10 / 0.416 -> 24)

@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -948,5 +949,98 @@ TEST_F(TimingCheckerLog, MissingHeaderOrFileThrows) {
   EXPECT_THROW(check_log_file(path_ + ".missing", test_spec()), std::runtime_error);
 }
 
+
+// DDR5 same-bank refresh (JESD79-5 REFsb): bank `bank` of every bank group at once. The test spec
+// as a DDR5 with 2 groups x 4 banks: REFsb every 125 clocks, tRFCsb 30, tREFSBRD 8.
+Spec same_bank_spec() {
+  Spec s = one_rank_spec();
+  s.standard = Standard::kDDR5;
+  s.timing.same_bank_refresh = true;
+  s.timing.PBR2PBR = s.timing.RREFD;
+  return s;
+}
+CommandRecord refsb(std::uint64_t c, unsigned bank, unsigned rank = 0) {
+  return make(c, Command::kREFsb, 0, bank, rank);
+}
+
+TEST(TimingChecker, RefsbKeepsItsBankInEveryGroupForTRFCsb) {
+  // REFsb of bank 2 at 0: bank 2 of group 1 (as of group 0) takes its ACT at 0 + 30.
+  expect_earliest(
+      same_bank_spec(),
+      [](auto c) {
+        return std::vector{refsb(0, 2), act(c, 1, 2)};
+      },
+      30, "tRFCpb");
+}
+
+TEST(TimingChecker, RefsbToActOfAnotherBankIsTREFSBRD) {
+  expect_earliest(
+      same_bank_spec(),
+      [](auto c) {
+        return std::vector{refsb(0, 2), act(c, 1, 3)};
+      },
+      8, "tRREFD");
+  // ... and the next REFsb, of another bank index, as well.
+  expect_earliest(
+      same_bank_spec(),
+      [](auto c) {
+        return std::vector{refsb(0, 2), refsb(c, 3)};
+      },
+      8, "tRREFD");
+}
+
+TEST(TimingChecker, RefsbNeedsItsBankClosedInEveryGroup) {
+  // Bank 1 of group 1 open (ACT at 0): a REFsb of bank 1 at 100 finds it open; after its PRE at
+  // 50 (tRAS 25 passed) the REFsb waits tRP: 50 + 12.
+  const auto open = run(same_bank_spec(), {act(0, 1, 1), refsb(100, 1)});
+  EXPECT_THAT(names(open), ElementsAre("bank_state")) << dump(open);
+  expect_earliest(
+      same_bank_spec(),
+      [](auto c) {
+        return std::vector{act(0, 1, 1), pre(50, 1, 1), refsb(c, 1)};
+      },
+      62, "tRP");
+}
+
+TEST(TimingChecker, RefsbOnASpecWithSingleBankRefreshIsRefreshMode) {
+  const auto v = run(one_rank_spec(), {refsb(0, 0)});
+  EXPECT_THAT(names(v), ElementsAre("refresh_mode")) << dump(v);
+  const auto w = run(same_bank_spec(), {refpb(0, 0, 0)});
+  EXPECT_THAT(names(w), ElementsAre("refresh_mode")) << dump(w);
+}
+
+TEST(TimingChecker, RefsbCountsForEveryBankOfItsIndex) {
+  // 4 bank indices x 125 = 500 clocks per bank; postpone_max 2. REFsb of indices 0..3 at 100,
+  // 200, 300, 400, then none: at the end 1600 (last cycle covered 1599) floor(1599 / 500) = 3
+  // refreshes fell due for every bank and each had 1 (3 <= 1 + 2 postponed: legal); the longest
+  // gap, of index 0 (both groups), is 1600 - 100 = 1500 <= (2 + 1) x 500. One cycle later it is
+  // 1501: too long for the two banks of index 0.
+  std::vector<CommandRecord> cmds = {refsb(100, 0), refsb(200, 1), refsb(300, 2), refsb(400, 3)};
+  const auto ok = run(same_bank_spec(), cmds, 1600);
+  EXPECT_THAT(names(ok), IsEmpty()) << dump(ok);
+  const auto gap = run(same_bank_spec(), cmds, 1601);
+  EXPECT_THAT(names(gap), ElementsAre("tREFIpb", "tREFIpb")) << dump(gap);
+  // At end 2001, floor(2000 / 500) = 4 fell due: 4 > 1 + 2 for every one of the 8 banks, and
+  // the gap of bank index 0 (1901 > 1500) too.
+  const auto late = run(same_bank_spec(), cmds, 2001);
+  EXPECT_GE(late.size(), 8u) << dump(late);
+  for (const Violation& x : late) {
+    EXPECT_TRUE(x.constraint == "refresh_count_pb" || x.constraint == "tREFIpb") << x.message;
+  }
+}
+
+TEST(CommandLog, RefsbRoundTripsWithoutABankGroup) {
+  CommandRecord r = refsb(42, 3, 1);
+  r.time_ps = 17472;
+  std::ostringstream os;
+  write_record(os, r);
+  EXPECT_EQ(os.str(), "42,17472,0,0,1,-,3,REFsb,-,-\n");
+  std::string error;
+  const auto back = parse_record("42,17472,0,0,1,-,3,REFsb,-,-", error);
+  ASSERT_TRUE(back.has_value()) << error;
+  EXPECT_EQ(back->command, Command::kREFsb);
+  EXPECT_EQ(back->rank, 1u);
+  EXPECT_EQ(back->bank, 3u);
+}
 }  // namespace
 }  // namespace famsim::dram

@@ -59,6 +59,17 @@ std::uint64_t ChannelState::earliest_rank_wide(Command cmd, const Coord& c) cons
       const Group& g = group(c);
       return std::max({banks_[flat_bank(c)].act, r.refpb, r.act, g.act});
     }
+    case Command::kREFsb: {
+      // The same, for bank c.bank of every group: each must be closed and past its tRP / tRC /
+      // tRFCsb, and the refresh's activations keep every group's tRRD_L.
+      std::uint64_t e = std::max(r.refpb, r.act);
+      for (unsigned g = 0; g < org_.bank_groups; ++g) {
+        Coord b = c;
+        b.bank_group = static_cast<std::uint16_t>(g);
+        e = std::max({e, banks_[flat_bank(b)].act, group(b).act});
+      }
+      return e;
+    }
     default:
       break;
   }
@@ -150,10 +161,18 @@ void ChannelState::issue_raw(Command cmd, const Coord& c, std::uint64_t cycle) {
       }
       return;
     }
-    case Command::kREFpb: {
-      Bank& b = banks_[flat_bank(c)];
-      b.act = std::max(b.act, cycle + t_.RFCpb);
-      b.pre = std::max(b.pre, cycle + t_.RFCpb);  // nothing reaches the bank during tRFCpb
+    case Command::kREFpb:
+    case Command::kREFsb: {
+      // REFpb refreshes one bank, REFsb bank c.bank of every group: nothing reaches them during
+      // tRFCpb (tRFCsb).
+      const unsigned groups = cmd == Command::kREFsb ? org_.bank_groups : 1;
+      for (unsigned g = 0; g < groups; ++g) {
+        Coord bc = c;
+        if (cmd == Command::kREFsb) bc.bank_group = static_cast<std::uint16_t>(g);
+        Bank& b = banks_[flat_bank(bc)];
+        b.act = std::max(b.act, cycle + t_.RFCpb);
+        b.pre = std::max(b.pre, cycle + t_.RFCpb);
+      }
       if (t_.RREFD) r.act = std::max(r.act, cycle + t_.RREFD);
       const unsigned to_next_refpb = t_.PBR2PBR ? t_.PBR2PBR : t_.RREFD;
       r.refpb = std::max(r.refpb, cycle + to_next_refpb);

@@ -9,7 +9,8 @@
 //   bank group  ACT->ACT tRRD_L, RD->RD tCCD_L, WR->WR tCCD_L_WR, WR->RD CWL+tBL+tWTR_L
 //   rank        ACT->ACT tRRD_S, four-activate window tFAW, RD->RD and WR->WR tCCD_S,
 //               WR->RD CWL+tBL+tWTR_S, RD->WR tRTW, PRE->PRE tPPD, REFpb->ACT tRREFD,
-//               REFpb->REFpb tPBR2PBR (LPDDR5X; tRREFD elsewhere)
+//               REFpb->REFpb tPBR2PBR (LPDDR5X; tRREFD elsewhere); DDR5 REFsb as REFpb on
+//               bank `bank` of every group, with tRFCsb and tREFSBRD
 //   channel     one data bus: bursts never overlap, and bursts of different ranks leave tRTRS
 // The earliest cycle of a command is the maximum over the scopes it belongs to (JESD79-4
 // section 13, JESD79-5 section 9, JESD238 section 7 define the rules; the scoping follows them).

@@ -122,8 +122,11 @@ bool ControllerCore::refresh_forced(unsigned rank) const {
   // before the next one falls due (PREA + tRP is far below tREFI).
   if (r.pending >= std::max(1u, postpone_limit_)) return true;
   if (params_.refresh == RefreshMode::kPerBank) {
-    const unsigned flat = rank * state_.banks_per_rank() + r.next_bank;
-    return queues_[0][flat].count + queues_[1][flat].count == 0;
+    bool idle = true;
+    for_each_unit_bank(rank, r.next_bank, [&](unsigned flat) {
+      idle = idle && queues_[0][flat].count + queues_[1][flat].count == 0;
+    });
+    return idle;
   }
   return rank_entries_[rank] == 0;
 }
@@ -264,10 +267,20 @@ void ControllerCore::select(int q, std::uint64_t now, Choice* best, std::uint64_
     ch.valid = true;
     ch.cand.arrival = 0;  // before any burst
     if (params_.refresh == RefreshMode::kPerBank) {
-      const unsigned flat = r * per_rank + refresh_[r].next_bank;
-      ch.c = bank_coord(flat);
-      ch.cmd = state_.is_open(flat) ? Command::kPRE : Command::kREFpb;
-      block(flat);
+      // The bank in turn (DDR5: that bank index in every group): close what is open, then
+      // refresh.
+      unsigned open = kNil;
+      for_each_unit_bank(r, refresh_[r].next_bank, [&](unsigned flat) {
+        block(flat);
+        if (open == kNil && state_.is_open(flat)) open = flat;
+      });
+      if (open != kNil) {
+        ch.c = bank_coord(open);
+        ch.cmd = Command::kPRE;
+      } else {
+        ch.c = bank_coord(r * per_rank + refresh_[r].next_bank);
+        ch.cmd = spec_.timing.same_bank_refresh ? Command::kREFsb : Command::kREFpb;
+      }
     } else {
       ch.c = bank_coord(r * per_rank);
       ch.cmd = state_.open_banks(r) ? Command::kPREA : Command::kREFab;
@@ -301,9 +314,7 @@ void ControllerCore::select(int q, std::uint64_t now, Choice* best, std::uint64_
       next = e;
     }
   };
-  auto is_blocked = [&](unsigned b) {
-    return any_blocked && (blocked_[b >> 6] >> (b & 63) & 1);
-  };
+  auto is_blocked = [&](unsigned b) { return any_blocked && (blocked_[b >> 6] >> (b & 63) & 1); };
   if (scheduler_->in_order()) {
     // Only the oldest burst of this direction gets commands.
     unsigned oldest_bank = kNil;
@@ -341,8 +352,8 @@ void ControllerCore::select(int q, std::uint64_t now, Choice* best, std::uint64_
       ch.valid = true;
       ch.cmd = Command::kPRE;
       ch.c = bank_coord(b);
-      ch.cand.earliest = std::max(page_->idle_close_cycle(last_column_[b]),
-                                  state_.earliest(Command::kPRE, ch.c));
+      ch.cand.earliest =
+          std::max(page_->idle_close_cycle(last_column_[b]), state_.earliest(Command::kPRE, ch.c));
       ch.cand.arrival = kNever;
       ch.prio = kNever;
       consider(best, ch, now, next);
@@ -389,6 +400,9 @@ void ControllerCore::issue(const Choice& ch, std::uint64_t now) {
       mark_dirty(b);
     }
     state_.issue(cmd, ch.c, now);
+  } else if (cmd == Command::kREFsb) {
+    for_each_unit_bank(rank, ch.c.bank, [&](unsigned flat) { mark_dirty(flat); });
+    state_.issue(cmd, ch.c, now);
   } else {
     const unsigned flat = state_.flat_bank(ch.c);
     mark_dirty(flat);
@@ -407,12 +421,13 @@ void ControllerCore::issue(const Choice& ch, std::uint64_t now) {
 
   switch (cmd) {
     case Command::kREFab:
-    case Command::kREFpb: {
+    case Command::kREFpb:
+    case Command::kREFsb: {
       RankRefresh& r = refresh_[rank];
       if (r.pending > 1 || rank_entries_[rank] > 0) ++stats_.refreshes_postponed;
       --r.pending;
       --refreshes_owed_;
-      if (cmd == Command::kREFpb) r.next_bank = (r.next_bank + 1) % state_.banks_per_rank();
+      if (cmd != Command::kREFab) r.next_bank = (r.next_bank + 1) % spec_.bank_refresh_units();
       return;
     }
     case Command::kPREA:

@@ -51,7 +51,7 @@ struct CoreParams {
 };
 
 struct CoreStats {
-  std::array<std::uint64_t, 9> commands{};  // by Command
+  std::array<std::uint64_t, kCommandCount> commands{};  // by Command
   std::uint64_t row_hits = 0, row_misses = 0, row_conflicts = 0;
   std::uint64_t read_bursts = 0, write_bursts = 0;
   std::uint64_t data_bus_cycles = 0;
@@ -134,7 +134,7 @@ class ControllerCore {
   struct RankRefresh {
     std::uint64_t next_due = 0;
     unsigned pending = 0;
-    unsigned next_bank = 0;  // per-bank refresh: the bank in turn
+    unsigned next_bank = 0;  // per-bank refresh: the bank (DDR5: bank index) in turn
   };
   // The command chosen in one decision.
   struct Choice {
@@ -180,6 +180,18 @@ class ControllerCore {
         f(static_cast<unsigned>(w * 64 + static_cast<unsigned>(__builtin_ctzll(bits))));
       }
     }
+  }
+  // Calls f(flat) for every bank of refresh unit `unit` of `rank` (Spec::bank_refresh_units):
+  // the bank itself, or (DDR5 REFsb) bank index `unit` of every bank group.
+  template <class F>
+  void for_each_unit_bank(unsigned rank, unsigned unit, F&& f) const {
+    const Organization& o = spec_.org;
+    const unsigned first = rank * o.banks();
+    if (!spec_.timing.same_bank_refresh) {
+      f(first + unit);
+      return;
+    }
+    for (unsigned g = 0; g < o.bank_groups; ++g) f(first + g * o.banks_per_group + unit);
   }
   void issue(const Choice& ch, std::uint64_t now);
   void log(Command cmd, const Coord& c, std::uint64_t now);

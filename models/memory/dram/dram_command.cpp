@@ -8,8 +8,8 @@
 namespace famsim::dram {
 
 namespace {
-constexpr std::array<const char*, 9> kNames = {"ACT", "PRE", "PREA",  "RD",   "RDA",
-                                               "WR",  "WRA", "REFab", "REFpb"};
+constexpr std::array<const char*, kCommandCount> kNames = {"ACT", "PRE", "PREA",  "RD",    "RDA",
+                                                           "WR",  "WRA", "REFab", "REFpb", "REFsb"};
 
 bool parse_uint(std::string_view s, std::uint64_t& out) {
   if (s.empty()) return false;
@@ -32,6 +32,8 @@ void write_record(std::ostream& os, const CommandRecord& r) {
      << ',';
   if (is_rank_wide(r.command)) {
     os << "-,-,";
+  } else if (r.command == Command::kREFsb) {
+    os << "-," << r.bank << ',';
   } else {
     os << r.bank_group << ',' << r.bank << ',';
   }
@@ -67,7 +69,7 @@ std::optional<CommandRecord> parse_record(const std::string& line, std::string& 
   const auto cmd = parse_command(std::string(f[7]));
   if (!cmd) {
     error = "unknown command '" + std::string(f[7]) +
-            "' (expected ACT, PRE, PREA, RD, RDA, WR, WRA, REFab or REFpb)";
+            "' (expected ACT, PRE, PREA, RD, RDA, WR, WRA, REFab, REFpb or REFsb)";
     return std::nullopt;
   }
   r.command = *cmd;
@@ -87,7 +89,8 @@ std::optional<CommandRecord> parse_record(const std::string& line, std::string& 
   std::uint64_t v[10] = {};
   const bool rank_wide = is_rank_wide(r.command);
   if (!number(0, v[0], true) || !number(1, v[1], true) || !number(2, v[2], true) ||
-      !number(3, v[3], true) || !number(4, v[4], true) || !number(5, v[5], !rank_wide) ||
+      !number(3, v[3], true) || !number(4, v[4], true) ||
+      !number(5, v[5], !rank_wide && r.command != Command::kREFsb) ||
       !number(6, v[6], !rank_wide) || !number(8, v[8], r.command == Command::kACT) ||
       !number(9, v[9], is_column(r.command))) {
     return std::nullopt;

@@ -4,8 +4,9 @@
 // Log format (CSV, one file per modelled channel, header line first):
 //   cycle,time_ps,channel,pseudo_channel,rank,bank_group,bank,command,row,column
 // cycle   : tCK cycle of the command clock at which the command is issued (time_ps = cycle*tCK)
-// command : ACT PRE PREA RD RDA WR WRA REFab REFpb
-// bank_group, bank: for PREA and REFab "-" (they address the whole rank)
+// command : ACT PRE PREA RD RDA WR WRA REFab REFpb REFsb
+// bank_group, bank: for PREA and REFab "-" (they address the whole rank); for REFsb (DDR5
+//           same-bank refresh: bank `bank` of every bank group) bank_group is "-"
 // row     : for ACT; "-" otherwise.   column: for RD/RDA/WR/WRA; "-" otherwise.
 // Lines starting with '#' are comments.
 #pragma once
@@ -17,7 +18,19 @@
 
 namespace famsim::dram {
 
-enum class Command : std::uint8_t { kACT, kPRE, kPREA, kRD, kRDA, kWR, kWRA, kREFab, kREFpb };
+enum class Command : std::uint8_t {
+  kACT,
+  kPRE,
+  kPREA,
+  kRD,
+  kRDA,
+  kWR,
+  kWRA,
+  kREFab,
+  kREFpb,
+  kREFsb
+};
+inline constexpr unsigned kCommandCount = 10;
 const char* to_string(Command c);
 std::optional<Command> parse_command(const std::string& s);
 
@@ -26,6 +39,8 @@ inline bool is_write(Command c) { return c == Command::kWR || c == Command::kWRA
 inline bool is_column(Command c) { return is_read(c) || is_write(c); }
 inline bool is_auto_precharge(Command c) { return c == Command::kRDA || c == Command::kWRA; }
 inline bool is_rank_wide(Command c) { return c == Command::kPREA || c == Command::kREFab; }
+// A refresh of some banks of a rank: REFpb (one bank) or REFsb (one bank index in every group).
+inline bool is_bank_refresh(Command c) { return c == Command::kREFpb || c == Command::kREFsb; }
 
 struct CommandRecord {
   std::uint64_t cycle = 0;

@@ -274,10 +274,14 @@ void read_timing(ConfigNode& t, Standard s, const Organization& org, Timing& tm)
   tm.PPD = r.minimum("tPPD").value_or(0);
   tm.REFI = r.required("tREFI", true);
   tm.RFC = r.required("tRFC");
-  const auto refi_pb = r.interval("tREFIpb");
-  const auto rfc_pb = r.minimum("tRFCpb");
-  tm.RREFD = r.minimum("tRREFD").value_or(0);
-  tm.PBR2PBR = r.minimum("tPBR2PBR").value_or(tm.RREFD);
+  // DDR5's bank refresh is REFsb, with parameters of its own names (see Timing).
+  tm.same_bank_refresh = s == Standard::kDDR5;
+  const char* const refi_key = tm.same_bank_refresh ? "tREFIsb" : "tREFIpb";
+  const char* const rfc_key = tm.same_bank_refresh ? "tRFCsb" : "tRFCpb";
+  const auto refi_pb = r.interval(refi_key);
+  const auto rfc_pb = r.minimum(rfc_key);
+  tm.RREFD = r.minimum(tm.same_bank_refresh ? "tREFSBRD" : "tRREFD").value_or(0);
+  tm.PBR2PBR = tm.same_bank_refresh ? tm.RREFD : r.minimum("tPBR2PBR").value_or(tm.RREFD);
   tm.refresh_postpone_max =
       static_cast<unsigned>(t.get_uint("refresh_postpone_max", std::nullopt, 0, 64));
 
@@ -313,14 +317,14 @@ void read_timing(ConfigNode& t, Standard s, const Organization& org, Timing& tm)
   }
   tm.RTRS = rtrs.value_or(0);
   if (refi_pb.has_value() != rfc_pb.has_value()) {
-    t.fail(refi_pb ? "tRFCpb_ns" : r.key_of("tREFIpb"),
-           "per-bank refresh needs both tREFIpb and tRFCpb");
+    t.fail(refi_pb ? std::string(rfc_key) + "_ns" : r.key_of(refi_key),
+           fmt::format("bank refresh needs both {} and {}", refi_key, rfc_key));
   }
   if (refi_pb) {
     if (*refi_pb == 0 || *refi_pb >= tm.REFI) {
-      t.fail(r.key_of("tREFIpb"), "must be at least one clock and shorter than tREFI");
+      t.fail(r.key_of(refi_key), "must be at least one clock and shorter than tREFI");
     }
-    if (*rfc_pb == 0) t.fail(r.key_of("tRFCpb"), "must be at least one clock");
+    if (*rfc_pb == 0) t.fail(r.key_of(rfc_key), "must be at least one clock");
     tm.REFIpb = *refi_pb;
     tm.RFCpb = *rfc_pb;
   }

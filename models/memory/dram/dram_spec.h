@@ -94,6 +94,11 @@ struct Timing {
                           // standard separates it from RREFD (LPDDR5X tpbR2pbR); the loader sets
                           // it to RREFD otherwise
   unsigned refresh_postpone_max = 8;  // refresh commands that may be postponed (and pulled in)
+  // DDR5 has no single-bank refresh: its same-bank refresh REFsb refreshes one bank index in
+  // every bank group at once (JESD79-5 "Same Bank Refresh"). When true, the per-bank refresh
+  // values above are REFsb's: REFIpb = tREFIsb (between REFsb commands of a rank), RFCpb =
+  // tRFCsb, RREFD = PBR2PBR = tREFSBRD.
+  bool same_bank_refresh = false;
 
   // Derived: WR to PRE same bank = CWL + burst + WR; WR to RD = CWL + burst + WTR_x.
   unsigned write_to_precharge() const { return CWL + burst + WR; }
@@ -138,6 +143,12 @@ struct Spec {
   Timing timing;
   Energy energy;
   Currents currents;  // the inputs `energy` was computed from
+
+  // The refresh units per-bank refresh rotates over in a rank: every bank (REFpb), or every bank
+  // index of a group (DDR5 REFsb, each covering that index in all groups).
+  unsigned bank_refresh_units() const {
+    return timing.same_bank_refresh ? org.banks_per_group : org.banks();
+  }
 };
 
 // JEDEC conversion of a minimum timing parameter in ns to clocks of tck_ps (whole picoseconds):
@@ -184,6 +195,8 @@ Energy compute_energy(const Currents& c, const Organization& org, const Timing& 
 //     tPPD, tRREFD        default 0 (no constraint)
 //     tPBR2PBR            default tRREFD
 //     tREFIpb, tRFCpb     default 0 (no per-bank refresh); both or neither
+//     tREFIsb, tRFCsb, tREFSBRD   DDR5 only, instead of the three above: same-bank refresh
+//                         (REFsb); tREFIsb and tRFCsb both or neither, tREFSBRD default 0
 //     refresh_postpone_max   refresh commands that may be postponed                 (required)
 //   energy: (per device; mA and V)
 //     vdd_v, idd0_ma, idd2n_ma, idd3n_ma, idd4r_ma, idd4w_ma, idd5b_ma              (required)

@@ -26,7 +26,10 @@
 // - Refresh (tRFC, tREFI, postponing/pulling in up to 8 REF): "Refresh Command". Per-bank
 //   refresh (tRFCpb, REFpb -> ACT/REFpb other bank, ACT -> REFpb tRRD, REFpb -> REFab tRFCpb):
 //   LPDDR family (JESD209-2/4/5 "REFRESH command scheduling separation requirements"); tRREFD:
-//   JESD238; tPPD: JESD209-5 / JESD238.
+//   JESD238; tPPD: JESD209-5 / JESD238. DDR5 same-bank refresh (JESD79-5 "Same Bank Refresh"):
+//   REFsb refreshes bank BA of every bank group, each of which must be precharged; it is checked
+//   as a per-bank refresh of each of those banks, with tRFCsb as tRFCpb and tREFSBRD (REFsb ->
+//   ACT or REFsb of another bank index) as tRREFD.
 
 namespace famsim::dram {
 
@@ -320,6 +323,7 @@ void TimingChecker::check(const CommandRecord& r, std::size_t line) {
       on_refresh_all(r, line, rank);
       break;
     case Command::kREFpb:
+    case Command::kREFsb:
       on_refresh_bank(r, line, rank);
       break;
   }
@@ -371,10 +375,13 @@ void TimingChecker::on_activate(const CommandRecord& r, std::size_t line, RankSt
             Bound::at(first.cycle + t.FAW, first.cycle, Command::kACT, first.bank));
   }
 
-  // tRREFD: REFpb -> ACT to another bank of the rank (JESD238 tRREFD; LPDDR5 tpbR2act).
+  // tRREFD: REFpb -> ACT to another bank of the rank (JESD238 tRREFD; LPDDR5 tpbR2act); DDR5
+  // tREFSBRD: REFsb -> ACT to a bank of another bank index.
   if (t.RREFD > 0) {
-    const Stamp& ref = (rank.refpb_latest.seen && rank.refpb_latest.bank != bi) ? rank.refpb_latest
-                                                                                : rank.refpb_other;
+    const Stamp& ref =
+        (rank.refpb_latest.seen && refresh_unit(rank.refpb_latest.bank) != refresh_unit(bi))
+            ? rank.refpb_latest
+            : rank.refpb_other;
     Bound rrefd;
     if (ref.seen) rrefd.raise(ref.cycle + t.RREFD, ref.cycle, Command::kREFpb, ref.bank);
     require(Constraint::kRREFD, r, line, rrefd);
@@ -703,72 +710,95 @@ void TimingChecker::on_refresh_all(const CommandRecord& r, std::size_t line, Ran
   rank.rfc = Bound::at(r.cycle + t.RFC, r.cycle, Command::kREFab, -1);
 }
 
+int TimingChecker::refresh_unit(int flat) const {
+  return spec_.timing.same_bank_refresh ? flat % static_cast<int>(spec_.org.banks_per_group) : flat;
+}
+
 void TimingChecker::on_refresh_bank(const CommandRecord& r, std::size_t line, RankState& rank) {
   const Timing& t = spec_.timing;
   const Organization& o = spec_.org;
-  const unsigned b = flat_bank(r, o);
-  const int bi = static_cast<int>(b);
-  BankState& bank = rank.banks[b];
+  // REFpb refreshes one bank; DDR5's REFsb bank r.bank of every bank group (JESD79-5 "Same Bank
+  // Refresh"). Each refreshed bank is checked as a per-bank refresh of its own.
+  const bool same_bank = r.command == Command::kREFsb;
+  const int unit = static_cast<int>(same_bank ? r.bank : flat_bank(r, o));
+  const unsigned groups = same_bank ? o.bank_groups : 1;
 
   count_check(Constraint::kRefreshMode);
-  if (t.REFIpb == 0) {
+  if (t.REFIpb == 0 || same_bank != t.same_bank_refresh) {
     report(Constraint::kRefreshMode, line, r.cycle, [&] {
-      return fmt::format("{}: the spec has no per-bank refresh (REFIpb = 0)", command_text(r, o));
+      return fmt::format("{}: the spec has {}", command_text(r, o),
+                         t.REFIpb == 0         ? "no per-bank refresh (REFIpb = 0)"
+                         : t.same_bank_refresh ? "same-bank refresh (REFsb), not REFpb"
+                                               : "per-bank refresh (REFpb), not REFsb");
     });
   }
-  // REFpb only to an idle bank, tRP after its latest precharge (LPDDR REFpb conditions).
-  count_check(Constraint::kBankState);
-  if (bank.open) {
-    report(Constraint::kBankState, line, r.cycle, [&] {
-      return fmt::format("{}: bank is open (ACT at cycle {})", command_text(r, o), bank.opened_at);
-    });
+  const std::uint64_t interval_pb =
+      static_cast<std::uint64_t>(spec_.bank_refresh_units()) * t.REFIpb;
+  for (unsigned g = 0; g < groups; ++g) {
+    CommandRecord one = r;
+    if (same_bank) one.bank_group = g;
+    const unsigned b = flat_bank(one, o);
+    BankState& bank = rank.banks[b];
+    // Only to an idle bank, tRP after its latest precharge (LPDDR REFpb conditions; JESD79-5
+    // REFsb: the bank in every bank group precharged), tRFCpb after its previous refresh.
+    count_check(Constraint::kBankState);
+    if (bank.open) {
+      report(Constraint::kBankState, line, r.cycle, [&] {
+        return fmt::format("{}: {} is open (ACT at cycle {})", command_text(r, o),
+                           bank_text(static_cast<int>(b), o), bank.opened_at);
+      });
+    }
+    require(Constraint::kRP, one, line, bank.act_rp);
+    if (same_bank) require(Constraint::kRFCpb, one, line, bank.refpb_busy);
+    // ACT -> REFpb: "tRRD has been satisfied after the prior ACTIVATE command" (LPDDR REFpb
+    // conditions): a bank refresh activates rows like an ACT does, in each group it touches.
+    require_rrd(one, line, rank);
+
+    // Refresh schedule of this bank: one refresh per units * REFIpb on average (REFIpb is the
+    // interval between bank refreshes of the rank, JESD209-4/5 tREFIpb = tREFI / banks), with
+    // up to postpone_max postponed.
+    if (interval_pb > 0) {
+      const unsigned P = t.refresh_postpone_max;
+      count_check(Constraint::kREFIpb);
+      count_check(Constraint::kRefreshCountPb);
+      const std::uint64_t due = r.cycle == 0 ? 0 : (r.cycle - 1) / interval_pb;
+      const RefreshFindings f = refresh_due(bank.refresh, r.cycle, due, interval_pb, P);
+      if (!f.gap.empty()) {
+        report(Constraint::kREFIpb, line, r.cycle, [&] {
+          return command_text(r, o) + bank_text(static_cast<int>(b), o) + ": " + f.gap;
+        });
+      }
+      if (!f.count.empty()) {
+        report(Constraint::kRefreshCountPb, line, r.cycle, [&] {
+          return command_text(r, o) + bank_text(static_cast<int>(b), o) + ": before it " + f.count;
+        });
+      }
+      credit_refresh(bank.refresh, r.cycle, interval_pb, P);
+      rank.per_bank_mode = true;
+    }
+    bank.refpb_busy = Bound::at(r.cycle + t.RFCpb, r.cycle, r.command, static_cast<int>(b));
   }
-  require(Constraint::kRP, r, line, bank.act_rp);
 
-  // ACT -> REFpb: "tRRD has been satisfied after the prior ACTIVATE command" (LPDDR REFpb
-  // conditions): a per-bank refresh activates rows like an ACT does.
-  require_rrd(r, line, rank);
-
-  // tRREFD: REFpb -> REFpb to another bank of the rank (JESD238; LPDDR5 tpbR2pbR). The same
-  // bank is covered by tRFCpb.
-  const Stamp& ref = (rank.refpb_latest.seen && rank.refpb_latest.bank != bi) ? rank.refpb_latest
-                                                                              : rank.refpb_other;
+  // tRREFD: REFpb -> REFpb to another bank of the rank (JESD238; LPDDR5 tpbR2pbR; DDR5
+  // tREFSBRD between REFsb of different bank indices). The same bank is covered by tRFCpb.
+  const Stamp& ref = (rank.refpb_latest.seen && refresh_unit(rank.refpb_latest.bank) != unit)
+                         ? rank.refpb_latest
+                         : rank.refpb_other;
   if (t.RREFD > 0) {
     Bound rrefd;
-    if (ref.seen) rrefd.raise(ref.cycle + t.RREFD, ref.cycle, Command::kREFpb, ref.bank);
+    if (ref.seen) rrefd.raise(ref.cycle + t.RREFD, ref.cycle, r.command, ref.bank);
     require(Constraint::kRREFD, r, line, rrefd);
   }
   // LPDDR5 separates REFpb -> REFpb (tpbR2pbR, JESD209-5 refresh command scheduling) from
   // REFpb -> ACT (tpbR2act = tRREFD); the loader sets PBR2PBR = RREFD where they are one value.
   if (t.PBR2PBR > t.RREFD) {
     Bound pbr;
-    if (ref.seen) pbr.raise(ref.cycle + t.PBR2PBR, ref.cycle, Command::kREFpb, ref.bank);
+    if (ref.seen) pbr.raise(ref.cycle + t.PBR2PBR, ref.cycle, r.command, ref.bank);
     require(Constraint::kPBR2PBR, r, line, pbr);
   }
 
-  // Refresh schedule of this bank: each bank needs one refresh per banks() * REFIpb on average
-  // (REFIpb is the interval between REFpb commands of the rank, JESD209-4/5 tREFIpb = tREFI /
-  // banks), with up to postpone_max postponed.
-  const std::uint64_t interval_pb = static_cast<std::uint64_t>(o.banks()) * t.REFIpb;
-  if (interval_pb > 0) {
-    const unsigned P = t.refresh_postpone_max;
-    count_check(Constraint::kREFIpb);
-    count_check(Constraint::kRefreshCountPb);
-    const std::uint64_t due = r.cycle == 0 ? 0 : (r.cycle - 1) / interval_pb;
-    const RefreshFindings f = refresh_due(bank.refresh, r.cycle, due, interval_pb, P);
-    if (!f.gap.empty()) {
-      report(Constraint::kREFIpb, line, r.cycle, [&] { return command_text(r, o) + ": " + f.gap; });
-    }
-    if (!f.count.empty()) {
-      report(Constraint::kRefreshCountPb, line, r.cycle,
-             [&] { return command_text(r, o) + ": before it " + f.count; });
-    }
-    credit_refresh(bank.refresh, r.cycle, interval_pb, P);
-    rank.per_bank_mode = true;
-  }
-
-  bank.refpb_busy = Bound::at(r.cycle + t.RFCpb, r.cycle, Command::kREFpb, bi);
-  if (rank.refpb_latest.seen && rank.refpb_latest.bank != bi) {
+  const int bi = static_cast<int>(flat_bank(r, o));
+  if (rank.refpb_latest.seen && refresh_unit(rank.refpb_latest.bank) != unit) {
     rank.refpb_other = rank.refpb_latest;
   }
   rank.refpb_latest = Stamp{true, r.cycle, bi};
@@ -794,7 +824,8 @@ void TimingChecker::finish(std::uint64_t end_cycle) {
   // last refresh; refreshes due by end_cycle - 1).
   const std::uint64_t last_covered = end_cycle == 0 ? 0 : end_cycle - 1;
   const unsigned P = t.refresh_postpone_max;
-  const std::uint64_t interval_pb = static_cast<std::uint64_t>(o.banks()) * t.REFIpb;
+  const std::uint64_t interval_pb =
+      static_cast<std::uint64_t>(spec_.bank_refresh_units()) * t.REFIpb;
   for (const auto& [key, ch] : channels_) {
     for (unsigned rk = 0; rk < ch->ranks.size(); ++rk) {
       const RankState& rank = ch->ranks[rk];

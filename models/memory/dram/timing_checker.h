@@ -151,6 +151,8 @@ class TimingChecker {
   void on_column(const CommandRecord& r, std::size_t line, ChannelState& ch, RankState& rank);
   void on_refresh_all(const CommandRecord& r, std::size_t line, RankState& rank);
   void on_refresh_bank(const CommandRecord& r, std::size_t line, RankState& rank);
+  // The refresh unit of a flat bank: the bank itself, or (DDR5 REFsb) its bank index.
+  int refresh_unit(int flat) const;
   void check_data_bus(const CommandRecord& r, std::size_t line, ChannelState& ch);
   void precharge_bank(const CommandRecord& r, RankState& rank, unsigned bank);
   // Evaluates one rule: the command is legal at or after `bound.earliest`.
