@@ -72,6 +72,7 @@ void ControllerCore::enqueue(void* tag, bool write, const Coord* bursts, unsigne
                              std::uint64_t now) {
   if (!has_room(write, n) || n == 0) throw std::logic_error("DRAM queue overflow");
   account_queues(now);
+  plan_.valid = false;  // the new bursts may go first
   const std::uint32_t r = free_requests_.back();
   free_requests_.pop_back();
   ++requests_in_use_;
@@ -240,16 +241,33 @@ std::uint64_t ControllerCore::run(std::uint64_t now) {
               (draining_ && write_count_ > params_.write_low_watermark);
   std::uint64_t next = kNever;
   Choice best;
-  select(q, now, &best, next);
+  if (plan_.valid && plan_.cycle == now && plan_.queue == q) {
+    // The look after the last command found this one first in line, and nothing has arrived
+    // since: the decision is already made.
+    best = cache_[q][plan_.bank];
+    best.cand.earliest = now;
+  } else {
+    select(q, now, &best, next);
+  }
+  plan_.valid = false;
   if (!best.valid) return std::min(next, next_due_);
   issue(best, now);
   // One command per clock. The issue raised "not before" cycles across its bank, group, rank
   // and the data bus, and may have turned the direction or forced a refresh: look at every
   // candidate again for the cycle the next command can issue, so the owner wakes only then
-  // rather than at every clock while tRRD, tFAW or tCCD runs.
+  // rather than at every clock while tRRD, tFAW or tCCD runs. The look also finds which bank's
+  // command that will be; with no refresh forced now or falling due by then (a refresh becomes
+  // forced only then, or when work arrives) and no timeout policy (whose candidates it does not
+  // rank), that is the next decision unless work arrives first.
   next = kNever;
-  select(direction(), now + 1, nullptr, next);
-  return std::min(std::max(next, now + 1), next_due_);
+  const int q_next = direction();
+  plan_.bank = kNil;
+  select(q_next, now + 1, nullptr, next);
+  next = std::min(std::max(next, now + 1), next_due_);
+  plan_.valid = plan_.bank != kNil && plan_.cycle == next && next < next_due_ &&
+                !plan_.refresh_forced && !timeout_policy_;
+  plan_.queue = q_next;
+  return next;
 }
 
 void ControllerCore::select(int q, std::uint64_t now, Choice* best, std::uint64_t& next) {
@@ -259,6 +277,7 @@ void ControllerCore::select(int q, std::uint64_t now, Choice* best, std::uint64_
   // Refresh first: a forced refresh outranks every request, and blocks new work in what it
   // refreshes (the whole rank, or the bank in turn).
   bool any_blocked = false;
+  plan_.refresh_forced = false;
   if (refreshes_owed_) std::fill(blocked_.begin(), blocked_.end(), 0);
   auto block = [&](unsigned flat) { blocked_[flat >> 6] |= std::uint64_t{1} << (flat & 63); };
   for (unsigned r = 0; refreshes_owed_ && r < ranks; ++r) {
@@ -287,6 +306,7 @@ void ControllerCore::select(int q, std::uint64_t now, Choice* best, std::uint64_
       for (unsigned b = r * per_rank; b < (r + 1) * per_rank; ++b) block(b);
     }
     any_blocked = true;
+    plan_.refresh_forced = true;
     ch.cand.earliest = state_.earliest(ch.cmd, ch.c);
     if (best && ch.cand.earliest <= now) {
       if (!best->valid) *best = ch;
@@ -305,7 +325,16 @@ void ControllerCore::select(int q, std::uint64_t now, Choice* best, std::uint64_
   auto look = [&](unsigned b) {
     const BankView& v = view[b];
     const std::uint64_t e = v.slots.earliest();
-    if (best && e <= now) {
+    if (!best) {
+      // Looking only: the bank that would issue first from `now` on, by cycle then priority.
+      const std::uint64_t c = e > now ? e : now;
+      if (plan_.bank == kNil || c < plan_.cycle || (c == plan_.cycle && v.prio < pick_prio)) {
+        plan_.bank = b;
+        plan_.cycle = c;
+        pick_prio = v.prio;
+      }
+      if (e < next) next = e;
+    } else if (e <= now) {
       if (pick == kNil || v.prio < pick_prio) {
         pick = b;
         pick_prio = v.prio;

@@ -223,6 +223,16 @@ class ControllerCore {
   std::vector<std::uint8_t> dirty_;
   std::vector<unsigned> dirty_list_;
   std::vector<std::uint64_t> blocked_;  // bit per bank a forced refresh keeps new work from
+  // The next decision as the look after the last command worked it out: bank `bank` of
+  // direction `queue` issues at `cycle`, unless work arrives first (see run()).
+  struct Plan {
+    bool valid = false;
+    int queue = 0;
+    unsigned bank = 0;
+    std::uint64_t cycle = 0;
+    bool refresh_forced = false;  // the last select() met a forced refresh
+  };
+  Plan plan_;
   bool timeout_policy_ = false;
   std::uint64_t next_due_ = kNever;     // earliest next_due over the ranks
   std::uint64_t refresh_interval_ = 0;  // tREFI, or tREFIpb with per-bank refresh
