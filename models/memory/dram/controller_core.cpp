@@ -36,7 +36,7 @@ ControllerCore::ControllerCore(const Spec& spec, const CoreParams& params)
   for (auto& v : view_) v.resize(banks);
   blocked_.assign((banks + 63) / 64, 0);
   for (auto& n : nonempty_) n.assign((banks + 63) / 64, 0);
-  dirty_.assign(banks, 0);
+  for (auto& d : dirty_) d.assign(banks, 0);
   rank_entries_.assign(spec.org.ranks, 0);
   read_done_.set_capacity(entries);
   write_done_.set_capacity(entries);
@@ -160,21 +160,22 @@ bool ControllerCore::another_hit(unsigned flat, std::uint32_t row, std::uint32_t
 }
 
 void ControllerCore::mark_dirty(unsigned flat) {
-  if (dirty_[flat]) return;
-  dirty_[flat] = 1;
-  dirty_list_.push_back(flat);
+  for (int q = 0; q < 2; ++q) {
+    if (dirty_[q][flat]) continue;
+    dirty_[q][flat] = 1;
+    dirty_list_[q].push_back(flat);
+  }
 }
 
-void ControllerCore::refresh_choices() {
+void ControllerCore::refresh_choices(int q) {
   // Which burst a bank works for and with what command depends only on the bank's queues and
-  // state: worked out again only for banks whose queues or state changed since the last look.
-  for (const unsigned b : dirty_list_) {
-    dirty_[b] = 0;
-    for (int q = 0; q < 2; ++q) {
-      if (queues_[q][b].count) work_out_choice(b, q);
-    }
+  // state: worked out again only for banks whose queues or state changed since the last look in
+  // this direction (a direction not being served keeps its list until it is).
+  for (const unsigned b : dirty_list_[q]) {
+    dirty_[q][b] = 0;
+    if (queues_[q][b].count) work_out_choice(b, q);
   }
-  dirty_list_.clear();
+  dirty_list_[q].clear();
 }
 
 void ControllerCore::work_out_choice(unsigned flat, int q) {
@@ -273,7 +274,7 @@ std::uint64_t ControllerCore::run(std::uint64_t now) {
 void ControllerCore::select(int q, std::uint64_t now, Choice* best, std::uint64_t& next) {
   const unsigned ranks = spec_.org.ranks;
   const unsigned per_rank = state_.banks_per_rank();
-  refresh_choices();
+  refresh_choices(q);
   // Refresh first: a forced refresh outranks every request, and blocks new work in what it
   // refreshes (the whole rank, or the bank in turn).
   bool any_blocked = false;

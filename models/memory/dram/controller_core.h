@@ -157,8 +157,8 @@ class ControllerCore {
   // best null it only looks: every candidate, ready or not, lowers `next`.
   void select(int q, std::uint64_t now, Choice* best, std::uint64_t& next);
   void consider(Choice* best, const Choice& c, std::uint64_t now, std::uint64_t& next) const;
-  // Works out again the standing command of every bank marked dirty, in both directions.
-  void refresh_choices();
+  // Works out again the standing command in direction q of every bank marked dirty.
+  void refresh_choices(int q);
   // The command bank `flat` would issue next in direction q (its queue is not empty), into
   // cache_ and view_.
   void work_out_choice(unsigned flat, int q);
@@ -220,8 +220,8 @@ class ControllerCore {
   };
   std::array<std::vector<Choice>, 2> cache_;
   std::array<std::vector<BankView>, 2> view_;
-  std::vector<std::uint8_t> dirty_;
-  std::vector<unsigned> dirty_list_;
+  std::array<std::vector<std::uint8_t>, 2> dirty_;
+  std::array<std::vector<unsigned>, 2> dirty_list_;
   std::vector<std::uint64_t> blocked_;  // bit per bank a forced refresh keeps new work from
   // The next decision as the look after the last command worked it out: bank `bank` of
   // direction `queue` issues at `cycle`, unless work arrives first (see run()).
