@@ -194,12 +194,11 @@ Platform::Platform(const PlatformConfig& cfg, SimContext& ctx, AddressSpace& vmm
       // Peer ports follow the device ports: GPU g's group starts at device_ports + g x per_gpu.
       std::vector<std::uint64_t> gpu_memory_base;
       for (const PeerMemoryRoute& r : peer_table) gpu_memory_base.push_back(r.memory.base);
-      auto by_gpu = std::make_unique<DestinationRouting>(std::move(*routing), device_ports,
-                                                         per_gpu, cfg.gpu.request_bytes,
-                                                         std::move(gpu_memory_base));
+      auto by_gpu =
+          std::make_unique<DestinationRouting>(std::move(*routing), device_ports, per_gpu,
+                                               cfg.gpu.request_bytes, std::move(gpu_memory_base));
       switch_ = std::make_unique<Crossbar>("switch", ctx, cfg.sw.xbar, cfg.gpu_count * per_gpu,
-                                           device_ports + cfg.peer_port_total(),
-                                           std::move(by_gpu));
+                                           device_ports + cfg.peer_port_total(), std::move(by_gpu));
     } else {
       switch_ = std::make_unique<Crossbar>("switch", ctx, cfg.sw.xbar, cfg.gpu_count * per_gpu,
                                            device_ports, std::move(routing));

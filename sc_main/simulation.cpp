@@ -185,10 +185,9 @@ void Simulation::map_workload() {
           for (unsigned g : s.gpus) groups.push_back({g});
         }
         for (const auto& group : groups) {
-          const std::string loc =
-              s.location_is_gpu_local ? fmt::format("gpu{}_hbm", group[0])
-              : s.location_gpu >= 0   ? fmt::format("gpu{}_hbm", s.location_gpu)
-                                      : s.location;
+          const std::string loc = s.location_is_gpu_local ? fmt::format("gpu{}_hbm", group[0])
+                                  : s.location_gpu >= 0   ? fmt::format("gpu{}_hbm", s.location_gpu)
+                                                          : s.location;
           const std::uint64_t va = vmm_->reserve(size);
           const unsigned alloc = vmm_->create(size, vmm_->location(loc));
           vmm_->map(va, size, alloc, 0);

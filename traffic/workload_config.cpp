@@ -96,8 +96,8 @@ WorkloadConfig parse_workload(ConfigNode node, const PlatformFacts& facts) {
         }
         const unsigned g = static_cast<unsigned>(std::stoul(index));
         if (g >= facts.gpu_count) {
-          b.fail("location", fmt::format("no GPU {} on this platform (GPUs 0..{})", g,
-                                         facts.gpu_count - 1));
+          b.fail("location",
+                 fmt::format("no GPU {} on this platform (GPUs 0..{})", g, facts.gpu_count - 1));
         }
         if (!facts.gpu_has_local_memory) {
           b.fail("location", "the platform's GPUs have no local memory");

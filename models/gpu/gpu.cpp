@@ -73,9 +73,9 @@ void Gpu::set_peers(std::vector<PeerMemoryRoute> peers) {
 unsigned Gpu::find_peer(std::uint64_t pa) const {
   if (pa < peers_lo_ || pa >= peers_hi_) return kNoPeer;  // device memory: one comparison pair
   // The last range starting at or below pa.
-  const auto it = std::upper_bound(
-      peers_.begin(), peers_.end(), pa,
-      [](std::uint64_t a, const PeerMemoryRoute& r) { return a < r.memory.base; });
+  const auto it =
+      std::upper_bound(peers_.begin(), peers_.end(), pa,
+                       [](std::uint64_t a, const PeerMemoryRoute& r) { return a < r.memory.base; });
   const PeerMemoryRoute& r = *(it - 1);
   return pa - r.memory.base < r.memory.size ? static_cast<unsigned>(it - 1 - peers_.begin())
                                             : kNoPeer;

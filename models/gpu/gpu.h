@@ -158,7 +158,7 @@ class Gpu : public sc_core::sc_module, public Component, public Initiator {
   const AddressSpace& vmm_;
   std::vector<std::unique_ptr<InitiatorPort<Gpu>>> fabric_;
   std::vector<std::unique_ptr<InitiatorPort<Gpu>>> local_;
-  AddressMap fabric_spread_;  // physical address -> fabric link
+  AddressMap fabric_spread_;            // physical address -> fabric link
   std::vector<PeerMemoryRoute> peers_;  // sorted by base
   std::uint64_t peers_lo_ = 0;          // [peers_lo_, peers_hi_) spans every peer range
   std::uint64_t peers_hi_ = 0;

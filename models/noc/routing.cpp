@@ -44,7 +44,8 @@ DestinationRouting::DestinationRouting(AddressRangeRouting by_address, unsigned 
       ports_per_gpu_(ports_per_gpu),
       gpu_memory_base_(std::move(gpu_memory_base)) {
   if (ports_per_gpu == 0) throw std::invalid_argument("peer routing needs ports per GPU");
-  spread_ = AddressMap(ports_per_gpu, interleave_bytes, AddressMap::spreading_select(ports_per_gpu));
+  spread_ =
+      AddressMap(ports_per_gpu, interleave_bytes, AddressMap::spreading_select(ports_per_gpu));
 }
 
 unsigned DestinationRouting::port_for_gpu(unsigned gpu, std::uint64_t pa) const {

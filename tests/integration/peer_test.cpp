@@ -28,7 +28,8 @@ gpus: {count: 2, clock_mhz: 1000, request_bytes: 128, max_outstanding: )" +
          hbm_channels + R"(, capacity_gib: 1,
                       controller: {read_queue: 128, write_queue: 128},
                       interleave: {granule_bytes: 256, channel_select: modulo}},
-       hub: {)" + hub +
+       hub: {)" +
+         hub +
          R"(, input_buffer: 16, output_buffer: 16}}
 links:
   gpu_switch: {)" +
@@ -79,16 +80,16 @@ std::uint64_t beats(std::uint64_t data, std::uint64_t width) {
 // Request data forward (write) or back (read).
 std::uint64_t peer_round_trip(bool write) {
   const std::uint64_t fwd = write ? 128 : 0, back = write ? 0 : 128;
-  std::uint64_t t = 0;                                                     // GPU issues at edge 0
-  t += ser(16 + fwd, kLinkGbps) + kLinkPs;                                 // GPU 0's link
-  t = edge_after(t, kSwitch) + (10 + beats(fwd, 64)) * kSwitch;            // switch
-  t += ser(16 + fwd, kLinkGbps) + kLinkPs;                                 // GPU 1's peer link
-  t = edge_after(t, kHub) + (3 + beats(fwd, 32)) * kHub;                   // GPU 1's hub
-  t = edge(t, kMem) + (20 + 128 / 16) * kMem;                              // HBM channel
-  t = edge_after(t, kHub) + (3 + beats(back, 32)) * kHub;                  // hub back
-  t += ser(16 + back, kLinkGbps) + kLinkPs;                                // peer link back
-  t = edge_after(t, kSwitch) + (10 + beats(back, 64)) * kSwitch;           // switch back
-  t += ser(16 + back, kLinkGbps) + kLinkPs;                                // GPU 0's link back
+  std::uint64_t t = 0;                                            // GPU issues at edge 0
+  t += ser(16 + fwd, kLinkGbps) + kLinkPs;                        // GPU 0's link
+  t = edge_after(t, kSwitch) + (10 + beats(fwd, 64)) * kSwitch;   // switch
+  t += ser(16 + fwd, kLinkGbps) + kLinkPs;                        // GPU 1's peer link
+  t = edge_after(t, kHub) + (3 + beats(fwd, 32)) * kHub;          // GPU 1's hub
+  t = edge(t, kMem) + (20 + 128 / 16) * kMem;                     // HBM channel
+  t = edge_after(t, kHub) + (3 + beats(back, 32)) * kHub;         // hub back
+  t += ser(16 + back, kLinkGbps) + kLinkPs;                       // peer link back
+  t = edge_after(t, kSwitch) + (10 + beats(back, 64)) * kSwitch;  // switch back
+  t += ser(16 + back, kLinkGbps) + kLinkPs;                       // GPU 0's link back
   return t;
 }
 
@@ -151,8 +152,9 @@ INSTANTIATE_TEST_SUITE_P(Kernels, PeerZeroLoad, ::testing::Values("famsim", "sys
 
 std::string stream(const std::string& gpus, const std::string& location, const std::string& name,
                    const std::string& total = "8MiB") {
-  return "  - name: " + name + "\n    gpus: " + gpus + "\n    buffer: {bytes: 64MiB, location: " +
-         location + "}\n    pattern: sequential\n    read_fraction: 1.0\n    access_bytes: 128\n" +
+  return "  - name: " + name + "\n    gpus: " + gpus +
+         "\n    buffer: {bytes: 64MiB, location: " + location +
+         "}\n    pattern: sequential\n    read_fraction: 1.0\n    access_bytes: 128\n" +
          "    total_bytes: " + total + "\n";
 }
 
@@ -160,10 +162,10 @@ TEST(PeerThroughputBound, HubPortLimitsPeerReads) {
   // Links 16 x 32 Gb/s = 64 GB/s (56.9 GB/s of read data after the 16 B headers); switch 64 B x
   // 1 GHz = 64 GB/s per port; HBM 4 x 16 GB/s. Hub 16 B x 1000 MHz = 16 GB/s on its port
   // towards GPU 1's single peer link (a 128 B response is 8 beats): the limit.
-  const auto r = test::run_sim(
-      platform("lanes: 16, lane_gbps: 32, per_gpu: 1",
-               "clock_mhz: 1000, pipeline_cycles: 3, width_bytes: 16", "4", 256),
-      "name: peer\nstreams:\n" + stream("[0]", "gpu/1", "peer"));
+  const auto r =
+      test::run_sim(platform("lanes: 16, lane_gbps: 32, per_gpu: 1",
+                             "clock_mhz: 1000, pipeline_cycles: 3, width_bytes: 16", "4", 256),
+                    "name: peer\nstreams:\n" + stream("[0]", "gpu/1", "peer"));
   const double bound = 16 * 1000e6 / 1e9;
   ASSERT_TRUE(r["conservation"]["ok"].get<bool>());
   EXPECT_LE(r["summary"]["read_bandwidth_gbps"].get<double>(), bound * (1 + 1e-9));
@@ -176,10 +178,10 @@ TEST(PeerThroughputBound, LinksLimitPeerReadsSpreadOverTwoPerGpu) {
   // alike. Sequential 128 B blocks alternate the two links (xor spreading: consecutive blocks 2k,
   // 2k + 1 differ in parity). Switch 64 GB/s per port, hub 64 B x 1000 MHz = 64 GB/s per port,
   // HBM 4 x 16 GB/s.
-  const auto r = test::run_sim(
-      platform("lanes: 4, lane_gbps: 32, per_gpu: 2",
-               "clock_mhz: 1000, pipeline_cycles: 3, width_bytes: 64", "4", 256),
-      "name: peer\nstreams:\n" + stream("[0]", "gpu/1", "peer"));
+  const auto r =
+      test::run_sim(platform("lanes: 4, lane_gbps: 32, per_gpu: 2",
+                             "clock_mhz: 1000, pipeline_cycles: 3, width_bytes: 64", "4", 256),
+                    "name: peer\nstreams:\n" + stream("[0]", "gpu/1", "peer"));
   const double bound = 2 * 4 * 32 / 8.0 * 128.0 / (128.0 + 16.0);
   ASSERT_TRUE(r["conservation"]["ok"].get<bool>());
   EXPECT_LE(r["summary"]["read_bandwidth_gbps"].get<double>(), bound * (1 + 1e-9));
@@ -194,11 +196,11 @@ TEST(PeerThroughputBound, LocalAndPeerReadsShareTheHbmChannels) {
   // 2 channels x 2000 MT/s x 8 B = 32 GB/s. Alone, either stream would still saturate them
   // (peer: links 56.9 GB/s of data, hub 64 GB/s per port; local: hub 64 GB/s per port), so the
   // two together get 32 GB/s, never more.
-  const auto r = test::run_sim(
-      platform("lanes: 16, lane_gbps: 32, per_gpu: 1",
-               "clock_mhz: 1000, pipeline_cycles: 3, width_bytes: 64", "2", 256),
-      "name: shared\nstreams:\n" + stream("[0]", "gpu/1", "peer") +
-          stream("[1]", "gpu_local", "local"));
+  const auto r =
+      test::run_sim(platform("lanes: 16, lane_gbps: 32, per_gpu: 1",
+                             "clock_mhz: 1000, pipeline_cycles: 3, width_bytes: 64", "2", 256),
+                    "name: shared\nstreams:\n" + stream("[0]", "gpu/1", "peer") +
+                        stream("[1]", "gpu_local", "local"));
   const double bound = 2 * 2000e6 * 8 / 1e9;
   ASSERT_TRUE(r["conservation"]["ok"].get<bool>());
   EXPECT_LE(r["summary"]["read_bandwidth_gbps"].get<double>(), bound * (1 + 1e-9));
@@ -216,8 +218,8 @@ std::string cross_write_then_read(std::uint64_t read_seed) {
   std::string w = "name: peer_integrity\nstreams:\n";
   for (int g = 0; g < 2; ++g) {
     const std::string s = std::to_string(g), peer = std::to_string(1 - g);
-    w += "  - name: write" + s + "\n    gpus: [" + s + "]\n    buffer: {bytes: 1MiB, location: gpu/" +
-         peer +
+    w += "  - name: write" + s + "\n    gpus: [" + s +
+         "]\n    buffer: {bytes: 1MiB, location: gpu/" + peer +
          "}\n    pattern: sequential\n    read_fraction: 0.0\n    access_bytes: 4KiB\n"
          "    data_seed: 42\n";
     w += "  - name: read" + s + "\n    gpus: [" + s + "]\n    buffer: {from_stream: write" + s +

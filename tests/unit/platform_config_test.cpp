@@ -408,10 +408,10 @@ TEST(PeerPaths, SwitchAndLocalMemoryGivePeerPortsAndAHubWithDefaults) {
 }
 
 TEST(PeerPaths, HubKeysAreRead) {
-  const ResolvedConfig c = parse_config(make_doc(
-      peer_platform("  hub: {clock_mhz: 2000, pipeline_cycles: 6, width_bytes: 32, "
-                    "input_buffer: 4, output_buffer: 2}\n"),
-      kWorkload));
+  const ResolvedConfig c = parse_config(
+      make_doc(peer_platform("  hub: {clock_mhz: 2000, pipeline_cycles: 6, width_bytes: 32, "
+                             "input_buffer: 4, output_buffer: 2}\n"),
+               kWorkload));
   const CrossbarParams& h = c.platform.gpu_hub;
   EXPECT_DOUBLE_EQ(h.clock_mhz, 2000.0);
   EXPECT_EQ(h.pipeline_cycles, 6u);
@@ -448,8 +448,8 @@ TEST(PeerPaths, BufferOnAnotherGpusMemory) {
 
 TEST(PeerPaths, BufferLocationErrors) {
   // A GPU that does not exist.
-  std::string m = error_of(peer_platform(), edit(kWorkload, "location: device/fam0",
-                                                 "location: gpu/2"));
+  std::string m =
+      error_of(peer_platform(), edit(kWorkload, "location: device/fam0", "location: gpu/2"));
   EXPECT_THAT(m, HasSubstr("test-workload.yaml:4"));
   EXPECT_THAT(m, HasSubstr("workload.streams.0.buffer.location"));
   EXPECT_THAT(m, HasSubstr("no GPU 2"));

@@ -155,7 +155,7 @@ TEST(DestinationRouting, ThreePortsPerGpuSpreadByModuloOverTheOffsetInTheGpusMem
   // would give block 2^33 + 4, and 2^33 mod 3 = 2, so (2 + 1) mod 3 = 0 -> port 8.)
   EXPECT_EQ(r.route(request(1, (1ULL << 40) + 4 * 128)), 9u);
   EXPECT_EQ(r.route(request(1, (1ULL << 40) + 5 * 128 + 17)), 10u);  // block 5: 5 mod 3 = 2
-  EXPECT_EQ(r.route(request(0, 3 * 128)), 5u);                        // block 3: 0
+  EXPECT_EQ(r.route(request(0, 3 * 128)), 5u);                       // block 3: 0
 }
 
 TEST(DestinationRouting, UnknownGpuAndBadParametersRejected) {
