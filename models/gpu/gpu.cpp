@@ -139,6 +139,7 @@ bool Gpu::prepare(Stream& s, std::uint64_t now_ps) {
   }
   if (local_route_.size && s.pa - local_route_.base < local_route_.size) {
     s.to_local = true;
+    s.peer = kNoPeer;
     s.port = local_route_.map.decode(s.pa - local_route_.base).channel;
   } else {
     if (fabric_.empty()) {

@@ -3,7 +3,8 @@
 // Ports
 //   fabric(i)  initiator sockets to the GPU's fabric links
 //   local(c)   initiator sockets to its local HBM channels (one controller per channel, reached
-//              directly from the GPU's memory partitions)
+//              directly from the GPU's memory partitions, or through the GPU's memory hub where
+//              peers' requests join them, on platforms with peer paths: platforms/builder.h)
 //
 // Parameters (GpuParams)
 //   clock_mhz        issue decisions land on this clock's edges

@@ -210,6 +210,9 @@ TEST(PeerThroughputBound, LocalAndPeerReadsShareTheHbmChannels) {
   EXPECT_EQ(r["components"]["gpu0_hub"]["requests"], 0);
   EXPECT_EQ(r["components"]["gpu0"]["peer_requests"], 65536);
   EXPECT_EQ(r["components"]["gpu1"]["peer_requests"], 0);
+  // The channels are the limit, so their full queues held the hub's inputs back (backpressure
+  // travels through the hub to the GPU and to the peer link).
+  EXPECT_GT(r["components"]["gpu1_hub"]["backpressure_ns"].get<double>(), 0.0);
 }
 
 // Each GPU writes 1 MiB into the other's HBM in 4 KiB accesses, then reads it back and checks
