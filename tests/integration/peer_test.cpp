@@ -252,6 +252,39 @@ TEST(PeerIntegrity, AWrongExpectedPatternIsCaughtOnThePeerPath) {
   EXPECT_FALSE(r["conservation"]["ok"].get<bool>());
 }
 
+TEST(PeerIntegrity, ASharedBufferInOneGpusHbmServesBothGpus) {
+  // One buffer in GPU 1's HBM shared by GPUs 0 and 1: GPU 0 reaches it as a peer, GPU 1 locally,
+  // both through GPU 1's hub. Both write the same pattern (it depends on the virtual address and
+  // the seed, and the shared buffer has one virtual range), then each reads all of it back.
+  const std::string w = R"(
+name: shared_peer
+streams:
+  - name: write
+    gpus: [0, 1]
+    buffer: {bytes: 1MiB, location: gpu/1, shared: true}
+    pattern: sequential
+    read_fraction: 0.0
+    access_bytes: 4KiB
+    data_seed: 5
+  - name: read_back
+    gpus: [0, 1]
+    buffer: {from_stream: write}
+    pattern: sequential
+    verify_reads: true
+    access_bytes: 4KiB
+    data_seed: 5
+    start_after: [write]
+)";
+  const auto r = test::run_sim(platform(), w);
+  EXPECT_EQ(r["conservation"]["completed"].get<std::uint64_t>(), 2 * 2 * 8192u);
+  EXPECT_EQ(r["components"]["gpu0"]["peer_requests"], 2 * 8192);
+  EXPECT_EQ(r["components"]["gpu1"]["peer_requests"], 0);
+  EXPECT_EQ(r["components"]["gpu1_hub"]["requests"], 2 * 2 * 8192);
+  EXPECT_EQ(r["components"]["gpu0_hub"]["requests"], 0);
+  EXPECT_EQ(r["conservation"]["data_mismatches"].get<std::uint64_t>(), 0u);
+  EXPECT_TRUE(r["conservation"]["ok"].get<bool>());
+}
+
 TEST(PeerIntegrity, ThroughHbm3OnTheReferencePlatform) {
   // nvl8_fam: GPUs 0 and 3 each write 1 MiB into GPU 5's HBM3 (DRAM timing checked by the test
   // harness) and read it back; GPU 5 meanwhile writes and reads its own.
