@@ -83,8 +83,11 @@ std::vector<MemoryTarget> Platform::address_layout(const PlatformConfig& cfg) {
 
 Platform::Platform(const PlatformConfig& cfg, SimContext& ctx, AddressSpace& vmm)
     : cfg_(cfg), targets_(address_layout(cfg)) {
-  // The longest path: GPU, link, switch, link, port logic, crossbar, memory controller.
-  const unsigned longest = 1 + (cfg.sw.present ? 3 : 1) + 3;
+  // The longest path. To a device: GPU, link, (switch, link,) port logic, crossbar, memory
+  // controller. To a peer GPU's memory: GPU, link, switch, peer link, hub, memory controller.
+  const unsigned to_device = 1 + (cfg.sw.present ? 3 : 1) + 3;
+  const unsigned to_peer = cfg.peer_paths() ? 6 : 0;
+  const unsigned longest = std::max(to_device, to_peer);
   if (longest > RequestExt::kMaxHops) {
     throw std::logic_error("platform paths are longer than the hop records can hold");
   }
@@ -108,8 +111,10 @@ Platform::Platform(const PlatformConfig& cfg, SimContext& ctx, AddressSpace& vmm
     return;
   }
 
-  // GPUs and their local memory.
+  // GPUs and their local memory (through a memory hub with peer paths).
   const unsigned per_gpu = cfg.fabric_ports_per_gpu();
+  const bool peers = cfg.peer_paths();
+  std::vector<PeerMemoryRoute> peer_table;
   for (unsigned g = 0; g < cfg.gpu_count; ++g) {
     LocalMemoryRoute local;
     if (cfg.gpu_local.present) {
@@ -125,9 +130,30 @@ Platform::Platform(const PlatformConfig& cfg, SimContext& ctx, AddressSpace& vmm
     if (cfg.gpu_local.present) {
       local_memories_.push_back(
           std::make_unique<MemoryChannels>((name + "_hbm").c_str(), ctx, cfg.gpu_local));
-      for (unsigned c = 0; c < cfg.gpu_local.channels; ++c) {
-        gpus_.back()->local(c).bind(local_memories_.back()->target(c));
+      MemoryChannels& hbm = *local_memories_.back();
+      const unsigned channels = cfg.gpu_local.channels;
+      if (peers) {
+        hubs_.push_back(std::make_unique<Crossbar>(
+            (name + "_hub").c_str(), ctx, cfg.gpu_hub, channels + per_gpu, channels,
+            std::make_unique<LocalMemoryRouting>(local.base, local.size, local.map)));
+        for (unsigned c = 0; c < channels; ++c) {
+          gpus_.back()->local(c).bind(hubs_.back()->up(c));
+          hubs_.back()->down(c).bind(hbm.target(c));
+        }
+        peer_table.push_back({g, local});
+      } else {
+        for (unsigned c = 0; c < channels; ++c) gpus_.back()->local(c).bind(hbm.target(c));
       }
+    }
+  }
+  if (peers) {
+    // Each GPU's table holds every other GPU's memory.
+    for (unsigned g = 0; g < cfg.gpu_count; ++g) {
+      std::vector<PeerMemoryRoute> others;
+      for (const PeerMemoryRoute& r : peer_table) {
+        if (r.gpu != g) others.push_back(r);
+      }
+      gpus_[g]->set_peers(std::move(others));
     }
   }
 
@@ -163,8 +189,20 @@ Platform::Platform(const PlatformConfig& cfg, SimContext& ctx, AddressSpace& vmm
       r.target = cfg.devices[d].name;
       routing->add(r);
     }
-    switch_ = std::make_unique<Crossbar>("switch", ctx, cfg.sw.xbar, cfg.gpu_count * per_gpu,
-                                         cfg.device_port_total(), std::move(routing));
+    const unsigned device_ports = cfg.device_port_total();
+    if (peers) {
+      // Peer ports follow the device ports: GPU g's group starts at device_ports + g x per_gpu.
+      std::vector<std::uint64_t> gpu_memory_base;
+      for (const PeerMemoryRoute& r : peer_table) gpu_memory_base.push_back(r.memory.base);
+      auto by_gpu =
+          std::make_unique<DestinationRouting>(std::move(*routing), device_ports, per_gpu,
+                                               cfg.gpu.request_bytes, std::move(gpu_memory_base));
+      switch_ = std::make_unique<Crossbar>("switch", ctx, cfg.sw.xbar, cfg.gpu_count * per_gpu,
+                                           device_ports + cfg.peer_port_total(), std::move(by_gpu));
+    } else {
+      switch_ = std::make_unique<Crossbar>("switch", ctx, cfg.sw.xbar, cfg.gpu_count * per_gpu,
+                                           device_ports, std::move(routing));
+    }
     for (unsigned g = 0; g < cfg.gpu_count; ++g) {
       for (unsigned l = 0; l < per_gpu; ++l) gpu_link(g, l).down.bind(switch_->up(g * per_gpu + l));
     }
@@ -175,6 +213,17 @@ Platform::Platform(const PlatformConfig& cfg, SimContext& ctx, AddressSpace& vmm
                                    cfg.device_link.params));
         switch_->down(first_switch_port[d] + p).bind(links_.back()->up);
         links_.back()->down.bind(devices_[d]->port_logic().fabric(p));
+      }
+    }
+    // Peer links: switch -> each GPU's hub, after the hub's local ports. Same parameters as the
+    // GPU's own links (the same physical ports, in the switch-to-GPU direction; README "Limits").
+    for (unsigned g = 0; peers && g < cfg.gpu_count; ++g) {
+      for (unsigned l = 0; l < per_gpu; ++l) {
+        links_.push_back(std::make_unique<Link>(
+            ("gpu" + std::to_string(g) + "_peer_link" + std::to_string(l)).c_str(), ctx,
+            cfg.gpu_link.params));
+        switch_->down(device_ports + g * per_gpu + l).bind(links_.back()->up);
+        links_.back()->down.bind(hubs_[g]->up(cfg.gpu_local.channels + l));
       }
     }
   } else {

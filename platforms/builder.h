@@ -8,6 +8,16 @@
 //   gpu<g>                 GPU initiator       gpu<g>_hbm.ch<c>     its local memory channels
 //   gpu<g>_link<l>         GPU-side links      switch               the scale-up switch
 //   <dev>_link<p>          device-side links   <dev>.port_logic, <dev>.noc, <dev>.memory.ch<c>
+//   gpu<g>_peer_link<l>    switch -> GPU g's memory hub (peer paths)
+//   gpu<g>_hub             GPU g's memory hub: crossbar in front of its HBM channels
+//
+// Peer paths (PlatformConfig::peer_paths(): a switch, GPU local memory, at least 2 GPUs): the
+// switch's down ports are the device ports followed by gpu_count x per_gpu peer ports; peer port
+// (g, l) is a link with the gpu_switch parameters to up port channels + l of GPU g's hub, whose
+// first `channels` up ports are GPU g's own local ports. So a GPU's own HBM requests and its
+// peers' share the hub's arbitration and buffers in front of each channel, as in a GPU's crossbar
+// in front of its memory partitions. The switch routes by destination GPU (DestinationRouting),
+// each hub by the channel decoded from the address (LocalMemoryRouting).
 #pragma once
 
 #include "platforms/platform_config.h"
@@ -83,6 +93,7 @@ class Platform {
   std::unique_ptr<MemoryChannels> memory_;  // standalone platforms
   std::vector<std::unique_ptr<MemoryChannels>> local_memories_;
   std::vector<std::unique_ptr<Link>> links_;
+  std::vector<std::unique_ptr<Crossbar>> hubs_;  // per GPU, peer paths only
   std::unique_ptr<Crossbar> switch_;
   std::vector<std::unique_ptr<ExpansionDevice>> devices_;
 };

@@ -299,6 +299,19 @@ PlatformConfig parse_platform(ConfigNode& root) {
   } else {
     g.ignore("local_memory");
   }
+  // The memory hub; every key has a default, so platforms written before peer paths existed keep
+  // working. Whether the platform has a hub at all is checked with the topology below.
+  const bool hub_given = g.has("hub");
+  {
+    ConfigNode hub = g.child("hub");
+    CrossbarParams& h = pc.gpu_hub;
+    h.clock_mhz = get_mhz(hub, pc.gpu.clock_mhz);
+    h.pipeline_cycles = static_cast<unsigned>(hub.get_uint("pipeline_cycles", 4, 0, 100000));
+    h.width_bytes = static_cast<unsigned>(hub.get_uint("width_bytes", 64, 1, 4096));
+    h.input_buffer = static_cast<unsigned>(hub.get_uint("input_buffer", 16, 1, 65536));
+    h.output_buffer = static_cast<unsigned>(hub.get_uint("output_buffer", 8, 1, 65536));
+    hub.finish();
+  }
   g.finish();
 
   // Links and switch.
@@ -377,6 +390,8 @@ PlatformConfig parse_platform(ConfigNode& root) {
     if (links.has("gpu_device")) {
       links.fail("gpu_device", "direct GPU-to-device links only exist without a switch");
     }
+    // A physical switch port carries both directions: the peer ports of peer paths are the
+    // switch-to-GPU halves of the GPU ports, so they need no radix of their own.
     const unsigned ports = pc.gpu_count * pc.gpu_link.per_gpu + pc.device_port_total();
     if (ports > pc.sw.radix) {
       root.child("switch").fail(
@@ -418,6 +433,11 @@ PlatformConfig parse_platform(ConfigNode& root) {
     }
   }
   links.finish();
+  if (hub_given && !pc.peer_paths()) {
+    g.fail("hub",
+           "a GPU memory hub exists only on platforms with peer paths (a switch, GPU local_memory "
+           "and at least 2 GPUs); remove this");
+  }
   if (!pc.gpu_local.present && pc.devices.empty()) {
     root.fail("devices", "the platform has no memory: give the GPUs local_memory or add a device");
   }

@@ -81,10 +81,17 @@ struct PlatformConfig {
   LinkConfig gpu_link;     // GPU <-> switch, or GPU <-> device without a switch
   LinkConfig device_link;  // switch <-> device
   SwitchConfig sw;
+  // Each GPU's memory hub: the crossbar in front of its HBM channels where its own requests and
+  // its peers' meet (gpus.hub; built only with peer_paths()).
+  CrossbarParams gpu_hub;
   std::vector<DeviceConfig> devices;
 
   unsigned fabric_ports_per_gpu() const { return gpu_link.present ? gpu_link.per_gpu : 0; }
   unsigned device_port_total() const;
+  // GPUs reach each other's local memory through the switch: the switch gets a group of peer
+  // ports per GPU (gpu_link.per_gpu each, after the device ports) and each GPU a memory hub.
+  bool peer_paths() const { return sw.present && gpu_local.present && gpu_count > 1; }
+  unsigned peer_port_total() const { return peer_paths() ? gpu_count * gpu_link.per_gpu : 0; }
 };
 
 // Reads and checks the platform keys of `root` (name, description, gpus, links, switch,

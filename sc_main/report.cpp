@@ -197,6 +197,24 @@ std::string validation_text(const ResolvedConfig& cfg) {
     if (p.device_link.present) {
       o += link_line(p.device_link, "switch-device", p.device_port_total());
     }
+    if (p.peer_paths()) {
+      // Peer ports are the switch-to-GPU halves of the GPU ports counted above.
+      const unsigned first = p.device_port_total();
+      const unsigned channels = p.gpu_local.channels;
+      const Clock hc(p.gpu_hub.clock_mhz);
+      o += fmt::format(
+          "  peer paths: switch down ports {}..{} = {} GPUs x {} peer ports (after the {} device "
+          "ports), routed by destination GPU\n",
+          first, first + p.peer_port_total() - 1, p.gpu_count, p.gpu_link.per_gpu, first);
+      o += link_line(p.gpu_link, "switch-GPU peer", p.peer_port_total());
+      o += fmt::format(
+          "  GPU memory hub: per GPU a crossbar of {} up ports ({} local + {} peer) x {} HBM "
+          "channels, {} B per cycle at {:.0f} MHz = {:.2f} GB/s per port, {} pipeline cycles, "
+          "{} input / {} output buffer entries\n",
+          channels + p.gpu_link.per_gpu, channels, p.gpu_link.per_gpu, channels,
+          p.gpu_hub.width_bytes, hc.mhz(), p.gpu_hub.width_bytes * hc.mhz() * 1e-3,
+          p.gpu_hub.pipeline_cycles, p.gpu_hub.input_buffer, p.gpu_hub.output_buffer);
+    }
   }
   for (const DeviceConfig& d : p.devices) {
     const Clock nc(d.noc.clock_mhz);

@@ -117,6 +117,7 @@ ResolvedConfig parse_config(const ConfigDoc& doc) {
   facts.request_bytes = rc.platform.gpu.request_bytes;
   facts.gpu_max_outstanding = rc.platform.gpu.max_outstanding;
   facts.gpu_has_local_memory = rc.platform.gpu_local.present;
+  facts.peer_access = rc.platform.peer_paths();
   for (const DeviceConfig& d : rc.platform.devices) facts.device_names.push_back(d.name);
   rc.workload = parse_workload(root.child("workload", true), facts);
   root.finish();
@@ -184,8 +185,9 @@ void Simulation::map_workload() {
           for (unsigned g : s.gpus) groups.push_back({g});
         }
         for (const auto& group : groups) {
-          const std::string loc =
-              s.location_is_gpu_local ? fmt::format("gpu{}_hbm", group[0]) : s.location;
+          const std::string loc = s.location_is_gpu_local ? fmt::format("gpu{}_hbm", group[0])
+                                  : s.location_gpu >= 0   ? fmt::format("gpu{}_hbm", s.location_gpu)
+                                                          : s.location;
           const std::uint64_t va = vmm_->reserve(size);
           const unsigned alloc = vmm_->create(size, vmm_->location(loc));
           vmm_->map(va, size, alloc, 0);

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <regex>
 
 namespace famsim {
 
@@ -71,6 +72,7 @@ WorkloadConfig parse_workload(ConfigNode node, const PlatformFacts& facts) {
       c.buffer_bytes = src.buffer_bytes;
       c.location = src.location;
       c.location_is_gpu_local = src.location_is_gpu_local;
+      c.location_gpu = src.location_gpu;
       c.shared = src.shared;
     } else {
       c.buffer_bytes = b.get_bytes("bytes", std::nullopt, 1);
@@ -83,9 +85,32 @@ WorkloadConfig parse_workload(ConfigNode node, const PlatformFacts& facts) {
         }
         if (c.shared && c.gpus.size() > 1) {
           b.fail("shared",
-                 "a gpu_local buffer cannot be shared by several GPUs (peer access is "
-                 "not modelled yet)");
+                 "a gpu_local buffer is each GPU's own; to share one GPU's memory give its "
+                 "location as gpu/<index>");
         }
+      } else if (c.location.rfind("gpu/", 0) == 0) {
+        const std::string index = c.location.substr(4);
+        static const std::regex digits("[0-9]{1,6}");
+        if (!std::regex_match(index, digits)) {
+          b.fail("location", "expected gpu/<index> with a GPU index, got '" + c.location + "'");
+        }
+        const unsigned g = static_cast<unsigned>(std::stoul(index));
+        if (g >= facts.gpu_count) {
+          b.fail("location",
+                 fmt::format("no GPU {} on this platform (GPUs 0..{})", g, facts.gpu_count - 1));
+        }
+        if (!facts.gpu_has_local_memory) {
+          b.fail("location", "the platform's GPUs have no local memory");
+        }
+        for (unsigned user : c.gpus) {
+          if (user != g && !facts.peer_access) {
+            b.fail("location", fmt::format("GPU {} cannot reach GPU {}'s memory: peer access "
+                                           "needs a switch between the GPUs, this platform has "
+                                           "none",
+                                           user, g));
+          }
+        }
+        c.location_gpu = static_cast<int>(g);
       } else if (c.location.rfind("device/", 0) == 0) {
         c.location = c.location.substr(7);
         if (std::find(facts.device_names.begin(), facts.device_names.end(), c.location) ==
@@ -96,7 +121,8 @@ WorkloadConfig parse_workload(ConfigNode node, const PlatformFacts& facts) {
                                  (known.empty() ? "none" : known) + ")");
         }
       } else {
-        b.fail("location", "expected gpu_local or device/<name>, got '" + c.location + "'");
+        b.fail("location",
+               "expected gpu_local, gpu/<index> or device/<name>, got '" + c.location + "'");
       }
     }
     b.finish();

@@ -6,7 +6,9 @@
 //   name              text, default "stream<i>"; other streams refer to it in start_after
 //   gpus              "all" or a list of GPU indices
 //   buffer.bytes      buffer size per GPU (rounded up to the 2 MiB allocation granularity)
-//   buffer.location   "gpu_local" (the GPU's own HBM) or "device/<name>" (an expansion device)
+//   buffer.location   "gpu_local" (the GPU's own HBM), "gpu/<g>" (GPU g's HBM: a peer's memory,
+//                     reached through the switch, or the GPU's own when g is its index) or
+//                     "device/<name>" (an expansion device)
 //   buffer.shared     one buffer for all the stream's GPUs instead of one each (default false)
 //   buffer.from_stream  instead of the three keys above: use the buffer of an earlier stream
 //                     (the same virtual range on each GPU), e.g. to read back what it wrote
@@ -39,8 +41,9 @@ struct StreamConfig {
   std::string path;  // key path, for messages
   std::vector<unsigned> gpus;
   std::uint64_t buffer_bytes = 0;
-  std::string location;  // "gpu_local" or a device name
+  std::string location;  // "gpu_local", "gpu/<g>" or a device name
   bool location_is_gpu_local = false;
+  int location_gpu = -1;  // gpu/<g>: g
   bool shared = false;
   int buffer_from = -1;  // index of the earlier stream whose buffer this one uses
   Pattern pattern = Pattern::kSequential;
@@ -68,6 +71,7 @@ struct PlatformFacts {
   unsigned request_bytes = 128;
   unsigned gpu_max_outstanding = 512;
   bool gpu_has_local_memory = true;
+  bool peer_access = false;  // GPUs reach each other's local memory (PlatformConfig::peer_paths)
   std::vector<std::string> device_names;
 };
 

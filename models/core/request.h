@@ -65,11 +65,14 @@ class RequestExt : public tlm::tlm_extension<RequestExt> {
   // outstanding is a duplicate and breaks conservation.
   bool outstanding = false;
   std::uint32_t length = 0;  // copy of the payload's data length, bytes
-  // Decoded target, filled by the block that decodes the address (GPU for local memory, device
-  // port logic for the expansion device).
+  // Decoded target, filled by the block that decodes the address (the issuing GPU for GPU memory,
+  // its own or a peer's; device port logic for the expansion device).
   std::uint32_t channel = 0;
-  std::uint16_t gpu = 0;
-  std::uint16_t stream = 0;
+  std::uint16_t gpu = 0;  // the issuing GPU
+  // Peer request: the GPU whose local memory holds the address (kNoGpu: not a peer request). Set
+  // by the issuing GPU; the switch routes on it (models/noc/routing.h, DestinationRouting).
+  static constexpr std::uint16_t kNoGpu = 0xffff;
+  std::uint16_t dest_gpu = kNoGpu;
   std::uint64_t physical_address = 0;
   std::uint64_t channel_address = 0;
   std::uint64_t issue_ps = 0;
@@ -81,6 +84,7 @@ class RequestExt : public tlm::tlm_extension<RequestExt> {
   std::uint64_t service_start_ps = 0;  // when the target began serving the request
   std::uint64_t id = 0;
   std::uint64_t virtual_address = 0;
+  std::uint16_t stream = 0;  // the issuing GPU's stream (workload index)
 
   void reset_for_issue() {
     hop_count = 0;

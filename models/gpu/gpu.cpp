@@ -55,6 +55,32 @@ void Gpu::add_stream(const StreamConfig& cfg, unsigned stream_index, std::uint64
   streams_.push_back(std::move(s));
 }
 
+void Gpu::set_peers(std::vector<PeerMemoryRoute> peers) {
+  std::sort(peers.begin(), peers.end(), [](const PeerMemoryRoute& a, const PeerMemoryRoute& b) {
+    return a.memory.base < b.memory.base;
+  });
+  for (std::size_t i = 0; i < peers.size(); ++i) {
+    const LocalMemoryRoute& m = peers[i].memory;
+    if (m.size == 0 || (i > 0 && peers[i - 1].memory.base + peers[i - 1].memory.size > m.base)) {
+      throw std::logic_error(std::string(name()) + ": empty or overlapping peer memory ranges");
+    }
+  }
+  peers_ = std::move(peers);
+  peers_lo_ = peers_.empty() ? 0 : peers_.front().memory.base;
+  peers_hi_ = peers_.empty() ? 0 : peers_.back().memory.base + peers_.back().memory.size;
+}
+
+unsigned Gpu::find_peer(std::uint64_t pa) const {
+  if (pa < peers_lo_ || pa >= peers_hi_) return kNoPeer;  // device memory: one comparison pair
+  // The last range starting at or below pa.
+  const auto it =
+      std::upper_bound(peers_.begin(), peers_.end(), pa,
+                       [](std::uint64_t a, const PeerMemoryRoute& r) { return a < r.memory.base; });
+  const PeerMemoryRoute& r = *(it - 1);
+  return pa - r.memory.base < r.memory.size ? static_cast<unsigned>(it - 1 - peers_.begin())
+                                            : kNoPeer;
+}
+
 void Gpu::start_streams(std::uint64_t now_ps) {
   for (Stream& s : streams_) {
     if (s.started) continue;
@@ -113,6 +139,7 @@ bool Gpu::prepare(Stream& s, std::uint64_t now_ps) {
   }
   if (local_route_.size && s.pa - local_route_.base < local_route_.size) {
     s.to_local = true;
+    s.peer = kNoPeer;
     s.port = local_route_.map.decode(s.pa - local_route_.base).channel;
   } else {
     if (fabric_.empty()) {
@@ -120,6 +147,7 @@ bool Gpu::prepare(Stream& s, std::uint64_t now_ps) {
     }
     s.to_local = false;
     s.port = fabric_spread_.decode(s.pa).channel;
+    s.peer = find_peer(s.pa);
   }
   s.have_request = true;
   return true;
@@ -149,10 +177,18 @@ bool Gpu::try_issue(Stream& s, std::uint64_t now_ps) {
   e.outstanding = true;
   e.write = s.write;
   e.length = s.len;
+  e.dest_gpu = RequestExt::kNoGpu;
   if (s.to_local) {
     const AddressMap::Decoded d = local_route_.map.decode(s.pa - local_route_.base);
     e.channel = d.channel;
     e.channel_address = d.channel_address;
+  } else if (s.peer != kNoPeer) {
+    const PeerMemoryRoute& peer = peers_[s.peer];
+    const AddressMap::Decoded d = peer.memory.map.decode(s.pa - peer.memory.base);
+    e.dest_gpu = static_cast<std::uint16_t>(peer.gpu);
+    e.channel = d.channel;
+    e.channel_address = d.channel_address;
+    ++peer_requests_;
   }
   if (s.write) fill_pattern(p.get_data_ptr(), s.len, s.va, s.cfg->data_seed);
   e.enter(block_id(), 0, now_ps);
@@ -307,6 +343,7 @@ void Gpu::report(ComponentReport& r, const ReportWindow& window) const {
   const double secs = window.seconds();
   r.extra["requests_issued"] = issued_;
   r.extra["requests_completed"] = completed_;
+  r.extra["peer_requests"] = peer_requests_;
   r.extra["read_bytes"] = read_bytes_;
   r.extra["write_bytes"] = write_bytes_;
   r.extra["read_bandwidth_gbps"] = secs > 0 ? read_bytes_ / secs * 1e-9 : 0.0;

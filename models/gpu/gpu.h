@@ -3,7 +3,8 @@
 // Ports
 //   fabric(i)  initiator sockets to the GPU's fabric links
 //   local(c)   initiator sockets to its local HBM channels (one controller per channel, reached
-//              directly from the GPU's memory partitions)
+//              directly from the GPU's memory partitions, or through the GPU's memory hub where
+//              peers' requests join them, on platforms with peer paths: platforms/builder.h)
 //
 // Parameters (GpuParams)
 //   clock_mhz        issue decisions land on this clock's edges
@@ -17,11 +18,15 @@
 // busy waits at the head of its stream. Each request is translated VA -> PA through the VMM address
 // space and routed: an address in the GPU's own local range goes to local channel decode(pa),
 // anything else to a fabric link chosen from pa in request_bytes granules (xor-folded for a
-// power-of-two link count, modulo otherwise, as AddressMap does for channels). Completions are
+// power-of-two link count, modulo otherwise, as AddressMap does for channels). An address in a
+// peer GPU's local range (the peer table, set_peers) is a peer request: it goes to a fabric link
+// like any other, carrying the destination GPU (RequestExt::dest_gpu) for the switch and the
+// channel decoded through the peer's memory interleave for its memory controller. Completions are
 // taken at once (the outstanding cap reserves their room). Latency is measured from issue to the
 // response's arrival.
 //
-// Statistics: requests, bytes, read/write latency histograms, data mismatches when verifying.
+// Statistics: requests, bytes, peer requests, read/write latency histograms, data mismatches when
+// verifying.
 #pragma once
 
 #include "models/core/clock.h"
@@ -55,6 +60,12 @@ struct LocalMemoryRoute {
   AddressMap map;
 };
 
+// Another GPU's local memory, reached over the fabric (peer access).
+struct PeerMemoryRoute {
+  unsigned gpu = 0;
+  LocalMemoryRoute memory;
+};
+
 class Gpu : public sc_core::sc_module, public Component, public Initiator {
  public:
   Gpu(sc_core::sc_module_name name, SimContext& ctx, unsigned index, const GpuParams& params,
@@ -64,6 +75,11 @@ class Gpu : public sc_core::sc_module, public Component, public Initiator {
   // that also run on this GPU.
   void add_stream(const StreamConfig& cfg, unsigned stream_index, std::uint64_t buffer_va,
                   std::uint64_t buffer_bytes, const std::vector<unsigned>& deps);
+
+  // The peer table: the other GPUs' memories this GPU reaches over its fabric links (the
+  // builder sets it on platforms with peer paths; without it every non-local address is
+  // device memory). Before the simulation starts; the ranges must not overlap.
+  void set_peers(std::vector<PeerMemoryRoute> peers);
 
   InitiatorPort<Gpu>& fabric(unsigned i) { return *fabric_[i]; }
   InitiatorPort<Gpu>& local(unsigned c) { return *local_[c]; }
@@ -93,6 +109,7 @@ class Gpu : public sc_core::sc_module, public Component, public Initiator {
   const LatencyHistogram& write_latency() const override { return write_latency_; }
 
  private:
+  static constexpr unsigned kNoPeer = ~0U;
   struct Stream {
     const StreamConfig* cfg = nullptr;
     unsigned index = 0;  // in the workload
@@ -116,12 +133,15 @@ class Gpu : public sc_core::sc_module, public Component, public Initiator {
     std::uint32_t len = 0;
     bool write = false;
     bool to_local = false;
+    unsigned peer = kNoPeer;  // index in peers_ of a peer request's target
     unsigned port = 0;
     // Statistics.
     std::uint64_t requests = 0;
     std::uint64_t bytes = 0;
   };
 
+  // Index in peers_ of the peer memory holding `pa`, or kNoPeer.
+  unsigned find_peer(std::uint64_t pa) const;
   bool prepare(Stream& s, std::uint64_t now_ps);
   bool try_issue(Stream& s, std::uint64_t now_ps);
   void start_streams(std::uint64_t now_ps);
@@ -139,7 +159,10 @@ class Gpu : public sc_core::sc_module, public Component, public Initiator {
   const AddressSpace& vmm_;
   std::vector<std::unique_ptr<InitiatorPort<Gpu>>> fabric_;
   std::vector<std::unique_ptr<InitiatorPort<Gpu>>> local_;
-  AddressMap fabric_spread_;  // physical address -> fabric link
+  AddressMap fabric_spread_;            // physical address -> fabric link
+  std::vector<PeerMemoryRoute> peers_;  // sorted by base
+  std::uint64_t peers_lo_ = 0;          // [peers_lo_, peers_hi_) spans every peer range
+  std::uint64_t peers_hi_ = 0;
   // Per port: the first time it can take a request (kNever while waiting for END_REQ).
   std::vector<std::uint64_t> fabric_ready_ps_;
   std::vector<std::uint64_t> local_ready_ps_;
@@ -153,6 +176,7 @@ class Gpu : public sc_core::sc_module, public Component, public Initiator {
   Wakeup wake_;
 
   std::uint64_t issued_ = 0;
+  std::uint64_t peer_requests_ = 0;
   std::uint64_t completed_ = 0;
   std::uint64_t bytes_requested_ = 0;
   std::uint64_t bytes_delivered_ = 0;

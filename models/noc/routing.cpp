@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <utility>
 
 namespace famsim {
 
@@ -33,6 +34,39 @@ unsigned AddressRangeRouting::port_for(std::uint64_t pa) const {
 
 unsigned AddressRangeRouting::route(const RequestExt& r) const {
   return port_for(r.physical_address);
+}
+
+DestinationRouting::DestinationRouting(AddressRangeRouting by_address, unsigned first_gpu_port,
+                                       unsigned ports_per_gpu, std::uint64_t interleave_bytes,
+                                       std::vector<std::uint64_t> gpu_memory_base)
+    : by_address_(std::move(by_address)),
+      first_gpu_port_(first_gpu_port),
+      ports_per_gpu_(ports_per_gpu),
+      gpu_memory_base_(std::move(gpu_memory_base)) {
+  if (ports_per_gpu == 0) throw std::invalid_argument("peer routing needs ports per GPU");
+  spread_ =
+      AddressMap(ports_per_gpu, interleave_bytes, AddressMap::spreading_select(ports_per_gpu));
+}
+
+unsigned DestinationRouting::port_for_gpu(unsigned gpu, std::uint64_t pa) const {
+  if (gpu >= gpu_memory_base_.size()) {
+    throw std::out_of_range("no route to GPU " + std::to_string(gpu));
+  }
+  return first_gpu_port_ + gpu * ports_per_gpu_ +
+         spread_.decode(pa - gpu_memory_base_[gpu]).channel;
+}
+
+unsigned DestinationRouting::route(const RequestExt& r) const {
+  if (r.dest_gpu == RequestExt::kNoGpu) return by_address_.route(r);
+  return port_for_gpu(r.dest_gpu, r.physical_address);
+}
+
+unsigned LocalMemoryRouting::channel_for(std::uint64_t pa) const {
+  if (pa < base_ || pa - base_ >= size_) {
+    throw std::out_of_range("physical address " + std::to_string(pa) +
+                            " is outside the local memory");
+  }
+  return map_.decode(pa - base_).channel;
 }
 
 }  // namespace famsim

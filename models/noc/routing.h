@@ -52,4 +52,48 @@ class ChannelRouting : public Routing {
   unsigned route(const RequestExt& r) const override { return r.channel; }
 };
 
+// The scale-up switch with peer traffic: a request that names a destination GPU
+// (RequestExt::dest_gpu) leaves on that GPU's group of `ports_per_gpu` ports, starting at
+// first_gpu_port + gpu x ports_per_gpu; inside the group the port is chosen from the address's
+// offset in that GPU's memory, in `interleave_bytes` blocks, by the same rule as a device's port
+// group (AddressMap with AddressMap::spreading_select). Every other request is routed by physical
+// address range (`by_address`, the devices).
+class DestinationRouting : public Routing {
+ public:
+  // `gpu_memory_base[g]`: where GPU g's local memory starts in the physical address space.
+  // Throws std::invalid_argument for no ports per GPU or a granule that is not a power of two.
+  DestinationRouting(AddressRangeRouting by_address, unsigned first_gpu_port,
+                     unsigned ports_per_gpu, std::uint64_t interleave_bytes,
+                     std::vector<std::uint64_t> gpu_memory_base);
+  unsigned route(const RequestExt& r) const override;
+  // The port of a peer request to `gpu` for `physical_address` (in that GPU's memory); throws
+  // std::out_of_range for a GPU the routing does not know.
+  unsigned port_for_gpu(unsigned gpu, std::uint64_t physical_address) const;
+  unsigned gpus() const { return static_cast<unsigned>(gpu_memory_base_.size()); }
+
+ private:
+  AddressRangeRouting by_address_;
+  unsigned first_gpu_port_;
+  unsigned ports_per_gpu_;
+  AddressMap spread_;
+  std::vector<std::uint64_t> gpu_memory_base_;
+};
+
+// A GPU's memory hub (the crossbar in front of its HBM channels): the channel is decoded from the
+// physical address, offset from the memory's base, through the memory's interleave (AddressMap),
+// for the GPU's own requests and its peers' alike.
+class LocalMemoryRouting : public Routing {
+ public:
+  LocalMemoryRouting(std::uint64_t base, std::uint64_t size, const AddressMap& map)
+      : base_(base), size_(size), map_(map) {}
+  unsigned route(const RequestExt& r) const override { return channel_for(r.physical_address); }
+  // Throws std::out_of_range for an address outside the memory.
+  unsigned channel_for(std::uint64_t physical_address) const;
+
+ private:
+  std::uint64_t base_;
+  std::uint64_t size_;
+  AddressMap map_;
+};
+
 }  // namespace famsim

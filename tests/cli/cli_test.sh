@@ -248,6 +248,40 @@ assert abs(x - y) <= 0.01, f"link utilisation {x} vs {y}"
 PY
 pass "bandwidth and utilisation are measured from the first request, not from time 0"
 
+# --- Peer traffic: the shipped example runs; a buffer on a GPU that does not exist is bad input.
+run_famsim peer run --platform platforms/nvl8_fam.yaml --workload traffic/peer_read.yaml \
+  --set workload.streams.0.total_bytes=256KiB --out "$WORK/peer"
+expect_rc 0 "traffic/peer_read.yaml on platforms/nvl8_fam.yaml"
+python3 - "$WORK/peer/stats.json" <<'PY' || fail "peer_read: see above"
+import json, sys
+d = json.load(open(sys.argv[1]))
+c = d["components"]
+# 256 KiB in 128 B requests: 2048 reads by GPU 0, every one into GPU 1's HBM through its hub.
+assert d["conservation"]["ok"] is True, d["conservation"]
+assert d["summary"]["read_bytes"] == 262144, d["summary"]["read_bytes"]
+assert c["gpu0"]["peer_requests"] == 2048, c["gpu0"]["peer_requests"]
+assert c["gpu1_hub"]["requests"] == 2048, c["gpu1_hub"]["requests"]
+assert sum(c["gpu1_peer_link%d" % l]["bytes"] for l in range(4)) == 262144
+PY
+pass "the peer_read example reaches GPU 1's HBM over the peer path"
+
+cat >"$WORK/gpu9.yaml" <<'YAML'
+name: missing_gpu
+streams:
+  - gpus: [0]
+    buffer: {bytes: 1MiB, location: gpu/9}
+YAML
+expect_bad_input missing_gpu "buffer on a GPU that does not exist" \
+  "$WORK/gpu9.yaml" workload.streams.0.buffer.location "no GPU 9" -- \
+  run --platform platforms/nvl8_fam.yaml --workload "$WORK/gpu9.yaml"
+
+run_famsim validate_peer validate --platform platforms/nvl8_fam.yaml
+expect_rc 0 "famsim validate on nvl8_fam"
+expect_in_output "peer paths: switch down ports 8..39 = 8 GPUs x 4 peer ports" "validate lists peer ports"
+expect_in_output "switch-GPU peer: 32 links" "validate lists peer links"
+expect_in_output "GPU memory hub: per GPU a crossbar of 164 up ports" "validate lists the hub"
+pass "famsim validate lists the peer ports, peer links and memory hubs"
+
 # --- validate. ----------------------------------------------------------------------------------
 for p in platforms/*.yaml; do
   run_famsim "validate-$(basename "$p")" validate --platform "$p"

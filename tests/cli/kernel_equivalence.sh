@@ -50,3 +50,6 @@ run coinciding_edges --platform platforms/minimal.yaml --workload traffic/write_
   --set devices.0.noc.input_buffer=1 --set devices.0.noc.output_buffer=1 \
   --set devices.0.port_logic.tags_per_port=2
 run truncated --seed 5 --set sim.max_time_ns=3000
+# Peer traffic: GPU 0 reads GPU 1's HBM through the switch and GPU 1's memory hub.
+run nvl8_peer_read --seed 3 --workload traffic/peer_read.yaml \
+  --set workload.streams.0.total_bytes=256KiB

@@ -379,3 +379,99 @@ TEST(PlatformConfig, WorkloadStreamChecks) {
 
 }  // namespace
 }  // namespace famsim
+
+namespace famsim {
+namespace {
+
+// kSwitchPlatform with HBM on its 2 GPUs: peer paths.
+std::string peer_platform(const std::string& hub_line = "") {
+  return edit(kSwitchPlatform, "gpus: {count: 2, clock_mhz: 1000}\n",
+              "gpus:\n  count: 2\n  clock_mhz: 1000\n  local_memory: {preset: hbm3_6400, "
+              "stacks: 1}\n" +
+                  hub_line);
+}
+
+TEST(PeerPaths, SwitchAndLocalMemoryGivePeerPortsAndAHubWithDefaults) {
+  const ResolvedConfig c = parse_config(make_doc(peer_platform(), kWorkload));
+  const PlatformConfig& p = c.platform;
+  EXPECT_TRUE(p.peer_paths());
+  // 2 GPUs x 4 links: 8 peer ports after the 8 device ports.
+  EXPECT_EQ(p.peer_port_total(), 8u);
+  // Hub defaults (README key reference): the GPU's clock, 4 cycles, 64 B, 16 / 8 entries.
+  EXPECT_DOUBLE_EQ(p.gpu_hub.clock_mhz, 1000.0);
+  EXPECT_EQ(p.gpu_hub.pipeline_cycles, 4u);
+  EXPECT_EQ(p.gpu_hub.width_bytes, 64u);
+  EXPECT_EQ(p.gpu_hub.input_buffer, 16u);
+  EXPECT_EQ(p.gpu_hub.output_buffer, 8u);
+  // Peer ports are the switch-to-GPU halves of the GPU ports: 16 ports still fit radix 16.
+  EXPECT_EQ(p.sw.radix, 16u);
+}
+
+TEST(PeerPaths, HubKeysAreRead) {
+  const ResolvedConfig c = parse_config(
+      make_doc(peer_platform("  hub: {clock_mhz: 2000, pipeline_cycles: 6, width_bytes: 32, "
+                             "input_buffer: 4, output_buffer: 2}\n"),
+               kWorkload));
+  const CrossbarParams& h = c.platform.gpu_hub;
+  EXPECT_DOUBLE_EQ(h.clock_mhz, 2000.0);
+  EXPECT_EQ(h.pipeline_cycles, 6u);
+  EXPECT_EQ(h.width_bytes, 32u);
+  EXPECT_EQ(h.input_buffer, 4u);
+  EXPECT_EQ(h.output_buffer, 2u);
+}
+
+TEST(PeerPaths, NoPeerPathsWithoutSwitchLocalMemoryOrASecondGpu) {
+  EXPECT_FALSE(parse_config(make_doc(kSwitchPlatform, kWorkload)).platform.peer_paths());
+  EXPECT_FALSE(parse_config(make_doc(kPlatform, kWorkload)).platform.peer_paths());
+  const std::string one_gpu = edit(peer_platform(), "count: 2", "count: 1");
+  EXPECT_FALSE(parse_config(make_doc(one_gpu, kWorkload)).platform.peer_paths());
+}
+
+TEST(PeerPaths, HubErrorsNameTheKey) {
+  std::string m = error_of(peer_platform("  hub: {width_bytes: 0}\n"), kWorkload);
+  EXPECT_THAT(m, HasSubstr("gpus.hub.width_bytes"));
+  EXPECT_THAT(m, HasSubstr(kPlatformFile));
+  m = error_of(peer_platform("  hub: {widht_bytes: 64}\n"), kWorkload);
+  EXPECT_THAT(m, HasSubstr("gpus.hub.widht_bytes"));
+  // A hub on a platform without peer paths (no switch) is a mistake, not silently ignored.
+  m = error_of(kPlatform, kWorkload, {"gpus.hub.width_bytes=64"});
+  EXPECT_THAT(m, HasSubstr("gpus.hub"));
+  EXPECT_THAT(m, HasSubstr("peer paths"));
+}
+
+TEST(PeerPaths, BufferOnAnotherGpusMemory) {
+  const std::string w = edit(kWorkload, "location: device/fam0", "location: gpu/1");
+  const ResolvedConfig c = parse_config(make_doc(peer_platform(), w));
+  EXPECT_EQ(c.workload.streams[0].location_gpu, 1);
+  EXPECT_FALSE(c.workload.streams[0].location_is_gpu_local);
+}
+
+TEST(PeerPaths, BufferLocationErrors) {
+  // A GPU that does not exist.
+  std::string m =
+      error_of(peer_platform(), edit(kWorkload, "location: device/fam0", "location: gpu/2"));
+  EXPECT_THAT(m, HasSubstr("test-workload.yaml:4"));
+  EXPECT_THAT(m, HasSubstr("workload.streams.0.buffer.location"));
+  EXPECT_THAT(m, HasSubstr("no GPU 2"));
+  // Not an index.
+  m = error_of(peer_platform(), edit(kWorkload, "location: device/fam0", "location: gpu/one"));
+  EXPECT_THAT(m, HasSubstr("workload.streams.0.buffer.location"));
+  // No local memory.
+  m = error_of(kSwitchPlatform, edit(kWorkload, "location: device/fam0", "location: gpu/1"));
+  EXPECT_THAT(m, HasSubstr("workload.streams.0.buffer.location"));
+  EXPECT_THAT(m, HasSubstr("no local memory"));
+  // Local memory but no switch: GPU 0 cannot reach GPU 1's memory.
+  const std::string direct = edit(kPlatform, "  request_bytes: 128\n",
+                                  "  request_bytes: 128\n  local_memory: {preset: hbm3_6400, "
+                                  "stacks: 1}\n");
+  m = error_of(direct, edit(kWorkload, "location: device/fam0", "location: gpu/1"));
+  EXPECT_THAT(m, HasSubstr("workload.streams.0.buffer.location"));
+  EXPECT_THAT(m, HasSubstr("GPU 0 cannot reach GPU 1"));
+  // ... while the GPU's own memory by index is fine there.
+  const std::string own = edit(edit(kWorkload, "location: device/fam0", "location: gpu/1"),
+                               "  - name: reads\n", "  - name: reads\n    gpus: [1]\n");
+  EXPECT_EQ(parse_config(make_doc(direct, own)).workload.streams[0].location_gpu, 1);
+}
+
+}  // namespace
+}  // namespace famsim

@@ -102,5 +102,90 @@ TEST(AddressRangeRouting, AddressOutsideEveryRangeThrows) {
   EXPECT_THROW(none.port_for(0), std::out_of_range);
 }
 
+// The switch with peer paths: device A on ports 0..1 (0x10000..0x10fff, 128 B blocks, modulo),
+// then 3 GPUs x 2 peer ports from port 2, GPU memories at 0, 0x4000 and 0x8000.
+DestinationRouting two_ports_per_gpu() {
+  AddressRangeRouting devices;
+  devices.add(range(0x10000, 0x1000, 0, 2, 128, "A"));
+  return DestinationRouting(devices, 2, 2, 128, {0x0, 0x4000, 0x8000});
+}
+
+RequestExt request(std::uint16_t dest_gpu, std::uint64_t pa) {
+  RequestExt e;
+  e.dest_gpu = dest_gpu;
+  e.physical_address = pa;
+  return e;
+}
+
+TEST(DestinationRouting, RequestsWithoutADestinationGpuGoByAddressRange) {
+  const DestinationRouting r = two_ports_per_gpu();
+  EXPECT_EQ(r.gpus(), 3u);
+  // Device A: port = (pa - 0x10000) / 128 mod 2.
+  EXPECT_EQ(r.route(request(RequestExt::kNoGpu, 0x10000)), 0u);
+  EXPECT_EQ(r.route(request(RequestExt::kNoGpu, 0x10080)), 1u);
+  EXPECT_EQ(r.route(request(RequestExt::kNoGpu, 0x10100)), 0u);
+  // No destination GPU and no device range: no route.
+  EXPECT_THROW(r.route(request(RequestExt::kNoGpu, 0x4000)), std::out_of_range);
+}
+
+TEST(DestinationRouting, PeerRequestsGoToTheDestinationGpusPortsSpreadByXor) {
+  const DestinationRouting r = two_ports_per_gpu();
+  // Two ports per GPU: xor spreading (a power of two). Block b = (pa - base) / 128; port in the
+  // group = (b mod 2) xor (the other binary digits of b) = parity of b. GPU g's group starts at
+  // 2 + 2g.
+  EXPECT_EQ(r.route(request(1, 0x4000)), 4u);  // b 0: parity 0
+  EXPECT_EQ(r.route(request(1, 0x4080)), 5u);  // b 1: parity 1
+  EXPECT_EQ(r.route(request(1, 0x4100)), 5u);  // b 2 = 10b: parity 1 (modulo would say 4)
+  EXPECT_EQ(r.route(request(1, 0x4180)), 4u);  // b 3 = 11b: parity 0
+  EXPECT_EQ(r.route(request(1, 0x41ff)), 4u);  // last byte of b 3
+  EXPECT_EQ(r.route(request(0, 0x0)), 2u);
+  EXPECT_EQ(r.route(request(2, 0x8000 + 7 * 128)), 7u);  // b 7 = 111b: parity 1 -> 2 + 4 + 1
+  // The destination decides, not the address: a peer request is never sent to a device port.
+  // Block 0x10080 / 128 = 0x201 = 10 0000 0001b: parity 0 -> GPU 0's first port.
+  EXPECT_EQ(r.route(request(0, 0x10080)), 2u);
+  EXPECT_EQ(r.port_for_gpu(2, 0x8080), 7u);
+}
+
+TEST(DestinationRouting, ThreePortsPerGpuSpreadByModuloOverTheOffsetInTheGpusMemory) {
+  AddressRangeRouting devices;
+  devices.add(range(1ULL << 42, 1ULL << 30, 0, 5, 128, "A"));
+  // 2 GPUs x 3 peer ports from port 5; GPU 1's memory at 1 TiB.
+  const DestinationRouting r(devices, 5, 3, 128, {0, 1ULL << 40});
+  // Block 4 of GPU 1's memory: 4 mod 3 = 1 -> 5 + 3 + 1 = 9. (Spreading the absolute address
+  // would give block 2^33 + 4, and 2^33 mod 3 = 2, so (2 + 1) mod 3 = 0 -> port 8.)
+  EXPECT_EQ(r.route(request(1, (1ULL << 40) + 4 * 128)), 9u);
+  EXPECT_EQ(r.route(request(1, (1ULL << 40) + 5 * 128 + 17)), 10u);  // block 5: 5 mod 3 = 2
+  EXPECT_EQ(r.route(request(0, 3 * 128)), 5u);                       // block 3: 0
+}
+
+TEST(DestinationRouting, UnknownGpuAndBadParametersRejected) {
+  const DestinationRouting r = two_ports_per_gpu();
+  EXPECT_THROW(r.route(request(3, 0x0)), std::out_of_range);
+  EXPECT_THROW(r.port_for_gpu(7, 0x0), std::out_of_range);
+  EXPECT_THROW(DestinationRouting(AddressRangeRouting(), 0, 0, 128, {0}), std::invalid_argument);
+  EXPECT_THROW(DestinationRouting(AddressRangeRouting(), 0, 2, 100, {0}), std::invalid_argument);
+}
+
+TEST(LocalMemoryRouting, DecodesTheChannelFromTheOffsetInTheMemory) {
+  const std::uint64_t base = 1ULL << 40;
+  // 4 channels, 256 B granules, modulo: channel = (pa - base) / 256 mod 4.
+  const LocalMemoryRouting mod(base, 1ULL << 20, AddressMap(4, 256, AddressMap::Select::kModulo));
+  EXPECT_EQ(mod.channel_for(base), 0u);
+  EXPECT_EQ(mod.channel_for(base + 0x100), 1u);
+  EXPECT_EQ(mod.channel_for(base + 0x3ff), 3u);
+  EXPECT_EQ(mod.channel_for(base + 0x400), 0u);
+  EXPECT_EQ(mod.channel_for(base + 0x1234), 2u);  // granule 18: 18 mod 4 = 2
+  EXPECT_EQ(mod.route(request(RequestExt::kNoGpu, base + 0x200)), 2u);
+  EXPECT_EQ(mod.route(request(5, base + 0x200)), 2u);  // peers' requests decode the same way
+  // xor: granule g -> (g mod 4) xor (g div 4 folded). g 4: 0 xor 1 = 1; g 5: 1 xor 1 = 0.
+  const LocalMemoryRouting x(base, 1ULL << 20, AddressMap(4, 256, AddressMap::Select::kXor));
+  EXPECT_EQ(x.channel_for(base + 4 * 256), 1u);
+  EXPECT_EQ(x.channel_for(base + 5 * 256), 0u);
+  EXPECT_EQ(x.channel_for(base + 3 * 256), 3u);
+  // Outside the memory: no channel.
+  EXPECT_THROW(mod.channel_for(base - 1), std::out_of_range);
+  EXPECT_THROW(mod.channel_for(base + (1ULL << 20)), std::out_of_range);
+}
+
 }  // namespace
 }  // namespace famsim
