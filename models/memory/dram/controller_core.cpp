@@ -323,15 +323,16 @@ void ControllerCore::select(int q, std::uint64_t now, Choice* best, std::uint64_
   const BankView* view = view_[q].data();
   unsigned pick = kNil;
   std::uint64_t pick_prio = kNever;
+  std::uint64_t pick_cycle = kNever;
   auto look = [&](unsigned b) {
     const BankView& v = view[b];
     const std::uint64_t e = v.slots.earliest();
     if (!best) {
       // Looking only: the bank that would issue first from `now` on, by cycle then priority.
       const std::uint64_t c = e > now ? e : now;
-      if (plan_.bank == kNil || c < plan_.cycle || (c == plan_.cycle && v.prio < pick_prio)) {
-        plan_.bank = b;
-        plan_.cycle = c;
+      if (c < pick_cycle || (c == pick_cycle && v.prio < pick_prio)) {
+        pick = b;
+        pick_cycle = c;
         pick_prio = v.prio;
       }
       if (e < next) next = e;
@@ -367,7 +368,10 @@ void ControllerCore::select(int q, std::uint64_t now, Choice* best, std::uint64_
       }
     }
   }
-  if (pick != kNil) {
+  if (!best) {
+    plan_.bank = pick;
+    plan_.cycle = pick_cycle;
+  } else if (pick != kNil) {
     *best = cache_[q][pick];
     best->cand.earliest = now;
   }
