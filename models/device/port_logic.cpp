@@ -111,12 +111,14 @@ void PortLogic::behaviour() {
            port.ingress.front().ready_ps <= now_ps) {
       Payload& p = *port.ingress.front().payload;
       port.ingress.pop_front();
+      if (!port.ingress.empty()) prefetch_for_hop(*port.ingress.front().payload);
       port.crossbar_busy = !internal_[i]->send_req(p);
       p.release();
     }
     while (!port.fabric_busy && !port.egress.empty() && port.egress.front().ready_ps <= now_ps) {
       Payload& p = *port.egress.front().payload;
       port.egress.pop_front();
+      if (!port.egress.empty()) prefetch_for_hop(*port.egress.front().payload);
       port.fabric_busy = !fabric_[i]->send_resp(p);
       if (!port.fabric_busy) change_tags(port, -1, now_ps);
       p.release();

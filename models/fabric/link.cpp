@@ -86,6 +86,7 @@ std::uint64_t Link::drain(Direction& d, bool is_request, std::uint64_t now_ps) {
   while (!d.far_end_busy && !d.queue.empty() && d.queue.front().arrive_ps <= now_ps) {
     Payload& p = *d.queue.front().payload;
     d.queue.pop_front();
+    if (!d.queue.empty()) prefetch_for_hop(*d.queue.front().payload);
     const bool taken = is_request ? down.send_req(p) : up.send_resp(p);
     d.far_end_busy = !taken;
     p.release();

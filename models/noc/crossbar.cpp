@@ -117,6 +117,7 @@ void Crossbar::drain_output(Plane& pl, unsigned o, std::uint64_t now_ps) {
   while (!out.far_end_busy && !out.pipe.empty() && out.pipe.front().leave_ps <= now_ps) {
     Payload& p = *out.pipe.front().payload;
     out.pipe.pop_front();
+    if (!out.pipe.empty()) prefetch_for_hop(*out.pipe.front().payload);
     const bool taken = pl.is_request ? down_[o]->send_req(p) : up_[o]->send_resp(p);
     out.far_end_busy = !taken;
     p.release();

@@ -112,12 +112,19 @@ AddressMapping::AddressMapping(const Organization& org, unsigned channels, const
     }
   }
   capacity_ = static_cast<std::uint64_t>(total);
+  all_pow2_ = burst_.pow2;
+  unsigned shift = burst_.shift;
+  for (const Digit& d : digits_) {
+    all_pow2_ = all_pow2_ && d.pow2;
+    bit_ranges_[index(d.field)] = {shift, d.mask};
+    shift += d.shift;
+  }
   granule_digit_ = make_digit(Field::kColumn, granule_);
   channel_digit_ = make_digit(Field::kChannel, channels_);
   bank_bits_ = static_cast<unsigned>(__builtin_ctz(org.banks_per_group));
 }
 
-DramAddress AddressMapping::decode(std::uint64_t address) const {
+DramAddress AddressMapping::decode_digits(std::uint64_t address) const {
   if (address >= capacity_) {
     throw std::out_of_range(
         fmt::format("address {:#x} beyond the mapping's {} bytes", address, capacity_));
@@ -133,10 +140,7 @@ DramAddress AddressMapping::decode(std::uint64_t address) const {
   a.bank = static_cast<unsigned>(v[index(Field::kBank)]);
   a.row = static_cast<std::uint32_t>(v[index(Field::kRow)]);
   a.column = static_cast<std::uint32_t>(v[index(Field::kColumn)] * org_.burst_length);
-  if (xor_bank_) {
-    a.bank ^= a.row & (org_.banks_per_group - 1);
-    a.bank_group ^= (a.row >> bank_bits_) & (org_.bank_groups - 1);
-  }
+  apply_xor_bank(a);
   return a;
 }
 
