@@ -12,6 +12,10 @@
 namespace famsim {
 namespace {
 
+using test::edge;
+using test::edge_after;
+using test::ser;
+
 // 2 GPUs at 1000 MHz, each with 4 ideal HBM channels (2000 MT/s x 64 bit = 16 B per 1000 MHz
 // clock, 20 cycles access) behind a memory hub at 500 MHz (3 pipeline cycles, 32 B wide).
 // Links to the switch: 4 lanes x 32 Gb/s = 16 GB/s, 10 ns, 16 B header. Switch: 1000 MHz,
@@ -57,18 +61,6 @@ std::string one_request(const std::string& location, bool write) {
          "\n    access_bytes: 128\n    total_bytes: 128\n";
 }
 
-// First clock edge at or after t (pipelines: memory controller) and strictly after t (crossbar,
-// switch and hub arbitration sample their inputs on the edge after arrival).
-std::uint64_t edge(std::uint64_t t, std::uint64_t period) {
-  return (t + period - 1) / period * period;
-}
-std::uint64_t edge_after(std::uint64_t t, std::uint64_t period) {
-  return t / period * period + period;
-}
-// Serialisation of `bytes` at `gbps` GB/s, in ps.
-std::uint64_t ser(std::uint64_t bytes, double gbps) {
-  return static_cast<std::uint64_t>(bytes * 1000.0 / gbps);
-}
 
 // Times in ps. Link 16 GB/s, 10 ns; switch period 1000, 10 cycles, 64 B beats; hub period 2000,
 // 3 cycles, 32 B beats; memory period 1000, 20 cycles + 128 B / 16 B = 8 burst cycles.

@@ -11,6 +11,10 @@
 namespace famsim {
 namespace {
 
+using test::edge;
+using test::edge_after;
+using test::ser;
+
 // Test platform with round numbers (all times in ps).
 //   GPU clock 1000 MHz; link 4 lanes x 32 Gb/s x 1.0 = 16 GB/s per direction, 10 ns, 16 B header;
 //   port logic 500 MHz (2000 ps), ingress 3, egress 2 cycles; crossbar 1000 MHz, 4 pipeline
@@ -59,18 +63,6 @@ std::string one_request(const std::string& location, bool write) {
          "\n    access_bytes: 128\n    total_bytes: 128\n";
 }
 
-// First clock edge at or after t (pipelines: port logic, memory controller) and strictly after t
-// (crossbar and switch arbitration sample their inputs on the edge after arrival).
-std::uint64_t edge(std::uint64_t t, std::uint64_t period) {
-  return (t + period - 1) / period * period;
-}
-std::uint64_t edge_after(std::uint64_t t, std::uint64_t period) {
-  return t / period * period + period;
-}
-// Serialisation of `bytes` at `gbps` GB/s, in ps.
-std::uint64_t ser(std::uint64_t bytes, double gbps) {
-  return static_cast<std::uint64_t>(bytes * 1000.0 / gbps);
-}
 
 struct Device {
   // Device path from the fabric port back to the fabric port; returns the time the response

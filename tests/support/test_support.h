@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -22,5 +23,19 @@ nlohmann::json run_sim(const std::string& platform_yaml, const std::string& work
 
 // The text of a file in the source tree ("platforms/minimal.yaml").
 std::string source_file(const std::string& relative_path);
+
+// Hand timing arithmetic for the zero-load tests, in ps. The first clock edge at or after t
+// (pipelines: port logic, memory controller) and strictly after t (crossbar, switch and hub
+// arbitration sample their inputs on the edge after arrival).
+inline std::uint64_t edge(std::uint64_t t, std::uint64_t period) {
+  return (t + period - 1) / period * period;
+}
+inline std::uint64_t edge_after(std::uint64_t t, std::uint64_t period) {
+  return t / period * period + period;
+}
+// Serialisation of `bytes` at `gbps` GB/s.
+inline std::uint64_t ser(std::uint64_t bytes, double gbps) {
+  return static_cast<std::uint64_t>(bytes * 1000.0 / gbps);
+}
 
 }  // namespace famsim::test
