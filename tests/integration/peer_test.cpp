@@ -61,7 +61,6 @@ std::string one_request(const std::string& location, bool write) {
          "\n    access_bytes: 128\n    total_bytes: 128\n";
 }
 
-
 // Times in ps. Link 16 GB/s, 10 ns; switch period 1000, 10 cycles, 64 B beats; hub period 2000,
 // 3 cycles, 32 B beats; memory period 1000, 20 cycles + 128 B / 16 B = 8 burst cycles.
 constexpr double kLinkGbps = 16.0;

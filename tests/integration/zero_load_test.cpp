@@ -63,7 +63,6 @@ std::string one_request(const std::string& location, bool write) {
          "\n    access_bytes: 128\n    total_bytes: 128\n";
 }
 
-
 struct Device {
   // Device path from the fabric port back to the fabric port; returns the time the response
   // leaves the port logic. `data_forward`: the request carries the data (a write).
