@@ -309,11 +309,7 @@ void ControllerCore::select(int q, std::uint64_t now, Choice* best, std::uint64_
     any_blocked = true;
     plan_.refresh_forced = true;
     ch.cand.earliest = state_.earliest(ch.cmd, ch.c);
-    if (best && ch.cand.earliest <= now) {
-      if (!best->valid) *best = ch;
-    } else {
-      next = std::min(next, ch.cand.earliest);
-    }
+    consider(best, ch, now, next);  // priority 0: the first forced refresh ready goes first
   }
   if (best && best->valid) return;
 
@@ -359,14 +355,7 @@ void ControllerCore::select(int q, std::uint64_t now, Choice* best, std::uint64_
     });
     if (oldest_bank != kNil && !is_blocked(oldest_bank)) look(oldest_bank);
   } else {
-    const std::vector<std::uint64_t>& nonempty = nonempty_[q];
-    for (std::size_t w = 0; w < nonempty.size(); ++w) {
-      std::uint64_t bits = nonempty[w];
-      if (any_blocked) bits &= ~blocked_[w];
-      for (; bits != 0; bits &= bits - 1) {
-        look(static_cast<unsigned>(w * 64 + static_cast<unsigned>(__builtin_ctzll(bits))));
-      }
-    }
+    for_each_nonempty(q, look, any_blocked ? blocked_.data() : nullptr);
   }
   if (!best) {
     plan_.bank = pick;

@@ -172,11 +172,13 @@ class ControllerCore {
       nonempty_[q][flat >> 6] &= ~bit;
     }
   }
-  // Calls f(flat) for every bank with bursts queued in direction q, in bank order.
+  // Calls f(flat) for every bank with bursts queued in direction q, in bank order, leaving out
+  // the banks set in the bit mask `except` (same layout as nonempty_) when it is given.
   template <class F>
-  void for_each_nonempty(int q, F&& f) const {
+  void for_each_nonempty(int q, F&& f, const std::uint64_t* except = nullptr) const {
     for (std::size_t w = 0; w < nonempty_[q].size(); ++w) {
-      for (std::uint64_t bits = nonempty_[q][w]; bits != 0; bits &= bits - 1) {
+      const std::uint64_t skip = except ? except[w] : 0;
+      for (std::uint64_t bits = nonempty_[q][w] & ~skip; bits != 0; bits &= bits - 1) {
         f(static_cast<unsigned>(w * 64 + static_cast<unsigned>(__builtin_ctzll(bits))));
       }
     }
