@@ -85,8 +85,10 @@ Platform::Platform(const PlatformConfig& cfg, SimContext& ctx, AddressSpace& vmm
     : cfg_(cfg), targets_(address_layout(cfg)) {
   // The longest path. To a device: GPU, link, (switch, link,) port logic, crossbar, memory
   // controller. To a peer GPU's memory: GPU, link, switch, peer link, hub, memory controller.
-  const unsigned to_device = 1 + (cfg.sw.present ? 3 : 1) + 3;
-  const unsigned to_peer = cfg.peer_paths() ? 6 : 0;
+  // A leaf/spine plane crosses leaf, link, spine, link, leaf: 5 blocks instead of one switch.
+  const unsigned fabric_blocks = cfg.sw.leaf_spine ? 5 : 1;
+  const unsigned to_device = 1 + (cfg.sw.present ? 2 + fabric_blocks : 1) + 3;
+  const unsigned to_peer = cfg.peer_paths() ? 5 + fabric_blocks : 0;
   const unsigned longest = std::max(to_device, to_peer);
   if (longest > RequestExt::kMaxHops) {
     throw std::logic_error("platform paths are longer than the hop records can hold");
@@ -158,13 +160,9 @@ Platform::Platform(const PlatformConfig& cfg, SimContext& ctx, AddressSpace& vmm
   }
 
   // Devices.
-  std::vector<unsigned> first_switch_port;
-  unsigned next_port = 0;
   for (const DeviceConfig& d : cfg.devices) {
     devices_.push_back(
         std::make_unique<ExpansionDevice>(d.name.c_str(), ctx, d, targets_[ti++].base));
-    first_switch_port.push_back(next_port);
-    next_port += d.fabric_ports;
   }
   if (cfg.devices.empty()) return;
 
@@ -177,52 +175,52 @@ Platform::Platform(const PlatformConfig& cfg, SimContext& ctx, AddressSpace& vmm
     return *links_.back();
   };
   if (cfg.sw.present) {
-    auto routing = std::make_unique<AddressRangeRouting>();
-    for (std::size_t d = 0; d < cfg.devices.size(); ++d) {
-      AddressRangeRouting::Range r;
-      r.base = devices_[d]->pa_base();
-      r.size = cfg.devices[d].capacity_bytes;
-      r.first_port = first_switch_port[d];
-      r.ports = cfg.devices[d].fabric_ports;
-      r.interleave_bytes = cfg.gpu.request_bytes;
-      r.select = AddressMap::spreading_select(r.ports);
-      r.target = cfg.devices[d].name;
-      routing->add(r);
-    }
-    const unsigned device_ports = cfg.device_port_total();
-    if (peers) {
-      // Peer ports follow the device ports: GPU g's group starts at device_ports + g x per_gpu.
-      std::vector<std::uint64_t> gpu_memory_base;
-      for (const PeerMemoryRoute& r : peer_table) gpu_memory_base.push_back(r.memory.base);
-      auto by_gpu =
-          std::make_unique<DestinationRouting>(std::move(*routing), device_ports, per_gpu,
-                                               cfg.gpu.request_bytes, std::move(gpu_memory_base));
-      switch_ = std::make_unique<Crossbar>("switch", ctx, cfg.sw.xbar, cfg.gpu_count * per_gpu,
-                                           device_ports + cfg.peer_port_total(), std::move(by_gpu));
-    } else {
-      switch_ = std::make_unique<Crossbar>("switch", ctx, cfg.sw.xbar, cfg.gpu_count * per_gpu,
-                                           device_ports, std::move(routing));
-    }
+    plan_ = std::make_unique<FabricPlan>(cfg.fabric_shape());
+    const FabricPlan& plan = *plan_;
+    std::vector<std::uint64_t> gpu_memory_base;
+    for (const PeerMemoryRoute& r : peer_table) gpu_memory_base.push_back(r.memory.base);
+    // Plane k's out-endpoints: the device ports on it by address range, then (peer paths) each
+    // GPU's peer outputs by destination GPU.
+    auto endpoint_routing = [&](unsigned k) -> std::unique_ptr<Routing> {
+      AddressRangeRouting by_address;
+      for (std::size_t d = 0; d < cfg.devices.size(); ++d) {
+        AddressRangeRouting::Range r;
+        r.base = devices_[d]->pa_base();
+        r.size = cfg.devices[d].capacity_bytes;
+        r.first_port = plan.first_device_endpoint(static_cast<unsigned>(d), k);
+        r.ports = plan.device_ports_in_plane(static_cast<unsigned>(d), k);
+        r.interleave_bytes = cfg.gpu.request_bytes;
+        r.select = AddressMap::spreading_select(r.ports);
+        r.target = cfg.devices[d].name;
+        by_address.add(r);
+      }
+      if (!peers) return std::make_unique<AddressRangeRouting>(std::move(by_address));
+      return std::make_unique<DestinationRouting>(std::move(by_address), plan.device_endpoints(k),
+                                                  plan.gpu_links_in_plane(k), cfg.gpu.request_bytes,
+                                                  gpu_memory_base);
+    };
+    fabric_ = std::make_unique<SwitchFabric>(ctx, cfg, plan, endpoint_routing);
     for (unsigned g = 0; g < cfg.gpu_count; ++g) {
-      for (unsigned l = 0; l < per_gpu; ++l) gpu_link(g, l).down.bind(switch_->up(g * per_gpu + l));
+      for (unsigned l = 0; l < per_gpu; ++l) gpu_link(g, l).down.bind(fabric_->gpu_input(g, l));
     }
     for (std::size_t d = 0; d < cfg.devices.size(); ++d) {
       for (unsigned p = 0; p < cfg.devices[d].fabric_ports; ++p) {
         links_.push_back(
             std::make_unique<Link>((cfg.devices[d].name + "_link" + std::to_string(p)).c_str(), ctx,
                                    cfg.device_link.params));
-        switch_->down(first_switch_port[d] + p).bind(links_.back()->up);
+        fabric_->device_output(static_cast<unsigned>(d), p).bind(links_.back()->up);
         links_.back()->down.bind(devices_[d]->port_logic().fabric(p));
       }
     }
-    // Peer links: switch -> each GPU's hub, after the hub's local ports. Same parameters as the
-    // GPU's own links (the same physical ports, in the switch-to-GPU direction; README "Limits").
+    // Peer links: the fabric -> each GPU's hub, after the hub's local ports. Same parameters as
+    // the GPU's own links (the same physical ports, in the switch-to-GPU direction; README
+    // "Limits").
     for (unsigned g = 0; peers && g < cfg.gpu_count; ++g) {
       for (unsigned l = 0; l < per_gpu; ++l) {
         links_.push_back(std::make_unique<Link>(
             ("gpu" + std::to_string(g) + "_peer_link" + std::to_string(l)).c_str(), ctx,
             cfg.gpu_link.params));
-        switch_->down(device_ports + g * per_gpu + l).bind(links_.back()->up);
+        fabric_->peer_output(g, l).bind(links_.back()->up);
         links_.back()->down.bind(hubs_[g]->up(cfg.gpu_local.channels + l));
       }
     }

@@ -21,6 +21,7 @@
 #pragma once
 
 #include "platforms/platform_config.h"
+#include "platforms/switch_fabric.h"
 #include "traffic/vmm.h"
 
 #include <memory>
@@ -94,7 +95,8 @@ class Platform {
   std::vector<std::unique_ptr<MemoryChannels>> local_memories_;
   std::vector<std::unique_ptr<Link>> links_;
   std::vector<std::unique_ptr<Crossbar>> hubs_;  // per GPU, peer paths only
-  std::unique_ptr<Crossbar> switch_;
+  std::unique_ptr<FabricPlan> plan_;
+  std::unique_ptr<SwitchFabric> fabric_;
   std::vector<std::unique_ptr<ExpansionDevice>> devices_;
 };
 

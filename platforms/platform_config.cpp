@@ -230,6 +230,20 @@ CrossbarParams parse_crossbar(ConfigNode& n, const char* width_key) {
 
 }  // namespace
 
+FabricShape PlatformConfig::fabric_shape() const {
+  FabricShape f;
+  f.gpus = gpu_count;
+  f.links_per_gpu = gpu_link.per_gpu;
+  for (const DeviceConfig& d : devices) f.device_ports.push_back(d.fabric_ports);
+  f.peers = peer_paths();
+  f.planes = sw.planes;
+  f.leaf_spine = sw.leaf_spine;
+  f.radix = sw.radix;
+  f.leaf_down_ports = sw.leaf_down_ports;
+  f.spines = sw.spines;
+  return f;
+}
+
 unsigned PlatformConfig::device_port_total() const {
   unsigned n = 0;
   for (const DeviceConfig& d : devices) n += d.fabric_ports;
@@ -321,6 +335,18 @@ PlatformConfig parse_platform(ConfigNode& root) {
     ConfigNode s = root.child("switch");
     pc.sw.present = true;
     pc.sw.radix = static_cast<unsigned>(s.get_uint("radix", std::nullopt, 2, 4096));
+    pc.sw.planes = static_cast<unsigned>(s.get_uint("planes", 1, 1, 256));
+    pc.sw.leaf_spine = s.get_choice("topology", "single", {"single", "leaf_spine"}) == "leaf_spine";
+    if (pc.sw.leaf_spine) {
+      pc.sw.leaf_down_ports =
+          static_cast<unsigned>(s.get_uint("leaf_down_ports", pc.sw.radix / 2, 1, pc.sw.radix - 1));
+      pc.sw.spines = static_cast<unsigned>(s.get_uint("spines", std::nullopt, 1, 4096));
+    } else {
+      for (const char* k : {"leaf_down_ports", "spines"}) {
+        s.ignore(k);
+        if (s.has(k)) s.fail(k, "only a leaf_spine topology has this key");
+      }
+    }
     pc.sw.xbar = parse_crossbar(s, "port_bytes");
     s.finish();
   } else {
@@ -390,16 +416,27 @@ PlatformConfig parse_platform(ConfigNode& root) {
     if (links.has("gpu_device")) {
       links.fail("gpu_device", "direct GPU-to-device links only exist without a switch");
     }
+    if (pc.sw.leaf_spine) {
+      if (!links.has("leaf_spine")) {
+        links.fail("leaf_spine", "missing; a leaf/spine switch needs leaf-to-spine links");
+      }
+      pc.leaf_spine_link = parse_link(links.child("leaf_spine"), false);
+    } else {
+      links.ignore("leaf_spine");
+      if (links.has("leaf_spine")) {
+        links.fail("leaf_spine", "leaf-to-spine links exist only with switch.topology leaf_spine");
+      }
+    }
     // A physical switch port carries both directions: the peer ports of peer paths are the
     // switch-to-GPU halves of the GPU ports, so they need no radix of their own.
-    const unsigned ports = pc.gpu_count * pc.gpu_link.per_gpu + pc.device_port_total();
-    if (ports > pc.sw.radix) {
-      root.child("switch").fail(
-          "radix",
-          fmt::format("impossible topology: {} GPUs x {} links + {} device ports = {} switch ports "
-                      "needed, radix is {}",
-                      pc.gpu_count, pc.gpu_link.per_gpu, pc.device_port_total(), ports,
-                      pc.sw.radix));
+    try {
+      FabricPlan plan(pc.fabric_shape());
+    } catch (const std::invalid_argument& e) {
+      const std::string what = e.what();
+      const char* key = what.find("switch planes") != std::string::npos ? "planes"
+                        : pc.sw.leaf_spine                              ? "topology"
+                                                                        : "radix";
+      root.child("switch").fail(key, what);
     }
   } else if (!pc.devices.empty()) {
     if (!links.has("gpu_device")) {
@@ -408,8 +445,11 @@ PlatformConfig parse_platform(ConfigNode& root) {
     pc.gpu_link = parse_link(links.child("gpu_device"), true);
     links.ignore("gpu_switch");
     links.ignore("switch_device");
-    if (links.has("gpu_switch") || links.has("switch_device")) {
-      links.fail(links.has("gpu_switch") ? "gpu_switch" : "switch_device",
+    links.ignore("leaf_spine");
+    if (links.has("gpu_switch") || links.has("switch_device") || links.has("leaf_spine")) {
+      links.fail(links.has("gpu_switch")      ? "gpu_switch"
+                 : links.has("switch_device") ? "switch_device"
+                                              : "leaf_spine",
                  "switch links given but the platform has no switch section");
     }
     if (pc.devices.size() != 1) {
@@ -427,7 +467,7 @@ PlatformConfig parse_platform(ConfigNode& root) {
                             pc.devices[0].fabric_ports));
     }
   } else {
-    for (const char* k : {"gpu_switch", "switch_device", "gpu_device"}) {
+    for (const char* k : {"gpu_switch", "switch_device", "gpu_device", "leaf_spine"}) {
       links.ignore(k);
       if (links.has(k)) links.fail(k, "the platform has no devices for these links to reach");
     }

@@ -11,6 +11,7 @@
 #include "models/memory/dram_controller.h"
 #include "models/memory/ideal_memory.h"
 #include "models/noc/crossbar.h"
+#include "platforms/fabric_plan.h"
 #include "traffic/trace_player.h"
 
 #include <cstdint>
@@ -49,9 +50,15 @@ struct MemoryConfig {
   }
 };
 
+// The scale-up switching: `planes` parallel planes, each one switch chip or a leaf/spine network
+// of chips (platforms/fabric_plan.h). Every chip has the same radix and crossbar parameters.
 struct SwitchConfig {
   bool present = false;
   unsigned radix = 64;
+  unsigned planes = 1;
+  bool leaf_spine = false;       // topology: single | leaf_spine
+  unsigned leaf_down_ports = 0;  // leaf_spine: endpoint ports per leaf (default radix / 2)
+  unsigned spines = 0;           // leaf_spine: spine chips per plane
   CrossbarParams xbar;
 };
 
@@ -77,9 +84,10 @@ struct PlatformConfig {
   MemoryConfig memory;
   unsigned gpu_count = 1;
   GpuParams gpu;
-  MemoryConfig gpu_local;  // present=false: GPUs without local memory
-  LinkConfig gpu_link;     // GPU <-> switch, or GPU <-> device without a switch
-  LinkConfig device_link;  // switch <-> device
+  MemoryConfig gpu_local;      // present=false: GPUs without local memory
+  LinkConfig gpu_link;         // GPU <-> switch, or GPU <-> device without a switch
+  LinkConfig device_link;      // switch <-> device
+  LinkConfig leaf_spine_link;  // leaf <-> spine (leaf_spine topology)
   SwitchConfig sw;
   // Each GPU's memory hub: the crossbar in front of its HBM channels where its own requests and
   // its peers' meet (gpus.hub; built only with peer_paths()).
@@ -92,6 +100,8 @@ struct PlatformConfig {
   // ports per GPU (gpu_link.per_gpu each, after the device ports) and each GPU a memory hub.
   bool peer_paths() const { return sw.present && gpu_local.present && gpu_count > 1; }
   unsigned peer_port_total() const { return peer_paths() ? gpu_count * gpu_link.per_gpu : 0; }
+  // The switch fabric's shape (sw.present only).
+  FabricShape fabric_shape() const;
 };
 
 // Reads and checks the platform keys of `root` (name, description, gpus, links, switch,

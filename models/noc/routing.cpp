@@ -69,4 +69,44 @@ unsigned LocalMemoryRouting::channel_for(std::uint64_t pa) const {
   return map_.decode(pa - base_).channel;
 }
 
+LeafRouting::LeafRouting(std::unique_ptr<Routing> endpoint, std::vector<unsigned> local_port,
+                         unsigned first_uplink, unsigned uplinks, std::uint64_t interleave_bytes)
+    : endpoint_(std::move(endpoint)),
+      local_port_(std::move(local_port)),
+      first_uplink_(first_uplink) {
+  const bool remote =
+      std::find(local_port_.begin(), local_port_.end(), kRemote) != local_port_.end();
+  if (remote && uplinks == 0) {
+    throw std::invalid_argument("a leaf with endpoints elsewhere needs uplinks");
+  }
+  if (uplinks > 0) {
+    uplink_spread_ = AddressMap(uplinks, interleave_bytes, AddressMap::spreading_select(uplinks));
+  }
+}
+
+unsigned LeafRouting::route(const RequestExt& r) const {
+  const unsigned o = endpoint_->route(r);
+  const unsigned local = o < local_port_.size() ? local_port_[o] : kRemote;
+  if (local != kRemote) return local;
+  return first_uplink_ + uplink_spread_.decode(r.physical_address).channel;
+}
+
+SpineRouting::SpineRouting(std::unique_ptr<Routing> endpoint, std::vector<unsigned> leaf_of,
+                           unsigned links_per_leaf, std::uint64_t interleave_bytes)
+    : endpoint_(std::move(endpoint)),
+      leaf_of_(std::move(leaf_of)),
+      links_per_leaf_(links_per_leaf) {
+  if (links_per_leaf == 0) throw std::invalid_argument("a spine needs links to every leaf");
+  link_spread_ =
+      AddressMap(links_per_leaf, interleave_bytes, AddressMap::spreading_select(links_per_leaf));
+}
+
+unsigned SpineRouting::route(const RequestExt& r) const {
+  const unsigned o = endpoint_->route(r);
+  if (o >= leaf_of_.size()) {
+    throw std::out_of_range("spine: no leaf for out-endpoint " + std::to_string(o));
+  }
+  return leaf_of_[o] * links_per_leaf_ + link_spread_.decode(r.physical_address).channel;
+}
+
 }  // namespace famsim

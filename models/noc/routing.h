@@ -7,6 +7,7 @@
 #include "models/memory/address_map.h"
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -94,6 +95,43 @@ class LocalMemoryRouting : public Routing {
   std::uint64_t base_;
   std::uint64_t size_;
   AddressMap map_;
+};
+
+// A leaf switch of a leaf/spine plane (platforms/fabric_plan.h). `endpoint` names the request's
+// out-endpoint in the plane (the down port a single switch would use: AddressRangeRouting or
+// DestinationRouting); `local_port[o]` is out-endpoint o's down port on this leaf, or kRemote when
+// it hangs off another leaf, in which case the request goes up: uplink `first_uplink + x`, x chosen
+// from the address in `interleave_bytes` blocks (xor-folded over a power-of-two count), so a
+// GPU's requests spread over the spines.
+class LeafRouting : public Routing {
+ public:
+  static constexpr unsigned kRemote = ~0U;
+  // Throws std::invalid_argument when a remote out-endpoint exists but there are no uplinks.
+  LeafRouting(std::unique_ptr<Routing> endpoint, std::vector<unsigned> local_port,
+              unsigned first_uplink, unsigned uplinks, std::uint64_t interleave_bytes);
+  unsigned route(const RequestExt& r) const override;
+
+ private:
+  std::unique_ptr<Routing> endpoint_;
+  std::vector<unsigned> local_port_;
+  unsigned first_uplink_;
+  AddressMap uplink_spread_;
+};
+
+// A spine switch of a leaf/spine plane: out-endpoint o hangs off leaf `leaf_of[o]`; the request
+// leaves on one of the `links_per_leaf` links to that leaf (down ports leaf x links_per_leaf + t),
+// t chosen from the address as LeafRouting chooses an uplink.
+class SpineRouting : public Routing {
+ public:
+  SpineRouting(std::unique_ptr<Routing> endpoint, std::vector<unsigned> leaf_of,
+               unsigned links_per_leaf, std::uint64_t interleave_bytes);
+  unsigned route(const RequestExt& r) const override;
+
+ private:
+  std::unique_ptr<Routing> endpoint_;
+  std::vector<unsigned> leaf_of_;
+  unsigned links_per_leaf_;
+  AddressMap link_spread_;
 };
 
 }  // namespace famsim

@@ -1,0 +1,94 @@
+#include "platforms/switch_fabric.h"
+
+#include <fmt/format.h>
+
+namespace famsim {
+
+SwitchFabric::SwitchFabric(
+    SimContext& ctx, const PlatformConfig& cfg, const FabricPlan& plan,
+    const std::function<std::unique_ptr<Routing>(unsigned plane)>& endpoint_routing)
+    : plan_(plan) {
+  const CrossbarParams& xbar = cfg.sw.xbar;
+  const std::uint64_t interleave = cfg.gpu.request_bytes;
+  planes_.resize(plan.planes());
+  for (unsigned k = 0; k < plan.planes(); ++k) {
+    const std::string prefix = plan.planes() > 1 ? fmt::format("plane{}_", k) : std::string();
+    Plane& pl = planes_[k];
+    if (!plan.shape().leaf_spine) {
+      pl.leaves.push_back(std::make_unique<Crossbar>((prefix + "switch").c_str(), ctx, xbar,
+                                                     plan.gpu_inputs(k), plan.out_endpoints(k),
+                                                     endpoint_routing(k)));
+      continue;
+    }
+    const unsigned U = plan.uplinks();
+    const unsigned S = plan.spines();
+    const unsigned u = plan.links_per_leaf_and_spine();
+    const unsigned leaves = plan.leaves(k);
+    for (unsigned i = 0; i < leaves; ++i) {
+      const unsigned a = plan.leaf_inputs(k, i);
+      const unsigned b = plan.leaf_outputs(k, i);
+      auto routing = std::make_unique<LeafRouting>(endpoint_routing(k), plan.local_outputs(k, i), b,
+                                                   U, interleave);
+      pl.leaves.push_back(std::make_unique<Crossbar>((prefix + fmt::format("leaf{}", i)).c_str(),
+                                                     ctx, xbar, a + U, b + U, std::move(routing)));
+    }
+    for (unsigned s = 0; s < S; ++s) {
+      auto routing = std::make_unique<SpineRouting>(endpoint_routing(k), plan.leaf_of_outputs(k), u,
+                                                    interleave);
+      pl.spines.push_back(std::make_unique<Crossbar>((prefix + fmt::format("spine{}", s)).c_str(),
+                                                     ctx, xbar, leaves * u, leaves * u,
+                                                     std::move(routing)));
+    }
+    // Uplink x of leaf i: its t = x / S-th link to spine s = x mod S, one Link per direction.
+    for (unsigned i = 0; i < leaves; ++i) {
+      Crossbar& leaf = *pl.leaves[i];
+      const unsigned a = plan.leaf_inputs(k, i);
+      const unsigned b = plan.leaf_outputs(k, i);
+      for (unsigned x = 0; x < U; ++x) {
+        const unsigned s = x % S;
+        const unsigned t = x / S;
+        Crossbar& spine = *pl.spines[s];
+        const std::string name = prefix + fmt::format("leaf{}_spine{}_link{}", i, s, t);
+        links_.push_back(
+            std::make_unique<Link>((name + "_up").c_str(), ctx, cfg.leaf_spine_link.params));
+        leaf.down(b + x).bind(links_.back()->up);
+        links_.back()->down.bind(spine.up(i * u + t));
+        links_.push_back(
+            std::make_unique<Link>((name + "_down").c_str(), ctx, cfg.leaf_spine_link.params));
+        spine.down(i * u + t).bind(links_.back()->up);
+        links_.back()->down.bind(leaf.up(a + x));
+      }
+    }
+  }
+}
+
+TargetPort<Crossbar>& SwitchFabric::gpu_input(unsigned g, unsigned l) {
+  const unsigned k = plan_.plane_of_link(l);
+  const FabricPlan::Attach at = plan_.input_attach(k, plan_.gpu_input(g, l));
+  return planes_[k].leaves[at.leaf]->up(at.port);
+}
+
+InitiatorPort<Crossbar>& SwitchFabric::peer_output(unsigned g, unsigned l) {
+  const unsigned k = plan_.plane_of_link(l);
+  const FabricPlan::Attach at = plan_.output_attach(k, plan_.peer_output(g, l));
+  return planes_[k].leaves[at.leaf]->down(at.port);
+}
+
+InitiatorPort<Crossbar>& SwitchFabric::device_output(unsigned d, unsigned p) {
+  const unsigned k = plan_.plane_of_device_port(p);
+  const FabricPlan::Attach at = plan_.output_attach(k, plan_.device_output(d, p));
+  return planes_[k].leaves[at.leaf]->down(at.port);
+}
+
+unsigned SwitchFabric::longest_chip_path() const { return plan_.shape().leaf_spine ? 3 : 1; }
+
+std::vector<const Crossbar*> SwitchFabric::chips() const {
+  std::vector<const Crossbar*> out;
+  for (const Plane& pl : planes_) {
+    for (const auto& c : pl.leaves) out.push_back(c.get());
+    for (const auto& c : pl.spines) out.push_back(c.get());
+  }
+  return out;
+}
+
+}  // namespace famsim
