@@ -189,11 +189,34 @@ std::string validation_text(const ResolvedConfig& cfg) {
   }
   if (p.sw.present) {
     const Clock c(p.sw.xbar.clock_mhz);
-    o += fmt::format(
-        "  switch: {} of {} ports used, {:.0f} MHz, {} B per cycle = {:.2f} GB/s per "
-        "port, {} pipeline cycles\n",
-        p.gpu_count * p.gpu_link.per_gpu + p.device_port_total(), p.sw.radix, c.mhz(),
-        p.sw.xbar.width_bytes, p.sw.xbar.width_bytes * c.mhz() * 1e-3, p.sw.xbar.pipeline_cycles);
+    const FabricPlan plan(p.fabric_shape());
+    const std::string chip = fmt::format(
+        "radix {}, {:.0f} MHz, {} B per cycle = {:.2f} GB/s per port, {} pipeline cycles",
+        p.sw.radix, c.mhz(), p.sw.xbar.width_bytes, p.sw.xbar.width_bytes * c.mhz() * 1e-3,
+        p.sw.xbar.pipeline_cycles);
+    for (unsigned k = 0; k < plan.planes(); ++k) {
+      const std::string where = plan.planes() > 1 ? fmt::format("switch plane {}", k) : "switch";
+      const unsigned endpoints = plan.gpu_inputs(k) + plan.device_endpoints(k);
+      if (!p.sw.leaf_spine) {
+        o += fmt::format("  {}: {} of {} ports used ({} GPUs x {} links + {} device ports), {}\n",
+                         where, endpoints, p.sw.radix, p.gpu_count, plan.gpu_links_in_plane(k),
+                         plan.device_endpoints(k), chip);
+      } else {
+        o += fmt::format(
+            "  {}: leaf/spine, {} leaves of {} endpoint ports + {} uplinks, {} spines with {} of "
+            "{} ports used ({} links to each leaf); {} endpoints ({} GPUs x {} links + {} device "
+            "ports); each chip {}\n",
+            where, plan.leaves(k), p.sw.leaf_down_ports, plan.uplinks(), plan.spines(),
+            plan.leaves(k) * plan.links_per_leaf_and_spine(), p.sw.radix,
+            plan.links_per_leaf_and_spine(), endpoints, p.gpu_count, plan.gpu_links_in_plane(k),
+            plan.device_endpoints(k), chip);
+      }
+    }
+    if (p.sw.leaf_spine) {
+      unsigned pairs = 0;
+      for (unsigned k = 0; k < plan.planes(); ++k) pairs += plan.leaves(k) * plan.uplinks();
+      o += link_line(p.leaf_spine_link, "leaf-spine", pairs);
+    }
     if (p.device_link.present) {
       o += link_line(p.device_link, "switch-device", p.device_port_total());
     }
@@ -203,9 +226,9 @@ std::string validation_text(const ResolvedConfig& cfg) {
       const unsigned channels = p.gpu_local.channels;
       const Clock hc(p.gpu_hub.clock_mhz);
       o += fmt::format(
-          "  peer paths: switch down ports {}..{} = {} GPUs x {} peer ports (after the {} device "
-          "ports), routed by destination GPU\n",
-          first, first + p.peer_port_total() - 1, p.gpu_count, p.gpu_link.per_gpu, first);
+          "  peer paths: {} GPUs x {} peer outputs (the switch-to-GPU halves of the GPU ports, "
+          "after the {} device ports), routed by destination GPU\n",
+          p.gpu_count, p.gpu_link.per_gpu, first);
       o += link_line(p.gpu_link, "switch-GPU peer", p.peer_port_total());
       o += fmt::format(
           "  GPU memory hub: per GPU a crossbar of {} up ports ({} local + {} peer) x {} HBM "

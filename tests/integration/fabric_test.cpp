@@ -1,0 +1,215 @@
+// Switch planes and leaf/spine pods: zero-load latency through a leaf/spine plane worked out hop by
+// hop, data integrity across planes and pods with peer traffic, and the spread of traffic over the
+// planes and the device ports.
+#include "tests/support/test_support.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <string>
+
+namespace famsim {
+namespace {
+
+using test::edge;
+using test::edge_after;
+using test::ser;
+using ::testing::HasSubstr;
+
+// 4 GPUs with one link each fill leaf 0 (4 endpoint ports); the device's port sits on leaf 1.
+// Radix 8: 4 uplinks per leaf, 2 spines, 2 links from each leaf to each spine.
+const std::string kPod = R"(
+name: pod
+gpus: {count: 4, clock_mhz: 1000, request_bytes: 128, max_outstanding: 16, issue_width: 1}
+links:
+  gpu_switch: {lanes: 4, lane_gbps: 32, encoding_efficiency: 1.0, latency_ns: 10, header_bytes: 16,
+               buffer_entries: 8, per_gpu: 1}
+  switch_device: {lanes: 8, lane_gbps: 32, encoding_efficiency: 1.0, latency_ns: 5, header_bytes: 16,
+                  buffer_entries: 8}
+  leaf_spine: {lanes: 8, lane_gbps: 32, encoding_efficiency: 1.0, latency_ns: 7, header_bytes: 16,
+               buffer_entries: 8}
+switch: {radix: 8, topology: leaf_spine, leaf_down_ports: 4, spines: 2, clock_mhz: 1000,
+         pipeline_cycles: 10, port_bytes: 64, input_buffer: 4, output_buffer: 4}
+devices:
+  - name: fam0
+    capacity_gib: 1
+    fabric_ports: 1
+    port_logic: {clock_mhz: 500, ingress_cycles: 3, egress_cycles: 2, tags_per_port: 8}
+    noc: {kind: crossbar, clock_mhz: 1000, pipeline_cycles: 4, width_bytes: 32, input_buffer: 4,
+          output_buffer: 4}
+    memory: {model: ideal, standard: TEST, data_rate_mtps: 2000, channel_width_bits: 64,
+             clock_mhz: 1000, access_latency_cycles: 20, channels: 2,
+             interleave: {granule_bytes: 256, channel_select: modulo}}
+)";
+
+// Device round trip from its fabric port back to it (as in zero_load_test.cpp): port logic 500 MHz
+// ingress 3 / egress 2 cycles, crossbar 1000 MHz 4 pipeline cycles 32 B wide, memory 20 cycles +
+// 8 burst cycles.
+std::uint64_t device_round_trip(std::uint64_t arrive) {
+  const std::uint64_t port = 2000, noc = 1000, mem = 1000;
+  std::uint64_t t = edge(arrive, port) + 3 * port;
+  t = edge_after(t, noc) + (4 + 1) * noc;
+  t = edge(t, mem) + (20 + 128 / 16) * mem;
+  t = edge_after(t, noc) + (4 + 128 / 32) * noc;
+  return edge(t, port) + 2 * port;
+}
+
+TEST(LeafSpine, ZeroLoadReadCrossesLeafSpineLeaf) {
+  const std::string one_read = R"(
+name: one
+streams:
+  - gpus: [0]
+    buffer: {bytes: 2MiB, location: device/fam0}
+    pattern: sequential
+    read_fraction: 1.0
+    access_bytes: 128
+    total_bytes: 128
+)";
+  const nlohmann::json r = test::run_sim(kPod, one_read);
+  const double gpu_link = 16.0, fast = 32.0;  // GB/s: 4 x 32 / 8 and 8 x 32 / 8
+  const std::uint64_t sw = 1000;
+  // Request (16 B header): GPU link, leaf 0, up link, spine, down link, leaf 1, device link.
+  std::uint64_t t = ser(16, gpu_link) + 10000;
+  t = edge_after(t, sw) + (10 + 1) * sw;
+  t += ser(16, fast) + 7000;
+  t = edge_after(t, sw) + (10 + 1) * sw;
+  t += ser(16, fast) + 7000;
+  t = edge_after(t, sw) + (10 + 1) * sw;
+  t += ser(16, fast) + 5000;
+  t = device_round_trip(t);
+  // Response (16 B header + 128 B): the same hops back, two 64 B beats in each chip.
+  t += ser(144, fast) + 5000;
+  t = edge_after(t, sw) + (10 + 2) * sw;
+  t += ser(144, fast) + 7000;
+  t = edge_after(t, sw) + (10 + 2) * sw;
+  t += ser(144, fast) + 7000;
+  t = edge_after(t, sw) + (10 + 2) * sw;
+  t += ser(144, gpu_link) + 10000;
+  ASSERT_EQ(r["conservation"]["completed"], 1);
+  EXPECT_DOUBLE_EQ(r["summary"]["latency_ns"]["max"].get<double>(), t / 1000.0);
+  // Exactly one leaf-to-spine link carried it up and one spine-to-leaf link down.
+  unsigned up = 0, down = 0;
+  for (const auto& [name, c] : r["components"].items()) {
+    if (name.find("_spine") == std::string::npos || name.find("_link") == std::string::npos) {
+      continue;
+    }
+    const std::uint64_t bytes = c["bytes"].get<std::uint64_t>();
+    if (bytes == 128) ++(name.find("_up") != std::string::npos ? up : down);
+  }
+  EXPECT_EQ(up, 1u);
+  EXPECT_EQ(down, 1u);
+}
+
+// Every GPU writes 1 MiB into the next GPU's HBM and 1 MiB into the device, then reads both back.
+std::string cross_traffic(unsigned gpus) {
+  std::string w = "name: cross\nstreams:\n";
+  for (unsigned g = 0; g < gpus; ++g) {
+    const std::string s = std::to_string(g);
+    const std::string peer = std::to_string((g + 1) % gpus);
+    for (const std::string& where : {"gpu/" + peer, std::string("device/fam0")}) {
+      const std::string tag = s + (where[0] == 'g' ? "p" : "d");
+      w += "  - name: w" + tag + "\n    gpus: [" + s +
+           "]\n    buffer: {bytes: 1MiB, location: " + where +
+           "}\n    pattern: sequential\n    read_fraction: 0.0\n    access_bytes: 4KiB\n"
+           "    data_seed: 9\n";
+      w += "  - name: r" + tag + "\n    gpus: [" + s + "]\n    buffer: {from_stream: w" + tag +
+           "}\n    pattern: sequential\n    read_fraction: 1.0\n    access_bytes: 4KiB\n"
+           "    verify_reads: true\n    data_seed: 9\n    start_after: [w" +
+           tag + "]\n";
+    }
+  }
+  return w;
+}
+
+const std::string kHbm = R"(
+       local_memory: {model: ideal, standard: TEST, data_rate_mtps: 2000, channel_width_bits: 64,
+                      clock_mhz: 1000, access_latency_cycles: 20, channels: 4, capacity_gib: 1,
+                      interleave: {granule_bytes: 256, channel_select: modulo}}}
+)";
+
+TEST(LeafSpine, PeerAndDeviceDataSurviveThePod) {
+  // The pod with local memory: peer requests cross leaf/spine to the next GPU (GPU 3 -> GPU 0 and
+  // the others stay on leaf 0), device traffic always crosses to leaf 1.
+  std::string pod = kPod;
+  pod.replace(pod.find("issue_width: 1}"), std::string("issue_width: 1}").size(),
+              "issue_width: 1," + kHbm);
+  const auto r = test::run_sim(pod, cross_traffic(4));
+  // Per GPU: 2 x 1 MiB written and read back in 128 B requests.
+  EXPECT_EQ(r["conservation"]["completed"].get<std::uint64_t>(), 4u * 4u * 8192u);
+  EXPECT_EQ(r["conservation"]["data_mismatches"].get<std::uint64_t>(), 0u);
+  EXPECT_TRUE(r["conservation"]["ok"].get<bool>());
+}
+
+// 2 GPUs x 4 links over 2 planes; one device with 4 ports (2 per plane); peer paths.
+const std::string kPlanes = R"(
+name: planes
+gpus: {count: 2, clock_mhz: 1000, request_bytes: 128, max_outstanding: 64, issue_width: 2,)" +
+                            kHbm + R"(
+links:
+  gpu_switch: {lanes: 4, lane_gbps: 32, encoding_efficiency: 1.0, latency_ns: 10, header_bytes: 16,
+               buffer_entries: 8, per_gpu: 4}
+  switch_device: {lanes: 4, lane_gbps: 32, encoding_efficiency: 1.0, latency_ns: 5, header_bytes: 16,
+                  buffer_entries: 8}
+switch: {radix: 8, planes: 2, clock_mhz: 1000, pipeline_cycles: 10, port_bytes: 64, input_buffer: 4,
+         output_buffer: 4}
+devices:
+  - name: fam0
+    capacity_gib: 1
+    fabric_ports: 4
+    port_logic: {clock_mhz: 1000, ingress_cycles: 3, egress_cycles: 2, tags_per_port: 64}
+    noc: {kind: crossbar, clock_mhz: 1000, pipeline_cycles: 4, width_bytes: 32, input_buffer: 4,
+          output_buffer: 4}
+    memory: {model: ideal, standard: TEST, data_rate_mtps: 2000, channel_width_bits: 64,
+             clock_mhz: 1000, access_latency_cycles: 20, channels: 4,
+             interleave: {granule_bytes: 256, channel_select: xor}}
+)";
+
+TEST(SwitchPlanes, PeerAndDeviceDataSurviveTwoPlanes) {
+  const auto r = test::run_sim(kPlanes, cross_traffic(2));
+  EXPECT_EQ(r["conservation"]["completed"].get<std::uint64_t>(), 2u * 4u * 8192u);
+  EXPECT_EQ(r["conservation"]["data_mismatches"].get<std::uint64_t>(), 0u);
+  EXPECT_TRUE(r["conservation"]["ok"].get<bool>());
+  // Both planes carried traffic: each has its own switch chip.
+  EXPECT_GT(r["components"]["plane0_switch"]["requests"].get<std::uint64_t>(), 0u);
+  EXPECT_GT(r["components"]["plane1_switch"]["requests"].get<std::uint64_t>(), 0u);
+}
+
+TEST(SwitchPlanes, RandomReadsSpreadEvenlyOverPlanesAndDevicePorts) {
+  const std::string w = R"(
+name: spread
+streams:
+  - gpus: all
+    buffer: {bytes: 64MiB, location: device/fam0}
+    pattern: uniform_random
+    read_fraction: 1.0
+    access_bytes: 128
+    total_bytes: 4MiB
+)";
+  const auto r = test::run_sim(kPlanes, w);
+  // 2 GPUs x 4 MiB / 128 B = 65536 requests; each of the 4 device ports (2 per plane) should get
+  // a quarter: binomial spread sd = sqrt(65536 x 1/4 x 3/4) = 111, so 3% (492) is > 4 sd.
+  const double expected = 65536.0 / 4;
+  for (int p = 0; p < 4; ++p) {
+    const auto& port = r["components"]["fam0_link" + std::to_string(p)];
+    const double requests = port["request_direction"]["messages"].get<double>();
+    EXPECT_NEAR(requests, expected, 0.03 * expected) << "device port " << p;
+  }
+  const double plane0 = r["components"]["plane0_switch"]["requests"].get<double>();
+  EXPECT_NEAR(plane0, 65536.0 / 2, 0.03 * 65536.0 / 2);
+}
+
+TEST(SwitchPlanes, APlaneWithoutAPortOfEveryDeviceIsRejected) {
+  std::string p = kPlanes;
+  p.replace(p.find("planes: 2"), 9, "planes: 8");
+  try {
+    parse_config(test::make_doc(p, "name: w\nstreams: []\n"));
+    FAIL() << "8 planes over 4 links per GPU must be rejected";
+  } catch (const std::exception& e) {
+    EXPECT_THAT(e.what(), HasSubstr("switch.planes"));
+    EXPECT_THAT(e.what(), HasSubstr("every GPU needs a link on every plane"));
+  }
+}
+
+}  // namespace
+}  // namespace famsim
