@@ -180,7 +180,9 @@ Platform::Platform(const PlatformConfig& cfg, SimContext& ctx, AddressSpace& vmm
     std::vector<std::uint64_t> gpu_memory_base;
     for (const PeerMemoryRoute& r : peer_table) gpu_memory_base.push_back(r.memory.base);
     // Plane k's out-endpoints: the device ports on it by address range, then (peer paths) each
-    // GPU's peer outputs by destination GPU.
+    // GPU's peer outputs by destination GPU. With several planes the port inside a plane is
+    // hashed, independent of the GPU's choice of link (so of plane) from the same address.
+    const bool hashed = plan.planes() > 1;
     auto endpoint_routing = [&](unsigned k) -> std::unique_ptr<Routing> {
       AddressRangeRouting by_address;
       for (std::size_t d = 0; d < cfg.devices.size(); ++d) {
@@ -191,13 +193,14 @@ Platform::Platform(const PlatformConfig& cfg, SimContext& ctx, AddressSpace& vmm
         r.ports = plan.device_ports_in_plane(static_cast<unsigned>(d), k);
         r.interleave_bytes = cfg.gpu.request_bytes;
         r.select = AddressMap::spreading_select(r.ports);
+        r.hashed = hashed;
         r.target = cfg.devices[d].name;
         by_address.add(r);
       }
       if (!peers) return std::make_unique<AddressRangeRouting>(std::move(by_address));
       return std::make_unique<DestinationRouting>(std::move(by_address), plan.device_endpoints(k),
                                                   plan.gpu_links_in_plane(k), cfg.gpu.request_bytes,
-                                                  gpu_memory_base);
+                                                  gpu_memory_base, hashed);
     };
     fabric_ = std::make_unique<SwitchFabric>(ctx, cfg, plan, endpoint_routing);
     for (unsigned g = 0; g < cfg.gpu_count; ++g) {

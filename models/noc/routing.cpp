@@ -6,6 +6,14 @@
 
 namespace famsim {
 
+HashSpread::HashSpread(unsigned ports, std::uint64_t granule_bytes, std::uint64_t salt)
+    : ports_(ports), salt_(salt) {
+  if (ports == 0 || granule_bytes == 0 || (granule_bytes & (granule_bytes - 1)) != 0) {
+    throw std::invalid_argument("hash spreading needs ports and a power-of-two granule");
+  }
+  while ((std::uint64_t{1} << shift_) < granule_bytes) ++shift_;
+}
+
 void AddressRangeRouting::add(const Range& r) {
   if (r.size == 0 || r.ports == 0 || r.interleave_bytes == 0) {
     throw std::invalid_argument("route to " + r.target + " has an empty range or no ports");
@@ -17,6 +25,7 @@ void AddressRangeRouting::add(const Range& r) {
   }
   Range stored = r;
   stored.spread = AddressMap(r.ports, r.interleave_bytes, r.select);
+  if (r.hashed) stored.hash = HashSpread(r.ports, r.interleave_bytes, kSaltDevicePort);
   ranges_.push_back(stored);
   std::sort(ranges_.begin(), ranges_.end(),
             [](const Range& a, const Range& b) { return a.base < b.base; });
@@ -26,7 +35,8 @@ unsigned AddressRangeRouting::port_for(std::uint64_t pa) const {
   // Few ranges (one per target): a linear scan beats a binary search here.
   for (const Range& r : ranges_) {
     if (pa >= r.base && pa - r.base < r.size) {
-      return r.first_port + r.spread.decode(pa - r.base).channel;
+      return r.first_port +
+             (r.hashed ? r.hash.pick(pa - r.base) : r.spread.decode(pa - r.base).channel);
     }
   }
   throw std::out_of_range("no route for physical address " + std::to_string(pa));
@@ -38,22 +48,25 @@ unsigned AddressRangeRouting::route(const RequestExt& r) const {
 
 DestinationRouting::DestinationRouting(AddressRangeRouting by_address, unsigned first_gpu_port,
                                        unsigned ports_per_gpu, std::uint64_t interleave_bytes,
-                                       std::vector<std::uint64_t> gpu_memory_base)
+                                       std::vector<std::uint64_t> gpu_memory_base, bool hashed)
     : by_address_(std::move(by_address)),
       first_gpu_port_(first_gpu_port),
       ports_per_gpu_(ports_per_gpu),
+      hashed_(hashed),
       gpu_memory_base_(std::move(gpu_memory_base)) {
   if (ports_per_gpu == 0) throw std::invalid_argument("peer routing needs ports per GPU");
   spread_ =
       AddressMap(ports_per_gpu, interleave_bytes, AddressMap::spreading_select(ports_per_gpu));
+  if (hashed) hash_ = HashSpread(ports_per_gpu, interleave_bytes, kSaltPeerPort);
 }
 
 unsigned DestinationRouting::port_for_gpu(unsigned gpu, std::uint64_t pa) const {
   if (gpu >= gpu_memory_base_.size()) {
     throw std::out_of_range("no route to GPU " + std::to_string(gpu));
   }
+  const std::uint64_t offset = pa - gpu_memory_base_[gpu];
   return first_gpu_port_ + gpu * ports_per_gpu_ +
-         spread_.decode(pa - gpu_memory_base_[gpu]).channel;
+         (hashed_ ? hash_.pick(offset) : spread_.decode(offset).channel);
 }
 
 unsigned DestinationRouting::route(const RequestExt& r) const {
@@ -79,16 +92,14 @@ LeafRouting::LeafRouting(std::unique_ptr<Routing> endpoint, std::vector<unsigned
   if (remote && uplinks == 0) {
     throw std::invalid_argument("a leaf with endpoints elsewhere needs uplinks");
   }
-  if (uplinks > 0) {
-    uplink_spread_ = AddressMap(uplinks, interleave_bytes, AddressMap::spreading_select(uplinks));
-  }
+  if (uplinks > 0) uplink_spread_ = HashSpread(uplinks, interleave_bytes, kSaltUplink);
 }
 
 unsigned LeafRouting::route(const RequestExt& r) const {
   const unsigned o = endpoint_->route(r);
   const unsigned local = o < local_port_.size() ? local_port_[o] : kRemote;
   if (local != kRemote) return local;
-  return first_uplink_ + uplink_spread_.decode(r.physical_address).channel;
+  return first_uplink_ + uplink_spread_.pick(r.physical_address);
 }
 
 SpineRouting::SpineRouting(std::unique_ptr<Routing> endpoint, std::vector<unsigned> leaf_of,
@@ -97,8 +108,7 @@ SpineRouting::SpineRouting(std::unique_ptr<Routing> endpoint, std::vector<unsign
       leaf_of_(std::move(leaf_of)),
       links_per_leaf_(links_per_leaf) {
   if (links_per_leaf == 0) throw std::invalid_argument("a spine needs links to every leaf");
-  link_spread_ =
-      AddressMap(links_per_leaf, interleave_bytes, AddressMap::spreading_select(links_per_leaf));
+  link_spread_ = HashSpread(links_per_leaf, interleave_bytes, kSaltSpineLink);
 }
 
 unsigned SpineRouting::route(const RequestExt& r) const {
@@ -106,7 +116,7 @@ unsigned SpineRouting::route(const RequestExt& r) const {
   if (o >= leaf_of_.size()) {
     throw std::out_of_range("spine: no leaf for out-endpoint " + std::to_string(o));
   }
-  return leaf_of_[o] * links_per_leaf_ + link_spread_.decode(r.physical_address).channel;
+  return leaf_of_[o] * links_per_leaf_ + link_spread_.pick(r.physical_address);
 }
 
 }  // namespace famsim

@@ -13,6 +13,42 @@
 
 namespace famsim {
 
+// Spreads addresses over n ports by a mixing hash of the address's `granule_bytes` block index:
+// even for any stride, and independent of any other spreading decision taken on the same address
+// with another salt. Switch planes and leaf/spine pods take several in a row (the GPU's link, so
+// the plane; the device port inside the plane; the uplink; the spine's link down), and xor-folding
+// the same address bits for each would tie them together: with 4 planes, 4 links per GPU and 2
+// device ports per plane, the xor-folded port would follow from the plane and half the device
+// ports would idle. The mix is the SplitMix64 finaliser (Steele, Lea, Flood, "Fast splittable
+// pseudorandom number generators", OOPSLA 2014); the pick is the high half of hash x n.
+class HashSpread {
+ public:
+  HashSpread() = default;
+  // Throws std::invalid_argument for no ports or a granule that is not a power of two.
+  HashSpread(unsigned ports, std::uint64_t granule_bytes, std::uint64_t salt);
+  unsigned pick(std::uint64_t address) const {
+    std::uint64_t x = (address >> shift_) ^ salt_;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+    x ^= x >> 31;
+    return static_cast<unsigned>((static_cast<unsigned __int128>(x) * ports_) >> 64);
+  }
+  unsigned ports() const { return ports_; }
+
+ private:
+  unsigned ports_ = 1;
+  unsigned shift_ = 0;
+  std::uint64_t salt_ = 0;
+};
+
+// Salts of the spreading decisions, one per decision along a path.
+enum SpreadSalt : std::uint64_t {
+  kSaltDevicePort = 0x1d5a7c3e,
+  kSaltPeerPort = 0x2b6e9f41,
+  kSaltUplink = 0x3c7fa052,
+  kSaltSpineLink = 0x4d80b163,
+};
+
 class Routing {
  public:
   virtual ~Routing() = default;
@@ -32,8 +68,11 @@ class AddressRangeRouting : public Routing {
     unsigned ports = 1;
     std::uint64_t interleave_bytes = 128;
     AddressMap::Select select = AddressMap::Select::kModulo;
+    // Spread by HashSpread instead of `select` (switch planes: see HashSpread).
+    bool hashed = false;
     std::string target;  // for error messages
     AddressMap spread;   // set by add()
+    HashSpread hash;     // set by add() when hashed
   };
 
   // Throws std::invalid_argument when ranges overlap or a range is empty.
@@ -63,9 +102,10 @@ class DestinationRouting : public Routing {
  public:
   // `gpu_memory_base[g]`: where GPU g's local memory starts in the physical address space.
   // Throws std::invalid_argument for no ports per GPU or a granule that is not a power of two.
+  // `hashed`: spread inside the group by HashSpread (switch planes) instead.
   DestinationRouting(AddressRangeRouting by_address, unsigned first_gpu_port,
                      unsigned ports_per_gpu, std::uint64_t interleave_bytes,
-                     std::vector<std::uint64_t> gpu_memory_base);
+                     std::vector<std::uint64_t> gpu_memory_base, bool hashed = false);
   unsigned route(const RequestExt& r) const override;
   // The port of a peer request to `gpu` for `physical_address` (in that GPU's memory); throws
   // std::out_of_range for a GPU the routing does not know.
@@ -77,6 +117,8 @@ class DestinationRouting : public Routing {
   unsigned first_gpu_port_;
   unsigned ports_per_gpu_;
   AddressMap spread_;
+  bool hashed_;
+  HashSpread hash_;
   std::vector<std::uint64_t> gpu_memory_base_;
 };
 
@@ -101,8 +143,8 @@ class LocalMemoryRouting : public Routing {
 // out-endpoint in the plane (the down port a single switch would use: AddressRangeRouting or
 // DestinationRouting); `local_port[o]` is out-endpoint o's down port on this leaf, or kRemote when
 // it hangs off another leaf, in which case the request goes up: uplink `first_uplink + x`, x chosen
-// from the address in `interleave_bytes` blocks (xor-folded over a power-of-two count), so a
-// GPU's requests spread over the spines.
+// from the address in `interleave_bytes` blocks by HashSpread, so a GPU's requests spread over the
+// spines.
 class LeafRouting : public Routing {
  public:
   static constexpr unsigned kRemote = ~0U;
@@ -115,7 +157,7 @@ class LeafRouting : public Routing {
   std::unique_ptr<Routing> endpoint_;
   std::vector<unsigned> local_port_;
   unsigned first_uplink_;
-  AddressMap uplink_spread_;
+  HashSpread uplink_spread_;
 };
 
 // A spine switch of a leaf/spine plane: out-endpoint o hangs off leaf `leaf_of[o]`; the request
@@ -131,7 +173,7 @@ class SpineRouting : public Routing {
   std::unique_ptr<Routing> endpoint_;
   std::vector<unsigned> leaf_of_;
   unsigned links_per_leaf_;
-  AddressMap link_spread_;
+  HashSpread link_spread_;
 };
 
 }  // namespace famsim

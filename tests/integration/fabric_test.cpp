@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 
 namespace famsim {
 namespace {
@@ -175,7 +176,17 @@ TEST(SwitchPlanes, PeerAndDeviceDataSurviveTwoPlanes) {
   EXPECT_GT(r["components"]["plane1_switch"]["requests"].get<std::uint64_t>(), 0u);
 }
 
-TEST(SwitchPlanes, RandomReadsSpreadEvenlyOverPlanesAndDevicePorts) {
+// (planes, device fabric ports): 4 links per GPU. With 4 planes each GPU link alone picks the
+// plane, and xor-folding the same address bits again for the device port would send each plane's
+// traffic to one of its 2 ports (see HashSpread); the hashed port choice spreads it evenly.
+class PlaneSpread : public ::testing::TestWithParam<std::pair<unsigned, unsigned>> {};
+
+TEST_P(PlaneSpread, RandomAndSequentialReadsSpreadEvenlyOverPlanesAndDevicePorts) {
+  const auto [planes, ports] = GetParam();
+  std::string p = kPlanes;
+  p.replace(p.find("planes: 2"), 9, "planes: " + std::to_string(planes));
+  p.replace(p.find("fabric_ports: 4"), 15, "fabric_ports: " + std::to_string(ports));
+  p.replace(p.find("radix: 8"), 8, "radix: 16");
   const std::string w = R"(
 name: spread
 streams:
@@ -184,20 +195,33 @@ streams:
     pattern: uniform_random
     read_fraction: 1.0
     access_bytes: 128
-    total_bytes: 4MiB
+    total_bytes: 2MiB
+  - gpus: all
+    buffer: {bytes: 2MiB, location: device/fam0}
+    pattern: sequential
+    read_fraction: 1.0
+    access_bytes: 4KiB
 )";
-  const auto r = test::run_sim(kPlanes, w);
-  // 2 GPUs x 4 MiB / 128 B = 65536 requests; each of the 4 device ports (2 per plane) should get
-  // a quarter: binomial spread sd = sqrt(65536 x 1/4 x 3/4) = 111, so 3% (492) is > 4 sd.
-  const double expected = 65536.0 / 4;
-  for (int p = 0; p < 4; ++p) {
-    const auto& port = r["components"]["fam0_link" + std::to_string(p)];
-    const double requests = port["request_direction"]["messages"].get<double>();
-    EXPECT_NEAR(requests, expected, 0.03 * expected) << "device port " << p;
+  const auto r = test::run_sim(p, w);
+  // 2 GPUs x (2 MiB random + 2 MiB sequential) / 128 B = 65536 requests, a 1/ports share per
+  // device port: binomial sd = sqrt(65536 x (1/ports) x (1 - 1/ports)) <= 111, so 4% of 8192
+  // (328) is > 2.9 sd and 3% of 16384 (492) > 4 sd.
+  const double total = 65536.0;
+  const double expected = total / ports;
+  for (unsigned q = 0; q < ports; ++q) {
+    const auto& link = r["components"]["fam0_link" + std::to_string(q)];
+    const double requests = link["request_direction"]["messages"].get<double>();
+    EXPECT_NEAR(requests, expected, 0.04 * expected) << "device port " << q;
   }
-  const double plane0 = r["components"]["plane0_switch"]["requests"].get<double>();
-  EXPECT_NEAR(plane0, 65536.0 / 2, 0.03 * 65536.0 / 2);
+  for (unsigned k = 0; k < planes; ++k) {
+    const double in_plane =
+        r["components"]["plane" + std::to_string(k) + "_switch"]["requests"].get<double>();
+    EXPECT_NEAR(in_plane, total / planes, 0.04 * total / planes) << "plane " << k;
+  }
 }
+
+INSTANTIATE_TEST_SUITE_P(SwitchPlanes, PlaneSpread,
+                         ::testing::Values(std::make_pair(2u, 4u), std::make_pair(4u, 8u)));
 
 TEST(SwitchPlanes, APlaneWithoutAPortOfEveryDeviceIsRejected) {
   std::string p = kPlanes;

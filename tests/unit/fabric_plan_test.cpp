@@ -1,5 +1,6 @@
 // FabricPlan: where every endpoint of a multi-plane or leaf/spine fabric lands, and the routing of
 // leaves and spines, worked out by hand from the layout rules in platforms/fabric_plan.h.
+#include "models/memory/address_map.h"
 #include "models/noc/routing.h"
 #include "platforms/fabric_plan.h"
 
@@ -153,12 +154,16 @@ TEST(LeafSpineRouting, LocalEndpointsStayOnTheLeafOthersGoUpSpreadByAddress) {
   LeafRouting leaf(std::make_unique<ByChannelField>(), {2, 0, R, 1}, 3, 4, 128);
   EXPECT_EQ(leaf.route(request_to(0, 0)), 2u);
   EXPECT_EQ(leaf.route(request_to(3, 0x12345)), 1u);
-  // Endpoint 2 is remote: uplink 3 + fold of 128 B block index over 4 (xor of base-4 digits).
-  EXPECT_EQ(leaf.route(request_to(2, 0 * 128)), 3u + 0u);
-  EXPECT_EQ(leaf.route(request_to(2, 1 * 128)), 3u + 1u);
-  EXPECT_EQ(leaf.route(request_to(2, 3 * 128)), 3u + 3u);
-  EXPECT_EQ(leaf.route(request_to(2, 5 * 128)), 3u + (1u ^ 1u));  // digits 1,1
-  EXPECT_EQ(leaf.route(request_to(2, 6 * 128)), 3u + (2u ^ 1u));  // digits 2,1
+  // Endpoint 2 is remote: uplink 3 + the hash spread of the 128 B block over 4 uplinks.
+  const HashSpread up(4, 128, kSaltUplink);
+  unsigned per_uplink[4] = {0, 0, 0, 0};
+  for (std::uint64_t a = 0; a < 4096 * 128; a += 128) {
+    const unsigned port = leaf.route(request_to(2, a));
+    EXPECT_EQ(port, 3u + up.pick(a));
+    ++per_uplink[port - 3];
+  }
+  // 4096 blocks over 4 uplinks: 1024 each, binomial sd 27.7; 10% is > 3.5 sd.
+  for (unsigned n : per_uplink) EXPECT_NEAR(n, 1024.0, 102.4);
   EXPECT_THROW(LeafRouting(std::make_unique<ByChannelField>(), {R}, 0, 0, 128),
                std::invalid_argument);
 }
@@ -166,10 +171,37 @@ TEST(LeafSpineRouting, LocalEndpointsStayOnTheLeafOthersGoUpSpreadByAddress) {
 TEST(LeafSpineRouting, SpineSendsToTheLeafOfTheEndpoint) {
   // Out-endpoints 0..4 on leaves 1,1,0,2,0; 2 links per leaf.
   SpineRouting spine(std::make_unique<ByChannelField>(), {1, 1, 0, 2, 0}, 2, 256);
-  EXPECT_EQ(spine.route(request_to(3, 0)), 2u * 2u + 0u);
-  EXPECT_EQ(spine.route(request_to(3, 256)), 2u * 2u + 1u);
-  EXPECT_EQ(spine.route(request_to(0, 3 * 256)), 1u * 2u + (1u ^ 1u));  // block 3: bits 1,1
-  EXPECT_EQ(spine.route(request_to(4, 2 * 256)), 0u * 2u + 1u);         // block 2: bits 0,1
+  const HashSpread down(2, 256, kSaltSpineLink);
+  for (std::uint64_t a : {0ULL, 256ULL, 3 * 256ULL, 0x123456789ULL}) {
+    EXPECT_EQ(spine.route(request_to(3, a)), 2u * 2u + down.pick(a));
+    EXPECT_EQ(spine.route(request_to(4, a)), 0u * 2u + down.pick(a));
+    EXPECT_EQ(spine.route(request_to(0, a)), 1u * 2u + down.pick(a));
+  }
+}
+
+TEST(HashSpread, EvenForStridesThatDefeatXorFolding) {
+  // The case HashSpread exists for: the block index's xor-fold over 4 fixes its parity, so a
+  // second xor-folded choice over 2 would always pick the same port. Hashed, every class of the
+  // first choice spreads evenly over the second.
+  const HashSpread two(2, 256, kSaltDevicePort);
+  const AddressMap four(4, 256, AddressMap::Select::kXor);
+  const AddressMap xor_two(2, 256, AddressMap::Select::kXor);
+  unsigned hashed[4][2] = {}, folded[4][2] = {};
+  for (std::uint64_t block = 0; block < 65536; ++block) {
+    const std::uint64_t a = block * 256;
+    const unsigned first = four.decode(a).channel;
+    ++hashed[first][two.pick(a)];
+    ++folded[first][xor_two.decode(a).channel];
+  }
+  for (unsigned f = 0; f < 4; ++f) {
+    // xor-folding: parity(block) = low bit ^ high bit of the 4-way choice: one port only.
+    EXPECT_EQ(folded[f][((f & 1) ^ (f >> 1)) ^ 1u], 0u);
+    // hashed: 16384 blocks per class, 8192 per port, binomial sd 64; 3% is > 3.8 sd.
+    EXPECT_NEAR(hashed[f][0], 8192.0, 0.03 * 8192);
+    EXPECT_NEAR(hashed[f][1], 8192.0, 0.03 * 8192);
+  }
+  EXPECT_THROW(HashSpread(0, 256, 1), std::invalid_argument);
+  EXPECT_THROW(HashSpread(2, 100, 1), std::invalid_argument);
 }
 
 }  // namespace
