@@ -200,6 +200,7 @@ TEST(LinkSim, FlitErrorsCostGoBackNReplayAndLoseNothing) {
     const double mean = 3000 * 17 * p / (1 - p);
     EXPECT_NEAR(replays, mean, 5 * std::sqrt(mean) + 1) << p;
   }
+  EXPECT_EQ(ctx.pool.in_use(), 0u);
 }
 
 TEST(LinkSim, SmallReplayBufferThrottlesLikeAWindow) {
@@ -244,6 +245,7 @@ TEST(LinkSim, BidirectionalLinkCarriesRequestsBothWays) {
   EXPECT_EQ(j["response_direction"]["response_vc"]["transfers"], 800);
   EXPECT_EQ(j["response_direction"]["payload_bytes"], 0);
   EXPECT_EQ(b.link->occupancy(), 0u);
+  EXPECT_EQ(ctx.pool.in_use(), 0u);  // no payload reference leaked
 }
 
 TEST(LinkSim, ResponsesFlowWhileTheRequestVcOfTheSameWireIsStalled) {
@@ -267,6 +269,7 @@ TEST(LinkSim, ResponsesFlowWhileTheRequestVcOfTheSameWireIsStalled) {
   const nlohmann::json j = report_of(*b.link);
   EXPECT_GT(j["request_direction"]["request_vc"]["credit_stall_ns"].get<double>(), 40'000.0);
   EXPECT_EQ(j["request_direction"]["request_vc"]["rx_buffer_max"], 20);
+  EXPECT_EQ(ctx.pool.in_use(), 0u);
 }
 
 TEST(LinkSim, CutThroughReceiverDeliversAtTheFirstFlit) {

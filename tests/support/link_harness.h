@@ -156,8 +156,9 @@ class LinkSink : public sc_core::sc_module {
       wake_.at(std::max(now, accept_from_ps_), now);
       return tlm::TLM_ACCEPTED;
     }
-    take(p, now);
-    return accept_now(p, phase, tlm::END_REQ);
+    take(p, now);  // takes its own reference
+    phase = tlm::END_REQ;
+    return tlm::TLM_UPDATED;
   }
 
   void behaviour() {
