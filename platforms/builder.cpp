@@ -167,10 +167,15 @@ Platform::Platform(const PlatformConfig& cfg, SimContext& ctx, AddressSpace& vmm
   if (cfg.devices.empty()) return;
 
   // Fabric.
+  // With peer paths a GPU link is bidirectional: the switch-to-GPU wire also carries peer
+  // requests into the GPU's hub, and the GPU-to-switch wire the hub's responses to them, each on
+  // its own virtual channel.
+  std::vector<Link*> gpu_links;
   auto gpu_link = [&](unsigned g, unsigned l) -> Link& {
     links_.push_back(
         std::make_unique<Link>(("gpu" + std::to_string(g) + "_link" + std::to_string(l)).c_str(),
-                               ctx, cfg.gpu_link.params));
+                               ctx, cfg.gpu_link.params, peers));
+    gpu_links.push_back(links_.back().get());
     gpus_[g]->fabric(l).bind(links_.back()->up);
     return *links_.back();
   };
@@ -215,16 +220,13 @@ Platform::Platform(const PlatformConfig& cfg, SimContext& ctx, AddressSpace& vmm
         links_.back()->down.bind(devices_[d]->port_logic().fabric(p));
       }
     }
-    // Peer links: the fabric -> each GPU's hub, after the hub's local ports. Same parameters as
-    // the GPU's own links (the same physical ports, in the switch-to-GPU direction; README
-    // "Limits").
+    // Peer requests into GPU g come back over its own links (reverse direction) into its hub,
+    // after the hub's local ports.
     for (unsigned g = 0; peers && g < cfg.gpu_count; ++g) {
       for (unsigned l = 0; l < per_gpu; ++l) {
-        links_.push_back(std::make_unique<Link>(
-            ("gpu" + std::to_string(g) + "_peer_link" + std::to_string(l)).c_str(), ctx,
-            cfg.gpu_link.params));
-        fabric_->peer_output(g, l).bind(links_.back()->up);
-        links_.back()->down.bind(hubs_[g]->up(cfg.gpu_local.channels + l));
+        Link& link = *gpu_links[g * per_gpu + l];
+        fabric_->peer_output(g, l).bind(link.reverse_up());
+        link.reverse_down().bind(hubs_[g]->up(cfg.gpu_local.channels + l));
       }
     }
   } else {

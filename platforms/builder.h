@@ -8,7 +8,8 @@
 //   gpu<g>                 GPU initiator       gpu<g>_hbm.ch<c>     its local memory channels
 //   gpu<g>_link<l>         GPU-side links      switch               the scale-up switch
 //   <dev>_link<p>          device-side links   <dev>.port_logic, <dev>.noc, <dev>.memory.ch<c>
-//   gpu<g>_peer_link<l>    switch -> GPU g's memory hub (peer paths)
+//   (peer paths: GPU g's links are bidirectional; their switch-to-GPU wires carry peer
+//   requests into gpu<g>_hub)
 //   gpu<g>_hub             GPU g's memory hub: crossbar in front of its HBM channels
 //
 // Peer paths (PlatformConfig::peer_paths(): a switch, GPU local memory, at least 2 GPUs): the

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 #include <regex>
+#include <utility>
 
 namespace famsim {
 
@@ -24,12 +25,57 @@ LinkConfig parse_link(ConfigNode n, bool gpu_side) {
   LinkConfig c;
   c.present = true;
   c.preset = n.get_string("preset", "");
-  c.params.lanes = static_cast<unsigned>(n.get_uint("lanes", std::nullopt, 1, 64));
-  c.params.lane_gbps = n.get_double("lane_gbps", std::nullopt, 0.0, 1e4, true);
-  c.params.encoding_efficiency = n.get_double("encoding_efficiency", 1.0, 0.0, 1.0, true);
-  c.params.latency_ns = n.get_double("latency_ns", std::nullopt, 0.0, 1e6);
-  c.params.header_bytes = static_cast<unsigned>(n.get_uint("header_bytes", 16, 0, 4096));
-  c.params.buffer_entries = static_cast<unsigned>(n.get_uint("buffer_entries", 32, 1, 65536));
+  LinkParams& p = c.params;
+  // Physical.
+  p.lanes = static_cast<unsigned>(n.get_uint("lanes", std::nullopt, 1, 64));
+  p.lane_gbps = n.get_double("lane_gbps", std::nullopt, 0.0, 1e4, true);
+  p.encoding_efficiency = n.get_double("encoding_efficiency", 1.0, 0.0, 1.0, true);
+  p.latency_ns = n.get_double("latency_ns", std::nullopt, 0.0, 1e6);
+  p.clock_mhz = get_mhz(n, 1000.0);
+  // Framing (models/fabric/link_framing.h).
+  FlitFormat& f = p.flit;
+  f.flit_bytes = static_cast<unsigned>(n.get_uint("flit_bytes", 16, 1, 65536));
+  f.flit_header_bytes = static_cast<unsigned>(n.get_uint("flit_header_bytes", 0, 0, 65536));
+  f.flit_crc_bytes = static_cast<unsigned>(n.get_uint("flit_crc_bytes", 0, 0, 65536));
+  f.flit_fec_bytes = static_cast<unsigned>(n.get_uint("flit_fec_bytes", 0, 0, 65536));
+  const unsigned overhead = f.flit_header_bytes + f.flit_crc_bytes + f.flit_fec_bytes;
+  // Without slot_bytes the whole message area is one slot.
+  f.slot_bytes = static_cast<unsigned>(
+      n.get_uint("slot_bytes", f.flit_bytes > overhead ? f.flit_bytes - overhead : 1, 1, 65536));
+  f.packing = n.get_choice("packing", "dense", {"dense", "per_message"}) == "dense"
+                  ? Packing::kDense
+                  : Packing::kPerMessage;
+  f.request_header_bytes = static_cast<unsigned>(n.get_uint("request_header_bytes", 16, 1, 4096));
+  f.response_header_bytes = static_cast<unsigned>(n.get_uint("response_header_bytes", 16, 1, 4096));
+  f.max_payload_bytes = static_cast<unsigned>(n.get_uint("max_payload_bytes", 256, 1, 1u << 20));
+  if (auto problem = LinkFraming::check(f)) n.fail(problem->key, problem->what);
+  const LinkFraming framing(f);
+  // Flow control.
+  p.credit_unit = n.get_choice("credit_unit", "flit", {"flit", "message"}) == "flit"
+                      ? CreditUnit::kFlit
+                      : CreditUnit::kMessage;
+  p.request_vc_credits = static_cast<unsigned>(n.get_uint("request_vc_credits", 64, 1, 65536));
+  p.response_vc_credits = static_cast<unsigned>(n.get_uint("response_vc_credits", 64, 1, 65536));
+  const unsigned need = framing.largest_message_credits(p.credit_unit);
+  const std::pair<const char*, unsigned> credits[] = {
+      {"request_vc_credits", p.request_vc_credits}, {"response_vc_credits", p.response_vc_credits}};
+  for (const auto& [key, have] : credits) {
+    if (have < need) {
+      n.fail(key, fmt::format("expected at least {} credits ({}s): the largest message ({} B of "
+                              "data plus its header) must fit in the receive buffer, got {}",
+                              need, p.credit_unit == CreditUnit::kFlit ? "flit" : "message",
+                              f.max_payload_bytes, have));
+    }
+  }
+  // The credit rides back on the reverse direction's flits: by default one link latency.
+  p.credit_return_ns = n.get_double("credit_return_ns", p.latency_ns, 0.0, 1e6);
+  p.tx_queue_entries = static_cast<unsigned>(n.get_uint("tx_queue_entries", 16, 1, 65536));
+  // Reliability.
+  p.flit_error_rate = n.get_double("flit_error_rate", 0.0, 0.0, 0.5);
+  // By default the errored flit's trip to the receiver and the NAK's trip back.
+  p.replay_latency_ns = n.get_double("replay_latency_ns", 2 * p.latency_ns, 0.0, 1e6);
+  p.replay_buffer_flits =
+      static_cast<unsigned>(n.get_uint("replay_buffer_flits", 256, 1, 1u << 20));
   if (gpu_side) {
     c.per_gpu = static_cast<unsigned>(n.get_uint("per_gpu", 1, 1, 1024));
   }

@@ -39,7 +39,8 @@ SwitchFabric::SwitchFabric(
                                                      ctx, xbar, leaves * u, leaves * u,
                                                      std::move(routing)));
     }
-    // Uplink x of leaf i: its t = x / S-th link to spine s = x mod S, one Link per direction.
+    // Uplink x of leaf i: its t = x / S-th link to spine s = x mod S, one bidirectional Link
+    // carrying requests both ways (up to the spine and down from it) on separate channels.
     for (unsigned i = 0; i < leaves; ++i) {
       Crossbar& leaf = *pl.leaves[i];
       const unsigned a = plan.leaf_inputs(k, i);
@@ -50,13 +51,12 @@ SwitchFabric::SwitchFabric(
         Crossbar& spine = *pl.spines[s];
         const std::string name = prefix + fmt::format("leaf{}_spine{}_link{}", i, s, t);
         links_.push_back(
-            std::make_unique<Link>((name + "_up").c_str(), ctx, cfg.leaf_spine_link.params));
-        leaf.down(b + x).bind(links_.back()->up);
-        links_.back()->down.bind(spine.up(i * u + t));
-        links_.push_back(
-            std::make_unique<Link>((name + "_down").c_str(), ctx, cfg.leaf_spine_link.params));
-        spine.down(i * u + t).bind(links_.back()->up);
-        links_.back()->down.bind(leaf.up(a + x));
+            std::make_unique<Link>(name.c_str(), ctx, cfg.leaf_spine_link.params, true));
+        Link& link = *links_.back();
+        leaf.down(b + x).bind(link.up);
+        link.down.bind(spine.up(i * u + t));
+        spine.down(i * u + t).bind(link.reverse_up());
+        link.reverse_down().bind(leaf.up(a + x));
       }
     }
   }

@@ -176,12 +176,21 @@ std::string validation_text(const ResolvedConfig& cfg) {
   if (p.gpu_local.present) o += mem_line(p.gpu_local, "local memory per GPU");
   auto link_line = [&](const LinkConfig& l, const std::string& what, unsigned count) {
     const double bw = l.params.bandwidth_gbps();
+    const FlitFormat& f = l.params.flit;
+    const LinkFraming framing(f);
     return fmt::format(
         "  {}: {} links{} of {} lanes x {} Gb/s x {:.4f} = {:.3f} GB/s per direction "
-        "each ({:.2f} GB/s total), {} ns, {} B header, {} buffer entries\n",
+        "each ({:.2f} GB/s total), {} ns, {:.0f} MHz link clock\n"
+        "    flits of {} B ({} slots of {} B, {} packing), {} B max payload; 128 B read wire "
+        "efficiency {:.3f}; credits {}/{} {}s per VC (request/response), credit return {} ns; "
+        "flit error rate {}, replay {} ns, replay buffer {} flits\n",
         what, count, l.preset.empty() ? "" : " (" + l.preset + ")", l.params.lanes,
         l.params.lane_gbps, l.params.encoding_efficiency, bw, bw * count, l.params.latency_ns,
-        l.params.header_bytes, l.params.buffer_entries);
+        l.params.clock_mhz, f.flit_bytes, framing.slots_per_flit(), f.slot_bytes,
+        f.packing == Packing::kDense ? "dense" : "per-message", f.max_payload_bytes,
+        framing.efficiency(false, 128), l.params.request_vc_credits, l.params.response_vc_credits,
+        l.params.credit_unit == CreditUnit::kFlit ? "flit" : "message", l.params.credit_return_ns,
+        l.params.flit_error_rate, l.params.replay_latency_ns, l.params.replay_buffer_flits);
   };
   if (p.gpu_link.present) {
     o += link_line(p.gpu_link, p.sw.present ? "GPU-switch" : "GPU-device",

@@ -2,146 +2,470 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
+#include <string>
 
 namespace famsim {
 
-Link::Link(sc_core::sc_module_name name, SimContext& ctx, const LinkParams& params)
+namespace {
+
+// SplitMix64 (Steele, Lea, Flood, OOPSLA 2014): small, fast, and the same numbers on every
+// platform, unlike the standard library's distributions.
+std::uint64_t splitmix64(std::uint64_t& state) {
+  std::uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+// FNV-1a: a stable hash of the link's name, so each link draws its own error stream.
+std::uint64_t fnv1a(const char* s) {
+  std::uint64_t h = 0xcbf29ce484222325ULL;
+  for (; *s; ++s) h = (h ^ static_cast<unsigned char>(*s)) * 0x100000001b3ULL;
+  return h;
+}
+
+std::uint64_t fs_to_ps_ceil(std::uint64_t fs) { return (fs + 999) / 1000; }
+
+}  // namespace
+
+Link::Link(sc_core::sc_module_name name, SimContext& ctx, const LinkParams& params,
+           bool bidirectional)
     : sc_core::sc_module(name),
       Component(ctx.registry, this->name()),
       up("up", *this, 0),
       down("down", *this, 0),
       params_(params),
+      framing_(params.flit),
+      clock_(params.clock_mhz),
       bandwidth_gbps_(params.bandwidth_gbps()),
-      latency_ps_(static_cast<std::uint64_t>(std::llround(params.latency_ns * 1000.0))),
+      // Rounded up: the wire never moves data faster than configured.
+      flit_fs_(static_cast<std::uint64_t>(
+          std::ceil(params.flit.flit_bytes * 1e6 / params.bandwidth_gbps() - 1e-6))),
+      latency_fs_(static_cast<std::uint64_t>(std::llround(params.latency_ns * 1e6))),
+      replay_fs_(static_cast<std::uint64_t>(std::llround(params.replay_latency_ns * 1e6))),
+      credit_return_ps_(static_cast<std::uint64_t>(std::llround(params.credit_return_ns * 1e3))),
+      log_good_(params.flit_error_rate > 0 ? std::log1p(-params.flit_error_rate) : 0.0),
+      window_binds_(static_cast<std::uint64_t>(params.replay_buffer_flits - 1) * flit_fs_ <
+                    replay_fs_),
       wake_("wake", ctx.scheduler(), this, &Wakeup::call_behaviour<Link>) {
-  req_.queue.set_capacity(params.buffer_entries);
-  resp_.queue.set_capacity(params.buffer_entries);
+  if (params.replay_buffer_flits == 0) throw std::invalid_argument("replay_buffer_flits is 0");
+  if (flit_fs_ == 0) flit_fs_ = 1;
+  if (bidirectional) {
+    reverse_up_ = std::make_unique<TargetPort<Link>>("reverse_up", *this, 1);
+    reverse_down_ = std::make_unique<InitiatorPort<Link>>("reverse_down", *this, 1);
+  }
+  for (unsigned i = 0; i < 4; ++i) {
+    Channel& c = ch_[i];
+    c.is_request = i % 2 == 0;
+    c.active = i == 0 || i == 3 || bidirectional;
+    if (!c.active) continue;
+    c.credits_total = c.is_request ? params.request_vc_credits : params.response_vc_credits;
+    if (c.credits_total < framing_.largest_message_credits(params.credit_unit)) {
+      throw std::invalid_argument(std::string(c.is_request ? "request" : "response") +
+                                  "_vc_credits cannot hold one largest message");
+    }
+    c.credits_free = c.credits_total;
+    c.tx.set_capacity(params.tx_queue_entries);
+    c.rx.set_capacity(c.credits_total);
+    c.returning.set_capacity(c.credits_total);
+  }
+  const std::uint64_t seed = ctx.seed ^ fnv1a(this->name());
+  for (unsigned w = 0; w < 2; ++w) {
+    Wire& wire = wire_[w];
+    wire.vc[0] = &ch_[2 * w];
+    wire.vc[1] = &ch_[2 * w + 1];
+    wire.rng = seed + w * 0x632be59bd9b4e019ULL;
+    if (params.flit_error_rate > 0) wire.good_left = draw_good_flits(wire);
+    if (window_binds_) wire.ack_fs.assign(params.replay_buffer_flits, 0);
+  }
   SC_HAS_PROCESS(Link);
   SC_METHOD(behaviour);
   sensitive << wake_.event();
   dont_initialize();
 }
 
-Sync Link::fw(unsigned, Payload& p, Phase& phase, sc_core::sc_time&) {
-  const std::uint64_t now = now_ps();
-  if (phase == tlm::BEGIN_REQ) {
-    ext_of(p).enter(block_id(), 0, now);
-    if (req_.queue.full()) return req_.hold.hold(p, now);
-    enqueue(req_, p, now, true);
-    return accept_now(p, phase, tlm::END_REQ);
-  }
-  if (phase == tlm::END_RESP) {
-    resp_.far_end_busy = false;
-    wake_.asap();
-    return tlm::TLM_ACCEPTED;
-  }
-  protocol_error(name(), phase, "the upstream side");
+TargetPort<Link>& Link::reverse_up() {
+  if (!reverse_up_) throw std::logic_error(std::string(name()) + " is not bidirectional");
+  return *reverse_up_;
 }
 
-Sync Link::bw(unsigned, Payload& p, Phase& phase, sc_core::sc_time&) {
+InitiatorPort<Link>& Link::reverse_down() {
+  if (!reverse_down_) throw std::logic_error(std::string(name()) + " is not bidirectional");
+  return *reverse_down_;
+}
+
+// --- Protocol glue ------------------------------------------------------------------------------
+
+Sync Link::fw(unsigned port, Payload& p, Phase& phase, sc_core::sc_time&) {
+  const std::uint64_t now = now_ps();
+  if (phase == tlm::BEGIN_REQ) {
+    ext_of(p).enter(block_id(), static_cast<std::uint16_t>(port), now);
+    return accept(ch_[port == 0 ? 0 : 2], p, phase, now);
+  }
+  if (phase == tlm::END_RESP) {
+    far_end_done(ch_[port == 0 ? 3 : 1], now);
+    return tlm::TLM_ACCEPTED;
+  }
+  protocol_error(name(), phase, "an upstream side");
+}
+
+Sync Link::bw(unsigned port, Payload& p, Phase& phase, sc_core::sc_time&) {
   const std::uint64_t now = now_ps();
   if (phase == tlm::BEGIN_RESP) {
     ext_of(p).resp_enter(now);
-    if (resp_.queue.full()) return resp_.hold.hold(p, now);
-    enqueue(resp_, p, now, false);
-    return accept_now(p, phase, tlm::END_RESP);
+    return accept(ch_[port == 0 ? 3 : 1], p, phase, now);
   }
   if (phase == tlm::END_REQ) {
-    req_.far_end_busy = false;
-    wake_.asap();
+    far_end_done(ch_[port == 0 ? 0 : 2], now);
     return tlm::TLM_ACCEPTED;
   }
-  protocol_error(name(), phase, "the downstream side");
+  protocol_error(name(), phase, "a downstream side");
 }
 
-void Link::enqueue(Direction& d, Payload& p, std::uint64_t now_ps, bool is_request) {
-  const RequestExt& e = ext_of(p);
-  const unsigned data = is_request ? request_data_bytes(e) : response_data_bytes(e);
-  const std::uint64_t wire = params_.header_bytes + data;
-  const std::uint64_t start = std::max(now_ps, d.wire_free_ps);
-  // Message sizes repeat (a header, a header plus a request's data): remember two.
-  std::uint64_t ser;
-  if (wire == d.ser_cache_bytes[0]) {
-    ser = d.ser_cache_ps[0];
-  } else if (wire == d.ser_cache_bytes[1]) {
-    ser = d.ser_cache_ps[1];
-  } else {
-    ser = transfer_ps(wire, bandwidth_gbps_);
-    d.ser_cache_bytes[1] = d.ser_cache_bytes[0];
-    d.ser_cache_ps[1] = d.ser_cache_ps[0];
-    d.ser_cache_bytes[0] = wire;
-    d.ser_cache_ps[0] = ser;
+Sync Link::accept(Channel& c, Payload& p, Phase& phase, std::uint64_t now) {
+  if (shape_of(c, ext_of(p)).credits > c.credits_total) {
+    const std::string msg = std::string("a ") + std::to_string(ext_of(p).length) +
+                            " B transfer needs more credits than " +
+                            (c.is_request ? "request" : "response") +
+                            "_vc_credits holds: raise the credits or max_payload_bytes";
+    SC_REPORT_FATAL(name(), msg.c_str());
   }
-  d.wire_free_ps = start + ser;
-  d.busy_ps += ser;
-  d.payload_bytes += data;
-  d.wire_bytes += wire;
-  ++d.messages;
-  const std::uint64_t arrive = start + ser + latency_ps_;
-  d.queue.push_back({&p, arrive});
-  wake_.at(arrive, now_ps);
+  if (c.tx.full()) return c.hold.hold(p, now);
+  c.tx.push_back({&p, now});
+  Wire& w = wire_of(c);
+  const std::uint64_t e = clock_.edge_after_ps(now);
+  if (e < w.next_decision_ps) {
+    w.next_decision_ps = e;
+    wake_.at(e, now);
+  }
+  return accept_now(p, phase, c.is_request ? tlm::END_REQ : tlm::END_RESP);
 }
 
-std::uint64_t Link::drain(Direction& d, bool is_request, std::uint64_t now_ps) {
-  while (!d.far_end_busy && !d.queue.empty() && d.queue.front().arrive_ps <= now_ps) {
-    Payload& p = *d.queue.front().payload;
-    d.queue.pop_front();
-    if (!d.queue.empty()) prefetch_for_hop(*d.queue.front().payload);
-    const bool taken = is_request ? down.send_req(p) : up.send_resp(p);
-    d.far_end_busy = !taken;
-    p.release();
-    // A buffer entry is free: take the message that was held back, if any.
-    if (!d.hold.empty()) {
-      Payload& held = d.hold.take(now_ps, d.backpressure_ps);
-      enqueue(d, held, now_ps, is_request);  // the queue entry keeps hold()'s reference
-      if (is_request) {
-        up.send_end_req(held);
-      } else {
-        down.send_end_resp(held);
-      }
+void Link::far_end_done(Channel& c, std::uint64_t now) {
+  c.far_end_busy = false;
+  release_credits(c, c.awaiting_end, now);
+  wake_.asap();
+}
+
+bool Link::send_on(Channel& c, Payload& p) {
+  switch (&c - ch_) {
+    case 0:
+      return down.send_req(p);
+    case 1:
+      return reverse_up_->send_resp(p);
+    case 2:
+      return reverse_down_->send_req(p);
+    default:
+      return up.send_resp(p);
+  }
+}
+
+void Link::send_end_upstream(Channel& c, Payload& p) {
+  switch (&c - ch_) {
+    case 0:
+      up.send_end_req(p);
+      break;
+    case 1:
+      reverse_down_->send_end_resp(p);
+      break;
+    case 2:
+      reverse_up_->send_end_req(p);
+      break;
+    default:
+      down.send_end_resp(p);
+      break;
+  }
+}
+
+// --- Behaviour ----------------------------------------------------------------------------------
+
+const Link::Shape& Link::shape_of(Channel& c, const RequestExt& e) {
+  const std::uint32_t key = (e.write ? 1u << 31 : 0u) | e.length;
+  if (c.cache[0].key == key) return c.cache[0];
+  if (c.cache[1].key == key) {
+    std::swap(c.cache[0], c.cache[1]);
+    return c.cache[0];
+  }
+  c.cache[1] = c.cache[0];
+  const TransferShape t =
+      c.is_request ? framing_.request(e.write, e.length) : framing_.response(e.write, e.length);
+  Shape& s = c.cache[0];
+  s.key = key;
+  s.wire_slots = framing_.wire_slots(t);
+  s.credits = framing_.credits(t, params_.credit_unit);
+  s.messages = t.messages;
+  s.payload_bytes = t.payload_bytes;
+  return s;
+}
+
+std::uint64_t Link::draw_good_flits(Wire& w) {
+  // Inverse transform of the geometric distribution: good flits before the next errored one.
+  const double u = static_cast<double>((splitmix64(w.rng) >> 11) + 1) * 0x1p-53;  // (0, 1]
+  const double g = std::floor(std::log(u) / log_good_);
+  return g >= 1.8e19 ? ~std::uint64_t{0} : static_cast<std::uint64_t>(g);
+}
+
+void Link::release_credits(Channel& c, const RxEntry& e, std::uint64_t now) {
+  const std::uint64_t at = std::max(now, e.last_arrive_ps) + credit_return_ps_;
+  c.returning.push_back({at, e.credits});
+  c.rx_integral += e.credits * (now - std::min(now, e.deliver_ps));
+  c.rx_occupied -= e.credits;
+  if (!c.tx.empty()) {
+    Wire& w = wire_of(c);
+    const std::uint64_t d = clock_.edge_after_ps(at);
+    if (d < w.next_decision_ps) {
+      w.next_decision_ps = d;
+      wake_.at(d, now);
     }
   }
-  return (!d.far_end_busy && !d.queue.empty()) ? d.queue.front().arrive_ps : Wakeup::kNever;
+}
+
+std::uint64_t Link::drain(Channel& c, std::uint64_t now) {
+  // Transfers that have arrived by now sit in the receive buffer until the next block takes them.
+  while (c.rx_arrived < c.rx.size() && c.rx[c.rx_arrived].deliver_ps <= now) {
+    c.rx_occupied += c.rx[c.rx_arrived].credits;
+    c.rx_max = std::max(c.rx_max, c.rx_occupied);
+    ++c.rx_arrived;
+  }
+  while (!c.far_end_busy && !c.rx.empty() && c.rx.front().deliver_ps <= now) {
+    const RxEntry e = c.rx.front();
+    c.rx.pop_front();
+    --c.rx_arrived;
+    if (!c.rx.empty()) prefetch_for_hop(*c.rx.front().payload);
+    const bool taken = send_on(c, *e.payload);
+    e.payload->release();
+    if (taken) {
+      release_credits(c, e, now);
+    } else {
+      c.far_end_busy = true;
+      c.awaiting_end = e;
+    }
+  }
+  return (!c.far_end_busy && !c.rx.empty()) ? c.rx.front().deliver_ps : kNever;
+}
+
+std::uint64_t Link::append_flits(Wire& w, std::uint64_t start_fs, std::uint32_t count) {
+  const std::uint64_t tf = flit_fs_;
+  if (!window_binds_ && w.good_left >= count) {
+    // No error among these flits and the replay window cannot bind: one stretch at wire rate.
+    w.good_left -= count;
+    w.open_start_fs = start_fs + (count - 1) * tf;
+    w.open_end_fs = w.free_fs = start_fs + count * tf;
+    w.busy_fs += count * tf;
+    w.flits += count;
+    return start_fs + tf;
+  }
+  const std::uint64_t window = params_.replay_buffer_flits;
+  const std::uint64_t lost_per_error = 1 + (replay_fs_ + tf - 1) / tf;
+  std::uint64_t t = start_fs;
+  std::uint64_t first_end = 0;
+  for (std::uint32_t i = 0; i < count; ++i) {
+    std::uint64_t s = t;
+    // The replay buffer holds flit k until its ACK: flit k + window waits for that slot.
+    if (window_binds_) s = std::max(s, w.ack_fs[w.flit_index % window]);
+    std::uint64_t e = s + tf;
+    while (w.good_left == 0) {
+      // This transmission fails its CRC: go back N. The retransmission starts replay_latency
+      // after the errored copy ended; the flits sent meanwhile are discarded and resent after it.
+      ++w.replays;
+      w.replayed_flits += lost_per_error;
+      ++w.flits;
+      e += tf + replay_fs_;
+      w.good_left = draw_good_flits(w);
+    }
+    --w.good_left;
+    if (window_binds_) w.ack_fs[w.flit_index % window] = e + replay_fs_;
+    ++w.flit_index;
+    ++w.flits;
+    w.busy_fs += e - s;
+    if (i == 0) first_end = e;
+    w.open_start_fs = s;
+    t = e;
+  }
+  w.open_end_fs = w.free_fs = t;
+  return first_end;
+}
+
+void Link::commit(Wire& w, Channel& c, std::uint64_t e_ps) {
+  const TxEntry t = c.tx.front();
+  c.tx.pop_front();
+  const Shape s = shape_of(c, ext_of(*t.payload));
+  c.credits_free -= s.credits;
+  if (c.stall_since_ps != kNever) {
+    c.stall_ps += e_ps - std::min(e_ps, c.stall_since_ps);
+    c.stall_since_ps = kNever;
+  }
+  const std::uint64_t e_fs = e_ps * 1000;
+  const bool dense = params_.flit.packing == Packing::kDense;
+  std::uint32_t rem = s.wire_slots;
+  std::uint64_t first_end = 0;
+  std::uint64_t last_end = 0;
+  if (dense && w.open_slots > 0 && w.open_start_fs >= e_fs) {
+    // The flit being packed has not started: fill its free slots first.
+    const std::uint32_t used = std::min(w.open_slots, rem);
+    w.open_slots -= used;
+    rem -= used;
+    first_end = last_end = w.open_end_fs;
+  }
+  if (rem > 0) {
+    const std::uint32_t per_flit = framing_.slots_per_flit();
+    const std::uint32_t n = (rem + per_flit - 1) / per_flit;
+    const std::uint64_t fe = append_flits(w, std::max(w.free_fs, e_fs), n);
+    if (first_end == 0) first_end = fe;
+    last_end = w.open_end_fs;
+    w.open_slots = n * per_flit - rem;
+  }
+  ++c.transfers;
+  c.messages += s.messages;
+  c.payload_bytes += s.payload_bytes;
+  RxEntry r;
+  r.payload = t.payload;
+  r.deliver_ps = fs_to_ps_ceil((params_.deliver_at_head ? first_end : last_end) + latency_fs_);
+  r.last_arrive_ps = fs_to_ps_ceil(last_end + latency_fs_);
+  r.credits = s.credits;
+  c.rx.push_back(r);
+  wake_.at(r.deliver_ps, e_ps);
+  // A transmit-queue entry is free: take the transfer that was held back, if any.
+  if (!c.hold.empty()) {
+    Payload& held = c.hold.take(e_ps, c.backpressure_ps);
+    c.tx.push_back({&held, e_ps});  // the queue entry keeps hold()'s reference
+    send_end_upstream(c, held);
+  }
+}
+
+void Link::decide(Wire& w, std::uint64_t now) {
+  w.next_decision_ps = kNever;
+  const std::uint64_t e_fs = now * 1000;
+  const std::uint64_t period = clock_.period_ps();
+  const bool dense = params_.flit.packing == Packing::kDense;
+  // Credits that reached the sender before this edge are usable on it.
+  for (Channel* c : w.vc) {
+    while (c->active && !c->returning.empty() && c->returning.front().at_ps < now) {
+      c->credits_free += c->returning.front().credits;
+      c->returning.pop_front();
+    }
+  }
+  // A flit that has started goes out as it is (padded).
+  if (w.open_slots > 0 && w.open_start_fs < e_fs) w.open_slots = 0;
+  // Where the next free slot's flit starts.
+  auto next_slot_fs = [&] {
+    return (dense && w.open_slots > 0) ? w.open_start_fs : std::max(w.free_fs, e_fs);
+  };
+  while (next_slot_fs() < e_fs + period * 1000) {
+    Channel* pick = nullptr;
+    for (unsigned k = 0; k < 2 && !pick; ++k) {
+      const unsigned v = (w.rr + k) & 1;
+      Channel* c = w.vc[v];
+      if (!c->active || c->tx.empty() || c->tx.front().arrive_ps >= now) continue;
+      if (shape_of(*c, ext_of(*c->tx.front().payload)).credits > c->credits_free) {
+        if (c->stall_since_ps == kNever) c->stall_since_ps = now;
+        continue;
+      }
+      pick = c;
+      w.rr = v ^ 1;
+    }
+    if (!pick) break;
+    commit(w, *pick, now);
+  }
+  // When to decide next: the wire's next flit to pack, a VC's next arrival or returned credit.
+  const std::uint64_t s0 = next_slot_fs();
+  const std::uint64_t wire_ready =
+      s0 >= e_fs + period * 1000 ? clock_.edge_after_ps(s0 / 1000) - period : now;
+  std::uint64_t next = kNever;
+  for (Channel* c : w.vc) {
+    if (!c->active || c->tx.empty()) continue;
+    std::uint64_t ready;
+    if (c->tx.front().arrive_ps >= now) {
+      ready = clock_.edge_after_ps(c->tx.front().arrive_ps);
+    } else if (shape_of(*c, ext_of(*c->tx.front().payload)).credits > c->credits_free) {
+      // Ready but out of credits: a credit stall from when the wire could have taken it.
+      if (c->stall_since_ps == kNever) c->stall_since_ps = wire_ready;
+      if (c->returning.empty()) continue;  // release_credits() sets the time
+      ready = clock_.edge_after_ps(c->returning.front().at_ps);
+    } else {
+      ready = now;
+    }
+    ready = std::max(ready, wire_ready);
+    if (ready <= now) ready = now + period;
+    next = std::min(next, ready);
+  }
+  w.next_decision_ps = std::min(w.next_decision_ps, next);
 }
 
 void Link::behaviour() {
   wake_.fired();
-  const std::uint64_t now_ps = famsim::now_ps();
-  const std::uint64_t next = std::min(drain(req_, true, now_ps), drain(resp_, false, now_ps));
-  wake_.at(next, now_ps);
+  const std::uint64_t now = famsim::now_ps();
+  std::uint64_t next = kNever;
+  for (Channel& c : ch_) {
+    if (c.active) next = std::min(next, drain(c, now));
+  }
+  for (Wire& w : wire_) {
+    if (w.next_decision_ps <= now) decide(w, now);
+    next = std::min(next, w.next_decision_ps);
+  }
+  for (Channel& c : ch_) {
+    if (c.active && !c.far_end_busy && !c.rx.empty())
+      next = std::min(next, c.rx.front().deliver_ps);
+  }
+  wake_.at(next, now);
 }
 
+// --- Statistics ---------------------------------------------------------------------------------
+
 void Link::report(ComponentReport& r, const ReportWindow& window) const {
-  const double u_req = busy_fraction(req_.busy_ps, window);
-  const double u_resp = busy_fraction(resp_.busy_ps, window);
-  r.bytes = static_cast<double>(req_.payload_bytes + resp_.payload_bytes);
-  r.utilization = std::max(u_req, u_resp);
-  r.backpressure_ns = static_cast<double>(req_.backpressure_ps + resp_.backpressure_ps) * 1e-3;
-  auto wire_eff = [](const Direction& d) {
-    return d.wire_bytes == 0
-               ? 0.0
-               : static_cast<double>(d.payload_bytes) / static_cast<double>(d.wire_bytes);
+  const double flit_bytes = params_.flit.flit_bytes;
+  double payload_total = 0, wire_total = 0, u_max = 0, bp_total = 0;
+  auto vc_json = [&](const Channel& c) {
+    return nlohmann::json{{"transfers", c.transfers},
+                          {"messages", c.messages},
+                          {"payload_bytes", c.payload_bytes},
+                          {"credits", c.credits_total},
+                          {"credit_stall_ns", static_cast<double>(c.stall_ps) * 1e-3},
+                          {"rx_buffer_mean", window_mean(c.rx_integral, window)},
+                          {"rx_buffer_max", c.rx_max},
+                          {"backpressure_ns", static_cast<double>(c.backpressure_ps) * 1e-3}};
   };
+  const char* names[2] = {"request_direction", "response_direction"};
+  for (unsigned i = 0; i < 2; ++i) {
+    const Wire& w = wire_[i];
+    const double u = busy_fraction(w.busy_fs / 1000, window);
+    const std::uint64_t payload = w.vc[0]->payload_bytes + w.vc[1]->payload_bytes;
+    const std::uint64_t messages = w.vc[0]->messages + w.vc[1]->messages;
+    const double wire = static_cast<double>(w.flits) * flit_bytes;
+    const double bp = static_cast<double>(w.vc[0]->backpressure_ps + w.vc[1]->backpressure_ps);
+    payload_total += static_cast<double>(payload);
+    wire_total += wire;
+    u_max = std::max(u_max, u);
+    bp_total += bp;
+    nlohmann::json j = {{"utilization", u},
+                        {"messages", messages},
+                        {"flits", w.flits},
+                        {"payload_bytes", payload},
+                        {"wire_bytes", wire},
+                        {"wire_efficiency", wire > 0 ? static_cast<double>(payload) / wire : 0.0},
+                        {"replays", w.replays},
+                        {"replayed_flits", w.replayed_flits},
+                        {"backpressure_ns", bp * 1e-3}};
+    if (w.vc[0]->active) j["request_vc"] = vc_json(*w.vc[0]);
+    if (w.vc[1]->active) j["response_vc"] = vc_json(*w.vc[1]);
+    r.extra[names[i]] = std::move(j);
+  }
+  r.bytes = payload_total;
+  r.utilization = u_max;
+  r.backpressure_ns = bp_total * 1e-3;
   r.extra["bandwidth_gbps"] = bandwidth_gbps_;
-  r.extra["request_direction"] = {
-      {"utilization", u_req},
-      {"messages", req_.messages},
-      {"payload_bytes", req_.payload_bytes},
-      {"wire_bytes", req_.wire_bytes},
-      {"wire_efficiency", wire_eff(req_)},
-      {"backpressure_ns", static_cast<double>(req_.backpressure_ps) * 1e-3}};
-  r.extra["response_direction"] = {
-      {"utilization", u_resp},
-      {"messages", resp_.messages},
-      {"payload_bytes", resp_.payload_bytes},
-      {"wire_bytes", resp_.wire_bytes},
-      {"wire_efficiency", wire_eff(resp_)},
-      {"backpressure_ns", static_cast<double>(resp_.backpressure_ps) * 1e-3}};
+  r.extra["wire_efficiency"] = wire_total > 0 ? payload_total / wire_total : 0.0;
+  r.extra["bidirectional"] = bidirectional();
 }
 
 std::size_t Link::occupancy() const {
-  return req_.queue.size() + resp_.queue.size() + (req_.hold.empty() ? 0 : 1) +
-         (resp_.hold.empty() ? 0 : 1);
+  std::size_t n = 0;
+  for (const Channel& c : ch_) {
+    if (!c.active) continue;
+    n += c.tx.size() + c.rx.size() + (c.hold.empty() ? 0 : 1);
+  }
+  return n;
 }
 
 }  // namespace famsim

@@ -1,28 +1,81 @@
-// Link: one point-to-point fabric link between two blocks (GPU <-> switch, switch <-> device, or
-// GPU <-> device when there is no switch). First cut; the fabric issue replaces the message
-// framing below with flits, credits per virtual channel and replay.
+// Link: one point-to-point scale-up fabric link (GPU <-> switch, switch <-> device, GPU <-> device)
+// at the link layer: flits, two virtual channels per direction with credit-based flow control,
+// CRC errors with go-back-N replay. Between blocks the unit stays the TLM request; inside the link
+// every transfer is timed as the messages, slots and flits it takes (framing: link_framing.h).
 //
 // Ports
-//   up    target socket: requests in from the upstream block, responses back to it
-//   down  initiator socket: requests on to the downstream block, responses in from it
+//   up            target socket at side A: requests A->B come in, their responses go back
+//   down          initiator socket at side B: requests A->B go out, their responses come in
+//   reverse_up()  (bidirectional only) target socket at side B: requests B->A come in
+//   reverse_down()(bidirectional only) initiator socket at side A: requests B->A go out
+// The wire A->B carries A's requests on its request VC and, when bidirectional, the responses to
+// B's requests on its response VC; the wire B->A the converse. Both VCs of a wire share its
+// bandwidth. Without the bidirectional flag the reverse sockets do not exist.
 //
-// Parameters (LinkParams)
-//   lanes, lane_gbps, encoding_efficiency   bandwidth per direction = lanes x lane_gbps x eff / 8
-//   GB/s latency_ns                              PHY + FEC + propagation, added after serialisation
-//   header_bytes                            bytes each message adds on the wire (a read request or
-//   a
-//                                           write completion is a header only; write requests and
-//                                           read responses carry header + data)
-//   buffer_entries                          messages per direction the link holds, from acceptance
-//                                           until the far end accepts them (the credit pool)
+// Parameters (LinkParams; YAML keys under links.*, README "Links")
+//   Physical
+//     lanes, lane_gbps, encoding_efficiency  raw data rate per direction, GB/s =
+//                                            lanes x lane_gbps x encoding_efficiency / 8
+//                                            (encoding_efficiency: line coding / PHY FEC)
+//     latency_ns          PHY + FEC + propagation, one way: from a flit's last bit leaving the
+//                         sender to it being checked at the receiver
+//     clock_mhz           link-layer clock: flit-packing and VC arbitration decisions and the use
+//                         of returned credits land on its edges
+//   Framing               flit_bytes, flit_header_bytes, flit_crc_bytes, flit_fec_bytes,
+//                         slot_bytes, packing (dense | per_message), request_header_bytes,
+//                         response_header_bytes, max_payload_bytes (link_framing.h)
+//   Flow control
+//     credit_unit         flit | message: what one credit of a receive buffer holds
+//     request_vc_credits, response_vc_credits   receive-buffer size per VC, in credit units
+//     credit_return_ns    from the receiver freeing a buffer entry (the next block accepting the
+//                         message) to the credit reaching the sender
+//     tx_queue_entries    transfers per VC accepted from upstream and waiting for the wire; when
+//                         full, END_REQ / END_RESP is held back (the upstream backpressure point)
+//   Reliability
+//     flit_error_rate     probability that a flit fails its CRC at the receiver (per transmission)
+//     replay_latency_ns   from the end of an errored flit at the sender to the start of its
+//                         retransmission (receiver CRC check, NAK return, replay rewind); also the
+//                         time from a flit's end to its ACK freeing its replay-buffer entry
+//     replay_buffer_flits unacknowledged flits the sender may hold; a full buffer stalls the wire
+//   Set by the platform builder (not a YAML key)
+//     deliver_at_head     cut-through receiver: hand a transfer on when its first flit has
+//                         arrived instead of its last
 //
-// Timing per direction: a message accepted at t starts serialising at max(t, wire free), takes
-// wire_bytes / bandwidth on the wire, and reaches the far end latency_ns after its last byte.
-// Requests and responses travel on separate directions with separate buffers, so a response is
-// never queued behind a request.
+// Timing of one transfer (computed once per transfer, no per-flit events):
+//   1. It enters the VC's transmit queue when upstream hands it over (or when a queue entry frees
+//      for a held one). The sender decides on the link clock edge strictly after that, so no
+//      decision depends on the order of events at one instant.
+//   2. At a decision edge E the wire's arbiter picks round-robin between its two VCs among those
+//      whose head transfer arrived before E and whose credits cover it (transfers of one VC go in
+//      order; all messages of one transfer go back to back). It commits transfers while the
+//      wire's next free slot lies in a flit starting before the next edge (a flit is packed on the
+//      last edge before it starts), so under saturation flits are full; a flit that has started
+//      is never added to, so at low load a lone message goes out in a padded flit.
+//   3. Dense packing fills the open flit's free slots, then appends whole flits back to back at
+//      the wire rate (flit time = flit_bytes / rate; a new flit on an idle wire starts at E).
+//      per_message packing starts every message on a new flit.
+//   4. Each flit's fate is drawn from a seeded geometric stream of good-flit runs; an errored flit
+//      delays itself and everything after it by flit time + replay_latency_ns (go-back-N: the
+//      flits sent meanwhile are discarded and resent), per error. A replay buffer smaller than
+//      1 + replay_latency / flit time limits flit k to start no earlier than flit k-B's ACK.
+//   5. The transfer reaches the far end latency_ns after its last flit (deliver_at_head: its
+//      first flit) and is handed to the next block in VC order; its credits return
+//      credit_return_ns after the next block accepts it (and no earlier than its last flit
+//      arrived) and are usable from the next clock edge.
+// So with C credits of F bytes a VC sustains min(rate, C x F / R) with the credit round trip
+// R = serialisation + latency_ns + credit_return_ns + the wait for the sender's clock edge.
 //
-// Statistics: bytes (payload), utilization (busier direction), backpressure_ns, per-direction
-// utilisation, wire bytes and wire efficiency.
+// Approximations: the messages of one transfer are never interleaved with the other VC's; errors
+// are drawn per flit but their cost is charged analytically at the errored flit; with
+// deliver_at_head, errors in a transfer's later flits delay its credits, not its delivery; the
+// credits a transfer takes are returned together.
+//
+// Statistics (ComponentReport): bytes (payload, both wires), utilization (busier wire, including
+// replay time), backpressure_ns, wire_efficiency (payload / wire bytes, both wires),
+// bandwidth_gbps; per wire (request_direction = A->B, response_direction = B->A): utilization,
+// flits, wire_bytes, payload_bytes, wire_efficiency, replays, replayed_flits, backpressure_ns,
+// messages, and per VC: transfers, credit_stall_ns, rx_buffer_mean / rx_buffer_max (receive
+// buffer occupancy in credit units, time-weighted mean over the report window, and maximum).
 #pragma once
 
 #include "models/core/clock.h"
@@ -30,20 +83,41 @@
 #include "models/core/ring.h"
 #include "models/core/sim_context.h"
 #include "models/core/wakeup.h"
+#include "models/fabric/link_framing.h"
 
 #include <systemc>
+
+#include <cstdint>
+#include <memory>
+#include <vector>
 
 namespace famsim {
 
 struct LinkParams {
+  // Physical. Defaults: NVLink4 (platforms/presets/link/nvlink4.yaml).
   unsigned lanes = 2;
   double lane_gbps = 106.25;
   double encoding_efficiency = 100.0 / 106.25;
-  double latency_ns = 10.0;
-  unsigned header_bytes = 16;
-  unsigned buffer_entries = 32;
+  double latency_ns = 20.0;
+  double clock_mhz = 1000.0;
+  // Framing.
+  FlitFormat flit;
+  // Flow control.
+  CreditUnit credit_unit = CreditUnit::kFlit;
+  unsigned request_vc_credits = 64;
+  unsigned response_vc_credits = 64;
+  double credit_return_ns = 20.0;
+  unsigned tx_queue_entries = 16;
+  // Reliability.
+  double flit_error_rate = 0.0;
+  double replay_latency_ns = 40.0;
+  unsigned replay_buffer_flits = 256;
+  // Cut-through receiver (set by the platform builder).
+  bool deliver_at_head = false;
 
   double bandwidth_gbps() const { return lanes * lane_gbps * encoding_efficiency / 8.0; }
+  // Time one flit takes on the wire, ps (fractional).
+  double flit_ps() const { return flit.flit_bytes * 1000.0 / bandwidth_gbps(); }
 };
 
 class Link : public sc_core::sc_module, public Component {
@@ -51,7 +125,15 @@ class Link : public sc_core::sc_module, public Component {
   TargetPort<Link> up;
   InitiatorPort<Link> down;
 
-  Link(sc_core::sc_module_name name, SimContext& ctx, const LinkParams& params);
+  Link(sc_core::sc_module_name name, SimContext& ctx, const LinkParams& params,
+       bool bidirectional = false);
+
+  bool bidirectional() const { return reverse_up_ != nullptr; }
+  // The sockets of requests B->A; only with the bidirectional flag (std::logic_error otherwise).
+  TargetPort<Link>& reverse_up();
+  InitiatorPort<Link>& reverse_down();
+  // Cut-through receivers: call before the simulation starts.
+  void set_deliver_at_head(bool on) { params_.deliver_at_head = on; }
 
   Sync fw(unsigned port, Payload& p, Phase& phase, sc_core::sc_time& t);
   Sync bw(unsigned port, Payload& p, Phase& phase, sc_core::sc_time& t);
@@ -59,36 +141,116 @@ class Link : public sc_core::sc_module, public Component {
   void report(ComponentReport& r, const ReportWindow& window) const override;
   std::size_t occupancy() const override;
 
+  const LinkFraming& framing() const { return framing_; }
+
  private:
-  struct InFlight {
+  static constexpr std::uint64_t kNever = Wakeup::kNever;
+
+  // What a transfer takes on the wire; cached per channel (sizes repeat).
+  struct Shape {
+    std::uint32_t key = ~0u;  // write flag << 31 | length
+    std::uint32_t wire_slots = 0;
+    std::uint32_t credits = 0;
+    std::uint32_t messages = 0;
+    std::uint32_t payload_bytes = 0;
+  };
+  struct TxEntry {
     Payload* payload = nullptr;
     std::uint64_t arrive_ps = 0;
   };
-  struct Direction {
-    Ring<InFlight> queue;
+  struct RxEntry {
+    Payload* payload = nullptr;
+    std::uint64_t deliver_ps = 0;      // handed on from here (last flit, or first: cut-through)
+    std::uint64_t last_arrive_ps = 0;  // last flit checked at the receiver
+    std::uint32_t credits = 0;
+  };
+  struct CreditReturn {
+    std::uint64_t at_ps = 0;
+    std::uint32_t credits = 0;
+  };
+  // One VC of one wire: the sender's transmit queue and credit counter, the transfers on the wire
+  // or in the receive buffer, and the hand-shake with the next block.
+  struct Channel {
+    bool active = false;
+    bool is_request = true;
+    Ring<TxEntry> tx;
     HoldSlot hold;
-    bool far_end_busy = false;  // sent on, waiting for the far end's END phase
-    std::uint64_t wire_free_ps = 0;
-    std::uint64_t busy_ps = 0;
-    std::uint64_t payload_bytes = 0;
-    std::uint64_t wire_bytes = 0;
+    std::uint32_t credits_total = 0;
+    std::uint32_t credits_free = 0;
+    Ring<CreditReturn> returning;  // freed at the receiver, travelling back
+    Ring<RxEntry> rx;              // committed, not yet handed on
+    bool far_end_busy = false;     // handed on, waiting for the next block's END phase
+    RxEntry awaiting_end;          // the transfer the next block has not accepted yet
+    Shape cache[2];
+    // Statistics.
+    std::uint64_t transfers = 0;
     std::uint64_t messages = 0;
+    std::uint64_t payload_bytes = 0;
     std::uint64_t backpressure_ps = 0;
-    std::uint64_t ser_cache_bytes[2] = {~std::uint64_t{0}, ~std::uint64_t{0}};
-    std::uint64_t ser_cache_ps[2] = {0, 0};
+    std::uint64_t stall_since_ps = kNever;
+    std::uint64_t stall_ps = 0;
+    std::size_t rx_arrived = 0;     // entries at the front of rx that have arrived
+    std::uint64_t rx_occupied = 0;  // credits in the receive buffer now
+    std::uint64_t rx_max = 0;
+    std::uint64_t rx_integral = 0;  // credits x ps
+  };
+  // One direction of the link. Wire time is kept in femtoseconds so that fractional flit times
+  // do not accumulate rounding (64 bits of fs cover 5 hours).
+  struct Wire {
+    Channel* vc[2] = {nullptr, nullptr};  // request VC, response VC
+    unsigned rr = 0;                      // VC the arbiter tries first
+    std::uint64_t free_fs = 0;            // the next new flit may start here
+    std::uint64_t open_start_fs = 0;      // the last flit (the one that may still take slots)
+    std::uint64_t open_end_fs = 0;
+    std::uint32_t open_slots = 0;
+    std::uint64_t next_decision_ps = kNever;
+    // Errors: the number of good flits before the next errored one, drawn from a geometric
+    // distribution with the wire's own seeded generator.
+    std::uint64_t rng = 0;
+    std::uint64_t good_left = ~std::uint64_t{0};
+    // ACK times of the last replay_buffer_flits flits, when the window can bind.
+    std::vector<std::uint64_t> ack_fs;
+    std::uint64_t flit_index = 0;
+    // Statistics.
+    std::uint64_t busy_fs = 0;
+    std::uint64_t flits = 0;  // flit transmissions, retransmissions included
+    std::uint64_t replays = 0;
+    std::uint64_t replayed_flits = 0;
   };
 
   friend class Wakeup;  // runs behaviour()
   void behaviour();
-  void enqueue(Direction& d, Payload& p, std::uint64_t now_ps, bool is_request);
-  // Hands on every message that has arrived; returns when the next one arrives.
-  std::uint64_t drain(Direction& d, bool is_request, std::uint64_t now_ps);
+  Sync accept(Channel& c, Payload& p, Phase& phase, std::uint64_t now);
+  void far_end_done(Channel& c, std::uint64_t now);
+  // Hands on every transfer that has arrived; returns when the next one is due.
+  std::uint64_t drain(Channel& c, std::uint64_t now);
+  void release_credits(Channel& c, const RxEntry& e, std::uint64_t now);
+  void decide(Wire& w, std::uint64_t now);
+  void commit(Wire& w, Channel& c, std::uint64_t e_ps);
+  // Places `count` new flits from `start_fs`; returns the end of the first; updates the wire.
+  std::uint64_t append_flits(Wire& w, std::uint64_t start_fs, std::uint32_t count);
+  std::uint64_t draw_good_flits(Wire& w);
+  const Shape& shape_of(Channel& c, const RequestExt& e);
+  bool send_on(Channel& c, Payload& p);
+  void send_end_upstream(Channel& c, Payload& p);
+  Wire& wire_of(const Channel& c) { return wire_[(&c - ch_) / 2]; }
 
   LinkParams params_;
+  LinkFraming framing_;
+  Clock clock_;
   double bandwidth_gbps_;
-  std::uint64_t latency_ps_;
-  Direction req_;
-  Direction resp_;
+  std::uint64_t flit_fs_;
+  std::uint64_t latency_fs_;
+  std::uint64_t replay_fs_;
+  std::uint64_t credit_return_ps_;
+  double log_good_;  // ln(1 - flit_error_rate)
+  bool window_binds_;
+  std::unique_ptr<TargetPort<Link>> reverse_up_;
+  std::unique_ptr<InitiatorPort<Link>> reverse_down_;
+  // ch_[wire x 2 + vc]: 0 A->B requests, 1 A->B responses (to B's requests), 2 B->A requests,
+  // 3 B->A responses (to A's requests).
+  Channel ch_[4];
+  Wire wire_[2];
   Wakeup wake_;
 };
 

@@ -261,7 +261,10 @@ assert d["conservation"]["ok"] is True, d["conservation"]
 assert d["summary"]["read_bytes"] == 262144, d["summary"]["read_bytes"]
 assert c["gpu0"]["peer_requests"] == 2048, c["gpu0"]["peer_requests"]
 assert c["gpu1_hub"]["requests"] == 2048, c["gpu1_hub"]["requests"]
-assert sum(v["bytes"] for k, v in c.items() if k.startswith("gpu1_peer_link")) == 262144
+# The read data leaves GPU 1's hub on the GPU-to-switch wires of GPU 1's own links, on their
+# response channel (the peer requests came in on the switch-to-GPU wires).
+assert sum(v["request_direction"]["response_vc"]["payload_bytes"]
+           for k, v in c.items() if k.startswith("gpu1_link")) == 262144
 PY
 pass "the peer_read example reaches GPU 1's HBM over the peer path"
 

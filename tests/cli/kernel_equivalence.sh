@@ -46,7 +46,7 @@ run minimal_write_verify --platform platforms/minimal.yaml --workload traffic/wr
 # issue decisions (the case where a missed GPU wake-up once showed up as a difference).
 run coinciding_edges --platform platforms/minimal.yaml --workload traffic/write_then_verify.yaml \
   --set links.gpu_device.lane_gbps=64 --set links.gpu_device.encoding_efficiency=1 \
-  --set gpus.clock_mhz=1000 --set links.gpu_device.buffer_entries=1 --set gpus.issue_width=4 \
+  --set gpus.clock_mhz=1000 --set links.gpu_device.tx_queue_entries=1 --set gpus.issue_width=4 \
   --set devices.0.noc.input_buffer=1 --set devices.0.noc.output_buffer=1 \
   --set devices.0.port_logic.tags_per_port=2
 run truncated --seed 5 --set sim.max_time_ns=3000

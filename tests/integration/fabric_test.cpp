@@ -24,12 +24,12 @@ const std::string kPod = R"(
 name: pod
 gpus: {count: 4, clock_mhz: 1000, request_bytes: 128, max_outstanding: 16, issue_width: 1}
 links:
-  gpu_switch: {lanes: 4, lane_gbps: 32, encoding_efficiency: 1.0, latency_ns: 10, header_bytes: 16,
-               buffer_entries: 8, per_gpu: 1}
-  switch_device: {lanes: 8, lane_gbps: 32, encoding_efficiency: 1.0, latency_ns: 5, header_bytes: 16,
-                  buffer_entries: 8}
-  leaf_spine: {lanes: 8, lane_gbps: 32, encoding_efficiency: 1.0, latency_ns: 7, header_bytes: 16,
-               buffer_entries: 8}
+  gpu_switch: {lanes: 4, lane_gbps: 32, encoding_efficiency: 1.0, latency_ns: 10, clock_mhz: 1000,
+               flit_bytes: 16, per_gpu: 1}
+  switch_device: {lanes: 8, lane_gbps: 32, encoding_efficiency: 1.0, latency_ns: 5, clock_mhz: 1000,
+                  flit_bytes: 16}
+  leaf_spine: {lanes: 8, lane_gbps: 32, encoding_efficiency: 1.0, latency_ns: 7, clock_mhz: 1000,
+               flit_bytes: 16}
 switch: {radix: 8, topology: leaf_spine, leaf_down_ports: 4, spines: 2, clock_mhz: 1000,
          pipeline_cycles: 10, port_bytes: 64, input_buffer: 4, output_buffer: 4}
 devices:
@@ -70,36 +70,40 @@ streams:
   const nlohmann::json r = test::run_sim(kPod, one_read);
   const double gpu_link = 16.0, fast = 32.0;  // GB/s: 4 x 32 / 8 and 8 x 32 / 8
   const std::uint64_t sw = 1000;
-  // Request (16 B header): GPU link, leaf 0, up link, spine, down link, leaf 1, device link.
-  std::uint64_t t = ser(16, gpu_link) + 10000;
+  // Request (16 B header flit): GPU link, leaf 0, up link, spine, down link, leaf 1, device link.
+  // Each link starts a transfer on the first edge of its 1000 MHz clock after it arrives.
+  const std::uint64_t lk = 1000;
+  std::uint64_t t = edge_after(0, lk) + ser(16, gpu_link) + 10000;
   t = edge_after(t, sw) + (10 + 1) * sw;
-  t += ser(16, fast) + 7000;
+  t = edge_after(t, lk) + ser(16, fast) + 7000;
   t = edge_after(t, sw) + (10 + 1) * sw;
-  t += ser(16, fast) + 7000;
+  t = edge_after(t, lk) + ser(16, fast) + 7000;
   t = edge_after(t, sw) + (10 + 1) * sw;
-  t += ser(16, fast) + 5000;
+  t = edge_after(t, lk) + ser(16, fast) + 5000;
   t = device_round_trip(t);
-  // Response (16 B header + 128 B): the same hops back, two 64 B beats in each chip.
-  t += ser(144, fast) + 5000;
+  // Response (16 B header flit + 8 data flits): the same hops back, two 64 B beats per chip.
+  t = edge_after(t, lk) + ser(144, fast) + 5000;
   t = edge_after(t, sw) + (10 + 2) * sw;
-  t += ser(144, fast) + 7000;
+  t = edge_after(t, lk) + ser(144, fast) + 7000;
   t = edge_after(t, sw) + (10 + 2) * sw;
-  t += ser(144, fast) + 7000;
+  t = edge_after(t, lk) + ser(144, fast) + 7000;
   t = edge_after(t, sw) + (10 + 2) * sw;
-  t += ser(144, gpu_link) + 10000;
+  t = edge_after(t, lk) + ser(144, gpu_link) + 10000;
   ASSERT_EQ(r["conservation"]["completed"], 1);
   EXPECT_DOUBLE_EQ(r["summary"]["latency_ns"]["max"].get<double>(), t / 1000.0);
-  // Exactly one leaf-to-spine link carried it up and one spine-to-leaf link down.
-  unsigned up = 0, down = 0;
+  // Exactly one leaf-to-spine link carried the request up (its leaf-to-spine wire, request
+  // channel) and one carried it down (spine-to-leaf wire, request channel); the 128 B of data came
+  // back over both.
+  std::uint64_t up = 0, down = 0, data = 0;
   for (const auto& [name, c] : r["components"].items()) {
-    if (name.find("_spine") == std::string::npos || name.find("_link") == std::string::npos) {
-      continue;
-    }
-    const std::uint64_t bytes = c["bytes"].get<std::uint64_t>();
-    if (bytes == 128) ++(name.find("_up") != std::string::npos ? up : down);
+    if (name.find("_spine") == std::string::npos) continue;
+    up += c["request_direction"]["request_vc"]["transfers"].get<std::uint64_t>();
+    down += c["response_direction"]["request_vc"]["transfers"].get<std::uint64_t>();
+    data += c["bytes"].get<std::uint64_t>();
   }
   EXPECT_EQ(up, 1u);
   EXPECT_EQ(down, 1u);
+  EXPECT_EQ(data, 2u * 128u);
 }
 
 // Every GPU writes 1 MiB into the next GPU's HBM and 1 MiB into the device, then reads both back.
@@ -148,10 +152,10 @@ name: planes
 gpus: {count: 2, clock_mhz: 1000, request_bytes: 128, max_outstanding: 64, issue_width: 2,)" +
                             kHbm + R"(
 links:
-  gpu_switch: {lanes: 4, lane_gbps: 32, encoding_efficiency: 1.0, latency_ns: 10, header_bytes: 16,
-               buffer_entries: 8, per_gpu: 4}
-  switch_device: {lanes: 4, lane_gbps: 32, encoding_efficiency: 1.0, latency_ns: 5, header_bytes: 16,
-                  buffer_entries: 8}
+  gpu_switch: {lanes: 4, lane_gbps: 32, encoding_efficiency: 1.0, latency_ns: 10, clock_mhz: 1000,
+               flit_bytes: 16, per_gpu: 4}
+  switch_device: {lanes: 4, lane_gbps: 32, encoding_efficiency: 1.0, latency_ns: 5, clock_mhz: 1000,
+                  flit_bytes: 16}
 switch: {radix: 8, planes: 2, clock_mhz: 1000, pipeline_cycles: 10, port_bytes: 64, input_buffer: 4,
          output_buffer: 4}
 devices:

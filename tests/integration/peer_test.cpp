@@ -37,10 +37,10 @@ gpus: {count: 2, clock_mhz: 1000, request_bytes: 128, max_outstanding: )" +
          R"(, input_buffer: 16, output_buffer: 16}}
 links:
   gpu_switch: {)" +
-         gpu_link + R"(, encoding_efficiency: 1.0, latency_ns: 10, header_bytes: 16,
-               buffer_entries: 64}
-  switch_device: {lanes: 8, lane_gbps: 32, encoding_efficiency: 1.0, latency_ns: 5, header_bytes: 16,
-                  buffer_entries: 8}
+         gpu_link + R"(, encoding_efficiency: 1.0, latency_ns: 10, clock_mhz: 1000,
+               flit_bytes: 16, request_vc_credits: 64, response_vc_credits: 64}
+  switch_device: {lanes: 8, lane_gbps: 32, encoding_efficiency: 1.0, latency_ns: 5, clock_mhz: 1000,
+                  flit_bytes: 16, request_vc_credits: 32, response_vc_credits: 32}
 switch: {radix: 8, clock_mhz: 1000, pipeline_cycles: 10, port_bytes: 64, input_buffer: 16,
          output_buffer: 16}
 devices:
@@ -64,23 +64,26 @@ std::string one_request(const std::string& location, bool write) {
 // Times in ps. Link 16 GB/s, 10 ns; switch period 1000, 10 cycles, 64 B beats; hub period 2000,
 // 3 cycles, 32 B beats; memory period 1000, 20 cycles + 128 B / 16 B = 8 burst cycles.
 constexpr double kLinkGbps = 16.0;
-constexpr std::uint64_t kLinkPs = 10000, kSwitch = 1000, kHub = 2000, kMem = 1000;
+// The links decide on the edge of their 1000 MHz clock strictly after a message arrives, then
+// send a 16 B header flit (+ 128 / 16 = 8 data flits for data) and add 10 ns.
+constexpr std::uint64_t kLinkPs = 10000, kLinkClock = 1000, kSwitch = 1000, kHub = 2000,
+                        kMem = 1000;
 std::uint64_t beats(std::uint64_t data, std::uint64_t width) {
   return data == 0 ? 1 : (data + width - 1) / width;
 }
 // Request data forward (write) or back (read).
 std::uint64_t peer_round_trip(bool write) {
   const std::uint64_t fwd = write ? 128 : 0, back = write ? 0 : 128;
-  std::uint64_t t = 0;                                            // GPU issues at edge 0
-  t += ser(16 + fwd, kLinkGbps) + kLinkPs;                        // GPU 0's link
-  t = edge_after(t, kSwitch) + (10 + beats(fwd, 64)) * kSwitch;   // switch
-  t += ser(16 + fwd, kLinkGbps) + kLinkPs;                        // GPU 1's peer link
-  t = edge_after(t, kHub) + (3 + beats(fwd, 32)) * kHub;          // GPU 1's hub
-  t = edge(t, kMem) + (20 + 128 / 16) * kMem;                     // HBM channel
-  t = edge_after(t, kHub) + (3 + beats(back, 32)) * kHub;         // hub back
-  t += ser(16 + back, kLinkGbps) + kLinkPs;                       // peer link back
-  t = edge_after(t, kSwitch) + (10 + beats(back, 64)) * kSwitch;  // switch back
-  t += ser(16 + back, kLinkGbps) + kLinkPs;                       // GPU 0's link back
+  std::uint64_t t = 0;                                                  // GPU issues at edge 0
+  t = edge_after(t, kLinkClock) + ser(16 + fwd, kLinkGbps) + kLinkPs;   // GPU 0's link
+  t = edge_after(t, kSwitch) + (10 + beats(fwd, 64)) * kSwitch;         // switch
+  t = edge_after(t, kLinkClock) + ser(16 + fwd, kLinkGbps) + kLinkPs;   // GPU 1's peer link
+  t = edge_after(t, kHub) + (3 + beats(fwd, 32)) * kHub;                // GPU 1's hub
+  t = edge(t, kMem) + (20 + 128 / 16) * kMem;                           // HBM channel
+  t = edge_after(t, kHub) + (3 + beats(back, 32)) * kHub;               // hub back
+  t = edge_after(t, kLinkClock) + ser(16 + back, kLinkGbps) + kLinkPs;  // peer link back
+  t = edge_after(t, kSwitch) + (10 + beats(back, 64)) * kSwitch;        // switch back
+  t = edge_after(t, kLinkClock) + ser(16 + back, kLinkGbps) + kLinkPs;  // GPU 0's link back
   return t;
 }
 
@@ -94,15 +97,16 @@ TEST_P(PeerZeroLoad, PeerReadIsTheSumOfHopLatencies) {
   const std::uint64_t t = peer_round_trip(false);
   ASSERT_EQ(r["conservation"]["completed"], 1);
   EXPECT_DOUBLE_EQ(r["summary"]["latency_ns"]["max"].get<double>(), t / 1000.0);
-  // The same arithmetic by hand: link 1 + 10 -> 11 ns; switch edge 12 + 11 -> 23; peer link
-  // 23 + 1 + 10 -> 34; hub edge 36 + 4 x 2 -> 44; HBM 44 + 28 -> 72; hub edge 74 + 7 x 2 -> 88;
-  // peer link 88 + 9 + 10 -> 107; switch edge 108 + 12 -> 120; link 120 + 9 + 10 -> 139 ns.
-  EXPECT_EQ(t, 139000u);
+  // The same arithmetic by hand: link edge after 0 -> 1, + 1 + 10 -> 12 ns; switch edge 13 + 11
+  // -> 24; peer link edge 25 + 1 + 10 -> 36; hub edge 38 + 4 x 2 -> 46; HBM 46 + 28 -> 74; hub
+  // edge 76 + 7 x 2 -> 90; peer link edge 91 + 9 + 10 -> 110; switch edge 111 + 12 -> 123; link
+  // edge 124 + 9 + 10 -> 143 ns.
+  EXPECT_EQ(t, 143000u);
   // It went the peer way: GPU 1's hub and peer link carried it, GPU 0's hub did not.
   EXPECT_EQ(r["components"]["gpu0"]["peer_requests"], 1);
   EXPECT_EQ(r["components"]["gpu1_hub"]["requests"], 1);
   EXPECT_EQ(r["components"]["gpu0_hub"]["requests"], 0);
-  EXPECT_DOUBLE_EQ(r["components"]["gpu1_peer_link0"]["bytes"].get<double>(), 128.0);
+  EXPECT_DOUBLE_EQ(r["components"]["gpu1_link0"]["bytes"].get<double>(), 128.0);
 }
 
 TEST_P(PeerZeroLoad, PeerWriteIsTheSumOfHopLatencies) {
@@ -110,10 +114,10 @@ TEST_P(PeerZeroLoad, PeerWriteIsTheSumOfHopLatencies) {
   const std::uint64_t t = peer_round_trip(true);
   ASSERT_EQ(r["conservation"]["completed"], 1);
   EXPECT_DOUBLE_EQ(r["summary"]["write_latency_ns"]["max"].get<double>(), t / 1000.0);
-  // By hand: link 9 + 10 -> 19 ns; switch 20 + 12 -> 32; peer link 32 + 19 -> 51; hub 52 + 7 x 2
-  // -> 66; HBM 66 + 28 -> 94; hub 96 + 4 x 2 -> 104; peer link 104 + 11 -> 115; switch 116 + 11
-  // -> 127; link 127 + 11 -> 138 ns.
-  EXPECT_EQ(t, 138000u);
+  // By hand: link edge 1 + 9 + 10 -> 20 ns; switch 21 + 12 -> 33; peer link edge 34 + 19 -> 53;
+  // hub 54 + 7 x 2 -> 68; HBM 68 + 28 -> 96; hub 98 + 4 x 2 -> 106; peer link edge 107 + 11 ->
+  // 118; switch 119 + 11 -> 130; link edge 131 + 11 -> 142 ns.
+  EXPECT_EQ(t, 142000u);
 }
 
 TEST_P(PeerZeroLoad, LocalReadPassesThroughTheGpusOwnHub) {
@@ -164,7 +168,8 @@ TEST(PeerThroughputBound, HubPortLimitsPeerReads) {
 }
 
 TEST(PeerThroughputBound, LinksLimitPeerReadsSpreadOverTwoPerGpu) {
-  // 2 links per GPU of 4 x 32 Gb/s = 16 GB/s each; a 128 B read response is 144 B on the wire,
+  // 2 links per GPU of 4 x 32 Gb/s = 16 GB/s each; a 128 B read response is a 16 B header flit +
+  // 8 data flits = 144 B on the wire,
   // so 2 x 16 x 128 / 144 = 28.44 GB/s of data over GPU 0's links and over GPU 1's peer links
   // alike. Sequential 128 B blocks alternate the two links (xor spreading: consecutive blocks 2k,
   // 2k + 1 differ in parity). Switch 64 GB/s per port, hub 64 B x 1000 MHz = 64 GB/s per port,
@@ -178,8 +183,8 @@ TEST(PeerThroughputBound, LinksLimitPeerReadsSpreadOverTwoPerGpu) {
   EXPECT_LE(r["summary"]["read_bandwidth_gbps"].get<double>(), bound * (1 + 1e-9));
   EXPECT_GE(r["summary"]["read_bandwidth_gbps"].get<double>(), bound * 0.98);
   // Both peer links of GPU 1 carried half the data each (4 MiB).
-  EXPECT_DOUBLE_EQ(r["components"]["gpu1_peer_link0"]["bytes"].get<double>(), 4.0 * (1 << 20));
-  EXPECT_DOUBLE_EQ(r["components"]["gpu1_peer_link1"]["bytes"].get<double>(), 4.0 * (1 << 20));
+  EXPECT_DOUBLE_EQ(r["components"]["gpu1_link0"]["bytes"].get<double>(), 4.0 * (1 << 20));
+  EXPECT_DOUBLE_EQ(r["components"]["gpu1_link1"]["bytes"].get<double>(), 4.0 * (1 << 20));
 }
 
 TEST(PeerThroughputBound, LocalAndPeerReadsShareTheHbmChannels) {

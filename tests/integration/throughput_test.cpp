@@ -17,8 +17,8 @@ name: bound
 gpus: {count: 1, clock_mhz: 1000, request_bytes: 128, max_outstanding: 256, issue_width: 2}
 links:
   gpu_device: {)" +
-         link + R"(, encoding_efficiency: 1.0, latency_ns: 10, header_bytes: 16,
-               buffer_entries: 64, per_gpu: 1}
+         link + R"(, encoding_efficiency: 1.0, latency_ns: 10, clock_mhz: 1000,
+               flit_bytes: 16, request_vc_credits: 64, response_vc_credits: 64, per_gpu: 1}
 devices:
   - name: fam0
     capacity_gib: 1
@@ -48,7 +48,10 @@ double achieved(const nlohmann::json& r, const char* key) {
 }
 
 TEST(ThroughputBound, LinkLimitsReads) {
-  // Link 4 x 32 Gb/s = 16 GB/s per direction; each 128 B read response is 144 B on the wire.
+  // Link 4 x 32 Gb/s = 16 GB/s per direction. 16 B flits of one 16 B slot, 16 B message headers:
+  // a 128 B read response is a header flit + 128 / 16 = 8 data flits = 144 B on the wire. The
+  // credit loop (64 flits per VC, round trip 9 + 10 + 10 (credit return = latency) + 1 (clock) =
+  // 30 ns: 64 x 16 B / 30 ns = 34 GB/s) is not the limit.
   // Memory 4 channels x 16 GB/s, crossbar 64 B x 1 GHz = 64 GB/s per port: the link is the limit.
   const auto r =
       test::run_sim(platform("lanes: 4, lane_gbps: 32", "width_bytes: 64", "channels: 4"),
@@ -60,7 +63,7 @@ TEST(ThroughputBound, LinkLimitsReads) {
 }
 
 TEST(ThroughputBound, LinkLimitsWrites) {
-  // Writes carry 16 + 128 B forward; completions are headers only.
+  // Writes carry a header flit + 8 data flits = 144 B forward; completions are one header flit.
   const auto r =
       test::run_sim(platform("lanes: 4, lane_gbps: 32", "width_bytes: 64", "channels: 4"),
                     stream("sequential", 0.0));

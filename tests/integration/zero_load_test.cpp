@@ -15,8 +15,13 @@ using test::edge;
 using test::edge_after;
 using test::ser;
 
+// The link decides on the first edge of its 1000 MHz clock strictly after a message arrives
+// (models/fabric/link.h, timing step 1), then serialises it and adds its latency.
+constexpr std::uint64_t kLinkClock = 1000;
+
 // Test platform with round numbers (all times in ps).
-//   GPU clock 1000 MHz; link 4 lanes x 32 Gb/s x 1.0 = 16 GB/s per direction, 10 ns, 16 B header;
+//   GPU clock 1000 MHz; link 4 lanes x 32 Gb/s x 1.0 = 16 GB/s per direction, 10 ns, link clock
+//   1000 MHz, 16 B flits of one slot, 16 B message headers (a 128 B transfer: 1 + 8 flits);
 //   port logic 500 MHz (2000 ps), ingress 3, egress 2 cycles; crossbar 1000 MHz, 4 pipeline
 //   cycles, 32 B wide; memory 2000 MT/s x 64 bit at 1000 MHz = 16 B per clock, 20 cycles access.
 // The device both platforms attach: the round trip through it is worked out in Device below.
@@ -40,8 +45,8 @@ gpus: {count: 1, clock_mhz: 1000, request_bytes: 128, max_outstanding: 16, issue
                       access_latency_cycles: 20, channels: 4, capacity_gib: 1,
                       interleave: {granule_bytes: 256, channel_select: modulo}}}
 links:
-  gpu_device: {lanes: 4, lane_gbps: 32, encoding_efficiency: 1.0, latency_ns: 10, header_bytes: 16,
-               buffer_entries: 8, per_gpu: 1}
+  gpu_device: {lanes: 4, lane_gbps: 32, encoding_efficiency: 1.0, latency_ns: 10, clock_mhz: 1000,
+               flit_bytes: 16, request_vc_credits: 32, response_vc_credits: 32, per_gpu: 1}
 )" + kDevice;
 
 // The same device behind a switch: 1000 MHz, 10 pipeline cycles, 64 B per cycle.
@@ -49,10 +54,10 @@ const std::string kSwitched = R"(
 name: zero_load_switched
 gpus: {count: 1, clock_mhz: 1000, request_bytes: 128, max_outstanding: 16, issue_width: 1}
 links:
-  gpu_switch: {lanes: 4, lane_gbps: 32, encoding_efficiency: 1.0, latency_ns: 10, header_bytes: 16,
-               buffer_entries: 8, per_gpu: 1}
-  switch_device: {lanes: 8, lane_gbps: 32, encoding_efficiency: 1.0, latency_ns: 5, header_bytes: 16,
-                  buffer_entries: 8}
+  gpu_switch: {lanes: 4, lane_gbps: 32, encoding_efficiency: 1.0, latency_ns: 10, clock_mhz: 1000,
+               flit_bytes: 16, request_vc_credits: 32, response_vc_credits: 32, per_gpu: 1}
+  switch_device: {lanes: 8, lane_gbps: 32, encoding_efficiency: 1.0, latency_ns: 5, clock_mhz: 1000,
+                  flit_bytes: 16, request_vc_credits: 32, response_vc_credits: 32}
 switch: {radix: 8, clock_mhz: 1000, pipeline_cycles: 10, port_bytes: 64, input_buffer: 4,
          output_buffer: 4}
 )" + kDevice;
@@ -91,26 +96,27 @@ class ZeroLoad : public ::testing::TestWithParam<const char*> {
 
 TEST_P(ZeroLoad, DirectReadIsTheSumOfHopLatencies) {
   const nlohmann::json r = test::run_sim(kDirect, one_request("device/fam0", false), kernel());
-  // Link: 16 B request header at 16 GB/s, then 10 ns; response 16 B header + 128 B data.
+  // Link: edge after issue, one 16 B header flit at 16 GB/s, then 10 ns; the response is a
+  // header flit + 8 data flits.
   const double link = 16.0;
-  std::uint64_t t = 0 + ser(16, link) + 10000;
+  std::uint64_t t = edge_after(0, kLinkClock) + ser(16, link) + 10000;
   t = Device::round_trip(t, false);
-  t += ser(16 + 128, link) + 10000;
+  t = edge_after(t, kLinkClock) + ser(16 + 128, link) + 10000;
   ASSERT_EQ(r["conservation"]["completed"], 1);
   EXPECT_DOUBLE_EQ(r["summary"]["latency_ns"]["max"].get<double>(), t / 1000.0);
   EXPECT_DOUBLE_EQ(r["summary"]["latency_ns"]["min"].get<double>(), t / 1000.0);
-  // The arithmetic above, done once by hand: link 1 + 10 -> 11 ns; port logic edge 12 + 3 x 2 ->
-  // 18; crossbar next edge 19 + 5 -> 24; memory 24 + 28 -> 52; crossbar 53 + 8 -> 61; egress
-  // edge 62 + 2 x 2 -> 66; link 9 + 10 -> 85 ns.
-  EXPECT_DOUBLE_EQ(t / 1000.0, 85.0);
+  // The arithmetic above, done once by hand: link edge after 0 -> 1, + 1 + 10 -> 12 ns; port
+  // logic edge 12 + 3 x 2 -> 18; crossbar next edge 19 + 5 -> 24; memory 24 + 28 -> 52; crossbar
+  // 53 + 8 -> 61; egress edge 62 + 2 x 2 -> 66; link edge after 66 -> 67, + 9 + 10 -> 86 ns.
+  EXPECT_DOUBLE_EQ(t / 1000.0, 86.0);
 }
 
 TEST_P(ZeroLoad, DirectWriteIsTheSumOfHopLatencies) {
   const nlohmann::json r = test::run_sim(kDirect, one_request("device/fam0", true), kernel());
   const double link = 16.0;
-  std::uint64_t t = 0 + ser(16 + 128, link) + 10000;
+  std::uint64_t t = edge_after(0, kLinkClock) + ser(16 + 128, link) + 10000;
   t = Device::round_trip(t, true);
-  t += ser(16, link) + 10000;
+  t = edge_after(t, kLinkClock) + ser(16, link) + 10000;
   ASSERT_EQ(r["conservation"]["completed"], 1);
   EXPECT_DOUBLE_EQ(r["summary"]["write_latency_ns"]["max"].get<double>(), t / 1000.0);
 }
@@ -119,13 +125,13 @@ TEST_P(ZeroLoad, SwitchedReadAddsTwoLinksAndTheSwitch) {
   const nlohmann::json r = test::run_sim(kSwitched, one_request("device/fam0", false), kernel());
   const double gpu_link = 16.0, dev_link = 32.0;
   const std::uint64_t sw = 1000;
-  std::uint64_t t = 0 + ser(16, gpu_link) + 10000;
+  std::uint64_t t = edge_after(0, kLinkClock) + ser(16, gpu_link) + 10000;
   t = edge_after(t, sw) + (10 + 1) * sw;  // switch: pipeline + one beat (header only)
-  t += ser(16, dev_link) + 5000;
+  t = edge_after(t, kLinkClock) + ser(16, dev_link) + 5000;
   t = Device::round_trip(t, false);
-  t += ser(16 + 128, dev_link) + 5000;
+  t = edge_after(t, kLinkClock) + ser(16 + 128, dev_link) + 5000;
   t = edge_after(t, sw) + (10 + 128 / 64) * sw;  // switch: pipeline + two 64 B beats
-  t += ser(16 + 128, gpu_link) + 10000;
+  t = edge_after(t, kLinkClock) + ser(16 + 128, gpu_link) + 10000;
   ASSERT_EQ(r["conservation"]["completed"], 1);
   EXPECT_DOUBLE_EQ(r["summary"]["latency_ns"]["max"].get<double>(), t / 1000.0);
 }
@@ -151,7 +157,7 @@ TEST_P(ZeroLoad, DirectReadThroughDdr4IsTheSumOfHopLatenciesAndDramTiming) {
   const nlohmann::json r = test::run_sim(platform, one_request("device/fam0", false), kernel());
   const double link = 16.0;
   const std::uint64_t port = 2000, noc = 1000, tck = 625;
-  std::uint64_t t = 0 + ser(16, link) + 10000;
+  std::uint64_t t = edge_after(0, kLinkClock) + ser(16, link) + 10000;
   t = edge(t, port) + 3 * port;
   t = edge_after(t, noc) + (4 + 1) * noc;
   // DRAM: the controller decides on the first clock after arrival (c0). The 128 B read is two
@@ -162,7 +168,7 @@ TEST_P(ZeroLoad, DirectReadThroughDdr4IsTheSumOfHopLatenciesAndDramTiming) {
   t = (c0 + 52) * tck;
   t = edge_after(t, noc) + (4 + 128 / 32) * noc;
   t = edge(t, port) + 2 * port;
-  t += ser(16 + 128, link) + 10000;
+  t = edge_after(t, kLinkClock) + ser(16 + 128, link) + 10000;
   ASSERT_EQ(r["conservation"]["completed"], 1);
   EXPECT_DOUBLE_EQ(r["summary"]["latency_ns"]["max"].get<double>(), t / 1000.0);
   const nlohmann::json& ch = r["components"]["fam0.memory.ch0"];

@@ -44,6 +44,25 @@ nlohmann::json run_sim(const std::string& platform_yaml, const std::string& work
   return r;
 }
 
+LinkParams preset_link_params(const std::string& name, const std::string& extra) {
+  const std::string platform =
+      "name: preset_probe\n"
+      "gpus: {count: 1, clock_mhz: 1000}\n"
+      "links:\n"
+      "  gpu_device: {preset: " +
+      name + extra +
+      ", per_gpu: 1}\n"
+      "devices:\n"
+      "  - name: fam0\n"
+      "    capacity_gib: 1\n"
+      "    fabric_ports: 1\n"
+      "    port_logic: {clock_mhz: 1000, ingress_cycles: 1, tags_per_port: 8}\n"
+      "    noc: {clock_mhz: 1000, pipeline_cycles: 1, width_bytes: 64}\n"
+      "    memory: {preset: ddr5_4800_x8, channels: 1}\n";
+  const std::string workload = "streams:\n  - buffer: {bytes: 1MiB, location: device/fam0}\n";
+  return parse_config(make_doc(platform, workload)).platform.gpu_link.params;
+}
+
 std::string source_file(const std::string& relative_path) {
   std::ifstream in(std::string(FAMSIM_SOURCE_DIR) + "/" + relative_path);
   if (!in) throw std::runtime_error("cannot read " + relative_path);

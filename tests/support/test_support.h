@@ -21,6 +21,11 @@ ConfigDoc make_doc(const std::string& platform_yaml, const std::string& workload
 nlohmann::json run_sim(const std::string& platform_yaml, const std::string& workload_yaml,
                        const std::vector<std::string>& overrides = {});
 
+// The link parameters a preset (platforms/presets/link/NAME.yaml) gives, read through the
+// platform parser as a platform file's `links:` entry would be; `extra` adds YAML keys
+// (", key: value") next to `preset`.
+LinkParams preset_link_params(const std::string& name, const std::string& extra = "");
+
 // The text of a file in the source tree ("platforms/minimal.yaml").
 std::string source_file(const std::string& relative_path);
 

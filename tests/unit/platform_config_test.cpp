@@ -104,9 +104,20 @@ TEST(PlatformConfig, ValidConfigGivesHandComputedValues) {
   // 4 lanes x 50 Gb/s x 0.8 / 8 bits = 20 GB/s per direction.
   EXPECT_NEAR(p.gpu_link.params.bandwidth_gbps(), 4 * 50 * 0.8 / 8, 1e-12);
   EXPECT_NEAR(p.gpu_link.params.bandwidth_gbps(), 20.0, 1e-12);
-  // Defaults from the documented key reference: 16 B header, 32 buffer entries.
-  EXPECT_EQ(p.gpu_link.params.header_bytes, 16u);
-  EXPECT_EQ(p.gpu_link.params.buffer_entries, 32u);
+  // Defaults from the documented key reference (README "Links"): 16 B flits of one 16 B slot,
+  // 16 B message headers, 256 B max payload, 64 flit credits per VC, credit return and replay
+  // latency from latency_ns (10 and 2 x 10 ns), 1000 MHz link clock, no errors.
+  EXPECT_EQ(p.gpu_link.params.flit.flit_bytes, 16u);
+  EXPECT_EQ(p.gpu_link.params.flit.slot_bytes, 16u);
+  EXPECT_EQ(p.gpu_link.params.flit.request_header_bytes, 16u);
+  EXPECT_EQ(p.gpu_link.params.flit.max_payload_bytes, 256u);
+  EXPECT_EQ(p.gpu_link.params.request_vc_credits, 64u);
+  EXPECT_EQ(p.gpu_link.params.response_vc_credits, 64u);
+  EXPECT_EQ(p.gpu_link.params.credit_unit, CreditUnit::kFlit);
+  EXPECT_DOUBLE_EQ(p.gpu_link.params.credit_return_ns, 10.0);
+  EXPECT_DOUBLE_EQ(p.gpu_link.params.replay_latency_ns, 20.0);
+  EXPECT_DOUBLE_EQ(p.gpu_link.params.clock_mhz, 1000.0);
+  EXPECT_DOUBLE_EQ(p.gpu_link.params.flit_error_rate, 0.0);
   ASSERT_EQ(p.devices.size(), 1u);
   const DeviceConfig& d = p.devices[0];
   EXPECT_EQ(d.name, "fam0");
@@ -161,7 +172,9 @@ TEST(PlatformConfig, ValidSwitchPlatform) {
   EXPECT_NEAR(p.gpu_link.params.bandwidth_gbps(), 25.0, 1e-9);
   EXPECT_NEAR(p.device_link.params.bandwidth_gbps(), 25.0, 1e-9);
   EXPECT_DOUBLE_EQ(p.gpu_link.params.latency_ns, 20.0);
-  EXPECT_EQ(p.gpu_link.params.buffer_entries, 64u);
+  // nvlink4.yaml: 128 flit credits per VC, 16 B flits.
+  EXPECT_EQ(p.gpu_link.params.request_vc_credits, 128u);
+  EXPECT_EQ(p.gpu_link.params.flit.flit_bytes, 16u);
 }
 
 // GPUs with local HBM only: no devices, no links needed.
