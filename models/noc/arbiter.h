@@ -14,6 +14,9 @@ class RequestSet {
   explicit RequestSet(unsigned n) : n_(n), words_((n + 63) / 64, 0) {}
 
   unsigned size() const { return n_; }
+  // The bits of indices 64k .. 64k + 63.
+  std::size_t words() const { return words_.size(); }
+  std::uint64_t word(std::size_t k) const { return words_[k]; }
   // Clears every bit (no allocation).
   void reset() {
     for (std::uint64_t& w : words_) w = 0;
@@ -71,6 +74,17 @@ class RequestSet {
       if (++wi >= words_.size()) return n_;
       w = words_[wi] & ~excluded.words_[wi];
     }
+  }
+  // Sets every index set in `other` (same size).
+  void merge(const RequestSet& other) {
+    for (std::size_t k = 0; k < words_.size(); ++k) words_[k] |= other.words_[k];
+  }
+  // True when some index is set here and clear in `excluded` (same size).
+  bool any_excluding(const RequestSet& excluded) const {
+    for (std::size_t k = 0; k < words_.size(); ++k) {
+      if (words_[k] & ~excluded.words_[k]) return true;
+    }
+    return false;
   }
   // True when some index is set both here and in `other` (same size).
   bool intersects(const RequestSet& other) const {

@@ -80,8 +80,6 @@ void Crossbar::init_plane(Plane& pl, bool is_request, unsigned inputs, unsigned 
       in.voq_eligible_ps.assign(outputs, 0);
     } else {
       in.fifo.set_capacity(params_.input_buffer);
-      in.queued_for.assign(outputs, 0);
-      in.wanted = RequestSet(outputs);
     }
   }
   pl.out.resize(outputs);
@@ -90,6 +88,14 @@ void Crossbar::init_plane(Plane& pl, bool is_request, unsigned inputs, unsigned 
     o.requesters = RequestSet(inputs);
   }
   pl.waiting_outputs = RequestSet(outputs);
+  pl.requested = RequestSet(outputs);
+  pl.full_outputs = RequestSet(outputs);
+  if (!voq()) {
+    pl.out_words = pl.requested.words();
+    pl.queued_for.assign(static_cast<std::size_t>(inputs) * outputs, 0);
+    pl.wanted.assign(inputs * pl.out_words, 0);
+    pl.waiting_inputs = RequestSet(inputs);
+  }
   const std::size_t staged_max = static_cast<std::size_t>(outputs) * params_.output_buffer;
   for (auto& c : pl.leave_classes) c.fifo.set_capacity(staged_max);
   pl.leave_heap.reserve(staged_max);
@@ -163,7 +169,9 @@ void Crossbar::enqueue(Plane& pl, unsigned in, const Queued& q, std::uint64_t no
   } else {
     const bool was_empty = input.fifo.empty();
     input.fifo.push_back(q);
-    if (input.queued_for[q.dest]++ == 0) input.wanted.set(q.dest);
+    if (pl.queued_for[std::size_t{in} * pl.out.size() + q.dest]++ == 0) {
+      pl.wanted[in * pl.out_words + (q.dest >> 6)] |= std::uint64_t{1} << (q.dest & 63);
+    }
     if (was_empty) schedule_head(pl, in, q.dest, now_ps);
   }
 }
@@ -199,8 +207,11 @@ void Crossbar::drain_output(Plane& pl, unsigned o, std::uint64_t now_ps) {
     p.release();
   }
   // A pipe that had no room now has: a waiting requester may win at the next edge.
-  if (was_full && !out.pipe.full() && pl.waiting_outputs.test(o)) {
-    pl.next_arbitration_ps = std::min(pl.next_arbitration_ps, clock_.edge_ps(now_ps));
+  if (was_full && !out.pipe.full()) {
+    pl.full_outputs.clear(o);
+    if (pl.waiting_outputs.test(o)) {
+      pl.next_arbitration_ps = std::min(pl.next_arbitration_ps, clock_.edge_ps(now_ps));
+    }
   }
 }
 
@@ -245,6 +256,7 @@ std::uint64_t Crossbar::next_leave(const Plane& pl) {
 
 void Crossbar::arbitrate(Plane& pl, std::uint64_t edge_ps) {
   // Heads that became eligible by this edge start requesting their output.
+  const std::size_t pending = pl.pending_heads.size();
   for (std::size_t k = 0; k < pl.pending_heads.size();) {
     const PendingHead h = pl.pending_heads[k];
     if (h.eligible_ps > edge_ps) {
@@ -257,21 +269,27 @@ void Crossbar::arbitrate(Plane& pl, std::uint64_t edge_ps) {
       pl.in[h.input].voq_eligible_ps[h.output] = h.eligible_ps;
     } else {
       pl.in[h.input].head_eligible_ps = h.eligible_ps;
+      pl.waiting_inputs.set(h.input);
     }
     pl.pending_heads[k] = pl.pending_heads.back();
     pl.pending_heads.pop_back();
   }
-  // Inputs found HOL-blocked at the last arbitration edge stayed blocked until this one.
-  for (unsigned i : pl.hol_blocked) pl.in[i].hol_ps += edge_ps - pl.hol_since_ps;
-  pl.hol_blocked.clear();
+  const bool new_heads = pl.pending_heads.size() != pending;
 
   pl.popped.clear();
+  if (!voq()) pl.requested = pl.waiting_outputs;  // same size: copies words, no allocation
   if (!voq() && params_.arbiter == CrossbarArbiter::kRoundRobin) {
     arbitrate_fifo_round_robin(pl, edge_ps);
   } else {
     arbitrate_matching(pl, edge_ps);
   }
-  if (!voq() && pl.waiting_outputs.any()) find_hol_blocked(pl, edge_ps);
+  // Head-of-line blocking changes only where grants or new heads change who waits for what:
+  // elsewhere the inputs found blocked stay blocked (only a grant ends it) and their time runs on.
+  if (!voq() && (new_heads || !pl.popped.empty())) {
+    for (unsigned i : pl.hol_blocked) pl.in[i].hol_ps += edge_ps - pl.hol_since_ps;
+    pl.hol_blocked.clear();
+    if (pl.waiting_outputs.any()) find_hol_blocked(pl, edge_ps);
+  }
 
   // Inputs that sent a message have room: take a held message, and let the next head compete.
   for (const Grant& g : pl.popped) {
@@ -288,7 +306,9 @@ void Crossbar::arbitrate(Plane& pl, std::uint64_t edge_ps) {
         if (was_empty && q.dest != g.output) schedule_head(pl, g.input, q.dest, edge_ps);
       } else {
         in.fifo.push_back(q);
-        if (in.queued_for[q.dest]++ == 0) in.wanted.set(q.dest);
+        if (pl.queued_for[std::size_t{g.input} * pl.out.size() + q.dest]++ == 0) {
+          pl.wanted[g.input * pl.out_words + (q.dest >> 6)] |= std::uint64_t{1} << (q.dest & 63);
+        }
       }
       if (pl.is_request) {
         up_[g.input]->send_end_req(held);
@@ -401,7 +421,10 @@ void Crossbar::transfer(Plane& pl, unsigned i, unsigned o, std::uint64_t edge_ps
   } else {
     q = in.fifo.front();
     in.fifo.pop_front();
-    if (--in.queued_for[o] == 0) in.wanted.clear(o);
+    pl.waiting_inputs.clear(i);
+    if (--pl.queued_for[std::size_t{i} * pl.out.size() + o] == 0) {
+      pl.wanted[i * pl.out_words + (o >> 6)] &= ~(std::uint64_t{1} << (o & 63));
+    }
     eligible = in.head_eligible_ps;
   }
   note_occupancy(in, edge_ps);
@@ -429,30 +452,32 @@ void Crossbar::transfer(Plane& pl, unsigned i, unsigned o, std::uint64_t edge_ps
   in.bytes += data;
   ++in.messages;
   out.pipe.push_back({q.payload, leave});
+  if (out.pipe.full()) pl.full_outputs.set(o);
   stage(pl, cycles, {leave, o});
 }
 
 void Crossbar::find_hol_blocked(Plane& pl, std::uint64_t edge_ps) {
-  // The requesters still registered lost this edge (or wait for a busy output). Each FIFO input
-  // requests one output, so each appears once.
-  for (unsigned o = pl.waiting_outputs.next_at_or_after(0); o < pl.out.size();
-       o = pl.waiting_outputs.next_at_or_after(o + 1)) {
-    const RequestSet& r = pl.out[o].requesters;
-    for (unsigned i = r.next_at_or_after(0); i < r.size(); i = r.next_at_or_after(i + 1)) {
-      const Input& in = pl.in[i];
-      if (in.fifo.size() < 2) continue;
-      // An output that granted at this edge is busy until a later one, so "could take a message
-      // and granted nobody" is: free now and room in its buffer.
-      for (unsigned d = in.wanted.next_at_or_after(0); d < in.wanted.size();
-           d = in.wanted.next_at_or_after(d + 1)) {
-        if (d == o) continue;
-        const Output& out = pl.out[d];
-        if (out.free_at_ps <= edge_ps && !out.pipe.full()) {
-          pl.hol_blocked.push_back(i);
+  // The inputs still registered lost this edge (or wait for a busy output). An output that had a
+  // requester at this edge either granted one or could not take a message, and one with a full
+  // buffer cannot take one: only the others can be "free and granted nobody". Masking those out
+  // word by word rules most inputs out without touching the outputs; the head's own output is
+  // among the requested ones, so what is left is wanted by a message behind the head.
+  pl.requested.merge(pl.full_outputs);
+  const std::size_t words = pl.out_words;
+  for (unsigned i = pl.waiting_inputs.next_at_or_after(0); i < pl.in.size();
+       i = pl.waiting_inputs.next_at_or_after(i + 1)) {
+    const std::uint64_t* row = &pl.wanted[i * words];
+    bool blocked = false;
+    for (std::size_t w = 0; w < words && !blocked; ++w) {
+      for (std::uint64_t bits = row[w] & ~pl.requested.word(w); bits; bits &= bits - 1) {
+        const unsigned d = static_cast<unsigned>(w * 64 + __builtin_ctzll(bits));
+        if (pl.out[d].free_at_ps <= edge_ps) {
+          blocked = true;
           break;
         }
       }
     }
+    if (blocked) pl.hol_blocked.push_back(i);
   }
   pl.hol_since_ps = edge_ps;
 }

@@ -74,16 +74,16 @@
 //                                                 time-weighted mean over the window, maximum
 //     hol_blocking_ns                             per input, defined below.
 //
-// Head-of-line blocking (FIFO inputs; 0 with VOQs by construction). Input i is HOL-blocked at an
-// arbitration edge e (an edge at which the crossbar decides grants for that direction) when its
-// FIFO head competed at e and was not granted (its output busy, its output buffer full, or
-// another input won it) while some message behind the head in the same FIFO is for a different
-// output that could have taken a message at e (not busy, room in its output buffer) and granted
-// nobody at e. Each such edge adds the time to the next arbitration edge of that direction:
-// nothing that ends the blocking (a grant) happens in between. Blocking that begins between
-// arbitration edges (an output freeing with no requester of its own, a message arriving behind
-// a waiting head) is counted from the next arbitration edge; under saturation the crossbar
-// arbitrates at every edge and the count is exact.
+// Head-of-line blocking (FIFO inputs; 0 with VOQs by construction). It is evaluated at the
+// edges where the crossbar's waiting set changes in a direction: an edge with a grant or with a
+// new head starting to compete. At such an edge e, input i is HOL-blocked when its FIFO head
+// competed and was not granted (its output busy, its output buffer full, or another input won
+// it) while some message behind the head in the same FIFO is for an output that could have
+// taken a message at e (not busy, room in its output buffer) and that nobody requested at e.
+// Each such e adds the time to the next such edge: nothing that ends the blocking (a grant)
+// happens in between. Blocking that begins in between (an output freeing while no head wants it)
+// is counted from the next such edge; under saturation there is a grant at every edge and the
+// count is exact.
 #pragma once
 
 #include "models/core/clock.h"
@@ -168,9 +168,6 @@ class Crossbar : public sc_core::sc_module, public Component {
     std::uint64_t backpressure_ps = 0;
     std::uint64_t head_eligible_ps = 0;          // fifo: when the head started competing
     std::vector<std::uint64_t> voq_eligible_ps;  // voq: the same per output queue
-    // fifo, for head-of-line blocking: messages in the FIFO per output, and the outputs with any.
-    std::vector<std::uint32_t> queued_for;
-    RequestSet wanted;
     // Statistics.
     std::uint64_t bytes = 0;
     std::uint64_t messages = 0;
@@ -212,6 +209,17 @@ class Crossbar : public sc_core::sc_module, public Component {
     std::vector<Input> in;
     std::vector<Output> out;
     RequestSet waiting_outputs;  // outputs with at least one registered requester
+    // fifo, for head-of-line blocking (flat per-plane arrays, so the per-edge scan reads
+    // contiguous memory): messages in each input's FIFO per output (inputs x outputs), the
+    // outputs with any as rows of out_words bits (inputs x out_words), the inputs whose head is
+    // registered with its output, the outputs requested as the edge's arbitration began, and
+    // the outputs whose buffer is full.
+    std::vector<std::uint32_t> queued_for;
+    std::vector<std::uint64_t> wanted;
+    std::size_t out_words = 0;
+    RequestSet waiting_inputs;
+    RequestSet requested;
+    RequestSet full_outputs;
     // When staged messages are due. A message leaves a fixed number of cycles after its grant
     // for a given beat count (store-and-forward) or always (cut-through), so messages with the
     // same count leave in grant order: one FIFO per count keeps them sorted for free (a few
