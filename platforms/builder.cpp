@@ -211,6 +211,11 @@ Platform::Platform(const PlatformConfig& cfg, SimContext& ctx, AddressSpace& vmm
     for (unsigned g = 0; g < cfg.gpu_count; ++g) {
       for (unsigned l = 0; l < per_gpu; ++l) gpu_link(g, l).down.bind(fabric_->gpu_input(g, l));
     }
+    // A cut-through switch starts forwarding on a message's first flit: the GPU links into it
+    // hand transfers on at their head (the leaf-spine links likewise, in SwitchFabric).
+    if (cfg.sw.xbar.forwarding == Forwarding::kCutThrough) {
+      for (Link* l : gpu_links) l->set_deliver_at_head(true);
+    }
     for (std::size_t d = 0; d < cfg.devices.size(); ++d) {
       for (unsigned p = 0; p < cfg.devices[d].fabric_ports; ++p) {
         links_.push_back(

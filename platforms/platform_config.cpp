@@ -264,6 +264,25 @@ MemoryConfig parse_memory(ConfigNode n, unsigned request_bytes, bool capacity_he
   return m;
 }
 
+// The queueing, arbitration and forwarding keys every crossbar has (the switch, a device's NoC,
+// a GPU's memory hub); the defaults are the original block: FIFO inputs, per-output round-robin,
+// store-and-forward.
+void parse_crossbar_policies(ConfigNode& n, CrossbarParams& p) {
+  p.input_queues = *parse_input_queues(n.get_choice("input_queues", "fifo", {"fifo", "voq"}));
+  p.arbiter = *parse_crossbar_arbiter(
+      n.get_choice("arbiter", "round_robin", {"round_robin", "islip", "oldest_first"}));
+  if (n.has("islip_iterations")) {
+    if (p.arbiter != CrossbarArbiter::kIslip) {
+      n.fail("islip_iterations",
+             fmt::format("applies only with arbiter: islip (this crossbar's arbiter is {})",
+                         to_string(p.arbiter)));
+    }
+    p.islip_iterations = static_cast<unsigned>(n.get_uint("islip_iterations", 1, 1, 4096));
+  }
+  p.forwarding = *parse_forwarding(
+      n.get_choice("forwarding", "store_and_forward", {"store_and_forward", "cut_through"}));
+}
+
 CrossbarParams parse_crossbar(ConfigNode& n, const char* width_key) {
   CrossbarParams p;
   p.clock_mhz = get_mhz(n, std::nullopt);
@@ -271,6 +290,7 @@ CrossbarParams parse_crossbar(ConfigNode& n, const char* width_key) {
   p.width_bytes = static_cast<unsigned>(n.get_uint(width_key, std::nullopt, 1, 4096));
   p.input_buffer = static_cast<unsigned>(n.get_uint("input_buffer", 16, 1, 65536));
   p.output_buffer = static_cast<unsigned>(n.get_uint("output_buffer", 8, 1, 65536));
+  parse_crossbar_policies(n, p);
   return p;
 }
 
@@ -370,6 +390,7 @@ PlatformConfig parse_platform(ConfigNode& root) {
     h.width_bytes = static_cast<unsigned>(hub.get_uint("width_bytes", 64, 1, 4096));
     h.input_buffer = static_cast<unsigned>(hub.get_uint("input_buffer", 16, 1, 65536));
     h.output_buffer = static_cast<unsigned>(hub.get_uint("output_buffer", 8, 1, 65536));
+    parse_crossbar_policies(hub, h);
     hub.finish();
   }
   g.finish();

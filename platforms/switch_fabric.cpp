@@ -53,6 +53,7 @@ SwitchFabric::SwitchFabric(
         links_.push_back(
             std::make_unique<Link>(name.c_str(), ctx, cfg.leaf_spine_link.params, true));
         Link& link = *links_.back();
+        link.set_deliver_at_head(xbar.forwarding == Forwarding::kCutThrough);
         leaf.down(b + x).bind(link.up);
         link.down.bind(spine.up(i * u + t));
         spine.down(i * u + t).bind(link.reverse_up());

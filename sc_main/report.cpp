@@ -121,6 +121,20 @@ std::string summary_text(const nlohmann::json& s, const std::string& out_dir) {
   return o;
 }
 
+namespace {
+
+// A crossbar's queueing, arbitration and forwarding, as configured (crossbar.h).
+std::string crossbar_policies(const CrossbarParams& x, unsigned inputs, unsigned outputs) {
+  std::string a = to_string(x.arbiter);
+  if (x.arbiter == CrossbarArbiter::kIslip) {
+    a += fmt::format(" ({} iterations)", islip_iterations_for(x, inputs, outputs));
+  }
+  return fmt::format("{} inputs ({} messages each), {} arbiter, {}", to_string(x.input_queues),
+                     x.input_buffer, a, to_string(x.forwarding));
+}
+
+}  // namespace
+
 std::string validation_text(const ResolvedConfig& cfg) {
   const PlatformConfig& p = cfg.platform;
   std::string o;
@@ -200,9 +214,9 @@ std::string validation_text(const ResolvedConfig& cfg) {
     const Clock c(p.sw.xbar.clock_mhz);
     const FabricPlan plan(p.fabric_shape());
     const std::string chip = fmt::format(
-        "radix {}, {:.0f} MHz, {} B per cycle = {:.2f} GB/s per port, {} pipeline cycles",
+        "radix {}, {:.0f} MHz, {} B per cycle = {:.2f} GB/s per port, {} pipeline cycles; {}",
         p.sw.radix, c.mhz(), p.sw.xbar.width_bytes, p.sw.xbar.width_bytes * c.mhz() * 1e-3,
-        p.sw.xbar.pipeline_cycles);
+        p.sw.xbar.pipeline_cycles, crossbar_policies(p.sw.xbar, p.sw.radix, p.sw.radix));
     for (unsigned k = 0; k < plan.planes(); ++k) {
       const std::string where = plan.planes() > 1 ? fmt::format("switch plane {}", k) : "switch";
       const unsigned endpoints = plan.gpu_inputs(k) + plan.device_endpoints(k);
@@ -242,10 +256,11 @@ std::string validation_text(const ResolvedConfig& cfg) {
       o += fmt::format(
           "  GPU memory hub: per GPU a crossbar of {} up ports ({} local + {} peer) x {} HBM "
           "channels, {} B per cycle at {:.0f} MHz = {:.2f} GB/s per port, {} pipeline cycles, "
-          "{} input / {} output buffer entries\n",
+          "{} input / {} output buffer entries; {}\n",
           channels + p.gpu_link.per_gpu, channels, p.gpu_link.per_gpu, channels,
           p.gpu_hub.width_bytes, hc.mhz(), p.gpu_hub.width_bytes * hc.mhz() * 1e-3,
-          p.gpu_hub.pipeline_cycles, p.gpu_hub.input_buffer, p.gpu_hub.output_buffer);
+          p.gpu_hub.pipeline_cycles, p.gpu_hub.input_buffer, p.gpu_hub.output_buffer,
+          crossbar_policies(p.gpu_hub, channels + p.gpu_link.per_gpu, channels));
     }
   }
   for (const DeviceConfig& d : p.devices) {
@@ -254,9 +269,10 @@ std::string validation_text(const ResolvedConfig& cfg) {
     o += fmt::format("  device {}: {} fabric ports, {} tags each, port logic {:.0f} MHz\n", d.name,
                      d.fabric_ports, d.port_logic.tags_per_port, pc.mhz());
     o += fmt::format(
-        "    noc: crossbar {} x {}, {} B per cycle at {:.0f} MHz = {:.2f} GB/s per port\n",
+        "    noc: crossbar {} x {}, {} B per cycle at {:.0f} MHz = {:.2f} GB/s per port; {}\n",
         d.fabric_ports, d.memory.channels, d.noc.width_bytes, nc.mhz(),
-        d.noc.width_bytes * nc.mhz() * 1e-3);
+        d.noc.width_bytes * nc.mhz() * 1e-3,
+        crossbar_policies(d.noc, d.fabric_ports, d.memory.channels));
     o += "  " + mem_line(d.memory, "memory");
   }
   o += "  address layout:\n";

@@ -14,6 +14,13 @@ class RequestSet {
   explicit RequestSet(unsigned n) : n_(n), words_((n + 63) / 64, 0) {}
 
   unsigned size() const { return n_; }
+  // The bits of indices 64k .. 64k + 63.
+  std::size_t words() const { return words_.size(); }
+  std::uint64_t word(std::size_t k) const { return words_[k]; }
+  // Clears every bit (no allocation).
+  void reset() {
+    for (std::uint64_t& w : words_) w = 0;
+  }
   void set(unsigned i) { words_[i >> 6] |= (std::uint64_t{1} << (i & 63)); }
   void clear(unsigned i) { words_[i >> 6] &= ~(std::uint64_t{1} << (i & 63)); }
   bool test(unsigned i) const { return (words_[i >> 6] >> (i & 63)) & 1U; }
@@ -47,6 +54,44 @@ class RequestSet {
   unsigned next_from(unsigned from) const {
     const unsigned i = next_at_or_after(from);
     return i < n_ ? i : next_at_or_after(0);
+  }
+  // As next_from, over the indices set here and clear in `excluded` (same size): the first
+  // requester at or after `from` that is not yet taken.
+  unsigned next_from_excluding(unsigned from, const RequestSet& excluded) const {
+    const unsigned i = next_at_or_after_excluding(from, excluded);
+    return i < n_ ? i : next_at_or_after_excluding(0, excluded);
+  }
+  unsigned next_at_or_after_excluding(unsigned from, const RequestSet& excluded) const {
+    if (from >= n_) return n_;
+    std::size_t wi = from >> 6;
+    std::uint64_t w = words_[wi] & ~excluded.words_[wi] & (~std::uint64_t{0} << (from & 63));
+    while (true) {
+      if (w) {
+        const unsigned i =
+            static_cast<unsigned>((wi << 6) + static_cast<unsigned>(__builtin_ctzll(w)));
+        return i < n_ ? i : n_;
+      }
+      if (++wi >= words_.size()) return n_;
+      w = words_[wi] & ~excluded.words_[wi];
+    }
+  }
+  // Sets every index set in `other` (same size).
+  void merge(const RequestSet& other) {
+    for (std::size_t k = 0; k < words_.size(); ++k) words_[k] |= other.words_[k];
+  }
+  // True when some index is set here and clear in `excluded` (same size).
+  bool any_excluding(const RequestSet& excluded) const {
+    for (std::size_t k = 0; k < words_.size(); ++k) {
+      if (words_[k] & ~excluded.words_[k]) return true;
+    }
+    return false;
+  }
+  // True when some index is set both here and in `other` (same size).
+  bool intersects(const RequestSet& other) const {
+    for (std::size_t k = 0; k < words_.size(); ++k) {
+      if (words_[k] & other.words_[k]) return true;
+    }
+    return false;
   }
 
  private:

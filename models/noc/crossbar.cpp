@@ -7,6 +7,46 @@
 
 namespace famsim {
 
+const char* to_string(InputQueues q) { return q == InputQueues::kVoq ? "voq" : "fifo"; }
+const char* to_string(CrossbarArbiter a) {
+  switch (a) {
+    case CrossbarArbiter::kIslip:
+      return "islip";
+    case CrossbarArbiter::kOldestFirst:
+      return "oldest_first";
+    case CrossbarArbiter::kRoundRobin:
+      break;
+  }
+  return "round_robin";
+}
+const char* to_string(Forwarding f) {
+  return f == Forwarding::kCutThrough ? "cut_through" : "store_and_forward";
+}
+std::optional<InputQueues> parse_input_queues(const std::string& name) {
+  if (name == "fifo") return InputQueues::kFifo;
+  if (name == "voq") return InputQueues::kVoq;
+  return std::nullopt;
+}
+std::optional<CrossbarArbiter> parse_crossbar_arbiter(const std::string& name) {
+  if (name == "round_robin") return CrossbarArbiter::kRoundRobin;
+  if (name == "islip") return CrossbarArbiter::kIslip;
+  if (name == "oldest_first") return CrossbarArbiter::kOldestFirst;
+  return std::nullopt;
+}
+std::optional<Forwarding> parse_forwarding(const std::string& name) {
+  if (name == "store_and_forward") return Forwarding::kStoreAndForward;
+  if (name == "cut_through") return Forwarding::kCutThrough;
+  return std::nullopt;
+}
+
+unsigned islip_iterations_for(const CrossbarParams& p, unsigned inputs, unsigned outputs) {
+  if (p.islip_iterations != 0) return p.islip_iterations;
+  const unsigned n = std::max(inputs, outputs);
+  unsigned it = 0;
+  while ((1U << it) < n) ++it;  // ceil(log2 n)
+  return std::max(1U, it);
+}
+
 Crossbar::Crossbar(sc_core::sc_module_name name, SimContext& ctx, const CrossbarParams& params,
                    unsigned up_ports, unsigned down_ports, std::unique_ptr<Routing> routing)
     : sc_core::sc_module(name),
@@ -34,19 +74,48 @@ Crossbar::Crossbar(sc_core::sc_module_name name, SimContext& ctx, const Crossbar
 void Crossbar::init_plane(Plane& pl, bool is_request, unsigned inputs, unsigned outputs) {
   pl.is_request = is_request;
   pl.in.resize(inputs);
-  for (Input& in : pl.in) in.fifo.set_capacity(params_.input_buffer);
+  for (Input& in : pl.in) {
+    if (voq()) {
+      in.voq.configure(outputs, params_.input_buffer);
+      in.voq_eligible_ps.assign(outputs, 0);
+    } else {
+      in.fifo.set_capacity(params_.input_buffer);
+    }
+  }
   pl.out.resize(outputs);
   for (Output& o : pl.out) {
     o.pipe.set_capacity(params_.output_buffer);
     o.requesters = RequestSet(inputs);
   }
   pl.waiting_outputs = RequestSet(outputs);
+  pl.requested = RequestSet(outputs);
+  pl.full_outputs = RequestSet(outputs);
+  if (!voq()) {
+    pl.out_words = pl.requested.words();
+    pl.queued_for.assign(static_cast<std::size_t>(inputs) * outputs, 0);
+    pl.wanted.assign(inputs * pl.out_words, 0);
+    pl.waiting_inputs = RequestSet(inputs);
+  }
   const std::size_t staged_max = static_cast<std::size_t>(outputs) * params_.output_buffer;
   for (auto& c : pl.leave_classes) c.fifo.set_capacity(staged_max);
   pl.leave_heap.reserve(staged_max);
   pl.unblocked.reserve(outputs);
-  pl.pending_heads.reserve(inputs);
-  pl.popped.reserve(inputs);
+  // A FIFO input has one head; an input's VOQs at most min(outputs, buffer) heads.
+  const std::size_t heads_per_input =
+      voq() ? std::min<std::size_t>(outputs, params_.input_buffer) : 1;
+  pl.pending_heads.reserve(inputs * heads_per_input);
+  pl.popped.reserve(std::min(inputs, outputs));
+  pl.grants.reserve(std::min(inputs, outputs));
+  pl.hol_blocked.reserve(inputs);
+  if (voq() || params_.arbiter != CrossbarArbiter::kRoundRobin) {
+    pl.available = RequestSet(outputs);
+    pl.round_robin = RoundRobinMatcher(inputs, outputs);
+    pl.islip = IslipMatcher(inputs, outputs, islip_iterations_for(params_, inputs, outputs));
+    pl.oldest_first = OldestFirstMatcher(inputs, outputs);
+    if (params_.arbiter == CrossbarArbiter::kOldestFirst) {
+      pl.candidates.reserve(inputs * heads_per_input);
+    }
+  }
 }
 
 Sync Crossbar::fw(unsigned port, Payload& p, Phase& phase, sc_core::sc_time&) {
@@ -54,7 +123,7 @@ Sync Crossbar::fw(unsigned port, Payload& p, Phase& phase, sc_core::sc_time&) {
   if (phase == tlm::BEGIN_REQ) {
     ext_of(p).enter(block_id(), static_cast<std::uint16_t>(port), now);
     Input& in = req_.in[port];
-    if (in.fifo.full()) return in.hold.hold(p, now);
+    if (input_full(in)) return in.hold.hold(p, now);
     arrive(req_, port, p, now);
     return accept_now(p, phase, tlm::END_REQ);
   }
@@ -72,7 +141,7 @@ Sync Crossbar::bw(unsigned port, Payload& p, Phase& phase, sc_core::sc_time&) {
   if (phase == tlm::BEGIN_RESP) {
     ext_of(p).resp_enter(now);
     Input& in = resp_.in[port];
-    if (in.fifo.full()) return in.hold.hold(p, now);
+    if (input_full(in)) return in.hold.hold(p, now);
     arrive(resp_, port, p, now);
     return accept_now(p, phase, tlm::END_RESP);
   }
@@ -86,21 +155,36 @@ Sync Crossbar::bw(unsigned port, Payload& p, Phase& phase, sc_core::sc_time&) {
 }
 
 void Crossbar::arrive(Plane& pl, unsigned in, Payload& p, std::uint64_t now_ps) {
-  Input& input = pl.in[in];
-  const bool was_empty = input.fifo.empty();
-  input.fifo.push_back(classify(pl, p));
-  if (was_empty) schedule_head(pl, in, now_ps);
+  enqueue(pl, in, classify(pl, p, now_ps), now_ps);
 }
 
-void Crossbar::schedule_head(Plane& pl, unsigned in, std::uint64_t now_ps) {
-  // A new head competes at the first edge after it reached the head of its FIFO (for a head
+void Crossbar::enqueue(Plane& pl, unsigned in, const Queued& q, std::uint64_t now_ps) {
+  Input& input = pl.in[in];
+  note_occupancy(input, now_ps);
+  input.occupancy_max = std::max(input.occupancy_max, ++input.occupancy);
+  if (voq()) {
+    const bool was_empty = input.voq.empty(q.dest);
+    input.voq.push_back(q.dest, q);
+    if (was_empty) schedule_head(pl, in, q.dest, now_ps);
+  } else {
+    const bool was_empty = input.fifo.empty();
+    input.fifo.push_back(q);
+    if (pl.queued_for[std::size_t{in} * pl.out.size() + q.dest]++ == 0) {
+      pl.wanted[in * pl.out_words + (q.dest >> 6)] |= std::uint64_t{1} << (q.dest & 63);
+    }
+    if (was_empty) schedule_head(pl, in, q.dest, now_ps);
+  }
+}
+
+void Crossbar::schedule_head(Plane& pl, unsigned in, unsigned out, std::uint64_t now_ps) {
+  // A new head competes at the first edge after it reached the head of its queue (for a head
   // exposed by a grant at edge e, that is e + 1 cycle: one grant per input per edge).
   const std::uint64_t eligible = clock_.edge_after_ps(now_ps);
-  pl.pending_heads.push_back({in, eligible});
+  pl.pending_heads.push_back({in, out, eligible});
   wake_.at(eligible, now_ps);
 }
 
-Crossbar::Queued Crossbar::classify(const Plane& pl, Payload& p) const {
+Crossbar::Queued Crossbar::classify(const Plane& pl, Payload& p, std::uint64_t since_ps) const {
   const RequestExt& e = ext_of(p);
   const unsigned d = pl.is_request ? routing_->route(e) : e.hops[e.resp_cursor].in_port();
   if (d >= pl.out.size()) {
@@ -108,7 +192,7 @@ Crossbar::Queued Crossbar::classify(const Plane& pl, Payload& p) const {
                            " routed to port " + std::to_string(d) + " of " +
                            std::to_string(pl.out.size()));
   }
-  return {&p, d, pl.is_request ? request_data_bytes(e) : response_data_bytes(e)};
+  return {&p, d, pl.is_request ? request_data_bytes(e) : response_data_bytes(e), since_ps};
 }
 
 void Crossbar::drain_output(Plane& pl, unsigned o, std::uint64_t now_ps) {
@@ -123,8 +207,11 @@ void Crossbar::drain_output(Plane& pl, unsigned o, std::uint64_t now_ps) {
     p.release();
   }
   // A pipe that had no room now has: a waiting requester may win at the next edge.
-  if (was_full && !out.pipe.full() && pl.waiting_outputs.test(o)) {
-    pl.next_arbitration_ps = std::min(pl.next_arbitration_ps, clock_.edge_ps(now_ps));
+  if (was_full && !out.pipe.full()) {
+    pl.full_outputs.clear(o);
+    if (pl.waiting_outputs.test(o)) {
+      pl.next_arbitration_ps = std::min(pl.next_arbitration_ps, clock_.edge_ps(now_ps));
+    }
   }
 }
 
@@ -146,10 +233,10 @@ void Crossbar::send_ready(Plane& pl, std::uint64_t now_ps) {
   }
 }
 
-void Crossbar::stage(Plane& pl, std::uint64_t beats, const LeaveEvent& ev) {
+void Crossbar::stage(Plane& pl, std::uint64_t cycles, const LeaveEvent& ev) {
   for (auto& c : pl.leave_classes) {
-    if (c.beats == beats || (c.beats == 0)) {
-      c.beats = beats;
+    if (c.cycles == cycles || (c.cycles == 0)) {
+      c.cycles = cycles;
       c.fifo.push_back(ev);
       return;
     }
@@ -169,22 +256,78 @@ std::uint64_t Crossbar::next_leave(const Plane& pl) {
 
 void Crossbar::arbitrate(Plane& pl, std::uint64_t edge_ps) {
   // Heads that became eligible by this edge start requesting their output.
+  const std::size_t pending = pl.pending_heads.size();
   for (std::size_t k = 0; k < pl.pending_heads.size();) {
     const PendingHead h = pl.pending_heads[k];
     if (h.eligible_ps > edge_ps) {
       ++k;
       continue;
     }
-    const unsigned dest = pl.in[h.input].fifo.front().dest;
-    pl.out[dest].requesters.set(h.input);
-    pl.waiting_outputs.set(dest);
-    pl.in[h.input].head_eligible_ps = h.eligible_ps;
+    pl.out[h.output].requesters.set(h.input);
+    pl.waiting_outputs.set(h.output);
+    if (voq()) {
+      pl.in[h.input].voq_eligible_ps[h.output] = h.eligible_ps;
+    } else {
+      pl.in[h.input].head_eligible_ps = h.eligible_ps;
+      pl.waiting_inputs.set(h.input);
+    }
     pl.pending_heads[k] = pl.pending_heads.back();
     pl.pending_heads.pop_back();
   }
+  const bool new_heads = pl.pending_heads.size() != pending;
 
-  const std::uint64_t period = clock_.period_ps();
   pl.popped.clear();
+  if (!voq()) pl.requested = pl.waiting_outputs;  // same size: copies words, no allocation
+  if (!voq() && params_.arbiter == CrossbarArbiter::kRoundRobin) {
+    arbitrate_fifo_round_robin(pl, edge_ps);
+  } else {
+    arbitrate_matching(pl, edge_ps);
+  }
+  // Head-of-line blocking changes only where grants or new heads change who waits for what:
+  // elsewhere the inputs found blocked stay blocked (only a grant ends it) and their time runs on.
+  if (!voq() && (new_heads || !pl.popped.empty())) {
+    for (unsigned i : pl.hol_blocked) pl.in[i].hol_ps += edge_ps - pl.hol_since_ps;
+    pl.hol_blocked.clear();
+    if (pl.waiting_outputs.any()) find_hol_blocked(pl, edge_ps);
+  }
+
+  // Inputs that sent a message have room: take a held message, and let the next head compete.
+  for (const Grant& g : pl.popped) {
+    Input& in = pl.in[g.input];
+    if (!in.hold.empty()) {
+      const std::uint64_t since = in.hold.since_ps;
+      Payload& held = in.hold.take(edge_ps, in.backpressure_ps);
+      const Queued q = classify(pl, held, since);
+      note_occupancy(in, edge_ps);
+      in.occupancy_max = std::max(in.occupancy_max, ++in.occupancy);
+      if (voq()) {
+        const bool was_empty = in.voq.empty(q.dest);
+        in.voq.push_back(q.dest, q);
+        if (was_empty && q.dest != g.output) schedule_head(pl, g.input, q.dest, edge_ps);
+      } else {
+        in.fifo.push_back(q);
+        if (pl.queued_for[std::size_t{g.input} * pl.out.size() + q.dest]++ == 0) {
+          pl.wanted[g.input * pl.out_words + (q.dest >> 6)] |= std::uint64_t{1} << (q.dest & 63);
+        }
+      }
+      if (pl.is_request) {
+        up_[g.input]->send_end_req(held);
+      } else {
+        down_[g.input]->send_end_resp(held);
+      }
+    }
+    if (voq()) {
+      if (!in.voq.empty(g.output)) schedule_head(pl, g.input, g.output, edge_ps);
+    } else if (!in.fifo.empty()) {
+      schedule_head(pl, g.input, in.fifo.front().dest, edge_ps);
+    }
+  }
+}
+
+// The default configuration, on every request's path several times (switch, device NoC, hub):
+// each output picks round-robin among the inputs whose FIFO head wants it. An input requests one
+// output, so the per-output choices are a matching without further work.
+void Crossbar::arbitrate_fifo_round_robin(Plane& pl, std::uint64_t edge_ps) {
   std::uint64_t next_arbitration = Wakeup::kNever;
   for (unsigned o = pl.waiting_outputs.next_at_or_after(0); o < pl.out.size();
        o = pl.waiting_outputs.next_at_or_after(o + 1)) {
@@ -194,52 +337,149 @@ void Crossbar::arbitrate(Plane& pl, std::uint64_t edge_ps) {
       next_arbitration = std::min(next_arbitration, out.free_at_ps);
       continue;
     }
-    const unsigned w = out.arbiter.pick(out.requesters);
-    out.requesters.clear(w);
-    if (!out.requesters.any()) pl.waiting_outputs.clear(o);
-    Input& in = pl.in[w];
-    const Queued q = in.fifo.front();
-    Payload& p = *q.payload;
-    in.fifo.pop_front();
-    if (edge_ps > in.head_eligible_ps) {
-      ++pl.delayed_grants;
-      pl.delay_ps += edge_ps - in.head_eligible_ps;
+    const unsigned requesters = out.requesters.count();
+    if (requesters > 1) {
+      ++pl.conflicts;
+      pl.lost_requests += requesters - 1;
     }
-    pl.popped.push_back(w);
-
-    const unsigned data = q.data;
-    if (data != pl.beats_for_bytes) {
-      pl.beats_for_bytes = data;
-      pl.beats = std::max<std::uint64_t>(1, (data + params_.width_bytes - 1) / params_.width_bytes);
-    }
-    const std::uint64_t beats = pl.beats;
-    const std::uint64_t leave = edge_ps + (params_.pipeline_cycles + beats) * period;
-    out.free_at_ps = edge_ps + beats * period;
-    out.busy_ps += beats * period;
-    out.bytes += data;
-    ++out.messages;
-    out.pipe.push_back({&p, leave});
-    stage(pl, beats, {leave, o});
+    transfer(pl, out.arbiter.pick(out.requesters), o, edge_ps);
     if (out.requesters.any() && !out.pipe.full()) {
       next_arbitration = std::min(next_arbitration, out.free_at_ps);
     }
   }
   pl.next_arbitration_ps = next_arbitration;
+}
 
-  // Inputs that sent a message have room: take a held message, and let the next head compete.
-  for (unsigned w : pl.popped) {
-    Input& in = pl.in[w];
-    if (!in.hold.empty()) {
-      Payload& held = in.hold.take(edge_ps, in.backpressure_ps);
-      in.fifo.push_back(classify(pl, held));
-      if (pl.is_request) {
-        up_[w]->send_end_req(held);
-      } else {
-        down_[w]->send_end_resp(held);
+// Every other configuration: the outputs that can take a message now, and their requesters, go
+// to the configured matcher (models/noc/matching.h).
+void Crossbar::arbitrate_matching(Plane& pl, std::uint64_t edge_ps) {
+  std::uint64_t next_arbitration = Wakeup::kNever;
+  pl.available.reset();
+  std::uint64_t requests = 0;
+  for (unsigned o = pl.waiting_outputs.next_at_or_after(0); o < pl.out.size();
+       o = pl.waiting_outputs.next_at_or_after(o + 1)) {
+    const Output& out = pl.out[o];
+    if (out.pipe.full()) continue;  // draining the pipe re-arms arbitration
+    if (out.free_at_ps > edge_ps) {
+      next_arbitration = std::min(next_arbitration, out.free_at_ps);
+      continue;
+    }
+    pl.available.set(o);
+    const unsigned n = out.requesters.count();
+    requests += n;
+    if (n > 1) ++pl.conflicts;
+  }
+  std::vector<Grant>& grants = pl.grants;
+  grants.clear();
+  const auto requesters = [&pl](unsigned o) -> const RequestSet& { return pl.out[o].requesters; };
+  switch (params_.arbiter) {
+    case CrossbarArbiter::kRoundRobin:
+      pl.round_robin.match(pl.available, requesters, grants);
+      break;
+    case CrossbarArbiter::kIslip:
+      pl.islip.match(pl.available, requesters, grants);
+      break;
+    case CrossbarArbiter::kOldestFirst:
+      pl.candidates.clear();
+      for (unsigned o = pl.available.next_at_or_after(0); o < pl.out.size();
+           o = pl.available.next_at_or_after(o + 1)) {
+        const RequestSet& r = pl.out[o].requesters;
+        for (unsigned i = r.next_at_or_after(0); i < r.size(); i = r.next_at_or_after(i + 1)) {
+          const Input& in = pl.in[i];
+          const std::uint64_t since = voq() ? in.voq.front(o).since_ps : in.fifo.front().since_ps;
+          pl.candidates.push_back({since, i, o});
+        }
+      }
+      pl.oldest_first.match(pl.candidates, grants);
+      break;
+  }
+  pl.lost_requests += requests - grants.size();
+  for (const Grant& g : grants) transfer(pl, g.input, g.output, edge_ps);
+  // An output left unmatched with requesters (they went elsewhere) tries again at the next
+  // edge; a granted one when it is free again.
+  const std::uint64_t next_edge = edge_ps + clock_.period_ps();
+  for (unsigned o = pl.available.next_at_or_after(0); o < pl.out.size();
+       o = pl.available.next_at_or_after(o + 1)) {
+    const Output& out = pl.out[o];
+    if (!out.requesters.any() || out.pipe.full()) continue;
+    next_arbitration = std::min(next_arbitration, std::max(out.free_at_ps, next_edge));
+  }
+  pl.next_arbitration_ps = next_arbitration;
+}
+
+void Crossbar::transfer(Plane& pl, unsigned i, unsigned o, std::uint64_t edge_ps) {
+  Input& in = pl.in[i];
+  Output& out = pl.out[o];
+  out.requesters.clear(i);
+  if (!out.requesters.any()) pl.waiting_outputs.clear(o);
+  Queued q;
+  std::uint64_t eligible;
+  if (voq()) {
+    q = in.voq.front(o);
+    in.voq.pop_front(o);
+    eligible = in.voq_eligible_ps[o];
+  } else {
+    q = in.fifo.front();
+    in.fifo.pop_front();
+    pl.waiting_inputs.clear(i);
+    if (--pl.queued_for[std::size_t{i} * pl.out.size() + o] == 0) {
+      pl.wanted[i * pl.out_words + (o >> 6)] &= ~(std::uint64_t{1} << (o & 63));
+    }
+    eligible = in.head_eligible_ps;
+  }
+  note_occupancy(in, edge_ps);
+  --in.occupancy;
+  if (edge_ps > eligible) {
+    ++pl.delayed_grants;
+    pl.delay_ps += edge_ps - eligible;
+  }
+  pl.popped.push_back({i, o});
+
+  const unsigned data = q.data;
+  if (data != pl.beats_for_bytes) {
+    pl.beats_for_bytes = data;
+    pl.beats = std::max<std::uint64_t>(1, (data + params_.width_bytes - 1) / params_.width_bytes);
+  }
+  const std::uint64_t beats = pl.beats;
+  const std::uint64_t period = clock_.period_ps();
+  const std::uint64_t cycles =
+      params_.pipeline_cycles + (params_.forwarding == Forwarding::kCutThrough ? 1 : beats);
+  const std::uint64_t leave = edge_ps + cycles * period;
+  out.free_at_ps = edge_ps + beats * period;
+  out.busy_ps += beats * period;
+  out.bytes += data;
+  ++out.messages;
+  in.bytes += data;
+  ++in.messages;
+  out.pipe.push_back({q.payload, leave});
+  if (out.pipe.full()) pl.full_outputs.set(o);
+  stage(pl, cycles, {leave, o});
+}
+
+void Crossbar::find_hol_blocked(Plane& pl, std::uint64_t edge_ps) {
+  // The inputs still registered lost this edge (or wait for a busy output). An output that had a
+  // requester at this edge either granted one or could not take a message, and one with a full
+  // buffer cannot take one: only the others can be "free and granted nobody". Masking those out
+  // word by word rules most inputs out without touching the outputs; the head's own output is
+  // among the requested ones, so what is left is wanted by a message behind the head.
+  pl.requested.merge(pl.full_outputs);
+  const std::size_t words = pl.out_words;
+  for (unsigned i = pl.waiting_inputs.next_at_or_after(0); i < pl.in.size();
+       i = pl.waiting_inputs.next_at_or_after(i + 1)) {
+    const std::uint64_t* row = &pl.wanted[i * words];
+    bool blocked = false;
+    for (std::size_t w = 0; w < words && !blocked; ++w) {
+      for (std::uint64_t bits = row[w] & ~pl.requested.word(w); bits; bits &= bits - 1) {
+        const unsigned d = static_cast<unsigned>(w * 64 + __builtin_ctzll(bits));
+        if (pl.out[d].free_at_ps <= edge_ps) {
+          blocked = true;
+          break;
+        }
       }
     }
-    if (!in.fifo.empty()) schedule_head(pl, w, edge_ps);
+    if (blocked) pl.hol_blocked.push_back(i);
   }
+  pl.hol_since_ps = edge_ps;
 }
 
 std::uint64_t Crossbar::next_wakeup(const Plane& pl, std::uint64_t now_ps) const {
@@ -263,6 +503,50 @@ void Crossbar::behaviour() {
     arbitrate(resp_, now_ps);
   }
   wake_.at(std::min(next_wakeup(req_, now_ps), next_wakeup(resp_, now_ps)), now_ps);
+}
+
+void Crossbar::report_ports(const Plane& pl, nlohmann::json& j, const ReportWindow& window) const {
+  const double seconds = window.seconds();
+  const auto gbps = [seconds](std::uint64_t bytes) {
+    return seconds > 0 ? static_cast<double>(bytes) / seconds * 1e-9 : 0.0;
+  };
+  nlohmann::json in_bytes = nlohmann::json::array(), in_messages = nlohmann::json::array(),
+                 in_gbps = nlohmann::json::array(), queue_mean = nlohmann::json::array(),
+                 queue_max = nlohmann::json::array(), hol_ns = nlohmann::json::array();
+  for (unsigned i = 0; i < pl.in.size(); ++i) {
+    const Input& in = pl.in[i];
+    in_bytes.push_back(in.bytes);
+    in_messages.push_back(in.messages);
+    in_gbps.push_back(gbps(in.bytes));
+    // The occupancy integral runs to the last change; the window may end later.
+    std::uint64_t integral = in.occupancy_integral;
+    if (window.end_ps > in.occupancy_since_ps) {
+      integral += in.occupancy * (window.end_ps - in.occupancy_since_ps);
+    }
+    queue_mean.push_back(window_mean(integral, window));
+    queue_max.push_back(in.occupancy_max);
+    std::uint64_t hol = in.hol_ps;
+    for (unsigned b : pl.hol_blocked) {  // still blocked when the run ended (truncated runs)
+      if (b == i && window.end_ps > pl.hol_since_ps) hol += window.end_ps - pl.hol_since_ps;
+    }
+    hol_ns.push_back(static_cast<double>(hol) * 1e-3);
+  }
+  nlohmann::json out_bytes = nlohmann::json::array(), out_messages = nlohmann::json::array(),
+                 out_gbps = nlohmann::json::array();
+  for (const Output& o : pl.out) {
+    out_bytes.push_back(o.bytes);
+    out_messages.push_back(o.messages);
+    out_gbps.push_back(gbps(o.bytes));
+  }
+  j["input_bytes"] = std::move(in_bytes);
+  j["input_messages"] = std::move(in_messages);
+  j["input_gbps"] = std::move(in_gbps);
+  j["output_bytes"] = std::move(out_bytes);
+  j["output_messages"] = std::move(out_messages);
+  j["output_gbps"] = std::move(out_gbps);
+  j["input_queue_mean"] = std::move(queue_mean);
+  j["input_queue_max"] = std::move(queue_max);
+  j["hol_blocking_ns"] = std::move(hol_ns);
 }
 
 void Crossbar::report(ComponentReport& r, const ReportWindow& window) const {
@@ -293,12 +577,24 @@ void Crossbar::report(ComponentReport& r, const ReportWindow& window) const {
   r.extra["grant_delay_cycles"] =
       static_cast<double>(req_.delay_ps + resp_.delay_ps) / static_cast<double>(clock_.period_ps());
   r.extra["port_bandwidth_gbps"] = params_.width_bytes * clock_.mhz() * 1e-3;
+  r.extra["arbitration_conflicts"] = req_.conflicts + resp_.conflicts;
+  r.extra["lost_requests"] = req_.lost_requests + resp_.lost_requests;
+  nlohmann::json req_ports = nlohmann::json::object(), resp_ports = nlohmann::json::object();
+  report_ports(req_, req_ports, window);
+  report_ports(resp_, resp_ports, window);
+  double hol_ns = 0;
+  for (const nlohmann::json* j : {&req_ports, &resp_ports}) {
+    for (const auto& v : (*j)["hol_blocking_ns"]) hol_ns += v.get<double>();
+  }
+  r.extra["hol_blocking_ns"] = hol_ns;
+  r.extra["request_ports"] = std::move(req_ports);
+  r.extra["response_ports"] = std::move(resp_ports);
 }
 
 std::size_t Crossbar::occupancy() const {
   std::size_t n = 0;
   for (const Plane* pl : {&req_, &resp_}) {
-    for (const Input& in : pl->in) n += in.fifo.size() + (in.hold.empty() ? 0 : 1);
+    for (const Input& in : pl->in) n += in.occupancy + (in.hold.empty() ? 0 : 1);
     for (const Output& o : pl->out) n += o.pipe.size();
   }
   return n;

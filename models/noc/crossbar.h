@@ -1,34 +1,89 @@
-// Crossbar: N upstream ports x M downstream ports with FIFO input buffers, per-output arbitration,
-// a pipelined datapath and finite output buffers, in both directions (requests downstream,
-// responses upstream, each on its own buffers so a response never waits behind a request).
-// The scale-up switch and the device's on-chip crossbar are both this block with different
-// routing (physical address ranges, or the decoded memory channel).
+// Crossbar: N upstream ports x M downstream ports with input buffers, a matching of inputs to
+// outputs at every clock edge, a pipelined datapath and finite output buffers, in both directions
+// (requests downstream, responses upstream, each on its own buffers so a response never waits
+// behind a request). The scale-up switch, the device's on-chip crossbar and each GPU's memory hub
+// are all this block with different routing (physical address ranges or destination GPU, the
+// decoded memory channel).
 //
 // Ports
 //   up[i]    target sockets (initiators' side)
 //   down[j]  initiator sockets (targets' side)
 //
-// Parameters (CrossbarParams)
-//   clock_mhz        every decision lands on an edge of this clock
-//   pipeline_cycles  cycles from winning arbitration to the message leaving the block
-//   width_bytes      datapath width: a message with D data bytes holds its output for
-//                    max(1, ceil(D / width_bytes)) cycles (beats); bandwidth per port = width x
-//                    clock
-//   input_buffer     messages per input port per direction
-//   output_buffer    messages per output port per direction (in the pipeline or waiting downstream)
+// Parameters (CrossbarParams; YAML keys of the switch, devices.N.noc and gpus.hub)
+//   clock_mhz         every decision lands on an edge of this clock
+//   pipeline_cycles   cycles from winning arbitration to the message leaving the block (plus its
+//                     beats with store-and-forward, plus 1 with cut-through)
+//   width_bytes       datapath width (the switch's key is port_bytes): a message with D data bytes
+//                     holds its output for max(1, ceil(D / width_bytes)) cycles (beats);
+//                     bandwidth per port = width x clock
+//   input_buffer      messages per input port per direction; with virtual output queues, the
+//                     total over that input's queues (one shared buffer), so fifo and voq are
+//                     compared at equal buffering
+//   output_buffer     messages per output port per direction (in the pipeline or waiting
+//                     downstream)
+//   input_queues      fifo (default): one FIFO per input; only its head competes, so a head
+//                     waiting for a busy output blocks everything behind it (head-of-line
+//                     blocking). voq: one queue per output at each input (virtual output queues,
+//                     models/noc/voq.h); every queue's head competes.
+//   arbiter           who wins, as a matching (each input sends and each output takes at most one
+//                     message per edge; models/noc/matching.h):
+//                     round_robin (default) each output round-robin over its requesters (with
+//                                 VOQs: outputs in turn from a rotating first one, each skipping
+//                                 inputs already matched at this edge);
+//                     islip       iSLIP request-grant-accept (McKeown 1999), pointers moved only
+//                                 by first-iteration accepts;
+//                     oldest_first the message that has waited longest (since it reached the
+//                                 block's port) wins, ties to the lower input index (with VOQs:
+//                                 greedy over all input-output pairs, oldest first).
+//                     With FIFO inputs each input requests one output, so all three are per-output
+//                     choices; round_robin and islip then grant identically.
+//   islip_iterations  iSLIP iterations per edge; default ceil(log2(max(N, M))), at least 1
+//                     (iSLIP converges in fewer than log2 N iterations on average, McKeown 1999)
+//   forwarding        store_and_forward (default): a message granted at edge e leaves at
+//                     e + (pipeline_cycles + beats) cycles, after its last beat. cut_through: it
+//                     leaves at e + (pipeline_cycles + 1) cycles, with its head beat; the output
+//                     is busy for its beats either way. (Messages arrive whole: handing a message
+//                     over at its first flit is the link's business.)
 //
-// Timing: a message that reaches an input FIFO head at t competes at the first edge e > t
-// (inputs are sampled on the edge after they arrive, so a decision never depends on the order
-// of events at the same instant). The winner of output o at edge e leaves at
-// e + (pipeline_cycles + beats) x period; o can be won again at e + beats x period. Output
-// arbitration is round-robin over the inputs whose head message wants that output (so a FIFO
-// input blocks behind its head: head-of-line blocking is modelled).
+// Timing: a message that reaches the head of its FIFO (or of its virtual output queue) at t
+// competes at the first edge e > t (inputs are sampled on the edge after they arrive, so a
+// decision never depends on the order of events at the same instant). The winner of output o at
+// edge e leaves as above; o can be won again at e + beats x period, and the input can send again
+// at the next edge. The block only wakes when something is due: a message to hand on, a head
+// becoming eligible, a busy output freeing with a requester waiting for it.
 //
-// Statistics: bytes, utilization (busiest output), backpressure_ns (inputs held back), mean
-// output utilisation, delayed grants (messages that reached an input head but were granted their
-// output only at a later edge: lost arbitration, output still busy or its buffer full) and the
-// cycles they waited. Counted from grant times, so the result does not depend on the order in
-// which same-time events run.
+// Statistics (components.<name>)
+//   bytes, utilization (busiest output), backpressure_ns (inputs held back),
+//   mean_output_utilization, requests, responses (messages through each direction),
+//   delayed_grants (messages granted at a later edge than the one they first competed at: lost
+//   arbitration, output still busy or its buffer full) and grant_delay_cycles (their wait),
+//   port_bandwidth_gbps (width x clock),
+//   arbitration_conflicts  (output, edge) pairs at which an output that could take a message had
+//                          more than one requester, both directions;
+//   lost_requests          for each edge and each output that could take a message, its
+//                          requesters minus the one it granted (with VOQs an input may also lose
+//                          because it was matched to another output); both directions;
+//   hol_blocking_ns        head-of-line blocking, both directions, summed over inputs (below);
+//   request_ports, response_ports: per-port arrays for each direction (requests come in on the
+//     up ports and leave on the down ports; responses the other way), index = port:
+//     input_bytes, input_messages, input_gbps     data bytes (and messages) sent from each input,
+//                                                 GB/s over the report window
+//     output_bytes, output_messages, output_gbps  the same per output
+//     input_queue_mean, input_queue_max           messages in each input's buffer (FIFO or all its
+//                                                 VOQs; not the one-entry hold slot):
+//                                                 time-weighted mean over the window, maximum
+//     hol_blocking_ns                             per input, defined below.
+//
+// Head-of-line blocking (FIFO inputs; 0 with VOQs by construction). It is evaluated at the
+// edges where the crossbar's waiting set changes in a direction: an edge with a grant or with a
+// new head starting to compete. At such an edge e, input i is HOL-blocked when its FIFO head
+// competed and was not granted (its output busy, its output buffer full, or another input won
+// it) while some message behind the head in the same FIFO is for an output that could have
+// taken a message at e (not busy, room in its output buffer) and that nobody requested at e.
+// Each such e adds the time to the next such edge: nothing that ends the blocking (a grant)
+// happens in between. Blocking that begins in between (an output freeing while no head wants it)
+// is counted from the next such edge; under saturation there is a grant at every edge and the
+// count is exact.
 #pragma once
 
 #include "models/core/clock.h"
@@ -37,15 +92,23 @@
 #include "models/core/sim_context.h"
 #include "models/core/wakeup.h"
 #include "models/noc/arbiter.h"
+#include "models/noc/matching.h"
 #include "models/noc/routing.h"
+#include "models/noc/voq.h"
 
 #include <systemc>
 
 #include <array>
 #include <memory>
+#include <optional>
+#include <string>
 #include <vector>
 
 namespace famsim {
+
+enum class InputQueues { kFifo, kVoq };
+enum class CrossbarArbiter { kRoundRobin, kIslip, kOldestFirst };
+enum class Forwarding { kStoreAndForward, kCutThrough };
 
 struct CrossbarParams {
   double clock_mhz = 1500;
@@ -53,7 +116,22 @@ struct CrossbarParams {
   unsigned width_bytes = 64;
   unsigned input_buffer = 16;
   unsigned output_buffer = 8;
+  InputQueues input_queues = InputQueues::kFifo;
+  CrossbarArbiter arbiter = CrossbarArbiter::kRoundRobin;
+  unsigned islip_iterations = 0;  // 0: ceil(log2(max(inputs, outputs))), at least 1
+  Forwarding forwarding = Forwarding::kStoreAndForward;
 };
+
+// Configuration names (YAML values) of the policies, and back; nullopt for an unknown name.
+const char* to_string(InputQueues q);
+const char* to_string(CrossbarArbiter a);
+const char* to_string(Forwarding f);
+std::optional<InputQueues> parse_input_queues(const std::string& name);
+std::optional<CrossbarArbiter> parse_crossbar_arbiter(const std::string& name);
+std::optional<Forwarding> parse_forwarding(const std::string& name);
+// The iSLIP iterations a crossbar with these ports runs: the configured count, or by default
+// ceil(log2(max(inputs, outputs))), at least 1.
+unsigned islip_iterations_for(const CrossbarParams& p, unsigned inputs, unsigned outputs);
 
 class Crossbar : public sc_core::sc_module, public Component {
  public:
@@ -81,12 +159,23 @@ class Crossbar : public sc_core::sc_module, public Component {
     Payload* payload = nullptr;
     unsigned dest = 0;
     unsigned data = 0;
+    std::uint64_t since_ps = 0;  // reached the block's port (oldest_first's age)
   };
   struct Input {
-    Ring<Queued> fifo;
+    Ring<Queued> fifo;                // input_queues: fifo
+    VirtualOutputQueues<Queued> voq;  // input_queues: voq
     HoldSlot hold;
     std::uint64_t backpressure_ps = 0;
-    std::uint64_t head_eligible_ps = 0;
+    std::uint64_t head_eligible_ps = 0;          // fifo: when the head started competing
+    std::vector<std::uint64_t> voq_eligible_ps;  // voq: the same per output queue
+    // Statistics.
+    std::uint64_t bytes = 0;
+    std::uint64_t messages = 0;
+    std::uint64_t occupancy_integral = 0;  // messages x ps
+    std::uint64_t occupancy_since_ps = 0;
+    std::size_t occupancy = 0;
+    std::size_t occupancy_max = 0;
+    std::uint64_t hol_ps = 0;
   };
   struct Staged {
     Payload* payload = nullptr;
@@ -100,10 +189,11 @@ class Crossbar : public sc_core::sc_module, public Component {
     std::uint64_t bytes = 0;
     std::uint64_t messages = 0;
     RequestSet requesters;
-    RoundRobinArbiter arbiter;
+    RoundRobinArbiter arbiter;  // fifo + round_robin
   };
-  struct PendingHead {
+  struct PendingHead {  // a queue head that competes from `eligible_ps` on
     unsigned input;
+    unsigned output;
     std::uint64_t eligible_ps;
   };
   struct LeaveEvent {  // a staged message of `output` is due at `leave_ps`
@@ -119,38 +209,74 @@ class Crossbar : public sc_core::sc_module, public Component {
     std::vector<Input> in;
     std::vector<Output> out;
     RequestSet waiting_outputs;  // outputs with at least one registered requester
-    // When staged messages are due. A message leaves pipeline + beats cycles after its grant, so
-    // messages with the same beat count leave in grant order: one FIFO per beat count keeps them
-    // sorted for free (a few counts occur: header-only messages, full data messages). Other
-    // counts go to a heap.
+    // fifo, for head-of-line blocking (flat per-plane arrays, so the per-edge scan reads
+    // contiguous memory): messages in each input's FIFO per output (inputs x outputs), the
+    // outputs with any as rows of out_words bits (inputs x out_words), the inputs whose head is
+    // registered with its output, the outputs requested as the edge's arbitration began, and
+    // the outputs whose buffer is full.
+    std::vector<std::uint32_t> queued_for;
+    std::vector<std::uint64_t> wanted;
+    std::size_t out_words = 0;
+    RequestSet waiting_inputs;
+    RequestSet requested;
+    RequestSet full_outputs;
+    // When staged messages are due. A message leaves a fixed number of cycles after its grant
+    // for a given beat count (store-and-forward) or always (cut-through), so messages with the
+    // same count leave in grant order: one FIFO per count keeps them sorted for free (a few
+    // counts occur: header-only messages, full data messages). Other counts go to a heap.
     struct LeaveClass {
-      std::uint64_t beats = 0;  // 0: unused
+      std::uint64_t cycles = 0;  // 0: unused
       Ring<LeaveEvent> fifo;
     };
     std::array<LeaveClass, 4> leave_classes;
-    std::vector<LeaveEvent> leave_heap;  // min-heap for beat counts without a class
+    std::vector<LeaveEvent> leave_heap;  // min-heap for counts without a class
     std::vector<unsigned> unblocked;     // outputs whose far end just took a message back
     std::vector<PendingHead> pending_heads;
-    std::vector<unsigned> popped;  // scratch, reserved at elaboration
+    std::vector<Grant> popped;  // messages sent at this edge (scratch, reserved at elaboration)
+    std::vector<Grant> grants;  // the matcher's answer (scratch, reserved at elaboration)
     std::uint64_t next_arbitration_ps =
         Wakeup::kNever;  // earliest edge a waiting output can be won
     std::uint64_t delayed_grants = 0;
     std::uint64_t delay_ps = 0;
+    std::uint64_t conflicts = 0;
+    std::uint64_t lost_requests = 0;
+    // Head-of-line blocking: inputs found blocked at the last arbitration edge, and that edge.
+    std::vector<unsigned> hol_blocked;
+    std::uint64_t hol_since_ps = 0;
+    // Matching (every configuration but fifo + round_robin), scratch reserved at elaboration.
+    RequestSet available;
+    RoundRobinMatcher round_robin;
+    IslipMatcher islip;
+    OldestFirstMatcher oldest_first;
+    std::vector<OldestFirstMatcher::Candidate> candidates;
     // Beats of the last message size seen (sizes repeat: saves a division per message).
     unsigned beats_for_bytes = ~0U;
     std::uint64_t beats = 1;
   };
 
+  bool voq() const { return params_.input_queues == InputQueues::kVoq; }
   void init_plane(Plane& pl, bool is_request, unsigned inputs, unsigned outputs);
+  bool input_full(const Input& in) const { return voq() ? in.voq.full() : in.fifo.full(); }
   void arrive(Plane& pl, unsigned in, Payload& p, std::uint64_t now_ps);
-  void schedule_head(Plane& pl, unsigned in, std::uint64_t now_ps);
-  Queued classify(const Plane& pl, Payload& p) const;
+  void enqueue(Plane& pl, unsigned in, const Queued& q, std::uint64_t now_ps);
+  void schedule_head(Plane& pl, unsigned in, unsigned out, std::uint64_t now_ps);
+  Queued classify(const Plane& pl, Payload& p, std::uint64_t since_ps) const;
+  static void note_occupancy(Input& in, std::uint64_t now_ps) {
+    in.occupancy_integral += in.occupancy * (now_ps - in.occupancy_since_ps);
+    in.occupancy_since_ps = now_ps;
+  }
   void drain_output(Plane& pl, unsigned o, std::uint64_t now_ps);
-  void stage(Plane& pl, std::uint64_t beats, const LeaveEvent& ev);
+  void stage(Plane& pl, std::uint64_t cycles, const LeaveEvent& ev);
   static std::uint64_t next_leave(const Plane& pl);
   void send_ready(Plane& pl, std::uint64_t now_ps);
   void arbitrate(Plane& pl, std::uint64_t edge_ps);
+  void arbitrate_fifo_round_robin(Plane& pl, std::uint64_t edge_ps);
+  void arbitrate_matching(Plane& pl, std::uint64_t edge_ps);
+  // Sends input `i`'s next message for output `o` across the crossbar at `edge_ps`.
+  void transfer(Plane& pl, unsigned i, unsigned o, std::uint64_t edge_ps);
+  void find_hol_blocked(Plane& pl, std::uint64_t edge_ps);
   std::uint64_t next_wakeup(const Plane& pl, std::uint64_t now_ps) const;
+  void report_ports(const Plane& pl, nlohmann::json& j, const ReportWindow& window) const;
   friend class Wakeup;  // runs behaviour()
   void behaviour();
 

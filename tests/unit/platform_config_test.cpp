@@ -486,5 +486,61 @@ TEST(PeerPaths, BufferLocationErrors) {
   EXPECT_EQ(parse_config(make_doc(direct, own)).workload.streams[0].location_gpu, 1);
 }
 
+// Queueing, arbitration and forwarding keys: every crossbar (switch, device NoC, GPU hub) reads
+// them; the defaults are the original block (FIFO inputs, round-robin, store-and-forward).
+TEST(CrossbarKeys, DefaultsKeepFifoRoundRobinStoreAndForward) {
+  const ResolvedConfig c = parse_config(make_doc(peer_platform(), kWorkload));
+  for (const CrossbarParams* x :
+       {&c.platform.sw.xbar, &c.platform.devices[0].noc, &c.platform.gpu_hub}) {
+    EXPECT_EQ(x->input_queues, InputQueues::kFifo);
+    EXPECT_EQ(x->arbiter, CrossbarArbiter::kRoundRobin);
+    EXPECT_EQ(x->islip_iterations, 0u);  // unused without islip; islip's default is log2 N
+    EXPECT_EQ(x->forwarding, Forwarding::kStoreAndForward);
+  }
+}
+
+TEST(CrossbarKeys, ReadOnEveryCrossbar) {
+  const ResolvedConfig c = parse_config(
+      make_doc(peer_platform("  hub: {input_queues: voq, arbiter: oldest_first}\n"), kWorkload,
+               {"switch.input_queues=voq", "switch.arbiter=islip", "switch.islip_iterations=3",
+                "switch.forwarding=cut_through", "devices.0.noc.arbiter=islip"}));
+  const CrossbarParams& s = c.platform.sw.xbar;
+  EXPECT_EQ(s.input_queues, InputQueues::kVoq);
+  EXPECT_EQ(s.arbiter, CrossbarArbiter::kIslip);
+  EXPECT_EQ(s.islip_iterations, 3u);
+  EXPECT_EQ(s.forwarding, Forwarding::kCutThrough);
+  EXPECT_EQ(c.platform.devices[0].noc.arbiter, CrossbarArbiter::kIslip);
+  EXPECT_EQ(c.platform.devices[0].noc.input_queues, InputQueues::kFifo);
+  EXPECT_EQ(c.platform.gpu_hub.input_queues, InputQueues::kVoq);
+  EXPECT_EQ(c.platform.gpu_hub.arbiter, CrossbarArbiter::kOldestFirst);
+  // islip's default iteration count: ceil(log2(max(N, M))), at least 1.
+  CrossbarParams p;
+  EXPECT_EQ(islip_iterations_for(p, 16, 8), 4u);
+  EXPECT_EQ(islip_iterations_for(p, 5, 3), 3u);
+  EXPECT_EQ(islip_iterations_for(p, 1, 1), 1u);
+  p.islip_iterations = 2;
+  EXPECT_EQ(islip_iterations_for(p, 64, 64), 2u);
+}
+
+TEST(CrossbarKeys, ErrorsNameTheKey) {
+  std::string m = error_of(kSwitchPlatform, kWorkload, {"switch.arbiter=fastest"});
+  EXPECT_THAT(m, HasSubstr("switch.arbiter"));
+  EXPECT_THAT(m, HasSubstr("islip"));  // says what is allowed
+  m = error_of(kSwitchPlatform, kWorkload, {"switch.arbiter=islip", "switch.islip_iterations=0"});
+  EXPECT_THAT(m, HasSubstr("switch.islip_iterations"));
+  m = error_of(kSwitchPlatform, kWorkload, {"switch.islip_iterations=2"});
+  EXPECT_THAT(m, HasSubstr("switch.islip_iterations"));
+  EXPECT_THAT(m, HasSubstr("arbiter: islip"));
+  m = error_of(kSwitchPlatform, kWorkload, {"switch.input_queues=shared"});
+  EXPECT_THAT(m, HasSubstr("switch.input_queues"));
+  m = error_of(kSwitchPlatform, kWorkload, {"switch.forwarding=wormhole"});
+  EXPECT_THAT(m, HasSubstr("switch.forwarding"));
+  m = error_of(kSwitchPlatform, kWorkload, {"devices.0.noc.input_queues=7"});
+  EXPECT_THAT(m, HasSubstr("devices.0.noc.input_queues"));
+  m = error_of(peer_platform("  hub: {arbiter: lottery}\n"), kWorkload);
+  EXPECT_THAT(m, HasSubstr("gpus.hub.arbiter"));
+  EXPECT_THAT(m, HasSubstr(kPlatformFile));
+}
+
 }  // namespace
 }  // namespace famsim
