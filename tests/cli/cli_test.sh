@@ -278,6 +278,30 @@ expect_bad_input missing_gpu "buffer on a GPU that does not exist" \
   "$WORK/gpu9.yaml" workload.streams.0.buffer.location "no GPU 9" -- \
   run --platform platforms/nvl8_fam.yaml --workload "$WORK/gpu9.yaml"
 
+# --- The UALink pod: 4 planes of leaf/spine switches; a short run reaches all 4 devices.
+run_famsim pod run --platform platforms/ualink_pod64.yaml --workload traffic/pod_random_read.yaml \
+  --set workload.streams.0.total_bytes=64KiB --set workload.streams.1.total_bytes=64KiB \
+  --set workload.streams.2.total_bytes=64KiB --set workload.streams.3.total_bytes=64KiB \
+  --out "$WORK/pod"
+expect_rc 0 "traffic/pod_random_read.yaml on platforms/ualink_pod64.yaml"
+python3 - "$WORK/pod/stats.json" <<'PY' || fail "pod: see above"
+import json, sys
+d = json.load(open(sys.argv[1]))
+c = d["components"]
+# 64 accelerators x 64 KiB in 256 B requests = 16384 reads, a quarter to each device.
+assert d["conservation"]["ok"] is True, d["conservation"]
+assert d["conservation"]["completed"] == 16384, d["conservation"]["completed"]
+for dev in range(4):
+    reads = sum(v["request_direction"]["request_vc"]["transfers"]
+                for k, v in c.items() if k.startswith("fam%d_link" % dev))
+    assert reads == 4096, (dev, reads)
+# 4 planes x (5 leaves + 4 spines) switch chips, each leaf with 16 uplinks.
+assert sum(1 for k in c if "_leaf" in k and "_link" not in k) == 20
+assert sum(1 for k in c if "_spine" in k and "_link" not in k) == 16
+assert sum(1 for k in c if "_spine" in k and "_link" in k) == 4 * 5 * 16
+PY
+pass "the UALink pod routes every device's requests through its leaf/spine planes"
+
 run_famsim validate_peer validate --platform platforms/nvl8_fam.yaml
 expect_rc 0 "famsim validate on nvl8_fam"
 expect_in_output "peer paths: 8 GPUs x 18 peer outputs" "validate lists peer ports"
