@@ -40,7 +40,7 @@ MemoryChannels::MemoryChannels(sc_core::sc_module_name name, SimContext& ctx,
 ExpansionDevice::ExpansionDevice(sc_core::sc_module_name name, SimContext& ctx,
                                  const DeviceConfig& cfg, std::uint64_t pa_base)
     : sc_core::sc_module(name), pa_base_(pa_base) {
-  const AddressMap map(cfg.memory.channels, cfg.memory.granule_bytes, cfg.memory.select);
+  const AddressMap map = cfg.memory.channel_map();
   port_logic_ = std::make_unique<PortLogic>("port_logic", ctx, cfg.port_logic, cfg.fabric_ports,
                                             pa_base, cfg.capacity_bytes, map);
   noc_ = std::make_unique<Crossbar>("noc", ctx, cfg.noc, cfg.fabric_ports, cfg.memory.channels,
@@ -102,9 +102,8 @@ Platform::Platform(const PlatformConfig& cfg, SimContext& ctx, AddressSpace& vmm
     memory_ = std::make_unique<MemoryChannels>("memory", ctx, m);
     if (cfg.trace_player.params.file.empty()) return;  // `famsim validate`: no trace to play
     try {
-      trace_player_ =
-          std::make_unique<TracePlayer>("trace_player", ctx, cfg.trace_player.params,
-                                        AddressMap(m.channels, m.granule_bytes, m.select));
+      trace_player_ = std::make_unique<TracePlayer>("trace_player", ctx, cfg.trace_player.params,
+                                                    m.channel_map());
     } catch (const TraceError& e) {
       throw ConfigError(std::string("trace_player.file: ") + e.what());
     }
@@ -123,8 +122,7 @@ Platform::Platform(const PlatformConfig& cfg, SimContext& ctx, AddressSpace& vmm
       const MemoryTarget& t = targets_[ti++];
       local.base = t.base;
       local.size = t.size;
-      local.map =
-          AddressMap(cfg.gpu_local.channels, cfg.gpu_local.granule_bytes, cfg.gpu_local.select);
+      local.map = cfg.gpu_local.channel_map();
     }
     const std::string name = "gpu" + std::to_string(g);
     gpus_.push_back(std::make_unique<Gpu>(name.c_str(), ctx, g, cfg.gpu, per_gpu, local, vmm));

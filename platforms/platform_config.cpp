@@ -83,15 +83,42 @@ LinkConfig parse_link(ConfigNode n, bool gpu_side) {
   return c;
 }
 
-void parse_interleave(ConfigNode n, MemoryConfig& m, unsigned request_bytes) {
-  m.granule_bytes = n.get_bytes("granule_bytes", 256, 1, kGiB);
-  if (!is_pow2(m.granule_bytes) || m.granule_bytes < request_bytes) {
-    n.fail("granule_bytes",
-           fmt::format("expected a power of two >= the GPU request size ({} B), got {} (requests "
-                       "that cross granules are split by the device issue, not yet modelled)",
-                       request_bytes, m.granule_bytes));
+// `min_granule`: a device's port logic splits requests at granule boundaries, so its granule may
+// be as small as 64 B; a GPU's local memory (and a trace player's) takes whole requests, so its
+// granule must hold one.
+void parse_interleave(ConfigNode n, MemoryConfig& m, std::uint64_t min_granule, bool splits) {
+  m.select =
+      AddressMap::parse_select(n.get_choice("channel_select", "modulo", {"modulo", "xor", "bits"}));
+  if (m.select == AddressMap::Select::kBits) {
+    const std::vector<std::uint64_t> bits = n.get_uint_list("channel_bits", 0, 62);
+    m.channel_bits.assign(bits.begin(), bits.end());
+    try {
+      m.granule_bytes = AddressMap(m.channel_bits).granule_bytes();
+    } catch (const std::invalid_argument& e) {
+      n.fail("channel_bits", e.what());
+    }
+    if (n.has("granule_bytes") && n.get_bytes("granule_bytes", 0) != m.granule_bytes) {
+      n.fail("granule_bytes",
+             fmt::format("channel_bits put the lowest channel bit at a {} B granule; give "
+                         "granule_bytes or channel_bits, not both",
+                         m.granule_bytes));
+    }
+  } else {
+    if (n.has("channel_bits")) {
+      n.fail("channel_bits", "channel_bits go with channel_select: bits");
+    }
+    m.granule_bytes = n.get_bytes("granule_bytes", 256, 1, kGiB);
   }
-  m.select = AddressMap::parse_select(n.get_choice("channel_select", "modulo", {"modulo", "xor"}));
+  if (!is_pow2(m.granule_bytes) || m.granule_bytes < min_granule) {
+    n.fail(m.select == AddressMap::Select::kBits ? "channel_bits" : "granule_bytes",
+           splits ? fmt::format("expected an interleave granule of a power of two >= {} B, got {} "
+                                "B",
+                                min_granule, m.granule_bytes)
+                  : fmt::format("expected an interleave granule of a power of two >= the request "
+                                "size ({} B), got {} B (only a device's port logic splits requests "
+                                "that cross granules)",
+                                min_granule, m.granule_bytes));
+  }
   n.finish();
 }
 
@@ -158,7 +185,7 @@ void parse_dram(ConfigNode& n, DramControllerParams& d, unsigned request_bytes) 
 
 // An order string naming Ch places the channel digit: the interleave granule is the bytes of the
 // fields below it.
-void apply_order_granule(ConfigNode& n, MemoryConfig& m, unsigned request_bytes) {
+void apply_order_granule(ConfigNode& n, MemoryConfig& m, std::uint64_t min_granule) {
   if (m.model != MemoryConfig::Model::kDram) return;
   const std::string& order = m.dram.mapping_order;
   if (!m.dram.order_places_channel) return;
@@ -171,11 +198,16 @@ void apply_order_granule(ConfigNode& n, MemoryConfig& m, unsigned request_bytes)
                                         "interleave.granule_bytes is {}; give one or the other",
                                         granule, m.granule_bytes));
   }
-  if (!is_pow2(granule) || granule < request_bytes) {
+  if (m.select == AddressMap::Select::kBits) {
+    n.child("mapping").fail("order",
+                            "places the channel digit, and interleave.channel_select "
+                            "is bits; give one or the other");
+  }
+  if (!is_pow2(granule) || granule < min_granule) {
     n.child("mapping").fail(
         "order", fmt::format("places the channel digit at a {} B granule; it must be a power of "
-                             "two >= the request size ({} B)",
-                             granule, request_bytes));
+                             "two >= {} B",
+                             granule, min_granule));
   }
   m.granule_bytes = granule;
 }
@@ -196,7 +228,9 @@ void check_dram_capacity(ConfigNode& n, const char* key, const MemoryConfig& m) 
 
 // A memory node (after preset expansion): DRAM standard and timing, controller, organisation
 // (`channels`, or `stacks` x `channels_per_stack` for stacked memory), capacity and interleave.
-MemoryConfig parse_memory(ConfigNode n, unsigned request_bytes, bool capacity_here) {
+// `device`: the memory behind a device's port logic, which splits requests at granules.
+MemoryConfig parse_memory(ConfigNode n, unsigned request_bytes, bool capacity_here,
+                          bool device = false) {
   MemoryConfig m;
   m.present = true;
   m.preset = n.get_string("preset", "");
@@ -253,12 +287,23 @@ MemoryConfig parse_memory(ConfigNode n, unsigned request_bytes, bool capacity_he
     }
   }
   if (capacity_here) check_dram_capacity(n, "capacity_gib", m);
-  parse_interleave(n.child("interleave"), m, request_bytes);
-  apply_order_granule(n, m, request_bytes);
+  // 64 B: the smallest granule a device interleaves at (a cache line; the issue's range is 64 B
+  // to 4 KiB, larger ones are allowed).
+  const std::uint64_t min_granule = device ? 64 : request_bytes;
+  parse_interleave(n.child("interleave"), m, min_granule, device);
+  apply_order_granule(n, m, min_granule);
   if (m.select == AddressMap::Select::kXor && !is_pow2(m.channels)) {
     n.fail("interleave", fmt::format("xor channel selection needs a power-of-two channel count, "
                                      "this memory has {} channels",
                                      m.channels));
+  }
+  if (m.select == AddressMap::Select::kBits &&
+      (std::size_t{1} << m.channel_bits.size()) != m.channels) {
+    n.child("interleave")
+        .fail("channel_bits",
+              fmt::format("{} bits select among {} channels, but this memory has "
+                          "{} channels",
+                          m.channel_bits.size(), 1u << m.channel_bits.size(), m.channels));
   }
   n.finish();
   return m;
@@ -444,6 +489,12 @@ PlatformConfig parse_platform(ConfigNode& root) {
         pl.get_uint("egress_cycles", dc.port_logic.ingress_cycles, 0, 100000));
     dc.port_logic.tags_per_port =
         static_cast<unsigned>(pl.get_uint("tags_per_port", std::nullopt, 1, 1u << 16));
+    dc.port_logic.width_bytes =
+        static_cast<unsigned>(pl.get_bytes("width_bytes", dc.port_logic.width_bytes, 1, 65536));
+    dc.port_logic.in_order =
+        pl.get_choice("response_order", "out_of_order", {"out_of_order", "in_order"}) == "in_order";
+    dc.port_logic.atomic_cycles =
+        static_cast<unsigned>(pl.get_uint("atomic_cycles", dc.port_logic.atomic_cycles, 0, 100000));
     pl.finish();
 
     ConfigNode noc = d.child("noc", true);
@@ -451,7 +502,7 @@ PlatformConfig parse_platform(ConfigNode& root) {
     dc.noc = parse_crossbar(noc, "width_bytes");
     noc.finish();
 
-    dc.memory = parse_memory(d.child("memory", true), pc.gpu.request_bytes, false);
+    dc.memory = parse_memory(d.child("memory", true), pc.gpu.request_bytes, false, true);
     dc.memory.capacity_bytes = dc.capacity_bytes;
     check_dram_capacity(d, "capacity_gib", dc.memory);
     d.finish();

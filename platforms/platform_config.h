@@ -39,8 +39,14 @@ struct MemoryConfig {
   std::uint64_t capacity_bytes = 0;
   std::uint64_t granule_bytes = 256;
   AddressMap::Select select = AddressMap::Select::kModulo;
-  std::string command_log_dir;  // DRAM command logs go here (empty: off); set by the run
+  std::vector<unsigned> channel_bits;  // select kBits: channel bit i is address bit channel_bits[i]
+  std::string command_log_dir;         // DRAM command logs go here (empty: off); set by the run
 
+  // The address interleave across this memory's channels.
+  AddressMap channel_map() const {
+    return select == AddressMap::Select::kBits ? AddressMap(channel_bits)
+                                               : AddressMap(channels, granule_bytes, select);
+  }
   // Peak data bandwidth of one channel, GB/s, and the standard's name.
   double channel_peak_gbps() const {
     return model == Model::kDram ? dram.spec.org.peak_gbps() : timing.peak_gbps();

@@ -30,6 +30,12 @@ using Payload = tlm::tlm_generic_payload;
 // Identifies a block (module) in hop records. Names live in BlockRegistry.
 using BlockId = std::uint16_t;
 
+// A read-modify-write the memory executes on one naturally aligned 4 or 8 B little-endian word
+// (RequestExt::length). The request carries its operands, the response the word's old value.
+//   kFetchAdd      word += atomic_operand (modulo 2^(8 x length))
+//   kCompareSwap   if word == atomic_compare: word = atomic_operand
+enum class AtomicOp : std::uint8_t { kNone, kFetchAdd, kCompareSwap };
+
 // 16 bytes: each time is 48 bits of ps (281 s of simulated time; Scheduler refuses to go further)
 // packed with a 16-bit id, so a request's records for a typical path fit in two cache lines.
 class alignas(16) HopRecord {
@@ -85,12 +91,20 @@ class RequestExt : public tlm::tlm_extension<RequestExt> {
   std::uint64_t id = 0;
   std::uint64_t virtual_address = 0;
   std::uint16_t stream = 0;  // the issuing GPU's stream (workload index)
+  // Atomic request (AtomicOp above); payload command READ, so the old value comes back as data.
+  AtomicOp atomic = AtomicOp::kNone;
+  // The device port's tag for this request (models/device/port_logic.h); a split request's parts
+  // carry their parent's.
+  std::uint32_t device_tag = 0;
+  std::uint64_t atomic_operand = 0;
+  std::uint64_t atomic_compare = 0;
 
   void reset_for_issue() {
     hop_count = 0;
     resp_cursor = 0;
     channel = 0;
     channel_address = 0;
+    atomic = AtomicOp::kNone;
   }
 
   // A block stamps its arrival; returns its record. Throws if the path is longer than kMaxHops
@@ -160,9 +174,14 @@ inline void prefetch_for_hop(const Payload& p) {
   __builtin_prefetch(e + 64);
 }
 
-// Data bytes a request message carries (writes carry their data forward) and a response message
-// carries (reads carry their data back).
-inline unsigned request_data_bytes(const RequestExt& e) { return e.write ? e.length : 0; }
+// Data bytes a request message carries (writes carry their data forward, atomics their operands:
+// one word, two for compare-and-swap) and a response message carries (reads carry their data
+// back, atomics the old word).
+inline unsigned request_data_bytes(const RequestExt& e) {
+  if (e.atomic != AtomicOp::kNone)
+    return e.atomic == AtomicOp::kCompareSwap ? 2 * e.length : e.length;
+  return e.write ? e.length : 0;
+}
 inline unsigned response_data_bytes(const RequestExt& e) { return e.write ? 0 : e.length; }
 
 // Per-process table of block names, for hop records and diagnostics. SystemC itself is a

@@ -1,25 +1,45 @@
-// Device port logic: the expansion device's fabric ports. First cut; the device issue adds
-// protocol conversion, request splitting/merging, atomics and response ordering.
+// Device port logic: the expansion device's fabric ports. Each port turns fabric messages into
+// internal requests, tracks them in a tag table, splits a request that crosses interleave granules
+// into one request per channel and reassembles its answer, and schedules responses back onto the
+// fabric in order or out of order.
 //
 // Ports (one pair per fabric port p)
 //   fabric(p)    target socket: requests in from the fabric link, responses back onto it
-//   internal(p)  initiator socket: decoded requests on to the device crossbar, responses in
+//   internal(p)  initiator socket: decoded requests on to the device NoC, responses in
 //
-// Parameters (PortLogicParams)
+// Parameters (PortLogicParams; YAML devices[].port_logic)
 //   clock_mhz        device clock; decisions on its edges
-//   ingress_cycles   de-framing + decode latency per request
-//   egress_cycles    response scheduling latency per response
-//   tags_per_port    outstanding requests a port tracks; a request takes a tag when accepted and
-//                    frees it when its response leaves. No free tag: END_REQ is withheld, which
-//                    backpressures the link (and, through it, the fabric).
+//   ingress_cycles   de-framing, protocol conversion and address decode latency per request
+//   egress_cycles    response scheduling and framing latency per response
+//   width_bytes      datapath bytes per cycle of each pipeline: a message with D data bytes holds
+//                    its pipeline for max(1, ceil(D / width_bytes)) cycles (the throughput) and
+//                    leaves after its last beat
+//   tags_per_port    the tag table: requests a port tracks at once. A request takes a tag when it
+//                    is accepted and frees it when its response leaves. No free tag: END_REQ is
+//                    withheld, so the link stops returning credits and the fabric backs up.
+//   response_order   out_of_order (default): a response leaves as soon as it is complete.
+//                    in_order: responses to one source (issuing GPU) leave a port in the order that
+//                    source's requests arrived at it; a finished response waits for older ones.
+//   atomic_cycles    the atomic unit's latency (fetch-add, compare-and-swap): an atomic's answer
+//                    waits this long before its response is scheduled. The memory channel does
+//                    the read-modify-write itself (models/memory/atomic.h: a read and a write-back
+//                    of the word's burst), so atomics on one word are serialised there.
 //   address map      the device's physical range (base, size) and the channel interleave
+//                    (models/memory/address_map.h)
 //
-// Timing: each pipeline (ingress, egress) of a port starts at most one message per cycle; a
-// request accepted at t starts ingress at the first free edge s >= t and is handed to the
-// crossbar at s + ingress_cycles; responses likewise through egress.
+// Splitting: a request whose bytes span several interleave granules becomes one part per granule
+// (each part a pooled payload to its channel, write data copied in); read data is copied back into
+// the request as parts answer, and the response is scheduled when the last part is in. All parts
+// of a request are ready together and go to the NoC one after another. An atomic must sit in one
+// naturally aligned 4 or 8 B word.
 //
-// Statistics: bytes, utilization (mean tag occupancy of the busiest port), backpressure_ns,
-// requests per port, mean tags in use.
+// Timing: each pipeline (ingress, egress) of a port starts a message at the first free edge s >=
+// its arrival and holds it for its beats; it leaves at s + (cycles + beats - 1) x period.
+//
+// Statistics (components.<name>): bytes, utilization (mean tag occupancy of the busiest port),
+// backpressure_ns (requests held for want of a tag), split_requests, parts, atomics,
+// reorder_wait_ns (in_order: time finished responses waited for older ones), and per port:
+// requests, mean_tags_in_use, max_tags_in_use, backpressure_ns.
 #pragma once
 
 #include "models/core/clock.h"
@@ -41,6 +61,9 @@ struct PortLogicParams {
   unsigned ingress_cycles = 8;
   unsigned egress_cycles = 8;
   unsigned tags_per_port = 256;
+  unsigned width_bytes = 256;
+  bool in_order = false;  // response_order
+  unsigned atomic_cycles = 4;
 };
 
 class PortLogic : public sc_core::sc_module, public Component {
@@ -63,13 +86,27 @@ class PortLogic : public sc_core::sc_module, public Component {
     Payload* payload = nullptr;
     std::uint64_t ready_ps = 0;
   };
+  // A tag-table entry: one fabric request from acceptance until its response leaves.
+  struct Tag {
+    Payload* request = nullptr;
+    unsigned parts_left = 0;  // parts (or the request itself) not yet answered
+    bool split = false;       // the request went down as parts
+    bool done = false;        // every part answered (in_order: waiting for older responses)
+    std::uint64_t done_ps = 0;
+  };
   struct Port {
+    std::vector<Tag> tags;
+    Ring<std::uint32_t> free_tags;
+    // in_order: per source (issuing GPU), its tags in arrival order.
+    std::vector<Ring<std::uint32_t>> by_source;
     Ring<Staged> ingress;
     Ring<Staged> egress;
+    Ring<Staged> atomic_unit;  // answered atomics for atomic_cycles (a constant: FIFO order)
     HoldSlot hold;
     bool crossbar_busy = false;
     bool fabric_busy = false;
     unsigned tags_in_use = 0;
+    unsigned max_tags_in_use = 0;
     std::uint64_t ingress_free_ps = 0;
     std::uint64_t egress_free_ps = 0;
     // Statistics.
@@ -80,12 +117,20 @@ class PortLogic : public sc_core::sc_module, public Component {
     std::uint64_t last_change_ps = 0;
   };
 
-  void take_tag(Port& port, Payload& p, std::uint64_t now_ps);
+  void take_tag(unsigned idx, Payload& p, std::uint64_t now_ps);
+  void check_request(const RequestExt& e) const;
   void change_tags(Port& port, int delta, std::uint64_t now_ps);
-  std::uint64_t pipeline_slot(std::uint64_t& free_ps, std::uint64_t now_ps) const;
+  // Starts a message of `data_bytes` in a pipeline that is free from `free_ps`; returns when it
+  // leaves, `cycles` after its start plus its beats after the first.
+  std::uint64_t pipeline(std::uint64_t& free_ps, std::uint64_t now_ps, unsigned data_bytes,
+                         unsigned cycles) const;
+  void part_answered(Port& port, Payload& part, std::uint64_t now_ps);
+  void finish_tag(Port& port, std::uint32_t tag, std::uint64_t now_ps);
+  void to_egress(Port& port, Tag& t, std::uint64_t now_ps);
   friend class Wakeup;  // runs behaviour()
   void behaviour();
 
+  SimContext& ctx_;
   PortLogicParams params_;
   Clock clock_;
   std::uint64_t base_;
@@ -95,6 +140,11 @@ class PortLogic : public sc_core::sc_module, public Component {
   std::vector<std::unique_ptr<InitiatorPort<PortLogic>>> internal_;
   std::vector<Port> ports_;
   Wakeup wake_;
+  // Statistics over all ports.
+  std::uint64_t split_requests_ = 0;
+  std::uint64_t parts_ = 0;
+  std::uint64_t atomics_ = 0;
+  std::uint64_t reorder_wait_ps_ = 0;
 };
 
 }  // namespace famsim

@@ -1,6 +1,8 @@
 #include "models/memory/address_map.h"
 
+#include <algorithm>
 #include <stdexcept>
+#include <string>
 
 namespace famsim {
 
@@ -20,6 +22,58 @@ AddressMap::AddressMap(unsigned channels, std::uint64_t granule_bytes, Select se
   if (is_pow2(channels_)) channel_bits_ = static_cast<unsigned>(__builtin_ctzll(channels_));
 }
 
+AddressMap::AddressMap(const std::vector<unsigned>& channel_bits)
+    : select_(Select::kBits), bits_(channel_bits), bits_sorted_(channel_bits) {
+  if (bits_.empty() || bits_.size() > 16) {
+    throw std::invalid_argument("channel_bits must list 1 to 16 address bit positions");
+  }
+  std::sort(bits_sorted_.begin(), bits_sorted_.end());
+  for (std::size_t i = 0; i < bits_sorted_.size(); ++i) {
+    if (bits_sorted_[i] > 62) {
+      throw std::invalid_argument("channel bit position " + std::to_string(bits_sorted_[i]) +
+                                  " is beyond 62");
+    }
+    if (i > 0 && bits_sorted_[i] == bits_sorted_[i - 1]) {
+      throw std::invalid_argument("channel bit " + std::to_string(bits_sorted_[i]) +
+                                  " is listed twice");
+    }
+  }
+  channels_ = 1u << bits_.size();
+  granule_shift_ = bits_sorted_.front();
+  granule_ = std::uint64_t{1} << granule_shift_;
+  channel_bits_ = static_cast<unsigned>(bits_.size());
+  channel_div_ = FixedDivisor(channels_);
+}
+
+AddressMap::Decoded AddressMap::decode_bits(std::uint64_t offset) const {
+  Decoded d;
+  for (std::size_t i = 0; i < bits_.size(); ++i) {
+    d.channel |= static_cast<unsigned>((offset >> bits_[i]) & 1) << i;
+  }
+  // Take the channel bits out from the highest down, so lower positions stay where they are.
+  std::uint64_t a = offset;
+  for (std::size_t i = bits_sorted_.size(); i-- > 0;) {
+    const unsigned b = bits_sorted_[i];
+    const std::uint64_t low = a & ((std::uint64_t{1} << b) - 1);
+    a = ((a >> (b + 1)) << b) | low;
+  }
+  d.channel_address = a;
+  return d;
+}
+
+std::uint64_t AddressMap::encode_bits(unsigned channel, std::uint64_t channel_address) const {
+  // Put the channel bits back in from the lowest up: each opens a gap at its position.
+  std::uint64_t a = channel_address;
+  for (const unsigned b : bits_sorted_) {
+    const std::uint64_t low = a & ((std::uint64_t{1} << b) - 1);
+    a = ((a >> b) << (b + 1)) | low;
+  }
+  for (std::size_t i = 0; i < bits_.size(); ++i) {
+    a |= std::uint64_t{(channel >> i) & 1u} << bits_[i];
+  }
+  return a;
+}
+
 unsigned AddressMap::fold(std::uint64_t upper) const {
   if (channels_ == 1) return 0;
   if (channel_bits_ > 0 && (channel_bits_ & (channel_bits_ - 1)) == 0) {
@@ -37,6 +91,7 @@ unsigned AddressMap::fold(std::uint64_t upper) const {
 }
 
 AddressMap::Decoded AddressMap::decode(std::uint64_t offset) const {
+  if (select_ == Select::kBits) return decode_bits(offset);
   const std::uint64_t g = offset >> granule_shift_;
   const std::uint64_t upper = channel_div_.quotient(g);
   const unsigned low = static_cast<unsigned>(g - upper * channels_);
@@ -47,6 +102,7 @@ AddressMap::Decoded AddressMap::decode(std::uint64_t offset) const {
 }
 
 std::uint64_t AddressMap::encode(unsigned channel, std::uint64_t channel_address) const {
+  if (select_ == Select::kBits) return encode_bits(channel, channel_address);
   const std::uint64_t upper = channel_address / granule_;
   const unsigned low = select_ == Select::kModulo ? channel : (channel ^ fold(upper));
   return (upper * channels_ + low) * granule_ + channel_address % granule_;
@@ -55,7 +111,8 @@ std::uint64_t AddressMap::encode(unsigned channel, std::uint64_t channel_address
 AddressMap::Select AddressMap::parse_select(const std::string& s) {
   if (s == "modulo") return Select::kModulo;
   if (s == "xor") return Select::kXor;
-  throw std::invalid_argument("channel selection must be modulo or xor, not " + s);
+  if (s == "bits") return Select::kBits;
+  throw std::invalid_argument("channel selection must be modulo, xor or bits, not " + s);
 }
 
 }  // namespace famsim

@@ -9,18 +9,23 @@
 //           that are multiples of C granules, which modulo sends all to one channel)
 // and sits at channel address (g div channels) * granule + offset mod granule, so each channel's
 // addresses are dense and the mapping is a bijection (encode() inverts decode()).
+//   bits:   an explicit list of offset bit positions b0, b1, ... b(k-1) (2^k channels): channel
+//           bit i is offset bit b(i), and the channel address is the offset with those bits
+//           taken out (the bits above each close the gap), again dense and a bijection. The
+//           interleave granule is 2^min(b): the bytes below the lowest channel bit.
 #pragma once
 
 #include "models/core/clock.h"
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace famsim {
 
 class AddressMap {
  public:
-  enum class Select { kModulo, kXor };
+  enum class Select { kModulo, kXor, kBits };
   struct Decoded {
     unsigned channel = 0;
     std::uint64_t channel_address = 0;
@@ -30,6 +35,9 @@ class AddressMap {
   // Throws std::invalid_argument for a zero or non-power-of-two granule, no channels, or xor with
   // a channel count that is not a power of two.
   AddressMap(unsigned channels, std::uint64_t granule_bytes, Select select);
+  // Select::kBits. Throws std::invalid_argument for an empty list, a position above 62 or one
+  // given twice, or more than 16 bits.
+  explicit AddressMap(const std::vector<unsigned>& channel_bits);
 
   Decoded decode(std::uint64_t offset) const;
   std::uint64_t encode(unsigned channel, std::uint64_t channel_address) const;
@@ -38,7 +46,8 @@ class AddressMap {
   std::uint64_t granule_bytes() const { return granule_; }
   Select select() const { return select_; }
 
-  static Select parse_select(const std::string& s);  // "modulo" | "xor"
+  static Select parse_select(const std::string& s);  // "modulo" | "xor" | "bits"
+  const std::vector<unsigned>& channel_bits() const { return bits_; }
   // xor where it is defined (a power-of-two count), modulo otherwise.
   static Select spreading_select(unsigned n) {
     return (n & (n - 1)) == 0 ? Select::kXor : Select::kModulo;
@@ -46,6 +55,8 @@ class AddressMap {
 
  private:
   unsigned fold(std::uint64_t upper) const;  // xor of the base-C digits of `upper`
+  Decoded decode_bits(std::uint64_t offset) const;
+  std::uint64_t encode_bits(unsigned channel, std::uint64_t channel_address) const;
 
   unsigned channels_ = 1;
   std::uint64_t granule_ = 256;
@@ -53,6 +64,8 @@ class AddressMap {
   unsigned granule_shift_ = 8;
   unsigned channel_bits_ = 0;  // log2(channels) for a power-of-two count, else 0
   FixedDivisor channel_div_{1};
+  std::vector<unsigned> bits_;         // kBits: channel bit i is offset bit bits_[i]
+  std::vector<unsigned> bits_sorted_;  // the same positions, ascending
 };
 
 }  // namespace famsim

@@ -1,5 +1,7 @@
 #include "models/memory/dram_controller.h"
 
+#include "models/memory/atomic.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -64,6 +66,8 @@ bool DramController::has_room(const Payload& p) const {
   const unsigned n = static_cast<unsigned>(last - first + 1);
   if (n > scratch_.size()) throw std::logic_error("request larger than the payload pool's data");
   if (e.write && params_.posted_writes && posted_.full()) return false;
+  // An atomic is a read of its word's burst and a write-back of it.
+  if (e.atomic != AtomicOp::kNone) return core_.has_room(false, n) && core_.has_room(true, n);
   return core_.has_room(e.write, n);
 }
 
@@ -71,8 +75,10 @@ void DramController::accept(Payload& p, std::uint64_t now) {
   RequestExt& e = ext_of(p);
   const unsigned len = e.length;
   if (params_.backing_store) {
-    // Arrival order: a read sees every earlier write.
-    if (e.write) {
+    // Arrival order: a read sees every earlier write, an atomic every earlier access.
+    if (e.atomic != AtomicOp::kNone) {
+      execute_atomic(store_, e.channel_address, e, p.get_data_ptr());
+    } else if (e.write) {
       store_.write(e.channel_address, p.get_data_ptr(), len);
     } else {
       store_.read(e.channel_address, p.get_data_ptr(), len);
@@ -88,6 +94,11 @@ void DramController::accept(Payload& p, std::uint64_t now) {
   ++answers_owed_;
   const bool posted = e.write && params_.posted_writes;
   core_.enqueue(posted ? nullptr : &p, e.write, scratch_.data(), n, cycle);
+  if (e.atomic != AtomicOp::kNone) {
+    // The write-back, answered by nobody: the atomic's answer is its read (the old value).
+    core_.enqueue(nullptr, true, scratch_.data(), n, cycle);
+    ++atomic_count_;
+  }
   if (e.write) {
     ++write_count_;
     write_bytes_ += len;
@@ -206,6 +217,7 @@ void DramController::report(ComponentReport& r, const ReportWindow& window) cons
   x["efficiency"] = s.org.peak_gbps() > 0 ? bw / s.org.peak_gbps() : 0.0;
   x["reads"] = read_count_;
   x["writes"] = write_count_;
+  x["atomics"] = atomic_count_;  // also counted in reads
   x["read_bytes"] = read_bytes_;
   x["write_bytes"] = write_bytes_;
   x["read_latency_ns"] = read_latency_.to_json();

@@ -128,6 +128,7 @@ class DramController : public sc_core::sc_module, public Component {
   // Statistics.
   std::uint64_t read_count_ = 0;
   std::uint64_t write_count_ = 0;
+  std::uint64_t atomic_count_ = 0;
   std::uint64_t read_bytes_ = 0;
   std::uint64_t write_bytes_ = 0;
   std::uint64_t backpressure_ps_ = 0;

@@ -1,5 +1,7 @@
 #include "models/memory/ideal_memory.h"
 
+#include "models/memory/atomic.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -36,7 +38,9 @@ void IdealMemory::accept(Payload& p, std::uint64_t now) {
   const unsigned len = e.length;
   if (params_.backing_store) {
     // In arrival order, like the service itself: a read sees every earlier write.
-    if (e.write) {
+    if (e.atomic != AtomicOp::kNone) {
+      execute_atomic(store_, e.channel_address, e, p.get_data_ptr());
+    } else if (e.write) {
       store_.write(e.channel_address, p.get_data_ptr(), len);
     } else {
       store_.read(e.channel_address, p.get_data_ptr(), len);
@@ -49,10 +53,14 @@ void IdealMemory::accept(Payload& p, std::uint64_t now) {
   }
   const std::uint64_t burst = burst_cycles_;
   const std::uint64_t period = clock_.period_ps();
-  bus_free_ps_ = start + burst * period;
-  busy_ps_ += burst * period;
+  // An atomic reads its word and writes it back: the bus is busy for both bursts, and the old
+  // value is ready after the read, as for a read.
+  const std::uint64_t bus = e.atomic != AtomicOp::kNone ? 2 * burst : burst;
+  bus_free_ps_ = start + bus * period;
+  busy_ps_ += bus * period;
   const std::uint64_t ready = start + (timing_.access_latency_cycles + burst) * period;
   service_.push_back({&p, ready});
+  if (e.atomic != AtomicOp::kNone) ++atomic_count_;
   if (e.write) {
     ++write_count_;
     write_bytes_ += len;
@@ -115,6 +123,7 @@ void IdealMemory::report(ComponentReport& r, const ReportWindow& window) const {
   r.extra["bandwidth_gbps"] = secs > 0 ? (read_bytes_ + write_bytes_) / secs * 1e-9 : 0.0;
   r.extra["reads"] = read_count_;
   r.extra["writes"] = write_count_;
+  r.extra["atomics"] = atomic_count_;  // also counted in reads
   r.extra["read_bytes"] = read_bytes_;
   r.extra["write_bytes"] = write_bytes_;
   r.extra["read_latency_ns"] = read_latency_.to_json();

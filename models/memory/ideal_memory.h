@@ -98,6 +98,7 @@ class IdealMemory : public sc_core::sc_module, public Component {
   std::uint64_t busy_ps_ = 0;
   std::uint64_t read_count_ = 0;
   std::uint64_t write_count_ = 0;
+  std::uint64_t atomic_count_ = 0;
   std::uint64_t read_bytes_ = 0;
   std::uint64_t write_bytes_ = 0;
   std::uint64_t backpressure_ps_ = 0;

@@ -52,6 +52,25 @@ TEST(DataIntegrity, WhatIsWrittenThroughTheSwitchedPlatformReadsBack) {
   EXPECT_TRUE(r["conservation"]["ok"].get<bool>());
 }
 
+TEST(DataIntegrity, RequestsSplitAcrossChannelsReadBack) {
+  // A 64 B interleave under 128 B requests: the device splits every request into 2 parts, one to
+  // each of its 2 channels (modulo).
+  const auto r = test::run_sim(test::source_file("platforms/minimal.yaml"), write_then_read(42),
+                               {"devices.0.memory.interleave.granule_bytes=64"});
+  const std::uint64_t requests = 2 * (4ULL << 20) / 128;
+  EXPECT_EQ(r["conservation"]["completed"].get<std::uint64_t>(), requests);
+  EXPECT_EQ(r["conservation"]["data_mismatches"].get<std::uint64_t>(), 0u);
+  EXPECT_TRUE(r["conservation"]["ok"].get<bool>());
+  const auto& pl = r["components"]["fam0.port_logic"];
+  EXPECT_EQ(pl["split_requests"].get<std::uint64_t>(), requests);
+  EXPECT_EQ(pl["parts"].get<std::uint64_t>(), 2 * requests);
+  // Each channel got one half of every request: 4 MiB written and read per channel in 64 B.
+  for (const char* ch : {"fam0.memory.ch0", "fam0.memory.ch1"}) {
+    EXPECT_EQ(r["components"][ch]["write_bytes"].get<std::uint64_t>(), 2ULL << 20) << ch;
+    EXPECT_EQ(r["components"][ch]["read_bytes"].get<std::uint64_t>(), 2ULL << 20) << ch;
+  }
+}
+
 TEST(DataIntegrity, AWrongExpectedPatternIsCaught) {
   // Reading back with another seed than the one written must flag every read request: proof
   // that the check looks at the data.

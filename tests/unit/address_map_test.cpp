@@ -1,5 +1,6 @@
-// AddressMap: channel selection (modulo, xor), bijection, dense channel addresses, argument checks.
-// Expected channels are worked out by hand from the definition in address_map.h.
+// AddressMap: channel selection (modulo, xor, an explicit bit list), bijection, dense channel
+// addresses, argument checks. Expected channels are worked out by hand from the definition in
+// address_map.h.
 #include "models/memory/address_map.h"
 
 #include <gtest/gtest.h>
@@ -155,9 +156,62 @@ TEST(AddressMap, ConstructorRejectsBadArguments) {
   EXPECT_NO_THROW(AddressMap(8, 1, AddressMap::Select::kXor));
 }
 
+TEST(AddressMapBits, HandWorkedOffsets) {
+  // Channel bits [8, 13]: channel bit 0 = offset bit 8, channel bit 1 = offset bit 13.
+  const AddressMap m(std::vector<unsigned>{8, 13});
+  EXPECT_EQ(m.channels(), 4u);
+  EXPECT_EQ(m.granule_bytes(), 256u);  // 2^8: the bytes below the lowest channel bit
+  // 0x2100 + 0x2a: bits 8 and 13 set -> channel 0b11 = 3; removing them leaves 0x2a.
+  const auto d = m.decode(0x2100 + 0x2a);
+  EXPECT_EQ(d.channel, 3u);
+  EXPECT_EQ(d.channel_address, 0x2au);
+  // 0x4300 = bits 14, 9, 8: channel 1 (bit 8); bit 9 drops to 8 and bit 14 to 12 -> 0x1100.
+  const auto e = m.decode(0x4300);
+  EXPECT_EQ(e.channel, 1u);
+  EXPECT_EQ(e.channel_address, 0x1100u);
+  EXPECT_EQ(m.encode(1, 0x1100), 0x4300u);
+  // The order of the list sets which channel bit an address bit is: [13, 8] swaps them.
+  const AddressMap swapped(std::vector<unsigned>{13, 8});
+  EXPECT_EQ(swapped.decode(0x0100).channel, 2u);
+  EXPECT_EQ(swapped.decode(0x2000).channel, 1u);
+}
+
+TEST(AddressMapBits, StrideOfChannelsTimesGranuleOnTheLowBitsHitsOneChannel) {
+  // Bits [8, 9] are modulo over 4 channels of 256 B: a 1 KiB stride keeps both at 0.
+  const AddressMap low(std::vector<unsigned>{8, 9});
+  const auto counts = count_strided(low, kRowStride, 1024);
+  EXPECT_EQ(counts[0], 1024u);
+  // Bits [10, 11] (a channel per 1 KiB) spread the same stride: k*1024 has channel k mod 4.
+  const AddressMap high(std::vector<unsigned>{10, 11});
+  const auto spread = count_strided(high, kRowStride, 1024);
+  for (unsigned c = 0; c < kChannels; ++c) EXPECT_EQ(spread[c], 256u) << "channel " << c;
+}
+
+TEST(AddressMapBits, BijectionAndDenseChannels) {
+  check_round_trip(AddressMap(std::vector<unsigned>{8, 9}));
+  check_round_trip(AddressMap(std::vector<unsigned>{12, 7, 20}));
+  // Contiguous low bits behave as modulo: dense like it.
+  check_dense(AddressMap(std::vector<unsigned>{8, 9, 10}), 8 * 200);
+  // Equal to the modulo map where they coincide.
+  const AddressMap bits(std::vector<unsigned>{8, 9});
+  const AddressMap mod(kChannels, kGranule, AddressMap::Select::kModulo);
+  for (std::uint64_t off = 0; off < 64 * kGranule; off += 53) {
+    EXPECT_EQ(bits.decode(off).channel, mod.decode(off).channel) << off;
+    EXPECT_EQ(bits.decode(off).channel_address, mod.decode(off).channel_address) << off;
+  }
+}
+
+TEST(AddressMapBits, RejectsBadLists) {
+  EXPECT_THROW(AddressMap(std::vector<unsigned>{}), std::invalid_argument);
+  EXPECT_THROW(AddressMap(std::vector<unsigned>{8, 8}), std::invalid_argument);
+  EXPECT_THROW(AddressMap(std::vector<unsigned>{63}), std::invalid_argument);
+  EXPECT_THROW(AddressMap(std::vector<unsigned>(17, 1)), std::invalid_argument);
+}
+
 TEST(AddressMap, ParseSelect) {
   EXPECT_EQ(AddressMap::parse_select("modulo"), AddressMap::Select::kModulo);
   EXPECT_EQ(AddressMap::parse_select("xor"), AddressMap::Select::kXor);
+  EXPECT_EQ(AddressMap::parse_select("bits"), AddressMap::Select::kBits);
   EXPECT_THROW(AddressMap::parse_select("XOR"), std::invalid_argument);
   EXPECT_THROW(AddressMap::parse_select(""), std::invalid_argument);
 }

@@ -374,6 +374,59 @@ TEST(PlatformConfig, XorNeedsPowerOfTwoChannels) {
   EXPECT_THAT(m, HasSubstr("devices.0.memory.interleave"));
 }
 
+TEST(DeviceKeys, PortLogicAndBitInterleaveAreRead) {
+  const PlatformConfig pc =
+      parse_config(make_doc(edit(edit(kPlatform, "tags_per_port: 64}",
+                                      "tags_per_port: 64, width_bytes: 32, response_order: "
+                                      "in_order, atomic_cycles: 12}"),
+                                 "channels: 2}",
+                                 "channels: 4, interleave: {channel_select: bits, "
+                                 "channel_bits: [9, 6]}}"),
+                            kWorkload))
+          .platform;
+  const DeviceConfig& d = pc.devices.at(0);
+  EXPECT_EQ(d.port_logic.width_bytes, 32u);
+  EXPECT_TRUE(d.port_logic.in_order);
+  EXPECT_EQ(d.port_logic.atomic_cycles, 12u);
+  EXPECT_EQ(d.memory.select, AddressMap::Select::kBits);
+  EXPECT_EQ(d.memory.channel_bits, (std::vector<unsigned>{9, 6}));
+  EXPECT_EQ(d.memory.granule_bytes, 64u);  // 2^6: below the lowest channel bit
+  // A device interleaves below the 128 B request size (its port logic splits); the minimum is 64 B.
+  const PlatformConfig small =
+      parse_config(
+          make_doc(edit(kPlatform, "channels: 2}", "channels: 2, interleave: {granule_bytes: 64}}"),
+                   kWorkload))
+          .platform;
+  EXPECT_EQ(small.devices.at(0).memory.granule_bytes, 64u);
+}
+
+TEST(DeviceKeys, ErrorsNameTheKey) {
+  auto with_interleave = [](const std::string& il) {
+    return edit(kPlatform, "channels: 2}", "channels: 4, interleave: {" + il + "}}");
+  };
+  std::string m = error_of(with_interleave("granule_bytes: 32"), kWorkload);
+  EXPECT_THAT(m, HasSubstr("devices.0.memory.interleave.granule_bytes"));
+  EXPECT_THAT(m, HasSubstr(">= 64 B"));
+  m = error_of(with_interleave("channel_select: bits, channel_bits: [8]"), kWorkload);
+  EXPECT_THAT(m, HasSubstr("devices.0.memory.interleave.channel_bits"));
+  EXPECT_THAT(m, HasSubstr("4 channels"));
+  m = error_of(with_interleave("channel_select: bits, channel_bits: [8, 8]"), kWorkload);
+  EXPECT_THAT(m, HasSubstr("listed twice"));
+  m = error_of(with_interleave("channel_select: bits"), kWorkload);
+  EXPECT_THAT(m, HasSubstr("channel_bits"));
+  m = error_of(with_interleave("channel_select: xor, channel_bits: [8, 9]"), kWorkload);
+  EXPECT_THAT(m, HasSubstr("channel_select: bits"));
+  m = error_of(edit(kPlatform, "tags_per_port: 64}", "tags_per_port: 64, response_order: fifo}"),
+               kWorkload);
+  EXPECT_THAT(m, HasSubstr("devices.0.port_logic.response_order"));
+  // A GPU's local memory does not split: its granule must hold a request.
+  m = error_of(edit(kPlatform, "  count: 2\n",
+                    "  count: 2\n  local_memory: {preset: hbm3_6400, stacks: 1, interleave: "
+                    "{granule_bytes: 64}}\n"),
+               kWorkload);
+  EXPECT_THAT(m, HasSubstr("gpus.local_memory.interleave.granule_bytes"));
+}
+
 TEST(PlatformConfig, WorkloadStreamChecks) {
   // access_bytes larger than the buffer.
   std::string m = error_of(kPlatform, kWorkload, {"workload.streams.0.buffer.bytes=64"});

@@ -1,0 +1,396 @@
+// The expansion device on its own (port logic, NoC, memory channels), driven straight at its
+// fabric ports by a scripted initiator: request splitting at interleave granules, atomics,
+// response ordering and the tag table's backpressure. Expected data and orders are worked out by
+// hand from the operations; expected counts from the interleave arithmetic.
+#include "tests/support/test_support.h"
+
+#include "models/core/ports.h"
+#include "models/core/sim_context.h"
+#include "platforms/builder.h"
+#include "platforms/platform_config.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace famsim {
+namespace {
+
+struct Op {
+  enum Kind { kRead, kWrite, kFetchAdd, kCompareSwap } kind = kRead;
+  std::uint64_t offset = 0;  // into the device
+  std::uint32_t length = 0;
+  std::vector<unsigned char> data;  // write data
+  std::uint64_t operand = 0;
+  std::uint64_t compare = 0;
+  std::uint16_t source = 0;  // issuing GPU
+  // Results.
+  std::vector<unsigned char> answer;  // read data / an atomic's old value
+  bool answered = false;
+  std::uint64_t end_req_ps = 0;
+  std::uint64_t response_ps = 0;
+  std::uint64_t value() const {  // the answer as a little-endian word
+    std::uint64_t v = 0;
+    for (std::size_t i = 0; i < answer.size() && i < 8; ++i)
+      v |= std::uint64_t{answer[i]} << (8 * i);
+    return v;
+  }
+};
+
+Op write_op(std::uint64_t offset, std::vector<unsigned char> data) {
+  Op o;
+  o.kind = Op::kWrite;
+  o.offset = offset;
+  o.length = static_cast<std::uint32_t>(data.size());
+  o.data = std::move(data);
+  return o;
+}
+Op read_op(std::uint64_t offset, std::uint32_t length) {
+  Op o;
+  o.offset = offset;
+  o.length = length;
+  return o;
+}
+Op atomic_op(Op::Kind kind, std::uint64_t offset, std::uint32_t length, std::uint64_t operand,
+             std::uint64_t compare = 0) {
+  Op o;
+  o.kind = kind;
+  o.offset = offset;
+  o.length = length;
+  o.operand = operand;
+  o.compare = compare;
+  return o;
+}
+std::vector<unsigned char> word(std::uint64_t v, unsigned length) {
+  std::vector<unsigned char> b(length);
+  for (unsigned i = 0; i < length; ++i) b[i] = static_cast<unsigned char>(v >> (8 * i));
+  return b;
+}
+std::vector<unsigned char> pattern(unsigned length, unsigned seed) {
+  std::vector<unsigned char> b(length);
+  for (unsigned i = 0; i < length; ++i) b[i] = static_cast<unsigned char>(seed * 37 + i * 11 + 3);
+  return b;
+}
+
+// Sends its operations in order on one fabric port, at most `window` unanswered at once (1: each
+// waits for the previous answer).
+class Driver : public sc_core::sc_module {
+ public:
+  InitiatorPort<Driver> out;
+
+  Driver(sc_core::sc_module_name name, SimContext& ctx, std::uint64_t base, std::vector<Op>& ops,
+         unsigned window)
+      : sc_core::sc_module(name),
+        out("out", *this, 0),
+        ctx_(ctx),
+        base_(base),
+        ops_(ops),
+        window_(window),
+        wake_("wake", ctx.scheduler(), this, &Wakeup::call_behaviour<Driver>) {}
+
+  void start(std::uint64_t at_ps) { wake_.at(at_ps, 0); }
+
+  Sync bw(unsigned, Payload& p, Phase& phase, sc_core::sc_time&) {
+    const std::uint64_t now = now_ps();
+    if (phase == tlm::END_REQ) {
+      ops_[ext_of(p).id].end_req_ps = now;
+      waiting_end_req_ = false;
+      wake_.asap();
+      return tlm::TLM_ACCEPTED;
+    }
+    if (phase != tlm::BEGIN_RESP) protocol_error(name(), phase, "the device");
+    RequestExt& e = ext_of(p);
+    Op& op = ops_[e.id];
+    if (op.answered) ++duplicates;
+    op.answered = true;
+    op.response_ps = now;
+    if (p.get_response_status() != tlm::TLM_OK_RESPONSE) ++errors;
+    if (!e.write) op.answer.assign(p.get_data_ptr(), p.get_data_ptr() + e.length);
+    ++answered;
+    --in_flight_;
+    wake_.asap();
+    p.release();
+    return tlm::TLM_COMPLETED;
+  }
+
+  void behaviour() {
+    wake_.fired();
+    const std::uint64_t now = now_ps();
+    while (!waiting_end_req_ && next_ < ops_.size() && in_flight_ < window_) {
+      Op& op = ops_[next_];
+      Payload& p = ctx_.pool.allocate();
+      p.acquire();
+      const bool write = op.kind == Op::kWrite;
+      p.set_command(write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
+      p.set_address(base_ + op.offset);
+      p.set_data_length(op.length);
+      p.set_streaming_width(op.length);
+      RequestExt& e = ext_of(p);
+      e.id = next_;
+      e.gpu = op.source;
+      e.write = write;
+      e.length = op.length;
+      e.physical_address = base_ + op.offset;
+      e.issue_ps = now;
+      e.outstanding = true;
+      e.dest_gpu = RequestExt::kNoGpu;
+      if (op.kind == Op::kFetchAdd) e.atomic = AtomicOp::kFetchAdd;
+      if (op.kind == Op::kCompareSwap) e.atomic = AtomicOp::kCompareSwap;
+      e.atomic_operand = op.operand;
+      e.atomic_compare = op.compare;
+      if (write) std::memcpy(p.get_data_ptr(), op.data.data(), op.length);
+      e.enter(0, 0, now);
+      ++next_;
+      ++in_flight_;
+      if (!out.send_req(p)) {
+        waiting_end_req_ = true;
+      } else {
+        op.end_req_ps = now;
+      }
+    }
+  }
+
+  unsigned answered = 0;
+  unsigned duplicates = 0;
+  unsigned errors = 0;
+
+ private:
+  SimContext& ctx_;
+  std::uint64_t base_;
+  std::vector<Op>& ops_;
+  unsigned window_;
+  std::size_t next_ = 0;
+  unsigned in_flight_ = 0;
+  bool waiting_end_req_ = false;
+  Wakeup wake_;
+};
+
+constexpr std::uint64_t kBase = 1ULL << 40;
+constexpr std::uint64_t kPortPeriodPs = 1000;  // port logic at 1000 MHz
+
+// A device of 2 fabric ports and 4 ideal channels interleaved at 64 B (modulo), with the given
+// port_logic keys added.
+DeviceConfig device_config(
+    const std::string& port_logic_extra,
+    const std::string& interleave = "granule_bytes: 64, channel_select: modulo",
+    unsigned access_latency_cycles = 20) {
+  const std::string yaml =
+      std::string(R"(
+name: device_test
+gpus: {count: 1, clock_mhz: 1000, request_bytes: 128, max_outstanding: 64}
+links:
+  gpu_device: {preset: nvlink4, per_gpu: 2}
+devices:
+  - name: fam0
+    capacity_gib: 1
+    fabric_ports: 2
+    port_logic: {clock_mhz: 1000, ingress_cycles: 8, egress_cycles: 8)") +
+      (port_logic_extra.find("tags_per_port") == std::string::npos ? ", tags_per_port: 16" : "") +
+      port_logic_extra + R"(}
+    noc: {kind: crossbar, clock_mhz: 1000, pipeline_cycles: 4, width_bytes: 64, input_buffer: 16, output_buffer: 8}
+    memory: {model: ideal, standard: TEST, data_rate_mtps: 2000, channel_width_bits: 64, clock_mhz: 1000,
+             access_latency_cycles: )" +
+      std::to_string(access_latency_cycles) + R"(, channels: 4,
+             interleave: {)" +
+      interleave + R"(}}
+)";
+  const ConfigDoc doc = test::make_doc(yaml, "name: none\nstreams: []\n");
+  ConfigNode root(doc.root, "", doc.sources);
+  root.ignore("workload");
+  PlatformConfig pc = parse_platform(root);
+  return pc.devices.at(0);
+}
+
+// Runs `per_port[p]` on fabric port p to completion and returns the port logic's report.
+struct DeviceRun {
+  nlohmann::json port_logic;
+  unsigned answered = 0;
+  unsigned duplicates = 0;
+  unsigned errors = 0;
+};
+DeviceRun run_device(const DeviceConfig& cfg, std::vector<std::vector<Op>*> per_port,
+                     unsigned window) {
+  SimContext ctx(4096, 1);
+  ExpansionDevice dev("fam0", ctx, cfg, kBase);
+  std::vector<std::unique_ptr<Driver>> drivers;
+  for (std::size_t p = 0; p < per_port.size(); ++p) {
+    drivers.push_back(std::make_unique<Driver>(("driver" + std::to_string(p)).c_str(), ctx, kBase,
+                                               *per_port[p], window));
+    drivers.back()->out.bind(dev.port_logic().fabric(static_cast<unsigned>(p)));
+    drivers.back()->start(0);
+  }
+  // Fabric ports without a driver would be unbound: the tests drive both.
+  sc_core::sc_start();
+  DeviceRun r;
+  for (const auto& d : drivers) {
+    r.answered += d->answered;
+    r.duplicates += d->duplicates;
+    r.errors += d->errors;
+  }
+  ReportWindow w{0, now_ps()};
+  const nlohmann::json all = ctx.registry.report_all(w);
+  r.port_logic = all.at("fam0.port_logic");
+  EXPECT_EQ(ctx.pool.in_use(), 0u) << "payloads leaked";
+  return r;
+}
+
+TEST(DeviceSplit, AWriteAcrossGranulesIsSplitAndReadsBackWholeAndInPieces) {
+  // 256 B at offset 32 with 64 B granules covers bytes 32..287: granules 0..4, so 5 parts
+  // (32 + 64 + 64 + 64 + 32 B); the same for the read back. The 64 B reads of granules 1..3 are
+  // each within one granule: not split.
+  const std::vector<unsigned char> data = pattern(256, 1);
+  std::vector<Op> ops{write_op(32, data), read_op(32, 256), read_op(64, 64),
+                      read_op(128, 64),   read_op(192, 64), read_op(0, 32)};
+  std::vector<Op> idle;
+  const DeviceRun r = run_device(device_config(""), {&ops, &idle}, 1);
+  ASSERT_EQ(r.answered, ops.size());
+  EXPECT_EQ(r.duplicates, 0u);
+  EXPECT_EQ(r.errors, 0u);
+  EXPECT_EQ(ops[1].answer, data);
+  for (unsigned k = 0; k < 3; ++k) {
+    const std::vector<unsigned char> piece(data.begin() + 32 + 64 * k, data.begin() + 96 + 64 * k);
+    EXPECT_EQ(ops[2 + k].answer, piece) << "granule " << k + 1;
+  }
+  EXPECT_EQ(ops[5].answer, std::vector<unsigned char>(32, 0)) << "bytes before the write";
+  EXPECT_EQ(r.port_logic["split_requests"].get<unsigned>(), 2u);
+  EXPECT_EQ(r.port_logic["parts"].get<unsigned>(), 10u);
+}
+
+TEST(DeviceSplit, BitListInterleaveSplitsAtItsLowestBit) {
+  // channel_bits [7, 9]: granule 128 B. A 256 B write at offset 64 covers granules 0..2: 3 parts.
+  const std::vector<unsigned char> data = pattern(256, 2);
+  std::vector<Op> ops{write_op(64, data), read_op(64, 256), read_op(128, 128)};
+  std::vector<Op> idle;
+  const DeviceConfig cfg = device_config("", "channel_select: bits, channel_bits: [7, 9]");
+  ASSERT_EQ(cfg.memory.channel_map().granule_bytes(), 128u);
+  const DeviceRun r = run_device(cfg, {&ops, &idle}, 1);
+  ASSERT_EQ(r.answered, ops.size());
+  EXPECT_EQ(ops[1].answer, data);
+  EXPECT_EQ(ops[2].answer, std::vector<unsigned char>(data.begin() + 64, data.begin() + 192));
+  EXPECT_EQ(r.port_logic["parts"].get<unsigned>(), 6u);
+}
+
+TEST(DeviceAtomics, FetchAddAndCompareSwapReturnOldValuesAndUpdateMemory) {
+  const std::uint64_t v = 0x1122334455667788ULL;
+  std::vector<Op> ops{
+      write_op(4096, word(v, 8)),
+      atomic_op(Op::kFetchAdd, 4096, 8, 5),              // old v, now v+5
+      atomic_op(Op::kFetchAdd, 4096, 8, 5),              // old v+5, now v+10
+      atomic_op(Op::kCompareSwap, 4096, 8, 42, v + 10),  // old v+10, now 42
+      atomic_op(Op::kCompareSwap, 4096, 8, 7, 1),        // old 42, compare fails: stays 42
+      read_op(4096, 8),                                  // 42
+      write_op(8192, word(0xffffffffULL, 4)),            // a 4 B word
+      atomic_op(Op::kFetchAdd, 8192, 4, 2),              // old 0xffffffff, wraps to 1
+      read_op(8192, 8),                                  // word 1 and the 4 B above it (0)
+  };
+  std::vector<Op> idle;
+  const DeviceRun r = run_device(device_config(""), {&ops, &idle}, 1);
+  ASSERT_EQ(r.answered, ops.size());
+  EXPECT_EQ(ops[1].value(), v);
+  EXPECT_EQ(ops[2].value(), v + 5);
+  EXPECT_EQ(ops[3].value(), v + 10);
+  EXPECT_EQ(ops[4].value(), 42u);
+  EXPECT_EQ(ops[5].value(), 42u);
+  EXPECT_EQ(ops[7].value(), 0xffffffffULL);
+  EXPECT_EQ(ops[8].value(), 1u);
+  EXPECT_EQ(r.port_logic["atomics"].get<unsigned>(), 5u);
+}
+
+TEST(DeviceAtomics, ConcurrentFetchAddsFromTwoPortsAreAtomic) {
+  // 2 ports x 100 fetch-adds of 1 on one word, up to 16 in flight per port: every old value
+  // 0..199 is returned exactly once and the word ends at 200.
+  std::vector<Op> a;
+  std::vector<Op> b;
+  for (int i = 0; i < 100; ++i) {
+    a.push_back(atomic_op(Op::kFetchAdd, 512, 8, 1));
+    b.push_back(atomic_op(Op::kFetchAdd, 512, 8, 1));
+  }
+  for (Op& o : b) o.source = 1;
+  const DeviceRun r = run_device(device_config(""), {&a, &b}, 16);
+  ASSERT_EQ(r.answered, 200u);
+  std::set<std::uint64_t> olds;
+  for (const Op& o : a) olds.insert(o.value());
+  for (const Op& o : b) olds.insert(o.value());
+  ASSERT_EQ(olds.size(), 200u) << "an old value was returned twice: an update was lost";
+  EXPECT_EQ(*olds.begin(), 0u);
+  EXPECT_EQ(*olds.rbegin(), 199u);
+}
+
+TEST(DeviceAtomics, TheAtomicUnitAddsItsLatency) {
+  // At zero load an 8 B atomic and an 8 B read of the same word take the same path and the same
+  // read burst; the atomic's answer then waits atomic_cycles = 30 port-logic cycles more.
+  std::vector<Op> ops{read_op(1024, 8), atomic_op(Op::kFetchAdd, 1024, 8, 1)};
+  std::vector<Op> idle;
+  run_device(device_config(", atomic_cycles: 30"), {&ops, &idle}, 1);
+  // Each op starts when the previous answer arrives; the driver issues on that instant.
+  const std::uint64_t read_latency = ops[0].response_ps;
+  const std::uint64_t atomic_latency = ops[1].response_ps - ops[0].response_ps;
+  // Both start on a port-logic edge (0 and the read's answer time rounded up to an edge); measure
+  // from the edge so the rounding cancels.
+  const std::uint64_t atomic_start = test::edge(ops[0].response_ps, kPortPeriodPs);
+  EXPECT_EQ(ops[1].response_ps - atomic_start, read_latency + 30 * kPortPeriodPs)
+      << "read " << read_latency << " ps, atomic " << atomic_latency << " ps";
+}
+
+// An atomic (atomic_cycles 200) then a read of another channel, from one source on one port. Out
+// of order the read answers first; in order it waits for the atomic. (One simulation per test
+// process: SystemC elaborates once.)
+std::vector<Op> atomic_then_read() {
+  return std::vector<Op>{atomic_op(Op::kFetchAdd, 0, 8, 1), read_op(64, 64)};
+}
+
+TEST(DeviceOrder, OutOfOrderLetsAFinishedResponseOvertake) {
+  std::vector<Op> ops = atomic_then_read();
+  std::vector<Op> idle;
+  const DeviceRun r = run_device(device_config(", atomic_cycles: 200"), {&ops, &idle}, 2);
+  ASSERT_EQ(r.answered, 2u);
+  EXPECT_LT(ops[1].response_ps, ops[0].response_ps);
+  EXPECT_EQ(r.port_logic["reorder_wait_ns"].get<double>(), 0.0);
+}
+
+TEST(DeviceOrder, InOrderHoldsAFinishedResponseForAnOlderOne) {
+  std::vector<Op> ops = atomic_then_read();
+  std::vector<Op> idle;
+  const DeviceRun r =
+      run_device(device_config(", atomic_cycles: 200, response_order: in_order"), {&ops, &idle}, 2);
+  ASSERT_EQ(r.answered, 2u);
+  EXPECT_GT(ops[1].response_ps, ops[0].response_ps);
+  EXPECT_GT(r.port_logic["reorder_wait_ns"].get<double>(), 0.0);
+  EXPECT_EQ(ops[1].answer, std::vector<unsigned char>(64, 0));  // nothing written: zeros
+}
+
+TEST(DeviceOrder, InOrderIsPerSource) {
+  // One port, two sources: source 1's read does not wait for source 0's slow atomic, while
+  // source 0's own read does.
+  std::vector<Op> ops{atomic_op(Op::kFetchAdd, 0, 8, 1), read_op(128, 64), read_op(64, 64)};
+  ops[1].source = 1;
+  std::vector<Op> idle;
+  const DeviceRun r =
+      run_device(device_config(", atomic_cycles: 200, response_order: in_order"), {&ops, &idle}, 3);
+  ASSERT_EQ(r.answered, 3u);
+  EXPECT_LT(ops[1].response_ps, ops[0].response_ps) << "another source waited for the atomic";
+  EXPECT_GT(ops[2].response_ps, ops[0].response_ps) << "the atomic's own source overtook it";
+}
+
+TEST(DeviceTags, AFullTagTableHoldsEndReqUntilAResponseLeaves) {
+  // 2 tags per port and a slow memory (access 400 cycles): the third request is accepted (END_REQ)
+  // only when the first one's response has left, and so on; nothing is lost.
+  std::vector<Op> ops;
+  for (unsigned i = 0; i < 12; ++i) ops.push_back(read_op(64 * i, 64));
+  std::vector<Op> idle;
+  const DeviceRun r =
+      run_device(device_config(", tags_per_port: 2", "granule_bytes: 64", 400), {&ops, &idle}, 12);
+  ASSERT_EQ(r.answered, 12u);
+  EXPECT_EQ(r.duplicates, 0u);
+  for (unsigned k = 2; k < ops.size(); ++k) {
+    EXPECT_GE(ops[k].end_req_ps, ops[k - 2].response_ps) << "request " << k;
+  }
+  EXPECT_EQ(r.port_logic["ports"][0]["max_tags_in_use"].get<unsigned>(), 2u);
+  EXPECT_GT(r.port_logic["backpressure_ns"].get<double>(), 0.0);
+}
+
+}  // namespace
+}  // namespace famsim
