@@ -87,6 +87,7 @@ class LinkSource : public sc_core::sc_module {
       RequestExt& e = ext_of(p);
       e.write = write_;
       e.length = bytes_;
+      e.physical_address = p.get_address();
       e.id = id_base_ + issued;
       e.issue_ps = now;
       e.outstanding = true;
