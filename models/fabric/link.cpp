@@ -181,15 +181,19 @@ void Link::send_end_upstream(Channel& c, Payload& p) {
 // --- Behaviour ----------------------------------------------------------------------------------
 
 const Link::Shape& Link::shape_of(Channel& c, const RequestExt& e) {
-  const std::uint32_t key = (e.write ? 1u << 31 : 0u) | e.length;
+  // Lengths stay below 2^29 (the payload pool's data size is 32-bit and far smaller in use).
+  const std::uint32_t key =
+      (e.write ? 1u << 31 : 0u) | (static_cast<std::uint32_t>(e.atomic) << 29) | e.length;
   if (c.cache[0].key == key) return c.cache[0];
   if (c.cache[1].key == key) {
     std::swap(c.cache[0], c.cache[1]);
     return c.cache[0];
   }
   c.cache[1] = c.cache[0];
-  const TransferShape t =
-      c.is_request ? framing_.request(e.write, e.length) : framing_.response(e.write, e.length);
+  const TransferShape t = !c.is_request ? framing_.response(e.write, e.length)
+                          : e.atomic != AtomicOp::kNone
+                              ? framing_.atomic_request(request_data_bytes(e))
+                              : framing_.request(e.write, e.length);
   Shape& s = c.cache[0];
   s.key = key;
   s.wire_slots = framing_.wire_slots(t);

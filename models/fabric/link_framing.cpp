@@ -80,6 +80,10 @@ TransferShape LinkFraming::response(bool write, unsigned bytes) const {
                message_count(bytes, f_.max_payload_bytes));
 }
 
+TransferShape LinkFraming::atomic_request(unsigned operand_bytes) const {
+  return shape(f_.request_header_bytes, operand_bytes, 1);
+}
+
 unsigned LinkFraming::credits(const TransferShape& s, CreditUnit unit) const {
   if (unit == CreditUnit::kMessage) return s.messages;
   // Flit-sized receive-buffer entries: per_message packing fills whole flits per message; dense

@@ -83,6 +83,9 @@ class LinkFraming {
   // The request message(s) and the response message(s) of a read or write of `bytes`.
   TransferShape request(bool write, unsigned bytes) const;
   TransferShape response(bool write, unsigned bytes) const;
+  // An atomic's request: one message carrying its operands (one word, two for compare-and-swap);
+  // its response is a read's of the word.
+  TransferShape atomic_request(unsigned operand_bytes) const;
 
   // Slots a transfer takes on the wire under this format's packing (per_message: whole flits).
   unsigned wire_slots(const TransferShape& s) const {

@@ -56,6 +56,17 @@ TEST(LinkFraming, TransferLargerThanMaxPayloadBecomesSeveralMessages) {
   EXPECT_EQ(f.response(false, 96).slots, 8u);
 }
 
+TEST(LinkFraming, AnAtomicRequestCarriesItsOperands) {
+  const LinkFraming f(cxl68());
+  // Fetch-add of 8 B: header slot + one 16 B slot for the 8 B operand; compare-and-swap of 8 B:
+  // 16 B of operands, still one slot. Its response is an 8 B read's: header + one slot.
+  EXPECT_EQ(f.atomic_request(8).messages, 1u);
+  EXPECT_EQ(f.atomic_request(8).slots, 2u);
+  EXPECT_EQ(f.atomic_request(8).payload_bytes, 8u);
+  EXPECT_EQ(f.atomic_request(16).slots, 2u);
+  EXPECT_EQ(f.response(false, 8).slots, 2u);
+}
+
 TEST(LinkFraming, PerMessagePackingStartsEveryMessageOnANewFlit) {
   FlitFormat fmt = cxl68();
   fmt.packing = Packing::kPerMessage;
