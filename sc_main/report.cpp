@@ -132,8 +132,8 @@ std::string mesh_lines(const MeshParams& m) {
   std::string o = fmt::format(
       "    noc: mesh {} x {} ({} routers, {} directed links per network; separate request and "
       "response networks), XY routing, {} B links at {:.0f} MHz = {:.2f} GB/s per link, "
-      "{} router + {} link cycles per hop, {} VCs x {} flits per input, credits back {} cycles "
-      "after a tail leaves; uniform XY traffic saturates at {:.3f} flits/cycle per node "
+      "{} router + {} link cycles per hop, {} VCs x {} flits per input, credit return "
+      "delay {} cycles; uniform XY traffic saturates at {:.3f} flits/cycle per node "
       "(Dally & Towles bisection bound)\n",
       m.cols, m.rows, t.nodes(), t.directed_links(), m.link_bytes, c.mhz(),
       m.link_bytes * c.mhz() * 1e-3, m.router_cycles, m.link_cycles, m.vcs, m.vc_buffer_flits,

@@ -425,8 +425,10 @@ std::vector<std::vector<std::uint64_t>> ConfigNode::get_uint_tuples(const std::s
   if (!v.IsSequence()) fail(key, "expected " + expect + ", got " + describe(v));
   for (std::size_t i = 0; i < v.size(); ++i) {
     const YAML::Node e = v[i];
-    if (!e.IsSequence() || e.size() != arity) {
+    if (!e.IsSequence())
       fail(key, fmt::format("expected {}, got entry {}: {}", expect, i, describe(e)));
+    if (e.size() != arity) {
+      fail(key, fmt::format("expected {}, got entry {} with {} values", expect, i, e.size()));
     }
     std::vector<std::uint64_t> t;
     for (const auto& x : e) {
