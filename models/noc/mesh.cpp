@@ -47,7 +47,20 @@ Mesh::Mesh(sc_core::sc_module_name name, SimContext& ctx, const MeshParams& para
   }
   build(req_, true, params_.port_nodes, params_.controller_nodes);
   build(resp_, false, params_.controller_nodes, params_.port_nodes);
-  due_.reserve(1024);
+  // Lookahead: a packet of up to vc_buffer_flits flits, its link and router, or its credits.
+  const std::uint64_t span = params_.vc_buffer_flits + params_.link_cycles + params_.router_cycles +
+                             params_.credit_return_cycles + 2;
+  std::uint64_t window = 64;
+  while (window <= span) window *= 2;
+  due_mask_ = window - 1;
+  due_bits_.assign(window / 64, 0);
+  route_.resize(std::size_t{topo_.nodes()} * topo_.nodes());
+  for (unsigned a = 0; a < topo_.nodes(); ++a) {
+    for (unsigned d = 0; d < topo_.nodes(); ++d) {
+      route_[std::size_t{a} * topo_.nodes() + d] =
+          static_cast<std::uint8_t>(topo_.xy_route({a}, {d}));
+    }
+  }
   SC_HAS_PROCESS(Mesh);
   SC_METHOD(behaviour);
   sensitive << wake_.event();
@@ -152,7 +165,7 @@ Mesh::Packet Mesh::classify(const Network& net, Payload& p, std::uint64_t ready_
 }
 
 unsigned Mesh::output_for(const Network& net, unsigned router, const Packet& pk) const {
-  const MeshDir d = topo_.xy_route({router}, {pk.dest_node});
+  const MeshDir d = route(router, pk.dest_node);
   if (d == MeshDir::kLocal) return net.ejection[pk.dest_endpoint];
   return net.routers[router].dir_output[static_cast<unsigned>(d)];
 }
@@ -164,8 +177,7 @@ bool Mesh::inject(Network& net, unsigned src, Payload& p, std::uint64_t now_ps) 
   // As on the links (pick_vc): the VC of the packet's output at this router when it has room,
   // else the VC with the most room that takes the whole packet (ties to the lower index).
   pk.out = output_for(net, in.router, pk);
-  const unsigned preferred =
-      static_cast<unsigned>(topo_.xy_route({in.router}, {pk.dest_node})) % params_.vcs;
+  const unsigned preferred = static_cast<unsigned>(route(in.router, pk.dest_node)) % params_.vcs;
   unsigned best = kNone;
   if (net.vc[in.first_vc + preferred].free_flits >= pk.flits) {
     best = preferred;
@@ -219,9 +231,14 @@ Sync Mesh::bw(unsigned port, Payload& p, Phase& phase, sc_core::sc_time&) {
 void Mesh::due(std::uint64_t at_ps) {
   // From a socket call the block must be woken; inside the behaviour its last step does that.
   if (!in_behaviour_) wake_.at(at_ps);
-  if (!due_.empty() && due_.front() == at_ps) return;
-  due_.push_back(at_ps);
-  std::push_heap(due_.begin(), due_.end(), std::greater<std::uint64_t>());
+  const std::uint64_t cycle = at_ps / clock_.period_ps();
+  if (cycle - now_ps() / clock_.period_ps() > due_mask_) {
+    throw std::logic_error(where(name(), "a wake-up beyond the look-ahead window"));
+  }
+  std::uint64_t& word = due_bits_[(cycle & due_mask_) >> 6];
+  const std::uint64_t bit = std::uint64_t{1} << (cycle & 63);
+  if (!(word & bit)) ++due_count_;
+  word |= bit;
 }
 
 unsigned Mesh::pick_vc(const Network& net, Output& o, const Packet& pk, std::uint64_t edge_ps) {
@@ -234,7 +251,7 @@ unsigned Mesh::pick_vc(const Network& net, Output& o, const Packet& pk, std::uin
     // The VC of the packet's output at the next router, when it has room: packets for different
     // outputs there then wait in different VCs and do not block each other.
     const unsigned next =
-        static_cast<unsigned>(topo_.xy_route({net.in[o.downstream_input].router}, {pk.dest_node}));
+        static_cast<unsigned>(route(net.in[o.downstream_input].router, pk.dest_node));
     const unsigned preferred = next % static_cast<unsigned>(o.credits.size());
     if (o.credits[preferred] >= flits) return preferred;
   }
@@ -317,19 +334,14 @@ void Mesh::grant(Network& net, unsigned r, unsigned slot, unsigned oi, unsigned 
     due(at);
   } else {
     b.free_flits += pk.flits;
-    if (!in.hold.empty()) {
-      Payload* held = in.hold.held;
-      in.hold.held = nullptr;  // inject() may refuse; put it back then
-      if (inject(net, in.endpoint, *held, edge_ps)) {
-        in.hold.held = held;
-        Payload& p = in.hold.take(edge_ps, in.backpressure_ps);  // keeps the hold's reference
-        if (net.is_request) {
-          up_[in.endpoint]->send_end_req(p);
-        } else {
-          down_[in.endpoint]->send_end_resp(p);
-        }
+    // A message held for lack of room goes in now if it fits (inject() does not look at the
+    // hold slot, so the held payload is offered like a new arrival).
+    if (!in.hold.empty() && inject(net, in.endpoint, *in.hold.held, edge_ps)) {
+      Payload& p = in.hold.take(edge_ps, in.backpressure_ps);  // the VC keeps the hold's reference
+      if (net.is_request) {
+        up_[in.endpoint]->send_end_req(p);
       } else {
-        in.hold.held = held;
+        down_[in.endpoint]->send_end_resp(p);
       }
     }
   }
@@ -371,13 +383,10 @@ void Mesh::behaviour() {
   wake_.fired();
   in_behaviour_ = true;
   const std::uint64_t now = now_ps();
-  while (!due_.empty() && due_.front() <= now) {
-    std::pop_heap(due_.begin(), due_.end(), std::greater<std::uint64_t>());
-    due_.pop_back();
-  }
   deliver(req_, now);
   deliver(resp_, now);
-  if (clock_.on_edge(now)) {
+  const bool edge = clock_.on_edge(now);
+  if (edge) {
     for (Network* net : {&req_, &resp_}) {
       for (unsigned r = 0; r < net->routers.size(); ++r) {
         if (net->routers[r].waiting) allocate(*net, r, now);
@@ -385,13 +394,29 @@ void Mesh::behaviour() {
     }
   }
   in_behaviour_ = false;
-  // What is due now was handled above (deliveries before allocation, so room they made was
-  // seen by this edge's allocation).
-  while (!due_.empty() && due_.front() <= now) {
-    std::pop_heap(due_.begin(), due_.end(), std::greater<std::uint64_t>());
-    due_.pop_back();
+  // What was due at this edge has been handled (deliveries before allocation, so room they made
+  // was seen by this edge's allocation). Wake at the next edge marked due.
+  const std::uint64_t period = clock_.period_ps();
+  std::uint64_t cycle = now / period;
+  if (edge) {
+    std::uint64_t& word = due_bits_[(cycle & due_mask_) >> 6];
+    const std::uint64_t bit = std::uint64_t{1} << (cycle & 63);
+    if (word & bit) --due_count_;
+    word &= ~bit;
   }
-  if (!due_.empty()) wake_.at(due_.front(), now);
+  if (due_count_ == 0) return;
+  for (std::uint64_t n = 0; n <= due_mask_; n += 64) {
+    // The window's bits from `cycle` on, a word at a time.
+    const std::uint64_t c = cycle + n;
+    const std::uint64_t w = due_bits_[(c & due_mask_) >> 6];
+    const unsigned shift = static_cast<unsigned>(c & 63);
+    std::uint64_t bits = w >> shift;
+    if (shift) bits |= due_bits_[((c + 64) & due_mask_) >> 6] << (64 - shift);
+    if (bits) {
+      wake_.at((c + static_cast<std::uint64_t>(__builtin_ctzll(bits))) * period, now);
+      return;
+    }
+  }
 }
 
 void Mesh::report_links(const Network& net, nlohmann::json& j, double cycles, double& busiest,

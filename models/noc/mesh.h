@@ -219,7 +219,11 @@ class Mesh : public sc_core::sc_module, public Component {
   // A downstream VC of output `o` with credits for packet `pk`, or kNone.
   unsigned pick_vc(const Network& net, Output& o, const Packet& pk, std::uint64_t edge_ps);
   void deliver(Network& net, std::uint64_t now_ps);
+  // Something may change at edge `at_ps` (>= now): wake then.
   void due(std::uint64_t at_ps);
+  MeshDir route(unsigned at_node, unsigned dest_node) const {
+    return static_cast<MeshDir>(route_[at_node * topo_.nodes() + dest_node]);
+  }
   friend class Wakeup;
   void behaviour();
   void report_links(const Network& net, nlohmann::json& j, double cycles, double& busiest,
@@ -233,8 +237,14 @@ class Mesh : public sc_core::sc_module, public Component {
   std::vector<std::unique_ptr<InitiatorPort<Mesh>>> down_;
   Network req_;
   Network resp_;
-  std::vector<std::uint64_t> due_;  // min-heap of times something may change
+  // The edges at which something may change, as a bitmap over a window of cycles (a power of
+  // two longer than anything is scheduled ahead: a packet's flits + link + router + credit
+  // return cycles), so marking and finding the next one cost a few word operations.
+  std::vector<std::uint64_t> due_bits_;
+  std::uint64_t due_mask_ = 0;  // window - 1, in cycles
+  std::uint64_t due_count_ = 0;
   bool in_behaviour_ = false;
+  std::vector<std::uint8_t> route_;  // XY output direction, [at node x nodes + dest node]
   Wakeup wake_;
 };
 

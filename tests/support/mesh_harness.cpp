@@ -28,9 +28,10 @@ class MeshSources : public sc_core::sc_module {
   }
 
   InitiatorPort<MeshSources>& port(unsigned i) { return *ports_[i]; }
-  void saturate(std::uint64_t seed, std::uint64_t limit) {
+  void saturate(std::uint64_t seed, std::uint64_t limit, unsigned data_bytes) {
     saturating_ = true;
     limit_ = limit;
+    data_bytes_ = data_bytes;
     rng_.seed(seed);
   }
   void set_offering(bool on) {
@@ -60,6 +61,7 @@ class MeshSources : public sc_core::sc_module {
         if (saturating_) {
           if (limit_ != 0 && sent_[i] >= limit_) break;
           m.controller = static_cast<unsigned>(rng_() % controllers_);
+          m.data_bytes = data_bytes_;
         } else {
           if (next_[i] >= scripts_[i].size()) break;
           m = scripts_[i][next_[i]];
@@ -108,6 +110,7 @@ class MeshSources : public sc_core::sc_module {
   bool saturating_ = false;
   bool offering_ = true;
   std::uint64_t limit_ = 0;
+  unsigned data_bytes_ = 0;
   std::uint64_t accepted_ = 0;
   std::vector<std::uint64_t> accept_times_;
   std::mt19937_64 rng_;
@@ -201,8 +204,8 @@ MeshHarness::MeshHarness(SimContext& ctx, const std::string& name, const MeshPar
 
 MeshHarness::~MeshHarness() = default;
 
-void MeshHarness::saturate_uniform(std::uint64_t seed, std::uint64_t limit) {
-  parts_->sources.saturate(seed, limit);
+void MeshHarness::saturate_uniform(std::uint64_t seed, std::uint64_t limit, unsigned data_bytes) {
+  parts_->sources.saturate(seed, limit, data_bytes);
 }
 void MeshHarness::script(unsigned port, std::vector<MeshMessage> messages) {
   parts_->sources.script(port, std::move(messages));

@@ -45,8 +45,9 @@ class MeshHarness {
   ~MeshHarness();
 
   // Every source always has a message waiting, for a uniformly random controller; with `limit`
-  // > 0, each source offers at most that many and then stops.
-  void saturate_uniform(std::uint64_t seed, std::uint64_t limit = 0);
+  // > 0, each source offers at most that many and then stops. `data_bytes` > 0: writes of that
+  // size instead of reads.
+  void saturate_uniform(std::uint64_t seed, std::uint64_t limit = 0, unsigned data_bytes = 0);
   void script(unsigned port, std::vector<MeshMessage> messages);
   // A sink that takes one message per `service_ps` (0: always ready).
   void set_sink_service(std::uint64_t service_ps);
