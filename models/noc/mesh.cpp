@@ -1,7 +1,6 @@
 #include "models/noc/mesh.h"
 
 #include <algorithm>
-#include <functional>
 #include <stdexcept>
 #include <string>
 
