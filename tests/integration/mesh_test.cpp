@@ -137,9 +137,10 @@ double saturation(unsigned k, const MeshParams& p, std::uint64_t warmup, std::ui
   test::run_until(ctx, (warmup + cycles) * kCycle);
   const double tp = static_cast<double>(h.delivered_since(warmup * kCycle)) /
                     (static_cast<double>(k * k) * static_cast<double>(cycles));
-  if (report) *report = h.report((warmup + cycles) * kCycle);
-  std::printf("%u x %u mesh, %u VCs x %u flits: %.4f flits/node/cycle\n", k, k, p.vcs,
-              p.vc_buffer_flits, tp);
+  const nlohmann::json r = h.report((warmup + cycles) * kCycle);
+  std::printf("%u x %u mesh, %u VCs x %u flits: %.4f flits/node/cycle, busiest link %.4f\n", k, k,
+              p.vcs, p.vc_buffer_flits, tp, r["utilization"].get<double>());
+  if (report) *report = r;
   return tp;
 }
 
