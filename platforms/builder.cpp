@@ -43,11 +43,29 @@ ExpansionDevice::ExpansionDevice(sc_core::sc_module_name name, SimContext& ctx,
   const AddressMap map = cfg.memory.channel_map();
   port_logic_ = std::make_unique<PortLogic>("port_logic", ctx, cfg.port_logic, cfg.fabric_ports,
                                             pa_base, cfg.capacity_bytes, map);
-  noc_ = std::make_unique<Crossbar>("noc", ctx, cfg.noc, cfg.fabric_ports, cfg.memory.channels,
-                                    std::make_unique<ChannelRouting>());
+  // Both interconnects route a request to the memory channel the port logic decoded.
+  if (cfg.noc_kind == NocKind::kMesh) {
+    mesh_ = std::make_unique<Mesh>("noc", ctx, cfg.mesh, cfg.fabric_ports, cfg.memory.channels,
+                                   std::make_unique<ChannelRouting>());
+  } else {
+    xbar_ = std::make_unique<Crossbar>("noc", ctx, cfg.noc, cfg.fabric_ports, cfg.memory.channels,
+                                       std::make_unique<ChannelRouting>());
+  }
   memory_ = std::make_unique<MemoryChannels>("memory", ctx, cfg.memory);
-  for (unsigned p = 0; p < cfg.fabric_ports; ++p) port_logic_->internal(p).bind(noc_->up(p));
-  for (unsigned c = 0; c < cfg.memory.channels; ++c) noc_->down(c).bind(memory_->target(c));
+  for (unsigned p = 0; p < cfg.fabric_ports; ++p) {
+    if (mesh_) {
+      port_logic_->internal(p).bind(mesh_->up(p));
+    } else {
+      port_logic_->internal(p).bind(xbar_->up(p));
+    }
+  }
+  for (unsigned c = 0; c < cfg.memory.channels; ++c) {
+    if (mesh_) {
+      mesh_->down(c).bind(memory_->target(c));
+    } else {
+      xbar_->down(c).bind(memory_->target(c));
+    }
+  }
 }
 
 std::vector<DramController*> Platform::dram_controllers() const {

@@ -46,20 +46,23 @@ class MemoryChannels : public sc_core::sc_module {
   std::vector<DramController*> drams_;
 };
 
-// The memory-expansion device: port logic, on-device crossbar, memory channels.
+// The memory-expansion device: port logic, on-device crossbar or mesh, memory channels.
 class ExpansionDevice : public sc_core::sc_module {
  public:
   ExpansionDevice(sc_core::sc_module_name name, SimContext& ctx, const DeviceConfig& cfg,
                   std::uint64_t pa_base);
   PortLogic& port_logic() { return *port_logic_; }
-  Crossbar& noc() { return *noc_; }
+  // The on-chip interconnect: one of the two, by devices.N.noc.kind.
+  Crossbar* crossbar() { return xbar_.get(); }
+  Mesh* mesh() { return mesh_.get(); }
   MemoryChannels& memory() { return *memory_; }
   std::uint64_t pa_base() const { return pa_base_; }
 
  private:
   std::uint64_t pa_base_;
   std::unique_ptr<PortLogic> port_logic_;
-  std::unique_ptr<Crossbar> noc_;
+  std::unique_ptr<Crossbar> xbar_;
+  std::unique_ptr<Mesh> mesh_;
   std::unique_ptr<MemoryChannels> memory_;
 };
 

@@ -339,6 +339,55 @@ CrossbarParams parse_crossbar(ConfigNode& n, const char* width_key) {
   return p;
 }
 
+// A device's mesh NoC (devices.N.noc with kind: mesh; models/noc/mesh.h). Placement defaults
+// come from models/noc/mesh_routing.h and are written into the parameters, so `famsim validate`
+// and the model see the same nodes.
+MeshParams parse_mesh(ConfigNode& n, unsigned ports, unsigned controllers, unsigned request_bytes) {
+  MeshParams m;
+  if (!n.has("dims")) n.fail("dims", "missing; expected [cols, rows], e.g. [4, 4]");
+  const std::vector<std::uint64_t> dims = n.get_uint_list("dims", 1, 64);
+  if (dims.size() != 2) {
+    n.fail("dims", fmt::format("expected [cols, rows] (2 entries), got {} entries", dims.size()));
+  }
+  m.cols = static_cast<unsigned>(dims[0]);
+  m.rows = static_cast<unsigned>(dims[1]);
+  m.clock_mhz = get_mhz(n, std::nullopt);
+  m.router_cycles = static_cast<unsigned>(n.get_uint("router_cycles", std::nullopt, 1, 100000));
+  m.link_cycles = static_cast<unsigned>(n.get_uint("link_cycles", 1, 0, 100000));
+  m.link_bytes = static_cast<unsigned>(n.get_uint("link_bytes", std::nullopt, 1, 4096));
+  m.vcs = static_cast<unsigned>(n.get_uint("vcs", 4, 1, 64));
+  // The largest packet: a write of request_bytes (header + data flits); a read response is the
+  // same size. Virtual cut-through needs a VC buffer that holds it.
+  const unsigned largest = message_flits(request_bytes, m.link_bytes);
+  m.vc_buffer_flits =
+      static_cast<unsigned>(n.get_uint("vc_buffer_flits", std::max(8u, largest), 1, 65536));
+  if (m.vc_buffer_flits < largest) {
+    n.fail("vc_buffer_flits",
+           fmt::format("expected at least {} flits: the largest packet (1 header flit + {} B of "
+                       "data in {} B flits) must fit in one VC buffer, got {}",
+                       largest, request_bytes, m.link_bytes, m.vc_buffer_flits));
+  }
+  m.credit_return_cycles = static_cast<unsigned>(n.get_uint("credit_return_cycles", 1, 1, 100000));
+  const MeshTopology topo(m.cols, m.rows);
+  const auto placement = [&](const char* key, unsigned expected) {
+    std::vector<MeshCoord> nodes;
+    if (!n.has(key)) {
+      n.ignore(key);
+      return nodes;  // the default, filled in below
+    }
+    for (const auto& t : n.get_uint_tuples(key, 2, 0, 65535)) {
+      nodes.push_back({static_cast<unsigned>(t[0]), static_cast<unsigned>(t[1])});
+    }
+    if (auto problem = check_placement(topo, nodes, expected)) n.fail(key, *problem);
+    return nodes;
+  };
+  m.port_nodes = placement("port_nodes", ports);
+  if (m.port_nodes.empty()) m.port_nodes = default_port_nodes(topo, ports);
+  m.controller_nodes = placement("controller_nodes", controllers);
+  if (m.controller_nodes.empty()) m.controller_nodes = default_controller_nodes(topo, controllers);
+  return m;
+}
+
 }  // namespace
 
 FabricShape PlatformConfig::fabric_shape() const {
@@ -497,13 +546,18 @@ PlatformConfig parse_platform(ConfigNode& root) {
         static_cast<unsigned>(pl.get_uint("atomic_cycles", dc.port_logic.atomic_cycles, 0, 100000));
     pl.finish();
 
-    ConfigNode noc = d.child("noc", true);
-    noc.get_choice("kind", "crossbar", {"crossbar"});
-    dc.noc = parse_crossbar(noc, "width_bytes");
-    noc.finish();
-
     dc.memory = parse_memory(d.child("memory", true), pc.gpu.request_bytes, false, true);
     dc.memory.capacity_bytes = dc.capacity_bytes;
+
+    // After the memory: a mesh places the memory channels' controllers on its nodes.
+    ConfigNode noc = d.child("noc", true);
+    if (noc.get_choice("kind", "crossbar", {"crossbar", "mesh"}) == "mesh") {
+      dc.noc_kind = NocKind::kMesh;
+      dc.mesh = parse_mesh(noc, dc.fabric_ports, dc.memory.channels, pc.gpu.request_bytes);
+    } else {
+      dc.noc = parse_crossbar(noc, "width_bytes");
+    }
+    noc.finish();
     check_dram_capacity(d, "capacity_gib", dc.memory);
     d.finish();
     pc.devices.push_back(dc);

@@ -11,6 +11,7 @@
 #include "models/memory/dram_controller.h"
 #include "models/memory/ideal_memory.h"
 #include "models/noc/crossbar.h"
+#include "models/noc/mesh.h"
 #include "platforms/fabric_plan.h"
 #include "traffic/trace_player.h"
 
@@ -68,12 +69,17 @@ struct SwitchConfig {
   CrossbarParams xbar;
 };
 
+// The device's on-chip interconnect between port logic and memory controllers.
+enum class NocKind { kCrossbar, kMesh };
+
 struct DeviceConfig {
   std::string name;
   std::uint64_t capacity_bytes = 0;
   unsigned fabric_ports = 1;
   PortLogicParams port_logic;
-  CrossbarParams noc;
+  NocKind noc_kind = NocKind::kCrossbar;
+  CrossbarParams noc;   // kind: crossbar
+  MeshParams mesh;      // kind: mesh (placement resolved: defaults filled in)
   MemoryConfig memory;  // channels, timing, controller, interleave
 };
 

@@ -124,6 +124,30 @@ std::string summary_text(const nlohmann::json& s, const std::string& out_dir) {
 namespace {
 
 // A crossbar's queueing, arbitration and forwarding, as configured (crossbar.h).
+// A device's mesh NoC: shape, link bandwidth, per-hop latency, buffering, the uniform-traffic
+// bound and where the endpoints sit.
+std::string mesh_lines(const MeshParams& m) {
+  const MeshTopology t(m.cols, m.rows);
+  const Clock c(m.clock_mhz);
+  std::string o = fmt::format(
+      "    noc: mesh {} x {} ({} routers, {} directed links per network; separate request and "
+      "response networks), XY routing, {} B links at {:.0f} MHz = {:.2f} GB/s per link, "
+      "{} router + {} link cycles per hop, {} VCs x {} flits per input, credit return "
+      "delay {} cycles; uniform XY traffic saturates at {:.3f} flits/cycle per node "
+      "(Dally & Towles bisection bound)\n",
+      m.cols, m.rows, t.nodes(), t.directed_links(), m.link_bytes, c.mhz(),
+      m.link_bytes * c.mhz() * 1e-3, m.router_cycles, m.link_cycles, m.vcs, m.vc_buffer_flits,
+      m.credit_return_cycles, uniform_saturation_flits_per_node(t, 1.0, 1.0));
+  const auto list = [](const std::vector<MeshCoord>& nodes) {
+    std::string s;
+    for (const MeshCoord& n : nodes) s += fmt::format(" [{},{}]", n.x, n.y);
+    return s;
+  };
+  o += "      fabric ports at" + list(m.port_nodes) + "\n";
+  o += "      memory controllers at" + list(m.controller_nodes) + "\n";
+  return o;
+}
+
 std::string crossbar_policies(const CrossbarParams& x, unsigned inputs, unsigned outputs) {
   std::string a = to_string(x.arbiter);
   if (x.arbiter == CrossbarArbiter::kIslip) {
@@ -268,11 +292,15 @@ std::string validation_text(const ResolvedConfig& cfg) {
     const Clock pc(d.port_logic.clock_mhz);
     o += fmt::format("  device {}: {} fabric ports, {} tags each, port logic {:.0f} MHz\n", d.name,
                      d.fabric_ports, d.port_logic.tags_per_port, pc.mhz());
-    o += fmt::format(
-        "    noc: crossbar {} x {}, {} B per cycle at {:.0f} MHz = {:.2f} GB/s per port; {}\n",
-        d.fabric_ports, d.memory.channels, d.noc.width_bytes, nc.mhz(),
-        d.noc.width_bytes * nc.mhz() * 1e-3,
-        crossbar_policies(d.noc, d.fabric_ports, d.memory.channels));
+    if (d.noc_kind == NocKind::kMesh) {
+      o += mesh_lines(d.mesh);
+    } else {
+      o += fmt::format(
+          "    noc: crossbar {} x {}, {} B per cycle at {:.0f} MHz = {:.2f} GB/s per port; {}\n",
+          d.fabric_ports, d.memory.channels, d.noc.width_bytes, nc.mhz(),
+          d.noc.width_bytes * nc.mhz() * 1e-3,
+          crossbar_policies(d.noc, d.fabric_ports, d.memory.channels));
+    }
     o += "  " + mem_line(d.memory, "memory");
   }
   o += "  address layout:\n";

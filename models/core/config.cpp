@@ -410,6 +410,39 @@ std::vector<std::uint64_t> ConfigNode::get_uint_list(const std::string& key, std
   return out;
 }
 
+std::vector<std::vector<std::uint64_t>> ConfigNode::get_uint_tuples(const std::string& key,
+                                                                    std::size_t arity,
+                                                                    std::uint64_t min,
+                                                                    std::uint64_t max) {
+  used_.insert(key);
+  const YAML::Node& c = node_;
+  YAML::Node v = c[key];
+  std::vector<std::vector<std::uint64_t>> out;
+  if (!v.IsDefined() || v.IsNull()) return out;
+  const std::string expect =
+      fmt::format("a list of [{}] entries, each a list of {} integers in [{}, {}]",
+                  arity == 2 ? "x, y" : std::to_string(arity), arity, min, max);
+  if (!v.IsSequence()) fail(key, "expected " + expect + ", got " + describe(v));
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    const YAML::Node e = v[i];
+    if (!e.IsSequence())
+      fail(key, fmt::format("expected {}, got entry {}: {}", expect, i, describe(e)));
+    if (e.size() != arity) {
+      fail(key, fmt::format("expected {}, got entry {} with {} values", expect, i, e.size()));
+    }
+    std::vector<std::uint64_t> t;
+    for (const auto& x : e) {
+      std::uint64_t u;
+      if (!x.IsScalar() || !parse_uint(x.Scalar(), u) || u < min || u > max) {
+        fail(key, fmt::format("expected {}, got entry {} with a value {}", expect, i, describe(x)));
+      }
+      t.push_back(u);
+    }
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
 std::vector<std::string> ConfigNode::get_string_list(const std::string& key) {
   used_.insert(key);
   const YAML::Node& c = node_;

@@ -91,6 +91,11 @@ class ConfigNode {
   std::vector<std::uint64_t> get_uint_list(const std::string& key, std::uint64_t min,
                                            std::uint64_t max);
 
+  // A list of lists of `arity` unsigned integers each, every integer in [min, max] (mesh
+  // coordinates: [[x, y], ...]). Absent: an empty list.
+  std::vector<std::vector<std::uint64_t>> get_uint_tuples(const std::string& key, std::size_t arity,
+                                                          std::uint64_t min, std::uint64_t max);
+
   // A list of text values; a single value is read as a list of one.
   std::vector<std::string> get_string_list(const std::string& key);
   bool is_list(const std::string& key) const;

@@ -49,6 +49,9 @@ run coinciding_edges --platform platforms/minimal.yaml --workload traffic/write_
   --set gpus.clock_mhz=1000 --set links.gpu_device.tx_queue_entries=1 --set gpus.issue_width=4 \
   --set devices.0.noc.input_buffer=1 --set devices.0.noc.output_buffer=1 \
   --set devices.0.port_logic.tags_per_port=2
+run fam_mesh_mixed --platform platforms/fam_mesh.yaml --seed 4 \
+  --set workload.streams.0.total_bytes=128KiB --set workload.streams.0.read_fraction=0.5 \
+  --set devices.0.noc.vcs=1 --set devices.0.noc.vc_buffer_flits=3
 run truncated --seed 5 --set sim.max_time_ns=3000
 # Peer traffic: GPU 0 reads GPU 1's HBM through the switch and GPU 1's memory hub.
 run nvl8_peer_read --seed 3 --workload traffic/peer_read.yaml \

@@ -595,5 +595,83 @@ TEST(CrossbarKeys, ErrorsNameTheKey) {
   EXPECT_THAT(m, HasSubstr(kPlatformFile));
 }
 
+// kPlatform with a 2 x 3 mesh NoC instead of the crossbar (4 fabric ports, 2 memory channels).
+std::string mesh_platform(const std::string& extra = "") {
+  return edit(kPlatform, "    noc: {clock_mhz: 1500, pipeline_cycles: 4, width_bytes: 64}\n",
+              "    noc: {kind: mesh, dims: [2, 3], clock_mhz: 1500, router_cycles: 2, "
+              "link_bytes: 32" +
+                  extra + "}\n");
+}
+
+TEST(MeshKeys, DefaultsAndPlacementFilledIn) {
+  const ResolvedConfig c = parse_config(make_doc(mesh_platform(), kWorkload));
+  const DeviceConfig& d = c.platform.devices[0];
+  ASSERT_EQ(d.noc_kind, NocKind::kMesh);
+  const MeshParams& m = d.mesh;
+  EXPECT_EQ(m.cols, 2u);
+  EXPECT_EQ(m.rows, 3u);
+  EXPECT_EQ(m.router_cycles, 2u);
+  EXPECT_EQ(m.link_cycles, 1u);
+  EXPECT_EQ(m.link_bytes, 32u);
+  EXPECT_EQ(m.vcs, 4u);
+  // A 128 B write at 32 B flits is 1 + 4 = 5 flits; the default buffer is max(8, 5) = 8.
+  EXPECT_EQ(m.vc_buffer_flits, 8u);
+  EXPECT_EQ(m.credit_return_cycles, 1u);
+  // 4 ports on the west edge of 3 rows: y = floor((2p + 1) 3 / 8) = 0, 1, 1, 2.
+  ASSERT_EQ(m.port_nodes.size(), 4u);
+  const unsigned ys[] = {0, 1, 1, 2};
+  for (unsigned p = 0; p < 4; ++p) EXPECT_EQ(m.port_nodes[p], (MeshCoord{0, ys[p]})) << p;
+  // 2 controllers over 6 nodes: floor(6 / 4) = 1 = (1,0) and floor(18 / 4) = 4 = (0,2).
+  ASSERT_EQ(m.controller_nodes.size(), 2u);
+  EXPECT_EQ(m.controller_nodes[0], (MeshCoord{1, 0}));
+  EXPECT_EQ(m.controller_nodes[1], (MeshCoord{0, 2}));
+}
+
+TEST(MeshKeys, ExplicitPlacementAndBuffersAreRead) {
+  const ResolvedConfig c = parse_config(make_doc(
+      mesh_platform(", vcs: 2, vc_buffer_flits: 5, link_cycles: 3, credit_return_cycles: 2, "
+                    "port_nodes: [[1, 2], [1, 2], [0, 0], [1, 1]], "
+                    "controller_nodes: [[0, 1], [0, 1]]"),
+      kWorkload));
+  const MeshParams& m = c.platform.devices[0].mesh;
+  EXPECT_EQ(m.vcs, 2u);
+  EXPECT_EQ(m.vc_buffer_flits, 5u);
+  EXPECT_EQ(m.link_cycles, 3u);
+  EXPECT_EQ(m.credit_return_cycles, 2u);
+  EXPECT_EQ(m.port_nodes[0], (MeshCoord{1, 2}));
+  EXPECT_EQ(m.port_nodes[3], (MeshCoord{1, 1}));
+  EXPECT_EQ(m.controller_nodes[1], (MeshCoord{0, 1}));
+}
+
+TEST(MeshKeys, ErrorsNameTheFileAndKey) {
+  struct Case {
+    std::string extra;
+    std::vector<std::string> needles;
+  };
+  const std::vector<Case> cases = {
+      {", port_nodes: [[0, 0]]", {"devices.0.noc.port_nodes", "expected 4 entries"}},
+      {", controller_nodes: [[0, 0], [2, 0]]",
+       {"devices.0.noc.controller_nodes", "entry 1 [2, 0] is outside the 2 x 3 mesh"}},
+      {", controller_nodes: [[0, 0], [1]]", {"devices.0.noc.controller_nodes", "entry 1"}},
+      {", vc_buffer_flits: 4", {"devices.0.noc.vc_buffer_flits", "at least 5 flits"}},
+      {", pipeline_cycles: 4", {"devices.0.noc.pipeline_cycles", "unknown key"}},
+      {", vcs: 0", {"devices.0.noc.vcs"}},
+      {", credit_return_cycles: 0", {"devices.0.noc.credit_return_cycles"}},
+  };
+  for (const Case& k : cases) {
+    const std::string m = error_of(mesh_platform(k.extra), kWorkload);
+    EXPECT_THAT(m, HasSubstr(kPlatformFile)) << k.extra;
+    for (const std::string& n : k.needles) EXPECT_THAT(m, HasSubstr(n)) << k.extra;
+  }
+  EXPECT_THAT(error_of(mesh_platform(), kWorkload, {"devices.0.noc.dims=[0, 3]"}),
+              HasSubstr("devices.0.noc.dims"));
+  EXPECT_THAT(error_of(mesh_platform(), kWorkload, {"devices.0.noc.dims=[2, 3, 4]"}),
+              HasSubstr("expected [cols, rows] (2 entries), got 3"));
+  EXPECT_THAT(error_of(mesh_platform(), kWorkload, {"devices.0.noc.kind=torus"}),
+              HasSubstr("devices.0.noc.kind"));
+  EXPECT_THAT(error_of(mesh_platform(), kWorkload, {"devices.0.noc.router_cycles=0"}),
+              HasSubstr("devices.0.noc.router_cycles"));
+}
+
 }  // namespace
 }  // namespace famsim

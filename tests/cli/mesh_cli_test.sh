@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# The mesh NoC from the command line: the fam_mesh preset validates (printing the mesh shape) and
+# runs with every request accounted for; the same mesh can replace nvl8_fam's crossbar by one
+# --set; bad mesh keys are rejected with exit 2 naming the key.
+# Run from the repository root (ctest does): bash tests/cli/mesh_cli_test.sh path/to/famsim
+set -u
+
+CLI_TEST_NAME=cli-mesh
+source "$(dirname "$0")/lib.sh"
+PLATFORM=platforms/fam_mesh.yaml
+[ -f "$PLATFORM" ] || { echo "FAIL: run from the repository root ($PLATFORM not found)" >&2; exit 2; }
+
+# --- validate prints the mesh. ------------------------------------------------------------------
+run_famsim validate validate --platform "$PLATFORM"
+expect_rc 0 "famsim validate on $PLATFORM"
+expect_in_output "noc: mesh 4 x 4 (16 routers, 48 directed links per network" "validate prints the mesh shape"
+expect_in_output "uniform XY traffic saturates at 1.000 flits/cycle per node" "validate prints the 4b/k bound (4 x 1 / 4)"
+expect_in_output "fabric ports at [0,0] [0,0] [0,1] [0,1] [0,2] [0,2] [0,3] [0,3]" "validate prints the port placement"
+pass "validate prints the mesh shape, its bound and the placement"
+
+# --- A run through the mesh: every request counted. -------------------------------------------
+# 8 GPUs each read 256 KiB in 128 B requests: 8 x 2048 = 16384 requests, 8 x 256 KiB = 2 MiB of
+# read data, and each request crosses the mesh once as a request and once as a response.
+check_run() {  # check_run STATS WHAT
+  python3 - "$1" <<'PY' || fail "$2: see above"
+import json, sys
+s = json.load(open(sys.argv[1]))
+def want(what, got, expected):
+    if got != expected:
+        sys.exit(f"{what} is {got!r}, expected {expected!r}")
+want("conservation.ok", s["conservation"]["ok"], True)
+want("sim.requests_completed", s["sim"]["requests_completed"], 16384)
+want("summary.read_bytes", s["summary"]["read_bytes"], 2097152)
+noc = s["components"]["fam0.noc"]
+want("fam0.noc requests", noc["requests"], 16384)
+want("fam0.noc responses", noc["responses"], 16384)
+want("fam0.noc bytes", noc["bytes"], 2097152.0)
+want("fam0.noc dims", noc["dims"], [4, 4])
+for k in ("utilization", "backpressure_ns", "busiest_link", "links", "router_stall_ns"):
+    if k not in noc:
+        sys.exit(f"fam0.noc has no {k}")
+PY
+}
+run_famsim run run --platform "$PLATFORM" --set workload.streams.0.total_bytes=256KiB --out "$WORK/run"
+expect_rc 0 "famsim run on $PLATFORM"
+check_run "$WORK/run/stats.json" "fam_mesh run"
+pass "fam_mesh run: 16384 requests through the mesh, conservation ok"
+
+# The same mesh in nvl8_fam, by one override of the whole noc map.
+run_famsim override run --platform platforms/nvl8_fam.yaml --out "$WORK/override" \
+  --set 'devices.0.noc={kind: mesh, dims: [4, 4], clock_mhz: 1500, router_cycles: 2, link_bytes: 64}' \
+  --set workload.streams.0.total_bytes=256KiB
+expect_rc 0 "nvl8_fam with its noc replaced by a mesh"
+check_run "$WORK/override/stats.json" "nvl8_fam with a mesh"
+pass "nvl8_fam with --set devices.0.noc={kind: mesh, ...} runs through the mesh"
+
+# --- Bad mesh keys: exit 2, the key named. ----------------------------------------------------
+bad() {  # bad NAME WHAT NEEDLE SET
+  run_famsim "$1" validate --platform "$PLATFORM" --set "$4"
+  expect_rc 2 "$2"
+  expect_in_output "$3" "$2"
+  pass "$2"
+}
+bad zero_dim "a zero mesh dimension" "devices.0.noc.dims" "devices.0.noc.dims=[0,4]"
+bad one_dim "dims with one entry" "devices.0.noc.dims: expected [cols, rows]" "devices.0.noc.dims=[4]"
+bad outside "a port outside the mesh" "devices.0.noc.port_nodes: entry 3 [4, 0] is outside" \
+  "devices.0.noc.port_nodes.3=[4,0]"
+bad count "a placement list of the wrong length" "devices.0.noc.port_nodes: expected 8 entries" \
+  "devices.0.noc.port_nodes=[[0,0]]"
+bad pair "a coordinate without y" "devices.0.noc.controller_nodes" "devices.0.noc.controller_nodes.0=[1]"
+bad small_vc "a VC buffer smaller than a packet" "devices.0.noc.vc_buffer_flits: expected at least 3 flits" \
+  "devices.0.noc.vc_buffer_flits=2"
+bad crossbar_key "a crossbar key on a mesh" "unknown key 'devices.0.noc.pipeline_cycles'" \
+  "devices.0.noc.pipeline_cycles=4"
+bad router0 "router_cycles 0" "devices.0.noc.router_cycles" "devices.0.noc.router_cycles=0"
+bad file "the error names the file" "fam_mesh.yaml" "devices.0.noc.port_nodes.3=[4,0]"
+echo "mesh cli: all passed"
