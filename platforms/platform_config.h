@@ -10,6 +10,7 @@
 #include "models/memory/address_map.h"
 #include "models/memory/dram_controller.h"
 #include "models/memory/ideal_memory.h"
+#include "models/memory/memory_map.h"
 #include "models/noc/crossbar.h"
 #include "models/noc/mesh.h"
 #include "platforms/fabric_plan.h"
@@ -47,6 +48,10 @@ struct MemoryConfig {
   AddressMap channel_map() const {
     return select == AddressMap::Select::kBits ? AddressMap(channel_bits)
                                                : AddressMap(channels, granule_bytes, select);
+  }
+  // The full mapping, offset -> channel, rank, bank group, bank, row, column (model dram).
+  MemoryMap memory_map() const {
+    return MemoryMap(channel_map(), dram.spec.org, dram.mapping_order, dram.xor_bank);
   }
   // Peak data bandwidth of one channel, GB/s, and the standard's name.
   double channel_peak_gbps() const {

@@ -1,6 +1,7 @@
 #include "models/memory/dram_controller.h"
 
 #include "models/memory/atomic.h"
+#include "models/memory/memory_map.h"
 
 #include <fmt/format.h>
 
@@ -17,7 +18,7 @@ DramController::DramController(sc_core::sc_module_name name, SimContext& ctx,
       up("up", *this, 0),
       params_(params),
       core_(params.spec, params.core),
-      mapping_(params.spec.org, 1, params.mapping_order, params.xor_bank),
+      mapping_(MemoryMap::within_channel(params.spec.org, params.mapping_order, params.xor_bank)),
       burst_bytes_(params.spec.org.burst_bytes()),
       tck_fs_(static_cast<std::uint64_t>(std::llround(params.spec.timing.tck_ps * 1000.0))),
       fs_div_(tck_fs_),

@@ -8,10 +8,15 @@
 #include "models/core/sim_context.h"
 #include "platforms/builder.h"
 #include "platforms/platform_config.h"
+#include "models/memory/dram/dram_command.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <algorithm>
 #include <set>
 #include <string>
 #include <vector>
@@ -176,7 +181,7 @@ constexpr std::uint64_t kPortPeriodPs = 1000;  // port logic at 1000 MHz
 DeviceConfig device_config(
     const std::string& port_logic_extra,
     const std::string& interleave = "granule_bytes: 64, channel_select: modulo",
-    unsigned access_latency_cycles = 20) {
+    unsigned access_latency_cycles = 20, const std::string& memory = "") {
   const std::string yaml =
       std::string(R"(
 name: device_test
@@ -191,12 +196,12 @@ devices:
       (port_logic_extra.find("tags_per_port") == std::string::npos ? ", tags_per_port: 16" : "") +
       port_logic_extra + R"(}
     noc: {kind: crossbar, clock_mhz: 1000, pipeline_cycles: 4, width_bytes: 64, input_buffer: 16, output_buffer: 8}
-    memory: {model: ideal, standard: TEST, data_rate_mtps: 2000, channel_width_bits: 64, clock_mhz: 1000,
-             access_latency_cycles: )" +
-      std::to_string(access_latency_cycles) + R"(, channels: 4,
-             interleave: {)" +
-      interleave + R"(}}
-)";
+    memory: )" +
+      (memory.empty() ? "{model: ideal, standard: TEST, data_rate_mtps: 2000, channel_width_bits: "
+                        "64, clock_mhz: 1000, access_latency_cycles: " +
+                            std::to_string(access_latency_cycles) + ", channels: 4, "
+                      : memory + ", ") +
+      "interleave: {" + interleave + "}}\n";
   const ConfigDoc doc = test::make_doc(yaml, "name: none\nstreams: []\n");
   ConfigNode root(doc.root, "", doc.sources);
   root.ignore("workload");
@@ -213,7 +218,8 @@ struct DeviceRun {
 };
 DeviceRun run_device(const DeviceConfig& cfg, std::vector<std::vector<Op>*> per_port,
                      unsigned window) {
-  SimContext ctx(4096, 1);
+  // Payload data: the largest request the tests send (the DRAM queues must hold its bursts).
+  SimContext ctx(512, 1);
   ExpansionDevice dev("fam0", ctx, cfg, kBase);
   std::vector<std::unique_ptr<Driver>> drivers;
   for (std::size_t p = 0; p < per_port.size(); ++p) {
@@ -271,6 +277,86 @@ TEST(DeviceSplit, BitListInterleaveSplitsAtItsLowestBit) {
   EXPECT_EQ(ops[1].answer, data);
   EXPECT_EQ(ops[2].answer, std::vector<unsigned char>(data.begin() + 64, data.begin() + 192));
   EXPECT_EQ(r.port_logic["parts"].get<unsigned>(), 6u);
+}
+
+TEST(DeviceMapping, AddressesLandWhereTheHandDecodeSaysInTheDramCommandLog) {
+  // 4 DDR5-4800 x4 sub-channels of 2 ranks, 256 B modulo interleave, closed pages (every read is
+  // an ACT then a RDA, both logged). Hand decode (memory_map.h; default order RoRaBaCoBg, bursts
+  // of 64 B, 8 bank groups, 4 banks, 2048 columns / BL16 = 128 bursts per row):
+  //   channel = (offset >> 8) & 3, channel address A = (offset >> 10) << 8 | (offset & 255);
+  //   b = A >> 6: bank group b & 7, column ((b >> 3) & 127) x 16, bank (b >> 10) & 3,
+  //   rank (b >> 12) & 1, row b >> 13.
+  DeviceConfig cfg = device_config(
+      "", "granule_bytes: 256, channel_select: modulo", 20,
+      "{preset: ddr5_4800_x4, channels: 4, organization: {ranks: 2}, controller: {page_policy: "
+      "closed}");
+  const std::string dir =
+      (std::filesystem::temp_directory_path() / ("famsim-map-" + std::to_string(::getpid())))
+          .string();
+  std::filesystem::create_directories(dir);
+  cfg.memory.command_log_dir = dir;
+  const MemoryMap map = cfg.memory.memory_map();
+  // Within the device's 1 GiB.
+  std::vector<std::uint64_t> offsets{0x0,        0x1c0,      0x2340,     0x7fffc0,
+                                     0x12345640, 0x3fffffc0, 0x2a5a5a40, 0x10000100};
+  std::vector<Op> ops;
+  for (std::uint64_t o : offsets) ops.push_back(read_op(o, 64));
+  for (std::uint64_t o : offsets) {
+    const std::uint64_t a = (o >> 10) << 8 | (o & 255);
+    const std::uint64_t b = a >> 6;
+    const dram::DramAddress d = map.decode(o);
+    EXPECT_EQ(d.channel, (o >> 8) & 3) << std::hex << o;
+    EXPECT_EQ(d.bank_group, b & 7) << std::hex << o;
+    EXPECT_EQ(d.column, ((b >> 3) & 127) * 16) << std::hex << o;
+    EXPECT_EQ(d.bank, (b >> 10) & 3) << std::hex << o;
+    EXPECT_EQ(d.rank, (b >> 12) & 1) << std::hex << o;
+    EXPECT_EQ(d.row, b >> 13) << std::hex << o;
+    EXPECT_EQ(map.encode(d), o) << std::hex << o;
+  }
+  std::vector<Op> idle;
+  {
+    const DeviceRun r = run_device(cfg, {&ops, &idle}, 1);
+    ASSERT_EQ(r.answered, ops.size());
+  }
+  // One read at a time: the column commands, in time order over all channels, are the reads in
+  // order, each after its ACT on the same bank.
+  struct Logged {
+    dram::CommandRecord act;
+    dram::CommandRecord rd;
+  };
+  std::vector<std::pair<std::uint64_t, Logged>> reads;
+  for (unsigned c = 0; c < 4; ++c) {
+    std::ifstream in(dir + "/fam0.memory.ch" + std::to_string(c) + ".csv");
+    ASSERT_TRUE(in) << "no command log for channel " << c;
+    std::string line;
+    std::vector<dram::CommandRecord> acts;
+    while (std::getline(in, line)) {
+      if (line.empty() || line[0] == '#' || line[0] == 'c') continue;
+      std::string error;
+      const auto rec = dram::parse_record(line, error);
+      ASSERT_TRUE(rec) << line << ": " << error;
+      if (rec->command == dram::Command::kACT) acts.push_back(*rec);
+      if (dram::is_read(rec->command)) {
+        ASSERT_FALSE(acts.empty());
+        reads.push_back({rec->time_ps, Logged{acts.back(), *rec}});
+      }
+    }
+  }
+  std::filesystem::remove_all(dir);
+  std::sort(reads.begin(), reads.end(),
+            [](const auto& x, const auto& y) { return x.first < y.first; });
+  ASSERT_EQ(reads.size(), offsets.size());
+  for (std::size_t k = 0; k < offsets.size(); ++k) {
+    const dram::DramAddress d = map.decode(offsets[k]);
+    const Logged& l = reads[k].second;
+    EXPECT_EQ(l.rd.channel, d.channel) << "read " << k;
+    EXPECT_EQ(l.rd.rank, d.rank) << "read " << k;
+    EXPECT_EQ(l.rd.bank_group, d.bank_group) << "read " << k;
+    EXPECT_EQ(l.rd.bank, d.bank) << "read " << k;
+    EXPECT_EQ(l.rd.column, d.column) << "read " << k;
+    EXPECT_EQ(l.act.row, d.row) << "read " << k;
+    EXPECT_EQ(l.act.bank, d.bank) << "read " << k;
+  }
 }
 
 TEST(DeviceAtomics, FetchAddAndCompareSwapReturnOldValuesAndUpdateMemory) {
