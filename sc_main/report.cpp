@@ -3,6 +3,7 @@
 #include "platforms/builder.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -177,7 +178,9 @@ std::string validation_text(const ResolvedConfig& cfg) {
         "{} B {} interleave\n",
         what, m.channels, m.standard(), ch, ch * m.channels,
         static_cast<double>(m.capacity_bytes) / (1ULL << 30), m.granule_bytes,
-        m.select == AddressMap::Select::kXor ? "xor" : "modulo");
+        m.select == AddressMap::Select::kXor    ? std::string("xor")
+        : m.select == AddressMap::Select::kBits ? fmt::format("bits {}", m.channel_bits)
+                                                : std::string("modulo"));
     if (m.model == MemoryConfig::Model::kDram) {
       const dram::Spec& d = m.dram.spec;
       const dram::Timing& t = d.timing;
@@ -290,8 +293,16 @@ std::string validation_text(const ResolvedConfig& cfg) {
   for (const DeviceConfig& d : p.devices) {
     const Clock nc(d.noc.clock_mhz);
     const Clock pc(d.port_logic.clock_mhz);
-    o += fmt::format("  device {}: {} fabric ports, {} tags each, port logic {:.0f} MHz\n", d.name,
-                     d.fabric_ports, d.port_logic.tags_per_port, pc.mhz());
+    const PortLogicParams& pl = d.port_logic;
+    o += fmt::format(
+        "  device {}: {} fabric ports, {} tags each, port logic {:.0f} MHz: ingress {} / egress "
+        "{} cycles, {} B per cycle, {} responses, atomic unit {} cycles{}\n",
+        d.name, d.fabric_ports, pl.tags_per_port, pc.mhz(), pl.ingress_cycles, pl.egress_cycles,
+        pl.width_bytes, pl.in_order ? "in-order" : "out-of-order", pl.atomic_cycles,
+        d.memory.granule_bytes < p.gpu.request_bytes
+            ? fmt::format("; {} B requests split into {} B granules", p.gpu.request_bytes,
+                          d.memory.granule_bytes)
+            : "");
     if (d.noc_kind == NocKind::kMesh) {
       o += mesh_lines(d.mesh);
     } else {

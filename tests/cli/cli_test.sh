@@ -317,6 +317,21 @@ for p in platforms/*.yaml; do
 done
 pass "famsim validate accepts every platforms/*.yaml"
 
+run_famsim validate_split validate --platform platforms/minimal.yaml \
+  --set devices.0.memory.interleave.granule_bytes=64 --set devices.0.port_logic.response_order=in_order
+expect_rc 0 "famsim validate with a 64 B device interleave"
+expect_in_output "128 B requests split into 64 B granules" "validate says requests are split"
+expect_in_output "in-order responses" "validate shows the response order"
+run_famsim validate_bits validate --platform platforms/minimal.yaml \
+  --set 'devices.0.memory.interleave={channel_select: bits, channel_bits: [12]}'
+expect_rc 0 "famsim validate with a bit-list interleave"
+expect_in_output "4096 B bits [12] interleave" "validate shows the channel bits and their granule"
+run_famsim validate_bits_bad validate --platform platforms/minimal.yaml \
+  --set 'devices.0.memory.interleave={channel_select: bits, channel_bits: [12, 13]}'
+expect_rc 2 "famsim validate with too many channel bits"
+expect_in_output "devices.0.memory.interleave.channel_bits" "the error names the key"
+pass "famsim validate shows the device's splitting, ordering and bit-list interleave, and rejects a bit list that does not fit"
+
 run_famsim validate_none validate
 expect_rc 2 "famsim validate without --platform"
 expect_in_output "--platform" "famsim validate without --platform"
