@@ -151,6 +151,32 @@ WorkloadConfig parse_workload(ConfigNode node, const PlatformFacts& facts) {
       if (s.has("stride_bytes")) s.fail("stride_bytes", "only applies to pattern: strided");
     }
     c.read_fraction = s.get_double("read_fraction", 1.0, 0.0, 1.0);
+    if (s.has("atomic")) {
+      ConfigNode a = s.child("atomic");
+      const std::string op = a.get_choice("op", std::nullopt, {"fetch_add", "compare_swap"});
+      c.atomic = op == "fetch_add" ? AtomicOp::kFetchAdd : AtomicOp::kCompareSwap;
+      // Operands fit the word (access_bytes is read above).
+      const std::uint64_t word_max = c.access_bytes == 4 ? 0xffffffffULL : ~std::uint64_t{0};
+      if (c.atomic == AtomicOp::kFetchAdd) {
+        c.atomic_operand = a.get_uint("operand", 1, 0, word_max);
+      } else {
+        c.atomic_compare = a.get_uint("compare", std::nullopt, 0, word_max);
+        c.atomic_operand = a.get_uint("swap", std::nullopt, 0, word_max);
+      }
+      a.finish();
+      if (c.access_bytes != 4 && c.access_bytes != 8) {
+        s.fail("access_bytes",
+               fmt::format("an atomic stream acts on 4 or 8 B words, got {}", c.access_bytes));
+      }
+      if (s.has("read_fraction")) {
+        s.fail("read_fraction", "an atomic stream issues atomics only; drop read_fraction");
+      }
+      if (s.has("verify_reads")) {
+        s.fail("verify_reads", "an atomic stream's answers are old values, not a pattern");
+      }
+      // Atomics read their word (and write it back): the payload command is a read.
+      c.read_fraction = 1.0;
+    }
     // famsim simulates at most 2^48 ps (281 s).
     c.duration_ns = s.get_double("duration_ns", 0.0, 0.0, 2.8e11);
     const bool has_total = s.has("total_bytes");

@@ -24,9 +24,14 @@
 //   start_after       names of earlier streams that must have finished on the same GPU
 //   verify_reads      check read data against the pattern written with the same data_seed
 //   data_seed         seed of the written data pattern (default 1)
+//   atomic            {op: fetch_add, operand: N (default 1)} or
+//                     {op: compare_swap, compare: C, swap: S}: every access is one atomic on a
+//                     naturally aligned word of access_bytes (4 or 8); no read_fraction or
+//                     verify_reads. The device (or the GPU's HBM controller) executes it.
 #pragma once
 
 #include "models/core/config.h"
+#include "models/core/request.h"
 
 #include <cstdint>
 #include <string>
@@ -57,6 +62,12 @@ struct StreamConfig {
   std::vector<unsigned> start_after;  // indices of earlier streams
   bool verify_reads = false;
   std::uint64_t data_seed = 1;
+  // atomic: every access is one atomic on a 4 or 8 B word (access_bytes), no plain reads or
+  // writes. fetch_add adds atomic_operand; compare_swap writes atomic_operand where the word
+  // equals atomic_compare. The answer (the old word) is not checked.
+  AtomicOp atomic = AtomicOp::kNone;
+  std::uint64_t atomic_operand = 1;
+  std::uint64_t atomic_compare = 0;
 };
 
 struct WorkloadConfig {

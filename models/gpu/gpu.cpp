@@ -177,6 +177,12 @@ bool Gpu::try_issue(Stream& s, std::uint64_t now_ps) {
   e.outstanding = true;
   e.write = s.write;
   e.length = s.len;
+  if (s.cfg->atomic != AtomicOp::kNone) {
+    e.atomic = s.cfg->atomic;
+    e.atomic_operand = s.cfg->atomic_operand;
+    e.atomic_compare = s.cfg->atomic_compare;
+    ++atomics_;
+  }
   e.dest_gpu = RequestExt::kNoGpu;
   if (s.to_local) {
     const AddressMap::Decoded d = local_route_.map.decode(s.pa - local_route_.base);
@@ -344,6 +350,7 @@ void Gpu::report(ComponentReport& r, const ReportWindow& window) const {
   r.extra["requests_issued"] = issued_;
   r.extra["requests_completed"] = completed_;
   r.extra["peer_requests"] = peer_requests_;
+  r.extra["atomics"] = atomics_;
   r.extra["read_bytes"] = read_bytes_;
   r.extra["write_bytes"] = write_bytes_;
   r.extra["read_bandwidth_gbps"] = secs > 0 ? read_bytes_ / secs * 1e-9 : 0.0;

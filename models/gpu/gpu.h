@@ -25,8 +25,8 @@
 // taken at once (the outstanding cap reserves their room). Latency is measured from issue to the
 // response's arrival.
 //
-// Statistics: requests, bytes, peer requests, read/write latency histograms, data mismatches when
-// verifying.
+// Statistics: requests, bytes, peer requests, atomics, read/write latency histograms (atomics count
+// as reads), data mismatches when verifying.
 #pragma once
 
 #include "models/core/clock.h"
@@ -177,6 +177,7 @@ class Gpu : public sc_core::sc_module, public Component, public Initiator {
 
   std::uint64_t issued_ = 0;
   std::uint64_t peer_requests_ = 0;
+  std::uint64_t atomics_ = 0;  // issued atomics (also counted as reads)
   std::uint64_t completed_ = 0;
   std::uint64_t bytes_requested_ = 0;
   std::uint64_t bytes_delivered_ = 0;

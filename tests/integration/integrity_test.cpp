@@ -71,6 +71,38 @@ TEST(DataIntegrity, RequestsSplitAcrossChannelsReadBack) {
   }
 }
 
+TEST(Atomics, AnAtomicStreamReachesTheMemoryAsAtomics) {
+  // 4 KiB of 8 B words, one fetch-add each: 512 atomics issued by the GPU, executed by the
+  // device's channels (256 B modulo interleave over 2 channels: 256 each), each a DRAM read and a
+  // write-back of its burst.
+  const std::string workload = R"(
+name: atomics
+streams:
+  - name: counters
+    gpus: all
+    buffer: {bytes: 4KiB, location: device/fam0}
+    pattern: sequential
+    access_bytes: 8
+    atomic: {op: fetch_add, operand: 3}
+)";
+  const auto r = test::run_sim(test::source_file("platforms/minimal.yaml"), workload);
+  EXPECT_TRUE(r["conservation"]["ok"].get<bool>());
+  EXPECT_EQ(r["conservation"]["completed"].get<std::uint64_t>(), 512u);
+  EXPECT_EQ(r["components"]["gpu0"]["atomics"].get<std::uint64_t>(), 512u);
+  EXPECT_EQ(r["components"]["fam0.port_logic"]["atomics"].get<std::uint64_t>(), 512u);
+  for (const char* ch : {"fam0.memory.ch0", "fam0.memory.ch1"}) {
+    const auto& c = r["components"][ch];
+    EXPECT_EQ(c["atomics"].get<std::uint64_t>(), 256u) << ch;
+    // Every atomic is a read and a write-back of one 64 B burst.
+    EXPECT_EQ(c["commands"]["RD"].get<std::uint64_t>() + c["commands"]["RDA"].get<std::uint64_t>(),
+              256u)
+        << ch;
+    EXPECT_EQ(c["commands"]["WR"].get<std::uint64_t>() + c["commands"]["WRA"].get<std::uint64_t>(),
+              256u)
+        << ch;
+  }
+}
+
 TEST(DataIntegrity, AWrongExpectedPatternIsCaught) {
   // Reading back with another seed than the one written must flag every read request: proof
   // that the check looks at the data.

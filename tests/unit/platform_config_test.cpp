@@ -427,6 +427,32 @@ TEST(DeviceKeys, ErrorsNameTheKey) {
   EXPECT_THAT(m, HasSubstr("gpus.local_memory.interleave.granule_bytes"));
 }
 
+TEST(PlatformConfig, AtomicStreamKeys) {
+  const std::string atomic8 = "workload.streams.0.access_bytes=8";
+  const ResolvedConfig ok = parse_config(
+      make_doc(kPlatform, kWorkload,
+               {atomic8, "workload.streams.0.atomic={op: compare_swap, compare: 5, swap: 9}"}));
+  const StreamConfig& s = ok.workload.streams.at(0);
+  EXPECT_EQ(s.atomic, AtomicOp::kCompareSwap);
+  EXPECT_EQ(s.atomic_compare, 5u);
+  EXPECT_EQ(s.atomic_operand, 9u);
+  // Word size, operands that fit it, and keys an atomic stream cannot have.
+  std::string m = error_of(kPlatform, kWorkload, {"workload.streams.0.atomic={op: fetch_add}"});
+  EXPECT_THAT(m, HasSubstr("workload.streams.0.access_bytes"));
+  m = error_of(kPlatform, kWorkload,
+               {"workload.streams.0.access_bytes=4",
+                "workload.streams.0.atomic={op: fetch_add, operand: 4294967296}"});
+  EXPECT_THAT(m, HasSubstr("workload.streams.0.atomic.operand"));
+  m = error_of(kPlatform, kWorkload, {atomic8, "workload.streams.0.atomic={op: compare_swap}"});
+  EXPECT_THAT(m, HasSubstr("workload.streams.0.atomic.compare"));
+  m = error_of(kPlatform, kWorkload,
+               {atomic8, "workload.streams.0.atomic={op: fetch_add}",
+                "workload.streams.0.read_fraction=0.5"});
+  EXPECT_THAT(m, HasSubstr("workload.streams.0.read_fraction"));
+  m = error_of(kPlatform, kWorkload, {atomic8, "workload.streams.0.atomic={op: swap}"});
+  EXPECT_THAT(m, HasSubstr("workload.streams.0.atomic.op"));
+}
+
 TEST(PlatformConfig, WorkloadStreamChecks) {
   // access_bytes larger than the buffer.
   std::string m = error_of(kPlatform, kWorkload, {"workload.streams.0.buffer.bytes=64"});
