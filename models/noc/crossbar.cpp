@@ -195,7 +195,7 @@ Crossbar::Queued Crossbar::classify(const Plane& pl, Payload& p, std::uint64_t s
   return {&p, d, pl.is_request ? request_data_bytes(e) : response_data_bytes(e), since_ps};
 }
 
-void Crossbar::drain_output(Plane& pl, unsigned o, std::uint64_t now_ps) {
+void Crossbar::drain_output(Plane& pl, unsigned o, std::uint64_t now_ps, bool far_end_took) {
   Output& out = pl.out[o];
   const bool was_full = out.pipe.full();
   while (!out.far_end_busy && !out.pipe.empty() && out.pipe.front().leave_ps <= now_ps) {
@@ -206,30 +206,36 @@ void Crossbar::drain_output(Plane& pl, unsigned o, std::uint64_t now_ps) {
     out.far_end_busy = !taken;
     p.release();
   }
-  // A pipe that had no room now has: a waiting requester may win at the next edge.
+  // A pipe that had no room now has: a waiting requester may win at the next edge. Room made by
+  // the far end taking a message back (END_REQ / END_RESP at now_ps) is an input like any other:
+  // it is sampled at the first edge strictly after it arrived, so arbitration at an edge that
+  // coincides with it does not depend on whether the far end's event ran first. Room made by this
+  // block's own message leaving (at one of its edges, before it arbitrates) counts at once.
   if (was_full && !out.pipe.full()) {
     pl.full_outputs.clear(o);
+    const std::uint64_t from = far_end_took ? clock_.edge_after_ps(now_ps) : clock_.edge_ps(now_ps);
+    out.free_at_ps = std::max(out.free_at_ps, from);
     if (pl.waiting_outputs.test(o)) {
-      pl.next_arbitration_ps = std::min(pl.next_arbitration_ps, clock_.edge_ps(now_ps));
+      pl.next_arbitration_ps = std::min(pl.next_arbitration_ps, from);
     }
   }
 }
 
 void Crossbar::send_ready(Plane& pl, std::uint64_t now_ps) {
-  for (unsigned o : pl.unblocked) drain_output(pl, o, now_ps);
+  for (unsigned o : pl.unblocked) drain_output(pl, o, now_ps, true);
   pl.unblocked.clear();
   for (auto& c : pl.leave_classes) {
     while (!c.fifo.empty() && c.fifo.front().leave_ps <= now_ps) {
       const unsigned o = c.fifo.front().output;
       c.fifo.pop_front();
-      drain_output(pl, o, now_ps);
+      drain_output(pl, o, now_ps, false);
     }
   }
   while (!pl.leave_heap.empty() && pl.leave_heap.front().leave_ps <= now_ps) {
     const unsigned o = pl.leave_heap.front().output;
     std::pop_heap(pl.leave_heap.begin(), pl.leave_heap.end(), std::greater<LeaveEvent>());
     pl.leave_heap.pop_back();
-    drain_output(pl, o, now_ps);
+    drain_output(pl, o, now_ps, false);
   }
 }
 
@@ -488,7 +494,10 @@ std::uint64_t Crossbar::next_wakeup(const Plane& pl, std::uint64_t now_ps) const
   next = std::min(next, next_leave(pl));
   for (const PendingHead& h : pl.pending_heads) next = std::min(next, h.eligible_ps);
   if (pl.next_arbitration_ps != Wakeup::kNever) {
-    next = std::min(next, std::max(pl.next_arbitration_ps, clock_.edge_ps(now_ps)));
+    // The first edge not arbitrated yet: once per edge, however often the block wakes at it.
+    const std::uint64_t edge = clock_.edge_ps(now_ps);
+    const std::uint64_t first = edge == arbitrated_edge_ps_ ? edge + clock_.period_ps() : edge;
+    next = std::min(next, std::max(pl.next_arbitration_ps, first));
   }
   return next;
 }
@@ -498,7 +507,12 @@ void Crossbar::behaviour() {
   const std::uint64_t now_ps = famsim::now_ps();
   send_ready(req_, now_ps);
   send_ready(resp_, now_ps);
-  if (clock_.on_edge(now_ps)) {
+  // One matching per edge. The block can wake again at an edge it has arbitrated (a far end
+  // taking a message back at that instant, after this block ran): it hands messages on then, but
+  // a second matching would let an input send twice at one edge (with VOQs), and would make the
+  // edge's grants depend on the order of the instant's events.
+  if (clock_.on_edge(now_ps) && now_ps != arbitrated_edge_ps_) {
+    arbitrated_edge_ps_ = now_ps;
     arbitrate(req_, now_ps);
     arbitrate(resp_, now_ps);
   }

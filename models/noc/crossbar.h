@@ -49,8 +49,13 @@
 // competes at the first edge e > t (inputs are sampled on the edge after they arrive, so a
 // decision never depends on the order of events at the same instant). The winner of output o at
 // edge e leaves as above; o can be won again at e + beats x period, and the input can send again
-// at the next edge. The block only wakes when something is due: a message to hand on, a head
-// becoming eligible, a busy output freeing with a requester waiting for it.
+// at the next edge. An output whose buffer is full takes a grant again once a message leaves it:
+// from the same edge when the message leaves at one of the block's edges (it is handed on before
+// the block arbitrates), from the first edge after t when the far end takes a message back
+// (END_REQ / END_RESP) at t, since that is an input like the others. The block arbitrates once
+// per edge, however often it wakes at that edge: each input sends at most one message per edge.
+// The block only wakes when something is due: a message to hand on, a head becoming eligible, a
+// busy output freeing with a requester waiting for it.
 //
 // Statistics (components.<name>)
 //   bytes, utilization (busiest output), backpressure_ns (inputs held back),
@@ -265,7 +270,9 @@ class Crossbar : public sc_core::sc_module, public Component {
     in.occupancy_integral += in.occupancy * (now_ps - in.occupancy_since_ps);
     in.occupancy_since_ps = now_ps;
   }
-  void drain_output(Plane& pl, unsigned o, std::uint64_t now_ps);
+  // Hands on output `o`'s messages that are due; `far_end_took`: called because the far end took
+  // a message back at now_ps (END_REQ / END_RESP), not for a message of this block due now.
+  void drain_output(Plane& pl, unsigned o, std::uint64_t now_ps, bool far_end_took);
   void stage(Plane& pl, std::uint64_t cycles, const LeaveEvent& ev);
   static std::uint64_t next_leave(const Plane& pl);
   void send_ready(Plane& pl, std::uint64_t now_ps);
@@ -287,6 +294,7 @@ class Crossbar : public sc_core::sc_module, public Component {
   std::vector<std::unique_ptr<InitiatorPort<Crossbar>>> down_;
   Plane req_;
   Plane resp_;
+  std::uint64_t arbitrated_edge_ps_ = Wakeup::kNever;  // the last edge both planes arbitrated at
   Wakeup wake_;
 };
 

@@ -56,3 +56,11 @@ run truncated --seed 5 --set sim.max_time_ns=3000
 # Peer traffic: GPU 0 reads GPU 1's HBM through the switch and GPU 1's memory hub.
 run nvl8_peer_read --seed 3 --workload traffic/peer_read.yaml \
   --set workload.streams.0.total_bytes=256KiB
+# Pod leaf/spine switches (VOQ + iSLIP, cut-through), one plane: a link takes a message back
+# (END_REQ / END_RESP) exactly on a switch edge, at the same instant as the switch's own wake-up.
+# The switch once woke a second time at such an edge and matched again (an input sending twice
+# at one edge), so its grants depended on which of the two ran first.
+run pod_one_plane --platform platforms/ualink_pod64.yaml --workload traffic/pod_random_read.yaml \
+  --set switch.planes=1 --set links.gpu_switch.per_gpu=1 \
+  --set workload.streams.0.total_bytes=128KiB --set workload.streams.1.total_bytes=128KiB \
+  --set workload.streams.2.total_bytes=128KiB --set workload.streams.3.total_bytes=128KiB

@@ -12,6 +12,7 @@
 
 #include <cstdio>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -224,6 +225,38 @@ TEST(CrossbarForwarding, StoreAndForwardLeavesAfterLastBeat) {
 
 TEST(CrossbarForwarding, CutThroughLeavesWithHeadBeat) {
   EXPECT_EQ(forwarding_run(Forwarding::kCutThrough), (std::vector<std::uint64_t>{5000, 9000}));
+}
+
+// A far end that takes a message back (END_REQ) exactly on an edge: the room it makes counts from
+// the next edge whichever of the two blocks runs first at that instant, and the crossbar matches
+// once per edge. VOQ + iSLIP, output_buffer 1, one-beat reads, store-and-forward: a message
+// granted at e arrives at e + 1 cycle. I0 offers A, B, C for O1 at t = 0 and D for O0 at 4000;
+// O1's sink holds back A's END_REQ until 5000.
+//   1000 A wins O1 (arrives 2000, not taken back).  2000 B wins O1: O1's one-entry buffer is full
+//   (B cannot leave at 3000). 5000: the sink takes A back, B leaves at once; D (competing from
+//   5000) wins O0. O1 has room from 6000 on: C wins it at 6000 and arrives at 7000.
+// Before the fix, with the sink's END_REQ running after the crossbar's edge, the crossbar woke a
+// second time at 5000 and matched again: C won O1 at 5000 too, I0 sent twice at one edge.
+TEST(CrossbarTiming, FarEndTakingBackOnEdgeCountsFromNextEdgeInEitherOrder) {
+  CrossbarParams p = params(InputQueues::kVoq, CrossbarArbiter::kIslip);
+  p.output_buffer = 1;
+  SimContext ctx(4096, 1);
+  std::vector<std::unique_ptr<CrossbarHarness>> h;
+  for (const bool before : {true, false}) {  // one simulation: SystemC elaborates once
+    h.push_back(std::make_unique<CrossbarHarness>(ctx, before ? "before" : "after", p, 1, 2));
+    h.back()->script(0, {{0, 1, 0}, {0, 1, 0}, {0, 1, 0}, {4 * kCycle, 0, 0}});
+    h.back()->stall_first(1, 5 * kCycle, before);
+  }
+  test::run_until(ctx, 20 * kCycle);
+  for (const auto& run : h) {
+    SCOPED_TRACE(run->crossbar().name());
+    const auto& d = run->deliveries();
+    ASSERT_EQ(d.size(), 4u);
+    EXPECT_EQ(times_of(d), (std::vector<std::uint64_t>{2000, 5000, 6000, 7000}));
+    std::vector<unsigned> outputs;
+    for (const Delivery& x : d) outputs.push_back(x.output);
+    EXPECT_EQ(outputs, (std::vector<unsigned>{1, 1, 0, 1}));
+  }
 }
 
 // Head-of-line blocking, by hand. I0 offers one message for O0, I1 one for O0 then one for O1,

@@ -6,7 +6,8 @@
 //            for an output drawn uniformly from a seeded generator. Scripted mode: each input
 //            offers a list of messages, each no earlier than its time.
 //   sinks    one target per crossbar output, always ready (END_REQ at once), recording every
-//            delivery (time, input, output).
+//            delivery (time, input, output); stall_first() makes one output's sink hold back
+//            the END_REQ of its first message until a given instant (a backpressuring far end).
 //   routing  the output is the request's `channel` field, which the source sets (ChannelRouting).
 //
 // Requests only (a sink never responds). Messages are reads (no data forward: one beat) unless a
@@ -46,6 +47,10 @@ class CrossbarHarness {
   // Every input always has a message waiting, for a uniformly random output.
   void saturate_uniform(std::uint64_t seed);
   void script(unsigned input, std::vector<ScriptedMessage> messages);
+  // Output `output`'s sink takes its first message without END_REQ and sends END_REQ at `at_ps`,
+  // before the crossbar's own wake-up at that instant (`before_crossbar`, provided the crossbar
+  // asked for that wake-up after the message reached the sink) or after it. Famsim kernel only.
+  void stall_first(unsigned output, std::uint64_t at_ps, bool before_crossbar);
   // Stops (false) or resumes offering messages; between sc_start calls (benchmarks).
   void set_offering(bool on);
 
