@@ -1,5 +1,7 @@
 #include "tests/support/crossbar_harness.h"
 
+#include "tests/support/noc_message.h"
+
 #include <random>
 #include <string>
 
@@ -71,17 +73,7 @@ class Sources : public sc_core::sc_module {
 
  private:
   bool send(unsigned input, const ScriptedMessage& m) {
-    Payload& p = ctx_.pool.allocate();
-    p.acquire();
-    const bool write = m.data_bytes > 0;
-    p.set_command(write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
-    p.set_data_length(write ? m.data_bytes : 64);
-    RequestExt& e = ext_of(p);
-    e.reset_for_issue();
-    e.write = write;
-    e.length = write ? m.data_bytes : 64;
-    e.channel = m.output;
-    e.stream = static_cast<std::uint16_t>(input);
+    Payload& p = noc_message(ctx_, input, m.output, m.data_bytes);
     const bool taken = ports_[input]->send_req(p);
     p.release();  // the crossbar holds its own reference either way
     return taken;

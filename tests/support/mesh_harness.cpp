@@ -1,5 +1,7 @@
 #include "tests/support/mesh_harness.h"
 
+#include "tests/support/noc_message.h"
+
 #include <random>
 #include <string>
 
@@ -84,17 +86,7 @@ class MeshSources : public sc_core::sc_module {
 
  private:
   bool send(unsigned port, const MeshMessage& m) {
-    Payload& p = ctx_.pool.allocate();
-    p.acquire();
-    const bool write = m.data_bytes > 0;
-    p.set_command(write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
-    p.set_data_length(write ? m.data_bytes : 64);
-    RequestExt& e = ext_of(p);
-    e.reset_for_issue();
-    e.write = write;
-    e.length = write ? m.data_bytes : 64;
-    e.channel = m.controller;
-    e.stream = static_cast<std::uint16_t>(port);
+    Payload& p = noc_message(ctx_, port, m.controller, m.data_bytes);
     const bool taken = ports_[port]->send_req(p);
     p.release();  // the mesh holds its own reference either way
     return taken;
