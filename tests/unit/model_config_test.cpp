@@ -1,0 +1,406 @@
+// LLM model descriptions: the presets under traffic/models/ parse, and the KV cache, weight and
+// parameter figures derived from them match values worked out by hand from the published
+// architecture (each expected value's arithmetic is in the comment above it) and the published
+// model sizes. Parser errors name the file, line and key.
+#include "traffic/ai/model_config.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+#ifndef FAMSIM_SOURCE_DIR
+#define FAMSIM_SOURCE_DIR "."
+#endif
+
+namespace famsim {
+namespace {
+
+using ::testing::HasSubstr;
+
+ModelConfig load_preset(const std::string& file) {
+  const std::string path = std::string(FAMSIM_SOURCE_DIR) + "/traffic/models/" + file;
+  return parse_model(ConfigNode(load_yaml_file(path), "", std::make_shared<ConfigSources>(path)));
+}
+
+ModelConfig parse_text(const std::string& text) {
+  return parse_model(ConfigNode(load_yaml_text(text, "model.yaml"), "",
+                                std::make_shared<ConfigSources>("model.yaml")));
+}
+
+// Runs `f`, which must throw ConfigError; returns the message.
+template <class F>
+std::string error_of(F&& f) {
+  try {
+    f();
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "expected a ConfigError";
+  return "";
+}
+
+// |actual - published| / published.
+double relative_error(std::uint64_t actual, double published) {
+  return (static_cast<double>(actual) - published) / published;
+}
+
+// A small dense GQA model; tests replace one line to make it wrong. Line numbers are 1-based.
+constexpr const char* kSmallModel =
+    "name: small\n"             // 1
+    "source: test\n"            // 2
+    "layers: 4\n"               // 3
+    "hidden_size: 256\n"        // 4
+    "attention_heads: 8\n"      // 5
+    "kv_heads: 2\n"             // 6
+    "intermediate_size: 512\n"  // 7
+    "vocab_size: 1000\n";       // 8
+
+std::string replace_line(const std::string& text, const std::string& from, const std::string& to) {
+  std::string out = text;
+  const auto at = out.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  if (at != std::string::npos) out.replace(at, from.size(), to);
+  return out;
+}
+
+TEST(ModelConfig, PresetsParseWithTheirSources) {
+  for (const char* file :
+       {"llama3_8b.yaml", "llama3_70b.yaml", "mixtral_8x7b.yaml", "deepseek_v3.yaml"}) {
+    SCOPED_TRACE(file);
+    const ModelConfig m = load_preset(file);
+    EXPECT_FALSE(m.name.empty());
+    EXPECT_THAT(m.source, HasSubstr("config.json"));
+  }
+}
+
+TEST(ModelConfig, PresetValuesMatchThePublishedConfigs) {
+  const ModelConfig l8 = load_preset("llama3_8b.yaml");
+  EXPECT_EQ(l8.layers, 32u);
+  EXPECT_EQ(l8.hidden, 4096u);
+  EXPECT_EQ(l8.heads, 32u);
+  EXPECT_EQ(l8.kv_heads, 8u);
+  EXPECT_EQ(l8.head_dim, 128u);
+  EXPECT_EQ(l8.intermediate, 14336u);
+  EXPECT_EQ(l8.vocab, 128256u);
+  EXPECT_EQ(l8.weight_dtype_bytes, 2u);
+  EXPECT_FALSE(l8.is_moe());
+
+  const ModelConfig l70 = load_preset("llama3_70b.yaml");
+  EXPECT_EQ(l70.layers, 80u);
+  EXPECT_EQ(l70.hidden, 8192u);
+  EXPECT_EQ(l70.heads, 64u);
+  EXPECT_EQ(l70.kv_heads, 8u);
+  EXPECT_EQ(l70.intermediate, 28672u);
+
+  const ModelConfig mx = load_preset("mixtral_8x7b.yaml");
+  EXPECT_EQ(mx.experts, 8u);
+  EXPECT_EQ(mx.top_k, 2u);
+  EXPECT_EQ(mx.expert_intermediate, 14336u);
+  EXPECT_EQ(mx.intermediate, 0u);  // no dense layer
+  EXPECT_EQ(mx.vocab, 32000u);
+
+  const ModelConfig ds = load_preset("deepseek_v3.yaml");
+  EXPECT_EQ(ds.attention, AttentionKind::kMla);
+  EXPECT_EQ(ds.layers, 61u);
+  EXPECT_EQ(ds.hidden, 7168u);
+  EXPECT_EQ(ds.heads, 128u);
+  EXPECT_EQ(ds.mla_kv_lora_rank, 512u);
+  EXPECT_EQ(ds.mla_rope_head_dim, 64u);
+  EXPECT_EQ(ds.mla_q_lora_rank, 1536u);
+  EXPECT_EQ(ds.mla_qk_nope_head_dim, 128u);
+  EXPECT_EQ(ds.mla_v_head_dim, 128u);
+  EXPECT_EQ(ds.kv_heads, 128u);  // every head its own K and V after up-projection
+  EXPECT_EQ(ds.head_dim, 192u);  // query/key head: 128 without RoPE + 64 RoPE
+  EXPECT_EQ(ds.experts, 256u);
+  EXPECT_EQ(ds.top_k, 8u);
+  EXPECT_EQ(ds.shared_experts, 1u);
+  EXPECT_EQ(ds.expert_intermediate, 2048u);
+  EXPECT_EQ(ds.dense_layers, 3u);
+  EXPECT_EQ(ds.intermediate, 18432u);
+  EXPECT_EQ(ds.vocab, 129280u);
+  EXPECT_EQ(ds.weight_dtype_bytes, 1u);
+  EXPECT_EQ(ds.unquantized_dtype_bytes, 2u);
+  EXPECT_EQ(ds.kv_dtype_bytes, 2u);
+}
+
+TEST(ModelConfig, Llama3With70bKvBytes) {
+  const ModelConfig m = load_preset("llama3_70b.yaml");
+  EXPECT_EQ(m.kv_vectors(), 2u);
+  // 2 (K, V) x 8 KV heads x 128 x 2 B = 4,096 B per token per layer.
+  EXPECT_EQ(m.kv_bytes_per_token_layer(), 4096u);
+  // 2 x 80 layers x 8 x 128 x 2 B = 327,680 B (320 KiB) per token.
+  EXPECT_EQ(m.kv_bytes_per_token(), 327680u);
+  // tp = 8: one KV head per GPU: 2 x 1 x 128 x 2 B = 512 B per layer; x 80 = 40,960 B (40 KiB).
+  EXPECT_EQ(m.kv_bytes_per_token_layer(8), 512u);
+  EXPECT_EQ(m.kv_bytes_per_token(8), 40960u);
+  // tp = 4: 2 heads per GPU: 2 x 2 x 128 x 2 B = 1,024 B.
+  EXPECT_EQ(m.kv_bytes_per_token_layer(4), 1024u);
+  // tp = 16 > 8 KV heads: each GPU holds one head (each head on 2 GPUs): 512 B, as at tp = 8.
+  EXPECT_EQ(m.kv_bytes_per_token_layer(16), 512u);
+  // tp = 3 neither divides 8 nor is a multiple of it; tp = 0 is no group.
+  EXPECT_THROW(m.kv_bytes_per_token_layer(3), std::invalid_argument);
+  EXPECT_THROW(m.kv_bytes_per_token(0), std::invalid_argument);
+}
+
+TEST(ModelConfig, Llama3With8bKvBytes) {
+  const ModelConfig m = load_preset("llama3_8b.yaml");
+  // 2 x 8 x 128 x 2 B = 4,096 B per layer; x 32 layers = 131,072 B (128 KiB) per token.
+  EXPECT_EQ(m.kv_bytes_per_token_layer(), 4096u);
+  EXPECT_EQ(m.kv_bytes_per_token(), 131072u);
+}
+
+TEST(ModelConfig, DeepSeekV3KvBytesAreTheLatentForAnyTp) {
+  const ModelConfig m = load_preset("deepseek_v3.yaml");
+  EXPECT_EQ(m.kv_vectors(), 1u);
+  // (512 latent + 64 RoPE key) = 576 values x 2 B = 1,152 B per token per layer;
+  // x 61 layers = 70,272 B per token. Every GPU of a TP group holds the whole latent.
+  for (unsigned tp : {1u, 2u, 8u, 16u, 32u}) {
+    SCOPED_TRACE(tp);
+    EXPECT_EQ(m.kv_bytes_per_token_layer(tp), 1152u);
+    EXPECT_EQ(m.kv_bytes_per_token(tp), 70272u);
+  }
+  EXPECT_THROW(m.kv_bytes_per_token(0), std::invalid_argument);
+}
+
+TEST(ModelConfig, Llama3With8bLayerWeightBytesByHand) {
+  const ModelConfig m = load_preset("llama3_8b.yaml");
+  // Attention: q 4096 x 4096 (16,777,216) + k 4096 x 1024 (4,194,304) + v 4096 x 1024
+  // (4,194,304) + o 4096 x 4096 (16,777,216) = 41,943,040 weights x 2 B = 83,886,080 B.
+  EXPECT_EQ(m.attention_weight_bytes(), 83886080u);
+  // FFN: 3 x 4096 x 14336 = 176,160,768 weights x 2 B = 352,321,536 B.
+  EXPECT_EQ(m.dense_ffn_weight_bytes(), 352321536u);
+  // Two RMSNorm vectors: 2 x 4096 x 2 B = 16,384 B.
+  // Layer: 83,886,080 + 352,321,536 + 16,384 = 436,224,000 B, the same for every layer.
+  EXPECT_EQ(m.layer_weight_bytes(0), 436224000u);
+  EXPECT_EQ(m.layer_weight_bytes(31), 436224000u);
+  EXPECT_THROW(m.layer_weight_bytes(32), std::out_of_range);
+
+  // tp = 8, one GPU: q 4096 x (4 heads x 128) = 2,097,152; k and v 4096 x (1 head x 128) =
+  // 524,288 each; o 2,097,152; sum 5,242,880 x 2 B = 10,485,760 B.
+  EXPECT_EQ(m.attention_weight_bytes(8), 10485760u);
+  // FFN: 3 x 4096 x (14336 / 8 = 1792) = 22,020,096 x 2 B = 44,040,192 B.
+  EXPECT_EQ(m.dense_ffn_weight_bytes(8), 44040192u);
+  // Norms replicated: 16,384 B. Layer: 10,485,760 + 44,040,192 + 16,384 = 54,542,336 B.
+  EXPECT_EQ(m.layer_weight_bytes(5, 8), 54542336u);
+  // tp = 3 splits the FFN by whole columns, rounding up: ceil(14336 / 3) = 4,779 columns;
+  // 3 x 4096 x 4779 x 2 B = 117,448,704 B. (Attention needs tp to divide the 32 heads.)
+  EXPECT_EQ(m.dense_ffn_weight_bytes(3), 117448704u);
+  EXPECT_THROW(m.attention_weight_bytes(3), std::invalid_argument);
+  // LM head: 128256 x 4096 x 2 B = 1,050,673,152 B; tp = 8: 16,032 rows: 131,334,144 B.
+  EXPECT_EQ(m.lm_head_weight_bytes(), 1050673152u);
+  EXPECT_EQ(m.lm_head_weight_bytes(8), 131334144u);
+  // A dense model has no experts and no router.
+  EXPECT_EQ(m.expert_weight_bytes(), 0u);
+  EXPECT_EQ(m.router_weight_bytes(), 0u);
+}
+
+TEST(ModelConfig, MixtralExpertAndLayerWeightBytesByHand) {
+  const ModelConfig m = load_preset("mixtral_8x7b.yaml");
+  EXPECT_TRUE(m.is_moe_layer(0));
+  EXPECT_TRUE(m.is_moe_layer(31));
+  // One expert: 3 x 4096 x 14336 = 176,160,768 weights x 2 B = 352,321,536 B (REFERENCE.md:
+  // ~352 MB).
+  EXPECT_EQ(m.expert_weight_bytes(), 352321536u);
+  EXPECT_EQ(m.shared_expert_weight_bytes(), 0u);
+  // Router: 8 experts x 4096 x 2 B = 65,536 B.
+  EXPECT_EQ(m.router_weight_bytes(), 65536u);
+  // Layer without routed experts: attention 83,886,080 B (as Llama-3-8B: same shapes) + router
+  // 65,536 + norms 16,384 = 83,968,000 B.
+  EXPECT_EQ(m.layer_weight_bytes(7), 83968000u);
+}
+
+TEST(ModelConfig, DeepSeekV3LayerWeightBytesByHand) {
+  const ModelConfig m = load_preset("deepseek_v3.yaml");
+  EXPECT_FALSE(m.is_moe_layer(0));
+  EXPECT_FALSE(m.is_moe_layer(2));
+  EXPECT_TRUE(m.is_moe_layer(3));
+  EXPECT_TRUE(m.is_moe_layer(60));
+  EXPECT_THROW(m.is_moe_layer(61), std::out_of_range);
+  // MLA linear layers (FP8, 1 B): wq_a 7168 x 1536 = 11,010,048; wq_b 1536 x 128 x (128 + 64) =
+  // 37,748,736; wkv_a 7168 x (512 + 64) = 4,128,768; wkv_b 512 x 128 x (128 + 128) = 16,777,216;
+  // wo 128 x 128 x 7168 = 117,440,512; sum 187,105,280 B. Latent norms (BF16): (1536 + 512) x
+  // 2 B = 4,096 B. Attention: 187,109,376 B.
+  EXPECT_EQ(m.attention_weight_bytes(), 187109376u);
+  // Dense FFN: 3 x 7168 x 18432 = 396,361,728 B. Norms 2 x 7168 x 2 B = 28,672 B.
+  // Dense layer: 187,109,376 + 396,361,728 + 28,672 = 583,499,776 B.
+  EXPECT_EQ(m.dense_ffn_weight_bytes(), 396361728u);
+  EXPECT_EQ(m.layer_weight_bytes(0), 583499776u);
+  // Expert: 3 x 7168 x 2048 = 44,040,192 B (REFERENCE.md: ~44 MB FP8); one shared expert the same.
+  EXPECT_EQ(m.expert_weight_bytes(), 44040192u);
+  EXPECT_EQ(m.shared_expert_weight_bytes(), 44040192u);
+  // Router (BF16): 256 x 7168 x 2 B = 3,670,016 B.
+  EXPECT_EQ(m.router_weight_bytes(), 3670016u);
+  // MoE layer without routed experts: 187,109,376 + 44,040,192 + 3,670,016 + 28,672
+  // = 234,848,256 B.
+  EXPECT_EQ(m.layer_weight_bytes(3), 234848256u);
+  // LM head (BF16): 129280 x 7168 x 2 B = 1,853,358,080 B.
+  EXPECT_EQ(m.lm_head_weight_bytes(), 1853358080u);
+
+  // tp = 8 (16 heads per GPU). Replicated: wq_a 11,010,048 and wkv_a 4,128,768. Split: wq_b
+  // 1536 x 16 x 192 = 4,718,592; wkv_b 512 x 16 x 256 = 2,097,152; wo 16 x 128 x 7168 =
+  // 14,680,064. Sum 36,634,624 B + latent norms 4,096 B = 36,638,720 B.
+  EXPECT_EQ(m.attention_weight_bytes(8), 36638720u);
+  // Expert split by columns: 3 x 7168 x 256 = 5,505,024 B.
+  EXPECT_EQ(m.expert_weight_bytes(8), 5505024u);
+  // MoE layer: 36,638,720 + shared 5,505,024 + router (replicated) 3,670,016 + norms 28,672
+  // = 45,842,432 B.
+  EXPECT_EQ(m.layer_weight_bytes(10, 8), 45842432u);
+}
+
+TEST(ModelConfig, Llama3ParameterCountsMatchPublishedSizes) {
+  // Llama-3-8B: layer = attention 41,943,040 + FFN 176,160,768 + norms 8,192 = 218,112,000;
+  // x 32 = 6,979,584,000; embedding and LM head 2 x 128256 x 4096 = 1,050,673,152; final norm
+  // 4,096. Total 8,030,261,248; Hugging Face: 8.03B.
+  const ModelConfig l8 = load_preset("llama3_8b.yaml");
+  EXPECT_EQ(l8.parameters(), 8030261248u);
+  EXPECT_LT(std::abs(relative_error(l8.parameters(), 8.03e9)), 0.02);
+  EXPECT_EQ(l8.active_parameters(), l8.parameters());  // dense: every weight is active
+  EXPECT_EQ(l8.layer_active_parameters(0), 218112000u);
+
+  // Llama-3-70B: attention 8192 x 8192 x 2 + 8192 x 1024 x 2 = 150,994,944; FFN 3 x 8192 x 28672
+  // = 704,643,072; norms 16,384; layer 855,654,400 x 80 = 68,452,352,000; embedding and head
+  // 2 x 128256 x 8192 = 2,101,346,304; final norm 8,192. Total 70,553,706,496; Hugging Face:
+  // 70.6B.
+  const ModelConfig l70 = load_preset("llama3_70b.yaml");
+  EXPECT_EQ(l70.parameters(), 70553706496u);
+  EXPECT_LT(std::abs(relative_error(l70.parameters(), 70.6e9)), 0.02);
+}
+
+TEST(ModelConfig, MixtralParameterCountsMatchPublishedSizes) {
+  const ModelConfig m = load_preset("mixtral_8x7b.yaml");
+  // Layer: attention 41,943,040 + 8 experts x 176,160,768 (1,409,286,144) + router 8 x 4096
+  // (32,768) + norms 8,192 = 1,451,270,144; x 32 = 46,440,644,608; embedding and head
+  // 2 x 32000 x 4096 = 262,144,000; final norm 4,096. Total 46,702,792,704; Mistral: 46.7B.
+  EXPECT_EQ(m.parameters(), 46702792704u);
+  EXPECT_LT(std::abs(relative_error(m.parameters(), 46.7e9)), 0.02);
+  // Active layer: 41,943,040 + 2 x 176,160,768 + 32,768 + 8,192 = 394,305,536; x 32 =
+  // 12,617,777,152 + 262,144,000 + 4,096 = 12,879,925,248; Mistral: 12.9B.
+  EXPECT_EQ(m.layer_active_parameters(0), 394305536u);
+  EXPECT_EQ(m.active_parameters(), 12879925248u);
+  EXPECT_LT(std::abs(relative_error(m.active_parameters(), 12.9e9)), 0.02);
+}
+
+TEST(ModelConfig, DeepSeekV3ParameterCountsMatchPublishedSizes) {
+  const ModelConfig m = load_preset("deepseek_v3.yaml");
+  // Attention 187,105,280 linear + 2,048 latent norms = 187,107,328; layer norms 14,336.
+  // Dense layer: + FFN 396,361,728 = 583,483,392; x 3 = 1,750,450,176.
+  // MoE layer: + 256 x 44,040,192 (11,274,289,152) + shared 44,040,192 + router 256 x 7168
+  // (1,835,008) = 11,507,286,016; x 58 = 667,422,588,928.
+  // Embedding and head 2 x 129280 x 7168 = 1,853,358,080; final norm 7,168.
+  // Total 671,026,404,352. DeepSeek: 671B for the main model; the 685B Hugging Face checkpoint
+  // adds the 14B multi-token-prediction module, which the preset does not describe.
+  EXPECT_EQ(m.parameters(), 671026404352u);
+  EXPECT_LT(std::abs(relative_error(m.parameters(), 671e9)), 0.02);
+  // Active MoE layer: 187,107,328 + (8 routed + 1 shared) x 44,040,192 (396,361,728) + router
+  // 1,835,008 + norms 14,336 = 585,318,400; x 58 = 33,948,467,200; + dense layers
+  // 1,750,450,176 + embedding and head 1,853,358,080 + 7,168 = 37,552,282,624. DeepSeek: 37B.
+  EXPECT_EQ(m.layer_active_parameters(3), 585318400u);
+  EXPECT_EQ(m.layer_active_parameters(0), 583483392u);
+  EXPECT_EQ(m.active_parameters(), 37552282624u);
+  EXPECT_LT(std::abs(relative_error(m.active_parameters(), 37e9)), 0.02);
+  // README_WEIGHTS.md's finer figure, 36.6B "including 0.9B for the output Head", leaves out the
+  // input embedding (129280 x 7168 = 926,679,040): 36,625,603,584.
+  const std::uint64_t without_input_embedding = m.active_parameters() - 926679040u;
+  EXPECT_LT(std::abs(relative_error(without_input_embedding, 36.6e9)), 0.005);
+}
+
+TEST(ModelConfig, DefaultsAndDerivedHeadDim) {
+  const ModelConfig m = parse_text(kSmallModel);
+  EXPECT_EQ(m.attention, AttentionKind::kGqa);
+  EXPECT_EQ(m.head_dim, 32u);  // 256 / 8
+  EXPECT_EQ(m.weight_dtype_bytes, 2u);
+  EXPECT_EQ(m.unquantized_dtype_bytes, 2u);
+  EXPECT_EQ(m.kv_dtype_bytes, 2u);
+  EXPECT_FALSE(m.tied_embeddings);
+  // 2 x 2 KV heads x 32 x 2 B = 256 B per layer.
+  EXPECT_EQ(m.kv_bytes_per_token_layer(), 256u);
+  // unquantized_dtype_bytes follows weight_dtype_bytes unless given.
+  const ModelConfig fp8 = parse_text(std::string(kSmallModel) + "weight_dtype_bytes: 1\n");
+  EXPECT_EQ(fp8.unquantized_dtype_bytes, 1u);
+  // Tied embeddings count the table once: the untied count minus 1000 x 256.
+  const ModelConfig tied = parse_text(std::string(kSmallModel) + "tie_word_embeddings: true\n");
+  EXPECT_EQ(m.parameters() - tied.parameters(), 256000u);
+}
+
+TEST(ModelConfig, ErrorsNameFileLineAndKey) {
+  // Unknown key.
+  std::string e = error_of([] { parse_text(std::string(kSmallModel) + "num_layers: 4\n"); });
+  EXPECT_THAT(e, HasSubstr("model.yaml:9"));
+  EXPECT_THAT(e, HasSubstr("unknown key 'num_layers'"));
+
+  // Missing required key.
+  e = error_of([] { parse_text(replace_line(kSmallModel, "layers: 4\n", "")); });
+  EXPECT_THAT(e, HasSubstr("layers: missing"));
+
+  // attention_heads not a multiple of kv_heads.
+  e = error_of([] { parse_text(replace_line(kSmallModel, "kv_heads: 2", "kv_heads: 3")); });
+  EXPECT_THAT(e, HasSubstr("model.yaml:6"));
+  EXPECT_THAT(e, HasSubstr("kv_heads"));
+  EXPECT_THAT(e, HasSubstr("multiple"));
+
+  // top_k > experts.
+  const std::string moe =
+      replace_line(kSmallModel, "intermediate_size: 512\n",
+                   "moe: {experts: 4, top_k: 5, expert_intermediate_size: 64}\n");
+  e = error_of([&] { parse_text(moe); });
+  EXPECT_THAT(e, HasSubstr("moe.top_k"));
+  EXPECT_THAT(e, HasSubstr("model.yaml:7"));
+
+  // A value out of range.
+  e = error_of([] { parse_text(replace_line(kSmallModel, "layers: 4", "layers: 0")); });
+  EXPECT_THAT(e, HasSubstr("layers: expected an integer in [1, 1024]"));
+  e = error_of([] { parse_text(std::string(kSmallModel) + "kv_dtype_bytes: 3\n"); });
+  EXPECT_THAT(e, HasSubstr("kv_dtype_bytes"));
+}
+
+TEST(ModelConfig, InconsistentCombinationsAreErrors) {
+  // MLA without its ranks.
+  const std::string mla_base =
+      "name: m\nsource: test\nlayers: 2\nhidden_size: 256\nattention: mla\n"
+      "attention_heads: 4\nintermediate_size: 512\nvocab_size: 100\n";
+  std::string e = error_of([&] { parse_text(mla_base); });
+  EXPECT_THAT(e, HasSubstr("mla: missing"));
+  e = error_of([&] {
+    parse_text(mla_base +
+               "mla: {kv_lora_rank: 64, q_lora_rank: 0, qk_nope_head_dim: 32, "
+               "v_head_dim: 32}\n");
+  });
+  EXPECT_THAT(e, HasSubstr("mla.qk_rope_head_dim: missing"));
+  // MLA derives kv_heads and head_dim: giving them is an error.
+  const std::string mla_ok = mla_base +
+                             "mla: {kv_lora_rank: 64, qk_rope_head_dim: 16, q_lora_rank: 0, "
+                             "qk_nope_head_dim: 32, v_head_dim: 32}\n";
+  EXPECT_EQ(parse_text(mla_ok).kv_bytes_per_token_layer(), (64u + 16u) * 2u);
+  e = error_of([&] { parse_text(mla_ok + "kv_heads: 4\n"); });
+  EXPECT_THAT(e, HasSubstr("kv_heads"));
+  // mla with gqa attention.
+  e = error_of([] { parse_text(std::string(kSmallModel) + "mla: {kv_lora_rank: 64}\n"); });
+  EXPECT_THAT(e, HasSubstr("mla: only applies to attention: mla"));
+
+  // A dense model needs intermediate_size; an all-MoE model must not have one.
+  e = error_of([] { parse_text(replace_line(kSmallModel, "intermediate_size: 512\n", "")); });
+  EXPECT_THAT(e, HasSubstr("intermediate_size: missing"));
+  e = error_of([] {
+    parse_text(std::string(kSmallModel) +
+               "moe: {experts: 4, top_k: 2, expert_intermediate_size: 64}\n");
+  });
+  EXPECT_THAT(e, HasSubstr("intermediate_size: no layer has a dense FFN"));
+  // dense_layers must leave at least one MoE layer.
+  e = error_of([] {
+    parse_text(std::string(kSmallModel) +
+               "moe: {experts: 4, top_k: 2, expert_intermediate_size: 64, dense_layers: 4}\n");
+  });
+  EXPECT_THAT(e, HasSubstr("moe.dense_layers"));
+  // hidden_size not a multiple of attention_heads and no head_dim.
+  e = error_of(
+      [] { parse_text(replace_line(kSmallModel, "hidden_size: 256", "hidden_size: 260")); });
+  EXPECT_THAT(e, HasSubstr("head_dim: missing"));
+}
+
+}  // namespace
+}  // namespace famsim

@@ -1,0 +1,278 @@
+#include "traffic/ai/model_config.h"
+
+#include <fmt/format.h>
+
+#include <stdexcept>
+
+namespace famsim {
+
+namespace {
+
+using u64 = std::uint64_t;
+
+u64 ceil_div(u64 a, u64 b) { return (a + b - 1) / b; }
+
+void check_tp(unsigned tp) {
+  if (tp == 0) throw std::invalid_argument("tensor-parallel degree must be at least 1, got 0");
+}
+
+// Query heads one GPU runs: vLLM requires tp to divide the head count.
+u64 heads_per_gpu(const ModelConfig& m, unsigned tp) {
+  check_tp(tp);
+  if (m.heads % tp != 0) {
+    throw std::invalid_argument(
+        fmt::format("{}: tensor-parallel degree {} does not divide the {} attention heads", m.name,
+                    tp, m.heads));
+  }
+  return m.heads / tp;
+}
+
+// GQA key/value heads one GPU holds: kv_heads / tp, or one replicated head when tp is a multiple
+// of kv_heads (vLLM QKVParallelLinear).
+u64 kv_heads_per_gpu(const ModelConfig& m, unsigned tp) {
+  check_tp(tp);
+  if (tp <= m.kv_heads) {
+    if (m.kv_heads % tp == 0) return m.kv_heads / tp;
+  } else if (tp % m.kv_heads == 0) {
+    return 1;
+  }
+  throw std::invalid_argument(
+      fmt::format("{}: tensor-parallel degree {} neither divides the {} KV heads nor is a multiple "
+                  "of them",
+                  m.name, tp, m.kv_heads));
+}
+
+void check_layer(const ModelConfig& m, unsigned layer) {
+  if (layer >= m.layers) {
+    throw std::out_of_range(fmt::format("{}: layer {} out of range (the model has {} layers)",
+                                        m.name, layer, m.layers));
+  }
+}
+
+// Linear-layer weights of one layer's attention on one GPU.
+u64 attention_linear_params(const ModelConfig& m, unsigned tp) {
+  const u64 h = m.hidden;
+  const u64 heads = heads_per_gpu(m, tp);
+  if (m.attention == AttentionKind::kGqa) {
+    const u64 kv = kv_heads_per_gpu(m, tp);
+    const u64 q = h * heads * m.head_dim;
+    const u64 k_and_v = 2 * h * kv * m.head_dim;
+    const u64 o = heads * m.head_dim * h;
+    return q + k_and_v + o;
+  }
+  // MLA (DeepSeek-V3 inference/model.py): wq_a (replicated) and wq_b (by heads), or wq (by heads)
+  // without query compression; wkv_a (hidden -> latent + rope key, replicated); wkv_b (latent ->
+  // per-head key without RoPE and value, by heads); wo (by heads).
+  const u64 qk_head = u64{m.mla_qk_nope_head_dim} + m.mla_rope_head_dim;
+  const u64 q = m.mla_q_lora_rank > 0
+                    ? h * m.mla_q_lora_rank + u64{m.mla_q_lora_rank} * heads * qk_head
+                    : h * heads * qk_head;
+  const u64 kv_a = h * (u64{m.mla_kv_lora_rank} + m.mla_rope_head_dim);
+  const u64 kv_b =
+      u64{m.mla_kv_lora_rank} * heads * (u64{m.mla_qk_nope_head_dim} + m.mla_v_head_dim);
+  const u64 o = heads * m.mla_v_head_dim * h;
+  return q + kv_a + kv_b + o;
+}
+
+// Norm weights inside the attention: MLA normalises the compressed query and the KV latent.
+u64 attention_norm_params(const ModelConfig& m) {
+  if (m.attention == AttentionKind::kGqa) return 0;
+  return u64{m.mla_q_lora_rank} + m.mla_kv_lora_rank;
+}
+
+// SwiGLU FFN of width `width` split over tp GPUs by columns: gate, up (hidden x width) and down
+// (width x hidden).
+u64 swiglu_params(const ModelConfig& m, u64 width, unsigned tp) {
+  check_tp(tp);
+  return 3 * u64{m.hidden} * ceil_div(width, tp);
+}
+
+u64 layer_norm_params(const ModelConfig& m) { return 2 * u64{m.hidden}; }
+
+u64 embedding_and_head_params(const ModelConfig& m) {
+  return u64{m.vocab} * m.hidden * (m.tied_embeddings ? 1 : 2);
+}
+
+// Parameters of one layer with `routed` routed experts counted (all of them, or top_k).
+u64 layer_params(const ModelConfig& m, unsigned layer, u64 routed) {
+  check_layer(m, layer);
+  u64 p = attention_linear_params(m, 1) + attention_norm_params(m) + layer_norm_params(m);
+  if (m.is_moe_layer(layer)) {
+    p += routed * swiglu_params(m, m.expert_intermediate, 1);
+    p += swiglu_params(m, u64{m.shared_experts} * m.expert_intermediate, 1);
+    p += u64{m.experts} * m.hidden;  // router
+  } else {
+    p += swiglu_params(m, m.intermediate, 1);
+  }
+  return p;
+}
+
+// Bytes per value: 1 (FP8/INT8), 2 (BF16/FP16) or 4 (FP32).
+unsigned get_dtype_bytes(ConfigNode& n, const std::string& key, unsigned def) {
+  const auto v = static_cast<unsigned>(n.get_uint(key, def, 1, 4));
+  if (v == 3) n.fail(key, "expected 1, 2 or 4 bytes per value, got 3");
+  return v;
+}
+
+unsigned get_count(ConfigNode& n, const std::string& key, std::uint64_t min, std::uint64_t max) {
+  return static_cast<unsigned>(n.get_uint(key, std::nullopt, min, max));
+}
+
+}  // namespace
+
+bool ModelConfig::is_moe_layer(unsigned layer) const {
+  check_layer(*this, layer);
+  return is_moe() && layer >= dense_layers;
+}
+
+unsigned ModelConfig::kv_vectors() const { return attention == AttentionKind::kGqa ? 2 : 1; }
+
+std::uint64_t ModelConfig::kv_bytes_per_token_layer(unsigned tp) const {
+  if (attention == AttentionKind::kMla) {
+    check_tp(tp);
+    return (u64{mla_kv_lora_rank} + mla_rope_head_dim) * kv_dtype_bytes;
+  }
+  return kv_vectors() * kv_heads_per_gpu(*this, tp) * head_dim * kv_dtype_bytes;
+}
+
+std::uint64_t ModelConfig::kv_bytes_per_token(unsigned tp) const {
+  return kv_bytes_per_token_layer(tp) * layers;
+}
+
+std::uint64_t ModelConfig::attention_weight_bytes(unsigned tp) const {
+  return attention_linear_params(*this, tp) * weight_dtype_bytes +
+         attention_norm_params(*this) * unquantized_dtype_bytes;
+}
+
+std::uint64_t ModelConfig::dense_ffn_weight_bytes(unsigned tp) const {
+  return swiglu_params(*this, intermediate, tp) * weight_dtype_bytes;
+}
+
+std::uint64_t ModelConfig::expert_weight_bytes(unsigned tp) const {
+  return swiglu_params(*this, expert_intermediate, tp) * weight_dtype_bytes;
+}
+
+std::uint64_t ModelConfig::shared_expert_weight_bytes(unsigned tp) const {
+  return swiglu_params(*this, u64{shared_experts} * expert_intermediate, tp) * weight_dtype_bytes;
+}
+
+std::uint64_t ModelConfig::router_weight_bytes() const {
+  return u64{experts} * hidden * unquantized_dtype_bytes;
+}
+
+std::uint64_t ModelConfig::lm_head_weight_bytes(unsigned tp) const {
+  check_tp(tp);
+  return ceil_div(vocab, tp) * hidden * unquantized_dtype_bytes;
+}
+
+std::uint64_t ModelConfig::layer_weight_bytes(unsigned layer, unsigned tp) const {
+  const u64 ffn = is_moe_layer(layer) ? shared_expert_weight_bytes(tp) + router_weight_bytes()
+                                      : dense_ffn_weight_bytes(tp);
+  return attention_weight_bytes(tp) + ffn + layer_norm_params(*this) * unquantized_dtype_bytes;
+}
+
+std::uint64_t ModelConfig::parameters() const {
+  u64 p = embedding_and_head_params(*this) + hidden;  // + final norm
+  for (unsigned l = 0; l < layers; ++l) p += layer_params(*this, l, experts);
+  return p;
+}
+
+std::uint64_t ModelConfig::active_parameters() const {
+  u64 p = embedding_and_head_params(*this) + hidden;
+  for (unsigned l = 0; l < layers; ++l) p += layer_active_parameters(l);
+  return p;
+}
+
+std::uint64_t ModelConfig::layer_active_parameters(unsigned layer) const {
+  return layer_params(*this, layer, top_k);
+}
+
+ModelConfig parse_model(ConfigNode node) {
+  ModelConfig m;
+  m.name = node.get_string("name", std::nullopt);
+  m.source = node.get_string("source", std::nullopt);
+  if (m.name.empty()) node.fail("name", "expected a non-empty model name");
+  if (m.source.empty()) node.fail("source", "expected where the numbers come from");
+  m.layers = get_count(node, "layers", 1, 1024);
+  m.hidden = get_count(node, "hidden_size", 1, 65536);
+  m.heads = get_count(node, "attention_heads", 1, 1024);
+  m.attention = node.get_choice("attention", std::string("gqa"), {"gqa", "mla"}) == "mla"
+                    ? AttentionKind::kMla
+                    : AttentionKind::kGqa;
+
+  if (m.attention == AttentionKind::kGqa) {
+    if (node.has("mla")) node.fail("mla", "only applies to attention: mla");
+    m.kv_heads = get_count(node, "kv_heads", 1, 1024);
+    if (m.heads % m.kv_heads != 0) {
+      node.fail("kv_heads", fmt::format("attention_heads ({}) must be a multiple of kv_heads ({})",
+                                        m.heads, m.kv_heads));
+    }
+    if (node.has("head_dim")) {
+      m.head_dim = get_count(node, "head_dim", 1, 1024);
+    } else {
+      node.ignore("head_dim");
+      if (m.hidden % m.heads != 0 || m.hidden / m.heads > 1024) {
+        node.fail("head_dim",
+                  fmt::format("missing, and hidden_size ({}) / attention_heads ({}) is not a whole "
+                              "head width: give head_dim",
+                              m.hidden, m.heads));
+      }
+      m.head_dim = m.hidden / m.heads;
+    }
+  } else {
+    for (const char* key : {"kv_heads", "head_dim"}) {
+      if (node.has(key)) {
+        node.fail(key,
+                  "is derived from the mla ranks for attention: mla (every head has its own "
+                  "key and value); remove it");
+      }
+    }
+    ConfigNode mla = node.child("mla", true);
+    m.mla_kv_lora_rank = get_count(mla, "kv_lora_rank", 1, 65536);
+    m.mla_rope_head_dim = get_count(mla, "qk_rope_head_dim", 1, 1024);
+    m.mla_q_lora_rank = get_count(mla, "q_lora_rank", 0, 65536);
+    m.mla_qk_nope_head_dim = get_count(mla, "qk_nope_head_dim", 1, 1024);
+    m.mla_v_head_dim = get_count(mla, "v_head_dim", 1, 1024);
+    mla.finish();
+    m.kv_heads = m.heads;
+    m.head_dim = m.mla_qk_nope_head_dim + m.mla_rope_head_dim;
+  }
+
+  if (node.has("moe")) {
+    ConfigNode moe = node.child("moe", true);
+    m.experts = get_count(moe, "experts", 1, 4096);
+    m.top_k = get_count(moe, "top_k", 1, 4096);
+    if (m.top_k > m.experts) {
+      moe.fail("top_k", fmt::format("a token cannot use {} of {} experts: top_k must be <= experts",
+                                    m.top_k, m.experts));
+    }
+    m.shared_experts = static_cast<unsigned>(moe.get_uint("shared_experts", 0, 0, 64));
+    m.expert_intermediate = get_count(moe, "expert_intermediate_size", 1, 1u << 20);
+    m.dense_layers = static_cast<unsigned>(moe.get_uint("dense_layers", 0, 0, m.layers - 1));
+    moe.finish();
+  } else {
+    node.ignore("moe");
+  }
+
+  const bool has_dense_ffn = !m.is_moe() || m.dense_layers > 0;
+  if (has_dense_ffn) {
+    m.intermediate = get_count(node, "intermediate_size", 1, 1u << 20);
+  } else if (node.has("intermediate_size")) {
+    node.fail("intermediate_size",
+              "no layer has a dense FFN (moe.dense_layers is 0); the experts' width is "
+              "moe.expert_intermediate_size");
+  } else {
+    node.ignore("intermediate_size");
+  }
+
+  m.vocab = get_count(node, "vocab_size", 1, 1u << 22);
+  m.tied_embeddings = node.get_bool("tie_word_embeddings", false);
+  m.weight_dtype_bytes = get_dtype_bytes(node, "weight_dtype_bytes", 2);
+  m.unquantized_dtype_bytes =
+      get_dtype_bytes(node, "unquantized_dtype_bytes", m.weight_dtype_bytes);
+  m.kv_dtype_bytes = get_dtype_bytes(node, "kv_dtype_bytes", 2);
+  node.finish();
+  return m;
+}
+
+}  // namespace famsim

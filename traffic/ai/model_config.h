@@ -1,0 +1,145 @@
+// LLM model descriptions as data. A workload owner describes a transformer decoder in YAML (presets
+// under traffic/models/); workload generators derive the bytes a step moves from it: KV cache per
+// token, weights per layer, per GPU of a tensor-parallel group.
+//
+// What is modelled: a decoder-only transformer of `layers` identical blocks, each block
+//   RMSNorm -> attention (GQA or MLA) -> RMSNorm -> FFN (dense SwiGLU or mixture of experts),
+// a token embedding table, a final RMSNorm and an LM head (vocab x hidden). Linear layers have no
+// bias (true of Llama 3, Mixtral and DeepSeek-V3). Not modelled: DeepSeek-V3's multi-token
+// prediction module (see traffic/models/deepseek_v3.yaml), its 256-value routing bias per MoE layer
+// (e_score_correction_bias: 0.00002% of the parameters) and the per-block scales of FP8 weights.
+//
+// YAML keys (all sizes are counts of values unless a unit is named):
+//   name                 text, required: the model's name in reports
+//   source               text, required: where the numbers come from (config.json, paper)
+//   layers               transformer blocks, 1..1024 (HF num_hidden_layers)
+//   hidden_size          model width d_model, 1..65536 (HF hidden_size)
+//   attention            gqa | mla, default gqa. gqa covers MHA (kv_heads = attention_heads) and
+//                        MQA (kv_heads = 1)
+//   attention_heads      query heads, 1..1024 (HF num_attention_heads)
+//   kv_heads             gqa only, required: key/value heads, 1..1024, attention_heads must be a
+//                        multiple of it (HF num_key_value_heads)
+//   head_dim             gqa only: values per head, 1..1024; default hidden_size / attention_heads
+//                        (then hidden_size must be a multiple of attention_heads)
+//   mla                  mla only, required: the multi-head latent attention ranks
+//   (DeepSeek-V2/V3):
+//     kv_lora_rank       width of the compressed KV latent that is cached, 1..65536
+//     qk_rope_head_dim   width of the decoupled RoPE key, cached next to the latent, 1..1024
+//     q_lora_rank        width of the compressed query, 0..65536; 0: queries are projected
+//                        directly from the hidden state (DeepSeek-V2-Lite)
+//     qk_nope_head_dim   per-head query/key width without RoPE, 1..1024
+//     v_head_dim         per-head value width, 1..1024
+//   intermediate_size    dense FFN width, 1..2^20 (HF intermediate_size); required when some layer
+//                        has a dense FFN (a dense model, or moe.dense_layers > 0), an error
+//                        otherwise
+//   vocab_size           vocabulary entries, 1..2^22 (HF vocab_size)
+//   tie_word_embeddings  true: the LM head is the embedding table (counted once); default false
+//   moe                  mixture of experts; absent: a dense model
+//     experts            routed experts per MoE layer, 1..4096 (HF num_local_experts /
+//                        n_routed_experts)
+//     top_k              routed experts each token uses, 1..experts (HF num_experts_per_tok)
+//     shared_experts     experts every token uses, 0..64, default 0 (HF n_shared_experts)
+//     expert_intermediate_size  FFN width of one expert, 1..2^20 (Mixtral: intermediate_size;
+//                        DeepSeek: moe_intermediate_size). Shared experts have the same width.
+//     dense_layers       leading layers with a dense FFN instead of experts, 0..layers-1, default 0
+//                        (HF first_k_dense_replace)
+//   weight_dtype_bytes   bytes per weight of the linear layers: 1 (FP8/INT8), 2 (BF16/FP16) or 4
+//                        (FP32), default 2
+//   unquantized_dtype_bytes  bytes per value of the parts a quantized checkpoint keeps in higher
+//                        precision: token embedding, LM head, MoE router and RMSNorm weights
+//                        (DeepSeek-V3: FP8 linear layers, these in BF16). 1, 2 or 4; default
+//                        weight_dtype_bytes
+//   kv_dtype_bytes       bytes per KV cache value, 1, 2 or 4, default 2
+// The caps keep every byte count of a model within 64 bits; real models are far inside them.
+//
+// Tensor parallelism (the `tp` argument): Megatron-style, as vLLM shards a model. Attention heads
+// and FFN columns are split over the tp GPUs; RMSNorm weights, the MoE router and MLA's down
+// projections are replicated on every GPU (DeepSeek-V3 inference/model.py: wq_a and wkv_a are
+// plain Linear layers, wq_b, wkv_b and wo are split by heads). Each routed expert is split by
+// columns like a dense FFN; expert parallelism (whole experts per GPU) is the generator's choice.
+// A split rounds up to whole FFN columns and whole vocabulary rows, so a GPU's share is the
+// largest one. For attention, tp must divide attention_heads (vLLM's rule). GQA key/value heads:
+// tp must divide kv_heads, or be a multiple of it, in which case each GPU holds one KV head and
+// each head is replicated on tp / kv_heads GPUs (vllm/model_executor/layers/linear.py,
+// QKVParallelLinear). MLA's latent is not split: every GPU holds the whole latent of every token.
+// A tp that breaks these rules, or tp 0, throws std::invalid_argument; a layer index >= layers
+// throws std::out_of_range.
+#pragma once
+
+#include "models/core/config.h"
+
+#include <cstdint>
+#include <string>
+
+namespace famsim {
+
+enum class AttentionKind { kGqa, kMla };  // GQA covers MHA (kv_heads == heads) and MQA
+
+struct ModelConfig {
+  std::string name;
+  std::string source;  // citation text from the YAML
+  unsigned layers = 0;
+  unsigned hidden = 0;  // hidden size (d_model)
+  unsigned heads = 0;   // attention (query) heads
+  // GQA: key/value heads. MLA: set to heads (after up-projection every head has its own K and V).
+  unsigned kv_heads = 0;
+  // GQA: values per head. MLA: the query/key head width, qk_nope_head_dim + qk_rope_head_dim (the
+  // value head width is mla_v_head_dim).
+  unsigned head_dim = 0;
+  AttentionKind attention = AttentionKind::kGqa;
+  // MLA (DeepSeek-V2/V3): the KV cache holds one latent vector per token per layer of
+  // kv_lora_rank + qk_rope_head_dim values (512 + 64 = 576 for DeepSeek-V3).
+  unsigned mla_kv_lora_rank = 0, mla_rope_head_dim = 0, mla_q_lora_rank = 0;
+  unsigned mla_qk_nope_head_dim = 0, mla_v_head_dim = 0;
+  unsigned kv_dtype_bytes = 2;      // bytes per KV cache value
+  unsigned weight_dtype_bytes = 2;  // bytes per weight of the linear layers
+  // Bytes per value of the token embedding, LM head, MoE router and norms (see the key list).
+  unsigned unquantized_dtype_bytes = 2;
+  unsigned intermediate = 0;  // dense FFN intermediate size (SwiGLU: 3 matrices)
+  unsigned vocab = 0;
+  bool tied_embeddings = false;  // LM head shares the embedding table
+  // Mixture of experts (0 experts: dense model)
+  unsigned experts = 0, top_k = 0, shared_experts = 0, expert_intermediate = 0;
+  unsigned dense_layers = 0;  // leading layers with a dense FFN instead of experts (DeepSeek-V3: 3)
+
+  bool is_moe() const { return experts > 0; }
+  bool is_moe_layer(unsigned layer) const;
+
+  // KV cache bytes one GPU of a tensor-parallel group of `tp` holds per token per layer: GQA
+  // 2 (K and V) x kv_heads/tp x head_dim x kv_dtype_bytes (one head when tp is a multiple of
+  // kv_heads); MLA: the latent (kv_lora_rank + rope) x kv_dtype_bytes, the same for any tp.
+  std::uint64_t kv_bytes_per_token_layer(unsigned tp = 1) const;
+  std::uint64_t kv_bytes_per_token(unsigned tp = 1) const;  // x layers
+  // KV vectors per token per layer: 2 for GQA (K, V), 1 for MLA (the latent).
+  unsigned kv_vectors() const;
+
+  // Weights, bytes, for one GPU of a tensor-parallel group of tp (split as the file comment says):
+  std::uint64_t attention_weight_bytes(unsigned tp = 1) const;  // per layer (incl. MLA projections
+                                                                // and MLA's two latent norms)
+  std::uint64_t dense_ffn_weight_bytes(unsigned tp = 1) const;  // per dense layer; 0 if none
+  std::uint64_t expert_weight_bytes(unsigned tp = 1) const;     // one routed expert; 0 if dense
+  std::uint64_t shared_expert_weight_bytes(unsigned tp = 1) const;  // all shared experts of a layer
+  std::uint64_t router_weight_bytes()
+      const;  // one MoE layer's router, experts x hidden; replicated
+  std::uint64_t lm_head_weight_bytes(unsigned tp = 1) const;  // vocab x hidden, split by vocabulary
+  // A layer's weights read when it runs, excluding routed experts: attention + dense FFN (dense
+  // layer) or shared experts + router (MoE layer) + the layer's two RMSNorms.
+  std::uint64_t layer_weight_bytes(unsigned layer, unsigned tp = 1) const;
+
+  // Parameters of the whole model (embeddings + layers incl. all experts + final norm + LM head),
+  // for checking a preset against its published size.
+  std::uint64_t parameters() const;
+  // Parameters active per token (top_k routed experts instead of all); includes the embedding
+  // table and the LM head.
+  std::uint64_t active_parameters() const;
+  // Parameters of one layer that one token multiplies (for FLOP estimates: 2 x this per token):
+  // attention, norms, and the dense FFN or the router + shared experts + top_k routed experts.
+  std::uint64_t layer_active_parameters(unsigned layer) const;
+};
+
+// Reads a model description (the keys above); ConfigError on any bad key, value out of range or
+// inconsistent combination (e.g. top_k > experts, MLA without its ranks, heads not a multiple of
+// kv_heads). The error names the file, line and key path.
+ModelConfig parse_model(ConfigNode node);
+
+}  // namespace famsim
