@@ -11,8 +11,17 @@ std::optional<std::string> embedded_file(const std::string& path) {
   return it->second;
 }
 
+namespace {
+
+// Where the presets of a kind live: platforms/presets/<kind>/, models under traffic/models/.
+std::string preset_dir(const std::string& kind) {
+  return kind == "model" ? "traffic/models/" : "platforms/presets/" + kind + "/";
+}
+
+}  // namespace
+
 std::vector<std::string> preset_names(const std::string& kind) {
-  const std::string prefix = "platforms/presets/" + kind + "/";
+  const std::string prefix = preset_dir(kind);
   std::vector<std::string> out;
   for (const auto& [path, text] : embedded_files()) {
     if (path.rfind(prefix, 0) == 0 && path.size() > prefix.size() + 5) {
@@ -51,7 +60,7 @@ void expand_one(YAML::Node parent, const std::string& key, const std::string& ki
     throw ConfigError(fmt::format("{}: {}.preset: expected a preset name", where, path));
   }
   const std::string name = name_node.Scalar();
-  const std::string file = "platforms/presets/" + kind + "/" + name + ".yaml";
+  const std::string file = preset_dir(kind) + name + ".yaml";
   const auto text = embedded_file(file);
   if (!text) {
     std::string known;
@@ -62,6 +71,24 @@ void expand_one(YAML::Node parent, const std::string& key, const std::string& ki
   const YAML::Node preset = load_yaml_text(*text, file);
   record_sources(preset, node, path, file, sources);
   parent[key] = merge_yaml(preset, node);
+}
+
+// A generator's model: {preset: NAME, ...} or the path of a model file.
+void expand_model(YAML::Node generator, const std::string& path, ConfigSources& sources) {
+  const YAML::Node& cg = generator;
+  const YAML::Node model = cg["model"];
+  if (model.IsDefined() && model.IsScalar()) {
+    const std::string file = model.Scalar();
+    try {
+      generator["model"] = load_yaml_file(file);
+    } catch (const ConfigError& e) {
+      throw ConfigError(
+          fmt::format("{}: {}.model: {}", sources.source_of(path + ".model"), path, e.what()));
+    }
+    sources.set(path + ".model", file);
+    return;
+  }
+  expand_one(generator, "model", "model", path + ".model", sources);
 }
 
 }  // namespace
@@ -81,6 +108,19 @@ void expand_presets(ConfigDoc& doc) {
   if (root["memory"].IsDefined() && root["memory"].IsMap()) {  // standalone memory platforms
     YAML::Node r = doc.root;
     expand_one(r, "memory", "memory", "memory", src);
+  }
+  if (root["workload"].IsDefined() && root["workload"].IsMap() &&
+      root["workload"]["streams"].IsDefined() && root["workload"]["streams"].IsSequence()) {
+    const YAML::Node streams = root["workload"]["streams"];
+    for (std::size_t i = 0; i < streams.size(); ++i) {
+      if (!streams[i].IsMap()) continue;
+      for (const auto& kv : streams[i]) {
+        if (kv.second.IsMap() && kv.second["model"].IsDefined()) {
+          expand_model(kv.second, "workload.streams." + std::to_string(i) + "." + kv.first.Scalar(),
+                       src);
+        }
+      }
+    }
   }
   if (root["devices"].IsDefined() && root["devices"].IsSequence()) {
     const YAML::Node devs = root["devices"];

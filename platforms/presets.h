@@ -5,6 +5,7 @@
 //   links.*                  <- platforms/presets/link/NAME.yaml
 //   gpus.local_memory        <- platforms/presets/memory/NAME.yaml
 //   devices.*.memory         <- platforms/presets/memory/NAME.yaml
+//   workload.streams.*.<generator>.model  <- traffic/models/NAME.yaml (or `model: FILE`, a path)
 #pragma once
 
 #include "models/core/config.h"
@@ -19,7 +20,7 @@ namespace famsim {
 // Every embedded file, keyed by its path in the source tree ("platforms/nvl8_fam.yaml").
 const std::map<std::string, std::string>& embedded_files();
 std::optional<std::string> embedded_file(const std::string& path);
-// Names of the presets of one kind ("link", "memory").
+// Names of the presets of one kind ("link", "memory", "model").
 std::vector<std::string> preset_names(const std::string& kind);
 
 // Expands every preset reference in a platform document, recording in doc.sources which preset

@@ -59,6 +59,19 @@ std::string summary_text(const nlohmann::json& s, const std::string& out_dir) {
                      sum["write_bandwidth_gbps"].get<double>(),
                      latency_line(sum["write_latency_ns"]));
   }
+  // What each generator stream achieved over its GPUs.
+  if (s.contains("workload")) {
+    for (const auto& [name, st] : s["workload"]["streams"].items()) {
+      const auto& r = st["result"];
+      std::string line;
+      for (const char* k :
+           {"mean_step_ns", "tokens_per_second_per_group", "mean_pass_ns", "exposed_transfer_ns",
+            "hit_rate", "bytes_fetched", "reuse_fraction", "prompts_done", "accesses_replayed"}) {
+        if (r.contains(k)) line += fmt::format("  {} {:.6g}", k, r[k].get<double>());
+      }
+      o += fmt::format("  {} ({}, all its GPUs):{}\n", name, st["kind"].get<std::string>(), line);
+    }
+  }
   // Busiest components.
   std::vector<std::pair<double, std::string>> busy;
   for (const auto& [name, c] : s["components"].items()) {
@@ -320,6 +333,15 @@ std::string validation_text(const ResolvedConfig& cfg) {
   }
   if (!p.trace_player.present) {
     o += fmt::format("workload {}: {} streams\n", cfg.workload.name, cfg.workload.streams.size());
+    for (const StreamConfig& st : cfg.workload.streams) {
+      if (!st.generator) continue;
+      o += fmt::format("  {} ({} on {} GPUs): {}\n", st.name, st.generator->kind(), st.gpus.size(),
+                       st.generator->summary().dump());
+    }
+    if (!cfg.workload.vmm_events.empty()) {
+      o += fmt::format("  {} timed VMM events; faults {}\n", cfg.workload.vmm_events.size(),
+                       cfg.workload.count_faults ? "counted" : "stop the run");
+    }
   }
   return o;
 }

@@ -2,6 +2,7 @@
 
 #include "models/memory/dram/timing_checker.h"
 #include "platforms/presets.h"
+#include "traffic/generator.h"
 
 #include <fmt/format.h>
 
@@ -159,52 +160,116 @@ Simulation::~Simulation() {
   platform_.reset();
 }
 
+namespace {
+
+// The VMM locations a placement names, for a buffer whose owner (gpu_local) is `owner`.
+std::vector<unsigned> locations_of(const AddressSpace& vmm, const Placement& p, unsigned owner) {
+  switch (p.kind) {
+    case Placement::Kind::kGpuLocal:
+      return {vmm.location(fmt::format("gpu{}_hbm", owner))};
+    case Placement::Kind::kGpu:
+      return {vmm.location(fmt::format("gpu{}_hbm", p.gpu))};
+    case Placement::Kind::kDevice:
+    case Placement::Kind::kStriped:
+      break;
+  }
+  std::vector<unsigned> out;
+  for (const std::string& d : p.devices) out.push_back(vmm.location(d));
+  return out;
+}
+
+// Reserves, creates (on one location or striped), maps and grants `right` to `users`. Pagewise:
+// one mapping per allocation granule, so that timed events may unmap or remap any page of it
+// (cuMemUnmap takes whole mappings only).
+std::uint64_t map_region(AddressSpace& vmm, std::uint64_t bytes, const Placement& where,
+                         const std::vector<unsigned>& users, AccessRight right,
+                         bool pagewise = false) {
+  const std::uint64_t gran = vmm.granularity();
+  const std::uint64_t size = (bytes + gran - 1) / gran * gran;
+  const std::vector<unsigned> locs = locations_of(vmm, where, users[0]);
+  const std::uint64_t va = vmm.reserve(size);
+  const unsigned alloc =
+      locs.size() == 1 ? vmm.create(size, locs[0]) : vmm.create_striped(size, locs);
+  const std::uint64_t step = pagewise ? gran : size;
+  for (std::uint64_t o = 0; o < size; o += step) vmm.map(va + o, step, alloc, o);
+  for (unsigned g : users) vmm.set_access(va, size, g, right);
+  return va;
+}
+
+}  // namespace
+
 void Simulation::map_workload() {
   const std::uint64_t gran = vmm_->granularity();
   const auto& streams = cfg_.workload.streams;
-  // Virtual base of each stream's buffer on each GPU.
-  std::vector<std::vector<std::uint64_t>> buffer_va(
-      streams.size(), std::vector<std::uint64_t>(cfg_.platform.gpu_count, 0));
+  // Each stream's buffers: one per GPU, or one shared (the same record for every GPU).
+  buffers_.assign(streams.size(), {});
   for (std::size_t i = 0; i < streams.size(); ++i) {
     const StreamConfig& s = streams[i];
-    const std::uint64_t size = (s.buffer_bytes + gran - 1) / gran * gran;
-    const AccessRight right = s.read_fraction >= 1.0 ? AccessRight::kRead : AccessRight::kReadWrite;
+    std::vector<std::unique_ptr<AccessSource>> sources(cfg_.platform.gpu_count);
     try {
-      if (s.buffer_from >= 0) {
-        for (unsigned g : s.gpus) {
-          buffer_va[i][g] = buffer_va[static_cast<std::size_t>(s.buffer_from)][g];
-          // Writing through a buffer first mapped read-only upgrades this GPU's access.
-          if (right == AccessRight::kReadWrite) vmm_->set_access(buffer_va[i][g], size, g, right);
+      if (s.generator) {
+        // The generator's regions, mapped per GPU, then its source.
+        const std::vector<RegionSpec> regions = s.generator->regions();
+        for (std::size_t rank = 0; rank < s.gpus.size(); ++rank) {
+          const unsigned g = s.gpus[rank];
+          SourceContext c;
+          c.rank = static_cast<unsigned>(rank);
+          c.gpu = g;
+          c.stream = static_cast<unsigned>(i);
+          c.sim_seed = cfg_.sim.seed;
+          for (const RegionSpec& r : regions) {
+            c.region_va.push_back(
+                map_region(*vmm_, r.bytes, r.where, {g},
+                           r.write ? AccessRight::kReadWrite : AccessRight::kRead));
+          }
+          sources[g] = s.generator->make_source(c);
         }
       } else {
-        // One buffer per GPU, or one shared by all the stream's GPUs.
-        std::vector<std::vector<unsigned>> groups;
-        if (s.shared) {
-          groups.push_back(s.gpus);
-        } else {
-          for (unsigned g : s.gpus) groups.push_back({g});
-        }
-        for (const auto& group : groups) {
-          const std::string loc = s.location_is_gpu_local ? fmt::format("gpu{}_hbm", group[0])
-                                  : s.location_gpu >= 0   ? fmt::format("gpu{}_hbm", s.location_gpu)
-                                                          : s.location;
-          const std::uint64_t va = vmm_->reserve(size);
-          const unsigned alloc = vmm_->create(size, vmm_->location(loc));
-          vmm_->map(va, size, alloc, 0);
-          for (unsigned g : group) {
-            vmm_->set_access(va, size, g, right);
-            buffer_va[i][g] = va;
+        const std::uint64_t size = (s.buffer_bytes + gran - 1) / gran * gran;
+        const AccessRight right =
+            s.read_fraction >= 1.0 ? AccessRight::kRead : AccessRight::kReadWrite;
+        if (s.buffer_from >= 0) {
+          buffers_[i] = buffers_[static_cast<std::size_t>(s.buffer_from)];
+          // Writing through a buffer first mapped read-only upgrades this GPU's access.
+          for (unsigned g : s.gpus) {
+            if (right == AccessRight::kReadWrite) {
+              vmm_->set_access(buffers_[i][g].va, size, g, right);
+              buffers_[i][g].right = right;
+            }
           }
+        } else {
+          buffers_[i].assign(cfg_.platform.gpu_count, BufferRecord{});
+          // One buffer per GPU, or one shared by all the stream's GPUs.
+          std::vector<std::vector<unsigned>> groups;
+          if (s.shared) {
+            groups.push_back(s.gpus);
+          } else {
+            for (unsigned g : s.gpus) groups.push_back({g});
+          }
+          bool events = false;
+          for (const VmmEventConfig& ev : cfg_.workload.vmm_events)
+            events = events || ev.stream == i;
+          for (const auto& group : groups) {
+            const std::uint64_t va = map_region(*vmm_, size, s.location, group, right, events);
+            for (unsigned g : group) buffers_[i][g] = BufferRecord{va, size, group, right};
+          }
+        }
+        for (unsigned g : s.gpus) {
+          sources[g] = std::make_unique<StreamGenerator>(
+              s, buffers_[i][g].va, s.buffer_bytes,
+              stream_seed(cfg_.sim.seed, g, static_cast<unsigned>(i)));
         }
       }
     } catch (const VmmError& e) {
       // Buffer errors are about its size or placement; name the key that set the size when it
       // was overridden.
-      const std::string path = s.path + ".buffer" +
-                               (doc_.sources->source_of(s.path + ".buffer.bytes") !=
-                                        doc_.sources->source_of(s.path + ".buffer")
-                                    ? ".bytes"
-                                    : "");
+      std::string path = s.path + ".buffer";
+      if (s.generator) {
+        path = s.path + "." + s.generator->kind();
+      } else if (doc_.sources->source_of(s.path + ".buffer.bytes") !=
+                 doc_.sources->source_of(s.path + ".buffer")) {
+        path += ".bytes";
+      }
       throw ConfigError(fmt::format("{}: {}: {}", doc_.sources->source_of(path), path, e.what()));
     }
     for (unsigned g : s.gpus) {
@@ -213,10 +278,78 @@ void Simulation::map_workload() {
         const auto& dg = streams[d].gpus;
         if (std::find(dg.begin(), dg.end(), g) != dg.end()) deps.push_back(d);
       }
-      platform_->gpu(g).add_stream(s, static_cast<unsigned>(i), buffer_va[i][g], s.buffer_bytes,
-                                   deps);
+      platform_->gpu(g).add_stream(s, static_cast<unsigned>(i), std::move(sources[g]), deps);
     }
   }
+  for (unsigned g = 0; g < cfg_.platform.gpu_count; ++g) {
+    platform_->gpu(g).count_faults(cfg_.workload.count_faults);
+  }
+  if (!cfg_.workload.vmm_events.empty()) schedule_vmm_events();
+}
+
+void Simulation::schedule_vmm_events() {
+  std::vector<VmmEventPlayer::Action> actions;
+  const auto ps = [](double ns) { return static_cast<std::uint64_t>(std::llround(ns * 1000.0)); };
+  for (const VmmEventConfig& ev : cfg_.workload.vmm_events) {
+    const StreamConfig& s = cfg_.workload.streams[ev.stream];
+    // The distinct buffers of the stream (a shared buffer once).
+    std::vector<BufferRecord> targets;
+    for (unsigned g : s.gpus) {
+      const BufferRecord& b = buffers_[ev.stream][g];
+      bool seen = false;
+      for (const BufferRecord& t : targets) seen = seen || t.va == b.va;
+      if (!seen) targets.push_back(b);
+    }
+    const std::uint64_t start = ps(ev.at_ns);
+    const std::uint64_t done = ps(ev.at_ns + ev.cost_ns);
+    AddressSpace* vmm = vmm_.get();
+    for (const BufferRecord& b : targets) {
+      const std::uint64_t va = b.va + ev.offset_bytes;
+      const std::uint64_t bytes = ev.bytes;
+      const std::string range = fmt::format("0x{:x}+0x{:x}", va, bytes);
+      const std::uint64_t gran = vmm_->granularity();
+      // The buffer is mapped page by page (map_region), so any page range unmaps.
+      const auto unmap_pages = [vmm, va, bytes, gran] {
+        for (std::uint64_t o = 0; o < bytes; o += gran) vmm->unmap(va + o, gran);
+      };
+      const std::string what = fmt::format("{} ({} {})", ev.path,
+                                           ev.op == VmmEventConfig::Op::kUnmap       ? "unmap"
+                                           : ev.op == VmmEventConfig::Op::kSetAccess ? "set_access"
+                                                                                     : "remap",
+                                           range);
+      switch (ev.op) {
+        case VmmEventConfig::Op::kUnmap:
+          actions.push_back({done, what, unmap_pages});
+          break;
+        case VmmEventConfig::Op::kSetAccess: {
+          const std::vector<unsigned> gpus = ev.gpus;
+          const AccessRight right = ev.access;
+          actions.push_back({done, what, [vmm, va, bytes, gpus, right] {
+                               for (unsigned g : gpus) vmm->set_access(va, bytes, g, right);
+                             }});
+          break;
+        }
+        case VmmEventConfig::Op::kRemap: {
+          actions.push_back({start, what + ": unmap", unmap_pages});
+          const std::vector<unsigned> locs = locations_of(*vmm, ev.location, b.users[0]);
+          const std::vector<unsigned> users = b.users;
+          const AccessRight right = b.right;
+          actions.push_back({done, what + ": map on " + ev.location.text,
+                             [vmm, va, bytes, gran, locs, users, right] {
+                               const unsigned a = locs.size() == 1
+                                                      ? vmm->create(bytes, locs[0])
+                                                      : vmm->create_striped(bytes, locs);
+                               for (std::uint64_t o = 0; o < bytes; o += gran) {
+                                 vmm->map(va + o, gran, a, o);
+                               }
+                               for (unsigned g : users) vmm->set_access(va, bytes, g, right);
+                             }});
+          break;
+        }
+      }
+    }
+  }
+  vmm_events_ = std::make_unique<VmmEventPlayer>("vmm_events", *ctx_, std::move(actions));
 }
 
 void Simulation::run() {
@@ -409,6 +542,28 @@ nlohmann::json Simulation::results(double host_seconds, double peak_rss_mib) con
                   {"read_latency_ns", reads.to_json()},
                   {"write_latency_ns", writes.to_json()}};
   j["components"] = ctx_->registry.report_all(window);
+  // Generator streams: their configuration in numbers, their result over all their GPUs, and
+  // each GPU's (also under components.<gpu>.streams).
+  nlohmann::json wl = nlohmann::json::object();
+  for (const StreamConfig& st : cfg_.workload.streams) {
+    if (!st.generator) continue;
+    nlohmann::json e = {{"kind", st.generator->kind()}, {"summary", st.generator->summary()}};
+    std::vector<nlohmann::json> reports;
+    nlohmann::json per_gpu = nlohmann::json::object();
+    const auto& c = j["components"];
+    for (unsigned g : st.gpus) {
+      const std::string gpu = platform_->gpu(g).name();
+      if (c.contains(gpu) && c[gpu].contains("streams") && c[gpu]["streams"].contains(st.name) &&
+          c[gpu]["streams"][st.name].contains("generator")) {
+        reports.push_back(c[gpu]["streams"][st.name]["generator"]);
+        per_gpu[gpu] = reports.back();
+      }
+    }
+    e["result"] = st.generator->combine(reports);
+    e["gpus"] = per_gpu;
+    wl[st.name] = e;
+  }
+  j["workload"] = {{"streams", wl}};
   // After the reports: they close each controller's command log.
   if (!dram_log_dir_.empty()) j["dram_timing_check"] = check_dram_logs();
   j["conservation"] = check_conservation(*ctx_, t, truncated());

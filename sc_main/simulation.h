@@ -7,6 +7,7 @@
 #include "platforms/builder.h"
 #include "platforms/platform_config.h"
 #include "traffic/vmm.h"
+#include "traffic/vmm_events.h"
 #include "traffic/workload_config.h"
 
 #include <nlohmann/json.hpp>
@@ -38,9 +39,10 @@ struct SimSettings {
   std::uint64_t seed = 1;
   double max_time_ns = 0;  // 0: run until every request completed
   Kernel kernel = Kernel::kFamsim;
-  double quantum_ns = 1000;       // famsim kernel: how far local time may run ahead of SystemC's
+  double quantum_ns = 1000;  // famsim kernel: how far local time may run ahead of SystemC's
   bool dram_command_log = false;
-  LogSettings log;  // sim.log: per-module verbosity  // every DRAM controller logs its commands (OUT/dram/*.csv)
+  LogSettings log;  // sim.log: per-module verbosity  // every DRAM controller logs its commands
+                    // (OUT/dram/*.csv)
 };
 
 struct ResolvedConfig {
@@ -103,12 +105,23 @@ class Simulation {
 
  private:
   void map_workload();
+  void schedule_vmm_events();
+
+  // A stream's buffer on one GPU.
+  struct BufferRecord {
+    std::uint64_t va = 0;
+    std::uint64_t size = 0;
+    std::vector<unsigned> users;  // the GPUs it was mapped for
+    AccessRight right = AccessRight::kNone;
+  };
 
   ConfigDoc doc_;
   ResolvedConfig cfg_;
   std::unique_ptr<SimContext> ctx_;
   std::unique_ptr<AddressSpace> vmm_;
   std::unique_ptr<Platform> platform_;
+  std::vector<std::vector<BufferRecord>> buffers_;  // [stream][gpu]
+  std::unique_ptr<VmmEventPlayer> vmm_events_;
   std::string dram_log_dir_;
 };
 

@@ -6,6 +6,7 @@
 #include <boost/random/uniform_int_distribution.hpp>
 
 #include <algorithm>
+#include <cmath>
 
 namespace famsim {
 
@@ -21,6 +22,17 @@ StreamGenerator::StreamGenerator(const StreamConfig& cfg, std::uint64_t buffer_v
       rng_(seed) {
   if (cfg.pattern == Pattern::kStrided) {
     stride_slots_ = std::max<std::uint64_t>(1, cfg.stride_bytes / cfg.access_bytes);
+  }
+  if (cfg.pattern == Pattern::kZipf) {
+    units_ = std::max<std::uint64_t>(1, buffer_bytes / cfg.hot_unit_bytes);
+    slots_per_unit_ = std::max<std::uint64_t>(1, cfg.hot_unit_bytes / cfg.access_bytes);
+    zipf_.emplace(units_, cfg.zipf_exponent);
+    scatter_seed_ = mix64(seed ^ 0x5a17);
+  }
+  if (cfg.issue_rate_gbps > 0) {
+    // bytes / (GB/s) = ns; x 1000 = ps
+    interval_ps_ = static_cast<std::uint64_t>(
+        std::llround(static_cast<double>(cfg.access_bytes) / cfg.issue_rate_gbps * 1000.0));
   }
 }
 
@@ -43,8 +55,28 @@ std::uint64_t StreamGenerator::next_offset() {
       boost::random::uniform_int_distribution<std::uint64_t> pick(0, slots_ - 1);
       return pick(rng_) * cfg_.access_bytes;
     }
+    case Pattern::kZipf: {
+      // A hot unit by popularity, scattered over the buffer; a uniform slot inside it.
+      const std::uint64_t unit = scatter_rank((*zipf_)(rng_), units_, scatter_seed_);
+      boost::random::uniform_int_distribution<std::uint64_t> pick(0, slots_per_unit_ - 1);
+      return (unit * slots_per_unit_ + pick(rng_)) * cfg_.access_bytes;
+    }
   }
   return 0;
+}
+
+AccessSource::State StreamGenerator::next(std::uint64_t now_ps, Access& a, std::uint64_t& wake_ps) {
+  if (produced_ >= cfg_.total_bytes) return State::kDone;
+  if (interval_ps_ > 0) {
+    if (next_issue_ps_ == kNever) next_issue_ps_ = now_ps;
+    if (now_ps < next_issue_ps_) {
+      wake_ps = next_issue_ps_;
+      return State::kWait;
+    }
+  }
+  if (!next(a)) return State::kDone;
+  next_issue_ps_ += interval_ps_;
+  return State::kReady;
 }
 
 bool StreamGenerator::next(Access& a) {

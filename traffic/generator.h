@@ -3,28 +3,29 @@
 // sequence; nothing allocates per access.
 #pragma once
 
+#include "traffic/source.h"
 #include "traffic/workload_config.h"
+#include "traffic/zipf.h"
 
 #include <boost/random/mersenne_twister.hpp>
 
 #include <cstdint>
+#include <optional>
 
 namespace famsim {
 
-struct Access {
-  std::uint64_t va = 0;
-  std::uint32_t bytes = 0;
-  bool write = false;
-};
-
-class StreamGenerator {
+// Paced streams (issue_rate_gbps) issue access k no earlier than start + k x access_bytes / rate,
+// the start being the first time the GPU asks; a GPU that falls behind catches up as fast as it
+// can (open loop, like a trace with timestamps).
+class StreamGenerator : public AccessSource {
  public:
   // `buffer_va`/`buffer_bytes`: the virtual range this GPU's stream works on.
   StreamGenerator(const StreamConfig& cfg, std::uint64_t buffer_va, std::uint64_t buffer_bytes,
                   std::uint64_t seed);
 
-  // The next access, or false once total_bytes have been produced.
+  // The next access, or false once total_bytes have been produced (no pacing).
   bool next(Access& a);
+  State next(std::uint64_t now_ps, Access& a, std::uint64_t& wake_ps) override;
 
   std::uint64_t produced_bytes() const { return produced_; }
 
@@ -40,6 +41,14 @@ class StreamGenerator {
   std::uint64_t wraps_ = 0;
   std::uint64_t position_ = 0;
   boost::random::mt19937_64 rng_;
+  // zipf: popularity rank -> hot unit, units of cfg.hot_unit_bytes
+  std::optional<ZipfDistribution> zipf_;
+  std::uint64_t units_ = 1;
+  std::uint64_t slots_per_unit_ = 1;
+  std::uint64_t scatter_seed_ = 0;
+  // Pacing
+  std::uint64_t interval_ps_ = 0;
+  std::uint64_t next_issue_ps_ = AccessSource::kNever;
 };
 
 // Seed of one (GPU, stream) generator, derived from the simulation seed.

@@ -1,9 +1,12 @@
 #include "traffic/workload_config.h"
 
+#include "traffic/ai/generators.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <limits>
+#include <map>
 #include <regex>
 
 namespace famsim {
@@ -29,6 +32,298 @@ std::vector<unsigned> parse_gpus(ConfigNode& s, const PlatformFacts& facts) {
   return out;
 }
 
+std::string device_list(const PlatformFacts& facts) {
+  std::string known;
+  for (const auto& d : facts.device_names) known += (known.empty() ? "" : ", ") + d;
+  return known.empty() ? "none" : known;
+}
+
+// One location word: gpu_local, gpu/<g> or device/<name>.
+Placement parse_one_location(ConfigNode& node, const std::string& key, const std::string& text,
+                             const PlatformFacts& facts, const std::vector<unsigned>& users) {
+  Placement p;
+  p.text = text;
+  if (text == "gpu_local") {
+    p.kind = Placement::Kind::kGpuLocal;
+    if (!facts.gpu_has_local_memory) node.fail(key, "the platform's GPUs have no local memory");
+  } else if (text.rfind("gpu/", 0) == 0) {
+    const std::string index = text.substr(4);
+    static const std::regex digits("[0-9]{1,6}");
+    if (!std::regex_match(index, digits)) {
+      node.fail(key, "expected gpu/<index> with a GPU index, got '" + text + "'");
+    }
+    const unsigned g = static_cast<unsigned>(std::stoul(index));
+    if (g >= facts.gpu_count) {
+      node.fail(key,
+                fmt::format("no GPU {} on this platform (GPUs 0..{})", g, facts.gpu_count - 1));
+    }
+    if (!facts.gpu_has_local_memory) node.fail(key, "the platform's GPUs have no local memory");
+    for (unsigned user : users) {
+      if (user != g && !facts.peer_access) {
+        node.fail(key, fmt::format("GPU {} cannot reach GPU {}'s memory: peer access needs a "
+                                   "switch between the GPUs, this platform has none",
+                                   user, g));
+      }
+    }
+    p.kind = Placement::Kind::kGpu;
+    p.gpu = g;
+  } else if (text.rfind("device/", 0) == 0) {
+    const std::string name = text.substr(7);
+    if (std::find(facts.device_names.begin(), facts.device_names.end(), name) ==
+        facts.device_names.end()) {
+      node.fail(key, "no device named '" + name +
+                         "' on this platform (devices: " + device_list(facts) + ")");
+    }
+    p.kind = Placement::Kind::kDevice;
+    p.devices = {name};
+  } else {
+    node.fail(key,
+              "expected gpu_local, gpu/<index>, device/<name> or a list of devices to stripe "
+              "over, got '" +
+                  text + "'");
+  }
+  return p;
+}
+
+}  // namespace
+
+Placement parse_placement(ConfigNode& node, const std::string& key, const PlatformFacts& facts,
+                          const std::vector<unsigned>& users) {
+  if (!node.is_list(key)) {
+    return parse_one_location(node, key, node.get_string(key, std::nullopt), facts, users);
+  }
+  // A list: striped over devices, granule by granule.
+  Placement p;
+  p.kind = Placement::Kind::kStriped;
+  for (const std::string& t : node.get_string_list(key)) {
+    const Placement one = parse_one_location(node, key, t, facts, users);
+    if (one.kind != Placement::Kind::kDevice) {
+      node.fail(key, "a striped location lists devices (device/<name>), got '" + t + "'");
+    }
+    if (std::find(p.devices.begin(), p.devices.end(), one.devices[0]) != p.devices.end()) {
+      node.fail(key, "device '" + one.devices[0] + "' is listed twice");
+    }
+    p.devices.push_back(one.devices[0]);
+    p.text += (p.text.empty() ? "[" : ", ") + t;
+  }
+  p.text += "]";
+  if (p.devices.size() < 2) {
+    node.fail(key, "a striped location needs at least two devices; give one as device/<name>");
+  }
+  return p;
+}
+
+nlohmann::json GeneratorSpec::combine(const std::vector<nlohmann::json>& per_gpu) const {
+  const auto averaged = [](const std::string& k) {
+    return k.rfind("mean_", 0) == 0 || k.find("per_second") != std::string::npos ||
+           (k.size() > 5 && k.compare(k.size() - 5, 5, "_rate") == 0) ||
+           (k.size() > 9 && k.compare(k.size() - 9, 9, "_fraction") == 0);
+  };
+  nlohmann::json out = nlohmann::json::object();
+  std::map<std::string, unsigned> counted;
+  for (const nlohmann::json& r : per_gpu) {
+    for (const auto& [k, v] : r.items()) {
+      if (!v.is_number()) continue;
+      const double x = v.get<double>();
+      if (averaged(k) && x == 0) continue;  // a GPU that did no work does not pull a mean down
+      out[k] = (out.contains(k) ? out[k].get<double>() : 0.0) + x;
+      ++counted[k];
+    }
+  }
+  for (const auto& [k, n] : counted) {
+    if (averaged(k)) out[k] = out[k].get<double>() / n;
+  }
+  return out;
+}
+
+namespace {
+
+// The buffer, pattern and data keys of a pattern stream.
+void parse_pattern_stream(ConfigNode& s, StreamConfig& c, const WorkloadConfig& w,
+                          const PlatformFacts& facts) {
+  ConfigNode b = s.child("buffer", true);
+  if (b.has("from_stream")) {
+    // The same buffer (same virtual range on each GPU) as an earlier stream.
+    const std::string from = b.get_string("from_stream", std::nullopt);
+    std::size_t j = 0;
+    while (j < w.streams.size() && w.streams[j].name != from) ++j;
+    if (j == w.streams.size()) {
+      b.fail("from_stream", "'" + from + "' is not the name of an earlier stream");
+    }
+    const StreamConfig& src = w.streams[j];
+    for (unsigned g : c.gpus) {
+      if (std::find(src.gpus.begin(), src.gpus.end(), g) == src.gpus.end()) {
+        b.fail("from_stream", fmt::format("GPU {} does not run stream '{}', so it has no such "
+                                          "buffer",
+                                          g, from));
+      }
+    }
+    for (const char* k : {"bytes", "location", "shared"}) {
+      b.ignore(k);
+      if (b.has(k)) b.fail(k, "comes from the stream named in from_stream; do not repeat it");
+    }
+    if (src.generator) {
+      b.fail("from_stream", "'" + from + "' is a " + src.generator->kind() +
+                                " stream: its memory is its own, not a buffer");
+    }
+    c.buffer_from = static_cast<int>(j);
+    c.buffer_bytes = src.buffer_bytes;
+    c.location = src.location;
+    c.shared = src.shared;
+  } else {
+    c.buffer_bytes = b.get_bytes("bytes", std::nullopt, 1);
+    c.shared = b.get_bool("shared", false);
+    c.location = parse_placement(b, "location", facts, c.gpus);
+    if (c.location.kind == Placement::Kind::kGpuLocal && c.shared && c.gpus.size() > 1) {
+      b.fail("shared",
+             "a gpu_local buffer is each GPU's own; to share one GPU's memory give its "
+             "location as gpu/<index>");
+    }
+  }
+  b.finish();
+
+  const std::string pattern =
+      s.get_choice("pattern", "sequential", {"sequential", "strided", "uniform_random", "zipf"});
+  c.pattern = pattern == "sequential"       ? Pattern::kSequential
+              : pattern == "strided"        ? Pattern::kStrided
+              : pattern == "uniform_random" ? Pattern::kUniformRandom
+                                            : Pattern::kZipf;
+  c.access_bytes =
+      static_cast<std::uint32_t>(s.get_bytes("access_bytes", facts.request_bytes, 1, 1ULL << 30));
+  if ((c.access_bytes & (c.access_bytes - 1)) != 0) {
+    s.fail("access_bytes", fmt::format("expected a power of two, got {}", c.access_bytes));
+  }
+  if (c.access_bytes > c.buffer_bytes) {
+    s.fail("access_bytes", "is larger than the buffer");
+  }
+  if (c.pattern == Pattern::kStrided) {
+    c.stride_bytes = s.get_bytes("stride_bytes", std::nullopt, c.access_bytes);
+    if (c.stride_bytes % c.access_bytes != 0) {
+      s.fail("stride_bytes",
+             fmt::format("expected a multiple of access_bytes ({})", c.access_bytes));
+    }
+  } else {
+    s.ignore("stride_bytes");
+    if (s.has("stride_bytes")) s.fail("stride_bytes", "only applies to pattern: strided");
+  }
+  if (c.pattern == Pattern::kZipf) {
+    c.zipf_exponent = s.get_double("zipf_exponent", 1.0, 0.0, 10.0);
+    c.hot_unit_bytes = s.get_bytes("hot_unit_bytes", 2ULL << 20, c.access_bytes);
+    if (c.hot_unit_bytes % c.access_bytes != 0 || c.hot_unit_bytes > c.buffer_bytes) {
+      s.fail("hot_unit_bytes",
+             fmt::format("expected a multiple of access_bytes ({}) no larger than the buffer",
+                         c.access_bytes));
+    }
+  } else {
+    for (const char* k : {"zipf_exponent", "hot_unit_bytes"}) {
+      s.ignore(k);
+      if (s.has(k)) s.fail(k, "only applies to pattern: zipf");
+    }
+  }
+  c.issue_rate_gbps = s.get_double("issue_rate_gbps", 0.0, 0.0, 1e6);
+  c.read_fraction = s.get_double("read_fraction", 1.0, 0.0, 1.0);
+  if (s.has("atomic")) {
+    ConfigNode a = s.child("atomic");
+    const std::string op = a.get_choice("op", std::nullopt, {"fetch_add", "compare_swap"});
+    c.atomic = op == "fetch_add" ? AtomicOp::kFetchAdd : AtomicOp::kCompareSwap;
+    // Operands fit the word (access_bytes is read above).
+    const std::uint64_t word_max = c.access_bytes == 4 ? 0xffffffffULL : ~std::uint64_t{0};
+    if (c.atomic == AtomicOp::kFetchAdd) {
+      c.atomic_operand = a.get_uint("operand", 1, 0, word_max);
+    } else {
+      c.atomic_compare = a.get_uint("compare", std::nullopt, 0, word_max);
+      c.atomic_operand = a.get_uint("swap", std::nullopt, 0, word_max);
+    }
+    a.finish();
+    if (c.access_bytes != 4 && c.access_bytes != 8) {
+      s.fail("access_bytes",
+             fmt::format("an atomic stream acts on 4 or 8 B words, got {}", c.access_bytes));
+    }
+    if (s.has("read_fraction")) {
+      s.fail("read_fraction", "an atomic stream issues atomics only; drop read_fraction");
+    }
+    if (s.has("verify_reads")) {
+      s.fail("verify_reads", "an atomic stream's answers are old values, not a pattern");
+    }
+    // Atomics read their word (and write it back): the payload command is a read.
+    c.read_fraction = 1.0;
+  }
+  const bool has_total = s.has("total_bytes");
+  c.total_bytes = s.get_bytes("total_bytes", 0, 1);
+  if (!has_total) {
+    c.total_bytes = c.duration_ns > 0 ? std::numeric_limits<std::uint64_t>::max() : c.buffer_bytes;
+  }
+  c.verify_reads = s.get_bool("verify_reads", false);
+  c.data_seed = s.get_uint("data_seed", 1);
+}
+
+// The generator key a stream has (kv_decode, prefill, ...), or "" for a pattern stream.
+std::string generator_kind(ConfigNode& s) {
+  std::string kind;
+  for (const std::string& k : generator_kinds()) {
+    if (!s.has(k)) continue;
+    if (!kind.empty()) s.fail(k, "a stream has one generator; it already has " + kind);
+    kind = k;
+  }
+  return kind;
+}
+
+// Keys of pattern streams, refused on generator streams.
+const char* const kPatternKeys[] = {"buffer",        "pattern",        "stride_bytes",
+                                    "zipf_exponent", "hot_unit_bytes", "issue_rate_gbps",
+                                    "read_fraction", "access_bytes",   "total_bytes",
+                                    "verify_reads",  "data_seed",      "atomic"};
+
+VmmEventConfig parse_vmm_event(ConfigNode& e, const WorkloadConfig& w, const PlatformFacts& facts) {
+  VmmEventConfig v;
+  v.path = e.path();
+  const std::string op = e.get_choice("op", std::nullopt, {"unmap", "set_access", "remap"});
+  v.op = op == "unmap"        ? VmmEventConfig::Op::kUnmap
+         : op == "set_access" ? VmmEventConfig::Op::kSetAccess
+                              : VmmEventConfig::Op::kRemap;
+  v.at_ns = e.get_double("at_ns", std::nullopt, 0.0, 2.8e11);
+  // cuMemMap/cuMemUnmap/cuMemSetAccess are driver calls of microseconds; the cost is the
+  // workload's to give, default none.
+  v.cost_ns = e.get_double("cost_ns", 0.0, 0.0, 2.8e11);
+  const std::string name = e.get_string("stream", std::nullopt);
+  std::size_t j = 0;
+  while (j < w.streams.size() && w.streams[j].name != name) ++j;
+  if (j == w.streams.size()) e.fail("stream", "'" + name + "' is not the name of a stream");
+  const StreamConfig& st = w.streams[j];
+  if (st.generator) e.fail("stream", "'" + name + "' has no buffer (it is a generator stream)");
+  if (st.buffer_from >= 0) {
+    e.fail("stream", "'" + name + "' uses the buffer of '" +
+                         w.streams[static_cast<std::size_t>(st.buffer_from)].name +
+                         "': name that stream");
+  }
+  v.stream = static_cast<unsigned>(j);
+  const std::uint64_t gran = AddressSpace::kDefaultGranularity;
+  const std::uint64_t size = (st.buffer_bytes + gran - 1) / gran * gran;
+  v.offset_bytes = e.get_bytes("offset_bytes", 0, 0, size - gran);
+  v.bytes = e.get_bytes("bytes", size - v.offset_bytes, gran, size - v.offset_bytes);
+  if (v.offset_bytes % gran != 0 || v.bytes % gran != 0) {
+    e.fail(v.offset_bytes % gran != 0 ? "offset_bytes" : "bytes",
+           "expected a multiple of the allocation granularity (2 MiB)");
+  }
+  if (v.op == VmmEventConfig::Op::kSetAccess) {
+    const std::string a = e.get_choice("access", std::nullopt, {"none", "read", "read_write"});
+    v.access = a == "none"   ? AccessRight::kNone
+               : a == "read" ? AccessRight::kRead
+                             : AccessRight::kReadWrite;
+    v.gpus = parse_gpus(e, facts);
+  } else {
+    v.gpus = st.gpus;
+  }
+  if (v.op == VmmEventConfig::Op::kRemap) {
+    if (st.shared || st.gpus.size() > 1) {
+      // One buffer per GPU: each GPU's range is remapped (a shared buffer: the one range).
+    }
+    v.location = parse_placement(e, "location", facts, st.gpus);
+  }
+  e.finish();
+  return v;
+}
+
 }  // namespace
 
 WorkloadConfig parse_workload(ConfigNode node, const PlatformFacts& facts) {
@@ -47,150 +342,23 @@ WorkloadConfig parse_workload(ConfigNode node, const PlatformFacts& facts) {
     }
     c.gpus = parse_gpus(s, facts);
 
-    ConfigNode b = s.child("buffer", true);
-    if (b.has("from_stream")) {
-      // The same buffer (same virtual range on each GPU) as an earlier stream.
-      const std::string from = b.get_string("from_stream", std::nullopt);
-      std::size_t j = 0;
-      while (j < w.streams.size() && w.streams[j].name != from) ++j;
-      if (j == w.streams.size()) {
-        b.fail("from_stream", "'" + from + "' is not the name of an earlier stream");
-      }
-      const StreamConfig& src = w.streams[j];
-      for (unsigned g : c.gpus) {
-        if (std::find(src.gpus.begin(), src.gpus.end(), g) == src.gpus.end()) {
-          b.fail("from_stream", fmt::format("GPU {} does not run stream '{}', so it has no such "
-                                            "buffer",
-                                            g, from));
-        }
-      }
-      for (const char* k : {"bytes", "location", "shared"}) {
-        b.ignore(k);
-        if (b.has(k)) b.fail(k, "comes from the stream named in from_stream; do not repeat it");
-      }
-      c.buffer_from = static_cast<int>(j);
-      c.buffer_bytes = src.buffer_bytes;
-      c.location = src.location;
-      c.location_is_gpu_local = src.location_is_gpu_local;
-      c.location_gpu = src.location_gpu;
-      c.shared = src.shared;
-    } else {
-      c.buffer_bytes = b.get_bytes("bytes", std::nullopt, 1);
-      c.location = b.get_string("location", std::nullopt);
-      c.shared = b.get_bool("shared", false);
-      if (c.location == "gpu_local") {
-        c.location_is_gpu_local = true;
-        if (!facts.gpu_has_local_memory) {
-          b.fail("location", "the platform's GPUs have no local memory");
-        }
-        if (c.shared && c.gpus.size() > 1) {
-          b.fail("shared",
-                 "a gpu_local buffer is each GPU's own; to share one GPU's memory give its "
-                 "location as gpu/<index>");
-        }
-      } else if (c.location.rfind("gpu/", 0) == 0) {
-        const std::string index = c.location.substr(4);
-        static const std::regex digits("[0-9]{1,6}");
-        if (!std::regex_match(index, digits)) {
-          b.fail("location", "expected gpu/<index> with a GPU index, got '" + c.location + "'");
-        }
-        const unsigned g = static_cast<unsigned>(std::stoul(index));
-        if (g >= facts.gpu_count) {
-          b.fail("location",
-                 fmt::format("no GPU {} on this platform (GPUs 0..{})", g, facts.gpu_count - 1));
-        }
-        if (!facts.gpu_has_local_memory) {
-          b.fail("location", "the platform's GPUs have no local memory");
-        }
-        for (unsigned user : c.gpus) {
-          if (user != g && !facts.peer_access) {
-            b.fail("location", fmt::format("GPU {} cannot reach GPU {}'s memory: peer access "
-                                           "needs a switch between the GPUs, this platform has "
-                                           "none",
-                                           user, g));
-          }
-        }
-        c.location_gpu = static_cast<int>(g);
-      } else if (c.location.rfind("device/", 0) == 0) {
-        c.location = c.location.substr(7);
-        if (std::find(facts.device_names.begin(), facts.device_names.end(), c.location) ==
-            facts.device_names.end()) {
-          std::string known;
-          for (const auto& d : facts.device_names) known += (known.empty() ? "" : ", ") + d;
-          b.fail("location", "no device named '" + c.location + "' on this platform (devices: " +
-                                 (known.empty() ? "none" : known) + ")");
-        }
-      } else {
-        b.fail("location",
-               "expected gpu_local, gpu/<index> or device/<name>, got '" + c.location + "'");
-      }
-    }
-    b.finish();
-
-    const std::string pattern =
-        s.get_choice("pattern", "sequential", {"sequential", "strided", "uniform_random"});
-    c.pattern = pattern == "sequential" ? Pattern::kSequential
-                : pattern == "strided"  ? Pattern::kStrided
-                                        : Pattern::kUniformRandom;
-    c.access_bytes =
-        static_cast<std::uint32_t>(s.get_bytes("access_bytes", facts.request_bytes, 1, 1ULL << 30));
-    if ((c.access_bytes & (c.access_bytes - 1)) != 0) {
-      s.fail("access_bytes", fmt::format("expected a power of two, got {}", c.access_bytes));
-    }
-    if (c.access_bytes > c.buffer_bytes) {
-      s.fail("access_bytes", "is larger than the buffer");
-    }
-    if (c.pattern == Pattern::kStrided) {
-      c.stride_bytes = s.get_bytes("stride_bytes", std::nullopt, c.access_bytes);
-      if (c.stride_bytes % c.access_bytes != 0) {
-        s.fail("stride_bytes",
-               fmt::format("expected a multiple of access_bytes ({})", c.access_bytes));
-      }
-    } else {
-      s.ignore("stride_bytes");
-      if (s.has("stride_bytes")) s.fail("stride_bytes", "only applies to pattern: strided");
-    }
-    c.read_fraction = s.get_double("read_fraction", 1.0, 0.0, 1.0);
-    if (s.has("atomic")) {
-      ConfigNode a = s.child("atomic");
-      const std::string op = a.get_choice("op", std::nullopt, {"fetch_add", "compare_swap"});
-      c.atomic = op == "fetch_add" ? AtomicOp::kFetchAdd : AtomicOp::kCompareSwap;
-      // Operands fit the word (access_bytes is read above).
-      const std::uint64_t word_max = c.access_bytes == 4 ? 0xffffffffULL : ~std::uint64_t{0};
-      if (c.atomic == AtomicOp::kFetchAdd) {
-        c.atomic_operand = a.get_uint("operand", 1, 0, word_max);
-      } else {
-        c.atomic_compare = a.get_uint("compare", std::nullopt, 0, word_max);
-        c.atomic_operand = a.get_uint("swap", std::nullopt, 0, word_max);
-      }
-      a.finish();
-      if (c.access_bytes != 4 && c.access_bytes != 8) {
-        s.fail("access_bytes",
-               fmt::format("an atomic stream acts on 4 or 8 B words, got {}", c.access_bytes));
-      }
-      if (s.has("read_fraction")) {
-        s.fail("read_fraction", "an atomic stream issues atomics only; drop read_fraction");
-      }
-      if (s.has("verify_reads")) {
-        s.fail("verify_reads", "an atomic stream's answers are old values, not a pattern");
-      }
-      // Atomics read their word (and write it back): the payload command is a read.
-      c.read_fraction = 1.0;
-    }
-    // famsim simulates at most 2^48 ps (281 s).
+    const std::string kind = generator_kind(s);
     c.duration_ns = s.get_double("duration_ns", 0.0, 0.0, 2.8e11);
-    const bool has_total = s.has("total_bytes");
-    c.total_bytes = s.get_bytes("total_bytes", 0, 1);
-    if (!has_total) {
-      c.total_bytes =
-          c.duration_ns > 0 ? std::numeric_limits<std::uint64_t>::max() : c.buffer_bytes;
+    if (kind.empty()) {
+      parse_pattern_stream(s, c, w, facts);
+    } else {
+      ConfigNode g = s.child(kind);
+      c.generator = parse_generator(kind, g, facts, c.gpus);
+      for (const char* k : kPatternKeys) {
+        s.ignore(k);
+        if (s.has(k)) s.fail(k, std::string("does not apply to a ") + kind + " stream");
+      }
     }
     c.max_outstanding = static_cast<unsigned>(
         s.get_uint("max_outstanding", facts.gpu_max_outstanding, 1, 1u << 20));
     c.start_ns = s.get_double("start_ns", 0.0, 0.0, 2.8e11);
-    c.verify_reads = s.get_bool("verify_reads", false);
-    c.data_seed = s.get_uint("data_seed", 1);
 
+    c.gap_ns = s.get_double("gap_ns", 0.0, 0.0, 2.8e11);
     // start_after may only name earlier streams, so dependencies never form a cycle.
     for (const std::string& n : s.get_string_list("start_after")) {
       std::size_t j = 0;
@@ -200,9 +368,15 @@ WorkloadConfig parse_workload(ConfigNode node, const PlatformFacts& facts) {
       }
       c.start_after.push_back(static_cast<unsigned>(j));
     }
+    if (c.gap_ns > 0 && c.start_after.empty()) {
+      s.fail("gap_ns", "is the compute gap after the streams in start_after; give start_after");
+    }
     s.finish();
     w.streams.push_back(c);
   }
+  w.count_faults = node.get_choice("on_fault", "stop", {"stop", "count"}) == "count";
+  for (ConfigNode& e : node.list("vmm_events"))
+    w.vmm_events.push_back(parse_vmm_event(e, w, facts));
   node.finish();
   return w;
 }

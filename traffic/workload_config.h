@@ -32,27 +32,95 @@
 
 #include "models/core/config.h"
 #include "models/core/request.h"
+#include "traffic/source.h"
+#include "traffic/vmm.h"
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 namespace famsim {
 
-enum class Pattern { kSequential, kStrided, kUniformRandom };
+enum class Pattern { kSequential, kStrided, kUniformRandom, kZipf };
+
+// What the workload needs to know about the platform to validate itself.
+struct PlatformFacts {
+  unsigned gpu_count = 1;
+  unsigned request_bytes = 128;
+  unsigned gpu_max_outstanding = 512;
+  bool gpu_has_local_memory = true;
+  bool peer_access = false;  // GPUs reach each other's local memory (PlatformConfig::peer_paths)
+  std::vector<std::string> device_names;
+};
+
+// Where a piece of memory is created (a VMM location):
+//   gpu_local        each GPU's own HBM
+//   gpu/<g>          GPU g's HBM (a peer's memory for the other GPUs)
+//   device/<name>    an expansion device
+//   [device/a, device/b, ...]  striped over devices, allocation granule by granule
+struct Placement {
+  enum class Kind { kGpuLocal, kGpu, kDevice, kStriped };
+  Kind kind = Kind::kGpuLocal;
+  unsigned gpu = 0;                  // kGpu
+  std::vector<std::string> devices;  // kDevice: one name; kStriped: two or more
+  std::string text;                  // as written
+};
+
+// Reads node[key] as a Placement for a buffer used by `users`; ConfigError naming the key if the
+// platform cannot provide it.
+Placement parse_placement(ConfigNode& node, const std::string& key, const PlatformFacts& facts,
+                          const std::vector<unsigned>& users);
+
+// A region of memory a generator needs on each GPU of its stream.
+struct RegionSpec {
+  std::string role;  // "kv_cache", "weights", ... for messages and stats
+  std::uint64_t bytes = 0;
+  Placement where;
+  bool write = false;  // the GPU writes it (read-write access), else read-only
+};
+
+// What a generator's source is built from (Simulation::map_workload fills it per GPU).
+struct SourceContext {
+  unsigned rank = 0;    // position of the GPU in the stream's GPU list
+  unsigned gpu = 0;     // the GPU's index
+  unsigned stream = 0;  // the stream's workload index
+  std::uint64_t sim_seed = 1;
+  std::vector<std::uint64_t> region_va;  // virtual base of each region, as regions() lists them
+};
+
+// A generator's parsed configuration (AI workloads, trace replay): the memory it needs and the
+// source it makes for each GPU.
+class GeneratorSpec {
+ public:
+  virtual ~GeneratorSpec() = default;
+  virtual const char* kind() const = 0;
+  virtual std::vector<RegionSpec> regions() const = 0;
+  virtual std::unique_ptr<AccessSource> make_source(const SourceContext& c) const = 0;
+  // What it does in numbers (bytes per step, ...), for `famsim validate` and stats.json.
+  virtual nlohmann::json summary() const = 0;
+  // The stream's result over all its GPUs from each GPU's AccessSource::report(): counts are
+  // summed; "mean_*", "*_rate", "*_fraction" and "*per_second*" values are averaged over the
+  // GPUs that did work; anything else (lists, histograms) is left to the per-GPU reports.
+  virtual nlohmann::json combine(const std::vector<nlohmann::json>& per_gpu) const;
+};
 
 struct StreamConfig {
   std::string name;
   std::string path;  // key path, for messages
   std::vector<unsigned> gpus;
+  // An AI workload or trace generator (kv_decode, prefill, ...); null for a pattern stream, which
+  // uses the buffer and pattern keys below.
+  std::shared_ptr<const GeneratorSpec> generator;
   std::uint64_t buffer_bytes = 0;
-  std::string location;  // "gpu_local", "gpu/<g>" or a device name
-  bool location_is_gpu_local = false;
-  int location_gpu = -1;  // gpu/<g>: g
+  Placement location;
   bool shared = false;
   int buffer_from = -1;  // index of the earlier stream whose buffer this one uses
   Pattern pattern = Pattern::kSequential;
   std::uint64_t stride_bytes = 0;
+  double zipf_exponent = 1.0;                 // zipf: P(rank k) ~ 1/(k+1)^s
+  std::uint64_t hot_unit_bytes = 2ULL << 20;  // zipf: the unit whose popularity is skewed
+  double issue_rate_gbps = 0;                 // > 0: paced (open loop) at this rate
   double read_fraction = 1.0;
   std::uint32_t access_bytes = 0;
   std::uint64_t total_bytes = 0;  // UINT64_MAX when only a duration limits the stream
@@ -60,6 +128,7 @@ struct StreamConfig {
   unsigned max_outstanding = 0;
   double start_ns = 0;
   std::vector<unsigned> start_after;  // indices of earlier streams
+  double gap_ns = 0;                  // compute gap after start_after's streams finished
   bool verify_reads = false;
   std::uint64_t data_seed = 1;
   // atomic: every access is one atomic on a 4 or 8 B word (access_bytes), no plain reads or
@@ -70,20 +139,35 @@ struct StreamConfig {
   std::uint64_t atomic_compare = 0;
 };
 
+// A change to the address space during the run (Simulation's VmmEvents): it starts at at_ns and
+// takes effect cost_ns later (the driver call's cost).
+//   unmap       the stream's buffer range is unmapped when the call completes
+//   set_access  the listed GPUs get `access` when the call completes
+//   remap       the range is unmapped at once, and when the call completes a new allocation on
+//               `location` is mapped there with the access it had: accesses in between fault
+//               (data is not copied: the software copies, as with cuMemMap)
+struct VmmEventConfig {
+  enum class Op { kUnmap, kSetAccess, kRemap };
+  std::string path;  // key path, for messages
+  Op op = Op::kUnmap;
+  double at_ns = 0;
+  double cost_ns = 0;
+  unsigned stream = 0;  // whose buffer
+  std::uint64_t offset_bytes = 0;
+  std::uint64_t bytes = 0;     // 0: to the end of the buffer
+  std::vector<unsigned> gpus;  // set_access: these GPUs; others: every GPU of the stream
+  AccessRight access = AccessRight::kNone;
+  Placement location;  // remap
+};
+
 struct WorkloadConfig {
   std::string name;
   std::string description;
   std::vector<StreamConfig> streams;
-};
-
-// What the workload needs to know about the platform to validate itself.
-struct PlatformFacts {
-  unsigned gpu_count = 1;
-  unsigned request_bytes = 128;
-  unsigned gpu_max_outstanding = 512;
-  bool gpu_has_local_memory = true;
-  bool peer_access = false;  // GPUs reach each other's local memory (PlatformConfig::peer_paths)
-  std::vector<std::string> device_names;
+  std::vector<VmmEventConfig> vmm_events;
+  // A fault (unmapped page, no permission) stops the run with an error (exit 2), or is counted
+  // per GPU and the access dropped (on_fault: count).
+  bool count_faults = false;
 };
 
 WorkloadConfig parse_workload(ConfigNode node, const PlatformFacts& facts);

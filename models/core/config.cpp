@@ -466,6 +466,11 @@ bool ConfigNode::is_list(const std::string& key) const {
   return c[key].IsDefined() && c[key].IsSequence();
 }
 
+bool ConfigNode::is_map(const std::string& key) const {
+  const YAML::Node& c = node_;
+  return c[key].IsDefined() && c[key].IsMap();
+}
+
 ConfigNode ConfigNode::child(const std::string& key, bool required) {
   used_.insert(key);
   const YAML::Node& c = node_;

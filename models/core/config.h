@@ -99,6 +99,7 @@ class ConfigNode {
   // A list of text values; a single value is read as a list of one.
   std::vector<std::string> get_string_list(const std::string& key);
   bool is_list(const std::string& key) const;
+  bool is_map(const std::string& key) const;
 
   // A nested map; an absent key gives an empty map unless `required`.
   ConfigNode child(const std::string& key, bool required = false);

@@ -91,6 +91,7 @@ class RequestExt : public tlm::tlm_extension<RequestExt> {
   std::uint64_t id = 0;
   std::uint64_t virtual_address = 0;
   std::uint16_t stream = 0;  // the issuing GPU's stream (workload index)
+  std::uint32_t phase = 0;   // the stream's tag for the access (traffic/source.h)
   // Atomic request (AtomicOp above); payload command READ, so the old value comes back as data.
   AtomicOp atomic = AtomicOp::kNone;
   // The device port's tag for this request (models/device/port_logic.h); a split request's parts

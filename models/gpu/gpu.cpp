@@ -41,13 +41,12 @@ Gpu::Gpu(sc_core::sc_module_name name, SimContext& ctx, unsigned index, const Gp
   // Runs once at initialisation to start the streams.
 }
 
-void Gpu::add_stream(const StreamConfig& cfg, unsigned stream_index, std::uint64_t buffer_va,
-                     std::uint64_t buffer_bytes, const std::vector<unsigned>& deps) {
+void Gpu::add_stream(const StreamConfig& cfg, unsigned stream_index,
+                     std::unique_ptr<AccessSource> source, const std::vector<unsigned>& deps) {
   Stream s;
   s.cfg = &cfg;
   s.index = stream_index;
-  s.gen = std::make_unique<StreamGenerator>(cfg, buffer_va, buffer_bytes,
-                                            stream_seed(ctx_.seed, index_, stream_index));
+  s.source = std::move(source);
   // Dependencies name earlier workload streams; keep them as indices into streams_.
   for (unsigned d : deps) s.deps.push_back(local_stream_.at(d));
   if (local_stream_.size() <= stream_index) local_stream_.resize(stream_index + 1, 0);
@@ -84,11 +83,19 @@ unsigned Gpu::find_peer(std::uint64_t pa) const {
 void Gpu::start_streams(std::uint64_t now_ps) {
   for (Stream& s : streams_) {
     if (s.started) continue;
-    const std::uint64_t earliest =
-        static_cast<std::uint64_t>(std::llround(s.cfg->start_ns * 1000.0));
+    std::uint64_t earliest = static_cast<std::uint64_t>(std::llround(s.cfg->start_ns * 1000.0));
     bool deps_done = true;
-    for (unsigned d : s.deps) deps_done = deps_done && streams_[d].finished;
+    std::uint64_t deps_finish = 0;
+    for (unsigned d : s.deps) {
+      deps_done = deps_done && streams_[d].finished;
+      deps_finish = std::max(deps_finish, streams_[d].finish_ps);
+    }
     if (!deps_done) continue;
+    if (!s.deps.empty()) {
+      // The compute gap between dependent phases.
+      earliest = std::max(
+          earliest, deps_finish + static_cast<std::uint64_t>(std::llround(s.cfg->gap_ns * 1000.0)));
+    }
     if (now_ps < earliest) {
       wake_.at(earliest);
       continue;
@@ -101,26 +108,56 @@ void Gpu::start_streams(std::uint64_t now_ps) {
   }
 }
 
-void Gpu::fault(const Stream& s, AddressSpace::Fault f, std::uint64_t now_ps) {
-  if (!ctx_.input_error) {
-    ctx_.input_error = fmt::format(
-        "{}: stream '{}' {} virtual address 0x{:x} at {} ns: {}", name(), s.cfg->name,
-        s.write ? "writes" : "reads", s.va, static_cast<double>(now_ps) * 1e-3,
-        f == AddressSpace::Fault::kUnmapped ? "the page is not mapped"
-                                            : "the GPU has no permission for this access");
+bool Gpu::fault(Stream& s, AddressSpace::Fault f, std::uint64_t now_ps) {
+  const std::string what = fmt::format(
+      "{}: stream '{}' {} virtual address 0x{:x} at {} ns: {}", name(), s.cfg->name,
+      s.write ? "writes" : "reads", s.va, static_cast<double>(now_ps) * 1e-3,
+      f == AddressSpace::Fault::kUnmapped ? "the page is not mapped"
+                                          : "the GPU has no permission for this access");
+  if (count_faults_) {
+    ++(f == AddressSpace::Fault::kUnmapped ? faults_unmapped_ : faults_permission_);
+    ++s.faults;
+    if (first_fault_.empty()) first_fault_ = what;
+    // The request is dropped: its bytes count as done for the source.
+    s.source->completed(s.phase, s.len, now_ps);
+    return true;
   }
+  if (!ctx_.input_error) ctx_.input_error = what;
   ctx_.stop();
+  return false;
 }
 
-// Makes the stream's next request ready (translated and routed). False when the stream has no
-// more requests or a fault stopped the run.
-bool Gpu::prepare(Stream& s, std::uint64_t now_ps) {
-  if (s.have_request) return true;
-  if (s.exhausted) return false;
+// Makes the stream's next request ready (translated and routed): kReady. kNone when the stream
+// has no request now (its source waits or is done) or a fault stopped the run; kFaulted when the
+// request faulted and was counted and dropped (it used the issue slot).
+Gpu::Prepared Gpu::prepare(Stream& s, std::uint64_t now_ps) {
+  if (s.have_request) return Prepared::kReady;
+  if (s.exhausted) return Prepared::kNone;
   if (!s.have_access) {
-    if (now_ps >= s.stop_ps || !s.gen->next(s.access)) {
+    if (s.wait_ps != Wakeup::kNever && now_ps < s.wait_ps) return Prepared::kNone;
+    s.wait_ps = Wakeup::kNever;
+    if (now_ps >= s.stop_ps) {
       s.exhausted = true;
-      return false;
+      return Prepared::kNone;
+    }
+    std::uint64_t wake = AccessSource::kNever;
+    AccessSource::State st;
+    try {
+      st = s.source->next(now_ps, s.access, wake);
+    } catch (const std::exception& e) {
+      // A trace line that cannot be replayed: an input error, as at elaboration.
+      if (!ctx_.input_error) ctx_.input_error = e.what();
+      ctx_.stop();
+      s.exhausted = true;
+      return Prepared::kNone;
+    }
+    if (st == AccessSource::State::kDone) {
+      s.exhausted = true;
+      return Prepared::kNone;
+    }
+    if (st == AccessSource::State::kWait) {
+      s.wait_ps = wake;
+      return Prepared::kNone;
     }
     s.have_access = true;
     s.split_done = 0;
@@ -128,14 +165,15 @@ bool Gpu::prepare(Stream& s, std::uint64_t now_ps) {
   s.va = s.access.va + s.split_done;
   s.len = std::min(params_.request_bytes, s.access.bytes - s.split_done);
   s.write = s.access.write;
+  s.phase = s.access.phase;
   s.split_done += s.len;
   if (s.split_done >= s.access.bytes) s.have_access = false;
 
   const AddressSpace::Fault f = vmm_.translate(index_, s.va, s.write, s.pa);
   if (f != AddressSpace::Fault::kNone) {
-    fault(s, f, now_ps);
+    if (fault(s, f, now_ps)) return Prepared::kFaulted;
     s.exhausted = true;
-    return false;
+    return Prepared::kNone;
   }
   if (local_route_.size && s.pa - local_route_.base < local_route_.size) {
     s.to_local = true;
@@ -150,12 +188,14 @@ bool Gpu::prepare(Stream& s, std::uint64_t now_ps) {
     s.peer = find_peer(s.pa);
   }
   s.have_request = true;
-  return true;
+  return Prepared::kReady;
 }
 
 bool Gpu::try_issue(Stream& s, std::uint64_t now_ps) {
   if (!s.started || s.outstanding >= s.cfg->max_outstanding) return false;
-  if (!prepare(s, now_ps)) return false;
+  const Prepared prep = prepare(s, now_ps);
+  if (prep == Prepared::kFaulted) return true;  // a dropped request takes its issue slot
+  if (prep == Prepared::kNone) return false;
   std::vector<std::uint64_t>& ready = s.to_local ? local_ready_ps_ : fabric_ready_ps_;
   if (ready[s.port] > now_ps) return false;
 
@@ -171,6 +211,7 @@ bool Gpu::try_issue(Stream& s, std::uint64_t now_ps) {
   e.id = (static_cast<std::uint64_t>(index_) << 40) | next_id_++;
   e.gpu = static_cast<std::uint16_t>(index_);
   e.stream = static_cast<std::uint16_t>(s.index);
+  e.phase = s.phase;
   e.virtual_address = s.va;
   e.physical_address = s.pa;
   e.issue_ps = now_ps;
@@ -274,6 +315,7 @@ void Gpu::complete(Payload& p, std::uint64_t now_ps) {
     write_bytes_ += len;
   }
   if (p.get_response_status() == tlm::TLM_OK_RESPONSE) bytes_delivered_ += len;
+  s.source->completed(e.phase, len, arrived_ps);
   ++completed_;
   last_completion_ps_ = std::max(last_completion_ps_, arrived_ps);
   --s.outstanding;
@@ -324,6 +366,10 @@ void Gpu::behaviour() {
       st.finish_ps = now_ps;
       next = next_edge;
     }
+    // A source waiting for a time (pacing, compute, a timestamp).
+    if (!st.exhausted && !st.have_request && st.wait_ps != Wakeup::kNever && st.wait_ps > now_ps) {
+      next = std::min(next, clock_.edge_ps(st.wait_ps));
+    }
     // A request waiting for a port that is free again from a later edge.
     if (st.have_request) {
       const std::uint64_t ready = (st.to_local ? local_ready_ps_ : fabric_ready_ps_)[st.port];
@@ -365,6 +411,14 @@ void Gpu::report(ComponentReport& r, const ReportWindow& window) const {
                             {"finished", s.finished},
                             {"start_ns", static_cast<double>(s.start_ps) * 1e-3},
                             {"finish_ns", static_cast<double>(s.finish_ps) * 1e-3}};
+    if (s.faults) streams[s.cfg->name]["faults"] = s.faults;
+    nlohmann::json g = s.source->report();
+    if (!g.empty()) streams[s.cfg->name]["generator"] = std::move(g);
+  }
+  if (count_faults_) {
+    r.extra["faults_unmapped"] = faults_unmapped_;
+    r.extra["faults_permission"] = faults_permission_;
+    if (!first_fault_.empty()) r.extra["first_fault"] = first_fault_;
   }
   r.extra["streams"] = streams;
 }

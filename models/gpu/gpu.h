@@ -25,8 +25,13 @@
 // taken at once (the outstanding cap reserves their room). Latency is measured from issue to the
 // response's arrival.
 //
+// Each stream pulls its accesses from its AccessSource (traffic/source.h): an access pattern, an AI
+// workload generator or a trace. A source may ask to wait (pacing, compute, timestamps); the GPU
+// then wakes at that time, or at the next completion, which it reports back to the source.
+//
 // Statistics: requests, bytes, peer requests, atomics, read/write latency histograms (atomics count
-// as reads), data mismatches when verifying.
+// as reads), data mismatches when verifying, faults (on_fault: count), per stream its requests,
+// bytes, start and finish, and its generator's own results.
 #pragma once
 
 #include "models/core/clock.h"
@@ -36,12 +41,14 @@
 #include "models/core/sim_context.h"
 #include "models/core/wakeup.h"
 #include "models/memory/address_map.h"
-#include "traffic/generator.h"
+#include "traffic/source.h"
+#include "traffic/workload_config.h"
 #include "traffic/vmm.h"
 
 #include <systemc>
 
 #include <memory>
+#include <string>
 #include <vector>
 
 namespace famsim {
@@ -71,10 +78,14 @@ class Gpu : public sc_core::sc_module, public Component, public Initiator {
   Gpu(sc_core::sc_module_name name, SimContext& ctx, unsigned index, const GpuParams& params,
       unsigned fabric_ports, const LocalMemoryRoute& local, const AddressSpace& vmm);
 
-  // Adds a stream before the simulation starts; `deps` are workload indices of earlier streams
-  // that also run on this GPU.
-  void add_stream(const StreamConfig& cfg, unsigned stream_index, std::uint64_t buffer_va,
-                  std::uint64_t buffer_bytes, const std::vector<unsigned>& deps);
+  // Adds a stream before the simulation starts: its configuration, the source of its accesses
+  // (traffic/source.h); `deps` are workload indices of earlier streams that also run on this GPU.
+  void add_stream(const StreamConfig& cfg, unsigned stream_index,
+                  std::unique_ptr<AccessSource> source, const std::vector<unsigned>& deps);
+  // Faults (an access to an unmapped page or without permission) stop the run with an error
+  // (default), or are counted and the request dropped (workload on_fault: count); a dropped
+  // request takes the issue slot it would have used.
+  void count_faults(bool on) { count_faults_ = on; }
 
   // The peer table: the other GPUs' memories this GPU reaches over its fabric links (the
   // builder sets it on platforms with peer paths; without it every non-local address is
@@ -113,7 +124,7 @@ class Gpu : public sc_core::sc_module, public Component, public Initiator {
   struct Stream {
     const StreamConfig* cfg = nullptr;
     unsigned index = 0;  // in the workload
-    std::unique_ptr<StreamGenerator> gen;
+    std::unique_ptr<AccessSource> source;
     std::vector<unsigned> deps;
     bool started = false;
     bool exhausted = false;
@@ -121,6 +132,7 @@ class Gpu : public sc_core::sc_module, public Component, public Initiator {
     std::uint64_t start_ps = 0;
     std::uint64_t stop_ps = Wakeup::kNever;
     std::uint64_t finish_ps = 0;
+    std::uint64_t wait_ps = Wakeup::kNever;  // the source has nothing before this time
     unsigned outstanding = 0;
     // The access being split into requests.
     bool have_access = false;
@@ -131,6 +143,7 @@ class Gpu : public sc_core::sc_module, public Component, public Initiator {
     std::uint64_t va = 0;
     std::uint64_t pa = 0;
     std::uint32_t len = 0;
+    std::uint32_t phase = 0;
     bool write = false;
     bool to_local = false;
     unsigned peer = kNoPeer;  // index in peers_ of a peer request's target
@@ -138,16 +151,19 @@ class Gpu : public sc_core::sc_module, public Component, public Initiator {
     // Statistics.
     std::uint64_t requests = 0;
     std::uint64_t bytes = 0;
+    std::uint64_t faults = 0;
   };
 
   // Index in peers_ of the peer memory holding `pa`, or kNoPeer.
   unsigned find_peer(std::uint64_t pa) const;
-  bool prepare(Stream& s, std::uint64_t now_ps);
+  enum class Prepared { kReady, kNone, kFaulted };
+  Prepared prepare(Stream& s, std::uint64_t now_ps);
   bool try_issue(Stream& s, std::uint64_t now_ps);
   void start_streams(std::uint64_t now_ps);
   void complete(Payload& p, std::uint64_t now_ps);
   void change_outstanding(int delta, std::uint64_t now_ps);
-  void fault(const Stream& s, AddressSpace::Fault f, std::uint64_t now_ps);
+  // A fault: stops the run (false), or counts it and drops the request (true).
+  bool fault(Stream& s, AddressSpace::Fault f, std::uint64_t now_ps);
   friend class Wakeup;  // runs behaviour()
   void behaviour();
 
@@ -178,6 +194,10 @@ class Gpu : public sc_core::sc_module, public Component, public Initiator {
   std::uint64_t issued_ = 0;
   std::uint64_t peer_requests_ = 0;
   std::uint64_t atomics_ = 0;  // issued atomics (also counted as reads)
+  bool count_faults_ = false;
+  std::uint64_t faults_unmapped_ = 0;
+  std::uint64_t faults_permission_ = 0;
+  std::string first_fault_;
   std::uint64_t completed_ = 0;
   std::uint64_t bytes_requested_ = 0;
   std::uint64_t bytes_delivered_ = 0;

@@ -6,6 +6,7 @@
 #include "models/core/ports.h"
 #include "models/core/sim_context.h"
 #include "models/gpu/gpu.h"
+#include "traffic/generator.h"
 #include "traffic/vmm.h"
 
 #include <gtest/gtest.h>
@@ -189,7 +190,7 @@ TEST(Conservation, ALosingComponentFailsTheCheckWithTheStuckRequestsListed) {
   const std::uint64_t va = vmm.reserve(s.buffer_bytes);
   vmm.map(va, s.buffer_bytes, vmm.create(s.buffer_bytes, 0), 0);
   vmm.set_access(va, s.buffer_bytes, 0, AccessRight::kRead);
-  gpu.add_stream(s, 0, va, s.buffer_bytes, {});
+  gpu.add_stream(s, 0, std::make_unique<StreamGenerator>(s, va, s.buffer_bytes, 1), {});
 
   sc_core::sc_start();
 

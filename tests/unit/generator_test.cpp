@@ -4,7 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <functional>
 #include <cstdint>
 #include <vector>
 
@@ -180,6 +182,53 @@ TEST(StreamSeed, DependsOnEveryInput) {
   EXPECT_NE(s, stream_seed(1, 1, 0));
   EXPECT_NE(s, stream_seed(1, 0, 1));
   EXPECT_NE(stream_seed(1, 1, 0), stream_seed(1, 0, 1));
+}
+
+// Zipf pattern: 64 hot units of 4 KiB, s = 1. The unit a popularity rank lands on is a scatter,
+// so the test sorts the units by count: the k-th most hit unit must carry about
+// (k+1)^-1 / H(64, 1) of the accesses, H(64, 1) = 4.7439 (sum of 1/k for k = 1..64). 200,000
+// accesses; each share within 5 standard errors of the formula.
+TEST(StreamGenerator, ZipfUnitsFollowThePopularityLaw) {
+  StreamConfig c = make_cfg(Pattern::kZipf, 64 * 4096, 128, 200000ULL * 128);
+  c.zipf_exponent = 1.0;
+  c.hot_unit_bytes = 4096;
+  StreamGenerator g(c, kVa, 64 * 4096, 7);
+  std::vector<double> count(64, 0.0);
+  Access a;
+  std::uint64_t n = 0;
+  while (g.next(a)) {
+    ASSERT_GE(a.va, kVa);
+    ASSERT_LT(a.va, kVa + 64 * 4096);
+    ASSERT_EQ((a.va - kVa) % 128, 0u);
+    count[(a.va - kVa) / 4096] += 1;
+    ++n;
+  }
+  std::sort(count.begin(), count.end(), std::greater<double>());
+  double h = 0;
+  for (int k = 1; k <= 64; ++k) h += 1.0 / k;
+  for (int k = 0; k < 4; ++k) {
+    const double p = 1.0 / (k + 1) / h;
+    const double se = std::sqrt(p * (1 - p) / static_cast<double>(n));
+    EXPECT_NEAR(count[static_cast<std::size_t>(k)] / static_cast<double>(n), p, 5 * se)
+        << "rank " << k;
+  }
+}
+
+// Paced stream: 128 B accesses at 100 GB/s are 1.28 ns apart from the first request on.
+TEST(StreamGenerator, IssueRatePacesAccesses) {
+  StreamConfig c = make_cfg(Pattern::kSequential, 4096, 128, 4 * 128);
+  c.issue_rate_gbps = 100;
+  StreamGenerator g(c, kVa, 4096, 1);
+  Access a;
+  std::uint64_t wake = 0;
+  EXPECT_EQ(g.next(5000, a, wake), AccessSource::State::kReady);  // starts at 5000 ps
+  EXPECT_EQ(g.next(5000, a, wake), AccessSource::State::kWait);
+  EXPECT_EQ(wake, 6280u);
+  EXPECT_EQ(g.next(6280, a, wake), AccessSource::State::kReady);
+  // Behind schedule: the next two are due at 7560 and 8840; at 9000 both go at once.
+  EXPECT_EQ(g.next(9000, a, wake), AccessSource::State::kReady);
+  EXPECT_EQ(g.next(9000, a, wake), AccessSource::State::kReady);
+  EXPECT_EQ(g.next(9000, a, wake), AccessSource::State::kDone);
 }
 
 }  // namespace

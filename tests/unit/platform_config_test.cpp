@@ -152,8 +152,8 @@ TEST(PlatformConfig, ValidConfigGivesHandComputedValues) {
   EXPECT_EQ(s.name, "reads");
   EXPECT_EQ(s.gpus, (std::vector<unsigned>{0, 1}));  // "all" by default
   EXPECT_EQ(s.buffer_bytes, 1ULL << 20);
-  EXPECT_EQ(s.location, "fam0");
-  EXPECT_FALSE(s.location_is_gpu_local);
+  EXPECT_EQ(s.location.kind, Placement::Kind::kDevice);
+  EXPECT_EQ(s.location.devices, std::vector<std::string>{"fam0"});
   EXPECT_EQ(s.pattern, Pattern::kUniformRandom);
   EXPECT_EQ(s.total_bytes, 64ULL << 10);
   EXPECT_EQ(s.access_bytes, 128u);  // the GPU's request_bytes
@@ -199,7 +199,7 @@ TEST(PlatformConfig, ValidLocalMemoryOnlyPlatform) {
   EXPECT_EQ(p.gpu_local.channels, 64u);
   EXPECT_EQ(p.gpu_local.capacity_bytes, 32ULL << 30);
   EXPECT_EQ(p.gpu_local.standard(), "HBM3");
-  EXPECT_TRUE(c.workload.streams[0].location_is_gpu_local);
+  EXPECT_EQ(c.workload.streams[0].location.kind, Placement::Kind::kGpuLocal);
 }
 
 TEST(PlatformConfig, UnusedLinkSectionIsStillCheckedForUnknownKeys) {
@@ -534,8 +534,8 @@ TEST(PeerPaths, HubErrorsNameTheKey) {
 TEST(PeerPaths, BufferOnAnotherGpusMemory) {
   const std::string w = edit(kWorkload, "location: device/fam0", "location: gpu/1");
   const ResolvedConfig c = parse_config(make_doc(peer_platform(), w));
-  EXPECT_EQ(c.workload.streams[0].location_gpu, 1);
-  EXPECT_FALSE(c.workload.streams[0].location_is_gpu_local);
+  EXPECT_EQ(c.workload.streams[0].location.kind, Placement::Kind::kGpu);
+  EXPECT_EQ(c.workload.streams[0].location.gpu, 1u);
 }
 
 TEST(PeerPaths, BufferLocationErrors) {
@@ -562,7 +562,7 @@ TEST(PeerPaths, BufferLocationErrors) {
   // ... while the GPU's own memory by index is fine there.
   const std::string own = edit(edit(kWorkload, "location: device/fam0", "location: gpu/1"),
                                "  - name: reads\n", "  - name: reads\n    gpus: [1]\n");
-  EXPECT_EQ(parse_config(make_doc(direct, own)).workload.streams[0].location_gpu, 1);
+  EXPECT_EQ(parse_config(make_doc(direct, own)).workload.streams[0].location.gpu, 1u);
 }
 
 // Queueing, arbitration and forwarding keys: every crossbar (switch, device NoC, GPU hub) reads

@@ -1,0 +1,222 @@
+// Workloads end to end: AI generators through the whole platform, faults (stop or count), timed
+// VMM events (unmap, set_access, remap), trace replay through the GPUs, and the compute gap
+// between dependent streams. Expected values are worked out by hand from the configuration.
+#include "tests/support/test_support.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <fstream>
+#include <string>
+
+namespace famsim {
+namespace {
+
+using ::testing::HasSubstr;
+
+// 1 GPU at 1000 MHz with 2 ideal HBM channels, one link straight to device fam0 (2 ideal
+// channels). Small and fast; timing is not under test here.
+const char* kPlatform = R"(
+name: wl
+gpus: {count: 1, clock_mhz: 1000, request_bytes: 128, max_outstanding: 64, issue_width: 2,
+       local_memory: {model: ideal, standard: TEST, data_rate_mtps: 2000, channel_width_bits: 64,
+                      clock_mhz: 1000, access_latency_cycles: 20, channels: 2, capacity_gib: 1,
+                      controller: {read_queue: 64, write_queue: 64},
+                      interleave: {granule_bytes: 256, channel_select: modulo}}}
+links:
+  gpu_device: {lanes: 8, lane_gbps: 32, encoding_efficiency: 1.0, latency_ns: 10, clock_mhz: 1000,
+               flit_bytes: 16, request_vc_credits: 64, response_vc_credits: 64, per_gpu: 1}
+devices:
+  - name: fam0
+    capacity_gib: 1
+    fabric_ports: 1
+    port_logic: {clock_mhz: 1000, ingress_cycles: 3, egress_cycles: 2, tags_per_port: 64}
+    noc: {kind: crossbar, clock_mhz: 1000, pipeline_cycles: 4, width_bytes: 32}
+    memory: {model: ideal, standard: TEST, data_rate_mtps: 2000, channel_width_bits: 64,
+             clock_mhz: 1000, access_latency_cycles: 20, channels: 2,
+             interleave: {granule_bytes: 256, channel_select: modulo}}
+)";
+
+// Bytes the GPU's local HBM controllers and the device's controllers served.
+std::uint64_t served_by(const nlohmann::json& r, const std::string& prefix) {
+  double b = 0;
+  for (const auto& [name, c] : r["components"].items()) {
+    if (name.rfind(prefix, 0) == 0 && name.find(".ch") != std::string::npos) {
+      b += c["bytes"].get<double>();
+    }
+  }
+  return static_cast<std::uint64_t>(b);
+}
+
+// Llama-3-8B, tp 1: 4,096 B per token per layer. Two sequences of 100 cached tokens, 2 layers, one
+// step on the device: reads 2 x 100 x 4,096 x 2 = 1,638,400 B, writes the new token of each:
+// 2 x 4,096 x 2 = 16,384 B.
+TEST(Workload, DecodeMovesTheBytesWorkedOutByHand) {
+  const nlohmann::json r = test::run_sim(kPlatform, R"(
+name: decode
+streams:
+  - name: decode
+    gpus: [0]
+    kv_decode: {model: {preset: llama3_8b}, batch: 2, context_tokens: 100, layers: 2,
+                kv_location: device/fam0}
+)");
+  EXPECT_EQ(r["summary"]["read_bytes"].get<std::uint64_t>(), 1638400u);
+  EXPECT_EQ(r["summary"]["write_bytes"].get<std::uint64_t>(), 16384u);
+  EXPECT_TRUE(r["conservation"]["ok"].get<bool>());
+  EXPECT_EQ(r["workload"]["streams"]["decode"]["result"]["steps_done"].get<double>(), 1.0);
+  EXPECT_EQ(served_by(r, "gpu0_hbm"), 0u);
+}
+
+// A 4 MiB buffer on fam0 read sequentially in 128 B requests: 32,768 requests.
+std::string reader(const std::string& extra) {
+  return R"(
+name: faults
+streams:
+  - name: reader
+    gpus: [0]
+    buffer: {bytes: 4MiB, location: device/fam0}
+    pattern: sequential
+    max_outstanding: 16
+)" + extra;
+}
+
+TEST(Workload, AccessToAnUnmappedPageStopsTheRunNamingGpuAddressAndTime) {
+  try {
+    test::run_sim(kPlatform, reader(R"(
+vmm_events:
+  - {op: unmap, stream: reader, at_ns: 2000})"));
+    FAIL() << "expected a fault";
+  } catch (const std::runtime_error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("gpu0"));
+    EXPECT_THAT(e.what(), HasSubstr("stream 'reader' reads virtual address 0x"));
+    EXPECT_THAT(e.what(), HasSubstr("the page is not mapped"));
+    // The fault is at or after the unmap.
+    const std::string m = e.what();
+    const auto at = m.find(" at ");
+    ASSERT_NE(at, std::string::npos);
+    EXPECT_GE(std::stod(m.substr(at + 4)), 2000.0);
+  }
+}
+
+// Counted faults drop the request: the bytes read plus 128 B per fault are the whole buffer.
+TEST(Workload, CountedFaultsDropTheirRequests) {
+  const nlohmann::json r = test::run_sim(kPlatform, reader(R"(on_fault: count
+vmm_events:
+  - {op: unmap, stream: reader, at_ns: 2000, offset_bytes: 2MiB, bytes: 2MiB})"));
+  const auto& g = r["components"]["gpu0"];
+  const std::uint64_t faults = g["faults_unmapped"].get<std::uint64_t>();
+  EXPECT_GT(faults, 0u);
+  EXPECT_EQ(g["faults_permission"].get<std::uint64_t>(), 0u);
+  EXPECT_EQ(r["summary"]["read_bytes"].get<std::uint64_t>() + faults * 128, 4u << 20);
+  EXPECT_TRUE(r["conservation"]["ok"].get<bool>());
+  EXPECT_TRUE(g["streams"]["reader"]["finished"].get<bool>());
+}
+
+TEST(Workload, AccessRevokedBySetAccessIsAPermissionFault) {
+  const nlohmann::json r = test::run_sim(kPlatform, reader(R"(on_fault: count
+vmm_events:
+  - {op: set_access, stream: reader, gpus: [0], access: none, at_ns: 1000, cost_ns: 1000})"));
+  const auto& g = r["components"]["gpu0"];
+  EXPECT_GT(g["faults_permission"].get<std::uint64_t>(), 0u);
+  EXPECT_THAT(g["first_fault"].get<std::string>(), HasSubstr("no permission"));
+}
+
+// Remap to the GPU's HBM: unmapped at 1000 ns (accesses fault), mapped on gpu_local at 3000 ns;
+// the reads after that are served by the GPU's HBM.
+TEST(Workload, RemapMovesTheRangeToAnotherLocation) {
+  const nlohmann::json r = test::run_sim(kPlatform, reader(R"(on_fault: count
+vmm_events:
+  - {op: remap, stream: reader, at_ns: 1000, cost_ns: 2000, location: gpu_local})"));
+  const auto& g = r["components"]["gpu0"];
+  const std::uint64_t faults = g["faults_unmapped"].get<std::uint64_t>();
+  EXPECT_GT(faults, 0u);
+  const std::uint64_t hbm = served_by(r, "gpu0_hbm");
+  const std::uint64_t fam = served_by(r, "fam0");
+  EXPECT_GT(hbm, 0u);
+  EXPECT_GT(fam, 0u);
+  EXPECT_EQ(hbm + fam + faults * 128, 4u << 20);
+  const auto& actions = r["components"]["vmm_events"]["actions"];
+  ASSERT_EQ(actions.size(), 2u);
+  EXPECT_DOUBLE_EQ(actions[1]["at_ns"].get<double>(), 3000.0);
+}
+
+TEST(Workload, VmmEventNamingAnUnknownStreamIsAnError) {
+  try {
+    test::run_sim(kPlatform, reader("vmm_events:\n  - {op: unmap, stream: nobody, at_ns: 5}"));
+    FAIL() << "expected an error";
+  } catch (const ConfigError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("workload.vmm_events.0.stream"));
+    EXPECT_THAT(e.what(), HasSubstr("'nobody' is not the name of a stream"));
+  }
+}
+
+std::string write_trace(const std::string& name, const std::string& text) {
+  const std::string path = testing::TempDir() + "/" + name;
+  std::ofstream(path) << text;
+  return path;
+}
+
+// Three accesses for GPU 0 (one for GPU 3, skipped): the first is due at 1000 ns, when the GPU
+// (1000 MHz) issues it; 256 + 128 B read, 128 B written.
+TEST(Workload, ReplayIssuesEachAccessAtItsTime) {
+  const std::string trace = write_trace("replay.trace",
+                                        "# time gpu op address size\n"
+                                        "1000 0 R 0x0 256\n"
+                                        "1000 3 R 0x0 256\n"
+                                        "1000.5 0 W 0x1000 128\n"
+                                        "5000 0 R 0x2000 128\n");
+  const nlohmann::json r = test::run_sim(kPlatform, R"(
+name: replay
+streams:
+  - name: replay
+    gpus: [0]
+    replay: {file: )" + trace + R"(, bytes: 2MiB, location: device/fam0}
+)");
+  EXPECT_EQ(r["summary"]["read_bytes"].get<std::uint64_t>(), 384u);
+  EXPECT_EQ(r["summary"]["write_bytes"].get<std::uint64_t>(), 128u);
+  EXPECT_DOUBLE_EQ(r["sim"]["active_from_ns"].get<double>(), 1000.0);
+  EXPECT_GT(r["sim"]["simulated_time_ns"].get<double>(), 5000.0);
+}
+
+TEST(Workload, ReplayAccessPastTheBufferNamesTheLine) {
+  const std::string trace = write_trace("past.trace", "10 0 R 0x0 128\n20 0 R 0x200000 128\n");
+  try {
+    test::run_sim(kPlatform, R"(
+name: replay
+streams:
+  - name: replay
+    gpus: [0]
+    replay: {file: )" + trace + R"(, bytes: 2MiB, location: device/fam0}
+)");
+    FAIL() << "expected an error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("past.trace:2:"));
+    EXPECT_THAT(e.what(), HasSubstr("past the end"));
+  }
+}
+
+// B starts gap_ns after A finished (on the GPU's next clock edge: within 1 ns at 1000 MHz).
+TEST(Workload, GapSeparatesDependentStreams) {
+  const nlohmann::json r = test::run_sim(kPlatform, R"(
+name: gap
+streams:
+  - name: a
+    gpus: [0]
+    buffer: {bytes: 2MiB, location: device/fam0}
+    total_bytes: 64KiB
+  - name: b
+    gpus: [0]
+    buffer: {from_stream: a}
+    total_bytes: 64KiB
+    start_after: [a]
+    gap_ns: 5000
+)");
+  const auto& s = r["components"]["gpu0"]["streams"];
+  const double gap = s["b"]["start_ns"].get<double>() - s["a"]["finish_ns"].get<double>();
+  EXPECT_GE(gap, 5000.0);
+  EXPECT_LE(gap, 5001.0);
+}
+
+}  // namespace
+}  // namespace famsim

@@ -1,0 +1,390 @@
+// AI workload generators (traffic/ai): the bytes each moves, checked against formulas worked out
+// by hand from the model's published dimensions, and the phase pipeline's timing. No simulation:
+// each source is drained directly, every access completing when it is issued.
+#include "tests/support/test_support.h"
+#include "traffic/ai/generators.h"
+#include "traffic/source.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <map>
+
+namespace famsim {
+namespace {
+
+using ::testing::HasSubstr;
+
+// Where the test pretends each region was mapped: far apart, so an address names its region.
+constexpr std::uint64_t kRegionBase = 1ULL << 44;
+constexpr std::uint64_t kRegionStride = 1ULL << 40;
+
+struct Drained {
+  std::uint64_t read = 0;
+  std::uint64_t written = 0;
+  std::map<unsigned, std::uint64_t> read_by_region;
+  std::map<unsigned, std::uint64_t> written_by_region;
+  std::uint64_t end_ps = 0;
+  std::uint64_t accesses = 0;
+  nlohmann::json report;
+};
+
+// Parses `generator_yaml` as the only stream of a workload on nvl8_fam (8 GPUs with HBM, device
+// fam0) and returns its spec.
+std::shared_ptr<const GeneratorSpec> spec_of(const std::string& stream_yaml) {
+  const ConfigDoc doc = test::make_doc(test::source_file("platforms/nvl8_fam.yaml"),
+                                       "name: t\nstreams:\n  - " + stream_yaml);
+  const ResolvedConfig rc = parse_config(doc);
+  return rc.workload.streams.at(0).generator;
+}
+
+// Drains the source of the GPU at `rank`: every access completes `fetch_ps` after it is issued
+// (0: at once), the clock jumping to whatever time the source waits for.
+Drained drain(const GeneratorSpec& spec, unsigned rank = 0, std::uint64_t fetch_ps = 0) {
+  SourceContext c;
+  c.rank = rank;
+  c.gpu = rank;
+  for (std::size_t i = 0; i < spec.regions().size(); ++i) {
+    c.region_va.push_back(kRegionBase + i * kRegionStride);
+  }
+  std::unique_ptr<AccessSource> src = spec.make_source(c);
+  Drained d;
+  std::uint64_t now = 0;
+  for (;;) {
+    Access a;
+    std::uint64_t wake = AccessSource::kNever;
+    const AccessSource::State st = src->next(now, a, wake);
+    if (st == AccessSource::State::kDone) break;
+    if (st == AccessSource::State::kWait) {
+      if (wake == AccessSource::kNever) {
+        ADD_FAILURE() << "source waits for a completion with nothing outstanding";
+        break;
+      }
+      now = wake;
+      continue;
+    }
+    ++d.accesses;
+    const unsigned region = static_cast<unsigned>((a.va - kRegionBase) / kRegionStride);
+    (a.write ? d.written : d.read) += a.bytes;
+    (a.write ? d.written_by_region : d.read_by_region)[region] += a.bytes;
+    now += fetch_ps;
+    src->completed(a.phase, a.bytes, now);
+  }
+  d.end_ps = now;
+  d.report = src->report();
+  return d;
+}
+
+// --- kv_decode ------------------------------------------------------------------------------
+
+// Llama-3-70B KV per token per layer on one GPU of a tensor-parallel group of 8: K and V of
+// 8/8 = 1 head x 128 values x 2 B = 2 x 1 x 128 x 2 = 512 B (the whole model: 2 x 80 x 8 x 128 x
+// 2 = 327,680 B per token).
+TEST(KvDecode, Llama70bTp8BytesPerStepByHand) {
+  const auto spec = spec_of(R"(gpus: all
+    kv_decode:
+      model: {preset: llama3_70b}
+      batch: 3
+      context_tokens: 1000
+      steps: 2
+      tensor_parallel: 8
+      kv_location: device/fam0)");
+  const Drained d = drain(*spec, 5);
+  // Step 1 reads 3 x 1000 tokens, step 2 3 x 1001 (the token step 1 appended), each token
+  // 512 B x 80 layers = 40,960 B.
+  EXPECT_EQ(d.read, (3u * 1000 + 3u * 1001) * 40960ULL);
+  // Each step writes one token per sequence: 3 x 40,960 B.
+  EXPECT_EQ(d.written, 2 * 3 * 40960ULL);
+  EXPECT_EQ(d.report["steps_done"].get<std::uint64_t>(), 2u);
+  EXPECT_EQ(spec->summary()["kv_bytes_per_token_model"].get<std::uint64_t>(), 327680u);
+}
+
+// DeepSeek-V3 (MLA): one latent of 512 + 64 = 576 values x 2 B = 1,152 B per token per layer on
+// every GPU whatever the tensor parallelism.
+TEST(KvDecode, DeepSeekV3LatentIsNotSplit) {
+  const auto spec = spec_of(R"(gpus: all
+    kv_decode:
+      model: {preset: deepseek_v3}
+      batch: 2
+      context_tokens: 50
+      tensor_parallel: 8
+      layers: 4
+      kv_location: device/fam0)");
+  const Drained d = drain(*spec);
+  EXPECT_EQ(d.read, 2u * 50 * 1152 * 4);
+  EXPECT_EQ(d.written, 2u * 1152 * 4);
+}
+
+// Tiers: Llama-3-8B, tp 1: K and V of 8 heads x 128 x 2 B = 2,048 B each, 4,096 B per token
+// per layer. Context 111 tokens in blocks of 16 (blocks 0..6, block 6 holding tokens 96..110),
+// the newest 32 tokens in HBM: a block is in HBM when it holds a token >= 111 - 32 = 79, so blocks
+// 4 (64..79), 5 and 6: 16 + 16 + 15 = 47 tokens read from HBM, 64 from the device. The new token
+// (111) goes to HBM. After the step the window starts at 112 - 32 = 80: block 4 (64..79) leaves,
+// so its 16 tokens are read from HBM and written to the device.
+TEST(KvDecode, HbmWindowSplitsReadsAndMovesTheBlockThatLeaves) {
+  const auto spec = spec_of(R"(gpus: [0]
+    kv_decode:
+      model: {preset: llama3_8b}
+      batch: 1
+      context_tokens: 111
+      layers: 2
+      hbm_tokens: 32
+      kv_location: device/fam0)");
+  ASSERT_EQ(spec->regions().size(), 2u);
+  const Drained d = drain(*spec);
+  const std::uint64_t tok = 4096 * 2;                  // per token, both layers
+  EXPECT_EQ(d.read_by_region.at(0), 64 * tok);         // device
+  EXPECT_EQ(d.read_by_region.at(1), (47 + 16) * tok);  // HBM: attention + the block moving
+  EXPECT_EQ(d.written_by_region.at(1), 1 * tok);       // the new token
+  EXPECT_EQ(d.written_by_region.at(0), 16 * tok);      // the block moved down
+  EXPECT_EQ(d.report["blocks_moved_to_kv_location"].get<std::uint64_t>(), 1u);
+}
+
+TEST(KvDecode, TensorParallelMustSplitTheHeads) {
+  try {
+    spec_of(R"(gpus: [0, 1, 2]
+    kv_decode: {model: {preset: llama3_70b}, batch: 1, context_tokens: 10, tensor_parallel: 3})");
+    FAIL() << "expected an error";
+  } catch (const ConfigError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("tensor_parallel"));
+    EXPECT_THAT(e.what(), HasSubstr("8 KV heads"));
+  }
+}
+
+TEST(KvDecode, UnknownKeyAndMissingModelNamed) {
+  try {
+    spec_of(
+        "gpus: [0]\n    kv_decode: {model: {preset: llama3_8b}, batch: 1, context_tokens: 10, "
+        "blocks: 3}");
+    FAIL() << "expected an error";
+  } catch (const ConfigError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("workload.streams.0.kv_decode.blocks"));
+  }
+  try {
+    spec_of("gpus: [0]\n    kv_decode: {model: {preset: llama9}, batch: 1, context_tokens: 10}");
+    FAIL() << "expected an error";
+  } catch (const ConfigError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("no model preset named 'llama9'"));
+  }
+}
+
+// --- weight_stream --------------------------------------------------------------------------
+
+// Llama-3-8B layer weights on one GPU of tp 8: attention q 4096x4096 + k 4096x1024 + v 4096x1024 +
+// o 4096x4096 = 41,943,040 and FFN 3 x 4096 x 14336 = 176,160,768 values, split 8 ways =
+// 27,262,976 values = 54,525,952 B, plus the two RMSNorm vectors replicated: 2 x 4096 x 2 B =
+// 16,384 B: 54,542,336 B per layer.
+TEST(WeightStream, Llama8bTp8BytesPerLayerByHand) {
+  const auto spec = spec_of(R"(gpus: all
+    weight_stream:
+      model: {preset: llama3_8b}
+      location: device/fam0
+      tensor_parallel: 8
+      layers: 3
+      steps: 2)");
+  const Drained d = drain(*spec);
+  EXPECT_EQ(d.read, 2 * 3 * 54542336ULL);
+  EXPECT_EQ(d.written, 0u);
+  EXPECT_EQ(d.report["passes_done"].get<std::uint64_t>(), 2u);
+}
+
+// Compute per layer from TFLOP/s: 2 x (active parameters of a layer) x tokens / tp FLOPs. A
+// Llama-3-8B layer has 41,943,040 + 176,160,768 matrix weights and 2 x 4,096 norm weights:
+// 218,112,000 per token; batch 1000 on tp 8 at 100 TFLOP/s:
+// 2 x 218,112,000 x 1000 / 8 / 1e14 s = 545.28 us per layer.
+TEST(WeightStream, ComputeFromTflopsByHand) {
+  const auto spec = spec_of(R"(gpus: all
+    weight_stream:
+      model: {preset: llama3_8b}
+      location: device/fam0
+      tensor_parallel: 8
+      layers: 2
+      batch: 1000
+      compute: {tflops: 100})");
+  EXPECT_NEAR(spec->summary()["compute_ns_per_pass"].get<double>(), 2 * 545280.0, 0.01);
+}
+
+// The pipeline: fetches take 1000 ns each (one access per layer: access_bytes >= layer), compute
+// 400 ns per layer. With prefetch 1, fetch i+1 starts when compute i-1 has ended; fetch-bound, so a
+// pass of 3 layers ends when the last fetch ends (3 x 1000) plus the last compute (400): 3400 ns.
+// With prefetch 0 every fetch waits for the previous compute: 3 x (1000 + 400) = 4200 ns.
+TEST(WeightStream, PrefetchOverlapsFetchWithCompute) {
+  const std::string base = R"(gpus: [0]
+    weight_stream:
+      model: {preset: llama3_8b}
+      location: device/fam0
+      layers: 3
+      access_bytes: 1GiB
+      compute: {layer_ns: 400})";
+  const Drained ahead = drain(*spec_of(base + "\n      prefetch_layers: 1"), 0, 1000000);
+  EXPECT_DOUBLE_EQ(ahead.report["pass_ns"][0].get<double>(), 3400.0);
+  EXPECT_DOUBLE_EQ(ahead.report["exposed_transfer_ns"].get<double>(), 3400.0 - 1200.0);
+  const Drained serial = drain(*spec_of(base + "\n      prefetch_layers: 0"), 0, 1000000);
+  EXPECT_DOUBLE_EQ(serial.report["pass_ns"][0].get<double>(), 4200.0);
+}
+
+// --- prefill --------------------------------------------------------------------------------
+
+// Llama-3-8B, 4,096 B per token per layer, 2 layers. Three prompts of 64 tokens in one group whose
+// first 40 tokens are shared: whole blocks of 16 inside the prefix are shared (blocks 0 and 1, 32
+// tokens). Prompt 0 writes all 64 tokens; prompts 1 and 2 read the 32 shared tokens and write 32.
+TEST(Prefill, PrefixReuseBytesByHand) {
+  const auto spec = spec_of(R"(gpus: [0]
+    prefill:
+      model: {preset: llama3_8b}
+      location: device/fam0
+      prompts: 3
+      input_tokens: 64
+      shared_prefix_tokens: 40
+      layers: 2)");
+  const Drained d = drain(*spec);
+  const std::uint64_t tok = 4096 * 2;
+  EXPECT_EQ(d.read, 2 * 32 * tok);
+  EXPECT_EQ(d.written, (64 + 32 + 32) * tok);
+  EXPECT_EQ(d.report["reused_tokens"].get<std::uint64_t>(), 64u);
+  EXPECT_EQ(d.report["prompts_done"].get<std::uint64_t>(), 3u);
+}
+
+// A Mooncake trace: hash ids name 512-token blocks, KV blocks are 16 tokens (32 per hash block).
+// Request 1 (1000 tokens, ids 7 8): 62 full KV blocks (992 tokens) and a last one of 8 tokens,
+// all written. Request 2 (1536 tokens, ids 7 8 9): its KV blocks 0..61 match request 1's full
+// blocks (hash 7: 0..31, hash 8: 32..61) and are read: 992 tokens; block 62 was only partly
+// filled by request 1, so it is not shared: request 2 writes 1536 - 992 = 544 tokens.
+TEST(Prefill, MooncakeTraceHashIdsGiveReuse) {
+  const std::string path = testing::TempDir() + "/mooncake_test.jsonl";
+  {
+    std::ofstream f(path);
+    f << R"({"timestamp": 0, "input_length": 1000, "output_length": 5, "hash_ids": [7, 8]})"
+      << "\n";
+    f << R"({"timestamp": 2, "input_length": 1536, "output_length": 5, "hash_ids": [7, 8, 9]})"
+      << "\n";
+  }
+  const auto spec = spec_of(R"(gpus: [0]
+    prefill:
+      model: {preset: llama3_8b}
+      location: device/fam0
+      layers: 1
+      cache_tokens: 100000
+      trace: {file: )" + path +
+                            "}");
+  const Drained d = drain(*spec);
+  EXPECT_EQ(d.read, 992 * 4096ULL);
+  EXPECT_EQ(d.written, (1000 + 544) * 4096ULL);
+  // Request 2 arrives at 2 ms: its fetch does not start earlier.
+  EXPECT_GE(d.end_ps, 2'000'000'000ULL);
+}
+
+// --- moe_experts ----------------------------------------------------------------------------
+
+// A small MoE model where every token needs every expert (top_k = experts = 4), so the traffic
+// is known exactly. Expert: 3 x 64 x 128 values x 2 B = 49,152 B. Two MoE layers, 2 steps.
+const char* kTinyMoe = R"(gpus: [0]
+    moe_experts:
+      model: {name: tiny, source: test, layers: 2, hidden_size: 64, attention_heads: 4,
+              kv_heads: 4, vocab_size: 100,
+              moe: {experts: 4, top_k: 4, expert_intermediate_size: 128}}
+      location: device/fam0
+      batch: 2
+      steps: 2)";
+
+// Cache of 8 experts holds both layers' 4: step 1 misses all 8, step 2 hits all 8. Each miss
+// reads the expert from the device and writes it into its cache slot.
+TEST(MoeExperts, CacheHoldingEveryExpertMissesOnlyOnce) {
+  const Drained d = drain(*spec_of(std::string(kTinyMoe) + "\n      cache_experts: 8"));
+  EXPECT_EQ(d.report["cache_misses"].get<std::uint64_t>(), 8u);
+  EXPECT_EQ(d.report["cache_hits"].get<std::uint64_t>(), 8u);
+  EXPECT_EQ(d.read, 8 * 49152ULL);
+  EXPECT_EQ(d.written, 8 * 49152ULL);
+}
+
+// Cache of 4 (LRU): layer 1 evicts layer 0's experts and the other way round: all 16 lookups
+// miss.
+TEST(MoeExperts, LruCacheSmallerThanTheWorkingSetThrashes) {
+  const Drained d = drain(*spec_of(std::string(kTinyMoe) + "\n      cache_experts: 4"));
+  EXPECT_EQ(d.report["cache_misses"].get<std::uint64_t>(), 16u);
+  EXPECT_EQ(d.report["evictions"].get<std::uint64_t>(), 12u);
+  EXPECT_EQ(d.read, 16 * 49152ULL);
+}
+
+// A warm cache of 8 starts with both layers' 4 experts: nothing is fetched.
+TEST(MoeExperts, WarmCacheStartsWithThePopularExperts) {
+  const Drained d =
+      drain(*spec_of(std::string(kTinyMoe) + "\n      cache_experts: 8\n      warm_cache: true"));
+  EXPECT_EQ(d.report["cache_misses"].get<std::uint64_t>(), 0u);
+  EXPECT_EQ(d.read + d.written, 0u);
+}
+
+TEST(MoeExperts, DenseModelRefused) {
+  try {
+    spec_of(
+        "gpus: [0]\n    moe_experts: {model: {preset: llama3_8b}, location: device/fam0, "
+        "batch: 1}");
+    FAIL() << "expected an error";
+  } catch (const ConfigError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("has no experts"));
+  }
+}
+
+// --- the phase pipeline ---------------------------------------------------------------------
+
+// A pipeline of 3 phases with given compute times and one 1-byte access each.
+class ToyPhases : public PhasedSource {
+ public:
+  ToyPhases(unsigned depth, std::vector<std::uint64_t> compute)
+      : PhasedSource(depth), compute_(std::move(compute)) {}
+  std::vector<PhaseTimes> times;
+
+ protected:
+  bool open_phase(std::uint64_t i, PhaseStart& s) override {
+    if (i >= compute_.size()) return false;
+    s.compute_ps = compute_[i];
+    left_ = 1;
+    return true;
+  }
+  bool phase_access(Access& a) override {
+    if (left_ == 0) return false;
+    --left_;
+    a.bytes = 1;
+    return true;
+  }
+  void phase_finished(const PhaseTimes& t) override { times.push_back(t); }
+
+ private:
+  std::vector<std::uint64_t> compute_;
+  unsigned left_ = 0;
+};
+
+// Fetches complete when the test says. depth 1, compute 50/500/50, fetches of 100 each issued as
+// early as allowed: fetch 0 [0, 100], compute 0 [100, 150]; fetch 1 starts at 0 (nothing to wait
+// for), ends 200 -> compute 1 [200, 700]; fetch 2 may start once compute 0 ended (150) -> ends
+// 250, compute 2 starts after compute 1: [700, 750].
+TEST(PhasedSource, ComputeWaitsForDataAndForThePreviousCompute) {
+  ToyPhases p(1, {50, 500, 50});
+  std::uint64_t now = 0;
+  Access a;
+  std::uint64_t wake = 0;
+  ASSERT_EQ(p.next(now, a, wake), AccessSource::State::kReady);  // fetch 0 at 0
+  const std::uint32_t f0 = a.phase;
+  ASSERT_EQ(p.next(now, a, wake), AccessSource::State::kReady);  // fetch 1 at 0
+  const std::uint32_t f1 = a.phase;
+  ASSERT_EQ(p.next(now, a, wake), AccessSource::State::kWait);  // fetch 2 needs compute 0's end
+  EXPECT_EQ(wake, AccessSource::kNever);
+  p.completed(f0, 1, 100);
+  ASSERT_EQ(p.next(100, a, wake), AccessSource::State::kWait);
+  EXPECT_EQ(wake, 150u);
+  p.completed(f1, 1, 200);
+  ASSERT_EQ(p.next(150, a, wake), AccessSource::State::kReady);
+  p.completed(a.phase, 1, 250);
+  ASSERT_EQ(p.next(250, a, wake), AccessSource::State::kWait);  // the last compute runs
+  EXPECT_EQ(wake, 750u);
+  EXPECT_EQ(p.next(750, a, wake), AccessSource::State::kDone);
+  ASSERT_EQ(p.times.size(), 3u);
+  EXPECT_EQ(p.times[0].compute_end_ps, 150u);
+  EXPECT_EQ(p.times[1].compute_end_ps, 700u);
+  EXPECT_EQ(p.times[2].fetch_start_ps, 150u);
+  EXPECT_EQ(p.times[2].compute_end_ps, 750u);
+}
+
+}  // namespace
+}  // namespace famsim

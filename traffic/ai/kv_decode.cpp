@@ -1,0 +1,321 @@
+// kv_decode: LLM decode steps over a paged KV cache (vLLM-style PagedAttention block tables).
+//
+// Keys (stream.kv_decode):
+//   model             the model (traffic/ai/generators.h)
+//   batch             sequences decoded together on each tensor-parallel group
+//   context_tokens    tokens already in each sequence's cache: N or {min, max} (uniform, drawn
+//                     per sequence; the same for every GPU of a tensor-parallel group)
+//   steps             decode steps (each appends one token to every sequence), default 1
+//   block_tokens      tokens per KV block, default 16 (vLLM's default block size)
+//   tensor_parallel   GPUs splitting the KV heads (GQA: kv_heads/tp heads each; MLA: every GPU
+//                     holds the whole latent), default 1; consecutive GPUs of the stream form a
+//                     group
+//   layers            layers simulated (the first N), default all
+//   kv_location       where the KV cache lives (default gpu_local)
+//   hbm_tokens        tier policy: the newest N tokens of each sequence (whole blocks holding
+//                     any of them) stay in HBM (hbm_location, default gpu_local), the rest on
+//                     kv_location; a block leaving the window is copied down (read from HBM,
+//                     written to kv_location) in the step it leaves. Default 0: all on kv_location
+//   compute           per-layer compute (traffic/ai/llm_common.h), tokens = batch
+//   prefetch_layers   layers whose KV is fetched ahead of compute, default 0
+//
+// Layout, per GPU and tier: for each layer and each KV vector (K and V, or MLA's one latent) an
+// array of block slots, block = block_tokens x (bytes of one vector per token). A sequence's
+// logical block b lives in a slot picked from a seeded shuffle of the pool (scattered, as a block
+// table is after some time). Per step and layer, every sequence reads each of its blocks (the
+// filled part of the last one) for each vector, then writes the new token's vectors: a step
+// reads sum(context) x kv_bytes_per_token and writes batch x kv_bytes_per_token (for the
+// simulated layers; the new token's own K and V are used from registers, not read back).
+#include "traffic/ai/generators.h"
+#include "traffic/ai/llm_common.h"
+#include "traffic/pattern.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace famsim {
+
+namespace {
+
+struct KvDecodeParams {
+  ModelConfig model;
+  unsigned batch = 1;
+  TokenRange context;
+  unsigned steps = 1;
+  unsigned block_tokens = 16;
+  unsigned tp = 1;
+  unsigned layers = 1;
+  Placement kv;
+  Placement hbm;
+  std::uint64_t hbm_tokens = 0;
+  ComputeModel compute;
+  unsigned prefetch = 0;
+
+  std::uint64_t vector_bytes() const {  // one KV vector of one token of one layer, this GPU
+    return model.kv_bytes_per_token_layer(tp) / model.kv_vectors();
+  }
+  std::uint64_t block_bytes() const { return block_tokens * vector_bytes(); }
+  std::uint64_t max_blocks() const {
+    return (context.max + steps + block_tokens - 1) / block_tokens;
+  }
+  std::uint64_t hbm_blocks() const {  // ring of HBM slots per sequence
+    return hbm_tokens == 0 ? 0 : (hbm_tokens + block_tokens - 1) / block_tokens + 1;
+  }
+  std::uint64_t region_bytes(std::uint64_t slots) const {
+    return std::uint64_t{layers} * model.kv_vectors() * slots * block_bytes();
+  }
+};
+
+class KvDecodeSource : public PhasedSource {
+ public:
+  KvDecodeSource(const KvDecodeParams& p, const SourceContext& c)
+      : PhasedSource(p.prefetch), p_(p), dev_va_(c.region_va[0]) {
+    if (p.hbm_tokens > 0) hbm_va_ = c.region_va[1];
+    // The group's sequences: the same context lengths on every GPU of a tensor-parallel group.
+    const unsigned group = c.rank / p.tp;
+    boost::random::mt19937_64 rng(
+        mix64(c.sim_seed ^ mix64((std::uint64_t{c.stream} << 32) | group)));
+    ctx_.resize(p.batch);
+    for (auto& t : ctx_) t = p.context.draw(rng);
+    dev_slots_ = p.batch * p.max_blocks();
+    dev_slot_ = shuffled_slots(dev_slots_, mix64(c.sim_seed ^ (0xdecULL + c.gpu)));
+    if (p.hbm_tokens > 0) {
+      hbm_slots_ = p.batch * p.hbm_blocks();
+      hbm_slot_ = shuffled_slots(hbm_slots_, mix64(c.sim_seed ^ (0x4b3ULL + c.gpu)));
+    }
+  }
+
+  nlohmann::json report() const override {
+    nlohmann::json j;
+    j["steps_done"] = phases_done() / p_.layers;
+    j["read_bytes_kv_location"] = read_dev_;
+    j["read_bytes_hbm"] = read_hbm_;
+    j["write_bytes_kv_location"] = write_dev_;
+    j["write_bytes_hbm"] = write_hbm_;
+    j["blocks_moved_to_kv_location"] = demoted_;
+    j["step_ns"] = step_ns_;
+    double sum = 0;
+    for (double s : step_ns_) sum += s;
+    j["mean_step_ns"] = step_ns_.empty() ? 0.0 : sum / static_cast<double>(step_ns_.size());
+    j["tokens_per_second_per_group"] =
+        sum > 0
+            ? static_cast<double>(p_.batch) * static_cast<double>(step_ns_.size()) / (sum * 1e-9)
+            : 0.0;
+    return j;
+  }
+
+ protected:
+  bool open_phase(std::uint64_t i, PhaseStart& start) override {
+    const std::uint64_t step = i / p_.layers;
+    if (step >= p_.steps) return false;
+    layer_ = static_cast<unsigned>(i % p_.layers);
+    if (layer_ == 0 && step > 0) {
+      for (auto& t : ctx_) ++t;  // the previous step appended a token
+    }
+    start.compute_ps = p_.compute.layer_ps(p_.model, layer_, p_.batch, p_.tp);
+    seq_ = 0;
+    stage_ = Stage::kRead;
+    block_ = 0;
+    vec_ = 0;
+    return true;
+  }
+
+  bool phase_access(Access& a) override {
+    const unsigned vectors = p_.model.kv_vectors();
+    const std::uint64_t bt = p_.block_tokens;
+    while (seq_ < p_.batch) {
+      const std::uint64_t c = ctx_[seq_];
+      switch (stage_) {
+        case Stage::kRead: {
+          const std::uint64_t blocks = (c + bt - 1) / bt;
+          if (block_ >= blocks) {
+            next_stage(Stage::kAppend);
+            continue;
+          }
+          const std::uint64_t tokens = std::min(bt, c - block_ * bt);
+          const bool in_hbm = in_window(block_, c);
+          a.va = address(in_hbm, seq_, block_, vec_);
+          a.bytes = static_cast<std::uint32_t>(tokens * p_.vector_bytes());
+          a.write = false;
+          (in_hbm ? read_hbm_ : read_dev_) += a.bytes;
+          advance_vector(vectors);
+          return true;
+        }
+        case Stage::kAppend: {
+          // Token c goes to block c / bt at its position; the newest token is always in the
+          // window when there is one.
+          const std::uint64_t b = c / bt;
+          const bool in_hbm = p_.hbm_tokens > 0;
+          a.va = address(in_hbm, seq_, b, vec_) + (c % bt) * p_.vector_bytes();
+          a.bytes = static_cast<std::uint32_t>(p_.vector_bytes());
+          a.write = true;
+          (in_hbm ? write_hbm_ : write_dev_) += a.bytes;
+          if (++vec_ == vectors) next_stage(Stage::kDemoteRead);
+          return true;
+        }
+        case Stage::kDemoteRead:
+        case Stage::kDemoteWrite: {
+          // After this step the window starts at token c + 1 - hbm_tokens: the block that
+          // ends exactly there leaves HBM now.
+          const std::uint64_t h = p_.hbm_tokens;
+          if (h == 0 || c + 1 < h + bt || (c + 1 - h) % bt != 0) {
+            next_seq();
+            continue;
+          }
+          const std::uint64_t b = (c + 1 - h) / bt - 1;
+          const bool reading = stage_ == Stage::kDemoteRead;
+          a.va = address(reading, seq_, b, vec_);
+          a.bytes = static_cast<std::uint32_t>(p_.block_bytes());
+          a.write = !reading;
+          (reading ? read_hbm_ : write_dev_) += a.bytes;
+          if (++vec_ == vectors) {
+            vec_ = 0;
+            if (reading) {
+              stage_ = Stage::kDemoteWrite;
+            } else {
+              if (layer_ == 0) ++demoted_;
+              next_seq();
+            }
+          }
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+
+  void phase_finished(const PhaseTimes& t) override {
+    if (t.index % p_.layers == 0) step_start_ps_ = t.fetch_start_ps;
+    if (t.index % p_.layers == p_.layers - 1) {
+      step_ns_.push_back(static_cast<double>(t.compute_end_ps - step_start_ps_) * 1e-3);
+    }
+  }
+
+ private:
+  enum class Stage { kRead, kAppend, kDemoteRead, kDemoteWrite };
+
+  // Block b of a sequence with c cached tokens is in HBM when it holds one of the newest
+  // hbm_tokens tokens.
+  bool in_window(std::uint64_t b, std::uint64_t c) const {
+    const std::uint64_t h = p_.hbm_tokens;
+    return h > 0 && (b + 1) * p_.block_tokens + h > c;
+  }
+  std::uint64_t address(bool hbm, unsigned seq, std::uint64_t b, unsigned vec) const {
+    std::uint64_t slot, slots, base;
+    if (hbm) {
+      slot = hbm_slot_[seq * p_.hbm_blocks() + b % p_.hbm_blocks()];
+      slots = hbm_slots_;
+      base = hbm_va_;
+    } else {
+      slot = dev_slot_[seq * p_.max_blocks() + b];
+      slots = dev_slots_;
+      base = dev_va_;
+    }
+    return base + ((std::uint64_t{layer_} * p_.model.kv_vectors() + vec) * slots + slot) *
+                      p_.block_bytes();
+  }
+  void advance_vector(unsigned vectors) {
+    if (++vec_ == vectors) {
+      vec_ = 0;
+      ++block_;
+    }
+  }
+  void next_stage(Stage s) {
+    stage_ = s;
+    vec_ = 0;
+  }
+  void next_seq() {
+    ++seq_;
+    stage_ = Stage::kRead;
+    block_ = 0;
+    vec_ = 0;
+  }
+
+  const KvDecodeParams& p_;
+  std::uint64_t dev_va_ = 0;
+  std::uint64_t hbm_va_ = 0;
+  std::vector<std::uint64_t> ctx_;
+  std::uint64_t dev_slots_ = 0;
+  std::uint64_t hbm_slots_ = 0;
+  std::vector<std::uint32_t> dev_slot_;
+  std::vector<std::uint32_t> hbm_slot_;
+  // Cursor in the open phase.
+  unsigned layer_ = 0;
+  unsigned seq_ = 0;
+  Stage stage_ = Stage::kRead;
+  std::uint64_t block_ = 0;
+  unsigned vec_ = 0;
+  // Results.
+  std::uint64_t read_dev_ = 0, read_hbm_ = 0, write_dev_ = 0, write_hbm_ = 0, demoted_ = 0;
+  std::uint64_t step_start_ps_ = 0;
+  std::vector<double> step_ns_;
+};
+
+class KvDecodeSpec : public GeneratorSpec {
+ public:
+  explicit KvDecodeSpec(KvDecodeParams p) : p_(std::move(p)) {}
+  const char* kind() const override { return "kv_decode"; }
+  std::vector<RegionSpec> regions() const override {
+    std::vector<RegionSpec> r;
+    r.push_back({"kv_cache", p_.region_bytes(p_.batch * p_.max_blocks()), p_.kv, true});
+    if (p_.hbm_tokens > 0) {
+      r.push_back({"kv_cache_hbm", p_.region_bytes(p_.batch * p_.hbm_blocks()), p_.hbm, true});
+    }
+    return r;
+  }
+  std::unique_ptr<AccessSource> make_source(const SourceContext& c) const override {
+    return std::make_unique<KvDecodeSource>(p_, c);
+  }
+  nlohmann::json summary() const override {
+    const std::uint64_t per_token = p_.model.kv_bytes_per_token_layer(p_.tp) * p_.layers;
+    return {{"model", p_.model.name},
+            {"kv_bytes_per_token_per_gpu", per_token},
+            {"kv_bytes_per_token_model", p_.model.kv_bytes_per_token(1)},
+            {"batch", p_.batch},
+            {"steps", p_.steps},
+            {"layers_simulated", p_.layers},
+            {"tensor_parallel", p_.tp},
+            {"block_bytes", p_.block_bytes()},
+            {"mean_read_bytes_per_step_per_gpu",
+             p_.context.mean() * static_cast<double>(p_.batch) * static_cast<double>(per_token)},
+            {"write_bytes_per_step_per_gpu", p_.batch * per_token},
+            {"compute", p_.compute.to_json()}};
+  }
+
+ private:
+  KvDecodeParams p_;
+};
+
+}  // namespace
+
+std::shared_ptr<const GeneratorSpec> parse_kv_decode(ConfigNode& n, const PlatformFacts& facts,
+                                                     const std::vector<unsigned>& gpus) {
+  KvDecodeParams p;
+  p.model = parse_model_key(n);
+  p.batch = static_cast<unsigned>(n.get_uint("batch", std::nullopt, 1, 1u << 20));
+  p.block_tokens = static_cast<unsigned>(n.get_uint("block_tokens", 16, 1, 1u << 16));
+  p.context = parse_tokens(n, "context_tokens", 1);
+  p.steps = static_cast<unsigned>(n.get_uint("steps", 1, 1, 1u << 24));
+  p.tp = parse_tp(n, p.model, gpus.size());
+  p.layers = parse_layers(n, p.model);
+  p.kv = n.has("kv_location") ? parse_placement(n, "kv_location", facts, gpus)
+                              : Placement{Placement::Kind::kGpuLocal, 0, {}, "gpu_local"};
+  p.hbm_tokens = n.get_uint("hbm_tokens", 0, 0, 1ULL << 30);
+  p.hbm = n.has("hbm_location") ? parse_placement(n, "hbm_location", facts, gpus)
+                                : Placement{Placement::Kind::kGpuLocal, 0, {}, "gpu_local"};
+  if (p.hbm_tokens == 0 && n.has("hbm_location")) {
+    n.fail("hbm_location", "only applies with hbm_tokens > 0");
+  }
+  if ((p.hbm_tokens > 0 || !n.has("kv_location")) && !facts.gpu_has_local_memory &&
+      p.hbm.kind == Placement::Kind::kGpuLocal) {
+    n.fail(p.hbm_tokens > 0 ? "hbm_tokens" : "kv_location",
+           "the platform's GPUs have no local memory; give kv_location: device/<name>");
+  }
+  p.compute = parse_compute(n);
+  p.prefetch = static_cast<unsigned>(n.get_uint("prefetch_layers", 0, 0, 64));
+  n.finish();
+  return std::make_shared<KvDecodeSpec>(std::move(p));
+}
+
+}  // namespace famsim

@@ -1,0 +1,123 @@
+#include "traffic/ai/llm_common.h"
+
+#include <fmt/format.h>
+
+#include <boost/random/uniform_int_distribution.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+namespace famsim {
+
+std::uint64_t ComputeModel::layer_ps(const ModelConfig& m, unsigned layer, std::uint64_t tokens,
+                                     unsigned tp) const {
+  if (tflops > 0) {
+    const double flops = 2.0 * static_cast<double>(m.layer_active_parameters(layer)) *
+                         static_cast<double>(tokens) / static_cast<double>(tp);
+    return static_cast<std::uint64_t>(std::llround(flops / (tflops * 1e12) * 1e12));
+  }
+  return static_cast<std::uint64_t>(std::llround(layer_ns * 1000.0));
+}
+
+nlohmann::json ComputeModel::to_json() const {
+  if (tflops > 0) return {{"tflops", tflops}};
+  return {{"layer_ns", layer_ns}};
+}
+
+ComputeModel parse_compute(ConfigNode& parent) {
+  ComputeModel c;
+  if (!parent.has("compute")) return c;
+  ConfigNode n = parent.child("compute");
+  if (n.has("layer_ns") == n.has("tflops")) {
+    n.fail(n.has("tflops") ? "tflops" : "layer_ns",
+           "give one of layer_ns (ns per layer) or tflops (the GPU's effective TFLOP/s)");
+  }
+  c.layer_ns = n.get_double("layer_ns", 0.0, 0.0, 1e12);
+  c.tflops = n.get_double("tflops", 0.0, 0.0, 1e6);
+  if (n.has("tflops") && c.tflops <= 0) n.fail("tflops", "expected a value > 0");
+  n.finish();
+  return c;
+}
+
+std::uint64_t TokenRange::draw(boost::random::mt19937_64& rng) const {
+  if (min == max) return min;
+  boost::random::uniform_int_distribution<std::uint64_t> d(min, max);
+  return d(rng);
+}
+
+TokenRange parse_tokens(ConfigNode& parent, const std::string& key, std::uint64_t min_allowed) {
+  TokenRange r;
+  constexpr std::uint64_t kMaxTokens = 1ULL << 30;
+  if (parent.is_map(key)) {
+    ConfigNode n = parent.child(key);
+    r.min = n.get_uint("min", std::nullopt, min_allowed, kMaxTokens);
+    r.max = n.get_uint("max", std::nullopt, min_allowed, kMaxTokens);
+    if (r.max < r.min) n.fail("max", fmt::format("is below min ({})", r.min));
+    n.finish();
+  } else {
+    r.min = r.max = parent.get_uint(key, std::nullopt, min_allowed, kMaxTokens);
+  }
+  return r;
+}
+
+ModelConfig parse_model_key(ConfigNode& parent) {
+  ConfigNode m = parent.child("model", true);
+  m.ignore("preset");  // the preset name; its keys were merged in (platforms/presets.h)
+  return parse_model(m);
+}
+
+unsigned parse_tp(ConfigNode& parent, const ModelConfig& m, std::size_t gpus) {
+  const unsigned tp = static_cast<unsigned>(parent.get_uint("tensor_parallel", 1, 1, 1024));
+  if (gpus % tp != 0) {
+    parent.fail("tensor_parallel",
+                fmt::format("the stream's {} GPUs do not split into groups of {}", gpus, tp));
+  }
+  if (m.attention == AttentionKind::kGqa && m.kv_heads % tp != 0) {
+    parent.fail("tensor_parallel",
+                fmt::format("{} KV heads of {} do not split over {} GPUs", m.kv_heads, m.name, tp));
+  }
+  return tp;
+}
+
+unsigned parse_layers(ConfigNode& parent, const ModelConfig& m) {
+  return static_cast<unsigned>(parent.get_uint("layers", m.layers, 1, m.layers));
+}
+
+std::vector<std::uint32_t> shuffled_slots(std::uint64_t n, std::uint64_t seed) {
+  std::vector<std::uint32_t> v(n);
+  std::iota(v.begin(), v.end(), 0u);
+  boost::random::mt19937_64 rng(seed);
+  // Fisher-Yates with Boost's distribution: the same on every standard library.
+  for (std::uint64_t i = n; i > 1; --i) {
+    boost::random::uniform_int_distribution<std::uint64_t> pick(0, i - 1);
+    std::swap(v[i - 1], v[pick(rng)]);
+  }
+  return v;
+}
+
+bool LruSlots::find(std::uint64_t key, std::uint64_t& slot) {
+  const auto it = index_.find(key);
+  if (it == index_.end()) return false;
+  order_.splice(order_.begin(), order_, it->second);
+  slot = it->second->slot;
+  return true;
+}
+
+bool LruSlots::insert(std::uint64_t key, std::uint64_t& slot) {
+  if (capacity_ == 0) return false;
+  if (index_.size() < capacity_) {
+    slot = index_.size();
+  } else {
+    const Entry victim = order_.back();
+    order_.pop_back();
+    index_.erase(victim.key);
+    slot = victim.slot;
+    ++evictions_;
+  }
+  order_.push_front(Entry{key, slot});
+  index_[key] = order_.begin();
+  return true;
+}
+
+}  // namespace famsim

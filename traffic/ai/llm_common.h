@@ -1,0 +1,95 @@
+// Pieces the AI generators share: compute time per layer, token-count ranges, the paged KV block
+// geometry and a small LRU cache of fixed-size slots.
+#pragma once
+
+#include "models/core/config.h"
+#include "traffic/ai/model_config.h"
+
+#include <boost/random/mersenne_twister.hpp>
+
+#include <cstdint>
+#include <list>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace famsim {
+
+// Compute time of one layer on one GPU, given either directly or from the GPU's throughput:
+//   compute: {layer_ns: T}      every layer computes for T ns
+//   compute: {tflops: F}        2 x (parameters the layer multiplies per token) x tokens / tp
+//                               FLOPs at F x 10^12 FLOP/s (ModelConfig::layer_active_parameters;
+//                               attention-score FLOPs, which grow with context, are not counted)
+//   (no compute key)            0: only memory time
+struct ComputeModel {
+  double layer_ns = 0;
+  double tflops = 0;
+  std::uint64_t layer_ps(const ModelConfig& m, unsigned layer, std::uint64_t tokens,
+                         unsigned tp) const;
+  nlohmann::json to_json() const;
+};
+ComputeModel parse_compute(ConfigNode& parent);
+
+// A token count: N, or {min: A, max: B} drawn uniformly per sequence.
+struct TokenRange {
+  std::uint64_t min = 0;
+  std::uint64_t max = 0;
+  std::uint64_t draw(boost::random::mt19937_64& rng) const;
+  double mean() const { return (static_cast<double>(min) + static_cast<double>(max)) / 2.0; }
+};
+TokenRange parse_tokens(ConfigNode& parent, const std::string& key, std::uint64_t min_allowed);
+
+// Reads `model:` of a generator node.
+ModelConfig parse_model_key(ConfigNode& parent);
+
+// Reads `tensor_parallel` (default 1) and checks it against the stream's GPUs and the model.
+unsigned parse_tp(ConfigNode& parent, const ModelConfig& m, std::size_t gpus);
+
+// Reads `layers` (simulated layers, default all) for a model; the first `layers` layers run.
+unsigned parse_layers(ConfigNode& parent, const ModelConfig& m);
+
+// Seeded random permutation of 0..n-1 (setup time only): scatters blocks over a pool, as a
+// paged allocator's free list does after a while.
+std::vector<std::uint32_t> shuffled_slots(std::uint64_t n, std::uint64_t seed);
+
+// Least-recently-used map from keys to slots 0..capacity-1.
+class LruSlots {
+ public:
+  explicit LruSlots(std::uint64_t capacity) : capacity_(capacity) {}
+  // The key's slot if present (and makes it most recent).
+  bool find(std::uint64_t key, std::uint64_t& slot);
+  // Inserts a key that is not present; returns its slot, evicting the least recent key if full.
+  // capacity 0: never holds anything (returns false).
+  bool insert(std::uint64_t key, std::uint64_t& slot);
+  std::uint64_t size() const { return index_.size(); }
+  std::uint64_t evictions() const { return evictions_; }
+
+ private:
+  struct Entry {
+    std::uint64_t key;
+    std::uint64_t slot;
+  };
+  std::uint64_t capacity_;
+  std::list<Entry> order_;  // most recent first
+  std::unordered_map<std::uint64_t, std::list<Entry>::iterator> index_;
+  std::uint64_t evictions_ = 0;
+};
+
+// Splits a byte range into accesses of at most `chunk` bytes.
+struct ChunkCursor {
+  std::uint64_t va = 0;
+  std::uint64_t left = 0;
+  bool write = false;
+  bool take(std::uint64_t chunk, std::uint64_t& va_out, std::uint32_t& bytes_out, bool& write_out) {
+    if (left == 0) return false;
+    const std::uint64_t n = left < chunk ? left : chunk;
+    va_out = va;
+    bytes_out = static_cast<std::uint32_t>(n);
+    write_out = write;
+    va += n;
+    left -= n;
+    return true;
+  }
+};
+
+}  // namespace famsim

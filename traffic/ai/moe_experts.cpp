@@ -1,0 +1,237 @@
+// moe_experts: MoE expert fetch through an HBM expert cache.
+//
+// Keys (stream.moe_experts):
+//   model             an MoE model (traffic/ai/generators.h)
+//   location          where all experts live (e.g. device/fam0)
+//   cache_location    the expert cache (default gpu_local)
+//   cache_experts     experts the cache holds (all MoE layers together, LRU), default 0: no cache
+//   warm_cache        start with the cache holding each simulated layer's most popular experts
+//                     (an equal share of the cache per layer), as in steady-state serving;
+//                     default false: start empty
+//   batch             tokens per step (per tensor-parallel group), each routed to top_k distinct
+//                     experts per MoE layer
+//   steps             decode steps, default 1
+//   zipf_exponent     routing skew: expert popularity ranks follow Zipf(experts, s), each layer
+//                     with its own seeded popularity order; 0 = uniform routing. Default 1.0
+//   tensor_parallel   GPUs sharing each expert (each reads its 1/tp shard), default 1; the GPUs
+//                     of a group (consecutive GPUs of the stream) route the same tokens
+//   layers            MoE layers simulated (the first N of the model's MoE layers), default all
+//   compute           per-layer compute (traffic/ai/llm_common.h), tokens = batch
+//   prefetch_layers   default 0
+//   access_bytes      bytes per access, default 64 KiB
+//
+// Per step and MoE layer: every token draws top_k distinct experts; each distinct expert the
+// cache does not hold is read from `location` and written into its cache slot (evicting the
+// least recently used). Experts the cache holds cost no transfer here (the compute reads them
+// from HBM).
+#include "traffic/ai/generators.h"
+#include "traffic/ai/llm_common.h"
+#include "traffic/pattern.h"
+#include "traffic/zipf.h"
+
+#include <fmt/format.h>
+
+namespace famsim {
+
+namespace {
+
+struct MoeParams {
+  ModelConfig model;
+  Placement where;
+  Placement cache_where;
+  std::uint64_t cache_experts = 0;
+  bool warm = false;
+  unsigned batch = 1;
+  unsigned steps = 1;
+  double zipf = 1.0;
+  unsigned tp = 1;
+  unsigned layers = 1;  // MoE layers simulated
+  ComputeModel compute;
+  unsigned prefetch = 0;
+  std::uint64_t access_bytes = 64 * 1024;
+
+  std::uint64_t expert_bytes() const { return model.expert_weight_bytes(tp); }
+  unsigned model_layer(unsigned moe_layer) const { return model.dense_layers + moe_layer; }
+};
+
+class MoeSource : public PhasedSource {
+ public:
+  MoeSource(const MoeParams& p, const SourceContext& c)
+      : PhasedSource(p.prefetch),
+        p_(p),
+        experts_va_(c.region_va[0]),
+        cache_va_(p.cache_experts > 0 ? c.region_va[1] : 0),
+        zipf_(p.model.experts, p.zipf),
+        // The GPUs of a tensor-parallel group route the same tokens.
+        rng_(mix64(c.sim_seed ^ mix64((std::uint64_t{c.stream} << 32) | (c.rank / p.tp)))),
+        cache_(p.cache_experts),
+        needed_(p.model.experts, 0),
+        picks_(p.model.top_k) {
+    if (p.warm) {
+      // Least popular first, so the most popular end up most recently used.
+      const std::uint64_t per_layer =
+          std::min<std::uint64_t>(p.cache_experts / p.layers, p.model.experts);
+      for (std::uint64_t r = per_layer; r-- > 0;) {
+        for (unsigned l = 0; l < p.layers; ++l) {
+          std::uint64_t slot = 0;
+          cache_.insert(
+              std::uint64_t{l} * p.model.experts + scatter_rank(r, p.model.experts, perm_seed(l)),
+              slot);
+        }
+      }
+    }
+  }
+
+  nlohmann::json report() const override {
+    const std::uint64_t lookups = hits_ + misses_;
+    return {
+        {"steps_done", phases_done() / p_.layers},
+        {"expert_lookups", lookups},
+        {"cache_hits", hits_},
+        {"cache_misses", misses_},
+        {"hit_rate", lookups ? static_cast<double>(hits_) / static_cast<double>(lookups) : 0.0},
+        {"evictions", cache_.evictions()},
+        {"bytes_fetched", fetched_},
+        {"mean_distinct_experts_per_layer",
+         phases_done() ? static_cast<double>(lookups) / static_cast<double>(phases_done()) : 0.0}};
+  }
+
+ protected:
+  bool open_phase(std::uint64_t i, PhaseStart& start) override {
+    if (i / p_.layers >= p_.steps) return false;
+    layer_ = static_cast<unsigned>(i % p_.layers);
+    start.compute_ps = p_.compute.layer_ps(p_.model, p_.model_layer(layer_), p_.batch, p_.tp);
+    // Route the batch: mark every expert some token picked.
+    std::fill(needed_.begin(), needed_.end(), 0);
+    const std::uint64_t seed = perm_seed(layer_);
+    for (unsigned t = 0; t < p_.batch; ++t) {
+      zipf_distinct(zipf_, p_.model.top_k, rng_, picks_.data());
+      for (std::uint64_t r : picks_) needed_[scatter_rank(r, p_.model.experts, seed)] = 1;
+    }
+    expert_ = 0;
+    copy_ = ChunkCursor{};
+    fill_ = ChunkCursor{};
+    return true;
+  }
+
+  bool phase_access(Access& a) override {
+    for (;;) {
+      if (copy_.take(p_.access_bytes, a.va, a.bytes, a.write)) {
+        fetched_ += a.bytes;
+        return true;
+      }
+      if (fill_.take(p_.access_bytes, a.va, a.bytes, a.write)) return true;
+      // The next needed expert.
+      while (expert_ < p_.model.experts && !needed_[expert_]) ++expert_;
+      if (expert_ >= p_.model.experts) return false;
+      const std::uint64_t e = expert_++;
+      const std::uint64_t key = std::uint64_t{layer_} * p_.model.experts + e;
+      std::uint64_t slot = 0;
+      if (cache_.find(key, slot)) {
+        ++hits_;
+        continue;
+      }
+      ++misses_;
+      const std::uint64_t bytes = p_.expert_bytes();
+      copy_ = ChunkCursor{experts_va_ + key * bytes, bytes, false};
+      if (cache_.insert(key, slot)) fill_ = ChunkCursor{cache_va_ + slot * bytes, bytes, true};
+    }
+  }
+
+ private:
+  // Each layer's popularity order: rank -> expert.
+  static std::uint64_t perm_seed(unsigned layer) { return mix64(0x3e7ULL + layer); }
+
+  const MoeParams& p_;
+  std::uint64_t experts_va_;
+  std::uint64_t cache_va_;
+  ZipfDistribution zipf_;
+  boost::random::mt19937_64 rng_;
+  LruSlots cache_;
+  std::vector<std::uint8_t> needed_;
+  std::vector<std::uint64_t> picks_;
+  unsigned layer_ = 0;
+  std::uint64_t expert_ = 0;
+  ChunkCursor copy_;
+  ChunkCursor fill_;
+  std::uint64_t hits_ = 0, misses_ = 0, fetched_ = 0;
+};
+
+class MoeSpec : public GeneratorSpec {
+ public:
+  explicit MoeSpec(MoeParams p) : p_(std::move(p)) {}
+  const char* kind() const override { return "moe_experts"; }
+  std::vector<RegionSpec> regions() const override {
+    std::vector<RegionSpec> r;
+    r.push_back({"experts", std::uint64_t{p_.layers} * p_.model.experts * p_.expert_bytes(),
+                 p_.where, false});
+    if (p_.cache_experts > 0) {
+      r.push_back({"expert_cache", p_.cache_experts * p_.expert_bytes(), p_.cache_where, true});
+    }
+    return r;
+  }
+  std::unique_ptr<AccessSource> make_source(const SourceContext& c) const override {
+    return std::make_unique<MoeSource>(p_, c);
+  }
+  nlohmann::json combine(const std::vector<nlohmann::json>& per_gpu) const override {
+    nlohmann::json j = GeneratorSpec::combine(per_gpu);
+    const double lookups = j.value("expert_lookups", 0.0);
+    j["hit_rate"] = lookups > 0 ? j.value("cache_hits", 0.0) / lookups : 0.0;
+    return j;
+  }
+  nlohmann::json summary() const override {
+    return {{"model", p_.model.name},
+            {"expert_bytes_per_gpu", p_.expert_bytes()},
+            {"experts", p_.model.experts},
+            {"top_k", p_.model.top_k},
+            {"moe_layers_simulated", p_.layers},
+            {"batch", p_.batch},
+            {"steps", p_.steps},
+            {"cache_experts", p_.cache_experts},
+            {"warm_cache", p_.warm},
+            {"zipf_exponent", p_.zipf},
+            {"compute", p_.compute.to_json()}};
+  }
+
+ private:
+  MoeParams p_;
+};
+
+}  // namespace
+
+std::shared_ptr<const GeneratorSpec> parse_moe_experts(ConfigNode& n, const PlatformFacts& facts,
+                                                       const std::vector<unsigned>& gpus) {
+  MoeParams p;
+  p.model = parse_model_key(n);
+  if (!p.model.is_moe()) n.fail("model", p.model.name + " has no experts");
+  p.where = parse_placement(n, "location", facts, gpus);
+  p.cache_experts = n.get_uint("cache_experts", 0, 0, 1ULL << 24);
+  p.cache_where = n.has("cache_location")
+                      ? parse_placement(n, "cache_location", facts, gpus)
+                      : Placement{Placement::Kind::kGpuLocal, 0, {}, "gpu_local"};
+  if (p.cache_experts > 0 && p.cache_where.kind == Placement::Kind::kGpuLocal &&
+      !facts.gpu_has_local_memory) {
+    n.fail("cache_experts",
+           "the platform's GPUs have no local memory for the cache; give "
+           "cache_location");
+  }
+  p.warm = n.get_bool("warm_cache", false);
+  if (p.warm && p.cache_experts == 0) n.fail("warm_cache", "needs cache_experts > 0");
+  p.batch = static_cast<unsigned>(n.get_uint("batch", std::nullopt, 1, 1u << 20));
+  p.steps = static_cast<unsigned>(n.get_uint("steps", 1, 1, 1u << 24));
+  p.zipf = n.get_double("zipf_exponent", 1.0, 0.0, 10.0);
+  p.tp = static_cast<unsigned>(n.get_uint("tensor_parallel", 1, 1, 1024));
+  if (gpus.size() % p.tp != 0) {
+    n.fail("tensor_parallel",
+           fmt::format("the stream's {} GPUs do not split into groups of {}", gpus.size(), p.tp));
+  }
+  const unsigned moe_layers = p.model.layers - p.model.dense_layers;
+  p.layers = static_cast<unsigned>(n.get_uint("layers", moe_layers, 1, moe_layers));
+  p.compute = parse_compute(n);
+  p.prefetch = static_cast<unsigned>(n.get_uint("prefetch_layers", 0, 0, 64));
+  p.access_bytes = n.get_bytes("access_bytes", 64 * 1024, 1, 1ULL << 30);
+  n.finish();
+  return std::make_shared<MoeSpec>(std::move(p));
+}
+
+}  // namespace famsim

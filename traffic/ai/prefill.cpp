@@ -1,0 +1,333 @@
+// prefill: prompt prefill with prefix-cache reuse, from synthetic prompts or a Mooncake trace.
+//
+// Keys (stream.prefill):
+//   model             the model (traffic/ai/generators.h)
+//   location          where the KV cache (and prefix cache) lives, e.g. device/fam0
+//   block_tokens      tokens per KV block, the unit of reuse, default 16
+//   cache_tokens      prefix-cache capacity per GPU, tokens (LRU over blocks); default: every
+//                     block of the synthetic prompts (required with a trace)
+//   tensor_parallel, layers, compute (tokens = the prompt's new tokens), prefetch_layers (0)
+//   Synthetic prompts:
+//     prompts               number of prompts
+//     input_tokens          N or {min, max}
+//     shared_prefix_tokens  leading tokens identical within a prefix group (a system prompt),
+//                           default 0
+//     prefix_groups         distinct shared prefixes, prompt j in group j mod G, default 1
+//     arrival_interval_ns   prompt j arrives at j x this, default 0 (all at once)
+//   Or a request trace:
+//     trace: {file: F, block_tokens: 512, time_scale: 1.0, max_requests: N}
+//       Mooncake JSONL (traffic/trace/request_trace.h); each hash id names trace.block_tokens
+//       tokens (Mooncake: 512); a request arrives at timestamp x time_scale.
+//
+// Every GPU of the stream keeps its own prefix cache; a prompt goes to the GPU chosen by a hash of
+// its first block (cache-affinity routing, as Mooncake's scheduler prefers the node holding the
+// prefix). Per prompt, in arrival order on its GPU: the leading blocks found in the cache are
+// reused (read, per layer and KV vector); the rest are written (and enter the cache). Reuse stops
+// at the first block not in the cache. Only full blocks are shared between prompts (a partly
+// filled last block is the prompt's own), as prefix caching hashes full blocks. Output tokens are
+// not decoded here (kv_decode models decode).
+#include "traffic/ai/generators.h"
+#include "traffic/ai/llm_common.h"
+#include "traffic/pattern.h"
+#include "traffic/trace/request_trace.h"
+
+#include "models/core/stats.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <optional>
+
+namespace famsim {
+
+namespace {
+
+struct PrefillParams {
+  ModelConfig model;
+  Placement where;
+  unsigned block_tokens = 16;
+  std::uint64_t cache_tokens = 0;
+  unsigned tp = 1;
+  unsigned layers = 1;
+  ComputeModel compute;
+  unsigned prefetch = 0;
+  // Synthetic
+  std::uint64_t prompts = 0;
+  TokenRange input;
+  std::uint64_t shared_prefix = 0;
+  std::uint64_t groups = 1;
+  double arrival_interval_ns = 0;
+  // Trace
+  std::string trace;
+  std::uint64_t trace_block_tokens = 512;
+  double time_scale = 1.0;
+  std::uint64_t max_requests = 0;  // 0: all
+
+  std::uint64_t vector_bytes() const {
+    return model.kv_bytes_per_token_layer(tp) / model.kv_vectors();
+  }
+  std::uint64_t block_bytes() const { return block_tokens * vector_bytes(); }
+  std::uint64_t slots() const { return (cache_tokens + block_tokens - 1) / block_tokens; }
+};
+
+// One prompt, as the generator sees it.
+struct Prompt {
+  std::uint64_t index = 0;
+  std::uint64_t arrival_ps = 0;
+  std::uint64_t tokens = 0;
+  std::vector<std::uint64_t> keys;  // one per KV block
+};
+
+// Produces the prompts of one GPU, in arrival order.
+class PromptFeed {
+ public:
+  PromptFeed(const PrefillParams& p, unsigned rank, unsigned ranks, std::uint64_t seed)
+      : p_(p), rank_(rank), ranks_(ranks), rng_(seed) {
+    if (!p.trace.empty()) reader_.emplace(p.trace);
+  }
+  bool next(Prompt& out) {
+    for (;;) {
+      if (!produce(out)) return false;
+      if (mix64(out.keys.empty() ? out.index : out.keys[0]) % ranks_ == rank_) return true;
+    }
+  }
+
+ private:
+  bool produce(Prompt& out) {
+    const std::uint64_t bt = p_.block_tokens;
+    out.keys.clear();
+    if (reader_) {
+      if (p_.max_requests && produced_ >= p_.max_requests) return false;
+      if (!reader_->next(record_)) return false;
+      out.index = produced_++;
+      out.tokens = record_.input_length;
+      out.arrival_ps =
+          static_cast<std::uint64_t>(std::llround(record_.timestamp_ms * 1e9 * p_.time_scale));
+      const std::uint64_t per_hash = p_.trace_block_tokens / bt;
+      const std::uint64_t blocks = (out.tokens + bt - 1) / bt;
+      for (std::uint64_t k = 0; k < blocks; ++k) {
+        const std::uint64_t h = k / per_hash;
+        // Blocks beyond the trace's hash ids, and a partly filled last block, are the prompt's
+        // own: only full blocks are shared (prefix caching hashes full blocks, as vLLM does).
+        const bool full = (k + 1) * bt <= out.tokens;
+        out.keys.push_back(full && h < record_.hash_ids.size()
+                               ? (record_.hash_ids[h] * per_hash + k % per_hash) << 1
+                               : ((out.index << 24 | k) << 1) | 1);
+      }
+      return true;
+    }
+    if (produced_ >= p_.prompts) return false;
+    out.index = produced_++;
+    out.tokens = p_.input.draw(rng_);
+    out.arrival_ps = static_cast<std::uint64_t>(
+        std::llround(static_cast<double>(out.index) * p_.arrival_interval_ns * 1000.0));
+    const std::uint64_t group = out.index % p_.groups;
+    const std::uint64_t blocks = (out.tokens + bt - 1) / bt;
+    for (std::uint64_t k = 0; k < blocks; ++k) {
+      // A block is shared only if all its tokens are in the shared prefix.
+      const bool shared = (k + 1) * bt <= p_.shared_prefix && (k + 1) * bt <= out.tokens;
+      out.keys.push_back(shared ? (group << 32 | k) << 1 : ((out.index << 24 | k) << 1) | 1);
+    }
+    return true;
+  }
+
+  const PrefillParams& p_;
+  unsigned rank_;
+  unsigned ranks_;
+  boost::random::mt19937_64 rng_;
+  std::optional<MooncakeReader> reader_;
+  MooncakeRecord record_;
+  std::uint64_t produced_ = 0;
+};
+
+class PrefillSource : public PhasedSource {
+ public:
+  PrefillSource(const PrefillParams& p, const SourceContext& c, unsigned ranks)
+      : PhasedSource(p.prefetch),
+        p_(p),
+        base_(c.region_va[0]),
+        feed_(p, c.rank, ranks, mix64(c.sim_seed ^ (std::uint64_t{c.stream} << 32))),
+        cache_(p.slots()) {}
+
+  nlohmann::json report() const override {
+    return {{"prompts_done", phases_done() / p_.layers},
+            {"input_tokens", tokens_},
+            {"reused_tokens", reused_tokens_},
+            {"reuse_fraction",
+             tokens_ ? static_cast<double>(reused_tokens_) / static_cast<double>(tokens_) : 0.0},
+            {"read_bytes", read_},
+            {"write_bytes", written_},
+            {"cache_evictions", cache_.evictions()},
+            {"prefill_latency_ns", latency_.to_json()}};
+  }
+
+ protected:
+  bool open_phase(std::uint64_t i, PhaseStart& start) override {
+    layer_ = static_cast<unsigned>(i % p_.layers);
+    if (layer_ == 0) {
+      if (!feed_.next(prompt_)) return false;
+      arrivals_.push_back(prompt_.arrival_ps);
+      // Reuse the leading blocks the cache holds; the rest are written and cached.
+      slot_.clear();
+      reused_blocks_ = 0;
+      bool reusing = true;
+      for (std::uint64_t key : prompt_.keys) {
+        std::uint64_t s = 0;
+        if (reusing && cache_.find(key, s)) {
+          ++reused_blocks_;
+        } else {
+          reusing = false;
+          if (!cache_.find(key, s) && !cache_.insert(key, s)) s = kNoSlot;
+        }
+        slot_.push_back(s);
+      }
+      const std::uint64_t reused = std::min(prompt_.tokens, reused_blocks_ * p_.block_tokens);
+      tokens_ += prompt_.tokens;
+      reused_tokens_ += reused;
+      new_tokens_ = prompt_.tokens - reused;
+    }
+    start.not_before_ps = prompt_.arrival_ps;
+    start.compute_ps =
+        p_.compute.layer_ps(p_.model, layer_, std::max<std::uint64_t>(1, new_tokens_), p_.tp);
+    block_ = 0;
+    vec_ = 0;
+    return true;
+  }
+
+  bool phase_access(Access& a) override {
+    const unsigned vectors = p_.model.kv_vectors();
+    while (block_ < slot_.size()) {
+      const std::uint64_t k = block_;
+      const std::uint64_t s = slot_[k];
+      const unsigned v = vec_;
+      if (++vec_ == vectors) {
+        vec_ = 0;
+        ++block_;
+      }
+      if (s == kNoSlot) continue;  // no cache room: the block is not kept
+      const std::uint64_t tokens =
+          std::min<std::uint64_t>(p_.block_tokens, prompt_.tokens - k * p_.block_tokens);
+      a.va = base_ + ((std::uint64_t{layer_} * vectors + v) * p_.slots() + s) * p_.block_bytes();
+      a.bytes = static_cast<std::uint32_t>(tokens * p_.vector_bytes());
+      a.write = k >= reused_blocks_;
+      (a.write ? written_ : read_) += a.bytes;
+      return true;
+    }
+    return false;
+  }
+
+  void phase_finished(const PhaseTimes& t) override {
+    if (t.index % p_.layers == p_.layers - 1) {
+      const std::uint64_t arrival = arrivals_[t.index / p_.layers];
+      latency_.add_ps(t.compute_end_ps - std::min(arrival, t.compute_end_ps));
+    }
+  }
+
+ private:
+  static constexpr std::uint64_t kNoSlot = ~std::uint64_t{0};
+  const PrefillParams& p_;
+  std::uint64_t base_;
+  PromptFeed feed_;
+  LruSlots cache_;
+  Prompt prompt_;
+  std::vector<std::uint64_t> slot_;
+  std::uint64_t reused_blocks_ = 0;
+  std::uint64_t new_tokens_ = 0;
+  unsigned layer_ = 0;
+  std::uint64_t block_ = 0;
+  unsigned vec_ = 0;
+  std::vector<std::uint64_t> arrivals_;
+  std::uint64_t tokens_ = 0, reused_tokens_ = 0, read_ = 0, written_ = 0;
+  LatencyHistogram latency_;
+};
+
+class PrefillSpec : public GeneratorSpec {
+ public:
+  PrefillSpec(PrefillParams p, unsigned ranks) : p_(std::move(p)), ranks_(ranks) {}
+  const char* kind() const override { return "prefill"; }
+  std::vector<RegionSpec> regions() const override {
+    return {{"kv_cache",
+             std::uint64_t{p_.layers} * p_.model.kv_vectors() * p_.slots() * p_.block_bytes(),
+             p_.where, true}};
+  }
+  std::unique_ptr<AccessSource> make_source(const SourceContext& c) const override {
+    return std::make_unique<PrefillSource>(p_, c, ranks_);
+  }
+  nlohmann::json combine(const std::vector<nlohmann::json>& per_gpu) const override {
+    nlohmann::json j = GeneratorSpec::combine(per_gpu);
+    const double tokens = j.value("input_tokens", 0.0);
+    j["reuse_fraction"] = tokens > 0 ? j.value("reused_tokens", 0.0) / tokens : 0.0;
+    return j;
+  }
+  nlohmann::json summary() const override {
+    nlohmann::json j = {
+        {"model", p_.model.name},
+        {"kv_bytes_per_token_per_gpu", p_.model.kv_bytes_per_token_layer(p_.tp) * p_.layers},
+        {"layers_simulated", p_.layers},
+        {"block_tokens", p_.block_tokens},
+        {"cache_tokens_per_gpu", p_.cache_tokens},
+        {"compute", p_.compute.to_json()}};
+    if (!p_.trace.empty()) {
+      j["trace"] = p_.trace;
+    } else {
+      j["prompts"] = p_.prompts;
+      j["shared_prefix_tokens"] = p_.shared_prefix;
+    }
+    return j;
+  }
+
+ private:
+  PrefillParams p_;
+  unsigned ranks_;
+};
+
+}  // namespace
+
+std::shared_ptr<const GeneratorSpec> parse_prefill(ConfigNode& n, const PlatformFacts& facts,
+                                                   const std::vector<unsigned>& gpus) {
+  PrefillParams p;
+  p.model = parse_model_key(n);
+  p.where = parse_placement(n, "location", facts, gpus);
+  p.block_tokens = static_cast<unsigned>(n.get_uint("block_tokens", 16, 1, 1u << 16));
+  p.tp = parse_tp(n, p.model, gpus.size());
+  p.layers = parse_layers(n, p.model);
+  p.compute = parse_compute(n);
+  p.prefetch = static_cast<unsigned>(n.get_uint("prefetch_layers", 0, 0, 64));
+  const bool traced = n.has("trace");
+  if (traced) {
+    for (const char* k : {"prompts", "input_tokens", "shared_prefix_tokens", "prefix_groups",
+                          "arrival_interval_ns"}) {
+      n.ignore(k);
+      if (n.has(k)) n.fail(k, "synthetic prompts and a trace exclude each other");
+    }
+    ConfigNode t = n.child("trace");
+    p.trace = t.get_string("file", std::nullopt);
+    p.trace_block_tokens = t.get_uint("block_tokens", 512, 1, 1u << 20);
+    if (p.trace_block_tokens % p.block_tokens != 0) {
+      t.fail("block_tokens",
+             fmt::format("expected a multiple of the KV block_tokens ({})", p.block_tokens));
+    }
+    p.time_scale = t.get_double("time_scale", 1.0, 0.0, 1e6);
+    p.max_requests = t.get_uint("max_requests", 0, 0);
+    t.finish();
+    try {
+      MooncakeReader probe(p.trace);  // unreadable: fail now, naming the key
+    } catch (const TraceError& e) {
+      t.fail("file", e.what());
+    }
+    p.cache_tokens = n.get_uint("cache_tokens", std::nullopt, 1, 1ULL << 40);
+  } else {
+    p.prompts = n.get_uint("prompts", std::nullopt, 1, 1ULL << 32);
+    p.input = parse_tokens(n, "input_tokens", 1);
+    p.shared_prefix = n.get_uint("shared_prefix_tokens", 0, 0, 1ULL << 30);
+    p.groups = n.get_uint("prefix_groups", 1, 1, 1ULL << 24);
+    p.arrival_interval_ns = n.get_double("arrival_interval_ns", 0.0, 0.0, 1e12);
+    const std::uint64_t all =
+        p.prompts * ((p.input.max + p.block_tokens - 1) / p.block_tokens) * p.block_tokens;
+    p.cache_tokens = n.get_uint("cache_tokens", all, 1, 1ULL << 40);
+  }
+  n.finish();
+  return std::make_shared<PrefillSpec>(std::move(p), static_cast<unsigned>(gpus.size()));
+}
+
+}  // namespace famsim

@@ -1,0 +1,162 @@
+// weight_stream: a model's weights streamed from memory layer by layer, paced by compute.
+//
+// Keys (stream.weight_stream):
+//   model             the model (traffic/ai/generators.h)
+//   location          where the weights live (e.g. device/fam0)
+//   tensor_parallel   GPUs sharing each layer (each reads its 1/tp shard), default 1
+//   layers            layers simulated (the first N), default all
+//   steps             passes over the layers (forward passes), default 1
+//   batch             tokens per pass, for the compute time, default 1
+//   compute           per-layer compute (traffic/ai/llm_common.h)
+//   prefetch_layers   layers fetched ahead of the one computing, default 1 (double buffering);
+//                     0: each layer's fetch waits for the previous layer's compute
+//   include_experts   MoE layers also read all their routed experts, default false (the
+//                     moe_experts generator models fetching only the routed ones)
+//   access_bytes      bytes per access the GPU splits into requests (a copy engine's chunk),
+//                     default 64 KiB
+//
+// Per pass and layer the GPU reads ModelConfig::layer_weight_bytes(layer, tp) bytes (plus the
+// experts when asked); the layers sit back to back in one region. The report gives per-pass time
+// and the time transfers were not hidden behind compute.
+#include "traffic/ai/generators.h"
+#include "traffic/ai/llm_common.h"
+
+#include <fmt/format.h>
+
+namespace famsim {
+
+namespace {
+
+struct WeightStreamParams {
+  ModelConfig model;
+  Placement where;
+  unsigned tp = 1;
+  unsigned layers = 1;
+  unsigned steps = 1;
+  std::uint64_t batch = 1;
+  ComputeModel compute;
+  unsigned prefetch = 1;
+  bool include_experts = false;
+  std::uint64_t access_bytes = 64 * 1024;
+
+  std::uint64_t layer_bytes(unsigned l) const {
+    std::uint64_t b = model.layer_weight_bytes(l, tp);
+    if (include_experts && model.is_moe_layer(l))
+      b += model.experts * model.expert_weight_bytes(tp);
+    return b;
+  }
+  std::uint64_t total_bytes() const {
+    std::uint64_t t = 0;
+    for (unsigned l = 0; l < layers; ++l) t += layer_bytes(l);
+    return t;
+  }
+};
+
+class WeightStreamSource : public PhasedSource {
+ public:
+  WeightStreamSource(const WeightStreamParams& p, const SourceContext& c)
+      : PhasedSource(p.prefetch), p_(p), base_(c.region_va[0]) {
+    offset_.resize(p.layers);
+    std::uint64_t o = 0;
+    for (unsigned l = 0; l < p.layers; ++l) {
+      offset_[l] = o;
+      o += p.layer_bytes(l);
+    }
+  }
+
+  nlohmann::json report() const override {
+    double sum = 0;
+    for (double s : pass_ns_) sum += s;
+    const double compute_ns =
+        static_cast<double>(compute_ps_per_pass_) * 1e-3 * static_cast<double>(pass_ns_.size());
+    return {{"passes_done", pass_ns_.size()},
+            {"bytes_read", read_},
+            {"pass_ns", pass_ns_},
+            {"mean_pass_ns", pass_ns_.empty() ? 0.0 : sum / static_cast<double>(pass_ns_.size())},
+            {"compute_ns_per_pass", static_cast<double>(compute_ps_per_pass_) * 1e-3},
+            // Time the passes took beyond their compute: transfers not hidden behind compute.
+            {"exposed_transfer_ns", sum > compute_ns ? sum - compute_ns : 0.0}};
+  }
+
+ protected:
+  bool open_phase(std::uint64_t i, PhaseStart& start) override {
+    if (i / p_.layers >= p_.steps) return false;
+    const unsigned l = static_cast<unsigned>(i % p_.layers);
+    start.compute_ps = p_.compute.layer_ps(p_.model, l, p_.batch, p_.tp);
+    if (i < p_.layers) compute_ps_per_pass_ += start.compute_ps;
+    cursor_ = ChunkCursor{base_ + offset_[l], p_.layer_bytes(l), false};
+    return true;
+  }
+  bool phase_access(Access& a) override {
+    if (!cursor_.take(p_.access_bytes, a.va, a.bytes, a.write)) return false;
+    read_ += a.bytes;
+    return true;
+  }
+  void phase_finished(const PhaseTimes& t) override {
+    if (t.index % p_.layers == 0) pass_start_ps_ = t.fetch_start_ps;
+    if (t.index % p_.layers == p_.layers - 1) {
+      pass_ns_.push_back(static_cast<double>(t.compute_end_ps - pass_start_ps_) * 1e-3);
+    }
+  }
+
+ private:
+  const WeightStreamParams& p_;
+  std::uint64_t base_;
+  std::vector<std::uint64_t> offset_;
+  ChunkCursor cursor_;
+  std::uint64_t read_ = 0;
+  std::uint64_t compute_ps_per_pass_ = 0;
+  std::uint64_t pass_start_ps_ = 0;
+  std::vector<double> pass_ns_;
+};
+
+class WeightStreamSpec : public GeneratorSpec {
+ public:
+  explicit WeightStreamSpec(WeightStreamParams p) : p_(std::move(p)) {}
+  const char* kind() const override { return "weight_stream"; }
+  std::vector<RegionSpec> regions() const override {
+    return {{"weights", p_.total_bytes(), p_.where, false}};
+  }
+  std::unique_ptr<AccessSource> make_source(const SourceContext& c) const override {
+    return std::make_unique<WeightStreamSource>(p_, c);
+  }
+  nlohmann::json summary() const override {
+    std::uint64_t compute = 0;
+    for (unsigned l = 0; l < p_.layers; ++l)
+      compute += p_.compute.layer_ps(p_.model, l, p_.batch, p_.tp);
+    return {{"model", p_.model.name},
+            {"bytes_per_pass_per_gpu", p_.total_bytes()},
+            {"layers_simulated", p_.layers},
+            {"passes", p_.steps},
+            {"tensor_parallel", p_.tp},
+            {"compute_ns_per_pass", static_cast<double>(compute) * 1e-3},
+            {"compute", p_.compute.to_json()}};
+  }
+
+ private:
+  WeightStreamParams p_;
+};
+
+}  // namespace
+
+std::shared_ptr<const GeneratorSpec> parse_weight_stream(ConfigNode& n, const PlatformFacts& facts,
+                                                         const std::vector<unsigned>& gpus) {
+  WeightStreamParams p;
+  p.model = parse_model_key(n);
+  p.where = parse_placement(n, "location", facts, gpus);
+  p.tp = parse_tp(n, p.model, gpus.size());
+  p.layers = parse_layers(n, p.model);
+  p.steps = static_cast<unsigned>(n.get_uint("steps", 1, 1, 1u << 24));
+  p.batch = n.get_uint("batch", 1, 1, 1ULL << 30);
+  p.compute = parse_compute(n);
+  p.prefetch = static_cast<unsigned>(n.get_uint("prefetch_layers", 1, 0, 64));
+  p.include_experts = n.get_bool("include_experts", false);
+  if (p.include_experts && !p.model.is_moe()) {
+    n.fail("include_experts", p.model.name + " has no experts");
+  }
+  p.access_bytes = n.get_bytes("access_bytes", 64 * 1024, 1, 1ULL << 30);
+  n.finish();
+  return std::make_shared<WeightStreamSpec>(std::move(p));
+}
+
+}  // namespace famsim

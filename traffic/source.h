@@ -1,0 +1,114 @@
+// What a GPU stream asks for its next access: the interface between the GPU initiator and every
+// traffic generator (access patterns, AI workload generators, trace replay). Pure C++, no SystemC.
+//
+// A source is pulled: the GPU asks for the next access when it has room to issue one. The source
+// may answer with an access, with "not before time T" (pacing, compute time, trace timestamps),
+// with "not until something completes" (a phase waiting for its data), or with "done". The GPU
+// reports every completed request back with the access's phase tag, so a source can model
+// dependencies: a layer's compute starting when its data has arrived, a prefetch running ahead.
+//
+// PhasedSource is the common shape of the AI generators: a pipeline of phases, each a batch of
+// accesses (fetch) followed by a compute time.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+namespace famsim {
+
+struct Access {
+  std::uint64_t va = 0;
+  std::uint32_t bytes = 0;
+  bool write = false;
+  std::uint32_t phase = 0;  // tag the GPU hands back on completion (PhasedSource: phase index)
+};
+
+class AccessSource {
+ public:
+  static constexpr std::uint64_t kNever = std::numeric_limits<std::uint64_t>::max();
+  enum class State { kReady, kWait, kDone };
+
+  virtual ~AccessSource() = default;
+
+  // The next access the GPU may issue at now_ps. kReady: `a` is filled. kWait: nothing before
+  // wake_ps (kNever: nothing until a completion is reported). kDone: the source has nothing more;
+  // it stays done.
+  virtual State next(std::uint64_t now_ps, Access& a, std::uint64_t& wake_ps) = 0;
+  // `bytes` of an access tagged `phase` have completed at the GPU at now_ps.
+  virtual void completed(std::uint32_t /*phase*/, std::uint32_t /*bytes*/,
+                         std::uint64_t /*now_ps*/) {}
+  // Generator-specific results for stats.json (steps, step times, hit rates).
+  virtual nlohmann::json report() const { return nlohmann::json::object(); }
+};
+
+// A pipeline of phases. Phase i fetches its accesses, then computes for its compute time:
+//   compute_i starts at max(fetch_i done, compute_{i-1} end) and lasts compute_ps(i);
+//   fetch_i starts no earlier than its not_before time and once compute_{i-1-depth} has ended,
+// where depth is the number of phases fetched ahead (0: a phase's data is fetched after the
+// previous phase's compute; 1: double buffering, the next fetch overlaps this compute). A phase
+// with no accesses is fetched the moment it starts. The source is done when the last compute
+// has ended.
+class PhasedSource : public AccessSource {
+ public:
+  struct PhaseStart {
+    std::uint64_t compute_ps = 0;     // compute after the fetch
+    std::uint64_t not_before_ps = 0;  // the fetch starts no earlier (e.g. a request's arrival)
+  };
+  struct PhaseTimes {
+    std::uint64_t index = 0;
+    std::uint64_t fetch_start_ps = 0;
+    std::uint64_t fetch_end_ps = 0;
+    std::uint64_t compute_end_ps = 0;
+    std::uint64_t bytes = 0;
+  };
+
+  explicit PhasedSource(unsigned depth);
+
+  State next(std::uint64_t now_ps, Access& a, std::uint64_t& wake_ps) final;
+  void completed(std::uint32_t phase, std::uint32_t bytes, std::uint64_t now_ps) final;
+
+  unsigned depth() const { return depth_; }
+  std::uint64_t phases_done() const { return finalized_; }
+  // When the last finished phase's compute ended.
+  std::uint64_t last_compute_end_ps() const { return last_compute_end_; }
+
+ protected:
+  // Opens phase i (0, 1, ...); false when there are no more phases. Called once per phase, in
+  // order, when the pipeline is ready to start it.
+  virtual bool open_phase(std::uint64_t i, PhaseStart& start) = 0;
+  // The next access of the open phase; false when the phase has issued everything.
+  virtual bool phase_access(Access& a) = 0;
+  // Phase i's compute has ended (in phase order).
+  virtual void phase_finished(const PhaseTimes& /*times*/) {}
+
+ private:
+  struct Slot {
+    std::uint64_t index = 0;
+    std::uint64_t issued = 0;
+    std::uint64_t completed = 0;
+    std::uint64_t compute_ps = 0;
+    std::uint64_t fetch_start_ps = 0;
+    std::uint64_t fetch_end_ps = 0;
+    std::uint64_t last_completion_ps = 0;
+    bool began = false;
+    bool all_issued = false;
+    bool fetched = false;
+  };
+  Slot& slot(std::uint64_t i) { return slots_[i % slots_.size()]; }
+  // Ends, in phase order, every phase whose fetch is done: its compute end becomes known.
+  void finalize();
+
+  unsigned depth_;
+  std::vector<Slot> slots_;                 // phases [finalized_, next_) : depth + 2 at most
+  std::vector<std::uint64_t> compute_end_;  // by phase index modulo depth + 2
+  std::uint64_t next_ = 0;                  // the next phase to open
+  std::uint64_t finalized_ = 0;             // phases whose compute end is known
+  bool open_ = false;                       // phase next_ - 1 is issuing
+  bool no_more_ = false;                    // open_phase said there are no more
+  std::uint64_t last_compute_end_ = 0;
+};
+
+}  // namespace famsim
