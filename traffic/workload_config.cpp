@@ -116,6 +116,7 @@ Placement parse_placement(ConfigNode& node, const std::string& key, const Platfo
 nlohmann::json GeneratorSpec::combine(const std::vector<nlohmann::json>& per_gpu) const {
   const auto averaged = [](const std::string& k) {
     return k.rfind("mean_", 0) == 0 || k.find("per_second") != std::string::npos ||
+           (k.size() > 3 && k.compare(k.size() - 3, 3, "_ns") == 0) ||
            (k.size() > 5 && k.compare(k.size() - 5, 5, "_rate") == 0) ||
            (k.size() > 9 && k.compare(k.size() - 9, 9, "_fraction") == 0);
   };

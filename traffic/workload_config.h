@@ -100,7 +100,7 @@ class GeneratorSpec {
   // What it does in numbers (bytes per step, ...), for `famsim validate` and stats.json.
   virtual nlohmann::json summary() const = 0;
   // The stream's result over all its GPUs from each GPU's AccessSource::report(): counts are
-  // summed; "mean_*", "*_rate", "*_fraction" and "*per_second*" values are averaged over the
+  // summed; "mean_*", "*_ns", "*_rate", "*_fraction" and "*per_second*" values are averaged over the
   // GPUs that did work; anything else (lists, histograms) is left to the per-GPU reports.
   virtual nlohmann::json combine(const std::vector<nlohmann::json>& per_gpu) const;
 };
