@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <filesystem>
+
 namespace famsim {
 
 std::optional<std::string> embedded_file(const std::string& path) {
@@ -78,7 +80,14 @@ void expand_model(YAML::Node generator, const std::string& path, ConfigSources& 
   const YAML::Node& cg = generator;
   const YAML::Node model = cg["model"];
   if (model.IsDefined() && model.IsScalar()) {
-    const std::string file = model.Scalar();
+    // Relative to the file that named it when it is there, else to the working directory.
+    std::string file = model.Scalar();
+    const std::filesystem::path from(sources.source_of(path + ".model"));
+    std::error_code ec;
+    if (std::filesystem::path(file).is_relative() && from.has_parent_path() &&
+        std::filesystem::exists(from.parent_path() / file, ec)) {
+      file = (from.parent_path() / file).string();
+    }
     try {
       generator["model"] = load_yaml_file(file);
     } catch (const ConfigError& e) {

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <regex>
 #include <sstream>
@@ -356,6 +357,22 @@ std::string ConfigNode::get_string(const std::string& key, std::optional<std::st
   }
   const YAML::Node& v = *sv;
   return v.Scalar();
+}
+
+std::string ConfigNode::get_path(const std::string& key) {
+  const std::string p = get_string(key, std::nullopt);
+  if (p.empty()) fail(key, "expected a file path");
+  const std::filesystem::path path(p);
+  if (path.is_absolute() || !sources_) return p;
+  // Relative to the file the key was written in, when that file has it; else to the working
+  // directory (a path given with --set, or a file next to where famsim runs).
+  const std::filesystem::path from(sources_->source_of(key_path(key)));
+  if (from.has_parent_path()) {
+    const std::filesystem::path beside = from.parent_path() / path;
+    std::error_code ec;
+    if (std::filesystem::exists(beside, ec)) return beside.string();
+  }
+  return p;
 }
 
 std::string ConfigNode::get_choice(const std::string& key, std::optional<std::string> def,

@@ -81,6 +81,9 @@ class ConfigNode {
                     bool min_exclusive = false);
   bool get_bool(const std::string& key, std::optional<bool> def);
   std::string get_string(const std::string& key, std::optional<std::string> def);
+  // A file path; a relative one is taken relative to the directory of the file that set the key
+  // when the file is there, else relative to the working directory.
+  std::string get_path(const std::string& key);
   std::string get_choice(const std::string& key, std::optional<std::string> def,
                          const std::vector<std::string>& allowed);
   // Bytes as an integer or with a unit suffix (B, KiB, MiB, GiB, TiB, KB, MB, GB, TB).

@@ -218,5 +218,48 @@ streams:
   EXPECT_LE(gap, 5001.0);
 }
 
+// A buffer striped over two devices, granule (2 MiB) by granule: a sequential read of 4 MiB
+// reads page 0 from fam0 and page 1 from fam1, 2 MiB from each.
+TEST(Workload, StripedBufferSpreadsPagesOverDevices) {
+  const nlohmann::json r = test::run_sim(R"(
+name: two_devices
+gpus: {count: 1, clock_mhz: 1000, request_bytes: 128, max_outstanding: 64, issue_width: 2}
+links:
+  gpu_switch: {lanes: 8, lane_gbps: 32, encoding_efficiency: 1.0, latency_ns: 10, clock_mhz: 1000,
+               flit_bytes: 16, request_vc_credits: 64, response_vc_credits: 64, per_gpu: 2}
+  switch_device: {lanes: 8, lane_gbps: 32, encoding_efficiency: 1.0, latency_ns: 5,
+                  clock_mhz: 1000, flit_bytes: 16, request_vc_credits: 32,
+                  response_vc_credits: 32}
+switch: {radix: 8, clock_mhz: 1000, pipeline_cycles: 10, port_bytes: 64, input_buffer: 16,
+         output_buffer: 16}
+devices:
+  - name: fam0
+    capacity_gib: 1
+    fabric_ports: 1
+    port_logic: {clock_mhz: 1000, ingress_cycles: 3, egress_cycles: 2, tags_per_port: 64}
+    noc: {kind: crossbar, clock_mhz: 1000, pipeline_cycles: 4, width_bytes: 32}
+    memory: {model: ideal, standard: TEST, data_rate_mtps: 2000, channel_width_bits: 64,
+             clock_mhz: 1000, access_latency_cycles: 20, channels: 1}
+  - name: fam1
+    capacity_gib: 1
+    fabric_ports: 1
+    port_logic: {clock_mhz: 1000, ingress_cycles: 3, egress_cycles: 2, tags_per_port: 64}
+    noc: {kind: crossbar, clock_mhz: 1000, pipeline_cycles: 4, width_bytes: 32}
+    memory: {model: ideal, standard: TEST, data_rate_mtps: 2000, channel_width_bits: 64,
+             clock_mhz: 1000, access_latency_cycles: 20, channels: 1}
+)",
+                                         R"(
+name: striped
+streams:
+  - name: reader
+    gpus: [0]
+    buffer: {bytes: 4MiB, location: [device/fam0, device/fam1]}
+    pattern: sequential
+)");
+  EXPECT_EQ(served_by(r, "fam0"), 2u << 20);
+  EXPECT_EQ(served_by(r, "fam1"), 2u << 20);
+  EXPECT_TRUE(r["conservation"]["ok"].get<bool>());
+}
+
 }  // namespace
 }  // namespace famsim

@@ -301,7 +301,7 @@ std::shared_ptr<const GeneratorSpec> parse_prefill(ConfigNode& n, const Platform
       if (n.has(k)) n.fail(k, "synthetic prompts and a trace exclude each other");
     }
     ConfigNode t = n.child("trace");
-    p.trace = t.get_string("file", std::nullopt);
+    p.trace = t.get_path("file");
     p.trace_block_tokens = t.get_uint("block_tokens", 512, 1, 1u << 20);
     if (p.trace_block_tokens % p.block_tokens != 0) {
       t.fail("block_tokens",

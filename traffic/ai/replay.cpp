@@ -97,7 +97,7 @@ class ReplaySpec : public GeneratorSpec {
 std::shared_ptr<const GeneratorSpec> parse_replay(ConfigNode& n, const PlatformFacts& facts,
                                                   const std::vector<unsigned>& gpus) {
   ReplayParams p;
-  p.file = n.get_string("file", std::nullopt);
+  p.file = n.get_path("file");
   p.bytes = n.get_bytes("bytes", std::nullopt, 1);
   p.where = parse_placement(n, "location", facts, gpus);
   p.time_scale = n.get_double("time_scale", 1.0, 0.0, 1e6);

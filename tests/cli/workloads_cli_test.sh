@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# The shipped AI workloads: each validates at full size on nvl8_fam and runs end to end (shrunk
+# with --set so the test stays fast, also under the sanitizers) with conservation intact. Their
+# full-size host time is a benchmark figure, not a test: scripts/bench_workloads.sh.
+CLI_TEST_NAME=workloads
+source "$(dirname "$0")/lib.sh"
+
+P=platforms/nvl8_fam.yaml
+check() {  # check NAME KIND WORKLOAD [--set ...]
+  local name=$1 kind=$2 wl=$3
+  shift 3
+  run_famsim "$name.validate" validate --platform "$P" --workload "$wl"
+  expect_rc 0 "$name validates"
+  expect_in_output "($kind on " "$name: validate shows the generator"
+  run_famsim "$name" run --platform "$P" --workload "$wl" --out "$WORK/$name" "$@"
+  expect_rc 0 "$name runs"
+  expect_in_output "conservation: ok" "$name conserves requests"
+  expect_in_output "($kind, all its GPUs)" "$name reports the generator's result"
+  grep -q '"workload"' "$WORK/$name/stats.json" || fail "$name: stats.json has no workload key"
+  pass "$name"
+}
+
+S=workload.streams.0
+check kv_decode kv_decode traffic/kv_decode_llama70b.yaml \
+  --set $S.kv_decode.layers=1 --set $S.kv_decode.steps=1 --set $S.kv_decode.batch=1
+check prefill prefill traffic/prefill_prefix_reuse.yaml \
+  --set $S.prefill.layers=1 --set $S.prefill.prompts=4 --set $S.prefill.input_tokens=256
+check weight_stream weight_stream traffic/weight_stream.yaml \
+  --set $S.weight_stream.layers=2 --set $S.weight_stream.model.hidden_size=256 \
+  --set $S.weight_stream.model.intermediate_size=512
+check moe moe_experts traffic/moe_deepseek_v3.yaml \
+  --set $S.moe_experts.steps=1 --set $S.moe_experts.model.moe.expert_intermediate_size=16
+check mooncake prefill traffic/mooncake_prefill.yaml \
+  --set $S.prefill.layers=1 --set $S.prefill.trace.max_requests=4
+
+# A trace that is not there is bad input naming the key.
+run_famsim missing_trace run --platform "$P" --workload traffic/mooncake_prefill.yaml \
+  --set $S.prefill.trace.file=no_such.jsonl
+expect_rc 2 "missing trace"
+expect_in_output "$S.prefill.trace.file" "missing trace names the key"
+pass "missing trace"
