@@ -57,6 +57,7 @@ int do_run(const famsim::RunOptions& opt, const std::string& out_dir) {
   std::filesystem::create_directories(out_dir);
   std::filesystem::remove(out_dir + "/stats.json");
   std::filesystem::remove(out_dir + "/config.yaml");
+  std::filesystem::remove(out_dir + "/timeseries.csv");
 
   sim.run();
   if (sim.input_error()) {
@@ -66,6 +67,8 @@ int do_run(const famsim::RunOptions& opt, const std::string& out_dir) {
   const double host = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const nlohmann::json stats = sim.results(host, peak_rss_mib());
   famsim::write_file_atomically(out_dir + "/config.yaml", sim.config_yaml());
+  const std::string series = sim.timeseries_csv();
+  if (!series.empty()) famsim::write_file_atomically(out_dir + "/timeseries.csv", series);
   famsim::write_file_atomically(out_dir + "/stats.json", stats.dump(2) + "\n");
   std::cout << famsim::summary_text(stats, out_dir);
   const bool timing_ok =

@@ -88,6 +88,8 @@ ResolvedConfig parse_config(const ConfigDoc& doc) {
                       : Kernel::kSystemC;
   rc.sim.quantum_ns = sim.get_double("quantum_ns", 1000.0, 0.0, 1e12, true);
   rc.sim.dram_command_log = sim.get_bool("dram_command_log", false);
+  // Bandwidth and latency per window (timeseries.csv); 0 switches it off.
+  rc.sim.timeseries_window_ns = sim.get_double("timeseries_window_ns", 1000.0, 0.0, 1e12);
   ConfigNode log = sim.child("log");
   const std::vector<std::string> levels = {"error", "warning", "info", "debug"};
   parse_log_level(log.get_choice("level", "warning", levels), rc.sim.log.level);
@@ -140,6 +142,8 @@ Simulation::Simulation(ConfigDoc doc, const std::string& out_dir)
   doc_.root["sim"]["seed"] = cfg_.sim.seed;
   ctx_ =
       std::make_unique<SimContext>(cfg_.platform.gpu.request_bytes, cfg_.sim.seed, cfg_.sim.kernel);
+  ctx_->timeseries.set_window_ps(
+      static_cast<std::uint64_t>(std::llround(cfg_.sim.timeseries_window_ns * 1000.0)));
   if (Scheduler* s = ctx_->scheduler()) {
     s->set_quantum_ps(static_cast<std::uint64_t>(std::llround(cfg_.sim.quantum_ns * 1000.0)));
     if (cfg_.sim.max_time_ns > 0) {
@@ -564,6 +568,7 @@ nlohmann::json Simulation::results(double host_seconds, double peak_rss_mib) con
     wl[st.name] = e;
   }
   j["workload"] = {{"streams", wl}};
+  if (ctx_->timeseries.enabled()) j["timeseries"] = ctx_->timeseries.summary();
   // After the reports: they close each controller's command log.
   if (!dram_log_dir_.empty()) j["dram_timing_check"] = check_dram_logs();
   j["conservation"] = check_conservation(*ctx_, t, truncated());
@@ -578,5 +583,9 @@ nlohmann::json Simulation::results(double host_seconds, double peak_rss_mib) con
 }
 
 std::string Simulation::config_yaml() const { return yaml_to_text(doc_.root); }
+
+std::string Simulation::timeseries_csv() const {
+  return ctx_->timeseries.enabled() ? ctx_->timeseries.csv() : std::string();
+}
 
 }  // namespace famsim

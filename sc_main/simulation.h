@@ -41,6 +41,7 @@ struct SimSettings {
   Kernel kernel = Kernel::kFamsim;
   double quantum_ns = 1000;  // famsim kernel: how far local time may run ahead of SystemC's
   bool dram_command_log = false;
+  double timeseries_window_ns = 1000.0;  // 0: no time series
   LogSettings log;  // sim.log: per-module verbosity  // every DRAM controller logs its commands
                     // (OUT/dram/*.csv)
 };
@@ -88,6 +89,8 @@ class Simulation {
   nlohmann::json results(double host_seconds, double peak_rss_mib) const;
   // Resolved configuration as YAML text (re-runnable with --platform).
   std::string config_yaml() const;
+  // timeseries.csv (empty when sim.timeseries_window_ns is 0).
+  std::string timeseries_csv() const;
 
   const ResolvedConfig& config() const { return cfg_; }
   SimContext& context() { return *ctx_; }

@@ -79,6 +79,7 @@ void TracePlayer::complete(Payload& p) {
   (e.write ? write_latency_ : read_latency_).add_ps(arrived - e.issue_ps);
   (e.write ? write_bytes_ : read_bytes_) += e.length;
   if (p.get_response_status() == tlm::TLM_OK_RESPONSE) bytes_delivered_ += e.length;
+  ctx_.timeseries.add(arrived, e.length, arrived - e.issue_ps, e.write);
   ++completed_;
   --outstanding_;
   last_completion_ps_ = std::max(last_completion_ps_, arrived);

@@ -4,6 +4,7 @@
 
 #include "models/core/payload_pool.h"
 #include "models/core/stats.h"
+#include "models/core/timeseries.h"
 #include "models/core/wakeup.h"
 
 #include <cstdint>
@@ -28,6 +29,8 @@ struct SimContext {
   PayloadPool pool;
   ComponentRegistry registry;
   std::uint64_t seed;
+  // Bandwidth and latency per window over all initiators (sim.timeseries_window_ns).
+  TimeSeries timeseries;
   // Set (with stop()) by a block that finds the workload asked for something impossible.
   std::optional<std::string> input_error;
 

@@ -315,6 +315,7 @@ void Gpu::complete(Payload& p, std::uint64_t now_ps) {
     write_bytes_ += len;
   }
   if (p.get_response_status() == tlm::TLM_OK_RESPONSE) bytes_delivered_ += len;
+  ctx_.timeseries.add(arrived_ps, len, arrived_ps - e.issue_ps, e.write);
   s.source->completed(e.phase, len, arrived_ps);
   ++completed_;
   last_completion_ps_ = std::max(last_completion_ps_, arrived_ps);

@@ -33,6 +33,21 @@ check moe moe_experts traffic/moe_deepseek_v3.yaml \
 check mooncake prefill traffic/mooncake_prefill.yaml \
   --set $S.prefill.layers=1 --set $S.prefill.trace.max_requests=4
 
+# timeseries.csv: the windows' bandwidth times their length adds up to the bytes the run moved.
+python3 - "$WORK/kv_decode" <<'PY' || fail "timeseries.csv does not add up to the run's bytes"
+import csv, json, sys
+d = sys.argv[1]
+s = json.load(open(d + "/stats.json"))
+rows = list(csv.DictReader(open(d + "/timeseries.csv")))
+w = s["timeseries"]["window_ns"]
+assert len(rows) == s["timeseries"]["windows"] > 1, (len(rows), s["timeseries"])
+for key, total in (("read_gbps", s["summary"]["read_bytes"]), ("write_gbps", s["summary"]["write_bytes"])):
+    got = sum(float(r[key]) * w for r in rows)  # GB/s x ns = bytes
+    assert abs(got - total) <= 0.001 * len(rows) * w + 1e-9 * total, (key, got, total)
+assert sum(int(r["requests"]) for r in rows) == s["sim"]["requests_completed"]
+PY
+pass "timeseries.csv adds up"
+
 # A trace that is not there is bad input naming the key.
 run_famsim missing_trace run --platform "$P" --workload traffic/mooncake_prefill.yaml \
   --set $S.prefill.trace.file=no_such.jsonl

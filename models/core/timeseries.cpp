@@ -1,0 +1,102 @@
+#include "models/core/timeseries.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace famsim {
+
+unsigned TimeSeries::bin(std::uint64_t ps) {
+  if (ps < kSubBins) return static_cast<unsigned>(ps);  // exact below 8 ps
+  const unsigned e = 63u - static_cast<unsigned>(__builtin_clzll(ps));  // 2^e <= ps < 2^(e+1)
+  const unsigned sub = static_cast<unsigned>((ps >> (e - 3)) & (kSubBins - 1));
+  const unsigned b = (e - 2) * kSubBins + sub;  // e = 3 starts right after the exact bins
+  return std::min(b, kBins - 1);
+}
+
+double TimeSeries::bin_value_ps(unsigned b) {
+  if (b < kSubBins) return b;
+  const unsigned e = b / kSubBins + 2;
+  const unsigned sub = b % kSubBins;
+  // The bin covers [2^e (1 + sub/8), 2^e (1 + (sub+1)/8)): its middle.
+  return std::ldexp(1.0 + (sub + 0.5) / kSubBins, static_cast<int>(e));
+}
+
+void TimeSeries::coarsen() {
+  const std::size_t n = (rows_.size() + 1) / 2;
+  for (std::size_t i = 0; i < n; ++i) {
+    Row merged = rows_[2 * i];
+    if (2 * i + 1 < rows_.size()) {
+      const Row& o = rows_[2 * i + 1];
+      for (int d = 0; d < 2; ++d) {
+        merged.bytes[d] += o.bytes[d];
+        merged.requests[d] += o.requests[d];
+      }
+      merged.latency_sum_ps += o.latency_sum_ps;
+      merged.latency_max_ps = std::max(merged.latency_max_ps, o.latency_max_ps);
+      for (unsigned b = 0; b < kBins; ++b) merged.bins[b] += o.bins[b];
+    }
+    rows_[i] = merged;
+  }
+  rows_.resize(n);
+  window_ps_ *= 2;
+}
+
+double TimeSeries::percentile_ps(const Row& r, double q) {
+  const std::uint64_t n = r.requests[0] + r.requests[1];
+  if (n == 0) return 0;
+  // The smallest bin holding at least ceil(q n) values.
+  const auto want = static_cast<std::uint64_t>(std::ceil(q * static_cast<double>(n)));
+  std::uint64_t seen = 0;
+  for (unsigned b = 0; b < kBins; ++b) {
+    seen += r.bins[b];
+    if (seen >= std::max<std::uint64_t>(1, want)) {
+      return std::min(bin_value_ps(b), static_cast<double>(r.latency_max_ps));
+    }
+  }
+  return static_cast<double>(r.latency_max_ps);
+}
+
+std::string TimeSeries::csv() const {
+  std::string o =
+      "window_start_ns,window_end_ns,read_gbps,write_gbps,requests,latency_mean_ns,"
+      "latency_p50_ns,latency_p90_ns,latency_p99_ns,latency_max_ns\n";
+  std::size_t first = 0;
+  while (first < rows_.size() && rows_[first].requests[0] + rows_[first].requests[1] == 0) ++first;
+  const double w_ns = static_cast<double>(window_ps_) * 1e-3;
+  for (std::size_t i = first; i < rows_.size(); ++i) {
+    const Row& r = rows_[i];
+    const std::uint64_t n = r.requests[0] + r.requests[1];
+    // bytes per ns = GB/s
+    o += fmt::format("{:.3f},{:.3f},{:.4f},{:.4f},{},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f}\n",
+                     static_cast<double>(i) * w_ns, static_cast<double>(i + 1) * w_ns,
+                     static_cast<double>(r.bytes[0]) / w_ns,
+                     static_cast<double>(r.bytes[1]) / w_ns, n,
+                     n ? static_cast<double>(r.latency_sum_ps) * 1e-3 / static_cast<double>(n) : 0.0,
+                     percentile_ps(r, 0.50) * 1e-3, percentile_ps(r, 0.90) * 1e-3,
+                     percentile_ps(r, 0.99) * 1e-3, static_cast<double>(r.latency_max_ps) * 1e-3);
+  }
+  return o;
+}
+
+nlohmann::json TimeSeries::summary() const {
+  nlohmann::json j;
+  j["window_ns"] = static_cast<double>(window_ps_) * 1e-3;
+  std::size_t windows = 0;
+  double peak_bw = 0, peak_p99 = 0;
+  const double w_ns = static_cast<double>(window_ps_) * 1e-3;
+  for (const Row& r : rows_) {
+    if (r.requests[0] + r.requests[1] == 0 && windows == 0) continue;
+    ++windows;
+    peak_bw = std::max(peak_bw, static_cast<double>(r.bytes[0] + r.bytes[1]) / w_ns);
+    peak_p99 = std::max(peak_p99, percentile_ps(r, 0.99) * 1e-3);
+  }
+  j["windows"] = windows;
+  j["file"] = "timeseries.csv";
+  j["peak_window_bandwidth_gbps"] = peak_bw;
+  j["peak_window_p99_ns"] = peak_p99;
+  return j;
+}
+
+}  // namespace famsim

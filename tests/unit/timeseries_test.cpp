@@ -1,0 +1,69 @@
+// TimeSeries: per-window bandwidth and latency, values worked out by hand.
+#include "models/core/timeseries.h"
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace famsim {
+namespace {
+
+std::vector<std::string> lines(const std::string& s) {
+  std::vector<std::string> out;
+  std::istringstream in(s);
+  for (std::string l; std::getline(in, l);) out.push_back(l);
+  return out;
+}
+
+// Bins: 8 per octave. 200 ps lies in [128, 256), the 5th eighth [192, 208): middle 200. 300 ps
+// lies in [256, 512), 2nd eighth [288, 320): middle 304, capped at the window's max (300).
+TEST(TimeSeries, BinsAreEighthsOfAnOctave) {
+  EXPECT_DOUBLE_EQ(TimeSeries::bin_value_ps(TimeSeries::bin(200)), 200.0);
+  EXPECT_DOUBLE_EQ(TimeSeries::bin_value_ps(TimeSeries::bin(300)), 304.0);
+  EXPECT_DOUBLE_EQ(TimeSeries::bin_value_ps(TimeSeries::bin(5)), 5.0);
+  // Relative error of a bin's middle is at most 1/16 of the octave's start: 1000 ps lies in
+  // [960, 1024), middle 992.
+  EXPECT_DOUBLE_EQ(TimeSeries::bin_value_ps(TimeSeries::bin(1000)), 992.0);
+}
+
+// 1 ns windows. Window 0: three 128 B reads with latencies 100, 200, 300 ps = 384 B in 1 ns =
+// 384 GB/s, mean 0.2 ns, p50 the 2nd of 3 = 200 ps, p99 the 3rd = 300 ps. Window 1: empty.
+// Window 2: one 256 B write, 1 ns: 256 GB/s.
+TEST(TimeSeries, RowsByHand) {
+  TimeSeries t(1000);
+  t.add(100, 128, 100, false);
+  t.add(500, 128, 200, false);
+  t.add(999, 128, 300, false);
+  t.add(2500, 256, 1000, true);
+  const auto l = lines(t.csv());
+  ASSERT_EQ(l.size(), 4u);  // header + windows 0..2
+  EXPECT_EQ(l[1], "0.000,1.000,384.0000,0.0000,3,0.200,0.200,0.300,0.300,0.300");
+  EXPECT_EQ(l[2], "1.000,2.000,0.0000,0.0000,0,0.000,0.000,0.000,0.000,0.000");
+  EXPECT_EQ(l[3], "2.000,3.000,0.0000,256.0000,1,1.000,0.992,0.992,0.992,1.000");
+  EXPECT_EQ(t.summary()["windows"].get<std::size_t>(), 3u);
+  EXPECT_DOUBLE_EQ(t.summary()["peak_window_bandwidth_gbps"].get<double>(), 384.0);
+}
+
+// Past kMaxRows windows the window doubles and pairs merge: a request at window 4096 of 1 ns
+// makes 2 ns windows; the first row then holds windows 0 and 1 of the old size.
+TEST(TimeSeries, LongRunsGetCoarserWindowsNotMoreMemory) {
+  TimeSeries t(1000);
+  t.add(0, 64, 10, false);
+  t.add(1500, 64, 10, false);
+  t.add(TimeSeries::kMaxRows * 1000ULL, 64, 10, false);
+  EXPECT_EQ(t.window_ps(), 2000u);
+  const auto l = lines(t.csv());
+  EXPECT_EQ(l.size(), 1 + TimeSeries::kMaxRows / 2 + 1);
+  EXPECT_EQ(l[1].substr(0, 26), "0.000,2.000,64.0000,0.0000");  // 128 B over 2 ns
+}
+
+TEST(TimeSeries, OffRecordsNothing) {
+  TimeSeries t(0);
+  t.add(5, 64, 10, false);
+  EXPECT_FALSE(t.enabled());
+}
+
+}  // namespace
+}  // namespace famsim
