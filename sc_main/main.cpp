@@ -58,6 +58,7 @@ int do_run(const famsim::RunOptions& opt, const std::string& out_dir) {
   std::filesystem::remove(out_dir + "/stats.json");
   std::filesystem::remove(out_dir + "/config.yaml");
   std::filesystem::remove(out_dir + "/timeseries.csv");
+  std::filesystem::remove(out_dir + "/timeline.json");
 
   sim.run();
   if (sim.input_error()) {
@@ -69,6 +70,8 @@ int do_run(const famsim::RunOptions& opt, const std::string& out_dir) {
   famsim::write_file_atomically(out_dir + "/config.yaml", sim.config_yaml());
   const std::string series = sim.timeseries_csv();
   if (!series.empty()) famsim::write_file_atomically(out_dir + "/timeseries.csv", series);
+  const std::string timeline = sim.timeline_json();
+  if (!timeline.empty()) famsim::write_file_atomically(out_dir + "/timeline.json", timeline);
   famsim::write_file_atomically(out_dir + "/stats.json", stats.dump(2) + "\n");
   std::cout << famsim::summary_text(stats, out_dir);
   const bool timing_ok =

@@ -90,6 +90,11 @@ ResolvedConfig parse_config(const ConfigDoc& doc) {
   rc.sim.dram_command_log = sim.get_bool("dram_command_log", false);
   // Bandwidth and latency per window (timeseries.csv); 0 switches it off.
   rc.sim.timeseries_window_ns = sim.get_double("timeseries_window_ns", 1000.0, 0.0, 1e12);
+  // Sampled requests in timeline.json: every N-th request of each GPU, at most M.
+  ConfigNode tl = sim.child("timeline");
+  rc.sim.timeline_every = tl.get_uint("sample_every", 1000, 0, 1ULL << 40);
+  rc.sim.timeline_max_requests = tl.get_uint("max_requests", 500, 1, 1000000);
+  tl.finish();
   ConfigNode log = sim.child("log");
   const std::vector<std::string> levels = {"error", "warning", "info", "debug"};
   parse_log_level(log.get_choice("level", "warning", levels), rc.sim.log.level);
@@ -142,6 +147,7 @@ Simulation::Simulation(ConfigDoc doc, const std::string& out_dir)
   doc_.root["sim"]["seed"] = cfg_.sim.seed;
   ctx_ =
       std::make_unique<SimContext>(cfg_.platform.gpu.request_bytes, cfg_.sim.seed, cfg_.sim.kernel);
+  ctx_->timeline.configure(cfg_.sim.timeline_every, cfg_.sim.timeline_max_requests);
   ctx_->timeseries.set_window_ps(
       static_cast<std::uint64_t>(std::llround(cfg_.sim.timeseries_window_ns * 1000.0)));
   if (Scheduler* s = ctx_->scheduler()) {
@@ -569,6 +575,11 @@ nlohmann::json Simulation::results(double host_seconds, double peak_rss_mib) con
   }
   j["workload"] = {{"streams", wl}};
   if (ctx_->timeseries.enabled()) j["timeseries"] = ctx_->timeseries.summary();
+  if (ctx_->timeline.enabled()) {
+    j["timeline"] = {{"file", "timeline.json"},
+                     {"requests", ctx_->timeline.requests()},
+                     {"sample_every", cfg_.sim.timeline_every}};
+  }
   // After the reports: they close each controller's command log.
   if (!dram_log_dir_.empty()) j["dram_timing_check"] = check_dram_logs();
   j["conservation"] = check_conservation(*ctx_, t, truncated());
@@ -583,6 +594,10 @@ nlohmann::json Simulation::results(double host_seconds, double peak_rss_mib) con
 }
 
 std::string Simulation::config_yaml() const { return yaml_to_text(doc_.root); }
+
+std::string Simulation::timeline_json() const {
+  return ctx_->timeline.enabled() ? ctx_->timeline.json() : std::string();
+}
 
 std::string Simulation::timeseries_csv() const {
   return ctx_->timeseries.enabled() ? ctx_->timeseries.csv() : std::string();

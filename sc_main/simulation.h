@@ -42,6 +42,8 @@ struct SimSettings {
   double quantum_ns = 1000;  // famsim kernel: how far local time may run ahead of SystemC's
   bool dram_command_log = false;
   double timeseries_window_ns = 1000.0;  // 0: no time series
+  std::uint64_t timeline_every = 1000;    // 0: no timeline
+  std::uint64_t timeline_max_requests = 500;
   LogSettings log;  // sim.log: per-module verbosity  // every DRAM controller logs its commands
                     // (OUT/dram/*.csv)
 };
@@ -91,6 +93,8 @@ class Simulation {
   std::string config_yaml() const;
   // timeseries.csv (empty when sim.timeseries_window_ns is 0).
   std::string timeseries_csv() const;
+  // timeline.json (empty when sim.timeline.sample_every is 0).
+  std::string timeline_json() const;
 
   const ResolvedConfig& config() const { return cfg_; }
   SimContext& context() { return *ctx_; }

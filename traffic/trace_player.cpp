@@ -80,6 +80,7 @@ void TracePlayer::complete(Payload& p) {
   (e.write ? write_bytes_ : read_bytes_) += e.length;
   if (p.get_response_status() == tlm::TLM_OK_RESPONSE) bytes_delivered_ += e.length;
   ctx_.timeseries.add(arrived, e.length, arrived - e.issue_ps, e.write);
+  if (ctx_.timeline.wants(e.id)) ctx_.timeline.record(e, arrived);
   ++completed_;
   --outstanding_;
   last_completion_ps_ = std::max(last_completion_ps_, arrived);

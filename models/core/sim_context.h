@@ -4,6 +4,7 @@
 
 #include "models/core/payload_pool.h"
 #include "models/core/stats.h"
+#include "models/core/timeline.h"
 #include "models/core/timeseries.h"
 #include "models/core/wakeup.h"
 
@@ -31,6 +32,8 @@ struct SimContext {
   std::uint64_t seed;
   // Bandwidth and latency per window over all initiators (sim.timeseries_window_ns).
   TimeSeries timeseries;
+  // Sampled requests' journeys (sim.timeline), written as timeline.json.
+  Timeline timeline;
   // Set (with stop()) by a block that finds the workload asked for something impossible.
   std::optional<std::string> input_error;
 

@@ -8,7 +8,7 @@
 namespace famsim {
 
 unsigned TimeSeries::bin(std::uint64_t ps) {
-  if (ps < kSubBins) return static_cast<unsigned>(ps);  // exact below 8 ps
+  if (ps < kSubBins) return static_cast<unsigned>(ps);                  // exact below 8 ps
   const unsigned e = 63u - static_cast<unsigned>(__builtin_clzll(ps));  // 2^e <= ps < 2^(e+1)
   const unsigned sub = static_cast<unsigned>((ps >> (e - 3)) & (kSubBins - 1));
   const unsigned b = (e - 2) * kSubBins + sub;  // e = 3 starts right after the exact bins
@@ -69,13 +69,13 @@ std::string TimeSeries::csv() const {
     const Row& r = rows_[i];
     const std::uint64_t n = r.requests[0] + r.requests[1];
     // bytes per ns = GB/s
-    o += fmt::format("{:.3f},{:.3f},{:.4f},{:.4f},{},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f}\n",
-                     static_cast<double>(i) * w_ns, static_cast<double>(i + 1) * w_ns,
-                     static_cast<double>(r.bytes[0]) / w_ns,
-                     static_cast<double>(r.bytes[1]) / w_ns, n,
-                     n ? static_cast<double>(r.latency_sum_ps) * 1e-3 / static_cast<double>(n) : 0.0,
-                     percentile_ps(r, 0.50) * 1e-3, percentile_ps(r, 0.90) * 1e-3,
-                     percentile_ps(r, 0.99) * 1e-3, static_cast<double>(r.latency_max_ps) * 1e-3);
+    o += fmt::format(
+        "{:.3f},{:.3f},{:.4f},{:.4f},{},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f}\n",
+        static_cast<double>(i) * w_ns, static_cast<double>(i + 1) * w_ns,
+        static_cast<double>(r.bytes[0]) / w_ns, static_cast<double>(r.bytes[1]) / w_ns, n,
+        n ? static_cast<double>(r.latency_sum_ps) * 1e-3 / static_cast<double>(n) : 0.0,
+        percentile_ps(r, 0.50) * 1e-3, percentile_ps(r, 0.90) * 1e-3, percentile_ps(r, 0.99) * 1e-3,
+        static_cast<double>(r.latency_max_ps) * 1e-3);
   }
   return o;
 }

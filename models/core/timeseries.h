@@ -20,7 +20,7 @@ namespace famsim {
 class TimeSeries {
  public:
   static constexpr std::size_t kMaxRows = 4096;
-  static constexpr unsigned kSubBins = 8;          // per octave
+  static constexpr unsigned kSubBins = 8;           // per octave
   static constexpr unsigned kBins = 49 * kSubBins;  // latencies up to 2^49 ps
 
   // window_ps 0: switched off (add() does nothing).

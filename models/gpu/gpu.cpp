@@ -316,6 +316,7 @@ void Gpu::complete(Payload& p, std::uint64_t now_ps) {
   }
   if (p.get_response_status() == tlm::TLM_OK_RESPONSE) bytes_delivered_ += len;
   ctx_.timeseries.add(arrived_ps, len, arrived_ps - e.issue_ps, e.write);
+  if (ctx_.timeline.wants(e.id)) ctx_.timeline.record(e, arrived_ps);
   s.source->completed(e.phase, len, arrived_ps);
   ++completed_;
   last_completion_ps_ = std::max(last_completion_ps_, arrived_ps);

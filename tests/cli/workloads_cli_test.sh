@@ -48,6 +48,45 @@ assert sum(int(r["requests"]) for r in rows) == s["sim"]["requests_completed"]
 PY
 pass "timeseries.csv adds up"
 
+# timeline.json follows the Chrome trace event format and has, for each sampled request on
+# minimal.yaml's path (GPU, link, device port logic, NoC, memory channel), one slice per hop and
+# direction: 4 request-direction hops, the memory's queue and service, 4 response-direction hops;
+# the hop slices tile the request's own slice.
+run_famsim timeline run --platform platforms/minimal.yaml --out "$WORK/timeline" \
+  --set workload.streams.0.total_bytes=1MiB --set sim.timeline.sample_every=100
+expect_rc 0 "timeline run"
+python3 - "$WORK/timeline" <<'PY' || fail "timeline.json is not a valid trace of hop slices"
+import json, sys
+from collections import defaultdict
+d = sys.argv[1]
+t = json.load(open(d + "/timeline.json"))
+s = json.load(open(d + "/stats.json"))
+ev = t["traceEvents"]
+assert isinstance(ev, list) and ev
+rows = defaultdict(list)
+for e in ev:
+    assert e["ph"] in ("X", "M"), e
+    assert isinstance(e["pid"], int) and isinstance(e["tid"], int), e
+    if e["ph"] == "X":
+        assert isinstance(e["name"], str) and e["ts"] >= 0 and e["dur"] >= 0, e
+        rows[(e["pid"], e["tid"])].append(e)
+# 1 MiB in 128 B requests = 8192 requests, every 100th of the GPU's sequence (0, 100, ... 8100).
+assert len(rows) == 82 == s["timeline"]["requests"], (len(rows), s["timeline"])
+for key, evs in rows.items():
+    whole = [e for e in evs if e["name"].endswith(" request") and "(" not in e["name"]]
+    hops = sorted((e for e in evs if "(" in e["name"]), key=lambda e: e["ts"])
+    assert len(whole) == 1 and len(hops) == 10, (key, [e["name"] for e in evs])
+    kinds = [e["name"].rsplit("(", 1)[1] for e in hops]
+    assert kinds == ["request)"] * 4 + ["queue)", "service)"] + ["response)"] * 4, kinds
+    t0, end = whole[0]["ts"], whole[0]["ts"] + whole[0]["dur"]
+    cur = t0
+    for h in hops:  # contiguous, inside the request
+        assert abs(h["ts"] - cur) < 1e-9, (key, h, cur)
+        cur = h["ts"] + h["dur"]
+    assert abs(cur - end) < 1e-9, (key, cur, end)
+PY
+pass "timeline.json"
+
 # A trace that is not there is bad input naming the key.
 run_famsim missing_trace run --platform "$P" --workload traffic/mooncake_prefill.yaml \
   --set $S.prefill.trace.file=no_such.jsonl
