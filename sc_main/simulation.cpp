@@ -550,7 +550,9 @@ nlohmann::json Simulation::results(double host_seconds, double peak_rss_mib) con
                   {"bandwidth_gbps", secs > 0 ? (read_bytes + write_bytes) / secs * 1e-9 : 0.0},
                   {"latency_ns", all.to_json()},
                   {"read_latency_ns", reads.to_json()},
-                  {"write_latency_ns", writes.to_json()}};
+                  {"write_latency_ns", writes.to_json()},
+                  {"read_latency_histogram", reads.bins_json()},
+                  {"write_latency_histogram", writes.bins_json()}};
   j["components"] = ctx_->registry.report_all(window);
   // Generator streams: their configuration in numbers, their result over all their GPUs, and
   // each GPU's (also under components.<gpu>.streams).

@@ -74,6 +74,23 @@ nlohmann::json LatencyHistogram::to_json() const {
                         {"max", max_ns()}};
 }
 
+nlohmann::json LatencyHistogram::bins_json() const {
+  nlohmann::json upper = nlohmann::json::array();
+  nlohmann::json counts = nlohmann::json::array();
+  if (hist_) {
+    for (auto&& b : boost::histogram::indexed(*hist_, boost::histogram::coverage::all)) {
+      if (*b == 0) continue;
+      const int idx = b.index();
+      // Under- and overflow: the smallest and largest values seen bound them.
+      upper.push_back(idx < 0                          ? min_ns()
+                      : idx >= static_cast<int>(kBins) ? max_ns()
+                                                       : b.bin().upper());
+      counts.push_back(static_cast<std::uint64_t>(*b));
+    }
+  }
+  return {{"upper_ns", upper}, {"count", counts}};
+}
+
 Component::Component(ComponentRegistry& registry, std::string name)
     : registry_(registry), name_(std::move(name)), id_(BlockRegistry::add(name_)) {
   log_.set(name_, LogLevel::kWarning);

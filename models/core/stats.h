@@ -46,6 +46,8 @@ class LatencyHistogram {
 
   // {count, mean, min, p50, p90, p99, p999, max}, all in ns.
   nlohmann::json to_json() const;
+  // The non-empty bins, {upper_ns: [...], count: [...]} in increasing order: a latency CDF.
+  nlohmann::json bins_json() const;
 
  private:
   using Axis = boost::histogram::axis::regular<double, boost::histogram::axis::transform::log>;

@@ -87,6 +87,15 @@ for key, evs in rows.items():
 PY
 pass "timeline.json"
 
+# The plots of a run directory (README: scripts/plot_run.py RUN_DIR), each a PNG.
+"$(dirname "$0")/../../scripts/plot_run.py" "$WORK/timeline" >"$WORK/plots.log" 2>&1 ||
+  fail "plot_run.py failed: $(cat "$WORK/plots.log")"
+for f in latency_cdf bandwidth_time latency_time utilization; do
+  head -c 8 "$WORK/timeline/plots/$f.png" | od -An -tx1 | grep -q "89 50 4e 47 0d 0a 1a 0a" ||
+    fail "plots/$f.png is not a PNG"
+done
+pass "plots"
+
 # A trace that is not there is bad input naming the key.
 run_famsim missing_trace run --platform "$P" --workload traffic/mooncake_prefill.yaml \
   --set $S.prefill.trace.file=no_such.jsonl
