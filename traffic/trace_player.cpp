@@ -8,7 +8,7 @@ namespace famsim {
 TracePlayer::TracePlayer(sc_core::sc_module_name name, SimContext& ctx,
                          const TracePlayerParams& params, const AddressMap& channels)
     : sc_core::sc_module(name),
-      Component(ctx.registry, this->name()),
+      Component(ctx.registry, this->name(), BlockKind::kTracePlayer),
       ctx_(ctx),
       params_(params),
       clock_(params.clock_mhz),

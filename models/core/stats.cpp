@@ -74,8 +74,8 @@ nlohmann::json LatencyHistogram::to_json() const {
                         {"max", max_ns()}};
 }
 
-Component::Component(ComponentRegistry& registry, std::string name)
-    : registry_(registry), name_(std::move(name)), id_(BlockRegistry::add(name_)) {
+Component::Component(ComponentRegistry& registry, std::string name, BlockKind kind)
+    : registry_(registry), name_(std::move(name)), id_(BlockRegistry::add(name_, kind)) {
   log_.set(name_, LogLevel::kWarning);
   registry_.components_.push_back(this);
 }

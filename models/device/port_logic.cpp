@@ -10,7 +10,7 @@ namespace famsim {
 PortLogic::PortLogic(sc_core::sc_module_name name, SimContext& ctx, const PortLogicParams& params,
                      unsigned ports, std::uint64_t base, std::uint64_t size, const AddressMap& map)
     : sc_core::sc_module(name),
-      Component(ctx.registry, this->name()),
+      Component(ctx.registry, this->name(), BlockKind::kDevicePort),
       ctx_(ctx),
       params_(params),
       clock_(params.clock_mhz),

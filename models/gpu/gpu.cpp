@@ -12,7 +12,7 @@ namespace famsim {
 Gpu::Gpu(sc_core::sc_module_name name, SimContext& ctx, unsigned index, const GpuParams& params,
          unsigned fabric_ports, const LocalMemoryRoute& local, const AddressSpace& vmm)
     : sc_core::sc_module(name),
-      Component(ctx.registry, this->name()),
+      Component(ctx.registry, this->name(), BlockKind::kGpu),
       ctx_(ctx),
       index_(index),
       params_(params),

@@ -14,7 +14,7 @@ namespace famsim {
 DramController::DramController(sc_core::sc_module_name name, SimContext& ctx,
                                const DramControllerParams& params)
     : sc_core::sc_module(name),
-      Component(ctx.registry, this->name()),
+      Component(ctx.registry, this->name(), BlockKind::kMemory),
       up("up", *this, 0),
       params_(params),
       core_(params.spec, params.core),
