@@ -45,6 +45,13 @@ const char* to_string(BlockKind kind) {
   return "other";
 }
 
+void RequestExt::continue_with(const RequestExt& part) {
+  if (unsigned{hop_count} + part.hop_count > kMaxHops + 1) too_many_hops();
+  for (unsigned i = 1; i < part.hop_count; ++i) hops[hop_count++] = part.hops[i];
+  service_start_ps = part.service_start_ps;
+  // resp_cursor stays on this block's record's successor: the response starts back from here.
+}
+
 std::vector<std::string>& BlockRegistry::names() {
   static std::vector<std::string> table{"(none)"};
   return table;

@@ -141,6 +141,12 @@ class RequestExt : public tlm::tlm_extension<RequestExt> {
   std::uint64_t resp_out_ps(unsigned k) const {
     return k > 0 ? hops[k - 1].resp_in_ps() : hops[0].resp_in_ps();
   }
+  // A request that a block split into parts (device port logic) takes the path of `part`, the
+  // part whose answer completed it, beyond that block: part.hops[0] is the splitting block's own
+  // record, the rest are appended, with the part's service start. Its records then reach a target
+  // like an unsplit request's (same length, which the builder checks). Before the response
+  // starts back.
+  void continue_with(const RequestExt& part);
   // A response enters the next block on its way back; returns that block's record.
   HopRecord& resp_enter(std::uint64_t now_ps);
   // The record of the block the response is in now.

@@ -1,0 +1,77 @@
+// Per-hop latency breakdown: where a request's end-to-end latency went, by hop class.
+//
+// An initiator hands every completed request to add(). Its latency (issue to the response's
+// arrival back at the initiator) is cut at every time stamp in its hop records
+// (models/core/request.h), so the parts add up to it exactly, in integer ps:
+//   initiator (block 0)  issue: issue_ps until the request entered block 1
+//   block k on the way   request: req_in_ps(k) .. req_out_ps(k) (it entered block k+1)
+//                        response: resp_in_ps(k) .. resp_out_ps(k) (it entered block k-1)
+//   target (last block)  queue: req_in_ps .. service_start_ps;
+//                        service: service_start_ps .. resp_out_ps (the response entered the block
+//                        before it)
+// The initiator takes its response as it arrives, so it has no response part.
+//
+// A hop class is a block kind (BlockKind) with one of those roles, not a block instance, so the
+// result stays readable on a platform with many GPUs, links and switch planes; a path that crosses
+// two links puts both into "link (request)" and counts two hops there.
+//
+// Kept per direction (reads and writes; atomics count as reads, as everywhere): per class, a
+// histogram of each request's time in that class (over the requests whose path had it) and its hop
+// count; the end-to-end histogram of the attributed requests; and the requests whose parts did
+// not add up or ran backwards in time (mismatched: a block stamped its records out of order).
+// Those are counted and left out, never aborted on. Nothing allocates per request: the classes
+// are a fixed table.
+#pragma once
+
+#include "models/core/request.h"
+#include "models/core/stats.h"
+
+#include <nlohmann/json.hpp>
+
+#include <array>
+#include <cstdint>
+#include <string>
+
+namespace famsim {
+
+class HopBreakdown {
+ public:
+  // What a block did to the request in this part of its latency.
+  enum class Role : std::uint8_t { kIssue, kRequest, kQueue, kService, kResponse };
+  static constexpr unsigned kRoles = 5;
+  static constexpr unsigned kClasses = kRoles * kBlockKinds;
+  static_assert(kClasses <= 64, "hop classes are tracked in a 64-bit mask");
+
+  static constexpr unsigned class_of(BlockKind kind, Role role) {
+    return static_cast<unsigned>(role) * kBlockKinds + static_cast<unsigned>(kind);
+  }
+  // "gpu_issue", "link (request)", "memory_queue", "memory_service", "noc (response)".
+  static std::string class_name(unsigned cls);
+
+  // A completed request whose response arrived at the initiator at `arrived_ps`.
+  void add(const RequestExt& e, std::uint64_t arrived_ps);
+  void merge(const HopBreakdown& other);
+
+  // {"read": {...}, "write": {...}}: per direction end_to_end {mean, p99, count} (ns), hops in
+  // path order [{hop, mean, p99, share, requests, hops_per_request}], sum_of_means,
+  // mismatched_requests. A hop's mean is its total time over all the direction's attributed
+  // requests, so the means add up to the end-to-end mean; its p99 is over the requests whose path
+  // had it.
+  nlohmann::json to_json() const;
+
+  std::uint64_t mismatched_requests() const { return read_.mismatched + write_.mismatched; }
+
+ private:
+  struct Direction {
+    LatencyHistogram end_to_end;
+    std::array<LatencyHistogram, kClasses> time;
+    std::array<std::uint64_t, kClasses> hops{};
+    std::uint64_t mismatched = 0;
+  };
+  static nlohmann::json direction_json(const Direction& d);
+
+  Direction read_;
+  Direction write_;
+};
+
+}  // namespace famsim
