@@ -511,13 +511,11 @@ nlohmann::json Simulation::results(double host_seconds, double peak_rss_mib) con
   const InitiatorTotals t = totals();
 
   LatencyHistogram all, reads, writes;
-  HopBreakdown hops;
   std::uint64_t read_bytes = 0, write_bytes = 0;
   for (const Initiator* i : platform_->initiators()) {
     const Initiator& gpu = *i;
     reads.merge(gpu.read_latency());
     writes.merge(gpu.write_latency());
-    hops.merge(gpu.hop_breakdown());
     read_bytes += gpu.read_bytes();
     write_bytes += gpu.write_bytes();
   }
@@ -543,7 +541,7 @@ nlohmann::json Simulation::results(double host_seconds, double peak_rss_mib) con
                   {"latency_ns", all.to_json()},
                   {"read_latency_ns", reads.to_json()},
                   {"write_latency_ns", writes.to_json()}};
-  j["latency_breakdown_ns"] = hops.to_json();
+  j["latency_breakdown_ns"] = ctx_->hop_breakdown.to_json();
   j["components"] = ctx_->registry.report_all(window);
   // Generator streams: their configuration in numbers, their result over all their GPUs, and
   // each GPU's (also under components.<gpu>.streams).

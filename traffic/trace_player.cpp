@@ -78,7 +78,7 @@ void TracePlayer::complete(Payload& p) {
   e.outstanding = false;
   (e.write ? write_latency_ : read_latency_).add_ps(arrived - e.issue_ps);
   (e.write ? write_bytes_ : read_bytes_) += e.length;
-  hop_breakdown_.add(e, arrived);
+  ctx_.hop_breakdown.add(e, arrived);
   if (p.get_response_status() == tlm::TLM_OK_RESPONSE) bytes_delivered_ += e.length;
   ++completed_;
   --outstanding_;

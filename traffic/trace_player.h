@@ -20,7 +20,7 @@
 //                        the channels by the memory's interleave
 //
 // Latency is measured from the cycle a request starts to its response's arrival, and broken down
-// by hop (models/core/hop_breakdown.h).
+// by hop in the simulation's breakdown (SimContext::hop_breakdown).
 #pragma once
 
 #include "models/core/clock.h"
@@ -75,7 +75,6 @@ class TracePlayer : public sc_core::sc_module, public Component, public Initiato
   bool finished() const override { return exhausted_ && !have_next_ && outstanding_ == 0; }
   const LatencyHistogram& read_latency() const override { return read_latency_; }
   const LatencyHistogram& write_latency() const override { return write_latency_; }
-  const HopBreakdown& hop_breakdown() const override { return hop_breakdown_; }
 
  private:
   void read_next();
@@ -112,7 +111,6 @@ class TracePlayer : public sc_core::sc_module, public Component, public Initiato
   std::uint64_t last_completion_ps_ = 0;
   LatencyHistogram read_latency_;
   LatencyHistogram write_latency_;
-  HopBreakdown hop_breakdown_;
 };
 
 }  // namespace famsim

@@ -1,5 +1,7 @@
 #include "models/core/hop_breakdown.h"
 
+#include <vector>
+
 namespace famsim {
 
 std::string HopBreakdown::class_name(unsigned cls) {
@@ -65,17 +67,6 @@ void HopBreakdown::add(const RequestExt& e, std::uint64_t arrived_ps) {
     seen &= seen - 1;
     d.time[c].add_ps(time[c]);
     d.hops[c] += hops[c];
-  }
-}
-
-void HopBreakdown::merge(const HopBreakdown& other) {
-  for (auto [to, from] : {std::pair{&read_, &other.read_}, std::pair{&write_, &other.write_}}) {
-    to->end_to_end.merge(from->end_to_end);
-    for (unsigned c = 0; c < kClasses; ++c) {
-      to->time[c].merge(from->time[c]);
-      to->hops[c] += from->hops[c];
-    }
-    to->mismatched += from->mismatched;
   }
 }
 

@@ -1,8 +1,8 @@
 // Per-hop latency breakdown: where a request's end-to-end latency went, by hop class.
 //
-// An initiator hands every completed request to add(). Its latency (issue to the response's
-// arrival back at the initiator) is cut at every time stamp in its hop records
-// (models/core/request.h), so the parts add up to it exactly, in integer ps:
+// Initiators hand every completed request to add() (one breakdown per simulation, in SimContext).
+// Its latency (issue to the response's arrival back at the initiator) is cut at every time stamp in
+// its hop records (models/core/request.h), so the parts add up to it exactly, in integer ps:
 //   initiator (block 0)  issue: issue_ps until the request entered block 1
 //   block k on the way   request: req_in_ps(k) .. req_out_ps(k) (it entered block k+1)
 //                        response: resp_in_ps(k) .. resp_out_ps(k) (it entered block k-1)
@@ -50,7 +50,6 @@ class HopBreakdown {
 
   // A completed request whose response arrived at the initiator at `arrived_ps`.
   void add(const RequestExt& e, std::uint64_t arrived_ps);
-  void merge(const HopBreakdown& other);
 
   // {"read": {...}, "write": {...}}: per direction end_to_end {mean, p99, count} (ns), hops in
   // path order [{hop, mean, p99, share, requests, hops_per_request}], sum_of_means,

@@ -2,7 +2,6 @@
 // conservation check and the summary, the span of its activity, its latency distributions.
 #pragma once
 
-#include "models/core/hop_breakdown.h"
 #include "models/core/stats.h"
 
 #include <cstdint>
@@ -26,8 +25,6 @@ class Initiator {
   virtual bool finished() const = 0;
   virtual const LatencyHistogram& read_latency() const = 0;
   virtual const LatencyHistogram& write_latency() const = 0;
-  // Where its requests' latency went, hop class by hop class.
-  virtual const HopBreakdown& hop_breakdown() const = 0;
 };
 
 }  // namespace famsim

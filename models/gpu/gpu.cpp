@@ -314,7 +314,7 @@ void Gpu::complete(Payload& p, std::uint64_t now_ps) {
     write_latency_.add_ps(arrived_ps - e.issue_ps);
     write_bytes_ += len;
   }
-  hop_breakdown_.add(e, arrived_ps);
+  ctx_.hop_breakdown.add(e, arrived_ps);
   if (p.get_response_status() == tlm::TLM_OK_RESPONSE) bytes_delivered_ += len;
   s.source->completed(e.phase, len, arrived_ps);
   ++completed_;

@@ -30,9 +30,9 @@
 // then wakes at that time, or at the next completion, which it reports back to the source.
 //
 // Statistics: requests, bytes, peer requests, atomics, read/write latency histograms (atomics count
-// as reads) and their breakdown by hop (models/core/hop_breakdown.h), data mismatches when
-// verifying, faults (on_fault: count), per stream its requests, bytes, start and finish, and its
-// generator's own results.
+// as reads; each completion also goes into the simulation's breakdown by hop, SimContext), data
+// mismatches when verifying, faults (on_fault: count), per stream its requests, bytes, start and
+// finish, and its generator's own results.
 #pragma once
 
 #include "models/core/clock.h"
@@ -119,7 +119,6 @@ class Gpu : public sc_core::sc_module, public Component, public Initiator {
   bool finished() const override { return all_streams_finished() && issued_ == completed_; }
   const LatencyHistogram& read_latency() const override { return read_latency_; }
   const LatencyHistogram& write_latency() const override { return write_latency_; }
-  const HopBreakdown& hop_breakdown() const override { return hop_breakdown_; }
 
  private:
   static constexpr unsigned kNoPeer = ~0U;
@@ -213,7 +212,6 @@ class Gpu : public sc_core::sc_module, public Component, public Initiator {
   std::uint64_t outstanding_since_ps_ = 0;
   LatencyHistogram read_latency_;
   LatencyHistogram write_latency_;
-  HopBreakdown hop_breakdown_;
 };
 
 }  // namespace famsim
