@@ -1,8 +1,39 @@
 #include "models/core/hop_breakdown.h"
 
+#include <algorithm>
+#include <cmath>
 #include <vector>
 
 namespace famsim {
+
+double HopHistogram::bucket_lower(unsigned b) {
+  if (b < kSub) return b;
+  const unsigned e = b / kSub + kSubBits - 1;
+  return std::ldexp(static_cast<double>(kSub + b % kSub), static_cast<int>(e - kSubBits));
+}
+
+double HopHistogram::bucket_upper(unsigned b) {
+  if (b < kSub) return b + 1;
+  const unsigned e = b / kSub + kSubBits - 1;
+  return std::ldexp(static_cast<double>(kSub + b % kSub + 1), static_cast<int>(e - kSubBits));
+}
+
+double HopHistogram::percentile_ns(double q) const {
+  if (count_ == 0) return 0.0;
+  const double rank = std::ceil(q * static_cast<double>(count_));
+  double cum = 0;
+  for (unsigned b = 0; b < kBuckets; ++b) {
+    const double n = static_cast<double>((*bins_)[b]);
+    if (n == 0) continue;
+    if (cum + n >= rank) {
+      const double lo = bucket_lower(b), hi = bucket_upper(b);
+      const double v = lo + (hi - lo) * (rank - cum) / n;
+      return std::clamp(v, static_cast<double>(min_ps_), static_cast<double>(max_ps_)) * 1e-3;
+    }
+    cum += n;
+  }
+  return static_cast<double>(max_ps_) * 1e-3;
+}
 
 std::string HopBreakdown::class_name(unsigned cls) {
   const auto kind = static_cast<BlockKind>(cls % kBlockKinds);
@@ -80,15 +111,16 @@ nlohmann::json HopBreakdown::direction_json(const Direction& d) {
   for (unsigned k = kBlockKinds; k-- > 0;) order.push_back(class_of(BlockKind(k), Role::kResponse));
 
   const std::uint64_t requests = d.end_to_end.count();
-  const double e2e_mean = d.end_to_end.mean_ns();
+  const double e2e_mean =
+      requests ? static_cast<double>(d.end_to_end.sum_ps()) * 1e-3 / static_cast<double>(requests)
+               : 0.0;
   nlohmann::json hops = nlohmann::json::array();
   double sum_of_means = 0;
   for (unsigned c : order) {
-    const LatencyHistogram& h = d.time[c];
+    const HopHistogram& h = d.time[c];
     if (h.count() == 0) continue;
     // Total time in the class over every request of the direction.
-    const double mean =
-        h.mean_ns() * static_cast<double>(h.count()) / static_cast<double>(requests);
+    const double mean = static_cast<double>(h.sum_ps()) * 1e-3 / static_cast<double>(requests);
     sum_of_means += mean;
     hops.push_back(
         {{"hop", class_name(c)},
