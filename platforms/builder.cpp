@@ -48,8 +48,8 @@ ExpansionDevice::ExpansionDevice(sc_core::sc_module_name name, SimContext& ctx,
     mesh_ = std::make_unique<Mesh>("noc", ctx, cfg.mesh, cfg.fabric_ports, cfg.memory.channels,
                                    std::make_unique<ChannelRouting>());
   } else {
-    xbar_ = std::make_unique<Crossbar>("noc", ctx, cfg.noc, cfg.fabric_ports, cfg.memory.channels,
-                                       std::make_unique<ChannelRouting>());
+    xbar_ = std::make_unique<Crossbar>("noc", ctx, BlockKind::kNoc, cfg.noc, cfg.fabric_ports,
+                                       cfg.memory.channels, std::make_unique<ChannelRouting>());
   }
   memory_ = std::make_unique<MemoryChannels>("memory", ctx, cfg.memory);
   for (unsigned p = 0; p < cfg.fabric_ports; ++p) {
@@ -152,8 +152,8 @@ Platform::Platform(const PlatformConfig& cfg, SimContext& ctx, AddressSpace& vmm
       const unsigned channels = cfg.gpu_local.channels;
       if (peers) {
         hubs_.push_back(std::make_unique<Crossbar>(
-            (name + "_hub").c_str(), ctx, cfg.gpu_hub, channels + per_gpu, channels,
-            std::make_unique<LocalMemoryRouting>(local.base, local.size, local.map)));
+            (name + "_hub").c_str(), ctx, BlockKind::kHub, cfg.gpu_hub, channels + per_gpu,
+            channels, std::make_unique<LocalMemoryRouting>(local.base, local.size, local.map)));
         for (unsigned c = 0; c < channels; ++c) {
           gpus_.back()->local(c).bind(hubs_.back()->up(c));
           hubs_.back()->down(c).bind(hbm.target(c));

@@ -15,9 +15,9 @@ SwitchFabric::SwitchFabric(
     const std::string prefix = plan.planes() > 1 ? fmt::format("plane{}_", k) : std::string();
     Plane& pl = planes_[k];
     if (!plan.shape().leaf_spine) {
-      pl.leaves.push_back(std::make_unique<Crossbar>((prefix + "switch").c_str(), ctx, xbar,
-                                                     plan.gpu_inputs(k), plan.out_endpoints(k),
-                                                     endpoint_routing(k)));
+      pl.leaves.push_back(std::make_unique<Crossbar>((prefix + "switch").c_str(), ctx,
+                                                     BlockKind::kSwitch, xbar, plan.gpu_inputs(k),
+                                                     plan.out_endpoints(k), endpoint_routing(k)));
       continue;
     }
     const unsigned U = plan.uplinks();
@@ -30,14 +30,15 @@ SwitchFabric::SwitchFabric(
       auto routing = std::make_unique<LeafRouting>(endpoint_routing(k), plan.local_outputs(k, i), b,
                                                    U, interleave);
       pl.leaves.push_back(std::make_unique<Crossbar>((prefix + fmt::format("leaf{}", i)).c_str(),
-                                                     ctx, xbar, a + U, b + U, std::move(routing)));
+                                                     ctx, BlockKind::kSwitch, xbar, a + U, b + U,
+                                                     std::move(routing)));
     }
     for (unsigned s = 0; s < S; ++s) {
       auto routing = std::make_unique<SpineRouting>(endpoint_routing(k), plan.leaf_of_outputs(k), u,
                                                     interleave);
       pl.spines.push_back(std::make_unique<Crossbar>((prefix + fmt::format("spine{}", s)).c_str(),
-                                                     ctx, xbar, leaves * u, leaves * u,
-                                                     std::move(routing)));
+                                                     ctx, BlockKind::kSwitch, xbar, leaves * u,
+                                                     leaves * u, std::move(routing)));
     }
     // Uplink x of leaf i: its t = x / S-th link to spine s = x mod S, one bidirectional Link
     // carrying requests both ways (up to the spine and down from it) on separate channels.

@@ -31,6 +31,23 @@ std::string latency_line(const nlohmann::json& l) {
                      l["p99"].get<double>(), l["max"].get<double>());
 }
 
+// "  read latency by hop: link (request) 38%, memory_queue 22%, switch (request) 15%": the three
+// hop classes with the largest share of the mean latency (latency_breakdown_ns).
+std::string hop_share_line(const char* direction, const nlohmann::json& d) {
+  if (d["end_to_end"]["count"].get<std::uint64_t>() == 0) return {};
+  std::vector<std::pair<double, std::string>> shares;
+  for (const auto& h : d["hops"]) {
+    shares.emplace_back(h["share"].get<double>(), h["hop"].get<std::string>());
+  }
+  std::stable_sort(shares.begin(), shares.end(),
+                   [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::vector<std::string> top;
+  for (std::size_t i = 0; i < shares.size() && i < 3; ++i) {
+    top.push_back(fmt::format("{} {:.0f}%", shares[i].second, shares[i].first * 100.0));
+  }
+  return fmt::format("  {} latency by hop: {}\n", direction, fmt::join(top, ", "));
+}
+
 }  // namespace
 
 std::string summary_text(const nlohmann::json& s, const std::string& out_dir) {
@@ -58,6 +75,10 @@ std::string summary_text(const nlohmann::json& s, const std::string& out_dir) {
                      human_bytes(sum["write_bytes"].get<double>()),
                      sum["write_bandwidth_gbps"].get<double>(),
                      latency_line(sum["write_latency_ns"]));
+  }
+  if (s.contains("latency_breakdown_ns")) {
+    o += hop_share_line("read", s["latency_breakdown_ns"]["read"]);
+    o += hop_share_line("write", s["latency_breakdown_ns"]["write"]);
   }
   // What each generator stream achieved over its GPUs.
   if (s.contains("workload")) {

@@ -553,6 +553,7 @@ nlohmann::json Simulation::results(double host_seconds, double peak_rss_mib) con
                   {"write_latency_ns", writes.to_json()},
                   {"read_latency_histogram", reads.bins_json()},
                   {"write_latency_histogram", writes.bins_json()}};
+  j["latency_breakdown_ns"] = ctx_->hop_breakdown.to_json();
   j["components"] = ctx_->registry.report_all(window);
   // Generator streams: their configuration in numbers, their result over all their GPUs, and
   // each GPU's (also under components.<gpu>.streams).

@@ -8,7 +8,7 @@ namespace famsim {
 TracePlayer::TracePlayer(sc_core::sc_module_name name, SimContext& ctx,
                          const TracePlayerParams& params, const AddressMap& channels)
     : sc_core::sc_module(name),
-      Component(ctx.registry, this->name()),
+      Component(ctx.registry, this->name(), BlockKind::kTracePlayer),
       ctx_(ctx),
       params_(params),
       clock_(params.clock_mhz),
@@ -78,6 +78,7 @@ void TracePlayer::complete(Payload& p) {
   e.outstanding = false;
   (e.write ? write_latency_ : read_latency_).add_ps(arrived - e.issue_ps);
   (e.write ? write_bytes_ : read_bytes_) += e.length;
+  ctx_.hop_breakdown.add(e, arrived);
   if (p.get_response_status() == tlm::TLM_OK_RESPONSE) bytes_delivered_ += e.length;
   ctx_.timeseries.add(arrived, e.length, arrived - e.issue_ps, e.write);
   if (ctx_.timeline.wants(e.id)) ctx_.timeline.record(e, arrived);

@@ -19,7 +19,8 @@
 //                        from machines with other memory sizes); the offset is then split over
 //                        the channels by the memory's interleave
 //
-// Latency is measured from the cycle a request starts to its response's arrival.
+// Latency is measured from the cycle a request starts to its response's arrival, and broken down
+// by hop in the simulation's breakdown (SimContext::hop_breakdown).
 #pragma once
 
 #include "models/core/clock.h"

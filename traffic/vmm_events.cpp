@@ -9,7 +9,7 @@ namespace famsim {
 VmmEventPlayer::VmmEventPlayer(sc_core::sc_module_name name, SimContext& ctx,
                                std::vector<Action> actions)
     : sc_core::sc_module(name),
-      Component(ctx.registry, this->name()),
+      Component(ctx.registry, this->name(), BlockKind::kOther),
       ctx_(ctx),
       actions_(std::move(actions)),
       wake_("wake", ctx.scheduler(), this, &Wakeup::call_behaviour<VmmEventPlayer>) {

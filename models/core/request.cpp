@@ -21,17 +21,54 @@ void RequestExt::copy_from(const tlm::tlm_extension_base& other) {
   *this = static_cast<const RequestExt&>(other);
 }
 
+const char* to_string(BlockKind kind) {
+  switch (kind) {
+    case BlockKind::kGpu:
+      return "gpu";
+    case BlockKind::kTracePlayer:
+      return "trace_player";
+    case BlockKind::kLink:
+      return "link";
+    case BlockKind::kSwitch:
+      return "switch";
+    case BlockKind::kHub:
+      return "hub";
+    case BlockKind::kDevicePort:
+      return "device_port";
+    case BlockKind::kNoc:
+      return "noc";
+    case BlockKind::kMemory:
+      return "memory";
+    case BlockKind::kOther:
+      break;
+  }
+  return "other";
+}
+
+void RequestExt::continue_with(const RequestExt& part) {
+  if (unsigned{hop_count} + part.hop_count > kMaxHops + 1) too_many_hops();
+  for (unsigned i = 1; i < part.hop_count; ++i) hops[hop_count++] = part.hops[i];
+  service_start_ps = part.service_start_ps;
+  // resp_cursor stays on this block's record's successor: the response starts back from here.
+}
+
 std::vector<std::string>& BlockRegistry::names() {
   static std::vector<std::string> table{"(none)"};
   return table;
 }
 
-BlockId BlockRegistry::add(const std::string& name) {
+std::vector<BlockKind>& BlockRegistry::kind_table() {
+  static std::vector<BlockKind> table{BlockKind::kOther};
+  return table;
+}
+
+BlockId BlockRegistry::add(const std::string& name, BlockKind kind) {
   auto& t = names();
   if (t.size() >= std::numeric_limits<BlockId>::max()) {
     throw std::length_error("too many blocks for a 16-bit block id");
   }
   t.push_back(name);
+  kind_table().push_back(kind);
   return static_cast<BlockId>(t.size() - 1);
 }
 
@@ -40,6 +77,9 @@ const std::string& BlockRegistry::name(BlockId id) {
   return id < t.size() ? t[id] : t[0];
 }
 
-void BlockRegistry::clear() { names().resize(1); }
+void BlockRegistry::clear() {
+  names().resize(1);
+  kind_table().resize(1);
+}
 
 }  // namespace famsim

@@ -27,8 +27,27 @@ namespace famsim {
 
 using Payload = tlm::tlm_generic_payload;
 
-// Identifies a block (module) in hop records. Names live in BlockRegistry.
+// Identifies a block (module) in hop records. Names and kinds live in BlockRegistry.
 using BlockId = std::uint16_t;
+
+// What sort of block a module is, for grouping hop records by kind rather than by instance
+// (models/core/hop_breakdown.h). Listed in the order a request meets them on any path (GPU,
+// link, switch, link, device port, NoC, memory; or GPU, link, switch, link, hub, memory for a
+// peer request), which the breakdown uses as its path order.
+enum class BlockKind : std::uint8_t {
+  kOther,  // not on a request's path (event players, test fixtures)
+  kGpu,
+  kTracePlayer,
+  kLink,
+  kSwitch,
+  kHub,  // a GPU's memory hub
+  kDevicePort,
+  kNoc,
+  kMemory,
+};
+constexpr unsigned kBlockKinds = 9;
+// "gpu", "trace_player", "link", "switch", "hub", "device_port", "noc", "memory", "other".
+const char* to_string(BlockKind kind);
 
 // A read-modify-write the memory executes on one naturally aligned 4 or 8 B little-endian word
 // (RequestExt::length). The request carries its operands, the response the word's old value.
@@ -122,6 +141,12 @@ class RequestExt : public tlm::tlm_extension<RequestExt> {
   std::uint64_t resp_out_ps(unsigned k) const {
     return k > 0 ? hops[k - 1].resp_in_ps() : hops[0].resp_in_ps();
   }
+  // A request that a block split into parts (device port logic) takes the path of `part`, the
+  // part whose answer completed it, beyond that block: part.hops[0] is the splitting block's own
+  // record, the rest are appended, with the part's service start. Its records then reach a target
+  // like an unsplit request's (same length, which the builder checks). Before the response
+  // starts back.
+  void continue_with(const RequestExt& part);
   // A response enters the next block on its way back; returns that block's record.
   HopRecord& resp_enter(std::uint64_t now_ps);
   // The record of the block the response is in now.
@@ -185,16 +210,20 @@ inline unsigned request_data_bytes(const RequestExt& e) {
 }
 inline unsigned response_data_bytes(const RequestExt& e) { return e.write ? 0 : e.length; }
 
-// Per-process table of block names, for hop records and diagnostics. SystemC itself is a
-// process-wide singleton, so one table per process is one table per simulation.
+// Per-process table of block names and kinds, for hop records and diagnostics. SystemC itself is
+// a process-wide singleton, so one table per process is one table per simulation.
 class BlockRegistry {
  public:
-  static BlockId add(const std::string& name);
+  static BlockId add(const std::string& name, BlockKind kind);
   static const std::string& name(BlockId id);
+  static BlockKind kind(BlockId id) { return kinds()[id]; }
+  // Indexed by BlockId; valid until the next add() (blocks are added at elaboration only).
+  static const BlockKind* kinds() { return kind_table().data(); }
   static void clear();
 
  private:
   static std::vector<std::string>& names();
+  static std::vector<BlockKind>& kind_table();
 };
 
 }  // namespace famsim

@@ -91,8 +91,8 @@ nlohmann::json LatencyHistogram::bins_json() const {
   return {{"upper_ns", upper}, {"count", counts}};
 }
 
-Component::Component(ComponentRegistry& registry, std::string name)
-    : registry_(registry), name_(std::move(name)), id_(BlockRegistry::add(name_)) {
+Component::Component(ComponentRegistry& registry, std::string name, BlockKind kind)
+    : registry_(registry), name_(std::move(name)), id_(BlockRegistry::add(name_, kind)) {
   log_.set(name_, LogLevel::kWarning);
   registry_.components_.push_back(this);
 }

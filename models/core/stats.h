@@ -84,11 +84,12 @@ struct ComponentReport {
 
 class ComponentRegistry;
 
-// Base of every famsim block: registration, block id, end-of-run report, and what it still holds
-// (for the conservation check).
+// Base of every famsim block: registration, block id and kind, end-of-run report, and what it
+// still holds (for the conservation check). Each block states its kind (BlockKind): a crossbar
+// is a switch, a NoC or a memory hub depending on where the platform builder puts it.
 class Component {
  public:
-  Component(ComponentRegistry& registry, std::string name);
+  Component(ComponentRegistry& registry, std::string name, BlockKind kind);
   virtual ~Component();
   Component(const Component&) = delete;
   Component& operator=(const Component&) = delete;

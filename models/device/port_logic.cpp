@@ -10,7 +10,7 @@ namespace famsim {
 PortLogic::PortLogic(sc_core::sc_module_name name, SimContext& ctx, const PortLogicParams& params,
                      unsigned ports, std::uint64_t base, std::uint64_t size, const AddressMap& map)
     : sc_core::sc_module(name),
-      Component(ctx.registry, this->name()),
+      Component(ctx.registry, this->name(), BlockKind::kDevicePort),
       ctx_(ctx),
       params_(params),
       clock_(params.clock_mhz),
@@ -188,7 +188,12 @@ Sync PortLogic::bw(unsigned idx, Payload& p, Phase& phase, sc_core::sc_time&) {
       if (p.get_response_status() != tlm::TLM_OK_RESPONSE) {
         req.set_response_status(p.get_response_status());
       }
-      if (--t.parts_left == 0) finish_tag(port, tag, now);
+      if (--t.parts_left == 0) {
+        // The last part to answer is the one the request waited for: its path beyond this
+        // block becomes the request's, for the per-hop latency breakdown.
+        ext_of(req).continue_with(e);
+        finish_tag(port, tag, now);
+      }
       phase = tlm::END_RESP;
       return tlm::TLM_COMPLETED;
     }

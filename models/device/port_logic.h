@@ -29,7 +29,9 @@
 //
 // Splitting: a request whose bytes span several interleave granules becomes one part per granule
 // (each part a pooled payload to its channel, write data copied in); read data is copied back into
-// the request as parts answer, and the response is scheduled when the last part is in. All parts
+// the request as parts answer, and the response is scheduled when the last part is in. That last
+// part's hop records beyond the port are appended to the request's (RequestExt::continue_with),
+// so a split request's latency breaks down by hop like any other's. All parts
 // of a request are ready together and go to the NoC one after another. An atomic must sit in one
 // naturally aligned 4 or 8 B word.
 //

@@ -32,7 +32,7 @@ std::uint64_t fs_to_ps_ceil(std::uint64_t fs) { return (fs + 999) / 1000; }
 Link::Link(sc_core::sc_module_name name, SimContext& ctx, const LinkParams& params,
            bool bidirectional)
     : sc_core::sc_module(name),
-      Component(ctx.registry, this->name()),
+      Component(ctx.registry, this->name(), BlockKind::kLink),
       up("up", *this, 0),
       down("down", *this, 0),
       params_(params),

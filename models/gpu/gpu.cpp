@@ -12,7 +12,7 @@ namespace famsim {
 Gpu::Gpu(sc_core::sc_module_name name, SimContext& ctx, unsigned index, const GpuParams& params,
          unsigned fabric_ports, const LocalMemoryRoute& local, const AddressSpace& vmm)
     : sc_core::sc_module(name),
-      Component(ctx.registry, this->name()),
+      Component(ctx.registry, this->name(), BlockKind::kGpu),
       ctx_(ctx),
       index_(index),
       params_(params),
@@ -314,6 +314,7 @@ void Gpu::complete(Payload& p, std::uint64_t now_ps) {
     write_latency_.add_ps(arrived_ps - e.issue_ps);
     write_bytes_ += len;
   }
+  ctx_.hop_breakdown.add(e, arrived_ps);
   if (p.get_response_status() == tlm::TLM_OK_RESPONSE) bytes_delivered_ += len;
   ctx_.timeseries.add(arrived_ps, len, arrived_ps - e.issue_ps, e.write);
   if (ctx_.timeline.wants(e.id)) ctx_.timeline.record(e, arrived_ps);

@@ -30,8 +30,9 @@
 // then wakes at that time, or at the next completion, which it reports back to the source.
 //
 // Statistics: requests, bytes, peer requests, atomics, read/write latency histograms (atomics count
-// as reads), data mismatches when verifying, faults (on_fault: count), per stream its requests,
-// bytes, start and finish, and its generator's own results.
+// as reads; each completion also goes into the simulation's breakdown by hop, SimContext), data
+// mismatches when verifying, faults (on_fault: count), per stream its requests, bytes, start and
+// finish, and its generator's own results.
 #pragma once
 
 #include "models/core/clock.h"

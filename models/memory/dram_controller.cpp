@@ -14,7 +14,7 @@ namespace famsim {
 DramController::DramController(sc_core::sc_module_name name, SimContext& ctx,
                                const DramControllerParams& params)
     : sc_core::sc_module(name),
-      Component(ctx.registry, this->name()),
+      Component(ctx.registry, this->name(), BlockKind::kMemory),
       up("up", *this, 0),
       params_(params),
       core_(params.spec, params.core),
@@ -91,9 +91,11 @@ void DramController::accept(Payload& p, std::uint64_t now) {
   const unsigned n = bursts_of(p, scratch_.data());
   const std::uint64_t cycle = cycle_after(now);
   catch_up(cycle);
-  e.service_start_ps = ps_of(cycle);
-  ++answers_owed_;
   const bool posted = e.write && params_.posted_writes;
+  // Service starts when the scheduler first sees the request; a posted write is answered on
+  // acceptance, so for its requester its service starts (and ends) now.
+  e.service_start_ps = posted ? now : ps_of(cycle);
+  ++answers_owed_;
   core_.enqueue(posted ? nullptr : &p, e.write, scratch_.data(), n, cycle);
   if (e.atomic != AtomicOp::kNone) {
     // The write-back, answered by nobody: the atomic's answer is its read (the old value).

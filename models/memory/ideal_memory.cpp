@@ -10,7 +10,7 @@ namespace famsim {
 IdealMemory::IdealMemory(sc_core::sc_module_name name, SimContext& ctx, const MemoryTiming& timing,
                          const ControllerParams& params)
     : sc_core::sc_module(name),
-      Component(ctx.registry, this->name()),
+      Component(ctx.registry, this->name(), BlockKind::kMemory),
       up("up", *this, 0),
       timing_(timing),
       params_(params),

@@ -47,10 +47,11 @@ unsigned islip_iterations_for(const CrossbarParams& p, unsigned inputs, unsigned
   return std::max(1U, it);
 }
 
-Crossbar::Crossbar(sc_core::sc_module_name name, SimContext& ctx, const CrossbarParams& params,
-                   unsigned up_ports, unsigned down_ports, std::unique_ptr<Routing> routing)
+Crossbar::Crossbar(sc_core::sc_module_name name, SimContext& ctx, BlockKind kind,
+                   const CrossbarParams& params, unsigned up_ports, unsigned down_ports,
+                   std::unique_ptr<Routing> routing)
     : sc_core::sc_module(name),
-      Component(ctx.registry, this->name()),
+      Component(ctx.registry, this->name(), kind),
       params_(params),
       clock_(params.clock_mhz),
       routing_(std::move(routing)),

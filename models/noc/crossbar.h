@@ -140,8 +140,10 @@ unsigned islip_iterations_for(const CrossbarParams& p, unsigned inputs, unsigned
 
 class Crossbar : public sc_core::sc_module, public Component {
  public:
-  Crossbar(sc_core::sc_module_name name, SimContext& ctx, const CrossbarParams& params,
-           unsigned up_ports, unsigned down_ports, std::unique_ptr<Routing> routing);
+  // `kind`: the block's role on the platform (BlockKind::kSwitch, kNoc or kHub).
+  Crossbar(sc_core::sc_module_name name, SimContext& ctx, BlockKind kind,
+           const CrossbarParams& params, unsigned up_ports, unsigned down_ports,
+           std::unique_ptr<Routing> routing);
 
   TargetPort<Crossbar>& up(unsigned i) { return *up_[i]; }
   InitiatorPort<Crossbar>& down(unsigned j) { return *down_[j]; }

@@ -15,7 +15,7 @@ std::string where(const char* block, const std::string& what) {
 Mesh::Mesh(sc_core::sc_module_name name, SimContext& ctx, const MeshParams& params,
            unsigned up_ports, unsigned down_ports, std::unique_ptr<Routing> routing)
     : sc_core::sc_module(name),
-      Component(ctx.registry, this->name()),
+      Component(ctx.registry, this->name(), BlockKind::kNoc),
       params_(params),
       topo_(params.cols, params.rows),
       clock_(params.clock_mhz),

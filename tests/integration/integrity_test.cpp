@@ -119,7 +119,7 @@ class LosingTarget : public sc_core::sc_module, public Component {
 
   LosingTarget(sc_core::sc_module_name name, SimContext& ctx)
       : sc_core::sc_module(name),
-        Component(ctx.registry, this->name()),
+        Component(ctx.registry, this->name(), BlockKind::kMemory),
         up("up", *this, 0),
         pending_(64),
         wake_("wake", ctx.scheduler(), this, &Wakeup::call_behaviour<LosingTarget>) {

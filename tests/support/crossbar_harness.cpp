@@ -157,7 +157,7 @@ class Sinks : public sc_core::sc_module {
 struct CrossbarHarness::Parts {
   Parts(SimContext& ctx, const std::string& name, const CrossbarParams& params, unsigned inputs,
         unsigned outputs)
-      : xbar((name + "_xbar").c_str(), ctx, params, inputs, outputs,
+      : xbar((name + "_xbar").c_str(), ctx, BlockKind::kSwitch, params, inputs, outputs,
              std::make_unique<ChannelRouting>()),
         sources((name + "_sources").c_str(), ctx, inputs, outputs),
         sinks((name + "_sinks").c_str(), ctx, outputs) {

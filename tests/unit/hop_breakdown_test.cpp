@@ -1,0 +1,93 @@
+// HopBreakdown and HopHistogram without a simulation: hand-made hop records, times chosen so
+// each part is known.
+#include "models/core/hop_breakdown.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+
+namespace famsim {
+namespace {
+
+TEST(HopHistogram, BucketsHoldTheirValuesAndAreAtMost3PercentWide) {
+  for (std::uint64_t v : {0ull, 1ull, 31ull, 32ull, 33ull, 63ull, 64ull, 1000ull, 123456789ull,
+                          (1ull << 47) + 12345}) {
+    const unsigned b = HopHistogram::bucket(v);
+    ASSERT_LT(b, HopHistogram::kBuckets);
+    EXPECT_LE(HopHistogram::bucket_lower(b), static_cast<double>(v)) << v;
+    EXPECT_GT(HopHistogram::bucket_upper(b), static_cast<double>(v)) << v;
+    if (v >= 32) {
+      EXPECT_LE(HopHistogram::bucket_upper(b) / HopHistogram::bucket_lower(b), 1.0 + 1.0 / 32) << v;
+    }
+  }
+}
+
+TEST(HopHistogram, PercentileIsTheNearestRankWithinABucket) {
+  HopHistogram h;
+  for (std::uint64_t v = 1; v <= 1000; ++v) h.add_ps(v * 1000);  // 1 .. 1000 ns
+  EXPECT_EQ(h.count(), 1000u);
+  EXPECT_EQ(h.sum_ps(), 500500u * 1000);
+  EXPECT_NEAR(h.percentile_ns(0.99), 990.0, 990.0 / 32);
+  EXPECT_NEAR(h.percentile_ns(0.5), 500.0, 500.0 / 32);
+}
+
+// A GPU -> link -> device port -> memory path (block ids registered here, one process per test).
+struct Path {
+  BlockId gpu = BlockRegistry::add("gpu0", BlockKind::kGpu);
+  BlockId link = BlockRegistry::add("link0", BlockKind::kLink);
+  BlockId port = BlockRegistry::add("port", BlockKind::kDevicePort);
+  BlockId mem = BlockRegistry::add("ch0", BlockKind::kMemory);
+};
+
+// Request: issued 100, link 110, port 150, memory 170, service 180; response ready 200, port
+// 230, link 240, GPU 300. Parts: issue 10, link 40 + 60, port 20 + 10, queue 10, service 50
+// (180 .. 230): 200 in all.
+RequestExt request(const Path& p) {
+  RequestExt e;
+  e.issue_ps = 100;
+  e.enter(p.gpu, 0, 100);
+  e.enter(p.link, 0, 110);
+  e.enter(p.port, 0, 150);
+  e.enter(p.mem, 0, 170);
+  e.service_start_ps = 180;
+  e.resp_enter(200);
+  e.resp_enter(230);
+  e.resp_enter(240);
+  e.resp_enter(300);
+  return e;
+}
+
+TEST(HopBreakdown, CutsTheLatencyAtEveryStampInPathOrder) {
+  const Path p;
+  HopBreakdown b;
+  b.add(request(p), 300);
+  const nlohmann::json r = b.to_json()["read"];
+  EXPECT_EQ(r["mismatched_requests"], 0);
+  EXPECT_DOUBLE_EQ(r["end_to_end"]["mean"].get<double>(), 0.2);
+  const std::vector<std::pair<std::string, double>> want = {
+      {"gpu_issue", 0.010},      {"link (request)", 0.040}, {"device_port (request)", 0.020},
+      {"memory_queue", 0.010},   {"memory_service", 0.050}, {"device_port (response)", 0.010},
+      {"link (response)", 0.060}};
+  ASSERT_EQ(r["hops"].size(), want.size());
+  for (std::size_t i = 0; i < want.size(); ++i) {
+    EXPECT_EQ(r["hops"][i]["hop"], want[i].first);
+    EXPECT_DOUBLE_EQ(r["hops"][i]["mean"].get<double>(), want[i].second) << want[i].first;
+  }
+  EXPECT_DOUBLE_EQ(r["sum_of_means"].get<double>(), 0.2);
+  EXPECT_EQ(b.to_json()["write"]["end_to_end"]["count"], 0);
+}
+
+TEST(HopBreakdown, StampsOutOfOrderAreCountedNotAttributed) {
+  const Path p;
+  RequestExt e = request(p);
+  e.service_start_ps = 160;  // before the request reached the memory
+  HopBreakdown b;
+  b.add(e, 300);
+  const nlohmann::json r = b.to_json()["read"];
+  EXPECT_EQ(r["mismatched_requests"], 1);
+  EXPECT_EQ(r["end_to_end"]["count"], 0);
+  EXPECT_TRUE(r["hops"].empty());
+}
+
+}  // namespace
+}  // namespace famsim
