@@ -11,7 +11,7 @@ cmake_args=()
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --build-dir) build_dir=$2; shift 2 ;;
-    --sanitize) cmake_args+=(-DFAMSIM_SANITIZE=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo); shift ;;
+    --sanitize) cmake_args+=(-DFAMSIM_SANITIZE=ON -DCMAKE_BUILD_TYPE=Release); shift ;;
     *) echo "setup.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done
