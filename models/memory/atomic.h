@@ -41,8 +41,10 @@ inline void execute_atomic(BackingStore& store, std::uint64_t address, const Req
     if (old == (e.atomic_compare & mask)) now = e.atomic_operand & mask;
   }
   if (now == old) return;
+  // All eight bytes are filled (the loop bound is a constant), the first `len` written: GCC's
+  // overflow analysis cannot see that `len` is at most 8 and rejects a loop bounded by it.
   unsigned char bytes[8];
-  for (std::uint32_t i = 0; i < len; ++i) bytes[i] = static_cast<unsigned char>(now >> (8 * i));
+  for (std::uint32_t i = 0; i < 8; ++i) bytes[i] = static_cast<unsigned char>(now >> (8 * i));
   store.write(address, bytes, len);
 }
 
