@@ -93,19 +93,19 @@ std::string summary_text(const nlohmann::json& s, const std::string& out_dir) {
       o += fmt::format("  {} ({}, all its GPUs):{}\n", name, st["kind"].get<std::string>(), line);
     }
   }
-  // Busiest components.
-  std::vector<std::pair<double, std::string>> busy;
-  for (const auto& [name, c] : s["components"].items()) {
-    busy.emplace_back(c["utilization"].get<double>(), name);
-  }
-  std::sort(busy.begin(), busy.end(), [](const auto& a, const auto& b) {
-    return a.first != b.first ? a.first > b.first : a.second < b.second;
-  });
-  o += "  busiest components (utilization; time their ports held back a neighbour, summed):\n";
-  for (std::size_t i = 0; i < busy.size() && i < 5; ++i) {
-    const auto& c = s["components"][busy[i].second];
-    o += fmt::format("    {:<28} {:6.1f} %   {:12.1f} ns\n", busy[i].second, busy[i].first * 100.0,
-                     c["backpressure_ns"].get<double>());
+  // The bottleneck in a sentence, then the top of the ranking.
+  if (s.contains("bottlenecks")) {
+    const auto& b = s["bottlenecks"];
+    o += "  bottleneck: " + b["sentence"].get<std::string>() + "\n";
+    o += "  top resources (utilization; state; time they held back their upstream):\n";
+    const auto& ranked = b["ranked"];
+    for (std::size_t i = 0; i < ranked.size() && i < 5; ++i) {
+      const auto& e = ranked[i];
+      o += fmt::format("    {:<44} {:6.1f} %  {:<9} {:12.1f} ns\n",
+                       e["component"].get<std::string>() + " " + e["resource"].get<std::string>(),
+                       e["utilization"].get<double>() * 100.0, e["state"].get<std::string>(),
+                       e["backpressure_ns"].get<double>());
+    }
   }
   if (cons["ok"].get<bool>() && cons["truncated"].get<bool>()) {
     o += fmt::format(

@@ -1,5 +1,6 @@
 #include "sc_main/simulation.h"
 
+#include "models/core/bottleneck.h"
 #include "models/memory/dram/timing_checker.h"
 #include "platforms/presets.h"
 #include "traffic/generator.h"
@@ -9,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <map>
 
 namespace famsim {
 
@@ -23,7 +25,70 @@ YAML::Node load_embedded(const char* path) {
   return load_yaml_text(*text, embedded_source(path));
 }
 
+// Every scalar leaf of a configuration tree by its key path ("devices.0.memory.channels").
+void flatten(const YAML::Node& n, const std::string& path,
+             std::map<std::string, YAML::Node>& out) {
+  if (n.IsMap()) {
+    for (const auto& kv : n) {
+      const std::string k = kv.first.Scalar();
+      flatten(kv.second, path.empty() ? k : path + "." + k, out);
+    }
+  } else if (n.IsSequence()) {
+    for (std::size_t i = 0; i < n.size(); ++i) flatten(n[i], path + "." + std::to_string(i), out);
+  } else if (n.IsDefined()) {
+    out[path] = n;
+  }
+}
+
+bool under(const std::string& path, const char* root) {
+  const std::size_t len = std::char_traits<char>::length(root);
+  return path.compare(0, len, root) == 0 && (path.size() == len || path[len] == '.');
+}
+
 }  // namespace
+
+nlohmann::json config_changes(const ConfigDoc& doc) {
+  // The base: the shipped platform the configuration names, with its presets expanded.
+  std::optional<ConfigDoc> base;
+  std::string base_file;
+  const YAML::Node& root = doc.root;
+  if (root["name"].IsDefined() && root["name"].IsScalar()) {
+    base_file = "platforms/" + root["name"].Scalar() + ".yaml";
+    if (embedded_file(base_file)) {
+      base.emplace();
+      base->sources = std::make_shared<ConfigSources>(embedded_source(base_file.c_str()));
+      base->root = load_embedded(base_file.c_str());
+      expand_presets(*base);
+    }
+  }
+  std::map<std::string, YAML::Node> run_leaves, base_leaves;
+  flatten(doc.root, "", run_leaves);
+  if (base) flatten(base->root, "", base_leaves);
+  nlohmann::json changes = nlohmann::json::array();
+  for (const auto& [path, value] : run_leaves) {
+    // The workload is a file of its own; name and description are labels, not parameters.
+    if (under(path, "workload") || path == "name" || path == "description") continue;
+    const std::string source = doc.sources->source_of(path);
+    if (source == "default") continue;  // filled in by famsim, not chosen
+    nlohmann::json base_value;  // null: not in the base
+    if (base) {
+      const auto it = base_leaves.find(path);
+      if (it != base_leaves.end()) {
+        if (it->second.Scalar() == value.Scalar()) continue;
+        base_value = yaml_to_json(it->second);
+      }
+    } else if (source.find("presets/") != std::string::npos) {
+      continue;  // no base platform: what the presets gave is not a choice of the user's
+    }
+    changes.push_back(
+        {{"key", path}, {"value", yaml_to_json(value)}, {"base_value", base_value},
+         {"source", source}});
+  }
+  nlohmann::json out = {{"changes", std::move(changes)},
+                        {"workload_source", doc.sources->source_of("workload")}};
+  out["base"] = base ? nlohmann::json(embedded_source(base_file.c_str())) : nlohmann::json();
+  return out;
+}
 
 ConfigDoc load_config(const RunOptions& o) {
   ConfigDoc doc;
@@ -144,6 +209,10 @@ Simulation::Simulation(ConfigDoc doc, const std::string& out_dir)
     for (DeviceConfig& d : cfg_.platform.devices) d.memory.command_log_dir = dram_log_dir_;
   }
   // The resolved configuration records the seed actually used, so it re-runs identically.
+  const YAML::Node& croot = doc_.root;
+  if (!croot["sim"].IsDefined() || !croot["sim"]["seed"].IsDefined()) {
+    doc_.sources->set("sim.seed", "default");
+  }
   doc_.root["sim"]["seed"] = cfg_.sim.seed;
   ctx_ =
       std::make_unique<SimContext>(cfg_.platform.gpu.request_bytes, cfg_.sim.seed, cfg_.sim.kernel);
@@ -554,7 +623,10 @@ nlohmann::json Simulation::results(double host_seconds, double peak_rss_mib) con
                   {"read_latency_histogram", reads.bins_json()},
                   {"write_latency_histogram", writes.bins_json()}};
   j["latency_breakdown_ns"] = ctx_->hop_breakdown.to_json();
-  j["components"] = ctx_->registry.report_all(window);
+  std::vector<ResourceRecord> resources;
+  j["components"] = ctx_->registry.report_all(window, &resources);
+  j["bottlenecks"] =
+      analyze_bottlenecks(resources, j["summary"]["bandwidth_gbps"].get<double>());
   // Generator streams: their configuration in numbers, their result over all their GPUs, and
   // each GPU's (also under components.<gpu>.streams).
   nlohmann::json wl = nlohmann::json::object();
@@ -593,6 +665,7 @@ nlohmann::json Simulation::results(double host_seconds, double peak_rss_mib) con
   }
   j["address_layout"] = layout;
   j["config"] = yaml_to_json(doc_.root);
+  j["config_changes"] = config_changes(doc_);
   return j;
 }
 

@@ -57,6 +57,12 @@ struct ResolvedConfig {
 // Strictly reads the whole document (unknown keys anywhere are errors). Throws ConfigError.
 ResolvedConfig parse_config(const ConfigDoc& doc);
 
+// What the configuration changes from the shipped platform it names (`name:`, when a built-in
+// platforms/NAME.yaml exists), leaf by leaf with the file or --set each value came from:
+// {base, workload_source, changes: [{key, value, base_value, source}]}. Without such a platform
+// (base null), the leaves the user's own files and --set chose, leaving out what presets gave.
+nlohmann::json config_changes(const ConfigDoc& doc);
+
 // What the initiators counted, for the conservation check.
 struct InitiatorTotals {
   std::uint64_t issued = 0;

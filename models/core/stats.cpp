@@ -102,7 +102,8 @@ Component::~Component() {
   v.erase(std::remove(v.begin(), v.end(), this), v.end());
 }
 
-nlohmann::json ComponentRegistry::report_all(const ReportWindow& window) const {
+nlohmann::json ComponentRegistry::report_all(const ReportWindow& window,
+                                             std::vector<ResourceRecord>* resources) const {
   nlohmann::json out = nlohmann::json::object();
   for (const Component* c : components_) {
     ComponentReport r;
@@ -111,6 +112,22 @@ nlohmann::json ComponentRegistry::report_all(const ReportWindow& window) const {
     j["bytes"] = r.bytes;
     j["utilization"] = r.utilization;
     j["backpressure_ns"] = r.backpressure_ns;
+    if (!r.resources.empty()) {
+      nlohmann::json list = nlohmann::json::array();
+      for (ResourceUse& u : r.resources) {
+        nlohmann::json e = {
+            {"name", u.name},
+            {"type", u.type == ResourceUse::Type::kBandwidth ? "bandwidth" : "slots"},
+            {"utilization", u.utilization},
+            {"capacity", u.capacity},
+            {"used", u.used},
+            {"backpressure_ns", u.backpressure_ns}};
+        if (!u.occupancy.is_null()) e["occupancy"] = u.occupancy;
+        list.push_back(std::move(e));
+        if (resources) resources->push_back({c->component_name(), c->kind(), std::move(u)});
+      }
+      j["resources"] = std::move(list);
+    }
     out[c->component_name()] = std::move(j);
   }
   return out;

@@ -74,12 +74,34 @@ struct ReportWindow {
   double seconds() const { return static_cast<double>(duration_ps()) * 1e-12; }
 };
 
+// One resource of a component, for the bottleneck analysis (models/core/bottleneck.h): a server
+// with a configured bandwidth (a link direction's wire, a switch output port, a DRAM channel's
+// data bus) or a pool of slots (a tag pool, a request queue, an outstanding-request window).
+struct ResourceUse {
+  enum class Type : std::uint8_t { kBandwidth, kSlots };
+  std::string name;  // within its component: "response wire", "tags (port 3)", "read queue"
+  Type type = Type::kBandwidth;
+  double utilization = 0;  // busy fraction (bandwidth) or mean occupancy over capacity (slots)
+  double capacity = 0;     // configured GB/s (bandwidth) or slots
+  double used = 0;         // achieved GB/s on the wire (bandwidth) or mean occupied slots
+  double backpressure_ns = 0;  // time it held back its upstream, where the block tracks it
+  nlohmann::json occupancy;    // OccupancyGauge::to_json of a slot pool, else null
+};
+
 // What a component says about itself at the end of a run.
 struct ComponentReport {
   double bytes = 0;            // payload bytes that passed through (or were served)
   double utilization = 0;      // busy fraction of its limiting resource, 0..1
   double backpressure_ns = 0;  // total time it held back a neighbour's BEGIN_REQ/BEGIN_RESP
   nlohmann::json extra = nlohmann::json::object();
+  std::vector<ResourceUse> resources;  // what can limit it; empty for blocks with none
+};
+
+// A resource with the component that owns it, as the registry collects them.
+struct ResourceRecord {
+  std::string component;
+  BlockKind kind = BlockKind::kOther;
+  ResourceUse use;
 };
 
 class ComponentRegistry;
@@ -96,6 +118,7 @@ class Component {
 
   const std::string& component_name() const { return name_; }
   BlockId block_id() const { return id_; }
+  BlockKind kind() const { return BlockRegistry::kind(id_); }
 
   virtual void report(ComponentReport& r, const ReportWindow& window) const = 0;
   // Requests and responses this block still holds (queued, in flight inside it, or held).
@@ -115,7 +138,10 @@ class Component {
 class ComponentRegistry {
  public:
   const std::vector<Component*>& components() const { return components_; }
-  nlohmann::json report_all(const ReportWindow& window) const;
+  // Every component's report keyed by name; each resource is also appended to `resources`
+  // (when given) and listed under the component's `resources` key.
+  nlohmann::json report_all(const ReportWindow& window,
+                            std::vector<ResourceRecord>* resources = nullptr) const;
 
  private:
   friend class Component;

@@ -30,6 +30,7 @@ PortLogic::PortLogic(sc_core::sc_module_name name, SimContext& ctx, const PortLo
         ("internal" + std::to_string(i)).c_str(), *this, i));
     Port& port = ports_[i];
     port.tags.resize(params.tags_per_port);
+    port.tags_in_use.set_capacity(params.tags_per_port);
     port.free_tags.set_capacity(params.tags_per_port);
     for (std::uint32_t t = 0; t < params.tags_per_port; ++t) port.free_tags.push_back(t);
     port.ingress.set_capacity(params.tags_per_port * max_parts);
@@ -52,10 +53,8 @@ std::uint64_t PortLogic::pipeline(std::uint64_t& free_ps, std::uint64_t now_ps, 
 }
 
 void PortLogic::change_tags(Port& port, int delta, std::uint64_t now_ps) {
-  port.tag_time_integral += port.tags_in_use * (now_ps - port.last_change_ps);
-  port.last_change_ps = now_ps;
-  port.tags_in_use = static_cast<unsigned>(static_cast<int>(port.tags_in_use) + delta);
-  port.max_tags_in_use = std::max(port.max_tags_in_use, port.tags_in_use);
+  const auto level = static_cast<std::int64_t>(port.tags_in_use.level()) + delta;
+  port.tags_in_use.set(static_cast<std::uint64_t>(level), now_ps);
 }
 
 void PortLogic::check_request(const RequestExt& e) const {
@@ -291,23 +290,33 @@ void PortLogic::behaviour() {
 }
 
 void PortLogic::report(ComponentReport& r, const ReportWindow& window) const {
-  const std::uint64_t end = window.end_ps;
   double max_u = 0;
   std::uint64_t bytes = 0;
   std::uint64_t backpressure = 0;
   nlohmann::json per_port = nlohmann::json::array();
-  for (const Port& port : ports_) {
-    const std::uint64_t integral =
-        port.tag_time_integral + port.tags_in_use * (end - std::min(end, port.last_change_ps));
-    const double mean_tags = window_mean(integral, window);
-    const double u = mean_tags / params_.tags_per_port;
+  for (unsigned i = 0; i < ports_.size(); ++i) {
+    const Port& port = ports_[i];
+    const double mean_tags = port.tags_in_use.mean(window);
+    const double u = port.tags_in_use.mean_fraction(window);
     max_u = std::max(max_u, u);
     bytes += port.bytes;
     backpressure += port.backpressure_ps;
+    nlohmann::json occupancy = port.tags_in_use.to_json(window);
     per_port.push_back({{"requests", port.requests},
                         {"mean_tags_in_use", mean_tags},
-                        {"max_tags_in_use", port.max_tags_in_use},
+                        {"max_tags_in_use", port.tags_in_use.max()},
+                        {"tags_occupancy", occupancy},
                         {"backpressure_ns", static_cast<double>(port.backpressure_ps) * 1e-3}});
+    if (port.requests == 0) continue;
+    ResourceUse tags;
+    tags.name = "tags (port " + std::to_string(i) + ")";
+    tags.type = ResourceUse::Type::kSlots;
+    tags.utilization = u;
+    tags.capacity = params_.tags_per_port;
+    tags.used = mean_tags;
+    tags.backpressure_ns = static_cast<double>(port.backpressure_ps) * 1e-3;
+    tags.occupancy = std::move(occupancy);
+    r.resources.push_back(std::move(tags));
   }
   r.bytes = static_cast<double>(bytes);
   r.utilization = std::min(1.0, max_u);
@@ -327,7 +336,7 @@ std::size_t PortLogic::occupancy() const {
     // A tag covers a request from acceptance until its response leaves (ingress, parts, NoC,
     // memory, reordering, egress), so tags in use plus a held request is everything this port
     // answers for.
-    n += port.tags_in_use + (port.hold.empty() ? 0 : 1);
+    n += port.tags_in_use.level() + (port.hold.empty() ? 0 : 1);
   }
   return n;
 }

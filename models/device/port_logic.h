@@ -45,6 +45,7 @@
 #pragma once
 
 #include "models/core/clock.h"
+#include "models/core/occupancy.h"
 #include "models/core/ports.h"
 #include "models/core/ring.h"
 #include "models/core/sim_context.h"
@@ -107,16 +108,13 @@ class PortLogic : public sc_core::sc_module, public Component {
     HoldSlot hold;
     bool crossbar_busy = false;
     bool fabric_busy = false;
-    unsigned tags_in_use = 0;
-    unsigned max_tags_in_use = 0;
+    OccupancyGauge tags_in_use;  // of tags_per_port
     std::uint64_t ingress_free_ps = 0;
     std::uint64_t egress_free_ps = 0;
     // Statistics.
     std::uint64_t requests = 0;
     std::uint64_t bytes = 0;
     std::uint64_t backpressure_ps = 0;
-    std::uint64_t tag_time_integral = 0;  // sum of tags_in_use x ps
-    std::uint64_t last_change_ps = 0;
   };
 
   void take_tag(unsigned idx, Payload& p, std::uint64_t now_ps);

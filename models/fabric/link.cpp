@@ -454,6 +454,16 @@ void Link::report(ComponentReport& r, const ReportWindow& window) const {
     if (w.vc[0]->active) j["request_vc"] = vc_json(*w.vc[0]);
     if (w.vc[1]->active) j["response_vc"] = vc_json(*w.vc[1]);
     r.extra[names[i]] = std::move(j);
+    // The wire carries framing as well as payload: its capacity and use are in wire bytes.
+    if (w.flits > 0 || i == 0) {
+      ResourceUse wire_use;
+      wire_use.name = i == 0 ? "request wire" : "response wire";
+      wire_use.utilization = u;
+      wire_use.capacity = bandwidth_gbps_;
+      wire_use.used = window.seconds() > 0 ? wire / window.seconds() * 1e-9 : 0.0;
+      wire_use.backpressure_ns = bp * 1e-3;
+      r.resources.push_back(std::move(wire_use));
+    }
   }
   r.bytes = payload_total;
   r.utilization = u_max;

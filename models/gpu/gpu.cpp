@@ -25,6 +25,7 @@ Gpu::Gpu(sc_core::sc_module_name name, SimContext& ctx, unsigned index, const Gp
       local_ready_ps_(local.size ? local.map.channels() : 0, 0),
       completions_(params.max_outstanding),
       wake_("wake", ctx.scheduler(), this, &Wakeup::call_behaviour<Gpu>) {
+  outstanding_.set_capacity(params.max_outstanding);
   for (unsigned i = 0; i < fabric_ports; ++i) {
     fabric_.push_back(
         std::make_unique<InitiatorPort<Gpu>>(("fabric" + std::to_string(i)).c_str(), *this, i));
@@ -287,9 +288,8 @@ bool Gpu::all_streams_finished() const {
 }
 
 void Gpu::change_outstanding(int delta, std::uint64_t now_ps) {
-  outstanding_integral_ += outstanding_ * (now_ps - outstanding_since_ps_);
-  outstanding_since_ps_ = now_ps;
-  outstanding_ = static_cast<unsigned>(static_cast<int>(outstanding_) + delta);
+  const auto level = static_cast<std::int64_t>(outstanding_.level()) + delta;
+  outstanding_.set(static_cast<std::uint64_t>(level), now_ps);
 }
 
 void Gpu::complete(Payload& p, std::uint64_t now_ps) {
@@ -348,10 +348,10 @@ void Gpu::behaviour() {
   unsigned slots = params_.issue_width;
   const unsigned n = static_cast<unsigned>(streams_.size());
   bool progress = true;
-  while (slots > 0 && progress && outstanding_ < params_.max_outstanding && !ctx_.input_error) {
+  while (slots > 0 && progress && outstanding_.level() < params_.max_outstanding && !ctx_.input_error) {
     progress = false;
     unsigned i = rr_next_;
-    for (unsigned k = 0; k < n && slots > 0 && outstanding_ < params_.max_outstanding; ++k) {
+    for (unsigned k = 0; k < n && slots > 0 && outstanding_.level() < params_.max_outstanding; ++k) {
       Stream& s = streams_[i];
       if (++i == n) i = 0;
       if (try_issue(s, now_ps)) {
@@ -388,12 +388,21 @@ void Gpu::behaviour() {
 void Gpu::report(ComponentReport& r, const ReportWindow& window) const {
   r.bytes = static_cast<double>(read_bytes_ + write_bytes_);
   // The GPU's limiting resource here is its outstanding-request window.
-  const std::uint64_t end = window.end_ps;
-  const std::uint64_t integral =
-      outstanding_integral_ + outstanding_ * (end - std::min(end, outstanding_since_ps_));
-  const double mean_outstanding = window_mean(integral, window);
-  r.utilization = std::min(1.0, mean_outstanding / params_.max_outstanding);
+  const double mean_outstanding = outstanding_.mean(window);
+  r.utilization = outstanding_.mean_fraction(window);
   r.extra["mean_outstanding"] = mean_outstanding;
+  nlohmann::json occupancy = outstanding_.to_json(window);
+  r.extra["outstanding_occupancy"] = occupancy;
+  if (issued_ > 0) {
+    ResourceUse window_use;
+    window_use.name = "outstanding window";
+    window_use.type = ResourceUse::Type::kSlots;
+    window_use.utilization = r.utilization;
+    window_use.capacity = params_.max_outstanding;
+    window_use.used = mean_outstanding;
+    window_use.occupancy = std::move(occupancy);
+    r.resources.push_back(std::move(window_use));
+  }
   r.backpressure_ns = 0;
   const double secs = window.seconds();
   r.extra["requests_issued"] = issued_;

@@ -37,6 +37,7 @@
 
 #include "models/core/clock.h"
 #include "models/core/initiator.h"
+#include "models/core/occupancy.h"
 #include "models/core/ports.h"
 #include "models/core/ring.h"
 #include "models/core/sim_context.h"
@@ -102,7 +103,7 @@ class Gpu : public sc_core::sc_module, public Component, public Initiator {
   Sync bw(unsigned port, Payload& p, Phase& phase, sc_core::sc_time& t);
 
   void report(ComponentReport& r, const ReportWindow& window) const override;
-  std::size_t occupancy() const override { return outstanding_ + completions_.size(); }
+  std::size_t occupancy() const override { return outstanding_.level() + completions_.size(); }
 
   // Results, read by the simulation at the end.
   std::uint64_t issued() const override { return issued_; }
@@ -188,7 +189,7 @@ class Gpu : public sc_core::sc_module, public Component, public Initiator {
   std::vector<unsigned> local_stream_;  // workload stream index -> index in streams_
   unsigned rr_next_ = 0;
   std::uint64_t next_id_ = 0;
-  unsigned outstanding_ = 0;
+  OccupancyGauge outstanding_;  // requests in flight, of max_outstanding
   Ring<Payload*> completions_;
   Wakeup wake_;
 
@@ -208,8 +209,6 @@ class Gpu : public sc_core::sc_module, public Component, public Initiator {
   std::uint64_t mismatched_requests_ = 0;
   std::uint64_t last_completion_ps_ = 0;
   std::uint64_t first_issue_ps_ = 0;
-  std::uint64_t outstanding_integral_ = 0;  // sum of outstanding_ x ps
-  std::uint64_t outstanding_since_ps_ = 0;
   LatencyHistogram read_latency_;
   LatencyHistogram write_latency_;
 };

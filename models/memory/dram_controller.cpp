@@ -241,18 +241,31 @@ void DramController::report(ComponentReport& r, const ReportWindow& window) cons
     open.push_back(window_cycles ? std::min(1.0, static_cast<double>(v) / window_cycles) : 0.0);
   }
   x["bank_open_fraction"] = open;
-  // Nothing is queued before the window opens (the first request of the run), so the integral
-  // over the run is the integral over the window.
-  x["read_queue"] = {{"mean", window_cycles ? static_cast<double>(st.read_queue_integral) /
-                                                  static_cast<double>(window_cycles)
-                                            : 0.0},
-                     {"max", st.read_queue_max},
-                     {"capacity", params_.core.read_queue}};
-  x["write_queue"] = {{"mean", window_cycles ? static_cast<double>(st.write_queue_integral) /
-                                                   static_cast<double>(window_cycles)
-                                             : 0.0},
-                      {"max", st.write_queue_max},
-                      {"capacity", params_.core.write_queue}};
+  // The controller counts time in DRAM clock cycles: its queues' window is in cycles too.
+  const ReportWindow cycles{window.start_ps * 1000 / tck_fs_, end_cycle};
+  x["read_queue"] = st.read_queue.to_json(cycles);
+  x["write_queue"] = st.write_queue.to_json(cycles);
+  // Resources: the data bus (the channel's peak bandwidth) and the two scheduler queues.
+  ResourceUse bus;
+  bus.name = "data bus";
+  bus.utilization = r.utilization;
+  bus.capacity = s.org.peak_gbps();
+  bus.used = secs > 0 ? (read_bytes_ + write_bytes_) / secs * 1e-9 : 0.0;
+  bus.backpressure_ns = r.backpressure_ns;
+  auto queue = [&](const char* name, const OccupancyGauge& g, std::uint64_t requests) {
+    if (requests == 0) return;
+    ResourceUse u;
+    u.name = name;
+    u.type = ResourceUse::Type::kSlots;
+    u.utilization = g.mean_fraction(cycles);
+    u.capacity = static_cast<double>(g.capacity());
+    u.used = g.mean(cycles);
+    u.occupancy = g.to_json(cycles);
+    r.resources.push_back(std::move(u));
+  };
+  if (read_count_ + write_count_ > 0) r.resources.push_back(std::move(bus));
+  queue("read queue", st.read_queue, read_count_);
+  queue("write queue", st.write_queue, write_count_);
   // Energy: per-command energies plus background power over the whole simulated time from 0 (the
   // DRAM draws background power and refreshes before the first request too; dram_spec.h and the
   // preset file for the sources).

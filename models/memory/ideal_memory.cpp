@@ -129,6 +129,15 @@ void IdealMemory::report(ComponentReport& r, const ReportWindow& window) const {
   r.extra["read_latency_ns"] = read_latency_.to_json();
   r.extra["write_latency_ns"] = write_latency_.to_json();
   r.extra["stored_pages"] = store_.pages();
+  if (read_count_ + write_count_ > 0) {
+    ResourceUse u;
+    u.name = "data path";
+    u.utilization = r.utilization;
+    u.capacity = timing_.peak_gbps();
+    u.used = r.extra["bandwidth_gbps"].get<double>();
+    u.backpressure_ns = r.backpressure_ns;
+    r.resources.push_back(std::move(u));
+  }
 }
 
 std::size_t IdealMemory::occupancy() const { return service_.size() + (hold_.empty() ? 0 : 1); }

@@ -1,5 +1,7 @@
 #include "models/noc/crossbar.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <functional>
 #include <stdexcept>
@@ -76,6 +78,7 @@ void Crossbar::init_plane(Plane& pl, bool is_request, unsigned inputs, unsigned 
   pl.is_request = is_request;
   pl.in.resize(inputs);
   for (Input& in : pl.in) {
+    in.queue.set_capacity(params_.input_buffer);
     if (voq()) {
       in.voq.configure(outputs, params_.input_buffer);
       in.voq_eligible_ps.assign(outputs, 0);
@@ -161,8 +164,7 @@ void Crossbar::arrive(Plane& pl, unsigned in, Payload& p, std::uint64_t now_ps) 
 
 void Crossbar::enqueue(Plane& pl, unsigned in, const Queued& q, std::uint64_t now_ps) {
   Input& input = pl.in[in];
-  note_occupancy(input, now_ps);
-  input.occupancy_max = std::max(input.occupancy_max, ++input.occupancy);
+  input.queue.set(input.queue.level() + 1, now_ps);
   if (voq()) {
     const bool was_empty = input.voq.empty(q.dest);
     input.voq.push_back(q.dest, q);
@@ -305,8 +307,7 @@ void Crossbar::arbitrate(Plane& pl, std::uint64_t edge_ps) {
       const std::uint64_t since = in.hold.since_ps;
       Payload& held = in.hold.take(edge_ps, in.backpressure_ps);
       const Queued q = classify(pl, held, since);
-      note_occupancy(in, edge_ps);
-      in.occupancy_max = std::max(in.occupancy_max, ++in.occupancy);
+      in.queue.set(in.queue.level() + 1, edge_ps);
       if (voq()) {
         const bool was_empty = in.voq.empty(q.dest);
         in.voq.push_back(q.dest, q);
@@ -434,8 +435,7 @@ void Crossbar::transfer(Plane& pl, unsigned i, unsigned o, std::uint64_t edge_ps
     }
     eligible = in.head_eligible_ps;
   }
-  note_occupancy(in, edge_ps);
-  --in.occupancy;
+  in.queue.set(in.queue.level() - 1, edge_ps);
   if (edge_ps > eligible) {
     ++pl.delayed_grants;
     pl.delay_ps += edge_ps - eligible;
@@ -533,13 +533,8 @@ void Crossbar::report_ports(const Plane& pl, nlohmann::json& j, const ReportWind
     in_bytes.push_back(in.bytes);
     in_messages.push_back(in.messages);
     in_gbps.push_back(gbps(in.bytes));
-    // The occupancy integral runs to the last change; the window may end later.
-    std::uint64_t integral = in.occupancy_integral;
-    if (window.end_ps > in.occupancy_since_ps) {
-      integral += in.occupancy * (window.end_ps - in.occupancy_since_ps);
-    }
-    queue_mean.push_back(window_mean(integral, window));
-    queue_max.push_back(in.occupancy_max);
+    queue_mean.push_back(in.queue.mean(window));
+    queue_max.push_back(in.queue.max());
     std::uint64_t hol = in.hol_ps;
     for (unsigned b : pl.hol_blocked) {  // still blocked when the run ended (truncated runs)
       if (b == i && window.end_ps > pl.hol_since_ps) hol += window.end_ps - pl.hol_since_ps;
@@ -604,12 +599,40 @@ void Crossbar::report(ComponentReport& r, const ReportWindow& window) const {
   r.extra["hol_blocking_ns"] = hol_ns;
   r.extra["request_ports"] = std::move(req_ports);
   r.extra["response_ports"] = std::move(resp_ports);
+  // Resources: every output port (width x clock) and every input buffer, per direction.
+  const double port_gbps = params_.width_bytes * clock_.mhz() * 1e-3;
+  for (const Plane* pl : {&req_, &resp_}) {
+    const char* dir = pl->is_request ? "request" : "response";
+    for (unsigned o = 0; o < pl->out.size(); ++o) {
+      const Output& out = pl->out[o];
+      if (out.messages == 0) continue;  // an unused port limits nothing
+      ResourceUse u;
+      u.name = fmt::format("{} output {}", dir, o);
+      u.utilization = busy_fraction(out.busy_ps, window);
+      u.capacity = port_gbps;
+      u.used = u.utilization * port_gbps;  // beats, headers included, as the port sees them
+      r.resources.push_back(std::move(u));
+    }
+    for (unsigned i = 0; i < pl->in.size(); ++i) {
+      const Input& in = pl->in[i];
+      if (in.messages == 0) continue;
+      ResourceUse u;
+      u.name = fmt::format("{} input {} buffer", dir, i);
+      u.type = ResourceUse::Type::kSlots;
+      u.utilization = in.queue.mean_fraction(window);
+      u.capacity = static_cast<double>(in.queue.capacity());
+      u.used = in.queue.mean(window);
+      u.backpressure_ns = static_cast<double>(in.backpressure_ps) * 1e-3;
+      u.occupancy = in.queue.to_json(window);
+      r.resources.push_back(std::move(u));
+    }
+  }
 }
 
 std::size_t Crossbar::occupancy() const {
   std::size_t n = 0;
   for (const Plane* pl : {&req_, &resp_}) {
-    for (const Input& in : pl->in) n += in.occupancy + (in.hold.empty() ? 0 : 1);
+    for (const Input& in : pl->in) n += in.queue.level() + (in.hold.empty() ? 0 : 1);
     for (const Output& o : pl->out) n += o.pipe.size();
   }
   return n;

@@ -92,6 +92,7 @@
 #pragma once
 
 #include "models/core/clock.h"
+#include "models/core/occupancy.h"
 #include "models/core/ports.h"
 #include "models/core/ring.h"
 #include "models/core/sim_context.h"
@@ -178,10 +179,7 @@ class Crossbar : public sc_core::sc_module, public Component {
     // Statistics.
     std::uint64_t bytes = 0;
     std::uint64_t messages = 0;
-    std::uint64_t occupancy_integral = 0;  // messages x ps
-    std::uint64_t occupancy_since_ps = 0;
-    std::size_t occupancy = 0;
-    std::size_t occupancy_max = 0;
+    OccupancyGauge queue;  // messages held (all its queues), of input_buffer
     std::uint64_t hol_ps = 0;
   };
   struct Staged {
@@ -268,10 +266,6 @@ class Crossbar : public sc_core::sc_module, public Component {
   void enqueue(Plane& pl, unsigned in, const Queued& q, std::uint64_t now_ps);
   void schedule_head(Plane& pl, unsigned in, unsigned out, std::uint64_t now_ps);
   Queued classify(const Plane& pl, Payload& p, std::uint64_t since_ps) const;
-  static void note_occupancy(Input& in, std::uint64_t now_ps) {
-    in.occupancy_integral += in.occupancy * (now_ps - in.occupancy_since_ps);
-    in.occupancy_since_ps = now_ps;
-  }
   // Hands on output `o`'s messages that are due; `far_end_took`: called because the far end took
   // a message back at now_ps (END_REQ / END_RESP), not for a message of this block due now.
   void drain_output(Plane& pl, unsigned o, std::uint64_t now_ps, bool far_end_took);

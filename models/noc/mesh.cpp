@@ -1,5 +1,7 @@
 #include "models/noc/mesh.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <stdexcept>
 #include <string>
@@ -489,6 +491,22 @@ void Mesh::report(ComponentReport& r, const ReportWindow& window) const {
   r.extra["links"] = std::move(links);
   r.extra["router_stall_ns"] = std::move(stall);
   r.extra["stall_ns"] = stall_total;
+  // Resources: every router-to-router link that carried flits, per network.
+  const double link_gbps = params_.link_bytes * clock_.mhz() * 1e-3;
+  for (const Network* net : {&req_, &resp_}) {
+    for (const Output& o : net->out) {
+      if (o.downstream_input == kNone || o.flits_sent == 0) continue;
+      const MeshCoord from = topo_.coord({o.router});
+      const MeshCoord to = topo_.coord(*topo_.neighbour({o.router}, o.dir));
+      ResourceUse u;
+      u.name = fmt::format("{} link ({},{})->({},{})", net->is_request ? "request" : "response",
+                           from.x, from.y, to.x, to.y);
+      u.utilization = cycles > 0 ? std::min(1.0, static_cast<double>(o.flits_sent) / cycles) : 0.0;
+      u.capacity = link_gbps;
+      u.used = u.utilization * link_gbps;
+      r.resources.push_back(std::move(u));
+    }
+  }
 }
 
 std::size_t Mesh::occupancy() const {

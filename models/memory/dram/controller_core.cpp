@@ -12,6 +12,8 @@ ControllerCore::ControllerCore(const Spec& spec, const CoreParams& params)
       state_(spec),
       scheduler_(make_scheduler(params.scheduler, params.starvation_cap)),
       page_(make_page_policy(params.page_policy, params.page_timeout_cycles)) {
+  stats_.read_queue.set_capacity(params.read_queue);
+  stats_.write_queue.set_capacity(params.write_queue);
   if (params.read_queue == 0 || params.write_queue == 0) {
     throw std::invalid_argument("read and write queues need at least one entry");
   }
@@ -60,18 +62,9 @@ void ControllerCore::set_command_log(std::ostream* os, unsigned channel, unsigne
   log_pseudo_channel_ = pseudo_channel;
 }
 
-void ControllerCore::account_queues(std::uint64_t now) {
-  if (now <= stats_at_) return;
-  const std::uint64_t dt = now - stats_at_;
-  stats_.read_queue_integral += dt * read_count_;
-  stats_.write_queue_integral += dt * write_count_;
-  stats_at_ = now;
-}
-
 void ControllerCore::enqueue(void* tag, bool write, const Coord* bursts, unsigned n,
                              std::uint64_t now) {
   if (!has_room(write, n) || n == 0) throw std::logic_error("DRAM queue overflow");
-  account_queues(now);
   plan_.valid = false;  // the new bursts may go first
   const std::uint32_t r = free_requests_.back();
   free_requests_.pop_back();
@@ -95,10 +88,10 @@ void ControllerCore::enqueue(void* tag, bool write, const Coord* bursts, unsigne
   }
   if (write) {
     write_count_ += n;
-    stats_.write_queue_max = std::max(stats_.write_queue_max, write_count_);
+    stats_.write_queue.set(write_count_, now);
   } else {
     read_count_ += n;
-    stats_.read_queue_max = std::max(stats_.read_queue_max, read_count_);
+    stats_.read_queue.set(read_count_, now);
   }
 }
 
@@ -233,7 +226,6 @@ int ControllerCore::direction() const {
 
 std::uint64_t ControllerCore::run(std::uint64_t now) {
   last_run_ = now;
-  account_queues(now);
   advance_refresh(now);
   // Direction: drain writes from the high watermark down to the low one; otherwise reads, or
   // writes when no read waits.
@@ -491,10 +483,10 @@ void ControllerCore::issue(const Choice& ch, std::uint64_t now) {
   stats_.data_bus_cycles += spec_.timing.burst;
   Request& req = requests_[ent.request];
   if (ch.queue == 1) {
-    --write_count_;
+    stats_.write_queue.set(--write_count_, now);
     ++stats_.write_bursts;
   } else {
-    --read_count_;
+    stats_.read_queue.set(--read_count_, now);
     ++stats_.read_bursts;
   }
   free_entries_.push_back(e);
@@ -544,7 +536,6 @@ void* ControllerCore::pop_completion(bool& write, std::uint64_t& arrival_cycle) 
 }
 
 void ControllerCore::finish_stats(std::uint64_t now) {
-  account_queues(now);
   for (unsigned b = 0; b < state_.banks_total(); ++b) {
     if (state_.is_open(b) && now > open_since_[b]) {
       stats_.bank_open_cycles[b] += now - open_since_[b];

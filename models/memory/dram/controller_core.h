@@ -19,6 +19,7 @@
 // the rank (bank) meanwhile (JESD79-4 4.26, JESD79-5 4.13: up to 8 REF may be postponed).
 #pragma once
 
+#include "models/core/occupancy.h"
 #include "models/core/ring.h"
 #include "models/memory/dram/channel_state.h"
 #include "models/memory/dram/dram_command.h"
@@ -55,8 +56,7 @@ struct CoreStats {
   std::uint64_t row_hits = 0, row_misses = 0, row_conflicts = 0;
   std::uint64_t read_bursts = 0, write_bursts = 0;
   std::uint64_t data_bus_cycles = 0;
-  std::uint64_t read_queue_integral = 0, write_queue_integral = 0;  // entries x cycles
-  unsigned read_queue_max = 0, write_queue_max = 0;
+  OccupancyGauge read_queue, write_queue;  // bursts queued, over time in cycles
   std::uint64_t refreshes_postponed = 0;          // due refreshes that waited for busy banks
   std::vector<std::uint64_t> bank_open_cycles;    // per flat bank
   std::vector<std::uint64_t> rank_active_cycles;  // per rank: some row open
@@ -148,7 +148,6 @@ class ControllerCore {
     bool valid = false;
   };
 
-  void account_queues(std::uint64_t now);
   int direction() const;  // 0 reads, 1 writes (write drain)
   void advance_refresh(std::uint64_t now);
   bool refresh_forced(unsigned rank) const;
@@ -253,7 +252,6 @@ class ControllerCore {
   unsigned log_channel_ = 0, log_pseudo_channel_ = 0;
 
   CoreStats stats_;
-  std::uint64_t stats_at_ = 0;
   std::vector<std::uint64_t> open_since_;
   std::vector<std::uint64_t> rank_active_since_;
 };

@@ -1,0 +1,239 @@
+#include "models/core/bottleneck.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <limits>
+#include <map>
+
+namespace famsim {
+
+namespace {
+
+constexpr std::size_t kRankedShown = 25;
+
+// How deep along a request's round trip a pool sits: a pool's slots are held while the request
+// is anywhere inside it, so the deeper pool is the one that fills first.
+int depth(BlockKind k) {
+  switch (k) {
+    case BlockKind::kGpu:
+    case BlockKind::kTracePlayer:
+      return 0;
+    case BlockKind::kLink:
+      return 1;
+    case BlockKind::kSwitch:
+    case BlockKind::kHub:
+      return 2;
+    case BlockKind::kDevicePort:
+      return 3;
+    case BlockKind::kNoc:
+      return 4;
+    case BlockKind::kMemory:
+      return 5;
+    case BlockKind::kOther:
+      break;
+  }
+  return 0;
+}
+
+bool bandwidth(const ResourceRecord& r) { return r.use.type == ResourceUse::Type::kBandwidth; }
+
+std::string label(const ResourceRecord& r) { return r.component + " " + r.use.name; }
+
+std::string pct(double u) { return fmt::format("{:.1f}%", u * 100.0); }
+
+// Resources of one class and resource name ("fam*_link*" / "response wire").
+struct Group {
+  std::string cls, name;
+  std::vector<const ResourceRecord*> members;
+  double max_u = 0, sum_u = 0;
+  std::size_t full = 0;  // members at or above kSaturated
+};
+
+std::string group_key(const ResourceRecord& r) {
+  return resource_class(r.component) + "\n" + resource_class(r.use.name);
+}
+
+}  // namespace
+
+std::string resource_class(const std::string& component) {
+  std::string out;
+  for (std::size_t i = 0; i < component.size();) {
+    if (std::isdigit(static_cast<unsigned char>(component[i]))) {
+      out += '*';
+      while (i < component.size() && std::isdigit(static_cast<unsigned char>(component[i]))) ++i;
+    } else {
+      out += component[i++];
+    }
+  }
+  return out;
+}
+
+nlohmann::json analyze_bottlenecks(const std::vector<ResourceRecord>& resources,
+                                   double achieved_gbps) {
+  std::map<std::string, Group> groups;
+  for (const ResourceRecord& r : resources) {
+    Group& g = groups[group_key(r)];
+    g.cls = resource_class(r.component);
+    g.name = resource_class(r.use.name);
+    g.members.push_back(&r);
+    g.max_u = std::max(g.max_u, r.use.utilization);
+    g.sum_u += r.use.utilization;
+    if (r.use.utilization >= kSaturated) ++g.full;
+  }
+
+  // The analytic bound: the smallest capacity / traffic share among the bandwidth resources.
+  const ResourceRecord* bound_by = nullptr;
+  double bound = std::numeric_limits<double>::infinity();
+  const ResourceRecord* busiest_bw = nullptr;
+  const ResourceRecord* innermost_full = nullptr;
+  const ResourceRecord* busiest = nullptr;
+  for (const ResourceRecord& r : resources) {
+    const double u = r.use.utilization;
+    if (!busiest || u > busiest->use.utilization) busiest = &r;
+    if (bandwidth(r)) {
+      if (u > 0 && achieved_gbps / u < bound) {
+        bound = achieved_gbps / u;
+        bound_by = &r;
+      }
+      if (!busiest_bw || u > busiest_bw->use.utilization) busiest_bw = &r;
+    } else if (u >= kSaturated) {
+      const bool deeper = !innermost_full || depth(r.kind) > depth(innermost_full->kind) ||
+                          (depth(r.kind) == depth(innermost_full->kind) &&
+                           u > innermost_full->use.utilization);
+      if (deeper) innermost_full = &r;
+    }
+  }
+  const ResourceRecord* limiter = nullptr;
+  std::string why;
+  if (busiest_bw && busiest_bw->use.utilization >= kSaturated) {
+    limiter = busiest_bw;
+    why = "bandwidth";
+  } else if (innermost_full) {
+    limiter = innermost_full;
+    why = "slots";
+  }
+
+  auto state = [&](const ResourceRecord& r) -> const char* {
+    if (&r == limiter) return "limiting";
+    if (r.use.utilization < kSaturated) return "ok";
+    return bandwidth(r) ? "saturated" : "blocked";
+  };
+  auto entry = [&](const ResourceRecord& r) {
+    nlohmann::json e = {{"component", r.component},
+                        {"resource", r.use.name},
+                        {"class", resource_class(r.component)},
+                        {"kind", to_string(r.kind)},
+                        {"type", bandwidth(r) ? "bandwidth" : "slots"},
+                        {"utilization", r.use.utilization},
+                        {"headroom", std::max(0.0, 1.0 - r.use.utilization)},
+                        {"capacity", r.use.capacity},
+                        {"capacity_unit", bandwidth(r) ? "GB/s" : "slots"},
+                        {"used", r.use.used},
+                        {"backpressure_ns", r.use.backpressure_ns},
+                        {"state", state(r)}};
+    if (bandwidth(r) && r.use.utilization > 0) e["bound_gbps"] = achieved_gbps / r.use.utilization;
+    return e;
+  };
+
+  // Ranked: the limiter, saturated bandwidth, full pools, then the rest, busiest first.
+  std::vector<const ResourceRecord*> order;
+  order.reserve(resources.size());
+  for (const ResourceRecord& r : resources) order.push_back(&r);
+  auto rank_of = [&](const ResourceRecord* r) {
+    const std::string s = state(*r);
+    return s == "limiting" ? 0 : s == "saturated" ? 1 : s == "blocked" ? 2 : 3;
+  };
+  std::stable_sort(order.begin(), order.end(), [&](const auto* a, const auto* b) {
+    if (rank_of(a) != rank_of(b)) return rank_of(a) < rank_of(b);
+    return a->use.utilization > b->use.utilization;
+  });
+  nlohmann::json ranked = nlohmann::json::array();
+  for (std::size_t i = 0; i < order.size() && i < kRankedShown; ++i) ranked.push_back(entry(*order[i]));
+
+  // Classes, busiest first: every resource of the run in a few lines.
+  std::vector<const Group*> gs;
+  for (const auto& [k, g] : groups) gs.push_back(&g);
+  std::stable_sort(gs.begin(), gs.end(),
+                   [](const Group* a, const Group* b) { return a->max_u > b->max_u; });
+  nlohmann::json classes = nlohmann::json::array();
+  for (const Group* g : gs) {
+    classes.push_back({{"class", g->cls},
+                       {"resource", g->name},
+                       {"count", g->members.size()},
+                       {"saturated", g->full},
+                       {"max_utilization", g->max_u},
+                       {"mean_utilization", g->sum_u / static_cast<double>(g->members.size())}});
+  }
+
+  // Blocked: the classes of full pools other than the limiter.
+  nlohmann::json blocks = nlohmann::json::array();
+  std::vector<std::string> blocked_text;
+  for (const Group* g : gs) {
+    if (g->full == 0 || bandwidth(*g->members.front())) continue;
+    std::size_t n = g->full;
+    if (limiter && group_key(*limiter) == group_key(*g->members.front())) {
+      if (limiter->use.utilization >= kSaturated) --n;
+      if (n == 0) continue;
+    }
+    blocks.push_back({{"class", g->cls}, {"resource", g->name}, {"count", n}});
+    blocked_text.push_back(fmt::format("{} {} ({} full)", g->cls, g->name, n));
+  }
+
+  nlohmann::json out = {{"saturation_threshold", kSaturated},
+                        {"achieved_gbps", achieved_gbps},
+                        {"resources", resources.size()}};
+  if (bound_by) {
+    out["analytic_bound_gbps"] = bound;
+    out["bound_set_by"] = label(*bound_by);
+    out["achieved_fraction_of_bound"] = achieved_gbps / bound;
+  }
+  std::string sentence;
+  if (limiter) {
+    nlohmann::json l = entry(*limiter);
+    const Group& g = groups[group_key(*limiter)];
+    std::vector<std::string> alike;  // same class and resource, saturated too
+    for (const ResourceRecord* m : g.members) {
+      if (m != limiter && m->use.utilization >= kSaturated) alike.push_back(m->component);
+    }
+    l["reason"] = why;
+    l["alike"] = alike;
+    l["class_size"] = g.members.size();
+    out["limiter"] = l;
+    sentence = fmt::format("{} limits throughput: {} {} ({})", label(*limiter),
+                           why == "bandwidth" ? "busy" : "full", pct(limiter->use.utilization),
+                           why == "bandwidth"
+                               ? fmt::format("{:.1f} of {:.1f} GB/s", limiter->use.used,
+                                             limiter->use.capacity)
+                               : fmt::format("{:.1f} of {:.0f} slots in use on average; "
+                                             "throughput is slots / latency",
+                                             limiter->use.used, limiter->use.capacity));
+    if (!alike.empty()) {
+      sentence += fmt::format(", like {} of the {} {}", alike.size(), g.members.size(),
+                              resource_class(limiter->component));
+    }
+    sentence += ".";
+    if (!blocked_text.empty()) {
+      sentence += fmt::format(" It holds back: {}.", fmt::join(blocked_text, ", "));
+    }
+  } else if (busiest) {
+    sentence = fmt::format(
+        "No resource is saturated (busiest: {} at {}): the workload's own pace (issue rate, "
+        "compute gaps, dependencies) sets the throughput.",
+        label(*busiest), pct(busiest->use.utilization));
+  } else {
+    sentence = "No resources were reported.";
+  }
+  if (bound_by) {
+    sentence += fmt::format(" Achieved {:.1f} GB/s of an analytic bound of {:.1f} GB/s ({}), set by {}.",
+                            achieved_gbps, bound, pct(achieved_gbps / bound), label(*bound_by));
+  }
+  out["sentence"] = sentence;
+  out["blocks"] = blocks;
+  out["ranked"] = ranked;
+  out["classes"] = classes;
+  return out;
+}
+
+}  // namespace famsim

@@ -1,0 +1,40 @@
+// Which resource limits a run, ranked, from every component's resources (ResourceUse).
+//
+// Two kinds of resource limit a flow of requests differently:
+//  - a server with a configured bandwidth (a link direction's wire, a switch or NoC output port,
+//    a DRAM channel's data bus) limits throughput when it is busy nearly all the time;
+//  - a pool of slots (an outstanding-request window, a tag pool, a controller queue) limits it
+//    when it is full nearly all the time while nothing downstream is saturated: throughput is then
+//    slots / latency (Little's law) and the pool, not a wire, is what to enlarge.
+// The limiter is the busiest bandwidth resource if it is saturated (utilisation >= kSaturated);
+// otherwise the innermost full pool (memory queue before device tags before a GPU's window: an
+// outer pool fills because an inner one is full, never the reverse); otherwise nothing saturates
+// and the workload's own pace (issue rate, compute gaps, dependencies) sets the throughput.
+// Every other full pool is listed as blocked by the limiter.
+//
+// The analytic bound is operational analysis over the run's own traffic split: a bandwidth
+// resource that carried a share s of the traffic caps the total at capacity / s, which is the
+// achieved total divided by its utilisation; the bound is the smallest such cap on the path.
+#pragma once
+
+#include "models/core/stats.h"
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+namespace famsim {
+
+// Utilisation at or above which a resource counts as saturated (bandwidth) or full (slots).
+inline constexpr double kSaturated = 0.9;
+
+// The `bottlenecks` section of stats.json. `achieved_gbps`: the run's payload bandwidth.
+nlohmann::json analyze_bottlenecks(const std::vector<ResourceRecord>& resources,
+                                   double achieved_gbps);
+
+// A component or resource name with its instance numbers replaced by '*' ("fam0_link5" ->
+// "fam*_link*", "tags (port 3)" -> "tags (port *)"): the class that groups like resources.
+std::string resource_class(const std::string& component);
+
+}  // namespace famsim

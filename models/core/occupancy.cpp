@@ -1,0 +1,47 @@
+#include "models/core/occupancy.h"
+
+#include "models/core/stats.h"
+
+#include <algorithm>
+
+namespace famsim {
+
+void OccupancyGauge::set_capacity(std::uint64_t capacity) {
+  capacity_ = capacity;
+  // The smallest power-of-two width that fits levels 0..capacity in kBuckets buckets.
+  shift_ = 0;
+  while (capacity > 0 && ((capacity >> shift_) + 1) > kBuckets) ++shift_;
+}
+
+std::uint64_t OccupancyGauge::integral_to(std::uint64_t end_ps) const {
+  return integral_ + level_ * (end_ps - std::min(end_ps, since_ps_));
+}
+
+double OccupancyGauge::mean(const ReportWindow& window) const {
+  return window_mean(integral_to(window.end_ps), window);
+}
+
+double OccupancyGauge::mean_fraction(const ReportWindow& window) const {
+  return capacity_ == 0 ? 0.0 : std::min(1.0, mean(window) / static_cast<double>(capacity_));
+}
+
+nlohmann::json OccupancyGauge::to_json(const ReportWindow& window) const {
+  std::array<std::uint64_t, kBuckets> t = time_ps_;
+  t[bucket(level_)] += window.end_ps - std::min(window.end_ps, since_ps_);
+  // The pool is empty before the window opens (the run's first request), so that time sits in
+  // bucket 0 and is taken out.
+  t[0] -= std::min(t[0], window.start_ps);
+  const double d = static_cast<double>(window.duration_ps());
+  // Buckets beyond the one holding `capacity` (or the highest level seen) are always empty.
+  const std::uint64_t top = std::max(capacity_, max_);
+  const unsigned used = bucket(top) + 1;
+  nlohmann::json frac = nlohmann::json::array();
+  for (unsigned i = 0; i < used; ++i) frac.push_back(d > 0 ? static_cast<double>(t[i]) / d : 0.0);
+  return {{"capacity", capacity_},
+          {"mean", mean(window)},
+          {"max", max_},
+          {"bucket_width", std::uint64_t{1} << shift_},
+          {"time_fraction", std::move(frac)}};
+}
+
+}  // namespace famsim

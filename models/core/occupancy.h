@@ -1,0 +1,66 @@
+// Occupancy of a finite pool (a queue, a tag pool, an outstanding-request window) over time: the
+// time integral (for the mean), the maximum, and how long the pool spent at each occupancy level
+// (a time-weighted histogram, at most kBuckets buckets of equal power-of-two width). One update
+// per change of the level, no allocation: it sits on the hot path of the blocks that own pools.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <array>
+#include <cstdint>
+
+namespace famsim {
+
+struct ReportWindow;
+
+class OccupancyGauge {
+ public:
+  static constexpr unsigned kBuckets = 16;
+
+  // `capacity`: the pool's size (levels 0..capacity); 0 when unbounded (levels above the last
+  // bucket are counted in it).
+  explicit OccupancyGauge(std::uint64_t capacity = 0) { set_capacity(capacity); }
+  void set_capacity(std::uint64_t capacity);
+
+  // The level changes to `level` at `now_ps`. A time before the last change counts as the last
+  // change (a block may account a change at an earlier cycle than one it already accounted).
+  void set(std::uint64_t level, std::uint64_t now_ps) {
+    if (now_ps > since_ps_) {
+      const std::uint64_t dt = now_ps - since_ps_;
+      integral_ += level_ * dt;
+      time_ps_[bucket(level_)] += dt;
+      since_ps_ = now_ps;
+    }
+    level_ = level;
+    if (level > max_) max_ = level;
+  }
+
+  std::uint64_t level() const { return level_; }
+  std::uint64_t capacity() const { return capacity_; }
+  std::uint64_t max() const { return max_; }
+  // Mean level over the window (the current level is carried to the window's end).
+  double mean(const ReportWindow& window) const;
+  // Mean level over the capacity, 0..1 (0 for an unbounded pool).
+  double mean_fraction(const ReportWindow& window) const;
+  // {capacity, mean, max, bucket_width, time_fraction: [...]}: time_fraction[i] is the fraction of
+  // the window spent at levels [i * bucket_width, (i + 1) * bucket_width).
+  nlohmann::json to_json(const ReportWindow& window) const;
+
+ private:
+  unsigned bucket(std::uint64_t level) const {
+    const std::uint64_t b = level >> shift_;
+    return b < kBuckets ? static_cast<unsigned>(b) : kBuckets - 1;
+  }
+  // Integral and per-bucket times up to the window's end.
+  std::uint64_t integral_to(std::uint64_t end_ps) const;
+
+  std::uint64_t capacity_ = 0;
+  unsigned shift_ = 0;  // bucket width = 1 << shift_
+  std::uint64_t level_ = 0;
+  std::uint64_t since_ps_ = 0;
+  std::uint64_t max_ = 0;
+  std::uint64_t integral_ = 0;  // level x ps
+  std::array<std::uint64_t, kBuckets> time_ps_{};
+};
+
+}  // namespace famsim
