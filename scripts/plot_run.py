@@ -10,26 +10,33 @@ Writes into PLOTS_DIR (default RUN_DIR/plots):
   utilization.png       utilisation of every resource, busiest first (stats.json components)
   hop_breakdown.png     mean latency per hop, stacked, reads and writes
                         (stats.json latency_breakdown_ns, when the run has it)
+  utilization_by_class.png  utilisation of each class of like resources, max and mean
+                        (stats.json bottlenecks.classes, when the run has it)
+  limiter_occupancy.png time spent at each occupancy level of the limiting slot pool
+                        (when the bottleneck is a pool whose component reports its occupancy)
+The functions take the parsed stats.json and an output path; scripts/report.py imports them.
 Needs Debian's python3-matplotlib (scripts/setup.sh installs it).
 """
 import argparse
 import csv
 import json
 import os
+import re
 import sys
 
 import matplotlib
 
 matplotlib.use("Agg")  # files only, no display
 import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.patches import Patch  # noqa: E402
 
 
 def latency_cdf(stats, out):
     fig, ax = plt.subplots(figsize=(7, 4))
     drawn = False
     for kind in ("read", "write"):
-        h = stats["summary"].get(f"{kind}_latency_histogram")
-        if not h or not h["count"]:
+        h = (stats.get("summary") or {}).get(f"{kind}_latency_histogram")
+        if not h or not h.get("count") or not sum(h["count"]):
             continue
         total = float(sum(h["count"]))
         xs, ys, acc = [], [], 0
@@ -90,32 +97,179 @@ def latency_time(rows, out):
     plt.close(fig)
 
 
+def resource_rows(stats):
+    """(label, utilisation 0..1, type) of every resource: each component's `resources` where it
+    lists them ("<component> <resource>", type "bandwidth" or "slots"), else the component's own
+    utilisation (type None)."""
+    rows = []
+    for name, c in (stats.get("components") or {}).items():
+        res = c.get("resources") if isinstance(c, dict) else None
+        if res:
+            rows += [(f"{name} {r.get('name', '?')}", r.get("utilization") or 0.0, r.get("type"))
+                     for r in res]
+        elif isinstance(c, dict):
+            rows.append((name, c.get("utilization") or 0.0, None))
+    return rows
+
+
+# A component that lists no resources is drawn by its own utilisation (None).
+TYPE_COLOURS = {"bandwidth": "tab:blue", "slots": "tab:orange", None: "tab:gray"}
+TYPE_LABELS = {"bandwidth": "bandwidth", "slots": "slots", None: "component"}
+
+
+def saturation_line(ax, stats):
+    """The bottleneck analysis's saturation threshold as a dashed vertical line, when known."""
+    t = (stats.get("bottlenecks") or {}).get("saturation_threshold")
+    if isinstance(t, (int, float)):
+        ax.axvline(100 * t, color="tab:red", linestyle="--", linewidth=1,
+                   label=f"saturated ({100 * t:.0f}%)")
+        return True
+    return False
+
+
 def utilization(stats, out, top=40):
-    comps = sorted(stats["components"].items(), key=lambda kv: -kv[1]["utilization"])
-    comps = [c for c in comps if c[1]["utilization"] > 0][:top]
-    fig, ax = plt.subplots(figsize=(8, max(3, 0.25 * len(comps) + 1)))
-    names = [c[0] for c in comps][::-1]
-    vals = [100 * c[1]["utilization"] for c in comps][::-1]
-    ax.barh(names, vals)
-    ax.set_xlim(0, 100)
-    ax.set_xlabel("utilisation (%)")
-    ax.set_title(f"Utilisation, busiest {len(comps)} resources")
+    everything = resource_rows(stats)
+    rows = sorted((r for r in everything if r[1] > 0), key=lambda r: -r[1])[:top]
+    fig, ax = plt.subplots(figsize=(8, max(3, 0.25 * len(rows) + 1)))
+    rows = rows[::-1]
+    vals = [100 * r[1] for r in rows]
+    typed = any(r[2] for r in rows)  # some components list their resources
+    ax.barh([r[0] for r in rows], vals,
+            color=[TYPE_COLOURS.get(r[2], "tab:gray") if typed else "tab:blue" for r in rows])
+    ax.set_xlim(0, max([100.0] + vals))
+    ax.set_xlabel("utilisation (%): busy time of a bandwidth resource, mean fill of a slot pool")
+    n_typed = sum(1 for r in everything if r[2])
+    of = (f"{n_typed} resources and {len(everything) - n_typed} components listing none"
+          if 0 < n_typed < len(everything) else f"{len(everything)} resources")
+    ax.set_title(f"Utilisation, busiest {len(rows)} of {of}")
     ax.tick_params(axis="y", labelsize=7)
+    handles = []
+    if typed:
+        handles = [Patch(color=TYPE_COLOURS[t], label=TYPE_LABELS[t])
+                   for t in ("bandwidth", "slots", None) if any(r[2] == t for r in rows)]
+    if saturation_line(ax, stats) or handles:
+        h, _ = ax.get_legend_handles_labels()
+        ax.legend(handles=handles + h, fontsize=7, loc="lower right")
     fig.tight_layout()
     fig.savefig(out, dpi=110)
     plt.close(fig)
+
+
+def merge_port_classes(classes):
+    """bottlenecks.classes with the resources that differ only in a number merged ("request input
+    3 buffer", "request input 21 buffer" -> "request input * buffer"): one bar per kind of
+    resource rather than one per port. Count and saturated add up, the max is the largest, the
+    mean is weighted by count."""
+    merged = {}
+    for c in classes:
+        if not isinstance(c, dict):
+            continue
+        key = (str(c.get("class", "?")), re.sub(r"\d+", "*", str(c.get("resource", ""))))
+        m = merged.setdefault(key, {"class": key[0], "resource": key[1], "count": 0,
+                                    "saturated": 0, "max_utilization": 0.0, "weighted": 0.0})
+        n = c.get("count") or 0
+        m["count"] += n
+        m["saturated"] += c.get("saturated") or 0
+        m["max_utilization"] = max(m["max_utilization"], c.get("max_utilization") or 0.0)
+        m["weighted"] += n * (c.get("mean_utilization") or 0.0)
+    for m in merged.values():
+        m["mean_utilization"] = m.pop("weighted") / m["count"] if m["count"] else 0.0
+    return sorted(merged.values(), key=lambda m: -m["max_utilization"])
+
+
+def utilization_by_class(stats, out, top=30):
+    """Max and mean utilisation of each class of like resources (bottlenecks.classes, with the
+    per-port resources of a class merged)."""
+    classes = merge_port_classes((stats.get("bottlenecks") or {}).get("classes") or [])
+    if not classes:
+        return False
+    classes = classes[:top][::-1]
+    labels = [f"{c.get('class', '?')} {c.get('resource', '')} (x{c.get('count', '?')})"
+              for c in classes]
+    fig, ax = plt.subplots(figsize=(8, max(3, 0.3 * len(classes) + 1)))
+    ax.barh(labels, [100 * (c.get("max_utilization") or 0) for c in classes], color="tab:blue",
+            alpha=0.35, label="busiest member")
+    ax.barh(labels, [100 * (c.get("mean_utilization") or 0) for c in classes], color="tab:blue",
+            height=0.4, label="mean over the class")
+    saturation_line(ax, stats)
+    ax.set_xlim(0, 100)
+    ax.set_xlabel("utilisation (%)")
+    ax.set_title("Utilisation by class of like resources")
+    ax.tick_params(axis="y", labelsize=7)
+    ax.legend(fontsize=7, loc="lower right")
+    fig.tight_layout()
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
+    return True
+
+
+def limiter_occupancy_data(stats):
+    """(limiter, occupancy) when the bottleneck is a slot pool whose component reports the pool's
+    occupancy histogram, else None."""
+    lim = (stats.get("bottlenecks") or {}).get("limiter")
+    if not isinstance(lim, dict) or lim.get("type") != "slots":
+        return None
+    comp = (stats.get("components") or {}).get(lim.get("component"))
+    for r in (comp or {}).get("resources") or []:
+        occ = r.get("occupancy")
+        if r.get("name") == lim.get("resource") and occ and occ.get("time_fraction"):
+            return lim, occ
+    return None
+
+
+def limiter_occupancy(stats, out):
+    """Share of the run the limiting pool spent at each occupancy level."""
+    found = limiter_occupancy_data(stats)
+    if not found:
+        return False
+    lim, occ = found
+    width = occ.get("bucket_width") or 1
+    frac = occ["time_fraction"]
+    fig, ax = plt.subplots(figsize=(7, 4))
+    # Buckets of one level are drawn centred on it; wider ones span [i * width, (i + 1) * width).
+    ax.bar([i * width for i in range(len(frac))], [100 * f for f in frac], width=width,
+           align="center" if width == 1 else "edge", edgecolor="white")
+    cap = occ.get("capacity")
+    if cap:
+        ax.axvline(cap, color="tab:red", linestyle="--", linewidth=1, label=f"capacity {cap}")
+    if occ.get("mean") is not None:
+        ax.axvline(occ["mean"], color="black", linewidth=1, label=f"mean {occ['mean']:.1f}")
+    ax.set_xlabel(f"slots in use (buckets of {width})")
+    ax.set_ylabel("time at that level (% of the run)")
+    ax.set_title(f"Occupancy of the limiter: {lim.get('component')} {lim.get('resource')}")
+    ax.grid(True, axis="y", alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
+    return True
 
 
 def hop_breakdown(stats, out):
     br = stats.get("latency_breakdown_ns")
     if not br:
         return False
+    kinds = [k for k in ("read", "write") if br.get(k) and br[k].get("hops")]
+    if not kinds:
+        return False
     fig, ax = plt.subplots(figsize=(7, 4))
-    kinds = [k for k in ("read", "write") if k in br and br[k].get("hops")]
+    # One colour per hop class across both bars (a path has up to 11 classes: more than the
+    # default cycle's 10 colours).
+    order = []
+    for kind in kinds:
+        order += [h["hop"] for h in br[kind]["hops"] if h["hop"] not in order]
+    # tab20 in pairs of a dark and a light shade: the 10 dark hues first, then the light ones.
+    cmap = plt.get_cmap("tab20")
+    shades = [cmap(i) for i in list(range(0, 20, 2)) + list(range(1, 20, 2))]
+    colour = {hop: shades[i % 20] for i, hop in enumerate(order)}
+    labelled = set()
     for i, kind in enumerate(kinds):
         left = 0.0
         for hop in br[kind]["hops"]:
-            ax.barh(i, hop["mean"], left=left, label=hop["hop"] if i == 0 else None)
+            name = hop["hop"]
+            ax.barh(i, hop["mean"], left=left, color=colour[name],
+                    label=None if name in labelled else name)
+            labelled.add(name)
             left += hop["mean"]
     ax.set_yticks(range(len(kinds)))
     ax.set_yticklabels(kinds)
@@ -155,6 +309,10 @@ def main():
     written.append("utilization.png")
     if hop_breakdown(stats, os.path.join(out, "hop_breakdown.png")):
         written.append("hop_breakdown.png")
+    if utilization_by_class(stats, os.path.join(out, "utilization_by_class.png")):
+        written.append("utilization_by_class.png")
+    if limiter_occupancy(stats, os.path.join(out, "limiter_occupancy.png")):
+        written.append("limiter_occupancy.png")
     for w in written:
         print(os.path.join(out, w))
     return 0

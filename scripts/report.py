@@ -1,0 +1,1072 @@
+#!/usr/bin/python3
+"""A readable report of one famsim run directory (the --out DIR of `famsim run`).
+
+    scripts/report.py RUN_DIR [--out DIR]
+
+Writes into DIR (default RUN_DIR):
+  report.md     the report in Markdown, figures referenced as plots/<name>.png
+  report.html   the same report as one self-contained page (inline CSS, figures embedded)
+  plots/*.png   the figures (drawn by scripts/plot_run.py, whose functions this imports)
+Sections: the run in one sentence (the bottleneck), the platform, what differs from the preset,
+results, where the latency goes per hop, the bottleneck, figures, assumptions and limits.
+
+Exit codes: 0 written; 2 bad input (no RUN_DIR, stats.json missing or not famsim's JSON), with
+nothing written; 1 internal error. Report files appear only when everything was written: they are
+built in a temporary directory inside DIR and renamed into place at the end.
+Needs Debian's python3-matplotlib (scripts/setup.sh installs it): run it as /usr/bin/python3.
+"""
+import argparse
+import base64
+import csv
+import html
+import importlib.util
+import json
+import os
+import re
+import shutil
+import sys
+import tempfile
+
+PROG = "report"
+
+
+class BadInput(Exception):
+    """A one-line message naming the file and what was expected (exit code 2)."""
+
+
+# --- Reading the run directory ------------------------------------------------------------------
+
+def load_stats(run_dir):
+    if not os.path.isdir(run_dir):
+        raise BadInput(f"{run_dir}: no such directory; expected the --out directory of famsim run "
+                       "(holding stats.json)")
+    path = os.path.join(run_dir, "stats.json")
+    try:
+        with open(path, encoding="utf-8") as f:
+            stats = json.load(f)
+    except FileNotFoundError:
+        raise BadInput(f"{path}: not found; expected the stats.json that famsim run writes "
+                       "into its --out directory")
+    except ValueError as e:  # JSONDecodeError and UnicodeDecodeError
+        raise BadInput(f"{path}: not valid JSON ({e}); expected the stats.json that famsim run "
+                       "writes")
+    except OSError as e:
+        raise BadInput(f"{path}: cannot be read ({e.strerror}); expected the stats.json that "
+                       "famsim run writes")
+    if not isinstance(stats, dict) or not ("sim" in stats or "summary" in stats):
+        raise BadInput(f"{path}: a JSON document without the sim and summary sections; expected "
+                       "the stats.json that famsim run writes")
+    return stats
+
+
+def get(d, *path, default=None):
+    """d[path[0]][path[1]]... or `default` when a step is missing or of the wrong type."""
+    for p in path:
+        if isinstance(d, dict) and p in d:
+            d = d[p]
+        elif isinstance(d, list) and isinstance(p, int) and -len(d) <= p < len(d):
+            d = d[p]
+        else:
+            return default
+    return default if d is None else d
+
+
+def as_list(x):
+    return x if isinstance(x, list) else []
+
+
+def as_dict(x):
+    return x if isinstance(x, dict) else {}
+
+
+def as_text(x):
+    return DASH if x is None else x if isinstance(x, str) else json.dumps(x)
+
+
+def number(x):
+    return isinstance(x, (int, float)) and not isinstance(x, bool)
+
+
+def load_plot_run():
+    """scripts/plot_run.py, from this script's own directory."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "plot_run.py")
+    spec = importlib.util.spec_from_file_location("famsim_plot_run", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+# --- Formatting numbers with their units ---------------------------------------------------------
+
+DASH = "\u2014"
+
+
+def fmt_int(x):
+    return f"{int(x):,}" if number(x) else DASH
+
+
+def fmt_num(x, digits=1):
+    return f"{x:,.{digits}f}" if number(x) else DASH
+
+
+def fmt_ns(x):
+    return f"{x:,.1f} ns" if number(x) else DASH
+
+
+def fmt_gbps(x):
+    return f"{x:,.2f} GB/s" if number(x) else DASH
+
+
+def fmt_pct(x, digits=1):
+    return f"{100 * x:.{digits}f}%" if number(x) else DASH
+
+
+def fmt_bytes(n):
+    if not number(n):
+        return DASH
+    for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= size:
+            return f"{n / size:,.2f} {unit} ({int(n):,} B)"
+    return f"{int(n):,} B"
+
+
+def fmt_time(ns):
+    """A simulated or host time with a readable unit and the exact figure."""
+    if not number(ns):
+        return DASH
+    for unit, size in (("s", 1e9), ("ms", 1e6), ("\u00b5s", 1e3)):
+        if ns >= size:
+            return f"{ns / size:,.2f} {unit} ({ns:,.0f} ns)"
+    return f"{ns:,.1f} ns"
+
+
+def fmt_value(v):
+    """A configuration value as written in YAML/JSON."""
+    if v is None:
+        return DASH
+    if isinstance(v, str):
+        return v
+    return json.dumps(v)
+
+
+# --- The document: a list of blocks rendered to Markdown and to HTML -----------------------------
+# Inline text is a str (plain) or a list of str and (style, str) pairs, style "code" or "b".
+
+def code(s):
+    return ("code", str(s))
+
+
+def bold(s):
+    return ("b", str(s))
+
+
+class Doc:
+    def __init__(self):
+        self.blocks = []
+
+    def h(self, level, text):
+        self.blocks.append(("h", level, text))
+
+    def p(self, *inline):
+        self.blocks.append(("p", list(inline)))
+
+    def box(self, title, *inline):
+        self.blocks.append(("box", title, list(inline)))
+
+    def ul(self, items):
+        self.blocks.append(("ul", [i if isinstance(i, list) else [i] for i in items]))
+
+    def table(self, headers, rows, align=None):
+        rows = [[c if isinstance(c, list) else [c] for c in r] for r in rows]
+        self.blocks.append(("table", headers, rows, align or "l" * len(headers)))
+
+    def figure(self, png, title, caption):
+        self.blocks.append(("fig", png, title, caption))
+
+
+_MD_SPECIAL = re.compile(r"([\\`*\[\]<>]|(?<![0-9A-Za-z])_|_(?![0-9A-Za-z]))")
+
+
+def md_text(s, in_table=False):
+    """Plain text for Markdown: special characters escaped, on one line (a line break in a
+    description would end a table row or start a new block)."""
+    s = " ".join(_MD_SPECIAL.sub(r"\\\1", s).split("\n"))
+    return s.replace("|", "\\|") if in_table else s
+
+
+def md_inline(parts, in_table=False):
+    out = []
+    for part in parts if isinstance(parts, list) else [parts]:
+        if isinstance(part, tuple):
+            style, s = part
+            if style == "code":
+                s = " ".join(s.split("\n"))
+                s = s.replace("|", "\\|") if in_table else s
+                tick = "``" if "`" in s else "`"
+                out.append(f"{tick}{s}{tick}")
+            else:  # whitespace outside the markers, or CommonMark does not see them
+                core = s.strip()
+                lead, trail = s[:len(s) - len(s.lstrip())], s[len(s.rstrip()):]
+                out.append(f"{lead}**{md_text(core, in_table)}**{trail}" if core else s)
+        else:
+            out.append(md_text(part, in_table))
+    return "".join(out)
+
+
+def html_inline(parts):
+    out = []
+    for part in parts if isinstance(parts, list) else [parts]:
+        if isinstance(part, tuple):
+            tag = "code" if part[0] == "code" else "strong"
+            out.append(f"<{tag}>{html.escape(part[1])}</{tag}>")
+        else:
+            out.append(html.escape(part))
+    return "".join(out)
+
+
+def render_markdown(doc, plots_rel):
+    lines = []
+    for b in doc.blocks:
+        kind = b[0]
+        if kind == "h":
+            lines += ["#" * b[1] + " " + md_text(b[2]), ""]
+        elif kind == "p":
+            text = md_inline(b[1]).strip()
+            # A paragraph (a configuration's description) must not start a heading, quote or list.
+            numbered = re.match(r"\d+(?=[.)])", text)
+            if numbered:
+                text = numbered.group(0) + "\\" + text[numbered.end():]
+            elif re.match(r"[#>+=-]", text):
+                text = "\\" + text
+            lines += [text, ""]
+        elif kind == "box":
+            lines += [f"> **{md_text(b[1])}** " + md_inline(b[2]), ""]
+        elif kind == "ul":
+            lines += ["- " + md_inline(i) for i in b[1]] + [""]
+        elif kind == "table":
+            _, headers, rows, align = b
+            lines.append("| " + " | ".join(md_text(h, True) for h in headers) + " |")
+            lines.append("|" + "|".join("---:" if a == "r" else "---" for a in align) + "|")
+            for r in rows:
+                lines.append("| " + " | ".join(md_inline(c, True) for c in r) + " |")
+            lines.append("")
+        elif kind == "fig":
+            _, png, title, caption = b
+            rel = "/".join(filter(None, [plots_rel, png]))
+            lines += [f"![{md_text(title)}]({rel})", "", f"{md_text(caption)}", ""]
+    return "\n".join(lines).rstrip() + "\n"
+
+
+CSS = """
+body { font-family: -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; color: #1d1d1f;
+       max-width: 1000px; margin: 2em auto; padding: 0 1em; line-height: 1.45; }
+h1 { font-size: 1.7em; border-bottom: 2px solid #ddd; padding-bottom: .2em; }
+h2 { font-size: 1.3em; margin-top: 1.8em; border-bottom: 1px solid #eee; padding-bottom: .15em; }
+h3 { font-size: 1.05em; margin-top: 1.2em; }
+code { background: #f3f3f5; padding: 0 .25em; border-radius: 3px; font-size: .92em; }
+table { border-collapse: collapse; margin: .6em 0 1em; font-size: .9em; }
+th, td { border: 1px solid #d8d8dc; padding: .25em .55em; vertical-align: top; }
+th { background: #f3f3f5; text-align: left; }
+td.r { text-align: right; white-space: nowrap; }
+tr:nth-child(even) td { background: #fafafa; }
+.box { border-left: 5px solid #2a6fdb; background: #eef4fd; padding: .7em 1em; margin: 1em 0;
+       font-size: 1.05em; }
+.box strong.title { display: block; margin-bottom: .25em; }
+figure { margin: 1.2em 0; }
+figure img { max-width: 100%; border: 1px solid #eee; }
+figcaption { font-size: .9em; color: #555; }
+"""
+
+
+def render_html(doc, title, png_dir):
+    out = ["<!DOCTYPE html>", '<html lang="en">', "<head>", '<meta charset="utf-8">',
+           f"<title>{html.escape(title)}</title>", f"<style>{CSS}</style>", "</head>", "<body>"]
+    for b in doc.blocks:
+        kind = b[0]
+        if kind == "h":
+            out.append(f"<h{b[1]}>{html.escape(b[2])}</h{b[1]}>")
+        elif kind == "p":
+            out.append(f"<p>{html_inline(b[1]).strip()}</p>")
+        elif kind == "box":
+            out.append(f'<div class="box"><strong class="title">{html.escape(b[1])}</strong>'
+                       f"<p>{html_inline(b[2])}</p></div>")
+        elif kind == "ul":
+            out.append("<ul>" + "".join(f"<li>{html_inline(i)}</li>" for i in b[1]) + "</ul>")
+        elif kind == "table":
+            _, headers, rows, align = b
+            out.append("<table><thead><tr>" + "".join(f"<th>{html.escape(h)}</th>"
+                                                      for h in headers) + "</tr></thead><tbody>")
+            for r in rows:
+                out.append("<tr>" + "".join(
+                    f'<td{" class=r" if a == "r" else ""}>{html_inline(c)}</td>'
+                    for c, a in zip(r, align)) + "</tr>")
+            out.append("</tbody></table>")
+        elif kind == "fig":
+            _, png, title, caption = b
+            with open(os.path.join(png_dir, png), "rb") as f:
+                data = base64.b64encode(f.read()).decode("ascii")
+            out.append(f'<figure><img alt="{html.escape(title)}" '
+                       f'src="data:image/png;base64,{data}">'
+                       f"<figcaption>{html.escape(caption)}</figcaption></figure>")
+    out += ["</body>", "</html>"]
+    return "\n".join(out) + "\n"
+
+
+# --- The platform -------------------------------------------------------------------------------
+
+LINK_ROLES = {
+    "gpu_device": "GPU straight to device",
+    "gpu_switch": "GPU to switch",
+    "switch_device": "switch to device",
+    "leaf_spine": "leaf switch to spine switch",
+}
+
+
+def link_gbps(link):
+    """Data rate per direction: lanes x lane_gbps x encoding_efficiency / 8 (README "Links")."""
+    lanes, lane = get(link, "lanes"), get(link, "lane_gbps")
+    if not (number(lanes) and number(lane)):
+        return None
+    eff = get(link, "encoding_efficiency", default=1.0)
+    return lanes * lane * (eff if number(eff) else 1.0) / 8
+
+
+def link_count(name, link, cfg, components):
+    gpus = get(cfg, "gpus", "count")
+    if name in ("gpu_device", "gpu_switch") and number(gpus):
+        per = get(link, "per_gpu", default=1)
+        return int(per * gpus) if number(per) else None
+    if name == "switch_device":
+        devs = [d for d in as_list(get(cfg, "devices")) if isinstance(d, dict)]
+        ports = [get(d, "fabric_ports", default=1) for d in devs]
+        return int(sum(ports)) if devs and all(number(p) for p in ports) else None
+    if name == "leaf_spine":
+        n = sum(1 for c in components if re.search(r"(^|_)leaf\d+_spine\d+_link\d+$", c))
+        return n or None
+    return None
+
+
+def memory_text(mem):
+    """One line for a memory section (a device's, the standalone platform's or a GPU's HBM)."""
+    if not isinstance(mem, dict):
+        return None
+    parts = []
+    std, preset = get(mem, "standard"), get(mem, "preset")
+    if std or preset:
+        parts.append(" ".join(filter(None, [str(std) if std else None,
+                                            f"(preset {preset})" if preset else None])))
+    channels = get(mem, "channels")
+    if number(channels):
+        parts.append(f"{channels} channel{'s' if channels != 1 else ''}")
+    stacks = get(mem, "stacks")
+    if number(stacks):
+        per = get(mem, "channels_per_stack")
+        parts.append(f"{stacks} stacks" + (f" of {per} channels" if number(per) else ""))
+    rate, width = get(mem, "organization", "data_rate_mtps"), get(mem, "organization",
+                                                                      "channel_width_bits")
+    if number(rate) and number(width):
+        peak = rate * width / 8 / 1000  # MT/s x bits / 8 = MB/s
+        text = f"peak {peak:.1f} GB/s per channel"
+        n = channels if number(channels) else None
+        if n is None and number(stacks) and number(get(mem, "channels_per_stack")):
+            n = stacks * get(mem, "channels_per_stack")
+        if n:
+            text += f", {peak * n:,.1f} GB/s in all"
+        parts.append(text)
+    ranks = get(mem, "organization", "ranks")
+    if number(ranks):
+        parts.append(f"{ranks} rank{'s' if ranks != 1 else ''}")
+    il = get(mem, "interleave")
+    if isinstance(il, dict) and il:
+        parts.append("interleaved every " + (f"{il['granule_bytes']} B" if number(
+            il.get("granule_bytes")) else "?") + (f" ({il['channel_select']} channel select)"
+                                                  if il.get("channel_select") else ""))
+    return ", ".join(parts) if parts else None
+
+
+def platform_rows(cfg, components):
+    rows = []
+    gpus = get(cfg, "gpus")
+    if isinstance(gpus, dict):
+        n = get(gpus, "count")
+        text = f"{fmt_int(n)} GPU{'s' if n != 1 else ''}" if number(n) else "GPUs"
+        extra = []
+        if number(get(gpus, "clock_mhz")):
+            extra.append(f"{gpus['clock_mhz']} MHz")
+        if number(get(gpus, "request_bytes")):
+            extra.append(f"{gpus['request_bytes']} B per request")
+        if number(get(gpus, "max_outstanding")):
+            extra.append(f"up to {gpus['max_outstanding']} requests in flight each")
+        if number(get(gpus, "issue_width")):
+            extra.append(f"issue {gpus['issue_width']} per cycle")
+        if extra:
+            text += ": " + ", ".join(extra)
+        local = memory_text(get(gpus, "local_memory"))
+        if local:
+            text += f"; local memory {local}"
+        rows.append(["GPUs", text])
+    player = get(cfg, "trace_player")
+    if isinstance(player, dict):
+        row = ["replays the memory trace "] + ([code(player["file"])] if get(player, "file")
+                                                else [])
+        details = []
+        if get(player, "format"):
+            details.append(f"format {player['format']}")
+        if get(player, "mode"):
+            details.append(f"{player['mode']} loop")
+        if number(get(player, "max_outstanding")):
+            details.append(f"up to {player['max_outstanding']} requests in flight")
+        if number(get(player, "request_bytes")):
+            details.append(f"{player['request_bytes']} B per request")
+        if details:
+            row.append(" (" + ", ".join(details) + ")")
+        rows.append(["Trace player", row])
+    links = get(cfg, "links")
+    if isinstance(links, dict):
+        for name, link in links.items():
+            if not isinstance(link, dict):
+                continue
+            count = link_count(name, link, cfg, components)
+            text = [f"{LINK_ROLES.get(name, name)}: "]
+            desc = []
+            if count:
+                desc.append(f"{count} link{'s' if count != 1 else ''}")
+            if get(link, "preset"):
+                desc.append(f"preset {link['preset']}")
+            bw = link_gbps(link)
+            if bw:
+                desc.append(f"{bw:.1f} GB/s per direction ({fmt_num(link.get('lanes'), 0)} lanes "
+                            f"x {link['lane_gbps']} Gb/s)")
+            if number(get(link, "latency_ns")):
+                desc.append(f"{link['latency_ns']} ns one way")
+            if number(get(link, "flit_error_rate")) and link["flit_error_rate"] > 0:
+                desc.append(f"flit error rate {link['flit_error_rate']}")
+            text.append(", ".join(desc) if desc else "configured")
+            rows.append([["Links ", code(name)], text])
+    sw = get(cfg, "switch")
+    if isinstance(sw, dict):
+        desc = []
+        planes = get(sw, "planes", default=1)
+        desc.append(f"{planes} plane{'s' if planes != 1 else ''}")
+        topo = get(sw, "topology", default="single")
+        if topo == "leaf_spine":
+            desc.append("each a leaf/spine network" + (f" with {sw['spines']} spines"
+                                                      if number(get(sw, "spines")) else ""))
+        else:
+            desc.append("one switch chip each")
+        if number(get(sw, "radix")):
+            desc.append(f"{sw['radix']} ports per chip")
+        clock, cycles, width = get(sw, "clock_mhz"), get(sw, "pipeline_cycles"), get(sw,
+                                                                                     "port_bytes")
+        if number(clock) and number(cycles):
+            desc.append(f"{cycles / clock * 1000:.1f} ns pipeline ({cycles} cycles at {clock} MHz)")
+        if number(clock) and number(width):
+            desc.append(f"{width * clock / 1000:.1f} GB/s per port")
+        for key in ("forwarding", "arbiter", "input_queues"):
+            if get(sw, key):
+                desc.append(f"{key.replace('_', ' ')} {sw[key]}")
+        rows.append(["Switches", ", ".join(desc)])
+    devices = []  # [names, description]: devices configured alike share a row
+    for dev in as_list(get(cfg, "devices")):
+        if not isinstance(dev, dict):
+            continue
+        desc = []
+        if number(get(dev, "capacity_gib")):
+            desc.append(f"{dev['capacity_gib']} GiB")
+        if number(get(dev, "fabric_ports")):
+            n = dev["fabric_ports"]
+            desc.append(f"{n} fabric port{'s' if n != 1 else ''}")
+        tags = get(dev, "port_logic", "tags_per_port")
+        if number(tags):
+            desc.append(f"{tags} tags (requests in flight) per port")
+        noc = get(dev, "noc")
+        if isinstance(noc, dict):
+            kind = get(noc, "kind", default="crossbar")
+            dims = get(noc, "dims")
+            if kind == "mesh" and isinstance(dims, list):
+                text = " x ".join(str(d) for d in dims) + " mesh NoC"
+            else:
+                text = f"{kind} NoC"
+            width = get(noc, "width_bytes", default=get(noc, "link_bytes"))
+            if number(width) and number(get(noc, "clock_mhz")):
+                text += f" ({width * noc['clock_mhz'] / 1000:.1f} GB/s per port)"
+            desc.append(text)
+        mem = memory_text(get(dev, "memory"))
+        if mem:
+            desc.append("memory " + mem)
+        text = "; ".join(desc) or "configured"
+        same = next((d for d in devices if d[1] == text), None)
+        if same:
+            same[0].append(as_text(get(dev, "name", default="?")))
+        else:
+            devices.append([[as_text(get(dev, "name", default="?"))], text])
+    for names, text in devices:
+        label = ["Device "] if len(names) == 1 else [f"{len(names)} devices alike: "]
+        for i, name in enumerate(names):
+            label += ([", "] if i else []) + [code(name)]
+        rows.append([label, text])
+    if "devices" not in cfg and isinstance(get(cfg, "memory"), dict):
+        rows.append(["Memory", memory_text(cfg["memory"]) or "configured"])
+    return rows
+
+
+# --- Sections -----------------------------------------------------------------------------------
+
+def directions(stats):
+    """(label, key) for reads and writes that completed requests or moved bytes."""
+    out = []
+    for label, key in (("Reads", "read"), ("Writes", "write")):
+        count = get(stats, "summary", f"{key}_latency_ns", "count", default=0)
+        moved = get(stats, "summary", f"{key}_bytes", default=0)
+        if (number(count) and count > 0) or (number(moved) and moved > 0):
+            out.append((label, key))
+    return out
+
+
+def posted_writes(stats):
+    lat = get(stats, "summary", "write_latency_ns")
+    return (number(get(lat, "count")) and lat["count"] > 0 and get(lat, "max") == 0)
+
+
+def one_sentence(stats):
+    s = get(stats, "bottlenecks", "sentence")
+    if isinstance(s, str) and s:
+        return s
+    return None
+
+
+def section_header(doc, stats):
+    sim, cfg = get(stats, "sim", default={}), get(stats, "config", default={})
+    platform = as_text(get(sim, "platform", default=get(cfg, "name", default="unknown platform")))
+    workload = as_text(get(sim, "workload",
+                           default=get(cfg, "workload", "name", default="unknown workload")))
+    doc.h(1, f"famsim run report: {platform}, {workload}")
+    intro = ["Platform ", bold(platform), " running workload ", bold(workload),
+             f", seed {fmt_value(get(sim, 'seed', default=get(cfg, 'sim', 'seed')))}. "]
+    if number(get(sim, "simulated_time_ns")):
+        intro.append(f"Simulated time: {fmt_time(sim['simulated_time_ns'])}")
+        start = get(sim, "active_from_ns")
+        if number(start) and start > 0:
+            active = fmt_time(sim["simulated_time_ns"] - start)
+            intro.append(f", of which the statistics cover the {active} from the first request "
+                         f"(at {fmt_time(start)})")
+        intro.append(". ")
+    if number(get(sim, "host_seconds")):
+        intro.append(f"It took {sim['host_seconds']:,.2f} s of host (wall-clock) time")
+        if number(get(sim, "requests_completed")):
+            intro.append(f" for {fmt_int(sim['requests_completed'])} requests")
+            if number(get(sim, "requests_per_host_second")):
+                intro.append(f" ({fmt_int(sim['requests_per_host_second'])} per host second)")
+        intro.append(". ")
+    if get(sim, "truncated") is True:
+        intro.append("The run was cut short by sim.max_time_ns (see Results).")
+    doc.p(*intro)
+    desc = get(cfg, "description")
+    if isinstance(desc, str):
+        doc.p(desc.strip())
+
+    sentence = one_sentence(stats)
+    if sentence:
+        doc.box("In one sentence:", sentence)
+    else:
+        doc.box("In one sentence:", "this stats.json has no bottleneck analysis (no ",
+                code("bottlenecks"), " section: it was written by an older famsim), so the report "
+                "cannot name what limits the run; see the busiest components in the Bottleneck "
+                "section.")
+
+    facts = []
+    for label, key in directions(stats):
+        facts.append([f"{label}: ", bold(fmt_gbps(get(stats, "summary", f"{key}_bandwidth_gbps"))),
+                      f", latency mean {fmt_ns(get(stats, 'summary', f'{key}_latency_ns', 'mean'))}"
+                      f", p99 {fmt_ns(get(stats, 'summary', f'{key}_latency_ns', 'p99'))}."])
+    ok = get(stats, "conservation", "ok")
+    if ok is True:
+        facts.append("Conservation check: passed (every request came back once, intact).")
+    elif ok is False:
+        facts.append([bold("Conservation check: FAILED"), " (see Results)."])
+    if facts:
+        doc.ul(facts)
+
+
+def section_platform(doc, stats):
+    doc.h(2, "Platform")
+    cfg = get(stats, "config")
+    if not isinstance(cfg, dict):
+        doc.p("This stats.json has no ", code("config"), " section; see config.yaml in the run "
+              "directory.")
+        return
+    rows = platform_rows(cfg, as_dict(get(stats, "components")))
+    wl = get(cfg, "workload")
+    if isinstance(wl, dict):
+        text = [bold(str(get(wl, "name", default="?")))]
+        streams = get(wl, "streams")
+        if isinstance(streams, list):
+            text.append(f" ({len(streams)} stream{'s' if len(streams) != 1 else ''})")
+        if isinstance(get(wl, "description"), str):
+            text.append(": " + wl["description"].strip())
+        rows.append(["Workload", text])
+    if rows:
+        doc.table(["Part", "Configuration"], rows)
+    else:
+        doc.p("The configuration names no GPUs, links, switches or devices that this report "
+              "knows how to summarise; see config.yaml.")
+    doc.p("Bandwidths are per direction and in GB/s (10^9 bytes per second); link bandwidth is "
+          "lanes x lane rate x encoding efficiency / 8, memory channel bandwidth is data rate x "
+          "channel width / 8. The full resolved configuration is in config.yaml.")
+
+
+def section_changes(doc, stats):
+    doc.h(2, "What differs from the preset")
+    cc = get(stats, "config_changes")
+    if not isinstance(cc, dict):
+        doc.p("This stats.json has no ", code("config_changes"), " section (it was written by a "
+              "famsim older than that key), so the report cannot tell which values differ from "
+              "the platform preset. Compare config.yaml with the platform file by hand.")
+        return
+    base = as_text(cc["base"]) if get(cc, "base") else None
+    changes = [c for c in as_list(get(cc, "changes")) if isinstance(c, dict)]
+    n = f"{len(changes)} parameter{'s' if len(changes) != 1 else ''}"
+    if base and not changes:
+        doc.p("The run used ", code(base), " exactly as it is: no parameter was changed.")
+    elif base:
+        doc.p("The run started from ", code(base), f" and changed {n}:")
+    elif not changes:
+        doc.p("The run did not start from a built-in preset and its files chose no parameters "
+              "that the report could list.")
+    else:
+        doc.p(f"The run did not start from a built-in preset: the table lists the {n} the "
+              "user's own files (and any --set) chose.")
+    if changes:
+        with_base = bool(base) or any(c.get("base_value") is not None for c in changes)
+        headers = ["Key", "Value"] + (["Preset value"] if with_base else []) + ["Source"]
+        rows = []
+        for c in changes:
+            row = [code(as_text(c.get("key", "?"))), code(fmt_value(c.get("value")))]
+            if with_base:
+                bv = c.get("base_value")
+                row.append(code(fmt_value(bv)) if bv is not None else "(not set)")
+            row.append(code(as_text(c["source"])) if c.get("source") else DASH)
+            rows.append(row)
+        doc.table(headers, rows)
+    if get(cc, "workload_source"):
+        doc.p("The workload came from ", code(as_text(cc["workload_source"])), ".")
+
+
+def section_results(doc, stats):
+    doc.h(2, "Results")
+    dirs = directions(stats)
+    if not dirs:
+        doc.p("No request completed in this run.")
+    else:
+        lat = {k: get(stats, "summary", f"{k}_latency_ns", default={}) for _, k in dirs}
+        rows = [
+            ["Requests completed"] + [fmt_int(get(lat[k], "count")) for _, k in dirs],
+            ["Data moved"] + [fmt_bytes(get(stats, "summary", f"{k}_bytes")) for _, k in dirs],
+            ["Bandwidth (payload)"] + [fmt_gbps(get(stats, "summary", f"{k}_bandwidth_gbps"))
+                                       for _, k in dirs],
+        ]
+        for key, label in (("mean", "Latency mean"), ("min", "Latency min"),
+                           ("p50", "Latency p50 (half the requests are faster)"),
+                           ("p90", "Latency p90"), ("p99", "Latency p99 (1 in 100 is slower)"),
+                           ("p999", "Latency p99.9 (1 in 1000 is slower)"),
+                           ("max", "Latency max")):
+            rows.append([label] + [fmt_ns(get(lat[k], key)) for _, k in dirs])
+        doc.table(["Metric"] + [label for label, _ in dirs], rows, "l" + "r" * len(dirs))
+        for label, key in dirs:
+            l = lat[key]
+            moved = fmt_bytes(get(stats, "summary", f"{key}_bytes")).split(" (")[0]
+            text = (f"{label} moved {moved} at "
+                    f"{fmt_gbps(get(stats, 'summary', f'{key}_bandwidth_gbps'))}")
+            if number(get(l, "p50")) and get(l, "max"):
+                text += (f"; half of them took {fmt_ns(l['p50'])} or less, 1 in 100 took longer "
+                         f"than {fmt_ns(get(l, 'p99'))} and the slowest {fmt_ns(get(l, 'max'))}")
+            doc.p(text + ".")
+        if posted_writes(stats):
+            doc.p("Write latency is 0 ns: with posted writes (the memory controller's default, ",
+                  code("write_response: posted"), ") a write is acknowledged as soon as the "
+                  "controller accepts it, and on this platform nothing lies between the "
+                  "requester and the controller.")
+    doc.p("Latency is measured per request from issue at the GPU (or trace player) to the "
+          "response's arrival there; bandwidth counts payload bytes over the active window, from "
+          "the first request issued to the end.")
+
+    peak_bw = get(stats, "timeseries", "peak_window_bandwidth_gbps")
+    if number(peak_bw):
+        window = get(stats, "timeseries", "window_ns")
+        doc.p(f"Over windows of {fmt_ns(window)}, the busiest window moved {fmt_gbps(peak_bw)} "
+              f"and the worst window's p99 latency was "
+              f"{fmt_ns(get(stats, 'timeseries', 'peak_window_p99_ns'))}.")
+
+    cons = get(stats, "conservation")
+    if isinstance(cons, dict):
+        if cons.get("ok") is True and cons.get("truncated") is True:
+            doc.p(bold("Conservation check passed:"),
+                  f" {fmt_int(cons.get('issued'))} requests issued, "
+                  f"{fmt_int(cons.get('completed'))} completed and "
+                  f"{fmt_int(cons.get('stuck_requests_total'))} still in flight when the run was "
+                  "cut short, each held by a block with exactly one payload; "
+                  f"{fmt_int(cons.get('duplicates', 0))} duplicates, "
+                  f"{fmt_int(cons.get('data_mismatches', 0))} data mismatches.")
+        elif cons.get("ok") is True:
+            doc.p(bold("Conservation check passed:"), " "
+                  f"{fmt_int(cons.get('issued'))} requests issued, "
+                  f"{fmt_int(cons.get('completed'))} completed, "
+                  f"{fmt_bytes(cons.get('bytes_requested'))} requested and "
+                  f"{fmt_bytes(cons.get('bytes_delivered'))} delivered, "
+                  f"{fmt_int(cons.get('duplicates', 0))} duplicates, "
+                  f"{fmt_int(cons.get('leaked_payloads', 0))} leaked payloads, "
+                  f"{fmt_int(cons.get('data_mismatches', 0))} data mismatches.")
+        else:
+            problems = [f"{k.replace('_', ' ')}: {fmt_int(cons[k])}"
+                        for k in ("duplicates", "leaked_payloads", "data_mismatches",
+                                  "stuck_requests_total") if number(cons.get(k)) and cons[k]]
+            doc.p(bold("Conservation check FAILED:"), " "
+                  f"{fmt_int(cons.get('issued'))} requests issued, "
+                  f"{fmt_int(cons.get('completed'))} completed"
+                  + ("; " + "; ".join(problems) if problems else "")
+                  + ". The results below may be wrong; stats.json lists the stuck requests "
+                  "and the blocks holding them.")
+    else:
+        doc.p("This stats.json has no ", code("conservation"), " section.")
+
+    if get(stats, "sim", "truncated") is True:
+        issued, done = get(cons, "issued"), get(cons, "completed")
+        left = (issued - done) if number(issued) and number(done) else None
+        limit = get(stats, "config", "sim", "max_time_ns")
+        doc.p(bold("Truncated run: "), "the simulation stopped at sim.max_time_ns"
+              + (f" = {fmt_time(limit)}" if number(limit) else "")
+              + (f" with {fmt_int(left)} requests still in flight" if left is not None else "")
+              + ". That is not a failure, but the figures cover only what completed by then, "
+              "and the workload did not finish.")
+
+
+def section_hops(doc, stats):
+    doc.h(2, "Where the time goes (per-hop latency)")
+    br = get(stats, "latency_breakdown_ns")
+    if not isinstance(br, dict):
+        doc.p("This stats.json has no ", code("latency_breakdown_ns"), " section.")
+        return
+    doc.p("Each row is the time a request spends in one kind of block: on the way to the "
+          "memory (request), waiting in the memory controller's queue, being served by the DRAM, "
+          "and on the way back (response). Means add up to the end-to-end mean; 'Share' is each "
+          "mean over the end-to-end mean. p99 is per hop and does not add up. A path that "
+          "crosses two blocks of a kind (e.g. two links through a switch) adds both into one row "
+          "('Hops per request').")
+    drawn = False
+    for label, key in (("Reads", "read"), ("Writes", "write")):
+        d = get(br, key)
+        hops = [h for h in as_list(get(d, "hops")) if isinstance(h, dict)]
+        e2e = get(d, "end_to_end", default={})
+        if not hops or not number(get(e2e, "count")) or e2e["count"] == 0:
+            continue
+        drawn = True
+        doc.h(3, label)
+        if not get(e2e, "mean"):
+            doc.p(f"{label} have no latency to break down (posted writes are acknowledged on "
+                  "arrival at the controller).")
+            continue
+        top = sorted(hops, key=lambda h: -(get(h, "share", default=0) or 0))[:3]
+        doc.p(f"A {label[:-1].lower()} took {fmt_ns(e2e['mean'])} on average from issue to "
+              f"response (p99 "
+              f"{fmt_ns(get(e2e, 'p99'))}, over {fmt_int(e2e['count'])} requests). The largest "
+              "parts: " + ", ".join(f"{h.get('hop', '?')} {fmt_pct(h.get('share'))}" for h in top)
+              + ".")
+        rows = [[code(h.get("hop", "?")), fmt_num(h.get("mean")), fmt_pct(h.get("share")),
+                 fmt_num(h.get("p99")), fmt_num(h.get("hops_per_request"), 2)] for h in hops]
+        rows.append([bold("end to end"), fmt_num(e2e.get("mean")), "100.0%",
+                     fmt_num(e2e.get("p99")), ""])
+        doc.table(["Hop", "Mean (ns)", "Share", "p99 (ns)", "Hops per request"], rows, "lrrrr")
+        bad = get(d, "mismatched_requests", default=0)
+        if number(bad) and bad:
+            doc.p(bold("Warning: "), f"{fmt_int(bad)} requests' hop times did not add up to "
+                  "their latency; the breakdown is not exact.")
+    if not drawn:
+        doc.p("No completed request has a per-hop breakdown.")
+
+
+def ranked_row(i, r):
+    unit = get(r, "capacity_unit", default="GB/s" if r.get("type") == "bandwidth" else "slots")
+    digits = 2 if unit == "GB/s" else 1
+    cap_digits = digits if unit == "GB/s" else 0
+    used = f"{fmt_num(r.get('used'), digits)} / {fmt_num(r.get('capacity'), cap_digits)} {unit}"
+    bound = get(r, "bound_gbps")
+    return [str(i), code(as_text(r.get("component"))), as_text(r.get("resource")),
+            as_text(r.get("type")), fmt_pct(r.get("utilization")), used,
+            fmt_num(r.get("backpressure_ns")), as_text(r.get("state")),
+            fmt_num(bound, 1) if number(bound) else DASH]
+
+
+def section_bottleneck(doc, stats):
+    doc.h(2, "Bottleneck")
+    bn = get(stats, "bottlenecks")
+    if not isinstance(bn, dict):
+        doc.p("This stats.json has no ", code("bottlenecks"), " section: it was written by a "
+              "famsim older than the bottleneck analysis. Below are the busiest components by "
+              "their own utilisation instead; one near 100% is a candidate bottleneck, but this "
+              "list cannot tell a saturated wire from a full queue that is only waiting for one.")
+        comps = [(n, c) for n, c in as_dict(get(stats, "components")).items()
+                 if isinstance(c, dict) and number(c.get("utilization"))]
+        comps.sort(key=lambda nc: -nc[1]["utilization"])
+        if comps:
+            doc.table(["Component", "Utilisation", "Backpressure (ns)"],
+                      [[code(n), fmt_pct(c["utilization"]), fmt_num(c.get("backpressure_ns"))]
+                       for n, c in comps[:10]], "lrr")
+        return
+    if one_sentence(stats):
+        doc.box("In one sentence:", bn["sentence"])
+    threshold = get(bn, "saturation_threshold")
+    achieved, bound = get(bn, "achieved_gbps"), get(bn, "analytic_bound_gbps")
+    if number(bound):
+        frac = get(bn, "achieved_fraction_of_bound",
+                   default=achieved / bound if number(achieved) and bound else None)
+        doc.p(bold("Achieved vs analytic bound: "),
+              f"the run moved {fmt_gbps(achieved)}; the analytic bound is {fmt_gbps(bound)}, set "
+              "by ", code(get(bn, "bound_set_by", default="?")),
+              f", so the run reached {fmt_pct(frac)} of it. The bound is the throughput at which "
+              "the first bandwidth resource would be busy 100% of the time if the traffic kept "
+              "this run's split over the resources (achieved / that resource's utilisation).")
+    elif number(achieved):
+        doc.p(f"The run moved {fmt_gbps(achieved)}; no bandwidth resource was busy, so there is "
+              "no analytic bound.")
+    lim = get(bn, "limiter")
+    if isinstance(lim, dict):
+        unit = get(lim, "capacity_unit", default="")
+        kind = get(lim, "type")
+        text = [bold("Limiter: "), code(f"{get(lim, 'component', default='?')} "
+                                        f"{get(lim, 'resource', default='')}".strip())]
+        if get(lim, "kind"):
+            what = "a pool of slots" if kind == "slots" else "a bandwidth resource"
+            text.append(f" ({what} in a {lim['kind']} block)")
+        if kind == "slots":
+            text.append(f", full {fmt_pct(lim.get('utilization'))} on average: "
+                        f"{fmt_num(lim.get('used'))} of {fmt_num(lim.get('capacity'), 0)} slots "
+                        "in use. Nothing downstream is saturated, so throughput is slots / latency "
+                        "(Little's law): more slots or less latency raise it.")
+        else:
+            text.append(f", busy {fmt_pct(lim.get('utilization'))} of the time: "
+                        f"{fmt_num(lim.get('used'), 2)} of {fmt_num(lim.get('capacity'), 2)} "
+                        f"{unit or 'GB/s'} on the wire (framing included).")
+        if number(lim.get("backpressure_ns")) and lim["backpressure_ns"] > 0:
+            text.append(f" It held back its upstream for {fmt_ns(lim['backpressure_ns'])} in total "
+                        "(summed over ports, so it can exceed the run's length).")
+        alike = as_list(get(lim, "alike"))
+        if isinstance(alike, list) and alike:
+            size = get(lim, "class_size")
+            text.append(f" {len(alike)} more of the {fmt_int(size) if number(size) else '?'} "
+                        f"like resources are {'full' if kind == 'slots' else 'saturated'} too: "
+                        + ", ".join(map(str, alike[:8]))
+                        + (", ..." if len(alike) > 8 else "") + ".")
+        doc.p(*text)
+    else:
+        doc.p(bold("No limiter: "), "no bandwidth resource is busy at or above "
+              f"{fmt_pct(threshold, 0)} and no slot pool is that full, so the workload's own pace "
+              "(issue rate, compute gaps, dependencies) sets the throughput.")
+    blocks = [b for b in as_list(get(bn, "blocks")) if isinstance(b, dict)]
+    if blocks:
+        doc.p("Pools held full behind the limiter (they fill because it does; enlarging them "
+              "does not help): " + ", ".join(
+                  f"{b.get('class', '?')} {b.get('resource', '')} ({fmt_int(b.get('count'))} "
+                  "full)" for b in blocks) + ".")
+    ranked = [r for r in as_list(get(bn, "ranked")) if isinstance(r, dict)]
+    if ranked:
+        total = get(bn, "resources")
+        doc.p(f"The {min(10, len(ranked))} highest-ranked of "
+              f"{fmt_int(total) if number(total) else 'the'} resources: the limiter first, then "
+              "saturated bandwidth resources, full pools and the rest, busiest first. "
+              "Utilisation is the busy fraction of a bandwidth resource or the mean fill of a "
+              "slot pool; 'Bound' is the throughput the run could reach if that resource alone "
+              "limited it. State: limiting (the bottleneck), saturated (a bandwidth resource at "
+              f"or above {fmt_pct(threshold, 0)}), blocked (a full pool), ok.")
+        doc.table(["#", "Component", "Resource", "Type", "Utilisation", "Used / capacity",
+                   "Backpressure (ns)", "State", "Bound (GB/s)"],
+                  [ranked_row(i + 1, r) for i, r in enumerate(ranked[:10])], "rlllrrrlr")
+
+
+FIGURES = [  # file, title, how to read it
+    ("latency_cdf.png", "Latency CDF",
+     "Latency CDF: the fraction of requests (y) that completed within a given latency (x, log "
+     "scale). A steep curve means predictable latency; a long tail to the right means some "
+     "requests wait much longer than most."),
+    ("bandwidth_time.png", "Bandwidth over time",
+     "Bandwidth per time window: read and write GB/s over the simulated time. A flat line is a "
+     "steady state; ramps at the ends are the start and the drain."),
+    ("latency_time.png", "Latency over time",
+     "Latency per time window: p50, p99 and max of the requests completing in each window."),
+    ("hop_breakdown.png", "Per-hop latency breakdown",
+     "Where the time goes: the mean latency of reads and writes, split by the kind of block the "
+     "request spent it in."),
+    ("utilization.png", "Utilisation of every resource",
+     "Utilisation of the busiest resources: busy time of a bandwidth resource or mean fill of a "
+     "slot pool (or a component's own utilisation where it lists no resources)."),
+    ("utilization_by_class.png", "Utilisation by class",
+     "Utilisation by class of like resources (e.g. all device links' response wires; a block's "
+     "per-port resources merged into one bar): the "
+     "busiest member (light) and the class mean (dark); the dashed line is the saturation "
+     "threshold."),
+    ("limiter_occupancy.png", "Occupancy of the limiting pool",
+     "Occupancy of the limiting slot pool: the share of the run it spent at each number of slots "
+     "in use. Time piled up at the capacity (dashed) means the pool was full."),
+]
+
+
+def draw_figures(plot_run, stats, run_dir, png_dir):
+    """Draws what the run has data for; returns [(file, caption)] and warnings."""
+    drawn, warnings = [], []
+
+    def attempt(name, draw):
+        try:
+            if draw(os.path.join(png_dir, name)) is not False:
+                drawn.append(name)
+        except (AttributeError, KeyError, TypeError, ValueError, IndexError,
+                ZeroDivisionError) as e:  # a stats.json of an unexpected shape
+            warnings.append(f"{name} not drawn: {type(e).__name__}: {e}")
+
+    attempt("latency_cdf.png", lambda out: plot_run.latency_cdf(stats, out))
+    try:
+        rows = plot_run.read_series(run_dir)
+    except (KeyError, TypeError, ValueError, OSError, csv.Error) as e:
+        rows = []
+        warnings.append(f"timeseries.csv not read: {e}")
+    if rows:
+        attempt("bandwidth_time.png", lambda out: plot_run.bandwidth_time(rows, out))
+        attempt("latency_time.png", lambda out: plot_run.latency_time(rows, out))
+    attempt("hop_breakdown.png", lambda out: plot_run.hop_breakdown(stats, out))
+    attempt("utilization.png", lambda out: plot_run.utilization(stats, out))
+    attempt("utilization_by_class.png", lambda out: plot_run.utilization_by_class(stats, out))
+    attempt("limiter_occupancy.png", lambda out: plot_run.limiter_occupancy(stats, out))
+    return [f for f in FIGURES if f[0] in drawn], warnings
+
+
+def section_figures(doc, figures, warnings):
+    doc.h(2, "Figures")
+    if not figures:
+        doc.p("No figure could be drawn from this run directory.")
+    for png, title, caption in figures:
+        doc.figure(png, title, caption)
+    for w in warnings:
+        doc.p(bold("Not drawn: "), w)
+
+
+def section_assumptions(doc, stats):
+    doc.h(2, "Assumptions and limits")
+    items = [
+        "famsim is a cycle-approximate transaction-level model (SystemC/TLM), not RTL: blocks "
+        "model their timing, queues and arbitration, not every wire and gate. Use it to compare "
+        "designs and find limits, not to sign off a chip's exact numbers.",
+        "DRAM timing comes from the JEDEC parameters in the memory presets (platforms/presets); "
+        "parameters marked [assumption] in the platform files (switch and device "
+        "micro-architecture, clocks, buffer sizes) are not published figures.",
+        "The analytic bound assumes every bandwidth resource could run at 100% of its configured "
+        "bandwidth with this run's own traffic split. DRAM under random access cannot reach its "
+        "peak (row misses, refresh, bus turnarounds), so the bound is optimistic where a memory "
+        "channel sets it.",
+        "The bottleneck rule: the limiter is the busiest bandwidth resource if it is busy at or "
+        "above the saturation threshold; otherwise the innermost full slot pool (memory queue, "
+        "then device tags, then a GPU's outstanding window); otherwise nothing saturates and the "
+        "workload's pace sets the throughput.",
+        "Statistics cover the window from the first request issued to the end of the run; time "
+        "before the first request does not dilute bandwidth or utilisation.",
+        "Latency percentiles come from log-spaced histograms (bins about 0.5% wide; per-hop p99s "
+        "and per-window percentiles are coarser); counts, means, minima and maxima are exact.",
+        "timeline.json is a sample (every Nth request of each GPU, capped), not every request.",
+    ]
+    sim, cfg = get(stats, "sim", default={}), get(stats, "config", default={})
+    if get(sim, "truncated") is True:
+        items.append("This run was truncated: it describes the first part of the workload only, "
+                     "with requests still in flight at the end.")
+    limit = get(cfg, "sim", "max_time_ns")
+    if number(limit) and limit > 0:
+        items.append(f"sim.max_time_ns = {fmt_time(limit)} caps the simulated time.")
+    seed = get(sim, "seed", default=get(cfg, "sim", "seed"))
+    if seed is not None:
+        items.append(f"Results are for seed {seed}: another seed draws other random addresses "
+                     "and gaps, and moves the numbers a little; run several seeds to see the "
+                     "spread. The same seed and configuration give identical results.")
+    tl = get(stats, "timeline")
+    if isinstance(tl, dict) and number(tl.get("sample_every")):
+        items.append(f"The timeline holds {fmt_int(tl.get('requests'))} requests, every "
+                     f"{fmt_int(tl['sample_every'])}th of each GPU.")
+    ts = get(stats, "timeseries")
+    if isinstance(ts, dict) and number(ts.get("window_ns")):
+        items.append(f"Time series windows are {fmt_ns(ts['window_ns'])} long "
+                     f"({fmt_int(ts.get('windows'))} windows).")
+    if posted_writes(stats):
+        items.append("Writes are posted: their latency ends when the memory controller accepts "
+                     "them, not when the DRAM has written them.")
+    for key, what in (("bottlenecks", "bottleneck analysis"),
+                      ("config_changes", "list of changes from the preset")):
+        if key not in stats:
+            items.append(f"This stats.json predates the {what} ({key}); rerun with a current "
+                         "famsim to get it.")
+    doc.ul(items)
+
+
+def build(stats, figures, warnings):
+    doc = Doc()
+    section_header(doc, stats)
+    section_platform(doc, stats)
+    section_changes(doc, stats)
+    section_results(doc, stats)
+    section_hops(doc, stats)
+    section_bottleneck(doc, stats)
+    section_figures(doc, figures, warnings)
+    section_assumptions(doc, stats)
+    return doc
+
+
+def write_report(run_dir, out_dir, stats, plot_run):
+    """Everything is written into a temporary directory inside out_dir, then renamed into place,
+    so a failure leaves no partial report behind."""
+    plots_dir = os.path.join(out_dir, "plots")
+    tmp = tempfile.mkdtemp(prefix=".report-", dir=out_dir)
+    try:
+        tmp_png = os.path.join(tmp, "plots")
+        os.mkdir(tmp_png)
+        figures, warnings = draw_figures(plot_run, stats, run_dir, tmp_png)
+        doc = build(stats, figures, warnings)
+        title = doc.blocks[0][2]
+        with open(os.path.join(tmp, "report.md"), "w", encoding="utf-8") as f:
+            f.write(render_markdown(doc, "plots"))
+        with open(os.path.join(tmp, "report.html"), "w", encoding="utf-8") as f:
+            f.write(render_html(doc, title, tmp_png))
+        os.makedirs(plots_dir, exist_ok=True)
+        for png, *_ in figures:
+            os.replace(os.path.join(tmp_png, png), os.path.join(plots_dir, png))
+        for name in ("report.md", "report.html"):
+            os.replace(os.path.join(tmp, name), os.path.join(out_dir, name))
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    for w in warnings:
+        print(f"{PROG}: warning: {w}", file=sys.stderr)
+    return [os.path.join(out_dir, "report.md"), os.path.join(out_dir, "report.html")] + [
+        os.path.join(plots_dir, f[0]) for f in figures]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("run_dir", help="the --out directory of famsim run")
+    ap.add_argument("--out", help="where report.md, report.html and plots/ go (default RUN_DIR)")
+    a = ap.parse_args()
+    try:
+        stats = load_stats(a.run_dir)
+        out_dir = a.out or a.run_dir
+        try:
+            os.makedirs(out_dir, exist_ok=True)
+        except OSError as e:
+            raise BadInput(f"{out_dir}: cannot create the output directory ({e.strerror})")
+    except BadInput as e:
+        print(f"{PROG}: {e}", file=sys.stderr)
+        return 2
+    try:
+        plot_run = load_plot_run()
+    except ImportError as e:
+        print(f"{PROG}: {e}; run with Debian's /usr/bin/python3 (python3-matplotlib, "
+              "scripts/setup.sh installs it)", file=sys.stderr)
+        return 1
+    for path in write_report(a.run_dir, out_dir, stats, plot_run):
+        print(path)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

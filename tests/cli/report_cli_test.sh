@@ -1,0 +1,181 @@
+#!/usr/bin/env bash
+# scripts/report.py from the outside (README "Reports"): the report of a small minimal.yaml run is
+# a Markdown file and one self-contained HTML page with the run's figures, it carries the
+# bottleneck sentence and the platform's peak figures, it says so when stats.json lacks the newer
+# sections, and bad input (no run directory, no or corrupt stats.json) exits 2 leaving nothing
+# behind.
+set -euo pipefail
+CLI_TEST_NAME=report
+source "$(dirname "$0")/lib.sh"
+
+REPORT="$(dirname "$0")/../../scripts/report.py"
+PY=/usr/bin/python3  # Debian's python3: the one with matplotlib (the report's shebang)
+
+# 1 MiB in 128 B requests: 8192 reads, a fraction of a second. (`|| true`: run_famsim keeps the
+# exit code in $RC for expect_rc instead of set -e ending the script without a message.)
+RUN="$WORK/run"
+run_famsim run run --platform platforms/minimal.yaml --out "$RUN" \
+  --set workload.streams.0.total_bytes=1MiB || true
+expect_rc 0 "minimal run"
+
+report() {  # report NAME ARGS...: runs report.py, output in $WORK/NAME.report.log, exit code in $RC
+  local name=$1
+  shift
+  RC=0
+  "$REPORT" "$@" >"$WORK/$name.report.log" 2>&1 || RC=$?
+  OUT=$(cat "$WORK/$name.report.log")
+}
+
+# check_report DIR WHAT [RUN_DIR]: the files are there, the HTML stands alone with at least 4
+# figures, each figure the Markdown names is a PNG in DIR/plots, and both carry the run's
+# bottlenecks.sentence (RUN_DIR/stats.json, RUN_DIR defaults to DIR) as text, when it has one.
+check_report() {
+  local dir=$1 what=$2 run=${3:-$1}
+  [ -s "$dir/report.md" ] || fail "$what: no report.md"
+  [ -s "$dir/report.html" ] || fail "$what: no report.html"
+  if grep -Eqi '(src|href)="https?:' "$dir/report.html"; then
+    fail "$what: report.html refers to something outside itself"
+  fi
+  local images
+  images=$(grep -o 'data:image/png;base64,' "$dir/report.html" | wc -l || true)
+  [ "$images" -ge 4 ] || fail "$what: report.html embeds $images PNG images, expected at least 4"
+  local png
+  for png in $(grep -o '](plots/[a-z_]*\.png)' "$dir/report.md" | sed 's/^](//; s/)$//'); do
+    head -c 8 "$dir/$png" | od -An -tx1 | grep -q "89 50 4e 47 0d 0a 1a 0a" ||
+      fail "$what: report.md shows $png, which is not a PNG"
+  done
+  "$PY" - "$dir" "$run" <<'PY' || fail "$what: the bottleneck sentence is missing from the report"
+import html, json, re, sys
+d, run = sys.argv[1:3]
+sentence = (json.load(open(run + "/stats.json")).get("bottlenecks") or {}).get("sentence")
+if sentence:
+    md = re.sub(r"\\(.)", r"\1", open(d + "/report.md").read())  # Markdown escapes
+    page = html.unescape(open(d + "/report.html").read())
+    assert sentence in md, "report.md"
+    assert sentence in page, "report.html"
+PY
+}
+
+report plain "$RUN"
+[ "$RC" -eq 0 ] || fail "report.py on a minimal run: exit code $RC. Output:
+$OUT"
+check_report "$RUN" "minimal run"
+for f in latency_cdf bandwidth_time latency_time utilization hop_breakdown; do
+  head -c 8 "$RUN/plots/$f.png" | od -An -tx1 | grep -q "89 50 4e 47 0d 0a 1a 0a" ||
+    fail "plots/$f.png is not a PNG"
+done
+# Peak figures worked out by hand from minimal.yaml: an NVLink4 link is 2 lanes x 106.25 Gb/s with
+# 128b/136b-like coding (16/17) = 25.0 GB/s per direction; a DDR5-4800 sub-channel is 4800 MT/s x
+# 32 bit / 8 = 19.2 GB/s, two of them 38.4 GB/s. The run's read bandwidth appears with its unit.
+"$PY" - "$RUN" <<'PY' || fail "report.md lacks the platform's peak figures or the run's bandwidth"
+import json, sys
+d = sys.argv[1]
+md = open(d + "/report.md").read()
+for text in ("25.0 GB/s per direction", "19.2 GB/s per channel", "38.4 GB/s in all",
+             "2 channels", "1 GPU"):
+    assert text in md, text
+bw = json.load(open(d + "/stats.json"))["summary"]["read_bandwidth_gbps"]
+assert f"{bw:.2f} GB/s" in md, bw
+PY
+pass "report of a minimal run"
+
+# --out puts the report and its plots elsewhere.
+report elsewhere "$RUN" --out "$WORK/elsewhere"
+[ "$RC" -eq 0 ] || fail "report.py --out: exit code $RC. Output:
+$OUT"
+check_report "$WORK/elsewhere" "--out" "$RUN"
+pass "--out"
+
+# The newer sections, hand-made in the shape famsim writes (a slot pool limiting, with its
+# occupancy histogram, and two changes from the preset), and their absence.
+cp -r "$RUN" "$WORK/fake"
+rm -rf "$WORK/fake/plots" "$WORK/fake/report.md" "$WORK/fake/report.html"
+"$PY" - "$WORK/fake" <<'PY'
+import json, sys
+path = sys.argv[1] + "/stats.json"
+s = json.load(open(path))
+occ = {"capacity": 64, "mean": 63.5, "max": 64, "bucket_width": 8,
+       "time_fraction": [0.01, 0, 0, 0, 0, 0, 0, 0.01, 0.98]}
+window = {"name": "outstanding window", "type": "slots", "utilization": 0.99, "capacity": 64,
+          "used": 63.5, "backpressure_ns": 0.0, "occupancy": occ}
+s["components"]["gpu0"]["resources"] = [window]
+limiter = {"component": "gpu0", "resource": "outstanding window", "class": "gpu*", "kind": "gpu",
+           "type": "slots", "utilization": 0.99, "headroom": 0.01, "capacity": 64,
+           "capacity_unit": "slots", "used": 63.5, "backpressure_ns": 0.0, "state": "limiting",
+           "reason": "slots", "alike": [], "class_size": 1}
+s["bottlenecks"] = {
+    "sentence": "gpu0 outstanding window limits throughput: full 99.0% (63.5 of 64 slots in use "
+                "on average; throughput is slots / latency). It holds back: fam*.memory.ch* "
+                "read queue (2 full).",
+    "saturation_threshold": 0.9, "achieved_gbps": 20.0, "analytic_bound_gbps": 25.0,
+    "bound_set_by": "gpu0_link0 response wire", "achieved_fraction_of_bound": 0.8,
+    "limiter": limiter, "blocks": [{"class": "fam*.memory.ch*", "resource": "read queue",
+                                    "count": 2}],
+    "ranked": [limiter], "resources": 1,
+    "classes": [{"class": "gpu*", "resource": "outstanding window", "count": 1, "saturated": 1,
+                 "max_utilization": 0.99, "mean_utilization": 0.99}]}
+s["config_changes"] = {"base": "platforms/minimal.yaml (built-in)", "changes": [
+    {"key": "workload.streams.0.total_bytes", "value": "1MiB", "base_value": "16MiB",
+     "source": "--set workload.streams.0.total_bytes=1MiB"},
+    {"key": "devices.0.memory.channels", "value": 8, "base_value": 2,
+     "source": "my_platform.yaml"}]}
+json.dump(s, open(path, "w"))
+PY
+report fake "$WORK/fake"
+[ "$RC" -eq 0 ] || fail "report.py with bottlenecks and config_changes: exit code $RC. Output:
+$OUT"
+check_report "$WORK/fake" "bottlenecks and config_changes"
+for f in utilization_by_class limiter_occupancy; do
+  [ -s "$WORK/fake/plots/$f.png" ] || fail "no plots/$f.png for a slot-pool limiter"
+done
+for text in "platforms/minimal.yaml (built-in)" "devices.0.memory.channels" \
+  "--set workload.streams.0.total_bytes=1MiB" "my_platform.yaml" "25.00 GB/s"; do
+  grep -qF -- "$text" "$WORK/fake/report.md" || fail "report.md lacks '$text'"
+done
+pass "bottlenecks and config_changes"
+
+cp -r "$WORK/fake" "$WORK/old"
+"$PY" - "$WORK/old/stats.json" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+del s["bottlenecks"], s["config_changes"]
+json.dump(s, open(sys.argv[1], "w"))
+PY
+report old "$WORK/old"
+[ "$RC" -eq 0 ] || fail "report.py without the newer sections: exit code $RC. Output:
+$OUT"
+for key in bottlenecks config_changes; do
+  grep -qF "has no \`$key\` section" "$WORK/old/report.md" ||
+    fail "report.md does not say that stats.json has no $key"
+done
+pass "a stats.json without bottlenecks and config_changes"
+
+# Bad input: exit code 2, one line naming the file, and no report files left behind.
+expect_bad() {  # expect_bad NAME DIR TEXT: report.py DIR exits 2 naming TEXT, writing nothing
+  local name=$1 dir=$2 text=$3
+  report "$name" "$dir"
+  [ "$RC" -eq 2 ] || fail "$name: exit code $RC, expected 2. Output:
+$OUT"
+  case "$OUT" in
+    *"$text"*) ;;
+    *) fail "$name: the message does not name '$text': $OUT" ;;
+  esac
+  [ "$(printf '%s\n' "$OUT" | wc -l)" -eq 1 ] || fail "$name: more than one line: $OUT"
+  if [ -e "$dir" ]; then
+    local left
+    left=$(find "$dir" -mindepth 1 ! -name stats.json)
+    [ -z "$left" ] || fail "$name: left behind: $left"
+  fi
+}
+
+expect_bad missing_dir "$WORK/no_such_run" "$WORK/no_such_run"
+[ ! -e "$WORK/no_such_run" ] || fail "missing_dir: report.py created the run directory"
+mkdir "$WORK/no_stats"
+expect_bad missing_stats "$WORK/no_stats" "$WORK/no_stats/stats.json"
+mkdir "$WORK/corrupt"
+head -c 200 "$RUN/stats.json" >"$WORK/corrupt/stats.json"
+expect_bad corrupt_stats "$WORK/corrupt" "$WORK/corrupt/stats.json"
+mkdir "$WORK/not_stats"
+echo '[1, 2, 3]' >"$WORK/not_stats/stats.json"
+expect_bad not_stats "$WORK/not_stats" "$WORK/not_stats/stats.json"
+pass "bad input"
