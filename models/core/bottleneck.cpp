@@ -195,7 +195,7 @@ nlohmann::json analyze_bottlenecks(const std::vector<ResourceRecord>& resources,
     const Group& g = groups[group_key(*limiter)];
     std::vector<std::string> alike;  // same class and resource, saturated too
     for (const ResourceRecord* m : g.members) {
-      if (m != limiter && m->use.utilization >= kSaturated) alike.push_back(m->component);
+      if (m != limiter && m->use.utilization >= kSaturated) alike.push_back(label(*m));
     }
     l["reason"] = why;
     l["alike"] = alike;
@@ -210,8 +210,8 @@ nlohmann::json analyze_bottlenecks(const std::vector<ResourceRecord>& resources,
                                              "throughput is slots / latency",
                                              limiter->use.used, limiter->use.capacity));
     if (!alike.empty()) {
-      sentence += fmt::format(", like {} of the {} {}", alike.size(), g.members.size(),
-                              resource_class(limiter->component));
+      sentence += fmt::format(", like {} more of the {} {} {}", alike.size(), g.members.size(),
+                              g.cls, g.name);
     }
     sentence += ".";
     if (!blocked_text.empty()) {
