@@ -5,6 +5,7 @@
 //   famsim check-dram-log --preset NAME [--set key=value]... FILE...
 //   famsim validate --platform F [--workload F] [--set key.path=value]...
 //   famsim bench [--platform F] [--workload F] [--set key.path=value]... [--requests-mib N]
+//   famsim sweep FILE [--out DIR] [--jobs N]
 //
 // Exit codes: 0 success; 2 bad input (configuration, workload, trace, command line);
 // 1 internal error or a failed conservation check.
@@ -12,9 +13,14 @@
 #include "platforms/presets.h"
 #include "sc_main/report.h"
 #include "sc_main/simulation.h"
+#include "sc_main/sweep.h"
 
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
 #include <systemc>
+#ifdef FAMSIM_MPI
+#include <mpi.h>
+#endif
 
 #include <sys/resource.h>
 
@@ -22,6 +28,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <thread>
 
 namespace {
 
@@ -156,6 +163,48 @@ int do_check_dram_log(const std::string& preset, const std::vector<std::string>&
   return clean ? kExitOk : kExitInternal;
 }
 
+int do_sweep(const std::string& file, std::string out_dir, unsigned jobs) {
+  // The sweep is read twice: once to learn its name (the default output directory), then with
+  // built-in platforms written into that directory for the points to read.
+  if (out_dir.empty()) out_dir = "sweep-" + famsim::parse_sweep(file).name;
+  const famsim::SweepSpec spec =
+      famsim::parse_sweep(file, (std::filesystem::path(out_dir) / "inputs").string());
+  const auto points = famsim::expand_points(spec);
+  famsim::SweepOptions so;
+  so.out_dir = out_dir;
+  unsigned per_node = 1;  // sweep processes sharing this machine's cores
+#ifdef FAMSIM_MPI
+  // Under mpirun (Open MPI sets OMPI_COMM_WORLD_SIZE) the points are spread over the ranks.
+  const bool mpi = std::getenv("OMPI_COMM_WORLD_SIZE") != nullptr;
+  if (mpi) {
+    MPI_Init(nullptr, nullptr);
+    int r = 0, n = 1;
+    MPI_Comm_rank(MPI_COMM_WORLD, &r);
+    MPI_Comm_size(MPI_COMM_WORLD, &n);
+    so.rank = static_cast<unsigned>(r);
+    so.ranks = static_cast<unsigned>(n);
+    if (const char* local = std::getenv("OMPI_COMM_WORLD_LOCAL_SIZE")) {
+      per_node = std::max(1, std::atoi(local));
+    }
+  }
+#endif
+  so.jobs = jobs ? jobs : std::max(1u, std::thread::hardware_concurrency() / per_node);
+  so.famsim = std::filesystem::read_symlink("/proc/self/exe").string();
+  auto results = famsim::run_points(spec, points, so);
+#ifdef FAMSIM_MPI
+  if (mpi) {
+    if (so.ranks > 1) results = famsim::gather_results(std::move(results), so.rank, so.ranks, out_dir);
+    MPI_Finalize();
+    if (so.rank != 0) return kExitOk;  // rank 0 reports for the whole sweep
+  }
+#endif
+  const std::size_t failed =
+      famsim::write_sweep_outputs(spec, points, results, out_dir, so.ranks);
+  std::cout << fmt::format("sweep {}: {} points, {} ok, {} failed; results: {}/results.csv\n",
+                           spec.name, points.size(), points.size() - failed, failed, out_dir);
+  return failed == 0 ? kExitOk : kExitInternal;
+}
+
 int famsim_main(int argc, char** argv) {
   CLI::App app{
       "famsim: cycle-approximate SystemC/TLM-2.0 model of a fabric-attached memory "
@@ -219,6 +268,15 @@ int famsim_main(int argc, char** argv) {
       ->allow_extra_args(false);
   check->add_option("files", check_files, "Command log files")->required();
 
+  CLI::App* sweep = app.add_subcommand(
+      "sweep", "Run a design-space sweep: every point a famsim run, several at a time");
+  std::string sweep_file, sweep_out;
+  unsigned sweep_jobs = 0;
+  sweep->add_option("file", sweep_file, "Sweep YAML")->required();
+  sweep->add_option("--out", sweep_out, "Output directory (default: sweep-NAME)");
+  sweep->add_option("--jobs", sweep_jobs, "Points run at a time (default: the cores)")
+      ->check(CLI::Range(1u, 1024u));
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -243,6 +301,7 @@ int famsim_main(int argc, char** argv) {
     if (run->parsed()) return do_run(opt, out_dir);
     if (bench->parsed()) return do_bench(opt, bench_mib);
     if (check->parsed()) return do_check_dram_log(check_preset, check_sets, check_files);
+    if (sweep->parsed()) return do_sweep(sweep_file, sweep_out, sweep_jobs);
     return do_validate(opt);
   } catch (const famsim::ConfigError& e) {
     std::cerr << "famsim: error: " << e.what() << "\n";

@@ -19,7 +19,7 @@ done
 packages=(
   build-essential cmake pkg-config
   libsystemc-dev libboost-dev libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libfmt-dev
-  libgtest-dev
+  libgtest-dev libopenmpi-dev openmpi-bin
   python3 python3-yaml python3-matplotlib
 )
 missing=()

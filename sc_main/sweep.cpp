@@ -1,0 +1,654 @@
+#include "sc_main/sweep.h"
+
+#include "models/core/bottleneck.h"
+#include "models/core/config.h"
+#include "platforms/presets.h"
+#include "sc_main/report.h"
+#include "sc_main/simulation.h"
+
+#include <fmt/format.h>
+
+#include <spawn.h>
+#include <sys/wait.h>
+#include <fcntl.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <optional>
+#include <random>
+#include <regex>
+#include <sstream>
+
+extern char** environ;
+
+namespace famsim {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// The headline metrics, in results.csv column order; the numeric ones elasticities are worked
+// out for come first.
+const std::vector<std::string> kMetrics = {
+    "bandwidth_gbps",      "read_bandwidth_gbps",  "write_bandwidth_gbps",
+    "latency_mean_ns",     "latency_p99_ns",       "read_latency_mean_ns",
+    "read_latency_p99_ns", "achieved_fraction_of_bound", "limiter",
+    "limiter_utilization", "simulated_time_ns",    "host_seconds"};
+const std::vector<std::string> kSensitivityMetrics = {"bandwidth_gbps", "latency_mean_ns",
+                                                      "latency_p99_ns"};
+
+std::string number_text(double v) {
+  if (std::floor(v) == v && std::fabs(v) < 9e15) return fmt::format("{}", static_cast<long long>(v));
+  return fmt::format("{}", v);
+}
+
+std::vector<std::string> scalar_list(ConfigNode& n, const std::string& key) {
+  if (!n.is_list(key)) n.fail(key, "expected a list of values");
+  std::vector<std::string> v = n.get_string_list(key);
+  if (v.empty()) n.fail(key, "expected at least one value");
+  return v;
+}
+
+// The values of one parameter: `values`, `range` or `random`.
+std::vector<std::string> parameter_values(ConfigNode& p) {
+  const int kinds = p.has("values") + p.has("range") + p.has("random");
+  if (kinds != 1) p.fail_here("expected exactly one of values, range or random");
+  if (p.has("values")) return scalar_list(p, "values");
+  std::vector<std::string> out;
+  if (p.has("range")) {
+    ConfigNode r = p.child("range", true);
+    const double from = r.get_double("from", std::nullopt, -1e18, 1e18);
+    const double to = r.get_double("to", std::nullopt, -1e18, 1e18);
+    if (r.has("factor") == r.has("step")) r.fail_here("expected exactly one of factor or step");
+    if (r.has("factor")) {
+      const double f = r.get_double("factor", std::nullopt, 1.0, 1e6, true);
+      if (from <= 0) r.fail("from", "a range with a factor needs from > 0");
+      for (double v = from; v <= to * (1 + 1e-12); v *= f) out.push_back(number_text(v));
+    } else {
+      const double step = r.get_double("step", std::nullopt, 0.0, 1e18, true);
+      for (double v = from; v <= to + step * 1e-9; v += step) out.push_back(number_text(v));
+    }
+    r.finish();
+    if (out.empty() || out.size() > 10000) r.fail_here("expected 1 to 10000 values from..to");
+    return out;
+  }
+  ConfigNode r = p.child("random", true);
+  const double lo = r.get_double("min", std::nullopt, -1e18, 1e18);
+  const double hi = r.get_double("max", std::nullopt, lo, 1e18);
+  const std::uint64_t count = r.get_uint("count", std::nullopt, 1, 10000);
+  const std::uint64_t seed = r.get_uint("seed", 1);
+  const bool integer = r.get_bool("integer", false);
+  const bool log = r.get_choice("scale", "linear", {"linear", "log"}) == "log";
+  if (log && lo <= 0) r.fail("min", "a log scale needs min > 0");
+  r.finish();
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  std::vector<double> v;
+  for (std::uint64_t i = 0; i < count; ++i) {
+    const double x = u(rng);
+    double s = log ? lo * std::pow(hi / lo, x) : lo + (hi - lo) * x;
+    if (integer) s = std::round(s);
+    v.push_back(s);
+  }
+  std::sort(v.begin(), v.end());
+  v.erase(std::unique(v.begin(), v.end()), v.end());
+  for (double x : v) out.push_back(number_text(x));
+  return out;
+}
+
+std::size_t base_position(ConfigNode& p, const std::vector<std::string>& values, bool zip) {
+  if (!p.has("base")) return 0;
+  if (zip) return p.get_uint("base", 0, 0, values.size() - 1);
+  const std::string b = p.get_string("base", std::nullopt);
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    if (values[i] == b) return i;
+    // Numerically equal ("8" and "8.0").
+    char* e1 = nullptr;
+    char* e2 = nullptr;
+    const double x = std::strtod(values[i].c_str(), &e1);
+    const double y = std::strtod(b.c_str(), &e2);
+    if (*e1 == 0 && *e2 == 0 && x == y) return i;
+  }
+  p.fail("base", "'" + b + "' is not one of the parameter's values");
+}
+
+// A platform or workload: a path relative to the sweep file, or a built-in name.
+std::string resolve_input(ConfigNode& n, const std::string& key, const char* dir,
+                          const std::string& sweep_file, const std::string& materialise_dir) {
+  const std::string given = n.get_string(key, std::nullopt);
+  fs::path p(given);
+  if (p.is_relative()) p = (fs::path(sweep_file).parent_path() / p).lexically_normal();
+  if (fs::is_regular_file(p)) return p.string();
+  const std::string builtin = std::string(dir) + "/" + given + ".yaml";
+  const auto text = embedded_file(builtin);
+  if (!text) {
+    n.fail(key, "'" + given + "': no such file (relative to the sweep file) and no built-in " +
+                    std::string(dir) + " of that name");
+  }
+  if (materialise_dir.empty()) return builtin;
+  fs::create_directories(materialise_dir);
+  const std::string out = (fs::path(materialise_dir) / (given + ".yaml")).string();
+  write_file_atomically(out, *text);
+  return out;
+}
+
+double number_or_nan(const std::string& s) {
+  char* end = nullptr;
+  const double v = std::strtod(s.c_str(), &end);
+  return (end != s.c_str() && *end == 0) ? v : std::nan("");
+}
+
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
+  std::string q = "\"";
+  for (char c : s) {
+    if (c == '"') q += '"';
+    q += (c == '\n' || c == '\r') ? ' ' : c;
+  }
+  return q + "\"";
+}
+
+std::string json_cell(const nlohmann::json& v) {
+  if (v.is_null()) return "";
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_number_integer()) return std::to_string(v.get<long long>());
+  if (v.is_number()) return fmt::format("{}", v.get<double>());
+  return v.dump();
+}
+
+std::string read_text(const fs::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  std::ostringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+// The last line of a run's log that says what went wrong.
+std::string error_line(const fs::path& log, int code) {
+  std::istringstream in(read_text(log));
+  std::string line, last, err;
+  while (std::getline(in, line)) {
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    last = line;
+    if (line.find("error") != std::string::npos || line.find("FAILED") != std::string::npos) {
+      err = line;
+    }
+  }
+  std::string msg = !err.empty() ? err : last;
+  if (msg.empty()) msg = "famsim run produced no output";
+  return fmt::format("exit code {}: {}", code, msg);
+}
+
+}  // namespace
+
+std::string point_dir(const std::string& out_dir, std::size_t index) {
+  return (fs::path(out_dir) / "points" / fmt::format("{:04d}", index)).string();
+}
+
+SweepSpec parse_sweep(const std::string& path, const std::string& materialise_dir) {
+  SweepSpec spec;
+  spec.file = path;
+  auto sources = std::make_shared<ConfigSources>(path);
+  ConfigNode root(load_yaml_file(path), "", sources);
+  spec.name = root.get_string("name", std::nullopt);
+  if (!std::regex_match(spec.name, std::regex("[A-Za-z0-9_.-]+"))) {
+    root.fail("name", "expected letters, digits, '_', '.' or '-' (it names the output directory)");
+  }
+  spec.description = root.get_string("description", "");
+  if (root.has("platform")) {
+    spec.platform = resolve_input(root, "platform", "platforms", path, materialise_dir);
+  }
+  if (root.has("workload")) {
+    spec.workload = resolve_input(root, "workload", "traffic", path, materialise_dir);
+  }
+  spec.set = root.get_string_list("set");
+  for (const std::string& s : spec.set) {
+    if (s.find('=') == std::string::npos || s.front() == '=') {
+      root.fail("set", "'" + s + "': expected key.path=value");
+    }
+  }
+  spec.one_at_a_time =
+      root.get_choice("mode", "grid", {"grid", "one_at_a_time"}) == "one_at_a_time";
+  std::vector<ConfigNode> params = root.list("parameters", true);
+  if (params.empty()) root.fail("parameters", "expected at least one parameter");
+  std::map<std::string, bool> seen;
+  for (ConfigNode& p : params) {
+    SweepGroup g;
+    if (p.has("zip")) {
+      std::vector<ConfigNode> members = p.list("zip", true);
+      if (members.size() < 2) p.fail("zip", "expected two or more parameters that move together");
+      for (ConfigNode& m : members) {
+        g.keys.push_back(m.get_string("key", std::nullopt));
+        g.values.push_back(parameter_values(m));
+        if (g.values.back().size() != g.values.front().size()) {
+          m.fail_here(fmt::format("{} values, but the first parameter of the zip has {}",
+                                  g.values.back().size(), g.values.front().size()));
+        }
+        m.finish();
+      }
+      g.base = base_position(p, g.values.front(), true);
+    } else {
+      g.keys.push_back(p.get_string("key", std::nullopt));
+      g.values.push_back(parameter_values(p));
+      g.base = base_position(p, g.values.front(), false);
+    }
+    for (const std::string& k : g.keys) {
+      if (seen[k]) p.fail_here("parameter " + k + " is swept twice");
+      seen[k] = true;
+    }
+    p.finish();
+    spec.groups.push_back(std::move(g));
+  }
+  root.finish();
+  if (expand_points(spec).size() > 100000) {
+    root.fail("parameters", "more than 100000 points; sweep fewer values or use one_at_a_time");
+  }
+  return spec;
+}
+
+std::vector<SweepPoint> expand_points(const SweepSpec& spec) {
+  std::vector<SweepPoint> out;
+  const std::size_t n = spec.groups.size();
+  std::vector<std::size_t> base(n);
+  for (std::size_t g = 0; g < n; ++g) base[g] = spec.groups[g].base;
+  if (spec.one_at_a_time) {
+    out.push_back({0, base});
+    for (std::size_t g = 0; g < n; ++g) {
+      for (std::size_t i = 0; i < spec.groups[g].size(); ++i) {
+        if (i == base[g]) continue;
+        SweepPoint p{out.size(), base};
+        p.at[g] = i;
+        out.push_back(std::move(p));
+      }
+    }
+    return out;
+  }
+  std::size_t total = 1;
+  for (const SweepGroup& g : spec.groups) total *= g.size();
+  for (std::size_t k = 0; k < total; ++k) {
+    SweepPoint p{k, std::vector<std::size_t>(n)};
+    std::size_t rest = k;
+    for (std::size_t g = n; g-- > 0;) {  // the last group varies fastest
+      p.at[g] = rest % spec.groups[g].size();
+      rest /= spec.groups[g].size();
+    }
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
+std::vector<std::string> point_overrides(const SweepSpec& spec, const SweepPoint& p) {
+  std::vector<std::string> o = spec.set;
+  for (std::size_t g = 0; g < spec.groups.size(); ++g) {
+    const SweepGroup& gr = spec.groups[g];
+    for (std::size_t k = 0; k < gr.keys.size(); ++k) {
+      o.push_back(gr.keys[k] + "=" + gr.values[k][p.at[g]]);
+    }
+  }
+  return o;
+}
+
+nlohmann::json headline_metrics(const nlohmann::json& s) {
+  auto num = [&](std::initializer_list<const char*> path) -> nlohmann::json {
+    const nlohmann::json* j = &s;
+    for (const char* k : path) {
+      if (!j->is_object() || !j->contains(k)) return nullptr;
+      j = &(*j)[k];
+    }
+    return j->is_number() ? *j : nlohmann::json();
+  };
+  nlohmann::json m = {
+      {"bandwidth_gbps", num({"summary", "bandwidth_gbps"})},
+      {"read_bandwidth_gbps", num({"summary", "read_bandwidth_gbps"})},
+      {"write_bandwidth_gbps", num({"summary", "write_bandwidth_gbps"})},
+      {"latency_mean_ns", num({"summary", "latency_ns", "mean"})},
+      {"latency_p99_ns", num({"summary", "latency_ns", "p99"})},
+      {"read_latency_mean_ns", num({"summary", "read_latency_ns", "mean"})},
+      {"read_latency_p99_ns", num({"summary", "read_latency_ns", "p99"})},
+      {"achieved_fraction_of_bound", num({"bottlenecks", "achieved_fraction_of_bound"})},
+      {"limiter", ""},
+      {"limiter_utilization", num({"bottlenecks", "limiter", "utilization"})},
+      {"simulated_time_ns", num({"sim", "simulated_time_ns"})},
+      {"host_seconds", num({"sim", "host_seconds"})}};
+  // The workload's own results (generator streams): tokens per second, step time, hit rate...
+  nlohmann::json wl = nlohmann::json::object();
+  if (s.contains("workload") && s["workload"].contains("streams")) {
+    for (const auto& [name, st] : s["workload"]["streams"].items()) {
+      if (!st.contains("result") || !st["result"].is_object()) continue;
+      for (const auto& [k, v] : st["result"].items()) {
+        if (v.is_number()) wl[name + "." + k] = v;
+      }
+    }
+  }
+  m["workload"] = std::move(wl);
+  if (s.contains("bottlenecks") && s["bottlenecks"].contains("limiter")) {
+    const auto& l = s["bottlenecks"]["limiter"];
+    m["limiter"] = l["class"].get<std::string>() + " " +
+                   resource_class(l["resource"].get<std::string>());
+  }
+  return m;
+}
+
+nlohmann::json sensitivity(const SweepSpec& spec, const std::vector<SweepPoint>& points,
+                           const std::vector<nlohmann::json>& results) {
+  const std::size_t n = spec.groups.size();
+  nlohmann::json rows = nlohmann::json::array();
+  // The headline metrics, then the workload's own numeric results.
+  std::vector<std::string> metrics = kSensitivityMetrics;
+  {
+    std::map<std::string, bool> seen;
+    for (const nlohmann::json& r : results) {
+      if (r.is_object() && r.contains("metrics") && r["metrics"].contains("workload")) {
+        for (const auto& [k, v] : r["metrics"]["workload"].items()) seen[k] = true;
+      }
+    }
+    for (const auto& [k, v] : seen) metrics.push_back(k);
+  }
+  auto metric_of = [](const nlohmann::json& r, const std::string& metric) -> nlohmann::json {
+    const auto& m = r["metrics"];
+    if (m.contains(metric)) return m[metric];
+    if (m.contains("workload") && m["workload"].contains(metric)) return m["workload"][metric];
+    return nullptr;
+  };
+  for (const std::string& metric : metrics) {
+    std::vector<nlohmann::json> these;
+    for (std::size_t g = 0; g < n; ++g) {
+      const SweepGroup& gr = spec.groups[g];
+      const double pb = number_or_nan(gr.values[0][gr.base]);
+      if (std::isnan(pb)) continue;  // not a number: no elasticity
+      // The points on this group's line through the base point, by position.
+      std::map<std::size_t, double> on_line;
+      for (std::size_t i = 0; i < points.size(); ++i) {
+        bool line = results[i].is_object() && results[i].value("status", "") == "ok";
+        for (std::size_t h = 0; h < n && line; ++h) {
+          line = h == g || points[i].at[h] == spec.groups[h].base;
+        }
+        if (!line) continue;
+        const nlohmann::json v = metric_of(results[i], metric);
+        if (v.is_number()) on_line[points[i].at[g]] = v.get<double>();
+      }
+      if (!on_line.count(gr.base)) continue;
+      const double mb = on_line[gr.base];
+      // The nearest values below and above the base.
+      std::optional<std::size_t> lo, hi;
+      for (const auto& [pos, m] : on_line) {
+        const double p = number_or_nan(gr.values[0][pos]);
+        if (std::isnan(p) || pos == gr.base) continue;
+        if (p < pb && (!lo || p > number_or_nan(gr.values[0][*lo]))) lo = pos;
+        if (p > pb && (!hi || p < number_or_nan(gr.values[0][*hi]))) hi = pos;
+      }
+      double sum = 0;
+      int sides = 0;
+      nlohmann::json side_e[2];  // below and above the base, separately: a kink shows
+      for (int k = 0; k < 2; ++k) {
+        const auto& side = k == 0 ? lo : hi;
+        if (!side) continue;
+        const double p = number_or_nan(gr.values[0][*side]);
+        const double m = on_line[*side];
+        const double dm = (m - mb) / ((m + mb) / 2), dp = (p - pb) / ((p + pb) / 2);
+        if ((m + mb) == 0 || dp == 0 || !std::isfinite(dm / dp)) continue;
+        side_e[k] = dm / dp;
+        sum += dm / dp;
+        ++sides;
+      }
+      if (sides == 0) continue;
+      auto val = [&](const std::optional<std::size_t>& s) -> nlohmann::json {
+        return s ? nlohmann::json(gr.values[0][*s]) : nlohmann::json();
+      };
+      auto met = [&](const std::optional<std::size_t>& s) -> nlohmann::json {
+        return s ? nlohmann::json(on_line[*s]) : nlohmann::json();
+      };
+      these.push_back({{"parameter", gr.keys[0]},
+                       {"metric", metric},
+                       {"base_value", gr.values[0][gr.base]},
+                       {"low_value", val(lo)},
+                       {"high_value", val(hi)},
+                       {"metric_base", mb},
+                       {"metric_low", met(lo)},
+                       {"metric_high", met(hi)},
+                       {"elasticity", sum / sides},
+                       {"elasticity_low", side_e[0]},
+                       {"elasticity_high", side_e[1]}});
+    }
+    std::stable_sort(these.begin(), these.end(), [](const auto& a, const auto& b) {
+      return std::fabs(a["elasticity"].template get<double>()) >
+             std::fabs(b["elasticity"].template get<double>());
+    });
+    for (auto& r : these) rows.push_back(std::move(r));
+  }
+  return rows;
+}
+
+std::vector<nlohmann::json> run_points(const SweepSpec& spec, const std::vector<SweepPoint>& points,
+                                       const SweepOptions& opt) {
+  std::vector<nlohmann::json> results(points.size());
+  std::vector<std::size_t> todo;
+  for (const SweepPoint& p : points) {
+    if (p.index % opt.ranks != opt.rank) continue;
+    const std::string dir = point_dir(opt.out_dir, p.index);
+    const auto overrides = point_overrides(spec, p);
+    // Resume: a point a previous run finished with these very overrides is not run again.
+    const fs::path pj = fs::path(dir) / "point.json";
+    if (fs::exists(pj) && fs::exists(fs::path(dir) / "stats.json")) {
+      try {
+        const auto prev = nlohmann::json::parse(read_text(pj));
+        if (prev.value("status", "") == "ok" && prev["overrides"] == overrides) {
+          const std::string stats = read_text(fs::path(dir) / "stats.json");
+          results[p.index] = {{"status", "ok"},
+                              {"error", ""},
+                              {"overrides", overrides},
+                              {"metrics", headline_metrics(nlohmann::json::parse(stats))},
+                              {"resumed", true}};
+          if (opt.ranks > 1) results[p.index]["stats"] = stats;
+          continue;
+        }
+      } catch (const std::exception&) {
+        // An unreadable record: run the point again.
+      }
+    }
+    todo.push_back(p.index);
+  }
+  std::cout << fmt::format("sweep {}: {} points, {} for this process ({} already done)\n",
+                           spec.name, points.size(), todo.size() + std::count_if(
+                               results.begin(), results.end(),
+                               [](const nlohmann::json& r) { return !r.is_null(); }),
+                           std::count_if(results.begin(), results.end(),
+                                         [](const nlohmann::json& r) { return !r.is_null(); }));
+  std::cout.flush();
+
+  struct Running {
+    std::size_t index;
+    std::chrono::steady_clock::time_point start;
+  };
+  std::map<pid_t, Running> running;
+  std::size_t next = 0, done = 0;
+  auto finish = [&](pid_t pid, int wstatus) {
+    const Running r = running.at(pid);
+    running.erase(pid);
+    const SweepPoint& p = points[r.index];
+    const std::string dir = point_dir(opt.out_dir, p.index);
+    const auto overrides = point_overrides(spec, p);
+    const int code = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : 128 + WTERMSIG(wstatus);
+    nlohmann::json res = {{"status", "failed"}, {"error", ""}, {"overrides", overrides}};
+    const fs::path stats_path = fs::path(dir) / "stats.json";
+    if (code == 0 && fs::exists(stats_path)) {
+      try {
+        const std::string stats = read_text(stats_path);
+        res["metrics"] = headline_metrics(nlohmann::json::parse(stats));
+        if (opt.ranks > 1) res["stats"] = stats;  // rank 0 may be on another machine
+        res["status"] = "ok";
+      } catch (const std::exception& e) {
+        res["error"] = std::string("stats.json unreadable: ") + e.what();
+      }
+    } else {
+      res["error"] = error_line(fs::path(dir) / "log.txt", code);
+    }
+    nlohmann::json record = {{"index", p.index},
+                             {"overrides", overrides},
+                             {"status", res["status"]},
+                             {"error", res["error"]}};
+    write_file_atomically((fs::path(dir) / "point.json").string(), record.dump(2) + "\n");
+    const double secs =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - r.start).count();
+    ++done;
+    std::cout << fmt::format("  point {:4d} {:<6} {:6.1f} s  ({}/{})", p.index,
+                             res["status"].get<std::string>(), secs, done, todo.size());
+    if (res["status"] != "ok") std::cout << "  " << res["error"].get<std::string>();
+    std::cout << "\n";
+    std::cout.flush();
+    results[p.index] = std::move(res);
+  };
+
+  while (next < todo.size() || !running.empty()) {
+    while (next < todo.size() && running.size() < std::max(1u, opt.jobs)) {
+      const SweepPoint& p = points[todo[next++]];
+      const std::string dir = point_dir(opt.out_dir, p.index);
+      fs::create_directories(dir);
+      fs::remove(fs::path(dir) / "stats.json");
+      fs::remove(fs::path(dir) / "point.json");
+      // A configuration error shows in milliseconds here, not after a process start.
+      try {
+        RunOptions ro;
+        if (!spec.platform.empty()) ro.platform_file = spec.platform;
+        if (!spec.workload.empty()) ro.workload_file = spec.workload;
+        ro.overrides = point_overrides(spec, p);
+        parse_config(load_config(ro));
+      } catch (const ConfigError& e) {
+        const nlohmann::json record = {{"index", p.index},
+                                       {"overrides", point_overrides(spec, p)},
+                                       {"status", "failed"},
+                                       {"error", e.what()}};
+        write_file_atomically((fs::path(dir) / "point.json").string(), record.dump(2) + "\n");
+        ++done;
+        std::cout << fmt::format("  point {:4d} failed  ({}/{})  {}\n", p.index, done,
+                                 todo.size(), e.what());
+        results[p.index] = {{"status", "failed"}, {"error", e.what()},
+                            {"overrides", point_overrides(spec, p)}};
+        continue;
+      }
+      std::vector<std::string> args = {opt.famsim, "run"};
+      if (!spec.platform.empty()) args.insert(args.end(), {"--platform", spec.platform});
+      if (!spec.workload.empty()) args.insert(args.end(), {"--workload", spec.workload});
+      for (const std::string& o : point_overrides(spec, p)) args.insert(args.end(), {"--set", o});
+      args.insert(args.end(), {"--out", dir});
+      std::vector<char*> argv;
+      for (std::string& a : args) argv.push_back(a.data());
+      argv.push_back(nullptr);
+      posix_spawn_file_actions_t fa;
+      posix_spawn_file_actions_init(&fa);
+      const std::string log = (fs::path(dir) / "log.txt").string();
+      posix_spawn_file_actions_addopen(&fa, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      posix_spawn_file_actions_adddup2(&fa, 1, 2);
+      pid_t pid = 0;
+      const int rc = posix_spawn(&pid, opt.famsim.c_str(), &fa, nullptr, argv.data(), environ);
+      posix_spawn_file_actions_destroy(&fa);
+      if (rc != 0) {
+        throw std::runtime_error(fmt::format("cannot start {}: {}", opt.famsim, std::strerror(rc)));
+      }
+      running[pid] = {p.index, std::chrono::steady_clock::now()};
+    }
+    int wstatus = 0;
+    const pid_t pid = waitpid(-1, &wstatus, 0);
+    if (pid < 0) {
+      if (errno == EINTR) continue;
+      throw std::runtime_error(std::string("waitpid: ") + std::strerror(errno));
+    }
+    if (running.count(pid)) finish(pid, wstatus);
+  }
+  return results;
+}
+
+std::size_t write_sweep_outputs(const SweepSpec& spec, const std::vector<SweepPoint>& points,
+                                const std::vector<nlohmann::json>& results,
+                                const std::string& out_dir, unsigned ranks) {
+  std::vector<std::string> keys;
+  for (const SweepGroup& g : spec.groups) keys.insert(keys.end(), g.keys.begin(), g.keys.end());
+  // Workload result columns: every numeric result any point's streams reported.
+  std::vector<std::string> wl_cols;
+  {
+    std::map<std::string, bool> seen;
+    for (const nlohmann::json& r : results) {
+      if (!r.is_object() || !r.contains("metrics") || !r["metrics"].contains("workload")) continue;
+      for (const auto& [k, v] : r["metrics"]["workload"].items()) seen[k] = true;
+    }
+    for (const auto& [k, v] : seen) wl_cols.push_back(k);
+  }
+  std::string csv = "point,status,error";
+  for (const std::string& k : keys) csv += "," + csv_field(k);
+  for (const std::string& m : kMetrics) csv += "," + m;
+  for (const std::string& w : wl_cols) csv += "," + csv_field(w);
+  csv += "\n";
+  std::size_t failed = 0;
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    const SweepPoint& p = points[i];
+    const nlohmann::json& r = results[i];
+    const bool ok = r.is_object() && r.value("status", "") == "ok";
+    if (!ok) ++failed;
+    csv += fmt::format("{},{},{}", p.index, ok ? "ok" : "failed",
+                       csv_field(r.is_object() ? r.value("error", "") : "not run"));
+    for (std::size_t g = 0; g < spec.groups.size(); ++g) {
+      for (std::size_t k = 0; k < spec.groups[g].keys.size(); ++k) {
+        csv += "," + csv_field(spec.groups[g].values[k][p.at[g]]);
+      }
+    }
+    for (const std::string& m : kMetrics) {
+      csv += "," + (ok ? csv_field(json_cell(r["metrics"][m])) : std::string());
+    }
+    for (const std::string& w : wl_cols) {
+      const bool has = ok && r["metrics"].contains("workload") && r["metrics"]["workload"].contains(w);
+      csv += "," + (has ? csv_field(json_cell(r["metrics"]["workload"][w])) : std::string());
+    }
+    csv += "\n";
+  }
+  const nlohmann::json sens = sensitivity(spec, points, results);
+  std::string scsv =
+      "parameter,metric,base_value,low_value,high_value,metric_base,metric_low,metric_high,"
+      "elasticity,elasticity_low,elasticity_high\n";
+  for (const auto& row : sens) {
+    std::vector<std::string> cells;
+    for (const char* c : {"parameter", "metric", "base_value", "low_value", "high_value",
+                          "metric_base", "metric_low", "metric_high", "elasticity",
+                          "elasticity_low", "elasticity_high"}) {
+      cells.push_back(csv_field(json_cell(row[c])));
+    }
+    scsv += fmt::format("{}\n", fmt::join(cells, ","));
+  }
+  nlohmann::json groups = nlohmann::json::array(), params = nlohmann::json::array();
+  nlohmann::json base = nlohmann::json::object();
+  std::size_t varying = 0;
+  for (const SweepGroup& g : spec.groups) {
+    groups.push_back(g.keys);
+    params.push_back(g.keys[0]);
+    for (std::size_t k = 0; k < g.keys.size(); ++k) base[g.keys[k]] = g.values[k][g.base];
+    if (g.size() > 1) ++varying;
+  }
+  const nlohmann::json summary = {{"name", spec.name},
+                                  {"description", spec.description},
+                                  {"mode", spec.one_at_a_time ? "one_at_a_time" : "grid"},
+                                  {"platform", spec.platform},
+                                  {"workload", spec.workload},
+                                  {"set", spec.set},
+                                  {"parameters", params},
+                                  {"groups", groups},
+                                  {"base", base},
+                                  {"points", points.size()},
+                                  {"ok", points.size() - failed},
+                                  {"failed", failed},
+                                  {"one_dimensional", varying == 1},
+                                  {"ranks", ranks},
+                                  {"results", "results.csv"},
+                                  {"sensitivity", "sensitivity.csv"}};
+  fs::create_directories(out_dir);
+  write_file_atomically((fs::path(out_dir) / "results.csv").string(), csv);
+  write_file_atomically((fs::path(out_dir) / "sensitivity.csv").string(), scsv);
+  write_file_atomically((fs::path(out_dir) / "sweep.json").string(), summary.dump(2) + "\n");
+  return failed;
+}
+
+
+}  // namespace famsim

@@ -1,0 +1,96 @@
+// Design-space sweeps: a sweep file names a base platform and workload and the parameters to vary
+// by their key paths; `famsim sweep` runs every point as its own `famsim run` process (SystemC
+// elaborates once per process), several at a time, and under mpirun spreads the points over the
+// ranks, rank 0 collecting. Results: one CSV row per point, each point's own run directory, and
+// the elasticity of each headline metric with respect to each parameter around the base point.
+// File format and outputs: README "Sweeps".
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace famsim {
+
+// One axis of the sweep: one key, or several keys that move together (zip), with their values
+// as they are written after `--set key=`.
+struct SweepGroup {
+  std::vector<std::string> keys;
+  std::vector<std::vector<std::string>> values;  // values[k][i]: key k at position i
+  std::size_t base = 0;                          // position of the base point
+  std::size_t size() const { return values.empty() ? 0 : values.front().size(); }
+};
+
+struct SweepSpec {
+  std::string file;  // the sweep file, as given
+  std::string name;
+  std::string description;
+  std::string platform;  // a path, or empty: the built-in default
+  std::string workload;  // a path, or empty: the platform's own or the default
+  std::vector<std::string> set;  // overrides of every point
+  bool one_at_a_time = false;
+  std::vector<SweepGroup> groups;
+};
+
+// A point: the position on each group's axis.
+struct SweepPoint {
+  std::size_t index = 0;
+  std::vector<std::size_t> at;
+};
+
+// Reads and checks a sweep file. Throws ConfigError naming the file, line and key. Relative
+// platform and workload paths are taken relative to the sweep file's directory; a name that is
+// not a file but a built-in platform or workload ("nvl8_fam") is written to `materialise_dir`
+// (when given) so that each point's run can read it.
+SweepSpec parse_sweep(const std::string& path, const std::string& materialise_dir = "");
+
+// Grid: every combination, the first group varying slowest. One at a time: the base point, then
+// each group's other positions with every other group at its base.
+std::vector<SweepPoint> expand_points(const SweepSpec& spec);
+
+// The `--set` overrides of one point (the sweep's own `set` first).
+std::vector<std::string> point_overrides(const SweepSpec& spec, const SweepPoint& p);
+
+// Headline metrics of one finished run from its stats.json (see results.csv columns).
+nlohmann::json headline_metrics(const nlohmann::json& stats);
+
+// Elasticity rows (sensitivity.csv) from the points' results: results[i] = {"status", metrics...}.
+nlohmann::json sensitivity(const SweepSpec& spec, const std::vector<SweepPoint>& points,
+                           const std::vector<nlohmann::json>& results);
+
+struct SweepOptions {
+  std::string out_dir;
+  unsigned jobs = 1;      // local processes at a time
+  std::string famsim;     // the executable each point runs
+  unsigned rank = 0;      // this process's share: points with index % ranks == rank
+  unsigned ranks = 1;
+};
+
+// Runs this rank's points (skipping those a previous run finished) and returns their results,
+// indexed like `points` (null for other ranks' points). Each result: {status, error, metrics,
+// overrides, stats (the stats.json text, for collection across machines)}.
+std::vector<nlohmann::json> run_points(const SweepSpec& spec, const std::vector<SweepPoint>& points,
+                                       const SweepOptions& opt);
+
+// Writes results.csv, sensitivity.csv and sweep.json (atomically) from every point's result.
+// Returns the number of failed points.
+// `ranks`: the MPI processes that ran the points (1 without mpirun), recorded in sweep.json.
+std::size_t write_sweep_outputs(const SweepSpec& spec, const std::vector<SweepPoint>& points,
+                                const std::vector<nlohmann::json>& results,
+                                const std::string& out_dir, unsigned ranks = 1);
+
+// A point's run directory: DIR/points/NNNN.
+std::string point_dir(const std::string& out_dir, std::size_t index);
+
+#ifdef FAMSIM_MPI
+// Under mpirun: every rank sends its points' results to rank 0, which returns all of them (and
+// copies into its own point directories the stats.json of ranks on other machines). Other ranks
+// return their own.
+std::vector<nlohmann::json> gather_results(std::vector<nlohmann::json> results, unsigned rank,
+                                           unsigned ranks, const std::string& out_dir);
+#endif
+
+}  // namespace famsim

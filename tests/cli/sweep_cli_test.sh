@@ -1,0 +1,151 @@
+#!/usr/bin/env bash
+# famsim sweep from the outside: the same table with 1 and 2 local processes and under
+# `mpirun -np 2`; resuming skips finished points; a failing point is recorded and does not stop
+# the others; elasticities on platforms built so the answer is known.
+#   tests/cli/sweep_cli_test.sh path/to/famsim
+set -euo pipefail
+famsim=$(realpath "$1")
+root=$(pwd)
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+pass() { echo "ok: $*"; }
+PY=/usr/bin/python3
+
+# Both sweeps start from minimal.yaml (1 GPU straight to the device), reading 4 MiB sequentially
+# with 256 requests in flight; 16 GiB fits in one DDR5 channel of 32 GiB.
+common='set: ["gpus.max_outstanding=256", "gpus.issue_width=8",
+      "workload.streams.0.pattern=sequential", "workload.streams.0.total_bytes=4MiB",
+      "workload.streams.0.max_outstanding=256", "devices.0.capacity_gib=16",
+      "devices.0.port_logic.tags_per_port=256"'
+
+# Channel-bound: 4 links (4 x 22.2 GB/s of read data) and 1, 2, 4 DDR5-4800 channels (19.2 GB/s
+# peak each, at most 76.8 GB/s): bandwidth grows with the channels, so its elasticity is 1.
+cat >"$WORK/channels.yaml" <<EOF
+name: channel_bound
+platform: $root/platforms/minimal.yaml
+$common, "links.gpu_device.per_gpu=4", "devices.0.fabric_ports=4"]
+parameters:
+  - key: devices.0.memory.channels
+    values: [1, 2, 4]
+    base: 2
+EOF
+# Link-bound: one link (22.2 GB/s of read data) in front of 2, 4, 8 channels (38 to 154 GB/s):
+# more channels change nothing, so the elasticity is 0.
+cat >"$WORK/link.yaml" <<EOF
+name: link_bound
+platform: $root/platforms/minimal.yaml
+$common]
+parameters:
+  - key: devices.0.memory.channels
+    values: [2, 4, 8]
+    base: 4
+EOF
+
+without_host_time() {  # results.csv minus the host_seconds column
+  $PY - "$1" <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+for r in rows:
+    r.pop("host_seconds")
+    print(sorted(r.items()))
+PY
+}
+
+"$famsim" sweep "$WORK/channels.yaml" --out "$WORK/j1" --jobs 1 >"$WORK/j1.log" 2>&1 ||
+  fail "sweep --jobs 1: $(cat "$WORK/j1.log")"
+"$famsim" sweep "$WORK/channels.yaml" --out "$WORK/j2" --jobs 2 >"$WORK/j2.log" 2>&1 ||
+  fail "sweep --jobs 2: $(cat "$WORK/j2.log")"
+[[ -f $WORK/j1/points/0002/stats.json ]] || fail "each point keeps its own stats.json"
+diff <(without_host_time "$WORK/j1/results.csv") <(without_host_time "$WORK/j2/results.csv") ||
+  fail "1 and 2 local processes give different tables"
+pass "same table with 1 and 2 local processes"
+
+# Channel-bound: elasticity of bandwidth with respect to channels is 1; the limiter is a channel.
+$PY - "$WORK/j1" <<'PY' || fail "channel-bound elasticity"
+import csv, sys
+d = sys.argv[1]
+rows = list(csv.DictReader(open(d + "/results.csv")))
+assert [r["status"] for r in rows] == ["ok"] * 3, rows
+assert all(r["limiter"].startswith("fam*.memory.ch*") for r in rows), [r["limiter"] for r in rows]
+s = [r for r in csv.DictReader(open(d + "/sensitivity.csv"))
+     if r["metric"] == "bandwidth_gbps" and r["parameter"] == "devices.0.memory.channels"]
+assert len(s) == 1, s
+e = float(s[0]["elasticity"])
+assert abs(e - 1.0) < 0.1, e
+assert (s[0]["low_value"], s[0]["base_value"], s[0]["high_value"]) == ("1", "2", "4"), s
+print("elasticity", e)
+PY
+pass "elasticity 1 when the channels are the bottleneck"
+
+"$famsim" sweep "$WORK/link.yaml" --out "$WORK/link" >"$WORK/link.log" 2>&1 ||
+  fail "link-bound sweep: $(cat "$WORK/link.log")"
+$PY - "$WORK/link" <<'PY' || fail "link-bound elasticity"
+import csv, sys
+d = sys.argv[1]
+s = [r for r in csv.DictReader(open(d + "/sensitivity.csv")) if r["metric"] == "bandwidth_gbps"]
+e = float(s[0]["elasticity"])
+assert abs(e) < 0.05, e
+rows = list(csv.DictReader(open(d + "/results.csv")))
+assert all("link" in r["limiter"] for r in rows), [r["limiter"] for r in rows]
+print("elasticity", e)
+PY
+pass "elasticity near 0 when the channels are not the bottleneck"
+
+# Resume: a point whose results are gone runs again; the others are skipped; same table.
+rm "$WORK/j1/points/0001/stats.json"
+"$famsim" sweep "$WORK/channels.yaml" --out "$WORK/j1" --jobs 1 >"$WORK/resume.log" 2>&1 ||
+  fail "resumed sweep: $(cat "$WORK/resume.log")"
+grep -q "2 already done" "$WORK/resume.log" || fail "resume did not skip the finished points"
+grep -q "point    1 ok" "$WORK/resume.log" || fail "resume did not rerun point 1"
+diff <(without_host_time "$WORK/j2/results.csv") <(without_host_time "$WORK/j1/results.csv") ||
+  fail "resumed table differs"
+pass "resume skips finished points"
+
+# A failing point is recorded with its error; the others still run; exit code 1.
+cat >"$WORK/bad_point.yaml" <<EOF
+name: bad_point
+platform: $root/platforms/minimal.yaml
+$common]
+parameters:
+  - key: devices.0.port_logic.tags_per_port
+    values: [64, 0, 128]
+EOF
+rc=0
+"$famsim" sweep "$WORK/bad_point.yaml" --out "$WORK/bad" >"$WORK/bad.log" 2>&1 || rc=$?
+[[ $rc -eq 1 ]] || fail "a failed point: exit code $rc, expected 1"
+$PY - "$WORK/bad" <<'PY' || fail "failed point not recorded"
+import csv, json, sys
+d = sys.argv[1]
+rows = list(csv.DictReader(open(d + "/results.csv")))
+assert [r["status"] for r in rows] == ["ok", "failed", "ok"], rows
+assert "tags_per_port" in rows[1]["error"], rows[1]["error"]
+assert rows[1]["bandwidth_gbps"] == "", rows[1]
+assert json.load(open(d + "/sweep.json"))["failed"] == 1
+assert json.load(open(d + "/points/0001/point.json"))["status"] == "failed"
+PY
+pass "a failing point is recorded and does not stop the others"
+
+# A bad sweep file: exit 2 naming the file, the line and the key.
+printf 'name: x\nparameters:\n  - key: a.b\n    valuez: [1]\n' >"$WORK/bad_file.yaml"
+rc=0
+"$famsim" sweep "$WORK/bad_file.yaml" --out "$WORK/badfile" >"$WORK/badfile.log" 2>&1 || rc=$?
+[[ $rc -eq 2 ]] || fail "bad sweep file: exit code $rc, expected 2"
+grep -q "bad_file.yaml:3" "$WORK/badfile.log" || fail "bad sweep file: $(cat "$WORK/badfile.log")"
+[[ ! -e $WORK/badfile/results.csv ]] || fail "bad sweep file left results"
+pass "bad sweep file"
+
+# Under mpirun -np 2 the points are spread over two ranks, rank 0 collecting: the same table.
+if command -v mpirun >/dev/null; then
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+  mpirun --oversubscribe -np 2 "$famsim" sweep "$WORK/channels.yaml" --out "$WORK/mpi" \
+    >"$WORK/mpi.log" 2>&1 || fail "mpirun sweep: $(cat "$WORK/mpi.log")"
+  [[ $($PY -c 'import json,sys; print(json.load(open(sys.argv[1]))["ranks"])' \
+      "$WORK/mpi/sweep.json") == 2 ]] || fail "the sweep did not run on 2 ranks: $(cat "$WORK/mpi.log")"
+  diff <(without_host_time "$WORK/j2/results.csv") <(without_host_time "$WORK/mpi/results.csv") ||
+    fail "mpirun -np 2 gives a different table"
+  pass "same table under mpirun -np 2"
+else
+  fail "mpirun missing (scripts/setup.sh installs openmpi-bin)"
+fi
+echo "sweep CLI: all ok"

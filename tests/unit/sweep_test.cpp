@@ -1,0 +1,133 @@
+// Sweep files: values from lists, ranges and seeded samples; grid and one-at-a-time points; zips;
+// elasticities worked out by hand; errors naming the file, line and key.
+#include "models/core/config.h"
+#include "sc_main/sweep.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+namespace famsim {
+namespace {
+
+std::string write_sweep(const std::string& text) {
+  const std::string path =
+      (std::filesystem::temp_directory_path() /
+       ("famsim_sweep_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) +
+        "_" + ::testing::UnitTest::GetInstance()->current_test_info()->name() + ".yaml"))
+          .string();
+  std::ofstream(path) << text;
+  return path;
+}
+
+TEST(Sweep, RangesAndListsMakeAGridWithTheLastGroupFastest) {
+  const auto spec = parse_sweep(write_sweep(R"(
+name: g
+parameters:
+  - key: a
+    range: {from: 256, to: 2048, factor: 2}
+  - key: b
+    values: [x, y]
+)"));
+  ASSERT_EQ(spec.groups.size(), 2u);
+  EXPECT_EQ(spec.groups[0].values[0], (std::vector<std::string>{"256", "512", "1024", "2048"}));
+  const auto pts = expand_points(spec);
+  ASSERT_EQ(pts.size(), 8u);
+  EXPECT_EQ(point_overrides(spec, pts[1]), (std::vector<std::string>{"a=256", "b=y"}));
+  EXPECT_EQ(point_overrides(spec, pts[2]), (std::vector<std::string>{"a=512", "b=x"}));
+}
+
+TEST(Sweep, OneAtATimeVariesEachGroupAloneAroundTheBase) {
+  const auto spec = parse_sweep(write_sweep(R"(
+name: o
+mode: one_at_a_time
+set: ["sim.seed=3"]
+parameters:
+  - key: a
+    values: [1, 2, 4]
+    base: 2
+  - zip:
+      - {key: p, values: [4, 8]}
+      - {key: q, values: [40, 80]}
+    base: 1
+)"));
+  const auto pts = expand_points(spec);
+  // Base, then a = 1 and 4, then the zip at its other entry: 1 + 2 + 1 points.
+  ASSERT_EQ(pts.size(), 4u);
+  EXPECT_EQ(point_overrides(spec, pts[0]),
+            (std::vector<std::string>{"sim.seed=3", "a=2", "p=8", "q=80"}));
+  EXPECT_EQ(point_overrides(spec, pts[3]),
+            (std::vector<std::string>{"sim.seed=3", "a=2", "p=4", "q=40"}));
+}
+
+TEST(Sweep, SeededSamplesRepeatAndStayInRange) {
+  const std::string text = R"(
+name: r
+parameters:
+  - key: a
+    random: {min: 64, max: 512, count: 5, seed: 7, integer: true, scale: log}
+)";
+  const auto s1 = parse_sweep(write_sweep(text));
+  const auto s2 = parse_sweep(write_sweep(text));
+  EXPECT_EQ(s1.groups[0].values, s2.groups[0].values);
+  for (const std::string& v : s1.groups[0].values[0]) {
+    const double x = std::stod(v);
+    EXPECT_GE(x, 64);
+    EXPECT_LE(x, 512);
+    EXPECT_EQ(x, static_cast<long long>(x));
+  }
+}
+
+TEST(Sweep, ArcElasticityAveragesBothSidesOfTheBase) {
+  // Bandwidth 10, 20, 30 at channels 1, 2, 4 (base 2): below, (10-20)/15 over (1-2)/1.5 = 1;
+  // above, (30-20)/25 over (4-2)/3 = 0.6; the mean is 0.8.
+  const auto spec = parse_sweep(write_sweep(R"(
+name: e
+parameters:
+  - key: c
+    values: [1, 2, 4]
+    base: 2
+)"));
+  const auto pts = expand_points(spec);
+  std::vector<nlohmann::json> results;
+  for (double bw : {10.0, 20.0, 30.0}) {
+    results.push_back({{"status", "ok"},
+                       {"metrics", {{"bandwidth_gbps", bw}, {"latency_mean_ns", 100.0},
+                                    {"latency_p99_ns", 200.0}}}});
+  }
+  const auto rows = sensitivity(spec, pts, results);
+  ASSERT_FALSE(rows.empty());
+  EXPECT_EQ(rows[0]["metric"], "bandwidth_gbps");
+  EXPECT_NEAR(rows[0]["elasticity"].get<double>(), 0.8, 1e-12);
+  EXPECT_NEAR(rows[0]["elasticity_low"].get<double>(), 1.0, 1e-12);
+  EXPECT_NEAR(rows[0]["elasticity_high"].get<double>(), 0.6, 1e-12);
+  EXPECT_EQ(rows[0]["low_value"], "1");
+  EXPECT_EQ(rows[0]["high_value"], "4");
+  EXPECT_NEAR(rows[1]["elasticity"].get<double>(), 0.0, 1e-12);  // latency does not move
+}
+
+TEST(Sweep, ErrorsNameTheFileTheLineAndTheKey) {
+  const std::string path = write_sweep("name: bad\nparameters:\n  - key: a\n    values: []\n");
+  try {
+    parse_sweep(path);
+    FAIL() << "expected a ConfigError";
+  } catch (const ConfigError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find(path + ":4"), std::string::npos) << m;
+    EXPECT_NE(m.find("values"), std::string::npos) << m;
+  }
+  EXPECT_THROW(parse_sweep(write_sweep("name: z\nparameters:\n  - zip:\n      - {key: a, values: "
+                                       "[1, 2]}\n      - {key: b, values: [1]}\n")),
+               ConfigError);
+  EXPECT_THROW(parse_sweep(write_sweep("name: 'a b'\nparameters:\n  - {key: a, values: [1]}\n")),
+               ConfigError);
+  EXPECT_THROW(parse_sweep(write_sweep("name: m\nparameters:\n  - {key: a, values: [1], base: 3}\n")),
+               ConfigError);
+}
+
+}  // namespace
+}  // namespace famsim
