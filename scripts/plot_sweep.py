@@ -1,0 +1,568 @@
+#!/usr/bin/python3
+"""PNG plots and a Markdown summary of one parameter sweep (the --out DIR of `famsim sweep`).
+
+    scripts/plot_sweep.py SWEEP_DIR [--out PLOTS_DIR]
+
+Reads SWEEP_DIR/results.csv (required), sensitivity.csv and sweep.json (used when present: without
+sweep.json every swept key is its own group and the base values come from sensitivity.csv or point
+0). Writes into PLOTS_DIR (default SWEEP_DIR/plots):
+  tornado_<metric>.png      one bar per parameter, most sensitive on top: the metric's change (%)
+                            from the base point to the nearest value below and above the base,
+                            labelled with those values and the elasticity (sensitivity.csv; one
+                            figure per metric it has rows for)
+  <param>_vs_<metric>.png   bandwidth_gbps and latency_p99_ns against each parameter group (dots
+                            of the key replaced by '_'), over the points where every other group
+                            is at its base; the base point circled, each point's limiter in small
+                            grey type, a dashed line and the new limiter's name where it changes,
+                            failed points as red crosses on the axis; log x when the values span
+                            a factor of 8 or more, categorical x when they are not all numbers
+  summary.md                the sweep's name, points ok and failed (with each failure's error),
+                            the three parameters bandwidth is most sensitive to, and the figures
+
+"Doubling X changes the metric by about Y%" reads the elasticity E as a constant one: Y =
+100 (2^E - 1). Exit codes: 0 written; 2 bad input (no SWEEP_DIR, results.csv missing or not the
+sweep's table, a corrupt sweep.json or sensitivity.csv), one line naming the file, nothing
+written; 1 internal error. The files are drawn in a temporary directory and renamed into place at
+the end, so a failure leaves no partial set behind.
+Needs Debian's python3-matplotlib (scripts/setup.sh installs it): run it as /usr/bin/python3.
+"""
+import argparse
+import csv
+import importlib.util
+import json
+import math
+import os
+import re
+import shutil
+import sys
+import tempfile
+
+import matplotlib
+
+matplotlib.use("Agg")  # files only, no display
+import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.patches import Patch  # noqa: E402
+from matplotlib.transforms import blended_transform_factory  # noqa: E402
+
+PROG = "plot_sweep"
+
+# results.csv: the columns before the swept keys, and the headline metrics after them, in order
+# (the sweep contract). Everything between the two is a swept key.
+LEAD = ["point", "status", "error"]
+METRICS = ["bandwidth_gbps", "read_bandwidth_gbps", "write_bandwidth_gbps", "latency_mean_ns",
+           "latency_p99_ns", "read_latency_mean_ns", "read_latency_p99_ns",
+           "achieved_fraction_of_bound", "limiter", "limiter_utilization", "simulated_time_ns",
+           "host_seconds"]
+SENSITIVITY_COLUMNS = ["parameter", "metric", "base_value", "low_value", "high_value",
+                       "metric_base", "metric_low", "metric_high", "elasticity"]
+# The metrics drawn against each parameter, and the tornado figures drawn first.
+LINE_METRICS = ["bandwidth_gbps", "latency_p99_ns"]
+METRIC_LABELS = {
+    "bandwidth_gbps": "bandwidth (GB/s)", "read_bandwidth_gbps": "read bandwidth (GB/s)",
+    "write_bandwidth_gbps": "write bandwidth (GB/s)", "latency_mean_ns": "mean latency (ns)",
+    "latency_p99_ns": "p99 latency (ns)", "read_latency_mean_ns": "mean read latency (ns)",
+    "read_latency_p99_ns": "p99 read latency (ns)",
+    "achieved_fraction_of_bound": "fraction of the analytic bound",
+    "limiter_utilization": "limiter utilisation", "simulated_time_ns": "simulated time (ns)",
+    "host_seconds": "host time (s)"}
+# A parameter whose values span this factor or more is drawn on a log axis.
+LOG_SPAN = 8.0
+
+
+class BadInput(Exception):
+    """A one-line message naming the file and what was expected (exit code 2)."""
+
+
+def load_md_text():
+    """report.py's Markdown escaping (the project's one way to put plain text in Markdown)."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "report.py")
+    spec = importlib.util.spec_from_file_location("famsim_report", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.md_text
+
+
+md_text = load_md_text()
+
+
+def to_float(s):
+    """The number in a CSV cell or JSON value, or None (empty, not a number, not finite)."""
+    if isinstance(s, bool) or s is None:
+        return None
+    try:
+        v = float(s)
+    except (TypeError, ValueError):
+        return None
+    return v if math.isfinite(v) else None
+
+
+def same_value(a, b):
+    """Two parameter values as written (strings, or numbers from JSON) name the same value."""
+    fa, fb = to_float(a), to_float(b)
+    if fa is not None and fb is not None:
+        return fa == fb
+    return str(a).strip() == str(b).strip()
+
+
+def fmt_value(v):
+    """A parameter value for a label: 16.0 -> 16, other text as it is."""
+    if v is None:
+        return "\u2014"
+    f = to_float(v)
+    if f is not None and f == int(f) and abs(f) < 1e15:
+        return str(int(f))
+    return str(v)
+
+
+def fmt_metric(v):
+    if v is None:
+        return "\u2014"
+    return f"{v:,.3g}" if abs(v) < 100 else f"{v:,.0f}"
+
+
+def fmt_elasticity(e, sign=False):
+    """Two decimals, with no "-0.00" for a tiny negative one."""
+    if e is None:
+        return "\u2014"
+    e = 0.0 if abs(e) < 0.005 else e
+    return f"{e:+.2f}" if sign else f"{e:.2f}"
+
+
+def file_name(key):
+    """A key as part of a file name: devices.0.memory.channels -> devices_0_memory_channels."""
+    return re.sub(r"[^A-Za-z0-9_-]", "_", key)
+
+
+# --- Reading the sweep directory -----------------------------------------------------------------
+
+def read_csv(path, what):
+    try:
+        with open(path, newline="", encoding="utf-8") as f:
+            reader = csv.reader(f)
+            header = next(reader, None)
+            rows = [r for r in reader if r]
+    except FileNotFoundError:
+        raise BadInput(f"{path}: not found; expected the {what} that famsim sweep writes")
+    except (OSError, UnicodeDecodeError, csv.Error) as e:
+        raise BadInput(f"{path}: cannot be read ({e}); expected the {what} that famsim sweep "
+                       "writes")
+    if not header:
+        raise BadInput(f"{path}: empty; expected the {what} that famsim sweep writes")
+    for i, r in enumerate(rows):
+        if len(r) != len(header):
+            raise BadInput(f"{path}: line {i + 2} has {len(r)} fields, the header {len(header)}; "
+                           f"expected the {what} that famsim sweep writes")
+    return header, [dict(zip(header, r)) for r in rows]
+
+
+def load_results(sweep_dir):
+    """(swept keys in column order, rows) of results.csv."""
+    path = os.path.join(sweep_dir, "results.csv")
+    header, rows = read_csv(path, "results.csv")
+    missing = [c for c in LEAD + ["bandwidth_gbps"] if c not in header]
+    if missing:
+        raise BadInput(f"{path}: no {', '.join(missing)} column; expected the results.csv that "
+                       "famsim sweep writes")
+    # The swept keys sit between `error` and the first metric (a metric added later goes after
+    # the known ones and is not mistaken for a key).
+    first_metric = min(header.index(m) for m in METRICS if m in header)
+    keys = [c for c in header[:first_metric] if c not in LEAD]
+    for r in rows:
+        r["ok"] = r["status"].strip() == "ok"
+    return keys, rows
+
+
+def load_sensitivity(sweep_dir):
+    """The rows of sensitivity.csv with numbers parsed (None when the file is absent)."""
+    path = os.path.join(sweep_dir, "sensitivity.csv")
+    if not os.path.exists(path):
+        return None
+    header, rows = read_csv(path, "sensitivity.csv")
+    missing = [c for c in SENSITIVITY_COLUMNS if c not in header]
+    if missing:
+        raise BadInput(f"{path}: no {', '.join(missing)} column; expected the sensitivity.csv "
+                       "that famsim sweep writes")
+    for r in rows:
+        for c in ("metric_base", "metric_low", "metric_high", "elasticity"):
+            r[c] = to_float(r[c])
+    return rows
+
+
+def load_summary(sweep_dir):
+    """sweep.json ({} when absent)."""
+    path = os.path.join(sweep_dir, "sweep.json")
+    if not os.path.exists(path):
+        return {}
+    try:
+        with open(path, encoding="utf-8") as f:
+            summary = json.load(f)
+    except (OSError, ValueError) as e:
+        raise BadInput(f"{path}: not valid JSON ({e}); expected the sweep.json that famsim sweep "
+                       "writes")
+    if not isinstance(summary, dict):
+        raise BadInput(f"{path}: not a JSON object; expected the sweep.json that famsim sweep "
+                       "writes")
+    return summary
+
+
+def distinct(values):
+    """The distinct values: ascending when all are numbers, else in order of appearance."""
+    seen = []
+    for v in values:
+        if not any(same_value(v, u) for u in seen):
+            seen.append(v)
+    if all(to_float(v) is not None for v in seen):
+        seen.sort(key=to_float)
+    return seen
+
+
+class Sweep:
+    """What the figures need: the points, the parameter groups and each key's base value."""
+
+    def __init__(self, sweep_dir):
+        if not os.path.isdir(sweep_dir):
+            raise BadInput(f"{sweep_dir}: no such directory; expected the --out directory of "
+                           "famsim sweep (holding results.csv)")
+        self.keys, self.rows = load_results(sweep_dir)
+        sensitivity = load_sensitivity(sweep_dir)
+        self.has_sensitivity = sensitivity is not None
+        self.sensitivity = sensitivity or []
+        summary = load_summary(sweep_dir)
+        self.name = str(summary.get("name") or os.path.basename(os.path.abspath(sweep_dir)))
+        self.description = summary.get("description") or ""
+        self.mode = summary.get("mode")
+        # Groups: sweep.json's, with keys results.csv lacks dropped and keys it has but no group
+        # names each its own group.
+        groups = []
+        for g in summary.get("groups") or []:
+            g = [k for k in (g if isinstance(g, list) else [g]) if k in self.keys]
+            if g:
+                groups.append(g)
+        grouped = {k for g in groups for k in g}
+        groups += [[k] for k in self.keys if k not in grouped]
+        self.groups = groups
+        # Base values: sweep.json's, else sensitivity.csv's, else point 0's (the base point of a
+        # one_at_a_time sweep, every first value (the default base) of a grid).
+        base = summary.get("base") if isinstance(summary.get("base"), dict) else {}
+        self.base = {}
+        for k in self.keys:
+            if k in base and base[k] is not None:
+                self.base[k] = base[k]
+            else:
+                s = next((r for r in self.sensitivity if r["parameter"] == k), None)
+                self.base[k] = s["base_value"] if s else (self.rows[0][k] if self.rows else None)
+        self.one_dimensional = summary.get("one_dimensional")
+        if not isinstance(self.one_dimensional, bool):
+            self.one_dimensional = sum(1 for g in groups if len(self.values(g)) > 1) == 1
+
+    def values(self, group):
+        """The distinct values of a group's first key: ascending when all are numbers, else in
+        point order."""
+        return distinct(r[group[0]] for r in self.rows)
+
+    def at_base(self, row, group):
+        return all(same_value(row[k], self.base[k]) for k in group)
+
+    def line(self, group):
+        """The points on this group's line through the base point: every other group at its
+        base (all points when the sweep varies one group only)."""
+        if self.one_dimensional:
+            return list(self.rows)
+        return [r for r in self.rows
+                if all(self.at_base(r, g) for g in self.groups if g is not group)]
+
+    def ok(self):
+        return [r for r in self.rows if r["ok"]]
+
+    def failed(self):
+        return [r for r in self.rows if not r["ok"]]
+
+
+# --- Figures -------------------------------------------------------------------------------------
+
+def metric_label(metric):
+    return METRIC_LABELS.get(metric, metric)
+
+
+def tornado(sweep, metric, out):
+    """One bar per parameter, largest |elasticity| on top: the metric's change from the base (%)
+    at the nearest value below the base (left colour) and above it (right colour). Returns the
+    number of parameters drawn (0: nothing written)."""
+    rows = []
+    for r in sweep.sensitivity:
+        if r["metric"] != metric or not r["metric_base"]:
+            continue  # no base metric (or zero): no percent change to draw
+        lo = (None if r["metric_low"] is None
+              else 100 * (r["metric_low"] - r["metric_base"]) / r["metric_base"])
+        hi = (None if r["metric_high"] is None
+              else 100 * (r["metric_high"] - r["metric_base"]) / r["metric_base"])
+        if lo is None and hi is None:
+            continue
+        rows.append((r, lo, hi))
+    if not rows:
+        return 0
+    # Drawn bottom up: the largest |elasticity| last, on top; rows without one at the bottom.
+    rows.sort(key=lambda t: -1 if t[0]["elasticity"] is None else abs(t[0]["elasticity"]))
+    fig, ax = plt.subplots(figsize=(8, max(2.5, 0.55 * len(rows) + 1.4)))
+    span = max(abs(v) for _, lo, hi in rows for v in (lo, hi) if v is not None) or 1.0
+    labelled = set()
+    for y, (r, lo, hi) in enumerate(rows):
+        for side, pct, value, m, colour in (
+                ("low", lo, r["low_value"], r["metric_low"], "tab:blue"),
+                ("high", hi, r["high_value"], r["metric_high"], "tab:orange")):
+            if pct is None:
+                continue
+            labelled.add(side)
+            ax.barh(y, pct, left=0, height=0.6, color=colour, alpha=0.85)
+            # The parameter value and the metric there, at the bar's end, outside it.
+            ax.text(pct + (0.01 if pct >= 0 else -0.01) * span, y,
+                    f"{fmt_value(value)}: {fmt_metric(m)}", va="center",
+                    ha="left" if pct >= 0 else "right", fontsize=8)
+    ax.axvline(0, color="black", linewidth=0.8)
+    ax.set_yticks(range(len(rows)))
+    ax.set_yticklabels([
+        f"{r['parameter']}\nbase {fmt_value(r['base_value'])}, E = "
+        + fmt_elasticity(r["elasticity"], sign=True)
+        for r, _, _ in rows], fontsize=8)
+    ax.set_xlim(-1.4 * span, 1.4 * span)
+    xlabel = f"change of {metric_label(metric)} from the base point (%)"
+    bases = {r["metric_base"] for r, _, _ in rows}
+    if len(bases) == 1:  # one base point (always, unless sensitivity.csv was edited)
+        xlabel += f"; base {fmt_metric(bases.pop())}"
+    ax.set_xlabel(xlabel)
+    ax.set_title(f"Sensitivity of {metric} (E: elasticity; most sensitive on top)")
+    ax.grid(True, axis="x", alpha=0.3)
+    handles = [Patch(color=c, alpha=0.85, label=f"nearest value {w} the base")
+               for side, c, w in (("low", "tab:blue", "below"), ("high", "tab:orange", "above"))
+               if side in labelled]
+    ax.legend(handles=handles, fontsize=7, loc="upper center", ncol=2, frameon=False,
+              bbox_to_anchor=(0.5, -0.2 - 0.6 / (len(rows) + 2)))
+    fig.tight_layout()
+    fig.savefig(out, dpi=110, bbox_inches="tight")
+    plt.close(fig)
+    return len(rows)
+
+
+def x_positions(values):
+    """(x of each value, numeric, log): numbers where every value is one, else 0, 1, ... in
+    order of appearance (categorical)."""
+    nums = [to_float(v) for v in values]
+    if nums and all(n is not None for n in nums):
+        lo, hi = min(nums), max(nums)
+        return nums, True, lo > 0 and hi / lo >= LOG_SPAN
+    return list(range(len(values))), False, False
+
+
+def between(a, b, log):
+    return math.sqrt(a * b) if log else (a + b) / 2
+
+
+def parameter_line(sweep, group, metric, out):
+    """The metric against the group's first key on its line through the base point. Returns
+    False (nothing written) when the line has fewer than two values or no point with the
+    metric."""
+    key = group[0]
+    rows = sweep.line(group)
+    values = distinct(r[key] for r in rows)
+    if len(values) < 2:
+        return False
+    xs, numeric, log = x_positions(values)
+
+    def x_of(v):
+        return xs[next(i for i, u in enumerate(values) if same_value(u, v))]
+
+    pts = sorted(((x_of(r[key]), to_float(r.get(metric)), r) for r in rows if r["ok"]),
+                 key=lambda t: t[0])
+    pts = [p for p in pts if p[1] is not None]
+    if not pts:
+        return False
+    fig, ax = plt.subplots(figsize=(7, 4))
+    ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", color="tab:blue", zorder=3)
+    base = [p for p in pts if sweep.at_base(p[2], group)]
+    if base:
+        ax.plot([base[0][0]], [base[0][1]], marker="o", markersize=14, markerfacecolor="none",
+                markeredgecolor="tab:red", linestyle="none", zorder=4,
+                label=f"base ({fmt_value(base[0][2][key])})")
+    # x in data, y in axes coordinates: for marks along the axis and labels along a line.
+    trans = blended_transform_factory(ax.transData, ax.transAxes)
+    failed = [x_of(r[key]) for r in rows if not r["ok"]]
+    if failed:  # on the x axis: a failed point has no metric
+        ax.plot(failed, [0.02] * len(failed), marker="x", color="tab:red", markersize=9,
+                linestyle="none", transform=trans, clip_on=False, label="failed point")
+    # Each point's limiter in small grey type; a dashed line and the new name where it changes.
+    pts_limited = pts if "limiter" in rows[0] else []  # an older results.csv: no limiter column
+    for x, y, r in pts_limited:
+        ax.annotate(r.get("limiter") or "(none saturated)", (x, y), textcoords="offset points",
+                    xytext=(4, 5), fontsize=6, color="0.55", rotation=20)
+    changed = False
+    for (x0, _, r0), (x1, _, r1) in zip(pts_limited, pts_limited[1:]):
+        if (r0.get("limiter") or "") == (r1.get("limiter") or "") or x0 == x1:
+            continue
+        xm = between(x0, x1, log)
+        ax.axvline(xm, color="0.3", linestyle="--", linewidth=1,
+                   label=None if changed else "limiter changes")
+        ax.text(xm, 0.97, " " + (r1.get("limiter") or "(none saturated)"), transform=trans,
+                rotation=90, va="top", ha="right", fontsize=7, color="0.2")
+        changed = True
+    if log:
+        ax.set_xscale("log")
+    # The ticks are the values themselves; a zip group's partners below, in brackets.
+    ticks = []
+    for v in values:
+        row = next(r for r in rows if same_value(r[key], v))
+        ticks.append("\n".join([fmt_value(v)] + [f"({fmt_value(row[k])})" for k in group[1:]]))
+    ax.set_xticks(xs)
+    if numeric:
+        ax.set_xticklabels(ticks)
+        if log:
+            ax.minorticks_off()
+    else:
+        ax.set_xticklabels(ticks, rotation=20, fontsize=8)
+        ax.set_xlim(-0.5, len(values) - 0.5)
+    others = f" (in brackets: {', '.join(group[1:])})" if len(group) > 1 else ""
+    ax.set_xlabel(f"{key}{others}{' (log)' if log else ''}", fontsize=9)
+    ax.set_ylabel(metric_label(metric))
+    # From zero, with room above the highest point for its limiter's name.
+    ax.set_ylim(0, 1.3 * max(p[1] for p in pts) or 1.0)
+    rest = "" if sweep.one_dimensional or len(sweep.groups) < 2 else ", other parameters at base"
+    ax.set_title(f"{metric} vs {key}{rest}", fontsize=10)
+    ax.grid(True, which="major", alpha=0.3)
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(fontsize=7, loc="best")
+    fig.tight_layout()
+    fig.savefig(out, dpi=110, bbox_inches="tight")  # the limiter names may reach past the axes
+    plt.close(fig)
+    return True
+
+
+# --- summary.md ----------------------------------------------------------------------------------
+
+def doubling_change(e):
+    """Percent change of a metric of constant elasticity e when its parameter doubles."""
+    try:
+        return 100 * (2.0 ** e - 1)
+    except OverflowError:
+        return math.inf
+
+
+def summary_md(sweep, figures):
+    lines = [f"# Sweep {md_text(sweep.name)}", ""]
+    if sweep.description:
+        lines += [md_text(" ".join(str(sweep.description).split())), ""]
+    ok, failed = sweep.ok(), sweep.failed()
+    mode = f" ({md_text(sweep.mode)})" if sweep.mode else ""
+    lines += [f"{len(sweep.rows)} points{mode}: {len(ok)} ok, {len(failed)} failed.", ""]
+    if sweep.groups:
+        lines += ["Parameters (base value):", ""]
+        for g in sweep.groups:
+            vals = ", ".join(fmt_value(v) for v in sweep.values(g))
+            zipped = f", moving with {', '.join(f'`{k}`' for k in g[1:])}" if len(g) > 1 else ""
+            lines.append(f"- `{g[0]}` (base {md_text(fmt_value(sweep.base[g[0]]))}){zipped}: "
+                         f"{md_text(vals)}")
+        lines.append("")
+    if failed:
+        lines += ["## Failed points", ""]
+        for r in failed:
+            # Where the point differs from the base (every key where none does).
+            keys = [k for k in sweep.keys if not same_value(r[k], sweep.base[k])]
+            at = ", ".join(f"{k}={fmt_value(r[k])}" for k in keys) or "the base point"
+            error = " ".join(r["error"].split()) or "no error recorded"
+            lines.append(f"- point {md_text(r['point'])} ({md_text(at)}): {md_text(error)}")
+        lines.append("")
+    lines += ["## Most sensitive parameters for bandwidth", ""]
+    bw = [r for r in sweep.sensitivity
+          if r["metric"] == "bandwidth_gbps" and r["elasticity"] is not None]
+    bw.sort(key=lambda r: -abs(r["elasticity"]))
+    if not bw:
+        lines += ["`sensitivity.csv` has no `bandwidth_gbps` rows (no parameter has a numeric "
+                  "value next to its base with both points ok)." if sweep.has_sensitivity else
+                  "No `sensitivity.csv`: nothing to rank.", ""]
+    for i, r in enumerate(bw[:3]):
+        y = doubling_change(r["elasticity"])
+        pct = ("more than 1000%" if abs(y) > 1000 else "0%" if abs(y) < 0.5 else f"{y:+.0f}%")
+        # The measured neighbours too: an average of two sides can hide a kink at the base.
+        seen = [f"{md_text(fmt_value(r[f'{side}_value']))} gives "
+                f"{fmt_metric(r[f'metric_{side}'])} GB/s "
+                f"({100 * (r[f'metric_{side}'] - r['metric_base']) / r['metric_base']:+.1f}%)"
+                for side in ("low", "high")
+                if r[f"metric_{side}"] is not None and r["metric_base"]]
+        measured = f" Measured: {' and '.join(seen)}." if seen else ""
+        lines.append(f"{i + 1}. Doubling `{r['parameter']}` around its base "
+                     f"({md_text(fmt_value(r['base_value']))}) changes bandwidth by about {pct} "
+                     f"(elasticity {fmt_elasticity(r['elasticity'])}).{measured}")
+    if bw:
+        note = "(About: read from the elasticity E as a constant one, 100 (2^E - 1)%"
+        if bw[0]["metric_base"] is not None:
+            note += f"; the base point gives {fmt_metric(bw[0]['metric_base'])} GB/s"
+        lines += ["", note + ".)", ""]
+    lines += ["## Figures", ""]
+    if not figures:
+        lines += ["None: no point has the metrics to draw.", ""]
+    for png, title in figures:
+        lines += [f"### {md_text(title)}", "", f"![{md_text(title)}]({png})", ""]
+    return "\n".join(lines).rstrip() + "\n"
+
+
+# --- Writing -------------------------------------------------------------------------------------
+
+def draw(sweep, tmp):
+    """Draws every figure into tmp; returns [(png, title)]."""
+    figures = []
+    metrics = [m for m in LINE_METRICS if any(r["metric"] == m for r in sweep.sensitivity)]
+    metrics += [m for m in dict.fromkeys(r["metric"] for r in sweep.sensitivity)
+                if m not in metrics]
+    for metric in metrics:
+        png = f"tornado_{file_name(metric)}.png"
+        if tornado(sweep, metric, os.path.join(tmp, png)):
+            figures.append((png, f"Sensitivity of {metric} to each parameter"))
+    for group in sweep.groups:
+        for metric in LINE_METRICS:
+            if metric not in (sweep.rows[0] if sweep.rows else {}):
+                continue
+            png = f"{file_name(group[0])}_vs_{metric}.png"
+            if parameter_line(sweep, group, metric, os.path.join(tmp, png)):
+                figures.append((png, f"{metric} against {group[0]}"))
+    return figures
+
+
+def write(sweep, out_dir):
+    created = not os.path.isdir(out_dir)
+    try:
+        os.makedirs(out_dir, exist_ok=True)
+    except OSError as e:
+        raise BadInput(f"{out_dir}: cannot create the output directory ({e.strerror})")
+    tmp = tempfile.mkdtemp(prefix=".plot_sweep-", dir=out_dir)
+    done = False
+    try:
+        figures = draw(sweep, tmp)
+        with open(os.path.join(tmp, "summary.md"), "w", encoding="utf-8") as f:
+            f.write(summary_md(sweep, figures))
+        names = [png for png, _ in figures] + ["summary.md"]
+        for name in names:
+            os.replace(os.path.join(tmp, name), os.path.join(out_dir, name))
+        done = True
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+        if not done and created:
+            shutil.rmtree(out_dir, ignore_errors=True)
+    return [os.path.join(out_dir, n) for n in names]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("sweep_dir", help="the --out directory of famsim sweep")
+    ap.add_argument("--out", help="where the PNGs and summary.md go (default SWEEP_DIR/plots)")
+    a = ap.parse_args()
+    try:
+        sweep = Sweep(a.sweep_dir)
+        written = write(sweep, a.out or os.path.join(a.sweep_dir, "plots"))
+    except BadInput as e:
+        print(f"{PROG}: {e}", file=sys.stderr)
+        return 2
+    for w in written:
+        print(w)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

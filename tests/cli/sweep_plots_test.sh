@@ -1,0 +1,163 @@
+#!/usr/bin/env bash
+# scripts/plot_sweep.py from the outside, on hand-made sweep directories in the shape `famsim
+# sweep` writes (results.csv, sensitivity.csv, sweep.json; no simulation needed):
+#   - a 1-D sweep over devices.0.memory.channels with a failed point and a limiter change: the
+#     tornado and parameter figures are PNGs, summary.md names the most sensitive parameter with
+#     the doubling figure worked out by hand, and lists the failed point with its error;
+#   - a 2-D grid with a categorical parameter, no sensitivity rows and no sweep.json: still drawn;
+#   - bad input (no directory, no or malformed results.csv, corrupt sweep.json) exits 2 with one
+#     line naming the file and writes nothing.
+# Run from the repository root: bash tests/cli/sweep_plots_test.sh [path/to/famsim (unused)]
+set -euo pipefail
+
+PLOT="$(dirname "$0")/../../scripts/plot_sweep.py"
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/famsim-sweep-plots.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+
+fail() {
+  echo "FAIL: $*" >&2
+  exit 1
+}
+pass() { echo "ok: $*"; }
+
+plot() {  # plot NAME ARGS...: runs plot_sweep.py, output in $WORK/NAME.log, exit code in $RC
+  local name=$1
+  shift
+  RC=0
+  "$PLOT" "$@" >"$WORK/$name.log" 2>&1 || RC=$?
+  OUT=$(cat "$WORK/$name.log")
+}
+
+is_png() {  # is_png FILE WHAT
+  [ -s "$1" ] || fail "$2: no $1"
+  head -c 8 "$1" | od -An -tx1 | grep -q "89 50 4e 47 0d 0a 1a 0a" || fail "$2: $1 is not a PNG"
+}
+
+# --- A 1-D sweep over the channel count ----------------------------------------------------------
+# Channels 2 (failed: the capacity does not fit), 4, 8 (base), 16, 32. Bandwidth 70, 140, 175, 178
+# GB/s, p99 latency 9000, 5000, 4000, 3900 ns; the memory channels limit up to 8 channels, the
+# device links from 16 on.
+#
+# Sensitivity, by hand (arc elasticity (dM / mean M) / (dP / mean P), averaged over both sides;
+# low = 4, high = 16 around the base 8):
+#   bandwidth: low  (140 - 70) / 105 = 2/3 over (8 - 4) / 6 = 2/3       -> 1
+#              high (175 - 140) / 157.5 = 2/9 over (16 - 8) / 12 = 2/3  -> 1/3
+#              mean 2/3 = 0.6667; doubling at constant elasticity: 2^(2/3) - 1 = 58.7% -> "+59%";
+#              measured: 4 gives (70 - 140) / 140 = -50.0%, 16 gives (175 - 140) / 140 = +25.0%
+#   p99:       low  (5000 - 9000) / 7000 = -4/7 over 2/3                 -> -6/7
+#              high (4000 - 5000) / 4500 = -2/9 over 2/3                 -> -1/3
+#              mean -(6/7 + 1/3) / 2 = -25/42 = -0.5952
+SWEEP="$WORK/channels"
+mkdir -p "$SWEEP"
+METRICS="bandwidth_gbps,read_bandwidth_gbps,write_bandwidth_gbps,latency_mean_ns,latency_p99_ns,\
+read_latency_mean_ns,read_latency_p99_ns,achieved_fraction_of_bound,limiter,limiter_utilization,\
+simulated_time_ns,host_seconds"
+cat >"$SWEEP/results.csv" <<EOF
+point,status,error,devices.0.memory.channels,$METRICS
+0,failed,"exit code 1: 128.00 GiB do not fit in 2 channels, lower the capacity",2,,,,,,,,,,,,
+1,ok,,4,70,69.9,0.1,3000,9000,3000,9000,0.99,fam*.memory.ch* data bus,0.97,4000000,20.5
+2,ok,,8,140,139.8,0.2,2000,5000,2000,5000,0.98,fam*.memory.ch* data bus,0.95,2000000,21.0
+3,ok,,16,175,174.7,0.3,1500,4000,1500,4000,0.99,fam*_link* response wire,0.998,1600000,22.1
+4,ok,,32,178,177.7,0.3,1450,3900,1450,3900,0.998,fam*_link* response wire,0.998,1570000,23.4
+EOF
+cat >"$SWEEP/sensitivity.csv" <<EOF
+parameter,metric,base_value,low_value,high_value,metric_base,metric_low,metric_high,elasticity
+devices.0.memory.channels,bandwidth_gbps,8,4,16,140,70,175,0.6666666666666666
+devices.0.memory.channels,latency_p99_ns,8,4,16,5000,9000,4000,-0.5952380952380952
+EOF
+cat >"$SWEEP/sweep.json" <<EOF
+{"name": "channels_1d", "description": "Channel count alone.", "mode": "grid",
+ "parameters": ["devices.0.memory.channels"], "groups": [["devices.0.memory.channels"]],
+ "base": {"devices.0.memory.channels": "8"}, "points": 5, "ok": 4, "failed": 1,
+ "one_dimensional": true, "results": "results.csv", "sensitivity": "sensitivity.csv"}
+EOF
+
+plot channels "$SWEEP"
+[ "$RC" -eq 0 ] || fail "plot_sweep.py on a 1-D sweep: exit code $RC. Output:
+$OUT"
+for f in tornado_bandwidth_gbps tornado_latency_p99_ns \
+  devices_0_memory_channels_vs_bandwidth_gbps devices_0_memory_channels_vs_latency_p99_ns; do
+  is_png "$SWEEP/plots/$f.png" "1-D sweep"
+done
+MD="$SWEEP/plots/summary.md"
+[ -s "$MD" ] || fail "1-D sweep: no summary.md"
+SENTENCE="Doubling \`devices.0.memory.channels\` around its base (8) changes bandwidth by about"
+for text in "channels_1d" "5 points" "4 ok, 1 failed" \
+  "point 0 (devices.0.memory.channels=2): exit code 1: 128.00 GiB do not fit in 2 channels, lower" \
+  "$SENTENCE +59% (elasticity 0.67). Measured: 4 gives 70 GB/s (-50.0%) and 16 gives" \
+  "16 gives 175 GB/s (+25.0%)."; do
+  grep -qF -- "$text" "$MD" || fail "summary.md lacks '$text':
+$(cat "$MD")"
+done
+# Every figure summary.md shows is one of the PNGs next to it.
+grep -o '](.*\.png)' "$MD" | sed 's/^](//; s/)$//' | while read -r png; do
+  is_png "$SWEEP/plots/$png" "summary.md's figure"
+done
+pass "1-D sweep with a failed point and a limiter change"
+
+# --out puts everything elsewhere.
+plot elsewhere "$SWEEP" --out "$WORK/elsewhere"
+[ "$RC" -eq 0 ] || fail "--out: exit code $RC. Output:
+$OUT"
+is_png "$WORK/elsewhere/tornado_bandwidth_gbps.png" "--out"
+[ -s "$WORK/elsewhere/summary.md" ] || fail "--out: no summary.md"
+pass "--out"
+
+# --- A 2-D grid, one parameter categorical, without sensitivity.csv and sweep.json ---------------
+GRID="$WORK/grid"
+IL=devices.0.memory.interleave
+mkdir -p "$GRID"
+cat >"$GRID/results.csv" <<EOF
+point,status,error,$IL.channel_select,$IL.granule_bytes,$METRICS
+0,ok,,modulo,256,150,150,0,2000,5000,2000,5000,0.9,fam*.memory.ch* data bus,0.95,2000000,20
+1,ok,,modulo,4096,120,120,0,2500,6000,2500,6000,0.8,fam*.memory.ch* bank,0.9,2400000,20
+2,failed,boom,xor,256,,,,,,,,,,,,
+3,ok,,xor,4096,,,,,,,,,,,,
+EOF
+# Only the header: no parameter had a numeric neighbour of its base with both points ok.
+head -1 "$SWEEP/sensitivity.csv" >"$GRID/sensitivity.csv"
+plot grid "$GRID"
+[ "$RC" -eq 0 ] || fail "plot_sweep.py on a grid without sensitivity rows: exit code $RC. Output:
+$OUT"
+for f in devices_0_memory_interleave_channel_select_vs_bandwidth_gbps \
+  devices_0_memory_interleave_granule_bytes_vs_bandwidth_gbps; do
+  is_png "$GRID/plots/$f.png" "grid"
+done
+[ ! -e "$GRID/plots/tornado_bandwidth_gbps.png" ] || fail "grid: a tornado without sensitivity rows"
+for text in "3 ok, 1 failed" "\`sensitivity.csv\` has no \`bandwidth_gbps\` rows"; do
+  grep -qF -- "$text" "$GRID/plots/summary.md" || fail "grid: summary.md lacks '$text':
+$(cat "$GRID/plots/summary.md")"
+done
+pass "a grid with a categorical parameter, an ok point without metrics, no sensitivity rows"
+
+# --- Bad input: exit code 2, one line naming the file, nothing written ----------------------------
+expect_bad() {  # expect_bad NAME DIR TEXT: plot_sweep.py DIR exits 2 naming TEXT, writing nothing
+  local name=$1 dir=$2 text=$3
+  plot "$name" "$dir"
+  [ "$RC" -eq 2 ] || fail "$name: exit code $RC, expected 2. Output:
+$OUT"
+  case "$OUT" in
+    *"$text"*) ;;
+    *) fail "$name: the message does not name '$text': $OUT" ;;
+  esac
+  [ "$(printf '%s\n' "$OUT" | wc -l)" -eq 1 ] || fail "$name: more than one line: $OUT"
+  if [ -e "$dir" ]; then
+    local left
+    left=$(find "$dir" -mindepth 1 ! -name results.csv ! -name sweep.json)
+    [ -z "$left" ] || fail "$name: left behind: $left"
+  fi
+}
+
+expect_bad missing_dir "$WORK/no_such_sweep" "$WORK/no_such_sweep"
+[ ! -e "$WORK/no_such_sweep" ] || fail "missing_dir: plot_sweep.py created the directory"
+mkdir "$WORK/no_results"
+expect_bad missing_results "$WORK/no_results" "$WORK/no_results/results.csv"
+mkdir "$WORK/not_results"
+printf 'a,b\n1,2\n' >"$WORK/not_results/results.csv"
+expect_bad not_results "$WORK/not_results" "$WORK/not_results/results.csv"
+mkdir "$WORK/corrupt_json"
+cp "$SWEEP/results.csv" "$WORK/corrupt_json/"
+head -c 40 "$SWEEP/sweep.json" >"$WORK/corrupt_json/sweep.json"
+expect_bad corrupt_json "$WORK/corrupt_json" "$WORK/corrupt_json/sweep.json"
+pass "bad input"
