@@ -453,12 +453,10 @@ std::vector<nlohmann::json> run_points(const SweepSpec& spec, const std::vector<
     }
     todo.push_back(p.index);
   }
+  const auto resumed = std::count_if(results.begin(), results.end(),
+                                     [](const nlohmann::json& r) { return !r.is_null(); });
   std::cout << fmt::format("sweep {}: {} points, {} for this process ({} already done)\n",
-                           spec.name, points.size(), todo.size() + std::count_if(
-                               results.begin(), results.end(),
-                               [](const nlohmann::json& r) { return !r.is_null(); }),
-                           std::count_if(results.begin(), results.end(),
-                                         [](const nlohmann::json& r) { return !r.is_null(); }));
+                           spec.name, points.size(), todo.size() + resumed, resumed);
   std::cout.flush();
 
   struct Running {
@@ -467,14 +465,30 @@ std::vector<nlohmann::json> run_points(const SweepSpec& spec, const std::vector<
   };
   std::map<pid_t, Running> running;
   std::size_t next = 0, done = 0;
+  // Every finished point, run or refused: its point.json, a progress line, its result.
+  auto record = [&](const SweepPoint& p, nlohmann::json res, double secs) {
+    const nlohmann::json rec = {{"index", p.index},
+                                {"overrides", res["overrides"]},
+                                {"status", res["status"]},
+                                {"error", res["error"]}};
+    write_file_atomically((fs::path(point_dir(opt.out_dir, p.index)) / "point.json").string(),
+                          rec.dump(2) + "\n");
+    ++done;
+    std::cout << fmt::format("  point {:4d} {:<6} {:6.1f} s  ({}/{})", p.index,
+                             res["status"].get<std::string>(), secs, done, todo.size());
+    if (res["status"] != "ok") std::cout << "  " << res["error"].get<std::string>();
+    std::cout << "\n";
+    std::cout.flush();
+    results[p.index] = std::move(res);
+  };
   auto finish = [&](pid_t pid, int wstatus) {
     const Running r = running.at(pid);
     running.erase(pid);
     const SweepPoint& p = points[r.index];
     const std::string dir = point_dir(opt.out_dir, p.index);
-    const auto overrides = point_overrides(spec, p);
     const int code = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : 128 + WTERMSIG(wstatus);
-    nlohmann::json res = {{"status", "failed"}, {"error", ""}, {"overrides", overrides}};
+    nlohmann::json res = {
+        {"status", "failed"}, {"error", ""}, {"overrides", point_overrides(spec, p)}};
     const fs::path stats_path = fs::path(dir) / "stats.json";
     if (code == 0 && fs::exists(stats_path)) {
       try {
@@ -488,20 +502,8 @@ std::vector<nlohmann::json> run_points(const SweepSpec& spec, const std::vector<
     } else {
       res["error"] = error_line(fs::path(dir) / "log.txt", code);
     }
-    nlohmann::json record = {{"index", p.index},
-                             {"overrides", overrides},
-                             {"status", res["status"]},
-                             {"error", res["error"]}};
-    write_file_atomically((fs::path(dir) / "point.json").string(), record.dump(2) + "\n");
-    const double secs =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - r.start).count();
-    ++done;
-    std::cout << fmt::format("  point {:4d} {:<6} {:6.1f} s  ({}/{})", p.index,
-                             res["status"].get<std::string>(), secs, done, todo.size());
-    if (res["status"] != "ok") std::cout << "  " << res["error"].get<std::string>();
-    std::cout << "\n";
-    std::cout.flush();
-    results[p.index] = std::move(res);
+    record(p, std::move(res),
+           std::chrono::duration<double>(std::chrono::steady_clock::now() - r.start).count());
   };
 
   while (next < todo.size() || !running.empty()) {
@@ -511,30 +513,22 @@ std::vector<nlohmann::json> run_points(const SweepSpec& spec, const std::vector<
       fs::create_directories(dir);
       fs::remove(fs::path(dir) / "stats.json");
       fs::remove(fs::path(dir) / "point.json");
+      const std::vector<std::string> overrides = point_overrides(spec, p);
       // A configuration error shows in milliseconds here, not after a process start.
       try {
         RunOptions ro;
         if (!spec.platform.empty()) ro.platform_file = spec.platform;
         if (!spec.workload.empty()) ro.workload_file = spec.workload;
-        ro.overrides = point_overrides(spec, p);
+        ro.overrides = overrides;
         parse_config(load_config(ro));
       } catch (const ConfigError& e) {
-        const nlohmann::json record = {{"index", p.index},
-                                       {"overrides", point_overrides(spec, p)},
-                                       {"status", "failed"},
-                                       {"error", e.what()}};
-        write_file_atomically((fs::path(dir) / "point.json").string(), record.dump(2) + "\n");
-        ++done;
-        std::cout << fmt::format("  point {:4d} failed  ({}/{})  {}\n", p.index, done,
-                                 todo.size(), e.what());
-        results[p.index] = {{"status", "failed"}, {"error", e.what()},
-                            {"overrides", point_overrides(spec, p)}};
+        record(p, {{"status", "failed"}, {"error", e.what()}, {"overrides", overrides}}, 0.0);
         continue;
       }
       std::vector<std::string> args = {opt.famsim, "run"};
       if (!spec.platform.empty()) args.insert(args.end(), {"--platform", spec.platform});
       if (!spec.workload.empty()) args.insert(args.end(), {"--workload", spec.workload});
-      for (const std::string& o : point_overrides(spec, p)) args.insert(args.end(), {"--set", o});
+      for (const std::string& o : overrides) args.insert(args.end(), {"--set", o});
       args.insert(args.end(), {"--out", dir});
       std::vector<char*> argv;
       for (std::string& a : args) argv.push_back(a.data());
