@@ -153,6 +153,8 @@ ResolvedConfig parse_config(const ConfigDoc& doc) {
                       : Kernel::kSystemC;
   rc.sim.quantum_ns = sim.get_double("quantum_ns", 1000.0, 0.0, 1e12, true);
   rc.sim.dram_command_log = sim.get_bool("dram_command_log", false);
+  rc.sim.saturation_threshold =
+      sim.get_double("saturation_threshold", kSaturated, 0.0, 1.0, /*min_exclusive=*/true);
   // Bandwidth and latency per window (timeseries.csv); 0 switches it off.
   rc.sim.timeseries_window_ns = sim.get_double("timeseries_window_ns", 1000.0, 0.0, 1e12);
   // Sampled requests in timeline.json: every N-th request of each GPU, at most M.
@@ -626,7 +628,8 @@ nlohmann::json Simulation::results(double host_seconds, double peak_rss_mib) con
   std::vector<ResourceRecord> resources;
   j["components"] = ctx_->registry.report_all(window, &resources);
   j["bottlenecks"] =
-      analyze_bottlenecks(resources, j["summary"]["bandwidth_gbps"].get<double>());
+      analyze_bottlenecks(resources, j["summary"]["bandwidth_gbps"].get<double>(),
+                          cfg_.sim.saturation_threshold);
   // Generator streams: their configuration in numbers, their result over all their GPUs, and
   // each GPU's (also under components.<gpu>.streams).
   nlohmann::json wl = nlohmann::json::object();

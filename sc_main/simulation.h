@@ -2,6 +2,7 @@
 // workload mapped -> simulation -> results with the conservation proof.
 #pragma once
 
+#include "models/core/bottleneck.h"
 #include "models/core/config.h"
 #include "models/core/sim_context.h"
 #include "platforms/builder.h"
@@ -40,12 +41,13 @@ struct SimSettings {
   double max_time_ns = 0;  // 0: run until every request completed
   Kernel kernel = Kernel::kFamsim;
   double quantum_ns = 1000;  // famsim kernel: how far local time may run ahead of SystemC's
-  bool dram_command_log = false;
+  bool dram_command_log = false;  // every DRAM controller logs its commands (OUT/dram/*.csv)
   double timeseries_window_ns = 1000.0;  // 0: no time series
   std::uint64_t timeline_every = 1000;    // 0: no timeline
   std::uint64_t timeline_max_requests = 500;
-  LogSettings log;  // sim.log: per-module verbosity  // every DRAM controller logs its commands
-                    // (OUT/dram/*.csv)
+  LogSettings log;  // sim.log: per-module verbosity
+  // Utilisation from which the bottleneck analysis counts a resource saturated or full.
+  double saturation_threshold = kSaturated;
 };
 
 struct ResolvedConfig {

@@ -48,7 +48,7 @@ struct Group {
   std::string cls, name;
   std::vector<const ResourceRecord*> members;
   double max_u = 0, sum_u = 0;
-  std::size_t full = 0;  // members at or above kSaturated
+  std::size_t full = 0;  // members at or above the threshold
 };
 
 std::string group_key(const ResourceRecord& r) {
@@ -71,7 +71,7 @@ std::string resource_class(const std::string& component) {
 }
 
 nlohmann::json analyze_bottlenecks(const std::vector<ResourceRecord>& resources,
-                                   double achieved_gbps) {
+                                   double achieved_gbps, double threshold) {
   std::map<std::string, Group> groups;
   for (const ResourceRecord& r : resources) {
     Group& g = groups[group_key(r)];
@@ -80,7 +80,7 @@ nlohmann::json analyze_bottlenecks(const std::vector<ResourceRecord>& resources,
     g.members.push_back(&r);
     g.max_u = std::max(g.max_u, r.use.utilization);
     g.sum_u += r.use.utilization;
-    if (r.use.utilization >= kSaturated) ++g.full;
+    if (r.use.utilization >= threshold) ++g.full;
   }
 
   // The analytic bound: the smallest capacity / traffic share among the bandwidth resources.
@@ -98,7 +98,7 @@ nlohmann::json analyze_bottlenecks(const std::vector<ResourceRecord>& resources,
         bound_by = &r;
       }
       if (!busiest_bw || u > busiest_bw->use.utilization) busiest_bw = &r;
-    } else if (u >= kSaturated) {
+    } else if (u >= threshold) {
       const bool deeper = !innermost_full || depth(r.kind) > depth(innermost_full->kind) ||
                           (depth(r.kind) == depth(innermost_full->kind) &&
                            u > innermost_full->use.utilization);
@@ -107,7 +107,7 @@ nlohmann::json analyze_bottlenecks(const std::vector<ResourceRecord>& resources,
   }
   const ResourceRecord* limiter = nullptr;
   std::string why;
-  if (busiest_bw && busiest_bw->use.utilization >= kSaturated) {
+  if (busiest_bw && busiest_bw->use.utilization >= threshold) {
     limiter = busiest_bw;
     why = "bandwidth";
   } else if (innermost_full) {
@@ -117,7 +117,7 @@ nlohmann::json analyze_bottlenecks(const std::vector<ResourceRecord>& resources,
 
   auto state = [&](const ResourceRecord& r) -> const char* {
     if (&r == limiter) return "limiting";
-    if (r.use.utilization < kSaturated) return "ok";
+    if (r.use.utilization < threshold) return "ok";
     return bandwidth(r) ? "saturated" : "blocked";
   };
   auto entry = [&](const ResourceRecord& r) {
@@ -174,14 +174,14 @@ nlohmann::json analyze_bottlenecks(const std::vector<ResourceRecord>& resources,
     if (g->full == 0 || bandwidth(*g->members.front())) continue;
     std::size_t n = g->full;
     if (limiter && group_key(*limiter) == group_key(*g->members.front())) {
-      if (limiter->use.utilization >= kSaturated) --n;
+      if (limiter->use.utilization >= threshold) --n;
       if (n == 0) continue;
     }
     blocks.push_back({{"class", g->cls}, {"resource", g->name}, {"count", n}});
     blocked_text.push_back(fmt::format("{} {} ({} full)", g->cls, g->name, n));
   }
 
-  nlohmann::json out = {{"saturation_threshold", kSaturated},
+  nlohmann::json out = {{"saturation_threshold", threshold},
                         {"achieved_gbps", achieved_gbps},
                         {"resources", resources.size()}};
   if (bound_by) {
@@ -195,7 +195,7 @@ nlohmann::json analyze_bottlenecks(const std::vector<ResourceRecord>& resources,
     const Group& g = groups[group_key(*limiter)];
     std::vector<std::string> alike;  // same class and resource, saturated too
     for (const ResourceRecord* m : g.members) {
-      if (m != limiter && m->use.utilization >= kSaturated) alike.push_back(label(*m));
+      if (m != limiter && m->use.utilization >= threshold) alike.push_back(label(*m));
     }
     l["reason"] = why;
     l["alike"] = alike;

@@ -6,7 +6,7 @@
 //  - a pool of slots (an outstanding-request window, a tag pool, a controller queue) limits it
 //    when it is full nearly all the time while nothing downstream is saturated: throughput is then
 //    slots / latency (Little's law) and the pool, not a wire, is what to enlarge.
-// The limiter is the busiest bandwidth resource if it is saturated (utilisation >= kSaturated);
+// The limiter is the busiest bandwidth resource if it is saturated (utilisation >= threshold);
 // otherwise the innermost full pool (memory queue before device tags before a GPU's window: an
 // outer pool fills because an inner one is full, never the reverse); otherwise nothing saturates
 // and the workload's own pace (issue rate, compute gaps, dependencies) sets the throughput.
@@ -26,15 +26,16 @@
 
 namespace famsim {
 
-// Utilisation at or above which a resource counts as saturated (bandwidth) or full (slots). Not
-// 100 %: a busy DRAM channel loses the data bus to refresh alone for tRFC / tREFI of the time
+// Default utilisation at or above which a resource counts as saturated (bandwidth) or full
+// (slots); `sim.saturation_threshold` sets it per run. Not 100 %: a busy DRAM channel loses the data bus to refresh alone for tRFC / tREFI of the time
 // (DDR5 16 Gb: 295 ns / 3.9 us = 7.6 %, JESD79-5) and more to turnarounds and bank conflicts,
 // so a channel at 85-90 % is as saturated as it gets.
 inline constexpr double kSaturated = 0.85;
 
-// The `bottlenecks` section of stats.json. `achieved_gbps`: the run's payload bandwidth.
+// The `bottlenecks` section of stats.json. `achieved_gbps`: the run's payload bandwidth;
+// `threshold`: the saturation threshold (0 < threshold <= 1).
 nlohmann::json analyze_bottlenecks(const std::vector<ResourceRecord>& resources,
-                                   double achieved_gbps);
+                                   double achieved_gbps, double threshold = kSaturated);
 
 // A component or resource name with its instance numbers replaced by '*' ("fam0_link5" ->
 // "fam*_link*", "tags (port 3)" -> "tags (port *)"): the class that groups like resources.

@@ -134,6 +134,9 @@ expect_bad_input missing_device "buffer on a device that does not exist" \
 expect_bad_input too_big "buffer larger than its device" workload.streams.0.buffer -- \
   run "${SMALL[@]}" --set workload.streams.0.buffer.bytes=128GiB
 
+expect_bad_input threshold "saturation threshold of 0" sim.saturation_threshold -- \
+  run "${SMALL[@]}" --set sim.saturation_threshold=0
+
 expect_bad_input missing_file "unreadable platform file" "$WORK/no-such-platform.yaml" -- \
   run --platform "$WORK/no-such-platform.yaml"
 

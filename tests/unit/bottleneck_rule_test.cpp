@@ -1,0 +1,108 @@
+// The bottleneck rule (models/core/bottleneck.h) on hand-made resources: which one is named, in
+// what order, with what bound, and how the saturation threshold moves the verdict. Every expected
+// value follows from the rule's text and the numbers below.
+#include "models/core/bottleneck.h"
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+namespace famsim {
+namespace {
+
+ResourceRecord wire(const std::string& component, double u, double capacity_gbps) {
+  ResourceRecord r;
+  r.component = component;
+  r.kind = BlockKind::kLink;
+  r.use.name = "response wire";
+  r.use.type = ResourceUse::Type::kBandwidth;
+  r.use.utilization = u;
+  r.use.capacity = capacity_gbps;
+  r.use.used = u * capacity_gbps;
+  return r;
+}
+
+ResourceRecord pool(const std::string& component, BlockKind kind, const std::string& name,
+                    double u, double slots) {
+  ResourceRecord r;
+  r.component = component;
+  r.kind = kind;
+  r.use.name = name;
+  r.use.type = ResourceUse::Type::kSlots;
+  r.use.utilization = u;
+  r.use.capacity = slots;
+  r.use.used = u * slots;
+  return r;
+}
+
+TEST(BottleneckRule, ASaturatedWireOutranksFullPoolsAndSetsTheBound) {
+  // 90 GB/s achieved. link0 carried it at 90 % busy: bound 90 / 0.9 = 100 GB/s. link1 at 45 %:
+  // bound 200. The GPU window and the device tags are full, held back by the wire.
+  const std::vector<ResourceRecord> rs = {
+      wire("link1", 0.45, 100), wire("link0", 0.90, 100),
+      pool("gpu0", BlockKind::kGpu, "outstanding window", 0.99, 64),
+      pool("dev0_port0", BlockKind::kDevicePort, "tags", 0.95, 32)};
+  const auto j = analyze_bottlenecks(rs, 90.0);
+  EXPECT_EQ(j["limiter"]["component"], "link0");
+  EXPECT_EQ(j["limiter"]["reason"], "bandwidth");
+  EXPECT_DOUBLE_EQ(j["analytic_bound_gbps"].get<double>(), 100.0);
+  EXPECT_EQ(j["bound_set_by"], "link0 response wire");
+  EXPECT_DOUBLE_EQ(j["achieved_fraction_of_bound"].get<double>(), 0.9);
+  ASSERT_EQ(j["blocks"].size(), 2u);
+  // Ranked: limiter, then the full pools (blocked) by utilisation, then the rest.
+  EXPECT_EQ(j["ranked"][0]["state"], "limiting");
+  EXPECT_EQ(j["ranked"][1]["component"], "gpu0");
+  EXPECT_EQ(j["ranked"][1]["state"], "blocked");
+  EXPECT_EQ(j["ranked"][2]["component"], "dev0_port0");
+  EXPECT_EQ(j["ranked"][3]["component"], "link1");
+  EXPECT_EQ(j["ranked"][3]["state"], "ok");
+}
+
+TEST(BottleneckRule, WithNoWireSaturatedTheInnermostFullPoolLimits) {
+  // Wires at 60 %: nothing saturates by bandwidth. The GPU window (depth 0), the device tags
+  // (depth 3) and a memory read queue (depth 5) are full: the memory queue is innermost.
+  const std::vector<ResourceRecord> rs = {
+      wire("link0", 0.60, 100),
+      pool("gpu0", BlockKind::kGpu, "outstanding window", 1.0, 64),
+      pool("dev0_port0", BlockKind::kDevicePort, "tags", 0.97, 32),
+      pool("dev0_mc0", BlockKind::kMemory, "read queue", 0.88, 64)};
+  const auto j = analyze_bottlenecks(rs, 60.0);
+  EXPECT_EQ(j["limiter"]["component"], "dev0_mc0");
+  EXPECT_EQ(j["limiter"]["reason"], "slots");
+  // The bound still comes from the wire: 60 / 0.6 = 100 GB/s.
+  EXPECT_DOUBLE_EQ(j["analytic_bound_gbps"].get<double>(), 100.0);
+  ASSERT_EQ(j["blocks"].size(), 2u);
+}
+
+TEST(BottleneckRule, TheThresholdDecidesWhatCountsAsSaturated) {
+  // A wire at 80 %: below the default 0.85 nobody limits; at 0.75 the wire does.
+  const std::vector<ResourceRecord> rs = {
+      wire("link0", 0.80, 100), pool("gpu0", BlockKind::kGpu, "outstanding window", 0.5, 64)};
+  const auto def = analyze_bottlenecks(rs, 80.0);
+  EXPECT_FALSE(def.contains("limiter"));
+  EXPECT_DOUBLE_EQ(def["saturation_threshold"].get<double>(), kSaturated);
+  EXPECT_NE(def["sentence"].get<std::string>().find("No resource is saturated"), std::string::npos);
+  const auto low = analyze_bottlenecks(rs, 80.0, 0.75);
+  ASSERT_TRUE(low.contains("limiter"));
+  EXPECT_EQ(low["limiter"]["component"], "link0");
+  EXPECT_DOUBLE_EQ(low["saturation_threshold"].get<double>(), 0.75);
+  // At 0.81 the wire is below again.
+  EXPECT_FALSE(analyze_bottlenecks(rs, 80.0, 0.81).contains("limiter"));
+}
+
+TEST(BottleneckRule, LikeResourcesAreCountedInTheLimitersClass) {
+  // Four links of one class, three of them saturated: the limiter is the busiest, two alike.
+  const std::vector<ResourceRecord> rs = {wire("fam0_link0", 0.95, 25), wire("fam0_link1", 0.99, 25),
+                                          wire("fam0_link2", 0.90, 25), wire("fam0_link3", 0.50, 25)};
+  const auto j = analyze_bottlenecks(rs, 84.0);
+  EXPECT_EQ(j["limiter"]["component"], "fam0_link1");
+  EXPECT_EQ(j["limiter"]["alike"].size(), 2u);
+  EXPECT_EQ(j["limiter"]["class_size"], 4u);
+  ASSERT_EQ(j["classes"].size(), 1u);
+  EXPECT_EQ(j["classes"][0]["class"], "fam*_link*");
+  EXPECT_EQ(j["classes"][0]["saturated"], 3u);
+  EXPECT_DOUBLE_EQ(j["classes"][0]["mean_utilization"].get<double>(), (0.95 + 0.99 + 0.90 + 0.50) / 4);
+}
+
+}  // namespace
+}  // namespace famsim
