@@ -115,6 +115,12 @@ int do_bench(famsim::RunOptions opt, std::uint64_t mib_per_gpu) {
       {"simulation_seconds", host},
       {"requests_per_host_second", host > 0 ? t.completed / host : 0.0},
       {"peak_rss_mib", peak_rss_mib()}};
+  // The famsim kernel counts the block activations it ran: the model's events per request.
+  if (const famsim::Scheduler* s = sim.context().scheduler()) {
+    j["wakeups"] = s->wakeups_run();
+    j["wakeups_per_request"] =
+        t.completed ? static_cast<double>(s->wakeups_run()) / static_cast<double>(t.completed) : 0.0;
+  }
   std::cout << j.dump() << "\n";
   const bool ok = t.issued == t.completed && sim.context().pool.in_use() == 0;
   return ok ? kExitOk : kExitInternal;

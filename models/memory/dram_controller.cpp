@@ -110,7 +110,7 @@ void DramController::accept(Payload& p, std::uint64_t now) {
     read_bytes_ += len;
   }
   if (posted) posted_.push_back({&p, now});
-  if (cycle < core_next_) core_next_ = cycle;
+  core_next_ = std::min(core_next_, core_.next_decision(cycle));
 }
 
 Sync DramController::fw(unsigned, Payload& p, Phase& phase, sc_core::sc_time&) {

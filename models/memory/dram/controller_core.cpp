@@ -65,7 +65,6 @@ void ControllerCore::set_command_log(std::ostream* os, unsigned channel, unsigne
 void ControllerCore::enqueue(void* tag, bool write, const Coord* bursts, unsigned n,
                              std::uint64_t now) {
   if (!has_room(write, n) || n == 0) throw std::logic_error("DRAM queue overflow");
-  plan_.valid = false;  // the new bursts may go first
   const std::uint32_t r = free_requests_.back();
   free_requests_.pop_back();
   ++requests_in_use_;
@@ -92,6 +91,40 @@ void ControllerCore::enqueue(void* tag, bool write, const Coord* bursts, unsigne
   } else {
     read_count_ += n;
     stats_.read_queue.set(read_count_, now);
+  }
+  revise_plan(q, bursts, n, now);
+}
+
+void ControllerCore::revise_plan(int q, const Coord* bursts, unsigned n, std::uint64_t now) {
+  if (!plan_.valid) return;
+  // The plan was the first command from its cycle on among every bank's standing command in its
+  // direction, and nothing could be ready before it. The arrival changes nothing else if it leaves
+  // the direction alone (the watermarks) and the planned bank's own queues (its command, or its
+  // auto-precharge, may depend on them). A forced refresh invalidates plans already, and new work
+  // only ever unforces one. Under an in-order scheduler new bursts are never the oldest; else a
+  // bank the bursts joined may now go first, by cycle then priority as select() ranks them.
+  if (plan_.cycle < now || direction() != plan_.queue) {
+    plan_.valid = false;
+    return;
+  }
+  for (unsigned i = 0; i < n; ++i) {
+    if (state_.flat_bank(bursts[i]) == plan_.bank) {
+      plan_.valid = false;
+      return;
+    }
+  }
+  if (q != plan_.queue || scheduler_->in_order()) return;
+  refresh_choices(q);
+  for (unsigned i = 0; i < n; ++i) {
+    const unsigned b = state_.flat_bank(bursts[i]);
+    const BankView& v = view_[q][b];
+    const std::uint64_t c = std::max(v.slots.earliest(), now);
+    if (c < plan_.cycle ||
+        (c == plan_.cycle && (v.prio < plan_.prio || (v.prio == plan_.prio && b < plan_.bank)))) {
+      plan_.bank = b;
+      plan_.cycle = c;
+      plan_.prio = v.prio;
+    }
   }
 }
 
@@ -352,6 +385,7 @@ void ControllerCore::select(int q, std::uint64_t now, Choice* best, std::uint64_
   if (!best) {
     plan_.bank = pick;
     plan_.cycle = pick_cycle;
+    plan_.prio = pick_prio;
   } else if (pick != kNil) {
     *best = cache_[q][pick];
     best->cand.earliest = now;

@@ -82,6 +82,13 @@ class ControllerCore {
   // Queues a request of `n` bursts arriving at cycle `now`. `tag` comes back from
   // pop_completion(); a null tag asks for no completion (a posted write).
   void enqueue(void* tag, bool write, const Coord* bursts, unsigned n, std::uint64_t now);
+  // After enqueue() at cycle `now`: the cycle at which run() has to decide next. The decision
+  // planned after the last command stands when the arrival cannot change it or comes before it
+  // (then at that decision's cycle or earlier), so the owner need not run the core at the
+  // arrival's cycle only to find nothing ready; otherwise `now`.
+  std::uint64_t next_decision(std::uint64_t now) const {
+    return plan_.valid && plan_.cycle >= now ? plan_.cycle : now;
+  }
 
   // Decides at cycle `now` (not earlier than any previous call): issues at most one command.
   // Returns the next cycle at which run() has something to do, or kNever.
@@ -161,6 +168,9 @@ class ControllerCore {
   // The command bank `flat` would issue next in direction q (its queue is not empty), into
   // cache_ and view_.
   void work_out_choice(unsigned flat, int q);
+  // Keeps the planned decision after bursts of direction q arrived at `now` when they cannot
+  // change it, or moves it to a bank of theirs whose command goes first; else drops it.
+  void revise_plan(int q, const Coord* bursts, unsigned n, std::uint64_t now);
   bool another_hit(unsigned flat, std::uint32_t row, std::uint32_t except) const;
   void mark_dirty(unsigned flat);
   void set_nonempty(int q, unsigned flat, bool on) {
@@ -231,6 +241,7 @@ class ControllerCore {
     int queue = 0;
     unsigned bank = 0;
     std::uint64_t cycle = 0;
+    std::uint64_t prio = 0;       // the planned command's priority
     bool refresh_forced = false;  // the last select() met a forced refresh
   };
   Plan plan_;
