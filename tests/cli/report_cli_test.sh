@@ -18,12 +18,10 @@ run_famsim run run --platform platforms/minimal.yaml --out "$RUN" \
   --set workload.streams.0.total_bytes=1MiB || true
 expect_rc 0 "minimal run"
 
-report() {  # report NAME ARGS...: runs report.py, output in $WORK/NAME.report.log, exit code in $RC
+report() {  # report NAME ARGS...: runs report.py, output in $WORK/NAME.log, exit code in $RC
   local name=$1
   shift
-  RC=0
-  "$REPORT" "$@" >"$WORK/$name.report.log" 2>&1 || RC=$?
-  OUT=$(cat "$WORK/$name.report.log")
+  run_tool "$name" "$REPORT" "$@"
 }
 
 # check_report DIR WHAT [RUN_DIR]: the files are there, the HTML stands alone with at least 4
@@ -152,20 +150,8 @@ pass "a stats.json without bottlenecks and config_changes"
 
 # Bad input: exit code 2, one line naming the file, and no report files left behind.
 expect_bad() {  # expect_bad NAME DIR TEXT: report.py DIR exits 2 naming TEXT, writing nothing
-  local name=$1 dir=$2 text=$3
-  report "$name" "$dir"
-  [ "$RC" -eq 2 ] || fail "$name: exit code $RC, expected 2. Output:
-$OUT"
-  case "$OUT" in
-    *"$text"*) ;;
-    *) fail "$name: the message does not name '$text': $OUT" ;;
-  esac
-  [ "$(printf '%s\n' "$OUT" | wc -l)" -eq 1 ] || fail "$name: more than one line: $OUT"
-  if [ -e "$dir" ]; then
-    local left
-    left=$(find "$dir" -mindepth 1 ! -name stats.json)
-    [ -z "$left" ] || fail "$name: left behind: $left"
-  fi
+  report "$1" "$2"
+  expect_bad_dir "$1" "$2" "$3" stats.json
 }
 
 expect_bad missing_dir "$WORK/no_such_run" "$WORK/no_such_run"

@@ -12,21 +12,14 @@ set -euo pipefail
 
 PLOT="$(dirname "$0")/../../scripts/plot_sweep.py"
 
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/famsim-sweep-plots.XXXXXX")
-trap 'rm -rf "$WORK"' EXIT
-
-fail() {
-  echo "FAIL: $*" >&2
-  exit 1
-}
-pass() { echo "ok: $*"; }
+CLI_TEST_NAME=sweep-plots
+CLI_TEST_NO_FAMSIM=1
+source "$(dirname "$0")/lib.sh"
 
 plot() {  # plot NAME ARGS...: runs plot_sweep.py, output in $WORK/NAME.log, exit code in $RC
   local name=$1
   shift
-  RC=0
-  "$PLOT" "$@" >"$WORK/$name.log" 2>&1 || RC=$?
-  OUT=$(cat "$WORK/$name.log")
+  run_tool "$name" "$PLOT" "$@"
 }
 
 is_png() {  # is_png FILE WHAT
@@ -133,20 +126,8 @@ pass "a grid with a categorical parameter, an ok point without metrics, no sensi
 
 # --- Bad input: exit code 2, one line naming the file, nothing written ----------------------------
 expect_bad() {  # expect_bad NAME DIR TEXT: plot_sweep.py DIR exits 2 naming TEXT, writing nothing
-  local name=$1 dir=$2 text=$3
-  plot "$name" "$dir"
-  [ "$RC" -eq 2 ] || fail "$name: exit code $RC, expected 2. Output:
-$OUT"
-  case "$OUT" in
-    *"$text"*) ;;
-    *) fail "$name: the message does not name '$text': $OUT" ;;
-  esac
-  [ "$(printf '%s\n' "$OUT" | wc -l)" -eq 1 ] || fail "$name: more than one line: $OUT"
-  if [ -e "$dir" ]; then
-    local left
-    left=$(find "$dir" -mindepth 1 ! -name results.csv ! -name sweep.json)
-    [ -z "$left" ] || fail "$name: left behind: $left"
-  fi
+  plot "$1" "$2"
+  expect_bad_dir "$1" "$2" "$3" results.csv sweep.json
 }
 
 expect_bad missing_dir "$WORK/no_such_sweep" "$WORK/no_such_sweep"
