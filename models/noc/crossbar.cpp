@@ -560,6 +560,7 @@ void Crossbar::report_ports(const Plane& pl, nlohmann::json& j, const ReportWind
 }
 
 void Crossbar::report(ComponentReport& r, const ReportWindow& window) const {
+  const double port_gbps = params_.width_bytes * clock_.mhz() * 1e-3;  // width x clock
   double max_u = 0;
   double sum_u = 0;
   std::uint64_t bytes = 0;
@@ -586,7 +587,7 @@ void Crossbar::report(ComponentReport& r, const ReportWindow& window) const {
   r.extra["delayed_grants"] = req_.delayed_grants + resp_.delayed_grants;
   r.extra["grant_delay_cycles"] =
       static_cast<double>(req_.delay_ps + resp_.delay_ps) / static_cast<double>(clock_.period_ps());
-  r.extra["port_bandwidth_gbps"] = params_.width_bytes * clock_.mhz() * 1e-3;
+  r.extra["port_bandwidth_gbps"] = port_gbps;
   r.extra["arbitration_conflicts"] = req_.conflicts + resp_.conflicts;
   r.extra["lost_requests"] = req_.lost_requests + resp_.lost_requests;
   nlohmann::json req_ports = nlohmann::json::object(), resp_ports = nlohmann::json::object();
@@ -599,8 +600,7 @@ void Crossbar::report(ComponentReport& r, const ReportWindow& window) const {
   r.extra["hol_blocking_ns"] = hol_ns;
   r.extra["request_ports"] = std::move(req_ports);
   r.extra["response_ports"] = std::move(resp_ports);
-  // Resources: every output port (width x clock) and every input buffer, per direction.
-  const double port_gbps = params_.width_bytes * clock_.mhz() * 1e-3;
+  // Resources: every output port and every input buffer, per direction.
   for (const Plane* pl : {&req_, &resp_}) {
     const char* dir = pl->is_request ? "request" : "response";
     for (unsigned o = 0; o < pl->out.size(); ++o) {

@@ -65,54 +65,11 @@
 #include <string>
 #include <vector>
 
+#include "traffic/trace/trace_lines.h"
 #include "traffic/trace/trace_reader.h"  // TraceError
 
 namespace famsim {
 
-namespace detail {
-
-// The lines of a trace file, read in blocks into one buffer that grows only for a line longer
-// than a block (up to a limit). The same reading scheme as TraceReader (trace_reader.cpp): the
-// byte after every returned line is '\n', '\r' or a sentinel '\n' kept behind the data, so
-// parsers may scan a character class without comparing against the end.
-class TraceLines {
- public:
-  // Throws TraceError "PATH: cannot open (...); expected a readable trace file" and the like.
-  TraceLines(const std::string& path, std::size_t block_bytes, std::size_t max_line_bytes);
-  ~TraceLines();
-  TraceLines(TraceLines&& other) noexcept;
-  TraceLines& operator=(TraceLines&& other) noexcept;
-  TraceLines(const TraceLines&) = delete;
-  TraceLines& operator=(const TraceLines&) = delete;
-
-  // The next line [begin, end), without its '\n' or a CR before it; false at the end of the file.
-  // Throws TraceError for a line longer than max_line_bytes or a failed read.
-  bool next(const char*& begin, const char*& end);
-
-  // 1-based number of the line last returned (or named by an error); 0 before the first next().
-  std::uint64_t line() const { return line_; }
-  const std::string& path() const { return path_; }
-
-  // Throws TraceError "PATH:LINE: what".
-  [[noreturn]] void fail(const std::string& what) const;
-
- private:
-  static constexpr std::size_t kPadding = 32;  // sentinel and read-ahead room behind the data
-  void refill();
-  void close_file();
-
-  std::string path_;
-  int fd_ = -1;
-  std::size_t block_bytes_;
-  std::size_t max_line_bytes_;
-  std::vector<char> buffer_;
-  std::size_t pos_ = 0;  // first unread byte in buffer_
-  std::size_t end_ = 0;  // one past the last valid byte in buffer_
-  bool eof_ = false;
-  std::uint64_t line_ = 0;
-};
-
-}  // namespace detail
 
 // One request of a Mooncake trace.
 struct MooncakeRecord {

@@ -2,9 +2,6 @@
 // in trace_reader.h.
 #include "traffic/trace/trace_reader.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <array>
@@ -257,146 +254,20 @@ const char* to_string(TraceFormat format) {
 }
 
 TraceReader::TraceReader(const std::string& path, TraceFormat format, std::size_t block_bytes)
-    : path_(path), format_(format), block_bytes_(block_bytes == 0 ? 1 : block_bytes) {
-  relative_time_ = format_ == TraceFormat::kDramsys && ends_with(path_, ".rstl");
-  fd_ = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd_ < 0) {
-    throw TraceError(path_ + ": cannot open (" + std::strerror(errno) +
-                     "); expected a readable trace file");
-  }
-  struct stat st {};
-  if (::fstat(fd_, &st) != 0) {
-    const int error = errno;
-    close_file();
-    throw TraceError(path_ + ": cannot stat (" + std::strerror(error) +
-                     "); expected a readable trace file");
-  }
-  if (S_ISDIR(st.st_mode)) {
-    close_file();
-    throw TraceError(path_ + ": is a directory; expected a trace file");
-  }
-  (void)::posix_fadvise(fd_, 0, 0, POSIX_FADV_SEQUENTIAL);  // a hint: failure changes nothing
-  buffer_.resize(block_bytes_ + kPadding);
-  buffer_[0] = '\n';
-}
-
-TraceReader::~TraceReader() { close_file(); }
-
-TraceReader::TraceReader(TraceReader&& other) noexcept
-    : path_(std::move(other.path_)),
-      format_(other.format_),
-      relative_time_(other.relative_time_),
-      fd_(std::exchange(other.fd_, -1)),
-      block_bytes_(other.block_bytes_),
-      buffer_(std::move(other.buffer_)),
-      pos_(other.pos_),
-      end_(other.end_),
-      eof_(other.eof_),
-      line_(other.line_),
-      records_(other.records_),
-      last_time_(other.last_time_) {}
-
-TraceReader& TraceReader::operator=(TraceReader&& other) noexcept {
-  if (this != &other) {
-    close_file();
-    path_ = std::move(other.path_);
-    format_ = other.format_;
-    relative_time_ = other.relative_time_;
-    fd_ = std::exchange(other.fd_, -1);
-    block_bytes_ = other.block_bytes_;
-    buffer_ = std::move(other.buffer_);
-    pos_ = other.pos_;
-    end_ = other.end_;
-    eof_ = other.eof_;
-    line_ = other.line_;
-    records_ = other.records_;
-    last_time_ = other.last_time_;
-  }
-  return *this;
-}
-
-void TraceReader::close_file() {
-  if (fd_ >= 0) ::close(fd_);
-  fd_ = -1;
+    : lines_(path, block_bytes, kMaxLineBytes), format_(format) {
+  relative_time_ = format_ == TraceFormat::kDramsys && ends_with(path, ".rstl");
 }
 
 void TraceReader::rewind() {
-  if (::lseek(fd_, 0, SEEK_SET) != 0) {
-    throw TraceError(path_ + ": cannot rewind (" + std::strerror(errno) +
-                     "); expected a seekable trace file");
-  }
-  pos_ = end_ = 0;
-  eof_ = false;
-  line_ = 0;
+  lines_.rewind();
   records_ = 0;
   last_time_ = 0;
-}
-
-void TraceReader::fail(const std::string& what) const {
-  throw TraceError(path_ + ":" + std::to_string(line_) + ": " + what);
-}
-
-// Keeps the unread tail, moved to the front, and reads more behind it; sets eof_ at the end. The
-// byte after the data is always the sentinel '\n' (see skip_blanks).
-void TraceReader::refill() {
-  const std::size_t kept = end_ - pos_;
-  if (kept != 0 && pos_ != 0) std::memmove(buffer_.data(), buffer_.data() + pos_, kept);
-  pos_ = 0;
-  end_ = kept;
-  std::size_t capacity = buffer_.size() - kPadding;
-  if (kept == capacity) {
-    // The line in hand fills the whole buffer: grow it, within reason.
-    if (capacity >= kMaxLineBytes) {
-      ++line_;  // the error names the line that is too long
-      fail("line longer than " + std::to_string(kMaxLineBytes) +
-           " bytes; expected one request per line");
-    }
-    capacity = std::min(capacity * 2, kMaxLineBytes);
-    buffer_.resize(capacity + kPadding);
-  }
-  const std::size_t want = std::min(block_bytes_, capacity - end_);
-  ssize_t got;
-  do {
-    got = ::read(fd_, buffer_.data() + end_, want);
-  } while (got < 0 && errno == EINTR);
-  if (got < 0) {
-    throw TraceError(path_ + ": read failed (" + std::strerror(errno) +
-                     "); expected a readable trace file");
-  }
-  end_ += static_cast<std::size_t>(got);
-  buffer_[end_] = '\n';
-  if (got == 0) eof_ = true;
-}
-
-bool TraceReader::next_line(const char*& begin, const char*& end) {
-  for (;;) {
-    const char* base = buffer_.data();
-    const char* p = base + pos_;
-    const char* e = base + end_;
-    if (const void* nl = std::memchr(p, '\n', static_cast<std::size_t>(e - p))) {
-      begin = p;
-      end = static_cast<const char*>(nl);
-      pos_ = static_cast<std::size_t>(end - base) + 1;
-      return true;
-    }
-    if (!eof_) {
-      refill();  // moves the unread tail to the front: p and e are stale now
-      continue;
-    }
-    if (p == e) return false;
-    begin = p;  // the last line has no newline
-    end = e;
-    pos_ = end_;
-    return true;
-  }
 }
 
 bool TraceReader::next(TraceRecord& record) {
   const char* b;
   const char* e;
-  while (next_line(b, e)) {
-    ++line_;
-    if (e != b && e[-1] == '\r') --e;  // CRLF
+  while (lines_.next(b, e)) {
     LineKind kind;
     switch (format_) {
       case TraceFormat::kRamulator:
@@ -419,7 +290,7 @@ bool TraceReader::next(TraceRecord& record) {
     }
   }
   if (records_ == 0) {
-    throw TraceError(path_ + ": no requests in the trace; expected at least one request line");
+    throw TraceError(path() + ": no requests in the trace; expected at least one request line");
   }
   return false;
 }

@@ -48,10 +48,12 @@
 // Absolute timestamps (dramsim3, dramsys .stl) must not decrease from one request to the next.
 #pragma once
 
+#include "traffic/trace/trace_error.h"
+#include "traffic/trace/trace_lines.h"
+
 #include <cstddef>
 #include <cstdint>
 #include <optional>
-#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -75,12 +77,6 @@ struct TraceRecord {
   unsigned data_bytes = 0;  // bytes of write data on the line (dramsys), 0 if none
 };
 
-// "FILE:LINE: what was wrong; what was expected" (or "FILE: ..." for the file as a whole).
-class TraceError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
-
 class TraceReader {
  public:
   static constexpr std::size_t kDefaultBlockBytes = std::size_t{1} << 20;
@@ -92,52 +88,33 @@ class TraceReader {
   // asks for; tests make it tiny so that lines straddle block boundaries.
   TraceReader(const std::string& path, TraceFormat format,
               std::size_t block_bytes = kDefaultBlockBytes);
-  ~TraceReader();
-  TraceReader(TraceReader&& other) noexcept;
-  TraceReader& operator=(TraceReader&& other) noexcept;
-  TraceReader(const TraceReader&) = delete;
-  TraceReader& operator=(const TraceReader&) = delete;
-
   // The next request; false at the end of the file. Throws TraceError for a bad line, and at the
   // end of a file that held no request at all (replaying it could never make progress).
   bool next(TraceRecord& record);
 
   // 1-based number of the line last read: the line of the record just returned, or of the line
   // that an error names. Blank and comment lines count. 0 before the first next().
-  std::size_t line() const { return line_; }
+  std::size_t line() const { return static_cast<std::size_t>(lines_.line()); }
 
   // Starts again from the first line (closed-loop replay of a short trace).
   void rewind();
 
-  const std::string& path() const { return path_; }
+  const std::string& path() const { return lines_.path(); }
   TraceFormat format() const { return format_; }
   bool relative_time() const { return relative_time_; }  // dramsys .rstl
 
  private:
   enum class LineKind { kRecord, kSkip };
-  // Bytes kept behind the data: the sentinel '\n' and room for the parsers to read a word past
-  // the end of the last line.
-  static constexpr std::size_t kPadding = 32;
 
-  bool next_line(const char*& begin, const char*& end);
-  void refill();
   LineKind parse_ramulator(const char* p, const char* end, TraceRecord& r) const;
   LineKind parse_dramsim3(const char* p, const char* end, TraceRecord& r) const;
   LineKind parse_dramsys(const char* p, const char* end, TraceRecord& r) const;
   [[noreturn]] void time_went_back(std::uint64_t time) const;
-  [[noreturn]] void fail(const std::string& what) const;
-  void close_file();
+  [[noreturn]] void fail(const std::string& what) const { lines_.fail(what); }
 
-  std::string path_;
+  detail::TraceLines lines_;
   TraceFormat format_;
   bool relative_time_ = false;
-  int fd_ = -1;
-  std::size_t block_bytes_;
-  std::vector<char> buffer_;
-  std::size_t pos_ = 0;  // first unread byte in buffer_
-  std::size_t end_ = 0;  // one past the last valid byte in buffer_
-  bool eof_ = false;
-  std::size_t line_ = 0;
   std::size_t records_ = 0;  // returned since the last (re)start
   std::uint64_t last_time_ = 0;
 };
