@@ -13,8 +13,7 @@ namespace {
 
 constexpr std::size_t kRankedShown = 25;
 
-// How deep along a request's round trip a pool sits: a pool's slots are held while the request
-// is anywhere inside it, so the deeper pool is the one that fills first.
+// How deep along a request's round trip a block sits on the way to the memory.
 int depth(BlockKind k) {
   switch (k) {
     case BlockKind::kGpu:
@@ -35,6 +34,16 @@ int depth(BlockKind k) {
       break;
   }
   return 0;
+}
+
+// Where a pool is entered along a request's round trip: out to the memory (0 to 5), then back
+// (6 to 10). A pool holds its slots until something further along frees them, so a pool fills
+// because one entered later is full or slow, never the reverse: the latest full pool is the one
+// that limits.
+int round_trip_position(const ResourceRecord& r) {
+  const int d = depth(r.kind);
+  constexpr int kMemory = 5;
+  return r.use.response_path ? 2 * kMemory - d : d;
 }
 
 bool bandwidth(const ResourceRecord& r) { return r.use.type == ResourceUse::Type::kBandwidth; }
@@ -99,9 +108,10 @@ nlohmann::json analyze_bottlenecks(const std::vector<ResourceRecord>& resources,
       }
       if (!busiest_bw || u > busiest_bw->use.utilization) busiest_bw = &r;
     } else if (u >= threshold) {
-      const bool deeper = !innermost_full || depth(r.kind) > depth(innermost_full->kind) ||
-                          (depth(r.kind) == depth(innermost_full->kind) &&
-                           u > innermost_full->use.utilization);
+      const int pos = round_trip_position(r);
+      const int best = innermost_full ? round_trip_position(*innermost_full) : -1;
+      const bool deeper =
+          pos > best || (pos == best && u > innermost_full->use.utilization);
       if (deeper) innermost_full = &r;
     }
   }

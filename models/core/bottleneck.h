@@ -7,8 +7,9 @@
 //    when it is full nearly all the time while nothing downstream is saturated: throughput is then
 //    slots / latency (Little's law) and the pool, not a wire, is what to enlarge.
 // The limiter is the busiest bandwidth resource if it is saturated (utilisation >= threshold);
-// otherwise the innermost full pool (memory queue before device tags before a GPU's window: an
-// outer pool fills because an inner one is full, never the reverse); otherwise nothing saturates
+// otherwise the full pool entered latest on a request's round trip (a response-path pool, e.g. a
+// link's response-VC credits, before a memory queue before device tags before a GPU's window: an
+// earlier pool fills because a later one is full, never the reverse); otherwise nothing saturates
 // and the workload's own pace (issue rate, compute gaps, dependencies) sets the throughput.
 // Every other full pool is listed as blocked by the limiter.
 //

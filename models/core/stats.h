@@ -86,6 +86,9 @@ struct ResourceUse {
   double used = 0;         // achieved GB/s on the wire (bandwidth) or mean occupied slots
   double backpressure_ns = 0;  // time it held back its upstream, where the block tracks it
   nlohmann::json occupancy;    // OccupancyGauge::to_json of a slot pool, else null
+  // The pool is taken by responses on their way back (a switch's response-plane input buffer, a
+  // link's response-VC credits), so it sits after the memory on a request's round trip.
+  bool response_path = false;
 };
 
 // What a component says about itself at the end of a run.

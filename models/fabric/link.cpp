@@ -1,5 +1,7 @@
 #include "models/fabric/link.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
@@ -66,6 +68,7 @@ Link::Link(sc_core::sc_module_name name, SimContext& ctx, const LinkParams& para
                                   "_vc_credits cannot hold one largest message");
     }
     c.credits_free = c.credits_total;
+    c.credits_held.set_capacity(c.credits_total);
     c.tx.set_capacity(params.tx_queue_entries);
     c.rx.set_capacity(c.credits_total);
     c.returning.set_capacity(c.credits_total);
@@ -296,6 +299,7 @@ void Link::commit(Wire& w, Channel& c, std::uint64_t e_ps) {
   c.tx.pop_front();
   const Shape s = shape_of(c, ext_of(*t.payload));
   c.credits_free -= s.credits;
+  c.credits_held.set(c.credits_total - c.credits_free, e_ps);
   if (c.stall_since_ps != kNever) {
     c.stall_ps += e_ps - std::min(e_ps, c.stall_since_ps);
     c.stall_since_ps = kNever;
@@ -347,6 +351,7 @@ void Link::decide(Wire& w, std::uint64_t now) {
   for (Channel* c : w.vc) {
     while (c->active && !c->returning.empty() && c->returning.front().at_ps < now) {
       c->credits_free += c->returning.front().credits;
+      c->credits_held.set(c->credits_total - c->credits_free, c->returning.front().at_ps);
       c->returning.pop_front();
     }
   }
@@ -463,6 +468,26 @@ void Link::report(ComponentReport& r, const ReportWindow& window) const {
       wire_use.used = window.seconds() > 0 ? wire / window.seconds() * 1e-9 : 0.0;
       wire_use.backpressure_ns = bp * 1e-3;
       r.resources.push_back(std::move(wire_use));
+    }
+    // Each VC's credits: a window of C credits over a credit round trip R carries at most
+    // C x F / R, so a VC whose credits are all out while its wire has time to spare is held back
+    // by them (or by the receiver not taking its messages).
+    for (unsigned v = 0; v < 2; ++v) {
+      const Channel& c = *w.vc[v];
+      if (!c.active || c.transfers == 0) continue;
+      ResourceUse credits;
+      credits.name = v == i ? fmt::format("{} VC credits", v == 0 ? "request" : "response")
+                            : fmt::format("{} VC credits ({} direction)",
+                                          v == 0 ? "request" : "response",
+                                          i == 0 ? "request" : "response");
+      credits.type = ResourceUse::Type::kSlots;
+      credits.utilization = c.credits_held.mean_fraction(window);
+      credits.capacity = static_cast<double>(c.credits_total);
+      credits.used = c.credits_held.mean(window);
+      credits.backpressure_ns = static_cast<double>(c.stall_ps) * 1e-3;
+      credits.occupancy = c.credits_held.to_json(window);
+      credits.response_path = v == 1;
+      r.resources.push_back(std::move(credits));
     }
   }
   r.bytes = payload_total;

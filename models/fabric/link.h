@@ -79,6 +79,7 @@
 #pragma once
 
 #include "models/core/clock.h"
+#include "models/core/occupancy.h"
 #include "models/core/ports.h"
 #include "models/core/ring.h"
 #include "models/core/sim_context.h"
@@ -193,6 +194,9 @@ class Link : public sc_core::sc_module, public Component {
     std::uint64_t rx_occupied = 0;  // credits in the receive buffer now
     std::uint64_t rx_max = 0;
     std::uint64_t rx_integral = 0;  // credits x ps
+    // Credits taken by transfers and not yet back at the sender (on the wire, in the receive
+    // buffer, or returning): the VC's window, full when credits limit it.
+    OccupancyGauge credits_held;
   };
   // One direction of the link. Wire time is kept in femtoseconds so that fractional flit times
   // do not accumulate rounding (64 bits of fs cover 5 hours).

@@ -624,6 +624,7 @@ void Crossbar::report(ComponentReport& r, const ReportWindow& window) const {
       u.used = in.queue.mean(window);
       u.backpressure_ns = static_cast<double>(in.backpressure_ps) * 1e-3;
       u.occupancy = in.queue.to_json(window);
+      u.response_path = !pl->is_request;
       r.resources.push_back(std::move(u));
     }
   }

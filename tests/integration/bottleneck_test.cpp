@@ -103,6 +103,32 @@ TEST(Bottleneck, TooFewDeviceTagsAreNamedAndTheGpuWindowIsBlockedBehindThem) {
   EXPECT_TRUE(gpu_blocked) << r["bottlenecks"]["sentence"];
 }
 
+TEST(Bottleneck, CreditStarvedLinkIsNamedAheadOfThePoolsFilledBehindIt) {
+  // One link whose response VC holds 18 flit credits (two 128 B read responses of 9 flits) that
+  // take 200 ns to come back. A credit's round trip is 9 x 0.64 ns of serialisation + 20 ns of
+  // latency + 200 ns of return + up to one 0.64 ns link clock: about 226 ns, so the link carries
+  // 2 x 128 B / 226 ns = 1.13 GB/s of data while its wire is 5 % busy. The device tags and the
+  // GPU window fill behind it (they are entered earlier on the round trip): blocked, not limiting.
+  const auto r = run(ample({"links.gpu_device.per_gpu=1", "devices.0.fabric_ports=1",
+                            "links.gpu_device.response_vc_credits=18",
+                            "links.gpu_device.credit_return_ns=200"}));
+  const auto& l = limiter(r);
+  EXPECT_EQ(l["kind"], "link") << r["bottlenecks"]["sentence"];
+  EXPECT_EQ(l["resource"], "response VC credits");
+  EXPECT_EQ(l["reason"], "slots");
+  EXPECT_EQ(l["capacity"], 18.0);
+  const double round_trip_ns = 9 * 0.64 + 20 + 200 + 0.32;
+  const double expected = 2 * 128 / round_trip_ns;
+  EXPECT_NEAR(r["bottlenecks"]["achieved_gbps"].get<double>(), expected, 0.02 * expected);
+  bool tags_blocked = false, gpu_blocked = false;
+  for (const auto& b : r["bottlenecks"]["blocks"]) {
+    tags_blocked |= b["resource"].get<std::string>().rfind("tags", 0) == 0;
+    gpu_blocked |= b["class"] == "gpu*";
+  }
+  EXPECT_TRUE(tags_blocked) << r["bottlenecks"]["sentence"];
+  EXPECT_TRUE(gpu_blocked) << r["bottlenecks"]["sentence"];
+}
+
 TEST(Bottleneck, OccupancyHistogramCoversTheWindow) {
   // Each slot pool's time fractions add up to the whole window, and its mean lies within the
   // buckets it spent time in.
