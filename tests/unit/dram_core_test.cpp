@@ -116,6 +116,43 @@ TEST(DramCore, ReadToClosedBankIsRcdPlusClPlusBurst) {
   EXPECT_EQ(cmds[1].column, 8u);
 }
 
+TEST(DramCore, AnArrivalReadyBeforeThePlannedCommandGoesFirst) {
+  // A read to group 0 bank 0 arrives at 10: ACT at 10, and the core plans its RD for
+  // 10 + tRCD = 32. A read to group 1 arrives at 12: its ACT may issue at 10 + tRRD_S = 14, before
+  // the planned RD, so next_decision() moves to 14 and the core issues it there (ACT at 14,
+  // RD at 14 + 22 = 36). The RD to bank 0 still issues at 32.
+  Driver d(test_spec(), no_refresh());
+  Coord a = at(0, 0, 100, 0);
+  d.core.enqueue(&d.tag, false, &a, 1, 10);
+  ASSERT_EQ(d.core.run(10), 32u);
+  EXPECT_EQ(d.core.next_decision(12), 32u);  // nothing arrived: the plan stands
+  Coord b = at(1, 0, 200, 0);
+  d.core.enqueue(&d.tag, false, &b, 1, 12);
+  ASSERT_EQ(d.core.next_decision(12), 14u);
+  d.run_until_idle(14);
+  const auto cmds = d.commands();
+  ASSERT_EQ(cmds.size(), 4u);
+  EXPECT_EQ(cmds[1].command, Command::kACT);
+  EXPECT_EQ(cmds[1].cycle, 14u);
+  EXPECT_EQ(cmds[1].bank_group, 1u);
+  EXPECT_EQ(cmds[2].command, Command::kRD);
+  EXPECT_EQ(cmds[2].cycle, 32u);
+  EXPECT_EQ(cmds[3].command, Command::kRD);
+  EXPECT_EQ(cmds[3].cycle, 36u);
+}
+
+TEST(DramCore, AnArrivalToThePlannedBankDropsThePlan) {
+  // The plan after ACT at 10 is bank 0's RD at 32; a second read to bank 0 at 12 may change what
+  // bank 0 does next (another hit decides auto-precharge), so the owner must decide at 12.
+  Driver d(test_spec(), no_refresh());
+  Coord a = at(0, 0, 100, 0);
+  d.core.enqueue(&d.tag, false, &a, 1, 10);
+  ASSERT_EQ(d.core.run(10), 32u);
+  Coord a2 = at(0, 0, 100, 8);
+  d.core.enqueue(&d.tag, false, &a2, 1, 12);
+  EXPECT_EQ(d.core.next_decision(12), 12u);
+}
+
 TEST(DramCore, FifthActivateWaitsForTheFawWindow) {
   Driver d(test_spec(), no_refresh());
   // Five reads to banks in different groups where possible: ACTs spaced by tRRD_S = 4 (groups
