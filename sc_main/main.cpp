@@ -1,7 +1,7 @@
 // famsim command line.
 //
 //   famsim run [--platform F] [--workload F] [--set key.path=value]... [--seed N] [--out DIR]
-//              [--dram-log] [--trace FILE [--trace-format F] [--max-outstanding N]]
+//              [--dram-log] [--txn-log] [--trace FILE [--trace-format F] [--max-outstanding N]]
 //   famsim check-dram-log --preset NAME [--set key=value]... FILE...
 //   famsim validate --platform F [--workload F] [--set key.path=value]...
 //   famsim bench [--platform F] [--workload F] [--set key.path=value]... [--requests-mib N]
@@ -72,6 +72,7 @@ int do_run(const famsim::RunOptions& opt, const std::string& out_dir) {
     std::cerr << "famsim: error: " << *sim.input_error() << "\n";
     return kExitBadInput;
   }
+  sim.finish_transaction_log();
   const double host = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const nlohmann::json stats = sim.results(host, peak_rss_mib());
   famsim::write_file_atomically(out_dir + "/config.yaml", sim.config_yaml());
@@ -233,6 +234,9 @@ int famsim_main(int argc, char** argv) {
   run->add_flag("--dram-log", dram_log,
                 "Write every DRAM controller's command log to DIR/dram/ and check it with the "
                 "timing checker");
+  bool txn_log = false;
+  run->add_flag("--txn-log", txn_log,
+                "Write every completed request to DIR/transactions.csv (sim.transaction_log)");
   std::string trace_file, trace_format;
   std::uint64_t max_outstanding = 0;
   for (CLI::App* sub : {run}) {
@@ -300,6 +304,7 @@ int famsim_main(int argc, char** argv) {
   if (!trace_format.empty()) opt.trace_format = trace_format;
   if (max_outstanding) opt.max_outstanding = max_outstanding;
   if (dram_log) opt.overrides.push_back("sim.dram_command_log=true");
+  if (txn_log) opt.overrides.push_back("sim.transaction_log=true");
   opt.out_dir = out_dir;
 
   configure_systemc_reports();

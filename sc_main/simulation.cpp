@@ -153,6 +153,7 @@ ResolvedConfig parse_config(const ConfigDoc& doc) {
                       : Kernel::kSystemC;
   rc.sim.quantum_ns = sim.get_double("quantum_ns", 1000.0, 0.0, 1e12, true);
   rc.sim.dram_command_log = sim.get_bool("dram_command_log", false);
+  rc.sim.transaction_log = sim.get_bool("transaction_log", false);
   rc.sim.saturation_threshold =
       sim.get_double("saturation_threshold", kSaturated, 0.0, 1.0, /*min_exclusive=*/true);
   // Bandwidth and latency per window (timeseries.csv); 0 switches it off.
@@ -219,6 +220,14 @@ Simulation::Simulation(ConfigDoc doc, const std::string& out_dir)
   ctx_ =
       std::make_unique<SimContext>(cfg_.platform.gpu.request_bytes, cfg_.sim.seed, cfg_.sim.kernel);
   ctx_->timeline.configure(cfg_.sim.timeline_every, cfg_.sim.timeline_max_requests);
+  if (cfg_.sim.transaction_log && !out_dir.empty()) {
+    // An old log never passes for this run's: it goes now, and this run's takes its name only
+    // once the run has completed (finish_transaction_log).
+    transaction_log_ = out_dir + "/transactions.csv";
+    std::filesystem::create_directories(out_dir);
+    std::filesystem::remove(transaction_log_);
+    ctx_->transactions.open(transaction_log_ + ".partial");
+  }
   ctx_->timeseries.set_window_ps(
       static_cast<std::uint64_t>(std::llround(cfg_.sim.timeseries_window_ns * 1000.0)));
   if (Scheduler* s = ctx_->scheduler()) {
@@ -658,6 +667,10 @@ nlohmann::json Simulation::results(double host_seconds, double peak_rss_mib) con
                      {"requests", ctx_->timeline.requests()},
                      {"sample_every", cfg_.sim.timeline_every}};
   }
+  if (!transaction_log_.empty()) {
+    j["transaction_log"] = {{"file", "transactions.csv"},
+                            {"transactions", ctx_->transactions.transactions()}};
+  }
   // After the reports: they close each controller's command log.
   if (!dram_log_dir_.empty()) j["dram_timing_check"] = check_dram_logs();
   j["conservation"] = check_conservation(*ctx_, t, truncated());
@@ -673,6 +686,12 @@ nlohmann::json Simulation::results(double host_seconds, double peak_rss_mib) con
 }
 
 std::string Simulation::config_yaml() const { return yaml_to_text(doc_.root); }
+
+void Simulation::finish_transaction_log() {
+  if (transaction_log_.empty()) return;
+  ctx_->transactions.close();
+  std::filesystem::rename(transaction_log_ + ".partial", transaction_log_);
+}
 
 std::string Simulation::timeline_json() const {
   return ctx_->timeline.enabled() ? ctx_->timeline.json() : std::string();

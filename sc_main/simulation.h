@@ -42,6 +42,7 @@ struct SimSettings {
   Kernel kernel = Kernel::kFamsim;
   double quantum_ns = 1000;  // famsim kernel: how far local time may run ahead of SystemC's
   bool dram_command_log = false;  // every DRAM controller logs its commands (OUT/dram/*.csv)
+  bool transaction_log = false;   // every completed request (OUT/transactions.csv)
   double timeseries_window_ns = 1000.0;  // 0: no time series
   std::uint64_t timeline_every = 1000;    // 0: no timeline
   std::uint64_t timeline_max_requests = 500;
@@ -103,6 +104,9 @@ class Simulation {
   std::string timeseries_csv() const;
   // timeline.json (empty when sim.timeline.sample_every is 0).
   std::string timeline_json() const;
+  // After run(): completes OUT/transactions.csv (written as transactions.csv.partial until then,
+  // so a run that fails never leaves a log that looks whole). No-op without sim.transaction_log.
+  void finish_transaction_log();
 
   const ResolvedConfig& config() const { return cfg_; }
   SimContext& context() { return *ctx_; }
@@ -138,6 +142,7 @@ class Simulation {
   std::vector<std::vector<BufferRecord>> buffers_;  // [stream][gpu]
   std::unique_ptr<VmmEventPlayer> vmm_events_;
   std::string dram_log_dir_;
+  std::string transaction_log_;  // OUT/transactions.csv, or empty
 };
 
 }  // namespace famsim

@@ -78,10 +78,8 @@ void TracePlayer::complete(Payload& p) {
   e.outstanding = false;
   (e.write ? write_latency_ : read_latency_).add_ps(arrived - e.issue_ps);
   (e.write ? write_bytes_ : read_bytes_) += e.length;
-  ctx_.hop_breakdown.add(e, arrived);
   if (p.get_response_status() == tlm::TLM_OK_RESPONSE) bytes_delivered_ += e.length;
-  ctx_.timeseries.add(arrived, e.length, arrived - e.issue_ps, e.write);
-  if (ctx_.timeline.wants(e.id)) ctx_.timeline.record(e, arrived);
+  ctx_.record_completion(e, arrived, p.get_response_status());
   ++completed_;
   --outstanding_;
   last_completion_ps_ = std::max(last_completion_ps_, arrived);

@@ -8,6 +8,7 @@
 #include "models/core/stats.h"
 #include "models/core/timeline.h"
 #include "models/core/timeseries.h"
+#include "models/core/transaction_log.h"
 #include "models/core/wakeup.h"
 
 #include <cstdint>
@@ -41,6 +42,17 @@ struct SimContext {
   // each completion touches by the GPU count, which cost 10-15% of famsim bench's speed in cache
   // misses.
   HopBreakdown hop_breakdown;
+  // Every completed request (sim.transaction_log), written as transactions.csv.
+  TransactionLog transactions;
+  // What every initiator does with a completed request besides its own counts: the per-hop
+  // breakdown, the time series, the sampled timeline and the transaction log. `arrival_ps`: the
+  // response's arrival at the initiator; `status`: the payload's TLM response status.
+  void record_completion(const RequestExt& e, std::uint64_t arrival_ps, int status) {
+    hop_breakdown.add(e, arrival_ps);
+    timeseries.add(arrival_ps, e.length, arrival_ps - e.issue_ps, e.write);
+    if (timeline.wants(e.id)) timeline.record(e, arrival_ps);
+    if (transactions.enabled()) transactions.record(e, arrival_ps, status);
+  }
   // Set (with stop()) by a block that finds the workload asked for something impossible.
   std::optional<std::string> input_error;
 

@@ -314,10 +314,8 @@ void Gpu::complete(Payload& p, std::uint64_t now_ps) {
     write_latency_.add_ps(arrived_ps - e.issue_ps);
     write_bytes_ += len;
   }
-  ctx_.hop_breakdown.add(e, arrived_ps);
   if (p.get_response_status() == tlm::TLM_OK_RESPONSE) bytes_delivered_ += len;
-  ctx_.timeseries.add(arrived_ps, len, arrived_ps - e.issue_ps, e.write);
-  if (ctx_.timeline.wants(e.id)) ctx_.timeline.record(e, arrived_ps);
+  ctx_.record_completion(e, arrived_ps, p.get_response_status());
   s.source->completed(e.phase, len, arrived_ps);
   ++completed_;
   last_completion_ps_ = std::max(last_completion_ps_, arrived_ps);

@@ -1,0 +1,81 @@
+#include "models/core/transaction_log.h"
+
+#include <cerrno>
+#include <cstring>
+#include <iterator>
+#include <stdexcept>
+
+namespace famsim {
+
+namespace {
+
+constexpr std::size_t kFlushBytes = std::size_t{1} << 20;
+
+const char* op_name(const RequestExt& e) {
+  switch (e.atomic) {
+    case AtomicOp::kFetchAdd:
+      return "fetch_add";
+    case AtomicOp::kCompareSwap:
+      return "compare_swap";
+    case AtomicOp::kNone:
+      break;
+  }
+  return e.write ? "write" : "read";
+}
+
+}  // namespace
+
+TransactionLog::~TransactionLog() {
+  if (file_) std::fclose(file_);  // an abandoned run: its file stays incomplete (see close())
+}
+
+void TransactionLog::open(const std::string& path) {
+  path_ = path;
+  file_ = std::fopen(path.c_str(), "w");
+  if (!file_) {
+    throw std::runtime_error("cannot write transaction log " + path + ": " +
+                             std::strerror(errno));
+  }
+  buffer_.clear();
+  fmt::format_to(std::back_inserter(buffer_), "{}\n", kHeader);
+  lines_ = 0;
+}
+
+void TransactionLog::record(const RequestExt& e, std::uint64_t arrival_ps, int status) {
+  if (!file_) return;
+  const BlockId initiator = e.hops[0].block();
+  const BlockId target = e.hops[e.hop_count - 1].block();
+  fmt::format_to(std::back_inserter(buffer_), "{},{},{},{},{},0x{:x},0x{:x},{},0x{:x},{},{},{},{},",
+                 e.id, BlockRegistry::name(initiator), e.stream, op_name(e), e.length,
+                 e.virtual_address, e.physical_address, BlockRegistry::name(target),
+                 e.channel_address, e.issue_ps, e.service_start_ps, arrival_ps,
+                 arrival_ps - e.issue_ps);
+  if (status == 1) {
+    fmt::format_to(std::back_inserter(buffer_), "ok\n");
+  } else {
+    fmt::format_to(std::back_inserter(buffer_), "status {}\n", status);
+  }
+  ++lines_;
+  if (buffer_.size() >= kFlushBytes) flush();
+}
+
+void TransactionLog::flush() {
+  if (buffer_.size() != 0 && std::fwrite(buffer_.data(), 1, buffer_.size(), file_) != buffer_.size()) {
+    throw std::runtime_error("cannot write transaction log " + path_ + ": " +
+                             std::strerror(errno));
+  }
+  buffer_.clear();
+}
+
+void TransactionLog::close() {
+  if (!file_) return;
+  flush();
+  const int rc = std::fclose(file_);
+  file_ = nullptr;
+  if (rc != 0) {
+    throw std::runtime_error("cannot write transaction log " + path_ + ": " +
+                             std::strerror(errno));
+  }
+}
+
+}  // namespace famsim

@@ -1,0 +1,64 @@
+// The transaction log: every completed request as one CSV line, in completion order, for a test
+// bench to replay or compare against (sim.transaction_log, `famsim run --txn-log`). Columns:
+//   id                 request id (the issuing GPU << 40 | its sequence number)
+//   initiator          the block that issued it (a GPU or a trace player)
+//   stream             the initiator's stream (workload stream index; 0 for a trace player)
+//   op                 read | write | fetch_add | compare_swap
+//   bytes              payload bytes
+//   virtual_address    the address the software used (hex; the physical one for a trace)
+//   physical_address   after the VMM translation (hex)
+//   target             the block that served it (a memory channel)
+//   channel_address    the address within that channel (hex)
+//   issue_ps           when the initiator issued it
+//   service_start_ps   when the target began serving it (a posted write: when it was accepted)
+//   complete_ps        when the response arrived back at the initiator
+//   latency_ps         complete_ps - issue_ps
+//   status             ok, or the TLM response status it came back with
+// Times are in picoseconds of simulated time. Lines are formatted into a buffer and written in
+// large blocks; nothing is allocated per request.
+#pragma once
+
+#include "models/core/request.h"
+
+#include <fmt/format.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <string>
+
+namespace famsim {
+
+class TransactionLog {
+ public:
+  static constexpr const char* kHeader =
+      "id,initiator,stream,op,bytes,virtual_address,physical_address,target,channel_address,"
+      "issue_ps,service_start_ps,complete_ps,latency_ps,status";
+
+  TransactionLog() = default;
+  ~TransactionLog();
+  TransactionLog(const TransactionLog&) = delete;
+  TransactionLog& operator=(const TransactionLog&) = delete;
+
+  // Starts writing to `path` (header first). Throws std::runtime_error naming the file when it
+  // cannot be written.
+  void open(const std::string& path);
+  bool enabled() const { return file_ != nullptr; }
+
+  // A completed request; `arrival_ps`: its response's arrival at the initiator; `status`: the
+  // payload's TLM response status (1 is TLM_OK_RESPONSE).
+  void record(const RequestExt& e, std::uint64_t arrival_ps, int status);
+
+  // Writes what is buffered and closes the file; throws std::runtime_error on a write error.
+  void close();
+  std::uint64_t transactions() const { return lines_; }
+
+ private:
+  void flush();
+
+  std::FILE* file_ = nullptr;
+  std::string path_;
+  fmt::memory_buffer buffer_;
+  std::uint64_t lines_ = 0;
+};
+
+}  // namespace famsim
