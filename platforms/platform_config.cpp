@@ -254,8 +254,13 @@ MemoryConfig parse_memory(ConfigNode n, unsigned request_bytes, bool capacity_he
     parse_dram(n, m.dram, request_bytes);
   }
 
-  const unsigned per_stack = static_cast<unsigned>(n.get_uint("channels_per_stack", 0, 0, 1024));
-  const double stack_gib = n.get_double("stack_capacity_gib", 0.0, 0.0, 1e6);
+  // Stacked-memory presets give both; other memories have neither (no default stands for them).
+  const unsigned per_stack =
+      n.has("channels_per_stack")
+          ? static_cast<unsigned>(n.get_uint("channels_per_stack", std::nullopt, 0, 1024))
+          : 0;
+  const double stack_gib =
+      n.has("stack_capacity_gib") ? n.get_double("stack_capacity_gib", std::nullopt, 0.0, 1e6) : 0.0;
   double capacity_gib = 0;
   if (n.has("stacks")) {
     if (n.has("channels")) n.fail("channels", "give either channels or stacks, not both");

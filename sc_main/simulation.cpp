@@ -139,6 +139,33 @@ ConfigDoc load_config(const RunOptions& o) {
   return doc;
 }
 
+nlohmann::json config_defaults(const ConfigDoc& doc, const nlohmann::json& config) {
+  nlohmann::json out = nlohmann::json::object();
+  if (!doc.sources) return out;
+  for (const auto& [path, value] : doc.sources->defaults()) {
+    // Left out only if the resolved configuration does not hold the key after all (the seed is
+    // written back into it).
+    const nlohmann::json* n = &config;
+    std::size_t start = 0;
+    while (n && start <= path.size()) {
+      const std::size_t dot = std::min(path.find('.', start), path.size());
+      const std::string seg = path.substr(start, dot - start);
+      start = dot + 1;
+      if (n->is_object() && n->contains(seg)) {
+        n = &(*n)[seg];
+      } else if (n->is_array() && !seg.empty() &&
+                 seg.find_first_not_of("0123456789") == std::string::npos &&
+                 std::stoul(seg) < n->size()) {
+        n = &(*n)[std::stoul(seg)];
+      } else {
+        n = nullptr;
+      }
+    }
+    if (!n) out[path] = value;
+  }
+  return out;
+}
+
 ResolvedConfig parse_config(const ConfigDoc& doc) {
   ResolvedConfig rc;
   ConfigNode root(doc.root, "", doc.sources);
@@ -681,6 +708,7 @@ nlohmann::json Simulation::results(double host_seconds, double peak_rss_mib) con
   }
   j["address_layout"] = layout;
   j["config"] = yaml_to_json(doc_.root);
+  j["config_defaults"] = config_defaults(doc_, j["config"]);
   j["config_changes"] = config_changes(doc_);
   return j;
 }

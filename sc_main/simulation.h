@@ -66,6 +66,12 @@ ResolvedConfig parse_config(const ConfigDoc& doc);
 // (base null), the leaves the user's own files and --set chose, leaving out what presets gave.
 nlohmann::json config_changes(const ConfigDoc& doc);
 
+// The values the readers assumed for every key the configuration left out ({key path: value}),
+// from parse_config(doc); `config`: the resolved configuration as JSON (keys it holds are left
+// out). With `config`, every parameter the run used. A reader's default of 0 or "" can stand for
+// "derived from other keys" (the block headers and README say which).
+nlohmann::json config_defaults(const ConfigDoc& doc, const nlohmann::json& config);
+
 // What the initiators counted, for the conservation check.
 struct InitiatorTotals {
   std::uint64_t issued = 0;

@@ -307,7 +307,7 @@ std::uint64_t ConfigNode::get_uint(const std::string& key, std::optional<std::ui
   const std::optional<YAML::Node> sv = scalar(key);
   if (!sv) {
     if (!def) fail(key, "missing; expected " + expect);
-    return *def;
+    return defaulted(key, *def);
   }
   const YAML::Node& v = *sv;
   std::uint64_t out;
@@ -326,7 +326,7 @@ double ConfigNode::get_double(const std::string& key, std::optional<double> def,
   const std::optional<YAML::Node> sv = scalar(key);
   if (!sv) {
     if (!def) fail(key, "missing; expected " + expect);
-    return *def;
+    return defaulted(key, *def);
   }
   const YAML::Node& v = *sv;
   double out;
@@ -340,7 +340,7 @@ bool ConfigNode::get_bool(const std::string& key, std::optional<bool> def) {
   const std::optional<YAML::Node> sv = scalar(key);
   if (!sv) {
     if (!def) fail(key, "missing; expected true or false");
-    return *def;
+    return defaulted(key, *def);
   }
   const YAML::Node& v = *sv;
   const std::string& s = v.Scalar();
@@ -353,7 +353,7 @@ std::string ConfigNode::get_string(const std::string& key, std::optional<std::st
   const std::optional<YAML::Node> sv = scalar(key);
   if (!sv) {
     if (!def) fail(key, "missing; expected a text value");
-    return *def;
+    return defaulted(key, *def);
   }
   const YAML::Node& v = *sv;
   return v.Scalar();
@@ -382,7 +382,7 @@ std::string ConfigNode::get_choice(const std::string& key, std::optional<std::st
   const std::optional<YAML::Node> sv = scalar(key);
   if (!sv) {
     if (!def) fail(key, "missing; expected one of " + list);
-    return *def;
+    return defaulted(key, *def);
   }
   const YAML::Node& v = *sv;
   if (std::find(allowed.begin(), allowed.end(), v.Scalar()) == allowed.end()) {
@@ -400,7 +400,7 @@ std::uint64_t ConfigNode::get_bytes(const std::string& key, std::optional<std::u
   const std::optional<YAML::Node> sv = scalar(key);
   if (!sv) {
     if (!def) fail(key, "missing; expected " + expect);
-    return *def;
+    return defaulted(key, *def);
   }
   const YAML::Node& v = *sv;
   const auto out = parse_bytes(v.Scalar());

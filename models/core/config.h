@@ -32,9 +32,17 @@ class ConfigSources {
   void set(const std::string& path, const std::string& source) { by_path_[path] = source; }
   std::string source_of(const std::string& path) const;
 
+  // The values the readers assumed for keys the configuration left out, by key path: with the
+  // configuration itself, every parameter a run used.
+  void note_default(const std::string& path, nlohmann::json value) {
+    defaults_[path] = std::move(value);
+  }
+  const std::map<std::string, nlohmann::json>& defaults() const { return defaults_; }
+
  private:
   std::string default_;
   std::map<std::string, std::string> by_path_;
+  std::map<std::string, nlohmann::json> defaults_;
 };
 
 // A configuration document: the YAML tree plus where its parts came from.
@@ -121,6 +129,12 @@ class ConfigNode {
 
  private:
   std::optional<YAML::Node> scalar(const std::string& key);
+  // A default the reader falls back on for `key`: recorded in the sources, then returned.
+  template <class T>
+  T defaulted(const std::string& key, const T& value) {
+    if (sources_) sources_->note_default(key_path(key), value);
+    return value;
+  }
   std::string where(const YAML::Node& n, const std::string& path) const;
 
   YAML::Node node_;

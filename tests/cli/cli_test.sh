@@ -70,6 +70,29 @@ if get("summary.read_bytes") != 262144:
     sys.exit(f"summary.read_bytes is {get('summary.read_bytes')}, expected 262144")
 if not get("sim.simulated_time_ns") > 0:
     sys.exit("sim.simulated_time_ns is not positive")
+# config_defaults: what the readers assumed for keys left out, never a key the config holds.
+# minimal.yaml gives its DRAM controller no settings: README's defaults (read_queue 64,
+# scheduler frfcfs, write watermarks 48/16) are what it ran with.
+d = get("config_defaults")
+want = {"devices.0.memory.controller.read_queue": 64,
+        "devices.0.memory.controller.scheduler": "frfcfs",
+        "devices.0.memory.controller.write_high_watermark": 48,
+        "devices.0.memory.controller.write_low_watermark": 16}
+for k, v in want.items():
+    if d.get(k) != v:
+        sys.exit(f"config_defaults[{k}] is {d.get(k)!r}, expected {v!r}")
+def holds(node, path):
+    for seg in path.split("."):
+        if isinstance(node, dict) and seg in node:
+            node = node[seg]
+        elif isinstance(node, list) and seg.isdigit() and int(seg) < len(node):
+            node = node[int(seg)]
+        else:
+            return False
+    return True
+both = [k for k in d if holds(get("config"), k)]
+if both:
+    sys.exit(f"config_defaults lists keys the config holds: {both[:5]}")
 EOF
 pass "run writes stats.json with the contract keys and conservation.ok == true"
 

@@ -83,6 +83,24 @@ TEST(ConfigNode, GettersReadTypedValues) {
   EXPECT_NO_THROW(none.finish());
 }
 
+TEST(ConfigNode, DefaultsTakenAreRecordedByKeyPathAndGivenValuesAreNot) {
+  Fixture fx;
+  fx.gpus.get_uint("count", 3);           // given: 8, no default taken
+  fx.gpus.get_uint("absent", 42);         // taken
+  fx.gpus.get_double("absent_d", 1.5, 0, 10);
+  fx.gpus.get_choice("absent_c", std::string("xor"), {"modulo", "xor"});
+  fx.gpus.child("nested").get_bool("absent_b", true);
+  fx.node.child("sim").get_bytes("absent_bytes", 4096);
+  const auto& d = fx.sources->defaults();
+  EXPECT_EQ(d.size(), 5u);
+  EXPECT_FALSE(d.count("gpus.count"));
+  EXPECT_EQ(d.at("gpus.absent"), 42);
+  EXPECT_EQ(d.at("gpus.absent_d"), 1.5);
+  EXPECT_EQ(d.at("gpus.absent_c"), "xor");
+  EXPECT_EQ(d.at("gpus.nested.absent_b"), true);
+  EXPECT_EQ(d.at("sim.absent_bytes"), 4096);
+}
+
 TEST(ConfigNode, ErrorsNameFileLineAndFullKeyPath) {
   Fixture fx;
   // Wrong type: `name: eight` read as an integer (line 3).

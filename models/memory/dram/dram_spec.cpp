@@ -219,9 +219,9 @@ class TimingReader {
   std::optional<unsigned> read(const std::string& name, bool is_interval) {
     const std::string kck = name + "_ck", kns = name + "_ns";
     const bool has_ck = t_.has(kck), has_ns = t_.has(kns);
-    // Read both so that each present key counts as used; the defaults are never returned.
-    const std::uint64_t ck = t_.get_uint(kck, 0, 0, 1'000'000);
-    const double ns = t_.get_double(kns, 0.0, 0.0, 10'000'000.0);
+    // Only the keys given are read: neither has a default of its own.
+    const std::uint64_t ck = has_ck ? t_.get_uint(kck, std::nullopt, 0, 1'000'000) : 0;
+    const double ns = has_ns ? t_.get_double(kns, std::nullopt, 0.0, 10'000'000.0) : 0.0;
     if (!has_ck && !has_ns) return std::nullopt;
     if (is_interval) {
       if (has_ck && has_ns) t_.fail(kns, fmt::format("give {} or {}, not both", kns, kck));
