@@ -76,9 +76,11 @@ class ChannelState {
     }
   }
   // Where earliest() finds its "not before" cycles for ACT, RD/RDA, WR/WRA and PRE: the earliest
-  // cycle is the largest of the three, and issue() keeps them current. A scheduler that asks the
-  // same question of many banks at every decision reads them directly instead of dispatching on
-  // the command each time. Valid for the life of this object.
+  // cycle is the largest of the three, and issue() keeps them current. at[0] is the bank's own,
+  // which only a command to that bank (or a rank-wide PREA / REF) changes; at[1] and at[2] are
+  // shared by its group and rank. A scheduler that asks the same question of many banks at every
+  // decision reads them directly instead of dispatching on the command each time. Valid for the
+  // life of this object.
   struct Slots {
     const std::uint64_t* at[3];
     std::uint64_t earliest() const { return max3(*at[0], *at[1], *at[2]); }

@@ -118,7 +118,7 @@ void ControllerCore::revise_plan(int q, const Coord* bursts, unsigned n, std::ui
   for (unsigned i = 0; i < n; ++i) {
     const unsigned b = state_.flat_bank(bursts[i]);
     const BankView& v = view_[q][b];
-    const std::uint64_t c = std::max(v.slots.earliest(), now);
+    const std::uint64_t c = std::max(v.earliest(), now);
     if (c < plan_.cycle ||
         (c == plan_.cycle && (v.prio < plan_.prio || (v.prio == plan_.prio && b < plan_.bank)))) {
       plan_.bank = b;
@@ -247,7 +247,10 @@ void ControllerCore::work_out_choice(unsigned flat, int q) {
   }
   ch.prio = scheduler_->priority(ch.cand);
   BankView& v = view_[q][flat];
-  v.slots = state_.slots(ch.cmd, ch.c);
+  const ChannelState::Slots slots = state_.slots(ch.cmd, ch.c);
+  v.bank_ready = *slots.at[0];
+  v.group_ready = slots.at[1];
+  v.rank_ready = slots.at[2];
   v.prio = ch.prio;
 }
 
@@ -347,7 +350,7 @@ void ControllerCore::select(int q, std::uint64_t now, Choice* best, std::uint64_
   std::uint64_t pick_cycle = kNever;
   auto look = [&](unsigned b) {
     const BankView& v = view[b];
-    const std::uint64_t e = v.slots.earliest();
+    const std::uint64_t e = v.earliest();
     if (!best) {
       // Looking only: the bank that would issue first from `now` on, by cycle then priority.
       const std::uint64_t c = e > now ? e : now;

@@ -224,10 +224,20 @@ class ControllerCore {
   std::array<std::vector<std::uint64_t>, 2> nonempty_;  // bit per bank with bursts queued
   // Per direction and bank: the command the bank would issue next, kept until the bank's queues
   // or state change (then it is listed in dirty_list_), and the part of it the per-decision scan
-  // reads: where its earliest cycle is kept and its priority.
+  // reads: its earliest cycle as the bank's own "not before" cycle (a copy: only a command to the
+  // bank, which marks it dirty, changes it) and where its group's and rank's are kept, and its
+  // priority. The scan reads these 32 bytes per bank and the few group and rank cycles, not the
+  // banks' state: with many channels the banks' state is out of cache at each decision.
   struct BankView {
-    ChannelState::Slots slots{};
+    std::uint64_t bank_ready = 0;
+    const std::uint64_t* group_ready = nullptr;
+    const std::uint64_t* rank_ready = nullptr;
     std::uint64_t prio = 0;
+    std::uint64_t earliest() const {
+      const std::uint64_t g = *group_ready, r = *rank_ready;
+      const std::uint64_t m = bank_ready > g ? bank_ready : g;
+      return m > r ? m : r;
+    }
   };
   std::array<std::vector<Choice>, 2> cache_;
   std::array<std::vector<BankView>, 2> view_;
