@@ -961,8 +961,10 @@ def section_assumptions(doc, stats):
         "peak (row misses, refresh, bus turnarounds), so the bound is optimistic where a memory "
         "channel sets it.",
         "The bottleneck rule: the limiter is the busiest bandwidth resource if it is busy at or "
-        "above the saturation threshold; otherwise the innermost full slot pool (memory queue, "
-        "then device tags, then a GPU's outstanding window); otherwise nothing saturates and the "
+        "above the saturation threshold; otherwise the full slot pool a request enters latest on "
+        "its round trip (on the way back: response-VC credits, then switch and NoC response "
+        "buffers; on the way out: memory queues, NoC buffers, device tags, switch input buffers, "
+        "request-VC credits, a GPU's outstanding window); otherwise nothing saturates and the "
         "workload's pace sets the throughput.",
         "Statistics cover the window from the first request issued to the end of the run; time "
         "before the first request does not dilute bandwidth or utilisation.",
@@ -993,12 +995,30 @@ def section_assumptions(doc, stats):
     if posted_writes(stats):
         items.append("Writes are posted: their latency ends when the memory controller accepts "
                      "them, not when the DRAM has written them.")
+    tx = get(stats, "transaction_log")
+    if isinstance(tx, dict):
+        items.append(f"Every completed request ({fmt_int(tx.get('transactions'))}) is listed in "
+                     f"{as_text(tx.get('file', 'transactions.csv'))}, with its addresses and "
+                     "times.")
     for key, what in (("bottlenecks", "bottleneck analysis"),
                       ("config_changes", "list of changes from the preset")):
         if key not in stats:
             items.append(f"This stats.json predates the {what} ({key}); rerun with a current "
                          "famsim to get it.")
     doc.ul(items)
+
+
+def section_defaults(doc, stats):
+    defaults = get(stats, "config_defaults")
+    if not isinstance(defaults, dict) or not defaults:
+        return
+    doc.h(2, "Parameters left at their defaults")
+    doc.p(f"The configuration did not set these {fmt_int(len(defaults))} parameters; the run used "
+          "famsim's defaults for them (stats.json config_defaults). With the configuration "
+          "(config.yaml) they are every parameter of the run. A value of 0 or empty can mean "
+          "\"none\" or \"derived from other parameters\" (README, Configuration).")
+    doc.table(["Key", "Default"],
+              [[code(as_text(k)), code(fmt_value(v))] for k, v in sorted(defaults.items())])
 
 
 def build(stats, figures, warnings):
@@ -1011,6 +1031,7 @@ def build(stats, figures, warnings):
     section_bottleneck(doc, stats)
     section_figures(doc, figures, warnings)
     section_assumptions(doc, stats)
+    section_defaults(doc, stats)
     return doc
 
 

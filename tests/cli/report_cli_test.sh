@@ -74,6 +74,10 @@ for text in ("25.0 GB/s per direction", "19.2 GB/s per channel", "38.4 GB/s in a
     assert text in md, text
 bw = json.load(open(d + "/stats.json"))["summary"]["read_bandwidth_gbps"]
 assert f"{bw:.2f} GB/s" in md, bw
+# minimal.yaml sets no DRAM controller parameters: README's default read queue of 64 bursts is
+# listed among the defaults the run relied on.
+assert "## Parameters left at their defaults" in md
+assert "| `devices.0.memory.controller.read_queue` | `64` |" in md
 PY
 pass "report of a minimal run"
 
