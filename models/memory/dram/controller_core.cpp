@@ -254,6 +254,11 @@ void ControllerCore::work_out_choice(unsigned flat, int q) {
   v.prio = ch.prio;
 }
 
+void ControllerCore::update_draining() {
+  draining_ = write_count_ >= params_.write_high_watermark ||
+              (draining_ && write_count_ > params_.write_low_watermark);
+}
+
 int ControllerCore::direction() const {
   const bool draining = write_count_ >= params_.write_high_watermark ||
                         (draining_ && write_count_ > params_.write_low_watermark);
@@ -266,8 +271,7 @@ std::uint64_t ControllerCore::run(std::uint64_t now) {
   // Direction: drain writes from the high watermark down to the low one; otherwise reads, or
   // writes when no read waits.
   const int q = direction();
-  draining_ = write_count_ >= params_.write_high_watermark ||
-              (draining_ && write_count_ > params_.write_low_watermark);
+  update_draining();
   std::uint64_t next = kNever;
   Choice best;
   if (plan_.valid && plan_.cycle == now && plan_.queue == q) {
@@ -281,6 +285,11 @@ std::uint64_t ControllerCore::run(std::uint64_t now) {
   plan_.valid = false;
   if (!best.valid) return std::min(next, next_due_);
   issue(best, now);
+  // The write drain ends as soon as a write takes the queue down to the low watermark, not at
+  // whatever next call to run() comes (an arrival's or the next command's): the drain state then
+  // depends on the queues alone, so the next decision is the same whether or not the owner runs
+  // the core at arrivals in between.
+  update_draining();
   // One command per clock. The issue raised "not before" cycles across its bank, group, rank
   // and the data bus, and may have turned the direction or forced a refresh: look at every
   // candidate again for the cycle the next command can issue, so the owner wakes only then

@@ -156,6 +156,8 @@ class ControllerCore {
   };
 
   int direction() const;  // 0 reads, 1 writes (write drain)
+  // The write drain's hysteresis: on at the high watermark, off at the low one.
+  void update_draining();
   void advance_refresh(std::uint64_t now);
   bool refresh_forced(unsigned rank) const;
   // Works out the command to issue at `now` in direction q into *best (left invalid if none is
