@@ -247,14 +247,6 @@ Simulation::Simulation(ConfigDoc doc, const std::string& out_dir)
   ctx_ =
       std::make_unique<SimContext>(cfg_.platform.gpu.request_bytes, cfg_.sim.seed, cfg_.sim.kernel);
   ctx_->timeline.configure(cfg_.sim.timeline_every, cfg_.sim.timeline_max_requests);
-  if (cfg_.sim.transaction_log && !out_dir.empty()) {
-    // An old log never passes for this run's: it goes now, and this run's takes its name only
-    // once the run has completed (finish_transaction_log).
-    transaction_log_ = out_dir + "/transactions.csv";
-    std::filesystem::create_directories(out_dir);
-    std::filesystem::remove(transaction_log_);
-    ctx_->transactions.open(transaction_log_ + ".partial");
-  }
   ctx_->timeseries.set_window_ps(
       static_cast<std::uint64_t>(std::llround(cfg_.sim.timeseries_window_ns * 1000.0)));
   if (Scheduler* s = ctx_->scheduler()) {
@@ -269,9 +261,29 @@ Simulation::Simulation(ConfigDoc doc, const std::string& out_dir)
   for (Component* c : ctx_->registry.components()) {
     c->log().set(c->component_name(), cfg_.sim.log.level_for(c->component_name()));
   }
+  if (!out_dir.empty()) {
+    // An old log never passes for this run's, with or without a log of its own; this run's is
+    // written under another name and takes its own only once the run has completed
+    // (finish_transaction_log()). Opened after elaboration, which may still refuse the input.
+    const std::string log = out_dir + "/transactions.csv";
+    std::filesystem::remove(log);
+    std::filesystem::remove(log + ".partial");
+    if (cfg_.sim.transaction_log) {
+      std::filesystem::create_directories(out_dir);
+      ctx_->transactions.open(log + ".partial");
+      transaction_log_ = log;
+    }
+  }
 }
 
 Simulation::~Simulation() {
+  // A run that did not complete (an input error found during the run, an internal error) leaves
+  // no transaction log behind, not even a partial one.
+  if (!transaction_log_.empty() && !transaction_log_done_) {
+    ctx_->transactions.close_quietly();
+    std::error_code ec;
+    std::filesystem::remove(transaction_log_ + ".partial", ec);
+  }
   // Modules hold payload references only while requests are in flight; after a completed run the
   // pool is idle. Destroy the platform before the context that owns the pool.
   platform_.reset();
@@ -716,9 +728,10 @@ nlohmann::json Simulation::results(double host_seconds, double peak_rss_mib) con
 std::string Simulation::config_yaml() const { return yaml_to_text(doc_.root); }
 
 void Simulation::finish_transaction_log() {
-  if (transaction_log_.empty()) return;
+  if (transaction_log_.empty() || transaction_log_done_) return;
   ctx_->transactions.close();
   std::filesystem::rename(transaction_log_ + ".partial", transaction_log_);
+  transaction_log_done_ = true;
 }
 
 std::string Simulation::timeline_json() const {

@@ -110,8 +110,9 @@ class Simulation {
   std::string timeseries_csv() const;
   // timeline.json (empty when sim.timeline.sample_every is 0).
   std::string timeline_json() const;
-  // After run(): completes OUT/transactions.csv (written as transactions.csv.partial until then,
-  // so a run that fails never leaves a log that looks whole). No-op without sim.transaction_log.
+  // After a run that completed: gives OUT/transactions.csv its name (it is written as
+  // transactions.csv.partial until then, and removed if the run does not get here, so a run
+  // stopped by an error leaves no log). No-op without sim.transaction_log.
   void finish_transaction_log();
 
   const ResolvedConfig& config() const { return cfg_; }
@@ -149,6 +150,7 @@ class Simulation {
   std::unique_ptr<VmmEventPlayer> vmm_events_;
   std::string dram_log_dir_;
   std::string transaction_log_;  // OUT/transactions.csv, or empty
+  bool transaction_log_done_ = false;
 };
 
 }  // namespace famsim

@@ -25,8 +25,12 @@ const char* op_name(const RequestExt& e) {
 
 }  // namespace
 
-TransactionLog::~TransactionLog() {
-  if (file_) std::fclose(file_);  // an abandoned run: its file stays incomplete (see close())
+TransactionLog::~TransactionLog() { close_quietly(); }
+
+void TransactionLog::close_quietly() {
+  if (file_) std::fclose(file_);
+  file_ = nullptr;
+  buffer_.clear();
 }
 
 void TransactionLog::open(const std::string& path) {
@@ -45,11 +49,11 @@ void TransactionLog::record(const RequestExt& e, std::uint64_t arrival_ps, int s
   if (!file_) return;
   const BlockId initiator = e.hops[0].block();
   const BlockId target = e.hops[e.hop_count - 1].block();
-  fmt::format_to(std::back_inserter(buffer_), "{},{},{},{},{},0x{:x},0x{:x},{},0x{:x},{},{},{},{},",
-                 e.id, BlockRegistry::name(initiator), e.stream, op_name(e), e.length,
-                 e.virtual_address, e.physical_address, BlockRegistry::name(target),
-                 e.channel_address, e.issue_ps, e.service_start_ps, arrival_ps,
-                 arrival_ps - e.issue_ps);
+  fmt::format_to(std::back_inserter(buffer_), "{},{},{},{},{},0x{:x},0x{:x},{},0x{:x},", e.id,
+                 BlockRegistry::name(initiator), e.stream, op_name(e), e.length, e.virtual_address,
+                 e.physical_address, BlockRegistry::name(target), e.channel_address);
+  fmt::format_to(std::back_inserter(buffer_), "{},{},{},{},", e.issue_ps, e.service_start_ps,
+                 arrival_ps, arrival_ps - e.issue_ps);
   if (status == 1) {
     fmt::format_to(std::back_inserter(buffer_), "ok\n");
   } else {
@@ -60,7 +64,8 @@ void TransactionLog::record(const RequestExt& e, std::uint64_t arrival_ps, int s
 }
 
 void TransactionLog::flush() {
-  if (buffer_.size() != 0 && std::fwrite(buffer_.data(), 1, buffer_.size(), file_) != buffer_.size()) {
+  if (buffer_.size() != 0 &&
+      std::fwrite(buffer_.data(), 1, buffer_.size(), file_) != buffer_.size()) {
     throw std::runtime_error("cannot write transaction log " + path_ + ": " +
                              std::strerror(errno));
   }

@@ -1,6 +1,7 @@
 // The transaction log: every completed request as one CSV line, in completion order, for a test
 // bench to replay or compare against (sim.transaction_log, `famsim run --txn-log`). Columns:
-//   id                 request id (the issuing GPU << 40 | its sequence number)
+//   id                 request id (a GPU's: the GPU << 40 | its sequence number; a trace
+//                      player's: its sequence number)
 //   initiator          the block that issued it (a GPU or a trace player)
 //   stream             the initiator's stream (workload stream index; 0 for a trace player)
 //   op                 read | write | fetch_add | compare_swap
@@ -50,6 +51,8 @@ class TransactionLog {
 
   // Writes what is buffered and closes the file; throws std::runtime_error on a write error.
   void close();
+  // Closes the file without writing what is buffered (an abandoned run).
+  void close_quietly();
   std::uint64_t transactions() const { return lines_; }
 
  private:

@@ -6,7 +6,8 @@
 #     the offset within each 2 MiB page, and the channel and channel address follow from the
 #     device's interleave worked out by hand (minimal.yaml: 2 channels, 256 B granules, modulo);
 #   - two runs with the same seed write the same file;
-#   - a run stopped by a fault (exit 2) leaves no transactions.csv, not even an old one.
+#   - a run stopped by a fault (exit 2) leaves no transactions.csv (nor .partial), not even an old
+#     one, and a run without --txn-log removes an older run's log.
 set -euo pipefail
 CLI_TEST_NAME=txn-log
 source "$(dirname "$0")/lib.sh"
@@ -107,4 +108,12 @@ run_famsim fault run --platform platforms/minimal.yaml --workload "$WORK/fault.y
 expect_rc 2 "a run stopped by a fault"
 expect_in_output "not mapped" "the fault message"
 [ ! -e "$WORK/run1/transactions.csv" ] || fail "a failed run left transactions.csv"
+[ ! -e "$WORK/run1/transactions.csv.partial" ] || fail "a failed run left transactions.csv.partial"
 pass "a failed run leaves no transactions.csv"
+
+# A run without --txn-log into a directory that holds an older run's log removes it.
+run_famsim plain run --platform platforms/minimal.yaml --workload "$WORK/seq.yaml" \
+  --out "$WORK/run2" || true
+expect_rc 0 "a run without --txn-log"
+[ ! -e "$WORK/run2/transactions.csv" ] || fail "an older run's transactions.csv was left behind"
+pass "a run without --txn-log removes an older run's log"
