@@ -225,7 +225,11 @@ Platform::Platform(const PlatformConfig& cfg, SimContext& ctx, AddressSpace& vmm
     };
     fabric_ = std::make_unique<SwitchFabric>(ctx, cfg, plan, endpoint_routing);
     for (unsigned g = 0; g < cfg.gpu_count; ++g) {
-      for (unsigned l = 0; l < per_gpu; ++l) gpu_link(g, l).down.bind(fabric_->gpu_input(g, l));
+      for (unsigned l = 0; l < per_gpu; ++l) {
+        Link& link = gpu_link(g, l);
+        link.down.bind(fabric_->gpu_input(g, l));
+        link.set_far_end(BlockKind::kSwitch);
+      }
     }
     // A cut-through switch starts forwarding on a message's first flit: the GPU links into it
     // hand transfers on at their head (the leaf-spine links likewise, in SwitchFabric).
@@ -239,6 +243,7 @@ Platform::Platform(const PlatformConfig& cfg, SimContext& ctx, AddressSpace& vmm
                                    cfg.device_link.params));
         fabric_->device_output(static_cast<unsigned>(d), p).bind(links_.back()->up);
         links_.back()->down.bind(devices_[d]->port_logic().fabric(p));
+        links_.back()->set_far_end(BlockKind::kDevicePort);
       }
     }
     // Peer requests into GPU g come back over its own links (reverse direction) into its hub,
@@ -254,7 +259,9 @@ Platform::Platform(const PlatformConfig& cfg, SimContext& ctx, AddressSpace& vmm
     // Without a switch every GPU link lands on its own port of the one device.
     for (unsigned g = 0; g < cfg.gpu_count; ++g) {
       for (unsigned l = 0; l < per_gpu; ++l) {
-        gpu_link(g, l).down.bind(devices_[0]->port_logic().fabric(g * per_gpu + l));
+        Link& link = gpu_link(g, l);
+        link.down.bind(devices_[0]->port_logic().fabric(g * per_gpu + l));
+        link.set_far_end(BlockKind::kDevicePort);
       }
     }
   }

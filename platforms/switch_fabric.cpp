@@ -57,6 +57,7 @@ SwitchFabric::SwitchFabric(
         link.set_deliver_at_head(xbar.forwarding == Forwarding::kCutThrough);
         leaf.down(b + x).bind(link.up);
         link.down.bind(spine.up(i * u + t));
+        link.set_far_end(BlockKind::kSwitch);
         spine.down(i * u + t).bind(link.reverse_up());
         link.reverse_down().bind(leaf.up(a + x));
       }

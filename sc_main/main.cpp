@@ -120,7 +120,8 @@ int do_bench(famsim::RunOptions opt, std::uint64_t mib_per_gpu) {
   if (const famsim::Scheduler* s = sim.context().scheduler()) {
     j["wakeups"] = s->wakeups_run();
     j["wakeups_per_request"] =
-        t.completed ? static_cast<double>(s->wakeups_run()) / static_cast<double>(t.completed) : 0.0;
+        t.completed ? static_cast<double>(s->wakeups_run()) / static_cast<double>(t.completed)
+                    : 0.0;
   }
   std::cout << j.dump() << "\n";
   const bool ok = t.issued == t.completed && sim.context().pool.in_use() == 0;

@@ -151,7 +151,7 @@ nlohmann::json config_defaults(const ConfigDoc& doc, const nlohmann::json& confi
       const std::size_t dot = std::min(path.find('.', start), path.size());
       const std::string seg = path.substr(start, dot - start);
       start = dot + 1;
-      if (n->is_object() && n->contains(seg)) {
+      if (n->is_object() && n->contains(seg) && !(*n)[seg].is_null()) {  // `key:` is not given
         n = &(*n)[seg];
       } else if (n->is_array() && !seg.empty() &&
                  seg.find_first_not_of("0123456789") == std::string::npos &&
@@ -675,9 +675,8 @@ nlohmann::json Simulation::results(double host_seconds, double peak_rss_mib) con
   j["latency_breakdown_ns"] = ctx_->hop_breakdown.to_json();
   std::vector<ResourceRecord> resources;
   j["components"] = ctx_->registry.report_all(window, &resources);
-  j["bottlenecks"] =
-      analyze_bottlenecks(resources, j["summary"]["bandwidth_gbps"].get<double>(),
-                          cfg_.sim.saturation_threshold);
+  j["bottlenecks"] = analyze_bottlenecks(resources, j["summary"]["bandwidth_gbps"].get<double>(),
+                                         cfg_.sim.saturation_threshold);
   // Generator streams: their configuration in numbers, their result over all their GPUs, and
   // each GPU's (also under components.<gpu>.streams).
   nlohmann::json wl = nlohmann::json::object();

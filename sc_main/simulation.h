@@ -41,8 +41,8 @@ struct SimSettings {
   double max_time_ns = 0;  // 0: run until every request completed
   Kernel kernel = Kernel::kFamsim;
   double quantum_ns = 1000;  // famsim kernel: how far local time may run ahead of SystemC's
-  bool dram_command_log = false;  // every DRAM controller logs its commands (OUT/dram/*.csv)
-  bool transaction_log = false;   // every completed request (OUT/transactions.csv)
+  bool dram_command_log = false;         // every DRAM controller logs its commands (OUT/dram/*.csv)
+  bool transaction_log = false;          // every completed request (OUT/transactions.csv)
   double timeseries_window_ns = 1000.0;  // 0: no time series
   std::uint64_t timeline_every = 1000;    // 0: no timeline
   std::uint64_t timeline_max_requests = 500;

@@ -13,36 +13,13 @@ namespace {
 
 constexpr std::size_t kRankedShown = 25;
 
-// How deep along a request's round trip a block sits on the way to the memory.
-int depth(BlockKind k) {
-  switch (k) {
-    case BlockKind::kGpu:
-    case BlockKind::kTracePlayer:
-      return 0;
-    case BlockKind::kLink:
-      return 1;
-    case BlockKind::kSwitch:
-    case BlockKind::kHub:
-      return 2;
-    case BlockKind::kDevicePort:
-      return 3;
-    case BlockKind::kNoc:
-      return 4;
-    case BlockKind::kMemory:
-      return 5;
-    case BlockKind::kOther:
-      break;
-  }
-  return 0;
-}
-
 // Where a pool is entered along a request's round trip: out to the memory (0 to 5), then back
-// (6 to 10). A pool holds its slots until something further along frees them, so a pool fills
+// (5 to 10). A pool holds its slots until something further along frees them, so a pool fills
 // because one entered later is full or slow, never the reverse: the latest full pool is the one
 // that limits.
-int round_trip_position(const ResourceRecord& r) {
-  const int d = depth(r.kind);
-  constexpr int kMemory = 5;
+double round_trip_position(const ResourceRecord& r) {
+  constexpr double kMemory = 5;
+  const double d = r.use.path_depth >= 0 ? r.use.path_depth : path_depth(r.kind);
   return r.use.response_path ? 2 * kMemory - d : d;
 }
 
@@ -65,6 +42,28 @@ std::string group_key(const ResourceRecord& r) {
 }
 
 }  // namespace
+
+double path_depth(BlockKind k) {
+  switch (k) {
+    case BlockKind::kGpu:
+    case BlockKind::kTracePlayer:
+      return 0;
+    case BlockKind::kLink:
+      return 1;
+    case BlockKind::kSwitch:
+    case BlockKind::kHub:
+      return 2;
+    case BlockKind::kDevicePort:
+      return 3;
+    case BlockKind::kNoc:
+      return 4;
+    case BlockKind::kMemory:
+      return 5;
+    case BlockKind::kOther:
+      break;
+  }
+  return 0;
+}
 
 std::string resource_class(const std::string& component) {
   std::string out;
@@ -108,10 +107,9 @@ nlohmann::json analyze_bottlenecks(const std::vector<ResourceRecord>& resources,
       }
       if (!busiest_bw || u > busiest_bw->use.utilization) busiest_bw = &r;
     } else if (u >= threshold) {
-      const int pos = round_trip_position(r);
-      const int best = innermost_full ? round_trip_position(*innermost_full) : -1;
-      const bool deeper =
-          pos > best || (pos == best && u > innermost_full->use.utilization);
+      const double pos = round_trip_position(r);
+      const double best = innermost_full ? round_trip_position(*innermost_full) : -1;
+      const bool deeper = pos > best || (pos == best && u > innermost_full->use.utilization);
       if (deeper) innermost_full = &r;
     }
   }

@@ -28,15 +28,21 @@
 namespace famsim {
 
 // Default utilisation at or above which a resource counts as saturated (bandwidth) or full
-// (slots); `sim.saturation_threshold` sets it per run. Not 100 %: a busy DRAM channel loses the data bus to refresh alone for tRFC / tREFI of the time
-// (DDR5 16 Gb: 295 ns / 3.9 us = 7.6 %, JESD79-5) and more to turnarounds and bank conflicts,
-// so a channel at 85-90 % is as saturated as it gets.
+// (slots); `sim.saturation_threshold` sets it per run. Not 100 %: a busy DRAM channel loses the
+// data bus to refresh alone for tRFC / tREFI of the time (DDR5 16 Gb: 295 ns / 3.9 us = 7.6 %,
+// JESD79-5) and more to turnarounds and bank conflicts, so a channel at 85-90 % is as saturated as
+// it gets.
 inline constexpr double kSaturated = 0.85;
 
 // The `bottlenecks` section of stats.json. `achieved_gbps`: the run's payload bandwidth;
 // `threshold`: the saturation threshold (0 < threshold <= 1).
 nlohmann::json analyze_bottlenecks(const std::vector<ResourceRecord>& resources,
                                    double achieved_gbps, double threshold = kSaturated);
+
+// How far along a request's way to the memory a block of kind `k` sits: GPU (and trace player)
+// 0, link 1, switch and hub 2, device port 3, NoC 4, memory 5. A pool entered there on the way
+// back is at 10 minus that on the request's round trip.
+double path_depth(BlockKind k);
 
 // A component or resource name with its instance numbers replaced by '*' ("fam0_link5" ->
 // "fam*_link*", "tags (port 3)" -> "tags (port *)"): the class that groups like resources.

@@ -89,6 +89,10 @@ struct ResourceUse {
   // The pool is taken by responses on their way back (a switch's response-plane input buffer, a
   // link's response-VC credits), so it sits after the memory on a request's round trip.
   bool response_path = false;
+  // Where on the way to the memory the pool is entered, when its block's kind does not say it
+  // (bottleneck.h path_depth): a link's pools sit just before the block the link feeds. -1: the
+  // kind's.
+  double path_depth = -1;
 };
 
 // What a component says about itself at the end of a run.

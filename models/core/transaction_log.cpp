@@ -37,8 +37,7 @@ void TransactionLog::open(const std::string& path) {
   path_ = path;
   file_ = std::fopen(path.c_str(), "w");
   if (!file_) {
-    throw std::runtime_error("cannot write transaction log " + path + ": " +
-                             std::strerror(errno));
+    throw std::runtime_error("cannot write transaction log " + path + ": " + std::strerror(errno));
   }
   buffer_.clear();
   fmt::format_to(std::back_inserter(buffer_), "{}\n", kHeader);
@@ -66,8 +65,7 @@ void TransactionLog::record(const RequestExt& e, std::uint64_t arrival_ps, int s
 void TransactionLog::flush() {
   if (buffer_.size() != 0 &&
       std::fwrite(buffer_.data(), 1, buffer_.size(), file_) != buffer_.size()) {
-    throw std::runtime_error("cannot write transaction log " + path_ + ": " +
-                             std::strerror(errno));
+    throw std::runtime_error("cannot write transaction log " + path_ + ": " + std::strerror(errno));
   }
   buffer_.clear();
 }
@@ -78,8 +76,7 @@ void TransactionLog::close() {
   const int rc = std::fclose(file_);
   file_ = nullptr;
   if (rc != 0) {
-    throw std::runtime_error("cannot write transaction log " + path_ + ": " +
-                             std::strerror(errno));
+    throw std::runtime_error("cannot write transaction log " + path_ + ": " + std::strerror(errno));
   }
 }
 

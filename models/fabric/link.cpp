@@ -1,5 +1,7 @@
 #include "models/fabric/link.h"
 
+#include "models/core/bottleneck.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -476,17 +478,27 @@ void Link::report(ComponentReport& r, const ReportWindow& window) const {
       const Channel& c = *w.vc[v];
       if (!c.active || c.transfers == 0) continue;
       ResourceUse credits;
-      credits.name = v == i ? fmt::format("{} VC credits", v == 0 ? "request" : "response")
-                            : fmt::format("{} VC credits ({} direction)",
-                                          v == 0 ? "request" : "response",
-                                          i == 0 ? "request" : "response");
+      credits.name =
+          v == i ? fmt::format("{} VC credits", v == 0 ? "request" : "response")
+                 : fmt::format("{} VC credits ({} direction)", v == 0 ? "request" : "response",
+                               i == 0 ? "request" : "response");
+      // Credits on their way back when the window ends are counted back at the sender from the
+      // time they arrive (a VC with nothing more to send does not look at them again).
+      OccupancyGauge held = c.credits_held;
+      std::uint64_t level = c.credits_total - c.credits_free;
+      for (std::size_t k = 0; k < c.returning.size() && c.returning[k].at_ps < window.end_ps; ++k) {
+        level -= c.returning[k].credits;
+        held.set(level, c.returning[k].at_ps);
+      }
       credits.type = ResourceUse::Type::kSlots;
-      credits.utilization = c.credits_held.mean_fraction(window);
+      credits.utilization = held.mean_fraction(window);
       credits.capacity = static_cast<double>(c.credits_total);
-      credits.used = c.credits_held.mean(window);
+      credits.used = held.mean(window);
       credits.backpressure_ns = static_cast<double>(c.stall_ps) * 1e-3;
-      credits.occupancy = c.credits_held.to_json(window);
+      credits.occupancy = held.to_json(window);
       credits.response_path = v == 1;
+      // Entered just before the block the link feeds, on the way out or (responses) back.
+      if (far_end_ != BlockKind::kOther) credits.path_depth = path_depth(far_end_) - 0.5;
       r.resources.push_back(std::move(credits));
     }
   }

@@ -131,6 +131,10 @@ class Link : public sc_core::sc_module, public Component {
 
   bool bidirectional() const { return reverse_up_ != nullptr; }
   // The sockets of requests B->A; only with the bidirectional flag (std::logic_error otherwise).
+  // The kind of block `down` feeds (a switch, a device port): it places the link's credit
+  // pools on a request's round trip for the bottleneck analysis. Unset: a link's own place.
+  void set_far_end(BlockKind k) { far_end_ = k; }
+
   TargetPort<Link>& reverse_up();
   InitiatorPort<Link>& reverse_down();
   // Cut-through receivers: call before the simulation starts.
@@ -249,6 +253,7 @@ class Link : public sc_core::sc_module, public Component {
   std::uint64_t credit_return_ps_;
   double log_good_;  // ln(1 - flit_error_rate)
   bool window_binds_;
+  BlockKind far_end_ = BlockKind::kOther;
   std::unique_ptr<TargetPort<Link>> reverse_up_;
   std::unique_ptr<InitiatorPort<Link>> reverse_down_;
   // ch_[wire x 2 + vc]: 0 A->B requests, 1 A->B responses (to B's requests), 2 B->A requests,

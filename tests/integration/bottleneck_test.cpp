@@ -109,9 +109,9 @@ TEST(Bottleneck, CreditStarvedLinkIsNamedAheadOfThePoolsFilledBehindIt) {
   // latency + 200 ns of return + up to one 0.64 ns link clock: about 226 ns, so the link carries
   // 2 x 128 B / 226 ns = 1.13 GB/s of data while its wire is 5 % busy. The device tags and the
   // GPU window fill behind it (they are entered earlier on the round trip): blocked, not limiting.
-  const auto r = run(ample({"links.gpu_device.per_gpu=1", "devices.0.fabric_ports=1",
-                            "links.gpu_device.response_vc_credits=18",
-                            "links.gpu_device.credit_return_ns=200"}));
+  const auto r = run(
+      ample({"links.gpu_device.per_gpu=1", "devices.0.fabric_ports=1",
+             "links.gpu_device.response_vc_credits=18", "links.gpu_device.credit_return_ns=200"}));
   const auto& l = limiter(r);
   EXPECT_EQ(l["kind"], "link") << r["bottlenecks"]["sentence"];
   EXPECT_EQ(l["resource"], "response VC credits");

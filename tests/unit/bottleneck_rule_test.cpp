@@ -22,8 +22,8 @@ ResourceRecord wire(const std::string& component, double u, double capacity_gbps
   return r;
 }
 
-ResourceRecord pool(const std::string& component, BlockKind kind, const std::string& name,
-                    double u, double slots) {
+ResourceRecord pool(const std::string& component, BlockKind kind, const std::string& name, double u,
+                    double slots) {
   ResourceRecord r;
   r.component = component;
   r.kind = kind;
@@ -62,8 +62,7 @@ TEST(BottleneckRule, WithNoWireSaturatedTheInnermostFullPoolLimits) {
   // Wires at 60 %: nothing saturates by bandwidth. The GPU window (depth 0), the device tags
   // (depth 3) and a memory read queue (depth 5) are full: the memory queue is innermost.
   const std::vector<ResourceRecord> rs = {
-      wire("link0", 0.60, 100),
-      pool("gpu0", BlockKind::kGpu, "outstanding window", 1.0, 64),
+      wire("link0", 0.60, 100), pool("gpu0", BlockKind::kGpu, "outstanding window", 1.0, 64),
       pool("dev0_port0", BlockKind::kDevicePort, "tags", 0.97, 32),
       pool("dev0_mc0", BlockKind::kMemory, "read queue", 0.88, 64)};
   const auto j = analyze_bottlenecks(rs, 60.0);
@@ -72,6 +71,37 @@ TEST(BottleneckRule, WithNoWireSaturatedTheInnermostFullPoolLimits) {
   // The bound still comes from the wire: 60 / 0.6 = 100 GB/s.
   EXPECT_DOUBLE_EQ(j["analytic_bound_gbps"].get<double>(), 100.0);
   ASSERT_EQ(j["blocks"].size(), 2u);
+}
+
+TEST(BottleneckRule, PoolsRankByWhereARequestEntersThemOnItsRoundTrip) {
+  // Out: GPU 0, switch 2, device port 3, memory 5; back: 10 minus those. A link's credits sit
+  // just before the block it feeds: a switch-to-device link's request credits at 3 - 0.5 = 2.5,
+  // after the switch's input buffers (2), so a starved link is named, not the switch behind it.
+  auto link_credits = [](const std::string& name, double u, double far_depth, bool response) {
+    ResourceRecord r = pool("fam0_link0", BlockKind::kLink, name, u, 128);
+    r.use.path_depth = far_depth - 0.5;
+    r.use.response_path = response;
+    return r;
+  };
+  const ResourceRecord switch_in =
+      pool("plane0_switch", BlockKind::kSwitch, "request input 3 buffer", 0.99, 16);
+  auto out = analyze_bottlenecks({switch_in, link_credits("request VC credits", 0.90, 3, false)},
+                                 10.0);
+  EXPECT_EQ(out["limiter"]["resource"], "request VC credits");
+  // Back: the device-to-switch link's response credits (10 - 2.5 = 7.5) are entered before the
+  // switch's response buffers (10 - 2 = 8): the switch is the later, so it limits.
+  ResourceRecord switch_resp =
+      pool("plane0_switch", BlockKind::kSwitch, "response input 5 buffer", 0.90, 16);
+  switch_resp.use.response_path = true;
+  out = analyze_bottlenecks({switch_resp, link_credits("response VC credits", 0.99, 3, true)},
+                            10.0);
+  EXPECT_EQ(out["limiter"]["resource"], "response input 5 buffer");
+  // A pool on the way back (a NoC response buffer, 10 - 4 = 6) comes after the memory queue (5).
+  ResourceRecord noc_resp = pool("fam0.noc", BlockKind::kNoc, "response input 0 buffer", 0.9, 8);
+  noc_resp.use.response_path = true;
+  out = analyze_bottlenecks(
+      {pool("fam0.memory.ch0", BlockKind::kMemory, "read queue", 0.99, 64), noc_resp}, 10.0);
+  EXPECT_EQ(out["limiter"]["component"], "fam0.noc");
 }
 
 TEST(BottleneckRule, TheThresholdDecidesWhatCountsAsSaturated) {
@@ -92,8 +122,9 @@ TEST(BottleneckRule, TheThresholdDecidesWhatCountsAsSaturated) {
 
 TEST(BottleneckRule, LikeResourcesAreCountedInTheLimitersClass) {
   // Four links of one class, three of them saturated: the limiter is the busiest, two alike.
-  const std::vector<ResourceRecord> rs = {wire("fam0_link0", 0.95, 25), wire("fam0_link1", 0.99, 25),
-                                          wire("fam0_link2", 0.90, 25), wire("fam0_link3", 0.50, 25)};
+  const std::vector<ResourceRecord> rs = {
+      wire("fam0_link0", 0.95, 25), wire("fam0_link1", 0.99, 25), wire("fam0_link2", 0.90, 25),
+      wire("fam0_link3", 0.50, 25)};
   const auto j = analyze_bottlenecks(rs, 84.0);
   EXPECT_EQ(j["limiter"]["component"], "fam0_link1");
   EXPECT_EQ(j["limiter"]["alike"].size(), 2u);
@@ -101,7 +132,8 @@ TEST(BottleneckRule, LikeResourcesAreCountedInTheLimitersClass) {
   ASSERT_EQ(j["classes"].size(), 1u);
   EXPECT_EQ(j["classes"][0]["class"], "fam*_link*");
   EXPECT_EQ(j["classes"][0]["saturated"], 3u);
-  EXPECT_DOUBLE_EQ(j["classes"][0]["mean_utilization"].get<double>(), (0.95 + 0.99 + 0.90 + 0.50) / 4);
+  EXPECT_DOUBLE_EQ(j["classes"][0]["mean_utilization"].get<double>(),
+                   (0.95 + 0.99 + 0.90 + 0.50) / 4);
 }
 
 }  // namespace

@@ -85,8 +85,8 @@ TEST(ConfigNode, GettersReadTypedValues) {
 
 TEST(ConfigNode, DefaultsTakenAreRecordedByKeyPathAndGivenValuesAreNot) {
   Fixture fx;
-  fx.gpus.get_uint("count", 3);           // given: 8, no default taken
-  fx.gpus.get_uint("absent", 42);         // taken
+  fx.gpus.get_uint("count", 3);    // given: 8, no default taken
+  fx.gpus.get_uint("absent", 42);  // taken
   fx.gpus.get_double("absent_d", 1.5, 0, 10);
   fx.gpus.get_choice("absent_c", std::string("xor"), {"modulo", "xor"});
   fx.gpus.child("nested").get_bool("absent_b", true);

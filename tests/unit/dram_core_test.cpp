@@ -221,14 +221,15 @@ void expect_same_commands_with_and_without_plans(const std::string& scheduler,
     ASSERT_TRUE(a[i].cycle == b[i].cycle && a[i].command == b[i].command &&
                 a[i].bank_group == b[i].bank_group && a[i].bank == b[i].bank &&
                 a[i].row == b[i].row && a[i].column == b[i].column)
-        << scheduler << " " << page_policy << ": command " << i << " differs: " << a[i].cycle
-        << " " << to_string(a[i].command) << " vs " << b[i].cycle << " " << to_string(b[i].command);
+        << scheduler << " " << page_policy << ": command " << i << " differs: " << a[i].cycle << " "
+        << to_string(a[i].command) << " vs " << b[i].cycle << " " << to_string(b[i].command);
   }
 }
 
 TEST(DramCore, KeepingThePlanAcrossArrivalsIssuesTheSameCommands) {
   for (const char* sched : {"frfcfs", "fcfs"}) {
-    for (const char* page : {"open", "closed"}) expect_same_commands_with_and_without_plans(sched, page);
+    for (const char* page : {"open", "closed"})
+      expect_same_commands_with_and_without_plans(sched, page);
   }
 }
 

@@ -3,7 +3,6 @@
 // are described in request_trace.h.
 #include "traffic/trace/request_trace.h"
 
-
 #include <algorithm>
 #include <array>
 #include <cerrno>
@@ -408,7 +407,6 @@ bool parse_timed_line(const char* p, const char* end, TimedAccess& a,
 }
 
 }  // namespace
-
 
 // ---------------------------------------------------------------------------------------------
 // MooncakeReader

@@ -70,7 +70,6 @@
 
 namespace famsim {
 
-
 // One request of a Mooncake trace.
 struct MooncakeRecord {
   double timestamp_ms = 0;              // arrival, ms since the start of the trace

@@ -2,7 +2,6 @@
 // in trace_reader.h.
 #include "traffic/trace/trace_reader.h"
 
-
 #include <algorithm>
 #include <array>
 #include <cerrno>

@@ -219,7 +219,10 @@ class TimingReader {
   std::optional<unsigned> read(const std::string& name, bool is_interval) {
     const std::string kck = name + "_ck", kns = name + "_ns";
     const bool has_ck = t_.has(kck), has_ns = t_.has(kns);
-    // Only the keys given are read: neither has a default of its own.
+    // Only the keys given are read: neither has a default of its own. (Marked as read either
+    // way, so that a key left empty, `tRCD_ck:`, counts as not given rather than unknown.)
+    t_.ignore(kck);
+    t_.ignore(kns);
     const std::uint64_t ck = has_ck ? t_.get_uint(kck, std::nullopt, 0, 1'000'000) : 0;
     const double ns = has_ns ? t_.get_double(kns, std::nullopt, 0.0, 10'000'000.0) : 0.0;
     if (!has_ck && !has_ns) return std::nullopt;
