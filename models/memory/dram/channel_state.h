@@ -83,7 +83,6 @@ class ChannelState {
   // life of this object.
   struct Slots {
     const std::uint64_t* at[3];
-    std::uint64_t earliest() const { return max3(*at[0], *at[1], *at[2]); }
   };
   Slots slots(Command cmd, const Coord& c) const {
     const Rank& r = ranks_[c.rank];
@@ -102,6 +101,11 @@ class ChannelState {
       default:
         throw std::logic_error("ChannelState::slots: rank-wide command");
     }
+  }
+
+  static std::uint64_t max3(std::uint64_t a, std::uint64_t b, std::uint64_t c) {
+    const std::uint64_t m = a > b ? a : b;
+    return m > c ? m : c;
   }
 
   // Records `cmd` issued at `cycle` (>= earliest(cmd, c)).
@@ -136,10 +140,6 @@ class ChannelState {
     return groups_[c.rank * org_.bank_groups + c.bank_group];
   }
   static constexpr std::uint64_t kZero = 0;
-  static std::uint64_t max3(std::uint64_t a, std::uint64_t b, std::uint64_t c) {
-    const std::uint64_t m = a > b ? a : b;
-    return m > c ? m : c;
-  }
   std::uint64_t earliest_rank_wide(Command cmd, const Coord& c) const;
   // Refreshes the per-rank "ready" values after the rank's or the bus's state changed.
   void update_ready(unsigned rank);

@@ -254,15 +254,8 @@ void ControllerCore::work_out_choice(unsigned flat, int q) {
   v.prio = ch.prio;
 }
 
-void ControllerCore::update_draining() {
-  draining_ = write_count_ >= params_.write_high_watermark ||
-              (draining_ && write_count_ > params_.write_low_watermark);
-}
-
 int ControllerCore::direction() const {
-  const bool draining = write_count_ >= params_.write_high_watermark ||
-                        (draining_ && write_count_ > params_.write_low_watermark);
-  return (draining || read_count_ == 0) && write_count_ > 0 ? 1 : 0;
+  return (drain_wanted() || read_count_ == 0) && write_count_ > 0 ? 1 : 0;
 }
 
 std::uint64_t ControllerCore::run(std::uint64_t now) {

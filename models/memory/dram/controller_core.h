@@ -157,7 +157,11 @@ class ControllerCore {
 
   int direction() const;  // 0 reads, 1 writes (write drain)
   // The write drain's hysteresis: on at the high watermark, off at the low one.
-  void update_draining();
+  bool drain_wanted() const {
+    return write_count_ >= params_.write_high_watermark ||
+           (draining_ && write_count_ > params_.write_low_watermark);
+  }
+  void update_draining() { draining_ = drain_wanted(); }
   void advance_refresh(std::uint64_t now);
   bool refresh_forced(unsigned rank) const;
   // Works out the command to issue at `now` in direction q into *best (left invalid if none is
@@ -236,9 +240,7 @@ class ControllerCore {
     const std::uint64_t* rank_ready = nullptr;
     std::uint64_t prio = 0;
     std::uint64_t earliest() const {
-      const std::uint64_t g = *group_ready, r = *rank_ready;
-      const std::uint64_t m = bank_ready > g ? bank_ready : g;
-      return m > r ? m : r;
+      return ChannelState::max3(bank_ready, *group_ready, *rank_ready);
     }
   };
   std::array<std::vector<Choice>, 2> cache_;
