@@ -254,17 +254,10 @@ MemoryConfig parse_memory(ConfigNode n, unsigned request_bytes, bool capacity_he
     parse_dram(n, m.dram, request_bytes);
   }
 
-  // Stacked-memory presets give both; other memories have neither (no default stands for them;
-  // a key left empty counts as not given).
-  n.ignore("channels_per_stack");
-  n.ignore("stack_capacity_gib");
-  const unsigned per_stack =
-      n.has("channels_per_stack")
-          ? static_cast<unsigned>(n.get_uint("channels_per_stack", std::nullopt, 0, 1024))
-          : 0;
-  const double stack_gib = n.has("stack_capacity_gib")
-                               ? n.get_double("stack_capacity_gib", std::nullopt, 0.0, 1e6)
-                               : 0.0;
+  // Stacked-memory presets give both; other memories have neither (0: not given).
+  const auto per_stack =
+      static_cast<unsigned>(n.find_uint("channels_per_stack", 0, 1024).value_or(0));
+  const double stack_gib = n.find_double("stack_capacity_gib", 0.0, 1e6).value_or(0.0);
   double capacity_gib = 0;
   if (n.has("stacks")) {
     if (n.has("channels")) n.fail("channels", "give either channels or stacks, not both");

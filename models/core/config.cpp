@@ -336,6 +336,17 @@ double ConfigNode::get_double(const std::string& key, std::optional<double> def,
   return out;
 }
 
+std::optional<std::uint64_t> ConfigNode::find_uint(const std::string& key, std::uint64_t min,
+                                                   std::uint64_t max) {
+  if (!scalar(key)) return std::nullopt;
+  return get_uint(key, std::nullopt, min, max);
+}
+
+std::optional<double> ConfigNode::find_double(const std::string& key, double min, double max) {
+  if (!scalar(key)) return std::nullopt;
+  return get_double(key, std::nullopt, min, max);
+}
+
 bool ConfigNode::get_bool(const std::string& key, std::optional<bool> def) {
   const std::optional<YAML::Node> sv = scalar(key);
   if (!sv) {

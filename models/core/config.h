@@ -87,6 +87,11 @@ class ConfigNode {
   // A number in [min, max] (or (min, max] when min_exclusive).
   double get_double(const std::string& key, std::optional<double> def, double min, double max,
                     bool min_exclusive = false);
+  // A key with no default: its value when given (in [min, max], as the getters above), nullopt
+  // when absent or left empty (`key:`). Nothing is recorded as a default.
+  std::optional<std::uint64_t> find_uint(const std::string& key, std::uint64_t min,
+                                         std::uint64_t max);
+  std::optional<double> find_double(const std::string& key, double min, double max);
   bool get_bool(const std::string& key, std::optional<bool> def);
   std::string get_string(const std::string& key, std::optional<std::string> def);
   // A file path; a relative one is taken relative to the directory of the file that set the key

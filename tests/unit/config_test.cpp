@@ -91,6 +91,10 @@ TEST(ConfigNode, DefaultsTakenAreRecordedByKeyPathAndGivenValuesAreNot) {
   fx.gpus.get_choice("absent_c", std::string("xor"), {"modulo", "xor"});
   fx.gpus.child("nested").get_bool("absent_b", true);
   fx.node.child("sim").get_bytes("absent_bytes", 4096);
+  // A key with no default: found when given, nothing when absent, never recorded.
+  EXPECT_EQ(fx.gpus.find_uint("count", 1, 64), std::optional<std::uint64_t>(8));
+  EXPECT_FALSE(fx.gpus.find_uint("absent_f", 0, 10).has_value());
+  EXPECT_FALSE(fx.gpus.find_double("absent_fd", 0, 10).has_value());
   const auto& d = fx.sources->defaults();
   EXPECT_EQ(d.size(), 5u);
   EXPECT_FALSE(d.count("gpus.count"));

@@ -218,20 +218,16 @@ class TimingReader {
  private:
   std::optional<unsigned> read(const std::string& name, bool is_interval) {
     const std::string kck = name + "_ck", kns = name + "_ns";
-    const bool has_ck = t_.has(kck), has_ns = t_.has(kns);
-    // Only the keys given are read: neither has a default of its own. (Marked as read either
-    // way, so that a key left empty, `tRCD_ck:`, counts as not given rather than unknown.)
-    t_.ignore(kck);
-    t_.ignore(kns);
-    const std::uint64_t ck = has_ck ? t_.get_uint(kck, std::nullopt, 0, 1'000'000) : 0;
-    const double ns = has_ns ? t_.get_double(kns, std::nullopt, 0.0, 10'000'000.0) : 0.0;
-    if (!has_ck && !has_ns) return std::nullopt;
+    // Neither key has a default of its own: only the ones given count.
+    const std::optional<std::uint64_t> ck = t_.find_uint(kck, 0, 1'000'000);
+    const std::optional<double> ns = t_.find_double(kns, 0.0, 10'000'000.0);
+    if (!ck && !ns) return std::nullopt;
     if (is_interval) {
-      if (has_ck && has_ns) t_.fail(kns, fmt::format("give {} or {}, not both", kns, kck));
-      return static_cast<unsigned>(has_ck ? ck : interval_to_clocks(ns, tck_));
+      if (ck && ns) t_.fail(kns, fmt::format("give {} or {}, not both", kns, kck));
+      return static_cast<unsigned>(ck ? *ck : interval_to_clocks(*ns, tck_));
     }
-    std::uint64_t v = has_ck ? ck : 0;
-    if (has_ns) v = std::max(v, ns_to_clocks(s_, ns, tck_));
+    std::uint64_t v = ck.value_or(0);
+    if (ns) v = std::max(v, ns_to_clocks(s_, *ns, tck_));
     return static_cast<unsigned>(v);
   }
 
