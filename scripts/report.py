@@ -962,10 +962,10 @@ def section_assumptions(doc, stats):
         "channel sets it.",
         "The bottleneck rule: the limiter is the busiest bandwidth resource if it is busy at or "
         "above the saturation threshold; otherwise the full slot pool a request enters latest on "
-        "its round trip (on the way back: response-VC credits, then switch and NoC response "
-        "buffers; on the way out: memory queues, NoC buffers, device tags, switch input buffers, "
-        "request-VC credits, a GPU's outstanding window); otherwise nothing saturates and the "
-        "workload's pace sets the throughput.",
+        "its round trip (out: a GPU's outstanding window, switch input buffers, device tags, NoC "
+        "buffers, memory queues; back: NoC, device, switch response buffers; a link's VC credits "
+        "just before the block the link feeds, on the way out or back); otherwise nothing "
+        "saturates and the workload's pace sets the throughput.",
         "Statistics cover the window from the first request issued to the end of the run; time "
         "before the first request does not dilute bandwidth or utilisation.",
         "Latency percentiles come from log-spaced histograms (bins about 0.5% wide; per-hop p99s "

@@ -33,11 +33,15 @@ void TransactionLog::close_quietly() {
   buffer_.clear();
 }
 
+void TransactionLog::write_failed() const {
+  throw std::runtime_error("cannot write transaction log " + path_ + ": " + std::strerror(errno));
+}
+
 void TransactionLog::open(const std::string& path) {
   path_ = path;
   file_ = std::fopen(path.c_str(), "w");
   if (!file_) {
-    throw std::runtime_error("cannot write transaction log " + path + ": " + std::strerror(errno));
+    write_failed();
   }
   buffer_.clear();
   fmt::format_to(std::back_inserter(buffer_), "{}\n", kHeader);
@@ -65,7 +69,7 @@ void TransactionLog::record(const RequestExt& e, std::uint64_t arrival_ps, int s
 void TransactionLog::flush() {
   if (buffer_.size() != 0 &&
       std::fwrite(buffer_.data(), 1, buffer_.size(), file_) != buffer_.size()) {
-    throw std::runtime_error("cannot write transaction log " + path_ + ": " + std::strerror(errno));
+    write_failed();
   }
   buffer_.clear();
 }
@@ -76,7 +80,7 @@ void TransactionLog::close() {
   const int rc = std::fclose(file_);
   file_ = nullptr;
   if (rc != 0) {
-    throw std::runtime_error("cannot write transaction log " + path_ + ": " + std::strerror(errno));
+    write_failed();
   }
 }
 

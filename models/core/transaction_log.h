@@ -57,6 +57,7 @@ class TransactionLog {
 
  private:
   void flush();
+  [[noreturn]] void write_failed() const;  // names the file and the system's reason
 
   std::FILE* file_ = nullptr;
   std::string path_;

@@ -130,11 +130,10 @@ class Link : public sc_core::sc_module, public Component {
        bool bidirectional = false);
 
   bool bidirectional() const { return reverse_up_ != nullptr; }
-  // The sockets of requests B->A; only with the bidirectional flag (std::logic_error otherwise).
   // The kind of block `down` feeds (a switch, a device port): it places the link's credit
   // pools on a request's round trip for the bottleneck analysis. Unset: a link's own place.
   void set_far_end(BlockKind k) { far_end_ = k; }
-
+  // The sockets of requests B->A; only with the bidirectional flag (std::logic_error otherwise).
   TargetPort<Link>& reverse_up();
   InitiatorPort<Link>& reverse_down();
   // Cut-through receivers: call before the simulation starts.
