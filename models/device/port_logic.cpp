@@ -18,6 +18,7 @@ PortLogic::PortLogic(sc_core::sc_module_name name, SimContext& ctx, const PortLo
       size_(size),
       map_(map),
       ports_(ports),
+      port_due_(ports, Wakeup::kNever),
       wake_("wake", ctx.scheduler(), this, &Wakeup::call_behaviour<PortLogic>) {
   if (params.width_bytes == 0) throw std::invalid_argument("port logic width_bytes must be > 0");
   // The most parts one request can become: its bytes over the granule, plus one for a request that
@@ -146,7 +147,7 @@ void PortLogic::take_tag(unsigned idx, Payload& p, std::uint64_t now_ps) {
       o += n;
     }
   }
-  wake_.at(ready, now_ps);
+  due(idx, ready, now_ps);
 }
 
 Sync PortLogic::fw(unsigned idx, Payload& p, Phase& phase, sc_core::sc_time&) {
@@ -164,7 +165,7 @@ Sync PortLogic::fw(unsigned idx, Payload& p, Phase& phase, sc_core::sc_time&) {
     port.fabric_busy = false;
     change_tags(port, -1, now);
     port.free_tags.push_back(ext_of(p).device_tag);
-    wake_.asap();
+    due(idx, now, now);
     return tlm::TLM_ACCEPTED;
   }
   protocol_error(name(), phase, "a fabric port");
@@ -202,7 +203,7 @@ Sync PortLogic::bw(unsigned idx, Payload& p, Phase& phase, sc_core::sc_time&) {
       // The atomic unit's latency, before the response is scheduled (so it delays no other).
       const std::uint64_t ready = now + params_.atomic_cycles * clock_.period_ps();
       port.atomic_unit.push_back({&p, ready});
-      wake_.at(ready, now);
+      due(idx, ready, now);
     } else {
       finish_tag(port, tag, now);
     }
@@ -210,7 +211,7 @@ Sync PortLogic::bw(unsigned idx, Payload& p, Phase& phase, sc_core::sc_time&) {
   }
   if (phase == tlm::END_REQ) {
     port.crossbar_busy = false;
-    wake_.asap();
+    due(idx, now, now);
     return tlm::TLM_ACCEPTED;
   }
   protocol_error(name(), phase, "an internal port");
@@ -239,7 +240,7 @@ void PortLogic::to_egress(Port& port, Tag& t, std::uint64_t now_ps) {
   const std::uint64_t ready = pipeline(
       port.egress_free_ps, now_ps, response_data_bytes(ext_of(*t.request)), params_.egress_cycles);
   port.egress.push_back({t.request, ready});
-  wake_.at(ready, now_ps);
+  due(static_cast<unsigned>(&port - ports_.data()), ready, now_ps);
 }
 
 void PortLogic::behaviour() {
@@ -247,6 +248,10 @@ void PortLogic::behaviour() {
   const std::uint64_t now_ps = famsim::now_ps();
   std::uint64_t next = Wakeup::kNever;
   for (unsigned i = 0; i < ports_.size(); ++i) {
+    if (port_due_[i] > now_ps) {
+      next = std::min(next, port_due_[i]);
+      continue;
+    }
     Port& port = ports_[i];
     while (!port.atomic_unit.empty() && port.atomic_unit.front().ready_ps <= now_ps) {
       const std::uint32_t tag = ext_of(*port.atomic_unit.front().payload).device_tag;
@@ -278,13 +283,18 @@ void PortLogic::behaviour() {
       take_tag(i, held, now_ps);
       fabric_[i]->send_end_req(held);
     }
+    std::uint64_t port_next = Wakeup::kNever;
     if (!port.crossbar_busy && !port.ingress.empty()) {
-      next = std::min(next, port.ingress.front().ready_ps);
+      port_next = std::min(port_next, port.ingress.front().ready_ps);
     }
     if (!port.fabric_busy && !port.egress.empty()) {
-      next = std::min(next, port.egress.front().ready_ps);
+      port_next = std::min(port_next, port.egress.front().ready_ps);
     }
-    if (!port.atomic_unit.empty()) next = std::min(next, port.atomic_unit.front().ready_ps);
+    if (!port.atomic_unit.empty()) {
+      port_next = std::min(port_next, port.atomic_unit.front().ready_ps);
+    }
+    port_due_[i] = port_next;
+    next = std::min(next, port_next);
   }
   wake_.at(next, now_ps);
 }

@@ -127,6 +127,11 @@ class PortLogic : public sc_core::sc_module, public Component {
   void part_answered(Port& port, Payload& part, std::uint64_t now_ps);
   void finish_tag(Port& port, std::uint32_t tag, std::uint64_t now_ps);
   void to_egress(Port& port, Tag& t, std::uint64_t now_ps);
+  // Port `idx` has something to do at `at_ps`: wake then.
+  void due(unsigned idx, std::uint64_t at_ps, std::uint64_t now_ps) {
+    port_due_[idx] = std::min(port_due_[idx], at_ps);
+    wake_.at(at_ps, now_ps);
+  }
   friend class Wakeup;  // runs behaviour()
   void behaviour();
 
@@ -139,6 +144,9 @@ class PortLogic : public sc_core::sc_module, public Component {
   std::vector<std::unique_ptr<TargetPort<PortLogic>>> fabric_;
   std::vector<std::unique_ptr<InitiatorPort<PortLogic>>> internal_;
   std::vector<Port> ports_;
+  // Per port, the earliest time it may have something to do (never later than its real next
+  // event): the behaviour looks only at ports that are due, not at every port at every wake-up.
+  std::vector<std::uint64_t> port_due_;
   Wakeup wake_;
   // Statistics over all ports.
   std::uint64_t split_requests_ = 0;

@@ -149,6 +149,7 @@ Sync Link::accept(Channel& c, Payload& p, Phase& phase, std::uint64_t now) {
 
 void Link::far_end_done(Channel& c, std::uint64_t now) {
   c.far_end_busy = false;
+  note_rx(c);
   release_credits(c, c.awaiting_end, now);
   wake_.asap();
 }
@@ -251,7 +252,8 @@ std::uint64_t Link::drain(Channel& c, std::uint64_t now) {
       c.awaiting_end = e;
     }
   }
-  return (!c.far_end_busy && !c.rx.empty()) ? c.rx.front().deliver_ps : kNever;
+  note_rx(c);
+  return hot_.hand_on_ps[&c - ch_];
 }
 
 std::uint64_t Link::append_flits(Wire& w, std::uint64_t start_fs, std::uint32_t count) {
@@ -335,6 +337,7 @@ void Link::commit(Wire& w, Channel& c, std::uint64_t e_ps) {
   r.last_arrive_ps = fs_to_ps_ceil(last_end + latency_fs_);
   r.credits = s.credits;
   c.rx.push_back(r);
+  if (c.rx.size() == 1) note_rx(c);
   wake_.at(r.deliver_ps, e_ps);
   // A transmit-queue entry is free: take the transfer that was held back, if any.
   if (!c.hold.empty()) {
@@ -408,16 +411,18 @@ void Link::behaviour() {
   wake_.fired();
   const std::uint64_t now = famsim::now_ps();
   std::uint64_t next = kNever;
-  for (Channel& c : ch_) {
-    if (c.active) next = std::min(next, drain(c, now));
+  for (unsigned k = 0; k < 4; ++k) {
+    // Transfers arrive in the order they were committed: with the first not due, none is.
+    if (hot_.rx_front_ps[k] > now) {
+      next = std::min(next, hot_.hand_on_ps[k]);
+    } else {
+      next = std::min(next, drain(ch_[k], now));
+    }
   }
+  // A transfer committed now has asked for its own delivery time (commit()).
   for (Wire& w : wire_) {
     if (w.next_decision_ps <= now) decide(w, now);
     next = std::min(next, w.next_decision_ps);
-  }
-  for (Channel& c : ch_) {
-    if (c.active && !c.far_end_busy && !c.rx.empty())
-      next = std::min(next, c.rx.front().deliver_ps);
   }
   wake_.at(next, now);
 }

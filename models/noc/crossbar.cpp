@@ -98,6 +98,8 @@ void Crossbar::init_plane(Plane& pl, bool is_request, unsigned inputs, unsigned 
     pl.out_words = pl.requested.words();
     pl.queued_for.assign(static_cast<std::size_t>(inputs) * outputs, 0);
     pl.wanted.assign(inputs * pl.out_words, 0);
+    pl.queued_total.assign(outputs, 0);
+    pl.wanted_any = RequestSet(outputs);
     pl.waiting_inputs = RequestSet(inputs);
   }
   const std::size_t staged_max = static_cast<std::size_t>(outputs) * params_.output_buffer;
@@ -172,9 +174,7 @@ void Crossbar::enqueue(Plane& pl, unsigned in, const Queued& q, std::uint64_t no
   } else {
     const bool was_empty = input.fifo.empty();
     input.fifo.push_back(q);
-    if (pl.queued_for[std::size_t{in} * pl.out.size() + q.dest]++ == 0) {
-      pl.wanted[in * pl.out_words + (q.dest >> 6)] |= std::uint64_t{1} << (q.dest & 63);
-    }
+    count_queued(pl, in, q.dest);
     if (was_empty) schedule_head(pl, in, q.dest, now_ps);
   }
 }
@@ -284,6 +284,12 @@ void Crossbar::arbitrate(Plane& pl, std::uint64_t edge_ps) {
     pl.pending_heads.pop_back();
   }
   const bool new_heads = pl.pending_heads.size() != pending;
+  // No new head and no waiting output that can take a message at this edge (each is busy until
+  // next_arbitration_ps or has a full buffer, whose draining lowers next_arbitration_ps): no
+  // grant, so nothing below would change. Not with VOQs under round_robin: that matcher turns
+  // its first output at every call, granting or not.
+  const bool rotating = voq() && params_.arbiter == CrossbarArbiter::kRoundRobin;
+  if (!new_heads && !rotating && pl.next_arbitration_ps > edge_ps) return;
 
   pl.popped.clear();
   if (!voq()) pl.requested = pl.waiting_outputs;  // same size: copies words, no allocation
@@ -314,9 +320,7 @@ void Crossbar::arbitrate(Plane& pl, std::uint64_t edge_ps) {
         if (was_empty && q.dest != g.output) schedule_head(pl, g.input, q.dest, edge_ps);
       } else {
         in.fifo.push_back(q);
-        if (pl.queued_for[std::size_t{g.input} * pl.out.size() + q.dest]++ == 0) {
-          pl.wanted[g.input * pl.out_words + (q.dest >> 6)] |= std::uint64_t{1} << (q.dest & 63);
-        }
+        count_queued(pl, g.input, q.dest);
       }
       if (pl.is_request) {
         up_[g.input]->send_end_req(held);
@@ -430,9 +434,7 @@ void Crossbar::transfer(Plane& pl, unsigned i, unsigned o, std::uint64_t edge_ps
     q = in.fifo.front();
     in.fifo.pop_front();
     pl.waiting_inputs.clear(i);
-    if (--pl.queued_for[std::size_t{i} * pl.out.size() + o] == 0) {
-      pl.wanted[i * pl.out_words + (o >> 6)] &= ~(std::uint64_t{1} << (o & 63));
-    }
+    uncount_queued(pl, i, o);
     eligible = in.head_eligible_ps;
   }
   in.queue.set(in.queue.level() - 1, edge_ps);
@@ -463,6 +465,20 @@ void Crossbar::transfer(Plane& pl, unsigned i, unsigned o, std::uint64_t edge_ps
   stage(pl, cycles, {leave, o});
 }
 
+void Crossbar::count_queued(Plane& pl, unsigned in, unsigned o) {
+  if (pl.queued_for[std::size_t{in} * pl.out.size() + o]++ == 0) {
+    pl.wanted[in * pl.out_words + (o >> 6)] |= std::uint64_t{1} << (o & 63);
+  }
+  if (pl.queued_total[o]++ == 0) pl.wanted_any.set(o);
+}
+
+void Crossbar::uncount_queued(Plane& pl, unsigned in, unsigned o) {
+  if (--pl.queued_for[std::size_t{in} * pl.out.size() + o] == 0) {
+    pl.wanted[in * pl.out_words + (o >> 6)] &= ~(std::uint64_t{1} << (o & 63));
+  }
+  if (--pl.queued_total[o] == 0) pl.wanted_any.clear(o);
+}
+
 void Crossbar::find_hol_blocked(Plane& pl, std::uint64_t edge_ps) {
   // The inputs still registered lost this edge (or wait for a busy output). An output that had a
   // requester at this edge either granted one or could not take a message, and one with a full
@@ -470,7 +486,22 @@ void Crossbar::find_hol_blocked(Plane& pl, std::uint64_t edge_ps) {
   // word by word rules most inputs out without touching the outputs; the head's own output is
   // among the requested ones, so what is left is wanted by a message behind the head.
   pl.requested.merge(pl.full_outputs);
+  pl.hol_since_ps = edge_ps;
   const std::size_t words = pl.out_words;
+  // Only an output some queued message wants, free at this edge and requested by no head, can
+  // block anyone: with none (the usual case under saturation, when every wanted output is busy
+  // or requested), no input is blocked and the inputs need not be looked at.
+  bool candidate = false;
+  for (std::size_t w = 0; w < words && !candidate; ++w) {
+    for (std::uint64_t bits = pl.wanted_any.word(w) & ~pl.requested.word(w); bits;
+         bits &= bits - 1) {
+      if (pl.out[w * 64 + __builtin_ctzll(bits)].free_at_ps <= edge_ps) {
+        candidate = true;
+        break;
+      }
+    }
+  }
+  if (!candidate) return;
   for (unsigned i = pl.waiting_inputs.next_at_or_after(0); i < pl.in.size();
        i = pl.waiting_inputs.next_at_or_after(i + 1)) {
     const std::uint64_t* row = &pl.wanted[i * words];
@@ -486,7 +517,6 @@ void Crossbar::find_hol_blocked(Plane& pl, std::uint64_t edge_ps) {
     }
     if (blocked) pl.hol_blocked.push_back(i);
   }
-  pl.hol_since_ps = edge_ps;
 }
 
 std::uint64_t Crossbar::next_wakeup(const Plane& pl, std::uint64_t now_ps) const {

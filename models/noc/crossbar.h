@@ -221,6 +221,10 @@ class Crossbar : public sc_core::sc_module, public Component {
     // the outputs whose buffer is full.
     std::vector<std::uint32_t> queued_for;
     std::vector<std::uint64_t> wanted;
+    // Messages in all FIFOs per output, and the outputs with any: an edge at which none of these
+    // is free and unrequested has no head-of-line blocking, without looking at the inputs.
+    std::vector<std::uint32_t> queued_total;
+    RequestSet wanted_any;
     std::size_t out_words = 0;
     RequestSet waiting_inputs;
     RequestSet requested;
@@ -277,6 +281,10 @@ class Crossbar : public sc_core::sc_module, public Component {
   void arbitrate_matching(Plane& pl, std::uint64_t edge_ps);
   // Sends input `i`'s next message for output `o` across the crossbar at `edge_ps`.
   void transfer(Plane& pl, unsigned i, unsigned o, std::uint64_t edge_ps);
+  // Counts a message for output `o` into (or out of) input `in`'s FIFO, for the head-of-line
+  // blocking bookkeeping.
+  void count_queued(Plane& pl, unsigned in, unsigned o);
+  void uncount_queued(Plane& pl, unsigned in, unsigned o);
   void find_hol_blocked(Plane& pl, std::uint64_t edge_ps);
   std::uint64_t next_wakeup(const Plane& pl, std::uint64_t now_ps) const;
   void report_ports(const Plane& pl, nlohmann::json& j, const ReportWindow& window) const;
