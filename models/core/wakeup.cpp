@@ -103,6 +103,9 @@ Wakeup* Scheduler::earliest(std::uint64_t now_ps) {
     if (++wi == words) wi = 0;
     bits = occupied_[wi];
   }
+  // The heap's top is no later than any entry in it, stale or not: when the wheel has an earlier
+  // one, nothing in the heap can go first.
+  if (overflow_.empty() || (best && overflow_.front().at_ps > best->pending_ps_)) return best;
   while (!overflow_.empty()) {
     const Overflow& top = overflow_.front();
     const Wakeup* w = top.wakeup;

@@ -129,7 +129,8 @@ Sync Link::bw(unsigned port, Payload& p, Phase& phase, sc_core::sc_time&) {
 }
 
 Sync Link::accept(Channel& c, Payload& p, Phase& phase, std::uint64_t now) {
-  if (shape_of(c, ext_of(p)).credits > c.credits_total) {
+  const Shape& shape = shape_of(c, ext_of(p));
+  if (shape.credits > c.credits_total) {
     const std::string msg = std::string("a ") + std::to_string(ext_of(p).length) +
                             " B transfer needs more credits than " +
                             (c.is_request ? "request" : "response") +
@@ -137,7 +138,7 @@ Sync Link::accept(Channel& c, Payload& p, Phase& phase, std::uint64_t now) {
     SC_REPORT_FATAL(name(), msg.c_str());
   }
   if (c.tx.full()) return c.hold.hold(p, now);
-  c.tx.push_back({&p, now});
+  c.tx.push_back({&p, now, shape});
   Wire& w = wire_of(c);
   const std::uint64_t e = clock_.edge_after_ps(now);
   if (e < w.next_decision_ps) {
@@ -301,7 +302,7 @@ std::uint64_t Link::append_flits(Wire& w, std::uint64_t start_fs, std::uint32_t 
 void Link::commit(Wire& w, Channel& c, std::uint64_t e_ps) {
   const TxEntry t = c.tx.front();
   c.tx.pop_front();
-  const Shape s = shape_of(c, ext_of(*t.payload));
+  const Shape& s = t.shape;
   c.credits_free -= s.credits;
   c.credits_held.set(c.credits_total - c.credits_free, e_ps);
   if (c.stall_since_ps != kNever) {
@@ -342,7 +343,8 @@ void Link::commit(Wire& w, Channel& c, std::uint64_t e_ps) {
   // A transmit-queue entry is free: take the transfer that was held back, if any.
   if (!c.hold.empty()) {
     Payload& held = c.hold.take(e_ps, c.backpressure_ps);
-    c.tx.push_back({&held, e_ps});  // the queue entry keeps hold()'s reference
+    // The queue entry keeps hold()'s reference.
+    c.tx.push_back({&held, e_ps, shape_of(c, ext_of(held))});
     send_end_upstream(c, held);
   }
 }
@@ -372,7 +374,7 @@ void Link::decide(Wire& w, std::uint64_t now) {
       const unsigned v = (w.rr + k) & 1;
       Channel* c = w.vc[v];
       if (!c->active || c->tx.empty() || c->tx.front().arrive_ps >= now) continue;
-      if (shape_of(*c, ext_of(*c->tx.front().payload)).credits > c->credits_free) {
+      if (c->tx.front().shape.credits > c->credits_free) {
         if (c->stall_since_ps == kNever) c->stall_since_ps = now;
         continue;
       }
@@ -392,7 +394,7 @@ void Link::decide(Wire& w, std::uint64_t now) {
     std::uint64_t ready;
     if (c->tx.front().arrive_ps >= now) {
       ready = clock_.edge_after_ps(c->tx.front().arrive_ps);
-    } else if (shape_of(*c, ext_of(*c->tx.front().payload)).credits > c->credits_free) {
+    } else if (c->tx.front().shape.credits > c->credits_free) {
       // Ready but out of credits: a credit stall from when the wire could have taken it.
       if (c->stall_since_ps == kNever) c->stall_since_ps = wire_ready;
       if (c->returning.empty()) continue;  // release_credits() sets the time

@@ -161,6 +161,7 @@ class Link : public sc_core::sc_module, public Component {
   struct TxEntry {
     Payload* payload = nullptr;
     std::uint64_t arrive_ps = 0;
+    Shape shape;  // worked out on arrival, while the payload's extension is in cache
   };
   struct RxEntry {
     Payload* payload = nullptr;

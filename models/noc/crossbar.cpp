@@ -136,6 +136,7 @@ Sync Crossbar::fw(unsigned port, Payload& p, Phase& phase, sc_core::sc_time&) {
   if (phase == tlm::END_RESP) {
     resp_.out[port].far_end_busy = false;
     resp_.unblocked.push_back(port);
+    resp_.send_due_ps = std::min(resp_.send_due_ps, now);
     wake_.asap();
     return tlm::TLM_ACCEPTED;
   }
@@ -154,6 +155,7 @@ Sync Crossbar::bw(unsigned port, Payload& p, Phase& phase, sc_core::sc_time&) {
   if (phase == tlm::END_REQ) {
     req_.out[port].far_end_busy = false;
     req_.unblocked.push_back(port);
+    req_.send_due_ps = std::min(req_.send_due_ps, now);
     wake_.asap();
     return tlm::TLM_ACCEPTED;
   }
@@ -184,6 +186,7 @@ void Crossbar::schedule_head(Plane& pl, unsigned in, unsigned out, std::uint64_t
   // exposed by a grant at edge e, that is e + 1 cycle: one grant per input per edge).
   const std::uint64_t eligible = clock_.edge_after_ps(now_ps);
   pl.pending_heads.push_back({in, out, eligible});
+  pl.head_due_ps = std::min(pl.head_due_ps, eligible);
   wake_.at(eligible, now_ps);
 }
 
@@ -225,6 +228,7 @@ void Crossbar::drain_output(Plane& pl, unsigned o, std::uint64_t now_ps, bool fa
 }
 
 void Crossbar::send_ready(Plane& pl, std::uint64_t now_ps) {
+  if (pl.send_due_ps > now_ps) return;
   for (unsigned o : pl.unblocked) drain_output(pl, o, now_ps, true);
   pl.unblocked.clear();
   for (auto& c : pl.leave_classes) {
@@ -240,9 +244,11 @@ void Crossbar::send_ready(Plane& pl, std::uint64_t now_ps) {
     pl.leave_heap.pop_back();
     drain_output(pl, o, now_ps, false);
   }
+  pl.send_due_ps = pl.unblocked.empty() ? next_leave(pl) : now_ps;
 }
 
 void Crossbar::stage(Plane& pl, std::uint64_t cycles, const LeaveEvent& ev) {
+  pl.send_due_ps = std::min(pl.send_due_ps, ev.leave_ps);
   for (auto& c : pl.leave_classes) {
     if (c.cycles == cycles || (c.cycles == 0)) {
       c.cycles = cycles;
@@ -266,9 +272,11 @@ std::uint64_t Crossbar::next_leave(const Plane& pl) {
 void Crossbar::arbitrate(Plane& pl, std::uint64_t edge_ps) {
   // Heads that became eligible by this edge start requesting their output.
   const std::size_t pending = pl.pending_heads.size();
-  for (std::size_t k = 0; k < pl.pending_heads.size();) {
+  std::uint64_t later = Wakeup::kNever;  // the earliest head still pending after this edge
+  for (std::size_t k = 0; pl.head_due_ps <= edge_ps && k < pl.pending_heads.size();) {
     const PendingHead h = pl.pending_heads[k];
     if (h.eligible_ps > edge_ps) {
+      later = std::min(later, h.eligible_ps);
       ++k;
       continue;
     }
@@ -284,6 +292,7 @@ void Crossbar::arbitrate(Plane& pl, std::uint64_t edge_ps) {
     pl.pending_heads.pop_back();
   }
   const bool new_heads = pl.pending_heads.size() != pending;
+  if (new_heads) pl.head_due_ps = later;
   // No new head and no waiting output that can take a message at this edge (each is busy until
   // next_arbitration_ps or has a full buffer, whose draining lowers next_arbitration_ps): no
   // grant, so nothing below would change. Not with VOQs under round_robin: that matcher turns
@@ -520,10 +529,7 @@ void Crossbar::find_hol_blocked(Plane& pl, std::uint64_t edge_ps) {
 }
 
 std::uint64_t Crossbar::next_wakeup(const Plane& pl, std::uint64_t now_ps) const {
-  std::uint64_t next = Wakeup::kNever;
-  if (!pl.unblocked.empty()) next = now_ps;
-  next = std::min(next, next_leave(pl));
-  for (const PendingHead& h : pl.pending_heads) next = std::min(next, h.eligible_ps);
+  std::uint64_t next = std::min(pl.send_due_ps, pl.head_due_ps);
   if (pl.next_arbitration_ps != Wakeup::kNever) {
     // The first edge not arbitrated yet: once per edge, however often the block wakes at it.
     const std::uint64_t edge = clock_.edge_ps(now_ps);

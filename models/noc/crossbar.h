@@ -210,6 +210,11 @@ class Crossbar : public sc_core::sc_module, public Component {
   };
   // One direction of traffic: requests (up -> down) or responses (down -> up).
   struct Plane {
+    // Read at every wake-up, so first: the earliest of the staged messages' leave times (now,
+    // with a far end that took a message back waiting in `unblocked`), and of the pending heads'
+    // eligible times; kNever when there are none.
+    std::uint64_t send_due_ps = Wakeup::kNever;
+    std::uint64_t head_due_ps = Wakeup::kNever;
     bool is_request = true;
     std::vector<Input> in;
     std::vector<Output> out;

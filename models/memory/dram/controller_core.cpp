@@ -533,7 +533,9 @@ void ControllerCore::issue(const Choice& ch, std::uint64_t now) {
     req.done = state_.data_end(cmd, now);
     const std::uint32_t r = ent.request;
     if (req.tag) {
-      (req.write ? write_done_ : read_done_).push_back(r);
+      Ring<std::uint32_t>& done = req.write ? write_done_ : read_done_;
+      done.push_back(r);
+      if (done.size() == 1) next_completion_ = std::min(next_completion_, req.done);
     } else {
       free_requests_.push_back(r);
       --requests_in_use_;
@@ -551,11 +553,11 @@ bool ControllerCore::has_work() const {
   return false;
 }
 
-std::uint64_t ControllerCore::next_completion() const {
+void ControllerCore::update_next_completion() {
   std::uint64_t t = kNever;
   if (!read_done_.empty()) t = requests_[read_done_.front()].done;
   if (!write_done_.empty()) t = std::min(t, requests_[write_done_.front()].done);
-  return t;
+  next_completion_ = t;
 }
 
 void* ControllerCore::pop_completion(bool& write, std::uint64_t& arrival_cycle) {
@@ -571,6 +573,7 @@ void* ControllerCore::pop_completion(bool& write, std::uint64_t& arrival_cycle) 
   arrival_cycle = req.arrival;
   free_requests_.push_back(r);
   --requests_in_use_;
+  update_next_completion();
   return req.tag;
 }
 

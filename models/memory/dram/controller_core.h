@@ -101,7 +101,7 @@ class ControllerCore {
   bool has_work() const;
 
   // The cycle the oldest unfinished completion's data is done, or kNever.
-  std::uint64_t next_completion() const;
+  std::uint64_t next_completion() const { return next_completion_; }
   // Takes that completion; its data must be done (next_completion() <= now).
   void* pop_completion(bool& write, std::uint64_t& arrival_cycle);
 
@@ -269,6 +269,8 @@ class ControllerCore {
   bool draining_ = false;
   std::uint64_t seq_ = 0;
   Ring<std::uint32_t> read_done_, write_done_;  // requests in completion order
+  std::uint64_t next_completion_ = kNever;      // the earlier of their first entries' done cycles
+  void update_next_completion();
   std::vector<std::uint64_t> last_column_;      // per flat bank, for the timeout policy
   std::vector<RankRefresh> refresh_;
   unsigned postpone_limit_ = 0;
