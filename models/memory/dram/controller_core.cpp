@@ -349,19 +349,20 @@ void ControllerCore::select(int q, std::uint64_t now, Choice* best, std::uint64_
   const BankView* view = view_[q].data();
   unsigned pick = kNil;
   std::uint64_t pick_prio = kNever;
-  std::uint64_t pick_cycle = kNever;
+  // Looking only: the bank that would issue first from `now` on, by cycle then priority, as one
+  // 128-bit key (cycle above priority), so that the comparison needs no unpredictable branch.
+  using Key = unsigned __int128;
+  Key pick_key = ~Key{0};
   auto look = [&](unsigned b) {
     const BankView& v = view[b];
     const std::uint64_t e = v.earliest();
     if (!best) {
-      // Looking only: the bank that would issue first from `now` on, by cycle then priority.
-      const std::uint64_t c = e > now ? e : now;
-      if (c < pick_cycle || (c == pick_cycle && v.prio < pick_prio)) {
+      const Key key = (Key{e > now ? e : now} << 64) | v.prio;
+      if (key < pick_key) {
+        pick_key = key;
         pick = b;
-        pick_cycle = c;
-        pick_prio = v.prio;
       }
-      if (e < next) next = e;
+      next = e < next ? e : next;
     } else if (e <= now) {
       if (pick == kNil || v.prio < pick_prio) {
         pick = b;
@@ -389,8 +390,8 @@ void ControllerCore::select(int q, std::uint64_t now, Choice* best, std::uint64_
   }
   if (!best) {
     plan_.bank = pick;
-    plan_.cycle = pick_cycle;
-    plan_.prio = pick_prio;
+    plan_.cycle = static_cast<std::uint64_t>(pick_key >> 64);
+    plan_.prio = static_cast<std::uint64_t>(pick_key);
   } else if (pick != kNil) {
     *best = cache_[q][pick];
     best->cand.earliest = now;
