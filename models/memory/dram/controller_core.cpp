@@ -208,7 +208,7 @@ void ControllerCore::work_out_choice(unsigned flat, int q) {
   Choice& ch = cache_[q][flat];
   const BankQueue& bq = queues_[q][flat];
   const Entry& head = entries_[bq.head];
-  ch.queue = q;
+  ch.queue = static_cast<std::uint8_t>(q);
   ch.valid = true;
   ch.prev = kNil;
   if (state_.is_open(flat)) {

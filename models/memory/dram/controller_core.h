@@ -143,17 +143,19 @@ class ControllerCore {
     unsigned pending = 0;
     unsigned next_bank = 0;  // per-bank refresh: the bank (DDR5: bank index) in turn
   };
-  // The command chosen in one decision.
-  struct Choice {
+  // The command chosen in one decision. One cache line: a bank's standing choice is read back
+  // whole when its planned command issues, usually long after it was worked out.
+  struct alignas(64) Choice {
     Command cmd = Command::kACT;
+    bool valid = false;
+    std::uint8_t queue = 0;  // 0 reads, 1 writes
     Coord c;
     std::uint32_t entry = kNil;  // the burst it serves, if any
     std::uint32_t prev = kNil;   // entry's predecessor in its bank list (for removal)
-    int queue = 0;
     Candidate cand;
     std::uint64_t prio = 0;  // SchedulerPolicy::priority(cand)
-    bool valid = false;
   };
+  static_assert(sizeof(Choice) == 64, "a choice is one cache line");
 
   int direction() const;  // 0 reads, 1 writes (write drain)
   // The write drain's hysteresis: on at the high watermark, off at the low one.
