@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# Checks that a change meant only for speed changes no result: runs the same configurations with
+# two famsim executables and compares, byte for byte, stats.json (host-time fields left out), the
+# DRAM command logs and the transaction logs. Prints one line per configuration; exits 1 if any
+# differs. Not part of the test suite (it needs the earlier executable); run it before committing
+# a speed change, e.g.
+#   git stash; cmake --build build --target famsim; cp build/famsim /tmp/famsim.before; git stash pop
+#   cmake --build build --target famsim; tests/bench/compare_binaries.sh /tmp/famsim.before build/famsim
+# The configurations cover every block and policy a speed change is likely to touch: the switch
+# and device crossbars under each queueing, arbitration and forwarding choice, links with flit
+# errors and starved credits, peer traffic, the mesh NoC, the leaf-spine pod, an AI workload, and
+# standalone DRAM channels on random and sequential traces.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+before=$1
+after=$2
+work=$(mktemp -d "${TMPDIR:-/tmp}/famsim-compare.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+python3 scripts/make_trace.py --format ramulator --pattern random --requests 200000 \
+  --read-fraction 0.8 --address-bytes 8GiB --seed 1 -o "$work/random.trace"
+python3 scripts/make_trace.py --format ramulator --pattern sequential --requests 200000 \
+  --read-fraction 0.8 --address-bytes 8GiB --seed 1 -o "$work/sequential.trace"
+
+N=platforms/nvl8_fam.yaml
+S="--set workload.streams.0.total_bytes=1MiB"
+cases=(
+  "nvl8_read|--platform $N $S"
+  "nvl8_write_verify|--platform $N --workload traffic/write_then_verify.yaml"
+  "peer|--platform $N --workload traffic/peer_read.yaml --set workload.streams.0.total_bytes=512KiB"
+  "voq|--platform $N $S --set switch.input_queues=voq --set devices.0.noc.input_queues=voq"
+  "islip|--platform $N $S --set switch.arbiter=islip --set devices.0.noc.input_queues=voq --set devices.0.noc.arbiter=islip"
+  "oldest_first|--platform $N $S --set switch.arbiter=oldest_first --set devices.0.noc.arbiter=oldest_first"
+  "cut_through|--platform $N $S --set switch.forwarding=cut_through"
+  "flit_errors|--platform $N $S --set links.gpu_switch.flit_error_rate=1e-3 --set links.gpu_switch.replay_buffer_flits=8"
+  "credits|--platform $N $S --set links.switch_device.response_vc_credits=18 --set links.switch_device.credit_return_ns=200"
+  "minimal|--platform platforms/minimal.yaml"
+  "mesh|--platform platforms/fam_mesh.yaml --set workload.streams.0.total_bytes=256KiB"
+  "pod|--platform platforms/ualink_pod64.yaml --workload traffic/pod_random_read.yaml --set workload.streams.0.total_bytes=64KiB"
+  "kv_decode|--platform $N --workload traffic/kv_decode_llama70b.yaml --set sim.max_time_ns=200000"
+  "ddr4_random|--platform platforms/dram_ddr4.yaml --trace $work/random.trace --trace-format ramulator"
+  "ddr4_sequential|--platform platforms/dram_ddr4.yaml --trace $work/sequential.trace --trace-format ramulator"
+  "hbm3_random|--platform platforms/dram_hbm3.yaml --trace $work/random.trace --trace-format ramulator"
+)
+
+fail=0
+for c in "${cases[@]}"; do
+  name=${c%%|*}
+  read -r -a args <<< "${c#*|}"
+  for side in before after; do
+    rc=0
+    "${!side}" run "${args[@]}" --dram-log --txn-log --out "$work/$name-$side" \
+      > "$work/$name-$side.log" 2>&1 || rc=$?
+    echo "$rc" > "$work/$name-$side.rc"
+  done
+  verdict=same
+  cmp -s "$work/$name-before.rc" "$work/$name-after.rc" || verdict="exit codes differ"
+  if [[ $verdict == same ]] && ! python3 - "$work/$name-before" "$work/$name-after" <<'PY'
+import json, sys
+def load(d):
+    s = json.load(open(d + "/stats.json"))
+    for k in ("host_seconds", "requests_per_host_second", "peak_rss_mib"):
+        s["sim"].pop(k, None)
+    return json.loads(json.dumps(s).replace(d, "OUT"))
+sys.exit(0 if load(sys.argv[1]) == load(sys.argv[2]) else 1)
+PY
+  then
+    verdict="stats.json differs"
+  fi
+  if [[ $verdict == same ]] && ! diff -rq "$work/$name-before/dram" "$work/$name-after/dram" > /dev/null 2>&1; then
+    verdict="DRAM command logs differ"
+  fi
+  if [[ $verdict == same ]] && ! cmp -s "$work/$name-before/transactions.csv" "$work/$name-after/transactions.csv"; then
+    verdict="transaction logs differ"
+  fi
+  echo "$name: $verdict"
+  [[ $verdict == same ]] || fail=1
+done
+exit $fail
