@@ -33,16 +33,14 @@ ControllerCore::ControllerCore(const Spec& spec, const CoreParams& params)
     free_requests_.push_back(i);
   }
   const unsigned banks = state_.banks_total();
-  for (auto& q : queues_) q.resize(banks);
+  books_.resize(banks);
   for (auto& c : cache_) c.resize(banks);
   for (auto& v : view_) v.resize(banks);
   blocked_.assign((banks + 63) / 64, 0);
   for (auto& n : nonempty_) n.assign((banks + 63) / 64, 0);
-  for (auto& d : dirty_) d.assign(banks, 0);
   rank_entries_.assign(spec.org.ranks, 0);
   read_done_.set_capacity(entries);
   write_done_.set_capacity(entries);
-  last_column_.assign(banks, 0);
   refresh_.resize(spec.org.ranks);
   refresh_interval_ =
       params.refresh == RefreshMode::kPerBank ? spec.timing.REFIpb : spec.timing.REFI;
@@ -52,7 +50,6 @@ ControllerCore::ControllerCore(const Spec& spec, const CoreParams& params)
   postpone_limit_ = params.refresh_postpone ? spec.timing.refresh_postpone_max : 0;
   stats_.bank_open_cycles.assign(banks, 0);
   stats_.rank_active_cycles.assign(spec.org.ranks, 0);
-  open_since_.assign(banks, 0);
   rank_active_since_.assign(spec.org.ranks, 0);
 }
 
@@ -74,7 +71,7 @@ void ControllerCore::enqueue(void* tag, bool write, const Coord* bursts, unsigne
     const std::uint32_t e = free_entries_.back();
     free_entries_.pop_back();
     entries_[e] = Entry{bursts[i], r, kNil, seq_++, 0};
-    BankQueue& bq = queues_[q][state_.flat_bank(bursts[i])];
+    BankQueue& bq = queue(q, state_.flat_bank(bursts[i]));
     if (bq.tail == kNil) {
       bq.head = e;
     } else {
@@ -151,7 +148,7 @@ bool ControllerCore::refresh_forced(unsigned rank) const {
   if (params_.refresh == RefreshMode::kPerBank) {
     bool idle = true;
     for_each_unit_bank(rank, r.next_bank, [&](unsigned flat) {
-      idle = idle && queues_[0][flat].count + queues_[1][flat].count == 0;
+      idle = idle && queue(0, flat).count + queue(1, flat).count == 0;
     });
     return idle;
   }
@@ -178,7 +175,7 @@ void ControllerCore::consider(Choice* best, const Choice& c, std::uint64_t now,
 
 bool ControllerCore::another_hit(unsigned flat, std::uint32_t row, std::uint32_t except) const {
   for (int q = 0; q < 2; ++q) {
-    for (std::uint32_t e = queues_[q][flat].head; e != kNil; e = entries_[e].next) {
+    for (std::uint32_t e = queue(q, flat).head; e != kNil; e = entries_[e].next) {
       if (e != except && entries_[e].c.row == row) return true;
     }
   }
@@ -187,8 +184,9 @@ bool ControllerCore::another_hit(unsigned flat, std::uint32_t row, std::uint32_t
 
 void ControllerCore::mark_dirty(unsigned flat) {
   for (int q = 0; q < 2; ++q) {
-    if (dirty_[q][flat]) continue;
-    dirty_[q][flat] = 1;
+    std::uint8_t& dirty = books_[flat].dirty[q];
+    if (dirty) continue;
+    dirty = 1;
     dirty_list_[q].push_back(flat);
   }
 }
@@ -198,15 +196,16 @@ void ControllerCore::refresh_choices(int q) {
   // state: worked out again only for banks whose queues or state changed since the last look in
   // this direction (a direction not being served keeps its list until it is).
   for (const unsigned b : dirty_list_[q]) {
-    dirty_[q][b] = 0;
-    if (queues_[q][b].count) work_out_choice(b, q);
+    BankBook& book = books_[b];
+    book.dirty[q] = 0;
+    if (book.queue[q].count) work_out_choice(b, q);
   }
   dirty_list_[q].clear();
 }
 
 void ControllerCore::work_out_choice(unsigned flat, int q) {
   Choice& ch = cache_[q][flat];
-  const BankQueue& bq = queues_[q][flat];
+  const BankQueue& bq = queue(q, flat);
   const Entry& head = entries_[bq.head];
   ch.queue = static_cast<std::uint8_t>(q);
   ch.valid = true;
@@ -378,7 +377,7 @@ void ControllerCore::select(int q, std::uint64_t now, Choice* best, std::uint64_
     unsigned oldest_bank = kNil;
     std::uint64_t oldest_seq = kNever;
     for_each_nonempty(q, [&](unsigned b) {
-      const BankQueue& bq = queues_[q][b];
+      const BankQueue& bq = queue(q, b);
       if (entries_[bq.head].seq < oldest_seq) {
         oldest_seq = entries_[bq.head].seq;
         oldest_bank = b;
@@ -400,7 +399,7 @@ void ControllerCore::select(int q, std::uint64_t now, Choice* best, std::uint64_
   if (timeout_policy_ && !(best && best->valid)) {
     const unsigned banks = state_.banks_total();
     for (unsigned b = 0; b < banks; ++b) {
-      if (!state_.is_open(b) || queues_[0][b].count || queues_[1][b].count || is_blocked(b)) {
+      if (!state_.is_open(b) || queue(0, b).count || queue(1, b).count || is_blocked(b)) {
         continue;
       }
       Choice ch;
@@ -408,7 +407,7 @@ void ControllerCore::select(int q, std::uint64_t now, Choice* best, std::uint64_
       ch.cmd = Command::kPRE;
       ch.c = bank_coord(b);
       ch.cand.earliest =
-          std::max(page_->idle_close_cycle(last_column_[b]), state_.earliest(Command::kPRE, ch.c));
+          std::max(page_->idle_close_cycle(books_[b].last_column), state_.earliest(Command::kPRE, ch.c));
       ch.cand.arrival = kNever;
       ch.prio = kNever;
       consider(best, ch, now, next);
@@ -435,9 +434,9 @@ void ControllerCore::note_open_change(unsigned flat, bool was_open, std::uint64_
   const bool open = state_.is_open(flat);
   if (open == was_open) return;
   if (open) {
-    open_since_[flat] = now;
+    books_[flat].open_since = now;
   } else {
-    stats_.bank_open_cycles[flat] += now - open_since_[flat];
+    books_[flat].open_cycles += now - books_[flat].open_since;
   }
 }
 
@@ -451,7 +450,7 @@ void ControllerCore::issue(const Choice& ch, std::uint64_t now) {
   if (cmd == Command::kPREA || cmd == Command::kREFab) {
     const unsigned first = rank * state_.banks_per_rank();
     for (unsigned b = first; b < first + state_.banks_per_rank(); ++b) {
-      if (state_.is_open(b)) stats_.bank_open_cycles[b] += now - open_since_[b];
+      if (state_.is_open(b)) books_[b].open_cycles += now - books_[b].open_since;
       mark_dirty(b);
     }
     state_.issue(cmd, ch.c, now);
@@ -499,7 +498,7 @@ void ControllerCore::issue(const Choice& ch, std::uint64_t now) {
 
   // A column command: the burst leaves its queue.
   const unsigned flat = state_.flat_bank(ch.c);
-  BankQueue& bq = queues_[ch.queue][flat];
+  BankQueue& bq = queue(ch.queue, flat);
   const std::uint32_t e = ch.entry;
   const Entry& ent = entries_[e];
   if (ch.prev == kNil) {
@@ -519,7 +518,7 @@ void ControllerCore::issue(const Choice& ch, std::uint64_t now) {
   } else {
     ++stats_.row_hits;
   }
-  last_column_[flat] = now;
+  books_[flat].last_column = now;
   stats_.data_bus_cycles += spec_.timing.burst;
   Request& req = requests_[ent.request];
   if (ch.queue == 1) {
@@ -580,10 +579,12 @@ void* ControllerCore::pop_completion(bool& write, std::uint64_t& arrival_cycle) 
 
 void ControllerCore::finish_stats(std::uint64_t now) {
   for (unsigned b = 0; b < state_.banks_total(); ++b) {
-    if (state_.is_open(b) && now > open_since_[b]) {
-      stats_.bank_open_cycles[b] += now - open_since_[b];
-      open_since_[b] = now;
+    BankBook& book = books_[b];
+    if (state_.is_open(b) && now > book.open_since) {
+      book.open_cycles += now - book.open_since;
+      book.open_since = now;
     }
+    stats_.bank_open_cycles[b] = book.open_cycles;
   }
   for (unsigned r = 0; r < spec_.org.ranks; ++r) {
     if (state_.open_banks(r) && now > rank_active_since_[r]) {

@@ -228,7 +228,21 @@ class ControllerCore {
   std::vector<Request> requests_;
   std::vector<std::uint32_t> free_requests_;
   std::size_t requests_in_use_ = 0;
-  std::array<std::vector<BankQueue>, 2> queues_;        // [0] reads, [1] writes, per flat bank
+  // Per flat bank, what a command or an arrival for it updates, in one cache line: its queues
+  // ([0] reads, [1] writes), whether each direction's standing choice is stale (listed in
+  // dirty_list_), when its row opened, its open cycles so far (copied to the statistics by
+  // finish_stats()) and its last column command (timeout page policy).
+  struct alignas(64) BankBook {
+    BankQueue queue[2];
+    std::uint8_t dirty[2] = {0, 0};
+    std::uint64_t open_since = 0;
+    std::uint64_t open_cycles = 0;
+    std::uint64_t last_column = 0;
+  };
+  static_assert(sizeof(BankBook) == 64, "a bank's book is one cache line");
+  BankQueue& queue(int q, unsigned flat) { return books_[flat].queue[q]; }
+  const BankQueue& queue(int q, unsigned flat) const { return books_[flat].queue[q]; }
+  std::vector<BankBook> books_;
   std::array<std::vector<std::uint64_t>, 2> nonempty_;  // bit per bank with bursts queued
   // Per direction and bank: the command the bank would issue next, kept until the bank's queues
   // or state change (then it is listed in dirty_list_), and the part of it the per-decision scan
@@ -247,7 +261,6 @@ class ControllerCore {
   };
   std::array<std::vector<Choice>, 2> cache_;
   std::array<std::vector<BankView>, 2> view_;
-  std::array<std::vector<std::uint8_t>, 2> dirty_;
   std::array<std::vector<unsigned>, 2> dirty_list_;
   std::vector<std::uint64_t> blocked_;  // bit per bank a forced refresh keeps new work from
   // The next decision as the look after the last command worked it out: bank `bank` of
@@ -273,7 +286,6 @@ class ControllerCore {
   Ring<std::uint32_t> read_done_, write_done_;  // requests in completion order
   std::uint64_t next_completion_ = kNever;      // the earlier of their first entries' done cycles
   void update_next_completion();
-  std::vector<std::uint64_t> last_column_;      // per flat bank, for the timeout policy
   std::vector<RankRefresh> refresh_;
   unsigned postpone_limit_ = 0;
 
@@ -281,7 +293,6 @@ class ControllerCore {
   unsigned log_channel_ = 0, log_pseudo_channel_ = 0;
 
   CoreStats stats_;
-  std::vector<std::uint64_t> open_since_;
   std::vector<std::uint64_t> rank_active_since_;
 };
 
