@@ -9,7 +9,8 @@
 # The configurations cover every block and policy a speed change is likely to touch: the switch
 # and device crossbars under each queueing, arbitration and forwarding choice, links with flit
 # errors and starved credits, peer traffic, the mesh NoC, the leaf-spine pod, an AI workload, and
-# standalone DRAM channels on random and sequential traces.
+# standalone DRAM channels on random and sequential traces under each scheduler, page policy and
+# refresh mode.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 before=$1
@@ -41,6 +42,11 @@ cases=(
   "ddr4_random|--platform platforms/dram_ddr4.yaml --trace $work/random.trace --trace-format ramulator"
   "ddr4_sequential|--platform platforms/dram_ddr4.yaml --trace $work/sequential.trace --trace-format ramulator"
   "hbm3_random|--platform platforms/dram_hbm3.yaml --trace $work/random.trace --trace-format ramulator"
+  "ddr4_fcfs|--platform platforms/dram_ddr4.yaml --trace $work/random.trace --trace-format ramulator --set memory.controller.scheduler=fcfs"
+  "ddr4_closed_page|--platform platforms/dram_ddr4.yaml --trace $work/sequential.trace --trace-format ramulator --set memory.controller.page_policy=closed"
+  "ddr4_timeout_page|--platform platforms/dram_ddr4.yaml --trace $work/random.trace --trace-format ramulator --set memory.controller.page_policy=timeout"
+  "ddr5_per_bank_refresh|--platform platforms/dram_ddr5.yaml --trace $work/random.trace --trace-format ramulator --set memory.controller.refresh=per_bank"
+  "lpddr5x_per_bank_refresh|--platform platforms/dram_lpddr5x.yaml --trace $work/random.trace --trace-format ramulator --set memory.controller.refresh=per_bank"
 )
 
 fail=0
