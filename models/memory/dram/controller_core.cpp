@@ -406,8 +406,8 @@ void ControllerCore::select(int q, std::uint64_t now, Choice* best, std::uint64_
       ch.valid = true;
       ch.cmd = Command::kPRE;
       ch.c = bank_coord(b);
-      ch.cand.earliest =
-          std::max(page_->idle_close_cycle(books_[b].last_column), state_.earliest(Command::kPRE, ch.c));
+      ch.cand.earliest = std::max(page_->idle_close_cycle(books_[b].last_column),
+                                  state_.earliest(Command::kPRE, ch.c));
       ch.cand.arrival = kNever;
       ch.prio = kNever;
       consider(best, ch, now, next);
