@@ -134,10 +134,7 @@ Sync Crossbar::fw(unsigned port, Payload& p, Phase& phase, sc_core::sc_time&) {
     return accept_now(p, phase, tlm::END_REQ);
   }
   if (phase == tlm::END_RESP) {
-    resp_.out[port].far_end_busy = false;
-    resp_.unblocked.push_back(port);
-    resp_.send_due_ps = std::min(resp_.send_due_ps, now);
-    wake_.asap();
+    output_unblocked(resp_, port, now);
     return tlm::TLM_ACCEPTED;
   }
   protocol_error(name(), phase, "an upstream port");
@@ -153,13 +150,17 @@ Sync Crossbar::bw(unsigned port, Payload& p, Phase& phase, sc_core::sc_time&) {
     return accept_now(p, phase, tlm::END_RESP);
   }
   if (phase == tlm::END_REQ) {
-    req_.out[port].far_end_busy = false;
-    req_.unblocked.push_back(port);
-    req_.send_due_ps = std::min(req_.send_due_ps, now);
-    wake_.asap();
+    output_unblocked(req_, port, now);
     return tlm::TLM_ACCEPTED;
   }
   protocol_error(name(), phase, "a downstream port");
+}
+
+void Crossbar::output_unblocked(Plane& pl, unsigned o, std::uint64_t now_ps) {
+  pl.out[o].far_end_busy = false;
+  pl.unblocked.push_back(o);
+  pl.send_due_ps = std::min(pl.send_due_ps, now_ps);
+  wake_.asap();
 }
 
 void Crossbar::arrive(Plane& pl, unsigned in, Payload& p, std::uint64_t now_ps) {

@@ -271,6 +271,9 @@ class Crossbar : public sc_core::sc_module, public Component {
   bool voq() const { return params_.input_queues == InputQueues::kVoq; }
   void init_plane(Plane& pl, bool is_request, unsigned inputs, unsigned outputs);
   bool input_full(const Input& in) const { return voq() ? in.voq.full() : in.fifo.full(); }
+  // The far end of output `o` took a message back (END_REQ / END_RESP) at now_ps: hand on what
+  // waits for it at this instant.
+  void output_unblocked(Plane& pl, unsigned o, std::uint64_t now_ps);
   void arrive(Plane& pl, unsigned in, Payload& p, std::uint64_t now_ps);
   void enqueue(Plane& pl, unsigned in, const Queued& q, std::uint64_t now_ps);
   void schedule_head(Plane& pl, unsigned in, unsigned out, std::uint64_t now_ps);

@@ -58,7 +58,7 @@ struct CoreStats {
   std::uint64_t data_bus_cycles = 0;
   OccupancyGauge read_queue, write_queue;  // bursts queued, over time in cycles
   std::uint64_t refreshes_postponed = 0;          // due refreshes that waited for busy banks
-  std::vector<std::uint64_t> bank_open_cycles;    // per flat bank
+  std::vector<std::uint64_t> bank_open_cycles;    // per flat bank, as of finish_stats()
   std::vector<std::uint64_t> rank_active_cycles;  // per rank: some row open
 };
 
