@@ -33,13 +33,13 @@ nlohmann::json OccupancyGauge::to_json(const ReportWindow& window) const {
   t[0] -= std::min(t[0], window.start_ps);
   const double d = static_cast<double>(window.duration_ps());
   // Buckets beyond the one holding `capacity` (or the highest level seen) are always empty.
-  const std::uint64_t top = std::max(capacity_, max_);
+  const std::uint64_t top = std::max(capacity_, max());
   const unsigned used = bucket(top) + 1;
   nlohmann::json frac = nlohmann::json::array();
   for (unsigned i = 0; i < used; ++i) frac.push_back(d > 0 ? static_cast<double>(t[i]) / d : 0.0);
   return {{"capacity", capacity_},
           {"mean", mean(window)},
-          {"max", max_},
+          {"max", max()},
           {"bucket_width", std::uint64_t{1} << shift_},
           {"time_fraction", std::move(frac)}};
 }

@@ -30,14 +30,17 @@ class OccupancyGauge {
       integral_ += level_ * dt;
       time_ps_[bucket(level_)] += dt;
       since_ps_ = now_ps;
+      if (level_ > max_) max_ = level_;
     }
     level_ = level;
-    if (level > max_) max_ = level;
   }
 
   std::uint64_t level() const { return level_; }
   std::uint64_t capacity() const { return capacity_; }
-  std::uint64_t max() const { return max_; }
+  // The highest level the pool held: its level after all the changes of one instant, so that a
+  // message arriving and another leaving at the same time count the same in either order (the
+  // order of same-time events is the simulator's, not the hardware's).
+  std::uint64_t max() const { return level_ > max_ ? level_ : max_; }
   // Mean level over the window (the current level is carried to the window's end).
   double mean(const ReportWindow& window) const;
   // Mean level over the capacity, 0..1 (0 for an unbounded pool).

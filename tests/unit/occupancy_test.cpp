@@ -49,5 +49,25 @@ TEST(OccupancyGauge, AnEarlierTimeCountsAsTheLastChange) {
   EXPECT_DOUBLE_EQ(g.mean(ReportWindow{100, 200}), 5.0);
 }
 
+TEST(OccupancyGauge, SameInstantChangesCountTheSameInEitherOrder) {
+  // At 100 ps one message arrives and another leaves a pool holding 1. Arrival first passes
+  // through level 2 for no time; departure first through 0. Either way the pool holds 1 from
+  // 100 on, and the maximum is 1, the level it held for some time: 1 over 0..100, 1 over 100..200.
+  OccupancyGauge in_first(4), out_first(4);
+  in_first.set(1, 0);
+  in_first.set(2, 100);
+  in_first.set(1, 100);
+  out_first.set(1, 0);
+  out_first.set(0, 100);
+  out_first.set(1, 100);
+  const ReportWindow w{0, 200};
+  EXPECT_EQ(in_first.max(), 1u);
+  EXPECT_EQ(out_first.max(), 1u);
+  EXPECT_EQ(in_first.to_json(w), out_first.to_json(w));
+  // A level held until the window's end counts: 3 from 200 on.
+  in_first.set(3, 200);
+  EXPECT_EQ(in_first.max(), 3u);
+}
+
 }  // namespace
 }  // namespace famsim
