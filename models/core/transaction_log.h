@@ -1,5 +1,9 @@
 // The transaction log: every completed request as one CSV line, in completion order, for a test
-// bench to replay or compare against (sim.transaction_log, `famsim run --txn-log`). Columns:
+// bench to replay or compare against (sim.transaction_log, `famsim run --txn-log`). Lines come in
+// the order the initiators took the responses (a GPU at the clock edge after a response
+// arrived); the requests taken at one instant are listed by complete_ps, then id, so the log does
+// not depend on the order in which the simulator ran same-time events (the famsim and systemc
+// kernels write the same file). Columns:
 //   id                 request id (a GPU's: the GPU << 40 | its sequence number; a trace
 //                      player's: its sequence number)
 //   initiator          the block that issued it (a GPU or a trace player)
@@ -26,6 +30,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <string>
+#include <vector>
 
 namespace famsim {
 
@@ -57,12 +62,23 @@ class TransactionLog {
 
  private:
   void flush();
+  // Moves the lines of the instant being recorded to buffer_, by complete_ps, then id.
+  void end_instant();
   [[noreturn]] void write_failed() const;  // names the file and the system's reason
 
   std::FILE* file_ = nullptr;
   std::string path_;
   fmt::memory_buffer buffer_;
   std::uint64_t lines_ = 0;
+  // The lines recorded at the latest instant, kept apart until a later one begins (reused
+  // storage: nothing is allocated per request once they have grown to the largest instant).
+  struct Line {
+    std::uint64_t complete_ps, id;
+    std::size_t begin, end;  // in instant_
+  };
+  std::uint64_t instant_ps_ = 0;
+  fmt::memory_buffer instant_;
+  std::vector<Line> lines_of_instant_;
 };
 
 }  // namespace famsim
