@@ -101,6 +101,8 @@ void Crossbar::init_plane(Plane& pl, bool is_request, unsigned inputs, unsigned 
     pl.queued_total.assign(outputs, 0);
     pl.wanted_any = RequestSet(outputs);
     pl.waiting_inputs = RequestSet(inputs);
+    // At most every input's whole buffer arrives at one instant.
+    pl.arrived.reserve(static_cast<std::size_t>(inputs) * params_.input_buffer);
   }
   const std::size_t staged_max = static_cast<std::size_t>(outputs) * params_.output_buffer;
   for (auto& c : pl.leave_classes) c.fifo.set_capacity(staged_max);
@@ -178,6 +180,11 @@ void Crossbar::enqueue(Plane& pl, unsigned in, const Queued& q, std::uint64_t no
     const bool was_empty = input.fifo.empty();
     input.fifo.push_back(q);
     count_queued(pl, in, q.dest);
+    if (pl.arrived_at_ps != now_ps) {
+      pl.arrived.clear();
+      pl.arrived_at_ps = now_ps;
+    }
+    pl.arrived.push_back({in, q.dest});
     if (was_empty) schedule_head(pl, in, q.dest, now_ps);
   }
 }
@@ -490,6 +497,20 @@ void Crossbar::uncount_queued(Plane& pl, unsigned in, unsigned o) {
 }
 
 void Crossbar::find_hol_blocked(Plane& pl, std::uint64_t edge_ps) {
+  // Messages that reached an input at this very instant are sampled at the next edge, like any
+  // arrival: whether they came before or after this edge's arbitration (the order of the
+  // instant's events) must not decide whether they count.
+  const bool now_arrived = pl.arrived_at_ps == edge_ps;
+  if (now_arrived) {
+    for (const Grant& a : pl.arrived) uncount_queued(pl, a.input, a.output);
+  }
+  find_hol_blocked_among_queued(pl, edge_ps);
+  if (now_arrived) {
+    for (const Grant& a : pl.arrived) count_queued(pl, a.input, a.output);
+  }
+}
+
+void Crossbar::find_hol_blocked_among_queued(Plane& pl, std::uint64_t edge_ps) {
   // The inputs still registered lost this edge (or wait for a busy output). An output that had a
   // requester at this edge either granted one or could not take a message, and one with a full
   // buffer cannot take one: only the others can be "free and granted nobody". Masking those out

@@ -84,7 +84,9 @@
 // new head starting to compete. At such an edge e, input i is HOL-blocked when its FIFO head
 // competed and was not granted (its output busy, its output buffer full, or another input won
 // it) while some message behind the head in the same FIFO is for an output that could have
-// taken a message at e (not busy, room in its output buffer) and that nobody requested at e.
+// taken a message at e (not busy, room in its output buffer) and that nobody requested at e. A
+// message that reached the FIFO at e itself is sampled at the next edge, so it does not count at
+// e (whether it arrived before or after e's arbitration is the simulator's event order).
 // Each such e adds the time to the next such edge: nothing that ends the blocking (a grant)
 // happens in between. Blocking that begins in between (an output freeing while no head wants it)
 // is counted from the next such edge; under saturation there is a grant at every edge and the
@@ -230,6 +232,10 @@ class Crossbar : public sc_core::sc_module, public Component {
     // is free and unrequested has no head-of-line blocking, without looking at the inputs.
     std::vector<std::uint32_t> queued_total;
     RequestSet wanted_any;
+    // The (input, output) of every message that reached a FIFO at arrived_at_ps, the latest
+    // instant with arrivals.
+    std::uint64_t arrived_at_ps = Wakeup::kNever;
+    std::vector<Grant> arrived;
     std::size_t out_words = 0;
     RequestSet waiting_inputs;
     RequestSet requested;
@@ -294,6 +300,8 @@ class Crossbar : public sc_core::sc_module, public Component {
   void count_queued(Plane& pl, unsigned in, unsigned o);
   void uncount_queued(Plane& pl, unsigned in, unsigned o);
   void find_hol_blocked(Plane& pl, std::uint64_t edge_ps);
+  // find_hol_blocked() over the messages counted in the plane's FIFO bookkeeping.
+  void find_hol_blocked_among_queued(Plane& pl, std::uint64_t edge_ps);
   std::uint64_t next_wakeup(const Plane& pl, std::uint64_t now_ps) const;
   void report_ports(const Plane& pl, nlohmann::json& j, const ReportWindow& window) const;
   friend class Wakeup;  // runs behaviour()
