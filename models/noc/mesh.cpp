@@ -179,15 +179,16 @@ bool Mesh::inject(Network& net, unsigned src, Payload& p, std::uint64_t now_ps) 
   // else the VC with the most room that takes the whole packet (ties to the lower index).
   pk.out = output_for(net, in.router, pk);
   const unsigned preferred = static_cast<unsigned>(route(in.router, pk.dest_node)) % params_.vcs;
+  auto room = [&](unsigned v) {
+    const VcBuffer& b = net.vc[in.first_vc + v];
+    return b.free_flits - (b.freed_at_ps == now_ps ? b.freed_flits : 0);
+  };
   unsigned best = kNone;
-  if (net.vc[in.first_vc + preferred].free_flits >= pk.flits) {
+  if (room(preferred) >= pk.flits) {
     best = preferred;
   } else {
     for (unsigned v = 0; v < params_.vcs; ++v) {
-      const unsigned room = net.vc[in.first_vc + v].free_flits;
-      if (room >= pk.flits && (best == kNone || room > net.vc[in.first_vc + best].free_flits)) {
-        best = v;
-      }
+      if (room(v) >= pk.flits && (best == kNone || room(v) > room(best))) best = v;
     }
   }
   if (best == kNone) return false;
@@ -203,11 +204,13 @@ Sync Mesh::fw(unsigned port, Payload& p, Phase& phase, sc_core::sc_time&) {
   const std::uint64_t now = now_ps();
   if (phase == tlm::BEGIN_REQ) {
     ext_of(p).enter(block_id(), static_cast<std::uint16_t>(port), now);
-    if (!inject(req_, port, p, now)) return req_.in[req_.injection[port]].hold.hold(p, now);
+    if (!inject(req_, port, p, now)) return hold(req_, port, p, now);
     return accept_now(p, phase, tlm::END_REQ);
   }
   if (phase == tlm::END_RESP) {
-    resp_.out[resp_.ejection[port]].far_end_busy = false;
+    Output& o = resp_.out[resp_.ejection[port]];
+    o.far_end_busy = false;
+    o.far_end_took_ps = now;
     wake_.asap();
     return tlm::TLM_ACCEPTED;
   }
@@ -218,15 +221,37 @@ Sync Mesh::bw(unsigned port, Payload& p, Phase& phase, sc_core::sc_time&) {
   const std::uint64_t now = now_ps();
   if (phase == tlm::BEGIN_RESP) {
     ext_of(p).resp_enter(now);
-    if (!inject(resp_, port, p, now)) return resp_.in[resp_.injection[port]].hold.hold(p, now);
+    if (!inject(resp_, port, p, now)) return hold(resp_, port, p, now);
     return accept_now(p, phase, tlm::END_RESP);
   }
   if (phase == tlm::END_REQ) {
-    req_.out[req_.ejection[port]].far_end_busy = false;
+    Output& o = req_.out[req_.ejection[port]];
+    o.far_end_busy = false;
+    o.far_end_took_ps = now;
     wake_.asap();
     return tlm::TLM_ACCEPTED;
   }
   protocol_error(name(), phase, "a downstream port");
+}
+
+Sync Mesh::hold(Network& net, unsigned src, Payload& p, std::uint64_t now_ps) {
+  ++net.held;
+  due(clock_.edge_after_ps(now_ps));  // offered again from the next edge on
+  return net.in[net.injection[src]].hold.hold(p, now_ps);
+}
+
+void Mesh::retry_held(Network& net, std::uint64_t edge_ps) {
+  for (unsigned src = 0; net.held > 0 && src < net.injection.size(); ++src) {
+    Input& in = net.in[net.injection[src]];
+    if (in.hold.empty() || !inject(net, src, *in.hold.held, edge_ps)) continue;
+    --net.held;
+    Payload& p = in.hold.take(edge_ps, in.backpressure_ps);  // the VC keeps the hold's reference
+    if (net.is_request) {
+      up_[src]->send_end_req(p);
+    } else {
+      down_[src]->send_end_resp(p);
+    }
+  }
 }
 
 void Mesh::due(std::uint64_t at_ps) {
@@ -335,16 +360,13 @@ void Mesh::grant(Network& net, unsigned r, unsigned slot, unsigned oi, unsigned 
     due(at);
   } else {
     b.free_flits += pk.flits;
-    // A message held for lack of room goes in now if it fits (inject() does not look at the
-    // hold slot, so the held payload is offered like a new arrival).
-    if (!in.hold.empty() && inject(net, in.endpoint, *in.hold.held, edge_ps)) {
-      Payload& p = in.hold.take(edge_ps, in.backpressure_ps);  // the VC keeps the hold's reference
-      if (net.is_request) {
-        up_[in.endpoint]->send_end_req(p);
-      } else {
-        down_[in.endpoint]->send_end_resp(p);
-      }
+    if (b.freed_at_ps != edge_ps) {
+      b.freed_at_ps = edge_ps;
+      b.freed_flits = 0;
     }
+    b.freed_flits += pk.flits;
+    // A message held for lack of room is offered the room from the next edge (retry_held()).
+    if (!in.hold.empty()) due(edge_ps + period);
   }
 
   if (o.downstream_input == kNone) {
@@ -365,18 +387,28 @@ void Mesh::grant(Network& net, unsigned r, unsigned slot, unsigned oi, unsigned 
 void Mesh::deliver(Network& net, std::uint64_t now_ps) {
   for (unsigned oi : net.ejection) {
     Output& o = net.out[oi];
+    // Room made because the far end took a message back (END phase) at now_ps is an input like
+    // any other: usable from the first edge after it, whatever the order of the instant's events.
+    // Room made by a delivery at this block's own edge is usable at that edge's allocation.
+    const bool far_end_took = o.far_end_took_ps == now_ps;
+    const std::uint64_t usable_ps =
+        far_end_took ? clock_.edge_after_ps(now_ps) : clock_.edge_ps(now_ps);
     bool freed = false;
     while (!o.far_end_busy && !o.staged.empty() && o.staged.front().deliver_ps <= now_ps) {
       const Staged s = o.staged.front();
       o.staged.pop_front();
-      o.credits[0] += s.flits;
+      if (far_end_took) {
+        o.returns.push_back({usable_ps, 0, s.flits});
+      } else {
+        o.credits[0] += s.flits;
+      }
       freed = true;
       const bool taken = net.is_request ? down_[o.endpoint]->send_req(*s.payload)
                                         : up_[o.endpoint]->send_resp(*s.payload);
       o.far_end_busy = !taken;
       s.payload->release();
     }
-    if (freed) due(clock_.edge_ps(now_ps));
+    if (freed) due(usable_ps);
   }
 }
 
@@ -387,8 +419,13 @@ void Mesh::behaviour() {
   deliver(req_, now);
   deliver(resp_, now);
   const bool edge = clock_.on_edge(now);
-  if (edge) {
+  // Allocation once per edge: the block can wake again at an edge it has allocated (a far end's
+  // END phase at that instant, after this block ran); a second allocation would let that
+  // instant's order of events decide grants.
+  if (edge && now != allocated_edge_ps_) {
+    allocated_edge_ps_ = now;
     for (Network* net : {&req_, &resp_}) {
+      retry_held(*net, now);
       for (unsigned r = 0; r < net->routers.size(); ++r) {
         if (net->routers[r].waiting) allocate(*net, r, now);
       }

@@ -41,14 +41,18 @@
 // with the most credits, ties to the lower index), its credits taken, and they come back
 // credit_return_cycles after the packet's tail leaves that buffer. Injection channels are the same
 // buffers filled from the socket: a message that finds no VC with room for its packet is held and
-// END_REQ (END_RESP on the response network) is withheld until room frees. Ejection channels hold
-// vcs x vc_buffer_flits flits; a packet is ejected only into room, and a message that the memory
-// controller (or port logic) does not take at once (END_REQ withheld) keeps the channel busy
-// until it does: the backpressure reaches the sources through the credits.
+// END_REQ (END_RESP on the response network) is withheld until room frees. A message offered at
+// an edge sees the room as it was before that edge's grants, and a held message is offered room
+// again at each later edge (before its allocation), so neither depends on whether the message
+// came before or after the edge's allocation in the instant's order of events. Ejection channels
+// hold vcs x vc_buffer_flits flits; a packet is ejected only into room, and a message that the
+// memory controller (or port logic) does not take at once (END_REQ withheld) keeps the channel
+// busy until it does: the backpressure reaches the sources through the credits. Room freed
+// because the far end took a message back at t is usable from the first edge after t.
 //
-// Allocation, at each clock edge for each router with a packet waiting: every input VC whose head
-// packet is ready requests the output XY routing gives it (computed one hop ahead); each output
-// that is free (its link not busy with an earlier packet's flits) picks among its requesters
+// Allocation, once at each clock edge for each router with a packet waiting: every input VC whose
+// head packet is ready requests the output XY routing gives it (computed one hop ahead); each
+// output that is free (its link not busy with an earlier packet's flits) picks among its requesters
 // round-robin, skipping inputs already granted at this edge and packets with no downstream VC
 // that has room. Outputs are served from a rotating first one. A granted packet holds its input's
 // read port and its output link for `flits` cycles.
@@ -143,6 +147,10 @@ class Mesh : public sc_core::sc_module, public Component {
   struct VcBuffer {
     Ring<Packet> q;
     unsigned free_flits = 0;  // injection channels only (mesh inputs: the upstream's credits)
+    // Injection channels: the room freed by grants at edge freed_at_ps. A message offered at
+    // that same instant does not see it (see inject()).
+    std::uint64_t freed_at_ps = ~std::uint64_t{0};
+    unsigned freed_flits = 0;
   };
   struct Input {
     unsigned router = 0;
@@ -176,6 +184,7 @@ class Mesh : public sc_core::sc_module, public Component {
     // Ejection outputs: packets moving into the endpoint, and whether it still holds the last.
     Ring<Staged> staged;
     bool far_end_busy = false;
+    std::uint64_t far_end_took_ps = ~std::uint64_t{0};  // the far end's last END phase
     // Statistics.
     std::uint64_t flits_sent = 0;
     std::uint64_t packets = 0;
@@ -204,6 +213,7 @@ class Mesh : public sc_core::sc_module, public Component {
     std::vector<unsigned> ejections_busy;  // scratch
     std::uint64_t hops = 0;
     std::uint64_t delivered = 0;
+    unsigned held = 0;  // injection channels holding a message back
   };
 
   void build(Network& net, bool is_request, const std::vector<MeshCoord>& sources,
@@ -211,8 +221,15 @@ class Mesh : public sc_core::sc_module, public Component {
   // The packet for a message entering `net` from source endpoint `src` (routing decided here).
   Packet classify(const Network& net, Payload& p, std::uint64_t ready_ps) const;
   unsigned output_for(const Network& net, unsigned router, const Packet& pk) const;
-  // Puts `p` into a VC of injection input `in` with room, or returns false.
+  // Puts `p` into a VC of injection input `in` with room, or returns false. The room is as at
+  // the start of the instant: room that grants freed at this very edge is offered from the next
+  // one, so whether a message offered at an edge came before or after that edge's allocation
+  // (the order of the instant's events) changes neither whether it is taken nor its VC.
   bool inject(Network& net, unsigned src, Payload& p, std::uint64_t now_ps);
+  // Holds `p` at source `src`'s injection channel (no VC has room for it).
+  Sync hold(Network& net, unsigned src, Payload& p, std::uint64_t now_ps);
+  // Offers the messages held at injection channels again (at an edge, before allocation).
+  void retry_held(Network& net, std::uint64_t edge_ps);
   void allocate(Network& net, unsigned router, std::uint64_t edge_ps);
   void grant(Network& net, unsigned router, unsigned slot, unsigned o, unsigned dvc,
              std::uint64_t edge_ps);
@@ -244,6 +261,7 @@ class Mesh : public sc_core::sc_module, public Component {
   std::uint64_t due_mask_ = 0;  // window - 1, in cycles
   std::uint64_t due_count_ = 0;
   bool in_behaviour_ = false;
+  std::uint64_t allocated_edge_ps_ = ~std::uint64_t{0};  // allocation runs once per edge
   std::vector<std::uint8_t> route_;  // XY output direction, [at node x nodes + dest node]
   Wakeup wake_;
 };
