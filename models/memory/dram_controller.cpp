@@ -169,12 +169,15 @@ void DramController::behaviour() {
   if (core_next_ != dram::ControllerCore::kNever && ps_of(core_next_) <= now) {
     core_next_ = core_.run(core_next_);
   }
-  // Answers, oldest ready first: posted writes (ready on acceptance) and finished requests.
+  // Answers, oldest ready first: posted writes (ready on acceptance) and finished requests. A
+  // request that finishes at the instant a write is accepted goes first: its time was known
+  // before that instant, the write's only from its arrival, so either order of the instant's
+  // events sends them in this order.
   while (!upstream_busy_) {
     const std::uint64_t c = core_.next_completion();
     const std::uint64_t done_ps = c == dram::ControllerCore::kNever ? Wakeup::kNever : ps_of(c);
     const bool have_posted = !posted_.empty() && posted_.front().ready_ps <= now;
-    if (have_posted && (done_ps > now || posted_.front().ready_ps <= done_ps)) {
+    if (have_posted && (done_ps > now || posted_.front().ready_ps < done_ps)) {
       const Posted w = posted_.front();
       posted_.pop_front();
       respond(*w.payload, w.ready_ps, now);

@@ -21,7 +21,9 @@
 // each), decoded to rank/bank group/bank/row/column, and queued; the controller decides on the
 // first command-clock edge strictly after t (the arbitration rule every famsim block follows).
 // A read is answered when its last burst's data has moved (RD + CL + tBL); reads are answered in
-// completion order. Requests that find no queue room wait in the hold slot (backpressure).
+// completion order, and posted writes among them by acceptance time (a read finishing at the
+// instant a write is accepted goes first, whatever the order of that instant's events). Requests
+// that find no queue room wait in the hold slot (backpressure).
 // Data: reads and writes touch the backing store in arrival order, so a read returns the latest
 // write that arrived before it (the controller does no write-to-read forwarding in timing).
 //
