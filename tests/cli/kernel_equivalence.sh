@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # The two simulation kernels (sim.kernel: famsim, the decoupled timing wheel; systemc, one
 # SC_METHOD per block) must give identical results: same stats.json apart from host-time fields
-# and the kernel setting itself. Run on the switched reference platform and on a write-then-verify
-# workload, so every block and both directions are exercised.
+# and the kernel setting itself, and the same transaction log and DRAM command logs byte for byte.
+# The kernels run the events of one instant in different orders, so this is the check that no
+# block's result depends on that order. Run under load on every platform kind (switched, direct,
+# mesh, leaf/spine pod, standalone DRAM) and both directions, so buffers fill and hand-shakes
+# coincide with clock edges.
 #   tests/cli/kernel_equivalence.sh path/to/famsim
 set -euo pipefail
 famsim=$1
@@ -21,7 +24,11 @@ def strip(d, path=""):
         return [strip(v, path) for v in d
                 if not (path == ".config_changes.changes" and v.get("key") == "sim.kernel")]
     return d
-a, b = (strip(json.load(open(p))) for p in sys.argv[1:3])
+import os
+def load(p):  # the run's own directory (in file names) read as OUT
+    text = open(p).read().replace(os.path.dirname(p), "OUT")
+    return strip(json.loads(text))
+a, b = (load(p) for p in sys.argv[1:3])
 if a != b:
     for k in a:
         if a.get(k) != b.get(k):
@@ -34,12 +41,27 @@ run() {  # name, then famsim run arguments
   local name=$1
   shift
   for k in famsim systemc; do
-    "$famsim" run "$@" --set sim.kernel=$k --out "$tmp/$name-$k" >/dev/null
+    "$famsim" run "$@" --txn-log --dram-log --set sim.kernel=$k --out "$tmp/$name-$k" >/dev/null
   done
   compare "$tmp/$name-famsim/stats.json" "$tmp/$name-systemc/stats.json" ||
     { echo "FAIL: kernels differ on $name"; exit 1; }
+  cmp "$tmp/$name-famsim/transactions.csv" "$tmp/$name-systemc/transactions.csv" ||
+    { echo "FAIL: kernels write different transaction logs on $name"; exit 1; }
+  if [ -d "$tmp/$name-famsim/dram" ]; then
+    diff -r "$tmp/$name-famsim/dram" "$tmp/$name-systemc/dram" >/dev/null ||
+      { echo "FAIL: kernels write different DRAM command logs on $name"; exit 1; }
+  fi
   echo "ok: $name"
 }
+
+# The comparison itself sees a difference: two seeds give different results.
+"$famsim" run --seed 1 --set workload.streams.0.total_bytes=64KiB --out "$tmp/seed1" >/dev/null
+"$famsim" run --seed 2 --set workload.streams.0.total_bytes=64KiB --out "$tmp/seed2" >/dev/null
+if compare "$tmp/seed1/stats.json" "$tmp/seed2/stats.json" >/dev/null; then
+  echo "FAIL: the comparison finds no difference between two seeds"
+  exit 1
+fi
+echo "ok: the comparison tells two seeds apart"
 
 run nvl8_random_read --seed 3 --set workload.streams.0.total_bytes=256KiB
 run minimal_write_verify --platform platforms/minimal.yaml --workload traffic/write_then_verify.yaml
@@ -65,3 +87,34 @@ run pod_one_plane --platform platforms/ualink_pod64.yaml --workload traffic/pod_
   --set switch.planes=1 --set links.gpu_switch.per_gpu=1 \
   --set workload.streams.0.total_bytes=128KiB --set workload.streams.1.total_bytes=128KiB \
   --set workload.streams.2.total_bytes=128KiB --set workload.streams.3.total_bytes=128KiB
+# Under saturation (8 GPUs, 512 requests in flight each): many requests complete at the same
+# picosecond, so the transaction log's order within an instant is exercised, and DRAM queues
+# reach their maximum at instants where a burst also leaves.
+run nvl8_write_verify --workload traffic/write_then_verify.yaml \
+  --set workload.streams.0.buffer.bytes=1MiB
+# The mesh with its default buffers: injection channels fill, and controllers take messages back
+# on mesh edges.
+run fam_mesh_loaded --platform platforms/fam_mesh.yaml --set workload.streams.0.total_bytes=256KiB
+# Four planes of leaf/spine switches with FIFO inputs: head-of-line blocking is counted at edges
+# where messages also arrive.
+run pod_four_planes --platform platforms/ualink_pod64.yaml --workload traffic/pod_random_read.yaml \
+  --set workload.streams.0.total_bytes=64KiB --set workload.streams.1.total_bytes=64KiB \
+  --set workload.streams.2.total_bytes=64KiB --set workload.streams.3.total_bytes=64KiB
+# An AI workload with local HBM and compute gaps, cut at a time limit.
+run kv_decode --workload traffic/kv_decode_llama70b.yaml --set sim.max_time_ns=100000
+# A standalone DDR4 channel on a random trace (reads and writes, posted writes).
+python3 scripts/make_trace.py --format ramulator --pattern random --requests 50000 \
+  --read-fraction 0.8 --address-bytes 8GiB --seed 1 -o "$tmp/random.trace" >/dev/null
+run ddr4_random_trace --platform platforms/dram_ddr4.yaml --trace "$tmp/random.trace" \
+  --trace-format ramulator
+# Clocks that line up: DDR4-3200 (tCK 625 ps) behind a NoC at 1600 MHz, so the controllers'
+# cycles fall on NoC edges. With small DRAM queues and half writes, a posted write is accepted at
+# the instant a read finishes (both answers leave at once: the read goes first in either order of
+# events), and the mesh's injection channels fill and are offered room at edges where they grant.
+ALIGNED="--set devices.0.capacity_gib=256 --set devices.0.memory.preset=ddr4_3200
+  --set devices.0.noc.clock_mhz=1600 --set workload.streams.0.total_bytes=256KiB"
+# shellcheck disable=SC2086
+run nvl8_aligned_clocks_small_queues $ALIGNED --set devices.0.memory.controller.read_queue=8 \
+  --set devices.0.memory.controller.write_queue=8 --set workload.streams.0.read_fraction=0.5
+# shellcheck disable=SC2086
+run fam_mesh_aligned_clocks --platform platforms/fam_mesh.yaml $ALIGNED
