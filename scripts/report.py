@@ -842,6 +842,13 @@ def section_bottleneck(doc, stats):
                         f"{fmt_num(lim.get('used'))} of {fmt_num(lim.get('capacity'), 0)} slots "
                         "in use. Nothing downstream is saturated, so throughput is slots / latency "
                         "(Little's law): more slots or less latency raise it.")
+            if number(lim.get("littles_law_bound_gbps")):
+                text.append(f" At the latency they see now, these slots carry at most "
+                            f"{fmt_gbps(lim['littles_law_bound_gbps'])}.")
+            if number(lim.get("slots_for_analytic_bound")) and number(bound):
+                text.append(f" The analytic bound of {fmt_gbps(bound)} would take about "
+                            f"{fmt_num(lim['slots_for_analytic_bound'], 0)} slots at that "
+                            "latency, or the latency cut in the same proportion.")
         else:
             text.append(f", busy {fmt_pct(lim.get('utilization'))} of the time: "
                         f"{fmt_num(lim.get('used'), 2)} of {fmt_num(lim.get('capacity'), 2)} "

@@ -208,20 +208,42 @@ nlohmann::json analyze_bottlenecks(const std::vector<ResourceRecord>& resources,
     l["reason"] = why;
     l["alike"] = alike;
     l["class_size"] = g.members.size();
+    // A full pool: by Little's law its slots carry at most (achieved / its utilisation) at the
+    // latency they see now (the same operational assumption as the analytic bound: the traffic
+    // keeps its split). What the bandwidth resources would allow needs proportionally more slots
+    // at that latency, or proportionally less latency.
+    const double u = limiter->use.utilization;
+    const bool slots = why == "slots" && u > 0 && achieved_gbps > 0;
+    const double pool_bound = slots ? achieved_gbps / u : 0.0;
+    const bool beyond = slots && bound_by && bound > pool_bound;
+    if (slots) l["littles_law_bound_gbps"] = pool_bound;
+    if (beyond) l["slots_for_analytic_bound"] = limiter->use.capacity * bound / pool_bound;
     out["limiter"] = l;
-    sentence = fmt::format("{} limits throughput: {} {} ({})", label(*limiter),
-                           why == "bandwidth" ? "busy" : "full", pct(limiter->use.utilization),
-                           why == "bandwidth"
-                               ? fmt::format("{:.1f} of {:.1f} GB/s", limiter->use.used,
-                                             limiter->use.capacity)
-                               : fmt::format("{:.1f} of {:.0f} slots in use on average; "
-                                             "throughput is slots / latency",
-                                             limiter->use.used, limiter->use.capacity));
+    sentence = fmt::format(
+        "{} limits throughput: {} {} ({})", label(*limiter), why == "bandwidth" ? "busy" : "full",
+        pct(limiter->use.utilization),
+        why == "bandwidth"
+            ? fmt::format("{:.1f} of {:.1f} GB/s", limiter->use.used, limiter->use.capacity)
+            : fmt::format("{:.1f} of {:.0f} slots in use on average", limiter->use.used,
+                          limiter->use.capacity));
     if (!alike.empty()) {
       sentence += fmt::format(", like {} more of the {} {} {}", alike.size(), g.members.size(),
                               g.cls, g.name);
     }
     sentence += ".";
+    if (slots) {
+      sentence += fmt::format(
+          " By Little's law (throughput = slots / latency) its {:.0f} slots carry at most {:.1f} "
+          "GB/s at the latency they see now",
+          limiter->use.capacity, pool_bound);
+      if (beyond) {
+        sentence += fmt::format(
+            "; the {:.1f} GB/s the bandwidth resources allow would take about {:.0f} slots at "
+            "that latency, or that latency cut {:.1f}x",
+            bound, limiter->use.capacity * bound / pool_bound, bound / pool_bound);
+      }
+      sentence += ".";
+    }
     if (!blocked_text.empty()) {
       sentence += fmt::format(" It holds back: {}.", fmt::join(blocked_text, ", "));
     }

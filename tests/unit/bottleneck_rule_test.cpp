@@ -71,6 +71,16 @@ TEST(BottleneckRule, WithNoWireSaturatedTheInnermostFullPoolLimits) {
   // The bound still comes from the wire: 60 / 0.6 = 100 GB/s.
   EXPECT_DOUBLE_EQ(j["analytic_bound_gbps"].get<double>(), 100.0);
   ASSERT_EQ(j["blocks"].size(), 2u);
+  // Little's law: the queue's 64 slots, 88 % full, carry at most 60 / 0.88 = 68.18 GB/s at the
+  // latency they see now; the wire's 100 GB/s would take 64 x 100 / 68.18 = 93.87 slots at that
+  // latency, or the latency cut 100 / 68.18 = 1.47x.
+  EXPECT_NEAR(j["limiter"]["littles_law_bound_gbps"].get<double>(), 68.1818, 1e-4);
+  EXPECT_NEAR(j["limiter"]["slots_for_analytic_bound"].get<double>(), 93.8667, 1e-4);
+  const std::string sentence = j["sentence"].get<std::string>();
+  EXPECT_NE(sentence.find("its 64 slots carry at most 68.2 GB/s"), std::string::npos) << sentence;
+  EXPECT_NE(sentence.find("about 94 slots at that latency, or that latency cut 1.5x"),
+            std::string::npos)
+      << sentence;
 }
 
 TEST(BottleneckRule, PoolsRankByWhereARequestEntersThemOnItsRoundTrip) {
