@@ -647,6 +647,9 @@ PlatformConfig parse_platform(ConfigNode& root) {
     }
   }
   links.finish();
+  // Without peer paths there is no hub: its defaults (read above, before the topology was
+  // known) are no parameter of the run.
+  if (!pc.peer_paths()) g.forget_defaults("hub");
   if (hub_given && !pc.peer_paths()) {
     g.fail("hub",
            "a GPU memory hub exists only on platforms with peer paths (a switch, GPU local_memory "

@@ -38,6 +38,14 @@ class ConfigSources {
     defaults_[path] = std::move(value);
   }
   const std::map<std::string, nlohmann::json>& defaults() const { return defaults_; }
+  // Forgets the defaults noted under `path` (a block the platform turned out not to have).
+  void forget_defaults_under(const std::string& path) {
+    const std::string prefix = path + ".";
+    for (auto it = defaults_.lower_bound(prefix);
+         it != defaults_.end() && it->first.compare(0, prefix.size(), prefix) == 0;) {
+      it = defaults_.erase(it);
+    }
+  }
 
  private:
   std::string default_;
@@ -123,6 +131,11 @@ class ConfigNode {
   std::vector<ConfigNode> list(const std::string& key, bool required = false);
   // Marks a key as read without reading it (for keys handled elsewhere, like `preset`).
   void ignore(const std::string& key) { used_.insert(key); }
+  // The block under `key` turned out not to exist: the defaults its reader noted are not
+  // parameters of the run.
+  void forget_defaults(const std::string& key) const {
+    if (sources_) sources_->forget_defaults_under(key_path(key));
+  }
 
   // Every key present must have been read; otherwise an unknown-key error.
   void finish() const;

@@ -93,8 +93,24 @@ def holds(node, path):
 both = [k for k in d if holds(get("config"), k)]
 if both:
     sys.exit(f"config_defaults lists keys the config holds: {both[:5]}")
+# minimal.yaml has no switch and one GPU: no peer paths, so no GPU memory hub and none of its
+# defaults (its reader runs before the topology is known).
+if any(k.startswith("gpus.hub.") for k in d):
+    sys.exit("config_defaults lists gpus.hub keys on a platform without a hub")
 EOF
 pass "run writes stats.json with the contract keys and conservation.ok == true"
+
+# nvl8_fam has peer paths, so its GPUs' hubs exist and the hub keys it leaves out are listed.
+run_famsim hub run --platform platforms/nvl8_fam.yaml --set workload.streams.0.total_bytes=64KiB \
+  --out "$WORK/hub"
+expect_rc 0 "famsim run on nvl8_fam"
+python3 - "$WORK/hub/stats.json" <<'EOF' || fail "config_defaults of nvl8_fam: see above"
+import json, sys
+d = json.load(open(sys.argv[1]))["config_defaults"]
+if d.get("gpus.hub.arbiter") != "round_robin":
+    sys.exit(f"config_defaults[gpus.hub.arbiter] is {d.get('gpus.hub.arbiter')!r}, expected 'round_robin'")
+EOF
+pass "config_defaults lists a hub's defaults only where the platform has hubs"
 
 # --- Same seed, same results (host-time fields aside). ----------------------------------------
 run_famsim run2 run "${SMALL[@]}" --out "$WORK/run2" --seed 7
