@@ -11,10 +11,24 @@
 # errors and starved credits, peer traffic, the mesh NoC, the leaf-spine pod, an AI workload, and
 # standalone DRAM channels on random and sequential traces under each scheduler, page policy and
 # refresh mode.
+#
+# With --kernels, one executable's two simulation kernels are compared instead (famsim against
+# systemc): they run the events of one instant in different orders, so this finds any result that
+# depends on that order (tests/cli/kernel_equivalence.sh checks a few of these configurations):
+#   tests/bench/compare_binaries.sh --kernels build/famsim
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-before=$1
-after=$2
+if [[ $1 == --kernels ]]; then
+  before=$2
+  after=$2
+  before_args=(--set sim.kernel=famsim)
+  after_args=(--set sim.kernel=systemc)
+else
+  before=$1
+  after=$2
+  before_args=()
+  after_args=()
+fi
 work=$(mktemp -d "${TMPDIR:-/tmp}/famsim-compare.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
@@ -55,7 +69,8 @@ for c in "${cases[@]}"; do
   read -r -a args <<< "${c#*|}"
   for side in before after; do
     rc=0
-    "${!side}" run "${args[@]}" --dram-log --txn-log --out "$work/$name-$side" \
+    side_args="${side}_args[@]"
+    "${!side}" run "${args[@]}" "${!side_args}" --dram-log --txn-log --out "$work/$name-$side" \
       > "$work/$name-$side.log" 2>&1 || rc=$?
     echo "$rc" > "$work/$name-$side.rc"
   done
@@ -67,6 +82,9 @@ def load(d):
     s = json.load(open(d + "/stats.json"))
     for k in ("host_seconds", "requests_per_host_second", "peak_rss_mib"):
         s["sim"].pop(k, None)
+    # The kernel setting itself (--kernels).
+    s["config"]["sim"].pop("kernel", None)
+    s.pop("config_changes", None)
     return json.loads(json.dumps(s).replace(d, "OUT"))
 sys.exit(0 if load(sys.argv[1]) == load(sys.argv[2]) else 1)
 PY
