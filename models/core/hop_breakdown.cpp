@@ -6,18 +6,6 @@
 
 namespace famsim {
 
-double HopHistogram::bucket_lower(unsigned b) {
-  if (b < kSub) return b;
-  const unsigned e = b / kSub + kSubBits - 1;
-  return std::ldexp(static_cast<double>(kSub + b % kSub), static_cast<int>(e - kSubBits));
-}
-
-double HopHistogram::bucket_upper(unsigned b) {
-  if (b < kSub) return b + 1;
-  const unsigned e = b / kSub + kSubBits - 1;
-  return std::ldexp(static_cast<double>(kSub + b % kSub + 1), static_cast<int>(e - kSubBits));
-}
-
 double HopHistogram::percentile_ns(double q) const {
   if (count_ == 0) return 0.0;
   const double rank = std::ceil(q * static_cast<double>(count_));

@@ -23,6 +23,7 @@
 // classes are a fixed table.
 #pragma once
 
+#include "models/core/log_bins.h"
 #include "models/core/request.h"
 
 #include <nlohmann/json.hpp>
@@ -54,17 +55,13 @@ class HopHistogram {
   // q in (0, 1): nearest-rank sample, interpolated inside its bucket, within [min, max].
   double percentile_ns(double q) const;
 
-  static constexpr unsigned kSubBits = 5;
-  static constexpr unsigned kSub = 1u << kSubBits;
-  static constexpr unsigned kBuckets = (64 - kSubBits + 1) * kSub;
-  static unsigned bucket(std::uint64_t v) {
-    if (v < kSub) return static_cast<unsigned>(v);
-    const unsigned e = 63u - static_cast<unsigned>(__builtin_clzll(v));  // >= kSubBits
-    return (e - kSubBits + 1) * kSub + static_cast<unsigned>((v >> (e - kSubBits)) & (kSub - 1));
-  }
+  using Bins = LogLinearBins<5>;
+  static constexpr unsigned kSub = Bins::kSub;
+  static constexpr unsigned kBuckets = Bins::kCount;
+  static unsigned bucket(std::uint64_t v) { return Bins::index(v); }
   // [lower, upper) of bucket b, ps.
-  static double bucket_lower(unsigned b);
-  static double bucket_upper(unsigned b);
+  static double bucket_lower(unsigned b) { return Bins::lower(b); }
+  static double bucket_upper(unsigned b) { return Bins::upper(b); }
 
  private:
   std::unique_ptr<std::array<std::uint64_t, kBuckets>> bins_;  // on the first sample

@@ -7,22 +7,6 @@
 
 namespace famsim {
 
-unsigned TimeSeries::bin(std::uint64_t ps) {
-  if (ps < kSubBins) return static_cast<unsigned>(ps);                  // exact below 8 ps
-  const unsigned e = 63u - static_cast<unsigned>(__builtin_clzll(ps));  // 2^e <= ps < 2^(e+1)
-  const unsigned sub = static_cast<unsigned>((ps >> (e - 3)) & (kSubBins - 1));
-  const unsigned b = (e - 2) * kSubBins + sub;  // e = 3 starts right after the exact bins
-  return std::min(b, kBins - 1);
-}
-
-double TimeSeries::bin_value_ps(unsigned b) {
-  if (b < kSubBins) return b;
-  const unsigned e = b / kSubBins + 2;
-  const unsigned sub = b % kSubBins;
-  // The bin covers [2^e (1 + sub/8), 2^e (1 + (sub+1)/8)): its middle.
-  return std::ldexp(1.0 + (sub + 0.5) / kSubBins, static_cast<int>(e));
-}
-
 void TimeSeries::coarsen() {
   const std::size_t n = (rows_.size() + 1) / 2;
   for (std::size_t i = 0; i < n; ++i) {

@@ -8,6 +8,8 @@
 // the true one); the run-wide percentiles in stats.json are exact to their own histogram.
 #pragma once
 
+#include "models/core/log_bins.h"
+
 #include <nlohmann/json.hpp>
 
 #include <array>
@@ -20,7 +22,8 @@ namespace famsim {
 class TimeSeries {
  public:
   static constexpr std::size_t kMaxRows = 4096;
-  static constexpr unsigned kSubBins = 8;           // per octave
+  using Bins = LogLinearBins<3>;
+  static constexpr unsigned kSubBins = Bins::kSub;  // 8 per octave
   static constexpr unsigned kBins = 49 * kSubBins;  // latencies up to 2^49 ps
 
   // window_ps 0: switched off (add() does nothing).
@@ -52,9 +55,13 @@ class TimeSeries {
   // {window_ns, windows, columns, peak_bandwidth_gbps (window), peak_p99_ns (window)}.
   nlohmann::json summary() const;
 
-  // The bin of a latency and the value a bin stands for (its geometric middle), in ps.
-  static unsigned bin(std::uint64_t ps);
-  static double bin_value_ps(unsigned b);
+  // The bin of a latency (the last one takes everything above) and the value a bin stands for
+  // (the middle of its range), in ps.
+  static unsigned bin(std::uint64_t ps) {
+    const unsigned b = Bins::index(ps);
+    return b < kBins ? b : kBins - 1;
+  }
+  static double bin_value_ps(unsigned b) { return Bins::middle(b); }
 
  private:
   struct Row {
