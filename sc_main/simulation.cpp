@@ -307,6 +307,17 @@ std::vector<unsigned> locations_of(const AddressSpace& vmm, const Placement& p, 
   return out;
 }
 
+// Creates `size` bytes of physical memory on `locs` (one location, or striped over several),
+// maps it at `va` in mappings of `step` bytes and grants `right` to `users`.
+void create_and_map(AddressSpace& vmm, std::uint64_t va, std::uint64_t size,
+                    const std::vector<unsigned>& locs, const std::vector<unsigned>& users,
+                    AccessRight right, std::uint64_t step) {
+  const unsigned alloc =
+      locs.size() == 1 ? vmm.create(size, locs[0]) : vmm.create_striped(size, locs);
+  for (std::uint64_t o = 0; o < size; o += step) vmm.map(va + o, step, alloc, o);
+  for (unsigned g : users) vmm.set_access(va, size, g, right);
+}
+
 // Reserves, creates (on one location or striped), maps and grants `right` to `users`. Pagewise:
 // one mapping per allocation granule, so that timed events may unmap or remap any page of it
 // (cuMemUnmap takes whole mappings only).
@@ -317,11 +328,7 @@ std::uint64_t map_region(AddressSpace& vmm, std::uint64_t bytes, const Placement
   const std::uint64_t size = (bytes + gran - 1) / gran * gran;
   const std::vector<unsigned> locs = locations_of(vmm, where, users[0]);
   const std::uint64_t va = vmm.reserve(size);
-  const unsigned alloc =
-      locs.size() == 1 ? vmm.create(size, locs[0]) : vmm.create_striped(size, locs);
-  const std::uint64_t step = pagewise ? gran : size;
-  for (std::uint64_t o = 0; o < size; o += step) vmm.map(va + o, step, alloc, o);
-  for (unsigned g : users) vmm.set_access(va, size, g, right);
+  create_and_map(vmm, va, size, locs, users, right, pagewise ? gran : size);
   return va;
 }
 
@@ -465,13 +472,7 @@ void Simulation::schedule_vmm_events() {
           const AccessRight right = b.right;
           actions.push_back({done, what + ": map on " + ev.location.text,
                              [vmm, va, bytes, gran, locs, users, right] {
-                               const unsigned a = locs.size() == 1
-                                                      ? vmm->create(bytes, locs[0])
-                                                      : vmm->create_striped(bytes, locs);
-                               for (std::uint64_t o = 0; o < bytes; o += gran) {
-                                 vmm->map(va + o, gran, a, o);
-                               }
-                               for (unsigned g : users) vmm->set_access(va, bytes, g, right);
+                               create_and_map(*vmm, va, bytes, locs, users, right, gran);
                              }});
           break;
         }
