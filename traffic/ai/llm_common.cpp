@@ -67,13 +67,14 @@ ModelConfig parse_model_key(ConfigNode& parent) {
   return parse_model(m);
 }
 
-unsigned parse_tp(ConfigNode& parent, const ModelConfig& m, std::size_t gpus) {
+unsigned parse_tp(ConfigNode& parent, const ModelConfig& m, std::size_t gpus,
+                  bool splits_kv_heads) {
   const unsigned tp = static_cast<unsigned>(parent.get_uint("tensor_parallel", 1, 1, 1024));
   if (gpus % tp != 0) {
     parent.fail("tensor_parallel",
                 fmt::format("the stream's {} GPUs do not split into groups of {}", gpus, tp));
   }
-  if (m.attention == AttentionKind::kGqa && m.kv_heads % tp != 0) {
+  if (splits_kv_heads && m.attention == AttentionKind::kGqa && m.kv_heads % tp != 0) {
     parent.fail("tensor_parallel",
                 fmt::format("{} KV heads of {} do not split over {} GPUs", m.kv_heads, m.name, tp));
   }

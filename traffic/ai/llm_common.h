@@ -42,8 +42,10 @@ TokenRange parse_tokens(ConfigNode& parent, const std::string& key, std::uint64_
 // Reads `model:` of a generator node.
 ModelConfig parse_model_key(ConfigNode& parent);
 
-// Reads `tensor_parallel` (default 1) and checks it against the stream's GPUs and the model.
-unsigned parse_tp(ConfigNode& parent, const ModelConfig& m, std::size_t gpus);
+// Reads `tensor_parallel` (default 1) and checks it against the stream's GPUs and, when the GPUs
+// split the KV heads (`splits_kv_heads`; not MoE experts, which are sharded whole), the model's.
+unsigned parse_tp(ConfigNode& parent, const ModelConfig& m, std::size_t gpus,
+                  bool splits_kv_heads = true);
 
 // Reads `layers` (simulated layers, default all) for a model; the first `layers` layers run.
 unsigned parse_layers(ConfigNode& parent, const ModelConfig& m);

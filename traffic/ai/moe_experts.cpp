@@ -220,11 +220,7 @@ std::shared_ptr<const GeneratorSpec> parse_moe_experts(ConfigNode& n, const Plat
   p.batch = static_cast<unsigned>(n.get_uint("batch", std::nullopt, 1, 1u << 20));
   p.steps = static_cast<unsigned>(n.get_uint("steps", 1, 1, 1u << 24));
   p.zipf = n.get_double("zipf_exponent", 1.0, 0.0, 10.0);
-  p.tp = static_cast<unsigned>(n.get_uint("tensor_parallel", 1, 1, 1024));
-  if (gpus.size() % p.tp != 0) {
-    n.fail("tensor_parallel",
-           fmt::format("the stream's {} GPUs do not split into groups of {}", gpus.size(), p.tp));
-  }
+  p.tp = parse_tp(n, p.model, gpus.size(), false);
   const unsigned moe_layers = p.model.layers - p.model.dense_layers;
   p.layers = static_cast<unsigned>(n.get_uint("layers", moe_layers, 1, moe_layers));
   p.compute = parse_compute(n);
