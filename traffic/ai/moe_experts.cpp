@@ -29,7 +29,6 @@
 #include "traffic/pattern.h"
 #include "traffic/zipf.h"
 
-#include <fmt/format.h>
 
 namespace famsim {
 
