@@ -216,8 +216,9 @@ nlohmann::json analyze_bottlenecks(const std::vector<ResourceRecord>& resources,
     const bool slots = why == "slots" && u > 0 && achieved_gbps > 0;
     const double pool_bound = slots ? achieved_gbps / u : 0.0;
     const bool beyond = slots && bound_by && bound > pool_bound;
+    const double slots_needed = beyond ? limiter->use.capacity * bound / pool_bound : 0.0;
     if (slots) l["littles_law_bound_gbps"] = pool_bound;
-    if (beyond) l["slots_for_analytic_bound"] = limiter->use.capacity * bound / pool_bound;
+    if (beyond) l["slots_for_analytic_bound"] = slots_needed;
     out["limiter"] = l;
     sentence = fmt::format(
         "{} limits throughput: {} {} ({})", label(*limiter), why == "bandwidth" ? "busy" : "full",
@@ -240,7 +241,7 @@ nlohmann::json analyze_bottlenecks(const std::vector<ResourceRecord>& resources,
         sentence += fmt::format(
             "; the {:.1f} GB/s the bandwidth resources allow would take about {:.0f} slots at "
             "that latency, or that latency cut {:.1f}x",
-            bound, limiter->use.capacity * bound / pool_bound, bound / pool_bound);
+            bound, slots_needed, bound / pool_bound);
       }
       sentence += ".";
     }
