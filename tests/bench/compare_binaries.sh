@@ -76,26 +76,10 @@ for c in "${cases[@]}"; do
   done
   verdict=same
   cmp -s "$work/$name-before.rc" "$work/$name-after.rc" || verdict="exit codes differ"
-  if [[ $verdict == same ]] && ! python3 - "$work/$name-before" "$work/$name-after" <<'PY'
-import json, sys
-def load(d):
-    s = json.load(open(d + "/stats.json"))
-    for k in ("host_seconds", "requests_per_host_second", "peak_rss_mib"):
-        s["sim"].pop(k, None)
-    # The kernel setting itself (--kernels).
-    s["config"]["sim"].pop("kernel", None)
-    s.pop("config_changes", None)
-    return json.loads(json.dumps(s).replace(d, "OUT"))
-sys.exit(0 if load(sys.argv[1]) == load(sys.argv[2]) else 1)
-PY
-  then
-    verdict="stats.json differs"
-  fi
-  if [[ $verdict == same ]] && ! diff -rq "$work/$name-before/dram" "$work/$name-after/dram" > /dev/null 2>&1; then
-    verdict="DRAM command logs differ"
-  fi
-  if [[ $verdict == same ]] && ! cmp -s "$work/$name-before/transactions.csv" "$work/$name-after/transactions.csv"; then
-    verdict="transaction logs differ"
+  if [[ $verdict == same ]]; then
+    verdict=$(python3 tests/support/same_run.py "$work/$name-before" "$work/$name-after") ||
+      true
+    [[ -n $verdict ]] || verdict=same
   fi
   echo "$name: $verdict"
   [[ $verdict == same ]] || fail=1
