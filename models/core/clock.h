@@ -89,6 +89,8 @@ class Clock {
     return div_.quotient(t_ps) * period_ps_ + period_ps_;
   }
   bool on_edge(std::uint64_t t_ps) const { return div_.quotient(t_ps) * period_ps_ == t_ps; }
+  // The number of the last edge at or before t (edge n is at n x period).
+  std::uint64_t edge_number(std::uint64_t t_ps) const { return div_.quotient(t_ps); }
 
  private:
   std::uint64_t period_ps_ = 1000;

@@ -303,10 +303,9 @@ void Crossbar::arbitrate(Plane& pl, std::uint64_t edge_ps) {
   if (new_heads) pl.head_due_ps = later;
   // No new head and no waiting output that can take a message at this edge (each is busy until
   // next_arbitration_ps or has a full buffer, whose draining lowers next_arbitration_ps): no
-  // grant, so nothing below would change. Not with VOQs under round_robin: that matcher turns
-  // its first output at every call, granting or not.
-  const bool rotating = voq() && params_.arbiter == CrossbarArbiter::kRoundRobin;
-  if (!new_heads && !rotating && pl.next_arbitration_ps > edge_ps) return;
+  // grant, so nothing below would change (the round-robin matcher's first output follows the
+  // edge number, not the calls).
+  if (!new_heads && pl.next_arbitration_ps > edge_ps) return;
 
   pl.popped.clear();
   if (!voq()) pl.requested = pl.waiting_outputs;  // same size: copies words, no allocation
@@ -403,7 +402,7 @@ void Crossbar::arbitrate_matching(Plane& pl, std::uint64_t edge_ps) {
   const auto requesters = [&pl](unsigned o) -> const RequestSet& { return pl.out[o].requesters; };
   switch (params_.arbiter) {
     case CrossbarArbiter::kRoundRobin:
-      pl.round_robin.match(pl.available, requesters, grants);
+      pl.round_robin.match(pl.available, requesters, grants, clock_.edge_number(edge_ps));
       break;
     case CrossbarArbiter::kIslip:
       pl.islip.match(pl.available, requesters, grants);

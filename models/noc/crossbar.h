@@ -28,8 +28,9 @@
 //   arbiter           who wins, as a matching (each input sends and each output takes at most one
 //                     message per edge; models/noc/matching.h):
 //                     round_robin (default) each output round-robin over its requesters (with
-//                                 VOQs: outputs in turn from a rotating first one, each skipping
-//                                 inputs already matched at this edge);
+//                                 VOQs: outputs in turn from a first one that advances by one
+//                                 every clock edge, each skipping inputs already matched at this
+//                                 edge);
 //                     islip       iSLIP request-grant-accept (McKeown 1999), pointers moved only
 //                                 by first-iteration accepts;
 //                     oldest_first the message that has waited longest (since it reached the

@@ -13,8 +13,10 @@
 // and appends the matching to `grants`. Matchers keep their fairness state (pointers) between
 // edges; nothing allocates after construction.
 //
-//   RoundRobinMatcher   outputs in turn, starting at an output that advances by one every edge,
-//                       each grant round-robin among the inputs not yet matched at this edge.
+//   RoundRobinMatcher   outputs in turn, starting at an output that advances by one every edge
+//                       (output edge mod M at the block's edge number `edge`, so it turns with
+//                       the clock, not with how often the block happens to arbitrate), each grant
+//                       round-robin among the inputs not yet matched at this edge.
 //                       With FIFO inputs this is plain per-output round-robin (RoundRobinArbiter).
 //   IslipMatcher        iSLIP: request-grant-accept with round-robin grant and accept pointers,
 //                       repeated for a configured number of iterations (McKeown 1999).
@@ -43,12 +45,12 @@ class RoundRobinMatcher {
   RoundRobinMatcher(unsigned inputs, unsigned outputs)
       : next_input_(outputs, 0), matched_in_(inputs) {}
 
+  // `edge`: the number of the clock edge being arbitrated (time / period).
   template <class Requesters>
-  void match(const RequestSet& available, const Requesters& requesters,
-             std::vector<Grant>& grants) {
+  void match(const RequestSet& available, const Requesters& requesters, std::vector<Grant>& grants,
+             std::uint64_t edge) {
     const unsigned outputs = available.size();
-    const unsigned first = first_output_;
-    first_output_ = first + 1 >= outputs ? 0 : first + 1;
+    const unsigned first = static_cast<unsigned>(edge % outputs);
     // Outputs first..end, then 0..first-1.
     for (int pass = 0; pass < 2; ++pass) {
       const unsigned from = pass == 0 ? first : 0;
@@ -68,7 +70,6 @@ class RoundRobinMatcher {
 
  private:
   std::vector<unsigned> next_input_;  // per output: the input searched from first
-  unsigned first_output_ = 0;         // output that grants first at the next edge
   RequestSet matched_in_;             // scratch: inputs matched at this edge
 };
 

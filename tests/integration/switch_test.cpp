@@ -267,7 +267,8 @@ TEST(CrossbarTiming, FarEndTakingBackOnEdgeCountsFromNextEdgeInEitherOrder) {
 //     3000, I1->O1 4000. One conflict (O0 at 1000), one lost request.
 //     I1's buffer: 2 messages over [0, 2000), 1 over [2000, 3000): over a 4000 ps window the
 //     mean is (2 x 2000 + 1 x 1000) / 4000 = 1.25, the maximum 2. I0: 1 over [0, 1000): 0.25.
-//   VOQ: edge 1000: O0 {I0, I1} and O1 {I1}; outputs in turn from O0: O0 -> I0, O1 -> I1.
+//   VOQ: edge 1000 (edge number 1): O0 {I0, I1} and O1 {I1}; outputs in turn from O1 (1 mod 2):
+//     O1 -> I1, then O0 among {I0, I1} minus the matched I1 -> I0.
 //     Edge 2000: O0 -> I1. Deliveries: 2000 (I0->O0), 2000 (I1->O1), 3000. No HOL blocking. One
 //     conflict; requests at 1000: 3, grants 2: one lost.
 struct HolCase {

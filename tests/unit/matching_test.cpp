@@ -191,11 +191,32 @@ TEST(RoundRobinMatcher, HandWorked) {
   r.add(2, 2);
   RoundRobinMatcher m(3, 3);
   std::vector<Grant> g;
-  m.match(all_outputs(3), r, g);
+  m.match(all_outputs(3), r, g, 0);
   EXPECT_EQ(g, (std::vector<Grant>{{0, 0}, {1, 2}}));
   g.clear();
-  m.match(all_outputs(3), r, g);
+  m.match(all_outputs(3), r, g, 1);
   EXPECT_EQ(g, (std::vector<Grant>{{0, 1}, {2, 2}, {1, 0}}));
+}
+
+TEST(RoundRobinMatcher, FirstOutputFollowsTheEdgeNumberNotTheCalls) {
+  // 2x2, input I0 requests both outputs, I1 nothing. The output that goes first wins I0.
+  //   edge 0: first output 0 mod 2 = O0: O0 grants I0; O1's only requester is taken.
+  //   no call at edges 1 to 3 (a block that had nothing to grant there);
+  //   edge 4: first output 4 mod 2 = O0 again: O0 grants I0.
+  // A matcher that turned per call would start its second call at O1 and grant O1 -> I0.
+  Requests r(2, 2);
+  r.add(0, 0);
+  r.add(0, 1);
+  RoundRobinMatcher m(2, 2);
+  std::vector<Grant> g;
+  m.match(all_outputs(2), r, g, 0);
+  EXPECT_EQ(g, (std::vector<Grant>{{0, 0}}));
+  g.clear();
+  m.match(all_outputs(2), r, g, 4);
+  EXPECT_EQ(g, (std::vector<Grant>{{0, 0}}));
+  g.clear();
+  m.match(all_outputs(2), r, g, 5);  // 5 mod 2 = O1 first
+  EXPECT_EQ(g, (std::vector<Grant>{{0, 1}}));
 }
 
 TEST(OldestFirstMatcher, OldestPairFirstTiesToLowerIndex) {
