@@ -17,7 +17,7 @@ while [[ $# -gt 0 ]]; do
 done
 
 packages=(
-  build-essential cmake pkg-config
+  build-essential cmake ninja-build pkg-config
   libsystemc-dev libboost-dev libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libfmt-dev
   libgtest-dev libopenmpi-dev openmpi-bin
   python3 python3-yaml python3-matplotlib
@@ -36,6 +36,9 @@ if [[ ${#missing[@]} -gt 0 ]]; then
 fi
 
 if [[ ! -f $build_dir/CMakeCache.txt ]]; then
-  cmake -S . -B "$build_dir" "${cmake_args[@]}"
+  # Ninja starts a target's sources as soon as their own inputs are ready (the test sources while
+  # the library's are still compiling); with Makefiles each target waits for the one it links, and
+  # each precompiled header is built alone. A directory configured earlier keeps its generator.
+  cmake -S . -B "$build_dir" -G Ninja "${cmake_args[@]}"
 fi
 cmake --build "$build_dir" -j"$(nproc)"
