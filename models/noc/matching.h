@@ -14,9 +14,10 @@
 // edges; nothing allocates after construction.
 //
 //   RoundRobinMatcher   outputs in turn, starting at an output that advances by one every edge
-//                       (output edge mod M at the block's edge number `edge`, so it turns with
-//                       the clock, not with how often the block happens to arbitrate), each grant
-//                       round-robin among the inputs not yet matched at this edge.
+//                       (output `edge` mod M, `edge` being the number of the block's clock edge,
+//                       so it turns with the clock, not with how often the block happens to
+//                       arbitrate), each grant round-robin among the inputs not yet matched at
+//                       this edge.
 //                       With FIFO inputs this is plain per-output round-robin (RoundRobinArbiter).
 //   IslipMatcher        iSLIP: request-grant-accept with round-robin grant and accept pointers,
 //                       repeated for a configured number of iterations (McKeown 1999).
