@@ -257,8 +257,8 @@ void Mesh::retry_held(Network& net, std::uint64_t edge_ps) {
 void Mesh::due(std::uint64_t at_ps) {
   // From a socket call the block must be woken; inside the behaviour its last step does that.
   if (!in_behaviour_) wake_.at(at_ps);
-  const std::uint64_t cycle = at_ps / clock_.period_ps();
-  if (cycle - now_ps() / clock_.period_ps() > due_mask_) {
+  const std::uint64_t cycle = clock_.edge_number(at_ps);
+  if (cycle - clock_.edge_number(now_ps()) > due_mask_) {
     throw std::logic_error(where(name(), "a wake-up beyond the look-ahead window"));
   }
   std::uint64_t& word = due_bits_[(cycle & due_mask_) >> 6];
