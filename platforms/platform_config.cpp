@@ -11,7 +11,6 @@ namespace famsim {
 
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr std::uint64_t kGiB = 1ULL << 30;
 
 bool is_pow2(std::uint64_t v) { return v != 0 && (v & (v - 1)) == 0; }
