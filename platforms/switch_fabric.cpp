@@ -1,5 +1,7 @@
 #include "platforms/switch_fabric.h"
 
+#include "models/core/bottleneck.h"
+
 #include <fmt/format.h>
 
 namespace famsim {
@@ -32,6 +34,16 @@ SwitchFabric::SwitchFabric(
       pl.leaves.push_back(std::make_unique<Crossbar>((prefix + fmt::format("leaf{}", i)).c_str(),
                                                      ctx, BlockKind::kSwitch, xbar, a + U, b + U,
                                                      std::move(routing)));
+      // For the bottleneck ranking: requests from the leaf's endpoints (and the responses coming
+      // back down to them from the uplinks) meet it as the source leaf; requests coming down from
+      // the spines (and responses from its endpoints) as the destination leaf.
+      Crossbar& leaf = *pl.leaves.back();
+      for (unsigned p = 0; p < a + U; ++p) {
+        leaf.set_input_path_depth(false, p, switch_stage_depth(p < a ? 0 : 2));
+      }
+      for (unsigned p = 0; p < b + U; ++p) {
+        leaf.set_input_path_depth(true, p, switch_stage_depth(p < b ? 2 : 0));
+      }
     }
     for (unsigned s = 0; s < S; ++s) {
       auto routing = std::make_unique<SpineRouting>(endpoint_routing(k), plan.leaf_of_outputs(k), u,
@@ -39,6 +51,10 @@ SwitchFabric::SwitchFabric(
       pl.spines.push_back(std::make_unique<Crossbar>((prefix + fmt::format("spine{}", s)).c_str(),
                                                      ctx, BlockKind::kSwitch, xbar, leaves * u,
                                                      leaves * u, std::move(routing)));
+      for (unsigned p = 0; p < leaves * u; ++p) {
+        pl.spines.back()->set_input_path_depth(false, p, switch_stage_depth(1));
+        pl.spines.back()->set_input_path_depth(true, p, switch_stage_depth(1));
+      }
     }
     // Uplink x of leaf i: its t = x / S-th link to spine s = x mod S, one bidirectional Link
     // carrying requests both ways (up to the spine and down from it) on separate channels.
@@ -57,7 +73,9 @@ SwitchFabric::SwitchFabric(
         link.set_deliver_at_head(xbar.forwarding == Forwarding::kCutThrough);
         leaf.down(b + x).bind(link.up);
         link.down.bind(spine.up(i * u + t));
-        link.set_far_end(BlockKind::kSwitch);
+        // Side A (the leaf) sends requests up into the spine; side B (the spine) sends them down
+        // into the destination leaf.
+        link.set_path_depths(link_into_switch_stage_depth(1), link_into_switch_stage_depth(2));
         spine.down(i * u + t).bind(link.reverse_up());
         link.reverse_down().bind(leaf.up(a + x));
       }

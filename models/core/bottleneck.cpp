@@ -65,6 +65,18 @@ double path_depth(BlockKind k) {
   return 0;
 }
 
+double switch_stage_depth(unsigned stage) {
+  // Three stages fit below a device link's credits (path_depth(kDevicePort) - 0.5) with room
+  // between them for the links: 2.0, 2.15, 2.3.
+  constexpr double kStep = 0.15;
+  return path_depth(BlockKind::kSwitch) + kStep * stage;
+}
+
+double link_into_switch_stage_depth(unsigned stage) {
+  if (stage == 0) return path_depth(BlockKind::kSwitch) - 0.5;
+  return (switch_stage_depth(stage - 1) + switch_stage_depth(stage)) / 2;
+}
+
 std::string resource_class(const std::string& component) {
   std::string out;
   for (std::size_t i = 0; i < component.size();) {

@@ -44,6 +44,16 @@ nlohmann::json analyze_bottlenecks(const std::vector<ResourceRecord>& resources,
 // back is at 10 minus that on the request's round trip.
 double path_depth(BlockKind k);
 
+// A leaf/spine plane puts three switch chips on a request's way (source leaf, spine, destination
+// leaf), all of kind switch: their pools and the links between them would tie at one depth, and a
+// pool that fills behind a full one further on could be named in its place. The builder gives
+// them these depths instead, in path order within (path_depth(kSwitch) - 0.5,
+// path_depth(kDevicePort) - 0.5): stage 0 the source leaf, 1 the spine, 2 the destination leaf.
+// A switch's own pools (its input buffers) at switch_stage_depth, the credits of a link feeding
+// stage s > 0 between stage s - 1 and s (those feeding stage 0 keep path_depth(kSwitch) - 0.5).
+double switch_stage_depth(unsigned stage);
+double link_into_switch_stage_depth(unsigned stage);
+
 // A component or resource name with its instance numbers replaced by '*' ("fam0_link5" ->
 // "fam*_link*", "tags (port 3)" -> "tags (port *)"): the class that groups like resources.
 std::string resource_class(const std::string& component);

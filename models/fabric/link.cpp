@@ -505,7 +505,14 @@ void Link::report(ComponentReport& r, const ReportWindow& window) const {
       credits.occupancy = held.to_json(window);
       credits.response_path = v == 1;
       // Entered just before the block the link feeds, on the way out or (responses) back.
-      if (far_end_ != BlockKind::kOther) credits.path_depth = path_depth(far_end_) - 0.5;
+      // ch_[0] and ch_[3] carry side A's transactions (requests A->B, their responses B->A).
+      const unsigned k = 2 * i + v;
+      const double set = (k == 0 || k == 3) ? a_side_depth_ : b_side_depth_;
+      if (set >= 0) {
+        credits.path_depth = set;
+      } else if (far_end_ != BlockKind::kOther) {
+        credits.path_depth = path_depth(far_end_) - 0.5;
+      }
       r.resources.push_back(std::move(credits));
     }
   }

@@ -133,6 +133,13 @@ class Link : public sc_core::sc_module, public Component {
   // The kind of block `down` feeds (a switch, a device port): it places the link's credit
   // pools on a request's round trip for the bottleneck analysis. Unset: a link's own place.
   void set_far_end(BlockKind k) { far_end_ = k; }
+  // Or their depths (bottleneck.h path_depth) outright: `a_side` for the pools of transactions
+  // side A starts (requests A->B and their responses), `b_side` for side B's; set by the builder
+  // where kinds alone tie (a leaf/spine plane). Negative: by set_far_end().
+  void set_path_depths(double a_side, double b_side) {
+    a_side_depth_ = a_side;
+    b_side_depth_ = b_side;
+  }
   // The sockets of requests B->A; only with the bidirectional flag (std::logic_error otherwise).
   TargetPort<Link>& reverse_up();
   InitiatorPort<Link>& reverse_down();
@@ -261,6 +268,8 @@ class Link : public sc_core::sc_module, public Component {
   double log_good_;  // ln(1 - flit_error_rate)
   bool window_binds_;
   BlockKind far_end_ = BlockKind::kOther;
+  double a_side_depth_ = -1;
+  double b_side_depth_ = -1;
   std::unique_ptr<TargetPort<Link>> reverse_up_;
   std::unique_ptr<InitiatorPort<Link>> reverse_down_;
   // ch_[wire x 2 + vc]: 0 A->B requests, 1 A->B responses (to B's requests), 2 B->A requests,

@@ -74,9 +74,15 @@ Crossbar::Crossbar(sc_core::sc_module_name name, SimContext& ctx, BlockKind kind
   dont_initialize();
 }
 
+void Crossbar::set_input_path_depth(bool responses, unsigned port, double depth) {
+  Plane& pl = responses ? resp_ : req_;
+  pl.input_depth.at(port) = depth;
+}
+
 void Crossbar::init_plane(Plane& pl, bool is_request, unsigned inputs, unsigned outputs) {
   pl.is_request = is_request;
   pl.in.resize(inputs);
+  pl.input_depth.assign(inputs, -1.0);
   for (Input& in : pl.in) {
     in.queue.set_capacity(params_.input_buffer);
     if (voq()) {
@@ -682,6 +688,7 @@ void Crossbar::report(ComponentReport& r, const ReportWindow& window) const {
       u.backpressure_ns = static_cast<double>(in.backpressure_ps) * 1e-3;
       u.occupancy = in.queue.to_json(window);
       u.response_path = !pl->is_request;
+      u.path_depth = pl->input_depth[i];
       r.resources.push_back(std::move(u));
     }
   }

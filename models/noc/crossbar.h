@@ -154,6 +154,11 @@ class Crossbar : public sc_core::sc_module, public Component {
   unsigned up_ports() const { return static_cast<unsigned>(up_.size()); }
   unsigned down_ports() const { return static_cast<unsigned>(down_.size()); }
   const CrossbarParams& params() const { return params_; }
+  // Where an input's buffer sits on a request's round trip for the bottleneck ranking
+  // (bottleneck.h path_depth), when the block's kind does not say it: the request buffer of up
+  // port `port`, or (`responses`) the response buffer of down port `port`. Set by the builder for
+  // the chips of a leaf/spine plane.
+  void set_input_path_depth(bool responses, unsigned port, double depth);
   const Clock& clock() const { return clock_; }
 
   Sync fw(unsigned port, Payload& p, Phase& phase, sc_core::sc_time& t);
@@ -273,6 +278,8 @@ class Crossbar : public sc_core::sc_module, public Component {
     // Beats of the last message size seen (sizes repeat: saves a division per message).
     unsigned beats_for_bytes = ~0U;
     std::uint64_t beats = 1;
+    // Per input, its buffer's depth for the bottleneck ranking; -1: the block kind's.
+    std::vector<double> input_depth;
   };
 
   bool voq() const { return params_.input_queues == InputQueues::kVoq; }

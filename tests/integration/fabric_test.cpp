@@ -146,6 +146,53 @@ TEST(LeafSpine, PeerAndDeviceDataSurviveThePod) {
   EXPECT_TRUE(r["conservation"]["ok"].get<bool>());
 }
 
+TEST(LeafSpine, StarvedDownLinkCreditsAreNamedAheadOfTheChipsFilledBehindThem) {
+  // 8 GPUs fill leaves 0 and 1, the device port sits on leaf 2. Each leaf-spine link's request VC
+  // holds one message whose credit takes 200 ns to come back: a round trip of 0.5 ns (one 16 B
+  // flit at 32 GB/s) + 7 ns latency + 200 ns + up to one 1 GHz edge = 208 ns, so a link carries
+  // one 128 B read per 208 ns. All reads go down the 4 links from the spines into leaf 2
+  // (4 x 128 B / 208 ns = 2.46 GB/s) but up the 8 from leaves 0 and 1: the down links' credits
+  // limit, far below the GPU links (16 GB/s), the device link (32 GB/s), the memory (2 x 16 GB/s)
+  // and the 64 device tags. The chips before them fill: the source leaves' and the spines' input
+  // buffers and the up links' credits are entered earlier on the way and are blocked, not
+  // limiting, although all are switch pools or links into one.
+  const std::string reads = R"(
+name: reads
+streams:
+  - gpus: all
+    buffer: {bytes: 64MiB, location: device/fam0}
+    pattern: uniform_random
+    read_fraction: 1.0
+    access_bytes: 128
+    total_bytes: 256KiB
+    max_outstanding: 64
+)";
+  const auto r = test::run_sim(
+      kPod, reads,
+      {"gpus.count=8", "gpus.max_outstanding=64", "devices.0.port_logic.tags_per_port=64",
+       "links.leaf_spine.credit_unit=message", "links.leaf_spine.request_vc_credits=1",
+       "links.leaf_spine.credit_return_ns=200"});
+  ASSERT_TRUE(r["conservation"]["ok"].get<bool>());
+  const auto& b = r["bottlenecks"];
+  ASSERT_TRUE(b.contains("limiter")) << b["sentence"];
+  const auto& l = b["limiter"];
+  EXPECT_EQ(l["component"].get<std::string>().rfind("leaf2_spine", 0), 0u) << b["sentence"];
+  EXPECT_EQ(l["resource"], "request VC credits (response direction)") << b["sentence"];
+  EXPECT_EQ(l["reason"], "slots");
+  const double bound = 4 * 128 / 208.0;
+  EXPECT_LE(b["achieved_gbps"].get<double>(), bound * 1.001);
+  EXPECT_GE(b["achieved_gbps"].get<double>(), bound * 0.95);
+  bool spines = false, leaves = false, up_links = false;
+  for (const auto& x : b["blocks"]) {
+    spines |= x["class"] == "spine*";
+    leaves |= x["class"] == "leaf*";
+    up_links |= x["class"] == "leaf*_spine*_link*" && x["resource"] == "request VC credits";
+  }
+  EXPECT_TRUE(spines) << b["sentence"];
+  EXPECT_TRUE(leaves) << b["sentence"];
+  EXPECT_TRUE(up_links) << b["sentence"];
+}
+
 // 2 GPUs x 4 links over 2 planes; one device with 4 ports (2 per plane); peer paths.
 const std::string kPlanes = R"(
 name: planes

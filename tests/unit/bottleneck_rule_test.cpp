@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <iterator>
 #include <vector>
 
 namespace famsim {
@@ -114,6 +115,32 @@ TEST(BottleneckRule, PoolsRankByWhereARequestEntersThemOnItsRoundTrip) {
   EXPECT_EQ(out["limiter"]["component"], "fam0.noc");
 }
 
+TEST(BottleneckRule, LeafSpineStagesKeepTheirPathOrderBetweenTheGpuLinkAndTheDeviceLink) {
+  // A request through a leaf/spine plane meets, in this order: the GPU link's credits (feeding the
+  // source leaf, 2 - 0.5), the source leaf, the up link's credits, the spine, the down link's
+  // credits, the destination leaf, then the device link's credits (3 - 0.5). Each depth must lie
+  // strictly after the one before.
+  const double order[] = {link_into_switch_stage_depth(0),         switch_stage_depth(0),
+                          link_into_switch_stage_depth(1),         switch_stage_depth(1),
+                          link_into_switch_stage_depth(2),         switch_stage_depth(2),
+                          path_depth(BlockKind::kDevicePort) - 0.5};
+  EXPECT_DOUBLE_EQ(order[0], 1.5);
+  EXPECT_DOUBLE_EQ(order[1], 2.0);
+  for (std::size_t i = 1; i < std::size(order); ++i) EXPECT_LT(order[i - 1], order[i]) << i;
+  // So a starved down link (its credits full) is named ahead of the spine buffers that fill
+  // behind it. On the way back the order turns (10 - depth): the pools at those depths there (the
+  // link's response VC, the spine's response buffers) are met link first, so the spine is later.
+  ResourceRecord spine_in = pool("spine0", BlockKind::kSwitch, "request input 0 buffer", 0.99, 4);
+  spine_in.use.path_depth = switch_stage_depth(1);
+  ResourceRecord down = pool("leaf2_spine0_link0", BlockKind::kLink,
+                             "request VC credits (response direction)", 0.90, 1);
+  down.use.path_depth = link_into_switch_stage_depth(2);
+  auto out = analyze_bottlenecks({spine_in, down}, 1.0);
+  EXPECT_EQ(out["limiter"]["component"], "leaf2_spine0_link0");
+  spine_in.use.response_path = down.use.response_path = true;
+  out = analyze_bottlenecks({spine_in, down}, 1.0);
+  EXPECT_EQ(out["limiter"]["component"], "spine0");
+}
 TEST(BottleneckRule, TheThresholdDecidesWhatCountsAsSaturated) {
   // A wire at 80 %: below the default 0.85 nobody limits; at 0.75 the wire does.
   const std::vector<ResourceRecord> rs = {
