@@ -1,5 +1,7 @@
 #include "platforms/builder.h"
 
+#include "models/core/bottleneck.h"
+
 #include <algorithm>
 #include <stdexcept>
 #include <string>
@@ -157,6 +159,13 @@ Platform::Platform(const PlatformConfig& cfg, SimContext& ctx, AddressSpace& vmm
         for (unsigned c = 0; c < channels; ++c) {
           gpus_.back()->local(c).bind(hubs_.back()->up(c));
           hubs_.back()->down(c).bind(hbm.target(c));
+          // For the bottleneck ranking the response buffers sit where a peer's request entered
+          // (after the switch on the way out, so before it on the way back); on the GPU's own
+          // path they follow its memory either way.
+          hubs_.back()->set_input_path_depth(true, c, peer_entry_depth());
+        }
+        for (unsigned l = 0; l < per_gpu; ++l) {
+          hubs_.back()->set_input_path_depth(false, channels + l, peer_entry_depth());
         }
         peer_table.push_back({g, local});
       } else {
@@ -229,6 +238,10 @@ Platform::Platform(const PlatformConfig& cfg, SimContext& ctx, AddressSpace& vmm
         Link& link = gpu_link(g, l);
         link.down.bind(fabric_->gpu_input(g, l));
         link.set_far_end(BlockKind::kSwitch);
+        // With peer paths the link also carries the switch's requests into this GPU's hub.
+        if (peers) {
+          link.set_path_depths(path_depth(BlockKind::kSwitch) - 0.5, peer_entry_depth() - 0.5);
+        }
       }
     }
     // A cut-through switch starts forwarding on a message's first flit: the GPU links into it

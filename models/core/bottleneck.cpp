@@ -77,6 +77,8 @@ double link_into_switch_stage_depth(unsigned stage) {
   return (switch_stage_depth(stage - 1) + switch_stage_depth(stage)) / 2;
 }
 
+double peer_entry_depth() { return path_depth(BlockKind::kDevicePort); }
+
 std::string resource_class(const std::string& component) {
   std::string out;
   for (std::size_t i = 0; i < component.size();) {
@@ -154,6 +156,7 @@ nlohmann::json analyze_bottlenecks(const std::vector<ResourceRecord>& resources,
                         {"backpressure_ns", r.use.backpressure_ns},
                         {"state", state(r)}};
     if (bandwidth(r) && r.use.utilization > 0) e["bound_gbps"] = achieved_gbps / r.use.utilization;
+    if (!bandwidth(r)) e["round_trip_position"] = round_trip_position(r);
     return e;
   };
 

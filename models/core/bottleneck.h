@@ -54,6 +54,12 @@ double path_depth(BlockKind k);
 double switch_stage_depth(unsigned stage);
 double link_into_switch_stage_depth(unsigned stage);
 
+// Where a peer request enters its target GPU, the peer ports of that GPU's memory hub: at
+// path_depth(kDevicePort), the depth at which a device request enters its target, after every
+// switch stage; the GPU link's wire into the hub at half a step before it. A hub's own GPU ports
+// keep its kind's depth (2), which on the GPU's local path comes before its memory all the same.
+double peer_entry_depth();
+
 // A component or resource name with its instance numbers replaced by '*' ("fam0_link5" ->
 // "fam*_link*", "tags (port 3)" -> "tags (port *)"): the class that groups like resources.
 std::string resource_class(const std::string& component);

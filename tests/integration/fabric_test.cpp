@@ -227,6 +227,52 @@ TEST(SwitchPlanes, PeerAndDeviceDataSurviveTwoPlanes) {
   EXPECT_GT(r["components"]["plane1_switch"]["requests"].get<std::uint64_t>(), 0u);
 }
 
+TEST(SwitchPlanes, PeerPathPoolsRankInTheOrderAPeerRequestMeetsThem) {
+  // GPUs 0 and 1 read GPU 2's memory, whose hub is slow to take them (a 1-message output buffer
+  // behind a 400-cycle pipeline), so every pool on the way fills to some degree. A peer request
+  // meets, in this order: its own GPU link's request credits (feeding the switch), the switch's
+  // input buffer, GPU 2's link's switch-to-GPU request credits (feeding the hub), the hub's peer
+  // input buffer. The ranking must place them in that order, and name the hub, entered last.
+  const std::string reads = R"(
+name: peer_reads
+streams:
+  - gpus: [0, 1]
+    buffer: {bytes: 64MiB, location: gpu/2}
+    pattern: uniform_random
+    read_fraction: 1.0
+    access_bytes: 128
+    total_bytes: 1MiB
+    max_outstanding: 64
+)";
+  const auto r = test::run_sim(
+      kPlanes, reads,
+      {"gpus.count=3", "links.gpu_switch.credit_unit=message",
+       "links.gpu_switch.request_vc_credits=2", "links.gpu_switch.tx_queue_entries=1",
+       "gpus.hub.pipeline_cycles=400", "gpus.hub.output_buffer=1", "gpus.hub.input_buffer=1"});
+  ASSERT_TRUE(r["conservation"]["ok"].get<bool>());
+  // The position of the first ranked pool of `component_prefix` whose resource is `resource`
+  // (exactly, or as a prefix when `prefix` is set).
+  auto position = [&](const std::string& component_prefix, const std::string& resource,
+                      bool prefix) {
+    for (const auto& x : r["bottlenecks"]["ranked"]) {
+      const std::string c = x["component"], res = x["resource"];
+      if (c.rfind(component_prefix, 0) != 0) continue;
+      if (prefix ? res.rfind(resource, 0) != 0 : res != resource) continue;
+      return x["round_trip_position"].get<double>();
+    }
+    ADD_FAILURE() << component_prefix << " " << resource << " not ranked";
+    return -1.0;
+  };
+  const double sender = position("gpu0_link", "request VC credits", false);
+  const double sw = position("plane", "request input", true);
+  const double into_hub = position("gpu2_link", "request VC credits (response direction)", false);
+  const double hub = position("gpu2_hub", "request input", true);
+  EXPECT_LT(sender, sw);
+  EXPECT_LT(sw, into_hub);
+  EXPECT_LT(into_hub, hub);
+  EXPECT_EQ(r["bottlenecks"]["limiter"]["component"], "gpu2_hub") << r["bottlenecks"]["sentence"];
+}
+
 // (planes, device fabric ports): 4 links per GPU. With 4 planes each GPU link alone picks the
 // plane, and xor-folding the same address bits again for the device port would send each plane's
 // traffic to one of its 2 ports (see HashSpread); the hashed port choice spreads it evenly.
