@@ -146,6 +146,16 @@ TEST(LeafSpine, PeerAndDeviceDataSurviveThePod) {
   EXPECT_TRUE(r["conservation"]["ok"].get<bool>());
 }
 
+// A workload of uniformly random 128 B reads by `gpus` ("all" or a YAML list) from `location`.
+std::string random_reads(const std::string& gpus, const std::string& location,
+                         const std::string& total_bytes) {
+  return "name: reads\nstreams:\n  - gpus: " + gpus +
+         "\n    buffer: {bytes: 64MiB, location: " + location +
+         "}\n    pattern: uniform_random\n    read_fraction: 1.0\n    access_bytes: 128\n"
+         "    total_bytes: " +
+         total_bytes + "\n    max_outstanding: 64\n";
+}
+
 TEST(LeafSpine, StarvedDownLinkCreditsAreNamedAheadOfTheChipsFilledBehindThem) {
   // 8 GPUs fill leaves 0 and 1, the device port sits on leaf 2. Each leaf-spine link's request VC
   // holds one message whose credit takes 200 ns to come back: a round trip of 0.5 ns (one 16 B
@@ -156,19 +166,8 @@ TEST(LeafSpine, StarvedDownLinkCreditsAreNamedAheadOfTheChipsFilledBehindThem) {
   // and the 64 device tags. The chips before them fill: the source leaves' and the spines' input
   // buffers and the up links' credits are entered earlier on the way and are blocked, not
   // limiting, although all are switch pools or links into one.
-  const std::string reads = R"(
-name: reads
-streams:
-  - gpus: all
-    buffer: {bytes: 64MiB, location: device/fam0}
-    pattern: uniform_random
-    read_fraction: 1.0
-    access_bytes: 128
-    total_bytes: 256KiB
-    max_outstanding: 64
-)";
   const auto r = test::run_sim(
-      kPod, reads,
+      kPod, random_reads("all", "device/fam0", "256KiB"),
       {"gpus.count=8", "gpus.max_outstanding=64", "devices.0.port_logic.tags_per_port=64",
        "links.leaf_spine.credit_unit=message", "links.leaf_spine.request_vc_credits=1",
        "links.leaf_spine.credit_return_ns=200"});
@@ -233,19 +232,8 @@ TEST(SwitchPlanes, PeerPathPoolsRankInTheOrderAPeerRequestMeetsThem) {
   // meets, in this order: its own GPU link's request credits (feeding the switch), the switch's
   // input buffer, GPU 2's link's switch-to-GPU request credits (feeding the hub), the hub's peer
   // input buffer. The ranking must place them in that order, and name the hub, entered last.
-  const std::string reads = R"(
-name: peer_reads
-streams:
-  - gpus: [0, 1]
-    buffer: {bytes: 64MiB, location: gpu/2}
-    pattern: uniform_random
-    read_fraction: 1.0
-    access_bytes: 128
-    total_bytes: 1MiB
-    max_outstanding: 64
-)";
   const auto r = test::run_sim(
-      kPlanes, reads,
+      kPlanes, random_reads("[0, 1]", "gpu/2", "1MiB"),
       {"gpus.count=3", "links.gpu_switch.credit_unit=message",
        "links.gpu_switch.request_vc_credits=2", "links.gpu_switch.tx_queue_entries=1",
        "gpus.hub.pipeline_cycles=400", "gpus.hub.output_buffer=1", "gpus.hub.input_buffer=1"});
