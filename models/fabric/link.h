@@ -135,7 +135,8 @@ class Link : public sc_core::sc_module, public Component {
   void set_far_end(BlockKind k) { far_end_ = k; }
   // Or their depths (bottleneck.h path_depth) outright: `a_side` for the pools of transactions
   // side A starts (requests A->B and their responses), `b_side` for side B's; set by the builder
-  // where kinds alone tie (a leaf/spine plane). Negative: by set_far_end().
+  // where the far end's kind alone misplaces them (a leaf/spine plane's links; a GPU link that
+  // also carries peer requests into its GPU's hub). Negative: by set_far_end().
   void set_path_depths(double a_side, double b_side) {
     a_side_depth_ = a_side;
     b_side_depth_ = b_side;

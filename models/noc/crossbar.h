@@ -157,7 +157,7 @@ class Crossbar : public sc_core::sc_module, public Component {
   // Where an input's buffer sits on a request's round trip for the bottleneck ranking
   // (bottleneck.h path_depth), when the block's kind does not say it: the request buffer of up
   // port `port`, or (`responses`) the response buffer of down port `port`. Set by the builder for
-  // the chips of a leaf/spine plane.
+  // the chips of a leaf/spine plane and for the peer ports of a GPU's memory hub.
   void set_input_path_depth(bool responses, unsigned port, double depth);
   const Clock& clock() const { return clock_; }
 
