@@ -356,12 +356,12 @@ void ControllerCore::select(int q, std::uint64_t now, Choice* best, std::uint64_
     const BankView& v = view[b];
     const std::uint64_t e = v.earliest();
     if (!best) {
+      // `next` is taken from the pick after the loop: the smallest cycle among the keys.
       const Key key = (Key{e > now ? e : now} << 64) | v.prio;
       if (key < pick_key) {
         pick_key = key;
         pick = b;
       }
-      next = e < next ? e : next;
     } else if (e <= now) {
       if (pick == kNil || v.prio < pick_prio) {
         pick = b;
@@ -391,6 +391,9 @@ void ControllerCore::select(int q, std::uint64_t now, Choice* best, std::uint64_
     plan_.bank = pick;
     plan_.cycle = static_cast<std::uint64_t>(pick_key >> 64);
     plan_.prio = static_cast<std::uint64_t>(pick_key);
+    // The earliest cycle any bank's command can issue, clamped to `now` (kNever with no bank):
+    // the caller clamps `next` to `now` from below anyway.
+    next = std::min(next, plan_.cycle);
   } else if (pick != kNil) {
     *best = cache_[q][pick];
     best->cand.earliest = now;
