@@ -44,6 +44,17 @@ SwitchFabric::SwitchFabric(
       for (unsigned p = 0; p < b + U; ++p) {
         leaf.set_input_path_depth(true, p, switch_stage_depth(p < b ? 2 : 0));
       }
+      // Its output buffers after the input buffers that feed them: requests to its endpoints come
+      // down from the spines (or across from its own endpoints, earlier still), those to the
+      // uplinks from its endpoints; responses the other way round.
+      for (unsigned p = 0; p < b + U; ++p) {
+        leaf.set_output_path_depth(false, p,
+                                   output_buffer_depth(switch_stage_depth(p < b ? 2 : 0), false));
+      }
+      for (unsigned p = 0; p < a + U; ++p) {
+        leaf.set_output_path_depth(true, p,
+                                   output_buffer_depth(switch_stage_depth(p < a ? 0 : 2), true));
+      }
     }
     for (unsigned s = 0; s < S; ++s) {
       auto routing = std::make_unique<SpineRouting>(endpoint_routing(k), plan.leaf_of_outputs(k), u,

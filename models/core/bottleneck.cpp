@@ -79,6 +79,11 @@ double link_into_switch_stage_depth(unsigned stage) {
 
 double peer_entry_depth() { return path_depth(BlockKind::kDevicePort); }
 
+double output_buffer_depth(double input_depth, bool responses) {
+  constexpr double kStep = 0.05;
+  return responses ? input_depth - kStep : input_depth + kStep;
+}
+
 std::string resource_class(const std::string& component) {
   std::string out;
   for (std::size_t i = 0; i < component.size();) {

@@ -59,6 +59,12 @@ double link_into_switch_stage_depth(unsigned stage);
 // switch stage; the GPU link's wire into the hub at half a step before it. A hub's own GPU ports
 // keep its kind's depth (2), which on the GPU's local path comes before its memory all the same.
 double peer_entry_depth();
+// A crossbar's output buffer holds a message from its grant until the next block takes it, so it
+// is entered after the input buffer the message came from and before the link the output feeds:
+// a twentieth of a step later on the round trip than `input_depth` (less than the half step to
+// that link, and less than the gap to the next leaf/spine stage's link). `responses`: a response
+// output buffer, whose depth counts back from the memory.
+double output_buffer_depth(double input_depth, bool responses);
 
 // A component or resource name with its instance numbers replaced by '*' ("fam0_link5" ->
 // "fam*_link*", "tags (port 3)" -> "tags (port *)"): the class that groups like resources.

@@ -1,5 +1,7 @@
 #include "models/noc/crossbar.h"
 
+#include "models/core/bottleneck.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -79,6 +81,11 @@ void Crossbar::set_input_path_depth(bool responses, unsigned port, double depth)
   pl.input_depth.at(port) = depth;
 }
 
+void Crossbar::set_output_path_depth(bool responses, unsigned port, double depth) {
+  Plane& pl = responses ? resp_ : req_;
+  pl.output_depth.at(port) = depth;
+}
+
 void Crossbar::init_plane(Plane& pl, bool is_request, unsigned inputs, unsigned outputs) {
   pl.is_request = is_request;
   pl.in.resize(inputs);
@@ -93,6 +100,8 @@ void Crossbar::init_plane(Plane& pl, bool is_request, unsigned inputs, unsigned 
     }
   }
   pl.out.resize(outputs);
+  pl.output_depth.assign(outputs, -1.0);
+  pl.out_level.assign(outputs, OccupancyGauge(params_.output_buffer));
   for (Output& o : pl.out) {
     o.pipe.set_capacity(params_.output_buffer);
     o.requesters = RequestSet(inputs);
@@ -218,6 +227,7 @@ Crossbar::Queued Crossbar::classify(const Plane& pl, Payload& p, std::uint64_t s
 void Crossbar::drain_output(Plane& pl, unsigned o, std::uint64_t now_ps, bool far_end_took) {
   Output& out = pl.out[o];
   const bool was_full = out.pipe.full();
+  const std::size_t was = out.pipe.size();
   while (!out.far_end_busy && !out.pipe.empty() && out.pipe.front().leave_ps <= now_ps) {
     Payload& p = *out.pipe.front().payload;
     out.pipe.pop_front();
@@ -226,6 +236,7 @@ void Crossbar::drain_output(Plane& pl, unsigned o, std::uint64_t now_ps, bool fa
     out.far_end_busy = !taken;
     p.release();
   }
+  if (out.pipe.size() != was) pl.out_level[o].set(out.pipe.size(), now_ps);
   // A pipe that had no room now has: a waiting requester may win at the next edge. Room made by
   // the far end taking a message back (END_REQ / END_RESP at now_ps) is an input like any other:
   // it is sampled at the first edge strictly after it arrived, so arbitration at an edge that
@@ -483,6 +494,7 @@ void Crossbar::transfer(Plane& pl, unsigned i, unsigned o, std::uint64_t edge_ps
   in.bytes += data;
   ++in.messages;
   out.pipe.push_back({q.payload, leave});
+  pl.out_level[o].set(out.pipe.size(), edge_ps);
   if (out.pipe.full()) pl.full_outputs.set(o);
   stage(pl, cycles, {leave, o});
 }
@@ -663,9 +675,16 @@ void Crossbar::report(ComponentReport& r, const ReportWindow& window) const {
   r.extra["hol_blocking_ns"] = hol_ns;
   r.extra["request_ports"] = std::move(req_ports);
   r.extra["response_ports"] = std::move(resp_ports);
-  // Resources: every output port and every input buffer, per direction.
+  // Resources: every output port, input buffer and output buffer, per direction.
   for (const Plane* pl : {&req_, &resp_}) {
     const char* dir = pl->is_request ? "request" : "response";
+    // An output buffer without a depth of its own follows the deepest of the inputs (on the way
+    // to the memory for requests, back from it for responses).
+    double deepest_input = pl->is_request ? 0.0 : 10.0;
+    for (double d : pl->input_depth) {
+      if (d < 0) d = path_depth(Component::kind());
+      deepest_input = pl->is_request ? std::max(deepest_input, d) : std::min(deepest_input, d);
+    }
     for (unsigned o = 0; o < pl->out.size(); ++o) {
       const Output& out = pl->out[o];
       if (out.messages == 0) continue;  // an unused port limits nothing
@@ -689,6 +708,22 @@ void Crossbar::report(ComponentReport& r, const ReportWindow& window) const {
       u.occupancy = in.queue.to_json(window);
       u.response_path = !pl->is_request;
       u.path_depth = pl->input_depth[i];
+      r.resources.push_back(std::move(u));
+    }
+    for (unsigned o = 0; o < pl->out.size(); ++o) {
+      const Output& out = pl->out[o];
+      if (out.messages == 0) continue;
+      ResourceUse u;
+      u.name = fmt::format("{} output {} buffer", dir, o);
+      u.type = ResourceUse::Type::kSlots;
+      const OccupancyGauge& level = pl->out_level[o];
+      u.utilization = level.mean_fraction(window);
+      u.capacity = static_cast<double>(level.capacity());
+      u.used = level.mean(window);
+      u.occupancy = level.to_json(window);
+      u.response_path = !pl->is_request;
+      u.path_depth = pl->output_depth[o] >= 0 ? pl->output_depth[o]
+                                              : output_buffer_depth(deepest_input, !pl->is_request);
       r.resources.push_back(std::move(u));
     }
   }

@@ -159,6 +159,11 @@ class Crossbar : public sc_core::sc_module, public Component {
   // port `port`, or (`responses`) the response buffer of down port `port`. Set by the builder for
   // the chips of a leaf/spine plane and for the peer ports of a GPU's memory hub.
   void set_input_path_depth(bool responses, unsigned port, double depth);
+  // The same for an output buffer: the request buffer of down port `port`, or (`responses`) the
+  // response buffer of up port `port`. Unset, it follows the deepest input that can feed it
+  // (bottleneck.h output_buffer_depth): set by the builder where inputs of different depths feed
+  // different outputs (the chips of a leaf/spine plane).
+  void set_output_path_depth(bool responses, unsigned port, double depth);
   const Clock& clock() const { return clock_; }
 
   Sync fw(unsigned port, Payload& p, Phase& phase, sc_core::sc_time& t);
@@ -280,6 +285,10 @@ class Crossbar : public sc_core::sc_module, public Component {
     std::uint64_t beats = 1;
     // Per input, its buffer's depth for the bottleneck ranking; -1: the block kind's.
     std::vector<double> input_depth;
+    std::vector<double> output_depth;  // the same per output
+    // Messages in each output's pipe, of output_buffer: apart from Output, which arbitration
+    // reads at every edge, so that stays compact.
+    std::vector<OccupancyGauge> out_level;
   };
 
   bool voq() const { return params_.input_queues == InputQueues::kVoq; }

@@ -192,6 +192,36 @@ TEST(LeafSpine, StarvedDownLinkCreditsAreNamedAheadOfTheChipsFilledBehindThem) {
   EXPECT_TRUE(up_links) << b["sentence"];
 }
 
+TEST(LeafSpine, AnOutputBufferShorterThanItsPipelineLimitsThePortAndIsNamed) {
+  // Every read goes down to the device through leaf 1's one output to its port. An output buffer
+  // holds a message from its grant until it leaves the 100-cycle pipeline (store-and-forward, a
+  // read request is one beat: 101 cycles of the 1 GHz clock), so 2 slots let that output send 2
+  // requests per 101 ns: 2 x 128 B / 101 ns = 2.53 GB/s of reads, below the links (16 and 32
+  // GB/s), the memory (2 x 16 GB/s), the 8 device tags (8 x 128 B over a device round trip of
+  // about 60 ns) and the 4 outputs each of leaf 0 and the spines that share the traffic. The
+  // buffer is the limiter and the input buffers that fill behind it, in leaf 1, the spines and
+  // leaf 0, are blocked (the old report, without output buffers, named a leaf 1 input buffer).
+  const auto r = test::run_sim(
+      kPod, random_reads("all", "device/fam0", "256KiB"),
+      {"switch.pipeline_cycles=100", "switch.output_buffer=2", "switch.input_buffer=16"});
+  ASSERT_TRUE(r["conservation"]["ok"].get<bool>());
+  const auto& b = r["bottlenecks"];
+  ASSERT_TRUE(b.contains("limiter")) << b["sentence"];
+  const auto& l = b["limiter"];
+  EXPECT_EQ(l["component"], "leaf1") << b["sentence"];
+  EXPECT_EQ(l["resource"], "request output 0 buffer") << b["sentence"];
+  EXPECT_EQ(l["reason"], "slots");
+  EXPECT_EQ(l["capacity"].get<double>(), 2.0);
+  const double bound = 2 * 128 / 101.0;
+  EXPECT_LE(b["achieved_gbps"].get<double>(), bound * 1.001);
+  EXPECT_GE(b["achieved_gbps"].get<double>(), bound * 0.98);
+  bool inputs = false;
+  for (const auto& x : b["blocks"]) {
+    inputs |= x["class"] == "leaf*" && x["resource"] == "request input * buffer";
+  }
+  EXPECT_TRUE(inputs) << b["sentence"];
+}
+
 // 2 GPUs x 4 links over 2 planes; one device with 4 ports (2 per plane); peer paths.
 const std::string kPlanes = R"(
 name: planes
@@ -228,15 +258,17 @@ TEST(SwitchPlanes, PeerAndDeviceDataSurviveTwoPlanes) {
 
 TEST(SwitchPlanes, PeerPathPoolsRankInTheOrderAPeerRequestMeetsThem) {
   // GPUs 0 and 1 read GPU 2's memory, whose hub is slow to take them (a 1-message output buffer
-  // behind a 400-cycle pipeline), so every pool on the way fills to some degree. A peer request
-  // meets, in this order: its own GPU link's request credits (feeding the switch), the switch's
-  // input buffer, GPU 2's link's switch-to-GPU request credits (feeding the hub), the hub's peer
-  // input buffer. The ranking must place them in that order, and name the hub, entered last.
-  const auto r = test::run_sim(
-      kPlanes, random_reads("[0, 1]", "gpu/2", "1MiB"),
-      {"gpus.count=3", "links.gpu_switch.credit_unit=message",
-       "links.gpu_switch.request_vc_credits=2", "links.gpu_switch.tx_queue_entries=1",
-       "gpus.hub.pipeline_cycles=400", "gpus.hub.output_buffer=1", "gpus.hub.input_buffer=1"});
+  // behind a 400-cycle pipeline, in front of its one HBM channel), so every pool on the way fills
+  // to some degree. A peer request meets, in this order: its own GPU link's request credits
+  // (feeding the switch), the switch's input buffer, GPU 2's link's switch-to-GPU request credits
+  // (feeding the hub), the hub's peer input buffer, the hub's output buffer. The ranking must
+  // place them in that order, and name the hub's output buffer, entered last.
+  const auto r =
+      test::run_sim(kPlanes, random_reads("[0, 1]", "gpu/2", "1MiB"),
+                    {"gpus.count=3", "links.gpu_switch.credit_unit=message",
+                     "links.gpu_switch.request_vc_credits=2", "links.gpu_switch.tx_queue_entries=1",
+                     "gpus.hub.pipeline_cycles=400", "gpus.hub.output_buffer=1",
+                     "gpus.hub.input_buffer=1", "gpus.local_memory.channels=1"});
   ASSERT_TRUE(r["conservation"]["ok"].get<bool>());
   // The position of the first ranked pool of `component_prefix` whose resource is `resource`
   // (exactly, or as a prefix when `prefix` is set).
@@ -255,10 +287,13 @@ TEST(SwitchPlanes, PeerPathPoolsRankInTheOrderAPeerRequestMeetsThem) {
   const double sw = position("plane", "request input", true);
   const double into_hub = position("gpu2_link", "request VC credits (response direction)", false);
   const double hub = position("gpu2_hub", "request input", true);
+  const double hub_out = position("gpu2_hub", "request output 0 buffer", false);
   EXPECT_LT(sender, sw);
   EXPECT_LT(sw, into_hub);
   EXPECT_LT(into_hub, hub);
+  EXPECT_LT(hub, hub_out);
   EXPECT_EQ(r["bottlenecks"]["limiter"]["component"], "gpu2_hub") << r["bottlenecks"]["sentence"];
+  EXPECT_EQ(r["bottlenecks"]["limiter"]["resource"], "request output 0 buffer");
 }
 
 // (planes, device fabric ports): 4 links per GPU. With 4 planes each GPU link alone picks the

@@ -117,16 +117,30 @@ TEST(BottleneckRule, PoolsRankByWhereARequestEntersThemOnItsRoundTrip) {
 
 TEST(BottleneckRule, LeafSpineStagesKeepTheirPathOrderBetweenTheGpuLinkAndTheDeviceLink) {
   // A request through a leaf/spine plane meets, in this order: the GPU link's credits (feeding the
-  // source leaf, 2 - 0.5), the source leaf, the up link's credits, the spine, the down link's
-  // credits, the destination leaf, then the device link's credits (3 - 0.5). Each depth must lie
-  // strictly after the one before.
-  const double order[] = {link_into_switch_stage_depth(0),         switch_stage_depth(0),
-                          link_into_switch_stage_depth(1),         switch_stage_depth(1),
-                          link_into_switch_stage_depth(2),         switch_stage_depth(2),
+  // source leaf, 2 - 0.5), the source leaf's input and output buffers, the up link's credits, the
+  // spine's, the down link's credits, the destination leaf's, then the device link's credits
+  // (3 - 0.5). Each depth must lie strictly after the one before.
+  auto out_buffer = [](double input) { return output_buffer_depth(input, false); };
+  const double order[] = {link_into_switch_stage_depth(0),
+                          switch_stage_depth(0),
+                          out_buffer(switch_stage_depth(0)),
+                          link_into_switch_stage_depth(1),
+                          switch_stage_depth(1),
+                          out_buffer(switch_stage_depth(1)),
+                          link_into_switch_stage_depth(2),
+                          switch_stage_depth(2),
+                          out_buffer(switch_stage_depth(2)),
                           path_depth(BlockKind::kDevicePort) - 0.5};
   EXPECT_DOUBLE_EQ(order[0], 1.5);
   EXPECT_DOUBLE_EQ(order[1], 2.0);
   for (std::size_t i = 1; i < std::size(order); ++i) EXPECT_LT(order[i - 1], order[i]) << i;
+  // On the way back (10 - depth) a response output buffer comes after its input buffer and
+  // before the link it feeds (from the source leaf, the GPU link: its response credits at
+  // 10 - 1.5).
+  const double back_in = 10 - switch_stage_depth(0);
+  const double back_out = 10 - output_buffer_depth(switch_stage_depth(0), true);
+  EXPECT_LT(back_in, back_out);
+  EXPECT_LT(back_out, 10 - link_into_switch_stage_depth(0));
   // So a starved down link (its credits full) is named ahead of the spine buffers that fill
   // behind it. On the way back the order turns (10 - depth): the pools at those depths there (the
   // link's response VC, the spine's response buffers) are met link first, so the spine is later.
