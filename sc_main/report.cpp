@@ -188,8 +188,19 @@ std::string crossbar_policies(const CrossbarParams& x, unsigned inputs, unsigned
   if (x.arbiter == CrossbarArbiter::kIslip) {
     a += fmt::format(" ({} iterations)", islip_iterations_for(x, inputs, outputs));
   }
-  return fmt::format("{} inputs ({} messages each), {} arbiter, {}", to_string(x.input_queues),
-                     x.input_buffer, a, to_string(x.forwarding));
+  // An output buffer holds each message from its grant through the pipeline (crossbar.h): one
+  // that cannot cover pipeline + 1 cycles caps the output below one message per cycle.
+  const unsigned hold = x.pipeline_cycles + 1;
+  const std::string cap =
+      x.output_buffer < hold
+          ? fmt::format(
+                " (each held at least {} cycles: at most {:.2f} messages per cycle per "
+                "output, under the datapath's 1)",
+                hold, static_cast<double>(x.output_buffer) / hold)
+          : "";
+  return fmt::format(
+      "{} inputs ({} messages each), output buffers of {} messages{}, {} arbiter, {}",
+      to_string(x.input_queues), x.input_buffer, x.output_buffer, cap, a, to_string(x.forwarding));
 }
 
 }  // namespace
@@ -316,11 +327,11 @@ std::string validation_text(const ResolvedConfig& cfg) {
       o += link_line(p.gpu_link, "switch-GPU peer", p.peer_port_total());
       o += fmt::format(
           "  GPU memory hub: per GPU a crossbar of {} up ports ({} local + {} peer) x {} HBM "
-          "channels, {} B per cycle at {:.0f} MHz = {:.2f} GB/s per port, {} pipeline cycles, "
-          "{} input / {} output buffer entries; {}\n",
+          "channels, {} B per cycle at {:.0f} MHz = {:.2f} GB/s per port, {} pipeline cycles; "
+          "{}\n",
           channels + p.gpu_link.per_gpu, channels, p.gpu_link.per_gpu, channels,
           p.gpu_hub.width_bytes, hc.mhz(), p.gpu_hub.width_bytes * hc.mhz() * 1e-3,
-          p.gpu_hub.pipeline_cycles, p.gpu_hub.input_buffer, p.gpu_hub.output_buffer,
+          p.gpu_hub.pipeline_cycles,
           crossbar_policies(p.gpu_hub, channels + p.gpu_link.per_gpu, channels));
     }
   }
@@ -341,9 +352,10 @@ std::string validation_text(const ResolvedConfig& cfg) {
       o += mesh_lines(d.mesh);
     } else {
       o += fmt::format(
-          "    noc: crossbar {} x {}, {} B per cycle at {:.0f} MHz = {:.2f} GB/s per port; {}\n",
+          "    noc: crossbar {} x {}, {} B per cycle at {:.0f} MHz = {:.2f} GB/s per port, {} "
+          "pipeline cycles; {}\n",
           d.fabric_ports, d.memory.channels, d.noc.width_bytes, nc.mhz(),
-          d.noc.width_bytes * nc.mhz() * 1e-3,
+          d.noc.width_bytes * nc.mhz() * 1e-3, d.noc.pipeline_cycles,
           crossbar_policies(d.noc, d.fabric_ports, d.memory.channels));
     }
     o += "  " + mem_line(d.memory, "memory");
