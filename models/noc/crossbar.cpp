@@ -695,36 +695,33 @@ void Crossbar::report(ComponentReport& r, const ReportWindow& window) const {
       u.used = u.utilization * port_gbps;  // beats, headers included, as the port sees them
       r.resources.push_back(std::move(u));
     }
+    // A buffer as a slot pool: its gauge, where it sits on the round trip, the time it held back.
+    auto pool = [&](std::string name, const OccupancyGauge& g, double depth,
+                    std::uint64_t backpressure_ps) {
+      ResourceUse u;
+      u.name = std::move(name);
+      u.type = ResourceUse::Type::kSlots;
+      u.utilization = g.mean_fraction(window);
+      u.capacity = static_cast<double>(g.capacity());
+      u.used = g.mean(window);
+      u.backpressure_ns = static_cast<double>(backpressure_ps) * 1e-3;
+      u.occupancy = g.to_json(window);
+      u.response_path = !pl->is_request;
+      u.path_depth = depth;
+      r.resources.push_back(std::move(u));
+    };
     for (unsigned i = 0; i < pl->in.size(); ++i) {
       const Input& in = pl->in[i];
       if (in.messages == 0) continue;
-      ResourceUse u;
-      u.name = fmt::format("{} input {} buffer", dir, i);
-      u.type = ResourceUse::Type::kSlots;
-      u.utilization = in.queue.mean_fraction(window);
-      u.capacity = static_cast<double>(in.queue.capacity());
-      u.used = in.queue.mean(window);
-      u.backpressure_ns = static_cast<double>(in.backpressure_ps) * 1e-3;
-      u.occupancy = in.queue.to_json(window);
-      u.response_path = !pl->is_request;
-      u.path_depth = pl->input_depth[i];
-      r.resources.push_back(std::move(u));
+      pool(fmt::format("{} input {} buffer", dir, i), in.queue, pl->input_depth[i],
+           in.backpressure_ps);
     }
     for (unsigned o = 0; o < pl->out.size(); ++o) {
-      const Output& out = pl->out[o];
-      if (out.messages == 0) continue;
-      ResourceUse u;
-      u.name = fmt::format("{} output {} buffer", dir, o);
-      u.type = ResourceUse::Type::kSlots;
-      const OccupancyGauge& level = pl->out_level[o];
-      u.utilization = level.mean_fraction(window);
-      u.capacity = static_cast<double>(level.capacity());
-      u.used = level.mean(window);
-      u.occupancy = level.to_json(window);
-      u.response_path = !pl->is_request;
-      u.path_depth = pl->output_depth[o] >= 0 ? pl->output_depth[o]
-                                              : output_buffer_depth(deepest_input, !pl->is_request);
-      r.resources.push_back(std::move(u));
+      if (pl->out[o].messages == 0) continue;
+      const double depth = pl->output_depth[o] >= 0
+                               ? pl->output_depth[o]
+                               : output_buffer_depth(deepest_input, !pl->is_request);
+      pool(fmt::format("{} output {} buffer", dir, o), pl->out_level[o], depth, 0);
     }
   }
 }
