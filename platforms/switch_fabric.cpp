@@ -36,24 +36,19 @@ SwitchFabric::SwitchFabric(
                                                      std::move(routing)));
       // For the bottleneck ranking: requests from the leaf's endpoints (and the responses coming
       // back down to them from the uplinks) meet it as the source leaf; requests coming down from
-      // the spines (and responses from its endpoints) as the destination leaf.
+      // the spines (and responses from its endpoints) as the destination leaf. An up port's
+      // request input and response output serve the same traffic, and so do a down port's
+      // response input and request output: each output buffer sits just after its port's input.
       Crossbar& leaf = *pl.leaves.back();
       for (unsigned p = 0; p < a + U; ++p) {
-        leaf.set_input_path_depth(false, p, switch_stage_depth(p < a ? 0 : 2));
+        const double d = switch_stage_depth(p < a ? 0 : 2);
+        leaf.set_input_path_depth(false, p, d);
+        leaf.set_output_path_depth(true, p, output_buffer_depth(d, true));
       }
       for (unsigned p = 0; p < b + U; ++p) {
-        leaf.set_input_path_depth(true, p, switch_stage_depth(p < b ? 2 : 0));
-      }
-      // Its output buffers after the input buffers that feed them: requests to its endpoints come
-      // down from the spines (or across from its own endpoints, earlier still), those to the
-      // uplinks from its endpoints; responses the other way round.
-      for (unsigned p = 0; p < b + U; ++p) {
-        leaf.set_output_path_depth(false, p,
-                                   output_buffer_depth(switch_stage_depth(p < b ? 2 : 0), false));
-      }
-      for (unsigned p = 0; p < a + U; ++p) {
-        leaf.set_output_path_depth(true, p,
-                                   output_buffer_depth(switch_stage_depth(p < a ? 0 : 2), true));
+        const double d = switch_stage_depth(p < b ? 2 : 0);
+        leaf.set_input_path_depth(true, p, d);
+        leaf.set_output_path_depth(false, p, output_buffer_depth(d, false));
       }
     }
     for (unsigned s = 0; s < S; ++s) {

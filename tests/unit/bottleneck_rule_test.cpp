@@ -155,6 +155,7 @@ TEST(BottleneckRule, LeafSpineStagesKeepTheirPathOrderBetweenTheGpuLinkAndTheDev
   out = analyze_bottlenecks({spine_in, down}, 1.0);
   EXPECT_EQ(out["limiter"]["component"], "spine0");
 }
+
 TEST(BottleneckRule, TheThresholdDecidesWhatCountsAsSaturated) {
   // A wire at 80 %: below the default 0.85 nobody limits; at 0.75 the wire does.
   const std::vector<ResourceRecord> rs = {
