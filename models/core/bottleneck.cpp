@@ -84,6 +84,12 @@ double output_buffer_depth(double input_depth, bool responses) {
   return responses ? input_depth - kStep : input_depth + kStep;
 }
 
+double noc_pool_depth(double fraction, bool responses) {
+  constexpr double kHalfSpan = 0.4;
+  const double offset = kHalfSpan * (2 * fraction - 1);
+  return path_depth(BlockKind::kNoc) + (responses ? -offset : offset);
+}
+
 std::string resource_class(const std::string& component) {
   std::string out;
   for (std::size_t i = 0; i < component.size();) {

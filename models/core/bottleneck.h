@@ -66,6 +66,13 @@ double peer_entry_depth();
 // output buffer, whose depth counts back from the memory.
 double output_buffer_depth(double input_depth, bool responses);
 
+// A mesh NoC's pools in the order a message meets them, between the port logic's and the memory's:
+// `fraction` 0 for the injection channel a message enters, 1 for the ejection channel it leaves
+// by, and for a router input in between the share of the route crossed before that link. Within
+// path_depth(kNoc) +- 0.4 (the crossbar's input and output buffers sit at +0 and +0.05).
+// `responses`: the response network, whose depth counts back from the memory.
+double noc_pool_depth(double fraction, bool responses);
+
 // A component or resource name with its instance numbers replaced by '*' ("fam0_link5" ->
 // "fam*_link*", "tags (port 3)" -> "tags (port *)"): the class that groups like resources.
 std::string resource_class(const std::string& component);

@@ -44,4 +44,15 @@ nlohmann::json OccupancyGauge::to_json(const ReportWindow& window) const {
           {"time_fraction", std::move(frac)}};
 }
 
+ResourceUse slot_pool(std::string name, const OccupancyGauge& g, const ReportWindow& window) {
+  ResourceUse u;
+  u.name = std::move(name);
+  u.type = ResourceUse::Type::kSlots;
+  u.utilization = g.mean_fraction(window);
+  u.capacity = static_cast<double>(g.capacity());
+  u.used = g.mean(window);
+  u.occupancy = g.to_json(window);
+  return u;
+}
+
 }  // namespace famsim

@@ -8,10 +8,12 @@
 
 #include <array>
 #include <cstdint>
+#include <string>
 
 namespace famsim {
 
 struct ReportWindow;
+struct ResourceUse;
 
 class OccupancyGauge {
  public:
@@ -65,5 +67,10 @@ class OccupancyGauge {
   std::uint64_t integral_ = 0;  // level x ps
   std::array<std::uint64_t, kBuckets> time_ps_{};
 };
+
+// A pool tracked by `g` as a slot resource for the bottleneck analysis (stats.h ResourceUse):
+// utilisation = mean level over capacity, its occupancy histogram; the caller sets where it sits
+// on the round trip and the time it held back its upstream.
+ResourceUse slot_pool(std::string name, const OccupancyGauge& g, const ReportWindow& window);
 
 }  // namespace famsim

@@ -484,8 +484,7 @@ void Link::report(ComponentReport& r, const ReportWindow& window) const {
     for (unsigned v = 0; v < 2; ++v) {
       const Channel& c = *w.vc[v];
       if (!c.active || c.transfers == 0) continue;
-      ResourceUse credits;
-      credits.name =
+      const std::string name =
           v == i ? fmt::format("{} VC credits", v == 0 ? "request" : "response")
                  : fmt::format("{} VC credits ({} direction)", v == 0 ? "request" : "response",
                                i == 0 ? "request" : "response");
@@ -497,12 +496,8 @@ void Link::report(ComponentReport& r, const ReportWindow& window) const {
         level -= c.returning[k].credits;
         held.set(level, c.returning[k].at_ps);
       }
-      credits.type = ResourceUse::Type::kSlots;
-      credits.utilization = held.mean_fraction(window);
-      credits.capacity = static_cast<double>(c.credits_total);
-      credits.used = held.mean(window);
+      ResourceUse credits = slot_pool(name, held, window);
       credits.backpressure_ns = static_cast<double>(c.stall_ps) * 1e-3;
-      credits.occupancy = held.to_json(window);
       credits.response_path = v == 1;
       // Entered just before the block the link feeds, on the way out or (responses) back.
       // ch_[0] and ch_[3] carry side A's transactions (requests A->B, their responses B->A).

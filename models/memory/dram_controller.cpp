@@ -257,14 +257,7 @@ void DramController::report(ComponentReport& r, const ReportWindow& window) cons
   bus.backpressure_ns = r.backpressure_ns;
   auto queue = [&](const char* name, const OccupancyGauge& g, std::uint64_t requests) {
     if (requests == 0) return;
-    ResourceUse u;
-    u.name = name;
-    u.type = ResourceUse::Type::kSlots;
-    u.utilization = g.mean_fraction(cycles);
-    u.capacity = static_cast<double>(g.capacity());
-    u.used = g.mean(cycles);
-    u.occupancy = g.to_json(cycles);
-    r.resources.push_back(std::move(u));
+    r.resources.push_back(slot_pool(name, g, cycles));
   };
   if (read_count_ + write_count_ > 0) r.resources.push_back(std::move(bus));
   queue("read queue", st.read_queue, read_count_);

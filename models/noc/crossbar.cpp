@@ -698,14 +698,8 @@ void Crossbar::report(ComponentReport& r, const ReportWindow& window) const {
     // A buffer as a slot pool: its gauge, where it sits on the round trip, the time it held back.
     auto pool = [&](std::string name, const OccupancyGauge& g, double depth,
                     std::uint64_t backpressure_ps) {
-      ResourceUse u;
-      u.name = std::move(name);
-      u.type = ResourceUse::Type::kSlots;
-      u.utilization = g.mean_fraction(window);
-      u.capacity = static_cast<double>(g.capacity());
-      u.used = g.mean(window);
+      ResourceUse u = slot_pool(std::move(name), g, window);
       u.backpressure_ns = static_cast<double>(backpressure_ps) * 1e-3;
-      u.occupancy = g.to_json(window);
       u.response_path = !pl->is_request;
       u.path_depth = depth;
       r.resources.push_back(std::move(u));

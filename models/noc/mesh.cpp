@@ -1,5 +1,7 @@
 #include "models/noc/mesh.h"
 
+#include "models/core/bottleneck.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -79,6 +81,7 @@ void Mesh::build(Network& net, bool is_request, const std::vector<MeshCoord>& so
     in.router = router;
     in.first_vc = static_cast<unsigned>(net.vc.size());
     in.endpoint = endpoint;
+    if (endpoint != kNone) in.fill.set_capacity(vcs * params_.vc_buffer_flits);
     for (unsigned v = 0; v < vcs; ++v) {
       VcBuffer b;
       b.q.set_capacity(params_.vc_buffer_flits);  // a packet has at least one flit
@@ -98,6 +101,7 @@ void Mesh::build(Network& net, bool is_request, const std::vector<MeshCoord>& so
     // An ejection channel holds as much as a router input (vcs x vc_buffer_flits flits).
     o.credits.assign(eject ? 1 : vcs,
                      eject ? vcs * params_.vc_buffer_flits : params_.vc_buffer_flits);
+    o.taken.set_capacity(vcs * params_.vc_buffer_flits);
     o.returns.set_capacity(vcs * params_.vc_buffer_flits);
     if (eject) o.staged.set_capacity(vcs * params_.vc_buffer_flits);
     net.out.push_back(std::move(o));
@@ -175,6 +179,7 @@ bool Mesh::inject(Network& net, unsigned src, Payload& p, std::uint64_t now_ps) 
   Input& in = net.in[net.injection[src]];
   const std::uint64_t ready = clock_.edge_ps(now_ps) + params_.router_cycles * clock_.period_ps();
   Packet pk = classify(net, p, ready);
+  pk.path_hops = static_cast<std::uint16_t>(topo_.hops({in.router}, {pk.dest_node}));
   // As on the links (pick_vc): the VC of the packet's output at this router when it has room,
   // else the VC with the most room that takes the whole packet (ties to the lower index).
   pk.out = output_for(net, in.router, pk);
@@ -194,6 +199,7 @@ bool Mesh::inject(Network& net, unsigned src, Payload& p, std::uint64_t now_ps) 
   if (best == kNone) return false;
   VcBuffer& b = net.vc[in.first_vc + best];
   b.free_flits -= pk.flits;
+  in.fill.set(in.fill.level() + pk.flits, now_ps);
   b.q.push_back(pk);
   ++net.routers[in.router].waiting;
   due(ready);
@@ -267,11 +273,19 @@ void Mesh::due(std::uint64_t at_ps) {
   word |= bit;
 }
 
-unsigned Mesh::pick_vc(const Network& net, Output& o, const Packet& pk, std::uint64_t edge_ps) {
-  while (!o.returns.empty() && o.returns.front().at_ps <= edge_ps) {
-    o.credits[o.returns.front().vc] += o.returns.front().flits;
+void Mesh::collect_returns(Output& o, std::uint64_t at_ps) {
+  while (!o.returns.empty() && o.returns.front().at_ps <= at_ps) {
+    const CreditReturn& c = o.returns.front();
+    o.credits[c.vc] += c.flits;
+    // Accounted when they came back, not when collected (the gauge keeps the order: every grant
+    // and delivery on this output collects first).
+    o.taken.set(o.taken.level() - c.flits, c.at_ps);
     o.returns.pop_front();
   }
+}
+
+unsigned Mesh::pick_vc(const Network& net, Output& o, const Packet& pk, std::uint64_t edge_ps) {
+  collect_returns(o, edge_ps);
   const unsigned flits = pk.flits;
   if (o.downstream_input != kNone) {
     // The VC of the packet's output at the next router, when it has room: packets for different
@@ -351,6 +365,7 @@ void Mesh::grant(Network& net, unsigned r, unsigned slot, unsigned oi, unsigned 
   ++o.packets;
   o.bytes += pk.bytes;
   o.credits[dvc] -= pk.flits;
+  o.taken.set(o.taken.level() + pk.flits, edge_ps);
   due(tail_gone);
 
   // The packet's buffer space goes back: as credits to the upstream router, or to the socket.
@@ -360,6 +375,7 @@ void Mesh::grant(Network& net, unsigned r, unsigned slot, unsigned oi, unsigned 
     due(at);
   } else {
     b.free_flits += pk.flits;
+    in.fill.set(in.fill.level() - pk.flits, edge_ps);
     if (b.freed_at_ps != edge_ps) {
       b.freed_at_ps = edge_ps;
       b.freed_flits = 0;
@@ -376,6 +392,9 @@ void Mesh::grant(Network& net, unsigned r, unsigned slot, unsigned oi, unsigned 
     return;
   }
   ++net.hops;
+  o.hops_before += pk.hop;
+  o.route_hops += pk.path_hops;
+  ++pk.hop;
   const Input& din = net.in[o.downstream_input];
   pk.ready_ps = edge_ps + (params_.link_cycles + params_.router_cycles) * period;
   pk.out = output_for(net, din.router, pk);
@@ -394,6 +413,7 @@ void Mesh::deliver(Network& net, std::uint64_t now_ps) {
     const std::uint64_t usable_ps =
         far_end_took ? clock_.edge_after_ps(now_ps) : clock_.edge_ps(now_ps);
     bool freed = false;
+    collect_returns(o, now_ps);
     while (!o.far_end_busy && !o.staged.empty() && o.staged.front().deliver_ps <= now_ps) {
       const Staged s = o.staged.front();
       o.staged.pop_front();
@@ -401,6 +421,7 @@ void Mesh::deliver(Network& net, std::uint64_t now_ps) {
         o.returns.push_back({usable_ps, 0, s.flits});
       } else {
         o.credits[0] += s.flits;
+        o.taken.set(o.taken.level() - s.flits, now_ps);
       }
       freed = true;
       const bool taken = net.is_request ? down_[o.endpoint]->send_req(*s.payload)
@@ -542,6 +563,51 @@ void Mesh::report(ComponentReport& r, const ReportWindow& window) const {
       u.capacity = link_gbps;
       u.used = u.utilization * link_gbps;
       r.resources.push_back(std::move(u));
+    }
+  }
+  // Slot pools (flits), in the order a message meets them: its injection channel, the buffer of
+  // each router input it is sent into (the credits of the link feeding it), its ejection channel.
+  for (const Network* net : {&req_, &resp_}) {
+    const bool responses = !net->is_request;
+    const char* dir = responses ? "response" : "request";
+    auto add = [&](ResourceUse u, double fraction) {
+      u.response_path = responses;
+      u.path_depth = noc_pool_depth(fraction, responses);
+      r.resources.push_back(std::move(u));
+    };
+    for (unsigned s = 0; s < net->injection.size(); ++s) {
+      const Input& in = net->in[net->injection[s]];
+      if (in.fill.max() == 0) continue;
+      ResourceUse u = slot_pool(
+          fmt::format("{} injection buffer ({} {})", dir, responses ? "controller" : "port", s),
+          in.fill, window);
+      u.backpressure_ns = static_cast<double>(in.backpressure_ps) * 1e-3;
+      add(std::move(u), 0.0);
+    }
+    for (const Output& o : net->out) {
+      if (o.packets == 0) continue;
+      // Credits on their way back when the window ends count as back from when they arrive.
+      OccupancyGauge taken = o.taken;
+      std::uint64_t level = taken.level();
+      for (std::size_t k = 0; k < o.returns.size() && o.returns[k].at_ps < window.end_ps; ++k) {
+        level -= o.returns[k].flits;
+        taken.set(level, o.returns[k].at_ps);
+      }
+      if (o.downstream_input == kNone) {
+        add(slot_pool(fmt::format("{} ejection buffer ({} {})", dir,
+                                  responses ? "port" : "controller", o.endpoint),
+                      taken, window),
+            1.0);
+        continue;
+      }
+      const MeshCoord from = topo_.coord({o.router});
+      const MeshCoord to = topo_.coord(*topo_.neighbour({o.router}, o.dir));
+      // The share of its packets' routes crossed before this link, to its middle.
+      const double fraction = (static_cast<double>(o.hops_before) + 0.5 * o.packets) /
+                              static_cast<double>(o.route_hops);
+      add(slot_pool(fmt::format("{} VC credits ({},{})->({},{})", dir, from.x, from.y, to.x, to.y),
+                    taken, window),
+          fraction);
     }
   }
 }

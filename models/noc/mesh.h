@@ -79,9 +79,14 @@
 //   router_stall_ns: per node (row-major), time packets at that router waited past the edge they
 //   became ready (for credits, a busy output or input, or lost arbitration), both networks;
 //   stall_ns: their sum.
+// Resources (bottleneck report): each mesh link that carried flits (bandwidth) and, as slot pools
+// in flits, each injection channel, each router input as the credits of the link feeding it
+// (taken at a grant, back when the credit return arrives) and each ejection channel, ordered by
+// where a message meets them (bottleneck.h noc_pool_depth).
 #pragma once
 
 #include "models/core/clock.h"
+#include "models/core/occupancy.h"
 #include "models/core/ports.h"
 #include "models/core/ring.h"
 #include "models/core/sim_context.h"
@@ -143,6 +148,8 @@ class Mesh : public sc_core::sc_module, public Component {
     unsigned dest_endpoint = 0;
     unsigned flits = 1;
     unsigned bytes = 0;
+    std::uint16_t hop = 0;        // mesh links crossed so far
+    std::uint16_t path_hops = 0;  // mesh links its route crosses in all
   };
   struct VcBuffer {
     Ring<Packet> q;
@@ -160,6 +167,7 @@ class Mesh : public sc_core::sc_module, public Component {
     std::uint64_t busy_until_ps = 0;   // read port busy with a packet's flits
     HoldSlot hold;                     // injection channels
     std::uint64_t backpressure_ps = 0;
+    OccupancyGauge fill;  // injection channels: flits in its VCs (capacity vcs x vc_buffer_flits)
   };
   struct CreditReturn {
     std::uint64_t at_ps = 0;
@@ -189,6 +197,12 @@ class Mesh : public sc_core::sc_module, public Component {
     std::uint64_t flits_sent = 0;
     std::uint64_t packets = 0;
     std::uint64_t bytes = 0;
+    // Room of the downstream buffer in use (credits taken and not yet back), flits.
+    OccupancyGauge taken;
+    // Where the link sits on the routes that crossed it: links crossed before it and route
+    // lengths, summed over its packets.
+    std::uint64_t hops_before = 0;
+    std::uint64_t route_hops = 0;
   };
   struct Router {
     std::vector<unsigned> inputs;   // network input indices; slot = position x vcs + vc
@@ -233,6 +247,8 @@ class Mesh : public sc_core::sc_module, public Component {
   void allocate(Network& net, unsigned router, std::uint64_t edge_ps);
   void grant(Network& net, unsigned router, unsigned slot, unsigned o, unsigned dvc,
              std::uint64_t edge_ps);
+  // Credits of output `o` that are back by `at_ps` become usable.
+  void collect_returns(Output& o, std::uint64_t at_ps);
   // A downstream VC of output `o` with credits for packet `pk`, or kNone.
   unsigned pick_vc(const Network& net, Output& o, const Packet& pk, std::uint64_t edge_ps);
   void deliver(Network& net, std::uint64_t now_ps);

@@ -238,6 +238,63 @@ TEST(MeshBackpressure, TinyBuffersThrottleInjectionAndLoseNothing) {
   EXPECT_EQ(h.mesh().occupancy(), 0u);
 }
 
+// The mesh's buffers as slot pools (the bottleneck report's view), worked out cycle by cycle on a
+// 2 x 1 mesh: one port at (0,0), one controller at (1,0), R = 2, L = 1, credit return 1 cycle,
+// 1 VC of 3 flits, 32 B flits, the port always offering 64 B writes (1 + 2 = 3 flits: one packet
+// fills a buffer), the sink always ready. Times in cycles:
+//  - message 1 is injected at 0, competes from 2 and is granted the link at 2 (credits 3 -> 0);
+//    its head competes at (1,0) from 2 + L + R = 5 and is granted the ejection channel at 5; its
+//    tail leaves that input at 5 + 3 = 8, when the sink takes it, and its credits are back at
+//    5 + (3 - 1) + 1 = 8;
+//  - the injection buffer frees at the grant at 2; message 2, held since 0, is offered the room
+//    from the next edge, 3, competes from 5, and waits for the credits until 8.
+// So the link is granted every 6 cycles (2, 8, 14, ...): in each period the credits are out all
+// 6 cycles, the injection buffer holds a packet for 5 (from grant + 1 to the next grant) and the
+// ejection channel for 3 (from grant + 3 to grant + 6). Over [0, 602] (100 periods after the
+// first grant, the last ending at 602):
+//   link credits    3 flits over 600 of 602 cycles          -> 600 / 602
+//   injection       3 flits over 2 + 100 x 5 = 502 cycles   -> 502 / 602
+//   ejection        3 flits over 100 x 3 = 300 cycles       -> 300 / 602
+//   link            100 packets x 3 flits = 300 flits        -> 300 / 602 flits per cycle
+// The link is half busy: the buffers, not the wire, set the pace, and the report says so by
+// showing the link's credits full.
+TEST(MeshPools, CreditLoopKeepsTheLinkHalfBusyAndItsCreditsFull) {
+  MeshParams p = mesh_params(2, 1);
+  p.vcs = 1;
+  p.vc_buffer_flits = 3;
+  p.port_nodes = {{0, 0}};
+  p.controller_nodes = {{1, 0}};
+  SimContext ctx(4096, 1);
+  MeshHarness h(ctx, "pools", p, 1, 1);
+  h.saturate_uniform(3, 0, 64);
+  const std::uint64_t end = 602 * kCycle;
+  test::run_until(ctx, end);
+  const nlohmann::json res = h.report(end)["resources"];
+  const auto& credits = res["request VC credits (0,0)->(1,0)"];
+  const auto& injection = res["request injection buffer (port 0)"];
+  const auto& ejection = res["request ejection buffer (controller 0)"];
+  const auto& link = res["request link (0,0)->(1,0)"];
+  for (const auto* u : {&credits, &injection, &ejection}) {
+    ASSERT_TRUE(u->is_object()) << res.dump(1);
+    EXPECT_TRUE((*u)["slots"].get<bool>());
+    EXPECT_EQ((*u)["capacity"].get<double>(), 3.0);
+    EXPECT_FALSE((*u)["response_path"].get<bool>());
+  }
+  EXPECT_NEAR(credits["utilization"].get<double>(), 600.0 / 602, 1e-9);
+  EXPECT_NEAR(injection["utilization"].get<double>(), 502.0 / 602, 1e-9);
+  EXPECT_NEAR(ejection["utilization"].get<double>(), 300.0 / 602, 1e-9);
+  EXPECT_NEAR(link["utilization"].get<double>(), 300.0 / 602, 1e-9);
+  // In the order a message meets them (bottleneck.h noc_pool_depth): the injection channel at
+  // fraction 0, the router input behind the link at the middle of a 1-hop route, the ejection
+  // channel at 1; between the device ports (3) and the memory (5).
+  EXPECT_DOUBLE_EQ(injection["path_depth"].get<double>(), 4.0 - 0.4);
+  EXPECT_DOUBLE_EQ(credits["path_depth"].get<double>(), 4.0);
+  EXPECT_DOUBLE_EQ(ejection["path_depth"].get<double>(), 4.0 + 0.4);
+  // The sinks never respond: the response network is idle and reports no pools.
+  for (const auto& [name, u] : res.items())
+    EXPECT_EQ(name.rfind("response", 0), std::string::npos) << name;
+}
+
 // A whole device with a mesh NoC: 4 GPUs with 2 NVLink4-like links each straight to a device of
 // 8 fabric ports, a 4 x 4 mesh and 16 DDR5 channels (one controller per node by default).
 std::string mesh_platform(const std::string& mesh_extra) {
@@ -320,6 +377,46 @@ streams:
   EXPECT_EQ(noc["requests"].get<std::uint64_t>(), 65536u);
   EXPECT_EQ(noc["responses"].get<std::uint64_t>(), 65536u);
   EXPECT_GT(noc["backpressure_ns"].get<double>(), 0.0);  // the small buffers did push back
+}
+
+TEST(MeshDevice, StarvedVcBuffersAreNamedAsTheLimiter) {
+  // 1 VC of 3 flits: a 128 B read response at 64 B flits (1 + 2 flits) fills a router input, and
+  // a link sends its next packet only when the last one's credits are back: granted at E, the head
+  // competes at the next router from E + L + R = E + 3 and leaves it by E + 6, credits back at
+  // E + 6 (3 - 1 flits + 1 cycle). So no mesh link carries more than 3 flits in 6 cycles, half its
+  // bandwidth (below the 85 % at which a link counts as saturated), and none can be the limiter.
+  // Responses go X first, then along column 0 to the ports (two per row on the west edge): the
+  // link (0,2)->(0,1) carries those from the 8 controllers of rows 2 and 3 to the ports of rows 0
+  // and 1, a quarter of them, at most 128 B per 6 cycles at 1500 MHz = 32 GB/s: the reads get at
+  // most about 4 x 32 = 128 GB/s, below the 8 device links' 8 x 25 GB/s. The report must name the
+  // mesh's response VC credits (it named the port logic's tags, filled behind them, before).
+  const std::string workload = R"(
+name: reads
+streams:
+  - name: reads
+    gpus: all
+    buffer: {bytes: 1GiB, location: device/fam0}
+    pattern: uniform_random
+    read_fraction: 1.0
+    access_bytes: 128
+    total_bytes: 2MiB
+    max_outstanding: 256
+)";
+  const auto r = test::run_sim(mesh_platform(", vcs: 1, vc_buffer_flits: 3"), workload);
+  EXPECT_TRUE(r["conservation"]["ok"].get<bool>());
+  const auto& b = r["bottlenecks"];
+  const auto& l = b["limiter"];
+  ASSERT_TRUE(l.is_object()) << b["sentence"];
+  EXPECT_EQ(l["component"], "fam0.noc") << b["sentence"];
+  EXPECT_EQ(l["type"], "slots") << b["sentence"];
+  EXPECT_EQ(l["resource"].get<std::string>().rfind("response VC credits (", 0), 0u)
+      << b["sentence"];
+  EXPECT_LE(r["summary"]["read_bandwidth_gbps"].get<double>(), 128.0 * 1.05);
+  for (const char* net : {"request", "response"}) {
+    for (const auto& link : r["components"]["fam0.noc"]["links"][net]) {
+      EXPECT_LE(link["flits_per_cycle"].get<double>(), 0.5 + 1e-3) << link.dump();
+    }
+  }
 }
 
 }  // namespace

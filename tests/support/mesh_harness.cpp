@@ -225,6 +225,15 @@ nlohmann::json MeshHarness::report(std::uint64_t end_ps) const {
   j["bytes"] = r.bytes;
   j["utilization"] = r.utilization;
   j["backpressure_ns"] = r.backpressure_ns;
+  j["resources"] = nlohmann::json::object();
+  for (const ResourceUse& u : r.resources) {
+    j["resources"][u.name] = {{"utilization", u.utilization},
+                              {"capacity", u.capacity},
+                              {"used", u.used},
+                              {"slots", u.type == ResourceUse::Type::kSlots},
+                              {"path_depth", u.path_depth},
+                              {"response_path", u.response_path}};
+  }
   return j;
 }
 

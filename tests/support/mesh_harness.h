@@ -60,6 +60,8 @@ class MeshHarness {
   // When each of them was accepted, in order.
   const std::vector<std::uint64_t>& accept_times() const;
   Mesh& mesh();
+  // The mesh's report over [0, end_ps]: its extra keys, bytes, utilization, backpressure_ns, and
+  // `resources` {name: {utilization, capacity, used, slots, path_depth, response_path}}.
   nlohmann::json report(std::uint64_t end_ps) const;
 
  private:
