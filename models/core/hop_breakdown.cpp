@@ -37,6 +37,8 @@ std::string HopBreakdown::class_name(unsigned cls) {
       return k + "_service";
     case Role::kResponse:
       return k + " (response)";
+    case Role::kWait:
+      return k + "_response_wait";
   }
   return k;
 }
@@ -71,10 +73,11 @@ void HopBreakdown::add(const RequestExt& e, std::uint64_t arrived_ps) {
     put(class_of(bk, Role::kRequest), e.hops[k].req_in_ps(), e.req_out_ps(k));
     put(class_of(bk, Role::kResponse), e.hops[k].resp_in_ps(), e.resp_out_ps(k));
   }
-  // The target: req_out_ps is its service start.
+  // The target: req_out_ps is its service start, its own resp_in_ps the response ready.
   const BlockKind tk = kind[e.hops[last].block()];
   put(class_of(tk, Role::kQueue), e.hops[last].req_in_ps(), e.req_out_ps(last));
-  put(class_of(tk, Role::kService), e.req_out_ps(last), e.resp_out_ps(last));
+  put(class_of(tk, Role::kService), e.req_out_ps(last), e.hops[last].resp_in_ps());
+  put(class_of(tk, Role::kWait), e.hops[last].resp_in_ps(), e.resp_out_ps(last));
 
   if (backwards || arrived_ps < e.issue_ps || sum != arrived_ps - e.issue_ps) {
     ++d.mismatched;
@@ -93,7 +96,7 @@ nlohmann::json HopBreakdown::direction_json(const Direction& d) {
   // Path order: BlockKind lists kinds in the order a request meets them, so the request
   // direction runs through the kinds upwards and the response direction downwards.
   std::vector<unsigned> order;
-  for (Role r : {Role::kIssue, Role::kRequest, Role::kQueue, Role::kService}) {
+  for (Role r : {Role::kIssue, Role::kRequest, Role::kQueue, Role::kService, Role::kWait}) {
     for (unsigned k = 0; k < kBlockKinds; ++k) order.push_back(class_of(BlockKind(k), r));
   }
   for (unsigned k = kBlockKinds; k-- > 0;) order.push_back(class_of(BlockKind(k), Role::kResponse));

@@ -7,8 +7,9 @@
 //   block k on the way   request: req_in_ps(k) .. req_out_ps(k) (it entered block k+1)
 //                        response: resp_in_ps(k) .. resp_out_ps(k) (it entered block k-1)
 //   target (last block)  queue: req_in_ps .. service_start_ps;
-//                        service: service_start_ps .. resp_out_ps (the response entered the block
-//                        before it)
+//                        service: service_start_ps .. its own resp_in_ps (the response ready);
+//                        response wait: ready .. resp_out_ps (the block before it took the
+//                        response: time the response path pushed back on the memory)
 // The initiator takes its response as it arrives, so it has no response part.
 //
 // A hop class is a block kind (BlockKind) with one of those roles, not a block instance, so the
@@ -74,15 +75,16 @@ class HopHistogram {
 class HopBreakdown {
  public:
   // What a block did to the request in this part of its latency.
-  enum class Role : std::uint8_t { kIssue, kRequest, kQueue, kService, kResponse };
-  static constexpr unsigned kRoles = 5;
+  enum class Role : std::uint8_t { kIssue, kRequest, kQueue, kService, kResponse, kWait };
+  static constexpr unsigned kRoles = 6;
   static constexpr unsigned kClasses = kRoles * kBlockKinds;
   static_assert(kClasses <= 64, "hop classes are tracked in a 64-bit mask");
 
   static constexpr unsigned class_of(BlockKind kind, Role role) {
     return static_cast<unsigned>(role) * kBlockKinds + static_cast<unsigned>(kind);
   }
-  // "gpu_issue", "link (request)", "memory_queue", "memory_service", "noc (response)".
+  // "gpu_issue", "link (request)", "memory_queue", "memory_service", "memory_response_wait",
+  // "noc (response)".
   static std::string class_name(unsigned cls);
 
   // A completed request whose response arrived at the initiator at `arrived_ps`.

@@ -78,8 +78,8 @@ TEST(HopBreakdown, HopsAddUpOnTheMinimalPlatform) {
   for (const auto& h : r["latency_breakdown_ns"]["read"]["hops"]) names.push_back(h["hop"]);
   EXPECT_EQ(names, (std::vector<std::string>{"gpu_issue", "link (request)", "device_port (request)",
                                              "noc (request)", "memory_queue", "memory_service",
-                                             "noc (response)", "device_port (response)",
-                                             "link (response)"}));
+                                             "memory_response_wait", "noc (response)",
+                                             "device_port (response)", "link (response)"}));
 }
 
 TEST(HopBreakdown, SplitRequestsAddUpThroughTheirLastPart) {
@@ -239,6 +239,8 @@ TEST(HopBreakdownZeroLoad, DirectReadHopsAreTheConfiguredLatencies) {
   EXPECT_DOUBLE_EQ(hop_ns(r, "read", "noc (request)"), dev.noc_req * 1e-3);
   EXPECT_DOUBLE_EQ(hop_ns(r, "read", "memory_queue"), dev.mem_queue * 1e-3);
   EXPECT_DOUBLE_EQ(hop_ns(r, "read", "memory_service"), dev.mem_service * 1e-3);
+  // Alone on the platform, the response is taken the moment it is ready.
+  EXPECT_DOUBLE_EQ(hop_ns(r, "read", "memory_response_wait"), 0.0);
   EXPECT_DOUBLE_EQ(hop_ns(r, "read", "noc (response)"), dev.noc_resp * 1e-3);
   EXPECT_DOUBLE_EQ(hop_ns(r, "read", "device_port (response)"), dev.port_resp * 1e-3);
   EXPECT_DOUBLE_EQ(hop_ns(r, "read", "link (response)"), link_resp * 1e-3);
@@ -251,7 +253,7 @@ TEST(HopBreakdownZeroLoad, DirectReadHopsAreTheConfiguredLatencies) {
   EXPECT_EQ(link_resp, 20000u);
   EXPECT_DOUBLE_EQ(rd["end_to_end"]["mean"].get<double>(), 86.0);
   EXPECT_EQ(rd["mismatched_requests"], 0);
-  EXPECT_EQ(rd["hops"].size(), 9u);
+  EXPECT_EQ(rd["hops"].size(), 10u);  // the nine above and a memory_response_wait of 0
 }
 
 TEST(HopBreakdownZeroLoad, DirectWriteHopsAreTheConfiguredLatencies) {
@@ -344,8 +346,8 @@ TEST(HopBreakdown, TracePlayerHopsAddUp) {
   expect_hops_add_up(r, "write", requests_of(r, "write"));
   std::vector<std::string> names;
   for (const auto& h : r["latency_breakdown_ns"]["read"]["hops"]) names.push_back(h["hop"]);
-  EXPECT_EQ(names,
-            (std::vector<std::string>{"trace_player_issue", "memory_queue", "memory_service"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"trace_player_issue", "memory_queue", "memory_service",
+                                             "memory_response_wait"}));
 }
 
 }  // namespace
