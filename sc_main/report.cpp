@@ -160,8 +160,9 @@ namespace {
 
 // A crossbar's queueing, arbitration and forwarding, as configured (crossbar.h).
 // A device's mesh NoC: shape, link bandwidth, per-hop latency, buffering, the uniform-traffic
-// bound and where the endpoints sit.
-std::string mesh_lines(const MeshParams& m) {
+// bound, and where the endpoints sit; and the cap on every link when its VC buffers cannot cover
+// the credit round trip of a packet carrying `data_bytes`.
+std::string mesh_lines(const MeshParams& m, unsigned data_bytes) {
   const MeshTopology t(m.cols, m.rows);
   const Clock c(m.clock_mhz);
   std::string o = fmt::format(
@@ -180,6 +181,21 @@ std::string mesh_lines(const MeshParams& m) {
   };
   o += "      fabric ports at" + list(m.port_nodes) + "\n";
   o += "      memory controllers at" + list(m.controller_nodes) + "\n";
+  // A packet of F flits sent at E reaches the next router's allocation at E + link + router
+  // cycles, leaves its buffer F - 1 cycles after being granted there and has its credits back
+  // credit_return cycles later (mesh.h): a VC of B flits has floor(B / F) such packets out per
+  // round trip, at the earliest.
+  const unsigned f = message_flits(data_bytes, m.link_bytes);
+  const unsigned round_trip = m.link_cycles + m.router_cycles + f - 1 + m.credit_return_cycles;
+  const double cap =
+      static_cast<double>(m.vcs * (m.vc_buffer_flits / f) * f) / static_cast<double>(round_trip);
+  if (cap < 1.0) {
+    o += fmt::format(
+        "      VC buffers short of the credit round trip: a {}-flit packet ({} B of data) has its "
+        "credits back {} cycles after it is sent, so {} x {}-flit VCs carry at most {:.2f} "
+        "flits per cycle per link (a link sends 1)\n",
+        f, data_bytes, round_trip, m.vcs, m.vc_buffer_flits, cap);
+  }
   return o;
 }
 
@@ -349,7 +365,9 @@ std::string validation_text(const ResolvedConfig& cfg) {
                           d.memory.granule_bytes)
             : "");
     if (d.noc_kind == NocKind::kMesh) {
-      o += mesh_lines(d.mesh);
+      // A request the port logic splits at granules crosses the mesh in granule-sized parts.
+      o += mesh_lines(d.mesh, static_cast<unsigned>(std::min<std::uint64_t>(
+                                  p.gpu.request_bytes, d.memory.granule_bytes)));
     } else {
       o += fmt::format(
           "    noc: crossbar {} x {}, {} B per cycle at {:.0f} MHz = {:.2f} GB/s per port, {} "

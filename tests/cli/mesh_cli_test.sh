@@ -18,6 +18,20 @@ expect_in_output "uniform XY traffic saturates at 1.000 flits/cycle per node" "v
 expect_in_output "fabric ports at [0,0] [0,0] [0,1] [0,1] [0,2] [0,2] [0,3] [0,3]" "validate prints the port placement"
 pass "validate prints the mesh shape, its bound and the placement"
 
+# 1 VC of 3 flits: a 128 B read response is 1 + 128 / 64 = 3 flits, sent at E, competing at the
+# next router from E + 1 link + 2 router cycles, gone from its buffer 2 cycles after that grant,
+# credits back 1 cycle later: E + 6. One packet per VC per 6 cycles: 3 / 6 = 0.50 flits per cycle.
+# The preset's 4 x 8-flit VCs hold 4 x 2 packets per round trip (24 flits in 6 cycles): no cap.
+if grep -q "short of the credit round trip" "$WORK/validate.log"; then
+  fail "validate reports a credit-round-trip cap on the preset's 4 x 8-flit VCs"
+fi
+run_famsim validate_cap validate --platform "$PLATFORM" --set devices.0.noc.vcs=1 \
+  --set devices.0.noc.vc_buffer_flits=3
+expect_rc 0 "famsim validate with 1 x 3-flit VCs"
+expect_in_output "a 3-flit packet (128 B of data) has its credits back 6 cycles after it is sent, so 1 x 3-flit VCs carry at most 0.50 flits per cycle per link" \
+  "validate prints the cap of VC buffers short of the credit round trip"
+pass "validate prints the credit-round-trip cap (0.50 flits/cycle) only where the buffers are short"
+
 # --- A run through the mesh: every request counted. -------------------------------------------
 # 8 GPUs each read 256 KiB in 128 B requests: 8 x 2048 = 16384 requests, 8 x 256 KiB = 2 MiB of
 # read data, and each request crosses the mesh once as a request and once as a response.
