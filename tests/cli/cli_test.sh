@@ -374,6 +374,31 @@ expect_rc 2 "famsim validate with too many channel bits"
 expect_in_output "devices.0.memory.interleave.channel_bits" "the error names the key"
 pass "famsim validate shows the device's splitting, ordering and bit-list interleave, and rejects a bit list that does not fit"
 
+# 20 response-VC credits on minimal's NVLink4 link (16 B flits, 16 B headers, 25 GB/s, 20 ns,
+# credits back 20 ns after use): a 128 B read response is 16 + 128 = 144 B = 9 flits, so 2 fit;
+# each holds its credits at least 144 / 25 = 5.76 ns on the wire + 20 + 20 = 45.76 ns, so the VC
+# carries at most 2 x 128 / 45.76 = 5.59 GB/s of read data (the wire: 128 / 5.76 = 22.22). A run
+# gets within 2% of that, never above; the default 128 credits (14 responses) print no cap.
+run_famsim validate_credits validate --platform platforms/minimal.yaml \
+  --set links.gpu_device.response_vc_credits=20
+expect_rc 0 "famsim validate with 20 response credits"
+expect_in_output "response VC credits short of the credit round trip: 2 read response(s) of 128 B (9 flits each) in 20 credits, each holding them at least 45.76 ns (on the wire 5.76 + 20 + return 20): at most 5.59 GB/s of read data per link direction, where the wire carries 22.22" \
+  "validate prints the credit cap"
+if grep -q "short of the credit round trip" "$WORK/validate-minimal.yaml.log"; then
+  fail "validate prints a credit cap for minimal's default 128 credits"
+fi
+run_famsim run_credits run --platform platforms/minimal.yaml --out "$WORK/credits" \
+  --set links.gpu_device.response_vc_credits=20 --set workload.streams.0.total_bytes=2MiB
+expect_rc 0 "famsim run with 20 response credits"
+python3 - "$WORK/credits/stats.json" <<'PY' || fail "the run does not reach the credit cap: see above"
+import json, sys
+got = json.load(open(sys.argv[1]))["summary"]["read_bandwidth_gbps"]
+cap = 2 * 128 / (144 / 25 + 20 + 20)
+if not 0.98 * cap <= got <= cap * 1.001:
+    sys.exit(f"read bandwidth {got:.3f} GB/s, expected within 98-100.1% of the cap {cap:.3f}")
+PY
+pass "validate prints the cap 20 link credits put on reads (5.59 GB/s), and a run reaches it"
+
 run_famsim validate_none validate
 expect_rc 2 "famsim validate without --platform"
 expect_in_output "--platform" "famsim validate without --platform"
