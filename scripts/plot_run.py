@@ -14,6 +14,10 @@ Writes into PLOTS_DIR (default RUN_DIR/plots):
                         (stats.json bottlenecks.classes, when the run has it)
   limiter_occupancy.png time spent at each occupancy level of the limiting slot pool
                         (when the bottleneck is a pool whose component reports its occupancy)
+  mesh_links.png        every directed link of each mesh NoC drawn on the mesh, coloured by
+                        flits per cycle, request and response networks side by side, the
+                        limiter's link (its wire or its VC credits) outlined (when a device has
+                        a mesh NoC)
 The functions take the parsed stats.json and an output path; scripts/report.py imports them.
 Needs Debian's python3-matplotlib (scripts/setup.sh installs it).
 """
@@ -245,6 +249,69 @@ def limiter_occupancy(stats, out):
     return True
 
 
+def mesh_components(stats):
+    """[(name, component)] of the mesh NoCs in the run (components with dims and links)."""
+    comps = stats.get("components") or {}
+    return [(name, c) for name, c in sorted(comps.items())
+            if isinstance(c, dict) and isinstance(c.get("dims"), list)
+            and isinstance(c.get("links"), dict)]
+
+
+LINK_NAME = re.compile(r"^(request|response) (?:link|VC credits) \((\d+),(\d+)\)->\((\d+),(\d+)\)$")
+
+
+def mesh_links(stats, out):
+    """Each mesh's directed links on its grid, coloured by flits per cycle."""
+    meshes = mesh_components(stats)
+    if not meshes:
+        return False
+    lim = (stats.get("bottlenecks") or {}).get("limiter") or {}
+    m = LINK_NAME.match(lim.get("resource") or "")
+    # (component, network, from, to) of the limiter when it is a mesh link or its credits.
+    limiter = (lim.get("component"), m.group(1), (int(m.group(2)), int(m.group(3))),
+               (int(m.group(4)), int(m.group(5)))) if m else None
+    cmap = plt.get_cmap("viridis")
+    fig, axes = plt.subplots(len(meshes), 2, figsize=(11, 5 * len(meshes)), squeeze=False)
+    for row, (name, comp) in enumerate(meshes):
+        cols, rows = comp["dims"]
+        for col, net in enumerate(("request", "response")):
+            ax = axes[row][col]
+            for x in range(cols):
+                for y in range(rows):
+                    ax.add_patch(plt.Rectangle((x - 0.18, y - 0.18), 0.36, 0.36, color="0.85"))
+                    ax.text(x, y, f"{x},{y}", ha="center", va="center", fontsize=7)
+            for link in comp["links"].get(net) or []:
+                (x0, y0), (x1, y1) = link["from"], link["to"]
+                dx, dy = x1 - x0, y1 - y0
+                # The two directions of a pair side by side: offset to the right of travel.
+                ox, oy = -dy * 0.08, dx * 0.08
+                u = min(1.0, link.get("flits_per_cycle", 0.0))
+                is_limiter = limiter == (name, net, (x0, y0), (x1, y1))
+                head = (x1 - dx * 0.2 + ox, y1 - dy * 0.2 + oy)
+                tail = (x0 + dx * 0.2 + ox, y0 + dy * 0.2 + oy)
+                if is_limiter:  # a red arrow under the coloured one: its outline
+                    ax.annotate("", xy=head, xytext=tail,
+                                arrowprops=dict(arrowstyle="-|>", color="tab:red", linewidth=6))
+                    ax.text((x0 + x1) / 2 + 3.5 * ox, (y0 + y1) / 2 + 3.5 * oy, "limiter",
+                            color="tab:red", fontsize=7, ha="center", va="center",
+                            rotation=90 if dx == 0 else 0)
+                ax.annotate("", xy=head, xytext=tail,
+                            arrowprops=dict(arrowstyle="-|>", color=cmap(u), linewidth=2))
+            ax.set_xlim(-0.6, cols - 0.4)
+            ax.set_ylim(rows - 0.4, -0.6)  # row 0 (north) at the top
+            ax.set_aspect("equal")
+            ax.set_xticks(range(cols))
+            ax.set_yticks(range(rows))
+            ax.set_xlabel("x (west to east)")
+            ax.set_ylabel("y (north to south)")
+            ax.set_title(f"{name}: {net} network")
+    sm = plt.cm.ScalarMappable(cmap=cmap, norm=plt.Normalize(0, 1))
+    fig.colorbar(sm, ax=axes.ravel().tolist(), shrink=0.8, label="flits per cycle (1 = busy)")
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
+    return True
+
+
 def hop_breakdown(stats, out):
     br = stats.get("latency_breakdown_ns")
     if not br:
@@ -313,6 +380,8 @@ def main():
         written.append("utilization_by_class.png")
     if limiter_occupancy(stats, os.path.join(out, "limiter_occupancy.png")):
         written.append("limiter_occupancy.png")
+    if mesh_links(stats, os.path.join(out, "mesh_links.png")):
+        written.append("mesh_links.png")
     for w in written:
         print(os.path.join(out, w))
     return 0

@@ -914,6 +914,12 @@ FIGURES = [  # file, title, how to read it
     ("limiter_occupancy.png", "Occupancy of the limiting pool",
      "Occupancy of the limiting slot pool: the share of the run it spent at each number of slots "
      "in use. Time piled up at the capacity (dashed) means the pool was full."),
+    ("mesh_links.png", "Mesh NoC links",
+     "Every directed link of the device's mesh NoC on its grid (node x,y; north at the top), "
+     "coloured by flits per cycle (1 = busy every cycle), the request network on the left and "
+     "the response network on the right; the limiter's link, when it is one (its wire or the VC "
+     "credits of the router input it feeds), is outlined in red. A hot column or row shows where "
+     "XY routing concentrates the traffic."),
 ]
 
 
@@ -942,6 +948,7 @@ def draw_figures(plot_run, stats, run_dir, png_dir):
     attempt("utilization.png", lambda out: plot_run.utilization(stats, out))
     attempt("utilization_by_class.png", lambda out: plot_run.utilization_by_class(stats, out))
     attempt("limiter_occupancy.png", lambda out: plot_run.limiter_occupancy(stats, out))
+    attempt("mesh_links.png", lambda out: plot_run.mesh_links(stats, out))
     return [f for f in FIGURES if f[0] in drawn], warnings
 
 

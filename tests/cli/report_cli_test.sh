@@ -81,6 +81,35 @@ assert "| `devices.0.memory.controller.read_queue` | `64` |" in md
 PY
 pass "report of a minimal run"
 
+[ ! -e "$RUN/plots/mesh_links.png" ] || fail "a run without a mesh NoC has plots/mesh_links.png"
+
+# A mesh NoC whose 1 x 3-flit VCs starve its links (README "Device mesh NoC"): the report draws
+# the mesh's links, and the limiter it outlines is a mesh link the plot can place.
+run_famsim mesh run --platform platforms/fam_mesh.yaml --out "$WORK/mesh" \
+  --set workload.streams.0.total_bytes=256KiB --set devices.0.noc.vcs=1 \
+  --set devices.0.noc.vc_buffer_flits=3 || true
+expect_rc 0 "fam_mesh run"
+report mesh "$WORK/mesh"
+[ "$RC" -eq 0 ] || fail "report.py on a mesh run: exit code $RC. Output:
+$OUT"
+check_report "$WORK/mesh" "mesh run"
+grep -qF "](plots/mesh_links.png)" "$WORK/mesh/report.md" || fail "report.md does not show mesh_links.png"
+"$PY" - "$WORK/mesh/stats.json" "$(dirname "$REPORT")" <<'PY' || fail "the mesh limiter cannot be placed"
+import json, sys
+sys.path.insert(0, sys.argv[2])
+import plot_run
+s = json.load(open(sys.argv[1]))
+lim = s["bottlenecks"]["limiter"]
+assert lim["component"] == "fam0.noc", lim["component"]
+m = plot_run.LINK_NAME.match(lim["resource"])
+assert m, lim["resource"]
+# The link it names is one the component lists, in that network.
+links = s["components"]["fam0.noc"]["links"][m.group(1)]
+ends = ([int(m.group(2)), int(m.group(3))], [int(m.group(4)), int(m.group(5))])
+assert any((l["from"], l["to"]) == ends for l in links), ends
+PY
+pass "report of a mesh run draws its links and places the limiter on them"
+
 # --out puts the report and its plots elsewhere.
 report elsewhere "$RUN" --out "$WORK/elsewhere"
 [ "$RC" -eq 0 ] || fail "report.py --out: exit code $RC. Output:
