@@ -315,6 +315,17 @@ devices:
 )";
 }
 
+// Every GPU: 2 MiB of uniformly random 128 B accesses over 1 GiB of fam0, `reads` of them reads,
+// `in_flight` outstanding (16384 requests per GPU).
+std::string random_128b(double reads, unsigned in_flight) {
+  return "name: random\nstreams:\n  - name: random\n    gpus: all\n"
+         "    buffer: {bytes: 1GiB, location: device/fam0}\n    pattern: uniform_random\n"
+         "    read_fraction: " +
+         std::to_string(reads) +
+         "\n    access_bytes: 128\n    total_bytes: 2MiB\n    max_outstanding: " +
+         std::to_string(in_flight) + "\n";
+}
+
 TEST(MeshDevice, WhatIsWrittenReadsBackThroughTheMesh) {
   // Every GPU writes 1 MiB in 4 KiB accesses, then reads it back and checks every byte.
   const std::string workload = R"(
@@ -355,20 +366,8 @@ TEST(MeshDevice, SaturatingMixedTrafficCompletesWithSmallestBuffers) {
   // Uniform random reads and writes, half each, 512 in flight per GPU, through the smallest
   // legal buffers (2 VCs of 3 flits: a 128 B packet at 64 B flits is 1 + 2 flits): no deadlock,
   // every request completes exactly once. 2 MiB / 128 B = 16384 requests per GPU, 65536 in all.
-  const std::string workload = R"(
-name: mixed
-streams:
-  - name: mixed
-    gpus: all
-    buffer: {bytes: 1GiB, location: device/fam0}
-    pattern: uniform_random
-    read_fraction: 0.5
-    access_bytes: 128
-    total_bytes: 2MiB
-    max_outstanding: 512
-)";
   const auto r =
-      test::run_sim(mesh_platform(", vcs: 2, vc_buffer_flits: 3"), workload,
+      test::run_sim(mesh_platform(", vcs: 2, vc_buffer_flits: 3"), random_128b(0.5, 512),
                     {"gpus.max_outstanding=512", "devices.0.port_logic.tags_per_port=256"});
   EXPECT_EQ(r["conservation"]["completed"].get<std::uint64_t>(), 65536u);
   EXPECT_EQ(r["conservation"]["issued"].get<std::uint64_t>(), 65536u);
@@ -390,19 +389,8 @@ TEST(MeshDevice, StarvedVcBuffersAreNamedAsTheLimiter) {
   // and 1, a quarter of them, at most 128 B per 6 cycles at 1500 MHz = 32 GB/s: the reads get at
   // most about 4 x 32 = 128 GB/s, below the 8 device links' 8 x 25 GB/s. The report must name the
   // mesh's response VC credits (it named the port logic's tags, filled behind them, before).
-  const std::string workload = R"(
-name: reads
-streams:
-  - name: reads
-    gpus: all
-    buffer: {bytes: 1GiB, location: device/fam0}
-    pattern: uniform_random
-    read_fraction: 1.0
-    access_bytes: 128
-    total_bytes: 2MiB
-    max_outstanding: 256
-)";
-  const auto r = test::run_sim(mesh_platform(", vcs: 1, vc_buffer_flits: 3"), workload);
+  const auto r =
+      test::run_sim(mesh_platform(", vcs: 1, vc_buffer_flits: 3"), random_128b(1.0, 256));
   EXPECT_TRUE(r["conservation"]["ok"].get<bool>());
   const auto& b = r["bottlenecks"];
   const auto& l = b["limiter"];
