@@ -19,7 +19,8 @@ double get_mhz(ConfigNode& n, std::optional<double> def) {
   return n.get_double("clock_mhz", def, 1.0, 1e5);
 }
 
-LinkConfig parse_link(ConfigNode n, bool gpu_side) {
+// `request_bytes`: the GPUs' request size, the largest transfer a link carries whole.
+LinkConfig parse_link(ConfigNode n, bool gpu_side, unsigned request_bytes) {
   LinkConfig c;
   c.present = true;
   c.preset = n.get_string("preset", "");
@@ -63,6 +64,23 @@ LinkConfig parse_link(ConfigNode n, bool gpu_side) {
                               "data plus its header) must fit in the receive buffer, got {}",
                               need, p.credit_unit == CreditUnit::kFlit ? "flit" : "message",
                               f.max_payload_bytes, have));
+    }
+  }
+  // A transfer takes all its credits at once and gives them back together (link.h): a write of
+  // request_bytes on the request VC and its read response on the response VC must each fit.
+  const std::pair<const char*, unsigned> transfers[] = {
+      {"request_vc_credits", framing.credits(framing.request(true, request_bytes), p.credit_unit)},
+      {"response_vc_credits",
+       framing.credits(framing.response(false, request_bytes), p.credit_unit)}};
+  for (std::size_t k = 0; k < 2; ++k) {
+    const auto& [key, need_transfer] = transfers[k];
+    if (credits[k].second < need_transfer) {
+      n.fail(key,
+             fmt::format("expected at least {} credits ({}s): a {} of gpus.request_bytes = {} B "
+                         "takes them all at once, got {}",
+                         need_transfer, p.credit_unit == CreditUnit::kFlit ? "flit" : "message",
+                         k == 0 ? "write request" : "read response", request_bytes,
+                         credits[k].second));
     }
   }
   // The credit rides back on the reverse direction's flits: by default one link latency.
@@ -359,6 +377,7 @@ MeshParams parse_mesh(ConfigNode& n, unsigned ports, unsigned controllers, unsig
   // The largest packet: a write of request_bytes (header + data flits); a read response is the
   // same size. Virtual cut-through needs a VC buffer that holds it.
   const unsigned largest = message_flits(request_bytes, m.link_bytes);
+  m.largest_packet_flits = largest;
   m.vc_buffer_flits =
       static_cast<unsigned>(n.get_uint("vc_buffer_flits", std::max(8u, largest), 1, 65536));
   if (m.vc_buffer_flits < largest) {
@@ -571,13 +590,13 @@ PlatformConfig parse_platform(ConfigNode& root) {
     }
     if (!links.has("gpu_switch"))
       links.fail("gpu_switch", "missing; a platform with a switch needs GPU-to-switch links");
-    pc.gpu_link = parse_link(links.child("gpu_switch"), true);
+    pc.gpu_link = parse_link(links.child("gpu_switch"), true, pc.gpu.request_bytes);
     if (!pc.devices.empty()) {
       if (!links.has("switch_device")) {
         links.fail("switch_device",
                    "missing; a platform with a switch needs switch-to-device links");
       }
-      pc.device_link = parse_link(links.child("switch_device"), false);
+      pc.device_link = parse_link(links.child("switch_device"), false, pc.gpu.request_bytes);
     } else {
       links.ignore("switch_device");
       if (links.has("switch_device")) {
@@ -592,7 +611,7 @@ PlatformConfig parse_platform(ConfigNode& root) {
       if (!links.has("leaf_spine")) {
         links.fail("leaf_spine", "missing; a leaf/spine switch needs leaf-to-spine links");
       }
-      pc.leaf_spine_link = parse_link(links.child("leaf_spine"), false);
+      pc.leaf_spine_link = parse_link(links.child("leaf_spine"), false, pc.gpu.request_bytes);
     } else {
       links.ignore("leaf_spine");
       if (links.has("leaf_spine")) {
@@ -614,7 +633,7 @@ PlatformConfig parse_platform(ConfigNode& root) {
     if (!links.has("gpu_device")) {
       links.fail("gpu_device", "missing; a platform without a switch needs GPU-to-device links");
     }
-    pc.gpu_link = parse_link(links.child("gpu_device"), true);
+    pc.gpu_link = parse_link(links.child("gpu_device"), true, pc.gpu.request_bytes);
     links.ignore("gpu_switch");
     links.ignore("switch_device");
     links.ignore("leaf_spine");

@@ -214,6 +214,26 @@ TEST(PlatformConfig, UnusedLinkSectionIsStillCheckedForUnknownKeys) {
   EXPECT_THAT(m, HasSubstr("links.gpu_device"));
 }
 
+TEST(PlatformConfig, LinkCreditsMustHoldAWholeTransfer) {
+  // 512 B requests over the default framing (16 B flits and headers, 256 B max payload): a write
+  // is 2 messages of 16 + 256 B = 2 x 17 = 34 flits, and a link takes a transfer's credits all at
+  // once, so 20 request credits (enough for one 17-flit message) would stall the first write.
+  std::string m = error_of(kPlatform, kWorkload,
+                           {"gpus.request_bytes=512", "links.gpu_device.request_vc_credits=20"});
+  EXPECT_THAT(m, HasSubstr("links.gpu_device.request_vc_credits"));
+  EXPECT_THAT(m, HasSubstr("expected at least 34 credits"));
+  // The read response of 512 B is the same 34 flits on the response VC.
+  m = error_of(kPlatform, kWorkload,
+               {"gpus.request_bytes=512", "links.gpu_device.response_vc_credits=33"});
+  EXPECT_THAT(m, HasSubstr("links.gpu_device.response_vc_credits"));
+  EXPECT_THAT(m, HasSubstr("expected at least 34 credits"));
+  const ResolvedConfig c =
+      parse_config(make_doc(kPlatform, kWorkload,
+                            {"gpus.request_bytes=512", "links.gpu_device.request_vc_credits=34",
+                             "links.gpu_device.response_vc_credits=34"}));
+  EXPECT_EQ(c.platform.gpu_link.params.request_vc_credits, 34u);
+}
+
 TEST(PlatformConfig, OverridesApplyBeforeValidation) {
   const ResolvedConfig c = parse_config(make_doc(
       kPlatform, kWorkload,
