@@ -68,8 +68,9 @@ double output_buffer_depth(double input_depth, bool responses);
 
 // A mesh NoC's pools in the order a message meets them, between the port logic's and the memory's:
 // `fraction` 0 for the injection channel a message enters, 1 for the ejection channel it leaves
-// by, and for a router input in between the share of the route crossed before that link. Within
-// path_depth(kNoc) +- 0.4 (the crossbar's input and output buffers sit at +0 and +0.05).
+// by, and for a router input in between how far along the routes of its packets the link feeding
+// it sits (links crossed before it plus a half, over the route lengths, summed over the packets).
+// Within path_depth(kNoc) +- 0.4 (the crossbar's input and output buffers sit at +0 and +0.05).
 // `responses`: the response network, whose depth counts back from the memory.
 double noc_pool_depth(double fraction, bool responses);
 

@@ -8,8 +8,8 @@
 //                        response: resp_in_ps(k) .. resp_out_ps(k) (it entered block k-1)
 //   target (last block)  queue: req_in_ps .. service_start_ps;
 //                        service: service_start_ps .. its own resp_in_ps (the response ready);
-//                        response wait: ready .. resp_out_ps (the block before it took the
-//                        response: time the response path pushed back on the memory)
+//                        response wait: ready .. resp_out_ps (handed to the block before it: time
+//                        it waited behind an earlier response that block had not taken)
 // The initiator takes its response as it arrives, so it has no response part.
 //
 // A hop class is a block kind (BlockKind) with one of those roles, not a block instance, so the

@@ -26,10 +26,14 @@ Mesh::Mesh(sc_core::sc_module_name name, SimContext& ctx, const MeshParams& para
       routing_(std::move(routing)),
       wake_("wake", ctx.scheduler(), this, &Wakeup::call_behaviour<Mesh>) {
   if (params_.router_cycles == 0 || params_.credit_return_cycles == 0 || params_.vcs == 0 ||
-      params_.vc_buffer_flits == 0 || params_.link_bytes == 0) {
+      params_.vc_buffer_flits == 0 || params_.link_bytes == 0 ||
+      params_.largest_packet_flits == 0) {
     throw std::invalid_argument(where(this->name(),
-                                      "router_cycles, credit_return_cycles, vcs, vc_buffer_flits "
-                                      "and link_bytes must be at least 1"));
+                                      "router_cycles, credit_return_cycles, vcs, vc_buffer_flits, "
+                                      "link_bytes and largest_packet_flits must be at least 1"));
+  }
+  if (params_.largest_packet_flits > params_.vc_buffer_flits) {
+    throw std::invalid_argument(where(this->name(), "the largest packet does not fit a VC buffer"));
   }
   if (params_.port_nodes.empty()) params_.port_nodes = default_port_nodes(topo_, up_ports);
   if (params_.controller_nodes.empty()) {
@@ -81,7 +85,7 @@ void Mesh::build(Network& net, bool is_request, const std::vector<MeshCoord>& so
     in.router = router;
     in.first_vc = static_cast<unsigned>(net.vc.size());
     in.endpoint = endpoint;
-    if (endpoint != kNone) in.fill.set_capacity(vcs * params_.vc_buffer_flits);
+    if (endpoint != kNone) in.fill.set_capacity(vcs * usable(params_.vc_buffer_flits));
     for (unsigned v = 0; v < vcs; ++v) {
       VcBuffer b;
       b.q.set_capacity(params_.vc_buffer_flits);  // a packet has at least one flit
@@ -101,7 +105,9 @@ void Mesh::build(Network& net, bool is_request, const std::vector<MeshCoord>& so
     // An ejection channel holds as much as a router input (vcs x vc_buffer_flits flits).
     o.credits.assign(eject ? 1 : vcs,
                      eject ? vcs * params_.vc_buffer_flits : params_.vc_buffer_flits);
-    o.taken.set_capacity(vcs * params_.vc_buffer_flits);
+    // An ejection channel is one pool of vcs x vc_buffer_flits, a mesh link's VCs one each.
+    o.taken.set_capacity(eject ? usable(vcs * params_.vc_buffer_flits)
+                               : vcs * usable(params_.vc_buffer_flits));
     o.returns.set_capacity(vcs * params_.vc_buffer_flits);
     if (eject) o.staged.set_capacity(vcs * params_.vc_buffer_flits);
     net.out.push_back(std::move(o));
@@ -198,8 +204,8 @@ bool Mesh::inject(Network& net, unsigned src, Payload& p, std::uint64_t now_ps) 
   }
   if (best == kNone) return false;
   VcBuffer& b = net.vc[in.first_vc + best];
+  set_room(in.fill, b.free_flits, b.free_flits - pk.flits, now_ps);
   b.free_flits -= pk.flits;
-  in.fill.set(in.fill.level() + pk.flits, now_ps);
   b.q.push_back(pk);
   ++net.routers[in.router].waiting;
   due(ready);
@@ -276,10 +282,10 @@ void Mesh::due(std::uint64_t at_ps) {
 void Mesh::collect_returns(Output& o, std::uint64_t at_ps) {
   while (!o.returns.empty() && o.returns.front().at_ps <= at_ps) {
     const CreditReturn& c = o.returns.front();
-    o.credits[c.vc] += c.flits;
     // Accounted when they came back, not when collected (the gauge keeps the order: every grant
     // and delivery on this output collects first).
-    o.taken.set(o.taken.level() - c.flits, c.at_ps);
+    set_room(o.taken, o.credits[c.vc], o.credits[c.vc] + c.flits, c.at_ps);
+    o.credits[c.vc] += c.flits;
     o.returns.pop_front();
   }
 }
@@ -364,8 +370,8 @@ void Mesh::grant(Network& net, unsigned r, unsigned slot, unsigned oi, unsigned 
   o.flits_sent += pk.flits;
   ++o.packets;
   o.bytes += pk.bytes;
+  set_room(o.taken, o.credits[dvc], o.credits[dvc] - pk.flits, edge_ps);
   o.credits[dvc] -= pk.flits;
-  o.taken.set(o.taken.level() + pk.flits, edge_ps);
   due(tail_gone);
 
   // The packet's buffer space goes back: as credits to the upstream router, or to the socket.
@@ -374,8 +380,8 @@ void Mesh::grant(Network& net, unsigned r, unsigned slot, unsigned oi, unsigned 
     net.out[in.upstream_output].returns.push_back({at, v, pk.flits});
     due(at);
   } else {
+    set_room(in.fill, b.free_flits, b.free_flits + pk.flits, edge_ps);
     b.free_flits += pk.flits;
-    in.fill.set(in.fill.level() - pk.flits, edge_ps);
     if (b.freed_at_ps != edge_ps) {
       b.freed_at_ps = edge_ps;
       b.freed_flits = 0;
@@ -420,8 +426,8 @@ void Mesh::deliver(Network& net, std::uint64_t now_ps) {
       if (far_end_took) {
         o.returns.push_back({usable_ps, 0, s.flits});
       } else {
+        set_room(o.taken, o.credits[0], o.credits[0] + s.flits, now_ps);
         o.credits[0] += s.flits;
-        o.taken.set(o.taken.level() - s.flits, now_ps);
       }
       freed = true;
       const bool taken = net.is_request ? down_[o.endpoint]->send_req(*s.payload)
@@ -588,10 +594,11 @@ void Mesh::report(ComponentReport& r, const ReportWindow& window) const {
       if (o.packets == 0) continue;
       // Credits on their way back when the window ends count as back from when they arrive.
       OccupancyGauge taken = o.taken;
-      std::uint64_t level = taken.level();
+      std::vector<unsigned> credits = o.credits;
       for (std::size_t k = 0; k < o.returns.size() && o.returns[k].at_ps < window.end_ps; ++k) {
-        level -= o.returns[k].flits;
-        taken.set(level, o.returns[k].at_ps);
+        const CreditReturn& c = o.returns[k];
+        set_room(taken, credits[c.vc], credits[c.vc] + c.flits, c.at_ps);
+        credits[c.vc] += c.flits;
       }
       if (o.downstream_input == kNone) {
         add(slot_pool(fmt::format("{} ejection buffer ({} {})", dir,

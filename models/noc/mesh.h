@@ -79,10 +79,11 @@
 //   router_stall_ns: per node (row-major), time packets at that router waited past the edge they
 //   became ready (for credits, a busy output or input, or lost arbitration), both networks;
 //   stall_ns: their sum.
-// Resources (bottleneck report): each mesh link that carried flits (bandwidth) and, as slot pools
-// in flits, each injection channel, each router input as the credits of the link feeding it
-// (taken at a grant, back when the credit return arrives) and each ejection channel, ordered by
-// where a message meets them (bottleneck.h noc_pool_depth).
+// Resources (bottleneck report): each mesh link that carried flits (bandwidth) and, as slot pools,
+// each injection channel, each router input as the credits of the link feeding it (taken at a
+// grant, back when the credit return arrives) and each ejection channel, ordered by where a
+// message meets them (bottleneck.h noc_pool_depth). A pool counts the room for whole largest
+// packets in use (set_room), so it reads full once no such packet fits.
 #pragma once
 
 #include "models/core/clock.h"
@@ -113,6 +114,9 @@ struct MeshParams {
   unsigned vcs = 4;
   unsigned vc_buffer_flits = 8;
   unsigned credit_return_cycles = 1;
+  // Derived, not a key: the largest packet the platform sends (a write or read response of the
+  // request size), flits. The buffers' slot pools count the room it cannot use as taken.
+  unsigned largest_packet_flits = 1;
   std::vector<MeshCoord> port_nodes;        // empty: default_port_nodes
   std::vector<MeshCoord> controller_nodes;  // empty: default_controller_nodes
 };
@@ -247,6 +251,18 @@ class Mesh : public sc_core::sc_module, public Component {
   void allocate(Network& net, unsigned router, std::uint64_t edge_ps);
   void grant(Network& net, unsigned router, unsigned slot, unsigned o, unsigned dvc,
              std::uint64_t edge_ps);
+  // A buffer as a slot pool counts, in flits, the room a largest packet (F flits) could use that
+  // is in use: a VC of B flits takes floor(B / F) such packets, so it is full once it cannot take
+  // another, whatever the size of what fills it. One VC going from `before` to `after` free flits.
+  void set_room(OccupancyGauge& g, unsigned before, unsigned after, std::uint64_t at_ps) const {
+    const std::int64_t f = params_.largest_packet_flits;
+    const std::int64_t change = (before / f - after / f) * f;
+    g.set(static_cast<std::uint64_t>(static_cast<std::int64_t>(g.level()) + change), at_ps);
+  }
+  // That room when empty: `flits` of buffer rounded down to whole largest packets.
+  unsigned usable(unsigned flits) const {
+    return flits / params_.largest_packet_flits * params_.largest_packet_flits;
+  }
   // Credits of output `o` that are back by `at_ps` become usable.
   void collect_returns(Output& o, std::uint64_t at_ps);
   // A downstream VC of output `o` with credits for packet `pk`, or kNone.
