@@ -55,32 +55,26 @@ LinkConfig parse_link(ConfigNode n, bool gpu_side, unsigned request_bytes) {
                       : CreditUnit::kMessage;
   p.request_vc_credits = static_cast<unsigned>(n.get_uint("request_vc_credits", 64, 1, 65536));
   p.response_vc_credits = static_cast<unsigned>(n.get_uint("response_vc_credits", 64, 1, 65536));
+  // Each VC must hold the largest message, and a whole transfer of request_bytes (a write on the
+  // request VC, a read response on the response VC): a link takes a transfer's credits all at
+  // once and gives them back together (link.h).
+  const char* unit = p.credit_unit == CreditUnit::kFlit ? "flit" : "message";
   const unsigned need = framing.largest_message_credits(p.credit_unit);
-  const std::pair<const char*, unsigned> credits[] = {
-      {"request_vc_credits", p.request_vc_credits}, {"response_vc_credits", p.response_vc_credits}};
-  for (const auto& [key, have] : credits) {
+  for (bool request_vc : {true, false}) {
+    const char* key = request_vc ? "request_vc_credits" : "response_vc_credits";
+    const unsigned have = request_vc ? p.request_vc_credits : p.response_vc_credits;
     if (have < need) {
       n.fail(key, fmt::format("expected at least {} credits ({}s): the largest message ({} B of "
                               "data plus its header) must fit in the receive buffer, got {}",
-                              need, p.credit_unit == CreditUnit::kFlit ? "flit" : "message",
-                              f.max_payload_bytes, have));
+                              need, unit, f.max_payload_bytes, have));
     }
-  }
-  // A transfer takes all its credits at once and gives them back together (link.h): a write of
-  // request_bytes on the request VC and its read response on the response VC must each fit.
-  const std::pair<const char*, unsigned> transfers[] = {
-      {"request_vc_credits", framing.credits(framing.request(true, request_bytes), p.credit_unit)},
-      {"response_vc_credits",
-       framing.credits(framing.response(false, request_bytes), p.credit_unit)}};
-  for (std::size_t k = 0; k < 2; ++k) {
-    const auto& [key, need_transfer] = transfers[k];
-    if (credits[k].second < need_transfer) {
-      n.fail(key,
-             fmt::format("expected at least {} credits ({}s): a {} of gpus.request_bytes = {} B "
-                         "takes them all at once, got {}",
-                         need_transfer, p.credit_unit == CreditUnit::kFlit ? "flit" : "message",
-                         k == 0 ? "write request" : "read response", request_bytes,
-                         credits[k].second));
+    const unsigned transfer =
+        framing.credits(framing.data_transfer(request_vc, request_bytes), p.credit_unit);
+    if (have < transfer) {
+      n.fail(key, fmt::format("expected at least {} credits ({}s): a {} of gpus.request_bytes = {} "
+                              "B takes them all at once, got {}",
+                              transfer, unit, request_vc ? "write request" : "read response",
+                              request_bytes, have));
     }
   }
   // The credit rides back on the reverse direction's flits: by default one link latency.

@@ -158,7 +158,6 @@ std::string summary_text(const nlohmann::json& s, const std::string& out_dir) {
 
 namespace {
 
-// A crossbar's queueing, arbitration and forwarding, as configured (crossbar.h).
 // The cap a link's VC credits put on the transfers carrying data (writes on the request VC, read
 // responses on the response VC) when they cannot cover the credit round trip (link.h): n transfers
 // of `data_bytes` fit in the credits, and each takes them for at least its serialisation +
@@ -167,12 +166,10 @@ std::string link_credit_caps(const LinkParams& l, const LinkFraming& framing, un
   std::string o;
   const double rate = l.bandwidth_gbps();  // bytes per ns
   for (bool request : {true, false}) {
-    const TransferShape shape =
-        request ? framing.request(true, data_bytes) : framing.response(false, data_bytes);
+    const TransferShape shape = framing.data_transfer(request, data_bytes);
     const unsigned need = framing.credits(shape, l.credit_unit);
     const unsigned total = request ? l.request_vc_credits : l.response_vc_credits;
-    if (need == 0 || rate <= 0) continue;
-    const unsigned n = total / need;
+    const unsigned n = total / need;  // at least 1: the configuration reader checks it
     const double serial_ns = framing.wire_bytes(shape) / rate;
     const double round_trip_ns = serial_ns + l.latency_ns + l.credit_return_ns;
     if (n * serial_ns >= round_trip_ns) continue;
@@ -228,6 +225,7 @@ std::string mesh_lines(const MeshParams& m, unsigned data_bytes) {
   return o;
 }
 
+// A crossbar's queueing, arbitration and forwarding, as configured (crossbar.h).
 std::string crossbar_policies(const CrossbarParams& x, unsigned inputs, unsigned outputs) {
   std::string a = to_string(x.arbiter);
   if (x.arbiter == CrossbarArbiter::kIslip) {
@@ -309,24 +307,20 @@ std::string validation_text(const ResolvedConfig& cfg) {
     const double bw = l.params.bandwidth_gbps();
     const FlitFormat& f = l.params.flit;
     const LinkFraming framing(f);
-    return fmt::format(
-               "  {}: {} links{} of {} lanes x {} Gb/s x {:.4f} = {:.3f} GB/s per direction "
-               "each ({:.2f} GB/s total), {} ns, {:.0f} MHz link clock\n"
-               "    flits of {} B ({} slots of {} B, {} packing), {} B max payload; 128 B read "
-               "wire "
-               "efficiency {:.3f}; credits {}/{} {}s per VC (request/response), credit return {} "
-               "ns; "
-               "flit error rate {}, replay {} ns, replay buffer {} flits\n",
-               what, count, l.preset.empty() ? "" : " (" + l.preset + ")", l.params.lanes,
-               l.params.lane_gbps, l.params.encoding_efficiency, bw, bw * count,
-               l.params.latency_ns, l.params.clock_mhz, f.flit_bytes, framing.slots_per_flit(),
-               f.slot_bytes, f.packing == Packing::kDense ? "dense" : "per-message",
-               f.max_payload_bytes, framing.efficiency(false, 128), l.params.request_vc_credits,
-               l.params.response_vc_credits,
-               l.params.credit_unit == CreditUnit::kFlit ? "flit" : "message",
-               l.params.credit_return_ns, l.params.flit_error_rate, l.params.replay_latency_ns,
-               l.params.replay_buffer_flits) +
-           link_credit_caps(l.params, framing, p.gpu.request_bytes);
+    const std::string line = fmt::format(
+        "  {}: {} links{} of {} lanes x {} Gb/s x {:.4f} = {:.3f} GB/s per direction "
+        "each ({:.2f} GB/s total), {} ns, {:.0f} MHz link clock\n"
+        "    flits of {} B ({} slots of {} B, {} packing), {} B max payload; 128 B read wire "
+        "efficiency {:.3f}; credits {}/{} {}s per VC (request/response), credit return {} ns; "
+        "flit error rate {}, replay {} ns, replay buffer {} flits\n",
+        what, count, l.preset.empty() ? "" : " (" + l.preset + ")", l.params.lanes,
+        l.params.lane_gbps, l.params.encoding_efficiency, bw, bw * count, l.params.latency_ns,
+        l.params.clock_mhz, f.flit_bytes, framing.slots_per_flit(), f.slot_bytes,
+        f.packing == Packing::kDense ? "dense" : "per-message", f.max_payload_bytes,
+        framing.efficiency(false, 128), l.params.request_vc_credits, l.params.response_vc_credits,
+        l.params.credit_unit == CreditUnit::kFlit ? "flit" : "message", l.params.credit_return_ns,
+        l.params.flit_error_rate, l.params.replay_latency_ns, l.params.replay_buffer_flits);
+    return line + link_credit_caps(l.params, framing, p.gpu.request_bytes);
   };
   if (p.gpu_link.present) {
     o += link_line(p.gpu_link, p.sw.present ? "GPU-switch" : "GPU-device",

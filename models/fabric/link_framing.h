@@ -86,6 +86,11 @@ class LinkFraming {
   // An atomic's request: one message carrying its operands (one word, two for compare-and-swap);
   // its response is a read's of the word.
   TransferShape atomic_request(unsigned operand_bytes) const;
+  // The transfer of `bytes` of data on one VC: a write's request on the request VC
+  // (`request_vc`), a read's response on the response VC.
+  TransferShape data_transfer(bool request_vc, unsigned bytes) const {
+    return request_vc ? request(true, bytes) : response(false, bytes);
+  }
 
   // Slots a transfer takes on the wire under this format's packing (per_message: whole flits).
   unsigned wire_slots(const TransferShape& s) const {
