@@ -371,7 +371,6 @@ MeshParams parse_mesh(ConfigNode& n, unsigned ports, unsigned controllers, unsig
   // The largest packet: a write of request_bytes (header + data flits); a read response is the
   // same size. Virtual cut-through needs a VC buffer that holds it.
   const unsigned largest = message_flits(request_bytes, m.link_bytes);
-  m.largest_packet_flits = largest;
   m.vc_buffer_flits =
       static_cast<unsigned>(n.get_uint("vc_buffer_flits", std::max(8u, largest), 1, 65536));
   if (m.vc_buffer_flits < largest) {
@@ -567,6 +566,9 @@ PlatformConfig parse_platform(ConfigNode& root) {
     if (noc.get_choice("kind", "crossbar", {"crossbar", "mesh"}) == "mesh") {
       dc.noc_kind = NocKind::kMesh;
       dc.mesh = parse_mesh(noc, dc.fabric_ports, dc.memory.channels, pc.gpu.request_bytes);
+      // The port logic splits a request at the interleave granule: the parts cross the mesh.
+      dc.mesh.largest_packet_bytes = static_cast<unsigned>(
+          std::min<std::uint64_t>(pc.gpu.request_bytes, dc.memory.granule_bytes));
     } else {
       dc.noc = parse_crossbar(noc, "width_bytes");
     }

@@ -187,8 +187,9 @@ std::string link_credit_caps(const LinkParams& l, const LinkFraming& framing, un
 
 // A device's mesh NoC: shape, link bandwidth, per-hop latency, buffering, the uniform-traffic
 // bound, and where the endpoints sit; and the cap on every link when its VC buffers cannot cover
-// the credit round trip of a packet carrying `data_bytes`.
-std::string mesh_lines(const MeshParams& m, unsigned data_bytes) {
+// the credit round trip of the largest packet.
+std::string mesh_lines(const MeshParams& m) {
+  const unsigned data_bytes = m.largest_packet_bytes;
   const MeshTopology t(m.cols, m.rows);
   const Clock c(m.clock_mhz);
   std::string o = fmt::format(
@@ -393,9 +394,7 @@ std::string validation_text(const ResolvedConfig& cfg) {
                           d.memory.granule_bytes)
             : "");
     if (d.noc_kind == NocKind::kMesh) {
-      // A request the port logic splits at granules crosses the mesh in granule-sized parts.
-      o += mesh_lines(d.mesh, static_cast<unsigned>(std::min<std::uint64_t>(
-                                  p.gpu.request_bytes, d.memory.granule_bytes)));
+      o += mesh_lines(d.mesh);
     } else {
       o += fmt::format(
           "    noc: crossbar {} x {}, {} B per cycle at {:.0f} MHz = {:.2f} GB/s per port, {} "

@@ -749,8 +749,9 @@ def section_hops(doc, stats):
     doc.p("Each row is the time a request spends in one kind of block: on the way to the "
           "memory (request), waiting in the memory controller's queue, being served by the DRAM, "
           "ready but waiting for the way back to take the response (memory_response_wait: the "
-          "response path pushing back), and on the way back (response). Means add up to the end-to-end mean; 'Share' is each "
-          "mean over the end-to-end mean. p99 is per hop and does not add up. A path that "
+          "response path pushing back), and on the way back (response). Means add up to the "
+          "end-to-end mean; 'Share' is each mean over the end-to-end mean. p99 is per hop and "
+          "does not add up. A path that "
           "crosses two blocks of a kind (e.g. two links through a switch) adds both into one row "
           "('Hops per request').")
     drawn = False

@@ -26,13 +26,13 @@ Mesh::Mesh(sc_core::sc_module_name name, SimContext& ctx, const MeshParams& para
       routing_(std::move(routing)),
       wake_("wake", ctx.scheduler(), this, &Wakeup::call_behaviour<Mesh>) {
   if (params_.router_cycles == 0 || params_.credit_return_cycles == 0 || params_.vcs == 0 ||
-      params_.vc_buffer_flits == 0 || params_.link_bytes == 0 ||
-      params_.largest_packet_flits == 0) {
+      params_.vc_buffer_flits == 0 || params_.link_bytes == 0) {
     throw std::invalid_argument(where(this->name(),
-                                      "router_cycles, credit_return_cycles, vcs, vc_buffer_flits, "
-                                      "link_bytes and largest_packet_flits must be at least 1"));
+                                      "router_cycles, credit_return_cycles, vcs, vc_buffer_flits "
+                                      "and link_bytes must be at least 1"));
   }
-  if (params_.largest_packet_flits > params_.vc_buffer_flits) {
+  largest_flits_ = message_flits(params_.largest_packet_bytes, params_.link_bytes);
+  if (largest_flits_ > params_.vc_buffer_flits) {
     throw std::invalid_argument(where(this->name(), "the largest packet does not fit a VC buffer"));
   }
   if (params_.port_nodes.empty()) params_.port_nodes = default_port_nodes(topo_, up_ports);
@@ -105,9 +105,7 @@ void Mesh::build(Network& net, bool is_request, const std::vector<MeshCoord>& so
     // An ejection channel holds as much as a router input (vcs x vc_buffer_flits flits).
     o.credits.assign(eject ? 1 : vcs,
                      eject ? vcs * params_.vc_buffer_flits : params_.vc_buffer_flits);
-    // An ejection channel is one pool of vcs x vc_buffer_flits, a mesh link's VCs one each.
-    o.taken.set_capacity(eject ? usable(vcs * params_.vc_buffer_flits)
-                               : vcs * usable(params_.vc_buffer_flits));
+    o.taken.set_capacity(o.credits.size() * usable(o.credits[0]));
     o.returns.set_capacity(vcs * params_.vc_buffer_flits);
     if (eject) o.staged.set_capacity(vcs * params_.vc_buffer_flits);
     net.out.push_back(std::move(o));

@@ -114,9 +114,10 @@ struct MeshParams {
   unsigned vcs = 4;
   unsigned vc_buffer_flits = 8;
   unsigned credit_return_cycles = 1;
-  // Derived, not a key: the largest packet the platform sends (a write or read response of the
-  // request size), flits. The buffers' slot pools count the room it cannot use as taken.
-  unsigned largest_packet_flits = 1;
+  // Derived, not a key: the data of the largest packet the platform sends through the mesh (a
+  // write or a read response of the request size, or of the interleave granule when the port
+  // logic splits requests at it), bytes. The buffers' slot pools count room in whole such packets.
+  unsigned largest_packet_bytes = 0;
   std::vector<MeshCoord> port_nodes;        // empty: default_port_nodes
   std::vector<MeshCoord> controller_nodes;  // empty: default_controller_nodes
 };
@@ -171,7 +172,7 @@ class Mesh : public sc_core::sc_module, public Component {
     std::uint64_t busy_until_ps = 0;   // read port busy with a packet's flits
     HoldSlot hold;                     // injection channels
     std::uint64_t backpressure_ps = 0;
-    OccupancyGauge fill;  // injection channels: flits in its VCs (capacity vcs x vc_buffer_flits)
+    OccupancyGauge fill;  // injection channels: its VCs' room in use (set_room)
   };
   struct CreditReturn {
     std::uint64_t at_ps = 0;
@@ -201,7 +202,7 @@ class Mesh : public sc_core::sc_module, public Component {
     std::uint64_t flits_sent = 0;
     std::uint64_t packets = 0;
     std::uint64_t bytes = 0;
-    // Room of the downstream buffer in use (credits taken and not yet back), flits.
+    // The downstream buffer's room in use (set_room): credits taken and not yet back.
     OccupancyGauge taken;
     // Where the link sits on the routes that crossed it: links crossed before it and route
     // lengths, summed over its packets.
@@ -255,14 +256,12 @@ class Mesh : public sc_core::sc_module, public Component {
   // is in use: a VC of B flits takes floor(B / F) such packets, so it is full once it cannot take
   // another, whatever the size of what fills it. One VC going from `before` to `after` free flits.
   void set_room(OccupancyGauge& g, unsigned before, unsigned after, std::uint64_t at_ps) const {
-    const std::int64_t f = params_.largest_packet_flits;
+    const std::int64_t f = largest_flits_;
     const std::int64_t change = (before / f - after / f) * f;
     g.set(static_cast<std::uint64_t>(static_cast<std::int64_t>(g.level()) + change), at_ps);
   }
   // That room when empty: `flits` of buffer rounded down to whole largest packets.
-  unsigned usable(unsigned flits) const {
-    return flits / params_.largest_packet_flits * params_.largest_packet_flits;
-  }
+  unsigned usable(unsigned flits) const { return flits / largest_flits_ * largest_flits_; }
   // Credits of output `o` that are back by `at_ps` become usable.
   void collect_returns(Output& o, std::uint64_t at_ps);
   // A downstream VC of output `o` with credits for packet `pk`, or kNone.
@@ -279,6 +278,7 @@ class Mesh : public sc_core::sc_module, public Component {
                     nlohmann::json& busiest_link, double& sum, std::size_t& count) const;
 
   MeshParams params_;
+  unsigned largest_flits_ = 1;  // the largest packet, flits (message_flits of its data)
   MeshTopology topo_;
   Clock clock_;
   std::unique_ptr<Routing> routing_;

@@ -260,7 +260,7 @@ PoolRun pool_run(unsigned buffer_flits, std::uint64_t messages, std::uint64_t en
   MeshParams p = mesh_params(2, 1);
   p.vcs = 1;
   p.vc_buffer_flits = buffer_flits;
-  p.largest_packet_flits = 3;
+  p.largest_packet_bytes = 64;  // 1 + 64 / 32 = 3 flits
   p.port_nodes = {{0, 0}};
   p.controller_nodes = {{1, 0}};
   SimContext ctx(4096, 1);
