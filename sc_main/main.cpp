@@ -11,6 +11,7 @@
 // 1 internal error or a failed conservation check.
 #include "models/memory/dram/timing_checker.h"
 #include "platforms/presets.h"
+#include "sc_main/output_dir.h"
 #include "sc_main/report.h"
 #include "sc_main/simulation.h"
 #include "sc_main/sweep.h"
@@ -58,15 +59,11 @@ void configure_systemc_reports() {
 
 int do_run(const famsim::RunOptions& opt, const std::string& out_dir) {
   const auto t0 = std::chrono::steady_clock::now();
-  famsim::Simulation sim(famsim::load_config(opt), out_dir);
-
-  // The output directory never shows results from another run: stale files go before we start.
-  std::filesystem::create_directories(out_dir);
-  std::filesystem::remove(out_dir + "/stats.json");
-  std::filesystem::remove(out_dir + "/config.yaml");
-  std::filesystem::remove(out_dir + "/timeseries.csv");
-  std::filesystem::remove(out_dir + "/timeline.json");
-
+  famsim::ConfigDoc doc = famsim::load_config(opt);
+  // The run writes into a staging directory and its files replace the previous run's only once
+  // it has completed: a run stopped by an error leaves the directory as it was.
+  famsim::OutputDir out(out_dir);
+  famsim::Simulation sim(std::move(doc), out_dir, out.staging());
   sim.run();
   if (sim.input_error()) {
     std::cerr << "famsim: error: " << *sim.input_error() << "\n";
@@ -75,12 +72,14 @@ int do_run(const famsim::RunOptions& opt, const std::string& out_dir) {
   sim.finish_transaction_log();
   const double host = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const nlohmann::json stats = sim.results(host, peak_rss_mib());
-  famsim::write_file_atomically(out_dir + "/config.yaml", sim.config_yaml());
+  const std::string staged = out.staging();
+  famsim::write_file_atomically(staged + "/config.yaml", sim.config_yaml());
   const std::string series = sim.timeseries_csv();
-  if (!series.empty()) famsim::write_file_atomically(out_dir + "/timeseries.csv", series);
+  if (!series.empty()) famsim::write_file_atomically(staged + "/timeseries.csv", series);
   const std::string timeline = sim.timeline_json();
-  if (!timeline.empty()) famsim::write_file_atomically(out_dir + "/timeline.json", timeline);
-  famsim::write_file_atomically(out_dir + "/stats.json", stats.dump(2) + "\n");
+  if (!timeline.empty()) famsim::write_file_atomically(staged + "/timeline.json", timeline);
+  famsim::write_file_atomically(staged + "/stats.json", stats.dump(2) + "\n");
+  out.publish();
   std::cout << famsim::summary_text(stats, out_dir);
   const bool timing_ok =
       !stats.contains("dram_timing_check") || stats["dram_timing_check"]["ok"].get<bool>();

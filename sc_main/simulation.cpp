@@ -227,11 +227,12 @@ ResolvedConfig parse_config(const ConfigDoc& doc) {
   return rc;
 }
 
-Simulation::Simulation(ConfigDoc doc, const std::string& out_dir)
-    : doc_(std::move(doc)), cfg_(parse_config(doc_)) {
-  if (cfg_.sim.dram_command_log) {
+Simulation::Simulation(ConfigDoc doc, const std::string& out_dir, const std::string& write_dir)
+    : doc_(std::move(doc)), cfg_(parse_config(doc_)), out_dir_(out_dir) {
+  const std::string files_dir = write_dir.empty() ? out_dir : write_dir;
+  if (cfg_.sim.dram_command_log && !files_dir.empty()) {
     // Old logs never pass for this run's.
-    dram_log_dir_ = out_dir + "/dram";
+    dram_log_dir_ = files_dir + "/dram";
     std::filesystem::remove_all(dram_log_dir_);
     std::filesystem::create_directories(dram_log_dir_);
     cfg_.platform.memory.command_log_dir = dram_log_dir_;
@@ -261,15 +262,15 @@ Simulation::Simulation(ConfigDoc doc, const std::string& out_dir)
   for (Component* c : ctx_->registry.components()) {
     c->log().set(c->component_name(), cfg_.sim.log.level_for(c->component_name()));
   }
-  if (!out_dir.empty()) {
+  if (!files_dir.empty()) {
     // An old log never passes for this run's, with or without a log of its own; this run's is
     // written under another name and takes its own only once the run has completed
     // (finish_transaction_log()). Opened after elaboration, which may still refuse the input.
-    const std::string log = out_dir + "/transactions.csv";
+    const std::string log = files_dir + "/transactions.csv";
     std::filesystem::remove(log);
     std::filesystem::remove(log + ".partial");
     if (cfg_.sim.transaction_log) {
-      std::filesystem::create_directories(out_dir);
+      std::filesystem::create_directories(files_dir);
       ctx_->transactions.open(log + ".partial");
       transaction_log_ = log;
     }
@@ -517,7 +518,9 @@ nlohmann::json Simulation::check_dram_logs() const {
         1;
     const dram::LogCheckResult r = dram::check_log_file(path, c->core().spec(), end_cycle);
     nlohmann::json f;
-    f["file"] = path;
+    // Named where the run's files end up (see the constructor), not where they were written.
+    f["file"] = (std::filesystem::path(out_dir_) / "dram" / std::filesystem::path(path).filename())
+                    .string();
     f["commands"] = r.commands;
     f["violations"] = r.violation_count;
     nlohmann::json first = nlohmann::json::array();

@@ -92,8 +92,13 @@ nlohmann::json check_conservation(const SimContext& ctx, const InitiatorTotals& 
 class Simulation {
  public:
   // Parses, validates, elaborates and maps the workload. Throws ConfigError on bad input.
-  // `out_dir`: where DRAM command logs go (OUT/dram/), when sim.dram_command_log is on.
-  explicit Simulation(ConfigDoc doc, const std::string& out_dir = "famsim-out");
+  // `out_dir`: the run's output directory, where its DRAM command logs (OUT/dram/, with
+  // sim.dram_command_log) and transaction log (OUT/transactions.csv, with sim.transaction_log)
+  // end up and as stats.json names them; empty (validate, bench): the run writes no files.
+  // `write_dir`: where they are written until the caller moves them to `out_dir` (OutputDir's
+  // staging directory); empty: `out_dir` itself.
+  explicit Simulation(ConfigDoc doc, const std::string& out_dir = "",
+                      const std::string& write_dir = "");
   ~Simulation();
 
   // Runs to completion (or sim.max_time_ns).
@@ -148,8 +153,9 @@ class Simulation {
   std::unique_ptr<Platform> platform_;
   std::vector<std::vector<BufferRecord>> buffers_;  // [stream][gpu]
   std::unique_ptr<VmmEventPlayer> vmm_events_;
-  std::string dram_log_dir_;
-  std::string transaction_log_;  // OUT/transactions.csv, or empty
+  std::string out_dir_;
+  std::string dram_log_dir_;     // where the DRAM command logs are written, or empty
+  std::string transaction_log_;  // where the transaction log is written, or empty
   bool transaction_log_done_ = false;
 };
 

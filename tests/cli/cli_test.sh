@@ -169,6 +169,18 @@ expect_bad_input missing_device "buffer on a device that does not exist" \
   "$WORK/fam9.yaml" workload.streams.0.buffer.location -- \
   run --platform "$PLATFORM" --workload "$WORK/fam9.yaml"
 
+# --out must be a directory famsim can make: a regular file, or a path under /proc, is bad input
+# (the file itself left as it was).
+echo "not a directory" >"$WORK/out-is-a-file"
+run_famsim out_file run "${SMALL[@]}" --out "$WORK/out-is-a-file"
+expect_rc 2 "--out naming a regular file"
+expect_in_output "--out $WORK/out-is-a-file: exists and is not a directory" "--out naming a file"
+[ "$(cat "$WORK/out-is-a-file")" = "not a directory" ] || fail "--out file: the file was changed"
+run_famsim out_proc run "${SMALL[@]}" --out /proc/famsim-no-such-dir
+expect_rc 2 "--out that cannot be created"
+expect_in_output "--out /proc/famsim-no-such-dir: cannot create the directory" "--out under /proc"
+pass "--out that is not a usable directory is bad input"
+
 # minimal.yaml's device has 64 GiB: a 128 GiB buffer cannot be allocated.
 expect_bad_input too_big "buffer larger than its device" workload.streams.0.buffer -- \
   run "${SMALL[@]}" --set workload.streams.0.buffer.bytes=128GiB

@@ -6,8 +6,10 @@
 #     the offset within each 2 MiB page, and the channel and channel address follow from the
 #     device's interleave worked out by hand (minimal.yaml: 2 channels, 256 B granules, modulo);
 #   - two runs with the same seed write the same file;
-#   - a run stopped by a fault (exit 2) leaves no transactions.csv (nor .partial), not even an old
-#     one, and a run without --txn-log removes an older run's log.
+#   - a run stopped by a fault (exit 2) leaves the directory as it was: an earlier run's files
+#     (log, DRAM command logs, stats.json) byte for byte, nothing of its own (no .partial, no
+#     staging directory); a completed run without --txn-log or --dram-log removes an older run's
+#     logs, and the report and plots made from its stats.json.
 set -euo pipefail
 CLI_TEST_NAME=txn-log
 source "$(dirname "$0")/lib.sh"
@@ -89,8 +91,12 @@ print("ok")
 PY
 pass "one line per request: times, bytes, operations and addresses as worked out"
 
-# A fault stops the run (exit 2): no transaction log is left that looks whole, and an old one from
-# an earlier run into the same directory is gone.
+# A fault stops the run (exit 2) halfway through: the directory keeps the earlier run's files
+# (here with DRAM command logs too) exactly, and nothing of the failed run.
+run_famsim logged run --platform platforms/minimal.yaml --workload "$WORK/seq.yaml" --txn-log \
+  --dram-log --out "$WORK/run1" || true
+expect_rc 0 "a run with both logs"
+cp -r "$WORK/run1" "$WORK/run1.before"
 cat >"$WORK/fault.yaml" <<'YAML'
 name: fault
 streams:
@@ -104,16 +110,23 @@ vmm_events:
   - {op: unmap, stream: reader, at_ns: 2000}
 YAML
 run_famsim fault run --platform platforms/minimal.yaml --workload "$WORK/fault.yaml" --txn-log \
-  --out "$WORK/run1" || true
+  --dram-log --out "$WORK/run1" || true
 expect_rc 2 "a run stopped by a fault"
 expect_in_output "not mapped" "the fault message"
-[ ! -e "$WORK/run1/transactions.csv" ] || fail "a failed run left transactions.csv"
-[ ! -e "$WORK/run1/transactions.csv.partial" ] || fail "a failed run left transactions.csv.partial"
-pass "a failed run leaves no transactions.csv"
+diff -r "$WORK/run1.before" "$WORK/run1" >"$WORK/fault.diff" 2>&1 ||
+  fail "a failed run changed the directory:
+$(head -20 "$WORK/fault.diff")"
+pass "a failed run leaves the earlier run's files as they were, and nothing of its own"
 
-# A run without --txn-log into a directory that holds an older run's log removes it.
+# A completed run without --txn-log or --dram-log into a directory that holds an older run's logs
+# removes them, and the report and plots made from the older stats.json.
+mkdir -p "$WORK/run1/plots"
+touch "$WORK/run1/report.md" "$WORK/run1/report.html" "$WORK/run1/plots/latency_cdf.png"
 run_famsim plain run --platform platforms/minimal.yaml --workload "$WORK/seq.yaml" \
-  --out "$WORK/run2" || true
+  --out "$WORK/run1" || true
 expect_rc 0 "a run without --txn-log"
-[ ! -e "$WORK/run2/transactions.csv" ] || fail "an older run's transactions.csv was left behind"
-pass "a run without --txn-log removes an older run's log"
+for f in transactions.csv dram report.md report.html plots .famsim-staging; do
+  [ ! -e "$WORK/run1/$f" ] || fail "an older run's $f was left beside the new results"
+done
+[ -s "$WORK/run1/stats.json" ] && [ -s "$WORK/run1/config.yaml" ] || fail "the new run's files"
+pass "a completed run removes an older run's logs, report and plots"

@@ -1,0 +1,61 @@
+#include "sc_main/output_dir.h"
+
+#include "models/core/config.h"
+
+#include <filesystem>
+#include <system_error>
+
+namespace famsim {
+
+namespace fs = std::filesystem;
+
+namespace {
+// Hidden, so that a listing of DIR shows only results.
+constexpr const char* kStagingName = ".famsim-staging";
+}  // namespace
+
+const std::vector<std::string>& OutputDir::run_files() {
+  static const std::vector<std::string> files = {
+      "stats.json",       "config.yaml", "timeseries.csv", "timeline.json", "transactions.csv",
+      "dram",             "report.md",   "report.html",    "plots",
+      // Left by runs of earlier versions, which wrote the transaction log beside its final name.
+      "transactions.csv.partial"};
+  return files;
+}
+
+OutputDir::OutputDir(std::string dir) : dir_(std::move(dir)) {
+  if (dir_.empty()) throw ConfigError("--out: expected a directory path, got an empty one");
+  std::error_code ec;
+  if (fs::exists(dir_, ec) && !fs::is_directory(dir_, ec)) {
+    throw ConfigError("--out " + dir_ + ": exists and is not a directory");
+  }
+  fs::create_directories(dir_, ec);
+  if (ec) throw ConfigError("--out " + dir_ + ": cannot create the directory: " + ec.message());
+  staging_ = (fs::path(dir_) / kStagingName).string();
+  fs::remove_all(staging_, ec);
+  if (!ec) fs::create_directory(staging_, ec);
+  if (ec) throw ConfigError("--out " + dir_ + ": cannot write in the directory: " + ec.message());
+}
+
+OutputDir::~OutputDir() {
+  if (published_) return;
+  std::error_code ec;  // a destructor reports nothing; a leftover is cleared by the next run
+  fs::remove_all(staging_, ec);
+}
+
+void OutputDir::publish() {
+  const fs::path dir(dir_);
+  const fs::path staged(staging_);
+  fs::remove(dir / "stats.json");
+  for (const std::string& name : run_files()) {
+    if (name != "stats.json") fs::remove_all(dir / name);
+  }
+  for (const fs::directory_entry& e : fs::directory_iterator(staged)) {
+    if (e.path().filename() != "stats.json") fs::rename(e.path(), dir / e.path().filename());
+  }
+  if (fs::exists(staged / "stats.json")) fs::rename(staged / "stats.json", dir / "stats.json");
+  fs::remove_all(staged);
+  published_ = true;
+}
+
+}  // namespace famsim

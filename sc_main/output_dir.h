@@ -1,0 +1,44 @@
+// A run's output directory, written as one set.
+//
+// `famsim run --out DIR` writes its files (stats.json, config.yaml, timeseries.csv,
+// timeline.json, transactions.csv, dram/) into a staging directory inside DIR, and publish()
+// moves them into DIR only when the run has completed. So a run that stops with an error (bad
+// input found during elaboration or the run, an internal error) leaves DIR as it was: a previous
+// run's results stay whole and nothing of the failed run is left looking valid. publish() also
+// removes what the previous run left that this one did not write (its logs, and the report and
+// plots scripts/report.py made from its stats.json), so DIR never mixes two runs.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace famsim {
+
+class OutputDir {
+ public:
+  // The run's files: those a run writes and those made from them afterwards (scripts/report.py,
+  // scripts/plot_run.py). publish() clears every one of them that the run did not write.
+  static const std::vector<std::string>& run_files();
+
+  // Checks that `dir` is or can be made a directory (a ConfigError naming --out otherwise: bad
+  // input, exit 2), and makes an empty staging directory in it, clearing one a killed run left.
+  explicit OutputDir(std::string dir);
+  // Removes the staging directory unless publish() ran: a failed run leaves nothing.
+  ~OutputDir();
+  OutputDir(const OutputDir&) = delete;
+  OutputDir& operator=(const OutputDir&) = delete;
+
+  const std::string& dir() const { return dir_; }
+  // Where the run writes its files until publish().
+  const std::string& staging() const { return staging_; }
+  // Replaces the previous run's files in dir() with the staged ones: stats.json goes first and
+  // comes back last, so an interrupted publish never leaves a stats.json beside other files.
+  void publish();
+
+ private:
+  std::string dir_;
+  std::string staging_;
+  bool published_ = false;
+};
+
+}  // namespace famsim
