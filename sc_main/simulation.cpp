@@ -66,12 +66,21 @@ nlohmann::json config_changes(const ConfigDoc& doc) {
   if (base) flatten(base->root, "", base_leaves);
   nlohmann::json changes = nlohmann::json::array();
   for (const auto& [path, value] : run_leaves) {
-    // The workload is a file of its own; name and description are labels, not parameters.
-    if (under(path, "workload") || path == "name" || path == "description") continue;
+    if (path == "name" || path == "description") continue;  // labels, not parameters
     const std::string source = doc.sources->source_of(path);
     if (source == "default") continue;  // filled in by famsim, not chosen
     nlohmann::json base_value;  // null: not in the base
-    if (base) {
+    if (under(path, "workload")) {
+      // The workload is a file of its own (workload_source), with no shipped base to compare
+      // with: what --set changed in it is listed, against the value it replaced.
+      if (source.rfind("--set", 0) != 0) continue;
+      const auto& before = doc.sources->overridden();
+      const auto it = before.find(path);
+      if (it != before.end()) {
+        if (it->second == yaml_to_json(value)) continue;
+        base_value = it->second;
+      }
+    } else if (base) {
       const auto it = base_leaves.find(path);
       if (it != base_leaves.end()) {
         if (it->second.Scalar() == value.Scalar()) continue;

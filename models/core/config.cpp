@@ -132,6 +132,7 @@ void apply_override(ConfigDoc& doc, const std::string& assignment) {
                         path, walked.substr(0, walked.size() - seg.size() - 1), cur.size(), seg));
       }
       if (last) {
+        doc.sources->note_overridden(path, yaml_to_json(cur[idx]));
         cur[idx] = value;
       } else {
         YAML::Node next;
@@ -144,6 +145,8 @@ void apply_override(ConfigDoc& doc, const std::string& assignment) {
                                       walked.substr(0, walked.size() - seg.size() - 1)));
       }
       if (last) {
+        doc.sources->note_overridden(
+            path, cur.IsMap() && cur[seg].IsDefined() ? yaml_to_json(cur[seg]) : nlohmann::json());
         cur[seg] = value;
       } else {
         if (!cur[seg].IsDefined() || cur[seg].IsNull()) {

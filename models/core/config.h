@@ -38,6 +38,13 @@ class ConfigSources {
     defaults_[path] = std::move(value);
   }
   const std::map<std::string, nlohmann::json>& defaults() const { return defaults_; }
+
+  // The value a key held before the first --set that changed it (null: it had none), so that a
+  // change to a part with no shipped base to compare with (the workload) can still be reported.
+  void note_overridden(const std::string& path, nlohmann::json before) {
+    overridden_.emplace(path, std::move(before));  // the first override's "before" stands
+  }
+  const std::map<std::string, nlohmann::json>& overridden() const { return overridden_; }
   // Forgets the defaults noted under `path` (a block the platform turned out not to have).
   void forget_defaults_under(const std::string& path) {
     const std::string prefix = path + ".";
@@ -51,6 +58,7 @@ class ConfigSources {
   std::string default_;
   std::map<std::string, std::string> by_path_;
   std::map<std::string, nlohmann::json> defaults_;
+  std::map<std::string, nlohmann::json> overridden_;
 };
 
 // A configuration document: the YAML tree plus where its parts came from.

@@ -70,6 +70,13 @@ if get("summary.read_bytes") != 262144:
     sys.exit(f"summary.read_bytes is {get('summary.read_bytes')}, expected 262144")
 if not get("sim.simulated_time_ns") > 0:
     sys.exit("sim.simulated_time_ns is not positive")
+# The --set on the workload is a change like any other: traffic/random_read.yaml (the default
+# workload) reads 16MiB per GPU.
+changes = [c for c in get("config_changes.changes") if c["key"].startswith("workload.")]
+want = [{"key": "workload.streams.0.total_bytes", "value": "256KiB", "base_value": "16MiB",
+         "source": "--set workload.streams.0.total_bytes=256KiB"}]
+if changes != want:
+    sys.exit(f"config_changes lists the workload changes {changes}, expected {want}")
 # config_defaults: what the readers assumed for keys left out, never a key the config holds.
 # minimal.yaml gives its DRAM controller no settings: README's defaults (read_queue 64,
 # scheduler frfcfs, write watermarks 48/16) are what it ran with.
