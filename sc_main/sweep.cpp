@@ -546,6 +546,9 @@ std::vector<nlohmann::json> run_points(const SweepSpec& spec, const std::vector<
       }
       running[pid] = {p.index, std::chrono::steady_clock::now()};
     }
+    // Every point left was refused before its process started: there is no child to wait for
+    // (waitpid would fail with ECHILD).
+    if (running.empty()) continue;
     int wstatus = 0;
     const pid_t pid = waitpid(-1, &wstatus, 0);
     if (pid < 0) {

@@ -135,6 +135,45 @@ grep -q "bad_file.yaml:3" "$WORK/badfile.log" || fail "bad sweep file: $(cat "$W
 [[ ! -e $WORK/badfile/results.csv ]] || fail "bad sweep file left results"
 pass "bad sweep file"
 
+# The last point failing before its process starts (nothing left running) is recorded like any
+# other; so is a sweep whose every point fails so. Exit code 1 and the three tables.
+cat >"$WORK/last_fails.yaml" <<EOF
+name: last_fails
+platform: $root/platforms/minimal.yaml
+$common]
+parameters:
+  - key: devices.0.port_logic.tags_per_port
+    values: [64, 0]
+EOF
+cat >"$WORK/all_fail.yaml" <<EOF
+name: all_fail
+platform: $root/platforms/minimal.yaml
+$common]
+parameters:
+  - key: devices.0.port_logic.tags_per_port
+    values: [0]
+EOF
+for run in "last_fails 1 ok,failed" "last_fails 2 ok,failed" "all_fail 1 failed" \
+  "all_fail 2 failed"; do
+  read -r name jobs want <<<"$run"
+  out=$WORK/$name-j$jobs
+  rc=0
+  "$famsim" sweep "$WORK/$name.yaml" --out "$out" --jobs "$jobs" >"$out.log" 2>&1 || rc=$?
+  [[ $rc -eq 1 ]] || fail "$name --jobs $jobs: exit code $rc, expected 1: $(cat "$out.log")"
+  $PY - "$out" "$want" <<'PY' || fail "$name --jobs $jobs: failed points not recorded"
+import csv, json, sys
+d, want = sys.argv[1], sys.argv[2].split(",")
+rows = list(csv.DictReader(open(d + "/results.csv")))
+assert [r["status"] for r in rows] == want, rows
+for r in rows:
+    if r["status"] == "failed":
+        assert "tags_per_port" in r["error"], r["error"]
+assert json.load(open(d + "/sweep.json"))["failed"] == want.count("failed")
+open(d + "/sensitivity.csv").read()
+PY
+done
+pass "a failing last point, or every point failing, is recorded with --jobs 1 and 2"
+
 # Under mpirun -np 2 the points are spread over two ranks, rank 0 collecting: the same table.
 if command -v mpirun >/dev/null; then
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
