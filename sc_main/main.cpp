@@ -171,9 +171,12 @@ int do_check_dram_log(const std::string& preset, const std::vector<std::string>&
 }
 
 int do_sweep(const std::string& file, std::string out_dir, unsigned jobs) {
-  // The sweep is read twice: once to learn its name (the default output directory), then with
-  // built-in platforms written into that directory for the points to read.
-  if (out_dir.empty()) out_dir = "sweep-" + famsim::parse_sweep(file).name;
+  // The sweep is read, and its keys checked, before anything is written: its name gives the
+  // default output directory. Then it is read again with built-in platforms written into that
+  // directory for the points to read.
+  const std::string name = famsim::parse_sweep(file).name;
+  famsim::check_sweep_keys(file);
+  if (out_dir.empty()) out_dir = "sweep-" + name;
   const famsim::SweepSpec spec =
       famsim::parse_sweep(file, (std::filesystem::path(out_dir) / "inputs").string());
   const auto points = famsim::expand_points(spec);

@@ -13,8 +13,11 @@
 #include <fcntl.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -184,6 +187,82 @@ std::string error_line(const fs::path& log, int code) {
   return fmt::format("exit code {}: {}", code, msg);
 }
 
+// A key path as --set takes it: names and list indices joined by '.', no '=value'.
+bool is_key_path(const std::string& key) {
+  if (key.empty() || key.find('=') != std::string::npos) return false;
+  return key.front() != '.' && key.back() != '.' && key.find("..") == std::string::npos;
+}
+
+// A parameter's key, checked as a path, its place in the sweep file noted for errors found later.
+std::string swept_key(ConfigNode& p, std::vector<std::string>& locations) {
+  const std::string key = p.get_string("key", std::nullopt);
+  if (!is_key_path(key)) {
+    p.fail("key", "'" + key +
+                      "': expected a key path (names and list indices joined by '.') without "
+                      "'=value': the values come from values, range or random");
+  }
+  locations.push_back(p.location("key"));
+  return key;
+}
+
+RunOptions point_run_options(const SweepSpec& spec, std::vector<std::string> overrides) {
+  RunOptions ro;
+  if (!spec.platform.empty()) ro.platform_file = spec.platform;
+  if (!spec.workload.empty()) ro.workload_file = spec.workload;
+  ro.overrides = std::move(overrides);
+  return ro;
+}
+
+// A configuration error about a key path (ConfigError::bad_key_path: an unknown key, a path
+// that leads nowhere) that one of the sweep file's own entries wrote, as an error of the sweep
+// file: "FILE:LINE: parameters.N.key: KEY: reason". The entry wrote the path when its key is the
+// path or lies below it (an override that invents `a.b.c` is reported at `a.b`, the shallowest
+// key it created). Errors about values, or about keys the platform or workload file wrote: none.
+std::optional<std::string> sweep_key_error(const SweepSpec& spec, const ConfigError& e) {
+  const std::string& bad = e.bad_key_path();
+  if (bad.empty()) return std::nullopt;
+  auto wrote = [&](const std::string& key) { return key == bad || key.rfind(bad + ".", 0) == 0; };
+  auto message = [&](const std::vector<std::string>& locations, std::size_t i,
+                     const std::string& key) {
+    const std::string at = i < locations.size() ? locations[i] : spec.file;
+    return fmt::format("{}: {}: {}", at, key, e.reason());
+  };
+  for (std::size_t i = 0; i < spec.set.size(); ++i) {
+    const std::string key = spec.set[i].substr(0, spec.set[i].find('='));
+    if (wrote(key)) return message(spec.set_locations, i, key);
+  }
+  for (const SweepGroup& g : spec.groups) {
+    for (std::size_t k = 0; k < g.keys.size(); ++k) {
+      if (wrote(g.keys[k])) return message(g.key_locations, k, g.keys[k]);
+    }
+  }
+  return std::nullopt;
+}
+
+// A directory of its own under the system's temporary directory, removed with everything in it
+// when this goes out of scope.
+class ScratchDir {
+ public:
+  ScratchDir() {
+    std::string name = (fs::temp_directory_path() / "famsim-sweep-XXXXXX").string();
+    if (!mkdtemp(name.data())) {
+      throw std::runtime_error(
+          fmt::format("cannot create a scratch directory {}: {}", name, std::strerror(errno)));
+    }
+    path_ = name;
+  }
+  ~ScratchDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  ScratchDir(const ScratchDir&) = delete;
+  ScratchDir& operator=(const ScratchDir&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
 }  // namespace
 
 std::string point_dir(const std::string& out_dir, std::size_t index) {
@@ -207,9 +286,12 @@ SweepSpec parse_sweep(const std::string& path, const std::string& materialise_di
     spec.workload = resolve_input(root, "workload", "traffic", path, materialise_dir);
   }
   spec.set = root.get_string_list("set");
-  for (const std::string& s : spec.set) {
-    if (s.find('=') == std::string::npos || s.front() == '=') {
-      root.fail("set", "'" + s + "': expected key.path=value");
+  for (std::size_t i = 0; i < spec.set.size(); ++i) {
+    const std::string& s = spec.set[i];
+    spec.set_locations.push_back(root.location("set", i));
+    const auto eq = s.find('=');
+    if (eq == std::string::npos || !is_key_path(s.substr(0, eq))) {
+      throw ConfigError(spec.set_locations.back() + ": '" + s + "': expected key.path=value");
     }
   }
   spec.one_at_a_time =
@@ -223,7 +305,7 @@ SweepSpec parse_sweep(const std::string& path, const std::string& materialise_di
       std::vector<ConfigNode> members = p.list("zip", true);
       if (members.size() < 2) p.fail("zip", "expected two or more parameters that move together");
       for (ConfigNode& m : members) {
-        g.keys.push_back(m.get_string("key", std::nullopt));
+        g.keys.push_back(swept_key(m, g.key_locations));
         g.values.push_back(parameter_values(m));
         if (g.values.back().size() != g.values.front().size()) {
           m.fail_here(fmt::format("{} values, but the first parameter of the zip has {}",
@@ -233,7 +315,7 @@ SweepSpec parse_sweep(const std::string& path, const std::string& materialise_di
       }
       g.base = base_position(p, g.values.front(), true);
     } else {
-      g.keys.push_back(p.get_string("key", std::nullopt));
+      g.keys.push_back(swept_key(p, g.key_locations));
       g.values.push_back(parameter_values(p));
       g.base = base_position(p, g.values.front(), false);
     }
@@ -249,6 +331,23 @@ SweepSpec parse_sweep(const std::string& path, const std::string& materialise_di
     root.fail("parameters", "more than 100000 points; sweep fewer values or use one_at_a_time");
   }
   return spec;
+}
+
+void check_sweep_keys(const std::string& path) {
+  // Whether a key exists can depend on values (a mesh's keys exist only when the NoC is a mesh),
+  // so the keys are checked where the configuration is whole: at one point. The base point is
+  // the one a sweep is built around; a key that fails only elsewhere (or hides behind a bad value
+  // at the base) fails its points one by one, each error still naming the sweep file's entry.
+  const ScratchDir scratch;
+  const SweepSpec spec = parse_sweep(path, scratch.path());
+  SweepPoint base;
+  for (const SweepGroup& g : spec.groups) base.at.push_back(g.base);
+  try {
+    parse_config(load_config(point_run_options(spec, point_overrides(spec, base))));
+  } catch (const ConfigError& e) {
+    if (const auto in_sweep_file = sweep_key_error(spec, e)) throw ConfigError(*in_sweep_file);
+    // Anything else is the base point's own failure, recorded when it runs.
+  }
 }
 
 std::vector<SweepPoint> expand_points(const SweepSpec& spec) {
@@ -516,13 +615,14 @@ std::vector<nlohmann::json> run_points(const SweepSpec& spec, const std::vector<
       const std::vector<std::string> overrides = point_overrides(spec, p);
       // A configuration error shows in milliseconds here, not after a process start.
       try {
-        RunOptions ro;
-        if (!spec.platform.empty()) ro.platform_file = spec.platform;
-        if (!spec.workload.empty()) ro.workload_file = spec.workload;
-        ro.overrides = overrides;
-        parse_config(load_config(ro));
+        parse_config(load_config(point_run_options(spec, overrides)));
       } catch (const ConfigError& e) {
-        record(p, {{"status", "failed"}, {"error", e.what()}, {"overrides", overrides}}, 0.0);
+        const auto in_sweep_file = sweep_key_error(spec, e);
+        record(p,
+               {{"status", "failed"},
+                {"error", in_sweep_file ? *in_sweep_file : std::string(e.what())},
+                {"overrides", overrides}},
+               0.0);
         continue;
       }
       std::vector<std::string> args = {opt.famsim, "run"};

@@ -21,6 +21,8 @@ struct SweepGroup {
   std::vector<std::string> keys;
   std::vector<std::vector<std::string>> values;  // values[k][i]: key k at position i
   std::size_t base = 0;                          // position of the base point
+  // Where each key is written in the sweep file, "file:line: parameters.N.key".
+  std::vector<std::string> key_locations;
   std::size_t size() const { return values.empty() ? 0 : values.front().size(); }
 };
 
@@ -31,6 +33,7 @@ struct SweepSpec {
   std::string platform;  // a path, or empty: the built-in default
   std::string workload;  // a path, or empty: the platform's own or the default
   std::vector<std::string> set;  // overrides of every point
+  std::vector<std::string> set_locations;  // where each is written, "file:line: set.N"
   bool one_at_a_time = false;
   std::vector<SweepGroup> groups;
 };
@@ -46,6 +49,16 @@ struct SweepPoint {
 // not a file but a built-in platform or workload ("nvl8_fam") is written to `materialise_dir`
 // (when given) so that each point's run can read it.
 SweepSpec parse_sweep(const std::string& path, const std::string& materialise_dir = "");
+
+// Checks, before anything is written, every key the sweep file names (its `set` entries and
+// parameters) against the configuration of the base point (every parameter at its base). A key
+// the configuration does not know, or a path that leads nowhere (through a value, past the end
+// of a list), is an error in the sweep file, the same at every point: ConfigError naming the
+// sweep file, the line of the entry and the key. A value the configuration rejects is left to the
+// point it belongs to: it may be bad at some points only (run_points records such a point as
+// failed). The spec's built-in platform or workload is written to a scratch directory for the
+// check, then removed.
+void check_sweep_keys(const std::string& path);
 
 // Grid: every combination, the first group varying slowest. One at a time: the base point, then
 // each group's other positions with every other group at its base.

@@ -115,6 +115,10 @@ void apply_override(ConfigDoc& doc, const std::string& assignment) {
   }
   if (!value.IsDefined() || value.IsNull()) value = YAML::Node(value_text);
 
+  // The path leads nowhere in this document: an error about the key path, not the value.
+  auto bad_path = [&](const std::string& reason) {
+    return ConfigError("--set " + path + ": " + reason, path, reason);
+  };
   YAML::Node cur;
   cur.reset(doc.root);
   std::string walked;
@@ -126,10 +130,9 @@ void apply_override(ConfigDoc& doc, const std::string& assignment) {
     if (cur.IsSequence()) {
       std::uint64_t idx;
       if (!parse_uint(seg, idx) || idx >= cur.size()) {
-        throw ConfigError(
-            fmt::format("--set {}: '{}' is a list of {} entries; '{}' is not an index "
-                        "into it",
-                        path, walked.substr(0, walked.size() - seg.size() - 1), cur.size(), seg));
+        throw bad_path(fmt::format("'{}' is a list of {} entries; '{}' is not an index into it",
+                                   walked.substr(0, walked.size() - seg.size() - 1), cur.size(),
+                                   seg));
       }
       if (last) {
         doc.sources->note_overridden(path, yaml_to_json(cur[idx]));
@@ -141,8 +144,8 @@ void apply_override(ConfigDoc& doc, const std::string& assignment) {
       }
     } else {
       if (!cur.IsMap() && !cur.IsNull()) {
-        throw ConfigError(fmt::format("--set {}: '{}' is a value, not a map", path,
-                                      walked.substr(0, walked.size() - seg.size() - 1)));
+        throw bad_path(fmt::format("'{}' is a value, not a map",
+                                   walked.substr(0, walked.size() - seg.size() - 1)));
       }
       if (last) {
         doc.sources->note_overridden(
@@ -282,10 +285,22 @@ bool ConfigNode::has(const std::string& key) const {
 }
 
 void ConfigNode::fail(const std::string& key, const std::string& what) const {
+  throw ConfigError(location(key) + ": " + what);
+}
+
+std::string ConfigNode::location(const std::string& key) const {
   const YAML::Node& c = node_;
   const YAML::Node v = c[key];
   const YAML::Node& at = (v.IsDefined() ? v : node_);
-  throw ConfigError(fmt::format("{}: {}: {}", where(at, key_path(key)), key_path(key), what));
+  return fmt::format("{}: {}", where(at, key_path(key)), key_path(key));
+}
+
+std::string ConfigNode::location(const std::string& key, std::size_t index) const {
+  const YAML::Node& c = node_;
+  const YAML::Node v = c[key];
+  const std::string path = key_path(key) + "." + std::to_string(index);
+  if (!v.IsDefined() || !v.IsSequence() || index >= v.size()) return location(key);
+  return fmt::format("{}: {}", where(v[index], path), path);
 }
 
 void ConfigNode::fail_here(const std::string& what) const {
@@ -538,8 +553,9 @@ void ConfigNode::finish() const {
   for (const auto& kv : node_) {
     const std::string key = kv.first.Scalar();
     if (used_.count(key) == 0) {
-      throw ConfigError(fmt::format("{}: unknown key '{}'; expected one of: {}",
-                                    where(kv.first, key_path(key)), key_path(key), join(used_)));
+      const std::string reason =
+          fmt::format("unknown key '{}'; expected one of: {}", key_path(key), join(used_));
+      throw ConfigError(where(kv.first, key_path(key)) + ": " + reason, key_path(key), reason);
     }
   }
 }

@@ -22,6 +22,20 @@ namespace famsim {
 class ConfigError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
+  // An error in a key path itself rather than in a value (an unknown key; a --set path through a
+  // value or past the end of a list): that path, and the reason without its location, so that
+  // whoever wrote the path (a sweep file) can report it at its own file and line.
+  ConfigError(const std::string& what, std::string bad_key_path, std::string reason)
+      : std::runtime_error(what),
+        bad_key_path_(std::move(bad_key_path)),
+        reason_(std::move(reason)) {}
+  // Empty when the error is not about a key path.
+  const std::string& bad_key_path() const { return bad_key_path_; }
+  const std::string& reason() const { return reason_; }
+
+ private:
+  std::string bad_key_path_;
+  std::string reason_;
 };
 
 // Which file (or "--set", or a preset) each key path came from. Lookup is by longest prefix, so
@@ -149,6 +163,11 @@ class ConfigNode {
   void finish() const;
 
   [[noreturn]] void fail(const std::string& key, const std::string& what) const;
+  // Where `key` is written, "file:line: key.path", as fail() starts its message: for an error
+  // about the key that is only found later, after reading (a sweep's key the configuration does
+  // not know). The second form names entry `index` of the list under `key`.
+  std::string location(const std::string& key) const;
+  std::string location(const std::string& key, std::size_t index) const;
   // An error about this node as a whole.
   [[noreturn]] void fail_here(const std::string& what) const;
   std::string key_path(const std::string& key) const;

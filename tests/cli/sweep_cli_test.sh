@@ -174,6 +174,32 @@ PY
 done
 pass "a failing last point, or every point failing, is recorded with --jobs 1 and 2"
 
+# A key the configuration does not know (in `set` or a parameter, alone or in a zip), a path
+# through a value, or a key written with '=value' is an error in the sweep file, the same at every
+# point: exit 2 naming the file, the line and the key, before anything is written.
+minimal=$root/platforms/minimal.yaml
+printf 'name: unknown_key\nplatform: %s\nparameters:\n  - {key: gpus.max_outstanding, values: [8, 16]}\n  - key: gpus.bogus\n    values: [1, 2]\n' \
+  "$minimal" >"$WORK/unknown_key.yaml"
+printf 'name: unknown_set\nplatform: %s\nset: ["gpus.issue_width=1",\n      "gpus.nope=3"]\nparameters:\n  - {key: gpus.max_outstanding, values: [8, 16]}\n' \
+  "$minimal" >"$WORK/unknown_set.yaml"
+printf 'name: key_value\nplatform: %s\nparameters:\n  - {key: "gpus.max_outstanding=3", values: [8, 16]}\n' \
+  "$minimal" >"$WORK/key_value.yaml"
+printf 'name: zip_path\nplatform: %s\nparameters:\n  - zip:\n      - {key: gpus.issue_width, values: [1, 2]}\n      - {key: gpus.max_outstanding.limit, values: [8, 16]}\n' \
+  "$minimal" >"$WORK/zip_path.yaml"
+for case in "unknown_key|unknown_key.yaml:5: parameters.1.key: gpus.bogus: unknown key" \
+  "unknown_set|unknown_set.yaml:4: set.1: gpus.nope: unknown key" \
+  "key_value|key_value.yaml:4: parameters.0.key: 'gpus.max_outstanding=3'" \
+  "zip_path|zip_path.yaml:6: parameters.0.zip.1.key: gpus.max_outstanding.limit: 'gpus.max_outstanding' is a value"; do
+  name=${case%%|*}
+  want=${case#*|}
+  rc=0
+  "$famsim" sweep "$WORK/$name.yaml" --out "$WORK/$name" >"$WORK/$name.log" 2>&1 || rc=$?
+  [[ $rc -eq 2 ]] || fail "$name: exit code $rc, expected 2: $(cat "$WORK/$name.log")"
+  grep -qF -e "$want" "$WORK/$name.log" || fail "$name: expected '$want' in: $(cat "$WORK/$name.log")"
+  [[ ! -e $WORK/$name ]] || fail "$name: a bad sweep file left $WORK/$name"
+done
+pass "a key the configuration does not know is an error in the sweep file"
+
 # Under mpirun -np 2 the points are spread over two ranks, rank 0 collecting: the same table.
 if command -v mpirun >/dev/null; then
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1

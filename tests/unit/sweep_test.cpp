@@ -129,5 +129,34 @@ TEST(Sweep, ErrorsNameTheFileTheLineAndTheKey) {
                ConfigError);
 }
 
+TEST(Sweep, KeysTheConfigurationDoesNotKnowAreErrorsOfTheSweepFile) {
+  // `gpus.bogus` is on line 5, the second parameter.
+  const std::string unknown = write_sweep(
+      "name: k\nplatform: minimal\nparameters:\n  - {key: gpus.max_outstanding, values: [8]}\n"
+      "  - {key: gpus.bogus, values: [1]}\n");
+  try {
+    check_sweep_keys(unknown);
+    FAIL() << "expected a ConfigError";
+  } catch (const ConfigError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find(unknown + ":5: parameters.1.key: gpus.bogus: unknown key"), std::string::npos)
+        << m;
+  }
+  // A value the configuration rejects, even at the base point, fails that point, not the file.
+  EXPECT_NO_THROW(
+      check_sweep_keys(write_sweep("name: v\nplatform: minimal\nparameters:\n  - {key: "
+                                   "gpus.max_outstanding, values: [0, 8]}\n")));
+  // A key written with its value is refused as it is read.
+  const std::string with_value =
+      write_sweep("name: e\nparameters:\n  - {key: 'a.b=1', values: [1]}\n");
+  try {
+    parse_sweep(with_value);
+    FAIL() << "expected a ConfigError";
+  } catch (const ConfigError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find(with_value + ":3: parameters.0.key: 'a.b=1'"), std::string::npos) << m;
+  }
+}
+
 }  // namespace
 }  // namespace famsim
