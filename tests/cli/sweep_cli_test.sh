@@ -200,6 +200,18 @@ for case in "unknown_key|unknown_key.yaml:5: parameters.1.key: gpus.bogus: unkno
 done
 pass "a key the configuration does not know is an error in the sweep file"
 
+# --out naming a file, or a directory that cannot be created: exit 2 naming --out.
+touch "$WORK/afile"
+for case in "$WORK/afile|exists and is not a directory" "/proc/nope|cannot create the directory"; do
+  dir=${case%%|*}
+  rc=0
+  "$famsim" sweep "$WORK/channels.yaml" --out "$dir" >"$WORK/badout.log" 2>&1 || rc=$?
+  [[ $rc -eq 2 ]] || fail "--out $dir: exit code $rc, expected 2: $(cat "$WORK/badout.log")"
+  grep -qF -e "--out $dir: ${case#*|}" "$WORK/badout.log" ||
+    fail "--out $dir: $(cat "$WORK/badout.log")"
+done
+pass "an --out that is a file or cannot be created"
+
 # Under mpirun -np 2 the points are spread over two ranks, rank 0 collecting: the same table.
 if command -v mpirun >/dev/null; then
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
