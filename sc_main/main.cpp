@@ -175,15 +175,8 @@ int do_check_dram_log(const std::string& preset, const std::vector<std::string>&
 // file, or that cannot be created, is bad input: ConfigError naming --out.
 void create_sweep_out_dir(const std::string& out_dir) {
   namespace fs = std::filesystem;
+  famsim::make_output_dir(out_dir);
   std::error_code ec;
-  if (fs::exists(out_dir, ec) && !fs::is_directory(out_dir, ec)) {
-    throw famsim::ConfigError("--out " + out_dir + ": exists and is not a directory");
-  }
-  fs::create_directories(out_dir, ec);
-  if (ec) {
-    throw famsim::ConfigError("--out " + out_dir +
-                              ": cannot create the directory: " + ec.message());
-  }
   fs::create_directories(fs::path(out_dir) / "points", ec);
   if (ec) {
     throw famsim::ConfigError("--out " + out_dir +

@@ -23,15 +23,20 @@ const std::vector<std::string>& OutputDir::run_files() {
   return files;
 }
 
-OutputDir::OutputDir(std::string dir) : dir_(std::move(dir)) {
-  if (dir_.empty()) throw ConfigError("--out: expected a directory path, got an empty one");
+void make_output_dir(const std::string& dir) {
+  if (dir.empty()) throw ConfigError("--out: expected a directory path, got an empty one");
   std::error_code ec;
-  if (fs::exists(dir_, ec) && !fs::is_directory(dir_, ec)) {
-    throw ConfigError("--out " + dir_ + ": exists and is not a directory");
+  if (fs::exists(dir, ec) && !fs::is_directory(dir, ec)) {
+    throw ConfigError("--out " + dir + ": exists and is not a directory");
   }
-  fs::create_directories(dir_, ec);
-  if (ec) throw ConfigError("--out " + dir_ + ": cannot create the directory: " + ec.message());
+  fs::create_directories(dir, ec);
+  if (ec) throw ConfigError("--out " + dir + ": cannot create the directory: " + ec.message());
+}
+
+OutputDir::OutputDir(std::string dir) : dir_(std::move(dir)) {
+  make_output_dir(dir_);
   staging_ = (fs::path(dir_) / kStagingName).string();
+  std::error_code ec;
   fs::remove_all(staging_, ec);
   if (!ec) fs::create_directory(staging_, ec);
   if (ec) throw ConfigError("--out " + dir_ + ": cannot write in the directory: " + ec.message());

@@ -14,14 +14,17 @@
 
 namespace famsim {
 
+// Makes `dir` (with its parents) unless it is a directory already. A path that names a file, or
+// that cannot be made, is bad input: a ConfigError naming --out.
+void make_output_dir(const std::string& dir);
+
 class OutputDir {
  public:
   // The run's files: those a run writes and those made from them afterwards (scripts/report.py,
   // scripts/plot_run.py). publish() clears every one of them that the run did not write.
   static const std::vector<std::string>& run_files();
 
-  // Checks that `dir` is or can be made a directory (a ConfigError naming --out otherwise: bad
-  // input, exit 2), and makes an empty staging directory in it, clearing one a killed run left.
+  // make_output_dir(dir), and an empty staging directory in it (clearing one a killed run left).
   explicit OutputDir(std::string dir);
   // Removes the staging directory unless publish() ran: a failed run leaves nothing.
   ~OutputDir();
