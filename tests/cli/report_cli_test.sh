@@ -110,6 +110,25 @@ assert any((l["from"], l["to"]) == ends for l in links), ends
 PY
 pass "report of a mesh run draws its links and places the limiter on them"
 
+# A run cut short by sim.max_time_ns: its summary must not say every request came back; it says
+# how many were still out (issued - completed from stats.json).
+run_famsim cut run --platform platforms/minimal.yaml --out "$WORK/cut" --set sim.max_time_ns=3000 ||
+  true
+expect_rc 0 "run cut short"
+report cut "$WORK/cut"
+[ "$RC" -eq 0 ] || fail "report.py on a run cut short: exit code $RC. Output:
+$OUT"
+"$PY" - "$WORK/cut" <<'PY' || fail "the conservation line of a run cut short"
+import json, sys
+s = json.load(open(sys.argv[1] + "/stats.json"))["conservation"]
+out = s["issued"] - s["completed"]
+assert s["truncated"] and out > 0, s
+summary = open(sys.argv[1] + "/report.md").read().split("\n## ")[0]  # up to the first section
+assert "every request came back once, intact)" not in summary, summary
+assert f"{out} were still in flight" in summary, summary
+PY
+pass "report of a run cut short says requests were still in flight"
+
 # --out puts the report and its plots elsewhere.
 report elsewhere "$RUN" --out "$WORK/elsewhere"
 [ "$RC" -eq 0 ] || fail "report.py --out: exit code $RC. Output:
