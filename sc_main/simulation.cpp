@@ -690,6 +690,7 @@ nlohmann::json Simulation::results(double host_seconds, double peak_rss_mib) con
   j["components"] = ctx_->registry.report_all(window, &resources);
   j["bottlenecks"] = analyze_bottlenecks(resources, j["summary"]["bandwidth_gbps"].get<double>(),
                                          cfg_.sim.saturation_threshold);
+  if (ctx_->timeseries.enabled()) note_direction_phases(j["bottlenecks"]);
   // Generator streams: their configuration in numbers, their result over all their GPUs, and
   // each GPU's (also under components.<gpu>.streams).
   nlohmann::json wl = nlohmann::json::object();
@@ -735,6 +736,32 @@ nlohmann::json Simulation::results(double host_seconds, double peak_rss_mib) con
   j["config_defaults"] = config_defaults(doc_, j["config"]);
   j["config_changes"] = config_changes(doc_);
   return j;
+}
+
+void Simulation::note_direction_phases(nlohmann::json& bottlenecks) const {
+  // The analysis ranks resources by their utilisation over the whole run. Where reads and writes
+  // came in separate phases (write_then_verify: all writes, then all reads), a wire saturated by
+  // one phase's data averages about half busy over the two, and the limiter named can be a pool
+  // that only filled behind it. The time series tells such a run: each direction alone in at
+  // least a fifth of the busy windows. It is said, not corrected: the fix is to run each phase
+  // as a workload of its own.
+  constexpr double kPhaseShare = 0.2;
+  const TimeSeries::DirectionPhases p = ctx_->timeseries.direction_phases();
+  const bool phased = p.reads_only >= kPhaseShare && p.writes_only >= kPhaseShare;
+  bottlenecks["direction_phases"] = {{"windows", p.windows},
+                                     {"reads_only_fraction", p.reads_only},
+                                     {"writes_only_fraction", p.writes_only},
+                                     {"phased", phased}};
+  if (!phased) return;
+  bottlenecks["sentence"] = bottlenecks["sentence"].get<std::string>() +
+                            fmt::format(
+                                " Caution: reads and writes came in separate phases (reads alone "
+                                "in {:.0f} % of the busy time, writes alone in {:.0f} %), and "
+                                "utilisations are averages over the whole run: a resource "
+                                "saturated within one phase averages well below saturation, so "
+                                "the limiter and the bound above may not hold for either phase; "
+                                "run each phase as a workload of its own to find its limiter.",
+                                p.reads_only * 100.0, p.writes_only * 100.0);
 }
 
 std::string Simulation::config_yaml() const { return yaml_to_text(doc_.root); }

@@ -153,6 +153,9 @@ class Simulation {
   std::unique_ptr<Platform> platform_;
   std::vector<std::vector<BufferRecord>> buffers_;  // [stream][gpu]
   std::unique_ptr<VmmEventPlayer> vmm_events_;
+  // Adds direction_phases to the bottleneck analysis, and a caution to its sentence when reads
+  // and writes came in separate phases (from the time series).
+  void note_direction_phases(nlohmann::json& bottlenecks) const;
   std::string out_dir_;
   std::string dram_log_dir_;     // where the DRAM command logs are written, or empty
   std::string transaction_log_;  // where the transaction log is written, or empty

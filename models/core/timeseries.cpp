@@ -83,4 +83,21 @@ nlohmann::json TimeSeries::summary() const {
   return j;
 }
 
+TimeSeries::DirectionPhases TimeSeries::direction_phases() const {
+  DirectionPhases p;
+  std::size_t reads_only = 0, writes_only = 0;
+  for (const Row& r : rows_) {
+    if (r.requests[0] + r.requests[1] < kPhaseMinRequests) continue;
+    ++p.windows;
+    const double total = static_cast<double>(r.bytes[0] + r.bytes[1]);
+    if (static_cast<double>(r.bytes[0]) >= kPhasePurity * total) ++reads_only;
+    if (static_cast<double>(r.bytes[1]) >= kPhasePurity * total) ++writes_only;
+  }
+  if (p.windows > 0) {
+    p.reads_only = static_cast<double>(reads_only) / static_cast<double>(p.windows);
+    p.writes_only = static_cast<double>(writes_only) / static_cast<double>(p.windows);
+  }
+  return p;
+}
+
 }  // namespace famsim

@@ -55,6 +55,20 @@ class TimeSeries {
   // {window_ns, windows, columns, peak_bandwidth_gbps (window), peak_p99_ns (window)}.
   nlohmann::json summary() const;
 
+  // Whether reads and writes came at different times (a write phase, then a read phase) rather
+  // than mixed. Over the windows that completed at least kPhaseMinRequests requests (fewer say
+  // nothing about the mix): the fraction whose bytes were at least kPhasePurity reads, and the
+  // fraction at least kPhasePurity writes. Resource utilisations are averages over the whole
+  // run, so in a phased run a resource saturated in one phase can average well below saturation.
+  static constexpr std::uint64_t kPhaseMinRequests = 32;
+  static constexpr double kPhasePurity = 0.9;
+  struct DirectionPhases {
+    std::size_t windows = 0;  // windows with at least kPhaseMinRequests requests
+    double reads_only = 0.0;  // fraction of those windows
+    double writes_only = 0.0;
+  };
+  DirectionPhases direction_phases() const;
+
   // The bin of a latency (the last one takes everything above) and the value a bin stands for
   // (the middle of its range), in ps.
   static unsigned bin(std::uint64_t ps) {

@@ -119,6 +119,26 @@ if d.get("gpus.hub.arbiter") != "round_robin":
 EOF
 pass "config_defaults lists a hub's defaults only where the platform has hubs"
 
+# --- Reads and writes in separate phases: the bottleneck sentence warns that its averages can
+# hide a resource saturated within one phase. write_then_verify writes its buffers, then reads
+# them back: about half the busy windows are writes only, half reads only. run1 reads only.
+run_famsim phases run --platform "$PLATFORM" --workload traffic/write_then_verify.yaml \
+  --out "$WORK/phases"
+expect_rc 0 "write_then_verify on $PLATFORM"
+python3 - "$WORK/phases/stats.json" "$WORK/run1/stats.json" <<'EOF' || fail "direction phases"
+import json, sys
+b = json.load(open(sys.argv[1]))["bottlenecks"]
+p = b["direction_phases"]
+assert p["phased"] is True, p
+assert 0.4 < p["reads_only_fraction"] < 0.6 and 0.4 < p["writes_only_fraction"] < 0.6, p
+assert "reads and writes came in separate phases" in b["sentence"], b["sentence"]
+b = json.load(open(sys.argv[2]))["bottlenecks"]
+p = b["direction_phases"]
+assert p["phased"] is False and p["reads_only_fraction"] == 1.0 and p["writes_only_fraction"] == 0.0, p
+assert "separate phases" not in b["sentence"], b["sentence"]
+EOF
+pass "a run in a write phase and a read phase is flagged, a read-only run is not"
+
 # --- Same seed, same results (host-time fields aside). ----------------------------------------
 run_famsim run2 run "${SMALL[@]}" --out "$WORK/run2" --seed 7
 expect_rc 0 "second famsim run with seed 7"

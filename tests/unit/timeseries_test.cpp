@@ -65,5 +65,41 @@ TEST(TimeSeries, OffRecordsNothing) {
   EXPECT_FALSE(t.enabled());
 }
 
+// Direction phases, 1 ns windows of 32 requests each (the minimum that counts):
+//   windows 0-5: 32 reads of 128 B                  -> reads only
+//   windows 6-7: 32 writes of 128 B                 -> writes only
+//   window 8:    29 reads, 3 writes (29/32 = 90.6 % of the bytes reads) -> reads only
+//   window 9:    28 reads, 4 writes (87.5 %)        -> neither
+//   window 10:   31 reads (below the minimum)       -> not counted
+// 10 windows counted: reads only 7/10, writes only 2/10.
+TEST(TimeSeries, DirectionPhasesByHand) {
+  TimeSeries t(1000);
+  auto fill = [&](std::uint64_t window, unsigned reads, unsigned writes) {
+    for (unsigned i = 0; i < reads + writes; ++i) t.add(window * 1000 + i, 128, 100, i >= reads);
+  };
+  for (unsigned w = 0; w < 6; ++w) fill(w, 32, 0);
+  fill(6, 0, 32);
+  fill(7, 0, 32);
+  fill(8, 29, 3);
+  fill(9, 28, 4);
+  fill(10, 31, 0);
+  const TimeSeries::DirectionPhases p = t.direction_phases();
+  EXPECT_EQ(p.windows, 10u);
+  EXPECT_DOUBLE_EQ(p.reads_only, 0.7);
+  EXPECT_DOUBLE_EQ(p.writes_only, 0.2);
+}
+
+// Reads and writes mixed 80:20 in every window: no window is one direction only.
+TEST(TimeSeries, MixedTrafficHasNoDirectionPhases) {
+  TimeSeries t(1000);
+  for (std::uint64_t w = 0; w < 20; ++w) {
+    for (unsigned i = 0; i < 40; ++i) t.add(w * 1000 + i, 128, 100, i % 5 == 0);
+  }
+  const TimeSeries::DirectionPhases p = t.direction_phases();
+  EXPECT_EQ(p.windows, 20u);
+  EXPECT_DOUBLE_EQ(p.reads_only, 0.0);
+  EXPECT_DOUBLE_EQ(p.writes_only, 0.0);
+}
+
 }  // namespace
 }  // namespace famsim
