@@ -55,6 +55,109 @@ bool parse_double(const std::string& s, double& out) {
 
 std::string fmt_num(double v) { return fmt::format("{}", v); }
 
+// Where the first byte of `s` that is not well-formed UTF-8 is (RFC 3629: no overlong forms, no
+// UTF-16 surrogates, nothing above U+10FFFF: what nlohmann::json accepts when it writes
+// stats.json), or npos.
+std::size_t invalid_utf8_at(const std::string& s) {
+  const auto byte = [&](std::size_t i) { return static_cast<unsigned char>(s[i]); };
+  std::size_t i = 0;
+  while (i < s.size()) {
+    const unsigned char c = byte(i);
+    std::size_t n = 0;                   // continuation bytes
+    unsigned char lo = 0x80, hi = 0xbf;  // range of the first continuation byte
+    if (c < 0x80) {
+      ++i;
+      continue;
+    } else if (c >= 0xc2 && c <= 0xdf) {
+      n = 1;
+    } else if (c >= 0xe0 && c <= 0xef) {
+      n = 2;
+      if (c == 0xe0) lo = 0xa0;  // overlong
+      if (c == 0xed) hi = 0x9f;  // surrogates
+    } else if (c >= 0xf0 && c <= 0xf4) {
+      n = 3;
+      if (c == 0xf0) lo = 0x90;  // overlong
+      if (c == 0xf4) hi = 0x8f;  // above U+10FFFF
+    } else {
+      return i;
+    }
+    if (i + n >= s.size()) return i;  // cut short by the end of the text
+    if (byte(i + 1) < lo || byte(i + 1) > hi) return i;
+    for (std::size_t k = 2; k <= n; ++k) {
+      if (byte(i + k) < 0x80 || byte(i + k) > 0xbf) return i;
+    }
+    i += n + 1;
+  }
+  return std::string::npos;
+}
+
+// Text for an error message: printable ASCII as is, any other byte as \xNN, at most 40 bytes.
+std::string printable(const std::string& s) {
+  constexpr std::size_t kMaxShown = 40;
+  std::string out;
+  for (std::size_t i = 0; i < s.size() && i < kMaxShown; ++i) {
+    const unsigned char u = static_cast<unsigned char>(s[i]);
+    out += u >= 0x20 && u < 0x7f ? std::string(1, s[i]) : fmt::format("\\x{:02x}", u);
+  }
+  if (s.size() > kMaxShown) out += "...";
+  return out;
+}
+
+// "" if `text` is UTF-8, else what is wrong with it ("not valid UTF-8 (byte 0xe9 after
+// \"caf\"); expected UTF-8 text").
+std::string utf8_problem(const std::string& text) {
+  const std::size_t at = invalid_utf8_at(text);
+  if (at == std::string::npos) return "";
+  return fmt::format("not valid UTF-8 (byte {:#04x} after \"{}\"); expected UTF-8 text",
+                     static_cast<unsigned char>(text[at]), printable(text.substr(0, at)));
+}
+
+// What yaml-cpp lets through and the strict reader could not see later: a key given twice in one
+// map (yaml-cpp keeps both: a lookup finds the first, iteration, and so config.yaml and
+// stats.json, the second) and text that is not UTF-8 (which stats.json cannot hold). `path` is
+// the key path of `n` ("" for the whole document); `source` names the file, or the --set.
+void check_yaml_tree(const YAML::Node& n, const std::string& source, const std::string& path) {
+  const bool is_set = source.rfind("--set", 0) == 0;
+  const auto where = [&](const YAML::Node& at) {
+    const YAML::Mark m = at.Mark();
+    return is_set || m.is_null() ? source : fmt::format("{}:{}", source, m.line + 1);
+  };
+  const auto sub = [&](const std::string& key) { return path.empty() ? key : path + "." + key; };
+  if (n.IsScalar()) {
+    const std::string problem = utf8_problem(n.Scalar());
+    if (!problem.empty()) {
+      throw ConfigError(
+          fmt::format("{}: {}: {}", where(n), path.empty() ? "(top level)" : path, problem));
+    }
+  } else if (n.IsSequence()) {
+    std::size_t i = 0;
+    for (const auto& e : n) check_yaml_tree(e, source, sub(std::to_string(i++)));
+  } else if (n.IsMap()) {
+    std::map<std::string, YAML::Node> first;
+    for (const auto& kv : n) {
+      if (!kv.first.IsScalar()) {  // a complex key: never a configuration key
+        check_yaml_tree(kv.first, source, path);
+        check_yaml_tree(kv.second, source, path);
+        continue;
+      }
+      const std::string key = kv.first.Scalar();
+      const std::string problem = utf8_problem(key);
+      if (!problem.empty()) {
+        throw ConfigError(
+            fmt::format("{}: {}: the key is {}", where(kv.first), sub(printable(key)), problem));
+      }
+      const auto [it, fresh] = first.emplace(key, kv.first);
+      if (!fresh) {
+        const YAML::Mark m = it->second.Mark();
+        throw ConfigError(fmt::format(
+            "{}: {}: duplicate key{}; expected each key once in a map", where(kv.first), sub(key),
+            is_set || m.is_null() ? "" : fmt::format(" (first on line {})", m.line + 1)));
+      }
+      check_yaml_tree(kv.second, source, sub(key));
+    }
+  }
+}
+
 }  // namespace
 
 std::string ConfigSources::source_of(const std::string& path) const {
@@ -75,10 +178,17 @@ std::string ConfigSources::source_of(const std::string& path) const {
 }
 
 YAML::Node load_yaml_file(const std::string& path) {
+  // A directory opens like a file and reads as nothing: an empty document, which the reader would
+  // report as a missing key.
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    throw ConfigError(path + ": is a directory; expected a YAML file");
+  }
   std::ifstream in(path);
   if (!in) throw ConfigError(path + ": cannot read file");
   std::stringstream buf;
   buf << in.rdbuf();
+  if (in.bad()) throw ConfigError(path + ": cannot read file");
   return load_yaml_text(buf.str(), path);
 }
 
@@ -87,6 +197,7 @@ YAML::Node load_yaml_text(const std::string& text, const std::string& source) {
     YAML::Node n = YAML::Load(text);
     if (n.IsNull() || !n.IsDefined()) return YAML::Node(YAML::NodeType::Map);
     if (!n.IsMap()) throw ConfigError(source + ": expected a YAML map at the top level");
+    check_yaml_tree(n, source, "");
     return n;
   } catch (const YAML::ParserException& e) {
     throw ConfigError(fmt::format("{}:{}:{}: YAML syntax error: {}", source, e.mark.line + 1,
@@ -101,6 +212,12 @@ void apply_override(ConfigDoc& doc, const std::string& assignment) {
   }
   const std::string path = assignment.substr(0, eq);
   const std::string value_text = assignment.substr(eq + 1);
+  if (const std::string problem = utf8_problem(path); !problem.empty()) {
+    throw ConfigError("--set '" + printable(assignment) + "': the key path is " + problem);
+  }
+  if (const std::string problem = utf8_problem(value_text); !problem.empty()) {
+    throw ConfigError("--set " + path + ": the value is " + problem);
+  }
   std::vector<std::string> segs;
   std::stringstream ss(path);
   for (std::string seg; std::getline(ss, seg, '.');) {
@@ -114,6 +231,7 @@ void apply_override(ConfigDoc& doc, const std::string& assignment) {
     value = YAML::Node(value_text);
   }
   if (!value.IsDefined() || value.IsNull()) value = YAML::Node(value_text);
+  check_yaml_tree(value, "--set " + assignment, path);
 
   // The path leads nowhere in this document: an error about the key path, not the value.
   auto bad_path = [&](const std::string& reason) {

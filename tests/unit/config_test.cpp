@@ -384,5 +384,77 @@ TEST(LoadYaml, SyntaxErrorNamesSourceAndLine) {
   EXPECT_THAT(missing, HasSubstr("/nonexistent/dir/x.yaml"));
 }
 
+// yaml-cpp keeps both entries of a key written twice: lookups find the first, while iteration
+// (config.yaml, stats.json) ends with the second, so a rerun from config.yaml would differ.
+TEST(LoadYaml, DuplicateKeyNamesBothLinesAndThePath) {
+  const std::string nested = error_of([] {
+    load_yaml_text(
+        "name: w\n"                  // 1
+        "streams:\n"                 // 2
+        "  - pattern: sequential\n"  // 3
+        "    read_fraction: 1.0\n"   // 4
+        "    read_fraction: 0.0\n",  // 5
+        "w.yaml");
+  });
+  EXPECT_THAT(nested,
+              HasSubstr("w.yaml:5: streams.0.read_fraction: duplicate key (first on line 4)"));
+  const std::string top =
+      error_of([] { load_yaml_text("gpus: {count: 1}\nlinks: {}\ngpus: {count: 2}\n", "p.yaml"); });
+  EXPECT_THAT(top, HasSubstr("p.yaml:3: gpus: duplicate key (first on line 1)"));
+  const std::string flow = error_of([] { load_yaml_text("a:\n  b: {x: 1, x: 2}\n", "f.yaml"); });
+  EXPECT_THAT(flow, HasSubstr("f.yaml:2: a.b.x: duplicate key (first on line 2)"));
+  // The same key in two different maps is no duplicate.
+  EXPECT_NO_THROW(load_yaml_text("a: {x: 1}\nb: {x: 1}\nc: [{x: 1}, {x: 2}]\n", "ok.yaml"));
+}
+
+TEST(ApplyOverride, DuplicateKeyInAValueIsAnError) {
+  ConfigDoc d;
+  d.sources = std::make_shared<ConfigSources>("base.yaml");
+  d.root = load_yaml_text("a: {b: 1}\n", "base.yaml");
+  const std::string m = error_of([&] { apply_override(d, "a={x: 1, x: 2}"); });
+  EXPECT_THAT(m, HasSubstr("--set a={x: 1, x: 2}: a.x: duplicate key"));
+}
+
+// stats.json (nlohmann::json) cannot hold text that is not UTF-8: refused where it is read.
+TEST(LoadYaml, InvalidUtf8NamesFileLineAndKey) {
+  const std::string value =
+      error_of([] { load_yaml_text("name: x\ndescription: caf\xff\n", "u.yaml"); });
+  EXPECT_THAT(value, HasSubstr("u.yaml:2: description: not valid UTF-8 (byte 0xff after \"caf\")"));
+  const std::string in_list =
+      error_of([] { load_yaml_text("s:\n  - {tag: \"a\xc3\"}\n", "u.yaml"); });
+  EXPECT_THAT(in_list, HasSubstr("u.yaml:2: s.0.tag: not valid UTF-8 (byte 0xc3 after \"a\")"));
+  const std::string key = error_of([] { load_yaml_text("a:\n  k\xe9y: 1\n", "u.yaml"); });
+  EXPECT_THAT(key, HasSubstr("u.yaml:2: a.k\\xe9y: the key is not valid UTF-8"));
+  // Overlong forms, surrogates and code points above U+10FFFF are not UTF-8 either.
+  for (const char* bad :
+       {"x: \xc0\xaf\n", "x: \xed\xa0\x80\n", "x: \xf4\x90\x80\x80\n", "x: \xe2\x82\n"}) {
+    EXPECT_THAT(error_of([&] { load_yaml_text(bad, "u.yaml"); }),
+                HasSubstr("u.yaml:1: x: not valid UTF-8"))
+        << bad;
+  }
+  // Two-, three- and four-byte characters are.
+  const YAML::Node ok =
+      load_yaml_text("x: \"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\"\n", "u.yaml");
+  EXPECT_EQ(ok["x"].Scalar(), "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80");
+}
+
+TEST(ApplyOverride, InvalidUtf8NamesTheSetAndKey) {
+  ConfigDoc d;
+  d.sources = std::make_shared<ConfigSources>("base.yaml");
+  d.root = load_yaml_text("a: 1\n", "base.yaml");
+  const std::string value = error_of([&] { apply_override(d, "description=caf\xe9"); });
+  EXPECT_THAT(
+      value,
+      HasSubstr("--set description: the value is not valid UTF-8 (byte 0xe9 after \"caf\")"));
+  const std::string key = error_of([&] { apply_override(d, "a\xff.b=1"); });
+  EXPECT_THAT(key, HasSubstr("--set 'a\\xff.b=1': the key path is not valid UTF-8"));
+}
+
+TEST(LoadYaml, DirectoryIsNotAFile) {
+  const std::string dir = ::testing::TempDir();
+  const std::string m = error_of([&] { load_yaml_file(dir); });
+  EXPECT_THAT(m, HasSubstr(dir + ": is a directory; expected a YAML file"));
+}
+
 }  // namespace
 }  // namespace famsim
