@@ -9,6 +9,7 @@
 //
 // Exit codes: 0 success; 2 bad input (configuration, workload, trace, command line);
 // 1 internal error or a failed conservation check.
+#include "models/core/json_text.h"
 #include "models/memory/dram/timing_checker.h"
 #include "platforms/presets.h"
 #include "sc_main/output_dir.h"
@@ -78,7 +79,7 @@ int do_run(const famsim::RunOptions& opt, const std::string& out_dir) {
   if (!series.empty()) famsim::write_file_atomically(staged + "/timeseries.csv", series);
   const std::string timeline = sim.timeline_json();
   if (!timeline.empty()) famsim::write_file_atomically(staged + "/timeline.json", timeline);
-  famsim::write_file_atomically(staged + "/stats.json", stats.dump(2) + "\n");
+  famsim::write_file_atomically(staged + "/stats.json", famsim::json_text(stats, 2) + "\n");
   out.publish();
   std::cout << famsim::summary_text(stats, out_dir);
   const bool timing_ok =
@@ -122,7 +123,7 @@ int do_bench(famsim::RunOptions opt, std::uint64_t mib_per_gpu) {
         t.completed ? static_cast<double>(s->wakeups_run()) / static_cast<double>(t.completed)
                     : 0.0;
   }
-  std::cout << j.dump() << "\n";
+  std::cout << famsim::json_text(j) << "\n";
   const bool ok = t.issued == t.completed && sim.context().pool.in_use() == 0;
   return ok ? kExitOk : kExitInternal;
 }

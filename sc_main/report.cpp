@@ -1,5 +1,6 @@
 #include "sc_main/report.h"
 
+#include "models/core/json_text.h"
 #include "platforms/builder.h"
 
 #include <fmt/format.h>
@@ -414,7 +415,7 @@ std::string validation_text(const ResolvedConfig& cfg) {
     for (const StreamConfig& st : cfg.workload.streams) {
       if (!st.generator) continue;
       o += fmt::format("  {} ({} on {} GPUs): {}\n", st.name, st.generator->kind(), st.gpus.size(),
-                       st.generator->summary().dump());
+                       json_text(st.generator->summary()));
     }
     if (!cfg.workload.vmm_events.empty()) {
       o += fmt::format("  {} timed VMM events; faults {}\n", cfg.workload.vmm_events.size(),

@@ -1,5 +1,7 @@
 #include "models/core/timeline.h"
 
+#include "models/core/json_text.h"
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -74,7 +76,7 @@ std::string Timeline::json() const {
                     {"sampled_every", every_},
                     {"requests", requests_.size()},
                     {"time_unit", "ts and dur in microseconds (trace event format)"}};
-  return j.dump();
+  return json_text(j);
 }
 
 }  // namespace famsim
