@@ -949,6 +949,16 @@ TEST_F(TimingCheckerLog, MissingHeaderOrFileThrows) {
   EXPECT_THROW(check_log_file(path_ + ".missing", test_spec()), std::runtime_error);
 }
 
+// A directory opens and reads as an empty file would: say what it is, not "no header line".
+TEST_F(TimingCheckerLog, DirectoryIsNotALog) {
+  const std::string dir = std::filesystem::temp_directory_path().string();
+  try {
+    check_log_file(dir, test_spec());
+    FAIL() << "expected std::runtime_error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_THAT(e.what(), HasSubstr(dir + ": is a directory; expected a command log file"));
+  }
+}
 
 // DDR5 same-bank refresh (JESD79-5 REFsb): bank `bank` of every bank group at once. The test spec
 // as a DDR5 with 2 groups x 4 banks: REFsb every 125 clocks, tRFCsb 30, tREFSBRD 8.

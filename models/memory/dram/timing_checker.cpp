@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <ostream>
 #include <sstream>
@@ -880,6 +881,11 @@ void TimingChecker::write_summary(std::ostream& os) const {
 
 LogCheckResult check_log_file(const std::string& path, const Spec& spec,
                               std::optional<std::uint64_t> end_cycle) {
+  // A directory opens like a file and reads as nothing, which would be "no header line".
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    throw std::runtime_error(path + ": is a directory; expected a command log file");
+  }
   std::ifstream in(path);
   if (!in) throw std::runtime_error(path + ": cannot open the command log");
   TimingChecker checker(spec);
