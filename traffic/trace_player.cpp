@@ -1,5 +1,7 @@
 #include "traffic/trace_player.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <string>
 
@@ -43,12 +45,32 @@ void TracePlayer::read_next() {
     return;
   }
   if (params_.open_loop && next_.has_time) {
+    // The line's time (or .rstl delay) in ps; past the longest simulated time it is an input
+    // error naming the line, not a product that wraps 64 bits or a wake-up the scheduler refuses.
+    std::uint64_t time_ps = 0;
+    if (__builtin_mul_overflow(next_.time, clock_.period_ps(), &time_ps) ||
+        time_ps > kMaxSimTimePs) {
+      input_error(std::to_string(next_.time) + " cycles of " + std::to_string(clock_.period_ps()) +
+                  " ps is past 2^48 ps (281 s), the longest famsim represents; expected a " +
+                  "timestamp below " + std::to_string(kMaxSimTimePs / clock_.period_ps() + 1) +
+                  " cycles");
+      return;
+    }
     if (!next_.relative_time) {
-      next_start_ps_ = next_.time * clock_.period_ps();
+      next_start_ps_ = time_ps;
     } else if (issued_ == 0) {
-      next_start_ps_ = next_.time * clock_.period_ps();  // .rstl: the first delay counts from 0
+      next_start_ps_ = time_ps;  // .rstl: the first delay counts from 0
     }
   }
+}
+
+void TracePlayer::input_error(const std::string& what) {
+  have_next_ = false;
+  exhausted_ = true;
+  if (!ctx_.input_error) {
+    ctx_.input_error = params_.file + ":" + std::to_string(reader_.line()) + ": " + what;
+  }
+  ctx_.stop();
 }
 
 Sync TracePlayer::bw(unsigned port, Payload& p, Phase& phase, sc_core::sc_time&) {
@@ -118,11 +140,18 @@ void TracePlayer::behaviour() {
     const unsigned len = next_.length ? next_.length : params_.request_bytes;
     if (len > ctx_.pool.max_data_bytes()) {
       // A request larger than the payloads carry (trace_player.request_bytes sets their size).
-      ctx_.input_error = params_.file + ":" + std::to_string(reader_.line()) + ": a " +
-                         std::to_string(len) + " B request is larger than trace_player." +
-                         "request_bytes (" + std::to_string(ctx_.pool.max_data_bytes()) +
-                         " B), the largest request this run carries; raise request_bytes";
-      ctx_.stop();
+      input_error("a " + std::to_string(len) + " B request is larger than trace_player." +
+                  "request_bytes (" + std::to_string(ctx_.pool.max_data_bytes()) +
+                  " B), the largest request this run carries; raise request_bytes");
+      return;
+    }
+    if (params_.capacity_bytes && len > params_.capacity_bytes - addr) {
+      // The address wraps, the access does not: its bytes would run past the last one.
+      input_error(fmt::format(
+          "the {} B access at {:#x} ({:#x} modulo the memory's {} bytes) runs "
+          "past the end of the memory; expected an access that ends within "
+          "it (at most {:#x} for {} B)",
+          len, next_.address, addr, params_.capacity_bytes, params_.capacity_bytes - len, len));
       return;
     }
     const AddressMap::Decoded d = channels_.decode(addr);

@@ -17,7 +17,9 @@
 //   request_bytes        size of a request whose line gives no length
 //   capacity_bytes       trace addresses are taken modulo the memory's capacity (traces come
 //                        from machines with other memory sizes); the offset is then split over
-//                        the channels by the memory's interleave
+//                        the channels by the memory's interleave. An access whose bytes then run
+//                        past the end (an unaligned address in the last request) is an input
+//                        error naming the line: wrapping it would split one request in two
 //
 // Latency is measured from the cycle a request starts to its response's arrival, and broken down
 // by hop in the simulation's breakdown (SimContext::hop_breakdown).
@@ -78,6 +80,8 @@ class TracePlayer : public sc_core::sc_module, public Component, public Initiato
 
  private:
   void read_next();
+  // Stops the run with an input error (exit code 2) "FILE:LINE: what" about the line last read.
+  void input_error(const std::string& what);
   void complete(Payload& p);
   friend class Wakeup;  // runs behaviour()
   void behaviour();
