@@ -10,7 +10,8 @@
 // the GPU translates real pages); an access past the buffer's end is an error naming the line.
 // Each GPU of the stream replays the lines with its index, each no earlier than its time (open
 // loop: a GPU that falls behind issues as fast as max_outstanding and backpressure allow); lines
-// for GPUs outside the stream are skipped.
+// for the platform's other GPUs are skipped, a line for a GPU the platform does not have is an
+// error naming the line (found when the run reaches it: the trace is streamed, not read ahead).
 #include "traffic/ai/generators.h"
 #include "traffic/trace/request_trace.h"
 
@@ -27,6 +28,7 @@ struct ReplayParams {
   std::uint64_t bytes = 0;
   Placement where;
   double time_scale = 1.0;
+  unsigned platform_gpus = 1;  // a line for a GPU at or above this is an error
 };
 
 class ReplaySource : public AccessSource {
@@ -38,6 +40,13 @@ class ReplaySource : public AccessSource {
     if (!have_) {
       do {
         if (!reader_.next(rec_)) return State::kDone;
+        if (rec_.gpu >= p_.platform_gpus) {
+          throw TraceError(fmt::format(
+              "{}:{}: no GPU {} on this platform ({} GPU{}, 0..{}); "
+              "expected a GPU index below {}",
+              p_.file, rec_.line, rec_.gpu, p_.platform_gpus, p_.platform_gpus == 1 ? "" : "s",
+              p_.platform_gpus - 1, p_.platform_gpus));
+        }
       } while (rec_.gpu != gpu_);
       if (rec_.va >= p_.bytes || rec_.bytes > p_.bytes - rec_.va) {
         throw TraceError(
@@ -101,6 +110,7 @@ std::shared_ptr<const GeneratorSpec> parse_replay(ConfigNode& n, const PlatformF
   p.bytes = n.get_bytes("bytes", std::nullopt, 1);
   p.where = parse_placement(n, "location", facts, gpus);
   p.time_scale = n.get_double("time_scale", 1.0, 0.0, 1e6);
+  p.platform_gpus = facts.gpu_count;
   n.finish();
   // Fail now, naming the key, rather than mid-run.
   try {

@@ -52,7 +52,8 @@
 //      TIME    = DEC ["." DEC]                nanoseconds; stored in picoseconds, rounded to the
 //                                              nearest (half a ps rounds up), at most 2^64 - 1 ps
 //      GPU     = DEC                          GPU index, < 2^32 (checked against the platform's GPU
-//                                              count by the player, not here)
+//                                              count by the replay stream, traffic/ai/replay.cpp,
+//                                              not here)
 //      OP      = "R" | "W" | "r" | "w"        read or write
 //      ADDRESS = ("0x" | "0X") HEX            virtual address, at most 64 bits
 //      SIZE    = DEC                          bytes, 1 to 2^31
