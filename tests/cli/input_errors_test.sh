@@ -1,0 +1,134 @@
+#!/usr/bin/env bash
+# Bad input of every kind famsim reads gets exit code 2 and a message naming the file and the key
+# or line, found before anything is written, and nothing a run carries into its outputs can turn a
+# finished run into an internal error. Run from the repository root (ctest does):
+#   bash tests/cli/input_errors_test.sh path/to/famsim
+set -u
+
+CLI_TEST_NAME=input-errors
+source "$(dirname "$0")/lib.sh"
+[ -f platforms/minimal.yaml ] || { echo "FAIL: run from the repository root" >&2; exit 2; }
+
+# expect_bad NAME WHAT NEEDLE... -- FAMSIM_ARGS...: exit 2, one line "famsim: error: ..." naming
+# every NEEDLE, and no stats.json.
+expect_bad() {
+  local name=$1 what=$2
+  shift 2
+  local needles=()
+  while [ "$1" != "--" ]; do
+    needles+=("$1")
+    shift
+  done
+  shift
+  run_famsim "$name" "$@"
+  expect_rc 2 "$what"
+  for n in "${needles[@]}"; do expect_in_output "$n" "$what"; done
+  case "$OUT" in
+    "famsim: error: "*) ;;
+    *) fail "$what: the message does not start with 'famsim: error: ': $OUT" ;;
+  esac
+  [ ! -e "$WORK/out-$name/stats.json" ] || fail "$what: the rejected run wrote stats.json"
+  pass "$what"
+}
+out() { echo "--out $WORK/out-$1"; }
+
+DRAM=(--platform platforms/dram_ddr4.yaml)
+
+# --- Duplicate keys: yaml-cpp keeps both, lookups saw the first, config.yaml the last. ---------
+cat >"$WORK/dup.yaml" <<'YAML'
+name: duplicate_read_fraction
+streams:
+  - buffer: {bytes: 1MiB, location: device/fam0}
+    pattern: sequential
+    total_bytes: 64KiB
+    read_fraction: 1.0
+    read_fraction: 0.0
+YAML
+expect_bad dup_workload "a duplicate key in a workload stream" \
+  "$WORK/dup.yaml:7: streams.0.read_fraction: duplicate key (first on line 6)" -- \
+  run --platform platforms/minimal.yaml --workload "$WORK/dup.yaml" $(out dup_workload)
+
+{ cat platforms/minimal.yaml; printf 'gpus:\n  count: 2\n'; } >"$WORK/dup-platform.yaml"
+line=$(grep -c '' platforms/minimal.yaml)
+expect_bad dup_platform "a duplicate top-level key in a platform file" \
+  "$WORK/dup-platform.yaml:$((line + 1)): gpus: duplicate key (first on line 5)" -- \
+  validate --platform "$WORK/dup-platform.yaml"
+
+# minimal.yaml's port_logic is a flow map on one line: the same key twice in it.
+line=$(grep -n 'port_logic: {' platforms/minimal.yaml | cut -d: -f1)
+sed 's/tags_per_port: 64}/tags_per_port: 64, ingress_cycles: 9}/' platforms/minimal.yaml \
+  >"$WORK/dup-flow.yaml"
+expect_bad dup_flow "a duplicate key in a flow map inside a list entry" \
+  "$WORK/dup-flow.yaml:$line: devices.0.port_logic.ingress_cycles: duplicate key (first on line $line)" -- \
+  validate --platform "$WORK/dup-flow.yaml"
+
+# --- Invalid UTF-8: nlohmann::json refuses it when stats.json is written, after the run. ----------
+expect_bad utf8_set "invalid UTF-8 in a --set value" "--set" "description" "UTF-8" -- \
+  run --platform platforms/minimal.yaml --set workload.streams.0.total_bytes=64KiB \
+  --set $'description=caf\xe9' $(out utf8_set)
+
+{ printf 'name: minimal\ndescription: "caf\xff"\n'; sed -n '/^gpus:/,$p' platforms/minimal.yaml; } \
+  >"$WORK/utf8.yaml"
+expect_bad utf8_yaml "an invalid UTF-8 byte in a platform file" \
+  "$WORK/utf8.yaml:2: description:" "UTF-8" -- \
+  run --platform "$WORK/utf8.yaml" --set workload.streams.0.total_bytes=64KiB $(out utf8_yaml)
+
+# A trace file name is no configuration value to reject: it reaches stats.json, which must still
+# be written (the odd bytes replaced), exit 0.
+printf 'LD 0x40\nST 0x80\n' >"$WORK/t"$'\xff'".ram"
+run_famsim utf8_path run "${DRAM[@]}" --trace "$WORK/t"$'\xff'".ram" --trace-format ramulator \
+  --out "$WORK/out-utf8_path"
+expect_rc 0 "a trace whose file name is not UTF-8"
+python3 -c 'import json, sys; json.load(open(sys.argv[1], encoding="utf-8"))' \
+  "$WORK/out-utf8_path/stats.json" || fail "stats.json of a run with a non-UTF-8 trace name"
+pass "a file name that is not UTF-8 still gives a valid stats.json"
+
+# --- A trace access that runs past the end of the memory after the modulo. -----------------------
+# dram_ddr4 has 8 GiB: 0x1ffffffc1 + 64 B ends 1 B past it; 0x7fff...ffff is 0x1ffffffff modulo it.
+printf 'LD 0x40\nLD 0x1ffffffc1\n' >"$WORK/end.ram"
+expect_bad trace_end "an unaligned trace access running past the end of memory" \
+  "$WORK/end.ram:2" "8589934592" -- \
+  run "${DRAM[@]}" --trace "$WORK/end.ram" --trace-format ramulator $(out trace_end)
+printf 'LD 0x7fffffffffffffff\n' >"$WORK/end2.ram"
+expect_bad trace_end2 "the largest trace address" "$WORK/end2.ram:1" -- \
+  run "${DRAM[@]}" --trace "$WORK/end2.ram" --trace-format ramulator $(out trace_end2)
+# The last whole request in memory is fine, and so is an address wrapped onto it.
+printf 'LD 0x1ffffffc0\nLD 0x3ffffffc0\n' >"$WORK/last.ram"
+run_famsim trace_last run "${DRAM[@]}" --trace "$WORK/last.ram" --trace-format ramulator \
+  --out "$WORK/out-trace_last"
+expect_rc 0 "the last 64 B of memory, directly and modulo the capacity"
+pass "the last 64 B of memory replay, directly and modulo the capacity"
+
+# --- Open-loop timestamps beyond the longest simulated time (2^48 ps). -------------------------
+# 29514790517935283 cycles x 625 ps wraps past 2^64; 10^12 x 625 ps = 625 s is past 281 s.
+printf '0x1000 READ 29514790517935283\n0x1000 READ 29514790517935283\n' >"$WORK/wrap.ds3"
+expect_bad open_wrap "an open-loop timestamp whose time wraps 64 bits" \
+  "$WORK/wrap.ds3:1" "281 s" -- \
+  run "${DRAM[@]}" --trace "$WORK/wrap.ds3" --trace-format dramsim3 \
+  --set trace_player.mode=open $(out open_wrap)
+printf '0x1000 READ 10\n0x1040 READ 1000000000000\n' >"$WORK/late.ds3"
+expect_bad open_late "an open-loop timestamp past 281 s" "$WORK/late.ds3:2" "281 s" -- \
+  run "${DRAM[@]}" --trace "$WORK/late.ds3" --trace-format dramsim3 \
+  --set trace_player.mode=open $(out open_late)
+
+# --- A replay trace line for a GPU the platform does not have. ----------------------------------
+printf '0 0 R 0x0 64\n0 3 R 0x40 64\n' >"$WORK/gpu3.trace"
+cat >"$WORK/replay.yaml" <<'YAML'
+name: replay_gpu3
+streams:
+  - replay: {file: gpu3.trace, bytes: 1GiB, location: device/fam0}
+YAML
+expect_bad replay_gpu "a replay line for GPU 3 on a 1-GPU platform" \
+  "$WORK/gpu3.trace:2" "GPU 3" "1 GPU" -- \
+  run --platform platforms/minimal.yaml --workload "$WORK/replay.yaml" $(out replay_gpu)
+
+# --- A directory where a file is expected. -------------------------------------------------------
+mkdir -p "$WORK/somedir"
+expect_bad dir_platform "--platform DIR" "$WORK/somedir/: is a directory" -- \
+  validate --platform "$WORK/somedir/"
+expect_bad dir_workload "--workload DIR" "$WORK/somedir/: is a directory" -- \
+  run --platform platforms/minimal.yaml --workload "$WORK/somedir/" $(out dir_workload)
+expect_bad dir_log "check-dram-log DIR" "$WORK/somedir/: is a directory" -- \
+  check-dram-log --preset ddr4_3200 "$WORK/somedir/"
+
+echo "cli.input_errors: all checks passed"
