@@ -159,14 +159,23 @@ std::string write_trace(const std::string& name, const std::string& text) {
 
 // Three accesses for GPU 0 (one for GPU 3, skipped): the first is due at 1000 ns, when the GPU
 // (1000 MHz) issues it; 256 + 128 B read, 128 B written.
+// kPlatform with a second GPU, linked straight to the device like the first.
+std::string two_gpu_platform() {
+  std::string p = kPlatform;
+  p.replace(p.find("count: 1"), 8, "count: 2");
+  p.replace(p.find("fabric_ports: 1"), 15, "fabric_ports: 2");
+  return p;
+}
+
 TEST(Workload, ReplayIssuesEachAccessAtItsTime) {
+  // The GPU 1 line is the platform's but not the stream's: skipped.
   const std::string trace = write_trace("replay.trace",
                                         "# time gpu op address size\n"
                                         "1000 0 R 0x0 256\n"
-                                        "1000 3 R 0x0 256\n"
+                                        "1000 1 R 0x0 256\n"
                                         "1000.5 0 W 0x1000 128\n"
                                         "5000 0 R 0x2000 128\n");
-  const nlohmann::json r = test::run_sim(kPlatform, R"(
+  const nlohmann::json r = test::run_sim(two_gpu_platform(), R"(
 name: replay
 streams:
   - name: replay
@@ -177,6 +186,23 @@ streams:
   EXPECT_EQ(r["summary"]["write_bytes"].get<std::uint64_t>(), 128u);
   EXPECT_DOUBLE_EQ(r["sim"]["active_from_ns"].get<double>(), 1000.0);
   EXPECT_GT(r["sim"]["simulated_time_ns"].get<double>(), 5000.0);
+}
+
+// request_trace.h: the GPU index is checked against the platform's GPU count. kPlatform has
+// one GPU, so GPU 3 cannot be skipped as another GPU's line: it is an error naming the line.
+TEST(Workload, ReplayLineForAMissingGpuNamesTheLine) {
+  const std::string trace = write_trace("gpu3.trace", "10 0 R 0x0 128\n20 3 R 0x80 128\n");
+  try {
+    test::run_sim(kPlatform, R"(
+name: replay
+streams:
+  - name: replay
+    replay: {file: )" + trace + R"(, bytes: 2MiB, location: device/fam0}
+)");
+    FAIL() << "expected an error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("gpu3.trace:2: no GPU 3 on this platform (1 GPU, 0..0)"));
+  }
 }
 
 TEST(Workload, ReplayAccessPastTheBufferNamesTheLine) {
