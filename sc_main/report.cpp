@@ -309,17 +309,25 @@ std::string validation_text(const ResolvedConfig& cfg) {
     const double bw = l.params.bandwidth_gbps();
     const FlitFormat& f = l.params.flit;
     const LinkFraming framing(f);
+    // The GPUs' requests: a read's data crosses the response direction, whose wire also carries
+    // the response headers (and padding); that share of the wire is what reads can get.
+    const unsigned read_bytes = p.gpu.request_bytes;
+    const double read_data =
+        static_cast<double>(read_bytes) / framing.wire_bytes(framing.response(false, read_bytes));
     const std::string line = fmt::format(
         "  {}: {} links{} of {} lanes x {} Gb/s x {:.4f} = {:.3f} GB/s per direction "
         "each ({:.2f} GB/s total), {} ns, {:.0f} MHz link clock\n"
-        "    flits of {} B ({} slots of {} B, {} packing), {} B max payload; 128 B read wire "
-        "efficiency {:.3f}; credits {}/{} {}s per VC (request/response), credit return {} ns; "
+        "    flits of {} B ({} slots of {} B, {} packing), {} B max payload; {} B reads: {:.3f} "
+        "of the response wire is data, at most {:.2f} GB/s of reads per link ({:.3f} over "
+        "request and response wire bytes together); credits {}/{} {}s per VC "
+        "(request/response), credit return {} ns; "
         "flit error rate {}, replay {} ns, replay buffer {} flits\n",
         what, count, l.preset.empty() ? "" : " (" + l.preset + ")", l.params.lanes,
         l.params.lane_gbps, l.params.encoding_efficiency, bw, bw * count, l.params.latency_ns,
         l.params.clock_mhz, f.flit_bytes, framing.slots_per_flit(), f.slot_bytes,
-        f.packing == Packing::kDense ? "dense" : "per-message", f.max_payload_bytes,
-        framing.efficiency(false, 128), l.params.request_vc_credits, l.params.response_vc_credits,
+        f.packing == Packing::kDense ? "dense" : "per-message", f.max_payload_bytes, read_bytes,
+        read_data, bw * read_data, framing.efficiency(false, read_bytes),
+        l.params.request_vc_credits, l.params.response_vc_credits,
         l.params.credit_unit == CreditUnit::kFlit ? "flit" : "message", l.params.credit_return_ns,
         l.params.flit_error_rate, l.params.replay_latency_ns, l.params.replay_buffer_flits);
     return line + link_credit_caps(l.params, framing, p.gpu.request_bytes);

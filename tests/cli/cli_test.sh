@@ -398,6 +398,16 @@ for p in platforms/*.yaml; do
 done
 pass "famsim validate accepts every platforms/*.yaml"
 
+# The link line's read figures follow gpus.request_bytes. minimal's NVLink4-like link: 2 lanes x
+# 106.25 Gb/s x 16/17 = 25 GB/s per direction, 16 B headers, 16 B slots. 256 B reads: the
+# response is 256 + 16 = 272 B, 256 / 272 = 0.941 of the wire, 25 x 0.941 = 23.53 GB/s; with the
+# 16 B request, 256 / 288 = 0.889 over both directions.
+run_famsim validate_reads validate --platform platforms/minimal.yaml --set gpus.request_bytes=256
+expect_rc 0 "famsim validate with 256 B requests"
+expect_in_output "256 B reads: 0.941 of the response wire is data, at most 23.53 GB/s of reads per link (0.889 over request and response wire bytes together)" \
+  "validate's read wire figures for 256 B requests"
+pass "validate's read wire figures follow the request size"
+
 run_famsim validate_split validate --platform platforms/minimal.yaml \
   --set devices.0.memory.interleave.granule_bytes=64 --set devices.0.port_logic.response_order=in_order
 expect_rc 0 "famsim validate with a 64 B device interleave"
