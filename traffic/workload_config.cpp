@@ -327,6 +327,38 @@ VmmEventConfig parse_vmm_event(ConfigNode& e, const WorkloadConfig& w, const Pla
 
 }  // namespace
 
+namespace {
+
+// A stream that verifies its reads checks them against the pattern data_seed writes at each
+// address, so some pattern stream must write into its buffer (the stream itself, or
+// one sharing the buffer through from_stream); otherwise every read is a mismatch and the run
+// would end as a failed conservation check, a model failure, for a workload mistake.
+void check_verified_reads(const WorkloadConfig& w, std::vector<ConfigNode>& nodes) {
+  auto buffer_of = [&](std::size_t i) {
+    while (w.streams[i].buffer_from >= 0) i = static_cast<std::size_t>(w.streams[i].buffer_from);
+    return i;
+  };
+  for (std::size_t i = 0; i < w.streams.size(); ++i) {
+    const StreamConfig& v = w.streams[i];
+    if (!v.verify_reads) continue;
+    bool written = false;
+    for (std::size_t j = 0; j < w.streams.size() && !written; ++j) {
+      const StreamConfig& o = w.streams[j];
+      // Not the seed: reading back with another seed than written is how a test shows the
+      // check looks at the data.
+      written = !o.generator && o.read_fraction < 1.0 && buffer_of(j) == buffer_of(i);
+    }
+    if (!written) {
+      nodes[i].fail("verify_reads",
+                    "no stream writes this stream's buffer, so every read would mismatch; "
+                    "expected a stream with read_fraction below 1 on the same buffer (this one, "
+                    "or one sharing it through from_stream)");
+    }
+  }
+}
+
+}  // namespace
+
 WorkloadConfig parse_workload(ConfigNode node, const PlatformFacts& facts) {
   WorkloadConfig w;
   w.name = node.get_string("name", "workload");
@@ -375,6 +407,7 @@ WorkloadConfig parse_workload(ConfigNode node, const PlatformFacts& facts) {
     s.finish();
     w.streams.push_back(c);
   }
+  check_verified_reads(w, streams);
   w.count_faults = node.get_choice("on_fault", "stop", {"stop", "count"}) == "count";
   for (ConfigNode& e : node.list("vmm_events"))
     w.vmm_events.push_back(parse_vmm_event(e, w, facts));

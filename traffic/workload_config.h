@@ -23,6 +23,7 @@
 //   start_ns          earliest start (default 0)
 //   start_after       names of earlier streams that must have finished on the same GPU
 //   verify_reads      check read data against the pattern written with the same data_seed
+//                     (some stream must write the same buffer: checked when parsed)
 //   data_seed         seed of the written data pattern (default 1)
 //   atomic            {op: fetch_add, operand: N (default 1)} or
 //                     {op: compare_swap, compare: C, swap: S}: every access is one atomic on a

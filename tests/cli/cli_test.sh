@@ -208,6 +208,21 @@ expect_rc 2 "--out that cannot be created"
 expect_in_output "--out /proc/famsim-no-such-dir: cannot create the directory" "--out under /proc"
 pass "--out that is not a usable directory is bad input"
 
+# Reads verified against a pattern nothing writes into their buffer would all mismatch: a
+# workload mistake (exit 2), not a failed conservation check (exit 1) after the run.
+cat >"$WORK/verify-unwritten.yaml" <<'EOF'
+name: verify_unwritten
+streams:
+  - name: reader
+    buffer: {bytes: 64KiB, location: device/fam0}
+    pattern: uniform_random
+    read_fraction: 1.0
+    verify_reads: true
+EOF
+expect_bad_input verify_unwritten "verified reads of a buffer nothing writes" \
+  "$WORK/verify-unwritten.yaml:7" workload.streams.0.verify_reads "no stream writes" -- \
+  run --platform "$PLATFORM" --workload "$WORK/verify-unwritten.yaml"
+
 # minimal.yaml's device has 64 GiB: a 128 GiB buffer cannot be allocated.
 expect_bad_input too_big "buffer larger than its device" workload.streams.0.buffer -- \
   run "${SMALL[@]}" --set workload.streams.0.buffer.bytes=128GiB
