@@ -239,7 +239,7 @@ int famsim_main(int argc, char** argv) {
 
   famsim::RunOptions opt;
   std::string platform, workload, out_dir = "famsim-out";
-  std::uint64_t seed = 0;
+  std::string seed;
 
   CLI::App* run = app.add_subcommand("run", "Simulate a platform under a workload");
   run->add_option("--platform", platform, "Platform YAML (default: built-in nvl8_fam)");

@@ -24,7 +24,8 @@ struct RunOptions {
   std::optional<std::string> platform_file;  // none: the embedded default
   std::optional<std::string> workload_file;  // none: the platform file's `workload:`, else default
   std::vector<std::string> overrides;        // "key.path=value"
-  std::optional<std::uint64_t> seed;
+  // As typed (--seed): the configuration reader checks it as it checks sim.seed.
+  std::optional<std::string> seed;
   // Standalone memory platforms (trace_player): the trace to replay.
   std::optional<std::string> trace_file;
   std::optional<std::string> trace_format;

@@ -208,6 +208,12 @@ expect_rc 2 "--out that cannot be created"
 expect_in_output "--out /proc/famsim-no-such-dir: cannot create the directory" "--out under /proc"
 pass "--out that is not a usable directory is bad input"
 
+# --seed is checked as sim.seed is: a negative seed or one past 64 bits is bad input, not a seed
+# of 2^64 - 1.
+expect_bad_input negative_seed "a negative --seed" "--seed" "got '-1'" -- run "${SMALL[@]}" --seed -1
+expect_bad_input huge_seed "a --seed past 64 bits" "--seed" -- \
+  run "${SMALL[@]}" --seed 99999999999999999999999
+
 # Reads verified against a pattern nothing writes into their buffer would all mismatch: a
 # workload mistake (exit 2), not a failed conservation check (exit 1) after the run.
 cat >"$WORK/verify-unwritten.yaml" <<'EOF'
