@@ -691,8 +691,9 @@ nlohmann::json Simulation::results(double host_seconds, double peak_rss_mib) con
   j["bottlenecks"] = analyze_bottlenecks(resources, j["summary"]["bandwidth_gbps"].get<double>(),
                                          cfg_.sim.saturation_threshold);
   if (ctx_->timeseries.enabled()) note_direction_phases(j["bottlenecks"]);
-  // Generator streams: their configuration in numbers, their result over all their GPUs, and
-  // each GPU's (also under components.<gpu>.streams).
+  // Generator streams: their configuration in numbers, their result over all their GPUs
+  // (GeneratorSpec::combine says what each field means), and each GPU's (also under
+  // components.<gpu>.streams).
   nlohmann::json wl = nlohmann::json::object();
   for (const StreamConfig& st : cfg_.workload.streams) {
     if (!st.generator) continue;
@@ -702,9 +703,12 @@ nlohmann::json Simulation::results(double host_seconds, double peak_rss_mib) con
     const auto& c = j["components"];
     for (unsigned g : st.gpus) {
       const std::string gpu = platform_->gpu(g).name();
+      // One report per GPU in the stream's GPU order (an empty one for a GPU that reported
+      // nothing): combine() finds a GPU's tensor-parallel group from its position.
+      reports.push_back(nlohmann::json::object());
       if (c.contains(gpu) && c[gpu].contains("streams") && c[gpu]["streams"].contains(st.name) &&
           c[gpu]["streams"][st.name].contains("generator")) {
-        reports.push_back(c[gpu]["streams"][st.name]["generator"]);
+        reports.back() = c[gpu]["streams"][st.name]["generator"];
         per_gpu[gpu] = reports.back();
       }
     }

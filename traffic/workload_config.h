@@ -100,9 +100,13 @@ class GeneratorSpec {
   virtual std::unique_ptr<AccessSource> make_source(const SourceContext& c) const = 0;
   // What it does in numbers (bytes per step, ...), for `famsim validate` and stats.json.
   virtual nlohmann::json summary() const = 0;
-  // The stream's result over all its GPUs from each GPU's AccessSource::report(): counts are
-  // summed; "mean_*", "*_ns", "*_rate", "*_fraction" and "*per_second*" values are averaged over the
-  // GPUs that did work; anything else (lists, histograms) is left to the per-GPU reports.
+  // The stream's result over all its GPUs from each GPU's AccessSource::report(), one per GPU
+  // in the stream's GPU order. This default suits GPUs that work alone (each prompt, access or
+  // byte is one GPU's): counts are summed; "mean_*", "*_ns", "*_rate", "*_fraction" and
+  // "*per_second*" values are averaged over the GPUs that did work; anything else (lists,
+  // histograms) is left to the per-GPU reports. Generators whose GPUs form tensor-parallel groups
+  // override it so that a unit a group does together (a step, a pass, a lookup) counts once
+  // (traffic/ai/llm_common.h TpGroups).
   virtual nlohmann::json combine(const std::vector<nlohmann::json>& per_gpu) const;
 };
 

@@ -121,4 +121,88 @@ bool LruSlots::insert(std::uint64_t key, std::uint64_t& slot) {
   return true;
 }
 
+TpGroups::TpGroups(const std::vector<nlohmann::json>& per_gpu, unsigned tp)
+    : per_gpu_(per_gpu),
+      tp_(std::max(1u, tp)),
+      groups_(static_cast<unsigned>((per_gpu.size() + tp_ - 1) / tp_)) {}
+
+namespace {
+
+std::uint64_t count_of(const nlohmann::json& r, const std::string& key) {
+  return r.is_object() && r.contains(key) && r[key].is_number() ? r[key].get<std::uint64_t>() : 0;
+}
+
+}  // namespace
+
+std::uint64_t TpGroups::completed(const std::string& key) const {
+  if (per_gpu_.empty()) return 0;
+  std::uint64_t least = ~std::uint64_t{0};
+  for (const nlohmann::json& r : per_gpu_) least = std::min(least, count_of(r, key));
+  return least;
+}
+
+std::uint64_t TpGroups::group_sum(const std::string& key) const {
+  std::uint64_t sum = 0;
+  for (unsigned g = 0; g < groups_; ++g) {
+    std::uint64_t most = 0;
+    for (std::size_t i = std::size_t{g} * tp_; i < per_gpu_.size() && i < std::size_t{g + 1} * tp_;
+         ++i) {
+      most = std::max(most, count_of(per_gpu_[i], key));
+    }
+    sum += most;
+  }
+  return sum;
+}
+
+std::uint64_t TpGroups::gpu_sum(const std::string& key) const {
+  std::uint64_t sum = 0;
+  for (const nlohmann::json& r : per_gpu_) sum += count_of(r, key);
+  return sum;
+}
+
+double TpGroups::gpu_max(const std::string& key) const {
+  double most = 0;
+  for (const nlohmann::json& r : per_gpu_) {
+    if (r.is_object() && r.contains(key) && r[key].is_number())
+      most = std::max(most, r[key].get<double>());
+  }
+  return most;
+}
+
+double TpGroups::gpu_mean(const std::string& key) const {
+  double sum = 0;
+  unsigned n = 0;
+  for (const nlohmann::json& r : per_gpu_) {
+    if (r.is_object() && r.contains(key) && r[key].is_number() && r[key].get<double>() > 0) {
+      sum += r[key].get<double>();
+      ++n;
+    }
+  }
+  return n ? sum / n : 0.0;
+}
+
+std::vector<std::vector<double>> TpGroups::critical_path_ns(const std::string& key) const {
+  std::vector<std::vector<double>> out(groups_);
+  for (unsigned g = 0; g < groups_; ++g) {
+    const std::size_t first = std::size_t{g} * tp_;
+    const std::size_t last = std::min(per_gpu_.size(), first + tp_);
+    // Units the whole group completed: the shortest list among its GPUs.
+    std::size_t units = ~std::size_t{0};
+    for (std::size_t i = first; i < last; ++i) {
+      const nlohmann::json& r = per_gpu_[i];
+      units = std::min(units, r.is_object() && r.contains(key) && r[key].is_array()
+                                  ? r[key].size()
+                                  : std::size_t{0});
+    }
+    if (first >= last) units = 0;
+    out[g].assign(units, 0.0);
+    for (std::size_t i = first; i < last; ++i) {
+      for (std::size_t u = 0; u < units; ++u) {
+        out[g][u] = std::max(out[g][u], per_gpu_[i][key][u].get<double>());
+      }
+    }
+  }
+  return out;
+}
+
 }  // namespace famsim

@@ -77,6 +77,38 @@ class LruSlots {
   std::uint64_t evictions_ = 0;
 };
 
+// The GPUs of a stream whose consecutive GPUs form tensor-parallel groups of `tp` that do each
+// unit of work (a decode step, a weight pass, an expert lookup) together, each GPU on its shard.
+// Reads the GPUs' reports (AccessSource::report, in the stream's GPU order) for a generator's
+// combine(), so that the stream's result counts a unit the group did once, not once per GPU.
+class TpGroups {
+ public:
+  TpGroups(const std::vector<nlohmann::json>& per_gpu, unsigned tp);
+  unsigned groups() const { return groups_; }
+  // Units every group completed (steps, passes): the least any GPU completed, as a group's unit
+  // is done when its last GPU is done. Groups run the configured units side by side, so with every
+  // unit done this is the configured count, whatever the number of GPUs.
+  std::uint64_t completed(const std::string& key) const;
+  // Events each group has once for all its GPUs (an expert lookup: the group's GPUs route the same
+  // tokens): per group the most any of its GPUs counted (they count the same), summed over groups.
+  std::uint64_t group_sum(const std::string& key) const;
+  // Summed over every GPU of the stream: a total (bytes moved by all the GPUs' shards together).
+  std::uint64_t gpu_sum(const std::string& key) const;
+  // The greatest value any GPU reported.
+  double gpu_max(const std::string& key) const;
+  // The mean over GPUs that reported a value > 0.
+  double gpu_mean(const std::string& key) const;
+  // Per group, the time of each unit the whole group completed (list `key`, one entry per unit on
+  // each GPU): the slowest of the group's GPUs for that unit, i.e. the group's critical path, as a
+  // tensor-parallel layer cannot finish before its last shard does.
+  std::vector<std::vector<double>> critical_path_ns(const std::string& key) const;
+
+ private:
+  const std::vector<nlohmann::json>& per_gpu_;
+  unsigned tp_;
+  unsigned groups_;
+};
+
 // Splits a byte range into accesses of at most `chunk` bytes.
 struct ChunkCursor {
   std::uint64_t va = 0;
