@@ -8,6 +8,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <fstream>
 #include <map>
 
@@ -74,6 +75,25 @@ Drained drain(const GeneratorSpec& spec, unsigned rank = 0, std::uint64_t fetch_
   d.end_ps = now;
   d.report = src->report();
   return d;
+}
+
+// The spec of the only generator stream of a shipped workload file, on nvl8_fam.
+std::shared_ptr<const GeneratorSpec> shipped_spec(const std::string& workload_file) {
+  const ConfigDoc doc = test::make_doc(test::source_file("platforms/nvl8_fam.yaml"),
+                                       test::source_file(workload_file));
+  const ResolvedConfig rc = parse_config(doc);
+  return rc.workload.streams.at(0).generator;
+}
+
+// The stream's result (GeneratorSpec::combine) over `gpus` GPUs, each drained alone, the GPU at
+// rank r with its accesses taking fetch_ps[r] (0 beyond the list).
+nlohmann::json combined(const GeneratorSpec& spec, unsigned gpus,
+                        const std::vector<std::uint64_t>& fetch_ps = {}) {
+  std::vector<nlohmann::json> reports;
+  for (unsigned r = 0; r < gpus; ++r) {
+    reports.push_back(drain(spec, r, r < fetch_ps.size() ? fetch_ps[r] : 0).report);
+  }
+  return spec.combine(reports);
 }
 
 // --- kv_decode ------------------------------------------------------------------------------
@@ -222,6 +242,59 @@ TEST(WeightStream, PrefetchOverlapsFetchWithCompute) {
   EXPECT_DOUBLE_EQ(ahead.report["exposed_transfer_ns"].get<double>(), 3400.0 - 1200.0);
   const Drained serial = drain(*spec_of(base + "\n      prefetch_layers: 0"), 0, 1000000);
   EXPECT_DOUBLE_EQ(serial.report["pass_ns"][0].get<double>(), 4200.0);
+}
+
+// The stream's result counts a tensor-parallel group's pass once and times it on the group's
+// critical path. 4 GPUs in groups of 2, llama3_8b, 3 layers of one access each (access_bytes >=
+// layer), compute 400 ns per layer, prefetch 0 (each fetch waits for the previous compute), 2
+// passes. A pass takes 3 x (fetch + 400): GPU 1 fetches in 2000 ns, 7200 ns; the others in 1000
+// ns, 4200 ns. Group 0 (GPUs 0, 1) is as slow as GPU 1: 7200 ns per pass; group 1: 4200 ns.
+// (Before, passes_done was summed over GPUs, 8, compute_ns_per_pass too, 4 x 1200 = 4800 ns, and
+// mean_pass_ns was the mean of the GPUs' means, 4950 ns.)
+TEST(WeightStream, ResultCountsAGroupsPassOnceOnItsCriticalPath) {
+  const auto spec = spec_of(R"(gpus: [0, 1, 2, 3]
+    weight_stream:
+      model: {preset: llama3_8b}
+      location: device/fam0
+      tensor_parallel: 2
+      layers: 3
+      steps: 2
+      prefetch_layers: 0
+      access_bytes: 1GiB
+      compute: {layer_ns: 400})");
+  const nlohmann::json r = combined(*spec, 4, {1000000, 2000000, 1000000, 1000000});
+  EXPECT_EQ(r["tensor_parallel_groups"].get<unsigned>(), 2u);
+  EXPECT_EQ(r["passes_done"].get<std::uint64_t>(), 2u);  // as configured
+  EXPECT_DOUBLE_EQ(r["compute_ns_per_pass"].get<double>(), 3 * 400.0);
+  // Mean over the 2 passes of 2 groups: (2 x 7200 + 2 x 4200) / 4.
+  EXPECT_DOUBLE_EQ(r["mean_pass_ns"].get<double>(), 5700.0);
+  // Over both passes, beyond 2 x 1200 ns of compute: group 0 12000 ns, group 1 6000 ns; mean 9000.
+  EXPECT_DOUBLE_EQ(r["exposed_transfer_ns"].get<double>(), 9000.0);
+  EXPECT_DOUBLE_EQ(r["exposed_transfer_ns_per_pass"].get<double>(), 5700.0 - 1200.0);
+  // A total: each GPU reads its half of each layer, 218,103,808 / 2 = 109,051,904 matrix values
+  // x 2 B + 16,384 B of norms = 218,120,192 B, per layer and pass, on 4 GPUs.
+  EXPECT_EQ(r["bytes_read"].get<std::uint64_t>(), 4ULL * 2 * 3 * 218120192);
+}
+
+// The shipped traffic/weight_stream.yaml: Llama-3.2-1B (hidden 2048, 32 heads of 64, 8 KV heads,
+// FFN 8192): a layer multiplies q 2048x2048 + k 2048x512 + v 2048x512 + o 2048x2048 = 10,485,760
+// and FFN 3 x 2048 x 8192 = 50,331,648 weights, plus 2 x 2048 norm weights: 60,821,504. On one GPU
+// of tp 8 at batch 32768: 2 x 60,821,504 x 32768 / 8 = 498,249,760,768 FLOPs at 700 TFLOP/s =
+// 711,785.373 ns (to the ps); 3 layers: 2,135,356.119 ns per pass. One pass configured: one pass
+// done, not 8 (one per GPU), and compute per pass is one GPU's, not 8 x 2.135 ms. Memory that
+// answers at once leaves the pass all compute.
+TEST(WeightStream, ShippedWorkloadResultIsPerPassAndPerGroup) {
+  const auto spec = shipped_spec("traffic/weight_stream.yaml");
+  const nlohmann::json r = combined(*spec, 8);
+  EXPECT_EQ(r["passes_done"].get<std::uint64_t>(), 1u);
+  EXPECT_EQ(r["tensor_parallel_groups"].get<unsigned>(), 1u);
+  const double layer_ns = std::llround(2.0 * 60821504 * 32768 / 8 / 700e12 * 1e12) * 1e-3;
+  EXPECT_NEAR(layer_ns, 711785.373, 1e-6);
+  EXPECT_NEAR(r["compute_ns_per_pass"].get<double>(), 3 * layer_ns, 1e-6);
+  EXPECT_NEAR(r["mean_pass_ns"].get<double>(), 3 * layer_ns, 1e-6);
+  EXPECT_DOUBLE_EQ(r["exposed_transfer_ns"].get<double>(), 0.0);
+  // 121,643,008 B per layer: matrices split 8 ways (15,204,352 B) + norms (8,192 B) per GPU.
+  EXPECT_EQ(r["bytes_read"].get<std::uint64_t>(), 8ULL * 3 * (15204352 + 8192));
 }
 
 // --- prefill --------------------------------------------------------------------------------

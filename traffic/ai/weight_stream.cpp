@@ -120,6 +120,44 @@ class WeightStreamSpec : public GeneratorSpec {
   std::unique_ptr<AccessSource> make_source(const SourceContext& c) const override {
     return std::make_unique<WeightStreamSource>(p_, c);
   }
+  // The stream's result. Each tensor-parallel group (tp consecutive GPUs) streams the model once
+  // per pass, every GPU its 1/tp shard of each layer:
+  //   passes_done                  passes every group completed (a group's pass counts once,
+  //                                not once per GPU): the configured passes when all ran
+  //   bytes_read                   total over every GPU of the stream
+  //   compute_ns_per_pass          one GPU's compute for one pass (the GPUs of a group compute
+  //                                their shards side by side, so this is also the group's)
+  //   mean_pass_ns                 a pass's time on the group's critical path (per pass, its
+  //                                slowest GPU), mean over passes and groups
+  //   exposed_transfer_ns          over all passes, the group's critical-path time beyond its
+  //                                compute (transfers compute did not hide), mean over groups
+  //   exposed_transfer_ns_per_pass the same per pass: mean_pass_ns - compute_ns_per_pass
+  nlohmann::json combine(const std::vector<nlohmann::json>& per_gpu) const override {
+    const TpGroups g(per_gpu, p_.tp);
+    const double compute_ns = g.gpu_max("compute_ns_per_pass");
+    double pass_sum = 0, exposed_sum = 0;
+    std::size_t passes = 0;
+    unsigned groups_with_passes = 0;
+    for (const std::vector<double>& path : g.critical_path_ns("pass_ns")) {
+      if (path.empty()) continue;
+      double group_ns = 0;
+      for (double s : path) group_ns += s;
+      pass_sum += group_ns;
+      passes += path.size();
+      const double group_compute_ns = compute_ns * static_cast<double>(path.size());
+      exposed_sum += group_ns > group_compute_ns ? group_ns - group_compute_ns : 0.0;
+      ++groups_with_passes;
+    }
+    const double mean_pass_ns = passes ? pass_sum / static_cast<double>(passes) : 0.0;
+    return {{"tensor_parallel_groups", g.groups()},
+            {"passes_done", g.completed("passes_done")},
+            {"bytes_read", g.gpu_sum("bytes_read")},
+            {"mean_pass_ns", mean_pass_ns},
+            {"compute_ns_per_pass", compute_ns},
+            {"exposed_transfer_ns", groups_with_passes ? exposed_sum / groups_with_passes : 0.0},
+            {"exposed_transfer_ns_per_pass",
+             mean_pass_ns > compute_ns ? mean_pass_ns - compute_ns : 0.0}};
+  }
   nlohmann::json summary() const override {
     std::uint64_t compute = 0;
     for (unsigned l = 0; l < p_.layers; ++l)
