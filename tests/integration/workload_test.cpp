@@ -6,6 +6,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <fstream>
 #include <string>
@@ -165,6 +166,36 @@ std::string two_gpu_platform() {
   p.replace(p.find("count: 1"), 8, "count: 2");
   p.replace(p.find("fabric_ports: 1"), 15, "fabric_ports: 2");
   return p;
+}
+
+// The decode of DecodeMovesTheBytesWorkedOutByHand on a tensor-parallel pair: each GPU reads its 4
+// of the 8 KV heads, so the bytes are the same in total (result bytes are totals over the GPUs);
+// the pair did 1 step (before: 2, one per GPU), and its step took as long as its slower GPU's.
+TEST(Workload, DecodeOnATensorParallelPairCountsItsStepOnce) {
+  const nlohmann::json r = test::run_sim(two_gpu_platform(), R"(
+name: decode
+streams:
+  - name: decode
+    gpus: [0, 1]
+    kv_decode: {model: {preset: llama3_8b}, batch: 2, context_tokens: 100, layers: 2,
+                tensor_parallel: 2, kv_location: device/fam0}
+)");
+  EXPECT_EQ(r["summary"]["read_bytes"].get<std::uint64_t>(), 1638400u);
+  EXPECT_TRUE(r["conservation"]["ok"].get<bool>());
+  const auto& d = r["workload"]["streams"]["decode"];
+  const auto& res = d["result"];
+  EXPECT_EQ(res["steps_done"].get<std::uint64_t>(), 1u);
+  EXPECT_EQ(res["read_bytes_kv_location"].get<std::uint64_t>(), 1638400u);
+  EXPECT_EQ(res["write_bytes_kv_location"].get<std::uint64_t>(), 16384u);
+  const double slower = std::max(d["gpus"]["gpu0"]["step_ns"][0].get<double>(),
+                                 d["gpus"]["gpu1"]["step_ns"][0].get<double>());
+  EXPECT_DOUBLE_EQ(res["mean_step_ns"].get<double>(), slower);
+  // 2 tokens (one per sequence) in one step.
+  EXPECT_DOUBLE_EQ(res["tokens_per_second_per_group"].get<double>(), 2 / (slower * 1e-9));
+  // 2 of Llama-3-8B's 32 layers: the whole model estimated at 16 x the step.
+  EXPECT_EQ(res["layers_simulated"].get<unsigned>(), 2u);
+  EXPECT_EQ(res["model_layers"].get<unsigned>(), 32u);
+  EXPECT_DOUBLE_EQ(res["mean_step_ns_whole_model_estimate"].get<double>(), 16 * slower);
 }
 
 TEST(Workload, ReplayIssuesEachAccessAtItsTime) {

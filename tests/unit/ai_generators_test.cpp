@@ -161,6 +161,97 @@ TEST(KvDecode, HbmWindowSplitsReadsAndMovesTheBlockThatLeaves) {
   EXPECT_EQ(d.report["blocks_moved_to_kv_location"].get<std::uint64_t>(), 1u);
 }
 
+// The stream's result counts a tensor-parallel group's step once and times it on the group's
+// critical path. GPUs 0 and 1 form one group (tp 2) decoding 1 sequence of 16 tokens, 1 layer, 2
+// steps, compute 100 ns, prefetch 0; every access takes 1000 ns on GPU 0 and 2000 ns on GPU 1,
+// one at a time. Step 1 (16 tokens, 1 block): K and V read, 2 accesses, then the new token's K
+// and V written into block 1, 2 accesses: 4 accesses; step 2 (17 tokens, 2 blocks): 4 + 2 = 6.
+// GPU 0: 4100 and 6100 ns; GPU 1: 8100 and 12100 ns, the group's critical path. (Before,
+// steps_done was summed over the GPUs, 4, and mean_step_ns was the mean of the GPUs' means,
+// 7600 ns.)
+TEST(KvDecode, ResultCountsAGroupsStepOnceOnItsCriticalPath) {
+  const auto spec = spec_of(R"(gpus: [0, 1]
+    kv_decode:
+      model: {preset: llama3_8b}
+      batch: 1
+      context_tokens: 16
+      steps: 2
+      tensor_parallel: 2
+      layers: 1
+      kv_location: device/fam0
+      compute: {layer_ns: 100})");
+  const nlohmann::json r = combined(*spec, 2, {1000000, 2000000});
+  EXPECT_EQ(r["tensor_parallel_groups"].get<unsigned>(), 1u);
+  EXPECT_EQ(r["steps_done"].get<std::uint64_t>(), 2u);  // as configured
+  EXPECT_DOUBLE_EQ(r["mean_step_ns"].get<double>(), (8100.0 + 12100.0) / 2);
+  // 1 token per step, 2 steps in 20,200 ns.
+  EXPECT_NEAR(r["tokens_per_second_per_group"].get<double>(), 2 / 20200e-9, 1e-6);
+  // Totals over both GPUs: each reads its 4 of the 8 KV heads, 4 x 128 x 2 B = 1,024 B per token
+  // and vector: 16 then 17 tokens, K and V.
+  EXPECT_EQ(r["read_bytes_kv_location"].get<std::uint64_t>(), 2ULL * (16 + 17) * 2 * 1024);
+}
+
+// The HBM window of HbmWindowSplitsReadsAndMovesTheBlockThatLeaves on a group of 2 GPUs: each
+// moves its half of block 4 to the device, one block for the group (before: 2, one per GPU).
+TEST(KvDecode, ResultCountsAGroupsBlockMoveOnce) {
+  const auto spec = spec_of(R"(gpus: [0, 1]
+    kv_decode:
+      model: {preset: llama3_8b}
+      batch: 1
+      context_tokens: 111
+      tensor_parallel: 2
+      layers: 2
+      hbm_tokens: 32
+      kv_location: device/fam0)");
+  const nlohmann::json r = combined(*spec, 2);
+  EXPECT_EQ(r["blocks_moved_to_kv_location"].get<std::uint64_t>(), 1u);
+  EXPECT_EQ(r["steps_done"].get<std::uint64_t>(), 1u);
+  // Bytes are totals over the GPUs: 64 device tokens x 2,048 B (4 KV heads) x 2 layers, on 2 GPUs.
+  EXPECT_EQ(r["read_bytes_kv_location"].get<std::uint64_t>(), 2ULL * 64 * 2048 * 2);
+}
+
+// The shipped traffic/kv_decode_llama70b.yaml: one group of 8 GPUs, batch 8, 2 steps, 2 of
+// Llama-3-70B's 80 layers. A layer multiplies q 8192x8192 + k 8192x1024 + v 8192x1024 + o
+// 8192x8192 = 150,994,944 and FFN 3 x 8192 x 28672 = 704,643,072 weights plus 2 x 8192 norm
+// weights: 855,654,400; per GPU 2 x 855,654,400 x 8 / 8 = 1,711,308,800 FLOPs at 700 TFLOP/s =
+// 2,444.727 ns (to the ps). With memory that answers at once a step is its 2 layers' compute,
+// 4,889.454 ns: 8 / 4,889.454 ns tokens per second for the 2 layers. The whole model (80 layers,
+// all alike) is estimated at 40 x the step time. (Before: steps_done 16, one per GPU and step.)
+TEST(KvDecode, ShippedWorkloadResultIsPerGroupAndSaysWhichLayers) {
+  const auto spec = shipped_spec("traffic/kv_decode_llama70b.yaml");
+  const nlohmann::json r = combined(*spec, 8);
+  EXPECT_EQ(r["steps_done"].get<std::uint64_t>(), 2u);
+  EXPECT_EQ(r["layers_simulated"].get<unsigned>(), 2u);
+  EXPECT_EQ(r["model_layers"].get<unsigned>(), 80u);
+  const double layer_ns = std::llround(2.0 * 855654400 * 8 / 8 / 700e12 * 1e12) * 1e-3;
+  EXPECT_NEAR(layer_ns, 2444.727, 1e-9);
+  EXPECT_NEAR(r["mean_step_ns"].get<double>(), 2 * layer_ns, 1e-6);
+  EXPECT_NEAR(r["tokens_per_second_per_group"].get<double>(), 8 / (2 * layer_ns * 1e-9), 1e-3);
+  EXPECT_NEAR(r["mean_step_ns_whole_model_estimate"].get<double>(), 80 * layer_ns, 1e-6);
+  EXPECT_NEAR(r["tokens_per_second_per_group_whole_model_estimate"].get<double>(),
+              8 / (80 * layer_ns * 1e-9), 1e-3);
+  EXPECT_FALSE(r.contains("note"));
+}
+
+// No estimate when every layer ran; a note instead of one when the model's layers differ
+// (DeepSeek-V3: 3 dense-FFN layers, then MoE layers with other active parameters).
+TEST(KvDecode, WholeModelEstimateOnlyWhenLayersWereLeftOutAndAlike) {
+  const auto all = spec_of(R"(gpus: [0]
+    kv_decode: {model: {preset: llama3_2_1b}, batch: 1, context_tokens: 16,
+                compute: {tflops: 100}})");
+  const nlohmann::json a = combined(*all, 1);
+  EXPECT_EQ(a["layers_simulated"].get<unsigned>(), 16u);
+  EXPECT_EQ(a["model_layers"].get<unsigned>(), 16u);
+  EXPECT_FALSE(a.contains("tokens_per_second_per_group_whole_model_estimate"));
+  EXPECT_FALSE(a.contains("note"));
+  const auto mixed = spec_of(R"(gpus: [0]
+    kv_decode: {model: {preset: deepseek_v3}, batch: 1, context_tokens: 16, layers: 4,
+                compute: {tflops: 700}})");
+  const nlohmann::json m = combined(*mixed, 1);
+  EXPECT_FALSE(m.contains("tokens_per_second_per_group_whole_model_estimate"));
+  EXPECT_THAT(m["note"].get<std::string>(), HasSubstr("first 4 of DeepSeek-V3's 61 layers"));
+}
+
 TEST(KvDecode, TensorParallelMustSplitTheHeads) {
   try {
     spec_of(R"(gpus: [0, 1, 2]

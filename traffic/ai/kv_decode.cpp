@@ -267,6 +267,67 @@ class KvDecodeSpec : public GeneratorSpec {
   std::unique_ptr<AccessSource> make_source(const SourceContext& c) const override {
     return std::make_unique<KvDecodeSource>(p_, c);
   }
+  // The stream's result. Each tensor-parallel group (tp consecutive GPUs) decodes its own batch,
+  // every GPU on its share of the KV heads:
+  //   steps_done                  decode steps every group completed (a group's step counts
+  //                               once, not once per GPU): the configured steps when all ran
+  //   blocks_moved_to_kv_location blocks that left the HBM window, once per group, summed over
+  //                               groups
+  //   read_bytes_*, write_bytes_* totals over every GPU of the stream
+  //   mean_step_ns                a step's time on the group's critical path (per step, its
+  //                               slowest GPU), mean over steps and groups
+  //   tokens_per_second_per_group batch x steps / the group's critical-path time, mean over
+  //                               groups; for the simulated layers only
+  //   layers_simulated, model_layers, and when fewer layers ran than the model has, the
+  //   *_whole_model_estimate fields (or a note when no estimate is sound)
+  nlohmann::json combine(const std::vector<nlohmann::json>& per_gpu) const override {
+    const TpGroups g(per_gpu, p_.tp);
+    nlohmann::json j = nlohmann::json::object();
+    j["tensor_parallel_groups"] = g.groups();
+    j["steps_done"] = g.completed("steps_done");
+    for (const char* k :
+         {"read_bytes_kv_location", "read_bytes_hbm", "write_bytes_kv_location", "write_bytes_hbm"})
+      j[k] = g.gpu_sum(k);
+    j["blocks_moved_to_kv_location"] = g.group_sum("blocks_moved_to_kv_location");
+    double step_sum = 0, tps_sum = 0;
+    std::size_t steps = 0;
+    unsigned groups_with_steps = 0;
+    for (const std::vector<double>& path : g.critical_path_ns("step_ns")) {
+      double group_ns = 0;
+      for (double s : path) group_ns += s;
+      if (group_ns <= 0) continue;
+      step_sum += group_ns;
+      steps += path.size();
+      tps_sum += static_cast<double>(p_.batch) * static_cast<double>(path.size()) /
+                 (group_ns * 1e-9);
+      ++groups_with_steps;
+    }
+    const double mean_step_ns = steps ? step_sum / static_cast<double>(steps) : 0.0;
+    j["mean_step_ns"] = mean_step_ns;
+    j["tokens_per_second_per_group"] = groups_with_steps ? tps_sum / groups_with_steps : 0.0;
+    j["layers_simulated"] = p_.layers;
+    j["model_layers"] = p_.model.layers;
+    if (p_.layers < p_.model.layers) {
+      if (layers_alike()) {
+        // Assumes every layer of the model takes as long per step as the simulated ones did on
+        // average: sound when the layers are identical (same KV bytes per token, checked equal
+        // compute), as in a dense transformer; the pipeline's fill at the start of a step is
+        // scaled too, so the estimate errs slightly long.
+        const double scale =
+            static_cast<double>(p_.model.layers) / static_cast<double>(p_.layers);
+        const double whole_ns = mean_step_ns * scale;
+        j["mean_step_ns_whole_model_estimate"] = whole_ns;
+        j["tokens_per_second_per_group_whole_model_estimate"] =
+            whole_ns > 0 ? static_cast<double>(p_.batch) / (whole_ns * 1e-9) : 0.0;
+      } else {
+        j["note"] = fmt::format(
+            "step time and tokens per second are for the first {} of {}'s {} layers only; its "
+            "layers differ in compute, so they are not scaled to the whole model",
+            p_.layers, p_.model.name, p_.model.layers);
+      }
+    }
+    return j;
+  }
   nlohmann::json summary() const override {
     const std::uint64_t per_token = p_.model.kv_bytes_per_token_layer(p_.tp) * p_.layers;
     return {{"model", p_.model.name},
@@ -284,6 +345,16 @@ class KvDecodeSpec : public GeneratorSpec {
   }
 
  private:
+  // Every layer of the model moves the same KV bytes per token (kv_bytes_per_token_layer does not
+  // depend on the layer); true when every layer also computes for the same time.
+  bool layers_alike() const {
+    const std::uint64_t first = p_.compute.layer_ps(p_.model, 0, p_.batch, p_.tp);
+    for (unsigned l = 1; l < p_.model.layers; ++l) {
+      if (p_.compute.layer_ps(p_.model, l, p_.batch, p_.tp) != first) return false;
+    }
+    return true;
+  }
+
   KvDecodeParams p_;
 };
 
