@@ -479,6 +479,44 @@ TEST(MoeExperts, WarmCacheStartsWithThePopularExperts) {
   EXPECT_EQ(d.read + d.written, 0u);
 }
 
+// The stream's result counts a tensor-parallel group's lookup once: kTinyMoe with a cache of 8 on
+// a group of 2 GPUs (tp 2), which route the same tokens. The group looks up 2 steps x 2 layers x
+// 4 experts = 16 experts (before: 32, once per GPU), misses the first 8 and hits the second 8.
+// Bytes are totals over the GPUs: each reads its half of an expert, 24,576 B, per miss.
+TEST(MoeExperts, ResultCountsAGroupsLookupOnce) {
+  std::string yaml = std::string(kTinyMoe) + "\n      cache_experts: 8\n      tensor_parallel: 2";
+  yaml.replace(yaml.find("gpus: [0]"), 9, "gpus: [0, 1]");
+  const auto spec = spec_of(yaml);
+  const nlohmann::json r = combined(*spec, 2);
+  EXPECT_EQ(r["steps_done"].get<std::uint64_t>(), 2u);
+  EXPECT_EQ(r["expert_lookups"].get<std::uint64_t>(), 16u);
+  EXPECT_EQ(r["cache_hits"].get<std::uint64_t>(), 8u);
+  EXPECT_EQ(r["cache_misses"].get<std::uint64_t>(), 8u);
+  EXPECT_DOUBLE_EQ(r["hit_rate"].get<double>(), 0.5);
+  EXPECT_EQ(r["evictions"].get<std::uint64_t>(), 0u);
+  EXPECT_EQ(r["bytes_fetched"].get<std::uint64_t>(), 8ULL * 2 * (49152 / 2));
+  EXPECT_DOUBLE_EQ(r["mean_distinct_experts_per_layer"].get<double>(), 4.0);
+}
+
+// The shipped traffic/moe_deepseek_v3.yaml: one group of 8 GPUs, 1 token per step routed to 8
+// distinct experts, 2 steps over 1 MoE layer: 16 lookups for the group (before: 128, 16 per
+// GPU). The cache starts full (64 warm experts), so every miss evicts; each miss reads a whole
+// expert over the 8 GPUs: 3 x 7168 x 2048 FP8 weights = 44,040,192 B. Which experts hit depends
+// on the seeded routing, so hits and misses are checked against each other.
+TEST(MoeExperts, ShippedWorkloadResultCountsEachGroupLookupOnce) {
+  const auto spec = shipped_spec("traffic/moe_deepseek_v3.yaml");
+  const nlohmann::json r = combined(*spec, 8);
+  EXPECT_EQ(r["steps_done"].get<std::uint64_t>(), 2u);
+  EXPECT_EQ(r["expert_lookups"].get<std::uint64_t>(), 16u);
+  const std::uint64_t hits = r["cache_hits"].get<std::uint64_t>();
+  const std::uint64_t misses = r["cache_misses"].get<std::uint64_t>();
+  EXPECT_EQ(hits + misses, 16u);
+  EXPECT_DOUBLE_EQ(r["hit_rate"].get<double>(), hits / 16.0);
+  EXPECT_EQ(r["evictions"].get<std::uint64_t>(), misses);
+  EXPECT_EQ(r["bytes_fetched"].get<std::uint64_t>(), misses * 3 * 7168 * 2048);
+  EXPECT_DOUBLE_EQ(r["mean_distinct_experts_per_layer"].get<double>(), 8.0);
+}
+
 TEST(MoeExperts, DenseModelRefused) {
   try {
     spec_of(

@@ -172,11 +172,30 @@ class MoeSpec : public GeneratorSpec {
   std::unique_ptr<AccessSource> make_source(const SourceContext& c) const override {
     return std::make_unique<MoeSource>(p_, c);
   }
+  // The stream's result. The GPUs of a tensor-parallel group (tp consecutive GPUs) route the
+  // same tokens and each caches its 1/tp shard of the same experts, so a lookup, hit, miss or
+  // eviction is the group's and counts once per group; groups route their own tokens and add:
+  //   steps_done                       steps every group completed (the configured steps when
+  //                                    all ran)
+  //   expert_lookups, cache_hits, cache_misses, evictions  once per group, summed over groups
+  //   hit_rate                         cache_hits / expert_lookups
+  //   bytes_fetched                    total over every GPU of the stream (all shards: whole
+  //                                    experts)
+  //   mean_distinct_experts_per_layer  per step and MoE layer of a group, mean over groups
   nlohmann::json combine(const std::vector<nlohmann::json>& per_gpu) const override {
-    nlohmann::json j = GeneratorSpec::combine(per_gpu);
-    const double lookups = j.value("expert_lookups", 0.0);
-    j["hit_rate"] = lookups > 0 ? j.value("cache_hits", 0.0) / lookups : 0.0;
-    return j;
+    const TpGroups g(per_gpu, p_.tp);
+    const std::uint64_t lookups = g.group_sum("expert_lookups");
+    const std::uint64_t hits = g.group_sum("cache_hits");
+    return {{"tensor_parallel_groups", g.groups()},
+            {"steps_done", g.completed("steps_done")},
+            {"expert_lookups", lookups},
+            {"cache_hits", hits},
+            {"cache_misses", g.group_sum("cache_misses")},
+            {"hit_rate",
+             lookups ? static_cast<double>(hits) / static_cast<double>(lookups) : 0.0},
+            {"evictions", g.group_sum("evictions")},
+            {"bytes_fetched", g.gpu_sum("bytes_fetched")},
+            {"mean_distinct_experts_per_layer", g.gpu_mean("mean_distinct_experts_per_layer")}};
   }
   nlohmann::json summary() const override {
     return {{"model", p_.model.name},
