@@ -86,11 +86,16 @@ std::string summary_text(const nlohmann::json& s, const std::string& out_dir) {
     for (const auto& [name, st] : s["workload"]["streams"].items()) {
       const auto& r = st["result"];
       std::string line;
+      // Counts are the workload's units (a tensor-parallel group's step once); layers_simulated
+      // next to model_layers says when the times are for part of the model only.
       for (const char* k :
-           {"mean_step_ns", "tokens_per_second_per_group", "mean_pass_ns", "exposed_transfer_ns",
+           {"steps_done", "passes_done", "mean_step_ns", "tokens_per_second_per_group",
+            "layers_simulated", "model_layers", "tokens_per_second_per_group_whole_model_estimate",
+            "mean_pass_ns", "compute_ns_per_pass", "exposed_transfer_ns", "expert_lookups",
             "hit_rate", "bytes_fetched", "reuse_fraction", "prompts_done", "accesses_replayed"}) {
         if (r.contains(k)) line += fmt::format("  {} {:.6g}", k, r[k].get<double>());
       }
+      if (r.contains("note")) line += "\n    note: " + r["note"].get<std::string>();
       o += fmt::format("  {} ({}, all its GPUs):{}\n", name, st["kind"].get<std::string>(), line);
     }
   }

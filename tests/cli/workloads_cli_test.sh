@@ -23,6 +23,8 @@ check() {  # check NAME KIND WORKLOAD [--set ...]
 S=workload.streams.0
 check kv_decode kv_decode traffic/kv_decode_llama70b.yaml \
   --set $S.kv_decode.layers=1 --set $S.kv_decode.steps=1 --set $S.kv_decode.batch=1
+expect_in_output "steps_done 1 " "kv_decode: the terminal counts the group's step once"
+expect_in_output "layers_simulated 1  model_layers 80" "kv_decode: the terminal says which layers ran"
 check prefill prefill traffic/prefill_prefix_reuse.yaml \
   --set $S.prefill.layers=1 --set $S.prefill.prompts=4 --set $S.prefill.input_tokens=256
 check weight_stream weight_stream traffic/weight_stream.yaml \
@@ -32,6 +34,40 @@ check moe moe_experts traffic/moe_deepseek_v3.yaml \
   --set $S.moe_experts.steps=1 --set $S.moe_experts.model.moe.expert_intermediate_size=16
 check mooncake prefill traffic/mooncake_prefill.yaml \
   --set $S.prefill.layers=1 --set $S.prefill.trace.max_requests=4
+
+# The stream results count the workload's units once per tensor-parallel group (the three runs
+# above are each one group of 8 GPUs), not once per GPU, and kv_decode says which layers its
+# figures cover. Expected values by hand from the workload files and the --set above.
+python3 - "$WORK" <<'PY' || fail "stream results do not match the hand-worked values"
+import json, sys
+w = sys.argv[1]
+def result(name, stream):
+    return json.load(open(f"{w}/{name}/stats.json"))["workload"]["streams"][stream]["result"]
+# kv_decode: 1 step of 1 of Llama-3-70B's 80 layers, batch 1 (before: steps_done 8).
+r = result("kv_decode", "decode")
+assert r["steps_done"] == 1 and r["tensor_parallel_groups"] == 1, r
+assert r["layers_simulated"] == 1 and r["model_layers"] == 80, r
+step = r["mean_step_ns"]
+assert abs(r["tokens_per_second_per_group"] - 1 / (step * 1e-9)) < 1e-6 * r["tokens_per_second_per_group"], r
+assert abs(r["mean_step_ns_whole_model_estimate"] - 80 * step) < 1e-6 * step, r
+assert abs(r["tokens_per_second_per_group_whole_model_estimate"] - 1 / (80 * step * 1e-9)) < 1e-3, r
+# weight_stream: 1 pass of 2 layers of Llama-3.2-1B shrunk to hidden 256, FFN 512 (32 heads and 8
+# KV heads of 64): q 256x2048 + k 256x512 + v 256x512 + o 2048x256 + FFN 3x256x512 + 2x256 norms
+# = 1,704,448 weights; 2 x 1,704,448 x 32768 / 8 FLOPs per GPU and layer at 700 TFLOP/s, rounded to
+# the ps (before: passes_done 8 and compute_ns_per_pass 8 x one GPU's).
+r = result("weight_stream", "weights")
+layer_ps = round(2 * 1704448 * 32768 / 8 / 700e12 * 1e12)
+assert r["passes_done"] == 1, r
+assert abs(r["compute_ns_per_pass"] - 2 * layer_ps / 1000) < 1e-6, (r, layer_ps)
+assert r["mean_pass_ns"] >= r["compute_ns_per_pass"], r
+assert abs(r["exposed_transfer_ns_per_pass"] - (r["mean_pass_ns"] - r["compute_ns_per_pass"])) < 1e-6, r
+assert abs(r["exposed_transfer_ns"] - r["exposed_transfer_ns_per_pass"]) < 1e-6, r  # one pass
+# moe: 1 step, 1 token routed to 8 distinct experts of 1 MoE layer: 8 lookups (before: 64).
+r = result("moe", "experts")
+assert r["steps_done"] == 1 and r["expert_lookups"] == 8, r
+assert r["cache_hits"] + r["cache_misses"] == 8 and r["evictions"] == r["cache_misses"], r
+PY
+pass "stream results count each group's unit once"
 
 # timeseries.csv: the windows' bandwidth times their length adds up to the bytes the run moved.
 python3 - "$WORK/kv_decode" <<'PY' || fail "timeseries.csv does not add up to the run's bytes"
