@@ -298,8 +298,8 @@ class KvDecodeSpec : public GeneratorSpec {
       if (group_ns <= 0) continue;
       step_sum += group_ns;
       steps += path.size();
-      tps_sum += static_cast<double>(p_.batch) * static_cast<double>(path.size()) /
-                 (group_ns * 1e-9);
+      tps_sum +=
+          static_cast<double>(p_.batch) * static_cast<double>(path.size()) / (group_ns * 1e-9);
       ++groups_with_steps;
     }
     const double mean_step_ns = steps ? step_sum / static_cast<double>(steps) : 0.0;
@@ -313,8 +313,7 @@ class KvDecodeSpec : public GeneratorSpec {
         // average: sound when the layers are identical (same KV bytes per token, checked equal
         // compute), as in a dense transformer; the pipeline's fill at the start of a step is
         // scaled too, so the estimate errs slightly long.
-        const double scale =
-            static_cast<double>(p_.model.layers) / static_cast<double>(p_.layers);
+        const double scale = static_cast<double>(p_.model.layers) / static_cast<double>(p_.layers);
         const double whole_ns = mean_step_ns * scale;
         j["mean_step_ns_whole_model_estimate"] = whole_ns;
         j["tokens_per_second_per_group_whole_model_estimate"] =

@@ -187,14 +187,12 @@ std::vector<std::vector<double>> TpGroups::critical_path_ns(const std::string& k
     const std::size_t first = std::size_t{g} * tp_;
     const std::size_t last = std::min(per_gpu_.size(), first + tp_);
     // Units the whole group completed: the shortest list among its GPUs.
-    std::size_t units = ~std::size_t{0};
+    std::size_t units = first < last ? ~std::size_t{0} : 0;
     for (std::size_t i = first; i < last; ++i) {
       const nlohmann::json& r = per_gpu_[i];
-      units = std::min(units, r.is_object() && r.contains(key) && r[key].is_array()
-                                  ? r[key].size()
-                                  : std::size_t{0});
+      const bool listed = r.is_object() && r.contains(key) && r[key].is_array();
+      units = std::min(units, listed ? r[key].size() : std::size_t{0});
     }
-    if (first >= last) units = 0;
     out[g].assign(units, 0.0);
     for (std::size_t i = first; i < last; ++i) {
       for (std::size_t u = 0; u < units; ++u) {

@@ -191,8 +191,7 @@ class MoeSpec : public GeneratorSpec {
             {"expert_lookups", lookups},
             {"cache_hits", hits},
             {"cache_misses", g.group_sum("cache_misses")},
-            {"hit_rate",
-             lookups ? static_cast<double>(hits) / static_cast<double>(lookups) : 0.0},
+            {"hit_rate", lookups ? static_cast<double>(hits) / static_cast<double>(lookups) : 0.0},
             {"evictions", g.group_sum("evictions")},
             {"bytes_fetched", g.gpu_sum("bytes_fetched")},
             {"mean_distinct_experts_per_layer", g.gpu_mean("mean_distinct_experts_per_layer")}};
