@@ -5,6 +5,7 @@
 #                            exit code in $RC
 #   run_tool NAME TOOL ARGS...  the same for any other program (a script under scripts/)
 #   expect_rc WANT WHAT      expect_in_output TEXT WHAT      pass WHAT      fail WHAT
+#   expect_exit2 NAME WHAT NEEDLE... -- ARGS...  run_famsim ARGS exits 2 naming every NEEDLE
 #   expect_bad_dir NAME DIR TEXT KEEP...  the last run_tool exited 2 with one line naming TEXT
 #                            and left nothing in DIR but the files named KEEP
 if [ "${CLI_TEST_NO_FAMSIM:-0}" != 1 ]; then
@@ -69,4 +70,20 @@ $OUT"
     left=$(find "$dir" -mindepth 1 "${keep[@]}")
     [ -z "$left" ] || fail "$name: left behind: $left"
   fi
+}
+
+# expect_exit2 NAME WHAT NEEDLE... -- FAMSIM_ARGS...: runs famsim with FAMSIM_ARGS and expects exit
+# code 2 and every NEEDLE in its output.
+expect_exit2() {
+  local name=$1 what=$2
+  shift 2
+  local needles=()
+  while [ "$1" != "--" ]; do
+    needles+=("$1")
+    shift
+  done
+  shift
+  run_famsim "$name" "$@"
+  expect_rc 2 "$what"
+  for n in "${needles[@]}"; do expect_in_output "$n" "$what"; done
 }
