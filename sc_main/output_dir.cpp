@@ -12,16 +12,15 @@ namespace fs = std::filesystem;
 namespace {
 // Hidden, so that a listing of DIR shows only results.
 constexpr const char* kStagingName = ".famsim-staging";
+// The run's files: those a run writes and those made from them afterwards (scripts/report.py,
+// scripts/plot_run.py). publish() clears every one of them, stats.json first, before putting
+// the run's own in place.
+constexpr const char* kRunFiles[] = {
+    "stats.json", "config.yaml", "timeseries.csv", "timeline.json", "transactions.csv", "dram",
+    "report.md", "report.html", "plots",
+    // Left by runs of earlier versions, which wrote the transaction log beside its final name.
+    "transactions.csv.partial"};
 }  // namespace
-
-const std::vector<std::string>& OutputDir::run_files() {
-  static const std::vector<std::string> files = {
-      "stats.json",       "config.yaml", "timeseries.csv", "timeline.json", "transactions.csv",
-      "dram",             "report.md",   "report.html",    "plots",
-      // Left by runs of earlier versions, which wrote the transaction log beside its final name.
-      "transactions.csv.partial"};
-  return files;
-}
 
 void make_output_dir(const std::string& dir) {
   if (dir.empty()) throw ConfigError("--out: expected a directory path, got an empty one");
@@ -51,10 +50,7 @@ OutputDir::~OutputDir() {
 void OutputDir::publish() {
   const fs::path dir(dir_);
   const fs::path staged(staging_);
-  fs::remove(dir / "stats.json");
-  for (const std::string& name : run_files()) {
-    if (name != "stats.json") fs::remove_all(dir / name);
-  }
+  for (const char* name : kRunFiles) fs::remove_all(dir / name);
   for (const fs::directory_entry& e : fs::directory_iterator(staged)) {
     if (e.path().filename() != "stats.json") fs::rename(e.path(), dir / e.path().filename());
   }

@@ -10,7 +10,6 @@
 #pragma once
 
 #include <string>
-#include <vector>
 
 namespace famsim {
 
@@ -20,10 +19,6 @@ void make_output_dir(const std::string& dir);
 
 class OutputDir {
  public:
-  // The run's files: those a run writes and those made from them afterwards (scripts/report.py,
-  // scripts/plot_run.py). publish() clears every one of them that the run did not write.
-  static const std::vector<std::string>& run_files();
-
   // make_output_dir(dir), and an empty staging directory in it (clearing one a killed run left).
   explicit OutputDir(std::string dir);
   // Removes the staging directory unless publish() ran: a failed run leaves nothing.
