@@ -850,7 +850,8 @@ def section_bottleneck(doc, stats):
         text = [bold("Limiter: "), code(f"{get(lim, 'component', default='?')} "
                                         f"{get(lim, 'resource', default='')}".strip())]
         if get(lim, "kind"):
-            what = "a pool of slots" if kind == "slots" else "a bandwidth resource"
+            what = ("a pool of slots" if kind == "slots" else "a bandwidth resource"
+                    if unit in ("", "GB/s") else f"a server counted in {unit}")
             text.append(f" ({what} in a {lim['kind']} block)")
         if kind == "slots":
             text.append(f", full {fmt_pct(lim.get('utilization'))} on average: "
@@ -864,6 +865,12 @@ def section_bottleneck(doc, stats):
                 text.append(f" The analytic bound of {fmt_gbps(bound)} would take about "
                             f"{fmt_num(lim['slots_for_analytic_bound'], 0)} slots at that "
                             "latency, or the latency cut in the same proportion.")
+        elif get(lim, "advice"):
+            # A server whose work is not bytes (a DRAM rank's activates): its own unit and what
+            # it means.
+            text.append(f", busy {fmt_pct(lim.get('utilization'))} of the time: "
+                        f"{fmt_num(lim.get('used'), 2)} of {fmt_num(lim.get('capacity'), 2)} "
+                        f"{unit}. {as_text(lim['advice'])}")
         else:
             text.append(f", busy {fmt_pct(lim.get('utilization'))} of the time: "
                         f"{fmt_num(lim.get('used'), 2)} of {fmt_num(lim.get('capacity'), 2)} "

@@ -29,6 +29,11 @@ std::string label(const ResourceRecord& r) { return r.component + " " + r.use.na
 
 std::string pct(double u) { return fmt::format("{:.1f}%", u * 100.0); }
 
+std::string unit(const ResourceRecord& r) {
+  if (!bandwidth(r)) return "slots";
+  return r.use.unit.empty() ? "GB/s" : r.use.unit;
+}
+
 // Resources of one class and resource name ("fam*_link*" / "response wire").
 struct Group {
   std::string cls, name;
@@ -162,12 +167,13 @@ nlohmann::json analyze_bottlenecks(const std::vector<ResourceRecord>& resources,
                         {"utilization", r.use.utilization},
                         {"headroom", std::max(0.0, 1.0 - r.use.utilization)},
                         {"capacity", r.use.capacity},
-                        {"capacity_unit", bandwidth(r) ? "GB/s" : "slots"},
+                        {"capacity_unit", unit(r)},
                         {"used", r.use.used},
                         {"backpressure_ns", r.use.backpressure_ns},
                         {"state", state(r)}};
     if (bandwidth(r) && r.use.utilization > 0) e["bound_gbps"] = achieved_gbps / r.use.utilization;
     if (!bandwidth(r)) e["round_trip_position"] = round_trip_position(r);
+    if (!r.use.advice.empty()) e["advice"] = r.use.advice;
     return e;
   };
 
@@ -246,18 +252,19 @@ nlohmann::json analyze_bottlenecks(const std::vector<ResourceRecord>& resources,
     if (slots) l["littles_law_bound_gbps"] = pool_bound;
     if (beyond) l["slots_for_analytic_bound"] = slots_needed;
     out["limiter"] = l;
-    sentence = fmt::format(
-        "{} limits throughput: {} {} ({})", label(*limiter), why == "bandwidth" ? "busy" : "full",
-        pct(limiter->use.utilization),
-        why == "bandwidth"
-            ? fmt::format("{:.1f} of {:.1f} GB/s", limiter->use.used, limiter->use.capacity)
-            : fmt::format("{:.1f} of {:.0f} slots in use on average", limiter->use.used,
-                          limiter->use.capacity));
+    sentence =
+        fmt::format("{} limits throughput: {} {} ({})", label(*limiter),
+                    why == "bandwidth" ? "busy" : "full", pct(limiter->use.utilization),
+                    why == "bandwidth" ? fmt::format("{:.1f} of {:.1f} {}", limiter->use.used,
+                                                     limiter->use.capacity, unit(*limiter))
+                                       : fmt::format("{:.1f} of {:.0f} slots in use on average",
+                                                     limiter->use.used, limiter->use.capacity));
     if (!alike.empty()) {
       sentence += fmt::format(", like {} more of the {} {} {}", alike.size(), g.members.size(),
                               g.cls, g.name);
     }
     sentence += ".";
+    if (!limiter->use.advice.empty()) sentence += " " + limiter->use.advice;
     if (slots) {
       sentence += fmt::format(
           " By Little's law (throughput = slots / latency) its {:.0f} slots carry at most {:.1f} "

@@ -123,6 +123,7 @@ nlohmann::json ComponentRegistry::report_all(const ReportWindow& window,
             {"used", u.used},
             {"backpressure_ns", u.backpressure_ns}};
         if (!u.occupancy.is_null()) e["occupancy"] = u.occupancy;
+        if (!u.unit.empty()) e["unit"] = u.unit;
         list.push_back(std::move(e));
         if (resources) resources->push_back({c->component_name(), c->kind(), std::move(u)});
       }

@@ -84,6 +84,10 @@ struct ResourceUse {
   double utilization = 0;  // busy fraction (bandwidth) or mean occupancy over capacity (slots)
   double capacity = 0;     // configured GB/s (bandwidth) or slots
   double used = 0;         // achieved GB/s on the wire (bandwidth) or mean occupied slots
+  // A server whose work is not bytes (a DRAM rank's activates): the unit of `capacity` and
+  // `used` in place of GB/s, and what it means when it limits (said after the limiter sentence).
+  std::string unit;
+  std::string advice;
   double backpressure_ns = 0;  // time it held back its upstream, where the block tracks it
   nlohmann::json occupancy;    // OccupancyGauge::to_json of a slot pool, else null
   // The pool is taken by responses on their way back (a switch's response-plane input buffer, a

@@ -31,6 +31,10 @@ DramController::DramController(sc_core::sc_module_name name, SimContext& ctx,
         " B) must hold the largest request: at least " + std::to_string(max_bursts));
   }
   scratch_.resize(max_bursts);
+  // The queues count room for whole largest requests, as they arrive aligned (the GPUs split
+  // accesses at request-size boundaries): one that needs 4 entries cannot use the last 3.
+  core_.count_room_in(static_cast<unsigned>(
+      std::max<std::uint64_t>(1, (ctx.pool.max_data_bytes() + burst_bytes_ - 1) / burst_bytes_)));
   posted_.set_capacity(params.core.write_queue);
   if (!params.command_log.empty()) {
     log_ = std::make_unique<std::ofstream>(params.command_log);
@@ -262,6 +266,7 @@ void DramController::report(ComponentReport& r, const ReportWindow& window) cons
   if (read_count_ + write_count_ > 0) r.resources.push_back(std::move(bus));
   queue("read queue", st.read_queue, read_count_);
   queue("write queue", st.write_queue, write_count_);
+  activate_rates(r, window_cycles, secs, bursts);
   // Energy: per-command energies plus background power over the whole simulated time from 0 (the
   // DRAM draws background power and refreshes before the first request too; dram_spec.h and the
   // preset file for the sources).
@@ -300,6 +305,59 @@ void DramController::report(ComponentReport& r, const ReportWindow& window) cons
                                 st.commands[static_cast<unsigned>(dram::Command::kREFsb)],
                             bits > 0 ? total_pj / bits : 0.0));
   }
+}
+
+// Row activations as servers: a channel moves data only as fast as it can open rows, and a run
+// of row conflicts can be bound by the activate rate while the data bus idles. Per rank, ACTs are
+// at least tRRD_S apart (tRRD_L without bank groups) and at most four fall in any tFAW window
+// (JESD79-4 / JESD79-5 / JESD235 "tFAW"), so a rank issues at most one ACT per
+// max(tRRD_S, tFAW / 4); per bank, one per tRC (ACT to ACT, same bank). Utilisation: ACTs x that
+// spacing over the window. Refresh takes tRFC of every tREFI on top (why a saturated server reads
+// below 100 %, kSaturated). The busiest bank stands for all the channel's banks: one bank taking
+// most activates is the case to name; listing every bank would bury the ranking.
+void DramController::activate_rates(ComponentReport& r, std::uint64_t window_cycles, double secs,
+                                    std::uint64_t bursts) const {
+  const dram::Spec& s = params_.spec;
+  const dram::CoreStats& st = core_.stats();
+  if (window_cycles == 0 || secs <= 0) return;
+  const double cycles = static_cast<double>(window_cycles);
+  const double tck_ns = s.timing.tck_ns();
+  const unsigned rrd =
+      s.org.bank_groups > 1 ? s.timing.RRD_S : std::max(s.timing.RRD_S, s.timing.RRD_L);
+  const double rank_spacing = std::max(static_cast<double>(rrd), s.timing.FAW / 4.0);
+  const unsigned banks = s.org.banks();
+  std::uint64_t acts = 0;
+  for (std::uint64_t a : st.bank_activates) acts += a;
+  if (acts == 0) return;
+  const double bursts_per_act = static_cast<double>(bursts) / static_cast<double>(acts);
+  auto rate = [&](const std::string& name, std::uint64_t n, double spacing_ck, std::string advice) {
+    ResourceUse u;
+    u.name = name;
+    u.unit = "M ACT/s";
+    u.utilization = std::min(1.0, static_cast<double>(n) * spacing_ck / cycles);
+    u.capacity = 1e3 / (spacing_ck * tck_ns);
+    u.used = static_cast<double>(n) / secs * 1e-6;
+    u.advice = std::move(advice);
+    r.resources.push_back(std::move(u));
+  };
+  for (unsigned k = 0; k < s.org.ranks; ++k) {
+    std::uint64_t n = 0;
+    for (unsigned b = k * banks; b < (k + 1) * banks; ++b) n += st.bank_activates[b];
+    if (n == 0) continue;
+    rate(fmt::format("activate rate (rank {}, tRRD/tFAW)", k), n, rank_spacing,
+         fmt::format("Row activations bind it: a rank may activate a row once per {:.2f} ns "
+                     "(tRRD and tFAW), and this run moved {:.2f} bursts per activate. More banks "
+                     "do not help; more row hits per activate (larger or more local accesses, "
+                     "an address mapping that keeps a stream in one row) or more ranks or "
+                     "channels do.",
+                     rank_spacing * tck_ns, bursts_per_act));
+  }
+  const auto hot = std::max_element(st.bank_activates.begin(), st.bank_activates.end());
+  rate("activate rate (busiest bank, tRC)", *hot, s.timing.RC,
+       fmt::format("One bank takes the activates: a bank may activate a row once per tRC "
+                   "({:.2f} ns). Spread the accesses over banks (address mapping, xor_bank) or "
+                   "raise the row hit rate.",
+                   s.timing.RC * tck_ns));
 }
 
 void DramController::finish(std::uint64_t end_ps) {

@@ -27,6 +27,8 @@
 // Data: reads and writes touch the backing store in arrival order, so a read returns the latest
 // write that arrived before it (the controller does no write-to-read forwarding in timing).
 //
+// Resources (bottleneck report): the data bus, the read and write queues, each rank's activate
+// rate (tRRD, tFAW) and the busiest bank's (tRC).
 // Statistics: bytes, utilization (data-bus busy fraction), backpressure_ns, reads, writes,
 // bandwidth and efficiency against peak, row hits / misses / conflicts, command counts, per-bank
 // open fraction, queue occupancy (mean, max), read/write latency (arrival to answer), refreshes,
@@ -92,6 +94,10 @@ class DramController : public sc_core::sc_module, public Component {
   };
 
   std::uint64_t ps_of(std::uint64_t cycle) const { return cycle * tck_fs_ / 1000; }
+  // The activate-rate resources of report() (per rank, and the busiest bank); `bursts`: bursts
+  // served in the run.
+  void activate_rates(ComponentReport& r, std::uint64_t window_cycles, double secs,
+                      std::uint64_t bursts) const;
   // First command-clock cycle strictly after t.
   std::uint64_t cycle_after(std::uint64_t t_ps) const {
     return fs_div_.quotient((t_ps + 1) * 1000 + tck_fs_ - 1);

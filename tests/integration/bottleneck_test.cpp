@@ -3,10 +3,16 @@
 // platform (1 GPU straight to 1 device) with everything else given ample room, so the expected
 // limiter follows from the configured figures alone (worked out in each test).
 #include "models/core/bottleneck.h"
+#include "platforms/presets.h"
 #include "tests/support/test_support.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -127,6 +133,85 @@ TEST(Bottleneck, CreditStarvedLinkIsNamedAheadOfThePoolsFilledBehindIt) {
   }
   EXPECT_TRUE(tags_blocked) << r["bottlenecks"]["sentence"];
   EXPECT_TRUE(gpu_blocked) << r["bottlenecks"]["sentence"];
+}
+
+// The standalone DDR4-3200 channel (platforms/dram_ddr4.yaml: 1 rank, 4 bank groups x 4 banks,
+// 64 B bursts, 32 reads in flight) replaying Ramulator reads at `addresses`.
+nlohmann::json run_ddr4_trace(const std::vector<std::uint64_t>& addresses) {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("famsim-act-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string trace = (dir / "t.trace").string();
+  {
+    std::ofstream f(trace);
+    for (std::uint64_t a : addresses) f << "LD 0x" << std::hex << a << std::dec << "\n";
+  }
+  ConfigDoc doc;
+  doc.sources = std::make_shared<ConfigSources>("test-platform.yaml");
+  doc.root = load_yaml_text(test::source_file("platforms/dram_ddr4.yaml"), "test-platform.yaml");
+  doc.root["trace_player"]["file"] = trace;
+  expand_presets(doc);
+  Simulation sim(doc, (dir / "out").string());
+  sim.run();
+  EXPECT_FALSE(sim.input_error());
+  nlohmann::json r = sim.results(0.0, 0.0);
+  std::filesystem::remove_all(dir);
+  EXPECT_TRUE(r["conservation"]["ok"].get<bool>());
+  return r;
+}
+
+// DDR4-3200 (JESD79-4, ddr4_3200 preset): tCK 0.625 ns, tRRD_S 4, tFAW 34, tRC 74 clocks.
+constexpr double kTck = 0.625;
+// The default mapping RoRaBaCoBgCh, LSB first: 6 bits of burst offset, 2 of bank group, 7 of
+// column (1024 columns / BL8), 2 of bank, then the row: one row of one bank every 128 KiB.
+constexpr std::uint64_t kRowStride = 64ull * 4 * 128 * 4;
+
+TEST(Bottleneck, RowConflictsAreBoundByTheRanksActivateRate) {
+  // 20 000 reads of 64 B at random rows of random banks: nearly every read opens a row. A rank
+  // activates at most once per max(tRRD_S, tFAW / 4) = max(4, 8.5) = 8.5 clocks = 5.3125 ns, so
+  // with one 64 B burst per activate the channel moves at most 64 B / 5.3125 ns = 12.05 GB/s,
+  // under half the 25.6 GB/s data bus: the activate rate limits, not the bus.
+  std::mt19937_64 rng(11);
+  std::vector<std::uint64_t> a;
+  for (unsigned i = 0; i < 20000; ++i) a.push_back(rng() % (8ull << 30) / 64 * 64);
+  const auto r = run_ddr4_trace(a);
+  const auto& l = limiter(r);
+  EXPECT_EQ(l["resource"], "activate rate (rank 0, tRRD/tFAW)") << r["bottlenecks"]["sentence"];
+  EXPECT_EQ(l["reason"], "bandwidth");
+  EXPECT_EQ(l["capacity_unit"], "M ACT/s");
+  EXPECT_NEAR(l["capacity"].get<double>(), 1e3 / (8.5 * kTck), 1e-6);
+  const double ceiling = 64.0 / (8.5 * kTck);
+  const double achieved = r["bottlenecks"]["achieved_gbps"].get<double>();
+  EXPECT_LE(achieved, ceiling * 1.001);
+  EXPECT_GE(achieved, 0.85 * ceiling);
+  // Utilisation is the ACTs x 8.5 clocks over the run (the commands the controller counted).
+  const auto& mc = r["components"]["memory.ch0"];
+  const double acts = mc["commands"]["ACT"].get<double>();
+  const double cycles = r["sim"]["simulated_time_ns"].get<double>() / kTck;
+  EXPECT_NEAR(l["utilization"].get<double>(), acts * 8.5 / cycles, 1e-3);
+  EXPECT_NE(r["bottlenecks"]["sentence"].get<std::string>().find("Row activations bind it"),
+            std::string::npos);
+}
+
+TEST(Bottleneck, OneHotBankIsBoundByTrc) {
+  // 3 000 reads, each to a new row of bank group 0, bank 0: one activate per tRC = 74 clocks =
+  // 46.25 ns, so at most 64 B / 46.25 ns = 1.384 GB/s; the rank's activate rate is 8.5 / 74 =
+  // 11 % busy.
+  std::vector<std::uint64_t> a;
+  for (unsigned i = 0; i < 3000; ++i) a.push_back(i * kRowStride);
+  const auto r = run_ddr4_trace(a);
+  const auto& l = limiter(r);
+  EXPECT_EQ(l["resource"], "activate rate (busiest bank, tRC)") << r["bottlenecks"]["sentence"];
+  EXPECT_NEAR(l["capacity"].get<double>(), 1e3 / (74 * kTck), 1e-6);
+  const double ceiling = 64.0 / (74 * kTck);
+  const double achieved = r["bottlenecks"]["achieved_gbps"].get<double>();
+  EXPECT_LE(achieved, ceiling * 1.001);
+  EXPECT_GE(achieved, 0.85 * ceiling);
+  for (const auto& e : r["bottlenecks"]["ranked"]) {
+    if (e["resource"] == "activate rate (rank 0, tRRD/tFAW)") {
+      EXPECT_NEAR(e["utilization"].get<double>(), 8.5 / 74 * achieved / ceiling, 0.01);
+    }
+  }
 }
 
 TEST(Bottleneck, OccupancyHistogramCoversTheWindow) {

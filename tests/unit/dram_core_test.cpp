@@ -273,6 +273,51 @@ TEST(DramCore, RowConflictsInOneBankAreSpacedByRc) {
   for (unsigned i = 1; i < acts.size(); ++i) EXPECT_EQ(acts[i] - acts[i - 1], 74u) << i;
 }
 
+TEST(DramCore, ActivatesAreCountedPerBank) {
+  CoreParams p = no_refresh();
+  p.scheduler = "fcfs";
+  Driver d(test_spec(), p);
+  // Six reads alternating two rows of bank (1, 2): six activates there; one read to (3, 0).
+  std::vector<Coord> cs;
+  for (unsigned i = 0; i < 6; ++i) cs.push_back(at(1, 2, i % 2 ? 7 : 3));
+  cs.push_back(at(3, 0, 5));
+  for (auto& c : cs) d.core.enqueue(&d.tag, false, &c, 1, 0);
+  d.run_until_idle();
+  const auto& acts = d.core.stats().bank_activates;
+  ASSERT_EQ(acts.size(), 16u);
+  std::uint64_t total = 0;
+  for (std::uint64_t a : acts) total += a;
+  EXPECT_EQ(total, 7u);
+  EXPECT_EQ(acts[d.core.state().flat_bank(at(1, 2, 0))], 6u);
+  EXPECT_EQ(acts[d.core.state().flat_bank(at(3, 0, 0))], 1u);
+}
+
+TEST(DramCore, QueueGaugeCountsRoomForWholeRequests) {
+  CoreParams p = no_refresh();
+  p.read_queue = 8;
+  p.write_queue = 8;
+  p.write_high_watermark = 6;
+  p.write_low_watermark = 2;
+  Driver d(test_spec(), p);
+  // Requests of up to 3 bursts: an 8-entry queue holds two (6 entries); the last 2 are no use.
+  d.core.count_room_in(3);
+  const auto& g = d.core.stats().read_queue;
+  EXPECT_EQ(g.capacity(), 6u);
+  std::vector<Coord> three = {at(0, 0, 1, 0), at(0, 0, 1, 8), at(0, 0, 1, 16)};
+  d.core.enqueue(&d.tag, false, three.data(), 3, 0);
+  EXPECT_EQ(g.level(), 3u);  // 5 free: room for one more request of 3
+  std::vector<Coord> two = {at(1, 0, 1, 0), at(1, 0, 1, 8)};
+  d.core.enqueue(&d.tag, false, two.data(), 2, 0);
+  EXPECT_EQ(g.level(), 3u);  // 3 free: still room for one
+  Coord one = at(2, 0, 1, 0);
+  d.core.enqueue(&d.tag, false, &one, 1, 0);
+  EXPECT_EQ(g.level(), 6u);  // 2 free: full
+  EXPECT_FALSE(d.core.has_room(false, 3));
+  d.run_until_idle();
+  EXPECT_EQ(g.level(), 0u);
+  EXPECT_EQ(g.max(), 6u);
+}
+
 TEST(DramCore, FrFcfsServesRowHitsFirstFcfsDoesNot) {
   // Queue: row 1, row 2, row 1 in one bank. FR-FCFS serves both row-1 reads before row 2 (one
   // ACT saved); FCFS follows arrival order (three ACTs).

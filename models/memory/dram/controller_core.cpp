@@ -12,8 +12,10 @@ ControllerCore::ControllerCore(const Spec& spec, const CoreParams& params)
       state_(spec),
       scheduler_(make_scheduler(params.scheduler, params.starvation_cap)),
       page_(make_page_policy(params.page_policy, params.page_timeout_cycles)) {
-  stats_.read_queue.set_capacity(params.read_queue);
-  stats_.write_queue.set_capacity(params.write_queue);
+  read_usable_ = params.read_queue;
+  write_usable_ = params.write_queue;
+  stats_.read_queue.set_capacity(read_usable_);
+  stats_.write_queue.set_capacity(write_usable_);
   if (params.read_queue == 0 || params.write_queue == 0) {
     throw std::invalid_argument("read and write queues need at least one entry");
   }
@@ -49,8 +51,21 @@ ControllerCore::ControllerCore(const Spec& spec, const CoreParams& params)
   timeout_policy_ = params.page_policy == "timeout";
   postpone_limit_ = params.refresh_postpone ? spec.timing.refresh_postpone_max : 0;
   stats_.bank_open_cycles.assign(banks, 0);
+  stats_.bank_activates.assign(banks, 0);
   stats_.rank_active_cycles.assign(spec.org.ranks, 0);
   rank_active_since_.assign(spec.org.ranks, 0);
+}
+
+void ControllerCore::count_room_in(unsigned bursts) {
+  if (bursts == 0 || bursts > params_.read_queue || bursts > params_.write_queue) {
+    throw std::invalid_argument("queue room unit must be 1 .. the queue depth");
+  }
+  if (read_count_ + write_count_ > 0) throw std::logic_error("count_room_in on a busy core");
+  room_unit_ = bursts;
+  read_usable_ = params_.read_queue / bursts * bursts;
+  write_usable_ = params_.write_queue / bursts * bursts;
+  stats_.read_queue.set_capacity(read_usable_);
+  stats_.write_queue.set_capacity(write_usable_);
 }
 
 void ControllerCore::set_command_log(std::ostream* os, unsigned channel, unsigned pseudo_channel) {
@@ -84,10 +99,10 @@ void ControllerCore::enqueue(void* tag, bool write, const Coord* bursts, unsigne
   }
   if (write) {
     write_count_ += n;
-    stats_.write_queue.set(write_count_, now);
+    stats_.write_queue.set(room_in_use(write_count_, params_.write_queue, write_usable_), now);
   } else {
     read_count_ += n;
-    stats_.read_queue.set(read_count_, now);
+    stats_.read_queue.set(room_in_use(read_count_, params_.read_queue, read_usable_), now);
   }
   revise_plan(q, bursts, n, now);
 }
@@ -490,6 +505,7 @@ void ControllerCore::issue(const Choice& ch, std::uint64_t now) {
     case Command::kPREA:
       return;
     case Command::kACT:
+      ++stats_.bank_activates[state_.flat_bank(ch.c)];
       if (ch.entry != kNil) entries_[ch.entry].flags |= kMissed;
       return;
     case Command::kPRE:
@@ -525,10 +541,10 @@ void ControllerCore::issue(const Choice& ch, std::uint64_t now) {
   stats_.data_bus_cycles += spec_.timing.burst;
   Request& req = requests_[ent.request];
   if (ch.queue == 1) {
-    stats_.write_queue.set(--write_count_, now);
+    stats_.write_queue.set(room_in_use(--write_count_, params_.write_queue, write_usable_), now);
     ++stats_.write_bursts;
   } else {
-    stats_.read_queue.set(--read_count_, now);
+    stats_.read_queue.set(room_in_use(--read_count_, params_.read_queue, read_usable_), now);
     ++stats_.read_bursts;
   }
   free_entries_.push_back(e);

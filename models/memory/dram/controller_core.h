@@ -56,9 +56,12 @@ struct CoreStats {
   std::uint64_t row_hits = 0, row_misses = 0, row_conflicts = 0;
   std::uint64_t read_bursts = 0, write_bursts = 0;
   std::uint64_t data_bus_cycles = 0;
-  OccupancyGauge read_queue, write_queue;  // bursts queued, over time in cycles
+  // Queue room in use over time, in cycles: bursts, counted in whole largest requests (see
+  // ControllerCore::count_room_in), so a queue reads full once it cannot take such a request.
+  OccupancyGauge read_queue, write_queue;
   std::uint64_t refreshes_postponed = 0;          // due refreshes that waited for busy banks
   std::vector<std::uint64_t> bank_open_cycles;    // per flat bank, as of finish_stats()
+  std::vector<std::uint64_t> bank_activates;      // ACTs per flat bank (rank-major)
   std::vector<std::uint64_t> rank_active_cycles;  // per rank: some row open
 };
 
@@ -104,6 +107,11 @@ class ControllerCore {
   std::uint64_t next_completion() const { return next_completion_; }
   // Takes that completion; its data must be done (next_completion() <= now).
   void* pop_completion(bool& write, std::uint64_t& arrival_cycle);
+
+  // The queue gauges (CoreStats) count room for whole requests of `bursts` bursts: a queue of Q
+  // entries holds floor(Q / bursts) of them, and the room one more would need is in use once
+  // fewer than `bursts` entries are free. 1 (the default) counts bursts.
+  void count_room_in(unsigned bursts);
 
   // Entries and requests still held.
   unsigned queued_bursts() const { return read_count_ + write_count_; }
@@ -281,6 +289,13 @@ class ControllerCore {
   std::uint64_t last_run_ = 0;          // the latest cycle run() decided at
   std::vector<unsigned> rank_entries_;  // queued bursts per rank
   unsigned read_count_ = 0, write_count_ = 0;
+  unsigned room_unit_ = 1;  // count_room_in()
+  // The queue gauges' level for `count` of `depth` entries taken, `usable` of which whole
+  // requests can use (the gauge's capacity).
+  std::uint64_t room_in_use(unsigned count, unsigned depth, unsigned usable) const {
+    return usable - (depth - count) / room_unit_ * room_unit_;
+  }
+  unsigned read_usable_ = 0, write_usable_ = 0;
   bool draining_ = false;
   std::uint64_t seq_ = 0;
   Ring<std::uint32_t> read_done_, write_done_;  // requests in completion order
