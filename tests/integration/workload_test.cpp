@@ -198,6 +198,35 @@ streams:
   EXPECT_DOUBLE_EQ(res["mean_step_ns_whole_model_estimate"].get<double>(), 16 * slower);
 }
 
+// Llama-3-8B: 8 KV heads x 128 x 2 (K, V) x 2 B = 4,096 B per token per layer, 2,048 B on each GPU
+// of a tensor-parallel pair. Three prompts of 64 tokens sharing a 40-token prefix (whole 16-token
+// blocks: 32 tokens): prompt 0 writes 64 tokens, prompts 1 and 2 read 32 and write 32, over 2
+// layers, and both GPUs of the pair do every prompt on their half of the heads.
+TEST(Workload, PrefillOnATensorParallelPairRunsEachPromptOnBothGpus) {
+  const nlohmann::json r = test::run_sim(two_gpu_platform(), R"(
+name: prefill
+streams:
+  - name: prefill
+    gpus: [0, 1]
+    prefill: {model: {preset: llama3_8b}, location: device/fam0, prompts: 3, input_tokens: 64,
+              shared_prefix_tokens: 40, layers: 2, tensor_parallel: 2}
+)");
+  EXPECT_TRUE(r["conservation"]["ok"].get<bool>());
+  const std::uint64_t per_token = 2 * 2048 * 2;  // 2 GPUs x 2,048 B x 2 layers
+  EXPECT_EQ(r["summary"]["write_bytes"].get<std::uint64_t>(), (64 + 32 + 32) * per_token);
+  EXPECT_EQ(r["summary"]["read_bytes"].get<std::uint64_t>(), (32 + 32) * per_token);
+  const auto& d = r["workload"]["streams"]["prefill"];
+  const auto& res = d["result"];
+  EXPECT_EQ(res["tensor_parallel_groups"].get<unsigned>(), 1u);
+  EXPECT_EQ(res["prompts_done"].get<std::uint64_t>(), 3u);
+  EXPECT_EQ(res["input_tokens"].get<std::uint64_t>(), 3u * 64);
+  EXPECT_EQ(res["reused_tokens"].get<std::uint64_t>(), 2u * 32);
+  EXPECT_EQ(res["write_bytes"].get<std::uint64_t>(), (64 + 32 + 32) * per_token);
+  for (const char* gpu : {"gpu0", "gpu1"}) {
+    EXPECT_EQ(d["gpus"][gpu]["prompts_done"].get<std::uint64_t>(), 3u) << gpu;
+  }
+}
+
 TEST(Workload, ReplayIssuesEachAccessAtItsTime) {
   // The GPU 1 line is the platform's but not the stream's: skipped.
   const std::string trace = write_trace("replay.trace",

@@ -19,13 +19,16 @@
 //       Mooncake JSONL (traffic/trace/request_trace.h); each hash id names trace.block_tokens
 //       tokens (Mooncake: 512); a request arrives at timestamp x time_scale.
 //
-// Every GPU of the stream keeps its own prefix cache; a prompt goes to the GPU chosen by a hash of
-// its first block (cache-affinity routing, as Mooncake's scheduler prefers the node holding the
-// prefix). Per prompt, in arrival order on its GPU: the leading blocks found in the cache are
-// reused (read, per layer and KV vector); the rest are written (and enter the cache). Reuse stops
-// at the first block not in the cache. Only full blocks are shared between prompts (a partly
-// filled last block is the prompt's own), as prefix caching hashes full blocks. Output tokens are
-// not decoded here (kv_decode models decode).
+// The stream's GPUs form tensor-parallel groups (tensor_parallel consecutive GPUs); a prompt goes
+// to the group chosen by a hash of its first block (cache-affinity routing, as Mooncake's
+// scheduler prefers the node holding the prefix), and every GPU of the group prefills it on its
+// share of the KV heads (1/tensor_parallel of the KV bytes and of the compute). Each GPU keeps its
+// own prefix cache of its shard; a group's GPUs see the same prompts, so their caches agree. Per
+// prompt, in arrival order on its GPU: the leading blocks found in the cache are reused (read, per
+// layer and KV vector); the rest are written (and enter the cache). Reuse stops at the first block
+// not in the cache. Only full blocks are shared between prompts (a partly filled last block is the
+// prompt's own), as prefix caching hashes full blocks. Output tokens are not decoded here
+// (kv_decode models decode).
 #include "traffic/ai/generators.h"
 #include "traffic/ai/llm_common.h"
 #include "traffic/pattern.h"
@@ -146,7 +149,7 @@ class PrefillSource : public PhasedSource {
       : PhasedSource(p.prefetch),
         p_(p),
         base_(c.region_va[0]),
-        feed_(p, c.rank, ranks, mix64(c.sim_seed ^ (std::uint64_t{c.stream} << 32))),
+        feed_(p, c.rank / p.tp, ranks / p.tp, mix64(c.sim_seed ^ (std::uint64_t{c.stream} << 32))),
         cache_(p.slots()) {}
 
   nlohmann::json report() const override {
@@ -253,15 +256,28 @@ class PrefillSpec : public GeneratorSpec {
   std::unique_ptr<AccessSource> make_source(const SourceContext& c) const override {
     return std::make_unique<PrefillSource>(p_, c, ranks_);
   }
+  // The stream's result. Each tensor-parallel group prefills its own prompts, every GPU of it on
+  // its shard:
+  //   prompts_done, input_tokens, reused_tokens, cache_evictions  once per group (its GPUs see
+  //                               the same prompts), summed over groups
+  //   reuse_fraction              reused_tokens / input_tokens
+  //   read_bytes, write_bytes     totals over every GPU of the stream
   nlohmann::json combine(const std::vector<nlohmann::json>& per_gpu) const override {
-    nlohmann::json j = GeneratorSpec::combine(per_gpu);
-    const double tokens = j.value("input_tokens", 0.0);
-    j["reuse_fraction"] = tokens > 0 ? j.value("reused_tokens", 0.0) / tokens : 0.0;
+    const TpGroups g(per_gpu, p_.tp);
+    nlohmann::json j = nlohmann::json::object();
+    j["tensor_parallel_groups"] = g.groups();
+    for (const char* k : {"prompts_done", "input_tokens", "reused_tokens", "cache_evictions"})
+      j[k] = g.group_sum(k);
+    for (const char* k : {"read_bytes", "write_bytes"}) j[k] = g.gpu_sum(k);
+    const double tokens = static_cast<double>(j["input_tokens"].get<std::uint64_t>());
+    j["reuse_fraction"] =
+        tokens > 0 ? static_cast<double>(j["reused_tokens"].get<std::uint64_t>()) / tokens : 0.0;
     return j;
   }
   nlohmann::json summary() const override {
     nlohmann::json j = {
         {"model", p_.model.name},
+        {"tensor_parallel", p_.tp},
         {"kv_bytes_per_token_per_gpu", p_.model.kv_bytes_per_token_layer(p_.tp) * p_.layers},
         {"layers_simulated", p_.layers},
         {"block_tokens", p_.block_tokens},
