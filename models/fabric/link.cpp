@@ -312,6 +312,7 @@ void Link::commit(Wire& w, Channel& c, std::uint64_t e_ps) {
   const std::uint64_t e_fs = e_ps * 1000;
   const bool dense = params_.flit.packing == Packing::kDense;
   std::uint32_t rem = s.wire_slots;
+  w.slots_used += s.wire_slots;
   std::uint64_t first_end = 0;
   std::uint64_t last_end = 0;
   if (dense && w.open_slots > 0 && w.open_start_fs >= e_fs) {
@@ -456,7 +457,22 @@ void Link::report(ComponentReport& r, const ReportWindow& window) const {
     wire_total += wire;
     u_max = std::max(u_max, u);
     bp_total += bp;
+    // Padding: slots of the good flits that no transfer took. With dense packing a flit goes out
+    // padded only because nothing else was waiting when it was packed; more traffic would have
+    // filled it, so the wire's room for traffic is its busy time less that padding's flit time.
+    // That (needed) utilisation is the wire's as a resource: a wire sending half-empty flits all
+    // the time is not saturated. Per-message packing pads every message whatever the load.
+    const std::uint64_t per_flit = framing_.slots_per_flit();
+    const std::uint64_t good_slots = (w.flits - w.replays) * per_flit;
+    const std::uint64_t padding_slots = good_slots > w.slots_used ? good_slots - w.slots_used : 0;
+    const bool dense = params_.flit.packing == Packing::kDense;
+    const double padding_ps =
+        static_cast<double>(padding_slots) * static_cast<double>(flit_fs_) * 1e-3 / per_flit;
+    const double window_ps = static_cast<double>(window.duration_ps());
+    const double needed = dense && window_ps > 0 ? std::max(0.0, u - padding_ps / window_ps) : u;
     nlohmann::json j = {{"utilization", u},
+                        {"needed_utilization", needed},
+                        {"padding_bytes", padding_slots * params_.flit.slot_bytes},
                         {"messages", messages},
                         {"flits", w.flits},
                         {"payload_bytes", payload},
@@ -472,9 +488,9 @@ void Link::report(ComponentReport& r, const ReportWindow& window) const {
     if (w.flits > 0 || i == 0) {
       ResourceUse wire_use;
       wire_use.name = i == 0 ? "request wire" : "response wire";
-      wire_use.utilization = u;
+      wire_use.utilization = needed;
       wire_use.capacity = bandwidth_gbps_;
-      wire_use.used = window.seconds() > 0 ? wire / window.seconds() * 1e-9 : 0.0;
+      wire_use.used = needed * bandwidth_gbps_;
       wire_use.backpressure_ns = bp * 1e-3;
       r.resources.push_back(std::move(wire_use));
     }

@@ -73,6 +73,8 @@
 // Statistics (ComponentReport): bytes (payload, both wires), utilization (busier wire, including
 // replay time), backpressure_ns, wire_efficiency (payload / wire bytes, both wires),
 // bandwidth_gbps; per wire (request_direction = A->B, response_direction = B->A): utilization,
+// needed_utilization (dense packing: the busy time less the flit time spent on padding, which
+// more traffic would have filled; per_message packing: = utilization), padding_bytes,
 // flits, wire_bytes, payload_bytes, wire_efficiency, replays, replayed_flits, backpressure_ns,
 // messages, and per VC: transfers, credit_stall_ns, rx_buffer_mean / rx_buffer_max (receive
 // buffer occupancy in credit units, time-weighted mean over the report window, and maximum).
@@ -232,6 +234,7 @@ class Link : public sc_core::sc_module, public Component {
     std::uint64_t flits = 0;  // flit transmissions, retransmissions included
     std::uint64_t replays = 0;
     std::uint64_t replayed_flits = 0;
+    std::uint64_t slots_used = 0;  // slots the transfers took (the rest of the flits: padding)
   };
 
   friend class Wakeup;  // runs behaviour()

@@ -299,5 +299,36 @@ TEST(LinkSim, ALoneMessageGoesOutInAPaddedFlit) {
   EXPECT_NEAR(j["wire_efficiency"].get<double>(), 64.0 / (3 * 68), 1e-12);
 }
 
+TEST(LinkSim, PaddingIsNotCountedAsNeededWireTime) {
+  // The lone MemRd again: a 68 B flit has 4 slots of 16 B; the request takes 1 of its flit's 4,
+  // the response 5 of its 2 flits' 8. Dense packing would have filled the rest had anything been
+  // waiting, so as a resource each wire needs only its used slots' share of its busy time: 1/4
+  // and 5/8 of it, with 3 slots (48 B) of padding each.
+  SimContext ctx(4096, 1);
+  OneWay b(ctx, "pad", test::preset_link_params("cxl_gen5_x16"), false, 64, 1);
+  sc_core::sc_start();
+  ComponentReport r;
+  b.link->report(r, ReportWindow{0, now_ps()});
+  const auto& req = r.extra["request_direction"];
+  const auto& resp = r.extra["response_direction"];
+  EXPECT_EQ(req["padding_bytes"], 48);
+  EXPECT_EQ(resp["padding_bytes"], 48);
+  // The busy time is counted in whole ps: allow 1 ps over the window.
+  const double tol = 1.0 / static_cast<double>(now_ps());
+  const double busy_req = req["utilization"].get<double>();
+  const double busy_resp = resp["utilization"].get<double>();
+  ASSERT_GT(busy_req, 0.0);
+  EXPECT_NEAR(req["needed_utilization"].get<double>(), busy_req / 4, tol);
+  EXPECT_NEAR(resp["needed_utilization"].get<double>(), busy_resp * 5 / 8, tol);
+  ASSERT_EQ(r.resources.size(), 4u);  // request wire and credits, response wire and credits
+  for (const ResourceUse& u : r.resources) {
+    if (u.name == "request wire") {
+      EXPECT_NEAR(u.utilization, busy_req / 4, tol);
+    } else if (u.name == "response wire") {
+      EXPECT_NEAR(u.utilization, busy_resp * 5 / 8, tol);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace famsim
