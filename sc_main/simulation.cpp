@@ -504,9 +504,17 @@ void Simulation::run() {
     sc_core::sc_start();
   }
   if (detail::g_time_limit_hit && !ctx_->input_error) {
-    ctx_->input_error =
-        "simulated time would pass 2^48 ps (281 s), the longest famsim represents: shorten the "
-        "workload (total_bytes, duration_ns, start_ns) or check clock and bandwidth values";
+    // What asked for the time did not say (the GPUs and trace players name the stream, key or
+    // trace line when it is theirs): name the files whose values set the run's length.
+    const bool standalone = cfg_.platform.trace_player.present;
+    const std::string workload =
+        standalone ? cfg_.platform.trace_player.params.file : doc_.sources->source_of("workload");
+    ctx_->input_error = fmt::format(
+        "{}: simulated time would pass 2^48 ps (281 s), the longest famsim represents: shorten "
+        "the {} or check the clock and bandwidth values of the platform ({})",
+        workload,
+        standalone ? "trace" : "workload (total_bytes, duration_ns, start_ns, compute times)",
+        doc_.sources->source_of(""));
   }
 }
 

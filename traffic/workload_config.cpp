@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <map>
 #include <regex>
@@ -275,6 +276,29 @@ const char* const kPatternKeys[] = {"buffer",        "pattern",        "stride_b
                                     "read_fraction", "access_bytes",   "total_bytes",
                                     "verify_reads",  "data_seed",      "atomic"};
 
+// A paced stream (issue_rate_gbps) issues access k at start + k x access_bytes / rate (as
+// StreamGenerator rounds the interval): its last access must come within the longest simulated
+// time, or the run would stop at 281 s with nothing to say which stream asked for it. A stream
+// that starts after others (start_after) starts later still; that is found during the run.
+void check_pacing_span(const ConfigNode& s, const StreamConfig& c) {
+  if (c.issue_rate_gbps <= 0 || c.total_bytes == std::numeric_limits<std::uint64_t>::max()) return;
+  const std::uint64_t accesses = (c.total_bytes + c.access_bytes - 1) / c.access_bytes;
+  const double interval_ps = static_cast<double>(
+      std::llround(static_cast<double>(c.access_bytes) / c.issue_rate_gbps * 1000.0));
+  const double start_ps = c.start_ns * 1e3;
+  double last_ps = start_ps + static_cast<double>(accesses - 1) * interval_ps;
+  if (c.duration_ns > 0) last_ps = std::min(last_ps, start_ps + c.duration_ns * 1e3);
+  if (last_ps <= static_cast<double>(kMaxSimTimePs)) return;
+  const double min_rate = static_cast<double>(c.access_bytes) * static_cast<double>(accesses - 1) /
+                          ((static_cast<double>(kMaxSimTimePs) - start_ps) * 1e-3);
+  s.fail("issue_rate_gbps",
+         fmt::format("at {} GB/s the stream's {} accesses of {} B (total_bytes {}) would be issued "
+                     "until {:.6g} s, past 2^48 ps (281 s), the longest famsim represents; "
+                     "expected at least {:.6g} GB/s, or a smaller total_bytes, or a duration_ns",
+                     c.issue_rate_gbps, accesses, c.access_bytes, c.total_bytes, last_ps * 1e-12,
+                     min_rate));
+}
+
 VmmEventConfig parse_vmm_event(ConfigNode& e, const WorkloadConfig& w, const PlatformFacts& facts) {
   VmmEventConfig v;
   v.path = e.path();
@@ -369,6 +393,7 @@ WorkloadConfig parse_workload(ConfigNode node, const PlatformFacts& facts) {
     ConfigNode& s = streams[i];
     StreamConfig c;
     c.path = s.path();
+    c.where = node.location("streams", i);
     c.name = s.get_string("name", "stream" + std::to_string(i));
     for (const StreamConfig& other : w.streams) {
       if (other.name == c.name) s.fail("name", "another stream is already named '" + c.name + "'");
@@ -390,6 +415,7 @@ WorkloadConfig parse_workload(ConfigNode node, const PlatformFacts& facts) {
     c.max_outstanding = static_cast<unsigned>(
         s.get_uint("max_outstanding", facts.gpu_max_outstanding, 1, 1u << 20));
     c.start_ns = s.get_double("start_ns", 0.0, 0.0, 2.8e11);
+    if (!c.generator) check_pacing_span(s, c);
 
     c.gap_ns = s.get_double("gap_ns", 0.0, 0.0, 2.8e11);
     // start_after may only name earlier streams, so dependencies never form a cycle.

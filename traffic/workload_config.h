@@ -112,7 +112,8 @@ class GeneratorSpec {
 
 struct StreamConfig {
   std::string name;
-  std::string path;  // key path, for messages
+  std::string path;   // key path, for messages
+  std::string where;  // "file:line: key.path" of the stream, for errors found during the run
   std::vector<unsigned> gpus;
   // An AI workload or trace generator (kv_decode, prefill, ...); null for a pattern stream, which
   // uses the buffer and pattern keys below.

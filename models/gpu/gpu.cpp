@@ -157,6 +157,20 @@ Gpu::Prepared Gpu::prepare(Stream& s, std::uint64_t now_ps) {
       return Prepared::kNone;
     }
     if (st == AccessSource::State::kWait) {
+      if (wake != AccessSource::kNever && wake > kMaxSimTimePs) {
+        // The source's next access (a pacing rate, a compute time, a timestamp) lies past the
+        // longest simulated time: an input error naming the stream, not a bare time limit.
+        if (!ctx_.input_error) {
+          ctx_.input_error = fmt::format(
+              "{}: stream '{}' on {} would issue its next access at {:.6g} s, past 2^48 ps "
+              "(281 s), the longest famsim represents; expected a workload that issues within it "
+              "(check its rates, compute times and sizes)",
+              s.cfg->where, s.cfg->name, name(), static_cast<double>(wake) * 1e-12);
+        }
+        ctx_.stop();
+        s.exhausted = true;
+        return Prepared::kNone;
+      }
       s.wait_ps = wake;
       return Prepared::kNone;
     }

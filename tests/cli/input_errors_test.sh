@@ -113,6 +113,71 @@ expect_bad replay_gpu "a replay line for GPU 3 on a 1-GPU platform" \
   "$WORK/gpu3.trace:2" "GPU 3" "1 GPU" -- \
   run --platform platforms/minimal.yaml --workload "$WORK/replay.yaml" $(out replay_gpu)
 
+# --- Times past 2^48 ps (281 s) asked for by a workload: the error names the trace line or the key
+# --- that asked, not only "simulated time would pass 2^48 ps". -----------------------------------
+printf '0 0 R 0x0 64\n300000000000 0 R 0x40 64\n' >"$WORK/far.trace"
+cat >"$WORK/replay_far.yaml" <<'YAML'
+name: replay_far
+streams:
+  - replay: {file: far.trace, bytes: 1GiB, location: device/fam0}
+YAML
+expect_bad replay_far "a replay line past 281 s" \
+  "$WORK/far.trace:2: time 300000000000 ns is past 2^48 ps (281 s)" "expected a time below" -- \
+  run --platform platforms/minimal.yaml --workload "$WORK/replay_far.yaml" $(out replay_far)
+# 200 s in the trace, 400 s once scaled.
+printf '0 0 R 0x0 64\n200000000000 0 R 0x40 64\n' >"$WORK/scaled.trace"
+cat >"$WORK/replay_scaled.yaml" <<'YAML'
+name: replay_scaled
+streams:
+  - replay: {file: scaled.trace, bytes: 1GiB, location: device/fam0, time_scale: 2}
+YAML
+expect_bad replay_scaled "a replay line past 281 s once scaled by time_scale" \
+  "$WORK/scaled.trace:2: time 200000000000 ns x time_scale 2 = 400000000000 ns" "281 s" -- \
+  run --platform platforms/minimal.yaml --workload "$WORK/replay_scaled.yaml" $(out replay_scaled)
+cat >"$WORK/far.jsonl" <<'JSONL'
+{"timestamp": 0, "input_length": 16, "output_length": 1, "hash_ids": [1]}
+{"timestamp": 300000, "input_length": 16, "output_length": 1, "hash_ids": [2]}
+JSONL
+cat >"$WORK/mooncake_far.yaml" <<'YAML'
+name: mooncake_far
+streams:
+  - name: prefill
+    prefill:
+      model: {preset: llama3_2_1b}
+      location: device/fam0
+      layers: 1
+      cache_tokens: 1024
+      trace: {file: far.jsonl, block_tokens: 512}
+YAML
+expect_bad mooncake_far "a Mooncake timestamp past 281 s" \
+  "$WORK/far.jsonl:2: timestamp 300000 ms is past 2^48 ps (281 s)" -- \
+  run --platform platforms/minimal.yaml --workload "$WORK/mooncake_far.yaml" $(out mooncake_far)
+cat >"$WORK/paced.yaml" <<'YAML'
+name: paced
+streams:
+  - buffer: {bytes: 1MiB, location: device/fam0}
+    total_bytes: 1MiB
+    issue_rate_gbps: 1e-9
+YAML
+expect_bad issue_rate "issue_rate_gbps too low to issue total_bytes within 281 s" \
+  "$WORK/paced.yaml:5: workload.streams.0.issue_rate_gbps" "past 2^48 ps (281 s)" "expected at least" -- \
+  run --platform platforms/minimal.yaml --workload "$WORK/paced.yaml" $(out issue_rate)
+cat >"$WORK/slow_compute.yaml" <<'YAML'
+name: slow_compute
+streams:
+  - name: slow
+    prefill:
+      model: {preset: llama3_2_1b}
+      location: device/fam0
+      layers: 1
+      prompts: 1
+      input_tokens: 16
+      compute: {layer_ns: 1e12}
+YAML
+expect_bad slow_compute "a compute time that ends past 281 s" \
+  "$WORK/slow_compute.yaml:3: workload.streams.0" "stream 'slow'" "past 2^48 ps (281 s)" -- \
+  run --platform platforms/minimal.yaml --workload "$WORK/slow_compute.yaml" $(out slow_compute)
+
 # --- A directory where a file is expected. -------------------------------------------------------
 mkdir -p "$WORK/somedir"
 expect_bad dir_platform "--platform DIR" "$WORK/somedir/: is a directory" -- \

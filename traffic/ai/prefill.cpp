@@ -104,8 +104,19 @@ class PromptFeed {
       if (!reader_->next(record_)) return false;
       out.index = produced_++;
       out.tokens = record_.input_length;
-      out.arrival_ps =
-          static_cast<std::uint64_t>(std::llround(record_.timestamp_ms * 1e9 * p_.time_scale));
+      const double arrival_ps = record_.timestamp_ms * 1e9 * p_.time_scale;
+      if (arrival_ps > static_cast<double>(kMaxSimTimePs)) {
+        // An error naming the line, not a wake-up the scheduler refuses without saying why.
+        throw TraceError(fmt::format(
+            "{}:{}: timestamp {} ms{} is past 2^48 ps (281 s), the longest famsim represents; "
+            "expected a timestamp below {} ms",
+            p_.trace, record_.line, record_.timestamp_ms,
+            p_.time_scale == 1.0
+                ? std::string()
+                : fmt::format(" x time_scale {} = {} ms", p_.time_scale, arrival_ps * 1e-9),
+            static_cast<double>(kMaxSimTimePs) * 1e-9 / p_.time_scale));
+      }
+      out.arrival_ps = static_cast<std::uint64_t>(std::llround(arrival_ps));
       const std::uint64_t per_hash = p_.trace_block_tokens / bt;
       const std::uint64_t blocks = (out.tokens + bt - 1) / bt;
       for (std::uint64_t k = 0; k < blocks; ++k) {
@@ -338,6 +349,17 @@ std::shared_ptr<const GeneratorSpec> parse_prefill(ConfigNode& n, const Platform
     p.shared_prefix = n.get_uint("shared_prefix_tokens", 0, 0, 1ULL << 30);
     p.groups = n.get_uint("prefix_groups", 1, 1, 1ULL << 24);
     p.arrival_interval_ns = n.get_double("arrival_interval_ns", 0.0, 0.0, 1e12);
+    // The last prompt arrives at (prompts - 1) x the interval: within the longest simulated time.
+    const double last_arrival_ns = static_cast<double>(p.prompts - 1) * p.arrival_interval_ns;
+    if (last_arrival_ns * 1e3 > static_cast<double>(kMaxSimTimePs)) {
+      n.fail("arrival_interval_ns",
+             fmt::format(
+                 "the last of {} prompts would arrive at {} s, past 2^48 ps (281 s), the "
+                 "longest famsim represents; expected at most {} ns for {} prompts",
+                 p.prompts, last_arrival_ns * 1e-9,
+                 static_cast<double>(kMaxSimTimePs) * 1e-3 / static_cast<double>(p.prompts - 1),
+                 p.prompts));
+    }
     const std::uint64_t all =
         p.prompts * ((p.input.max + p.block_tokens - 1) / p.block_tokens) * p.block_tokens;
     p.cache_tokens = n.get_uint("cache_tokens", all, 1, 1ULL << 40);

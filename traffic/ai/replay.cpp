@@ -54,9 +54,21 @@ class ReplaySource : public AccessSource {
                         "{} B buffer; expected an offset into the buffer",
                         p_.file, rec_.line, rec_.va, rec_.bytes, p_.bytes));
       }
+      // Past the longest simulated time: an error naming the line, not a wake-up the scheduler
+      // refuses with no word of where it came from.
+      const double due_ps = static_cast<double>(rec_.time_ps) * p_.time_scale;
+      if (due_ps > static_cast<double>(kMaxSimTimePs)) {
+        throw TraceError(fmt::format(
+            "{}:{}: time {} ns{} is past 2^48 ps (281 s), the longest famsim represents; "
+            "expected a time below {} ns",
+            p_.file, rec_.line, static_cast<double>(rec_.time_ps) * 1e-3,
+            p_.time_scale == 1.0
+                ? std::string()
+                : fmt::format(" x time_scale {} = {} ns", p_.time_scale, due_ps * 1e-3),
+            static_cast<double>(kMaxSimTimePs) * 1e-3 / p_.time_scale));
+      }
       have_ = true;
-      due_ps_ = static_cast<std::uint64_t>(
-          std::llround(static_cast<double>(rec_.time_ps) * p_.time_scale));
+      due_ps_ = static_cast<std::uint64_t>(std::llround(due_ps));
     }
     if (now_ps < due_ps_) {
       wake_ps = due_ps_;
