@@ -275,6 +275,19 @@ const char* const kPatternKeys[] = {"buffer",        "pattern",        "stride_b
                                     "zipf_exponent", "hot_unit_bytes", "issue_rate_gbps",
                                     "read_fraction", "access_bytes",   "total_bytes",
                                     "verify_reads",  "data_seed",      "atomic"};
+// Keys of every stream (parse_workload reads them).
+const char* const kStreamKeys[] = {"name",     "gpus",   "duration_ns", "max_outstanding",
+                                   "start_ns", "gap_ns", "start_after"};
+
+// A stream's keys are its own, a pattern stream's or a generator's name. Checked before the
+// stream is read: without a generator key a stream is read as a pattern stream, so a misspelt
+// generator (kv_decodez) would otherwise be reported as the pattern stream's missing buffer.
+void check_stream_keys(const ConfigNode& s) {
+  std::vector<std::string> known(std::begin(kStreamKeys), std::end(kStreamKeys));
+  known.insert(known.end(), std::begin(kPatternKeys), std::end(kPatternKeys));
+  known.insert(known.end(), generator_kinds().begin(), generator_kinds().end());
+  s.check_known(known);
+}
 
 // A paced stream (issue_rate_gbps) issues access k at start + k x access_bytes / rate (as
 // StreamGenerator rounds the interval): its last access must come within the longest simulated
@@ -391,6 +404,7 @@ WorkloadConfig parse_workload(ConfigNode node, const PlatformFacts& facts) {
   if (streams.empty()) node.fail("streams", "expected at least one stream");
   for (std::size_t i = 0; i < streams.size(); ++i) {
     ConfigNode& s = streams[i];
+    check_stream_keys(s);
     StreamConfig c;
     c.path = s.path();
     c.where = node.location("streams", i);

@@ -667,12 +667,18 @@ std::vector<ConfigNode> ConfigNode::list(const std::string& key, bool required) 
   return out;
 }
 
-void ConfigNode::finish() const {
+void ConfigNode::finish() const { check_keys(used_); }
+
+void ConfigNode::check_known(const std::vector<std::string>& known) const {
+  check_keys(std::set<std::string>(known.begin(), known.end()));
+}
+
+void ConfigNode::check_keys(const std::set<std::string>& known) const {
   for (const auto& kv : node_) {
     const std::string key = kv.first.Scalar();
-    if (used_.count(key) == 0) {
+    if (known.count(key) == 0) {
       const std::string reason =
-          fmt::format("unknown key '{}'; expected one of: {}", key_path(key), join(used_));
+          fmt::format("unknown key '{}'; expected one of: {}", key_path(key), join(known));
       throw ConfigError(where(kv.first, key_path(key)) + ": " + reason, key_path(key), reason);
     }
   }

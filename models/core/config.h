@@ -161,6 +161,10 @@ class ConfigNode {
 
   // Every key present must have been read; otherwise an unknown-key error.
   void finish() const;
+  // Every key present must be one of `known`: the unknown-key error finish() gives, before any
+  // reading. For a node whose keys decide how the rest is read (a stream's generator key), so
+  // that a misspelt one is reported as unknown rather than as whatever its absence implies.
+  void check_known(const std::vector<std::string>& known) const;
 
   [[noreturn]] void fail(const std::string& key, const std::string& what) const;
   // Where `key` is written, "file:line: key.path", as fail() starts its message: for an error
@@ -181,6 +185,8 @@ class ConfigNode {
     return value;
   }
   std::string where(const YAML::Node& n, const std::string& path) const;
+  // The unknown-key error for the first key present that is not in `known`.
+  void check_keys(const std::set<std::string>& known) const;
 
   YAML::Node node_;
   std::string path_;

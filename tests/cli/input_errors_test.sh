@@ -178,6 +178,19 @@ expect_bad slow_compute "a compute time that ends past 281 s" \
   "$WORK/slow_compute.yaml:3: workload.streams.0" "stream 'slow'" "past 2^48 ps (281 s)" -- \
   run --platform platforms/minimal.yaml --workload "$WORK/slow_compute.yaml" $(out slow_compute)
 
+# --- A misspelt generator key: without a generator a stream is read as a pattern stream, which
+# --- used to report the buffer it then lacked ("buffer: missing"). -------------------------------
+cat >"$WORK/typo.yaml" <<'YAML'
+name: typo
+streams:
+  - name: decode
+    kv_decodez: {}
+YAML
+expect_bad generator_typo "a misspelt generator key in a stream" \
+  "$WORK/typo.yaml:4:" "unknown key 'workload.streams.0.kv_decodez'" "expected one of:" "kv_decode," -- \
+  run --platform platforms/minimal.yaml --workload "$WORK/typo.yaml" $(out generator_typo)
+case "$OUT" in *"buffer"*"missing"*) fail "the misspelt generator is still blamed on the buffer: $OUT" ;; esac
+
 # --- A directory where a file is expected. -------------------------------------------------------
 mkdir -p "$WORK/somedir"
 expect_bad dir_platform "--platform DIR" "$WORK/somedir/: is a directory" -- \
