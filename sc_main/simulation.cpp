@@ -182,18 +182,32 @@ ResolvedConfig parse_config(const ConfigDoc& doc) {
 
   const bool standalone = rc.platform.trace_player.present;
   ConfigNode sim = root.child("sim");
+  // Times are kept in whole ps: a positive time below 1 ps would round to 0, which for these keys
+  // means something else (no limit, no time series) or nothing at all (a zero quantum).
+  const auto whole_ps = [&sim](const char* key, double ns, const char* zero_means) {
+    if (ns > 0 && ns < 0.001) {
+      sim.fail(key, fmt::format("{} ns is below 1 ps, the time resolution; expected {}at least "
+                                "0.001 ns",
+                                ns, zero_means));
+    }
+    return ns;
+  };
   rc.sim.seed = sim.get_uint("seed", 1);
-  rc.sim.max_time_ns = sim.get_double("max_time_ns", 0.0, 0.0, 2.8e11);
+  rc.sim.max_time_ns =
+      whole_ps("max_time_ns", sim.get_double("max_time_ns", 0.0, 0.0, 2.8e11), "0 (no limit) or ");
   rc.sim.kernel = sim.get_choice("kernel", "famsim", {"famsim", "systemc"}) == "famsim"
                       ? Kernel::kFamsim
                       : Kernel::kSystemC;
-  rc.sim.quantum_ns = sim.get_double("quantum_ns", 1000.0, 0.0, 1e12, true);
+  rc.sim.quantum_ns =
+      whole_ps("quantum_ns", sim.get_double("quantum_ns", 1000.0, 0.0, 1e12, true), "");
   rc.sim.dram_command_log = sim.get_bool("dram_command_log", false);
   rc.sim.transaction_log = sim.get_bool("transaction_log", false);
   rc.sim.saturation_threshold =
       sim.get_double("saturation_threshold", kSaturated, 0.0, 1.0, /*min_exclusive=*/true);
   // Bandwidth and latency per window (timeseries.csv); 0 switches it off.
-  rc.sim.timeseries_window_ns = sim.get_double("timeseries_window_ns", 1000.0, 0.0, 1e12);
+  rc.sim.timeseries_window_ns =
+      whole_ps("timeseries_window_ns", sim.get_double("timeseries_window_ns", 1000.0, 0.0, 1e12),
+               "0 (no time series) or ");
   // Sampled requests in timeline.json: every N-th request of each GPU, at most M.
   ConfigNode tl = sim.child("timeline");
   rc.sim.timeline_every = tl.get_uint("sample_every", 1000, 0, 1ULL << 40);

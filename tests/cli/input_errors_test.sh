@@ -191,6 +191,29 @@ expect_bad generator_typo "a misspelt generator key in a stream" \
   run --platform platforms/minimal.yaml --workload "$WORK/typo.yaml" $(out generator_typo)
 case "$OUT" in *"buffer"*"missing"*) fail "the misspelt generator is still blamed on the buffer: $OUT" ;; esac
 
+# --- A positive time below 1 ps: it rounds to 0 ps, which means "off" (the time series, the time
+# --- limit), so it would silently switch the feature off. -----------------------------------------
+SMALL=(run --platform platforms/minimal.yaml --set workload.streams.0.total_bytes=64KiB)
+expect_bad window_1e9 "sim.timeseries_window_ns below 1 ps" \
+  "--set sim.timeseries_window_ns=1e-9" "sim.timeseries_window_ns:" "below 1 ps" \
+  "expected 0 (no time series) or at least 0.001 ns" -- \
+  "${SMALL[@]}" --set sim.timeseries_window_ns=1e-9 $(out window_1e9)
+expect_bad window_half_ps "sim.timeseries_window_ns of half a picosecond" \
+  "sim.timeseries_window_ns:" "at least 0.001 ns" -- \
+  "${SMALL[@]}" --set sim.timeseries_window_ns=0.0005 $(out window_half_ps)
+expect_bad max_time_1e9 "sim.max_time_ns below 1 ps" \
+  "sim.max_time_ns:" "expected 0 (no limit) or at least 0.001 ns" -- \
+  "${SMALL[@]}" --set sim.max_time_ns=1e-9 $(out max_time_1e9)
+expect_bad quantum_1e9 "sim.quantum_ns below 1 ps" "sim.quantum_ns:" "at least 0.001 ns" -- \
+  "${SMALL[@]}" --set sim.quantum_ns=1e-9 $(out quantum_1e9)
+# The smallest window allowed, and 0, still run.
+run_famsim window_1ps "${SMALL[@]}" --set sim.timeseries_window_ns=0.001 --out "$WORK/out-window_1ps"
+expect_rc 0 "sim.timeseries_window_ns: 0.001 (1 ps)"
+run_famsim window_off "${SMALL[@]}" --set sim.timeseries_window_ns=0 --out "$WORK/out-window_off"
+expect_rc 0 "sim.timeseries_window_ns: 0"
+[ ! -e "$WORK/out-window_off/timeseries.csv" ] || fail "a window of 0 still wrote timeseries.csv"
+pass "a 1 ps window runs, and 0 still switches the time series off"
+
 # --- A directory where a file is expected. -------------------------------------------------------
 mkdir -p "$WORK/somedir"
 expect_bad dir_platform "--platform DIR" "$WORK/somedir/: is a directory" -- \
