@@ -16,6 +16,7 @@
 #include "sc_main/report.h"
 #include "sc_main/simulation.h"
 #include "sc_main/sweep.h"
+#include "traffic/ai/generators.h"
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -87,15 +88,53 @@ int do_run(const famsim::RunOptions& opt, const std::string& out_dir) {
   return stats["conservation"]["ok"].get<bool>() && timing_ok ? kExitOk : kExitInternal;
 }
 
+// famsim bench sizes the first stream of the workload it runs when no workload file is given
+// (the built-in saturating random reads, or the platform file's own `workload:`): mib_per_gpu
+// MiB per GPU, unless a --set gives that stream's total_bytes. What bench cannot do is said in
+// the user's terms, never as an override the user did not type.
+void size_bench_workload(famsim::ConfigDoc& doc, const famsim::RunOptions& opt,
+                         std::uint64_t mib_per_gpu, bool mib_given) {
+  const std::string platform =
+      opt.platform_file ? *opt.platform_file : "(built-in) platforms/nvl8_fam.yaml";
+  const YAML::Node& root = doc.root;
+  if (root["trace_player"].IsDefined()) {
+    throw famsim::ConfigError(
+        platform +
+        ": a standalone memory platform (trace_player): it has no GPUs, only memory channels "
+        "that replay a memory trace, so famsim bench's saturating random-read workload, which "
+        "GPUs issue, cannot run on it; bench a GPU platform (e.g. platforms/nvl8_fam.yaml), or "
+        "time a trace replay with famsim run --platform " +
+        platform + " --trace FILE");
+  }
+  if (opt.workload_file) return;
+  const std::string key = "workload.streams.0.total_bytes";
+  for (const std::string& o : opt.overrides) {
+    if (o.rfind(key + "=", 0) == 0) return;  // the user's own size
+  }
+  const YAML::Node streams = root["workload"]["streams"];
+  if (!streams.IsSequence() || streams.size() == 0 || !streams[0].IsMap()) return;  // parse says
+  for (const std::string& kind : famsim::generator_kinds()) {
+    if (!streams[0][kind].IsDefined()) continue;
+    // An AI workload sizes itself (steps, layers, prompts): nothing to set.
+    if (!mib_given) return;
+    throw famsim::ConfigError(fmt::format(
+        "--mib-per-gpu: sizes a workload's first stream when it is an access pattern, but the "
+        "first stream of {}'s workload ({}) is a {} stream, which sets its own size; drop "
+        "--mib-per-gpu",
+        platform, doc.sources->source_of("workload"), kind));
+  }
+  YAML::Node first = doc.root["workload"]["streams"][0];
+  first["total_bytes"] = std::to_string(mib_per_gpu) + "MiB";
+  doc.sources->set(key, "famsim bench --mib-per-gpu " + std::to_string(mib_per_gpu));
+}
+
 // Speed benchmark: the default platform (nvl8_fam) under the saturating random-read workload, or
 // the given ones; reports simulated requests per host second and peak memory, writes no files.
-int do_bench(famsim::RunOptions opt, std::uint64_t mib_per_gpu) {
-  if (!opt.workload_file) {
-    opt.overrides.insert(opt.overrides.begin(),
-                         "workload.streams.0.total_bytes=" + std::to_string(mib_per_gpu) + "MiB");
-  }
+int do_bench(const famsim::RunOptions& opt, std::uint64_t mib_per_gpu, bool mib_given) {
   const auto t0 = std::chrono::steady_clock::now();
-  famsim::Simulation sim(famsim::load_config(opt));
+  famsim::ConfigDoc doc = famsim::load_config(opt);
+  size_bench_workload(doc, opt, mib_per_gpu, mib_given);
+  famsim::Simulation sim(std::move(doc));
   const auto t1 = std::chrono::steady_clock::now();
   sim.run();
   const auto t2 = std::chrono::steady_clock::now();
@@ -282,10 +321,11 @@ int famsim_main(int argc, char** argv) {
   bench->add_option("--workload", workload, "Workload YAML (default: saturating random reads)");
   bench->add_option("--set", opt.overrides, "Override a configuration key: key.path=value")
       ->take_all();
-  bench
-      ->add_option("--mib-per-gpu", bench_mib,
-                   "Bytes each GPU reads with the default workload, MiB")
-      ->check(CLI::Range(1, 1 << 20));
+  CLI::Option* bench_mib_opt =
+      bench
+          ->add_option("--mib-per-gpu", bench_mib,
+                       "Bytes each GPU reads with the default workload, MiB")
+          ->check(CLI::Range(1, 1 << 20));
 
   CLI::App* check = app.add_subcommand(
       "check-dram-log",
@@ -329,7 +369,7 @@ int famsim_main(int argc, char** argv) {
   configure_systemc_reports();
   try {
     if (run->parsed()) return do_run(opt, out_dir);
-    if (bench->parsed()) return do_bench(opt, bench_mib);
+    if (bench->parsed()) return do_bench(opt, bench_mib, bench_mib_opt->count() > 0);
     if (check->parsed()) return do_check_dram_log(check_preset, check_sets, check_files);
     if (sweep->parsed()) return do_sweep(sweep_file, sweep_out, sweep_jobs);
     return do_validate(opt);

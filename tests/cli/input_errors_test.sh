@@ -214,6 +214,24 @@ expect_rc 0 "sim.timeseries_window_ns: 0"
 [ ! -e "$WORK/out-window_off/timeseries.csv" ] || fail "a window of 0 still wrote timeseries.csv"
 pass "a 1 ps window runs, and 0 still switches the time series off"
 
+# --- famsim bench on a platform its workload cannot run on: said in the user's terms, not as the
+# --- workload override bench applies itself (the user typed no --set). ----------------------------
+expect_bad bench_dram "famsim bench on a standalone DRAM platform" \
+  "platforms/dram_ddr4.yaml: a standalone memory platform" "no GPUs" \
+  "bench's saturating random-read workload" "--trace FILE" -- \
+  bench --platform platforms/dram_ddr4.yaml
+case "$OUT" in *"--set"*) fail "bench blames a --set the user did not give: $OUT" ;; esac
+{ cat platforms/minimal.yaml; cat <<'YAML'
+workload:
+  streams:
+    - weight_stream: {model: {preset: llama3_2_1b}, location: device/fam0, layers: 1, steps: 1}
+YAML
+} >"$WORK/own-workload.yaml"
+expect_bad bench_mib_generator "--mib-per-gpu on a platform whose workload is a generator" \
+  "--mib-per-gpu" "$WORK/own-workload.yaml" "weight_stream stream" -- \
+  bench --platform "$WORK/own-workload.yaml" --mib-per-gpu 4
+case "$OUT" in *"--set"*) fail "bench blames a --set the user did not give: $OUT" ;; esac
+
 # --- A directory where a file is expected. -------------------------------------------------------
 mkdir -p "$WORK/somedir"
 expect_bad dir_platform "--platform DIR" "$WORK/somedir/: is a directory" -- \
