@@ -72,6 +72,13 @@ void expand_one(YAML::Node parent, const std::string& key, const std::string& ki
   }
   const YAML::Node preset = load_yaml_text(*text, file);
   record_sources(preset, node, path, file, sources);
+  // Where the preset was chosen, for a key found missing from it later.
+  const YAML::Mark mark = name_node.Mark();
+  const bool has_line = !mark.is_null() && where.rfind("--set", 0) != 0;
+  sources.note_preset(path,
+                      {name, file,
+                       fmt::format("{}{}: {}.preset", where,
+                                   has_line ? ":" + std::to_string(mark.line + 1) : "", path)});
   parent[key] = merge_yaml(preset, node);
 }
 

@@ -177,6 +177,21 @@ std::string ConfigSources::source_of(const std::string& path) const {
   return best;
 }
 
+const ConfigSources::PresetChoice* ConfigSources::preset_of(const std::string& path) const {
+  const PresetChoice* best = nullptr;
+  std::size_t best_len = 0;
+  for (const auto& [prefix, choice] : presets_) {
+    const bool match = path == prefix ||
+                       (path.size() > prefix.size() &&
+                        path.compare(0, prefix.size(), prefix) == 0 && path[prefix.size()] == '.');
+    if (match && (!best || prefix.size() >= best_len)) {
+      best = &choice;
+      best_len = prefix.size();
+    }
+  }
+  return best;
+}
+
 YAML::Node load_yaml_file(const std::string& path) {
   // A directory opens like a file and reads as nothing: an empty document, which the reader would
   // report as a missing key.
@@ -288,16 +303,25 @@ void apply_override(ConfigDoc& doc, const std::string& assignment) {
 YAML::Node clone_yaml(const YAML::Node& n) { return YAML::Clone(n); }
 
 YAML::Node merge_yaml(const YAML::Node& base, const YAML::Node& over) {
-  if (!base.IsMap() || !over.IsMap()) return YAML::Clone(over);
-  YAML::Node out = YAML::Clone(base);
-  for (const auto& kv : over) {
-    const std::string key = kv.first.Scalar();
-    const YAML::Node existing = out[key];
-    if (existing.IsDefined() && existing.IsMap() && kv.second.IsMap()) {
-      out[key] = merge_yaml(existing, kv.second);
-    } else {
-      out[key] = YAML::Clone(kv.second);
+  if (!base.IsMap() || !over.IsMap()) return over;
+  // force_insert with the inputs' own key and value nodes shares them (operator[] would make a
+  // new key node, without a place in any file). Keys in base's order, then over's new ones.
+  YAML::Node out(YAML::NodeType::Map);
+  for (const auto& b : base) {
+    const std::string key = b.first.Scalar();
+    bool merged = false;
+    for (const auto& o : over) {
+      if (o.first.Scalar() != key) continue;
+      out.force_insert(o.first, b.second.IsMap() && o.second.IsMap()
+                                    ? merge_yaml(b.second, o.second)
+                                    : o.second);
+      merged = true;
+      break;
     }
+    if (!merged) out.force_insert(b.first, b.second);
+  }
+  for (const auto& o : over) {
+    if (!base[o.first.Scalar()].IsDefined()) out.force_insert(o.first, o.second);
   }
   return out;
 }
@@ -410,7 +434,17 @@ std::string ConfigNode::location(const std::string& key) const {
   const YAML::Node& c = node_;
   const YAML::Node v = c[key];
   const YAML::Node& at = (v.IsDefined() ? v : node_);
-  return fmt::format("{}: {}", where(at, key_path(key)), key_path(key));
+  const std::string path = key_path(key);
+  std::string s = fmt::format("{}: {}", where(at, path), path);
+  if (!v.IsDefined() && sources_) {
+    // Missing from what a preset supplied: the preset's file says where the key would go; the
+    // choice of the preset is the user's, in their file.
+    const ConfigSources::PresetChoice* p = sources_->preset_of(path);
+    if (p && sources_->source_of(path) == p->file) {
+      s += fmt::format(" (not in preset '{}', chosen at {})", p->name, p->chosen_at);
+    }
+  }
+  return s;
 }
 
 std::string ConfigNode::location(const std::string& key, std::size_t index) const {

@@ -59,6 +59,20 @@ class ConfigSources {
     overridden_.emplace(path, std::move(before));  // the first override's "before" stands
   }
   const std::map<std::string, nlohmann::json>& overridden() const { return overridden_; }
+
+  // A preset expanded at a key path (devices.0.memory): its name, its file and where it was
+  // chosen ("platform.yaml:12: devices.0.memory.preset"). A key missing from what the preset
+  // supplied is reported with the choice that brought the preset in, not only the preset's file.
+  struct PresetChoice {
+    std::string name;
+    std::string file;
+    std::string chosen_at;
+  };
+  void note_preset(const std::string& path, PresetChoice choice) {
+    presets_[path] = std::move(choice);
+  }
+  // The preset expanded at the longest prefix of `path`; null when none was.
+  const PresetChoice* preset_of(const std::string& path) const;
   // Forgets the defaults noted under `path` (a block the platform turned out not to have).
   void forget_defaults_under(const std::string& path) {
     const std::string prefix = path + ".";
@@ -73,6 +87,7 @@ class ConfigSources {
   std::map<std::string, std::string> by_path_;
   std::map<std::string, nlohmann::json> defaults_;
   std::map<std::string, nlohmann::json> overridden_;
+  std::map<std::string, PresetChoice> presets_;
 };
 
 // A configuration document: the YAML tree plus where its parts came from.
@@ -91,7 +106,10 @@ YAML::Node load_yaml_text(const std::string& text, const std::string& source);
 // names the --set as its source. Throws ConfigError for a malformed override.
 void apply_override(ConfigDoc& doc, const std::string& assignment);
 
-// Deep-merges `over` onto a copy of `base`: maps merge key by key, anything else in `over` wins.
+// Deep-merges `over` onto `base`: maps merge key by key, anything else in `over` wins. The inputs
+// are left as they were; the result shares their nodes below the merged maps rather than copying
+// them, so that those keep their place in their files (YAML::Clone puts every node at line 1)
+// and errors about them name the right line.
 YAML::Node merge_yaml(const YAML::Node& base, const YAML::Node& over);
 YAML::Node clone_yaml(const YAML::Node& n);
 

@@ -321,6 +321,25 @@ TEST(MergeYaml, MapsMergeScalarsAndListsOverride) {
   EXPECT_EQ(base["b"].as<int>(), 1);
 }
 
+TEST(MergeYaml, NodesKeepTheirLines) {
+  // Errors name a key's line from its node's mark: a merged tree must keep each node's own line
+  // (0-based here), wherever it came from, not put everything at line 1 as YAML::Clone does.
+  const YAML::Node base = YAML::Load("a:\n  x: 1\n  y: 2\nb:\n  p: 1\n");
+  const YAML::Node over = YAML::Load("\n\n\na:\n  y: 3\n  z: 4\nc: 5\n");
+  const YAML::Node m = merge_yaml(base, over);
+  EXPECT_EQ(m["a"]["x"].Mark().line, 1);  // base's
+  EXPECT_EQ(m["a"]["y"].Mark().line, 4);  // over's value
+  EXPECT_EQ(m["a"]["z"].Mark().line, 5);
+  EXPECT_EQ(m["b"].Mark().line, 4);  // base's map, untouched
+  EXPECT_EQ(m["c"].Mark().line, 6);
+  // A key over adds keeps its own line too (unknown-key errors point at the key).
+  int z_key_line = -1;
+  for (const auto& kv : m["a"]) {
+    if (kv.first.Scalar() == "z") z_key_line = kv.first.Mark().line;
+  }
+  EXPECT_EQ(z_key_line, 5);
+}
+
 TEST(ConfigSources, LongestPrefixWins) {
   ConfigSources s("platform.yaml");
   s.set("workload", "work.yaml");

@@ -251,15 +251,39 @@ TEST(PlatformConfig, UnknownTopLevelKey) {
   EXPECT_THAT(m, HasSubstr("unknown key"));
 }
 
+TEST(PlatformConfig, ValueInAPresetNodeNamesItsOwnLine) {
+  // A value the user wrote next to `preset` is reported at its line (19), not at line 1: the
+  // expansion used to copy the node, and a copy has no place in any file.
+  const std::string m = error_of(edit(kPlatform, "channels: 2}", "channels: 0}"), kWorkload);
+  EXPECT_THAT(m, HasSubstr(std::string(kPlatformFile) + ":19: devices.0.memory.channels"));
+}
+
+TEST(PlatformConfig, KeyMissingFromAPresetNamesThePresetAndItsChoice) {
+  // lpddr5x_8533 has no rank-to-rank switch time (its preset is for one rank); asking for two
+  // ranks needs it. The message names the preset, where the platform chose it (line 19), the
+  // key, and where the ranks were set (line 20), not the preset file's line 1.
+  const std::string platform = edit(kPlatform, "    memory: {preset: ddr5_4800_x8, channels: 2}\n",
+                                    "    memory: {preset: lpddr5x_8533, channels: 2,\n"  // 19
+                                    "             organization: {ranks: 2}}\n");         // 20
+  const std::string m = error_of(platform, kWorkload);
+  EXPECT_THAT(m, HasSubstr("devices.0.memory.timing.tRTRS_ck"));
+  EXPECT_THAT(m, HasSubstr("platforms/presets/memory/lpddr5x_8533.yaml"));
+  EXPECT_THAT(m, HasSubstr("not in preset 'lpddr5x_8533', chosen at " + std::string(kPlatformFile) +
+                           ":19: devices.0.memory.preset"));
+  EXPECT_THAT(m, HasSubstr(std::string(kPlatformFile) +
+                           ":20: devices.0.memory.organization.ranks sets 2 ranks"));
+  EXPECT_THAT(m, Not(HasSubstr("lpddr5x_8533.yaml:1:")));
+}
+
 TEST(PlatformConfig, UnknownNestedKey) {
   std::string m =
       error_of(edit(kPlatform, "tags_per_port: 64}", "tags_per_port: 64, tagz: 3}"), kWorkload);
   EXPECT_THAT(m, HasSubstr("test-platform.yaml:17"));
   EXPECT_THAT(m, HasSubstr("devices.0.port_logic.tagz"));
   EXPECT_THAT(m, HasSubstr("unknown key"));
-  // In a node expanded from a preset, the typo is still the user's file's.
+  // In a node expanded from a preset, the typo is still the user's file's, at its own line.
   m = error_of(edit(kPlatform, "channels: 2}", "channels: 2, chanels: 3}"), kWorkload);
-  EXPECT_THAT(m, HasSubstr(kPlatformFile));
+  EXPECT_THAT(m, HasSubstr(std::string(kPlatformFile) + ":19:"));
   EXPECT_THAT(m, HasSubstr("devices.0.memory.chanels"));
   EXPECT_THAT(m, Not(HasSubstr("presets")));
   // In a link.

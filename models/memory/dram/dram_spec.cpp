@@ -236,7 +236,9 @@ class TimingReader {
   std::uint64_t tck_;
 };
 
-void read_timing(ConfigNode& t, Standard s, const Organization& org, Timing& tm) {
+// `ranks_at`: where organization.ranks is set, for the error that asks for tRTRS.
+void read_timing(ConfigNode& t, Standard s, const Organization& org, const std::string& ranks_at,
+                 Timing& tm) {
   const std::uint64_t tck = t.get_uint("tCK_ps", std::nullopt, 100, 100000);
   const double rate = transfers_per_clock(s) * 1e6 / static_cast<double>(tck);
   if (std::fabs(rate - org.data_rate_mtps) > 0.005 * org.data_rate_mtps) {
@@ -312,7 +314,9 @@ void read_timing(ConfigNode& t, Standard s, const Organization& org, Timing& tm)
     tm.RTW = static_cast<unsigned>(v);
   }
   if (!rtrs && org.ranks > 1) {
-    t.fail("tRTRS_ck", "missing; required with more than one rank (rank-to-rank switch)");
+    t.fail("tRTRS_ck", fmt::format("missing; required with more than one rank (the rank-to-rank "
+                                   "data-bus switch), and {} sets {} ranks",
+                                   ranks_at, org.ranks));
   }
   tm.RTRS = rtrs.value_or(0);
   if (refi_pb.has_value() != rfc_pb.has_value()) {
@@ -402,7 +406,7 @@ Spec load_spec(ConfigNode& node, const std::string& name) {
   o.finish();
 
   ConfigNode t = node.child("timing", true);
-  read_timing(t, spec.standard, spec.org, spec.timing);
+  read_timing(t, spec.standard, spec.org, o.location("ranks"), spec.timing);
   t.finish();
 
   ConfigNode e = node.child("energy", true);
