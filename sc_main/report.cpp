@@ -77,6 +77,10 @@ std::string summary_text(const nlohmann::json& s, const std::string& out_dir) {
                      sum["write_bandwidth_gbps"].get<double>(),
                      latency_line(sum["write_latency_ns"]));
   }
+  // An open-loop trace the platform could not keep up with: its latencies leave the lag out.
+  if (s.contains("issue_lag") && s["issue_lag"]["behind"].get<bool>()) {
+    o += "  trace: " + s["issue_lag"]["sentence"].get<std::string>() + "\n";
+  }
   if (s.contains("latency_breakdown_ns")) {
     o += hop_share_line("read", s["latency_breakdown_ns"]["read"]);
     o += hop_share_line("write", s["latency_breakdown_ns"]["write"]);

@@ -708,6 +708,21 @@ nlohmann::json Simulation::results(double host_seconds, double peak_rss_mib) con
                   {"read_latency_histogram", reads.bins_json()},
                   {"write_latency_histogram", writes.bins_json()}};
   j["latency_breakdown_ns"] = ctx_->hop_breakdown.to_json();
+  // Open-loop traces: how far issue fell behind the timestamps, over every initiator that
+  // replayed some (each one's own under components).
+  IssueLag lag;
+  bool timed = false;
+  for (const Initiator* i : platform_->initiators()) {
+    if (const IssueLag* l = i->issue_lag()) {
+      lag.merge(*l);
+      timed = true;
+    }
+  }
+  if (timed) {
+    j["issue_lag"] = lag.to_json();
+    j["issue_lag"]["behind"] = lag.material();
+    if (lag.material()) j["issue_lag"]["sentence"] = lag.sentence();
+  }
   std::vector<ResourceRecord> resources;
   j["components"] = ctx_->registry.report_all(window, &resources);
   j["bottlenecks"] = analyze_bottlenecks(resources, j["summary"]["bandwidth_gbps"].get<double>(),

@@ -528,6 +528,16 @@ def posted_writes(stats):
     return (number(get(lat, "count")) and lat["count"] > 0 and get(lat, "max") == 0)
 
 
+def trace_lag(stats):
+    """The sentence saying an open-loop trace's requests went out later than stamped, when the
+    lag is material (stats.json issue_lag.behind); None otherwise or for an older stats.json."""
+    lag = get(stats, "issue_lag")
+    if isinstance(lag, dict) and lag.get("behind") is True and isinstance(lag.get("sentence"), str):
+        s = lag["sentence"]
+        return s[:1].upper() + s[1:] + "."
+    return None
+
+
 def one_sentence(stats):
     s = get(stats, "bottlenecks", "sentence")
     if isinstance(s, str) and s:
@@ -579,6 +589,8 @@ def section_header(doc, stats):
         facts.append([f"{label}: ", bold(fmt_gbps(get(stats, "summary", f"{key}_bandwidth_gbps"))),
                       f", latency mean {fmt_ns(get(stats, 'summary', f'{key}_latency_ns', 'mean'))}"
                       f", p99 {fmt_ns(get(stats, 'summary', f'{key}_latency_ns', 'p99'))}."])
+    if trace_lag(stats):
+        facts.append([bold("Trace lag: "), trace_lag(stats)])
     ok = get(stats, "conservation", "ok")
     in_flight = get(stats, "conservation", "issued", default=0) - get(
         stats, "conservation", "completed", default=0)
@@ -702,6 +714,14 @@ def section_results(doc, stats):
     doc.p("Latency is measured per request from issue at the GPU (or trace player) to the "
           "response's arrival there; bandwidth counts payload bytes over the active window, from "
           "the first request issued to the end.")
+    lag = get(stats, "issue_lag")
+    if trace_lag(stats):
+        doc.p(bold("Trace lag: "), trace_lag(stats), " The trace's last "
+              f"timestamp is {fmt_time(get(lag, 'last_timestamp_ns'))}; the run ended at "
+              f"{fmt_time(get(stats, 'sim', 'simulated_time_ns'))}.")
+    elif isinstance(lag, dict) and number(get(lag, "requests")):
+        doc.p(f"The trace's {fmt_int(lag['requests'])} timestamped requests went out on time "
+              f"(the largest issue lag is {fmt_ns(get(lag, 'max_ns'))}).")
 
     peak_bw = get(stats, "timeseries", "peak_window_bandwidth_gbps")
     if number(peak_bw):

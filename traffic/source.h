@@ -20,10 +20,14 @@
 namespace famsim {
 
 struct Access {
+  static constexpr std::uint64_t kUntimed = ~std::uint64_t{0};
   std::uint64_t va = 0;
   std::uint32_t bytes = 0;
   bool write = false;
   std::uint32_t phase = 0;  // tag the GPU hands back on completion (PhasedSource: phase index)
+  // The time a trace asked for this access (open-loop replay), from which the GPU measures its
+  // issue lag (IssueLag); kUntimed for accesses no timestamp asked for.
+  std::uint64_t due_ps = kUntimed;
 };
 
 class AccessSource {

@@ -173,6 +173,7 @@ void TracePlayer::behaviour() {
       e.channel = d.channel;
       e.channel_address = d.channel_address;
       e.enter(block_id(), 0, now);
+      if (params_.open_loop && next_.has_time) issue_lag_.add(start, clock_.edge_ps(start), now);
       if (issued_ == 0) first_issue_ps_ = now;
       ++issued_;
       ++outstanding_;
@@ -202,6 +203,7 @@ void TracePlayer::report(ComponentReport& r, const ReportWindow& window) const {
   r.extra["bandwidth_gbps"] = secs > 0 ? (read_bytes_ + write_bytes_) / secs * 1e-9 : 0.0;
   r.extra["read_latency_ns"] = read_latency_.to_json();
   r.extra["write_latency_ns"] = write_latency_.to_json();
+  if (issue_lag_.requests() > 0) r.extra["issue_lag"] = issue_lag_.to_json();
 }
 
 }  // namespace famsim

@@ -22,7 +22,9 @@
 //                        error naming the line: wrapping it would split one request in two
 //
 // Latency is measured from the cycle a request starts to its response's arrival, and broken down
-// by hop in the simulation's breakdown (SimContext::hop_breakdown).
+// by hop in the simulation's breakdown (SimContext::hop_breakdown). In open mode the statistics
+// also give the issue lag (IssueLag): how much later than its timestamp each request started,
+// because max_outstanding, backpressure or one request per cycle held it back.
 #pragma once
 
 #include "models/core/clock.h"
@@ -77,6 +79,9 @@ class TracePlayer : public sc_core::sc_module, public Component, public Initiato
   bool finished() const override { return exhausted_ && !have_next_ && outstanding_ == 0; }
   const LatencyHistogram& read_latency() const override { return read_latency_; }
   const LatencyHistogram& write_latency() const override { return write_latency_; }
+  const IssueLag* issue_lag() const override {
+    return issue_lag_.requests() > 0 ? &issue_lag_ : nullptr;
+  }
 
  private:
   void read_next();
@@ -115,6 +120,7 @@ class TracePlayer : public sc_core::sc_module, public Component, public Initiato
   std::uint64_t last_completion_ps_ = 0;
   LatencyHistogram read_latency_;
   LatencyHistogram write_latency_;
+  IssueLag issue_lag_;  // open mode, lines with a time
 };
 
 }  // namespace famsim

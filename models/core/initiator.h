@@ -25,6 +25,9 @@ class Initiator {
   virtual bool finished() const = 0;
   virtual const LatencyHistogram& read_latency() const = 0;
   virtual const LatencyHistogram& write_latency() const = 0;
+  // How late it issued what a trace's timestamps asked for (open-loop replay); null when it
+  // replayed no timestamps.
+  virtual const IssueLag* issue_lag() const { return nullptr; }
 };
 
 }  // namespace famsim

@@ -1,5 +1,7 @@
 #include "models/core/stats.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 
@@ -72,6 +74,31 @@ nlohmann::json LatencyHistogram::to_json() const {
                         {"p99", percentile_ns(0.99)},
                         {"p999", percentile_ns(0.999)},
                         {"max", max_ns()}};
+}
+
+void IssueLag::merge(const IssueLag& o) {
+  lag_.merge(o.lag_);
+  late_ += o.late_;
+  last_due_ps_ = std::max(last_due_ps_, o.last_due_ps_);
+}
+
+bool IssueLag::material() const {
+  return lag_.count() > 0 && lag_.max_ns() * 1e3 >= static_cast<double>(kMaterialPs);
+}
+
+nlohmann::json IssueLag::to_json() const {
+  return nlohmann::json{
+      {"requests", lag_.count()},  {"late", late_},
+      {"mean_ns", lag_.mean_ns()}, {"p99_ns", lag_.percentile_ns(0.99)},
+      {"max_ns", lag_.max_ns()},   {"last_timestamp_ns", static_cast<double>(last_due_ps_) * 1e-3}};
+}
+
+std::string IssueLag::sentence() const {
+  return fmt::format(
+      "the platform fell behind the trace by up to {:.3g} us (mean {:.3g} us, p99 {:.3g} us; "
+      "{} of {} requests issued late): latencies are from issue, not from the trace timestamp",
+      lag_.max_ns() * 1e-3, lag_.mean_ns() * 1e-3, lag_.percentile_ns(0.99) * 1e-3, late_,
+      lag_.count());
 }
 
 nlohmann::json LatencyHistogram::bins_json() const {

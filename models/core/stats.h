@@ -64,6 +64,44 @@ class LatencyHistogram {
   std::uint64_t max_ps_ = 0;
 };
 
+// How late an open-loop initiator (one that replays a trace's timestamps) issued its requests.
+// A request's issue lag is its issue time minus the time its trace line asked for, counted from
+// the initiator's first clock edge at or after that time: a timestamp between two edges waits for
+// the next one, which is the initiator's clock, not lag. Lag is the platform not keeping up with
+// the trace (the outstanding window full, a port holding back the request, one request per port
+// per cycle), and latency is measured from issue: a lagging run's latencies leave the lag out.
+class IssueLag {
+ public:
+  // A lag of at least this much is worth saying in the summary: about one memory access. A few
+  // requests stamped at the same instant leave one issue cycle of lag each, which is not.
+  static constexpr std::uint64_t kMaterialPs = 100'000;
+
+  // A request its trace asked for at due_ps (due_edge_ps: the initiator's first edge at or after
+  // it) was issued at issue_ps.
+  void add(std::uint64_t due_ps, std::uint64_t due_edge_ps, std::uint64_t issue_ps) {
+    const std::uint64_t lag = issue_ps > due_edge_ps ? issue_ps - due_edge_ps : 0;
+    lag_.add_ps(lag);
+    if (lag > 0) ++late_;
+    if (due_ps > last_due_ps_) last_due_ps_ = due_ps;
+  }
+  void merge(const IssueLag& other);
+
+  std::uint64_t requests() const { return lag_.count(); }
+  std::uint64_t late() const { return late_; }
+  // The largest lag is at least kMaterialPs.
+  bool material() const;
+  // {requests, late (lag > 0), mean_ns, p99_ns, max_ns, last_timestamp_ns}.
+  nlohmann::json to_json() const;
+  // "the platform fell behind the trace by up to X us (...): latencies are from issue, not from
+  // the trace timestamp".
+  std::string sentence() const;
+
+ private:
+  LatencyHistogram lag_;
+  std::uint64_t late_ = 0;
+  std::uint64_t last_due_ps_ = 0;
+};
+
 // The span of simulated time a report covers: from the first request issued to the end of the
 // run (the last completion, or sim.max_time_ns). Rates and utilisations are over this window, so
 // idle time before a workload starts does not dilute them.

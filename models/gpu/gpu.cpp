@@ -181,6 +181,7 @@ Gpu::Prepared Gpu::prepare(Stream& s, std::uint64_t now_ps) {
   s.len = std::min(params_.request_bytes, s.access.bytes - s.split_done);
   s.write = s.access.write;
   s.phase = s.access.phase;
+  s.due_ps = s.access.due_ps;
   s.split_done += s.len;
   if (s.split_done >= s.access.bytes) s.have_access = false;
 
@@ -258,6 +259,11 @@ bool Gpu::try_issue(Stream& s, std::uint64_t now_ps) {
   s.have_request = false;
   ++s.outstanding;
   change_outstanding(+1, now_ps);
+  if (s.due_ps != Access::kUntimed) {
+    const std::uint64_t due_edge = clock_.edge_ps(s.due_ps);
+    s.issue_lag.add(s.due_ps, due_edge, now_ps);
+    issue_lag_.add(s.due_ps, due_edge, now_ps);
+  }
   if (issued_ == 0) first_issue_ps_ = now_ps;
   ++issued_;
   ++s.requests;
@@ -428,6 +434,7 @@ void Gpu::report(ComponentReport& r, const ReportWindow& window) const {
   r.extra["read_latency_ns"] = read_latency_.to_json();
   r.extra["write_latency_ns"] = write_latency_.to_json();
   r.extra["data_mismatches"] = mismatched_requests_;
+  if (issue_lag_.requests() > 0) r.extra["issue_lag"] = issue_lag_.to_json();
   nlohmann::json streams = nlohmann::json::object();
   for (const Stream& s : streams_) {
     streams[s.cfg->name] = {{"requests", s.requests},
@@ -436,6 +443,7 @@ void Gpu::report(ComponentReport& r, const ReportWindow& window) const {
                             {"start_ns", static_cast<double>(s.start_ps) * 1e-3},
                             {"finish_ns", static_cast<double>(s.finish_ps) * 1e-3}};
     if (s.faults) streams[s.cfg->name]["faults"] = s.faults;
+    if (s.issue_lag.requests() > 0) streams[s.cfg->name]["issue_lag"] = s.issue_lag.to_json();
     nlohmann::json g = s.source->report();
     if (!g.empty()) streams[s.cfg->name]["generator"] = std::move(g);
   }

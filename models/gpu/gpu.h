@@ -32,7 +32,8 @@
 // Statistics: requests, bytes, peer requests, atomics, read/write latency histograms (atomics count
 // as reads; each completion also goes into the simulation's breakdown by hop, SimContext), data
 // mismatches when verifying, faults (on_fault: count), per stream its requests, bytes, start and
-// finish, and its generator's own results.
+// finish, its generator's own results and, for a stream replaying a trace's timestamps, its issue
+// lag (IssueLag: how much later than the trace asked its requests went out).
 #pragma once
 
 #include "models/core/clock.h"
@@ -120,6 +121,9 @@ class Gpu : public sc_core::sc_module, public Component, public Initiator {
   bool finished() const override { return all_streams_finished() && issued_ == completed_; }
   const LatencyHistogram& read_latency() const override { return read_latency_; }
   const LatencyHistogram& write_latency() const override { return write_latency_; }
+  const IssueLag* issue_lag() const override {
+    return issue_lag_.requests() > 0 ? &issue_lag_ : nullptr;
+  }
 
  private:
   static constexpr unsigned kNoPeer = ~0U;
@@ -146,6 +150,7 @@ class Gpu : public sc_core::sc_module, public Component, public Initiator {
     std::uint64_t pa = 0;
     std::uint32_t len = 0;
     std::uint32_t phase = 0;
+    std::uint64_t due_ps = Access::kUntimed;  // the trace's time for it (replay), else kUntimed
     bool write = false;
     bool to_local = false;
     unsigned peer = kNoPeer;  // index in peers_ of a peer request's target
@@ -154,6 +159,7 @@ class Gpu : public sc_core::sc_module, public Component, public Initiator {
     std::uint64_t requests = 0;
     std::uint64_t bytes = 0;
     std::uint64_t faults = 0;
+    IssueLag issue_lag;  // requests a trace's timestamps asked for (replay streams)
   };
 
   // Index in peers_ of the peer memory holding `pa`, or kNoPeer.
@@ -211,6 +217,7 @@ class Gpu : public sc_core::sc_module, public Component, public Initiator {
   std::uint64_t first_issue_ps_ = 0;
   LatencyHistogram read_latency_;
   LatencyHistogram write_latency_;
+  IssueLag issue_lag_;  // over its streams
 };
 
 }  // namespace famsim

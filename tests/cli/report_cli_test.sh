@@ -200,6 +200,50 @@ for key in bottlenecks config_changes; do
 done
 pass "a stats.json without bottlenecks and config_changes"
 
+# An open-loop trace the platform cannot keep up with: the terminal summary and the report say by
+# how much it fell behind, and that latencies are from issue. 2000 reads stamped at 0: the GPU
+# issues at most one a cycle (505 ps at 1980 MHz) and 64 at a time, so the last goes out at least
+# 1999 x 0.505 ns = 1 us late. A trace one read per microsecond is issued on time.
+awk 'BEGIN { for (k = 0; k < 2000; k++) printf "0 0 R 0x%x 128\n", k * 128 }' >"$WORK/burst.trace"
+awk 'BEGIN { for (k = 0; k < 20; k++) printf "%d 0 R 0x%x 128\n", k * 1000, k * 128 }' \
+  >"$WORK/paced.trace"
+for t in burst paced; do
+  cat >"$WORK/$t.yaml" <<YAML
+name: $t
+streams:
+  - replay: {file: $t.trace, bytes: 1MiB, location: device/fam0}
+YAML
+done
+run_famsim run_burst run --platform platforms/minimal.yaml --workload "$WORK/burst.yaml" \
+  --out "$WORK/run_burst" || true
+expect_rc 0 "replay of the burst trace"
+expect_in_output "trace: the platform fell behind the trace by up to" "the burst's summary"
+expect_in_output "latencies are from issue, not from the trace timestamp" "the burst's summary"
+"$PY" - "$WORK/run_burst/stats.json" <<'PY' || fail "the burst's issue_lag"
+import json, sys
+lag = json.load(open(sys.argv[1]))["issue_lag"]
+assert lag["requests"] == 2000 and lag["behind"] is True, lag
+assert lag["max_ns"] >= 1999 * 0.505, lag  # one request per 505 ps GPU cycle at best
+PY
+report burst "$WORK/run_burst"
+[ "$RC" -eq 0 ] || fail "report.py on the burst replay: exit code $RC. Output:
+$OUT"
+grep -q "The platform fell behind the trace by up to" "$WORK/run_burst/report.md" ||
+  fail "report.md of the burst replay does not say the platform fell behind the trace"
+grep -q "latencies are from issue, not from the trace timestamp" "$WORK/run_burst/report.md" ||
+  fail "report.md of the burst replay does not say latencies are from issue"
+run_famsim run_paced run --platform platforms/minimal.yaml --workload "$WORK/paced.yaml" \
+  --out "$WORK/run_paced" || true
+expect_rc 0 "replay of the paced trace"
+case "$OUT" in *"fell behind"*) fail "the paced replay's summary says it fell behind: $OUT" ;; esac
+report paced "$WORK/run_paced"
+[ "$RC" -eq 0 ] || fail "report.py on the paced replay: exit code $RC"
+grep -q "timestamped requests went out on time" "$WORK/run_paced/report.md" ||
+  fail "report.md of the paced replay does not say its requests went out on time"
+! grep -q "fell behind" "$WORK/run_paced/report.md" ||
+  fail "report.md of the paced replay says it fell behind"
+pass "trace issue lag in the summary and the report"
+
 # Bad input: exit code 2, one line naming the file, and no report files left behind.
 expect_bad() {  # expect_bad NAME DIR TEXT: report.py DIR exits 2 naming TEXT, writing nothing
   report "$1" "$2"

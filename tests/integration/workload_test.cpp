@@ -3,6 +3,7 @@
 // between dependent streams. Expected values are worked out by hand from the configuration.
 #include "tests/support/test_support.h"
 
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -246,6 +247,104 @@ streams:
   EXPECT_EQ(r["summary"]["write_bytes"].get<std::uint64_t>(), 128u);
   EXPECT_DOUBLE_EQ(r["sim"]["active_from_ns"].get<double>(), 1000.0);
   EXPECT_GT(r["sim"]["simulated_time_ns"].get<double>(), 5000.0);
+}
+
+// One GPU (1000 MHz, one request per cycle on its one port) over a slow link to an ideal
+// device: 1 lane x 8 Gb/s = 1 GB/s, 16 B flits, so a 128 B write (a 16 B header slot + 8 data
+// slots, link_framing.h) is 9 flits = 144 ns on the request wire; a transmit queue of 4. Credits
+// (64 flits = 7 writes against a round trip of some 180 ns), tags and the outstanding window never
+// bind: the wire does.
+const char* kSlowLinkPlatform = R"(
+name: slow_link
+gpus: {count: 1, clock_mhz: 1000, request_bytes: 128, max_outstanding: 64, issue_width: 1}
+links:
+  gpu_device: {lanes: 1, lane_gbps: 8, encoding_efficiency: 1.0, latency_ns: 10, clock_mhz: 1000,
+               flit_bytes: 16, tx_queue_entries: 4, request_vc_credits: 64,
+               response_vc_credits: 64, per_gpu: 1}
+devices:
+  - name: fam0
+    capacity_gib: 1
+    fabric_ports: 1
+    port_logic: {clock_mhz: 1000, ingress_cycles: 3, egress_cycles: 2, tags_per_port: 64}
+    noc: {kind: crossbar, clock_mhz: 1000, pipeline_cycles: 4, width_bytes: 32}
+    memory: {model: ideal, standard: TEST, data_rate_mtps: 2000, channel_width_bits: 64,
+             clock_mhz: 1000, access_latency_cycles: 20, channels: 2,
+             interleave: {granule_bytes: 256, channel_select: modulo}}
+)";
+
+std::string replay_workload(const std::string& trace) {
+  return "name: replay\nstreams:\n  - name: replay\n    replay: {file: " + trace +
+         ", bytes: 2MiB, location: device/fam0}\n";
+}
+
+TEST(Workload, ReplayFasterThanTheLinkReportsTheIssueLagWorkedOutFromItsBandwidth) {
+  // 40 writes of 128 B all stamped at 0: the trace asks for 5,120 B at once; the link moves
+  // 128 B per 144 ns. Write j leaves the transmit queue (4 entries) when it is committed to the
+  // wire, just before its flits start at about j x 144 ns. The GPU issues one request per cycle
+  // while the link takes them: writes 0-5 go out at 0-5 ns (0 is committed at 1 ns, 1-4 fill
+  // the queue, 5 is held there). From then write k waits for the END_REQ of write k - 1, which
+  // comes when write k - 5 is committed: k is issued at (k - 5) x 144 ns + d, d a few clock
+  // edges (commit edge, END_REQ, the GPU's next edge; 0 <= d <= 5 ns).
+  //   lag(k) = k ns for k <= 5, (k - 5) x 144 ns + d for 6 <= k <= 39
+  //   max  = lag(39) = 34 x 144 = 4,896 ns (+ d)
+  //   mean = (0 + 1 + ... + 5 + 144 x (1 + ... + 34) + 34 d) / 40 = (15 + 85,680) / 40
+  //        = 2,142.375 ns (+ 0.85 d)
+  //   late = 39 (every write but the first waited)
+  std::string text;
+  for (int k = 0; k < 40; ++k) text += "0 0 W 0x" + fmt::format("{:x}", k * 128) + " 128\n";
+  const nlohmann::json r =
+      test::run_sim(kSlowLinkPlatform, replay_workload(write_trace("burst.trace", text)));
+  ASSERT_TRUE(r.contains("issue_lag")) << r.dump(2);
+  const nlohmann::json& lag = r["issue_lag"];
+  EXPECT_EQ(lag["requests"].get<std::uint64_t>(), 40u);
+  EXPECT_EQ(lag["late"].get<std::uint64_t>(), 39u);
+  EXPECT_GE(lag["max_ns"].get<double>(), 4896.0);
+  EXPECT_LE(lag["max_ns"].get<double>(), 4896.0 + 5.0);
+  EXPECT_GE(lag["mean_ns"].get<double>(), 2142.375);
+  EXPECT_LE(lag["mean_ns"].get<double>(), 2142.375 + 0.85 * 5.0);
+  EXPECT_DOUBLE_EQ(lag["last_timestamp_ns"].get<double>(), 0.0);
+  EXPECT_TRUE(lag["behind"].get<bool>());
+  EXPECT_THAT(lag["sentence"].get<std::string>(),
+              HasSubstr("latencies are from issue, not from the trace timestamp"));
+  EXPECT_THAT(lag["sentence"].get<std::string>(), HasSubstr("39 of 40 requests issued late"));
+  // The GPU's own figure and its stream's are the run's (one GPU, one stream).
+  EXPECT_EQ(r["components"]["gpu0"]["issue_lag"],
+            r["components"]["gpu0"]["streams"]["replay"]["issue_lag"]);
+  EXPECT_DOUBLE_EQ(r["components"]["gpu0"]["issue_lag"]["max_ns"].get<double>(),
+                   lag["max_ns"].get<double>());
+}
+
+TEST(Workload, ReplaySlowerThanTheLinkIssuesEveryAccessOnTime) {
+  // One write per microsecond, each 144 ns on the wire: nothing waits. A timestamp between two
+  // GPU clock edges (1000.5 ns) waits for the next edge, which is the clock, not lag.
+  std::string text;
+  for (int k = 0; k < 10; ++k) {
+    text +=
+        fmt::format("{} 0 W 0x{:x} 128\n", k == 1 ? "1000.5" : std::to_string(k * 1000), k * 128);
+  }
+  const nlohmann::json r =
+      test::run_sim(kSlowLinkPlatform, replay_workload(write_trace("paced.trace", text)));
+  ASSERT_TRUE(r.contains("issue_lag")) << r.dump(2);
+  const nlohmann::json& lag = r["issue_lag"];
+  EXPECT_EQ(lag["requests"].get<std::uint64_t>(), 10u);
+  EXPECT_EQ(lag["late"].get<std::uint64_t>(), 0u);
+  EXPECT_DOUBLE_EQ(lag["max_ns"].get<double>(), 0.0);
+  EXPECT_DOUBLE_EQ(lag["mean_ns"].get<double>(), 0.0);
+  EXPECT_DOUBLE_EQ(lag["last_timestamp_ns"].get<double>(), 9000.0);
+  EXPECT_FALSE(lag["behind"].get<bool>());
+  EXPECT_FALSE(lag.contains("sentence"));
+}
+
+TEST(Workload, PatternStreamsHaveNoIssueLag) {
+  // No trace timestamps, nothing to lag behind: no issue_lag anywhere.
+  const nlohmann::json r = test::run_sim(kSlowLinkPlatform, R"(
+name: plain
+streams:
+  - buffer: {bytes: 2MiB, location: device/fam0}
+    total_bytes: 4KiB
+)");
+  EXPECT_FALSE(r.contains("issue_lag"));
+  EXPECT_FALSE(r["components"]["gpu0"].contains("issue_lag"));
 }
 
 // request_trace.h: the GPU index is checked against the platform's GPU count. kPlatform has

@@ -77,6 +77,7 @@ class ReplaySource : public AccessSource {
     a.va = base_ + rec_.va;
     a.bytes = rec_.bytes;
     a.write = rec_.write;
+    a.due_ps = due_ps_;
     have_ = false;
     ++replayed_;
     return State::kReady;
