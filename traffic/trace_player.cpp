@@ -98,8 +98,7 @@ void TracePlayer::complete(Payload& p) {
     return;
   }
   e.outstanding = false;
-  (e.write ? write_latency_ : read_latency_).add_ps(arrived - e.issue_ps);
-  (e.write ? write_bytes_ : read_bytes_) += e.length;
+  count_completion(TargetClass::kStandaloneMemory, e.write, e.length, arrived - e.issue_ps);
   if (p.get_response_status() == tlm::TLM_OK_RESPONSE) bytes_delivered_ += e.length;
   ctx_.record_completion(e, arrived, p.get_response_status());
   ++completed_;
@@ -192,7 +191,8 @@ void TracePlayer::behaviour() {
 }
 
 void TracePlayer::report(ComponentReport& r, const ReportWindow& window) const {
-  r.bytes = static_cast<double>(read_bytes_ + write_bytes_);
+  const TargetTraffic& t = traffic(TargetClass::kStandaloneMemory);
+  r.bytes = static_cast<double>(t.read_bytes + t.write_bytes);
   const double secs = window.seconds();
   r.utilization = 0;
   r.backpressure_ns = 0;
@@ -200,9 +200,9 @@ void TracePlayer::report(ComponentReport& r, const ReportWindow& window) const {
   r.extra["format"] = to_string(params_.format);
   r.extra["mode"] = params_.open_loop ? "open" : "closed";
   r.extra["requests"] = issued_;
-  r.extra["bandwidth_gbps"] = secs > 0 ? (read_bytes_ + write_bytes_) / secs * 1e-9 : 0.0;
-  r.extra["read_latency_ns"] = read_latency_.to_json();
-  r.extra["write_latency_ns"] = write_latency_.to_json();
+  r.extra["bandwidth_gbps"] = secs > 0 ? (t.read_bytes + t.write_bytes) / secs * 1e-9 : 0.0;
+  r.extra["read_latency_ns"] = t.read_latency.to_json();
+  r.extra["write_latency_ns"] = t.write_latency.to_json();
   if (issue_lag_.requests() > 0) r.extra["issue_lag"] = issue_lag_.to_json();
 }
 

@@ -22,9 +22,10 @@
 //                        error naming the line: wrapping it would split one request in two
 //
 // Latency is measured from the cycle a request starts to its response's arrival, and broken down
-// by hop in the simulation's breakdown (SimContext::hop_breakdown). In open mode the statistics
-// also give the issue lag (IssueLag): how much later than its timestamp each request started,
-// because max_outstanding, backpressure or one request per cycle held it back.
+// by hop in the simulation's breakdown (SimContext::hop_breakdown). Its traffic counts as
+// TargetClass::kStandaloneMemory (Initiator::traffic). In open mode the statistics also give the
+// issue lag (IssueLag): how much later than its timestamp each request started, because
+// max_outstanding, backpressure or one request per cycle held it back.
 #pragma once
 
 #include "models/core/clock.h"
@@ -70,15 +71,11 @@ class TracePlayer : public sc_core::sc_module, public Component, public Initiato
   std::uint64_t completed() const override { return completed_; }
   std::uint64_t bytes_requested() const override { return bytes_requested_; }
   std::uint64_t bytes_delivered() const override { return bytes_delivered_; }
-  std::uint64_t read_bytes() const override { return read_bytes_; }
-  std::uint64_t write_bytes() const override { return write_bytes_; }
   std::uint64_t duplicates() const override { return duplicates_; }
   std::uint64_t data_mismatches() const override { return 0; }
   std::uint64_t first_issue_ps() const override { return first_issue_ps_; }
   std::uint64_t last_completion_ps() const override { return last_completion_ps_; }
   bool finished() const override { return exhausted_ && !have_next_ && outstanding_ == 0; }
-  const LatencyHistogram& read_latency() const override { return read_latency_; }
-  const LatencyHistogram& write_latency() const override { return write_latency_; }
   const IssueLag* issue_lag() const override {
     return issue_lag_.requests() > 0 ? &issue_lag_ : nullptr;
   }
@@ -113,13 +110,9 @@ class TracePlayer : public sc_core::sc_module, public Component, public Initiato
   std::uint64_t completed_ = 0;
   std::uint64_t bytes_requested_ = 0;
   std::uint64_t bytes_delivered_ = 0;
-  std::uint64_t read_bytes_ = 0;
-  std::uint64_t write_bytes_ = 0;
   std::uint64_t duplicates_ = 0;
   std::uint64_t first_issue_ps_ = 0;
   std::uint64_t last_completion_ps_ = 0;
-  LatencyHistogram read_latency_;
-  LatencyHistogram write_latency_;
   IssueLag issue_lag_;  // open mode, lines with a time
 };
 

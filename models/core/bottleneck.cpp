@@ -109,7 +109,8 @@ std::string resource_class(const std::string& component) {
 }
 
 nlohmann::json analyze_bottlenecks(const std::vector<ResourceRecord>& resources,
-                                   double achieved_gbps, double threshold) {
+                                   double achieved_gbps, double threshold,
+                                   const std::vector<AchievedPart>& achieved_by_target) {
   std::map<std::string, Group> groups;
   for (const ResourceRecord& r : resources) {
     Group& g = groups[group_key(r)];
@@ -290,8 +291,21 @@ nlohmann::json analyze_bottlenecks(const std::vector<ResourceRecord>& resources,
     sentence = "No resources were reported.";
   }
   if (bound_by) {
-    sentence += fmt::format(" Achieved {:.1f} GB/s of an analytic bound of {:.1f} GB/s ({}), set by {}.",
-                            achieved_gbps, bound, pct(achieved_gbps / bound), label(*bound_by));
+    // Several targets: the achieved figure and the bound are of their total, not of one of them.
+    std::string parts;
+    if (achieved_by_target.size() > 1) {
+      std::vector<std::string> p;
+      for (const AchievedPart& a : achieved_by_target) {
+        p.push_back(fmt::format("{} {:.1f}", a.target, a.gbps));
+      }
+      parts = fmt::format(" over all targets ({} GB/s)", fmt::join(p, ", "));
+    }
+    sentence +=
+        fmt::format(" Achieved {:.1f} GB/s{} of an analytic bound of {:.1f} GB/s ({}), set by {}.",
+                    achieved_gbps, parts, bound, pct(achieved_gbps / bound), label(*bound_by));
+    if (!parts.empty()) {
+      sentence += " The bound assumes each target keeps its share of the traffic.";
+    }
   }
   out["sentence"] = sentence;
   out["blocks"] = blocks;

@@ -16,6 +16,9 @@
 // The analytic bound is operational analysis over the run's own traffic split: a bandwidth
 // resource that carried a share s of the traffic caps the total at capacity / s, which is the
 // achieved total divided by its utilisation; the bound is the smallest such cap on the path.
+// "Total" is all the traffic the initiators moved, to every target (a GPU's own HBM, its peers',
+// the expansion device): a wire's share is only known of that total, and the bound assumes the
+// targets keep their shares of it.
 #pragma once
 
 #include "models/core/stats.h"
@@ -34,10 +37,21 @@ namespace famsim {
 // it gets.
 inline constexpr double kSaturated = 0.85;
 
-// The `bottlenecks` section of stats.json. `achieved_gbps`: the run's payload bandwidth;
-// `threshold`: the saturation threshold (0 < threshold <= 1).
+// A part of the achieved bandwidth by where it went ("expansion device", 159.4 GB/s).
+struct AchievedPart {
+  std::string target;
+  double gbps = 0;
+};
+
+// The `bottlenecks` section of stats.json. `achieved_gbps`: the run's payload bandwidth over
+// every target together (the summary's bandwidth_gbps: device, local and peer HBM alike), the
+// only traffic whose split over the resources the utilisations reflect, so the bound is on that
+// total too; `threshold`: the saturation threshold (0 < threshold <= 1); `achieved_by_target`:
+// the parts of the total by target that carried traffic, which the sentence names when there are
+// several, so that the total is not read as one target's.
 nlohmann::json analyze_bottlenecks(const std::vector<ResourceRecord>& resources,
-                                   double achieved_gbps, double threshold = kSaturated);
+                                   double achieved_gbps, double threshold = kSaturated,
+                                   const std::vector<AchievedPart>& achieved_by_target = {});
 
 // How far along a request's way to the memory a block of kind `k` sits: GPU (and trace player)
 // 0, link 1, switch and hub 2, device port 3, NoC 4, memory 5. A pool entered there on the way

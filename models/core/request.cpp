@@ -45,6 +45,34 @@ const char* to_string(BlockKind kind) {
   return "other";
 }
 
+const char* to_string(TargetClass c) {
+  switch (c) {
+    case TargetClass::kDevice:
+      return "device";
+    case TargetClass::kLocalHbm:
+      return "local_hbm";
+    case TargetClass::kPeerGpu:
+      return "peer_gpu";
+    case TargetClass::kStandaloneMemory:
+      break;
+  }
+  return "standalone_memory";
+}
+
+const char* label(TargetClass c) {
+  switch (c) {
+    case TargetClass::kDevice:
+      return "expansion device";
+    case TargetClass::kLocalHbm:
+      return "local HBM";
+    case TargetClass::kPeerGpu:
+      return "peer GPU HBM";
+    case TargetClass::kStandaloneMemory:
+      break;
+  }
+  return "standalone memory";
+}
+
 void RequestExt::continue_with(const RequestExt& part) {
   if (unsigned{hop_count} + part.hop_count > kMaxHops + 1) too_many_hops();
   for (unsigned i = 1; i < part.hop_count; ++i) hops[hop_count++] = part.hops[i];

@@ -55,6 +55,26 @@ const char* to_string(BlockKind kind);
 //   kCompareSwap   if word == atomic_compare: word = atomic_operand
 enum class AtomicOp : std::uint8_t { kNone, kFetchAdd, kCompareSwap };
 
+// Which kind of memory a request went to, as its initiator routed it (a GPU by physical address,
+// models/gpu/gpu.h). The summary splits its bytes, bandwidth and latency by it (stats.json
+// summary.by_target), so that the expansion device's figure is not read off a total that also
+// holds the GPUs' traffic to their own and their peers' HBM.
+enum class TargetClass : std::uint8_t {
+  kDevice,            // crossed the fabric to a memory-expansion device
+  kLocalHbm,          // the issuing GPU's own local memory
+  kPeerGpu,           // another GPU's local memory, over the fabric (a peer request)
+  kStandaloneMemory,  // a memory a trace player drives directly (platforms/dram_*.yaml)
+};
+constexpr unsigned kTargetClasses = 4;
+// Every class, in the order the summaries list them.
+constexpr std::array<TargetClass, kTargetClasses> kAllTargetClasses = {
+    TargetClass::kDevice, TargetClass::kLocalHbm, TargetClass::kPeerGpu,
+    TargetClass::kStandaloneMemory};
+// The stats.json key: "device", "local_hbm", "peer_gpu", "standalone_memory".
+const char* to_string(TargetClass c);
+// For people: "expansion device", "local HBM", "peer GPU HBM", "standalone memory".
+const char* label(TargetClass c);
+
 // 16 bytes: each time is 48 bits of ps (281 s of simulated time; Scheduler refuses to go further)
 // packed with a 16-bit id, so a request's records for a typical path fit in two cache lines.
 class alignas(16) HopRecord {
@@ -110,6 +130,7 @@ class RequestExt : public tlm::tlm_extension<RequestExt> {
   std::uint64_t id = 0;
   std::uint64_t virtual_address = 0;
   std::uint16_t stream = 0;  // the issuing GPU's stream (workload index)
+  TargetClass target_class = TargetClass::kDevice;  // set by the issuing GPU
   std::uint32_t phase = 0;   // the stream's tag for the access (traffic/source.h)
   // Atomic request (AtomicOp above); payload command READ, so the old value comes back as data.
   AtomicOp atomic = AtomicOp::kNone;

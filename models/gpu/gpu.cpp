@@ -241,14 +241,17 @@ bool Gpu::try_issue(Stream& s, std::uint64_t now_ps) {
     ++atomics_;
   }
   e.dest_gpu = RequestExt::kNoGpu;
+  e.target_class = TargetClass::kDevice;
   if (s.to_local) {
     const AddressMap::Decoded d = local_route_.map.decode(s.pa - local_route_.base);
     e.channel = d.channel;
     e.channel_address = d.channel_address;
+    e.target_class = TargetClass::kLocalHbm;
   } else if (s.peer != kNoPeer) {
     const PeerMemoryRoute& peer = peers_[s.peer];
     const AddressMap::Decoded d = peer.memory.map.decode(s.pa - peer.memory.base);
     e.dest_gpu = static_cast<std::uint16_t>(peer.gpu);
+    e.target_class = TargetClass::kPeerGpu;
     e.channel = d.channel;
     e.channel_address = d.channel_address;
     ++peer_requests_;
@@ -323,16 +326,10 @@ void Gpu::complete(Payload& p, std::uint64_t now_ps) {
   e.outstanding = false;
   Stream& s = streams_[local_stream_[e.stream]];
   const unsigned len = e.length;
-  if (!e.write) {
-    read_latency_.add_ps(arrived_ps - e.issue_ps);
-    read_bytes_ += len;
-    if (s.cfg->verify_reads &&
-        count_pattern_mismatches(p.get_data_ptr(), len, e.virtual_address, s.cfg->data_seed) != 0) {
-      ++mismatched_requests_;
-    }
-  } else {
-    write_latency_.add_ps(arrived_ps - e.issue_ps);
-    write_bytes_ += len;
+  count_completion(e.target_class, e.write, len, arrived_ps - e.issue_ps);
+  if (!e.write && s.cfg->verify_reads &&
+      count_pattern_mismatches(p.get_data_ptr(), len, e.virtual_address, s.cfg->data_seed) != 0) {
+    ++mismatched_requests_;
   }
   if (p.get_response_status() == tlm::TLM_OK_RESPONSE) bytes_delivered_ += len;
   ctx_.record_completion(e, arrived_ps, p.get_response_status());
@@ -404,7 +401,9 @@ void Gpu::behaviour() {
 }
 
 void Gpu::report(ComponentReport& r, const ReportWindow& window) const {
-  r.bytes = static_cast<double>(read_bytes_ + write_bytes_);
+  const std::uint64_t read_bytes = Initiator::read_bytes();
+  const std::uint64_t write_bytes = Initiator::write_bytes();
+  r.bytes = static_cast<double>(read_bytes + write_bytes);
   // The GPU's limiting resource here is its outstanding-request window.
   const double mean_outstanding = outstanding_.mean(window);
   r.utilization = outstanding_.mean_fraction(window);
@@ -427,12 +426,22 @@ void Gpu::report(ComponentReport& r, const ReportWindow& window) const {
   r.extra["requests_completed"] = completed_;
   r.extra["peer_requests"] = peer_requests_;
   r.extra["atomics"] = atomics_;
-  r.extra["read_bytes"] = read_bytes_;
-  r.extra["write_bytes"] = write_bytes_;
-  r.extra["read_bandwidth_gbps"] = secs > 0 ? read_bytes_ / secs * 1e-9 : 0.0;
-  r.extra["write_bandwidth_gbps"] = secs > 0 ? write_bytes_ / secs * 1e-9 : 0.0;
-  r.extra["read_latency_ns"] = read_latency_.to_json();
-  r.extra["write_latency_ns"] = write_latency_.to_json();
+  r.extra["read_bytes"] = read_bytes;
+  r.extra["write_bytes"] = write_bytes;
+  r.extra["read_bandwidth_gbps"] = secs > 0 ? read_bytes / secs * 1e-9 : 0.0;
+  r.extra["write_bandwidth_gbps"] = secs > 0 ? write_bytes / secs * 1e-9 : 0.0;
+  LatencyHistogram read_latency, write_latency;
+  nlohmann::json by_target = nlohmann::json::object();
+  for (TargetClass c : kAllTargetClasses) {
+    const TargetTraffic& t = traffic(c);
+    read_latency.merge(t.read_latency);
+    write_latency.merge(t.write_latency);
+    // A GPU's requests go to these three; a trace player's standalone memory is not among them.
+    if (c != TargetClass::kStandaloneMemory) by_target[to_string(c)] = t.to_json(window, false);
+  }
+  r.extra["read_latency_ns"] = read_latency.to_json();
+  r.extra["write_latency_ns"] = write_latency.to_json();
+  r.extra["by_target"] = by_target;
   r.extra["data_mismatches"] = mismatched_requests_;
   if (issue_lag_.requests() > 0) r.extra["issue_lag"] = issue_lag_.to_json();
   nlohmann::json streams = nlohmann::json::object();

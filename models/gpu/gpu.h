@@ -30,10 +30,12 @@
 // then wakes at that time, or at the next completion, which it reports back to the source.
 //
 // Statistics: requests, bytes, peer requests, atomics, read/write latency histograms (atomics count
-// as reads; each completion also goes into the simulation's breakdown by hop, SimContext), data
-// mismatches when verifying, faults (on_fault: count), per stream its requests, bytes, start and
-// finish, its generator's own results and, for a stream replaying a trace's timestamps, its issue
-// lag (IssueLag: how much later than the trace asked its requests went out).
+// as reads; each completion also goes into the simulation's breakdown by hop, SimContext), bytes
+// and latency by where the request went (Initiator::traffic: its own HBM, a peer's, the
+// expansion device, as routed above), data mismatches when verifying, faults (on_fault: count),
+// per stream its requests, bytes, start and finish, its generator's own results and, for a stream
+// replaying a trace's timestamps, its issue lag (IssueLag: how much later than the trace asked its
+// requests went out).
 #pragma once
 
 #include "models/core/clock.h"
@@ -111,16 +113,12 @@ class Gpu : public sc_core::sc_module, public Component, public Initiator {
   std::uint64_t completed() const override { return completed_; }
   std::uint64_t bytes_requested() const override { return bytes_requested_; }
   std::uint64_t bytes_delivered() const override { return bytes_delivered_; }
-  std::uint64_t read_bytes() const override { return read_bytes_; }
-  std::uint64_t write_bytes() const override { return write_bytes_; }
   std::uint64_t duplicates() const override { return duplicates_; }
   std::uint64_t data_mismatches() const override { return mismatched_requests_; }
   std::uint64_t last_completion_ps() const override { return last_completion_ps_; }
   std::uint64_t first_issue_ps() const override { return first_issue_ps_; }
   bool all_streams_finished() const;
   bool finished() const override { return all_streams_finished() && issued_ == completed_; }
-  const LatencyHistogram& read_latency() const override { return read_latency_; }
-  const LatencyHistogram& write_latency() const override { return write_latency_; }
   const IssueLag* issue_lag() const override {
     return issue_lag_.requests() > 0 ? &issue_lag_ : nullptr;
   }
@@ -209,14 +207,10 @@ class Gpu : public sc_core::sc_module, public Component, public Initiator {
   std::uint64_t completed_ = 0;
   std::uint64_t bytes_requested_ = 0;
   std::uint64_t bytes_delivered_ = 0;
-  std::uint64_t read_bytes_ = 0;
-  std::uint64_t write_bytes_ = 0;
   std::uint64_t duplicates_ = 0;
   std::uint64_t mismatched_requests_ = 0;
   std::uint64_t last_completion_ps_ = 0;
   std::uint64_t first_issue_ps_ = 0;
-  LatencyHistogram read_latency_;
-  LatencyHistogram write_latency_;
   IssueLag issue_lag_;  // over its streams
 };
 

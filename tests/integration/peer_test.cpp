@@ -330,5 +330,86 @@ streams:
   EXPECT_TRUE(r["conservation"]["ok"].get<bool>());
 }
 
+// summary.by_target: the GPU's own HBM, a peer's and the expansion device apart. A stream of
+// `total` bytes in 128 B requests, all reads (read_fraction 1) or all writes (0).
+std::string split_stream(const std::string& name, const std::string& location, bool write,
+                         const std::string& total, const std::string& extra = "") {
+  return "  - name: " + name + "\n    gpus: [0]\n    buffer: {bytes: 2MiB, location: " + location +
+         "}\n    pattern: sequential\n    read_fraction: " + (write ? "0.0" : "1.0") +
+         "\n    access_bytes: 128\n    total_bytes: " + total + "\n" + extra;
+}
+
+TEST(TargetSplit, BytesCountForTheTargetTheGpuRoutedThemTo) {
+  // GPU 0, all at once: reads 64 KiB of its own HBM, reads 16 KiB and writes 8 KiB of the
+  // device, writes 32 KiB into GPU 1's HBM.
+  const auto r = test::run_sim(
+      platform(), "name: split\nstreams:\n" + split_stream("local", "gpu_local", false, "64KiB") +
+                      split_stream("device_read", "device/fam0", false, "16KiB") +
+                      split_stream("device_write", "device/fam0", true, "8KiB") +
+                      split_stream("peer_write", "gpu/1", true, "32KiB"));
+  ASSERT_TRUE(r["conservation"]["ok"].get<bool>());
+  const auto& by = r["summary"]["by_target"];
+  struct Expected {
+    const char* target;
+    std::uint64_t read, write;
+  };
+  for (const Expected& x :
+       {Expected{"local_hbm", 64 * 1024, 0}, Expected{"device", 16 * 1024, 8 * 1024},
+        Expected{"peer_gpu", 0, 32 * 1024}, Expected{"standalone_memory", 0, 0}}) {
+    SCOPED_TRACE(x.target);
+    const auto& t = by[x.target];
+    EXPECT_EQ(t["read_bytes"].get<std::uint64_t>(), x.read);
+    EXPECT_EQ(t["write_bytes"].get<std::uint64_t>(), x.write);
+    // 128 B requests.
+    EXPECT_EQ(t["read_latency_ns"]["count"].get<std::uint64_t>(), x.read / 128);
+    EXPECT_EQ(t["write_latency_ns"]["count"].get<std::uint64_t>(), x.write / 128);
+    EXPECT_EQ(t["latency_ns"]["count"].get<std::uint64_t>(), (x.read + x.write) / 128);
+    // GB/s: bytes over the report window, from the first issue to the last completion.
+    const double secs =
+        (r["sim"]["simulated_time_ns"].get<double>() - r["sim"]["active_from_ns"].get<double>()) *
+        1e-9;
+    EXPECT_NEAR(t["read_bandwidth_gbps"].get<double>(), x.read / secs * 1e-9, 1e-9);
+    EXPECT_NEAR(t["write_bandwidth_gbps"].get<double>(), x.write / secs * 1e-9, 1e-9);
+    EXPECT_NEAR(t["bandwidth_gbps"].get<double>(), (x.read + x.write) / secs * 1e-9, 1e-9);
+    // Per GPU: all of it GPU 0's.
+    if (std::string(x.target) != "standalone_memory") {
+      EXPECT_EQ(r["components"]["gpu0"]["by_target"][x.target]["read_bytes"], x.read);
+      EXPECT_EQ(r["components"]["gpu0"]["by_target"][x.target]["write_bytes"], x.write);
+      EXPECT_EQ(r["components"]["gpu1"]["by_target"][x.target]["read_bytes"], 0);
+      EXPECT_EQ(r["components"]["gpu1"]["by_target"][x.target]["write_bytes"], 0);
+    }
+  }
+  // The totals keep their meaning: every target together.
+  EXPECT_EQ(r["summary"]["read_bytes"].get<std::uint64_t>(), (64 + 16) * 1024u);
+  EXPECT_EQ(r["summary"]["write_bytes"].get<std::uint64_t>(), (8 + 32) * 1024u);
+  EXPECT_NEAR(r["summary"]["bandwidth_gbps"].get<double>(),
+              by["local_hbm"]["bandwidth_gbps"].get<double>() +
+                  by["device"]["bandwidth_gbps"].get<double>() +
+                  by["peer_gpu"]["bandwidth_gbps"].get<double>(),
+              1e-9);
+  EXPECT_EQ(r["components"]["gpu0"]["peer_requests"], 32 * 1024 / 128);
+}
+
+TEST(TargetSplit, EachTargetKeepsItsOwnLatency) {
+  // One read of GPU 0's own HBM at 0, and one of GPU 1's at 1000 ns, long after the first has
+  // come back (1000 ns is an edge of every clock here, so the second sees the same edges as one
+  // issued at 0): 54 ns and 143 ns, worked out by hand in PeerZeroLoad above.
+  const auto r = test::run_sim(
+      platform(), "name: split\nstreams:\n" + split_stream("local", "gpu_local", false, "128") +
+                      split_stream("peer", "gpu/1", false, "128", "    start_ns: 1000\n"));
+  ASSERT_TRUE(r["conservation"]["ok"].get<bool>());
+  const auto& by = r["summary"]["by_target"];
+  EXPECT_EQ(by["local_hbm"]["latency_ns"]["count"], 1);
+  EXPECT_DOUBLE_EQ(by["local_hbm"]["latency_ns"]["mean"].get<double>(), 54.0);
+  EXPECT_DOUBLE_EQ(by["local_hbm"]["read_latency_ns"]["max"].get<double>(), 54.0);
+  EXPECT_EQ(by["peer_gpu"]["latency_ns"]["count"], 1);
+  EXPECT_DOUBLE_EQ(by["peer_gpu"]["latency_ns"]["mean"].get<double>(), 143.0);
+  EXPECT_DOUBLE_EQ(by["peer_gpu"]["read_latency_ns"]["max"].get<double>(), 143.0);
+  EXPECT_EQ(by["device"]["latency_ns"]["count"], 0);
+  EXPECT_EQ(by["device"]["bandwidth_gbps"], 0.0);
+  // Over both: (54 + 143) / 2.
+  EXPECT_DOUBLE_EQ(r["summary"]["latency_ns"]["mean"].get<double>(), 98.5);
+}
+
 }  // namespace
 }  // namespace famsim

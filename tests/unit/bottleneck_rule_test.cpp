@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <iterator>
+#include <string>
 #include <vector>
 
 namespace famsim {
@@ -186,6 +187,28 @@ TEST(BottleneckRule, LikeResourcesAreCountedInTheLimitersClass) {
   EXPECT_EQ(j["classes"][0]["saturated"], 3u);
   EXPECT_DOUBLE_EQ(j["classes"][0]["mean_utilization"].get<double>(),
                    (0.95 + 0.99 + 0.90 + 0.50) / 4);
+}
+
+TEST(BottleneckRule, TheSentenceSaysTheAchievedFigureIsOverAllTargetsWhenSeveralCarriedTraffic) {
+  // 100 GB/s achieved, 80 to the device and 20 to local HBM; the wire is 80 % busy: bound
+  // 100 / 0.8 = 125 GB/s, on the total. The figures stay those of the total; the sentence names
+  // the parts.
+  const std::vector<ResourceRecord> rs = {wire("link0", 0.80, 200)};
+  const auto j =
+      analyze_bottlenecks(rs, 100.0, kSaturated, {{"expansion device", 80.0}, {"local HBM", 20.0}});
+  EXPECT_DOUBLE_EQ(j["achieved_gbps"].get<double>(), 100.0);
+  EXPECT_DOUBLE_EQ(j["analytic_bound_gbps"].get<double>(), 125.0);
+  const std::string sentence = j["sentence"];
+  EXPECT_NE(sentence.find("Achieved 100.0 GB/s over all targets (expansion device 80.0, local HBM "
+                          "20.0 GB/s) of an analytic bound of 125.0 GB/s (80.0%)"),
+            std::string::npos)
+      << sentence;
+  EXPECT_NE(sentence.find("each target keeps its share"), std::string::npos) << sentence;
+
+  // One target: nothing to split, and the sentence is as without the parts.
+  const auto one = analyze_bottlenecks(rs, 100.0, kSaturated, {{"expansion device", 100.0}});
+  EXPECT_EQ(one["sentence"], analyze_bottlenecks(rs, 100.0)["sentence"]);
+  EXPECT_EQ(one["sentence"].get<std::string>().find("over all targets"), std::string::npos);
 }
 
 }  // namespace
