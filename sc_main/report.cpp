@@ -1,6 +1,7 @@
 #include "sc_main/report.h"
 
 #include "models/core/json_text.h"
+#include "models/core/request.h"
 #include "platforms/builder.h"
 
 #include <fmt/format.h>
@@ -49,6 +50,37 @@ std::string hop_share_line(const char* direction, const nlohmann::json& d) {
   return fmt::format("  {} latency by hop: {}\n", direction, fmt::join(top, ", "));
 }
 
+// Where the bytes above went (summary.by_target), one line per class of target that carried
+// any, when there are several: the totals above then mix the expansion device's traffic with
+// the GPUs' own or their peers' HBM's. When all of it went to GPU memory, a line says so.
+std::string by_target_lines(const nlohmann::json& sum) {
+  if (!sum.contains("by_target")) return {};
+  const auto& by = sum["by_target"];
+  std::vector<TargetClass> used;
+  for (TargetClass c : kAllTargetClasses) {
+    if (!by.contains(to_string(c))) continue;
+    const auto& t = by[to_string(c)];
+    if (t["read_bytes"].get<std::uint64_t>() + t["write_bytes"].get<std::uint64_t>() > 0) {
+      used.push_back(c);
+    }
+  }
+  if (used.size() == 1 && (used[0] == TargetClass::kLocalHbm || used[0] == TargetClass::kPeerGpu)) {
+    // The figures above are not the expansion device's, though they may be read so.
+    return fmt::format("  all of it to {}, none to an expansion device\n", label(used[0]));
+  }
+  if (used.size() < 2) return {};
+  std::string o = "  by target (read + write, adding up to the figures above):\n";
+  for (TargetClass c : used) {
+    const auto& t = by[to_string(c)];
+    const auto& l = t["latency_ns"];
+    o += fmt::format(
+        "    {:<18} {:>12}  {:9.2f} GB/s   latency mean {:.1f}  p99 {:.1f} ns\n", label(c),
+        human_bytes(t["read_bytes"].get<double>() + t["write_bytes"].get<double>()),
+        t["bandwidth_gbps"].get<double>(), l["mean"].get<double>(), l["p99"].get<double>());
+  }
+  return o;
+}
+
 }  // namespace
 
 std::string summary_text(const nlohmann::json& s, const std::string& out_dir) {
@@ -77,6 +109,7 @@ std::string summary_text(const nlohmann::json& s, const std::string& out_dir) {
                      sum["write_bandwidth_gbps"].get<double>(),
                      latency_line(sum["write_latency_ns"]));
   }
+  o += by_target_lines(sum);
   // An open-loop trace the platform could not keep up with: its latencies leave the lag out.
   if (s.contains("issue_lag") && s["issue_lag"]["behind"].get<bool>()) {
     o += "  trace: " + s["issue_lag"]["sentence"].get<std::string>() + "\n";

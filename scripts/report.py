@@ -523,6 +523,49 @@ def directions(stats):
     return out
 
 
+# summary.by_target: the classes of memory a request can go to, in the order famsim lists them,
+# with the words the terminal summary uses for them.
+TARGETS = [("device", "expansion device"), ("local_hbm", "local HBM"),
+           ("peer_gpu", "peer GPU HBM"), ("standalone_memory", "standalone memory")]
+
+
+def targets(stats):
+    """(key, label, entry) of summary.by_target for each class that moved bytes; [] for a
+    stats.json without the split (an older famsim)."""
+    by = get(stats, "summary", "by_target")
+    out = []
+    for key, label in TARGETS:
+        e = get(by, key)
+        if isinstance(e, dict) and (e.get("read_bytes") or 0) + (e.get("write_bytes") or 0) > 0:
+            out.append((key, label, e))
+    return out
+
+
+def target_split_text(stats):
+    """A sentence saying where the bandwidth went and which figure is the expansion device's, or
+    None when stats.json has no split or all the traffic went to a standalone memory."""
+    if not isinstance(get(stats, "summary", "by_target"), dict):
+        return None
+    used = targets(stats)
+    device = get(stats, "summary", "by_target", "device", default={})
+    device_text = (f"expansion device's bandwidth is {fmt_gbps(get(device, 'bandwidth_gbps'))}"
+                   f" (reads {fmt_gbps(get(device, 'read_bandwidth_gbps'))}, writes "
+                   f"{fmt_gbps(get(device, 'write_bandwidth_gbps'))})")
+    if len(used) > 1:
+        parts = ", ".join(f"{label} {fmt_gbps(get(e, 'bandwidth_gbps'))}" for _, label, e in used)
+        text = (f"The bandwidth above is the total over every target, "
+                f"{fmt_gbps(get(stats, 'summary', 'bandwidth_gbps'))}: {parts}. ")
+        if any(key == "device" for key, _, _ in used):
+            return text + "The " + device_text + ", not the total."
+        return text + "None of it went to an expansion device."
+    if len(used) == 1 and used[0][0] == "device":
+        return "All of it went to the expansion device: the " + device_text + "."
+    if len(used) == 1 and used[0][0] in ("local_hbm", "peer_gpu"):
+        return (f"All of it went to {used[0][1]}, none to an expansion device: these are not "
+                "the device's figures.")
+    return None
+
+
 def posted_writes(stats):
     lat = get(stats, "summary", "write_latency_ns")
     return (number(get(lat, "count")) and lat["count"] > 0 and get(lat, "max") == 0)
@@ -589,6 +632,9 @@ def section_header(doc, stats):
         facts.append([f"{label}: ", bold(fmt_gbps(get(stats, "summary", f"{key}_bandwidth_gbps"))),
                       f", latency mean {fmt_ns(get(stats, 'summary', f'{key}_latency_ns', 'mean'))}"
                       f", p99 {fmt_ns(get(stats, 'summary', f'{key}_latency_ns', 'p99'))}."])
+    split = target_split_text(stats)
+    if split:
+        facts.append(split)
     if trace_lag(stats):
         facts.append([bold("Trace lag: "), trace_lag(stats)])
     ok = get(stats, "conservation", "ok")
@@ -706,6 +752,24 @@ def section_results(doc, stats):
                 text += (f"; half of them took {fmt_ns(l['p50'])} or less, 1 in 100 took longer "
                          f"than {fmt_ns(get(l, 'p99'))} and the slowest {fmt_ns(get(l, 'max'))}")
             doc.p(text + ".")
+        used = targets(stats)
+        if len(used) > 1:
+            rows = [[label, fmt_bytes(get(e, "read_bytes")), fmt_bytes(get(e, "write_bytes")),
+                     fmt_gbps(get(e, "bandwidth_gbps")),
+                     fmt_ns(get(e, "latency_ns", "mean")), fmt_ns(get(e, "latency_ns", "p99"))]
+                    for _, label, e in used]
+            rows.append([bold("All targets"), fmt_bytes(get(stats, "summary", "read_bytes")),
+                         fmt_bytes(get(stats, "summary", "write_bytes")),
+                         fmt_gbps(get(stats, "summary", "bandwidth_gbps")),
+                         fmt_ns(get(stats, "summary", "latency_ns", "mean")),
+                         fmt_ns(get(stats, "summary", "latency_ns", "p99"))])
+            doc.table(["Target", "Read", "Written", "Bandwidth", "Latency mean", "Latency p99"],
+                      rows, "lrrrrr")
+        split = target_split_text(stats)
+        if split:
+            doc.p(split + " The expansion device's figures are those of every memory-expansion "
+                  "device together (what crossed the fabric to them); local HBM is the requesting "
+                  "GPU's own memory and peer GPU HBM another GPU's, neither of them on a device.")
         if posted_writes(stats):
             doc.p("Write latency is 0 ns: with posted writes (the memory controller's default, ",
                   code("write_response: posted"), ") a write is acknowledged as soon as the "
@@ -854,8 +918,10 @@ def section_bottleneck(doc, stats):
     if number(bound):
         frac = get(bn, "achieved_fraction_of_bound",
                    default=achieved / bound if number(achieved) and bound else None)
+        over = " over all targets together" if len(targets(stats)) > 1 else ""
         doc.p(bold("Achieved vs analytic bound: "),
-              f"the run moved {fmt_gbps(achieved)}; the analytic bound is {fmt_gbps(bound)}, set "
+              f"the run moved {fmt_gbps(achieved)}{over}; the analytic bound is "
+              f"{fmt_gbps(bound)}, set "
               "by ", code(get(bn, "bound_set_by", default="?")),
               f", so the run reached {fmt_pct(frac)} of it. The bound is the throughput at which "
               "the first bandwidth resource would be busy 100% of the time if the traffic kept "

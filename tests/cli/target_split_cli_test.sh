@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# Where the bandwidth went (stats.json summary.by_target) from the outside: the bytes each class
+# of target carried are those the workload sends there, the terminal summary and report.py show
+# the split and say which figure is the expansion device's, and a trace player's memory is a
+# target of its own.
+#   tests/cli/target_split_cli_test.sh path/to/famsim
+set -euo pipefail
+CLI_TEST_NAME=target_split
+source "$(dirname "$0")/lib.sh"
+PY=/usr/bin/python3  # Debian's python3: the one with matplotlib (report.py's shebang)
+REPORT="$(dirname "$0")/../../scripts/report.py"
+
+# nvl8_fam: GPU 0 reads 1 MiB of its own HBM and 2 MiB of the device; GPU 1 writes 512 KiB to the
+# device. 128 B requests.
+cat >"$WORK/mixed.yaml" <<'EOF'
+name: mixed
+streams:
+  - name: local
+    gpus: [0]
+    buffer: {bytes: 2MiB, location: gpu_local}
+    pattern: sequential
+    total_bytes: 1MiB
+  - name: device_read
+    gpus: [0]
+    buffer: {bytes: 2MiB, location: device/fam0}
+    pattern: sequential
+    total_bytes: 2MiB
+  - name: device_write
+    gpus: [1]
+    buffer: {bytes: 2MiB, location: device/fam0}
+    pattern: sequential
+    read_fraction: 0.0
+    total_bytes: 512KiB
+EOF
+RUN="$WORK/mixed"
+run_famsim mixed run --workload "$WORK/mixed.yaml" --out "$RUN" || true
+expect_rc 0 "mixed run"
+"$PY" - "$RUN/stats.json" "$WORK/mixed.log" <<'PY' || fail "summary.by_target or the terminal summary of the mixed run"
+import json, sys
+s = json.load(open(sys.argv[1]))
+out = open(sys.argv[2]).read()
+by = s["summary"]["by_target"]
+MiB = 1 << 20
+want = {"device": (2 * MiB, MiB // 2), "local_hbm": (MiB, 0), "peer_gpu": (0, 0),
+        "standalone_memory": (0, 0)}
+assert sorted(by) == sorted(want), sorted(by)
+for k, (r, w) in want.items():
+    assert (by[k]["read_bytes"], by[k]["write_bytes"]) == (r, w), (k, by[k])
+    assert by[k]["latency_ns"]["count"] == (r + w) // 128, (k, by[k]["latency_ns"])
+# The headline keeps its meaning (every target) and is the sum of the parts.
+assert s["summary"]["read_bytes"] == 3 * MiB and s["summary"]["write_bytes"] == MiB // 2
+secs = (s["sim"]["simulated_time_ns"] - s["sim"]["active_from_ns"]) * 1e-9
+dev = by["device"]
+assert abs(dev["bandwidth_gbps"] - 2.5 * MiB / secs * 1e-9) < 1e-9, dev
+assert abs(sum(by[k]["bandwidth_gbps"] for k in by) - s["summary"]["bandwidth_gbps"]) < 1e-9
+# The terminal summary: a line per target that carried traffic, with its bandwidth.
+assert "by target (read + write, adding up to the figures above):" in out, out
+lines = {l.strip().split("  ")[0]: l for l in out.splitlines() if l.startswith("    ")}
+assert "expansion device" in lines and "local HBM" in lines and "peer GPU HBM" not in lines, out
+assert f"{dev['bandwidth_gbps']:.2f} GB/s" in lines["expansion device"], lines
+assert f"{by['local_hbm']['bandwidth_gbps']:.2f} GB/s" in lines["local HBM"], lines
+# The bottleneck sentence says its achieved figure is the total over the targets.
+assert "over all targets (expansion device" in s["bottlenecks"]["sentence"], s["bottlenecks"]
+PY
+pass "bytes by target as the workload sends them; the terminal shows the split"
+
+run_tool report "$REPORT" "$RUN"
+[ "$RC" -eq 0 ] || fail "report.py on the mixed run: exit code $RC. Output:
+$OUT"
+"$PY" - "$RUN" <<'PY' || fail "report.md does not say which bandwidth is the device's"
+import json, re, sys
+d = sys.argv[1]
+s = json.load(open(d + "/stats.json"))
+md = re.sub(r"\\(.)", r"\1", open(d + "/report.md").read())  # Markdown escapes
+dev = s["summary"]["by_target"]["device"]["bandwidth_gbps"]
+total = s["summary"]["bandwidth_gbps"]
+assert f"The expansion device's bandwidth is {dev:,.2f} GB/s" in md, md
+assert f"The bandwidth above is the total over every target, {total:,.2f} GB/s" in md, md
+assert "| expansion device |" in md and "| local HBM |" in md, md
+PY
+pass "report.py names the expansion device's bandwidth"
+
+# Everything to the GPU's own HBM: the summary says none of it went to a device.
+run_famsim local run --workload "$WORK/mixed.yaml" --out "$WORK/local" \
+  --set workload.streams.1.buffer.location=gpu_local \
+  --set workload.streams.2.buffer.location=gpu_local || true
+expect_rc 0 "local-only run"
+expect_in_output "all of it to local HBM, none to an expansion device" "local-only run"
+pass "a run without device traffic says so"
+
+# A trace player's memory: 100 reads and 50 writes of 64 B (dram_ddr4's request size).
+for i in $(seq 0 99); do printf 'LD 0x%x\n' $((i * 64)); done >"$WORK/t.trace"
+for i in $(seq 0 49); do printf 'ST 0x%x\n' $((i * 64 + 65536)); done >>"$WORK/t.trace"
+run_famsim dram run --platform platforms/dram_ddr4.yaml --trace "$WORK/t.trace" \
+  --trace-format ramulator --out "$WORK/dram" || true
+expect_rc 0 "standalone DRAM run"
+"$PY" - "$WORK/dram/stats.json" "$WORK/dram.log" <<'PY' || fail "a trace player's traffic by target"
+import json, sys
+s = json.load(open(sys.argv[1]))
+by = s["summary"]["by_target"]
+assert (by["standalone_memory"]["read_bytes"], by["standalone_memory"]["write_bytes"]) == \
+    (6400, 3200), by["standalone_memory"]
+for k in ("device", "local_hbm", "peer_gpu"):
+    assert by[k]["read_bytes"] + by[k]["write_bytes"] == 0, (k, by[k])
+assert "by target" not in open(sys.argv[2]).read()
+PY
+pass "a trace player's traffic is the standalone memory's"
