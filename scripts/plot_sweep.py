@@ -52,13 +52,15 @@ LEAD = ["point", "status", "error"]
 METRICS = ["bandwidth_gbps", "read_bandwidth_gbps", "write_bandwidth_gbps", "latency_mean_ns",
            "latency_p99_ns", "read_latency_mean_ns", "read_latency_p99_ns",
            "achieved_fraction_of_bound", "limiter", "limiter_utilization", "simulated_time_ns",
-           "host_seconds"]
+           "host_seconds", "device_bandwidth_gbps"]
 SENSITIVITY_COLUMNS = ["parameter", "metric", "base_value", "low_value", "high_value",
                        "metric_base", "metric_low", "metric_high", "elasticity"]
 # The metrics drawn against each parameter, and the tornado figures drawn first.
 LINE_METRICS = ["bandwidth_gbps", "latency_p99_ns"]
 METRIC_LABELS = {
-    "bandwidth_gbps": "bandwidth (GB/s)", "read_bandwidth_gbps": "read bandwidth (GB/s)",
+    "bandwidth_gbps": "bandwidth, all targets (GB/s)",
+    "device_bandwidth_gbps": "expansion device bandwidth (GB/s)",
+    "read_bandwidth_gbps": "read bandwidth (GB/s)",
     "write_bandwidth_gbps": "write bandwidth (GB/s)", "latency_mean_ns": "mean latency (ns)",
     "latency_p99_ns": "p99 latency (ns)", "read_latency_mean_ns": "mean read latency (ns)",
     "read_latency_p99_ns": "p99 read latency (ns)",

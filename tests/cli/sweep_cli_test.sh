@@ -78,6 +78,24 @@ print("elasticity", e)
 PY
 pass "elasticity 1 when the channels are the bottleneck"
 
+# The device's bandwidth column comes after the earlier columns, which keep their places; on
+# minimal.yaml (no GPU memory) every byte goes to the device, so it is the total bandwidth.
+$PY - "$WORK/j1" <<'PY' || fail "device_bandwidth_gbps column"
+import csv, sys
+d = sys.argv[1]
+header = next(csv.reader(open(d + "/results.csv")))
+known = ["bandwidth_gbps", "read_bandwidth_gbps", "write_bandwidth_gbps", "latency_mean_ns",
+         "latency_p99_ns", "read_latency_mean_ns", "read_latency_p99_ns",
+         "achieved_fraction_of_bound", "limiter", "limiter_utilization", "simulated_time_ns",
+         "host_seconds", "device_bandwidth_gbps"]
+start = header.index("bandwidth_gbps")
+assert header[start:start + len(known)] == known, header
+for r in csv.DictReader(open(d + "/results.csv")):
+    assert float(r["device_bandwidth_gbps"]) > 0, r
+    assert r["device_bandwidth_gbps"] == r["bandwidth_gbps"], r
+PY
+pass "device_bandwidth_gbps column"
+
 "$famsim" sweep "$WORK/link.yaml" --out "$WORK/link" >"$WORK/link.log" 2>&1 ||
   fail "link-bound sweep: $(cat "$WORK/link.log")"
 $PY - "$WORK/link" <<'PY' || fail "link-bound elasticity"
