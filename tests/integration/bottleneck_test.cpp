@@ -3,16 +3,13 @@
 // platform (1 GPU straight to 1 device) with everything else given ample room, so the expected
 // limiter follows from the configured figures alone (worked out in each test).
 #include "models/core/bottleneck.h"
-#include "platforms/presets.h"
 #include "tests/support/test_support.h"
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <cstdint>
-#include <filesystem>
-#include <fstream>
 #include <random>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -138,24 +135,9 @@ TEST(Bottleneck, CreditStarvedLinkIsNamedAheadOfThePoolsFilledBehindIt) {
 // The standalone DDR4-3200 channel (platforms/dram_ddr4.yaml: 1 rank, 4 bank groups x 4 banks,
 // 64 B bursts, 32 reads in flight) replaying Ramulator reads at `addresses`.
 nlohmann::json run_ddr4_trace(const std::vector<std::uint64_t>& addresses) {
-  const std::filesystem::path dir =
-      std::filesystem::temp_directory_path() / ("famsim-act-" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  const std::string trace = (dir / "t.trace").string();
-  {
-    std::ofstream f(trace);
-    for (std::uint64_t a : addresses) f << "LD 0x" << std::hex << a << std::dec << "\n";
-  }
-  ConfigDoc doc;
-  doc.sources = std::make_shared<ConfigSources>("test-platform.yaml");
-  doc.root = load_yaml_text(test::source_file("platforms/dram_ddr4.yaml"), "test-platform.yaml");
-  doc.root["trace_player"]["file"] = trace;
-  expand_presets(doc);
-  Simulation sim(doc, (dir / "out").string());
-  sim.run();
-  EXPECT_FALSE(sim.input_error());
-  nlohmann::json r = sim.results(0.0, 0.0);
-  std::filesystem::remove_all(dir);
+  std::ostringstream trace;
+  for (std::uint64_t a : addresses) trace << "LD 0x" << std::hex << a << std::dec << "\n";
+  nlohmann::json r = test::run_trace_platform("platforms/dram_ddr4.yaml", trace.str());
   EXPECT_TRUE(r["conservation"]["ok"].get<bool>());
   return r;
 }

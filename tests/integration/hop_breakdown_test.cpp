@@ -3,16 +3,12 @@
 // hop's time is the one worked out by hand from the configuration (the same arithmetic as
 // zero_load_test.cpp, cut at every block boundary); a deliberately slow link shows up as the
 // largest share.
-#include "platforms/presets.h"
 #include "tests/support/test_support.h"
 
 #include <gtest/gtest.h>
 
-#include <unistd.h>
-
 #include <cstdint>
-#include <filesystem>
-#include <fstream>
+#include <sstream>
 #include <string>
 
 namespace famsim {
@@ -320,27 +316,12 @@ TEST(HopBreakdown, SlowLinkIsTheLargestShare) {
 TEST(HopBreakdown, TracePlayerHopsAddUp) {
   // The standalone DDR4 platform (platforms/dram_ddr4.yaml) replaying 400 Ramulator lines, reads
   // and writes, 32 in flight: the player's issue, the controller's queue and its service.
-  const std::filesystem::path dir =
-      std::filesystem::temp_directory_path() / ("famsim-hops-" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  const std::string trace = (dir / "t.trace").string();
-  {
-    std::ofstream f(trace);
-    for (unsigned i = 0; i < 400; ++i) {
-      f << (i % 3 == 0 ? "ST" : "LD") << " 0x" << std::hex << (i * 0x1040u) % 0x100000 << std::dec
-        << "\n";
-    }
+  std::ostringstream trace;
+  for (unsigned i = 0; i < 400; ++i) {
+    trace << (i % 3 == 0 ? "ST" : "LD") << " 0x" << std::hex << (i * 0x1040u) % 0x100000 << std::dec
+          << "\n";
   }
-  ConfigDoc doc;
-  doc.sources = std::make_shared<ConfigSources>("test-platform.yaml");
-  doc.root = load_yaml_text(test::source_file("platforms/dram_ddr4.yaml"), "test-platform.yaml");
-  doc.root["trace_player"]["file"] = trace;
-  expand_presets(doc);
-  Simulation sim(doc, (dir / "out").string());
-  sim.run();
-  ASSERT_FALSE(sim.input_error());
-  const nlohmann::json r = sim.results(0.0, 0.0);
-  std::filesystem::remove_all(dir);
+  const nlohmann::json r = test::run_trace_platform("platforms/dram_ddr4.yaml", trace.str());
   ASSERT_TRUE(r["conservation"]["ok"].get<bool>());
   expect_hops_add_up(r, "read", requests_of(r, "read"));
   expect_hops_add_up(r, "write", requests_of(r, "write"));

@@ -63,6 +63,25 @@ LinkParams preset_link_params(const std::string& name, const std::string& extra)
   return parse_config(make_doc(platform, workload)).platform.gpu_link.params;
 }
 
+nlohmann::json run_trace_platform(const std::string& platform_file, const std::string& trace_text) {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("famsim-trace-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string trace = (dir / "t.trace").string();
+  std::ofstream(trace) << trace_text;
+  ConfigDoc doc;
+  doc.sources = std::make_shared<ConfigSources>("test-platform.yaml");
+  doc.root = load_yaml_text(source_file(platform_file), "test-platform.yaml");
+  doc.root["trace_player"]["file"] = trace;
+  expand_presets(doc);
+  Simulation sim(doc, (dir / "out").string());
+  sim.run();
+  EXPECT_FALSE(sim.input_error());
+  nlohmann::json r = sim.results(0.0, 0.0);
+  std::filesystem::remove_all(dir);
+  return r;
+}
+
 std::string source_file(const std::string& relative_path) {
   std::ifstream in(std::string(FAMSIM_SOURCE_DIR) + "/" + relative_path);
   if (!in) throw std::runtime_error("cannot read " + relative_path);

@@ -26,6 +26,10 @@ nlohmann::json run_sim(const std::string& platform_yaml, const std::string& work
 // (", key: value") next to `preset`.
 LinkParams preset_link_params(const std::string& name, const std::string& extra = "");
 
+// Runs a standalone trace-player platform from the source tree ("platforms/dram_ddr4.yaml")
+// replaying `trace_text` as its trace file, and returns stats.json content. One per test process.
+nlohmann::json run_trace_platform(const std::string& platform_file, const std::string& trace_text);
+
 // The text of a file in the source tree ("platforms/minimal.yaml").
 std::string source_file(const std::string& relative_path);
 
