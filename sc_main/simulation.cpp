@@ -673,7 +673,6 @@ nlohmann::json check_conservation(const SimContext& ctx, const InitiatorTotals& 
 nlohmann::json Simulation::results(double host_seconds, double peak_rss_mib) const {
   const sc_core::sc_time end = simulated_time();
   const ReportWindow window = report_window();
-  const double secs = window.seconds();
   const InitiatorTotals t = totals();
 
   // Every initiator's completed requests, by the class of memory they went to, and over all.
@@ -688,12 +687,6 @@ nlohmann::json Simulation::results(double host_seconds, double peak_rss_mib) con
     total.merge(t);
     by_target[to_string(c)] = t.to_json(window, true);
   }
-  const std::uint64_t read_bytes = total.read_bytes, write_bytes = total.write_bytes;
-  const LatencyHistogram& reads = total.read_latency;
-  const LatencyHistogram& writes = total.write_latency;
-  LatencyHistogram all;
-  all.merge(reads);
-  all.merge(writes);
 
   nlohmann::json j;
   j["sim"] = {{"simulated_time_ns", to_ns(end)},
@@ -706,17 +699,11 @@ nlohmann::json Simulation::results(double host_seconds, double peak_rss_mib) con
               {"seed", cfg_.sim.seed},
               {"platform", cfg_.platform.name},
               {"workload", cfg_.workload.name}};
-  j["summary"] = {{"read_bytes", read_bytes},
-                  {"write_bytes", write_bytes},
-                  {"read_bandwidth_gbps", secs > 0 ? read_bytes / secs * 1e-9 : 0.0},
-                  {"write_bandwidth_gbps", secs > 0 ? write_bytes / secs * 1e-9 : 0.0},
-                  {"bandwidth_gbps", secs > 0 ? (read_bytes + write_bytes) / secs * 1e-9 : 0.0},
-                  {"latency_ns", all.to_json()},
-                  {"read_latency_ns", reads.to_json()},
-                  {"write_latency_ns", writes.to_json()},
-                  {"read_latency_histogram", reads.bins_json()},
-                  {"write_latency_histogram", writes.bins_json()},
-                  {"by_target", by_target}};
+  // Bytes, bandwidths and latencies over every target, as each target's under by_target.
+  j["summary"] = total.to_json(window, true);
+  j["summary"]["read_latency_histogram"] = total.read_latency.bins_json();
+  j["summary"]["write_latency_histogram"] = total.write_latency.bins_json();
+  j["summary"]["by_target"] = by_target;
   j["latency_breakdown_ns"] = ctx_->hop_breakdown.to_json();
   // Open-loop traces: how far issue fell behind the timestamps, over every initiator that
   // replayed some (each one's own under components).

@@ -30,16 +30,10 @@ nlohmann::json TargetTraffic::to_json(const ReportWindow& window, bool latency) 
   return j;
 }
 
-std::uint64_t Initiator::read_bytes() const {
-  std::uint64_t n = 0;
-  for (const TargetTraffic& t : traffic_) n += t.read_bytes;
-  return n;
-}
-
-std::uint64_t Initiator::write_bytes() const {
-  std::uint64_t n = 0;
-  for (const TargetTraffic& t : traffic_) n += t.write_bytes;
-  return n;
+TargetTraffic Initiator::total_traffic() const {
+  TargetTraffic total;
+  for (const TargetTraffic& t : traffic_) total.merge(t);
+  return total;
 }
 
 }  // namespace famsim

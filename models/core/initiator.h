@@ -47,8 +47,7 @@ class Initiator {
   // Completed requests to targets of class `c`.
   const TargetTraffic& traffic(TargetClass c) const { return traffic_[static_cast<unsigned>(c)]; }
   // Over every class.
-  std::uint64_t read_bytes() const;
-  std::uint64_t write_bytes() const;
+  TargetTraffic total_traffic() const;
 
  protected:
   // A completed request: a counter and a histogram sample, in place (nothing allocates but the

@@ -401,8 +401,9 @@ void Gpu::behaviour() {
 }
 
 void Gpu::report(ComponentReport& r, const ReportWindow& window) const {
-  const std::uint64_t read_bytes = Initiator::read_bytes();
-  const std::uint64_t write_bytes = Initiator::write_bytes();
+  const TargetTraffic total = total_traffic();
+  const std::uint64_t read_bytes = total.read_bytes;
+  const std::uint64_t write_bytes = total.write_bytes;
   r.bytes = static_cast<double>(read_bytes + write_bytes);
   // The GPU's limiting resource here is its outstanding-request window.
   const double mean_outstanding = outstanding_.mean(window);
@@ -430,17 +431,15 @@ void Gpu::report(ComponentReport& r, const ReportWindow& window) const {
   r.extra["write_bytes"] = write_bytes;
   r.extra["read_bandwidth_gbps"] = secs > 0 ? read_bytes / secs * 1e-9 : 0.0;
   r.extra["write_bandwidth_gbps"] = secs > 0 ? write_bytes / secs * 1e-9 : 0.0;
-  LatencyHistogram read_latency, write_latency;
   nlohmann::json by_target = nlohmann::json::object();
   for (TargetClass c : kAllTargetClasses) {
-    const TargetTraffic& t = traffic(c);
-    read_latency.merge(t.read_latency);
-    write_latency.merge(t.write_latency);
     // A GPU's requests go to these three; a trace player's standalone memory is not among them.
-    if (c != TargetClass::kStandaloneMemory) by_target[to_string(c)] = t.to_json(window, false);
+    if (c != TargetClass::kStandaloneMemory) {
+      by_target[to_string(c)] = traffic(c).to_json(window, false);
+    }
   }
-  r.extra["read_latency_ns"] = read_latency.to_json();
-  r.extra["write_latency_ns"] = write_latency.to_json();
+  r.extra["read_latency_ns"] = total.read_latency.to_json();
+  r.extra["write_latency_ns"] = total.write_latency.to_json();
   r.extra["by_target"] = by_target;
   r.extra["data_mismatches"] = mismatched_requests_;
   if (issue_lag_.requests() > 0) r.extra["issue_lag"] = issue_lag_.to_json();

@@ -257,7 +257,7 @@ void DramController::report(ComponentReport& r, const ReportWindow& window) cons
   bus.name = "data bus";
   bus.utilization = r.utilization;
   bus.capacity = s.org.peak_gbps();
-  bus.used = secs > 0 ? (read_bytes_ + write_bytes_) / secs * 1e-9 : 0.0;
+  bus.used = bw;
   bus.backpressure_ns = r.backpressure_ns;
   auto queue = [&](const char* name, const OccupancyGauge& g, std::uint64_t requests) {
     if (requests == 0) return;

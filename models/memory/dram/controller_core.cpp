@@ -12,10 +12,8 @@ ControllerCore::ControllerCore(const Spec& spec, const CoreParams& params)
       state_(spec),
       scheduler_(make_scheduler(params.scheduler, params.starvation_cap)),
       page_(make_page_policy(params.page_policy, params.page_timeout_cycles)) {
-  read_usable_ = params.read_queue;
-  write_usable_ = params.write_queue;
-  stats_.read_queue.set_capacity(read_usable_);
-  stats_.write_queue.set_capacity(write_usable_);
+  stats_.read_queue.set_capacity(params.read_queue);
+  stats_.write_queue.set_capacity(params.write_queue);
   if (params.read_queue == 0 || params.write_queue == 0) {
     throw std::invalid_argument("read and write queues need at least one entry");
   }
@@ -62,10 +60,8 @@ void ControllerCore::count_room_in(unsigned bursts) {
   }
   if (read_count_ + write_count_ > 0) throw std::logic_error("count_room_in on a busy core");
   room_unit_ = bursts;
-  read_usable_ = params_.read_queue / bursts * bursts;
-  write_usable_ = params_.write_queue / bursts * bursts;
-  stats_.read_queue.set_capacity(read_usable_);
-  stats_.write_queue.set_capacity(write_usable_);
+  stats_.read_queue.set_capacity(params_.read_queue / bursts * bursts);
+  stats_.write_queue.set_capacity(params_.write_queue / bursts * bursts);
 }
 
 void ControllerCore::set_command_log(std::ostream* os, unsigned channel, unsigned pseudo_channel) {
@@ -99,10 +95,10 @@ void ControllerCore::enqueue(void* tag, bool write, const Coord* bursts, unsigne
   }
   if (write) {
     write_count_ += n;
-    stats_.write_queue.set(room_in_use(write_count_, params_.write_queue, write_usable_), now);
+    set_room(stats_.write_queue, write_count_, params_.write_queue, now);
   } else {
     read_count_ += n;
-    stats_.read_queue.set(room_in_use(read_count_, params_.read_queue, read_usable_), now);
+    set_room(stats_.read_queue, read_count_, params_.read_queue, now);
   }
   revise_plan(q, bursts, n, now);
 }
@@ -541,10 +537,10 @@ void ControllerCore::issue(const Choice& ch, std::uint64_t now) {
   stats_.data_bus_cycles += spec_.timing.burst;
   Request& req = requests_[ent.request];
   if (ch.queue == 1) {
-    stats_.write_queue.set(room_in_use(--write_count_, params_.write_queue, write_usable_), now);
+    set_room(stats_.write_queue, --write_count_, params_.write_queue, now);
     ++stats_.write_bursts;
   } else {
-    stats_.read_queue.set(room_in_use(--read_count_, params_.read_queue, read_usable_), now);
+    set_room(stats_.read_queue, --read_count_, params_.read_queue, now);
     ++stats_.read_bursts;
   }
   free_entries_.push_back(e);

@@ -290,12 +290,11 @@ class ControllerCore {
   std::vector<unsigned> rank_entries_;  // queued bursts per rank
   unsigned read_count_ = 0, write_count_ = 0;
   unsigned room_unit_ = 1;  // count_room_in()
-  // The queue gauges' level for `count` of `depth` entries taken, `usable` of which whole
-  // requests can use (the gauge's capacity).
-  std::uint64_t room_in_use(unsigned count, unsigned depth, unsigned usable) const {
-    return usable - (depth - count) / room_unit_ * room_unit_;
+  // Sets queue gauge `g` (capacity: the entries whole requests can use) for `count` of `depth`
+  // entries taken at `now`.
+  void set_room(OccupancyGauge& g, unsigned count, unsigned depth, std::uint64_t now) const {
+    g.set(g.capacity() - (depth - count) / room_unit_ * room_unit_, now);
   }
-  unsigned read_usable_ = 0, write_usable_ = 0;
   bool draining_ = false;
   std::uint64_t seq_ = 0;
   Ring<std::uint32_t> read_done_, write_done_;  // requests in completion order
