@@ -18,7 +18,10 @@ std::uint64_t OccupancyGauge::integral_to(std::uint64_t end_ps) const {
 }
 
 double OccupancyGauge::mean(const ReportWindow& window) const {
-  return window_mean(integral_to(window.end_ps), window);
+  // A block may have accounted changes past the window's end (a DRAM queue draining posted writes
+  // after the run's last answer), whose time the integral holds too: never above capacity.
+  const double m = window_mean(integral_to(window.end_ps), window);
+  return capacity_ > 0 ? std::min(m, static_cast<double>(capacity_)) : m;
 }
 
 double OccupancyGauge::mean_fraction(const ReportWindow& window) const {

@@ -259,9 +259,11 @@ void DramController::report(ComponentReport& r, const ReportWindow& window) cons
   bus.capacity = s.org.peak_gbps();
   bus.used = bw;
   bus.backpressure_ns = r.backpressure_ns;
+  const std::string blp = bank_parallelism(x, cycles, bursts);
   auto queue = [&](const char* name, const OccupancyGauge& g, std::uint64_t requests) {
     if (requests == 0) return;
     r.resources.push_back(slot_pool(name, g, cycles));
+    r.resources.back().advice = blp;
   };
   if (read_count_ + write_count_ > 0) r.resources.push_back(std::move(bus));
   queue("read queue", st.read_queue, read_count_);
@@ -358,6 +360,61 @@ void DramController::activate_rates(ComponentReport& r, std::uint64_t window_cyc
                    "({:.2f} ns). Spread the accesses over banks (address mapping, xor_bank) or "
                    "raise the row hit rate.",
                    s.timing.RC * tck_ns));
+}
+
+// Bank-level parallelism (CoreStats::busy_banks): how many banks had bursts queued at once while
+// any had. A full queue with the data bus and the activate rates short of saturation means the
+// channel serves its queue no faster because the queued bursts sit in too few banks: a bank
+// moves bursts_per_act x tBL of data per row cycle (tRC, ACT to ACT), so keeping the data bus
+// busy takes tRC / (bursts_per_act x tBL) banks with work at once. Says so as the queues' advice
+// (empty when no row was opened: row hits are bound by the bus, not by banks).
+std::string DramController::bank_parallelism(nlohmann::json& x, const ReportWindow& cycles,
+                                             std::uint64_t bursts) const {
+  const dram::Spec& s = params_.spec;
+  const dram::CoreStats& st = core_.stats();
+  // The gauges may run past the window's end (posted writes drain after the last answer).
+  const double work = std::min(1.0, st.bank_work.mean(cycles));  // fraction of the window
+  const std::uint64_t banks = st.busy_banks.capacity();
+  const double mean =
+      work > 0 ? std::min(static_cast<double>(banks), st.busy_banks.mean(cycles) / work) : 0.0;
+  std::uint64_t acts = 0;
+  for (std::uint64_t a : st.bank_activates) acts += a;
+  const double bursts_per_act =
+      acts ? static_cast<double>(bursts) / static_cast<double>(acts) : 0.0;
+  const double needed =
+      acts ? static_cast<double>(s.timing.RC) / (bursts_per_act * s.timing.burst) : 0.0;
+  x["bank_parallelism"] = {{"banks", banks},
+                           {"mean_while_busy", mean},
+                           {"max", st.busy_banks.max()},
+                           {"busy_fraction", work},
+                           {"banks_to_fill_data_bus", needed}};
+  if (acts == 0) return {};
+  const double tck_ns = s.timing.tck_ns();
+  const double all = static_cast<double>(banks);
+  std::string verdict = ".";
+  if (mean < 0.9 * std::min(needed, all)) {
+    verdict =
+        ": the accesses sit in too few banks. An address mapping that spreads them (interleave, "
+        "xor_bank) raises the channel's throughput";
+    verdict += needed > all ? fmt::format(
+                                  " up to what all {} banks can do, which at this row-hit rate "
+                                  "is still short of the data bus (more row hits per activate "
+                                  "do the rest).",
+                                  banks)
+                            : ".";
+  } else if (needed > all) {
+    verdict = fmt::format(
+        ", more than the channel's {}: at this row-hit rate the banks, not the data bus, bound the "
+        "channel. More row hits per activate (larger or more local accesses) or more channels "
+        "raise it.",
+        banks);
+  }
+  return fmt::format(
+      "Its bursts waited on {:.1f} of the channel's {} banks at a time on average (bank-level "
+      "parallelism). At {:.2f} bursts per activate a bank moves {:.2f} ns of data per row cycle "
+      "(tRC {:.2f} ns), so keeping the data bus busy takes about {:.1f} banks with work at once{}",
+      mean, banks, bursts_per_act, bursts_per_act * s.timing.burst * tck_ns, s.timing.RC * tck_ns,
+      needed, verdict);
 }
 
 void DramController::finish(std::uint64_t end_ps) {

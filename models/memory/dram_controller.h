@@ -98,6 +98,10 @@ class DramController : public sc_core::sc_module, public Component {
   // served in the run.
   void activate_rates(ComponentReport& r, std::uint64_t window_cycles, double secs,
                       std::uint64_t bursts) const;
+  // Writes x["bank_parallelism"] over `cycles` (a window in DRAM cycles) and returns what it
+  // means for a full queue (the queues' advice); `bursts`: bursts served in the run.
+  std::string bank_parallelism(nlohmann::json& x, const ReportWindow& cycles,
+                               std::uint64_t bursts) const;
   // First command-clock cycle strictly after t.
   std::uint64_t cycle_after(std::uint64_t t_ps) const {
     return fs_div_.quotient((t_ps + 1) * 1000 + tck_fs_ - 1);

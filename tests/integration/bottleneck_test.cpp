@@ -133,10 +133,11 @@ TEST(Bottleneck, CreditStarvedLinkIsNamedAheadOfThePoolsFilledBehindIt) {
 }
 
 // The standalone DDR4-3200 channel (platforms/dram_ddr4.yaml: 1 rank, 4 bank groups x 4 banks,
-// 64 B bursts, 32 reads in flight) replaying Ramulator reads at `addresses`.
-nlohmann::json run_ddr4_trace(const std::vector<std::uint64_t>& addresses) {
+// 64 B bursts, 32 requests in flight) replaying Ramulator reads (or `command`) at `addresses`.
+nlohmann::json run_ddr4_trace(const std::vector<std::uint64_t>& addresses,
+                              const char* command = "LD") {
   std::ostringstream trace;
-  for (std::uint64_t a : addresses) trace << "LD 0x" << std::hex << a << std::dec << "\n";
+  for (std::uint64_t a : addresses) trace << command << " 0x" << std::hex << a << std::dec << "\n";
   nlohmann::json r = test::run_trace_platform("platforms/dram_ddr4.yaml", trace.str());
   EXPECT_TRUE(r["conservation"]["ok"].get<bool>());
   return r;
@@ -194,6 +195,36 @@ TEST(Bottleneck, OneHotBankIsBoundByTrc) {
       EXPECT_NEAR(e["utilization"].get<double>(), 8.5 / 74 * achieved / ceiling, 0.01);
     }
   }
+}
+
+TEST(Bottleneck, WritesInTwoBanksNameTheBankParallelism) {
+  // 4 000 writes, each to a new row, alternating between bank 0 and bank 1 of bank group 0. A
+  // bank takes a written row's full cycle before it can open the next: ACT, tRCD 22, WR, CWL 16
+  // + BL/2 4 + tWR 24 to PRE, tRP 22: 88 clocks = 55 ns (JESD79-4; the ddr4_3200 preset), longer
+  // than tRC (74 clocks), so the busiest bank's activate rate reads 74 / 88 = 84 % busy and the
+  // posted writes fill the write queue. Two banks move 2 x 64 B / 55 ns = 2.327 GB/s.
+  std::vector<std::uint64_t> a;
+  const std::uint64_t bank_stride = 64ull * 4 * 128;  // one bank up (mapping above)
+  for (unsigned i = 0; i < 4000; ++i) a.push_back(i / 2 * kRowStride + i % 2 * bank_stride);
+  const auto r = run_ddr4_trace(a, "ST");
+  const auto& l = limiter(r);
+  EXPECT_EQ(l["resource"], "write queue") << r["bottlenecks"]["sentence"];
+  const double expected = 2 * 64 / (88 * kTck);
+  EXPECT_NEAR(r["bottlenecks"]["achieved_gbps"].get<double>(), expected, 0.02 * expected);
+  const auto& mc = r["components"]["memory.ch0"];
+  const auto& blp = mc["bank_parallelism"];
+  EXPECT_EQ(blp["banks"], 16);
+  EXPECT_EQ(blp["max"], 2);
+  // The queue always holds writes to both banks once it has filled.
+  EXPECT_NEAR(blp["mean_while_busy"].get<double>(), 2.0, 0.05);
+  // Keeping the 25.6 GB/s bus busy at one burst per activate: tRC / tBL = 74 / 4 = 18.5 banks.
+  const double per_act = mc["commands"]["WR"].get<double>() / mc["commands"]["ACT"].get<double>();
+  EXPECT_NEAR(blp["banks_to_fill_data_bus"].get<double>(), 74 / (per_act * 4), 1e-9);
+  EXPECT_NEAR(per_act, 1.0, 0.01);
+  const std::string sentence = r["bottlenecks"]["sentence"];
+  EXPECT_NE(sentence.find("waited on 2.0 of the channel's 16 banks"), std::string::npos)
+      << sentence;
+  EXPECT_NE(sentence.find("too few banks"), std::string::npos) << sentence;
 }
 
 TEST(Bottleneck, OccupancyHistogramCoversTheWindow) {

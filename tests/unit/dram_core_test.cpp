@@ -318,6 +318,30 @@ TEST(DramCore, QueueGaugeCountsRoomForWholeRequests) {
   EXPECT_EQ(g.max(), 6u);
 }
 
+TEST(DramCore, BankGaugeCountsBanksWithWorkInEitherDirection) {
+  Driver d(test_spec(), no_refresh());
+  const auto& banks = d.core.stats().busy_banks;
+  const auto& work = d.core.stats().bank_work;
+  EXPECT_EQ(banks.capacity(), 16u);  // 1 rank x 4 groups x 4 banks
+  Coord a = at(0, 0, 1, 0), a2 = at(0, 0, 1, 8), b = at(1, 0, 1, 0), c = at(2, 3, 5, 0);
+  d.core.enqueue(&d.tag, false, &a, 1, 0);
+  EXPECT_EQ(banks.level(), 1u);
+  EXPECT_EQ(work.level(), 1u);
+  d.core.enqueue(&d.tag, false, &a2, 1, 0);  // the same bank
+  EXPECT_EQ(banks.level(), 1u);
+  d.core.enqueue(&d.tag, false, &b, 1, 0);
+  EXPECT_EQ(banks.level(), 2u);
+  d.core.enqueue(&d.tag, true, &a, 1, 0);  // a write to a bank that has reads queued
+  EXPECT_EQ(banks.level(), 2u);
+  d.core.enqueue(&d.tag, true, &c, 1, 0);
+  EXPECT_EQ(banks.level(), 3u);
+  EXPECT_EQ(work.level(), 1u);
+  d.run_until_idle();
+  EXPECT_EQ(banks.level(), 0u);
+  EXPECT_EQ(work.level(), 0u);
+  EXPECT_EQ(banks.max(), 3u);
+}
+
 TEST(DramCore, FrFcfsServesRowHitsFirstFcfsDoesNot) {
   // Queue: row 1, row 2, row 1 in one bank. FR-FCFS serves both row-1 reads before row 2 (one
   // ACT saved); FCFS follows arrival order (three ACTs).

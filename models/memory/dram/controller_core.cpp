@@ -38,6 +38,7 @@ ControllerCore::ControllerCore(const Spec& spec, const CoreParams& params)
   for (auto& v : view_) v.resize(banks);
   blocked_.assign((banks + 63) / 64, 0);
   for (auto& n : nonempty_) n.assign((banks + 63) / 64, 0);
+  stats_.busy_banks.set_capacity(banks);
   rank_entries_.assign(spec.org.ranks, 0);
   read_done_.set_capacity(entries);
   write_done_.set_capacity(entries);
@@ -89,7 +90,7 @@ void ControllerCore::enqueue(void* tag, bool write, const Coord* bursts, unsigne
       entries_[bq.tail].next = e;
     }
     bq.tail = e;
-    if (bq.count++ == 0) set_nonempty(q, state_.flat_bank(bursts[i]), true);
+    if (bq.count++ == 0) set_nonempty(q, state_.flat_bank(bursts[i]), true, now);
     mark_dirty(state_.flat_bank(bursts[i]));
     ++rank_entries_[bursts[i].rank];
   }
@@ -524,7 +525,7 @@ void ControllerCore::issue(const Choice& ch, std::uint64_t now) {
     ++bq.overtaken;
   }
   if (bq.tail == e) bq.tail = ch.prev;
-  if (--bq.count == 0) set_nonempty(ch.queue, flat, false);
+  if (--bq.count == 0) set_nonempty(ch.queue, flat, false, now);
   --rank_entries_[rank];
   if (ent.flags & kConflicted) {
     ++stats_.row_conflicts;

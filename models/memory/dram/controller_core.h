@@ -59,6 +59,11 @@ struct CoreStats {
   // Queue room in use over time, in cycles: bursts, counted in whole largest requests (see
   // ControllerCore::count_room_in), so a queue reads full once it cannot take such a request.
   OccupancyGauge read_queue, write_queue;
+  // Bank-level parallelism: the banks with bursts queued (in either direction) over time, in
+  // cycles, and (capacity 1) whether any bank has some. Their means' ratio is the mean number of
+  // banks with work while any has, as Mutlu and Moscibroda define it ("Parallelism-Aware Batch
+  // Scheduling", ISCA 2008, section 3).
+  OccupancyGauge busy_banks, bank_work{1};
   std::uint64_t refreshes_postponed = 0;          // due refreshes that waited for busy banks
   std::vector<std::uint64_t> bank_open_cycles;    // per flat bank, as of finish_stats()
   std::vector<std::uint64_t> bank_activates;      // ACTs per flat bank (rank-major)
@@ -189,13 +194,17 @@ class ControllerCore {
   void revise_plan(int q, const Coord* bursts, unsigned n, std::uint64_t now);
   bool another_hit(unsigned flat, std::uint32_t row, std::uint32_t except) const;
   void mark_dirty(unsigned flat);
-  void set_nonempty(int q, unsigned flat, bool on) {
+  void set_nonempty(int q, unsigned flat, bool on, std::uint64_t now) {
     const std::uint64_t bit = std::uint64_t{1} << (flat & 63);
     if (on) {
       nonempty_[q][flat >> 6] |= bit;
     } else {
       nonempty_[q][flat >> 6] &= ~bit;
     }
+    if (nonempty_[1 - q][flat >> 6] & bit) return;  // the bank has work the other way
+    busy_banks_ = on ? busy_banks_ + 1 : busy_banks_ - 1;
+    stats_.busy_banks.set(busy_banks_, now);
+    stats_.bank_work.set(busy_banks_ > 0, now);
   }
   // Calls f(flat) for every bank with bursts queued in direction q, in bank order, leaving out
   // the banks set in the bit mask `except` (same layout as nonempty_) when it is given.
@@ -252,6 +261,7 @@ class ControllerCore {
   const BankQueue& queue(int q, unsigned flat) const { return books_[flat].queue[q]; }
   std::vector<BankBook> books_;
   std::array<std::vector<std::uint64_t>, 2> nonempty_;  // bit per bank with bursts queued
+  unsigned busy_banks_ = 0;  // banks with bursts queued in either direction
   // Per direction and bank: the command the bank would issue next, kept until the bank's queues
   // or state change (then it is listed in dirty_list_), and the part of it the per-decision scan
   // reads: its earliest cycle as the bank's own "not before" cycle (a copy: only a command to the
