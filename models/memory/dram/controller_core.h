@@ -204,7 +204,7 @@ class ControllerCore {
     if (nonempty_[1 - q][flat >> 6] & bit) return;  // the bank has work the other way
     busy_banks_ = on ? busy_banks_ + 1 : busy_banks_ - 1;
     stats_.busy_banks.set(busy_banks_, now);
-    stats_.bank_work.set(busy_banks_ > 0, now);
+    if (busy_banks_ == (on ? 1u : 0u)) stats_.bank_work.set(busy_banks_, now);  // work starts/ends
   }
   // Calls f(flat) for every bank with bursts queued in direction q, in bank order, leaving out
   // the banks set in the bit mask `except` (same layout as nonempty_) when it is given.
