@@ -70,11 +70,24 @@ def read_series(run_dir):
         return [{k: float(v) for k, v in row.items()} for row in csv.DictReader(f)]
 
 
+# timeseries.csv's per-target columns (read + write GB/s) and their legend labels.
+TARGET_COLUMNS = (("device_gbps", "expansion device"), ("local_hbm_gbps", "local HBM"),
+                  ("peer_gpu_gbps", "peer GPU HBM"),
+                  ("standalone_memory_gbps", "standalone memory"))
+
+
 def bandwidth_time(rows, out):
     fig, ax = plt.subplots(figsize=(7, 4))
     t = [r["window_start_ns"] * 1e-3 for r in rows]
     ax.plot(t, [r["read_gbps"] for r in rows], label="read")
     ax.plot(t, [r["write_gbps"] for r in rows], label="write")
+    # Where the bytes went (read + write), when more than one kind of memory carried some: the
+    # expansion device's own curve, not a total that also holds the GPUs' HBM traffic.
+    targets = [(k, label) for k, label in TARGET_COLUMNS
+               if any(r.get(k, 0.0) > 0 for r in rows)]
+    if len(targets) > 1:
+        for key, label in targets:
+            ax.plot(t, [r[key] for r in rows], linestyle="--", label=label)
     ax.set_xlabel("simulated time (us)")
     ax.set_ylabel("bandwidth (GB/s)")
     ax.set_title("Bandwidth per window")

@@ -169,6 +169,7 @@ void TracePlayer::behaviour() {
       e.outstanding = true;
       e.write = next_.write;
       e.length = len;
+      e.target_class = TargetClass::kStandaloneMemory;
       e.channel = d.channel;
       e.channel_address = d.channel_address;
       e.enter(block_id(), 0, now);

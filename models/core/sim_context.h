@@ -49,7 +49,7 @@ struct SimContext {
   // response's arrival at the initiator; `status`: the payload's TLM response status.
   void record_completion(const RequestExt& e, std::uint64_t arrival_ps, int status) {
     hop_breakdown.add(e, arrival_ps);
-    timeseries.add(arrival_ps, e.length, arrival_ps - e.issue_ps, e.write);
+    timeseries.add(arrival_ps, e.length, arrival_ps - e.issue_ps, e.write, e.target_class);
     if (timeline.wants(e.id)) timeline.record(e, arrival_ps);
     if (transactions.enabled()) transactions.record(e, arrival_ps, status);
   }

@@ -17,6 +17,7 @@ void TimeSeries::coarsen() {
         merged.bytes[d] += o.bytes[d];
         merged.requests[d] += o.requests[d];
       }
+      for (unsigned c = 0; c < kTargetClasses; ++c) merged.target_bytes[c] += o.target_bytes[c];
       merged.latency_sum_ps += o.latency_sum_ps;
       merged.latency_max_ps = std::max(merged.latency_max_ps, o.latency_max_ps);
       for (unsigned b = 0; b < kBins; ++b) merged.bins[b] += o.bins[b];
@@ -45,7 +46,9 @@ double TimeSeries::percentile_ps(const Row& r, double q) {
 std::string TimeSeries::csv() const {
   std::string o =
       "window_start_ns,window_end_ns,read_gbps,write_gbps,requests,latency_mean_ns,"
-      "latency_p50_ns,latency_p90_ns,latency_p99_ns,latency_max_ns\n";
+      "latency_p50_ns,latency_p90_ns,latency_p99_ns,latency_max_ns";
+  for (TargetClass c : kAllTargetClasses) o += fmt::format(",{}_gbps", to_string(c));
+  o += "\n";
   std::size_t first = 0;
   while (first < rows_.size() && rows_[first].requests[0] + rows_[first].requests[1] == 0) ++first;
   const double w_ns = static_cast<double>(window_ps_) * 1e-3;
@@ -54,12 +57,15 @@ std::string TimeSeries::csv() const {
     const std::uint64_t n = r.requests[0] + r.requests[1];
     // bytes per ns = GB/s
     o += fmt::format(
-        "{:.3f},{:.3f},{:.4f},{:.4f},{},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f}\n",
+        "{:.3f},{:.3f},{:.4f},{:.4f},{},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f}",
         static_cast<double>(i) * w_ns, static_cast<double>(i + 1) * w_ns,
         static_cast<double>(r.bytes[0]) / w_ns, static_cast<double>(r.bytes[1]) / w_ns, n,
         n ? static_cast<double>(r.latency_sum_ps) * 1e-3 / static_cast<double>(n) : 0.0,
         percentile_ps(r, 0.50) * 1e-3, percentile_ps(r, 0.90) * 1e-3, percentile_ps(r, 0.99) * 1e-3,
         static_cast<double>(r.latency_max_ps) * 1e-3);
+    for (std::uint64_t b : r.target_bytes)
+      o += fmt::format(",{:.4f}", static_cast<double>(b) / w_ns);
+    o += '\n';
   }
   return o;
 }
@@ -69,17 +75,26 @@ nlohmann::json TimeSeries::summary() const {
   j["window_ns"] = static_cast<double>(window_ps_) * 1e-3;
   std::size_t windows = 0;
   double peak_bw = 0, peak_p99 = 0;
+  std::array<double, kTargetClasses> peak_target{};
   const double w_ns = static_cast<double>(window_ps_) * 1e-3;
   for (const Row& r : rows_) {
     if (r.requests[0] + r.requests[1] == 0 && windows == 0) continue;
     ++windows;
     peak_bw = std::max(peak_bw, static_cast<double>(r.bytes[0] + r.bytes[1]) / w_ns);
     peak_p99 = std::max(peak_p99, percentile_ps(r, 0.99) * 1e-3);
+    for (unsigned c = 0; c < kTargetClasses; ++c) {
+      peak_target[c] = std::max(peak_target[c], static_cast<double>(r.target_bytes[c]) / w_ns);
+    }
   }
   j["windows"] = windows;
   j["file"] = "timeseries.csv";
   j["peak_window_bandwidth_gbps"] = peak_bw;
   j["peak_window_p99_ns"] = peak_p99;
+  nlohmann::json by_target = nlohmann::json::object();
+  for (TargetClass c : kAllTargetClasses) {
+    by_target[to_string(c)] = peak_target[static_cast<unsigned>(c)];
+  }
+  j["peak_window_by_target_gbps"] = by_target;
   return j;
 }
 

@@ -9,6 +9,7 @@
 #pragma once
 
 #include "models/core/log_bins.h"
+#include "models/core/request.h"
 
 #include <nlohmann/json.hpp>
 
@@ -32,7 +33,9 @@ class TimeSeries {
   bool enabled() const { return window_ps_ > 0; }
   std::uint64_t window_ps() const { return window_ps_; }
 
-  void add(std::uint64_t arrival_ps, std::uint32_t bytes, std::uint64_t latency_ps, bool write) {
+  // `target`: the kind of memory the request went to (columns per target in csv()).
+  void add(std::uint64_t arrival_ps, std::uint32_t bytes, std::uint64_t latency_ps, bool write,
+           TargetClass target) {
     if (window_ps_ == 0) return;
     std::uint64_t w = arrival_ps / window_ps_;
     while (w >= kMaxRows) {
@@ -42,6 +45,7 @@ class TimeSeries {
     if (w >= rows_.size()) rows_.resize(w + 1);
     Row& r = rows_[w];
     r.bytes[write] += bytes;
+    r.target_bytes[static_cast<unsigned>(target)] += bytes;
     ++r.requests[write];
     r.latency_sum_ps += latency_ps;
     if (latency_ps > r.latency_max_ps) r.latency_max_ps = latency_ps;
@@ -50,9 +54,13 @@ class TimeSeries {
 
   // One line per window from the first with traffic to the last: window_start_ns, window_end_ns,
   // read_gbps, write_gbps, requests, latency_mean_ns, latency_p50_ns, latency_p90_ns,
-  // latency_p99_ns, latency_max_ns.
+  // latency_p99_ns, latency_max_ns, then read + write GB/s by target (TargetClass, in
+  // kAllTargetClasses order): device_gbps, local_hbm_gbps, peer_gpu_gbps,
+  // standalone_memory_gbps, which add up to read_gbps + write_gbps.
   std::string csv() const;
-  // {window_ns, windows, columns, peak_bandwidth_gbps (window), peak_p99_ns (window)}.
+  // {window_ns, windows, file, peak_window_bandwidth_gbps, peak_window_p99_ns,
+  // peak_window_by_target_gbps {device, local_hbm, peer_gpu, standalone_memory}: each target's
+  // own busiest window}.
   nlohmann::json summary() const;
 
   // Whether reads and writes came at different times (a write phase, then a read phase) rather
@@ -81,6 +89,7 @@ class TimeSeries {
   struct Row {
     std::array<std::uint64_t, 2> bytes{};     // [read, write]
     std::array<std::uint64_t, 2> requests{};  // [read, write]
+    std::array<std::uint64_t, kTargetClasses> target_bytes{};  // by TargetClass
     std::uint64_t latency_sum_ps = 0;
     std::uint64_t latency_max_ps = 0;
     std::array<std::uint32_t, kBins> bins{};

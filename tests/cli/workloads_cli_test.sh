@@ -81,8 +81,16 @@ for key, total in (("read_gbps", s["summary"]["read_bytes"]), ("write_gbps", s["
     got = sum(float(r[key]) * w for r in rows)  # GB/s x ns = bytes
     assert abs(got - total) <= 0.001 * len(rows) * w + 1e-9 * total, (key, got, total)
 assert sum(int(r["requests"]) for r in rows) == s["sim"]["requests_completed"]
+# Each target's column adds up to that target's bytes in the summary (the GPUs' own counts), and
+# kv_decode's KV cache on the device and its weights in local HBM both carried some.
+for t, b in s["summary"]["by_target"].items():
+    total = b["read_bytes"] + b["write_bytes"]
+    got = sum(float(r[t + "_gbps"]) * w for r in rows)
+    assert abs(got - total) <= 0.001 * len(rows) * w + 1e-9 * total, (t, got, total)
+assert s["summary"]["by_target"]["device"]["read_bytes"] > 0
+assert s["summary"]["by_target"]["local_hbm"]["read_bytes"] > 0
 PY
-pass "timeseries.csv adds up"
+pass "timeseries.csv adds up, by target too"
 
 # timeline.json follows the Chrome trace event format and has, for each sampled request on
 # minimal.yaml's path (GPU, link, device port logic, NoC, memory channel), one slice per hop and

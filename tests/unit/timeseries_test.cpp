@@ -29,39 +29,57 @@ TEST(TimeSeries, BinsAreEighthsOfAnOctave) {
 }
 
 // 1 ns windows. Window 0: three 128 B reads with latencies 100, 200, 300 ps = 384 B in 1 ns =
-// 384 GB/s, mean 0.2 ns, p50 the 2nd of 3 = 200 ps, p99 the 3rd = 300 ps. Window 1: empty.
-// Window 2: one 256 B write, 1 ns: 256 GB/s.
+// 384 GB/s, mean 0.2 ns, p50 the 2nd of 3 = 200 ps, p99 the 3rd = 300 ps; two went to the device
+// (256 GB/s), one to local HBM (128 GB/s). Window 1: empty. Window 2: one 256 B write to a peer
+// GPU, 1 ns: 256 GB/s.
 TEST(TimeSeries, RowsByHand) {
   TimeSeries t(1000);
-  t.add(100, 128, 100, false);
-  t.add(500, 128, 200, false);
-  t.add(999, 128, 300, false);
-  t.add(2500, 256, 1000, true);
+  t.add(100, 128, 100, false, TargetClass::kDevice);
+  t.add(500, 128, 200, false, TargetClass::kLocalHbm);
+  t.add(999, 128, 300, false, TargetClass::kDevice);
+  t.add(2500, 256, 1000, true, TargetClass::kPeerGpu);
   const auto l = lines(t.csv());
   ASSERT_EQ(l.size(), 4u);  // header + windows 0..2
-  EXPECT_EQ(l[1], "0.000,1.000,384.0000,0.0000,3,0.200,0.200,0.300,0.300,0.300");
-  EXPECT_EQ(l[2], "1.000,2.000,0.0000,0.0000,0,0.000,0.000,0.000,0.000,0.000");
-  EXPECT_EQ(l[3], "2.000,3.000,0.0000,256.0000,1,1.000,0.992,0.992,0.992,1.000");
-  EXPECT_EQ(t.summary()["windows"].get<std::size_t>(), 3u);
-  EXPECT_DOUBLE_EQ(t.summary()["peak_window_bandwidth_gbps"].get<double>(), 384.0);
+  EXPECT_EQ(l[0],
+            "window_start_ns,window_end_ns,read_gbps,write_gbps,requests,latency_mean_ns,"
+            "latency_p50_ns,latency_p90_ns,latency_p99_ns,latency_max_ns,device_gbps,"
+            "local_hbm_gbps,peer_gpu_gbps,standalone_memory_gbps");
+  EXPECT_EQ(l[1],
+            "0.000,1.000,384.0000,0.0000,3,0.200,0.200,0.300,0.300,0.300,256.0000,128.0000,0.0000,"
+            "0.0000");
+  EXPECT_EQ(
+      l[2],
+      "1.000,2.000,0.0000,0.0000,0,0.000,0.000,0.000,0.000,0.000,0.0000,0.0000,0.0000,0.0000");
+  EXPECT_EQ(l[3],
+            "2.000,3.000,0.0000,256.0000,1,1.000,0.992,0.992,0.992,1.000,0.0000,0.0000,256.0000,"
+            "0.0000");
+  const auto s = t.summary();
+  EXPECT_EQ(s["windows"].get<std::size_t>(), 3u);
+  EXPECT_DOUBLE_EQ(s["peak_window_bandwidth_gbps"].get<double>(), 384.0);
+  EXPECT_DOUBLE_EQ(s["peak_window_by_target_gbps"]["device"].get<double>(), 256.0);
+  EXPECT_DOUBLE_EQ(s["peak_window_by_target_gbps"]["local_hbm"].get<double>(), 128.0);
+  EXPECT_DOUBLE_EQ(s["peak_window_by_target_gbps"]["peer_gpu"].get<double>(), 256.0);
+  EXPECT_DOUBLE_EQ(s["peak_window_by_target_gbps"]["standalone_memory"].get<double>(), 0.0);
 }
 
 // Past kMaxRows windows the window doubles and pairs merge: a request at window 4096 of 1 ns
 // makes 2 ns windows; the first row then holds windows 0 and 1 of the old size.
 TEST(TimeSeries, LongRunsGetCoarserWindowsNotMoreMemory) {
   TimeSeries t(1000);
-  t.add(0, 64, 10, false);
-  t.add(1500, 64, 10, false);
-  t.add(TimeSeries::kMaxRows * 1000ULL, 64, 10, false);
+  t.add(0, 64, 10, false, TargetClass::kDevice);
+  t.add(1500, 64, 10, false, TargetClass::kLocalHbm);
+  t.add(TimeSeries::kMaxRows * 1000ULL, 64, 10, false, TargetClass::kDevice);
   EXPECT_EQ(t.window_ps(), 2000u);
   const auto l = lines(t.csv());
   EXPECT_EQ(l.size(), 1 + TimeSeries::kMaxRows / 2 + 1);
   EXPECT_EQ(l[1].substr(0, 26), "0.000,2.000,64.0000,0.0000");  // 128 B over 2 ns
+  // 64 B each to the device and local HBM over 2 ns.
+  EXPECT_EQ(l[1].substr(l[1].size() - 30), ",32.0000,32.0000,0.0000,0.0000");
 }
 
 TEST(TimeSeries, OffRecordsNothing) {
   TimeSeries t(0);
-  t.add(5, 64, 10, false);
+  t.add(5, 64, 10, false, TargetClass::kDevice);
   EXPECT_FALSE(t.enabled());
 }
 
@@ -75,7 +93,8 @@ TEST(TimeSeries, OffRecordsNothing) {
 TEST(TimeSeries, DirectionPhasesByHand) {
   TimeSeries t(1000);
   auto fill = [&](std::uint64_t window, unsigned reads, unsigned writes) {
-    for (unsigned i = 0; i < reads + writes; ++i) t.add(window * 1000 + i, 128, 100, i >= reads);
+    for (unsigned i = 0; i < reads + writes; ++i)
+      t.add(window * 1000 + i, 128, 100, i >= reads, TargetClass::kDevice);
   };
   for (unsigned w = 0; w < 6; ++w) fill(w, 32, 0);
   fill(6, 0, 32);
@@ -93,7 +112,8 @@ TEST(TimeSeries, DirectionPhasesByHand) {
 TEST(TimeSeries, MixedTrafficHasNoDirectionPhases) {
   TimeSeries t(1000);
   for (std::uint64_t w = 0; w < 20; ++w) {
-    for (unsigned i = 0; i < 40; ++i) t.add(w * 1000 + i, 128, 100, i % 5 == 0);
+    for (unsigned i = 0; i < 40; ++i)
+      t.add(w * 1000 + i, 128, 100, i % 5 == 0, TargetClass::kDevice);
   }
   const TimeSeries::DirectionPhases p = t.direction_phases();
   EXPECT_EQ(p.windows, 20u);
