@@ -18,7 +18,11 @@
 //   access_bytes      size of one software access; the GPU splits it into requests of its
 //                     request_bytes (default: the GPU's request_bytes)
 //   total_bytes       bytes each GPU moves (default: one pass over the buffer, when no duration)
-//   duration_ns       stop issuing this long after the stream starts
+//   duration_ns       stop issuing this long after the stream starts: no access is issued at or
+//                     after start + duration_ns. The stream finishes when its last request has
+//                     completed; a stream whose next access would come at or after that time
+//                     (paced: issue_rate_gbps; a generator's compute or timestamps) does not
+//                     wait for it
 //   max_outstanding   requests in flight per GPU for this stream (default: the GPU's cap)
 //   start_ns          earliest start (default 0)
 //   start_after       names of earlier streams that must have finished on the same GPU

@@ -157,6 +157,13 @@ Gpu::Prepared Gpu::prepare(Stream& s, std::uint64_t now_ps) {
       return Prepared::kNone;
     }
     if (st == AccessSource::State::kWait) {
+      if (wake != AccessSource::kNever && wake >= s.stop_ps) {
+        // The next access (a paced one, after a compute time, at a timestamp) would come after
+        // the stream's duration: the one before was its last. The stream ends when that one
+        // completes, not after waiting out the time to one it will never issue.
+        s.exhausted = true;
+        return Prepared::kNone;
+      }
       if (wake != AccessSource::kNever && wake > kMaxSimTimePs) {
         // The source's next access (a pacing rate, a compute time, a timestamp) lies past the
         // longest simulated time: an input error naming the stream, not a bare time limit.

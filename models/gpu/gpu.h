@@ -27,7 +27,9 @@
 //
 // Each stream pulls its accesses from its AccessSource (traffic/source.h): an access pattern, an AI
 // workload generator or a trace. A source may ask to wait (pacing, compute, timestamps); the GPU
-// then wakes at that time, or at the next completion, which it reports back to the source.
+// then wakes at that time, or at the next completion, which it reports back to the source. A
+// stream with a duration issues nothing from start + duration_ns on: a wait that reaches that time
+// ends the stream's issuing at once, and the stream finishes when its last request completes.
 //
 // Statistics: requests, bytes, peer requests, atomics, read/write latency histograms (atomics count
 // as reads; each completion also goes into the simulation's breakdown by hop, SimContext), bytes

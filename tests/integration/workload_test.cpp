@@ -403,6 +403,42 @@ streams:
   EXPECT_LE(gap, 5001.0);
 }
 
+// A paced stream with a duration: 128 B every 10 us (128 B / 0.0128 GB/s = 10,000 ns) for 25 us
+// issues at 0, 10 and 20 us; the next would be at 30 us, past the 25 us, so the request at 20 us
+// is its last and the stream finishes when that request completes, on the GPU's next edge after
+// its response (1000 MHz: within 1 ns), not after waiting out the gap to 30 us. The stream after
+// it starts on the edge after that and reads 128 B, which ends the run. Requests 10 us apart meet
+// an idle platform: each has the same zero-load latency L (the GPU's own figure, read back).
+TEST(Workload, PacedStreamWithADurationFinishesAtItsLastRequest) {
+  const nlohmann::json r = test::run_sim(kPlatform, R"(
+name: paced
+streams:
+  - name: a
+    gpus: [0]
+    buffer: {bytes: 2MiB, location: device/fam0}
+    issue_rate_gbps: 0.0128
+    duration_ns: 25000
+  - name: b
+    gpus: [0]
+    buffer: {from_stream: a}
+    total_bytes: 128
+    start_after: [a]
+)");
+  EXPECT_TRUE(r["conservation"]["ok"].get<bool>());
+  const auto& g = r["components"]["gpu0"];
+  const auto& s = g["streams"];
+  EXPECT_EQ(s["a"]["requests"].get<std::uint64_t>(), 3u);
+  EXPECT_EQ(s["b"]["requests"].get<std::uint64_t>(), 1u);
+  const double l = g["read_latency_ns"]["max"].get<double>();
+  ASSERT_DOUBLE_EQ(g["read_latency_ns"]["min"].get<double>(), l);  // every request at zero load
+  ASSERT_LT(l, 1000.0);
+  const double a_finish = s["a"]["finish_ns"].get<double>();
+  EXPECT_GT(a_finish, 20000.0 + l);  // the GPU takes a response on the edge after it arrives
+  EXPECT_LE(a_finish, 20000.0 + l + 1.0);
+  EXPECT_DOUBLE_EQ(s["b"]["start_ns"].get<double>(), a_finish + 1.0);
+  EXPECT_NEAR(r["sim"]["simulated_time_ns"].get<double>(), a_finish + 1.0 + l, 1e-6);
+}
+
 // A buffer striped over two devices, granule (2 MiB) by granule: a sequential read of 4 MiB
 // reads page 0 from fam0 and page 1 from fam1, 2 MiB from each.
 TEST(Workload, StripedBufferSpreadsPagesOverDevices) {
