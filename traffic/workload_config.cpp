@@ -289,6 +289,24 @@ void check_stream_keys(const ConfigNode& s) {
   s.check_known(known);
 }
 
+// A stream with a duration stops issuing at start_ns + duration_ns (the GPU's stop time for it):
+// that must be a time famsim represents (2^48 ps), or the run could not honour it. A stream that
+// starts after others (start_after) starts later still, which is not known here.
+void check_stop_time(const ConfigNode& s, const StreamConfig& c) {
+  if (c.duration_ns <= 0) return;
+  // As Gpu::start_streams rounds them.
+  const auto start_ps = static_cast<std::uint64_t>(std::llround(c.start_ns * 1000.0));
+  const auto duration_ps = static_cast<std::uint64_t>(std::llround(c.duration_ns * 1000.0));
+  if (start_ps + duration_ps <= kMaxSimTimePs) return;
+  const auto ns = [](std::uint64_t ps) { return fmt::format("{}.{:03}", ps / 1000, ps % 1000); };
+  s.fail("duration_ns",
+         fmt::format("the stream would stop issuing at start_ns + duration_ns = {:.6g} s, past "
+                     "2^48 ps (281 s), the longest famsim represents; expected start_ns + "
+                     "duration_ns of at most {} ns (here duration_ns at most {})",
+                     static_cast<double>(start_ps + duration_ps) * 1e-12, ns(kMaxSimTimePs),
+                     ns(kMaxSimTimePs - start_ps)));
+}
+
 // A paced stream (issue_rate_gbps) issues access k at start + k x access_bytes / rate (as
 // StreamGenerator rounds the interval): its last access must come within the longest simulated
 // time, or the run would stop at 281 s with nothing to say which stream asked for it. A stream
@@ -429,6 +447,7 @@ WorkloadConfig parse_workload(ConfigNode node, const PlatformFacts& facts) {
     c.max_outstanding = static_cast<unsigned>(
         s.get_uint("max_outstanding", facts.gpu_max_outstanding, 1, 1u << 20));
     c.start_ns = s.get_double("start_ns", 0.0, 0.0, 2.8e11);
+    check_stop_time(s, c);
     if (!c.generator) check_pacing_span(s, c);
 
     c.gap_ns = s.get_double("gap_ns", 0.0, 0.0, 2.8e11);

@@ -22,7 +22,7 @@
 //                     after start + duration_ns. The stream finishes when its last request has
 //                     completed; a stream whose next access would come at or after that time
 //                     (paced: issue_rate_gbps; a generator's compute or timestamps) does not
-//                     wait for it
+//                     wait for it. start_ns + duration_ns is at most 2^48 ps (281 s)
 //   max_outstanding   requests in flight per GPU for this stream (default: the GPU's cap)
 //   start_ns          earliest start (default 0)
 //   start_after       names of earlier streams that must have finished on the same GPU

@@ -162,6 +162,20 @@ YAML
 expect_bad issue_rate "issue_rate_gbps too low to issue total_bytes within 281 s" \
   "$WORK/paced.yaml:5: workload.streams.0.issue_rate_gbps" "past 2^48 ps (281 s)" "expected at least" -- \
   run --platform platforms/minimal.yaml --workload "$WORK/paced.yaml" $(out issue_rate)
+# start_ns + duration_ns = 2e11 + 1e11 ns = 300 s, past 2^48 ps = 281.474976710655 s: the stream
+# could not stop issuing when asked, even though its 64 KiB would be read long before.
+cat >"$WORK/late_stop.yaml" <<'YAML'
+name: late_stop
+streams:
+  - buffer: {bytes: 1MiB, location: device/fam0}
+    total_bytes: 64KiB
+    start_ns: 2e11
+    duration_ns: 1e11
+YAML
+expect_bad duration_end "start_ns + duration_ns past 281 s" \
+  "$WORK/late_stop.yaml:6: workload.streams.0.duration_ns" "300 s" "past 2^48 ps (281 s)" \
+  "expected start_ns + duration_ns of at most 281474976710.655 ns" -- \
+  run --platform platforms/minimal.yaml --workload "$WORK/late_stop.yaml" $(out duration_end)
 cat >"$WORK/slow_compute.yaml" <<'YAML'
 name: slow_compute
 streams:
