@@ -4,7 +4,7 @@
 //              [--dram-log] [--txn-log] [--trace FILE [--trace-format F] [--max-outstanding N]]
 //   famsim check-dram-log --preset NAME [--set key=value]... FILE...
 //   famsim validate --platform F [--workload F] [--set key.path=value]...
-//   famsim bench [--platform F] [--workload F] [--set key.path=value]... [--requests-mib N]
+//   famsim bench [--platform F] [--workload F] [--set key.path=value]... [--mib-per-gpu N]
 //   famsim sweep FILE [--out DIR] [--jobs N]
 //
 // Exit codes: 0 success; 2 bad input (configuration, workload, trace, command line);
@@ -88,10 +88,11 @@ int do_run(const famsim::RunOptions& opt, const std::string& out_dir) {
   return stats["conservation"]["ok"].get<bool>() && timing_ok ? kExitOk : kExitInternal;
 }
 
-// famsim bench sizes the first stream of the workload it runs when no workload file is given
-// (the built-in saturating random reads, or the platform file's own `workload:`): mib_per_gpu
-// MiB per GPU, unless a --set gives that stream's total_bytes. What bench cannot do is said in
-// the user's terms, never as an override the user did not type.
+// famsim bench sizes the first stream of the workload it runs: mib_per_gpu MiB per GPU, unless a
+// --set gives that stream's total_bytes (both at once is refused). Without a workload file (the
+// built-in saturating random reads, or the platform file's own `workload:`) the default size
+// applies; a workload file keeps its own unless --mib-per-gpu is given. What bench cannot do is
+// said in the user's terms, never as an override the user did not type.
 void size_bench_workload(famsim::ConfigDoc& doc, const famsim::RunOptions& opt,
                          std::uint64_t mib_per_gpu, bool mib_given) {
   const std::string platform =
@@ -106,10 +107,15 @@ void size_bench_workload(famsim::ConfigDoc& doc, const famsim::RunOptions& opt,
         "time a trace replay with famsim run --platform " +
         platform + " --trace FILE");
   }
-  if (opt.workload_file) return;
+  if (opt.workload_file && !mib_given) return;  // the file's own size
   const std::string key = "workload.streams.0.total_bytes";
   for (const std::string& o : opt.overrides) {
-    if (o.rfind(key + "=", 0) == 0) return;  // the user's own size
+    if (o.rfind(key + "=", 0) != 0) continue;
+    if (!mib_given) return;  // the user's own size
+    throw famsim::ConfigError(fmt::format(
+        "--mib-per-gpu {} and --set {} both give the size of the workload's first stream; "
+        "expected one of them",
+        mib_per_gpu, o));
   }
   const YAML::Node streams = root["workload"]["streams"];
   if (!streams.IsSequence() || streams.size() == 0 || !streams[0].IsMap()) return;  // parse says
@@ -117,11 +123,14 @@ void size_bench_workload(famsim::ConfigDoc& doc, const famsim::RunOptions& opt,
     if (!streams[0][kind].IsDefined()) continue;
     // An AI workload sizes itself (steps, layers, prompts): nothing to set.
     if (!mib_given) return;
+    const std::string workload =
+        opt.workload_file
+            ? *opt.workload_file
+            : fmt::format("{}'s workload ({})", platform, doc.sources->source_of("workload"));
     throw famsim::ConfigError(fmt::format(
         "--mib-per-gpu: sizes a workload's first stream when it is an access pattern, but the "
-        "first stream of {}'s workload ({}) is a {} stream, which sets its own size; drop "
-        "--mib-per-gpu",
-        platform, doc.sources->source_of("workload"), kind));
+        "first stream of {} is a {} stream, which sets its own size; drop --mib-per-gpu",
+        workload, kind));
   }
   YAML::Node first = doc.root["workload"]["streams"][0];
   first["total_bytes"] = std::to_string(mib_per_gpu) + "MiB";
@@ -324,7 +333,8 @@ int famsim_main(int argc, char** argv) {
   CLI::Option* bench_mib_opt =
       bench
           ->add_option("--mib-per-gpu", bench_mib,
-                       "Bytes each GPU reads with the default workload, MiB")
+                       "MiB each GPU moves in the workload's first stream (an access "
+                       "pattern); default 16, except that a --workload file keeps its own size")
           ->check(CLI::Range(1, 1 << 20));
 
   CLI::App* check = app.add_subcommand(

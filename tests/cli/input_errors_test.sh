@@ -245,6 +245,19 @@ expect_bad bench_mib_generator "--mib-per-gpu on a platform whose workload is a 
   "--mib-per-gpu" "$WORK/own-workload.yaml" "weight_stream stream" -- \
   bench --platform "$WORK/own-workload.yaml" --mib-per-gpu 4
 case "$OUT" in *"--set"*) fail "bench blames a --set the user did not give: $OUT" ;; esac
+# The same with the generator in a workload file: --mib-per-gpu is not silently dropped.
+cat >"$WORK/generator-workload.yaml" <<'YAML'
+name: weights
+streams:
+  - weight_stream: {model: {preset: llama3_2_1b}, location: device/fam0, layers: 1, steps: 1}
+YAML
+expect_bad bench_mib_generator_file "--mib-per-gpu with a workload file whose first stream is a generator" \
+  "--mib-per-gpu" "$WORK/generator-workload.yaml" "weight_stream stream" "drop --mib-per-gpu" -- \
+  bench --platform platforms/minimal.yaml --workload "$WORK/generator-workload.yaml" --mib-per-gpu 4
+# Two sizes for the same stream: neither is silently dropped.
+expect_bad bench_mib_and_set "--mib-per-gpu with a --set of the first stream's total_bytes" \
+  "--mib-per-gpu 4 and --set workload.streams.0.total_bytes=1MiB" "expected one of them" -- \
+  bench --platform platforms/minimal.yaml --mib-per-gpu 4 --set workload.streams.0.total_bytes=1MiB
 
 # --- A directory where a file is expected. -------------------------------------------------------
 mkdir -p "$WORK/somedir"

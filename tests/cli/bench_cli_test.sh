@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# famsim bench's --mib-per-gpu on a workload file (--workload F): it sizes F's first stream when
+# that is an access pattern, as it does the built-in workload; without it F runs as written.
+# (A generator first stream, and a --set of the same size, are refused: cli.input_errors.) Request counts worked out by hand:
+# minimal.yaml has 1 GPU splitting accesses into 128 B requests.
+#   bench_cli_test.sh path/to/famsim   (from the repository root)
+set -u
+CLI_TEST_NAME=bench
+source "$(dirname "$0")/lib.sh"
+[ -f platforms/minimal.yaml ] || { echo "FAIL: run from the repository root" >&2; exit 2; }
+
+# Two streams: the first reads 64 KiB, the second (after it) 32 KiB of the same buffer.
+cat >"$WORK/two.yaml" <<'YAML'
+name: two_streams
+streams:
+  - name: first
+    buffer: {bytes: 4MiB, location: device/fam0}
+    total_bytes: 64KiB
+  - name: second
+    buffer: {from_stream: first}
+    total_bytes: 32KiB
+    start_after: [first]
+YAML
+
+# bench NAME WANT WHAT ARGS...: famsim bench ARGS exits 0 having completed WANT requests.
+bench() {
+  local name=$1 want=$2 what=$3
+  shift 3
+  run_famsim "$name" bench --platform platforms/minimal.yaml "$@"
+  expect_rc 0 "$what"
+  local got
+  got=$(printf '%s\n' "$OUT" | python3 -c 'import json, sys; print(json.load(sys.stdin)["requests"])') ||
+    fail "$what: no JSON with requests in: $OUT"
+  [ "$got" = "$want" ] || fail "$what: $got requests, expected $want"
+  pass "$what: $want requests"
+}
+
+# As written: 64 KiB / 128 B + 32 KiB / 128 B = 512 + 256.
+bench as_written 768 "--workload F without --mib-per-gpu runs F as written" \
+  --workload "$WORK/two.yaml"
+# --mib-per-gpu 1 sizes the first stream only: 1 MiB / 128 B + 256 = 8192 + 256.
+bench sized 8448 "--mib-per-gpu 1 sizes the workload file's first stream" \
+  --workload "$WORK/two.yaml" --mib-per-gpu 1
+# --mib-per-gpu on the built-in workload as before: 1 GPU reading 2 MiB in 128 B requests.
+bench builtin 16384 "--mib-per-gpu 2 on the platform's default workload" --mib-per-gpu 2
+
+echo "cli.bench: all checks passed"
