@@ -300,8 +300,6 @@ void apply_override(ConfigDoc& doc, const std::string& assignment) {
   if (!first_created.empty()) doc.sources->set(first_created, "--set " + assignment);
 }
 
-YAML::Node clone_yaml(const YAML::Node& n) { return YAML::Clone(n); }
-
 YAML::Node merge_yaml(const YAML::Node& base, const YAML::Node& over) {
   if (!base.IsMap() || !over.IsMap()) return over;
   // force_insert with the inputs' own key and value nodes shares them (operator[] would make a

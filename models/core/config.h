@@ -111,7 +111,6 @@ void apply_override(ConfigDoc& doc, const std::string& assignment);
 // them, so that those keep their place in their files (YAML::Clone puts every node at line 1)
 // and errors about them name the right line.
 YAML::Node merge_yaml(const YAML::Node& base, const YAML::Node& over);
-YAML::Node clone_yaml(const YAML::Node& n);
 
 // Converts a YAML tree to JSON with typed scalars (bool, integer, float, null, string).
 nlohmann::json yaml_to_json(const YAML::Node& n);
