@@ -115,8 +115,19 @@ std::string summary_text(const nlohmann::json& s, const std::string& out_dir) {
     o += "  trace: " + s["issue_lag"]["sentence"].get<std::string>() + "\n";
   }
   if (s.contains("latency_breakdown_ns")) {
-    o += hop_share_line("read", s["latency_breakdown_ns"]["read"]);
-    o += hop_share_line("write", s["latency_breakdown_ns"]["write"]);
+    const std::string hops = hop_share_line("read", s["latency_breakdown_ns"]["read"]) +
+                             hop_share_line("write", s["latency_breakdown_ns"]["write"]);
+    o += hops;
+    // A hop's time includes waiting for the next block to take the request: with a limiter
+    // further on, the largest share can sit in a block that is itself nowhere near its limit.
+    if (!hops.empty() && s.contains("bottlenecks") && s["bottlenecks"].contains("limiter") &&
+        s["bottlenecks"]["limiter"].is_object()) {
+      const auto& l = s["bottlenecks"]["limiter"];
+      o += fmt::format(
+          "    (a hop's time includes waiting for the next block to take the request: queueing "
+          "behind the limiter, {} {}, shows in the hops before it)\n",
+          l["component"].get<std::string>(), l["resource"].get<std::string>());
+    }
   }
   // What each generator stream achieved over its GPUs.
   if (s.contains("workload")) {

@@ -850,7 +850,14 @@ def section_hops(doc, stats):
           "end-to-end mean; 'Share' is each mean over the end-to-end mean. p99 is per hop and "
           "does not add up. A path that "
           "crosses two blocks of a kind (e.g. two links through a switch) adds both into one row "
-          "('Hops per request').")
+          "('Hops per request'). A block's time includes waiting for the next block to take "
+          "the request, so queueing behind a saturated resource further on (the limiter, see "
+          "Bottleneck) shows in the blocks before it, not in the limiter's own row.")
+    limiter = get(stats, "bottlenecks", "limiter")
+    if isinstance(limiter, dict) and limiter.get("component"):
+        doc.p("In this run the limiter is ", code(as_text(limiter.get("component"))), " ",
+              as_text(limiter.get("resource")), ": read the largest shares below with that "
+              "in mind.")
     drawn = False
     for label, key in (("Reads", "read"), ("Writes", "write")):
         d = get(br, key)

@@ -61,6 +61,14 @@ assert f"{dev['bandwidth_gbps']:.2f} GB/s" in lines["expansion device"], lines
 assert f"{by['local_hbm']['bandwidth_gbps']:.2f} GB/s" in lines["local HBM"], lines
 # The bottleneck sentence says its achieved figure is the total over the targets.
 assert "over all targets (expansion device" in s["bottlenecks"]["sentence"], s["bottlenecks"]
+# Under the hop shares, the terminal says that queueing behind the limiter counts in the hops
+# before it, naming the limiter (no such line without one).
+l = s["bottlenecks"].get("limiter")
+caveat = "(a hop's time includes waiting for the next block to take the request"
+if isinstance(l, dict):
+    assert f"{caveat}: queueing behind the limiter, {l['component']} {l['resource']}," in out, out
+else:
+    assert caveat not in out, out
 PY
 pass "bytes by target as the workload sends them; the terminal shows the split"
 
