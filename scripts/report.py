@@ -1004,6 +1004,72 @@ def section_bottleneck(doc, stats):
                   [ranked_row(i + 1, r) for i, r in enumerate(ranked[:10])], "rlllrrrlr")
 
 
+def memory_groups(stats):
+    """DRAM channels grouped by the memory they belong to ("fam0.memory" for "fam0.memory.ch3",
+    "gpu2_hbm" for "gpu2_hbm.ch17"): {group: [(channel name, component)]}, components that report
+    DRAM statistics only (row_hit_rate), in name order."""
+    groups = {}
+    for name, c in sorted(as_dict(get(stats, "components")).items()):
+        if not isinstance(c, dict) or "row_hit_rate" not in c:
+            continue
+        group, _, channel = name.rpartition(".")
+        groups.setdefault(group or name, []).append((channel or name, c))
+    return groups
+
+
+def mean_of(values):
+    values = [v for v in values if number(v)]
+    return sum(values) / len(values) if values else None
+
+
+def section_memory(doc, stats):
+    groups = memory_groups(stats)
+    if not groups:
+        return
+    doc.h(2, "Memory channels")
+    doc.p("Each memory's DRAM channels that carried traffic: their bandwidth together, and over "
+          "those channels the mean efficiency (bandwidth over the channel's peak), row-buffer "
+          "outcome of each burst (hit: the row was open; miss: no row open; conflict: another "
+          "row had to be closed first), bank-level parallelism (banks with requests queued at "
+          "once while any had, against the banks needed to keep the data bus busy at the run's "
+          "bursts per activate, tRC / (bursts per activate x tBL)), read queue fill and read "
+          "latency at the controller (queue and DRAM service).")
+    # Many like memories (every GPU's HBM) make one row: "gpu*_hbm (8 memories)".
+    classes = {}
+    for group in groups:
+        classes.setdefault(re.sub(r"\d+", "*", group), []).append(group)
+    merged = {}
+    for cls, members in classes.items():
+        if len(members) > 4:
+            merged[f"{cls} ({len(members)} memories)"] = [ch for g in members for ch in groups[g]]
+        else:
+            merged.update({g: groups[g] for g in members})
+    rows = []
+    for group, channels in merged.items():
+        busy = [c for _, c in channels if (c.get("bytes") or 0) > 0]
+        if not busy:
+            continue
+        blp = [as_dict(c.get("bank_parallelism")) for c in busy]
+        rows.append([
+            code(group), f"{len(busy)} of {len(channels)}",
+            fmt_num(sum(c.get("bandwidth_gbps") or 0 for c in busy), 2),
+            fmt_pct(mean_of(c.get("efficiency") for c in busy)),
+            fmt_pct(mean_of(c.get("row_hit_rate") for c in busy)),
+            fmt_pct(mean_of(c.get("row_miss_rate") for c in busy)),
+            fmt_pct(mean_of(c.get("row_conflict_rate") for c in busy)),
+            fmt_num(mean_of(b.get("mean_while_busy") for b in blp), 1) + " / "
+            + fmt_num(mean_of(b.get("banks_to_fill_data_bus") for b in blp), 1) + " of "
+            + fmt_int(blp[0].get("banks")),
+            fmt_num(mean_of(get(c, "read_queue", "mean") for c in busy), 1),
+            fmt_num(mean_of(get(c, "read_latency_ns", "mean") for c in busy), 1)])
+    if not rows:
+        doc.p("No DRAM channel carried traffic.")
+        return
+    doc.table(["Memory", "Channels used", "GB/s", "Efficiency", "Row hits", "Row misses",
+               "Row conflicts", "Banks busy / needed", "Read queue (mean)",
+               "Read latency (ns)"], rows, "llrrrrrrrr")
+
+
 FIGURES = [  # file, title, how to read it
     ("latency_cdf.png", "Latency CDF",
      "Latency CDF: the fraction of requests (y) that completed within a given latency (x, log "
@@ -1011,7 +1077,9 @@ FIGURES = [  # file, title, how to read it
      "requests wait much longer than most."),
     ("bandwidth_time.png", "Bandwidth over time",
      "Bandwidth per time window: read and write GB/s over the simulated time. A flat line is a "
-     "steady state; ramps at the ends are the start and the drain."),
+     "steady state; ramps at the ends are the start and the drain. When more than one kind of "
+     "memory carried traffic, dashed lines split it by target (expansion device, local HBM, "
+     "peer GPU HBM)."),
     ("latency_time.png", "Latency over time",
      "Latency per time window: p50, p99 and max of the requests completing in each window."),
     ("hop_breakdown.png", "Per-hop latency breakdown",
@@ -1158,6 +1226,7 @@ def build(stats, figures, warnings):
     section_results(doc, stats)
     section_hops(doc, stats)
     section_bottleneck(doc, stats)
+    section_memory(doc, stats)
     section_figures(doc, figures, warnings)
     section_assumptions(doc, stats)
     section_defaults(doc, stats)

@@ -78,6 +78,16 @@ assert f"{bw:.2f} GB/s" in md, bw
 # listed among the defaults the run relied on.
 assert "## Parameters left at their defaults" in md
 assert "| `devices.0.memory.controller.read_queue` | `64` |" in md
+# The memory channels table: minimal.yaml's one device memory of 2 DDR5 channels, both used, their
+# bandwidths added; ddr5_4800_x4 with 2 ranks has 2 x 8 groups x 4 banks = 64 banks a channel.
+s = json.load(open(d + "/stats.json"))
+chans = [s["components"][f"fam0.memory.ch{i}"] for i in (0, 1)]
+row = [l for l in md.splitlines() if l.startswith("| `fam0.memory` |")]
+assert len(row) == 1, md
+cells = [c.strip() for c in row[0].strip("|").split("|")]
+assert cells[1] == "2 of 2", cells
+assert cells[2] == f"{chans[0]['bandwidth_gbps'] + chans[1]['bandwidth_gbps']:.2f}", cells
+assert cells[7].endswith(" of 64"), cells
 PY
 pass "report of a minimal run"
 
