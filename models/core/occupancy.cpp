@@ -17,18 +17,23 @@ std::uint64_t OccupancyGauge::integral_to(std::uint64_t end_ps) const {
   return integral_ + level_ * (end_ps - std::min(end_ps, since_ps_));
 }
 
+ReportWindow OccupancyGauge::covered(const ReportWindow& window) const {
+  ReportWindow w = window;
+  w.end_ps = std::max(w.end_ps, since_ps_);
+  return w;
+}
+
 double OccupancyGauge::mean(const ReportWindow& window) const {
-  // A block may have accounted changes past the window's end (a DRAM queue draining posted writes
-  // after the run's last answer), whose time the integral holds too: never above capacity.
-  const double m = window_mean(integral_to(window.end_ps), window);
-  return capacity_ > 0 ? std::min(m, static_cast<double>(capacity_)) : m;
+  const ReportWindow w = covered(window);
+  return window_mean(integral_to(w.end_ps), w);
 }
 
 double OccupancyGauge::mean_fraction(const ReportWindow& window) const {
   return capacity_ == 0 ? 0.0 : std::min(1.0, mean(window) / static_cast<double>(capacity_));
 }
 
-nlohmann::json OccupancyGauge::to_json(const ReportWindow& window) const {
+nlohmann::json OccupancyGauge::to_json(const ReportWindow& report_window) const {
+  const ReportWindow window = covered(report_window);
   std::array<std::uint64_t, kBuckets> t = time_ps_;
   t[bucket(level_)] += window.end_ps - std::min(window.end_ps, since_ps_);
   // The pool is empty before the window opens (the run's first request), so that time sits in

@@ -38,12 +38,18 @@ class OccupancyGauge {
   }
 
   std::uint64_t level() const { return level_; }
+  // The time integral of the level (level x ps) up to `end_ps`, or up to the last change when
+  // that came later.
+  std::uint64_t integral_to(std::uint64_t end_ps) const;
   std::uint64_t capacity() const { return capacity_; }
   // The highest level the pool held: its level after all the changes of one instant, so that a
   // message arriving and another leaving at the same time count the same in either order (the
   // order of same-time events is the simulator's, not the hardware's).
   std::uint64_t max() const { return level_ > max_ ? level_ : max_; }
-  // Mean level over the window (the current level is carried to the window's end).
+  // Mean level over the window (the current level is carried to the window's end). A block may
+  // have accounted changes past the window's end (a DRAM queue draining posted writes after the
+  // run's last answer): the mean and the time fractions then run to the last change instead, so
+  // that they cover the time the integral holds (covered()).
   double mean(const ReportWindow& window) const;
   // Mean level over the capacity, 0..1 (0 for an unbounded pool).
   double mean_fraction(const ReportWindow& window) const;
@@ -56,8 +62,8 @@ class OccupancyGauge {
     const std::uint64_t b = level >> shift_;
     return b < kBuckets ? static_cast<unsigned>(b) : kBuckets - 1;
   }
-  // Integral and per-bucket times up to the window's end.
-  std::uint64_t integral_to(std::uint64_t end_ps) const;
+  // `window` extended to the last change when that came after its end.
+  ReportWindow covered(const ReportWindow& window) const;
 
   std::uint64_t capacity_ = 0;
   unsigned shift_ = 0;  // bucket width = 1 << shift_

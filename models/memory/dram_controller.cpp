@@ -363,58 +363,76 @@ void DramController::activate_rates(ComponentReport& r, std::uint64_t window_cyc
 }
 
 // Bank-level parallelism (CoreStats::busy_banks): how many banks had bursts queued at once while
-// any had. A full queue with the data bus and the activate rates short of saturation means the
-// channel serves its queue no faster because the queued bursts sit in too few banks: a bank
-// moves bursts_per_act x tBL of data per row cycle (tRC, ACT to ACT), so keeping the data bus
-// busy takes tRC / (bursts_per_act x tBL) banks with work at once. Says so as the queues' advice
-// (empty when no row was opened: row hits are bound by the bus, not by banks).
+// any had. A full queue with the data bus and the activate rates short of saturation can mean the
+// channel serves its queue no faster because the queued bursts sit in too few banks. A bank moves
+// bursts_per_act x tBL of data per row cycle, which lasts the longest of tRC (ACT to ACT), its
+// bursts at tCCD_L apart (same bank group), and for writes ACT, tRCD, the data (CWL + tBL), write
+// recovery tWR and tRP (JESD79-4 / JESD79-5 timing): keeping the data bus busy takes row cycle /
+// (bursts_per_act x tBL) banks with work at once (the read and write cycles weighted by their
+// bursts). The ranks' activate rate caps how many banks can be in row cycles at once: one ACT per
+// max(tRRD_S, tFAW / 4) per rank, so ranks x row cycle / that spacing. Says what follows as the
+// queues' advice (empty when no row was opened: row hits are bound by the bus, not by banks).
 std::string DramController::bank_parallelism(nlohmann::json& x, const ReportWindow& cycles,
                                              std::uint64_t bursts) const {
   const dram::Spec& s = params_.spec;
+  const dram::Timing& t = s.timing;
   const dram::CoreStats& st = core_.stats();
-  // The gauges may run past the window's end (posted writes drain after the last answer).
-  const double work = std::min(1.0, st.bank_work.mean(cycles));  // fraction of the window
   const std::uint64_t banks = st.busy_banks.capacity();
-  const double mean =
-      work > 0 ? std::min(static_cast<double>(banks), st.busy_banks.mean(cycles) / work) : 0.0;
+  // Both integrals run to the gauges' last change (posted writes drain after the last answer),
+  // so their ratio is exact whatever the window.
+  const std::uint64_t work_cycles = st.bank_work.integral_to(cycles.end_ps);
+  const double mean = work_cycles ? static_cast<double>(st.busy_banks.integral_to(cycles.end_ps)) /
+                                        static_cast<double>(work_cycles)
+                                  : 0.0;
   std::uint64_t acts = 0;
   for (std::uint64_t a : st.bank_activates) acts += a;
-  const double bursts_per_act =
-      acts ? static_cast<double>(bursts) / static_cast<double>(acts) : 0.0;
-  const double needed =
-      acts ? static_cast<double>(s.timing.RC) / (bursts_per_act * s.timing.burst) : 0.0;
+  const double bpa = acts ? static_cast<double>(bursts) / static_cast<double>(acts) : 0.0;
+  const bool groups = s.org.bank_groups > 1;
+  const double ccd_rd = groups ? t.CCD_L : std::max(t.CCD_S, t.CCD_L);
+  const double ccd_wr = std::max(ccd_rd, static_cast<double>(t.CCD_L_WR));
+  const double cycle_rd = std::max(static_cast<double>(t.RC), bpa * ccd_rd);
+  const double cycle_wr =
+      std::max({static_cast<double>(t.RC),
+                static_cast<double>(t.RCD_WR + t.CWL + t.burst + t.WR + t.RP), bpa * ccd_wr});
+  const double rd = static_cast<double>(st.read_bursts), wr = static_cast<double>(st.write_bursts);
+  const double cycle = rd + wr > 0 ? (rd * cycle_rd + wr * cycle_wr) / (rd + wr) : cycle_rd;
+  const double needed = acts ? cycle / (bpa * t.burst) : 0.0;
+  const unsigned rrd = groups ? t.RRD_S : std::max(t.RRD_S, t.RRD_L);
+  const double spacing = std::max(static_cast<double>(rrd), t.FAW / 4.0);
+  const double cap = std::min(static_cast<double>(banks), s.org.ranks * cycle / spacing);
+  const double tck_ns = t.tck_ns();
   x["bank_parallelism"] = {{"banks", banks},
                            {"mean_while_busy", mean},
                            {"max", st.busy_banks.max()},
-                           {"busy_fraction", work},
-                           {"banks_to_fill_data_bus", needed}};
+                           {"busy_fraction", st.bank_work.mean(cycles)},
+                           {"row_cycle_ns", acts ? cycle * tck_ns : 0.0},
+                           {"banks_to_fill_data_bus", needed},
+                           {"banks_in_row_cycles_max", acts ? cap : 0.0}};
   if (acts == 0) return {};
-  const double tck_ns = s.timing.tck_ns();
-  const double all = static_cast<double>(banks);
   std::string verdict = ".";
-  if (mean < 0.9 * std::min(needed, all)) {
+  if (mean < 0.9 * std::min(needed, cap)) {
     verdict =
-        ": the accesses sit in too few banks. An address mapping that spreads them (interleave, "
-        "xor_bank) raises the channel's throughput";
-    verdict += needed > all ? fmt::format(
-                                  " up to what all {} banks can do, which at this row-hit rate "
-                                  "is still short of the data bus (more row hits per activate "
-                                  "do the rest).",
-                                  banks)
+        ": the accesses sit in too few banks. An address mapping that spreads them over banks "
+        "and bank groups (interleave, xor_bank) raises the channel's throughput";
+    verdict += needed > cap ? fmt::format(
+                                  ", up to the {:.1f} banks in row cycles at once that the "
+                                  "banks and the ranks' activate rate (tRRD, tFAW) allow, still "
+                                  "short of the data bus at this row-hit rate.",
+                                  cap)
                             : ".";
-  } else if (needed > all) {
+  } else if (needed > cap) {
     verdict = fmt::format(
-        ", more than the channel's {}: at this row-hit rate the banks, not the data bus, bound the "
-        "channel. More row hits per activate (larger or more local accesses) or more channels "
-        "raise it.",
-        banks);
+        ", more than the {:.1f} the channel can keep in row cycles at once ({} banks, and the "
+        "ranks' activate rate, tRRD and tFAW): at this row-hit rate row cycles, not the data bus, "
+        "bound the channel. More row hits per activate (larger or more local accesses) or more "
+        "channels raise it.",
+        cap, banks);
   }
   return fmt::format(
       "Its bursts waited on {:.1f} of the channel's {} banks at a time on average (bank-level "
-      "parallelism). At {:.2f} bursts per activate a bank moves {:.2f} ns of data per row cycle "
-      "(tRC {:.2f} ns), so keeping the data bus busy takes about {:.1f} banks with work at once{}",
-      mean, banks, bursts_per_act, bursts_per_act * s.timing.burst * tck_ns, s.timing.RC * tck_ns,
-      needed, verdict);
+      "parallelism). At {:.2f} bursts per activate a bank moves {:.2f} ns of data per {:.2f} ns "
+      "row cycle, so keeping the data bus busy takes about {:.1f} banks with work at once{}",
+      mean, banks, bpa, bpa * t.burst * tck_ns, cycle * tck_ns, needed, verdict);
 }
 
 void DramController::finish(std::uint64_t end_ps) {
