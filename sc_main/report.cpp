@@ -118,10 +118,16 @@ std::string summary_text(const nlohmann::json& s, const std::string& out_dir) {
     const std::string hops = hop_share_line("read", s["latency_breakdown_ns"]["read"]) +
                              hop_share_line("write", s["latency_breakdown_ns"]["write"]);
     o += hops;
-    // A hop's time includes waiting for the next block to take the request: with a limiter
-    // further on, the largest share can sit in a block that is itself nowhere near its limit.
+    // A hop's time includes waiting for the next block to take the request: with a limiter in
+    // the fabric or the device (a link, a switch or hub, the port logic, the NoC), the largest
+    // share can sit in a block before it that is itself nowhere near its limit. (A memory's wait
+    // is in its own rows, memory_queue and memory_service; a GPU's window has no hop before it.)
+    const auto fabric = [](const nlohmann::json& l) {
+      const std::string k = l.value("kind", "");
+      return k == "link" || k == "switch" || k == "hub" || k == "device_port" || k == "noc";
+    };
     if (!hops.empty() && s.contains("bottlenecks") && s["bottlenecks"].contains("limiter") &&
-        s["bottlenecks"]["limiter"].is_object()) {
+        s["bottlenecks"]["limiter"].is_object() && fabric(s["bottlenecks"]["limiter"])) {
       const auto& l = s["bottlenecks"]["limiter"];
       o += fmt::format(
           "    (a hop's time includes waiting for the next block to take the request: queueing "

@@ -852,9 +852,10 @@ def section_hops(doc, stats):
           "crosses two blocks of a kind (e.g. two links through a switch) adds both into one row "
           "('Hops per request'). A block's time includes waiting for the next block to take "
           "the request, so queueing behind a saturated resource further on (the limiter, see "
-          "Bottleneck) shows in the blocks before it, not in the limiter's own row.")
+          "Bottleneck) shows in the blocks before it as well as in its own.")
     limiter = get(stats, "bottlenecks", "limiter")
-    if isinstance(limiter, dict) and limiter.get("component"):
+    if isinstance(limiter, dict) and limiter.get("component") and limiter.get("kind") in (
+            "link", "switch", "hub", "device_port", "noc"):
         doc.p("In this run the limiter is ", code(as_text(limiter.get("component"))), " ",
               as_text(limiter.get("resource")), ": read the largest shares below with that "
               "in mind.")
@@ -1050,24 +1051,36 @@ def section_memory(doc, stats):
         if not busy:
             continue
         blp = [as_dict(c.get("bank_parallelism")) for c in busy]
+        bws = [c.get("bandwidth_gbps") for c in busy]
+        banks = [b.get("banks") for b in blp if number(b.get("banks"))]
+
+        def mean_num(values, digits=1):
+            m = mean_of(values)
+            return fmt_num(m, digits) if m is not None else DASH
+
+        def direction(count_key, value):  # a dash where no channel saw that direction
+            seen = [c for c in busy if (c.get(count_key) or 0) > 0]
+            return mean_num(value(c) for c in seen) if seen else DASH
+
         rows.append([
             code(group), f"{len(busy)} of {len(channels)}",
-            fmt_num(sum(c.get("bandwidth_gbps") or 0 for c in busy), 2),
+            fmt_num(sum(bws), 2) if all(number(b) for b in bws) else DASH,
             fmt_pct(mean_of(c.get("efficiency") for c in busy)),
             fmt_pct(mean_of(c.get("row_hit_rate") for c in busy)),
             fmt_pct(mean_of(c.get("row_miss_rate") for c in busy)),
             fmt_pct(mean_of(c.get("row_conflict_rate") for c in busy)),
-            fmt_num(mean_of(b.get("mean_while_busy") for b in blp), 1) + " / "
-            + fmt_num(mean_of(b.get("banks_to_fill_data_bus") for b in blp), 1) + " of "
-            + fmt_int(blp[0].get("banks")),
-            fmt_num(mean_of(get(c, "read_queue", "mean") for c in busy), 1),
-            fmt_num(mean_of(get(c, "read_latency_ns", "mean") for c in busy), 1)])
+            mean_num(b.get("mean_while_busy") for b in blp) + " / "
+            + mean_num(b.get("banks_to_fill_data_bus") for b in blp) + " of "
+            + (fmt_int(max(banks)) if banks else DASH),
+            direction("reads", lambda c: get(c, "read_queue", "mean")),
+            direction("writes", lambda c: get(c, "write_queue", "mean")),
+            direction("reads", lambda c: get(c, "read_latency_ns", "mean"))])
     if not rows:
         doc.p("No DRAM channel carried traffic.")
         return
     doc.table(["Memory", "Channels used", "GB/s", "Efficiency", "Row hits", "Row misses",
                "Row conflicts", "Banks busy / needed", "Read queue (mean)",
-               "Read latency (ns)"], rows, "llrrrrrrrr")
+               "Write queue (mean)", "Read latency (ns)"], rows, "llrrrrrrrrr")
 
 
 FIGURES = [  # file, title, how to read it

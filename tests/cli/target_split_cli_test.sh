@@ -61,16 +61,25 @@ assert f"{dev['bandwidth_gbps']:.2f} GB/s" in lines["expansion device"], lines
 assert f"{by['local_hbm']['bandwidth_gbps']:.2f} GB/s" in lines["local HBM"], lines
 # The bottleneck sentence says its achieved figure is the total over the targets.
 assert "over all targets (expansion device" in s["bottlenecks"]["sentence"], s["bottlenecks"]
-# Under the hop shares, the terminal says that queueing behind the limiter counts in the hops
-# before it, naming the limiter (no such line without one).
-l = s["bottlenecks"].get("limiter")
+# Under the hop shares, the terminal says that queueing behind the limiter, here a device link's
+# response wire, counts in the hops before it, naming the limiter.
+l = s["bottlenecks"]["limiter"]
+assert l["kind"] == "link", l
 caveat = "(a hop's time includes waiting for the next block to take the request"
-if isinstance(l, dict):
-    assert f"{caveat}: queueing behind the limiter, {l['component']} {l['resource']}," in out, out
-else:
-    assert caveat not in out, out
+assert f"{caveat}: queueing behind the limiter, {l['component']} {l['resource']}," in out, out
 PY
 pass "bytes by target as the workload sends them; the terminal shows the split"
+
+# A GPU whose window of 2 requests limits the run: nothing queues before it, so no such note.
+run_famsim window run --platform platforms/minimal.yaml --out "$WORK/window" \
+  --set workload.streams.0.total_bytes=256KiB --set gpus.max_outstanding=2 || true
+expect_rc 0 "window-bound run"
+grep -q "read latency by hop:" "$WORK/window.log" || fail "the window-bound run has no hop shares"
+grep -q "limits throughput" "$WORK/window.log" || fail "the window-bound run names no limiter"
+if grep -q "a hop's time includes waiting" "$WORK/window.log"; then
+  fail "the hop note appears although a GPU's window, with no hop before it, limits the run"
+fi
+pass "no queueing note when the GPU's own window limits"
 
 run_tool report "$REPORT" "$RUN"
 [ "$RC" -eq 0 ] || fail "report.py on the mixed run: exit code $RC. Output:
