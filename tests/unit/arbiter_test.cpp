@@ -51,29 +51,6 @@ TEST(RequestSet, SetTestClearAcrossWords) {
   EXPECT_EQ(s.count(), 0u);
 }
 
-TEST(RequestSet, PopcountMatchesCountingBitByBit) {
-  // Edge patterns and a pseudo-random walk, against a plain loop over the 64 bits.
-  std::vector<std::uint64_t> xs = {0,
-                                   1,
-                                   ~0ULL,
-                                   0x8000000000000000ULL,
-                                   0x5555555555555555ULL,
-                                   0xaaaaaaaaaaaaaaaaULL,
-                                   0x00000000ffffffffULL};
-  std::uint64_t x = 0x9e3779b97f4a7c15ULL;
-  for (int i = 0; i < 1000; ++i) {
-    x ^= x << 13;
-    x ^= x >> 7;
-    x ^= x << 17;
-    xs.push_back(x);
-  }
-  for (std::uint64_t v : xs) {
-    unsigned bits = 0;
-    for (unsigned b = 0; b < 64; ++b) bits += (v >> b) & 1U;
-    EXPECT_EQ(RequestSet::popcount(v), bits) << std::hex << v;
-  }
-}
-
 TEST(RequestSet, NextAtOrAfterDoesNotWrap) {
   const RequestSet s = make_set({3, 63, 64, 129});
   EXPECT_EQ(s.next_at_or_after(0), 3u);
