@@ -259,7 +259,8 @@ void DramController::report(ComponentReport& r, const ReportWindow& window) cons
   bus.capacity = s.org.peak_gbps();
   bus.used = bw;
   bus.backpressure_ns = r.backpressure_ns;
-  const std::string blp = bank_parallelism(x, cycles, bursts);
+  const Activates acts = activates(bursts);
+  const std::string blp = bank_parallelism(x, cycles, acts);
   auto queue = [&](const char* name, const OccupancyGauge& g, std::uint64_t requests) {
     if (requests == 0) return;
     r.resources.push_back(slot_pool(name, g, cycles));
@@ -268,7 +269,7 @@ void DramController::report(ComponentReport& r, const ReportWindow& window) cons
   if (read_count_ + write_count_ > 0) r.resources.push_back(std::move(bus));
   queue("read queue", st.read_queue, read_count_);
   queue("write queue", st.write_queue, write_count_);
-  activate_rates(r, window_cycles, secs, bursts);
+  activate_rates(r, window_cycles, secs, acts);
   // Energy: per-command energies plus background power over the whole simulated time from 0 (the
   // DRAM draws background power and refreshes before the first request too; dram_spec.h and the
   // preset file for the sources).
@@ -309,29 +310,36 @@ void DramController::report(ComponentReport& r, const ReportWindow& window) cons
   }
 }
 
+// Per rank, ACTs are at least tRRD_S apart (tRRD_L without bank groups) and at most four fall in
+// any tFAW window (JESD79-4 / JESD79-5 / JESD235 "tFAW"), so a rank issues at most one ACT per
+// max(tRRD_S, tFAW / 4).
+DramController::Activates DramController::activates(std::uint64_t bursts) const {
+  const dram::Timing& t = params_.spec.timing;
+  Activates a;
+  for (std::uint64_t n : core_.stats().bank_activates) a.count += n;
+  if (a.count) a.bursts_per_act = static_cast<double>(bursts) / static_cast<double>(a.count);
+  const unsigned rrd = params_.spec.org.bank_groups > 1 ? t.RRD_S : std::max(t.RRD_S, t.RRD_L);
+  a.rank_spacing_ck = std::max(static_cast<double>(rrd), t.FAW / 4.0);
+  return a;
+}
+
 // Row activations as servers: a channel moves data only as fast as it can open rows, and a run
-// of row conflicts can be bound by the activate rate while the data bus idles. Per rank, ACTs are
-// at least tRRD_S apart (tRRD_L without bank groups) and at most four fall in any tFAW window
-// (JESD79-4 / JESD79-5 / JESD235 "tFAW"), so a rank issues at most one ACT per
-// max(tRRD_S, tFAW / 4); per bank, one per tRC (ACT to ACT, same bank). Utilisation: ACTs x that
-// spacing over the window. Refresh takes tRFC of every tREFI on top (why a saturated server reads
-// below 100 %, kSaturated). The busiest bank stands for all the channel's banks: one bank taking
-// most activates is the case to name; listing every bank would bury the ranking.
+// of row conflicts can be bound by the activate rate while the data bus idles. A rank issues at
+// most one ACT per rank_spacing_ck (activates()); a bank one per tRC (ACT to ACT, same bank).
+// Utilisation: ACTs x that spacing over the window. Refresh takes tRFC of every tREFI on top (why
+// a saturated server reads below 100 %, kSaturated). The busiest bank stands for all the
+// channel's banks: one bank taking most activates is the case to name; listing every bank would
+// bury the ranking.
 void DramController::activate_rates(ComponentReport& r, std::uint64_t window_cycles, double secs,
-                                    std::uint64_t bursts) const {
+                                    const Activates& a) const {
   const dram::Spec& s = params_.spec;
   const dram::CoreStats& st = core_.stats();
-  if (window_cycles == 0 || secs <= 0) return;
+  if (window_cycles == 0 || secs <= 0 || a.count == 0) return;
   const double cycles = static_cast<double>(window_cycles);
   const double tck_ns = s.timing.tck_ns();
-  const unsigned rrd =
-      s.org.bank_groups > 1 ? s.timing.RRD_S : std::max(s.timing.RRD_S, s.timing.RRD_L);
-  const double rank_spacing = std::max(static_cast<double>(rrd), s.timing.FAW / 4.0);
+  const double rank_spacing = a.rank_spacing_ck;
+  const double bursts_per_act = a.bursts_per_act;
   const unsigned banks = s.org.banks();
-  std::uint64_t acts = 0;
-  for (std::uint64_t a : st.bank_activates) acts += a;
-  if (acts == 0) return;
-  const double bursts_per_act = static_cast<double>(bursts) / static_cast<double>(acts);
   auto rate = [&](const std::string& name, std::uint64_t n, double spacing_ck, std::string advice) {
     ResourceUse u;
     u.name = name;
@@ -370,10 +378,10 @@ void DramController::activate_rates(ComponentReport& r, std::uint64_t window_cyc
 // recovery tWR and tRP (JESD79-4 / JESD79-5 timing): keeping the data bus busy takes row cycle /
 // (bursts_per_act x tBL) banks with work at once (the read and write cycles weighted by their
 // bursts). The ranks' activate rate caps how many banks can be in row cycles at once: one ACT per
-// max(tRRD_S, tFAW / 4) per rank, so ranks x row cycle / that spacing. Says what follows as the
-// queues' advice (empty when no row was opened: row hits are bound by the bus, not by banks).
+// rank spacing (activates()) per rank, so ranks x row cycle / that spacing. Says what follows as
+// the queues' advice (empty when no row was opened: row hits are bound by the bus, not by banks).
 std::string DramController::bank_parallelism(nlohmann::json& x, const ReportWindow& cycles,
-                                             std::uint64_t bursts) const {
+                                             const Activates& a) const {
   const dram::Spec& s = params_.spec;
   const dram::Timing& t = s.timing;
   const dram::CoreStats& st = core_.stats();
@@ -384,9 +392,8 @@ std::string DramController::bank_parallelism(nlohmann::json& x, const ReportWind
   const double mean = work_cycles ? static_cast<double>(st.busy_banks.integral_to(cycles.end_ps)) /
                                         static_cast<double>(work_cycles)
                                   : 0.0;
-  std::uint64_t acts = 0;
-  for (std::uint64_t a : st.bank_activates) acts += a;
-  const double bpa = acts ? static_cast<double>(bursts) / static_cast<double>(acts) : 0.0;
+  const std::uint64_t acts = a.count;
+  const double bpa = a.bursts_per_act;
   const bool groups = s.org.bank_groups > 1;
   const double ccd_rd = groups ? t.CCD_L : std::max(t.CCD_S, t.CCD_L);
   const double ccd_wr = std::max(ccd_rd, static_cast<double>(t.CCD_L_WR));
@@ -397,9 +404,7 @@ std::string DramController::bank_parallelism(nlohmann::json& x, const ReportWind
   const double rd = static_cast<double>(st.read_bursts), wr = static_cast<double>(st.write_bursts);
   const double cycle = rd + wr > 0 ? (rd * cycle_rd + wr * cycle_wr) / (rd + wr) : cycle_rd;
   const double needed = acts ? cycle / (bpa * t.burst) : 0.0;
-  const unsigned rrd = groups ? t.RRD_S : std::max(t.RRD_S, t.RRD_L);
-  const double spacing = std::max(static_cast<double>(rrd), t.FAW / 4.0);
-  const double cap = std::min(static_cast<double>(banks), s.org.ranks * cycle / spacing);
+  const double cap = std::min(static_cast<double>(banks), s.org.ranks * cycle / a.rank_spacing_ck);
   const double tck_ns = t.tck_ns();
   x["bank_parallelism"] = {{"banks", banks},
                            {"mean_while_busy", mean},

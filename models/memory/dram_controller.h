@@ -94,14 +94,21 @@ class DramController : public sc_core::sc_module, public Component {
   };
 
   std::uint64_t ps_of(std::uint64_t cycle) const { return cycle * tck_fs_ / 1000; }
-  // The activate-rate resources of report() (per rank, and the busiest bank); `bursts`: bursts
-  // served in the run.
+  // The run's row activations: their count, the bursts each moved on average, and the closest
+  // a rank may space them (DramController::activates()).
+  struct Activates {
+    std::uint64_t count = 0;
+    double bursts_per_act = 0;
+    double rank_spacing_ck = 0;
+  };
+  Activates activates(std::uint64_t bursts) const;
+  // The activate-rate resources of report() (per rank, and the busiest bank).
   void activate_rates(ComponentReport& r, std::uint64_t window_cycles, double secs,
-                      std::uint64_t bursts) const;
+                      const Activates& a) const;
   // Writes x["bank_parallelism"] over `cycles` (a window in DRAM cycles) and returns what it
-  // means for a full queue (the queues' advice); `bursts`: bursts served in the run.
+  // means for a full queue (the queues' advice).
   std::string bank_parallelism(nlohmann::json& x, const ReportWindow& cycles,
-                               std::uint64_t bursts) const;
+                               const Activates& a) const;
   // First command-clock cycle strictly after t.
   std::uint64_t cycle_after(std::uint64_t t_ps) const {
     return fs_div_.quotient((t_ps + 1) * 1000 + tck_fs_ - 1);

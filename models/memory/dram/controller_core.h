@@ -202,9 +202,9 @@ class ControllerCore {
       nonempty_[q][flat >> 6] &= ~bit;
     }
     if (nonempty_[1 - q][flat >> 6] & bit) return;  // the bank has work the other way
-    busy_banks_ = on ? busy_banks_ + 1 : busy_banks_ - 1;
-    stats_.busy_banks.set(busy_banks_, now);
-    if (busy_banks_ == (on ? 1u : 0u)) stats_.bank_work.set(busy_banks_, now);  // work starts/ends
+    const std::uint64_t busy = on ? stats_.busy_banks.level() + 1 : stats_.busy_banks.level() - 1;
+    stats_.busy_banks.set(busy, now);
+    if (busy == (on ? 1u : 0u)) stats_.bank_work.set(busy, now);  // work starts or ends
   }
   // Calls f(flat) for every bank with bursts queued in direction q, in bank order, leaving out
   // the banks set in the bit mask `except` (same layout as nonempty_) when it is given.
@@ -261,7 +261,6 @@ class ControllerCore {
   const BankQueue& queue(int q, unsigned flat) const { return books_[flat].queue[q]; }
   std::vector<BankBook> books_;
   std::array<std::vector<std::uint64_t>, 2> nonempty_;  // bit per bank with bursts queued
-  unsigned busy_banks_ = 0;  // banks with bursts queued in either direction
   // Per direction and bank: the command the bank would issue next, kept until the bank's queues
   // or state change (then it is listed in dirty_list_), and the part of it the per-decision scan
   // reads: its earliest cycle as the bank's own "not before" cycle (a copy: only a command to the
