@@ -1033,8 +1033,8 @@ def section_memory(doc, stats):
           "outcome of each burst (hit: the row was open; miss: no row open; conflict: another "
           "row had to be closed first), bank-level parallelism (banks with requests queued at "
           "once while any had, against the banks needed to keep the data bus busy at the run's "
-          "bursts per activate, tRC / (bursts per activate x tBL)), read queue fill and read "
-          "latency at the controller (queue and DRAM service).")
+          "bursts per activate, row cycle / (bursts per activate x tBL)), read and write queue "
+          "fill, and read latency at the controller (queue and DRAM service).")
     # Many like memories (every GPU's HBM) make one row: "gpu*_hbm (8 memories)".
     classes = {}
     for group in groups:
@@ -1054,13 +1054,8 @@ def section_memory(doc, stats):
         bws = [c.get("bandwidth_gbps") for c in busy]
         banks = [b.get("banks") for b in blp if number(b.get("banks"))]
 
-        def mean_num(values, digits=1):
-            m = mean_of(values)
-            return fmt_num(m, digits) if m is not None else DASH
-
-        def direction(count_key, value):  # a dash where no channel saw that direction
-            seen = [c for c in busy if (c.get(count_key) or 0) > 0]
-            return mean_num(value(c) for c in seen) if seen else DASH
+        def direction(count_key, value):  # over the channels that saw that direction, else a dash
+            return fmt_num(mean_of(value(c) for c in busy if (c.get(count_key) or 0) > 0))
 
         rows.append([
             code(group), f"{len(busy)} of {len(channels)}",
@@ -1069,8 +1064,8 @@ def section_memory(doc, stats):
             fmt_pct(mean_of(c.get("row_hit_rate") for c in busy)),
             fmt_pct(mean_of(c.get("row_miss_rate") for c in busy)),
             fmt_pct(mean_of(c.get("row_conflict_rate") for c in busy)),
-            mean_num(b.get("mean_while_busy") for b in blp) + " / "
-            + mean_num(b.get("banks_to_fill_data_bus") for b in blp) + " of "
+            fmt_num(mean_of(b.get("mean_while_busy") for b in blp)) + " / "
+            + fmt_num(mean_of(b.get("banks_to_fill_data_bus") for b in blp)) + " of "
             + (fmt_int(max(banks)) if banks else DASH),
             direction("reads", lambda c: get(c, "read_queue", "mean")),
             direction("writes", lambda c: get(c, "write_queue", "mean")),
