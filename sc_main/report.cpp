@@ -1,6 +1,7 @@
 #include "sc_main/report.h"
 
 #include "models/core/json_text.h"
+#include "models/core/phases.h"
 #include "models/core/request.h"
 #include "platforms/builder.h"
 
@@ -165,6 +166,24 @@ std::string summary_text(const nlohmann::json& s, const std::string& out_dir) {
                        e["component"].get<std::string>() + " " + e["resource"].get<std::string>(),
                        e["utilization"].get<double>() * 100.0, e["state"].get<std::string>(),
                        e["backpressure_ns"].get<double>());
+    }
+    // The limiter per phase, when it changed over the run.
+    const nlohmann::json& phases = changed_phases(b);
+    if (!phases.empty()) {
+      o += "  phases (the limiter of each part of the run, bottlenecks.phases):\n";
+      for (const auto& p : phases) {
+        const auto& l = p["limiter"];
+        const std::string span =
+            fmt::format("{:.1f} - {:.1f} us", p["start_ns"].get<double>() * 1e-3,
+                        p["end_ns"].get<double>() * 1e-3);
+        o += fmt::format("    {:>24} {:8.1f} GB/s  {}\n", span, p["achieved_gbps"].get<double>(),
+                         l.is_null()
+                             ? std::string("nothing saturated")
+                             : fmt::format("{} {} ({} {:.1f} %)", l["component"].get<std::string>(),
+                                           l["resource"].get<std::string>(),
+                                           l["reason"] == "bandwidth" ? "busy" : "full",
+                                           l["utilization"].get<double>() * 100.0));
+      }
     }
   }
   if (cons["ok"].get<bool>() && cons["truncated"].get<bool>()) {

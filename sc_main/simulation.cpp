@@ -210,6 +210,14 @@ ResolvedConfig parse_config(const ConfigDoc& doc) {
   rc.sim.timeseries_window_ns =
       whole_ps("timeseries_window_ns", sim.get_double("timeseries_window_ns", 1000.0, 0.0, 1e12),
                "0 (no time series) or ");
+  // Per-phase bottleneck analysis: the first window of its sampling (doubled as the run outgrows
+  // PhaseSampler::kMaxWindows); 0 switches it off. 5 us by default: a few loaded round trips
+  // (1-2 us each on nvl8_fam under saturating reads), so that a window's utilisations are of a
+  // state the queues have settled into, not of a transient (the time series has the 1 us view).
+  // Each sample reads every resource's counters (15,184 on nvl8_fam).
+  rc.sim.phase_window_ns =
+      whole_ps("phase_window_ns", sim.get_double("phase_window_ns", 5000.0, 0.0, 1e12),
+               "0 (no per-phase analysis) or ");
   // Sampled requests in timeline.json: every N-th request of each GPU, at most M.
   ConfigNode tl = sim.child("timeline");
   rc.sim.timeline_every = tl.get_uint("sample_every", 1000, 0, 1ULL << 40);
@@ -284,6 +292,17 @@ Simulation::Simulation(ConfigDoc doc, const std::string& out_dir, const std::str
   vmm_ = std::make_unique<AddressSpace>(cfg_.platform.gpu_count);
   platform_ = std::make_unique<Platform>(cfg_.platform, *ctx_, *vmm_);
   if (!cfg_.platform.trace_player.present) map_workload();
+  ctx_->phases.set_window_ps(
+      static_cast<std::uint64_t>(std::llround(cfg_.sim.phase_window_ns * 1000.0)));
+  ctx_->phases.attach(ctx_->registry,
+                      {platform_->initiators().begin(), platform_->initiators().end()});
+  if (ctx_->phases.enabled()) {
+    if (Scheduler* s = ctx_->scheduler()) {
+      s->set_sampler(&ctx_->phases);
+    } else {
+      phase_sampler_ = std::make_unique<PhaseSamplerProcess>("phase_sampler", ctx_->phases);
+    }
+  }
   for (Component* c : ctx_->registry.components()) {
     c->log().set(c->component_name(), cfg_.sim.log.level_for(c->component_name()));
   }
@@ -733,6 +752,10 @@ nlohmann::json Simulation::results(double host_seconds, double peak_rss_mib) con
   }
   j["bottlenecks"] = analyze_bottlenecks(resources, j["summary"]["bandwidth_gbps"].get<double>(),
                                          cfg_.sim.saturation_threshold, achieved_by_target);
+  if (ctx_->phases.enabled()) {
+    j["bottlenecks"]["phases"] = ctx_->phases.analyze(window, cfg_.sim.saturation_threshold);
+    note_phases(j["bottlenecks"]);
+  }
   if (ctx_->timeseries.enabled()) note_direction_phases(j["bottlenecks"]);
   // Generator streams: their configuration in numbers, their result over all their GPUs
   // (GeneratorSpec::combine says what each field means), and each GPU's (also under
@@ -807,8 +830,38 @@ void Simulation::note_direction_phases(nlohmann::json& bottlenecks) const {
                                 "utilisations are averages over the whole run: a resource "
                                 "saturated within one phase averages well below saturation, so "
                                 "the limiter and the bound above may not hold for either phase; "
-                                "run each phase as a workload of its own to find its limiter.",
-                                p.reads_only * 100.0, p.writes_only * 100.0);
+                                "{}.",
+                                p.reads_only * 100.0, p.writes_only * 100.0,
+                                changed_phases(bottlenecks).empty()
+                                    ? "run each phase as a workload of its own to find its limiter"
+                                    : "the limiter of each phase is given above");
+}
+
+void Simulation::note_phases(nlohmann::json& bottlenecks) const {
+  // Whole-run utilisations average over the run; where the limiter changed from one part of the
+  // run to another, the sentence says so and names each part's.
+  const nlohmann::json& list = changed_phases(bottlenecks);
+  if (list.empty()) return;
+  std::vector<std::string> parts;
+  for (const nlohmann::json& p : list) {
+    const std::string span = fmt::format("{:.1f}-{:.1f} us", p["start_ns"].get<double>() * 1e-3,
+                                         p["end_ns"].get<double>() * 1e-3);
+    const nlohmann::json& l = p["limiter"];
+    parts.push_back(l.is_null() ? fmt::format("{} nothing saturated ({:.1f} GB/s)", span,
+                                              p["achieved_gbps"].get<double>())
+                                : fmt::format("{} {} {} ({} {:.1f} %, {:.1f} GB/s)", span,
+                                              l["component"].get<std::string>(),
+                                              l["resource"].get<std::string>(),
+                                              l["reason"] == "bandwidth" ? "busy" : "full",
+                                              l["utilization"].get<double>() * 100.0,
+                                              p["achieved_gbps"].get<double>()));
+  }
+  bottlenecks["sentence"] =
+      bottlenecks["sentence"].get<std::string>() +
+      fmt::format(
+          " The limiter changed over the run (per-phase analysis, windows of {:.3g} us): "
+          "{}.",
+          bottlenecks["phases"]["window_ns"].get<double>() * 1e-3, fmt::join(parts, "; "));
 }
 
 std::string Simulation::config_yaml() const { return yaml_to_text(doc_.root); }

@@ -45,6 +45,7 @@ struct SimSettings {
   bool dram_command_log = false;         // every DRAM controller logs its commands (OUT/dram/*.csv)
   bool transaction_log = false;          // every completed request (OUT/transactions.csv)
   double timeseries_window_ns = 1000.0;  // 0: no time series
+  double phase_window_ns = 5000.0;       // 0: no per-phase bottleneck analysis
   std::uint64_t timeline_every = 1000;    // 0: no timeline
   std::uint64_t timeline_max_requests = 500;
   LogSettings log;  // sim.log: per-module verbosity
@@ -154,9 +155,14 @@ class Simulation {
   std::unique_ptr<Platform> platform_;
   std::vector<std::vector<BufferRecord>> buffers_;  // [stream][gpu]
   std::unique_ptr<VmmEventPlayer> vmm_events_;
+  // The systemc kernel's phase sampling (the famsim kernel's scheduler samples itself).
+  std::unique_ptr<PhaseSamplerProcess> phase_sampler_;
   // Adds direction_phases to the bottleneck analysis, and a caution to its sentence when reads
   // and writes came in separate phases (from the time series).
   void note_direction_phases(nlohmann::json& bottlenecks) const;
+  // Adds each phase's limiter to the bottleneck sentence when the per-phase analysis found more
+  // than one phase.
+  void note_phases(nlohmann::json& bottlenecks) const;
   std::string out_dir_;
   std::string dram_log_dir_;     // where the DRAM command logs are written, or empty
   std::string transaction_log_;  // where the transaction log is written, or empty

@@ -76,7 +76,25 @@ TARGET_COLUMNS = (("device_gbps", "expansion device"), ("local_hbm_gbps", "local
                   ("standalone_memory_gbps", "standalone memory"))
 
 
-def bandwidth_time(rows, out):
+def changed_phases(stats):
+    """bottlenecks.phases.phases when the per-phase analysis found more than one, else []."""
+    phases = ((stats.get("bottlenecks") or {}).get("phases") or {}).get("phases") or []
+    return phases if len(phases) > 1 else []
+
+
+def mark_phases(ax, phases):
+    """Each phase's span shaded in turn and labelled with its limiter, along the top."""
+    for i, p in enumerate(phases):
+        start, end = p["start_ns"] * 1e-3, p["end_ns"] * 1e-3
+        if i % 2:
+            ax.axvspan(start, end, color="grey", alpha=0.12, linewidth=0)
+        lim = p.get("limiter")
+        text = f"{lim['component']} {lim['resource']}" if lim else "nothing saturated"
+        ax.text((start + end) / 2, 0.98, text, transform=ax.get_xaxis_transform(), ha="center",
+                va="top", fontsize=7, rotation=90 if len(phases) > 3 else 0, color="dimgrey")
+
+
+def bandwidth_time(rows, out, stats=None):
     fig, ax = plt.subplots(figsize=(7, 4))
     t = [r["window_start_ns"] * 1e-3 for r in rows]
     ax.plot(t, [r["read_gbps"] for r in rows], label="read")
@@ -88,6 +106,11 @@ def bandwidth_time(rows, out):
     if len(targets) > 1:
         for key, label in targets:
             ax.plot(t, [r[key] for r in rows], linestyle="--", label=label)
+    # Where the per-phase analysis found the limiter changing: each phase and its limiter.
+    phases = changed_phases(stats or {})
+    if phases:
+        mark_phases(ax, phases)
+        ax.set_ylim(top=ax.get_ylim()[1] * 1.15)  # room for the labels
     ax.set_xlabel("simulated time (us)")
     ax.set_ylabel("bandwidth (GB/s)")
     ax.set_title("Bandwidth per window")
@@ -382,7 +405,7 @@ def main():
     written.append("latency_cdf.png")
     rows = read_series(a.run_dir)
     if rows:
-        bandwidth_time(rows, os.path.join(out, "bandwidth_time.png"))
+        bandwidth_time(rows, os.path.join(out, "bandwidth_time.png"), stats)
         latency_time(rows, os.path.join(out, "latency_time.png"))
         written += ["bandwidth_time.png", "latency_time.png"]
     utilization(stats, os.path.join(out, "utilization.png"))

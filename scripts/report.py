@@ -1003,6 +1003,42 @@ def section_bottleneck(doc, stats):
         doc.table(["#", "Component", "Resource", "Type", "Utilisation", "Used / capacity",
                    "Backpressure (ns)", "State", "Bound (GB/s)"],
                   [ranked_row(i + 1, r) for i, r in enumerate(ranked[:10])], "rlllrrrlr")
+    section_phases(doc, bn)
+
+
+def section_phases(doc, bn):
+    """The limiter of each part of the run (bottlenecks.phases), when it changed."""
+    ph = get(bn, "phases")
+    phases = [p for p in as_list(get(ph, "phases")) if isinstance(p, dict)]
+    if len(phases) < 2:
+        if isinstance(ph, dict):
+            doc.p(bold("Over time: "), "the per-phase analysis (windows of ",
+                  fmt_time(get(ph, "window_ns")), ") found one limiter class for the whole run, "
+                  "so the figures above hold throughout.")
+        return
+    doc.h(3, "Phases")
+    doc.p("The run did not have one limiter throughout. Every resource's work was sampled in "
+          f"windows of {fmt_time(get(ph, 'window_ns'))}; runs of windows with a limiter of one "
+          "class are a phase, each analysed over its own span. A phase boundary can be up to one "
+          "window from the true change, and a limiter lasting a single window is not told apart.")
+    rows = []
+    for p in phases:
+        lim = get(p, "limiter")
+        if isinstance(lim, dict):
+            what = [code(f"{lim.get('component', '?')} {lim.get('resource', '')}".strip()),
+                    f" ({'full' if lim.get('reason') == 'slots' else 'busy'} "
+                    f"{fmt_pct(lim.get('utilization'))})"]
+        else:
+            what = ["nothing saturated: the workload's pace"]
+        targets_text = ", ".join(f"{k} {fmt_gbps(v)}"
+                                 for k, v in as_dict(get(p, "by_target_gbps")).items())
+        start, end = get(p, "start_ns"), get(p, "end_ns")
+        span = (f"{start / 1e3:,.1f} - {end / 1e3:,.1f} \u00b5s" if number(start) and number(end)
+                else DASH)
+        rows.append([span,
+                     fmt_gbps(get(p, "achieved_gbps")), targets_text or "-", what,
+                     fmt_gbps(get(p, "analytic_bound_gbps"))])
+    doc.table(["Span", "Achieved", "By target", "Limiter", "Bound"], rows, "lrlll")
 
 
 def memory_groups(stats):

@@ -108,6 +108,29 @@ std::string resource_class(const std::string& component) {
   return out;
 }
 
+const ResourceRecord* find_limiter(const std::vector<ResourceRecord>& resources, double threshold,
+                                   const char** why) {
+  const ResourceRecord* busiest_bw = nullptr;
+  const ResourceRecord* innermost_full = nullptr;
+  for (const ResourceRecord& r : resources) {
+    const double u = r.use.utilization;
+    if (bandwidth(r)) {
+      if (!busiest_bw || u > busiest_bw->use.utilization) busiest_bw = &r;
+    } else if (u >= threshold) {
+      const double pos = round_trip_position(r);
+      const double best = innermost_full ? round_trip_position(*innermost_full) : -1;
+      const bool deeper = pos > best || (pos == best && u > innermost_full->use.utilization);
+      if (deeper) innermost_full = &r;
+    }
+  }
+  if (busiest_bw && busiest_bw->use.utilization >= threshold) {
+    if (why) *why = "bandwidth";
+    return busiest_bw;
+  }
+  if (innermost_full && why) *why = "slots";
+  return innermost_full;
+}
+
 nlohmann::json analyze_bottlenecks(const std::vector<ResourceRecord>& resources,
                                    double achieved_gbps, double threshold,
                                    const std::vector<AchievedPart>& achieved_by_target) {
@@ -125,34 +148,18 @@ nlohmann::json analyze_bottlenecks(const std::vector<ResourceRecord>& resources,
   // The analytic bound: the smallest capacity / traffic share among the bandwidth resources.
   const ResourceRecord* bound_by = nullptr;
   double bound = std::numeric_limits<double>::infinity();
-  const ResourceRecord* busiest_bw = nullptr;
-  const ResourceRecord* innermost_full = nullptr;
   const ResourceRecord* busiest = nullptr;
   for (const ResourceRecord& r : resources) {
     const double u = r.use.utilization;
     if (!busiest || u > busiest->use.utilization) busiest = &r;
-    if (bandwidth(r)) {
-      if (u > 0 && achieved_gbps / u < bound) {
-        bound = achieved_gbps / u;
-        bound_by = &r;
-      }
-      if (!busiest_bw || u > busiest_bw->use.utilization) busiest_bw = &r;
-    } else if (u >= threshold) {
-      const double pos = round_trip_position(r);
-      const double best = innermost_full ? round_trip_position(*innermost_full) : -1;
-      const bool deeper = pos > best || (pos == best && u > innermost_full->use.utilization);
-      if (deeper) innermost_full = &r;
+    if (bandwidth(r) && u > 0 && achieved_gbps / u < bound) {
+      bound = achieved_gbps / u;
+      bound_by = &r;
     }
   }
-  const ResourceRecord* limiter = nullptr;
-  std::string why;
-  if (busiest_bw && busiest_bw->use.utilization >= threshold) {
-    limiter = busiest_bw;
-    why = "bandwidth";
-  } else if (innermost_full) {
-    limiter = innermost_full;
-    why = "slots";
-  }
+  const char* why_text = "";
+  const ResourceRecord* limiter = find_limiter(resources, threshold, &why_text);
+  const std::string why = why_text;
 
   auto state = [&](const ResourceRecord& r) -> const char* {
     if (&r == limiter) return "limiting";

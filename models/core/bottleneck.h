@@ -53,6 +53,12 @@ nlohmann::json analyze_bottlenecks(const std::vector<ResourceRecord>& resources,
                                    double achieved_gbps, double threshold = kSaturated,
                                    const std::vector<AchievedPart>& achieved_by_target = {});
 
+// The limiter by the rule above: the busiest bandwidth resource if it is saturated
+// (utilisation >= threshold; `why` "bandwidth"), else the full pool entered latest on a request's
+// round trip (`why` "slots"), else null.
+const ResourceRecord* find_limiter(const std::vector<ResourceRecord>& resources, double threshold,
+                                   const char** why = nullptr);
+
 // How far along a request's way to the memory a block of kind `k` sits: GPU (and trace player)
 // 0, link 1, switch and hub 2, device port 3, NoC 4, memory 5. A pool entered there on the way
 // back is at 10 minus that on the request's round trip.

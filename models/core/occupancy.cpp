@@ -13,10 +13,6 @@ void OccupancyGauge::set_capacity(std::uint64_t capacity) {
   while (capacity > 0 && ((capacity >> shift_) + 1) > kBuckets) ++shift_;
 }
 
-std::uint64_t OccupancyGauge::integral_to(std::uint64_t end_ps) const {
-  return integral_ + level_ * (end_ps - std::min(end_ps, since_ps_));
-}
-
 ReportWindow OccupancyGauge::covered(const ReportWindow& window) const {
   ReportWindow w = window;
   w.end_ps = std::max(w.end_ps, since_ps_);
@@ -61,6 +57,18 @@ ResourceUse slot_pool(std::string name, const OccupancyGauge& g, const ReportWin
   u.used = g.mean(window);
   u.occupancy = g.to_json(window);
   return u;
+}
+
+ResourceProbe pool_probe(std::string name, const OccupancyGauge& g, std::uint64_t tick_fs) {
+  ResourceProbe p;
+  p.use.name = std::move(name);
+  p.use.type = ResourceUse::Type::kSlots;
+  p.use.capacity = static_cast<double>(g.capacity());
+  p.servers = p.use.capacity;
+  p.gauge = &g;
+  p.tick_fs = tick_fs;
+  p.scale = static_cast<double>(tick_fs) * 1e-3;
+  return p;
 }
 
 }  // namespace famsim

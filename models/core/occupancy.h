@@ -14,6 +14,7 @@ namespace famsim {
 
 struct ReportWindow;
 struct ResourceUse;
+struct ResourceProbe;
 
 class OccupancyGauge {
  public:
@@ -40,7 +41,9 @@ class OccupancyGauge {
   std::uint64_t level() const { return level_; }
   // The time integral of the level (level x ps) up to `end_ps`, or up to the last change when
   // that came later.
-  std::uint64_t integral_to(std::uint64_t end_ps) const;
+  std::uint64_t integral_to(std::uint64_t end_ps) const {
+    return integral_ + level_ * (end_ps - (end_ps < since_ps_ ? end_ps : since_ps_));
+  }
   std::uint64_t capacity() const { return capacity_; }
   // The highest level the pool held: its level after all the changes of one instant, so that a
   // message arriving and another leaving at the same time count the same in either order (the
@@ -78,5 +81,10 @@ class OccupancyGauge {
 // utilisation = mean level over capacity, its occupancy histogram; the caller sets where it sits
 // on the round trip and the time it held back its upstream.
 ResourceUse slot_pool(std::string name, const OccupancyGauge& g, const ReportWindow& window);
+// The same pool as a probe of its running work for the per-phase analysis (stats.h
+// ResourceProbe): the gauge's time integral, its clock ticking every `tick_fs` (a DRAM
+// controller's gauges count time in DRAM cycles); the caller sets where it sits. `g` must
+// outlive the probe.
+ResourceProbe pool_probe(std::string name, const OccupancyGauge& g, std::uint64_t tick_fs = 1000);
 
 }  // namespace famsim

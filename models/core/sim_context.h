@@ -5,6 +5,7 @@
 
 #include "models/core/hop_breakdown.h"
 #include "models/core/payload_pool.h"
+#include "models/core/phases.h"
 #include "models/core/stats.h"
 #include "models/core/timeline.h"
 #include "models/core/timeseries.h"
@@ -35,6 +36,9 @@ struct SimContext {
   std::uint64_t seed;
   // Bandwidth and latency per window over all initiators (sim.timeseries_window_ns).
   TimeSeries timeseries;
+  // Every resource's work per window of simulated time, for the per-phase bottleneck analysis
+  // (sim.phase_window_ns).
+  PhaseSampler phases;
   // Sampled requests' journeys (sim.timeline), written as timeline.json.
   Timeline timeline;
   // Every initiator adds its completed requests here. One for the simulation rather than one per

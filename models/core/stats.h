@@ -14,6 +14,7 @@
 #include <systemc>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -146,6 +147,29 @@ struct ComponentReport {
   std::vector<ResourceUse> resources;  // what can limit it; empty for blocks with none
 };
 
+class OccupancyGauge;
+
+// A resource's running total of work, for the per-phase analysis (models/core/phases.h): the
+// resource as its block's report gives it (`use`: name, type, capacity, unit, where it sits; the
+// figures of use are left at 0) and its work done so far, read from the block's own counters, in
+// units that `scale` turns into resource x ps: busy ps of a server, level x ps of a pool. Its
+// utilisation over a span is the work done in the span over (span x `servers`): 1 for a server,
+// the slots of a pool.
+struct ResourceProbe {
+  ResourceUse use;
+  double servers = 1;
+  // The work: a counter, or a pool's gauge (its time integral, its clock ticking every `tick_fs`),
+  // or else what `work()` returns; times `scale`.
+  const std::uint64_t* counter = nullptr;
+  const OccupancyGauge* gauge = nullptr;
+  std::uint64_t tick_fs = 1000;
+  std::function<std::uint64_t()> work;
+  double scale = 1;
+  // Where it sits, when only the run's traffic says (a mesh's credit pools: how far along the
+  // routes of their packets); null when use.path_depth does. Asked at the end of the run.
+  std::function<double()> depth;
+};
+
 // A resource with the component that owns it, as the registry collects them.
 struct ResourceRecord {
   std::string component;
@@ -170,6 +194,10 @@ class Component {
   BlockKind kind() const { return BlockRegistry::kind(id_); }
 
   virtual void report(ComponentReport& r, const ReportWindow& window) const = 0;
+  // Every resource the block's report can list, as probes of its running work (ResourceProbe),
+  // in any order; a block with none adds none. The probes read the block's counters when called,
+  // so they live as long as the block.
+  virtual void probes(std::vector<ResourceProbe>& out) const { (void)out; }
   // Requests and responses this block still holds (queued, in flight inside it, or held).
   virtual std::size_t occupancy() const = 0;
 

@@ -1,5 +1,7 @@
 #include "models/core/wakeup.h"
 
+#include "models/core/phases.h"
+
 #include <algorithm>
 #include <stdexcept>
 
@@ -23,6 +25,11 @@ void Wakeup::beyond_max_time() {
 }
 
 Scheduler::~Scheduler() { detail::g_now_cached = false; }
+
+void Scheduler::set_sampler(PhaseSampler* sampler) {
+  sampler_ = sampler;
+  sample_at_ps_ = sampler ? sampler->next_boundary() : std::numeric_limits<std::uint64_t>::max();
+}
 
 void Scheduler::link(Wakeup* w, std::uint64_t) {
   const std::uint32_t slot = static_cast<std::uint32_t>((w->pending_ps_ / kSlotPs) % kSlots);
@@ -136,17 +143,24 @@ void Scheduler::run() {
   detail::g_sc_now_ps = sc_now;
   detail::g_offset_for_ps = ~std::uint64_t{0};  // recomputed on first use
   Wakeup* w = earliest(detail::g_now_ps);
-  for (; w && w->pending_ps_ <= limit && !stopped_; w = earliest(detail::g_now_ps)) {
-    detail::g_now_ps = std::max(detail::g_now_ps, w->pending_ps_);
-    if (w->where_ == Wakeup::Where::kWheel) {
-      unlink(w);
-    } else {
-      std::pop_heap(overflow_.begin(), overflow_.end(), std::greater<Overflow>());
-      overflow_.pop_back();
-      w->where_ = Wakeup::Where::kNone;
+  for (;;) {
+    // Up to the next phase boundary; the sampler then samples the state before any event at it
+    // (phases.h). Checked once per boundary, not per wake-up.
+    const std::uint64_t stop = std::min(limit, sample_at_ps_ - 1);
+    for (; w && w->pending_ps_ <= stop && !stopped_; w = earliest(detail::g_now_ps)) {
+      detail::g_now_ps = std::max(detail::g_now_ps, w->pending_ps_);
+      if (w->where_ == Wakeup::Where::kWheel) {
+        unlink(w);
+      } else {
+        std::pop_heap(overflow_.begin(), overflow_.end(), std::greater<Overflow>());
+        overflow_.pop_back();
+        w->where_ = Wakeup::Where::kNone;
+      }
+      ++runs_;
+      w->behaviour_(w->owner_);  // calls w->fired() first, and may schedule w again
     }
-    ++runs_;
-    w->behaviour_(w->owner_);  // calls w->fired() first, and may schedule w again
+    if (!w || stopped_ || w->pending_ps_ > limit) break;
+    sample_at_ps_ = sampler_->before(w->pending_ps_);
   }
   running_ = false;
   if (w && !stopped_ && w->pending_ps_ < end_ps_) {

@@ -29,6 +29,7 @@
 namespace famsim {
 
 class Wakeup;
+class PhaseSampler;
 
 class Scheduler : public sc_core::sc_module {
  public:
@@ -43,6 +44,8 @@ class Scheduler : public sc_core::sc_module {
   void set_quantum_ps(std::uint64_t q) { quantum_ps_ = q; }
   // Nothing at or after this time is executed (sim.max_time_ns).
   void set_end_ps(std::uint64_t e) { end_ps_ = e; }
+  // Samples `sampler`'s window boundaries before the first wake-up at or after each (phases.h).
+  void set_sampler(PhaseSampler* sampler);
   // Stops executing events (after an input error found mid-run); sc_stop() ends SystemC.
   void stop() { stopped_ = true; }
   bool stopped() const { return stopped_; }
@@ -88,6 +91,8 @@ class Scheduler : public sc_core::sc_module {
   std::uint64_t runs_ = 0;
   std::uint64_t quantum_ps_ = 1000000;  // 1 us
   std::uint64_t end_ps_ = std::numeric_limits<std::uint64_t>::max();
+  PhaseSampler* sampler_ = nullptr;
+  std::uint64_t sample_at_ps_ = std::numeric_limits<std::uint64_t>::max();
   bool running_ = false;
   bool stopped_ = false;
   sc_core::sc_event event_;

@@ -299,6 +299,12 @@ void PortLogic::behaviour() {
   wake_.at(next, now_ps);
 }
 
+void PortLogic::probes(std::vector<ResourceProbe>& out) const {
+  for (std::size_t i = 0; i < ports_.size(); ++i) {
+    out.push_back(pool_probe("tags (port " + std::to_string(i) + ")", ports_[i].tags_in_use));
+  }
+}
+
 void PortLogic::report(ComponentReport& r, const ReportWindow& window) const {
   double max_u = 0;
   std::uint64_t bytes = 0;

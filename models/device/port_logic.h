@@ -82,6 +82,7 @@ class PortLogic : public sc_core::sc_module, public Component {
   Sync bw(unsigned port, Payload& p, Phase& phase, sc_core::sc_time& t);
 
   void report(ComponentReport& r, const ReportWindow& window) const override;
+  void probes(std::vector<ResourceProbe>& out) const override;
   std::size_t occupancy() const override;
 
  private:

@@ -432,6 +432,56 @@ void Link::behaviour() {
 
 // --- Statistics ---------------------------------------------------------------------------------
 
+namespace {
+
+// VC v's credits as a resource of wire i (a VC's credits ride the other direction's wire back).
+std::string credit_name(unsigned wire, unsigned v) {
+  const char* vc = v == 0 ? "request" : "response";
+  if (v == wire) return fmt::format("{} VC credits", vc);
+  return fmt::format("{} VC credits ({} direction)", vc, wire == 0 ? "request" : "response");
+}
+
+}  // namespace
+
+double Link::padding_ps(const Wire& w) const {
+  if (params_.flit.packing != Packing::kDense) return 0.0;
+  const std::uint64_t per_flit = framing_.slots_per_flit();
+  const std::uint64_t good_slots = (w.flits - w.replays) * per_flit;
+  const std::uint64_t padding_slots = good_slots > w.slots_used ? good_slots - w.slots_used : 0;
+  return static_cast<double>(padding_slots) * static_cast<double>(flit_fs_) * 1e-3 / per_flit;
+}
+
+double Link::credit_depth(unsigned k) const {
+  // Entered just before the block the link feeds, on the way out or (responses) back.
+  // ch_[0] and ch_[3] carry side A's transactions (requests A->B, their responses B->A).
+  const double set = (k == 0 || k == 3) ? a_side_depth_ : b_side_depth_;
+  if (set >= 0) return set;
+  return far_end_ != BlockKind::kOther ? path_depth(far_end_) - 0.5 : -1.0;
+}
+
+void Link::probes(std::vector<ResourceProbe>& out) const {
+  for (unsigned i = 0; i < 2; ++i) {
+    const Wire* w = &wire_[i];
+    ResourceProbe wire;
+    wire.use.name = i == 0 ? "request wire" : "response wire";
+    wire.use.capacity = bandwidth_gbps_;
+    wire.work = [this, w] {
+      const double fs = static_cast<double>(w->busy_fs) - padding_ps(*w) * 1e3;
+      return fs > 0 ? static_cast<std::uint64_t>(fs) : std::uint64_t{0};
+    };
+    wire.scale = 1e-3;  // fs
+    out.push_back(std::move(wire));
+    for (unsigned v = 0; v < 2; ++v) {
+      const Channel& c = *w->vc[v];
+      if (!c.active) continue;
+      ResourceProbe credits = pool_probe(credit_name(i, v), c.credits_held);
+      credits.use.response_path = v == 1;
+      credits.use.path_depth = credit_depth(2 * i + v);
+      out.push_back(std::move(credits));
+    }
+  }
+}
+
 void Link::report(ComponentReport& r, const ReportWindow& window) const {
   const double flit_bytes = params_.flit.flit_bytes;
   double payload_total = 0, wire_total = 0, u_max = 0, bp_total = 0;
@@ -465,11 +515,8 @@ void Link::report(ComponentReport& r, const ReportWindow& window) const {
     const std::uint64_t per_flit = framing_.slots_per_flit();
     const std::uint64_t good_slots = (w.flits - w.replays) * per_flit;
     const std::uint64_t padding_slots = good_slots > w.slots_used ? good_slots - w.slots_used : 0;
-    const bool dense = params_.flit.packing == Packing::kDense;
-    const double padding_ps =
-        static_cast<double>(padding_slots) * static_cast<double>(flit_fs_) * 1e-3 / per_flit;
     const double window_ps = static_cast<double>(window.duration_ps());
-    const double needed = dense && window_ps > 0 ? std::max(0.0, u - padding_ps / window_ps) : u;
+    const double needed = window_ps > 0 ? std::max(0.0, u - padding_ps(w) / window_ps) : u;
     nlohmann::json j = {{"utilization", u},
                         {"needed_utilization", needed},
                         {"padding_bytes", padding_slots * params_.flit.slot_bytes},
@@ -500,10 +547,7 @@ void Link::report(ComponentReport& r, const ReportWindow& window) const {
     for (unsigned v = 0; v < 2; ++v) {
       const Channel& c = *w.vc[v];
       if (!c.active || c.transfers == 0) continue;
-      const std::string name =
-          v == i ? fmt::format("{} VC credits", v == 0 ? "request" : "response")
-                 : fmt::format("{} VC credits ({} direction)", v == 0 ? "request" : "response",
-                               i == 0 ? "request" : "response");
+      const std::string name = credit_name(i, v);
       // Credits on their way back when the window ends are counted back at the sender from the
       // time they arrive (a VC with nothing more to send does not look at them again).
       OccupancyGauge held = c.credits_held;
@@ -515,15 +559,7 @@ void Link::report(ComponentReport& r, const ReportWindow& window) const {
       ResourceUse credits = slot_pool(name, held, window);
       credits.backpressure_ns = static_cast<double>(c.stall_ps) * 1e-3;
       credits.response_path = v == 1;
-      // Entered just before the block the link feeds, on the way out or (responses) back.
-      // ch_[0] and ch_[3] carry side A's transactions (requests A->B, their responses B->A).
-      const unsigned k = 2 * i + v;
-      const double set = (k == 0 || k == 3) ? a_side_depth_ : b_side_depth_;
-      if (set >= 0) {
-        credits.path_depth = set;
-      } else if (far_end_ != BlockKind::kOther) {
-        credits.path_depth = path_depth(far_end_) - 0.5;
-      }
+      credits.path_depth = credit_depth(2 * i + v);
       r.resources.push_back(std::move(credits));
     }
   }

@@ -153,6 +153,7 @@ class Link : public sc_core::sc_module, public Component {
   Sync bw(unsigned port, Payload& p, Phase& phase, sc_core::sc_time& t);
 
   void report(ComponentReport& r, const ReportWindow& window) const override;
+  void probes(std::vector<ResourceProbe>& out) const override;
   std::size_t occupancy() const override;
 
   const LinkFraming& framing() const { return framing_; }
@@ -236,6 +237,12 @@ class Link : public sc_core::sc_module, public Component {
     std::uint64_t replayed_flits = 0;
     std::uint64_t slots_used = 0;  // slots the transfers took (the rest of the flits: padding)
   };
+
+  // Flit time of the slots no transfer took, when packing is dense (the wire's time that more
+  // traffic would have filled; report()), else 0, in ps.
+  double padding_ps(const Wire& w) const;
+  // Where channel k's credits are entered on the round trip, -1 when the far end's kind says it.
+  double credit_depth(unsigned k) const;
 
   friend class Wakeup;  // runs behaviour()
   void behaviour();

@@ -407,6 +407,10 @@ void Gpu::behaviour() {
   wake_.at(next, now_ps);
 }
 
+void Gpu::probes(std::vector<ResourceProbe>& out) const {
+  out.push_back(pool_probe("outstanding window", outstanding_));
+}
+
 void Gpu::report(ComponentReport& r, const ReportWindow& window) const {
   const TargetTraffic total = total_traffic();
   const std::uint64_t read_bytes = total.read_bytes;

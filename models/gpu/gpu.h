@@ -108,6 +108,7 @@ class Gpu : public sc_core::sc_module, public Component, public Initiator {
   Sync bw(unsigned port, Payload& p, Phase& phase, sc_core::sc_time& t);
 
   void report(ComponentReport& r, const ReportWindow& window) const override;
+  void probes(std::vector<ResourceProbe>& out) const override;
   std::size_t occupancy() const override { return outstanding_.level() + completions_.size(); }
 
   // Results, read by the simulation at the end.

@@ -314,13 +314,48 @@ void DramController::report(ComponentReport& r, const ReportWindow& window) cons
 // any tFAW window (JESD79-4 / JESD79-5 / JESD235 "tFAW"), so a rank issues at most one ACT per
 // max(tRRD_S, tFAW / 4).
 DramController::Activates DramController::activates(std::uint64_t bursts) const {
-  const dram::Timing& t = params_.spec.timing;
   Activates a;
   for (std::uint64_t n : core_.stats().bank_activates) a.count += n;
   if (a.count) a.bursts_per_act = static_cast<double>(bursts) / static_cast<double>(a.count);
-  const unsigned rrd = params_.spec.org.bank_groups > 1 ? t.RRD_S : std::max(t.RRD_S, t.RRD_L);
-  a.rank_spacing_ck = std::max(static_cast<double>(rrd), t.FAW / 4.0);
+  a.rank_spacing_ck = rank_act_spacing_ck();
   return a;
+}
+
+double DramController::rank_act_spacing_ck() const {
+  const dram::Timing& t = params_.spec.timing;
+  const unsigned rrd = params_.spec.org.bank_groups > 1 ? t.RRD_S : std::max(t.RRD_S, t.RRD_L);
+  return std::max(static_cast<double>(rrd), t.FAW / 4.0);
+}
+
+// The data bus, the queues and each rank's activate rate (report()); not the busiest bank's
+// activate rate, which is a different bank from one span to the next.
+void DramController::probes(std::vector<ResourceProbe>& out) const {
+  const dram::Spec& s = params_.spec;
+  const dram::CoreStats* st = &core_.stats();
+  const double tck_ps = s.timing.tck_ps;
+  ResourceProbe bus;
+  bus.use.name = "data bus";
+  bus.use.capacity = s.org.peak_gbps();
+  bus.counter = &st->data_bus_cycles;
+  bus.scale = tck_ps;
+  out.push_back(std::move(bus));
+  out.push_back(pool_probe("read queue", st->read_queue, tck_fs_));
+  out.push_back(pool_probe("write queue", st->write_queue, tck_fs_));
+  const double spacing_ck = rank_act_spacing_ck();
+  const unsigned banks = s.org.banks();
+  for (unsigned k = 0; k < s.org.ranks; ++k) {
+    ResourceProbe u;
+    u.use.name = fmt::format("activate rate (rank {}, tRRD/tFAW)", k);
+    u.use.unit = "M ACT/s";
+    u.use.capacity = 1e3 / (spacing_ck * s.timing.tck_ns());
+    u.work = [st, k, banks] {
+      std::uint64_t n = 0;
+      for (unsigned b = k * banks; b < (k + 1) * banks; ++b) n += st->bank_activates[b];
+      return n;
+    };
+    u.scale = spacing_ck * tck_ps;  // an ACT takes the rank for its spacing
+    out.push_back(std::move(u));
+  }
 }
 
 // Row activations as servers: a channel moves data only as fast as it can open rows, and a run

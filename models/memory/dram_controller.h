@@ -78,6 +78,7 @@ class DramController : public sc_core::sc_module, public Component {
   Sync fw(unsigned port, Payload& p, Phase& phase, sc_core::sc_time& t);
 
   void report(ComponentReport& r, const ReportWindow& window) const override;
+  void probes(std::vector<ResourceProbe>& out) const override;
   std::size_t occupancy() const override;
 
   const BackingStore& store() const { return store_; }
@@ -102,6 +103,8 @@ class DramController : public sc_core::sc_module, public Component {
     double rank_spacing_ck = 0;
   };
   Activates activates(std::uint64_t bursts) const;
+  // The closest a rank may space its ACTs, in DRAM cycles: max(tRRD_S, tFAW / 4).
+  double rank_act_spacing_ck() const;
   // The activate-rate resources of report() (per rank, and the busiest bank).
   void activate_rates(ComponentReport& r, std::uint64_t window_cycles, double secs,
                       const Activates& a) const;

@@ -113,6 +113,14 @@ void IdealMemory::behaviour() {
   if (!upstream_busy_ && !service_.empty()) wake_.at(service_.front().ready_ps, now_ps);
 }
 
+void IdealMemory::probes(std::vector<ResourceProbe>& out) const {
+  ResourceProbe u;
+  u.use.name = "data path";
+  u.use.capacity = timing_.peak_gbps();
+  u.counter = &busy_ps_;
+  out.push_back(std::move(u));
+}
+
 void IdealMemory::report(ComponentReport& r, const ReportWindow& window) const {
   r.bytes = static_cast<double>(read_bytes_ + write_bytes_);
   r.utilization = busy_fraction(busy_ps_, window);

@@ -65,6 +65,7 @@ class IdealMemory : public sc_core::sc_module, public Component {
   Sync fw(unsigned port, Payload& p, Phase& phase, sc_core::sc_time& t);
 
   void report(ComponentReport& r, const ReportWindow& window) const override;
+  void probes(std::vector<ResourceProbe>& out) const override;
   std::size_t occupancy() const override;
 
   const BackingStore& store() const { return store_; }

@@ -635,7 +635,7 @@ void Crossbar::report_ports(const Plane& pl, nlohmann::json& j, const ReportWind
 }
 
 void Crossbar::report(ComponentReport& r, const ReportWindow& window) const {
-  const double port_gbps = params_.width_bytes * clock_.mhz() * 1e-3;  // width x clock
+  const double port_gbps = this->port_gbps();
   double max_u = 0;
   double sum_u = 0;
   std::uint64_t bytes = 0;
@@ -678,13 +678,6 @@ void Crossbar::report(ComponentReport& r, const ReportWindow& window) const {
   // Resources: every output port, input buffer and output buffer, per direction.
   for (const Plane* pl : {&req_, &resp_}) {
     const char* dir = pl->is_request ? "request" : "response";
-    // An output buffer without a depth of its own follows the deepest of the inputs (on the way
-    // to the memory for requests, back from it for responses).
-    double deepest_input = pl->is_request ? 0.0 : 10.0;
-    for (double d : pl->input_depth) {
-      if (d < 0) d = path_depth(Component::kind());
-      deepest_input = pl->is_request ? std::max(deepest_input, d) : std::min(deepest_input, d);
-    }
     for (unsigned o = 0; o < pl->out.size(); ++o) {
       const Output& out = pl->out[o];
       if (out.messages == 0) continue;  // an unused port limits nothing
@@ -712,10 +705,40 @@ void Crossbar::report(ComponentReport& r, const ReportWindow& window) const {
     }
     for (unsigned o = 0; o < pl->out.size(); ++o) {
       if (pl->out[o].messages == 0) continue;
-      const double depth = pl->output_depth[o] >= 0
-                               ? pl->output_depth[o]
-                               : output_buffer_depth(deepest_input, !pl->is_request);
-      pool(fmt::format("{} output {} buffer", dir, o), pl->out_level[o], depth, 0);
+      pool(fmt::format("{} output {} buffer", dir, o), pl->out_level[o], output_depth(*pl, o), 0);
+    }
+  }
+}
+
+double Crossbar::output_depth(const Plane& pl, unsigned o) const {
+  if (pl.output_depth[o] >= 0) return pl.output_depth[o];
+  double deepest_input = pl.is_request ? 0.0 : 10.0;
+  for (double d : pl.input_depth) {
+    if (d < 0) d = path_depth(Component::kind());
+    deepest_input = pl.is_request ? std::max(deepest_input, d) : std::min(deepest_input, d);
+  }
+  return output_buffer_depth(deepest_input, !pl.is_request);
+}
+
+void Crossbar::probes(std::vector<ResourceProbe>& out) const {
+  for (const Plane* pl : {&req_, &resp_}) {
+    const char* dir = pl->is_request ? "request" : "response";
+    for (unsigned o = 0; o < pl->out.size(); ++o) {
+      ResourceProbe u;
+      u.use.name = fmt::format("{} output {}", dir, o);
+      u.use.capacity = port_gbps();
+      u.counter = &pl->out[o].busy_ps;
+      out.push_back(std::move(u));
+    }
+    for (unsigned i = 0; i < pl->in.size(); ++i) {
+      out.push_back(pool_probe(fmt::format("{} input {} buffer", dir, i), pl->in[i].queue));
+      out.back().use.response_path = !pl->is_request;
+      out.back().use.path_depth = pl->input_depth[i];
+    }
+    for (unsigned o = 0; o < pl->out.size(); ++o) {
+      out.push_back(pool_probe(fmt::format("{} output {} buffer", dir, o), pl->out_level[o]));
+      out.back().use.response_path = !pl->is_request;
+      out.back().use.path_depth = output_depth(*pl, o);
     }
   }
 }

@@ -170,6 +170,7 @@ class Crossbar : public sc_core::sc_module, public Component {
   Sync bw(unsigned port, Payload& p, Phase& phase, sc_core::sc_time& t);
 
   void report(ComponentReport& r, const ReportWindow& window) const override;
+  void probes(std::vector<ResourceProbe>& out) const override;
   std::size_t occupancy() const override;
 
  private:
@@ -320,6 +321,10 @@ class Crossbar : public sc_core::sc_module, public Component {
   // find_hol_blocked() over the messages counted in the plane's FIFO bookkeeping.
   void find_hol_blocked_among_queued(Plane& pl, std::uint64_t edge_ps);
   std::uint64_t next_wakeup(const Plane& pl, std::uint64_t now_ps) const;
+  double port_gbps() const { return params_.width_bytes * clock_.mhz() * 1e-3; }  // width x clock
+  // Where output o's buffer is entered on the round trip: its own depth, else just after the
+  // deepest of the plane's inputs (on the way to the memory for requests, back for responses).
+  double output_depth(const Plane& pl, unsigned o) const;
   void report_ports(const Plane& pl, nlohmann::json& j, const ReportWindow& window) const;
   friend class Wakeup;  // runs behaviour()
   void behaviour();

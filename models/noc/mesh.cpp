@@ -546,7 +546,7 @@ void Mesh::report(ComponentReport& r, const ReportWindow& window) const {
   r.extra["mean_hops"] =
       packets ? static_cast<double>(req_.hops + resp_.hops) / static_cast<double>(packets) : 0.0;
   r.extra["mean_link_utilization"] = count ? sum / static_cast<double>(count) : 0.0;
-  r.extra["link_bandwidth_gbps"] = params_.link_bytes * clock_.mhz() * 1e-3;
+  r.extra["link_bandwidth_gbps"] = link_gbps();
   r.extra["dims"] = {topo_.cols(), topo_.rows()};
   r.extra["bisection_bound_flits_per_node"] = uniform_saturation_flits_per_node(topo_, 1.0, 1.0);
   r.extra["busiest_link"] = busiest_link;
@@ -554,18 +554,14 @@ void Mesh::report(ComponentReport& r, const ReportWindow& window) const {
   r.extra["router_stall_ns"] = std::move(stall);
   r.extra["stall_ns"] = stall_total;
   // Resources: every router-to-router link that carried flits, per network.
-  const double link_gbps = params_.link_bytes * clock_.mhz() * 1e-3;
   for (const Network* net : {&req_, &resp_}) {
     for (const Output& o : net->out) {
       if (o.downstream_input == kNone || o.flits_sent == 0) continue;
-      const MeshCoord from = topo_.coord({o.router});
-      const MeshCoord to = topo_.coord(*topo_.neighbour({o.router}, o.dir));
       ResourceUse u;
-      u.name = fmt::format("{} link ({},{})->({},{})", net->is_request ? "request" : "response",
-                           from.x, from.y, to.x, to.y);
+      u.name = link_name(*net, o);
       u.utilization = cycles > 0 ? std::min(1.0, static_cast<double>(o.flits_sent) / cycles) : 0.0;
-      u.capacity = link_gbps;
-      u.used = u.utilization * link_gbps;
+      u.capacity = link_gbps();
+      u.used = u.utilization * link_gbps();
       r.resources.push_back(std::move(u));
     }
   }
@@ -605,14 +601,64 @@ void Mesh::report(ComponentReport& r, const ReportWindow& window) const {
             1.0);
         continue;
       }
-      const MeshCoord from = topo_.coord({o.router});
-      const MeshCoord to = topo_.coord(*topo_.neighbour({o.router}, o.dir));
-      // The share of its packets' routes crossed before this link, to its middle.
-      const double fraction = (static_cast<double>(o.hops_before) + 0.5 * o.packets) /
-                              static_cast<double>(o.route_hops);
-      add(slot_pool(fmt::format("{} VC credits ({},{})->({},{})", dir, from.x, from.y, to.x, to.y),
-                    taken, window),
-          fraction);
+      add(slot_pool(link_name(*net, o, "VC credits"), taken, window), route_fraction(o));
+    }
+  }
+}
+
+std::string Mesh::link_name(const Network& net, const Output& o, const char* what) const {
+  const MeshCoord from = topo_.coord({o.router});
+  const MeshCoord to = topo_.coord(*topo_.neighbour({o.router}, o.dir));
+  return fmt::format("{} {} ({},{})->({},{})", net.is_request ? "request" : "response", what,
+                     from.x, from.y, to.x, to.y);
+}
+
+double Mesh::route_fraction(const Output& o) {
+  return o.route_hops
+             ? (static_cast<double>(o.hops_before) + 0.5 * static_cast<double>(o.packets)) /
+                   static_cast<double>(o.route_hops)
+             : 0.5;
+}
+
+void Mesh::probes(std::vector<ResourceProbe>& out) const {
+  const double period = static_cast<double>(clock_.period_ps());
+  for (const Network* net : {&req_, &resp_}) {
+    for (const Output& o : net->out) {
+      if (o.downstream_input == kNone) continue;
+      ResourceProbe u;
+      u.use.name = link_name(*net, o);
+      u.use.capacity = link_gbps();
+      u.counter = &o.flits_sent;  // one flit per cycle at most
+      u.scale = period;
+      out.push_back(std::move(u));
+    }
+  }
+  for (const Network* net : {&req_, &resp_}) {
+    const bool responses = !net->is_request;
+    const char* dir = responses ? "response" : "request";
+    auto add = [&](ResourceProbe p, double fraction) {
+      p.use.response_path = responses;
+      p.use.path_depth = noc_pool_depth(fraction, responses);
+      out.push_back(std::move(p));
+    };
+    for (unsigned s = 0; s < net->injection.size(); ++s) {
+      add(pool_probe(
+              fmt::format("{} injection buffer ({} {})", dir, responses ? "controller" : "port", s),
+              net->in[net->injection[s]].fill),
+          0.0);
+    }
+    for (const Output& o : net->out) {
+      if (o.downstream_input == kNone) {
+        add(pool_probe(fmt::format("{} ejection buffer ({} {})", dir,
+                                   responses ? "port" : "controller", o.endpoint),
+                       o.taken),
+            1.0);
+        continue;
+      }
+      ResourceProbe p = pool_probe(link_name(*net, o, "VC credits"), o.taken);
+      const Output* op = &o;
+      p.depth = [op, responses] { return noc_pool_depth(route_fraction(*op), responses); };
+      add(std::move(p), 0.5);
     }
   }
 }

@@ -141,6 +141,7 @@ class Mesh : public sc_core::sc_module, public Component {
   Sync bw(unsigned port, Payload& p, Phase& phase, sc_core::sc_time& t);
 
   void report(ComponentReport& r, const ReportWindow& window) const override;
+  void probes(std::vector<ResourceProbe>& out) const override;
   std::size_t occupancy() const override;
 
  private:
@@ -274,6 +275,13 @@ class Mesh : public sc_core::sc_module, public Component {
   }
   friend class Wakeup;
   void behaviour();
+  double link_gbps() const { return params_.link_bytes * clock_.mhz() * 1e-3; }
+  // "request link (0,1)->(1,1)": a router-to-router output as a resource; with `what` "VC
+  // credits" in place of "link", its credits.
+  std::string link_name(const Network& net, const Output& o, const char* what = "link") const;
+  // The share of its packets' routes crossed before output o's link, to its middle (where its
+  // credits sit among the NoC's pools, noc_pool_depth).
+  static double route_fraction(const Output& o);
   void report_links(const Network& net, nlohmann::json& j, double cycles, double& busiest,
                     nlohmann::json& busiest_link, double& sum, std::size_t& count) const;
 

@@ -113,7 +113,7 @@ pass "config_defaults lists a hub's defaults only where the platform has hubs"
 # hide a resource saturated within one phase. write_then_verify writes its buffers, then reads
 # them back: about half the busy windows are writes only, half reads only. run1 reads only.
 run_famsim phases run --platform "$PLATFORM" --workload traffic/write_then_verify.yaml \
-  --out "$WORK/phases"
+  --txn-log --out "$WORK/phases"
 expect_rc 0 "write_then_verify on $PLATFORM"
 python3 - "$WORK/phases/stats.json" "$WORK/run1/stats.json" <<'EOF' || fail "direction phases"
 import json, sys
@@ -128,6 +128,39 @@ assert p["phased"] is False and p["reads_only_fraction"] == 1.0 and p["writes_on
 assert "separate phases" not in b["sentence"], b["sentence"]
 EOF
 pass "a run in a write phase and a read phase is flagged, a read-only run is not"
+
+# The per-phase analysis names each phase's limiter: the link's request wire while the writes
+# carry their data out, its response wire while the reads bring it back (the whole run's averages
+# show neither saturated). Checked against the transaction log: the phases meet within a window
+# of the last write's completion, and each phase's bandwidth is the bytes the log has completing
+# in it over its span.
+expect_in_output "phases (the limiter of each part of the run" "terminal phase table"
+python3 - "$WORK/phases/stats.json" "$WORK/phases/transactions.csv" "$WORK/run1/stats.json" <<'EOF' ||
+import csv, json, sys
+b = json.load(open(sys.argv[1]))["bottlenecks"]
+ph = b["phases"]
+w = ph["window_ns"]
+p = ph["phases"]
+assert len(p) == 2, p
+link = "gpu0_link0"
+assert (p[0]["limiter"]["component"], p[0]["limiter"]["resource"]) == (link, "request wire"), p[0]
+assert (p[1]["limiter"]["component"], p[1]["limiter"]["resource"]) == (link, "response wire"), p[1]
+assert p[0]["limiter"]["utilization"] >= 0.85 and p[1]["limiter"]["utilization"] >= 0.85, p
+assert "The limiter changed over the run" in b["sentence"], b["sentence"]
+rows = list(csv.DictReader(open(sys.argv[2])))
+last_write = max(int(r["complete_ps"]) for r in rows if r["op"] == "write") * 1e-3
+assert abs(p[0]["end_ns"] - last_write) <= w, (p[0]["end_ns"], last_write, w)
+assert p[1]["start_ns"] == p[0]["end_ns"]
+for q in p:
+    lo, hi = q["start_ns"] * 1e3, q["end_ns"] * 1e3
+    inside = sum(int(r["bytes"]) for r in rows if lo < int(r["complete_ps"]) <= hi)
+    gbps = inside / ((hi - lo) * 1e-12) * 1e-9
+    assert abs(q["achieved_gbps"] - gbps) <= 0.01 * gbps, (q, gbps)
+one = json.load(open(sys.argv[3]))["bottlenecks"]["phases"]["phases"]
+assert len(one) == 1, one
+EOF
+  fail "per-phase bottlenecks"
+pass "per-phase analysis: the write phase's and the read phase's limiters, each phase's bandwidth"
 
 # --- Same seed, same results (host-time fields aside). ----------------------------------------
 run_famsim run2 run "${SMALL[@]}" --out "$WORK/run2" --seed 7

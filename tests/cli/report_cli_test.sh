@@ -120,6 +120,31 @@ assert any((l["from"], l["to"]) == ends for l in links), ends
 PY
 pass "report of a mesh run draws its links and places the limiter on them"
 
+# A write phase, then a read phase (write_then_verify on minimal): the report's Phases table gives
+# each phase's limiter, the link's request wire then its response wire, as stats.json has them.
+run_famsim wv run --platform platforms/minimal.yaml --workload traffic/write_then_verify.yaml \
+  --out "$WORK/wv" || true
+expect_rc 0 "write_then_verify run"
+report wv "$WORK/wv"
+[ "$RC" -eq 0 ] || fail "report.py on the write_then_verify run: exit code $RC"
+"$PY" - "$WORK/wv" "$RUN" <<'PY' || fail "report.md's Phases table does not match bottlenecks.phases"
+import json, re, sys
+d = sys.argv[1]
+md = re.sub(r"\\(.)", r"\1", open(d + "/report.md").read())
+phases = json.load(open(d + "/stats.json"))["bottlenecks"]["phases"]["phases"]
+assert len(phases) == 2, phases
+table = md.split("### Phases")[1].split("\n#")[0]
+rows = [l for l in table.splitlines() if l.startswith("|") and "gpu0_link0" in l]
+assert len(rows) == 2, table
+for row, p in zip(rows, phases):
+    assert p["limiter"]["resource"] in row, (row, p)
+    assert f"{p['start_ns'] / 1e3:,.1f} - {p['end_ns'] / 1e3:,.1f}" in row, (row, p)
+assert "request wire" in rows[0] and "response wire" in rows[1], rows
+one = open(sys.argv[2] + "/report.md").read()
+assert "### Phases" not in one and "found one limiter class for the whole run" in one
+PY
+pass "report of a run in two phases gives each phase's limiter; a one-phase run says so"
+
 # A run cut short by sim.max_time_ns: its summary must not say every request came back; it says
 # how many were still out (issued - completed from stats.json).
 run_famsim cut run --platform platforms/minimal.yaml --out "$WORK/cut" --set sim.max_time_ns=3000 ||

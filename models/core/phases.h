@@ -1,0 +1,131 @@
+// Per-phase bottleneck analysis: which resource limits the run in each part of it.
+//
+// The whole-run analysis (bottleneck.h) ranks resources by their utilisation over the whole run,
+// which hides a limiter that holds only part of the time: a prefill burst that saturates the
+// device links for a tenth of the run averages 10 % busy. Here every resource's running total of
+// work (busy time of a server, level x time of a pool) is sampled at the boundaries of fixed
+// windows of simulated time; each window's utilisations are the differences over its width, its
+// limiter is picked by the same rule as the whole run's (find_limiter), and runs of windows whose
+// limiter is of one class become phases, each then analysed in full over its own span.
+//
+// Memory is bounded as in the time series: at most kMaxWindows windows of per-resource work are
+// kept; when a run outgrows them, neighbouring windows merge pairwise and the width doubles.
+//
+// A sample at boundary B holds the state after every event before B and none at B, in both
+// kernels (wakeup.h), so that stats.json stays identical between them: the famsim kernel samples
+// in Scheduler::run before the first wake-up at or after B; the systemc kernel's sampling method
+// waits until nothing is pending at the current time and samples every boundary up to the next
+// pending activity.
+#pragma once
+
+#include "models/core/occupancy.h"
+#include "models/core/request.h"
+#include "models/core/stats.h"
+
+#include <nlohmann/json.hpp>
+#include <systemc>
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace famsim {
+
+class Initiator;
+
+class PhaseSampler {
+ public:
+  static constexpr std::size_t kMaxWindows = 32;
+
+  // window_ps 0: switched off.
+  void set_window_ps(std::uint64_t w) { window_ps_ = w; }
+  bool enabled() const { return window_ps_ > 0; }
+  // Collects every component's probes (Component::probes) and the initiators whose completed
+  // bytes make each window's achieved bandwidth; called once the platform is built.
+  void attach(const ComponentRegistry& registry, std::vector<const Initiator*> initiators);
+
+  // The next boundary not yet sampled (kNever when off).
+  std::uint64_t next_boundary() const { return next_ps_; }
+  // Samples every boundary at or before `t_ps`, the time of the next event to run; returns the
+  // next boundary.
+  std::uint64_t before(std::uint64_t t_ps) {
+    while (next_ps_ <= t_ps) sample();
+    return next_ps_;
+  }
+
+  // `bottlenecks.phases` of stats.json over the report window: {window_ns, windows, phases: [{
+  // start_ns, end_ns, achieved_gbps, by_target_gbps, limiter (class, resource, component,
+  // utilization, reason; null when nothing saturates), sentence}]}. The end of the run is
+  // sampled here. `threshold`: the saturation threshold.
+  nlohmann::json analyze(const ReportWindow& window, double threshold) const;
+
+  static constexpr std::uint64_t kNever = ~std::uint64_t{0};
+
+ private:
+  void sample();
+  void coarsen();
+
+  std::uint64_t window_ps_ = 0;
+  std::uint64_t next_ps_ = kNever;
+  // Probe i's work counter at time t (ResourceProbe: times its scale, resource x ps).
+  std::uint64_t raw(std::size_t i, std::uint64_t t_ps) const {
+    const Hot& h = hot_[i];
+    if (h.counter) return *h.counter;
+    if (h.gauge) return h.gauge->integral_to(h.tick_fs == 1000 ? t_ps : t_ps * 1000 / h.tick_fs);
+    return functions_[h.function]();
+  }
+
+  // The work (resource x ps) of probe i since the last boundary sampled, its counter now at r (a
+  // link wire's counter, busy time less padding, can step back).
+  float delta(std::size_t i, std::uint64_t r) const {
+    return static_cast<float>(static_cast<double>(static_cast<std::int64_t>(r - last_[i])) *
+                              hot_[i].scale);
+  }
+
+  // What sampling reads of a probe. Its name, capacity and place are asked of its component
+  // again by the analysis, and only for the probes that did any work: a platform has thousands
+  // of resources that never do (every idle HBM pseudo-channel), and keeping their descriptions
+  // for the whole run cost megabytes.
+  struct Hot {
+    const std::uint64_t* counter;
+    const OccupancyGauge* gauge;
+    std::uint64_t tick_fs;
+    std::uint32_t function;  // into functions_, when neither counter nor gauge
+    float scale;
+  };
+  std::vector<Hot> hot_;
+  std::vector<std::function<std::uint64_t()>> functions_;
+  std::vector<const Component*> owners_;  // each probe's component
+  std::vector<std::uint64_t> last_;       // each probe's raw() at the last boundary sampled
+  std::uint64_t last_ps_ = 0;
+  std::vector<const Initiator*> initiators_;
+  // Payload bytes the initiators had completed by the last boundary sampled, by target.
+  std::array<std::uint64_t, kTargetClasses> completed_last_{};
+  std::array<std::uint64_t, kTargetClasses> completed() const;
+  // Per window: the work of every probe that did any in it, by probe (in probe order; float: a
+  // window's work fits its 24-bit mantissa to 6e-8), and the bytes completed in it by target.
+  using Row = std::vector<std::pair<std::uint32_t, float>>;
+  std::vector<Row> rows_;
+  std::vector<std::array<std::uint64_t, kTargetClasses>> bytes_;
+};
+
+// The phases of stats.json's `bottlenecks` (bottlenecks.phases.phases) when the analysis found
+// more than one, else an empty array.
+const nlohmann::json& changed_phases(const nlohmann::json& bottlenecks);
+
+// The systemc kernel's sampling: a method that runs once nothing is pending at the current time
+// and samples every boundary up to the next pending activity, then waits until just before the
+// next boundary (or that activity, if later). With nothing pending it stops, so that it never
+// keeps the simulation alive; the report samples the end.
+class PhaseSamplerProcess : public sc_core::sc_module {
+ public:
+  PhaseSamplerProcess(sc_core::sc_module_name name, PhaseSampler& sampler);
+
+ private:
+  void step();
+  PhaseSampler& sampler_;
+};
+
+}  // namespace famsim

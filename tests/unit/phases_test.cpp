@@ -1,0 +1,203 @@
+// The per-phase bottleneck analysis (models/core/phases.h) on resources whose work is set by hand:
+// each phase's span, limiter and utilisation worked out from the work put in.
+#include "models/core/initiator.h"
+#include "models/core/occupancy.h"
+#include "models/core/phases.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace famsim {
+namespace {
+
+// A block with one bandwidth resource whose busy time the test sets. Its probe reads the counter
+// (as a crossbar's output ports do) or, for names starting with 'b', asks a function for it in 0.1
+// ns (as a link's wires do, in fs): both kinds of probe in every test.
+class Server : public Component {
+ public:
+  Server(ComponentRegistry& reg, const std::string& name)
+      : Component(reg, name, BlockKind::kLink) {}
+  void report(ComponentReport&, const ReportWindow&) const override {}
+  std::size_t occupancy() const override { return 0; }
+  void probes(std::vector<ResourceProbe>& out) const override {
+    ResourceProbe p;
+    p.use.name = "wire";
+    p.use.capacity = 100;  // GB/s
+    if (component_name()[0] == 'b') {
+      p.work = [this] { return busy_ps / 100; };  // in 0.1 ns: exact in the tests
+      p.scale = 100;
+    } else {
+      p.counter = &busy_ps;
+    }
+    out.push_back(std::move(p));
+  }
+  std::uint64_t busy_ps = 0;
+};
+
+// A block with one pool of 4 slots.
+class Pool : public Component {
+ public:
+  Pool(ComponentRegistry& reg, const std::string& name)
+      : Component(reg, name, BlockKind::kDevicePort), gauge(4) {}
+  void report(ComponentReport&, const ReportWindow&) const override {}
+  std::size_t occupancy() const override { return 0; }
+  void probes(std::vector<ResourceProbe>& out) const override {
+    out.push_back(pool_probe("tags", gauge));
+  }
+  OccupancyGauge gauge;
+};
+
+// An initiator whose completed bytes the test sets.
+class Source : public Initiator {
+ public:
+  std::uint64_t issued() const override { return 0; }
+  std::uint64_t completed() const override { return 0; }
+  std::uint64_t bytes_requested() const override { return 0; }
+  std::uint64_t bytes_delivered() const override { return 0; }
+  std::uint64_t duplicates() const override { return 0; }
+  std::uint64_t data_mismatches() const override { return 0; }
+  std::uint64_t first_issue_ps() const override { return 0; }
+  std::uint64_t last_completion_ps() const override { return 0; }
+  bool finished() const override { return true; }
+  void complete(std::uint32_t bytes) { count_completion(TargetClass::kDevice, false, bytes, 1); }
+};
+
+constexpr std::uint64_t kW = 1000;  // window, ps
+
+TEST(Phases, TwoServersTakingTurnsAreTwoPhases) {
+  ComponentRegistry reg;
+  Server a(reg, "a0"), b(reg, "b0");
+  Source src;
+  PhaseSampler s;
+  s.set_window_ps(kW);
+  s.attach(reg, {&src});
+  // Windows 0-9: a busy all the time, b a tenth; windows 10-19 the other way round. 50 bytes per
+  // window: 50 B / 1 ns = 50 GB/s.
+  for (std::uint64_t k = 1; k <= 20; ++k) {
+    const bool first = k <= 10;
+    a.busy_ps += first ? kW : kW / 10;
+    b.busy_ps += first ? kW / 10 : kW;
+    src.complete(50);
+    EXPECT_EQ(s.before(k * kW), (k + 1) * kW);
+  }
+  const nlohmann::json j = s.analyze({0, 20 * kW}, 0.85);
+  EXPECT_DOUBLE_EQ(j["window_ns"].get<double>(), 1.0);
+  EXPECT_EQ(j["windows"], 20);
+  const nlohmann::json& p = j["phases"];
+  ASSERT_EQ(p.size(), 2u) << j.dump(1);
+  EXPECT_DOUBLE_EQ(p[0]["start_ns"].get<double>(), 0.0);
+  EXPECT_DOUBLE_EQ(p[0]["end_ns"].get<double>(), 10.0);
+  EXPECT_EQ(p[0]["limiter"]["component"], "a0");
+  EXPECT_EQ(p[0]["limiter"]["reason"], "bandwidth");
+  EXPECT_DOUBLE_EQ(p[0]["limiter"]["utilization"].get<double>(), 1.0);
+  EXPECT_DOUBLE_EQ(p[1]["start_ns"].get<double>(), 10.0);
+  EXPECT_DOUBLE_EQ(p[1]["end_ns"].get<double>(), 20.0);
+  EXPECT_EQ(p[1]["limiter"]["component"], "b0");
+  EXPECT_NEAR(p[0]["achieved_gbps"].get<double>(), 50.0, 1e-9);
+  EXPECT_NEAR(p[1]["by_target_gbps"]["device"].get<double>(), 50.0, 1e-9);
+  // The bound: achieved / the limiter's utilisation = 50 / 1.
+  EXPECT_NEAR(p[1]["analytic_bound_gbps"].get<double>(), 50.0, 1e-9);
+  EXPECT_EQ(changed_phases({{"phases", j}}).size(), 2u);
+}
+
+TEST(Phases, WindowsMergePairwiseWhenTheRunOutgrowsThem) {
+  ComponentRegistry reg;
+  Server a(reg, "a0"), b(reg, "b0");
+  PhaseSampler s;
+  s.set_window_ps(kW);
+  s.attach(reg, {});
+  // a limits up to 12 ns, b after, over 40 ns. At the 32nd boundary the 32 windows of 1 ns become
+  // 16 of 2 ns; the next boundary is then 34 ns.
+  std::uint64_t t = 0;
+  while (t < 40 * kW) {
+    const std::uint64_t next = s.next_boundary();
+    const std::uint64_t w = next - t;
+    a.busy_ps += t < 12 * kW ? w : 0;
+    b.busy_ps += t < 12 * kW ? 0 : w;
+    t = next;
+    s.before(t);
+    if (t == 32 * kW) {
+      EXPECT_EQ(s.next_boundary(), 34 * kW);
+    }
+  }
+  const nlohmann::json j = s.analyze({0, 40 * kW}, 0.85);
+  EXPECT_DOUBLE_EQ(j["window_ns"].get<double>(), 2.0);
+  EXPECT_EQ(j["windows"], 20);
+  const nlohmann::json& p = j["phases"];
+  ASSERT_EQ(p.size(), 2u) << j.dump(1);
+  EXPECT_DOUBLE_EQ(p[0]["end_ns"].get<double>(), 12.0);
+  EXPECT_EQ(p[0]["windows"], 6);
+  EXPECT_EQ(p[1]["limiter"]["component"], "b0");
+  EXPECT_DOUBLE_EQ(p[1]["limiter"]["utilization"].get<double>(), 1.0);
+}
+
+TEST(Phases, AOneWindowBlipIsNotAPhase) {
+  ComponentRegistry reg;
+  Server a(reg, "a0"), b(reg, "b0");
+  PhaseSampler s;
+  s.set_window_ps(kW);
+  s.attach(reg, {});
+  // a busy all the time but in window 9, where it is half busy and b is busy.
+  for (std::uint64_t k = 1; k <= 20; ++k) {
+    a.busy_ps += k == 10 ? kW / 2 : kW;
+    b.busy_ps += k == 10 ? kW : 0;
+    s.before(k * kW);
+  }
+  const nlohmann::json j = s.analyze({0, 20 * kW}, 0.85);
+  ASSERT_EQ(j["phases"].size(), 1u) << j.dump(1);
+  // a over the run: 19.5 of 20 ns.
+  EXPECT_DOUBLE_EQ(j["phases"][0]["limiter"]["utilization"].get<double>(), 19.5 / 20);
+  EXPECT_TRUE(changed_phases({{"phases", j}}).empty());
+}
+
+TEST(Phases, AFullPoolLimitsWhereNoServerSaturates) {
+  ComponentRegistry reg;
+  Server a(reg, "a0");
+  Pool tags(reg, "dev0");
+  PhaseSampler s;
+  s.set_window_ps(kW);
+  s.attach(reg, {});
+  // 0-8 ns: the pool full (4 of 4), a half busy; 8-16 ns: the pool holds 1, a busy. The run's
+  // report window starts at 2 ns: the first phase is 2-8 ns.
+  tags.gauge.set(4, 0);
+  for (std::uint64_t k = 1; k <= 16; ++k) {
+    if (k == 9) tags.gauge.set(1, 8 * kW);
+    a.busy_ps += k <= 8 ? kW / 2 : kW;
+    s.before(k * kW);
+  }
+  const nlohmann::json j = s.analyze({2 * kW, 16 * kW}, 0.85);
+  const nlohmann::json& p = j["phases"];
+  ASSERT_EQ(p.size(), 2u) << j.dump(1);
+  EXPECT_DOUBLE_EQ(p[0]["start_ns"].get<double>(), 2.0);
+  EXPECT_DOUBLE_EQ(p[0]["end_ns"].get<double>(), 8.0);
+  EXPECT_EQ(p[0]["limiter"]["component"], "dev0");
+  EXPECT_EQ(p[0]["limiter"]["resource"], "tags");
+  EXPECT_EQ(p[0]["limiter"]["reason"], "slots");
+  EXPECT_DOUBLE_EQ(p[0]["limiter"]["utilization"].get<double>(), 1.0);
+  EXPECT_EQ(p[1]["limiter"]["component"], "a0");
+}
+
+TEST(Phases, TheEndOfTheRunIsSampledByTheAnalysis) {
+  ComponentRegistry reg;
+  Server a(reg, "a0");
+  PhaseSampler s;
+  s.set_window_ps(kW);
+  s.attach(reg, {});
+  // Busy through 3 ns, sampled; the run ends at 3.5 ns with a busy 0.25 ns since: 50 % of the
+  // span the analysis samples itself.
+  for (std::uint64_t k = 1; k <= 3; ++k) {
+    a.busy_ps += kW;
+    s.before(k * kW);
+  }
+  a.busy_ps += kW / 4;
+  const nlohmann::json j = s.analyze({0, 3 * kW + kW / 2}, 0.85);
+  EXPECT_EQ(j["windows"], 4);
+  ASSERT_EQ(j["phases"].size(), 1u);
+  // Over the run: 3.25 of 3.5 ns.
+  EXPECT_DOUBLE_EQ(j["phases"][0]["limiter"]["utilization"].get<double>(), 3.25 / 3.5);
+}
+
+}  // namespace
+}  // namespace famsim
