@@ -215,6 +215,9 @@ expect_bad window_1e9 "sim.timeseries_window_ns below 1 ps" \
 expect_bad window_half_ps "sim.timeseries_window_ns of half a picosecond" \
   "sim.timeseries_window_ns:" "at least 0.001 ns" -- \
   "${SMALL[@]}" --set sim.timeseries_window_ns=0.0005 $(out window_half_ps)
+expect_bad phase_window_1e9 "sim.phase_window_ns below 1 ps" \
+  "sim.phase_window_ns:" "expected 0 (no per-phase analysis) or at least 0.001 ns" -- \
+  "${SMALL[@]}" --set sim.phase_window_ns=1e-9 $(out phase_window_1e9)
 expect_bad max_time_1e9 "sim.max_time_ns below 1 ps" \
   "sim.max_time_ns:" "expected 0 (no limit) or at least 0.001 ns" -- \
   "${SMALL[@]}" --set sim.max_time_ns=1e-9 $(out max_time_1e9)
@@ -226,7 +229,15 @@ expect_rc 0 "sim.timeseries_window_ns: 0.001 (1 ps)"
 run_famsim window_off "${SMALL[@]}" --set sim.timeseries_window_ns=0 --out "$WORK/out-window_off"
 expect_rc 0 "sim.timeseries_window_ns: 0"
 [ ! -e "$WORK/out-window_off/timeseries.csv" ] || fail "a window of 0 still wrote timeseries.csv"
-pass "a 1 ps window runs, and 0 still switches the time series off"
+run_famsim phase_window_1ps "${SMALL[@]}" --set sim.phase_window_ns=0.001 \
+  --out "$WORK/out-phase_window_1ps"
+expect_rc 0 "sim.phase_window_ns: 0.001 (1 ps)"
+run_famsim phase_window_off "${SMALL[@]}" --set sim.phase_window_ns=0 \
+  --out "$WORK/out-phase_window_off"
+expect_rc 0 "sim.phase_window_ns: 0"
+grep -q '"phases"' "$WORK/out-phase_window_off/stats.json" &&
+  fail "a phase window of 0 still wrote bottlenecks.phases"
+pass "a 1 ps window runs, and 0 still switches the time series and the per-phase analysis off"
 
 # --- famsim bench on a platform its workload cannot run on: said in the user's terms, not as the
 # --- workload override bench applies itself (the user typed no --set). ----------------------------
