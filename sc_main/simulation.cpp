@@ -834,12 +834,12 @@ void Simulation::note_direction_phases(nlohmann::json& bottlenecks) const {
                                 p.reads_only * 100.0, p.writes_only * 100.0,
                                 changed_phases(bottlenecks).empty()
                                     ? "run each phase as a workload of its own to find its limiter"
-                                    : "the limiter of each phase is given above");
+                                    : "the limiter of each phase is given first");
 }
 
 void Simulation::note_phases(nlohmann::json& bottlenecks) const {
   // Whole-run utilisations average over the run; where the limiter changed from one part of the
-  // run to another, the sentence says so and names each part's.
+  // run to another, the sentence says so first and names each part's.
   const nlohmann::json& list = changed_phases(bottlenecks);
   if (list.empty()) return;
   std::vector<std::string> parts;
@@ -856,12 +856,14 @@ void Simulation::note_phases(nlohmann::json& bottlenecks) const {
                                               l["utilization"].get<double>() * 100.0,
                                               p["achieved_gbps"].get<double>()));
   }
-  bottlenecks["sentence"] =
-      bottlenecks["sentence"].get<std::string>() +
-      fmt::format(
-          " The limiter changed over the run (per-phase analysis, windows of {:.3g} us): "
-          "{}.",
-          bottlenecks["phases"]["window_ns"].get<double>() * 1e-3, fmt::join(parts, "; "));
+  // Said first: the whole-run verdict that follows can name a pool that only filled behind
+  // each phase's limiter in turn, or say that nothing saturates.
+  std::string whole = bottlenecks["sentence"].get<std::string>();
+  if (whole.rfind("No ", 0) == 0) whole[0] = 'n';
+  bottlenecks["sentence"] = fmt::format(
+      "The limiter changed over the run (per-phase analysis, windows of {:.3g} us): {}. Averaged "
+      "over the whole run, which hides that: {}",
+      bottlenecks["phases"]["window_ns"].get<double>() * 1e-3, fmt::join(parts, "; "), whole);
 }
 
 std::string Simulation::config_yaml() const { return yaml_to_text(doc_.root); }
