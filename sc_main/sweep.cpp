@@ -2,6 +2,7 @@
 
 #include "models/core/bottleneck.h"
 #include "models/core/config.h"
+#include "models/core/phases.h"
 #include "platforms/presets.h"
 #include "sc_main/report.h"
 #include "sc_main/simulation.h"
@@ -51,7 +52,8 @@ const std::vector<std::string> kMetrics = {"bandwidth_gbps",
                                            "limiter_utilization",
                                            "simulated_time_ns",
                                            "host_seconds",
-                                           "device_bandwidth_gbps"};
+                                           "device_bandwidth_gbps",
+                                           "phase_limiters"};
 const std::vector<std::string> kSensitivityMetrics = {"bandwidth_gbps", "latency_mean_ns",
                                                       "latency_p99_ns"};
 
@@ -424,7 +426,8 @@ nlohmann::json headline_metrics(const nlohmann::json& s) {
       {"limiter_utilization", num({"bottlenecks", "limiter", "utilization"})},
       {"simulated_time_ns", num({"sim", "simulated_time_ns"})},
       {"host_seconds", num({"sim", "host_seconds"})},
-      {"device_bandwidth_gbps", num({"summary", "by_target", "device", "bandwidth_gbps"})}};
+      {"device_bandwidth_gbps", num({"summary", "by_target", "device", "bandwidth_gbps"})},
+      {"phase_limiters", ""}};
   // The workload's own results (generator streams): tokens per second, step time, hit rate...
   nlohmann::json wl = nlohmann::json::object();
   if (s.contains("workload") && s["workload"].contains("streams")) {
@@ -440,6 +443,18 @@ nlohmann::json headline_metrics(const nlohmann::json& s) {
     const auto& l = s["bottlenecks"]["limiter"];
     m["limiter"] = l["class"].get<std::string>() + " " +
                    resource_class(l["resource"].get<std::string>());
+  }
+  // Each phase's limiter, when it changed over the run (bottlenecks.phases): where a parameter
+  // moves the run into or out of phases.
+  if (s.contains("bottlenecks")) {
+    std::vector<std::string> parts;
+    for (const nlohmann::json& p : changed_phases(s["bottlenecks"])) {
+      const nlohmann::json& l = p["limiter"];
+      parts.push_back(l.is_null() ? std::string("none")
+                                  : l["class"].get<std::string>() + " " +
+                                        resource_class(l["resource"].get<std::string>()));
+    }
+    m["phase_limiters"] = fmt::format("{}", fmt::join(parts, " -> "));
   }
   return m;
 }

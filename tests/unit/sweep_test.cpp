@@ -158,5 +158,25 @@ TEST(Sweep, KeysTheConfigurationDoesNotKnowAreErrorsOfTheSweepFile) {
   }
 }
 
+// results.csv's phase_limiters: each phase's limiter class in order when there is more than one
+// phase (a stats.json written by hand), empty with one.
+TEST(Sweep, PhaseLimitersListEachPhaseInOrder) {
+  auto phase = [](const char* component, const char* resource, const char* cls) {
+    return nlohmann::json{
+        {"limiter", {{"component", component}, {"resource", resource}, {"class", cls}}}};
+  };
+  nlohmann::json s = {{"bottlenecks",
+                       {{"phases",
+                         {{"phases",
+                           {phase("gpu0_link3", "request wire", "gpu*_link*"),
+                            {{"limiter", nullptr}},
+                            phase("fam0.port_logic", "tags (port 2)", "fam*.port_logic")}}}}}}};
+  EXPECT_EQ(headline_metrics(s)["phase_limiters"],
+            "gpu*_link* request wire -> none -> fam*.port_logic tags (port *)");
+  s["bottlenecks"]["phases"]["phases"].erase(2);
+  s["bottlenecks"]["phases"]["phases"].erase(1);
+  EXPECT_EQ(headline_metrics(s)["phase_limiters"], "");
+}
+
 }  // namespace
 }  // namespace famsim
