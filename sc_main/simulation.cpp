@@ -294,6 +294,10 @@ Simulation::Simulation(ConfigDoc doc, const std::string& out_dir, const std::str
   if (!cfg_.platform.trace_player.present) map_workload();
   ctx_->phases.set_window_ps(
       static_cast<std::uint64_t>(std::llround(cfg_.sim.phase_window_ns * 1000.0)));
+  if (cfg_.sim.max_time_ns > 0) {
+    ctx_->phases.set_end_ps(
+        static_cast<std::uint64_t>(std::llround(cfg_.sim.max_time_ns * 1000.0)));
+  }
   ctx_->phases.attach(ctx_->registry,
                       {platform_->initiators().begin(), platform_->initiators().end()});
   if (ctx_->phases.enabled()) {

@@ -39,6 +39,8 @@ class OccupancyGauge {
   }
 
   std::uint64_t level() const { return level_; }
+  // When the level last changed (or a block last accounted it).
+  std::uint64_t last_change() const { return since_ps_; }
   // The time integral of the level (level x ps) up to `end_ps`, or up to the last change when
   // that came later.
   std::uint64_t integral_to(std::uint64_t end_ps) const {

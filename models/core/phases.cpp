@@ -151,6 +151,7 @@ nlohmann::json PhaseSampler::analyze(const ReportWindow& window, double threshol
   }
   std::vector<ResourceRecord> recs;
   std::vector<double> servers;
+  std::vector<double> beyond;  // a pool's last change past the end, ps
   {
     // A component's probes are consecutive, in the order it gave them.
     std::vector<ResourceProbe> probes;
@@ -174,6 +175,11 @@ nlohmann::json PhaseSampler::analyze(const ReportWindow& window, double threshol
       recs.push_back({owner->component_name(), owner->kind(), p.use});
       if (p.depth) recs.back().use.path_depth = p.depth();
       servers.push_back(p.servers);
+      const Hot& h = hot_[i];
+      const double last = h.gauge ? static_cast<double>(h.gauge->last_change()) *
+                                        static_cast<double>(h.tick_fs) * 1e-3
+                                  : 0.0;
+      beyond.push_back(std::max(0.0, last - static_cast<double>(end)));
     }
   }
   // The windows within the report window: work after it closes (a DRAM controller draining
@@ -191,7 +197,10 @@ nlohmann::json PhaseSampler::analyze(const ReportWindow& window, double threshol
       into = &spans.back();
     } else {
       s.work.assign(recs.size(), 0.0);
-      s.windows = 1;
+      // The rest of the run counts as the windows it spans (more than one only when a run cut
+      // off by sim.max_time_ns has no sample between its last event and its end).
+      s.windows = std::max<std::size_t>(
+          1, static_cast<std::size_t>((s.end_ps - k * window_ps_ + window_ps_ - 1) / window_ps_));
     }
     for (const auto& [i, w] : rows[k]) {
       if (slot[i] >= 0) into->work[static_cast<std::size_t>(slot[i])] += w;
@@ -214,7 +223,10 @@ nlohmann::json PhaseSampler::analyze(const ReportWindow& window, double threshol
   auto set_utilization = [&](const Span& s) {
     const double ps = static_cast<double>(s.end_ps - s.start_ps);
     for (std::size_t r = 0; r < recs.size(); ++r) {
-      const double u = servers[r] > 0 && ps > 0 ? s.work[r] / (ps * servers[r]) : 0.0;
+      // A pool whose block accounted changes after the end (a DRAM queue draining posted writes)
+      // is averaged up to its last change, as the report averages it (OccupancyGauge::covered).
+      const double d = s.end_ps == end ? ps + beyond[r] : ps;
+      const double u = servers[r] > 0 && d > 0 ? s.work[r] / (d * servers[r]) : 0.0;
       recs[r].use.utilization = std::clamp(u, 0.0, 1.0);
       recs[r].use.used = recs[r].use.utilization * recs[r].use.capacity;
     }
@@ -348,6 +360,7 @@ void PhaseSamplerProcess::step() {
   const std::uint64_t now = sc_core::sc_time_stamp().value();
   const std::uint64_t next_activity = now + sc_core::sc_time_to_pending_activity().value();
   const std::uint64_t boundary = sampler_.before(next_activity);
+  if (sampler_.done()) return;
   // The next boundary is after the next activity: wake just before it, when every event before it
   // has run and no more can come before it unless something is pending then.
   next_trigger(sc_core::sc_time::from_value(boundary - 1 - now));

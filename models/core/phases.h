@@ -15,7 +15,8 @@
 // kernels (wakeup.h), so that stats.json stays identical between them: the famsim kernel samples
 // in Scheduler::run before the first wake-up at or after B; the systemc kernel's sampling method
 // waits until nothing is pending at the current time and samples every boundary up to the next
-// pending activity.
+// pending activity. Either samples only boundaries before the last event or, in a run cut off by
+// sim.max_time_ns, before the end; the analysis samples the rest of the run itself.
 #pragma once
 
 #include "models/core/occupancy.h"
@@ -41,6 +42,9 @@ class PhaseSampler {
 
   // window_ps 0: switched off.
   void set_window_ps(std::uint64_t w) { window_ps_ = w; }
+  // No boundary at or after this time is sampled (sim.max_time_ns: no event runs then), in
+  // either kernel.
+  void set_end_ps(std::uint64_t e) { end_ps_ = e; }
   bool enabled() const { return window_ps_ > 0; }
   // Collects every component's probes (Component::probes) and the initiators whose completed
   // bytes make each window's achieved bandwidth; called once the platform is built.
@@ -48,9 +52,12 @@ class PhaseSampler {
 
   // The next boundary not yet sampled (kNever when off).
   std::uint64_t next_boundary() const { return next_ps_; }
+  // Every boundary before the end has been sampled (a run cut off by sim.max_time_ns).
+  bool done() const { return next_ps_ >= end_ps_; }
   // Samples every boundary at or before `t_ps`, the time of the next event to run; returns the
   // next boundary.
   std::uint64_t before(std::uint64_t t_ps) {
+    if (t_ps >= end_ps_) t_ps = end_ps_ - 1;
     while (next_ps_ <= t_ps) sample();
     return next_ps_;
   }
@@ -69,12 +76,13 @@ class PhaseSampler {
 
   std::uint64_t window_ps_ = 0;
   std::uint64_t next_ps_ = kNever;
+  std::uint64_t end_ps_ = kNever;
   // Probe i's work counter at time t (ResourceProbe: times its scale, resource x ps).
   std::uint64_t raw(std::size_t i, std::uint64_t t_ps) const {
     const Hot& h = hot_[i];
     if (h.counter) return *h.counter;
     if (h.gauge) return h.gauge->integral_to(h.tick_fs == 1000 ? t_ps : t_ps * 1000 / h.tick_fs);
-    return functions_[h.function]();
+    return functions_[h.function](t_ps);
   }
 
   // The work (resource x ps) of probe i since the last boundary sampled, its counter now at r (a
@@ -96,7 +104,7 @@ class PhaseSampler {
     float scale;
   };
   std::vector<Hot> hot_;
-  std::vector<std::function<std::uint64_t()>> functions_;
+  std::vector<std::function<std::uint64_t(std::uint64_t)>> functions_;
   std::vector<const Component*> owners_;  // each probe's component
   std::vector<std::uint64_t> last_;       // each probe's raw() at the last boundary sampled
   std::uint64_t last_ps_ = 0;

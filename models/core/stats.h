@@ -159,11 +159,11 @@ struct ResourceProbe {
   ResourceUse use;
   double servers = 1;
   // The work: a counter, or a pool's gauge (its time integral, its clock ticking every `tick_fs`),
-  // or else what `work()` returns; times `scale`.
+  // or else what `work(t)` returns for a sample at t ps; times `scale`.
   const std::uint64_t* counter = nullptr;
   const OccupancyGauge* gauge = nullptr;
   std::uint64_t tick_fs = 1000;
-  std::function<std::uint64_t()> work;
+  std::function<std::uint64_t(std::uint64_t t_ps)> work;
   double scale = 1;
   // Where it sits, when only the run's traffic says (a mesh's credit pools: how far along the
   // routes of their packets); null when use.path_depth does. Asked at the end of the run.

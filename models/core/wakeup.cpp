@@ -166,6 +166,10 @@ void Scheduler::run() {
   if (w && !stopped_ && w->pending_ps_ < end_ps_) {
     notified_ps_ = w->pending_ps_;
     event_.notify(sc_core::sc_time::from_value(notified_ps_ > sc_now ? notified_ps_ - sc_now : 0));
+  } else if (w && !stopped_ && sampler_) {
+    // Cut off by sim.max_time_ns with more to do: the boundaries before the end, as the systemc
+    // kernel samples them.
+    sampler_->before(w->pending_ps_);
   }
 }
 

@@ -451,6 +451,16 @@ double Link::padding_ps(const Wire& w) const {
   return static_cast<double>(padding_slots) * static_cast<double>(flit_fs_) * 1e-3 / per_flit;
 }
 
+OccupancyGauge Link::credits_held_at(const Channel& c, std::uint64_t t_ps) {
+  OccupancyGauge held = c.credits_held;
+  std::uint64_t level = c.credits_total - c.credits_free;
+  for (std::size_t k = 0; k < c.returning.size() && c.returning[k].at_ps < t_ps; ++k) {
+    level -= c.returning[k].credits;
+    held.set(level, c.returning[k].at_ps);
+  }
+  return held;
+}
+
 double Link::credit_depth(unsigned k) const {
   // Entered just before the block the link feeds, on the way out or (responses) back.
   // ch_[0] and ch_[3] carry side A's transactions (requests A->B, their responses B->A).
@@ -465,7 +475,7 @@ void Link::probes(std::vector<ResourceProbe>& out) const {
     ResourceProbe wire;
     wire.use.name = i == 0 ? "request wire" : "response wire";
     wire.use.capacity = bandwidth_gbps_;
-    wire.work = [this, w] {
+    wire.work = [this, w](std::uint64_t) {
       const double fs = static_cast<double>(w->busy_fs) - padding_ps(*w) * 1e3;
       return fs > 0 ? static_cast<std::uint64_t>(fs) : std::uint64_t{0};
     };
@@ -475,6 +485,8 @@ void Link::probes(std::vector<ResourceProbe>& out) const {
       const Channel& c = *w->vc[v];
       if (!c.active) continue;
       ResourceProbe credits = pool_probe(credit_name(i, v), c.credits_held);
+      credits.gauge = nullptr;
+      credits.work = [&c](std::uint64_t t) { return credits_held_at(c, t).integral_to(t); };
       credits.use.response_path = v == 1;
       credits.use.path_depth = credit_depth(2 * i + v);
       out.push_back(std::move(credits));
@@ -550,13 +562,7 @@ void Link::report(ComponentReport& r, const ReportWindow& window) const {
       const std::string name = credit_name(i, v);
       // Credits on their way back when the window ends are counted back at the sender from the
       // time they arrive (a VC with nothing more to send does not look at them again).
-      OccupancyGauge held = c.credits_held;
-      std::uint64_t level = c.credits_total - c.credits_free;
-      for (std::size_t k = 0; k < c.returning.size() && c.returning[k].at_ps < window.end_ps; ++k) {
-        level -= c.returning[k].credits;
-        held.set(level, c.returning[k].at_ps);
-      }
-      ResourceUse credits = slot_pool(name, held, window);
+      ResourceUse credits = slot_pool(name, credits_held_at(c, window.end_ps), window);
       credits.backpressure_ns = static_cast<double>(c.stall_ps) * 1e-3;
       credits.response_path = v == 1;
       credits.path_depth = credit_depth(2 * i + v);

@@ -241,6 +241,10 @@ class Link : public sc_core::sc_module, public Component {
   // Flit time of the slots no transfer took, when packing is dense (the wire's time that more
   // traffic would have filled; report()), else 0, in ps.
   double padding_ps(const Wire& w) const;
+  // Channel c's credits held as of t_ps: the gauge with the credits back at the sender before t
+  // taken off from the time they arrive (the sender counts them back only at its next decision,
+  // which an idle VC does not make).
+  static OccupancyGauge credits_held_at(const Channel& c, std::uint64_t t_ps);
   // Where channel k's credits are entered on the round trip, -1 when the far end's kind says it.
   double credit_depth(unsigned k) const;
 

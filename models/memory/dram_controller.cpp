@@ -348,7 +348,7 @@ void DramController::probes(std::vector<ResourceProbe>& out) const {
     u.use.name = fmt::format("activate rate (rank {}, tRRD/tFAW)", k);
     u.use.unit = "M ACT/s";
     u.use.capacity = 1e3 / (spacing_ck * s.timing.tck_ns());
-    u.work = [st, k, banks] {
+    u.work = [st, k, banks](std::uint64_t) {
       std::uint64_t n = 0;
       for (unsigned b = k * banks; b < (k + 1) * banks; ++b) n += st->bank_activates[b];
       return n;

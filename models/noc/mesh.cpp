@@ -587,13 +587,7 @@ void Mesh::report(ComponentReport& r, const ReportWindow& window) const {
     for (const Output& o : net->out) {
       if (o.packets == 0) continue;
       // Credits on their way back when the window ends count as back from when they arrive.
-      OccupancyGauge taken = o.taken;
-      std::vector<unsigned> credits = o.credits;
-      for (std::size_t k = 0; k < o.returns.size() && o.returns[k].at_ps < window.end_ps; ++k) {
-        const CreditReturn& c = o.returns[k];
-        set_room(taken, credits[c.vc], credits[c.vc] + c.flits, c.at_ps);
-        credits[c.vc] += c.flits;
-      }
+      const OccupancyGauge taken = taken_at(o, window.end_ps);
       if (o.downstream_input == kNone) {
         add(slot_pool(fmt::format("{} ejection buffer ({} {})", dir,
                                   responses ? "port" : "controller", o.endpoint),
@@ -604,6 +598,17 @@ void Mesh::report(ComponentReport& r, const ReportWindow& window) const {
       add(slot_pool(link_name(*net, o, "VC credits"), taken, window), route_fraction(o));
     }
   }
+}
+
+OccupancyGauge Mesh::taken_at(const Output& o, std::uint64_t t_ps) const {
+  OccupancyGauge taken = o.taken;
+  std::vector<unsigned> credits = o.credits;
+  for (std::size_t k = 0; k < o.returns.size() && o.returns[k].at_ps < t_ps; ++k) {
+    const CreditReturn& c = o.returns[k];
+    set_room(taken, credits[c.vc], credits[c.vc] + c.flits, c.at_ps);
+    credits[c.vc] += c.flits;
+  }
+  return taken;
 }
 
 std::string Mesh::link_name(const Network& net, const Output& o, const char* what) const {
@@ -648,14 +653,20 @@ void Mesh::probes(std::vector<ResourceProbe>& out) const {
           0.0);
     }
     for (const Output& o : net->out) {
+      // Credits back but not yet collected count as back from when they arrive (taken_at).
+      auto taken = [this, &o](ResourceProbe p) {
+        p.gauge = nullptr;
+        p.work = [this, &o](std::uint64_t t) { return taken_at(o, t).integral_to(t); };
+        return p;
+      };
       if (o.downstream_input == kNone) {
-        add(pool_probe(fmt::format("{} ejection buffer ({} {})", dir,
-                                   responses ? "port" : "controller", o.endpoint),
-                       o.taken),
+        add(taken(pool_probe(fmt::format("{} ejection buffer ({} {})", dir,
+                                         responses ? "port" : "controller", o.endpoint),
+                             o.taken)),
             1.0);
         continue;
       }
-      ResourceProbe p = pool_probe(link_name(*net, o, "VC credits"), o.taken);
+      ResourceProbe p = taken(pool_probe(link_name(*net, o, "VC credits"), o.taken));
       const Output* op = &o;
       p.depth = [op, responses] { return noc_pool_depth(route_fraction(*op), responses); };
       add(std::move(p), 0.5);

@@ -276,6 +276,9 @@ class Mesh : public sc_core::sc_module, public Component {
   friend class Wakeup;
   void behaviour();
   double link_gbps() const { return params_.link_bytes * clock_.mhz() * 1e-3; }
+  // Output o's room in use downstream as of t_ps: its gauge with the credits back before t counted
+  // back from the time they arrive (the output collects them only when it next sends).
+  OccupancyGauge taken_at(const Output& o, std::uint64_t t_ps) const;
   // "request link (0,1)->(1,1)": a router-to-router output as a resource; with `what` "VC
   // credits" in place of "link", its credits.
   std::string link_name(const Network& net, const Output& o, const char* what = "link") const;

@@ -162,6 +162,24 @@ EOF
   fail "per-phase bottlenecks"
 pass "per-phase analysis: the write phase's and the read phase's limiters, each phase's bandwidth"
 
+# An idle gap between the writes and the reads is a phase of its own with nothing saturated: the
+# link's request VC holds no credits while idle, although its sender collects the returned ones
+# only when it next sends (a sampled gauge alone showed it 56 % full through the gap: a threshold
+# of 0.5 makes that a limiter).
+run_famsim gap run --platform "$PLATFORM" --workload tests/cli/data/idle_gap.yaml \
+  --set sim.saturation_threshold=0.5 --out "$WORK/gap"
+expect_rc 0 "idle_gap on $PLATFORM"
+python3 - "$WORK/gap/stats.json" <<'EOF' || fail "per-phase bottlenecks of a run with an idle gap"
+import json, sys
+p = json.load(open(sys.argv[1]))["bottlenecks"]["phases"]["phases"]
+assert [q["limiter"] and q["limiter"]["resource"] for q in p] == \
+    ["request wire", None, "response wire"], p
+# The reads start at 500 us: the gap phase ends there, within a window.
+assert p[1]["end_ns"] == 500000, p[1]
+assert p[1]["achieved_gbps"] < 1, p[1]
+EOF
+pass "an idle gap is a phase with nothing saturated"
+
 # --- Same seed, same results (host-time fields aside). ----------------------------------------
 run_famsim run2 run "${SMALL[@]}" --out "$WORK/run2" --seed 7
 expect_rc 0 "second famsim run with seed 7"

@@ -73,6 +73,14 @@ run fam_mesh_loaded --platform platforms/fam_mesh.yaml --set workload.streams.0.
 run pod_four_planes --platform platforms/ualink_pod64.yaml --workload traffic/pod_random_read.yaml \
   --set workload.streams.0.total_bytes=64KiB --set workload.streams.1.total_bytes=64KiB \
   --set workload.streams.2.total_bytes=64KiB --set workload.streams.3.total_bytes=64KiB
+# The per-phase analysis samples at window boundaries: a run cut off exactly at a boundary (32
+# windows of 5 us: the window doubles there), and an idle gap (link credits back but not yet
+# collected), cut off in the gap.
+run cut_at_a_boundary --platform platforms/minimal.yaml --workload traffic/write_then_verify.yaml \
+  --set sim.max_time_ns=160000
+run idle_gap_cut --platform platforms/minimal.yaml --workload tests/cli/data/idle_gap.yaml \
+  --set sim.max_time_ns=300000
+run idle_gap --platform platforms/minimal.yaml --workload tests/cli/data/idle_gap.yaml
 # An AI workload with local HBM and compute gaps, cut at a time limit.
 run kv_decode --workload traffic/kv_decode_llama70b.yaml --set sim.max_time_ns=100000
 # A standalone DDR4 channel on a random trace (reads and writes, posted writes).

@@ -26,7 +26,7 @@ class Server : public Component {
     p.use.name = "wire";
     p.use.capacity = 100;  // GB/s
     if (component_name()[0] == 'b') {
-      p.work = [this] { return busy_ps / 100; };  // in 0.1 ns: exact in the tests
+      p.work = [this](std::uint64_t) { return busy_ps / 100; };  // in 0.1 ns: exact in the tests
       p.scale = 100;
     } else {
       p.counter = &busy_ps;
@@ -105,20 +105,26 @@ TEST(Phases, TwoServersTakingTurnsAreTwoPhases) {
 TEST(Phases, WindowsMergePairwiseWhenTheRunOutgrowsThem) {
   ComponentRegistry reg;
   Server a(reg, "a0"), b(reg, "b0");
+  Source src;
   PhaseSampler s;
   s.set_window_ps(kW);
-  s.attach(reg, {});
-  // a limits up to 12 ns, b after, over 40 ns. At the 32nd boundary the 32 windows of 1 ns become
-  // 16 of 2 ns; the next boundary is then 34 ns.
-  std::uint64_t t = 0;
-  while (t < 40 * kW) {
-    const std::uint64_t next = s.next_boundary();
-    const std::uint64_t w = next - t;
-    a.busy_ps += t < 12 * kW ? w : 0;
-    b.busy_ps += t < 12 * kW ? 0 : w;
-    t = next;
-    s.before(t);
-    if (t == 32 * kW) {
+  s.attach(reg, {&src});
+  // a limits up to 12 ns, b after, over 40 ns, each with work and bytes that differ from window
+  // to window. At the 32nd boundary the 32 windows of 1 ns become 16 of 2 ns; the next boundary
+  // is then 34 ns. Window k (of 1 ns) carries a: 900 + 5k ps, b: 100 + 2k ps before 12 ns; a:
+  // 50 ps, b: 970 - k ps after; and 10 + k bytes.
+  double a12 = 0, b_after = 0, bytes12 = 0, bytes_after = 0;
+  for (std::uint64_t k = 0; k < 40; ++k) {
+    const bool first = k < 12;
+    const std::uint64_t wa = first ? 900 + 5 * k : 50;
+    const std::uint64_t wb = first ? 100 + 2 * k : 970 - k;
+    a.busy_ps += wa;
+    b.busy_ps += wb - wb % 100;  // b's probe counts in 0.1 ns
+    src.complete(static_cast<std::uint32_t>(10 + k));
+    (first ? a12 : b_after) += first ? wa : wb - wb % 100;
+    (first ? bytes12 : bytes_after) += 10 + k;
+    if ((k + 1) * kW == s.next_boundary()) s.before((k + 1) * kW);
+    if (k + 1 == 32) {
       EXPECT_EQ(s.next_boundary(), 34 * kW);
     }
   }
@@ -129,8 +135,32 @@ TEST(Phases, WindowsMergePairwiseWhenTheRunOutgrowsThem) {
   ASSERT_EQ(p.size(), 2u) << j.dump(1);
   EXPECT_DOUBLE_EQ(p[0]["end_ns"].get<double>(), 12.0);
   EXPECT_EQ(p[0]["windows"], 6);
+  EXPECT_EQ(p[0]["limiter"]["component"], "a0");
+  // a over 0-12 ns: 12 x 900 + 5 x (0 + ... + 11) = 11130 ps of 12000; float sums to 1e-6.
+  EXPECT_NEAR(p[0]["limiter"]["utilization"].get<double>(), a12 / 12000.0, 1e-6);
+  EXPECT_NEAR(p[0]["limiter"]["utilization"].get<double>(), 11130.0 / 12000.0, 1e-6);
   EXPECT_EQ(p[1]["limiter"]["component"], "b0");
-  EXPECT_DOUBLE_EQ(p[1]["limiter"]["utilization"].get<double>(), 1.0);
+  EXPECT_NEAR(p[1]["limiter"]["utilization"].get<double>(), b_after / 28000.0, 1e-6);
+  // Bytes: 10 + k in window k, over 12 ns and 28 ns (1 B / ns = 1 GB/s).
+  EXPECT_NEAR(p[0]["achieved_gbps"].get<double>(), bytes12 / 12.0, 1e-9);
+  EXPECT_NEAR(p[0]["achieved_gbps"].get<double>(), (12 * 10 + 66) / 12.0, 1e-9);
+  EXPECT_NEAR(p[1]["achieved_gbps"].get<double>(), bytes_after / 28.0, 1e-9);
+}
+
+TEST(Phases, NoBoundaryAtOrAfterTheEndIsSampled) {
+  ComponentRegistry reg;
+  Server a(reg, "a0");
+  PhaseSampler s;
+  s.set_window_ps(kW);
+  s.set_end_ps(3 * kW + 1);
+  s.attach(reg, {});
+  // A run cut off at 3 ns + 1 ps: asked to sample up to 10 ns, it samples 1, 2 and 3 ns only.
+  a.busy_ps = 3 * kW;
+  EXPECT_EQ(s.before(10 * kW), 4 * kW);
+  EXPECT_TRUE(s.done());
+  const nlohmann::json j = s.analyze({0, 3 * kW + 1}, 0.85);
+  // Windows 0-1, 1-2, 2-3 and the 1 ps after; a's work all in the first.
+  EXPECT_EQ(j["windows"], 4);
 }
 
 TEST(Phases, AOneWindowBlipIsNotAPhase) {
