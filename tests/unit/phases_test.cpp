@@ -66,13 +66,23 @@ class Source : public Initiator {
 
 constexpr std::uint64_t kW = 1000;  // window, ps
 
-TEST(Phases, TwoServersTakingTurnsAreTwoPhases) {
+// Two servers and an initiator; a test adds any other block before start().
+class Phases : public ::testing::Test {
+ protected:
+  void start(std::uint64_t end_ps = PhaseSampler::kNever) {
+    s.set_window_ps(kW);
+    s.set_end_ps(end_ps);
+    s.attach(reg, {&src});
+  }
   ComponentRegistry reg;
-  Server a(reg, "a0"), b(reg, "b0");
+  Server a{reg, "a0"};
+  Server b{reg, "b0"};
   Source src;
   PhaseSampler s;
-  s.set_window_ps(kW);
-  s.attach(reg, {&src});
+};
+
+TEST_F(Phases, TwoServersTakingTurnsAreTwoPhases) {
+  start();
   // Windows 0-9: a busy all the time, b a tenth; windows 10-19 the other way round. 50 bytes per
   // window: 50 B / 1 ns = 50 GB/s.
   for (std::uint64_t k = 1; k <= 20; ++k) {
@@ -102,13 +112,8 @@ TEST(Phases, TwoServersTakingTurnsAreTwoPhases) {
   EXPECT_EQ(changed_phases({{"phases", j}}).size(), 2u);
 }
 
-TEST(Phases, WindowsMergePairwiseWhenTheRunOutgrowsThem) {
-  ComponentRegistry reg;
-  Server a(reg, "a0"), b(reg, "b0");
-  Source src;
-  PhaseSampler s;
-  s.set_window_ps(kW);
-  s.attach(reg, {&src});
+TEST_F(Phases, WindowsMergePairwiseWhenTheRunOutgrowsThem) {
+  start();
   // a limits up to 12 ns, b after, over 40 ns, each with work and bytes that differ from window
   // to window. At the 32nd boundary the 32 windows of 1 ns become 16 of 2 ns; the next boundary
   // is then 34 ns. Window k (of 1 ns) carries a: 900 + 5k ps, b: 100 + 2k ps before 12 ns; a:
@@ -147,13 +152,8 @@ TEST(Phases, WindowsMergePairwiseWhenTheRunOutgrowsThem) {
   EXPECT_NEAR(p[1]["achieved_gbps"].get<double>(), bytes_after / 28.0, 1e-9);
 }
 
-TEST(Phases, NoBoundaryAtOrAfterTheEndIsSampled) {
-  ComponentRegistry reg;
-  Server a(reg, "a0");
-  PhaseSampler s;
-  s.set_window_ps(kW);
-  s.set_end_ps(3 * kW + 1);
-  s.attach(reg, {});
+TEST_F(Phases, NoBoundaryAtOrAfterTheEndIsSampled) {
+  start(3 * kW + 1);
   // A run cut off at 3 ns + 1 ps: asked to sample up to 10 ns, it samples 1, 2 and 3 ns only.
   a.busy_ps = 3 * kW;
   EXPECT_EQ(s.before(10 * kW), 4 * kW);
@@ -163,12 +163,8 @@ TEST(Phases, NoBoundaryAtOrAfterTheEndIsSampled) {
   EXPECT_EQ(j["windows"], 4);
 }
 
-TEST(Phases, AOneWindowBlipIsNotAPhase) {
-  ComponentRegistry reg;
-  Server a(reg, "a0"), b(reg, "b0");
-  PhaseSampler s;
-  s.set_window_ps(kW);
-  s.attach(reg, {});
+TEST_F(Phases, AOneWindowBlipIsNotAPhase) {
+  start();
   // a busy all the time but in window 9, where it is half busy and b is busy.
   for (std::uint64_t k = 1; k <= 20; ++k) {
     a.busy_ps += k == 10 ? kW / 2 : kW;
@@ -182,13 +178,9 @@ TEST(Phases, AOneWindowBlipIsNotAPhase) {
   EXPECT_TRUE(changed_phases({{"phases", j}}).empty());
 }
 
-TEST(Phases, AFullPoolLimitsWhereNoServerSaturates) {
-  ComponentRegistry reg;
-  Server a(reg, "a0");
+TEST_F(Phases, AFullPoolLimitsWhereNoServerSaturates) {
   Pool tags(reg, "dev0");
-  PhaseSampler s;
-  s.set_window_ps(kW);
-  s.attach(reg, {});
+  start();
   // 0-8 ns: the pool full (4 of 4), a half busy; 8-16 ns: the pool holds 1, a busy. The run's
   // report window starts at 2 ns: the first phase is 2-8 ns.
   tags.gauge.set(4, 0);
@@ -209,12 +201,8 @@ TEST(Phases, AFullPoolLimitsWhereNoServerSaturates) {
   EXPECT_EQ(p[1]["limiter"]["component"], "a0");
 }
 
-TEST(Phases, TheEndOfTheRunIsSampledByTheAnalysis) {
-  ComponentRegistry reg;
-  Server a(reg, "a0");
-  PhaseSampler s;
-  s.set_window_ps(kW);
-  s.attach(reg, {});
+TEST_F(Phases, TheEndOfTheRunIsSampledByTheAnalysis) {
+  start();
   // Busy through 3 ns, sampled; the run ends at 3.5 ns with a busy 0.25 ns since: 50 % of the
   // span the analysis samples itself.
   for (std::uint64_t k = 1; k <= 3; ++k) {
