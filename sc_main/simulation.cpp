@@ -286,7 +286,7 @@ Simulation::Simulation(ConfigDoc doc, const std::string& out_dir, const std::str
   if (Scheduler* s = ctx_->scheduler()) {
     s->set_quantum_ps(static_cast<std::uint64_t>(std::llround(cfg_.sim.quantum_ns * 1000.0)));
     if (cfg_.sim.max_time_ns > 0) {
-      s->set_end_ps(static_cast<std::uint64_t>(std::llround(cfg_.sim.max_time_ns * 1000.0)));
+      s->set_end_ps(max_time_ps());
     }
   }
   vmm_ = std::make_unique<AddressSpace>(cfg_.platform.gpu_count);
@@ -295,8 +295,7 @@ Simulation::Simulation(ConfigDoc doc, const std::string& out_dir, const std::str
   ctx_->phases.set_window_ps(
       static_cast<std::uint64_t>(std::llround(cfg_.sim.phase_window_ns * 1000.0)));
   if (cfg_.sim.max_time_ns > 0) {
-    ctx_->phases.set_end_ps(
-        static_cast<std::uint64_t>(std::llround(cfg_.sim.max_time_ns * 1000.0)));
+    ctx_->phases.set_end_ps(max_time_ps());
   }
   ctx_->phases.attach(ctx_->registry,
                       {platform_->initiators().begin(), platform_->initiators().end()});
@@ -618,8 +617,7 @@ bool Simulation::truncated() const {
 
 sc_core::sc_time Simulation::simulated_time() const {
   if (truncated()) {
-    return sc_core::sc_time::from_value(
-        static_cast<std::uint64_t>(std::llround(cfg_.sim.max_time_ns * 1000.0)));
+    return sc_core::sc_time::from_value(max_time_ps());
   }
   std::uint64_t end = 0;
   for (const Initiator* i : platform_->initiators()) end = std::max(end, i->last_completion_ps());

@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cmath>
 #include <memory>
 #include <optional>
 #include <string>
@@ -133,6 +134,10 @@ class Simulation {
   sc_core::sc_time simulated_time() const;
   // Whether sim.max_time_ns stopped the run with work left.
   bool truncated() const;
+  // sim.max_time_ns in ps (0: no limit).
+  std::uint64_t max_time_ps() const {
+    return static_cast<std::uint64_t>(std::llround(cfg_.sim.max_time_ns * 1000.0));
+  }
   // From the first request issued to the end: rates and utilisations are over this window.
   ReportWindow report_window() const;
 

@@ -321,6 +321,14 @@ DramController::Activates DramController::activates(std::uint64_t bursts) const 
   return a;
 }
 
+std::uint64_t DramController::rank_activates(unsigned k) const {
+  const unsigned banks = params_.spec.org.banks();
+  const auto& acts = core_.stats().bank_activates;
+  std::uint64_t n = 0;
+  for (unsigned b = k * banks; b < (k + 1) * banks; ++b) n += acts[b];
+  return n;
+}
+
 double DramController::rank_act_spacing_ck() const {
   const dram::Timing& t = params_.spec.timing;
   const unsigned rrd = params_.spec.org.bank_groups > 1 ? t.RRD_S : std::max(t.RRD_S, t.RRD_L);
@@ -342,17 +350,12 @@ void DramController::probes(std::vector<ResourceProbe>& out) const {
   out.push_back(pool_probe("read queue", st->read_queue, tck_fs_));
   out.push_back(pool_probe("write queue", st->write_queue, tck_fs_));
   const double spacing_ck = rank_act_spacing_ck();
-  const unsigned banks = s.org.banks();
   for (unsigned k = 0; k < s.org.ranks; ++k) {
     ResourceProbe u;
     u.use.name = fmt::format("activate rate (rank {}, tRRD/tFAW)", k);
     u.use.unit = "M ACT/s";
     u.use.capacity = 1e3 / (spacing_ck * s.timing.tck_ns());
-    u.work = [st, k, banks](std::uint64_t) {
-      std::uint64_t n = 0;
-      for (unsigned b = k * banks; b < (k + 1) * banks; ++b) n += st->bank_activates[b];
-      return n;
-    };
+    u.work = [this, k](std::uint64_t) { return rank_activates(k); };
     u.scale = spacing_ck * tck_ps;  // an ACT takes the rank for its spacing
     out.push_back(std::move(u));
   }
@@ -374,7 +377,6 @@ void DramController::activate_rates(ComponentReport& r, std::uint64_t window_cyc
   const double tck_ns = s.timing.tck_ns();
   const double rank_spacing = a.rank_spacing_ck;
   const double bursts_per_act = a.bursts_per_act;
-  const unsigned banks = s.org.banks();
   auto rate = [&](const std::string& name, std::uint64_t n, double spacing_ck, std::string advice) {
     ResourceUse u;
     u.name = name;
@@ -386,8 +388,7 @@ void DramController::activate_rates(ComponentReport& r, std::uint64_t window_cyc
     r.resources.push_back(std::move(u));
   };
   for (unsigned k = 0; k < s.org.ranks; ++k) {
-    std::uint64_t n = 0;
-    for (unsigned b = k * banks; b < (k + 1) * banks; ++b) n += st.bank_activates[b];
+    const std::uint64_t n = rank_activates(k);
     if (n == 0) continue;
     rate(fmt::format("activate rate (rank {}, tRRD/tFAW)", k), n, rank_spacing,
          fmt::format("Row activations bind it: a rank may activate a row once per {:.2f} ns "

@@ -105,6 +105,8 @@ class DramController : public sc_core::sc_module, public Component {
   Activates activates(std::uint64_t bursts) const;
   // The closest a rank may space its ACTs, in DRAM cycles: max(tRRD_S, tFAW / 4).
   double rank_act_spacing_ck() const;
+  // The ACTs rank k has issued so far, over its banks.
+  std::uint64_t rank_activates(unsigned k) const;
   // The activate-rate resources of report() (per rank, and the busiest bank).
   void activate_rates(ComponentReport& r, std::uint64_t window_cycles, double secs,
                       const Activates& a) const;
