@@ -441,8 +441,8 @@ nlohmann::json headline_metrics(const nlohmann::json& s) {
   m["workload"] = std::move(wl);
   if (s.contains("bottlenecks") && s["bottlenecks"].contains("limiter")) {
     const auto& l = s["bottlenecks"]["limiter"];
-    m["limiter"] = l["class"].get<std::string>() + " " +
-                   resource_class(l["resource"].get<std::string>());
+    m["limiter"] =
+        resource_group(l["component"].get<std::string>(), l["resource"].get<std::string>());
   }
   // Each phase's limiter, when it changed over the run (bottlenecks.phases): where a parameter
   // moves the run into or out of phases.
@@ -451,8 +451,8 @@ nlohmann::json headline_metrics(const nlohmann::json& s) {
     for (const nlohmann::json& p : changed_phases(s["bottlenecks"])) {
       const nlohmann::json& l = p["limiter"];
       parts.push_back(l.is_null() ? std::string("none")
-                                  : l["class"].get<std::string>() + " " +
-                                        resource_class(l["resource"].get<std::string>()));
+                                  : resource_group(l["component"].get<std::string>(),
+                                                   l["resource"].get<std::string>()));
     }
     m["phase_limiters"] = fmt::format("{}", fmt::join(parts, " -> "));
   }

@@ -42,9 +42,7 @@ struct Group {
   std::size_t full = 0;  // members at or above the threshold
 };
 
-std::string group_key(const ResourceRecord& r) {
-  return resource_class(r.component) + "\n" + resource_class(r.use.name);
-}
+std::string group_key(const ResourceRecord& r) { return resource_group(r.component, r.use.name); }
 
 }  // namespace
 
@@ -319,6 +317,10 @@ nlohmann::json analyze_bottlenecks(const std::vector<ResourceRecord>& resources,
   out["ranked"] = ranked;
   out["classes"] = classes;
   return out;
+}
+
+std::string resource_group(const std::string& component, const std::string& resource) {
+  return resource_class(component) + " " + resource_class(resource);
 }
 
 }  // namespace famsim

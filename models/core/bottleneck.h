@@ -97,5 +97,9 @@ double noc_pool_depth(double fraction, bool responses);
 // A component or resource name with its instance numbers replaced by '*' ("fam0_link5" ->
 // "fam*_link*", "tags (port 3)" -> "tags (port *)"): the class that groups like resources.
 std::string resource_class(const std::string& component);
+// The group of like resources a resource belongs to: its component's class and its own name's
+// ("fam*_link* response wire"), by which the analysis counts alike resources, a per-phase
+// limiter is told from another, and a sweep names its limiter.
+std::string resource_group(const std::string& component, const std::string& resource);
 
 }  // namespace famsim

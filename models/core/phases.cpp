@@ -44,19 +44,9 @@ std::array<std::uint64_t, kTargetClasses> PhaseSampler::completed() const {
 
 void PhaseSampler::sample() {
   const std::uint64_t b = next_ps_;
-  Row row;
-  row.reserve(rows_.empty() ? 0 : rows_.back().size());
-  for (std::size_t i = 0; i < hot_.size(); ++i) {
-    const std::uint64_t r = raw(i, b);
-    if (r == last_[i]) continue;
-    row.emplace_back(static_cast<std::uint32_t>(i), delta(i, r));
-    last_[i] = r;
-  }
-  rows_.push_back(std::move(row));
+  rows_.push_back(moved_since_last(b, [this](std::size_t i, std::uint64_t r) { last_[i] = r; }));
   const std::array<std::uint64_t, kTargetClasses> now = completed();
-  std::array<std::uint64_t, kTargetClasses> bytes{};
-  for (unsigned t = 0; t < kTargetClasses; ++t) bytes[t] = now[t] - completed_last_[t];
-  bytes_.push_back(bytes);
+  bytes_.push_back(bytes_since_last(now));
   completed_last_ = now;
   last_ps_ = b;
   if (rows_.size() == kMaxWindows) coarsen();
@@ -130,17 +120,8 @@ nlohmann::json PhaseSampler::analyze(const ReportWindow& window, double threshol
   std::vector<Row> rows = rows_;
   std::vector<std::array<std::uint64_t, kTargetClasses>> bytes = bytes_;
   const std::uint64_t tail_end = std::max(end, last_ps_);
-  {
-    Row tail;
-    for (std::size_t i = 0; i < hot_.size(); ++i) {
-      const std::uint64_t r = raw(i, tail_end);
-      if (r != last_[i]) tail.emplace_back(static_cast<std::uint32_t>(i), delta(i, r));
-    }
-    rows.push_back(std::move(tail));
-    const std::array<std::uint64_t, kTargetClasses> now = completed();
-    bytes.emplace_back();
-    for (unsigned t = 0; t < kTargetClasses; ++t) bytes.back()[t] = now[t] - completed_last_[t];
-  }
+  rows.push_back(moved_since_last(tail_end, [](std::size_t, std::uint64_t) {}));
+  bytes.push_back(bytes_since_last(completed()));
   // The resources that did any work (a resource that never worked limits nothing, and the
   // whole-run report leaves it out too), with their descriptions from their components.
   std::vector<int> slot(hot_.size(), -1);
@@ -215,8 +196,7 @@ nlohmann::json PhaseSampler::analyze(const ReportWindow& window, double threshol
   {
     std::map<std::string, int> ids;
     for (std::size_t r = 0; r < recs.size(); ++r) {
-      const std::string k =
-          resource_class(recs[r].component) + " " + resource_class(recs[r].use.name);
+      const std::string k = resource_group(recs[r].component, recs[r].use.name);
       group[r] = ids.emplace(k, static_cast<int>(ids.size())).first->second;
     }
   }
@@ -278,8 +258,7 @@ nlohmann::json PhaseSampler::analyze(const ReportWindow& window, double threshol
   auto limiter_class = [](const nlohmann::json& a) {
     if (!a.contains("limiter")) return std::string();
     const nlohmann::json& l = a["limiter"];
-    return resource_class(l["component"].get<std::string>()) + " " +
-           resource_class(l["resource"].get<std::string>());
+    return resource_group(l["component"].get<std::string>(), l["resource"].get<std::string>());
   };
   std::vector<AchievedPart> parts;
   auto analyse = [&](const Span& s) {

@@ -92,6 +92,29 @@ class PhaseSampler {
                               hot_[i].scale);
   }
 
+  using Row = std::vector<std::pair<std::uint32_t, float>>;
+  // The probes whose counters moved since the last boundary sampled, as of t, with their work
+  // since then; `seen(i, r)` is told each one's counter r.
+  template <class Seen>
+  Row moved_since_last(std::uint64_t t_ps, Seen&& seen) const {
+    Row row;
+    row.reserve(rows_.empty() ? 0 : rows_.back().size());
+    for (std::size_t i = 0; i < hot_.size(); ++i) {
+      const std::uint64_t r = raw(i, t_ps);
+      if (r == last_[i]) continue;
+      row.emplace_back(static_cast<std::uint32_t>(i), delta(i, r));
+      seen(i, r);
+    }
+    return row;
+  }
+  // Bytes completed by target since the last boundary sampled, the initiators' totals now `now`.
+  std::array<std::uint64_t, kTargetClasses> bytes_since_last(
+      const std::array<std::uint64_t, kTargetClasses>& now) const {
+    std::array<std::uint64_t, kTargetClasses> bytes{};
+    for (unsigned t = 0; t < kTargetClasses; ++t) bytes[t] = now[t] - completed_last_[t];
+    return bytes;
+  }
+
   // What sampling reads of a probe. Its name, capacity and place are asked of its component
   // again by the analysis, and only for the probes that did any work: a platform has thousands
   // of resources that never do (every idle HBM pseudo-channel), and keeping their descriptions
@@ -114,7 +137,6 @@ class PhaseSampler {
   std::array<std::uint64_t, kTargetClasses> completed() const;
   // Per window: the work of every probe that did any in it, by probe (in probe order; float: a
   // window's work fits its 24-bit mantissa to 6e-8), and the bytes completed in it by target.
-  using Row = std::vector<std::pair<std::uint32_t, float>>;
   std::vector<Row> rows_;
   std::vector<std::array<std::uint64_t, kTargetClasses>> bytes_;
 };
