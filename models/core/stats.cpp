@@ -4,6 +4,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <stdexcept>
+#include <string_view>
 
 namespace famsim {
 
@@ -129,12 +132,54 @@ Component::~Component() {
   v.erase(std::remove(v.begin(), v.end(), this), v.end());
 }
 
+namespace {
+
+// A block names each resource twice: in its report and in its probes (the per-phase analysis's
+// view of the same resource). Every resource the report lists must have a probe that describes it
+// alike, or the whole-run and the per-phase verdicts would name different things. Checked on every
+// run, so any run of any platform catches a block whose two lists drifted apart. The report may
+// leave out resources it has probes for (an idle block lists none).
+void check_probes_match(const Component& c, const ComponentReport& r) {
+  if (r.resources.empty()) return;
+  std::vector<ResourceProbe> probes;
+  c.probes(probes);
+  auto fail = [&c](const std::string& what) {
+    throw std::logic_error(fmt::format(
+        "{}: its report and its per-phase probes describe its resources differently: {}",
+        c.component_name(), what));
+  };
+  std::map<std::string_view, const ResourceProbe*> by_name;
+  for (const ResourceProbe& p : probes) {
+    if (!by_name.emplace(p.use.name, &p).second) fail(fmt::format("two probes '{}'", p.use.name));
+  }
+  for (const ResourceUse& u : r.resources) {
+    const auto it = by_name.find(u.name);
+    if (it == by_name.end()) {
+      if (u.whole_run_only) continue;
+      fail(fmt::format("'{}' has no probe", u.name));
+    }
+    if (u.whole_run_only) fail(fmt::format("'{}' is whole-run only but has a probe", u.name));
+    const ResourceUse& p = it->second->use;
+    const double depth = it->second->depth ? it->second->depth() : p.path_depth;
+    if (p.type != u.type || p.capacity != u.capacity || p.unit != u.unit ||
+        p.response_path != u.response_path || depth != u.path_depth) {
+      fail(
+          fmt::format("'{}': type, capacity ({} against {}), unit, round-trip side or path "
+                      "depth ({} against {}) differ",
+                      u.name, u.capacity, p.capacity, u.path_depth, depth));
+    }
+  }
+}
+
+}  // namespace
+
 nlohmann::json ComponentRegistry::report_all(const ReportWindow& window,
                                              std::vector<ResourceRecord>* resources) const {
   nlohmann::json out = nlohmann::json::object();
   for (const Component* c : components_) {
     ComponentReport r;
     c->report(r, window);
+    check_probes_match(*c, r);
     nlohmann::json j = r.extra;
     j["bytes"] = r.bytes;
     j["utilization"] = r.utilization;

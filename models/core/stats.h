@@ -136,6 +136,9 @@ struct ResourceUse {
   // (bottleneck.h path_depth): a link's pools sit just before the block the link feeds. -1: the
   // kind's.
   double path_depth = -1;
+  // A figure of the whole run with no running counter behind it (a DRAM channel's busiest bank,
+  // a different bank from one span to the next): the per-phase analysis has no probe for it.
+  bool whole_run_only = false;
 };
 
 // What a component says about itself at the end of a run.

@@ -404,6 +404,7 @@ void DramController::activate_rates(ComponentReport& r, std::uint64_t window_cyc
                    "({:.2f} ns). Spread the accesses over banks (address mapping, xor_bank) or "
                    "raise the row hit rate.",
                    s.timing.RC * tck_ns));
+  r.resources.back().whole_run_only = true;
 }
 
 // Bank-level parallelism (CoreStats::busy_banks): how many banks had bursts queued at once while

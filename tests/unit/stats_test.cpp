@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <stdexcept>
+#include <string>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -148,6 +151,71 @@ TEST(LatencyHistogram, JsonHasEveryField) {
   EXPECT_DOUBLE_EQ(j["mean"].get<double>(), 2.0);
   EXPECT_DOUBLE_EQ(j["min"].get<double>(), 1.0);
   EXPECT_DOUBLE_EQ(j["max"].get<double>(), 3.0);
+}
+
+// A block whose report lists a "wire" of 100 GB/s and a whole-run-only "hot bank", and whose probes
+// say what the test sets: the registry refuses a report whose resources the probes describe
+// differently (ComponentRegistry::report_all).
+class Named : public Component {
+ public:
+  explicit Named(ComponentRegistry& reg) : Component(reg, "blk", BlockKind::kLink) {}
+  void report(ComponentReport& r, const ReportWindow&) const override {
+    if (idle) return;
+    ResourceUse u;
+    u.name = "wire";
+    u.capacity = 100;
+    r.resources.push_back(u);
+    ResourceUse hot;
+    hot.name = "hot bank";
+    hot.whole_run_only = true;
+    r.resources.push_back(hot);
+  }
+  void probes(std::vector<ResourceProbe>& out) const override {
+    ResourceProbe p;
+    p.use.name = probe_name;
+    p.use.capacity = probe_capacity;
+    p.counter = &work;
+    out.push_back(p);
+  }
+  std::size_t occupancy() const override { return 0; }
+  bool idle = false;
+  std::string probe_name = "wire";
+  double probe_capacity = 100;
+  std::uint64_t work = 0;
+};
+
+std::string report_error(ComponentRegistry& reg) {
+  try {
+    reg.report_all(ReportWindow{0, 1000});
+  } catch (const std::logic_error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(ComponentRegistry, ReportAndProbesThatAgreePass) {
+  ComponentRegistry reg;
+  Named b(reg);
+  EXPECT_EQ(report_error(reg), "");
+  b.idle = true;  // an idle block's report lists nothing: no probe is checked
+  b.probe_name = "other";
+  EXPECT_EQ(report_error(reg), "");
+}
+
+TEST(ComponentRegistry, ReportResourceWithoutItsProbeIsAnInternalError) {
+  ComponentRegistry reg;
+  Named b(reg);
+  b.probe_name = "wire ";  // one character apart
+  EXPECT_EQ(report_error(reg),
+            "blk: its report and its per-phase probes describe its resources differently: "
+            "'wire' has no probe");
+}
+
+TEST(ComponentRegistry, ProbeWithAnotherCapacityIsAnInternalError) {
+  ComponentRegistry reg;
+  Named b(reg);
+  b.probe_capacity = 50;
+  EXPECT_NE(report_error(reg).find("'wire': type, capacity (100 against 50)"), std::string::npos);
 }
 
 }  // namespace
