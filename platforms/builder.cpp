@@ -113,7 +113,17 @@ Platform::Platform(const PlatformConfig& cfg, SimContext& ctx, AddressSpace& vmm
   if (longest > RequestExt::kMaxHops) {
     throw std::logic_error("platform paths are longer than the hop records can hold");
   }
-  for (const MemoryTarget& t : targets_) vmm.add_location(t.name, t.base, t.size);
+  std::vector<MemoryLayout::Target> split;
+  for (const MemoryTarget& t : targets_) {
+    vmm.add_location(t.name, t.base, t.size);
+    const bool gpu_hbm = cfg.gpu_local.present && split.size() < cfg.gpu_count;
+    split.push_back({t.name,
+                     cfg.trace_player.present ? MemoryLayout::Kind::kStandalone
+                     : gpu_hbm                ? MemoryLayout::Kind::kGpuHbm
+                                              : MemoryLayout::Kind::kDevice,
+                     t.base, t.size});
+  }
+  ctx.memories.set_targets(std::move(split));
   std::size_t ti = 0;
 
   if (cfg.trace_player.present) {

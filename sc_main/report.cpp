@@ -82,6 +82,50 @@ std::string by_target_lines(const nlohmann::json& sum) {
   return o;
 }
 
+// How the expansion devices shared the traffic (summary.by_memory, device_balance), when two or
+// more carried some: a buffer striped over devices, or an interleave that favours one, shows here.
+// Up to kListed devices are listed, in address order (address_layout); the rest are summed up in
+// a line.
+std::string by_device_lines(const nlohmann::json& s) {
+  const auto& sum = s["summary"];
+  constexpr std::size_t kListed = 8;
+  if (!sum.contains("device_balance") || sum["device_balance"].is_null()) return {};
+  const auto& bal = sum["device_balance"];
+  if (bal["devices_used"].get<std::size_t>() < 2) return {};
+  std::string o = fmt::format(
+      "  by device ({} of {} used; busiest {} at {:.3f} x the mean bytes, least busy {} at "
+      "{:.3f} x):\n",
+      bal["devices_used"].get<std::size_t>(), bal["devices"].get<std::size_t>(),
+      bal["busiest"].get<std::string>(), bal["max_over_mean"].get<double>(),
+      bal["least_busy"].get<std::string>(), bal["min_over_mean"].get<double>());
+  std::size_t listed = 0;
+  std::size_t rest = 0;
+  double rest_low = 0;
+  double rest_high = 0;
+  for (const auto& target : s["address_layout"]) {
+    const std::string name = target["target"].get<std::string>();
+    const auto& t = sum["by_memory"][name];
+    if (t["kind"].get<std::string>() != "device") continue;
+    const double gbps = t["bandwidth_gbps"].get<double>();
+    if (listed == kListed) {
+      rest_low = rest == 0 ? gbps : std::min(rest_low, gbps);
+      rest_high = rest == 0 ? gbps : std::max(rest_high, gbps);
+      ++rest;
+      continue;
+    }
+    ++listed;
+    const auto& l = t["latency_ns"];
+    o += fmt::format("    {:<18} {:>12}  {:9.2f} GB/s   latency mean {:.1f}  p99 {:.1f} ns\n", name,
+                     human_bytes(t["read_bytes"].get<double>() + t["write_bytes"].get<double>()),
+                     gbps, l["mean"].get<double>(), l["p99"].get<double>());
+  }
+  if (rest > 0) {
+    o += fmt::format("    and {} more devices, {:.2f} to {:.2f} GB/s each\n", rest, rest_low,
+                     rest_high);
+  }
+  return o;
+}
+
 }  // namespace
 
 std::string summary_text(const nlohmann::json& s, const std::string& out_dir) {
@@ -111,6 +155,7 @@ std::string summary_text(const nlohmann::json& s, const std::string& out_dir) {
                      latency_line(sum["write_latency_ns"]));
   }
   o += by_target_lines(sum);
+  o += by_device_lines(s);
   // An open-loop trace the platform could not keep up with: its latencies leave the lag out.
   if (s.contains("issue_lag") && s["issue_lag"]["behind"].get<bool>()) {
     o += "  trace: " + s["issue_lag"]["sentence"].get<std::string>() + "\n";

@@ -39,7 +39,9 @@ namespace {
 // The headline metrics, in results.csv column order; the numeric ones elasticities are worked
 // out for come first. Metrics added later go at the end, so that no column moves.
 // bandwidth_gbps is over every target (the GPUs' own and peer HBM too); device_bandwidth_gbps
-// is the expansion devices' part of it (summary.by_target.device).
+// is the expansion devices' part of it (summary.by_target.device); device_max_over_mean, the
+// busiest device's bytes over the mean device's (summary.device_balance), shows where a parameter
+// (striping, interleave) spreads the traffic unevenly.
 const std::vector<std::string> kMetrics = {"bandwidth_gbps",
                                            "read_bandwidth_gbps",
                                            "write_bandwidth_gbps",
@@ -53,7 +55,8 @@ const std::vector<std::string> kMetrics = {"bandwidth_gbps",
                                            "simulated_time_ns",
                                            "host_seconds",
                                            "device_bandwidth_gbps",
-                                           "phase_limiters"};
+                                           "phase_limiters",
+                                           "device_max_over_mean"};
 const std::vector<std::string> kSensitivityMetrics = {"bandwidth_gbps", "latency_mean_ns",
                                                       "latency_p99_ns"};
 
@@ -427,7 +430,8 @@ nlohmann::json headline_metrics(const nlohmann::json& s) {
       {"simulated_time_ns", num({"sim", "simulated_time_ns"})},
       {"host_seconds", num({"sim", "host_seconds"})},
       {"device_bandwidth_gbps", num({"summary", "by_target", "device", "bandwidth_gbps"})},
-      {"phase_limiters", ""}};
+      {"phase_limiters", ""},
+      {"device_max_over_mean", num({"summary", "device_balance", "max_over_mean"})}};
   // The workload's own results (generator streams): tokens per second, step time, hit rate...
   nlohmann::json wl = nlohmann::json::object();
   if (s.contains("workload") && s["workload"].contains("streams")) {

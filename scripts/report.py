@@ -770,6 +770,7 @@ def section_results(doc, stats):
             doc.p(split + " The expansion device's figures are those of every memory-expansion "
                   "device together (what crossed the fabric to them); local HBM is the requesting "
                   "GPU's own memory and peer GPU HBM another GPU's, neither of them on a device.")
+        section_devices(doc, stats)
         if posted_writes(stats):
             doc.p("Write latency is 0 ns: with posted writes (the memory controller's default, ",
                   code("write_response: posted"), ") a write is acknowledged as soon as the "
@@ -835,6 +836,33 @@ def section_results(doc, stats):
               + (f" with {fmt_int(left)} requests still in flight" if left is not None else "")
               + ". That is not a failure, but the figures cover only what completed by then, "
               "and the workload did not finish.")
+
+
+def section_devices(doc, stats):
+    """How the expansion devices shared the traffic (summary.by_memory, device_balance), when two
+    or more carried some; nothing for one device or an older stats.json."""
+    bal = get(stats, "summary", "device_balance")
+    if not isinstance(bal, dict) or not number(get(bal, "devices_used")) or bal["devices_used"] < 2:
+        return
+    rows = []
+    by = as_dict(get(stats, "summary", "by_memory"))
+    for t in as_list(get(stats, "address_layout")):  # in address order
+        name = get(t, "target")
+        e = by.get(name) if isinstance(name, str) else None
+        if not isinstance(e, dict) or e.get("kind") != "device":
+            continue
+        rows.append([code(name), fmt_bytes(get(e, "read_bytes")), fmt_bytes(get(e, "write_bytes")),
+                     fmt_pct(get(e, "share_of_bytes")), fmt_gbps(get(e, "bandwidth_gbps")),
+                     fmt_ns(get(e, "latency_ns", "mean")), fmt_ns(get(e, "latency_ns", "p99"))])
+    doc.table(["Device", "Read", "Written", "Share of all bytes", "Bandwidth", "Latency mean",
+               "Latency p99"], rows, "lrrrrrr")
+    ratio = lambda v: f"{v:.3f}" if number(v) else DASH  # noqa: E731
+    doc.p(f"{fmt_int(bal.get('devices_used'))} of {fmt_int(bal.get('devices'))} devices carried "
+          "traffic. The busiest, ", code(str(bal.get("busiest"))), ", moved "
+          f"{ratio(bal.get('max_over_mean'))} times the mean device's bytes and the least busy, ",
+          code(str(bal.get("least_busy"))), f", {ratio(bal.get('min_over_mean'))} times. Far "
+          "from 1, the data is spread unevenly (how buffers are striped over the devices, or the "
+          "address interleave), and the busiest device limits first.")
 
 
 def section_hops(doc, stats):

@@ -11,6 +11,7 @@ TracePlayer::TracePlayer(sc_core::sc_module_name name, SimContext& ctx,
                          const TracePlayerParams& params, const AddressMap& channels)
     : sc_core::sc_module(name),
       Component(ctx.registry, this->name(), BlockKind::kTracePlayer),
+      Initiator(&ctx.memories),
       ctx_(ctx),
       params_(params),
       clock_(params.clock_mhz),
@@ -98,7 +99,8 @@ void TracePlayer::complete(Payload& p) {
     return;
   }
   e.outstanding = false;
-  count_completion(TargetClass::kStandaloneMemory, e.write, e.length, arrived - e.issue_ps);
+  count_completion(TargetClass::kStandaloneMemory, e.write, e.physical_address, e.length,
+                   arrived - e.issue_ps);
   if (p.get_response_status() == tlm::TLM_OK_RESPONSE) bytes_delivered_ += e.length;
   ctx_.record_completion(e, arrived, p.get_response_status());
   ++completed_;
@@ -192,7 +194,7 @@ void TracePlayer::behaviour() {
 }
 
 void TracePlayer::report(ComponentReport& r, const ReportWindow& window) const {
-  const TargetTraffic& t = traffic(TargetClass::kStandaloneMemory);
+  const TargetTraffic t = traffic(TargetClass::kStandaloneMemory);
   r.bytes = static_cast<double>(t.read_bytes + t.write_bytes);
   const double secs = window.seconds();
   r.utilization = 0;

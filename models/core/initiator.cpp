@@ -1,5 +1,8 @@
 #include "models/core/initiator.h"
 
+#include <stdexcept>
+#include <string>
+
 namespace famsim {
 
 void TargetTraffic::merge(const TargetTraffic& other) {
@@ -30,9 +33,37 @@ nlohmann::json TargetTraffic::to_json(const ReportWindow& window, bool latency) 
   return j;
 }
 
+Initiator::Initiator(const MemoryLayout* layout)
+    : layout_(layout),
+      targets_(layout ? layout->targets().size() : 0),
+      slots_(targets_ + kTargetClasses),
+      slot_class_(targets_ + kTargetClasses, kUnset) {
+  for (TargetClass c : kAllTargetClasses) {
+    slot_class_[targets_ + static_cast<unsigned>(c)] = c;
+  }
+}
+
+void Initiator::check_class(std::size_t i, TargetClass c) {
+  if (slot_class_[i] == kUnset) {
+    slot_class_[i] = c;
+    return;
+  }
+  throw std::logic_error(std::string("requests to ") + layout_->targets()[i].name + " as " +
+                         to_string(slot_class_[i]) + " and as " + to_string(c) +
+                         " from one initiator");
+}
+
+TargetTraffic Initiator::traffic(TargetClass c) const {
+  TargetTraffic t;
+  for (std::size_t i = 0; i < slots_.size(); ++i) {
+    if (slot_class_[i] == c) t.merge(slots_[i]);
+  }
+  return t;
+}
+
 TargetTraffic Initiator::total_traffic() const {
   TargetTraffic total;
-  for (const TargetTraffic& t : traffic_) total.merge(t);
+  for (const TargetTraffic& t : slots_) total.merge(t);
   return total;
 }
 

@@ -3,6 +3,7 @@
 // simulation (a VMM fault, say).
 #pragma once
 
+#include "models/core/by_memory.h"
 #include "models/core/hop_breakdown.h"
 #include "models/core/payload_pool.h"
 #include "models/core/phases.h"
@@ -48,6 +49,9 @@ struct SimContext {
   HopBreakdown hop_breakdown;
   // Every completed request (sim.transaction_log), written as transactions.csv.
   TransactionLog transactions;
+  // The platform's memories by address: initiators count their completions by memory
+  // (stats.json summary.by_memory).
+  MemoryLayout memories;
   // What every initiator does with a completed request besides its own counts: the per-hop
   // breakdown, the time series, the sampled timeline and the transaction log. `arrival_ps`: the
   // response's arrival at the initiator; `status`: the payload's TLM response status.

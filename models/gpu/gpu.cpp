@@ -13,6 +13,7 @@ Gpu::Gpu(sc_core::sc_module_name name, SimContext& ctx, unsigned index, const Gp
          unsigned fabric_ports, const LocalMemoryRoute& local, const AddressSpace& vmm)
     : sc_core::sc_module(name),
       Component(ctx.registry, this->name(), BlockKind::kGpu),
+      Initiator(&ctx.memories),
       ctx_(ctx),
       index_(index),
       params_(params),
@@ -333,7 +334,7 @@ void Gpu::complete(Payload& p, std::uint64_t now_ps) {
   e.outstanding = false;
   Stream& s = streams_[local_stream_[e.stream]];
   const unsigned len = e.length;
-  count_completion(e.target_class, e.write, len, arrived_ps - e.issue_ps);
+  count_completion(e.target_class, e.write, e.physical_address, len, arrived_ps - e.issue_ps);
   if (!e.write && s.cfg->verify_reads &&
       count_pattern_mismatches(p.get_data_ptr(), len, e.virtual_address, s.cfg->data_seed) != 0) {
     ++mismatched_requests_;

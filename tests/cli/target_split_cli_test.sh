@@ -67,8 +67,72 @@ l = s["bottlenecks"]["limiter"]
 assert l["kind"] == "link", l
 caveat = "(a hop's time includes waiting for the next block to take the request"
 assert f"{caveat}: queueing behind the limiter, {l['component']} {l['resource']}," in out, out
+# By memory: GPU 0's HBM served the local stream, fam0 both device streams; the other GPUs' HBM
+# nothing. One device: it is its own mean, and the terminal lists no devices.
+m = s["summary"]["by_memory"]
+assert sorted(m) == sorted([f"gpu{g}_hbm" for g in range(8)] + ["fam0"]), list(m)
+assert (m["gpu0_hbm"]["read_bytes"], m["gpu0_hbm"]["write_bytes"]) == (MiB, 0), m["gpu0_hbm"]
+assert (m["fam0"]["read_bytes"], m["fam0"]["write_bytes"]) == (2 * MiB, MiB // 2), m["fam0"]
+assert all(m[f"gpu{g}_hbm"]["read_bytes"] + m[f"gpu{g}_hbm"]["write_bytes"] == 0
+           for g in range(1, 8)), m
+assert m["fam0"]["kind"] == "device" and m["gpu0_hbm"]["kind"] == "gpu_hbm", m
+assert abs(m["fam0"]["share_of_bytes"] - 2.5 / 3.5) < 1e-12, m["fam0"]
+assert m["fam0"]["latency_ns"] == dev["latency_ns"], (m["fam0"], dev)
+b = s["summary"]["device_balance"]
+assert (b["devices"], b["devices_used"], b["max_over_mean"]) == (1, 1, 1.0), b
+assert "by device" not in out, out
 PY
 pass "bytes by target as the workload sends them; the terminal shows the split"
+
+# Two devices, a 6 MiB buffer striped over them page (2 MiB) by page and read sequentially: pages
+# 0 and 2 on fam0, page 1 on fam1, so fam0 serves 4 MiB and fam1 2 MiB (4/3 and 2/3 of the mean).
+# Each request's device, found here from the transaction log's physical address and the address
+# layout, gives the same bytes and latencies.
+cat >"$WORK/striped.yaml" <<'EOF'
+name: striped
+streams:
+  - name: reader
+    gpus: [0]
+    buffer: {bytes: 6MiB, location: [device/fam0, device/fam1]}
+    pattern: sequential
+EOF
+DATA="$(dirname "$0")/data"
+run_famsim striped run --platform "$DATA/two_devices.yaml" --workload "$WORK/striped.yaml" \
+  --txn-log --out "$WORK/striped" || true
+expect_rc 0 "striped run"
+"$PY" - "$WORK/striped" "$WORK/striped.log" <<'PY' || fail "the split by device of a striped buffer"
+import csv, json, sys
+d = sys.argv[1]
+s = json.load(open(d + "/stats.json"))
+out = open(sys.argv[2]).read()
+MiB = 1 << 20
+layout = [(int(t["base"], 16), t["bytes"], t["target"]) for t in s["address_layout"]]
+got = {name: [0, []] for _, _, name in layout}
+for r in csv.DictReader(open(d + "/transactions.csv")):
+    pa = int(r["physical_address"], 16)
+    name = next(n for base, size, n in layout if base <= pa < base + size)
+    got[name][0] += int(r["bytes"])
+    got[name][1].append(int(r["latency_ps"]) / 1e3)
+assert got["fam0"][0] == 4 * MiB and got["fam1"][0] == 2 * MiB, {k: v[0] for k, v in got.items()}
+m = s["summary"]["by_memory"]
+for name, (moved, lat) in got.items():
+    e = m[name]
+    assert e["read_bytes"] == moved and e["write_bytes"] == 0, (name, e)
+    assert e["latency_ns"]["count"] == len(lat), (name, e["latency_ns"])
+    assert abs(e["latency_ns"]["mean"] - sum(lat) / len(lat)) < 1e-6, (name, e["latency_ns"])
+    assert abs(e["latency_ns"]["max"] - max(lat)) < 1e-9, (name, e["latency_ns"])
+b = s["summary"]["device_balance"]
+assert (b["devices"], b["devices_used"], b["busiest"], b["least_busy"]) == (2, 2, "fam0", "fam1"), b
+assert abs(b["max_over_mean"] - 4 / 3) < 1e-12 and abs(b["min_over_mean"] - 2 / 3) < 1e-12, b
+head = ("by device (2 of 2 used; busiest fam0 at 1.333 x the mean bytes, least busy fam1 at "
+        "0.667 x):")
+assert head in out, out
+lines = {l.split()[0]: l for l in out.splitlines() if l.startswith("    fam")}
+for name in ("fam0", "fam1"):
+    assert f"{m[name]['bandwidth_gbps']:.2f} GB/s" in lines[name], lines
+PY
+pass "a striped buffer's bytes and latencies by device, checked against the transaction log"
+
 
 # A GPU whose window of 2 requests limits the run: nothing queues before it, so no such note.
 run_famsim window run --platform platforms/minimal.yaml --out "$WORK/window" \
@@ -97,6 +161,20 @@ assert "| expansion device |" in md and "| local HBM |" in md, md
 PY
 pass "report.py names the expansion device's bandwidth"
 
+run_tool striped_report "$REPORT" "$WORK/striped"
+[ "$RC" -eq 0 ] || fail "report.py on the striped run: exit code $RC. Output:
+$OUT"
+"$PY" - "$WORK/striped" "$RUN" <<'PY' || fail "report.md's table by device"
+import re, sys
+md = re.sub(r"\\(.)", r"\1", open(sys.argv[1] + "/report.md").read())
+rows = {l.split("|")[1].strip(): l for l in md.splitlines() if l.startswith("| `fam")}
+assert "66.7%" in rows["`fam0`"] and "33.3%" in rows["`fam1`"], rows
+assert "busiest, `fam0`, moved 1.333 times the mean device's bytes" in md, md
+one = open(sys.argv[2] + "/report.md").read()
+assert "| Device |" not in one  # one device: no table
+PY
+pass "report.py lists the devices' shares"
+
 # Everything to the GPU's own HBM: the summary says none of it went to a device.
 run_famsim local run --workload "$WORK/mixed.yaml" --out "$WORK/local" \
   --set workload.streams.1.buffer.location=gpu_local \
@@ -120,5 +198,9 @@ assert (by["standalone_memory"]["read_bytes"], by["standalone_memory"]["write_by
 for k in ("device", "local_hbm", "peer_gpu"):
     assert by[k]["read_bytes"] + by[k]["write_bytes"] == 0, (k, by[k])
 assert "by target" not in open(sys.argv[2]).read()
+m = s["summary"]["by_memory"]
+assert list(m) == ["memory"] and m["memory"]["kind"] == "standalone_memory", m
+assert (m["memory"]["read_bytes"], m["memory"]["write_bytes"]) == (6400, 3200), m
+assert s["summary"]["device_balance"] is None, s["summary"]["device_balance"]
 PY
 pass "a trace player's traffic is the standalone memory's"

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <fstream>
+#include <stdexcept>
 #include <string>
 
 namespace famsim {
@@ -439,47 +440,65 @@ streams:
   EXPECT_NEAR(r["sim"]["simulated_time_ns"].get<double>(), a_finish + 1.0 + l, 1e-6);
 }
 
-// A buffer striped over two devices, granule (2 MiB) by granule: a sequential read of 4 MiB
-// reads page 0 from fam0 and page 1 from fam1, 2 MiB from each.
-TEST(Workload, StripedBufferSpreadsPagesOverDevices) {
-  const nlohmann::json r = test::run_sim(R"(
-name: two_devices
-gpus: {count: 1, clock_mhz: 1000, request_bytes: 128, max_outstanding: 64, issue_width: 2}
-links:
-  gpu_switch: {lanes: 8, lane_gbps: 32, encoding_efficiency: 1.0, latency_ns: 10, clock_mhz: 1000,
-               flit_bytes: 16, request_vc_credits: 64, response_vc_credits: 64, per_gpu: 2}
-  switch_device: {lanes: 8, lane_gbps: 32, encoding_efficiency: 1.0, latency_ns: 5,
-                  clock_mhz: 1000, flit_bytes: 16, request_vc_credits: 32,
-                  response_vc_credits: 32}
-switch: {radix: 8, clock_mhz: 1000, pipeline_cycles: 10, port_bytes: 64, input_buffer: 16,
-         output_buffer: 16}
-devices:
-  - name: fam0
-    capacity_gib: 1
-    fabric_ports: 1
-    port_logic: {clock_mhz: 1000, ingress_cycles: 3, egress_cycles: 2, tags_per_port: 64}
-    noc: {kind: crossbar, clock_mhz: 1000, pipeline_cycles: 4, width_bytes: 32}
-    memory: {model: ideal, standard: TEST, data_rate_mtps: 2000, channel_width_bits: 64,
-             clock_mhz: 1000, access_latency_cycles: 20, channels: 1}
-  - name: fam1
-    capacity_gib: 1
-    fabric_ports: 1
-    port_logic: {clock_mhz: 1000, ingress_cycles: 3, egress_cycles: 2, tags_per_port: 64}
-    noc: {kind: crossbar, clock_mhz: 1000, pipeline_cycles: 4, width_bytes: 32}
-    memory: {model: ideal, standard: TEST, data_rate_mtps: 2000, channel_width_bits: 64,
-             clock_mhz: 1000, access_latency_cycles: 20, channels: 1}
-)",
-                                         R"(
+// Two devices alike (tests/cli/data/two_devices.yaml) but for fam1's ingress pipeline,
+// `fam1_ingress` cycles at 1000 MHz.
+std::string two_devices(unsigned fam1_ingress) {
+  std::string p = test::source_file("tests/cli/data/two_devices.yaml");
+  const std::string ingress = "ingress_cycles: 3";
+  const std::size_t fam1 = p.find(ingress, p.find("name: fam1"));
+  if (fam1 == std::string::npos) throw std::runtime_error("two_devices.yaml: no fam1 ingress");
+  return p.replace(fam1, ingress.size(), "ingress_cycles: " + std::to_string(fam1_ingress));
+}
+
+// A 4 MiB buffer striped over both devices, read sequentially.
+const char* const kStripedRead = R"(
 name: striped
 streams:
   - name: reader
     gpus: [0]
     buffer: {bytes: 4MiB, location: [device/fam0, device/fam1]}
     pattern: sequential
-)");
+)";
+
+// A buffer striped over two devices, granule (2 MiB) by granule: a sequential read of 4 MiB
+// reads page 0 from fam0 and page 1 from fam1, 2 MiB from each. The split by memory says so:
+// half the bytes each, 16,384 requests of 128 B each, and the devices evenly loaded.
+TEST(Workload, StripedBufferSpreadsPagesOverDevices) {
+  const nlohmann::json r = test::run_sim(two_devices(3), kStripedRead);
   EXPECT_EQ(served_by(r, "fam0"), 2u << 20);
   EXPECT_EQ(served_by(r, "fam1"), 2u << 20);
+  const auto& by = r["summary"]["by_memory"];
+  ASSERT_EQ(by.size(), 2u);
+  for (const char* d : {"fam0", "fam1"}) {
+    EXPECT_EQ(by[d]["kind"], "device");
+    EXPECT_EQ(by[d]["read_bytes"].get<std::uint64_t>(), 2u << 20) << d;
+    EXPECT_EQ(by[d]["write_bytes"].get<std::uint64_t>(), 0u) << d;
+    EXPECT_EQ(by[d]["read_latency_ns"]["count"].get<std::uint64_t>(), (2u << 20) / 128) << d;
+    EXPECT_DOUBLE_EQ(by[d]["share_of_bytes"].get<double>(), 0.5) << d;
+  }
+  const auto& bal = r["summary"]["device_balance"];
+  EXPECT_EQ(bal["devices"].get<unsigned>(), 2u);
+  EXPECT_EQ(bal["devices_used"].get<unsigned>(), 2u);
+  EXPECT_DOUBLE_EQ(bal["max_over_mean"].get<double>(), 1.0);
+  EXPECT_DOUBLE_EQ(bal["min_over_mean"].get<double>(), 1.0);
   EXPECT_TRUE(r["conservation"]["ok"].get<bool>());
+}
+
+// One request at a time (no queueing anywhere, every clock 1000 MHz and every latency whole ns):
+// every request to a device takes the same time, and fam1's ingress pipeline, 10 cycles longer
+// than fam0's, makes each of its requests exactly 10 ns slower. The device total is their mix,
+// half and half.
+TEST(Workload, LatencyByMemorySeparatesDevicesAtZeroLoad) {
+  const nlohmann::json r = test::run_sim(two_devices(13), kStripedRead, {"gpus.max_outstanding=1"});
+  const auto& f0 = r["summary"]["by_memory"]["fam0"]["read_latency_ns"];
+  const auto& f1 = r["summary"]["by_memory"]["fam1"]["read_latency_ns"];
+  EXPECT_DOUBLE_EQ(f0["min"].get<double>(), f0["max"].get<double>());
+  EXPECT_DOUBLE_EQ(f1["min"].get<double>(), f1["max"].get<double>());
+  EXPECT_DOUBLE_EQ(f1["min"].get<double>() - f0["min"].get<double>(), 10.0);
+  const auto& all = r["summary"]["by_target"]["device"]["read_latency_ns"];
+  EXPECT_EQ(all["count"].get<std::uint64_t>(),
+            f0["count"].get<std::uint64_t>() + f1["count"].get<std::uint64_t>());
+  EXPECT_NEAR(all["mean"].get<double>(), f0["min"].get<double>() + 5.0, 1e-6);
 }
 
 }  // namespace

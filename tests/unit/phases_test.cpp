@@ -3,6 +3,7 @@
 #include "models/core/initiator.h"
 #include "models/core/occupancy.h"
 #include "models/core/phases.h"
+#include "tests/support/test_initiator.h"
 
 #include <gtest/gtest.h>
 
@@ -49,19 +50,12 @@ class Pool : public Component {
   OccupancyGauge gauge;
 };
 
-// An initiator whose completed bytes the test sets.
-class Source : public Initiator {
+// An initiator whose completed bytes the test sets (reads to a device, 1 ps each).
+class Source : public test::TestInitiator {
  public:
-  std::uint64_t issued() const override { return 0; }
-  std::uint64_t completed() const override { return 0; }
-  std::uint64_t bytes_requested() const override { return 0; }
-  std::uint64_t bytes_delivered() const override { return 0; }
-  std::uint64_t duplicates() const override { return 0; }
-  std::uint64_t data_mismatches() const override { return 0; }
-  std::uint64_t first_issue_ps() const override { return 0; }
-  std::uint64_t last_completion_ps() const override { return 0; }
-  bool finished() const override { return true; }
-  void complete(std::uint32_t bytes) { count_completion(TargetClass::kDevice, false, bytes, 1); }
+  void complete(std::uint32_t bytes) {
+    TestInitiator::complete(TargetClass::kDevice, 0, false, bytes, 1);
+  }
 };
 
 constexpr std::uint64_t kW = 1000;  // window, ps

@@ -1,0 +1,86 @@
+// The platform's memories by address (MemoryLayout), so that completed requests can be counted by
+// the memory that served them: each expansion device, each GPU's local HBM (its own requests and
+// its peers'), a standalone memory. The summary's by_target adds up the devices; by_memory says
+// how the traffic spread over them (a buffer striped over devices, an interleave that favours
+// one), with each one's bandwidth and latency.
+//
+// Each initiator keeps its completions per memory (Initiator::count_completion), in place of per
+// class of target: one histogram sample per request, as before, and the classes are sums of
+// memories. A request is placed by its physical address: a binary search over the memories' bases.
+#pragma once
+
+#include "models/core/stats.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace famsim {
+
+struct TargetTraffic;
+
+class MemoryLayout {
+ public:
+  enum class Kind : std::uint8_t { kDevice, kGpuHbm, kStandalone };
+  struct Target {
+    std::string name;
+    Kind kind = Kind::kDevice;
+    std::uint64_t base = 0;
+    std::uint64_t size = 0;
+  };
+  static constexpr std::size_t kNone = ~std::size_t{0};
+
+  // The platform's memories, in any order; std::logic_error if two overlap.
+  void set_targets(std::vector<Target> targets);
+  const std::vector<Target>& targets() const { return targets_; }
+
+  // The memory holding `pa` (an index into targets(), which are in address order), or kNone.
+  std::size_t find(std::uint64_t pa) const {
+    if (!table_.empty()) {
+      // Memories start on granule boundaries (platform layouts: TiB) and share none: the granule
+      // says which memory it can be.
+      const std::uint64_t g = pa >> granule_shift_;
+      if (g >= table_.size()) return kNone;
+      const std::uint32_t i = table_[g];
+      return i != kNoTarget && pa - targets_[i].base < targets_[i].size ? i : kNone;
+    }
+    std::size_t lo = 0;
+    std::size_t n = targets_.size();
+    while (n > 0) {
+      const std::size_t half = n / 2;
+      if (targets_[lo + half].base <= pa) {
+        lo += half + 1;
+        n -= half + 1;
+      } else {
+        n = half;
+      }
+    }
+    if (lo == 0) return kNone;
+    const Target& t = targets_[lo - 1];
+    return pa - t.base < t.size ? lo - 1 : kNone;
+  }
+
+  // stats.json summary.by_memory from every memory's traffic (per_target[i] for targets()[i]):
+  // {name: {kind, share_of_bytes (of all memories' bytes), and TargetTraffic::to_json with
+  // latencies}}; address_layout lists the memories in address order.
+  nlohmann::json by_memory_json(const std::vector<TargetTraffic>& per_target,
+                                const ReportWindow& window) const;
+  // How evenly the devices shared their bytes: {devices, devices_used, busiest, least_busy,
+  // max_over_mean, min_over_mean} (bytes of the busiest and the least busy device over the mean
+  // over all devices); null without devices or device traffic.
+  nlohmann::json device_balance(const std::vector<TargetTraffic>& per_target) const;
+
+ private:
+  static constexpr std::uint32_t kNoTarget = ~std::uint32_t{0};
+  std::vector<Target> targets_;  // by base
+  // Every memory starts on a boundary of 2^granule_shift_ bytes: the memory in each granule, or
+  // empty when that table would be too long (a binary search then).
+  std::vector<std::uint32_t> table_;
+  unsigned granule_shift_ = 0;
+};
+
+const char* to_string(MemoryLayout::Kind k);
+
+}  // namespace famsim

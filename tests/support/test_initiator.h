@@ -1,0 +1,29 @@
+// An initiator for unit tests: it issues nothing, and the test makes its completions.
+#pragma once
+
+#include "models/core/initiator.h"
+
+#include <cstdint>
+
+namespace famsim::test {
+
+class TestInitiator : public Initiator {
+ public:
+  explicit TestInitiator(const MemoryLayout* layout = nullptr) : Initiator(layout) {}
+  std::uint64_t issued() const override { return 0; }
+  std::uint64_t completed() const override { return 0; }
+  std::uint64_t bytes_requested() const override { return 0; }
+  std::uint64_t bytes_delivered() const override { return 0; }
+  std::uint64_t duplicates() const override { return 0; }
+  std::uint64_t data_mismatches() const override { return 0; }
+  std::uint64_t first_issue_ps() const override { return 0; }
+  std::uint64_t last_completion_ps() const override { return 0; }
+  bool finished() const override { return true; }
+  // A request of class `c` to `pa` completed after `latency_ps`.
+  void complete(TargetClass c, std::uint64_t pa, bool write, std::uint32_t bytes,
+                std::uint64_t latency_ps) {
+    count_completion(c, write, pa, bytes, latency_ps);
+  }
+};
+
+}  // namespace famsim::test
