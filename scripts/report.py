@@ -1087,6 +1087,10 @@ def mean_of(values):
     return sum(values) / len(values) if values else None
 
 
+# A memory's busiest channel moving this many times the mean over its channels is worth a sentence.
+UNEVEN_CHANNELS = 1.5
+
+
 def section_memory(doc, stats):
     groups = memory_groups(stats)
     if not groups:
@@ -1098,7 +1102,10 @@ def section_memory(doc, stats):
           "row had to be closed first), bank-level parallelism (banks with requests queued at "
           "once while any had, against the banks needed to keep the data bus busy at the run's "
           "bursts per activate, row cycle / (bursts per activate x tBL)), read and write queue "
-          "fill, and read latency at the controller (queue and DRAM service).")
+          "fill, and read latency at the controller (queue and DRAM service). Channel spread is "
+          "the busiest channel's bytes over the mean over all the memory's channels, used or not: "
+          "1.00 when the address interleave spreads the traffic evenly, the channel count when "
+          "one channel takes it all.")
     # Many like memories (every GPU's HBM) make one row: "gpu*_hbm (8 memories)".
     classes = {}
     for group in groups:
@@ -1110,10 +1117,16 @@ def section_memory(doc, stats):
         else:
             merged.update({g: groups[g] for g in members})
     rows = []
+    uneven = []
     for group, channels in merged.items():
         busy = [c for _, c in channels if (c.get("bytes") or 0) > 0]
         if not busy:
             continue
+        moved = [c.get("bytes") for _, c in channels]
+        spread = (max(moved) * len(moved) / sum(moved)
+                  if all(number(b) for b in moved) and sum(moved) > 0 else None)
+        if number(spread) and spread >= UNEVEN_CHANNELS:
+            uneven.append((group, spread, len(busy), len(channels)))
         blp = [as_dict(c.get("bank_parallelism")) for c in busy]
         bws = [c.get("bandwidth_gbps") for c in busy]
         banks = [b.get("banks") for b in blp if number(b.get("banks"))]
@@ -1123,6 +1136,7 @@ def section_memory(doc, stats):
 
         rows.append([
             code(group), f"{len(busy)} of {len(channels)}",
+            f"{spread:.2f}" if number(spread) else DASH,
             fmt_num(sum(bws), 2) if all(number(b) for b in bws) else DASH,
             fmt_pct(mean_of(c.get("efficiency") for c in busy)),
             fmt_pct(mean_of(c.get("row_hit_rate") for c in busy)),
@@ -1137,9 +1151,15 @@ def section_memory(doc, stats):
     if not rows:
         doc.p("No DRAM channel carried traffic.")
         return
-    doc.table(["Memory", "Channels used", "GB/s", "Efficiency", "Row hits", "Row misses",
-               "Row conflicts", "Banks busy / needed", "Read queue (mean)",
-               "Write queue (mean)", "Read latency (ns)"], rows, "llrrrrrrrrr")
+    doc.table(["Memory", "Channels used", "Channel spread", "GB/s", "Efficiency", "Row hits",
+               "Row misses", "Row conflicts", "Banks busy / needed", "Read queue (mean)",
+               "Write queue (mean)", "Read latency (ns)"], rows, "llrrrrrrrrrr")
+    for group, spread, used, count in uneven:
+        doc.p(bold("Uneven channels: "), code(group), f"'s busiest channel moved {spread:.2f} "
+              f"times the mean over its {count} channels ({used} used). The address interleave "
+              "(the memory's interleave.granule_bytes and channel_select) or the access pattern "
+              "(a stride that is a multiple of channels x granule, say) concentrates the traffic: "
+              "that channel limits the memory before the others are busy.")
 
 
 FIGURES = [  # file, title, how to read it

@@ -86,8 +86,11 @@ row = [l for l in md.splitlines() if l.startswith("| `fam0.memory` |")]
 assert len(row) == 1, md
 cells = [c.strip() for c in row[0].strip("|").split("|")]
 assert cells[1] == "2 of 2", cells
-assert cells[2] == f"{chans[0]['bandwidth_gbps'] + chans[1]['bandwidth_gbps']:.2f}", cells
-assert cells[7].endswith(" of 64"), cells
+# Channel spread: the busier channel's bytes over the mean of the two.
+moved = [c["bytes"] for c in chans]
+assert cells[2] == f"{max(moved) * 2 / sum(moved):.2f}", (cells, moved)
+assert cells[3] == f"{chans[0]['bandwidth_gbps'] + chans[1]['bandwidth_gbps']:.2f}", cells
+assert cells[8].endswith(" of 64"), cells
 PY
 pass "report of a minimal run"
 
@@ -144,6 +147,39 @@ one = open(sys.argv[2] + "/report.md").read()
 assert "### Phases" not in one and "found one limiter class for the whole run" in one
 PY
 pass "report of a run in two phases gives each phase's limiter; a one-phase run says so"
+
+# Channel spread: minimal.yaml interleaves its 2 channels every 256 B (modulo), so 256 B reads at a
+# 512 B stride all land on channel 0: the busiest channel moves 2.00 times the mean, 1 of 2 used,
+# and the report says the traffic is uneven. The 1 MiB random run above is not flagged.
+cat >"$WORK/stride.yaml" <<'EOF'
+name: one_channel
+streams:
+  - name: reader
+    gpus: [0]
+    buffer: {bytes: 2MiB, location: device/fam0}
+    pattern: strided
+    access_bytes: 256
+    stride_bytes: 512
+    total_bytes: 256KiB
+EOF
+run_famsim stride run --platform platforms/minimal.yaml --workload "$WORK/stride.yaml" \
+  --out "$WORK/stride" || true
+expect_rc 0 "strided run"
+report stride "$WORK/stride"
+[ "$RC" -eq 0 ] || fail "report.py on the strided run: exit code $RC"
+"$PY" - "$WORK/stride" "$RUN" <<'PY' || fail "the channel spread of a run on one channel"
+import json, re, sys
+d = sys.argv[1]
+c = json.load(open(d + "/stats.json"))["components"]
+assert (c["fam0.memory.ch0"]["bytes"], c["fam0.memory.ch1"]["bytes"]) == (256 * 1024, 0), c
+md = re.sub(r"\\(.)", r"\1", open(d + "/report.md").read())
+row = next(l for l in md.splitlines() if l.startswith("| `fam0.memory` |"))
+assert [x.strip() for x in row.split("|")[2:4]] == ["1 of 2", "2.00"], row
+assert "`fam0.memory`'s busiest channel moved 2.00 times the mean over its 2 channels (1 used)" \
+    in md, md
+assert "Uneven channels" not in open(sys.argv[2] + "/report.md").read()
+PY
+pass "report.py gives each memory's channel spread and flags one channel taking the traffic"
 
 # A run cut short by sim.max_time_ns: its summary must not say every request came back; it says
 # how many were still out (issued - completed from stats.json).
