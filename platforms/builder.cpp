@@ -116,6 +116,7 @@ Platform::Platform(const PlatformConfig& cfg, SimContext& ctx, AddressSpace& vmm
   std::vector<MemoryLayout::Target> split;
   for (const MemoryTarget& t : targets_) {
     vmm.add_location(t.name, t.base, t.size);
+    // address_layout lists every GPU's HBM first, then the devices.
     const bool gpu_hbm = cfg.gpu_local.present && split.size() < cfg.gpu_count;
     split.push_back({t.name,
                      cfg.trace_player.present ? MemoryLayout::Kind::kStandalone

@@ -726,12 +726,8 @@ nlohmann::json Simulation::results(double host_seconds, double peak_rss_mib) con
   j["summary"]["write_latency_histogram"] = total.write_latency.bins_json();
   j["summary"]["by_target"] = by_target;
   // And by the memory that served them.
-  std::vector<TargetTraffic> by_memory(ctx_->memories.targets().size());
-  for (const Initiator* i : platform_->initiators()) {
-    for (std::size_t m = 0; m < by_memory.size(); ++m) by_memory[m].merge(i->traffic_at(m));
-  }
-  j["summary"]["by_memory"] = ctx_->memories.by_memory_json(by_memory, window);
-  j["summary"]["device_balance"] = ctx_->memories.device_balance(by_memory);
+  j["summary"]["by_memory"] = ctx_->memories.by_memory_json(window);
+  j["summary"]["device_balance"] = ctx_->memories.device_balance();
   j["latency_breakdown_ns"] = ctx_->hop_breakdown.to_json();
   // Open-loop traces: how far issue fell behind the timestamps, over every initiator that
   // replayed some (each one's own under components).

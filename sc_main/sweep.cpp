@@ -36,8 +36,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// The headline metrics, in results.csv column order; the numeric ones elasticities are worked
-// out for come first. Metrics added later go at the end, so that no column moves.
+// The headline metrics, in results.csv column order (elasticities are worked out for
+// kSensitivityMetrics). Metrics added later go at the end, so that no column moves.
 // bandwidth_gbps is over every target (the GPUs' own and peer HBM too); device_bandwidth_gbps
 // is the expansion devices' part of it (summary.by_target.device); device_max_over_mean, the
 // busiest device's bytes over the mean device's (summary.device_balance), shows where a parameter

@@ -194,7 +194,7 @@ void TracePlayer::behaviour() {
 }
 
 void TracePlayer::report(ComponentReport& r, const ReportWindow& window) const {
-  const TargetTraffic t = traffic(TargetClass::kStandaloneMemory);
+  const TargetTraffic& t = traffic(TargetClass::kStandaloneMemory);
   r.bytes = static_cast<double>(t.read_bytes + t.write_bytes);
   const double secs = window.seconds();
   r.utilization = 0;

@@ -1,7 +1,5 @@
 #include "models/core/by_memory.h"
 
-#include "models/core/initiator.h"
-
 #include <algorithm>
 #include <stdexcept>
 
@@ -29,6 +27,7 @@ void MemoryLayout::set_targets(std::vector<Target> targets) {
     }
   }
   targets_ = std::move(targets);
+  traffic_ = std::vector<TargetTraffic>(targets_.size());
   // The largest granule every base is a multiple of. A memory ends before the next one's base, a
   // multiple of it, so no two memories share a granule. A table only up to kMaxGranules long.
   constexpr std::uint64_t kMaxGranules = 1 << 16;
@@ -56,13 +55,12 @@ namespace {
 std::uint64_t bytes_of(const TargetTraffic& t) { return t.read_bytes + t.write_bytes; }
 }  // namespace
 
-nlohmann::json MemoryLayout::by_memory_json(const std::vector<TargetTraffic>& per_target,
-                                            const ReportWindow& window) const {
+nlohmann::json MemoryLayout::by_memory_json(const ReportWindow& window) const {
   std::uint64_t all = 0;
-  for (const TargetTraffic& t : per_target) all += bytes_of(t);
+  for (const TargetTraffic& t : traffic_) all += bytes_of(t);
   nlohmann::json out = nlohmann::json::object();
   for (std::size_t i = 0; i < targets_.size(); ++i) {
-    const TargetTraffic& t = per_target[i];
+    const TargetTraffic& t = traffic_[i];
     nlohmann::json j = t.to_json(window, true);
     j["kind"] = to_string(targets_[i].kind);
     j["share_of_bytes"] =
@@ -72,7 +70,8 @@ nlohmann::json MemoryLayout::by_memory_json(const std::vector<TargetTraffic>& pe
   return out;
 }
 
-nlohmann::json MemoryLayout::device_balance(const std::vector<TargetTraffic>& per_target) const {
+nlohmann::json MemoryLayout::device_balance() const {
+  const std::vector<TargetTraffic>& per_target = traffic_;
   std::size_t devices = 0;
   std::size_t used = 0;
   std::uint64_t sum = 0;

@@ -4,9 +4,10 @@
 // how the traffic spread over them (a buffer striped over devices, an interleave that favours
 // one), with each one's bandwidth and latency.
 //
-// Each initiator keeps its completions per memory (Initiator::count_completion), in place of per
-// class of target: one histogram sample per request, as before, and the classes are sums of
-// memories. A request is placed by its physical address: a binary search over the memories' bases.
+// One for the simulation (SimContext::memories), fed by every initiator's completions
+// (Initiator::count_completion), which also counts them by class of target: the latency's
+// histogram bin is worked out once for both. A request is placed by its physical address: a table
+// of the layout's granules (TiB), or a binary search.
 #pragma once
 
 #include "models/core/stats.h"
@@ -18,8 +19,6 @@
 #include <vector>
 
 namespace famsim {
-
-struct TargetTraffic;
 
 class MemoryLayout {
  public:
@@ -62,19 +61,33 @@ class MemoryLayout {
     return pa - t.base < t.size ? lo - 1 : kNone;
   }
 
-  // stats.json summary.by_memory from every memory's traffic (per_target[i] for targets()[i]):
-  // {name: {kind, share_of_bytes (of all memories' bytes), and TargetTraffic::to_json with
-  // latencies}}; address_layout lists the memories in address order.
-  nlohmann::json by_memory_json(const std::vector<TargetTraffic>& per_target,
-                                const ReportWindow& window) const;
+  // A completed request to `pa` (LatencyHistogram::bin_of_ps(latency_ps) in `bin`).
+  void add(std::uint64_t pa, bool write, std::uint32_t bytes, std::uint64_t latency_ps, int bin) {
+    const std::size_t i = find(pa);
+    if (i == kNone) {
+      ++unplaced_;
+      return;
+    }
+    traffic_[i].add(write, bytes, latency_ps, bin);
+  }
+  // Completed requests to memory i (targets()[i]).
+  const TargetTraffic& traffic(std::size_t i) const { return traffic_[i]; }
+  // Completions whose address is in no memory (none while every block routes correctly).
+  std::uint64_t unplaced() const { return unplaced_; }
+
+  // stats.json summary.by_memory: {name: {kind, share_of_bytes (of the memories' bytes), and
+  // TargetTraffic::to_json with latencies}}; address_layout lists the memories in address order.
+  nlohmann::json by_memory_json(const ReportWindow& window) const;
   // How evenly the devices shared their bytes: {devices, devices_used, busiest, least_busy,
   // max_over_mean, min_over_mean} (bytes of the busiest and the least busy device over the mean
   // over all devices); null without devices or device traffic.
-  nlohmann::json device_balance(const std::vector<TargetTraffic>& per_target) const;
+  nlohmann::json device_balance() const;
 
  private:
   static constexpr std::uint32_t kNoTarget = ~std::uint32_t{0};
-  std::vector<Target> targets_;  // by base
+  std::vector<Target> targets_;         // by base
+  std::vector<TargetTraffic> traffic_;  // per target
+  std::uint64_t unplaced_ = 0;
   // Every memory starts on a boundary of 2^granule_shift_ bytes: the memory in each granule, or
   // empty when that table would be too long (a binary search then).
   std::vector<std::uint32_t> table_;

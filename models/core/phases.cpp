@@ -34,7 +34,10 @@ void PhaseSampler::attach(const ComponentRegistry& registry,
 std::array<std::uint64_t, kTargetClasses> PhaseSampler::completed() const {
   std::array<std::uint64_t, kTargetClasses> bytes{};
   for (const Initiator* i : initiators_) {
-    for (TargetClass c : kAllTargetClasses) bytes[static_cast<unsigned>(c)] += i->bytes_to(c);
+    for (TargetClass c : kAllTargetClasses) {
+      const TargetTraffic& t = i->traffic(c);
+      bytes[static_cast<unsigned>(c)] += t.read_bytes + t.write_bytes;
+    }
   }
   return bytes;
 }

@@ -28,9 +28,13 @@ class LatencyHistogram {
  public:
   LatencyHistogram() = default;
 
-  void add_ps(std::uint64_t v) {
+  void add_ps(std::uint64_t v) { add_ps(v, bin_of_ps(v)); }
+  // The bin a value falls in, the same in every LatencyHistogram: worked out once (a logarithm),
+  // it adds one sample to several histograms.
+  static int bin_of_ps(std::uint64_t v);
+  void add_ps(std::uint64_t v, int bin) {
     if (!hist_) allocate();
-    (*hist_)(static_cast<double>(v) * 1e-3);
+    ++(*hist_)[bin];  // unchecked: bin_of_ps gives -1 (underflow) .. kBins (overflow)
     ++count_;
     sum_ps_ += v;
     if (v < min_ps_) min_ps_ = v;
@@ -111,6 +115,31 @@ struct ReportWindow {
   std::uint64_t end_ps = 0;
   std::uint64_t duration_ps() const { return end_ps > start_ps ? end_ps - start_ps : 0; }
   double seconds() const { return static_cast<double>(duration_ps()) * 1e-12; }
+};
+
+// What completed requests to one class of target moved and how long they took (atomics count
+// as reads, as everywhere in the summary).
+struct TargetTraffic {
+  std::uint64_t read_bytes = 0;
+  std::uint64_t write_bytes = 0;
+  LatencyHistogram read_latency;
+  LatencyHistogram write_latency;
+
+  // A completed request (its latency's bin: LatencyHistogram::bin_of_ps).
+  void add(bool write, std::uint32_t bytes, std::uint64_t latency_ps, int bin) {
+    if (write) {
+      write_latency.add_ps(latency_ps, bin);
+      write_bytes += bytes;
+    } else {
+      read_latency.add_ps(latency_ps, bin);
+      read_bytes += bytes;
+    }
+  }
+  void merge(const TargetTraffic& other);
+  // {read_bytes, write_bytes, read_bandwidth_gbps, write_bandwidth_gbps, bandwidth_gbps} over
+  // `window` (GB/s = 1e9 bytes per simulated second, as the summary's), and with `latency`
+  // latency_ns (all requests), read_latency_ns and write_latency_ns as LatencyHistogram::to_json.
+  nlohmann::json to_json(const ReportWindow& window, bool latency) const;
 };
 
 // One resource of a component, for the bottleneck analysis (models/core/bottleneck.h): a server

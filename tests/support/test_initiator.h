@@ -9,7 +9,7 @@ namespace famsim::test {
 
 class TestInitiator : public Initiator {
  public:
-  explicit TestInitiator(const MemoryLayout* layout = nullptr) : Initiator(layout) {}
+  explicit TestInitiator(MemoryLayout* memories = nullptr) : Initiator(memories) {}
   std::uint64_t issued() const override { return 0; }
   std::uint64_t completed() const override { return 0; }
   std::uint64_t bytes_requested() const override { return 0; }
