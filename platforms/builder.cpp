@@ -85,17 +85,18 @@ std::vector<MemoryTarget> Platform::address_layout(const PlatformConfig& cfg) {
   std::vector<MemoryTarget> out;
   std::uint64_t cursor = 0;
   if (cfg.trace_player.present) {
-    out.push_back({"memory", 0, cfg.memory.capacity_bytes});
+    out.push_back({"memory", 0, cfg.memory.capacity_bytes, MemoryLayout::Kind::kStandalone});
     return out;
   }
   if (cfg.gpu_local.present) {
     for (unsigned g = 0; g < cfg.gpu_count; ++g) {
-      out.push_back({"gpu" + std::to_string(g) + "_hbm", cursor, cfg.gpu_local.capacity_bytes});
+      out.push_back({"gpu" + std::to_string(g) + "_hbm", cursor, cfg.gpu_local.capacity_bytes,
+                     MemoryLayout::Kind::kGpuHbm});
       cursor = round_up(cursor + cfg.gpu_local.capacity_bytes, kTiB);
     }
   }
   for (const DeviceConfig& d : cfg.devices) {
-    out.push_back({d.name, cursor, d.capacity_bytes});
+    out.push_back({d.name, cursor, d.capacity_bytes, MemoryLayout::Kind::kDevice});
     cursor = round_up(cursor + d.capacity_bytes, kTiB);
   }
   return out;
@@ -113,18 +114,12 @@ Platform::Platform(const PlatformConfig& cfg, SimContext& ctx, AddressSpace& vmm
   if (longest > RequestExt::kMaxHops) {
     throw std::logic_error("platform paths are longer than the hop records can hold");
   }
-  std::vector<MemoryLayout::Target> split;
+  std::vector<MemoryLayout::Target> memories;
   for (const MemoryTarget& t : targets_) {
     vmm.add_location(t.name, t.base, t.size);
-    // address_layout lists every GPU's HBM first, then the devices.
-    const bool gpu_hbm = cfg.gpu_local.present && split.size() < cfg.gpu_count;
-    split.push_back({t.name,
-                     cfg.trace_player.present ? MemoryLayout::Kind::kStandalone
-                     : gpu_hbm                ? MemoryLayout::Kind::kGpuHbm
-                                              : MemoryLayout::Kind::kDevice,
-                     t.base, t.size});
+    memories.push_back({t.name, t.kind, t.base, t.size});
   }
-  ctx.memories.set_targets(std::move(split));
+  ctx.memories.set_targets(std::move(memories));
   std::size_t ti = 0;
 
   if (cfg.trace_player.present) {

@@ -21,6 +21,7 @@
 // each hub by the channel decoded from the address (LocalMemoryRouting).
 #pragma once
 
+#include "models/core/by_memory.h"
 #include "platforms/platform_config.h"
 #include "platforms/switch_fabric.h"
 #include "traffic/vmm.h"
@@ -70,6 +71,7 @@ struct MemoryTarget {
   std::string name;  // "gpu0_hbm" or a device name
   std::uint64_t base = 0;
   std::uint64_t size = 0;
+  MemoryLayout::Kind kind = MemoryLayout::Kind::kDevice;
 };
 
 class Platform {

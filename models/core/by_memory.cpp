@@ -71,7 +71,6 @@ nlohmann::json MemoryLayout::by_memory_json(const ReportWindow& window) const {
 }
 
 nlohmann::json MemoryLayout::device_balance() const {
-  const std::vector<TargetTraffic>& per_target = traffic_;
   std::size_t devices = 0;
   std::size_t used = 0;
   std::uint64_t sum = 0;
@@ -79,12 +78,12 @@ nlohmann::json MemoryLayout::device_balance() const {
   std::size_t least = kNone;
   for (std::size_t i = 0; i < targets_.size(); ++i) {
     if (targets_[i].kind != Kind::kDevice) continue;
-    const std::uint64_t b = bytes_of(per_target[i]);
+    const std::uint64_t b = bytes_of(traffic_[i]);
     ++devices;
     if (b > 0) ++used;
     sum += b;
-    if (busiest == kNone || b > bytes_of(per_target[busiest])) busiest = i;
-    if (least == kNone || b < bytes_of(per_target[least])) least = i;
+    if (busiest == kNone || b > bytes_of(traffic_[busiest])) busiest = i;
+    if (least == kNone || b < bytes_of(traffic_[least])) least = i;
   }
   if (devices == 0 || sum == 0) return nullptr;
   const double mean = static_cast<double>(sum) / static_cast<double>(devices);
@@ -92,8 +91,8 @@ nlohmann::json MemoryLayout::device_balance() const {
           {"devices_used", used},
           {"busiest", targets_[busiest].name},
           {"least_busy", targets_[least].name},
-          {"max_over_mean", static_cast<double>(bytes_of(per_target[busiest])) / mean},
-          {"min_over_mean", static_cast<double>(bytes_of(per_target[least])) / mean}};
+          {"max_over_mean", static_cast<double>(bytes_of(traffic_[busiest])) / mean},
+          {"min_over_mean", static_cast<double>(bytes_of(traffic_[least])) / mean}};
 }
 
 }  // namespace famsim
