@@ -85,7 +85,9 @@ int do_run(const famsim::RunOptions& opt, const std::string& out_dir) {
   std::cout << famsim::summary_text(stats, out_dir);
   const bool timing_ok =
       !stats.contains("dram_timing_check") || stats["dram_timing_check"]["ok"].get<bool>();
-  return stats["conservation"]["ok"].get<bool>() && timing_ok ? kExitOk : kExitInternal;
+  const bool reports_ok = stats["report_probe_check"]["ok"].get<bool>();
+  return stats["conservation"]["ok"].get<bool>() && timing_ok && reports_ok ? kExitOk
+                                                                            : kExitInternal;
 }
 
 // famsim bench sizes the first stream of the workload it runs: mib_per_gpu MiB per GPU, unless a

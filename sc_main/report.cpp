@@ -276,6 +276,13 @@ std::string summary_text(const nlohmann::json& s, const std::string& out_dir) {
       }
     }
   }
+  if (s.contains("report_probe_check") && !s["report_probe_check"]["ok"].get<bool>()) {
+    o += "  internal error: block reports and per-phase probes disagree (results kept; please "
+         "report this):\n";
+    for (const auto& m : s["report_probe_check"]["mismatches"]) {
+      o += "    " + m.get<std::string>() + "\n";
+    }
+  }
   o += "  results: " + out_dir + "/stats.json\n";
   return o;
 }

@@ -745,7 +745,10 @@ nlohmann::json Simulation::results(double host_seconds, double peak_rss_mib) con
     if (lag.material()) j["issue_lag"]["sentence"] = lag.sentence();
   }
   std::vector<ResourceRecord> resources;
-  j["components"] = ctx_->registry.report_all(window, &resources);
+  std::vector<std::string> mismatches;
+  j["components"] = ctx_->registry.report_all(window, &resources, &mismatches);
+  // An internal fault, not the user's: the results are still written, and the run fails after.
+  j["report_probe_check"] = {{"ok", mismatches.empty()}, {"mismatches", mismatches}};
   // The bound is on the total over every target; the sentence says how it splits when it does.
   std::vector<AchievedPart> achieved_by_target;
   for (TargetClass c : kAllTargetClasses) {

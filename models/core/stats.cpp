@@ -171,35 +171,54 @@ namespace {
 // view of the same resource). Every resource the report lists must have a probe that describes it
 // alike, or the whole-run and the per-phase verdicts would name different things. Checked on every
 // run, so any run of any platform catches a block whose two lists drifted apart. The report may
-// leave out resources it has probes for (an idle block lists none).
-void check_probes_match(const Component& c, const ComponentReport& r) {
+// leave out resources it has probes for (an idle block lists none). Each difference is one line,
+// "<block>: '<resource>': <what differs>", appended to `out`.
+void check_probes_match(const Component& c, const ComponentReport& r,
+                        std::vector<std::string>& out) {
   if (r.resources.empty()) return;
   std::vector<ResourceProbe> probes;
   c.probes(probes);
-  auto fail = [&c](const std::string& what) {
-    throw std::logic_error(fmt::format(
-        "{}: its report and its per-phase probes describe its resources differently: {}",
-        c.component_name(), what));
+  auto fail = [&](std::string_view resource, const std::string& what) {
+    out.push_back(fmt::format("{}: '{}': {}", c.component_name(), resource, what));
   };
   std::map<std::string_view, const ResourceProbe*> by_name;
   for (const ResourceProbe& p : probes) {
-    if (!by_name.emplace(p.use.name, &p).second) fail(fmt::format("two probes '{}'", p.use.name));
+    if (!by_name.emplace(p.use.name, &p).second) fail(p.use.name, "two probes of that name");
   }
+  auto type_name = [](ResourceUse::Type t) {
+    return t == ResourceUse::Type::kBandwidth ? "bandwidth" : "slots";
+  };
+  auto side = [](bool response) { return response ? "response" : "request"; };
   for (const ResourceUse& u : r.resources) {
     const auto it = by_name.find(u.name);
     if (it == by_name.end()) {
-      if (u.whole_run_only) continue;
-      fail(fmt::format("'{}' has no probe", u.name));
+      if (!u.whole_run_only) fail(u.name, "the report lists it, no probe does");
+      continue;
     }
-    if (u.whole_run_only) fail(fmt::format("'{}' is whole-run only but has a probe", u.name));
+    if (u.whole_run_only) {
+      fail(u.name, "the report marks it whole-run only, yet it has a probe");
+      continue;
+    }
     const ResourceUse& p = it->second->use;
     const double depth = it->second->depth ? it->second->depth() : p.path_depth;
-    if (p.type != u.type || p.capacity != u.capacity || p.unit != u.unit ||
-        p.response_path != u.response_path || depth != u.path_depth) {
-      fail(
-          fmt::format("'{}': type, capacity ({} against {}), unit, round-trip side or path "
-                      "depth ({} against {}) differ",
-                      u.name, u.capacity, p.capacity, u.path_depth, depth));
+    if (p.type != u.type) {
+      fail(u.name, fmt::format("type {} in the report, {} in the probe", type_name(u.type),
+                               type_name(p.type)));
+    }
+    if (p.capacity != u.capacity) {
+      fail(u.name,
+           fmt::format("capacity {} in the report, {} in the probe", u.capacity, p.capacity));
+    }
+    if (p.unit != u.unit) {
+      fail(u.name, fmt::format("unit '{}' in the report, '{}' in the probe", u.unit, p.unit));
+    }
+    if (p.response_path != u.response_path) {
+      fail(u.name, fmt::format("{} side in the report, {} side in the probe", side(u.response_path),
+                               side(p.response_path)));
+    }
+    if (depth != u.path_depth) {
+      fail(u.name,
+           fmt::format("path depth {} in the report, {} in the probe", u.path_depth, depth));
     }
   }
 }
@@ -207,12 +226,19 @@ void check_probes_match(const Component& c, const ComponentReport& r) {
 }  // namespace
 
 nlohmann::json ComponentRegistry::report_all(const ReportWindow& window,
-                                             std::vector<ResourceRecord>* resources) const {
+                                             std::vector<ResourceRecord>* resources,
+                                             std::vector<std::string>* mismatches) const {
   nlohmann::json out = nlohmann::json::object();
   for (const Component* c : components_) {
     ComponentReport r;
     c->report(r, window);
-    check_probes_match(*c, r);
+    std::vector<std::string> found;
+    check_probes_match(*c, r, found);
+    if (!found.empty() && !mismatches) {
+      throw std::logic_error(fmt::format(
+          "its report and its per-phase probes describe a resource differently: {}", found[0]));
+    }
+    if (mismatches) mismatches->insert(mismatches->end(), found.begin(), found.end());
     nlohmann::json j = r.extra;
     j["bytes"] = r.bytes;
     j["utilization"] = r.utilization;

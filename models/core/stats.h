@@ -248,9 +248,13 @@ class ComponentRegistry {
  public:
   const std::vector<Component*>& components() const { return components_; }
   // Every component's report keyed by name; each resource is also appended to `resources`
-  // (when given) and listed under the component's `resources` key.
+  // (when given) and listed under the component's `resources` key. A resource that a report and
+  // its block's probes describe differently (an internal fault: the whole-run and the per-phase
+  // verdicts would name different things) is a line appended to `mismatches`, so the run still
+  // writes its results and fails after; without `mismatches`, std::logic_error.
   nlohmann::json report_all(const ReportWindow& window,
-                            std::vector<ResourceRecord>* resources = nullptr) const;
+                            std::vector<ResourceRecord>* resources = nullptr,
+                            std::vector<std::string>* mismatches = nullptr) const;
 
  private:
   friend class Component;

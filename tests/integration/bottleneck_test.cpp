@@ -3,6 +3,7 @@
 // platform (1 GPU straight to 1 device) with everything else given ample room, so the expected
 // limiter follows from the configured figures alone (worked out in each test).
 #include "models/core/bottleneck.h"
+#include "sc_main/report.h"
 #include "tests/support/test_support.h"
 
 #include <gtest/gtest.h>
@@ -284,6 +285,55 @@ TEST(Bottleneck, OccupancyHistogramCoversTheWindow) {
     }
   }
   EXPECT_GT(checked, 3u);
+}
+
+// A block whose report lists a 100 GB/s "wire" that its only probe gives 50 GB/s: a model fault
+// the run must report without losing its results.
+class Misdescribed : public Component {
+ public:
+  explicit Misdescribed(ComponentRegistry& reg) : Component(reg, "faulty", BlockKind::kLink) {}
+  void report(ComponentReport& r, const ReportWindow&) const override {
+    ResourceUse u;
+    u.name = "wire";
+    u.capacity = 100;
+    r.resources.push_back(u);
+  }
+  void probes(std::vector<ResourceProbe>& out) const override {
+    ResourceProbe p;
+    p.use.name = "wire";
+    p.use.capacity = 50;
+    p.counter = &work_;
+    out.push_back(p);
+  }
+  std::size_t occupancy() const override { return 0; }
+
+ private:
+  std::uint64_t work_ = 0;
+};
+
+TEST(Bottleneck, ReportProbeMismatchKeepsTheResultsAndSaysWhat) {
+  Simulation sim(test::make_doc(test::source_file("platforms/minimal.yaml"), kReads, {}),
+                 ::testing::TempDir() + "famsim-misdescribed");
+  sim.run();
+  ASSERT_FALSE(sim.input_error());
+  Misdescribed faulty(sim.context().registry);
+  const nlohmann::json r = sim.results(0.0, 0.0);
+  const auto& check = r["report_probe_check"];
+  EXPECT_FALSE(check["ok"].get<bool>());
+  EXPECT_EQ(check["mismatches"],
+            nlohmann::json::array({"faulty: 'wire': capacity 100 in the report, 50 in the probe"}));
+  // Everything else is there: 4 MiB read, the blocks' reports, the verdicts.
+  EXPECT_EQ(r["summary"]["read_bytes"].get<std::uint64_t>(), 4u << 20);
+  EXPECT_TRUE(r["conservation"]["ok"].get<bool>());
+  EXPECT_TRUE(r["components"].contains("faulty"));
+  EXPECT_TRUE(r["bottlenecks"].contains("sentence"));
+  const std::string text = summary_text(r, "out");
+  EXPECT_NE(text.find("internal error: block reports and per-phase probes disagree"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("    faulty: 'wire': capacity 100 in the report, 50 in the probe\n"),
+            std::string::npos)
+      << text;
 }
 
 TEST(ResourceClass, InstanceNumbersBecomeStars) {

@@ -41,6 +41,10 @@ nlohmann::json run_sim(const std::string& platform_yaml, const std::string& work
   if (r.contains("dram_timing_check") && !r["dram_timing_check"]["ok"].get<bool>()) {
     ADD_FAILURE() << "DRAM timing check failed: " << r["dram_timing_check"].dump(2);
   }
+  // And every block's report must agree with its per-phase probes.
+  if (!r["report_probe_check"]["ok"].get<bool>()) {
+    ADD_FAILURE() << "report/probe check failed: " << r["report_probe_check"].dump(2);
+  }
   return r;
 }
 
