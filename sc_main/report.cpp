@@ -123,6 +123,15 @@ std::string by_device_lines(const nlohmann::json& s) {
     o += fmt::format("    and {} more devices, {:.2f} to {:.2f} GB/s each\n", rest, rest_low,
                      rest_high);
   }
+  // The same balance window by window: even over the run can still mean one device at a time.
+  if (s.contains("timeseries") && !s["timeseries"]["device_balance_by_window"].is_null()) {
+    const auto& w = s["timeseries"]["device_balance_by_window"];
+    o += fmt::format(
+        "    per {} ns window: busiest at {:.3f} x the mean on average, {:.3f} x at most{}\n",
+        s["timeseries"]["window_ns"].get<double>(), w["mean_max_over_mean"].get<double>(),
+        w["max_max_over_mean"].get<double>(),
+        w["took_turns"].get<bool>() ? " (the devices took turns)" : "");
+  }
   return o;
 }
 

@@ -291,6 +291,15 @@ Simulation::Simulation(ConfigDoc doc, const std::string& out_dir, const std::str
   }
   vmm_ = std::make_unique<AddressSpace>(cfg_.platform.gpu_count);
   platform_ = std::make_unique<Platform>(cfg_.platform, *ctx_, *vmm_);
+  // timeseries.csv's columns per expansion device, in address order.
+  std::vector<std::string> device_names;
+  std::vector<std::size_t> device_column;
+  for (const MemoryLayout::Target& t : ctx_->memories.targets()) {
+    const bool device = t.kind == MemoryLayout::Kind::kDevice;
+    device_column.push_back(device ? device_names.size() : TimeSeries::kNoDevice);
+    if (device) device_names.push_back(t.name);
+  }
+  ctx_->timeseries.set_devices(std::move(device_names), std::move(device_column));
   if (!cfg_.platform.trace_player.present) map_workload();
   ctx_->phases.set_window_ps(
       static_cast<std::uint64_t>(std::llround(cfg_.sim.phase_window_ns * 1000.0)));

@@ -41,7 +41,8 @@ namespace {
 // bandwidth_gbps is over every target (the GPUs' own and peer HBM too); device_bandwidth_gbps
 // is the expansion devices' part of it (summary.by_target.device); device_max_over_mean, the
 // busiest device's bytes over the mean device's (summary.device_balance), shows where a parameter
-// (striping, interleave) spreads the traffic unevenly.
+// (striping, interleave) spreads the traffic unevenly; device_window_max_over_mean, the same per
+// time window (timeseries.device_balance_by_window), where the load moves from device to device.
 const std::vector<std::string> kMetrics = {"bandwidth_gbps",
                                            "read_bandwidth_gbps",
                                            "write_bandwidth_gbps",
@@ -56,7 +57,8 @@ const std::vector<std::string> kMetrics = {"bandwidth_gbps",
                                            "host_seconds",
                                            "device_bandwidth_gbps",
                                            "phase_limiters",
-                                           "device_max_over_mean"};
+                                           "device_max_over_mean",
+                                           "device_window_max_over_mean"};
 const std::vector<std::string> kSensitivityMetrics = {"bandwidth_gbps", "latency_mean_ns",
                                                       "latency_p99_ns"};
 
@@ -431,7 +433,9 @@ nlohmann::json headline_metrics(const nlohmann::json& s) {
       {"host_seconds", num({"sim", "host_seconds"})},
       {"device_bandwidth_gbps", num({"summary", "by_target", "device", "bandwidth_gbps"})},
       {"phase_limiters", ""},
-      {"device_max_over_mean", num({"summary", "device_balance", "max_over_mean"})}};
+      {"device_max_over_mean", num({"summary", "device_balance", "max_over_mean"})},
+      {"device_window_max_over_mean",
+       num({"timeseries", "device_balance_by_window", "mean_max_over_mean"})}};
   // The workload's own results (generator streams): tokens per second, step time, hit rate...
   nlohmann::json wl = nlohmann::json::object();
   if (s.contains("workload") && s["workload"].contains("streams")) {

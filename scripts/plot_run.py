@@ -7,6 +7,8 @@ Writes into PLOTS_DIR (default RUN_DIR/plots):
   latency_cdf.png       read and write latency CDF (stats.json summary.*_latency_histogram)
   bandwidth_time.png    read and write bandwidth per window (timeseries.csv)
   latency_time.png      latency p50 / p99 / max per window (timeseries.csv)
+  device_bandwidth_time.png  each expansion device's bandwidth per window, with two or more
+                        devices carrying traffic (timeseries.csv)
   utilization.png       utilisation of every resource, busiest first (stats.json components)
   hop_breakdown.png     mean latency per hop, stacked, reads and writes
                         (stats.json latency_breakdown_ns, when the run has it)
@@ -119,6 +121,45 @@ def bandwidth_time(rows, out, stats=None):
     fig.tight_layout()
     fig.savefig(out, dpi=110)
     plt.close(fig)
+
+
+def device_columns(rows):
+    """timeseries.csv's per-device columns (device_<name>_gbps) that carried traffic, as
+    [(column, device name)] in the file's order (the devices' address order)."""
+    if not rows:
+        return []
+    cols = [k for k in rows[0] if k.startswith("device_") and k.endswith("_gbps")
+            and k != "device_gbps"]
+    return [(k, k[len("device_"):-len("_gbps")]) for k in cols
+            if any(r.get(k, 0.0) > 0 for r in rows)]
+
+
+def device_bandwidth_time(rows, out, listed=8):
+    """Each expansion device's bandwidth (read + write) per window, when two or more carried
+    traffic: one line each up to `listed` devices, beyond that the least and the most loaded
+    device's band around the mean. False (nothing drawn) with fewer than two."""
+    cols = device_columns(rows)
+    if len(cols) < 2:
+        return False
+    fig, ax = plt.subplots(figsize=(7, 4))
+    t = [r["window_start_ns"] * 1e-3 for r in rows]
+    if len(cols) <= listed:
+        for key, name in cols:
+            ax.plot(t, [r[key] for r in rows], label=name)
+    else:
+        per_row = [[r[key] for key, _ in cols] for r in rows]
+        ax.fill_between(t, [min(v) for v in per_row], [max(v) for v in per_row], alpha=0.3,
+                        label=f"least to most loaded of {len(cols)} devices")
+        ax.plot(t, [sum(v) / len(v) for v in per_row], label="mean device")
+    ax.set_xlabel("simulated time (us)")
+    ax.set_ylabel("bandwidth (GB/s)")
+    ax.set_title("Bandwidth per device per window")
+    ax.grid(True, alpha=0.3)
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
+    return True
 
 
 def latency_time(rows, out):
@@ -408,6 +449,8 @@ def main():
         bandwidth_time(rows, os.path.join(out, "bandwidth_time.png"), stats)
         latency_time(rows, os.path.join(out, "latency_time.png"))
         written += ["bandwidth_time.png", "latency_time.png"]
+        if device_bandwidth_time(rows, os.path.join(out, "device_bandwidth_time.png")):
+            written.append("device_bandwidth_time.png")
     utilization(stats, os.path.join(out, "utilization.png"))
     written.append("utilization.png")
     if hop_breakdown(stats, os.path.join(out, "hop_breakdown.png")):

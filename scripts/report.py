@@ -846,6 +846,7 @@ def section_devices(doc, stats):
         return
     rows = []
     by = as_dict(get(stats, "summary", "by_memory"))
+    peaks = as_dict(get(stats, "timeseries", "peak_window_by_device_gbps"))
     for t in as_list(get(stats, "address_layout")):  # in address order
         name = get(t, "target")
         e = by.get(name) if isinstance(name, str) else None
@@ -853,9 +854,10 @@ def section_devices(doc, stats):
             continue
         rows.append([code(name), fmt_bytes(get(e, "read_bytes")), fmt_bytes(get(e, "write_bytes")),
                      fmt_pct(get(e, "share_of_bytes")), fmt_gbps(get(e, "bandwidth_gbps")),
-                     fmt_ns(get(e, "latency_ns", "mean")), fmt_ns(get(e, "latency_ns", "p99"))])
-    doc.table(["Device", "Read", "Written", "Share of all bytes", "Bandwidth", "Latency mean",
-               "Latency p99"], rows, "lrrrrrr")
+                     fmt_gbps(peaks.get(name)), fmt_ns(get(e, "latency_ns", "mean")),
+                     fmt_ns(get(e, "latency_ns", "p99"))])
+    doc.table(["Device", "Read", "Written", "Share of all bytes", "Bandwidth",
+               "Busiest window", "Latency mean", "Latency p99"], rows, "lrrrrrrr")
     ratio = lambda v: f"{v:.3f}" if number(v) else DASH  # noqa: E731
     doc.p(f"{fmt_int(bal.get('devices_used'))} of {fmt_int(bal.get('devices'))} devices carried "
           "traffic. The busiest, ", code(str(bal.get("busiest"))), ", moved "
@@ -863,6 +865,26 @@ def section_devices(doc, stats):
           code(str(bal.get("least_busy"))), f", {ratio(bal.get('min_over_mean'))} times. Far "
           "from 1, the data is spread unevenly (how buffers are striped over the devices, or the "
           "address interleave), and the busiest device limits first.")
+    by_window = get(stats, "timeseries", "device_balance_by_window")
+    if isinstance(by_window, dict) and number(by_window.get("mean_max_over_mean")):
+        mean = by_window["mean_max_over_mean"]
+        window = get(stats, "timeseries", "window_ns")
+        doc.p(f"Window by window ({fmt_ns(window)} each, over the "
+              f"{fmt_int(by_window.get('windows'))} windows with at least "
+              f"{fmt_int(by_window.get('min_requests_per_device'))} requests per device on "
+              "average), the busiest device moved "
+              f"{ratio(mean)} times the mean device's bytes on average (weighted by bytes) and "
+              f"{ratio(by_window.get('max_max_over_mean'))} times at most.")
+        if by_window.get("took_turns") is True:
+            run_ratio = by_window.get("run_max_over_mean")
+            doc.p(bold("The devices took turns: "), "at any one time, much of the traffic went to "
+                  "one device while the others waited, although the run's totals are "
+                  f"{ratio(run_ratio)} times the mean at most. The run got about one device's "
+                  "bandwidth at a time, not all of theirs. Typical cause: every GPU walking a "
+                  "buffer striped granule by granule (2 MiB, the finest stripe the address space "
+                  "allows) in the same order at the same time. GPUs or streams that start at "
+                  "different offsets, or an access order that moves between granules sooner, "
+                  "spread it (see 'Bandwidth by device over time').")
 
 
 def section_hops(doc, stats):
@@ -1172,6 +1194,11 @@ FIGURES = [  # file, title, how to read it
      "steady state; ramps at the ends are the start and the drain. When more than one kind of "
      "memory carried traffic, dashed lines split it by target (expansion device, local HBM, "
      "peer GPU HBM)."),
+    ("device_bandwidth_time.png", "Bandwidth by device over time",
+     "Each expansion device's bandwidth (read + write) per time window. Lines that rise and fall "
+     "in turn show the load moving from device to device (a buffer striped granule by granule "
+     "and walked in step) even when the devices' totals are even; with more than eight devices, "
+     "the band from the least to the most loaded device around the mean."),
     ("latency_time.png", "Latency over time",
      "Latency per time window: p50, p99 and max of the requests completing in each window."),
     ("hop_breakdown.png", "Per-hop latency breakdown",
@@ -1217,6 +1244,8 @@ def draw_figures(plot_run, stats, run_dir, png_dir):
         warnings.append(f"timeseries.csv not read: {e}")
     if rows:
         attempt("bandwidth_time.png", lambda out: plot_run.bandwidth_time(rows, out))
+        attempt("device_bandwidth_time.png",
+                lambda out: plot_run.device_bandwidth_time(rows, out))
         attempt("latency_time.png", lambda out: plot_run.latency_time(rows, out))
     attempt("hop_breakdown.png", lambda out: plot_run.hop_breakdown(stats, out))
     attempt("utilization.png", lambda out: plot_run.utilization(stats, out))

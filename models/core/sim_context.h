@@ -57,7 +57,11 @@ struct SimContext {
   // response's arrival at the initiator; `status`: the payload's TLM response status.
   void record_completion(const RequestExt& e, std::uint64_t arrival_ps, int status) {
     hop_breakdown.add(e, arrival_ps);
-    timeseries.add(arrival_ps, e.length, arrival_ps - e.issue_ps, e.write, e.target_class);
+    if (timeseries.enabled()) {
+      timeseries.add(
+          arrival_ps, e.length, arrival_ps - e.issue_ps, e.write, e.target_class,
+          timeseries.devices() ? memories.find(e.physical_address) : TimeSeries::kNoDevice);
+    }
     if (timeline.wants(e.id)) timeline.record(e, arrival_ps);
     if (transactions.enabled()) transactions.record(e, arrival_ps, status);
   }

@@ -4,15 +4,34 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 
 namespace famsim {
 
+void TimeSeries::set_devices(std::vector<std::string> names,
+                             std::vector<std::size_t> column_of_memory) {
+  for (std::size_t c : column_of_memory) {
+    if (c != kNoDevice && c >= names.size()) {
+      throw std::logic_error("TimeSeries::set_devices: a memory's column is past the devices");
+    }
+  }
+  if (!rows_.empty()) throw std::logic_error("TimeSeries::set_devices after the first sample");
+  device_names_ = std::move(names);
+  column_of_memory_ = std::move(column_of_memory);
+}
+
 void TimeSeries::coarsen() {
   const std::size_t n = (rows_.size() + 1) / 2;
+  const std::size_t d = devices();
   for (std::size_t i = 0; i < n; ++i) {
     Row merged = rows_[2 * i];
+    for (std::size_t c = 0; c < d; ++c) device_bytes_[i * d + c] = device_bytes_[2 * i * d + c];
     if (2 * i + 1 < rows_.size()) {
       const Row& o = rows_[2 * i + 1];
+      for (std::size_t c = 0; c < d; ++c) {
+        device_bytes_[i * d + c] += device_bytes_[(2 * i + 1) * d + c];
+      }
+      merged.device_requests += o.device_requests;
       for (int d = 0; d < 2; ++d) {
         merged.bytes[d] += o.bytes[d];
         merged.requests[d] += o.requests[d];
@@ -25,6 +44,7 @@ void TimeSeries::coarsen() {
     rows_[i] = merged;
   }
   rows_.resize(n);
+  device_bytes_.resize(n * d);
   window_ps_ *= 2;
 }
 
@@ -48,6 +68,7 @@ std::string TimeSeries::csv() const {
       "window_start_ns,window_end_ns,read_gbps,write_gbps,requests,latency_mean_ns,"
       "latency_p50_ns,latency_p90_ns,latency_p99_ns,latency_max_ns";
   for (TargetClass c : kAllTargetClasses) o += fmt::format(",{}_gbps", to_string(c));
+  for (const std::string& d : device_names_) o += fmt::format(",device_{}_gbps", d);
   o += "\n";
   std::size_t first = 0;
   while (first < rows_.size() && rows_[first].requests[0] + rows_[first].requests[1] == 0) ++first;
@@ -65,6 +86,9 @@ std::string TimeSeries::csv() const {
         static_cast<double>(r.latency_max_ps) * 1e-3);
     for (std::uint64_t b : r.target_bytes)
       o += fmt::format(",{:.4f}", static_cast<double>(b) / w_ns);
+    for (std::size_t c = 0; c < devices(); ++c) {
+      o += fmt::format(",{:.4f}", static_cast<double>(device_bytes_[i * devices() + c]) / w_ns);
+    }
     o += '\n';
   }
   return o;
@@ -76,10 +100,16 @@ nlohmann::json TimeSeries::summary() const {
   std::size_t windows = 0;
   double peak_bw = 0, peak_p99 = 0;
   std::array<double, kTargetClasses> peak_target{};
+  std::vector<double> peak_device(devices(), 0.0);
   const double w_ns = static_cast<double>(window_ps_) * 1e-3;
-  for (const Row& r : rows_) {
+  for (std::size_t i = 0; i < rows_.size(); ++i) {
+    const Row& r = rows_[i];
     if (r.requests[0] + r.requests[1] == 0 && windows == 0) continue;
     ++windows;
+    for (std::size_t c = 0; c < devices(); ++c) {
+      peak_device[c] =
+          std::max(peak_device[c], static_cast<double>(device_bytes_[i * devices() + c]) / w_ns);
+    }
     peak_bw = std::max(peak_bw, static_cast<double>(r.bytes[0] + r.bytes[1]) / w_ns);
     peak_p99 = std::max(peak_p99, percentile_ps(r, 0.99) * 1e-3);
     for (unsigned c = 0; c < kTargetClasses; ++c) {
@@ -95,7 +125,54 @@ nlohmann::json TimeSeries::summary() const {
     by_target[to_string(c)] = peak_target[static_cast<unsigned>(c)];
   }
   j["peak_window_by_target_gbps"] = by_target;
+  nlohmann::json by_device = nlohmann::json::object();
+  for (std::size_t c = 0; c < devices(); ++c) by_device[device_names_[c]] = peak_device[c];
+  j["peak_window_by_device_gbps"] = by_device;
+  j["device_balance_by_window"] = device_balance().to_json();
   return j;
+}
+
+TimeSeries::DeviceBalance TimeSeries::device_balance() const {
+  DeviceBalance b;
+  const std::size_t d = devices();
+  if (d < 2) return b;
+  double weighted = 0;
+  std::uint64_t weight = 0;
+  std::vector<std::uint64_t> run(d, 0);
+  for (std::size_t i = 0; i < device_bytes_.size(); ++i) run[i % d] += device_bytes_[i];
+  std::uint64_t run_total = 0;
+  for (std::uint64_t v : run) run_total += v;
+  if (run_total > 0) {
+    b.run_max_over_mean = static_cast<double>(*std::max_element(run.begin(), run.end())) *
+                          static_cast<double>(d) / static_cast<double>(run_total);
+  }
+  for (std::size_t i = 0; i < rows_.size(); ++i) {
+    if (rows_[i].device_requests < kBalanceMinRequests * d) continue;
+    const auto first = device_bytes_.begin() + static_cast<std::ptrdiff_t>(i * d);
+    const std::uint64_t busiest = *std::max_element(first, first + static_cast<std::ptrdiff_t>(d));
+    std::uint64_t total = 0;
+    for (std::size_t c = 0; c < d; ++c) total += device_bytes_[i * d + c];
+    const double ratio =
+        static_cast<double>(busiest) * static_cast<double>(d) / static_cast<double>(total);
+    ++b.windows;
+    weighted += ratio * static_cast<double>(total);
+    weight += total;
+    b.max_max_over_mean = std::max(b.max_max_over_mean, ratio);
+  }
+  if (weight > 0) b.mean_max_over_mean = weighted / static_cast<double>(weight);
+  b.took_turns = b.windows > 0 && b.mean_max_over_mean >= kTurns &&
+                 b.mean_max_over_mean >= kTurnsOverRun * b.run_max_over_mean;
+  return b;
+}
+
+nlohmann::json TimeSeries::DeviceBalance::to_json() const {
+  if (windows == 0) return nullptr;
+  return {{"windows", windows},
+          {"mean_max_over_mean", mean_max_over_mean},
+          {"max_max_over_mean", max_max_over_mean},
+          {"run_max_over_mean", run_max_over_mean},
+          {"took_turns", took_turns},
+          {"min_requests_per_device", kBalanceMinRequests}};
 }
 
 TimeSeries::DirectionPhases TimeSeries::direction_phases() const {

@@ -33,17 +33,31 @@ class TimeSeries {
   bool enabled() const { return window_ps_ > 0; }
   std::uint64_t window_ps() const { return window_ps_; }
 
-  // `target`: the kind of memory the request went to (columns per target in csv()).
+  static constexpr std::size_t kNoDevice = ~std::size_t{0};
+  // A column per expansion device, `names` in column order; `column_of_memory[i]` is the column of
+  // the platform's memory i (MemoryLayout::find's index), kNoDevice for one that is not a device.
+  void set_devices(std::vector<std::string> names, std::vector<std::size_t> column_of_memory);
+  std::size_t devices() const { return device_names_.size(); }
+
+  // `target`: the kind of memory the request went to (columns per target in csv()); `memory`: the
+  // memory that served it (MemoryLayout::find), for the columns per device.
   void add(std::uint64_t arrival_ps, std::uint32_t bytes, std::uint64_t latency_ps, bool write,
-           TargetClass target) {
+           TargetClass target, std::size_t memory = kNoDevice) {
     if (window_ps_ == 0) return;
     std::uint64_t w = arrival_ps / window_ps_;
     while (w >= kMaxRows) {
       coarsen();
       w = arrival_ps / window_ps_;
     }
-    if (w >= rows_.size()) rows_.resize(w + 1);
+    if (w >= rows_.size()) {
+      rows_.resize(w + 1);
+      device_bytes_.resize(rows_.size() * devices());
+    }
     Row& r = rows_[w];
+    if (memory < column_of_memory_.size() && column_of_memory_[memory] != kNoDevice) {
+      device_bytes_[w * devices() + column_of_memory_[memory]] += bytes;
+      ++r.device_requests;
+    }
     r.bytes[write] += bytes;
     r.target_bytes[static_cast<unsigned>(target)] += bytes;
     ++r.requests[write];
@@ -56,12 +70,38 @@ class TimeSeries {
   // read_gbps, write_gbps, requests, latency_mean_ns, latency_p50_ns, latency_p90_ns,
   // latency_p99_ns, latency_max_ns, then read + write GB/s by target (TargetClass, in
   // kAllTargetClasses order): device_gbps, local_hbm_gbps, peer_gpu_gbps,
-  // standalone_memory_gbps, which add up to read_gbps + write_gbps.
+  // standalone_memory_gbps, which add up to read_gbps + write_gbps; then read + write GB/s of each
+  // device (set_devices), device_<name>_gbps, which add up to device_gbps.
   std::string csv() const;
   // {window_ns, windows, file, peak_window_bandwidth_gbps, peak_window_p99_ns,
   // peak_window_by_target_gbps {device, local_hbm, peer_gpu, standalone_memory}: each target's
-  // own busiest window}.
+  // own busiest window; peak_window_by_device_gbps {<device>: its busiest window};
+  // device_balance_by_window (DeviceBalance::to_json)}.
   nlohmann::json summary() const;
+
+  // How evenly the devices shared the bytes window by window: a run can be even over its whole
+  // length while its load moves from device to device (buffers striped granule by granule and
+  // walked in step), which the run-wide balance cannot show. Over the windows whose device
+  // requests average at least kBalanceMinRequests per device (fewer make the ratio mostly noise):
+  // each window's busiest device's bytes over the mean over all devices, its mean weighted by the
+  // window's device bytes and its largest. Needs two devices or more. The devices took turns when
+  // that mean is at least kTurns and at least kTurnsOverRun times the same ratio over the whole
+  // run (its busiest device's bytes over the mean): the run had about one device's bandwidth at a
+  // time.
+  static constexpr std::uint64_t kBalanceMinRequests = 32;
+  static constexpr double kTurns = 1.5;
+  static constexpr double kTurnsOverRun = 1.25;
+  struct DeviceBalance {
+    std::size_t windows = 0;
+    double mean_max_over_mean = 0;  // weighted by each window's device bytes
+    double max_max_over_mean = 0;
+    double run_max_over_mean = 0;  // over all the windows' bytes together
+    bool took_turns = false;
+    // {windows, mean_max_over_mean, max_max_over_mean, run_max_over_mean, took_turns,
+    // min_requests_per_device}, or null without two devices or a window that counts.
+    nlohmann::json to_json() const;
+  };
+  DeviceBalance device_balance() const;
 
   // Whether reads and writes came at different times (a write phase, then a read phase) rather
   // than mixed. Over the windows that completed at least kPhaseMinRequests requests (fewer say
@@ -92,6 +132,7 @@ class TimeSeries {
     std::array<std::uint64_t, kTargetClasses> target_bytes{};  // by TargetClass
     std::uint64_t latency_sum_ps = 0;
     std::uint64_t latency_max_ps = 0;
+    std::uint64_t device_requests = 0;  // to the devices of set_devices
     std::array<std::uint32_t, kBins> bins{};
   };
   void coarsen();
@@ -99,6 +140,9 @@ class TimeSeries {
 
   std::uint64_t window_ps_;
   std::vector<Row> rows_;
+  std::vector<std::string> device_names_;
+  std::vector<std::size_t> column_of_memory_;
+  std::vector<std::uint64_t> device_bytes_;  // rows_.size() x devices(), row by row
 };
 
 }  // namespace famsim

@@ -87,7 +87,8 @@ header = next(csv.reader(open(d + "/results.csv")))
 known = ["bandwidth_gbps", "read_bandwidth_gbps", "write_bandwidth_gbps", "latency_mean_ns",
          "latency_p99_ns", "read_latency_mean_ns", "read_latency_p99_ns",
          "achieved_fraction_of_bound", "limiter", "limiter_utilization", "simulated_time_ns",
-         "host_seconds", "device_bandwidth_gbps", "phase_limiters", "device_max_over_mean"]
+         "host_seconds", "device_bandwidth_gbps", "phase_limiters", "device_max_over_mean",
+         "device_window_max_over_mean"]
 start = header.index("bandwidth_gbps")
 assert header[start:start + len(known)] == known, header
 for r in csv.DictReader(open(d + "/results.csv")):
@@ -95,6 +96,7 @@ for r in csv.DictReader(open(d + "/results.csv")):
     assert r["device_bandwidth_gbps"] == r["bandwidth_gbps"], r
     assert r["phase_limiters"] == "", r  # reads only: one phase
     assert float(r["device_max_over_mean"]) == 1.0, r  # one device: it is the mean
+    assert r["device_window_max_over_mean"] == "", r  # and no balance between devices per window
 PY
 pass "device_bandwidth_gbps column"
 

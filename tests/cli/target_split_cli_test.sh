@@ -133,6 +133,53 @@ for name in ("fam0", "fam1"):
 PY
 pass "a striped buffer's bytes and latencies by device, checked against the transaction log"
 
+# The same run window by window: the pages are read one after the other, so the load sits on one
+# device at a time. Each window's bytes per device, and the busiest device's bytes over the mean
+# per window, are worked out here from the transaction log (a request counts in the window its
+# response arrived in).
+"$PY" - "$WORK/striped" "$WORK/striped.log" <<'PY' || fail "the striped run's series by device"
+import csv, json, sys
+from collections import defaultdict
+d = sys.argv[1]
+s = json.load(open(d + "/stats.json"))
+out = open(sys.argv[2]).read()
+ts = s["timeseries"]
+w_ps = round(ts["window_ns"] * 1000)
+layout = [(int(t["base"], 16), t["bytes"], t["target"]) for t in s["address_layout"]]
+devs = ["fam0", "fam1"]
+moved = defaultdict(lambda: [0, 0])  # window -> bytes per device
+count = defaultdict(int)
+for r in csv.DictReader(open(d + "/transactions.csv")):
+    pa = int(r["physical_address"], 16)
+    name = next(n for base, size, n in layout if base <= pa < base + size)
+    w = int(r["complete_ps"]) // w_ps
+    moved[w][devs.index(name)] += int(r["bytes"])
+    count[w] += 1
+rows = list(csv.DictReader(open(d + "/timeseries.csv")))
+assert rows[0].keys() >= {"device_fam0_gbps", "device_fam1_gbps"}, rows[0].keys()
+for row in rows:
+    w = round(float(row["window_start_ns"]) * 1000) // w_ps
+    for i, name in enumerate(devs):
+        want = moved[w][i] / (w_ps / 1000)  # bytes per ns = GB/s
+        assert abs(float(row[f"device_{name}_gbps"]) - want) < 1e-4, (w, name, row, want)
+# Windows with at least 32 requests per device on average count; the mean is weighted by bytes.
+ratios = [(max(b) * 2 / sum(b), sum(b)) for w, b in moved.items() if count[w] >= 64]
+mean = sum(r * n for r, n in ratios) / sum(n for _, n in ratios)
+b = ts["device_balance_by_window"]
+assert b["windows"] == len(ratios), (b, len(ratios))
+assert abs(b["mean_max_over_mean"] - mean) < 1e-9, (b, mean)
+assert abs(b["max_max_over_mean"] - max(r for r, _ in ratios)) < 1e-12, b
+assert abs(b["run_max_over_mean"] - 4 / 3) < 1e-12, b
+assert mean > 1.9 and b["took_turns"] is True, b  # one device at a time, both over the run
+for i, name in enumerate(devs):
+    peak = max(v[i] for v in moved.values()) / (w_ps / 1000)
+    assert abs(ts["peak_window_by_device_gbps"][name] - peak) < 1e-9, (name, ts, peak)
+line = (f"per 1000 ns window: busiest at {mean:.3f} x the mean on average, "
+        f"{b['max_max_over_mean']:.3f} x at most (the devices took turns)")
+assert line in out, out
+PY
+pass "the striped run's bandwidth per device per window, checked against the transaction log"
+
 
 # A GPU whose window of 2 requests limits the run: nothing queues before it, so no such note.
 run_famsim window run --platform platforms/minimal.yaml --out "$WORK/window" \
@@ -170,8 +217,11 @@ md = re.sub(r"\\(.)", r"\1", open(sys.argv[1] + "/report.md").read())
 rows = {l.split("|")[1].strip(): l for l in md.splitlines() if l.startswith("| `fam")}
 assert "66.7%" in rows["`fam0`"] and "33.3%" in rows["`fam1`"], rows
 assert "busiest, `fam0`, moved 1.333 times the mean device's bytes" in md, md
+assert "The devices took turns:" in md, md
+assert "plots/device_bandwidth_time.png" in md, md
 one = open(sys.argv[2] + "/report.md").read()
 assert "| Device |" not in one  # one device: no table
+assert "device_bandwidth_time.png" not in one  # nor a plot by device
 PY
 pass "report.py lists the devices' shares"
 

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,10 @@ std::vector<std::string> lines(const std::string& s) {
   std::istringstream in(s);
   for (std::string l; std::getline(in, l);) out.push_back(l);
   return out;
+}
+
+bool ends_with(const std::string& s, const std::string& tail) {
+  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
 }
 
 // Bins: 8 per octave. 200 ps lies in [128, 256), the 5th eighth [192, 208): middle 200. 300 ps
@@ -75,6 +80,105 @@ TEST(TimeSeries, LongRunsGetCoarserWindowsNotMoreMemory) {
   EXPECT_EQ(l[1].substr(0, 26), "0.000,2.000,64.0000,0.0000");  // 128 B over 2 ns
   // 64 B each to the device and local HBM over 2 ns.
   EXPECT_EQ(l[1].substr(l[1].size() - 30), ",32.0000,32.0000,0.0000,0.0000");
+}
+
+// Three memories in address order: a GPU's HBM (memory 0, no column), fam0 (memory 1) and fam1
+// (memory 2). 1 ns windows. Window 0: 384 B to fam0, 128 B to fam1, 128 B to the HBM. Window 1:
+// 256 B to fam1. Columns: each device's bytes per ns; they add up to device_gbps.
+TEST(TimeSeries, ColumnsPerDeviceByHand) {
+  TimeSeries t(1000);
+  t.set_devices({"fam0", "fam1"}, {TimeSeries::kNoDevice, 0, 1});
+  t.add(10, 256, 100, false, TargetClass::kDevice, 1);
+  t.add(20, 128, 100, true, TargetClass::kDevice, 1);
+  t.add(30, 128, 100, false, TargetClass::kDevice, 2);
+  t.add(40, 128, 100, false, TargetClass::kLocalHbm, 0);
+  t.add(1500, 256, 100, false, TargetClass::kDevice, 2);
+  const auto l = lines(t.csv());
+  ASSERT_EQ(l.size(), 3u);
+  const std::string head =
+      "latency_max_ns,device_gbps,local_hbm_gbps,peer_gpu_gbps,"
+      "standalone_memory_gbps,device_fam0_gbps,device_fam1_gbps";
+  EXPECT_TRUE(ends_with(l[0], head)) << l[0];
+  EXPECT_TRUE(ends_with(l[1], ",512.0000,128.0000,0.0000,0.0000,384.0000,128.0000")) << l[1];
+  EXPECT_TRUE(ends_with(l[2], ",256.0000,0.0000,0.0000,0.0000,0.0000,256.0000")) << l[2];
+  const auto s = t.summary();
+  EXPECT_DOUBLE_EQ(s["peak_window_by_device_gbps"]["fam0"].get<double>(), 384.0);
+  EXPECT_DOUBLE_EQ(s["peak_window_by_device_gbps"]["fam1"].get<double>(), 256.0);
+  EXPECT_TRUE(s["device_balance_by_window"].is_null());  // no window with 32 requests per device
+}
+
+// Without set_devices (one memory, a trace player's) there are no device columns and no balance.
+TEST(TimeSeries, NoDevicesNoColumns) {
+  TimeSeries t(1000);
+  t.add(10, 64, 100, false, TargetClass::kStandaloneMemory, 0);
+  EXPECT_EQ(lines(t.csv())[0].find("device_fam"), std::string::npos);
+  EXPECT_TRUE(t.summary()["peak_window_by_device_gbps"].empty());
+  EXPECT_TRUE(t.summary()["device_balance_by_window"].is_null());
+}
+
+// Two devices, 128 B requests, 1 ns windows; a window counts with at least 32 x 2 = 64 device
+// requests.
+//   window 0: 64 to fam0, none to fam1  -> busiest 8192 B over a mean of 4096: 2.0
+//   window 1: 32 to each                -> 1.0
+//   window 2: 48 to fam0, 16 to fam1    -> 6144 / 4096 = 1.5
+//   window 3: 63 to fam0 (too few)      -> not counted
+// Weighted by bytes (8192 each): (2.0 + 1.0 + 1.5) / 3 = 1.5; the largest 2.0.
+TEST(TimeSeries, DeviceBalanceByWindowByHand) {
+  TimeSeries t(1000);
+  t.set_devices({"fam0", "fam1"}, {0, 1});
+  auto fill = [&](std::uint64_t window, unsigned to_fam0, unsigned to_fam1) {
+    for (unsigned i = 0; i < to_fam0 + to_fam1; ++i)
+      t.add(window * 1000 + i, 128, 100, false, TargetClass::kDevice, i < to_fam0 ? 0 : 1);
+  };
+  fill(0, 64, 0);
+  fill(1, 32, 32);
+  fill(2, 48, 16);
+  fill(3, 63, 0);
+  const TimeSeries::DeviceBalance b = t.device_balance();
+  EXPECT_EQ(b.windows, 3u);
+  EXPECT_DOUBLE_EQ(b.mean_max_over_mean, 1.5);
+  EXPECT_DOUBLE_EQ(b.max_max_over_mean, 2.0);
+  // Over the run (window 3 too): fam0 207 requests, fam1 48: 207 x 2 / 255 of the mean. The
+  // windows' 1.5 is below 1.25 times that: the devices did not take turns, fam0 was busiest.
+  EXPECT_DOUBLE_EQ(b.run_max_over_mean, 414.0 / 255.0);
+  EXPECT_FALSE(b.took_turns);
+  const auto j = t.summary()["device_balance_by_window"];
+  EXPECT_EQ(j["windows"].get<std::size_t>(), 3u);
+  EXPECT_EQ(j["min_requests_per_device"].get<std::uint64_t>(), 32u);
+  EXPECT_FALSE(j["took_turns"].get<bool>());
+}
+
+// 64 requests to fam0 in window 0, 64 to fam1 in window 1: each window 2.0, the run 1.0 (even):
+// the devices took turns.
+TEST(TimeSeries, DevicesTakingTurnsAreNamed) {
+  TimeSeries t(1000);
+  t.set_devices({"fam0", "fam1"}, {0, 1});
+  for (unsigned i = 0; i < 128; ++i)
+    t.add((i / 64) * 1000 + i % 64, 128, 100, false, TargetClass::kDevice, i / 64);
+  const TimeSeries::DeviceBalance b = t.device_balance();
+  EXPECT_EQ(b.windows, 2u);
+  EXPECT_DOUBLE_EQ(b.mean_max_over_mean, 2.0);
+  EXPECT_DOUBLE_EQ(b.run_max_over_mean, 1.0);
+  EXPECT_TRUE(b.took_turns);
+}
+
+// Coarsening merges each device's bytes with the rest: 64 B to fam0 at 0 ns and 64 B to fam1 at
+// 1.5 ns share the first 2 ns window, 32 GB/s each.
+TEST(TimeSeries, CoarserWindowsKeepTheDeviceColumns) {
+  TimeSeries t(1000);
+  t.set_devices({"fam0", "fam1"}, {0, 1});
+  t.add(0, 64, 10, false, TargetClass::kDevice, 0);
+  t.add(1500, 64, 10, false, TargetClass::kDevice, 1);
+  t.add(TimeSeries::kMaxRows * 1000ULL, 64, 10, false, TargetClass::kDevice, 1);
+  EXPECT_EQ(t.window_ps(), 2000u);
+  const auto l = lines(t.csv());
+  EXPECT_TRUE(ends_with(l[1], ",64.0000,0.0000,0.0000,0.0000,32.0000,32.0000")) << l[1];
+  EXPECT_TRUE(ends_with(l.back(), ",32.0000,0.0000,0.0000,0.0000,0.0000,32.0000")) << l.back();
+}
+
+TEST(TimeSeries, DeviceColumnPastTheDevicesIsRefused) {
+  TimeSeries t(1000);
+  EXPECT_THROW(t.set_devices({"fam0"}, {0, 1}), std::logic_error);
 }
 
 TEST(TimeSeries, OffRecordsNothing) {
