@@ -58,9 +58,9 @@ struct SimContext {
   void record_completion(const RequestExt& e, std::uint64_t arrival_ps, int status) {
     hop_breakdown.add(e, arrival_ps);
     if (timeseries.enabled()) {
-      timeseries.add(
-          arrival_ps, e.length, arrival_ps - e.issue_ps, e.write, e.target_class,
-          timeseries.devices() ? memories.find(e.physical_address) : TimeSeries::kNoDevice);
+      timeseries.add(arrival_ps, e.length, arrival_ps - e.issue_ps, e.write, e.target_class,
+                     timeseries.counts_by_device() ? memories.find(e.physical_address)
+                                                   : TimeSeries::kNoDevice);
     }
     if (timeline.wants(e.id)) timeline.record(e, arrival_ps);
     if (transactions.enabled()) transactions.record(e, arrival_ps, status);

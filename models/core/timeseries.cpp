@@ -17,12 +17,13 @@ void TimeSeries::set_devices(std::vector<std::string> names,
   }
   if (!rows_.empty()) throw std::logic_error("TimeSeries::set_devices after the first sample");
   device_names_ = std::move(names);
-  column_of_memory_ = std::move(column_of_memory);
+  stride_ = device_names_.size() >= 2 ? device_names_.size() : 0;
+  column_of_memory_ = stride_ ? std::move(column_of_memory) : std::vector<std::size_t>();
 }
 
 void TimeSeries::coarsen() {
   const std::size_t n = (rows_.size() + 1) / 2;
-  const std::size_t d = devices();
+  const std::size_t d = stride_;
   for (std::size_t i = 0; i < n; ++i) {
     Row merged = rows_[2 * i];
     for (std::size_t c = 0; c < d; ++c) device_bytes_[i * d + c] = device_bytes_[2 * i * d + c];
@@ -87,7 +88,7 @@ std::string TimeSeries::csv() const {
     for (std::uint64_t b : r.target_bytes)
       o += fmt::format(",{:.4f}", static_cast<double>(b) / w_ns);
     for (std::size_t c = 0; c < devices(); ++c) {
-      o += fmt::format(",{:.4f}", static_cast<double>(device_bytes_[i * devices() + c]) / w_ns);
+      o += fmt::format(",{:.4f}", static_cast<double>(device_bytes(i, c)) / w_ns);
     }
     o += '\n';
   }
@@ -107,8 +108,7 @@ nlohmann::json TimeSeries::summary() const {
     if (r.requests[0] + r.requests[1] == 0 && windows == 0) continue;
     ++windows;
     for (std::size_t c = 0; c < devices(); ++c) {
-      peak_device[c] =
-          std::max(peak_device[c], static_cast<double>(device_bytes_[i * devices() + c]) / w_ns);
+      peak_device[c] = std::max(peak_device[c], static_cast<double>(device_bytes(i, c)) / w_ns);
     }
     peak_bw = std::max(peak_bw, static_cast<double>(r.bytes[0] + r.bytes[1]) / w_ns);
     peak_p99 = std::max(peak_p99, percentile_ps(r, 0.99) * 1e-3);
@@ -134,7 +134,7 @@ nlohmann::json TimeSeries::summary() const {
 
 TimeSeries::DeviceBalance TimeSeries::device_balance() const {
   DeviceBalance b;
-  const std::size_t d = devices();
+  const std::size_t d = stride_;
   if (d < 2) return b;
   double weighted = 0;
   std::uint64_t weight = 0;

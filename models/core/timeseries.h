@@ -36,8 +36,11 @@ class TimeSeries {
   static constexpr std::size_t kNoDevice = ~std::size_t{0};
   // A column per expansion device, `names` in column order; `column_of_memory[i]` is the column of
   // the platform's memory i (MemoryLayout::find's index), kNoDevice for one that is not a device.
+  // With one device its column is the device_gbps one, and nothing is counted per device.
   void set_devices(std::vector<std::string> names, std::vector<std::size_t> column_of_memory);
   std::size_t devices() const { return device_names_.size(); }
+  // Whether add() needs the memory of each request: two devices or more.
+  bool counts_by_device() const { return stride_ > 0; }
 
   // `target`: the kind of memory the request went to (columns per target in csv()); `memory`: the
   // memory that served it (MemoryLayout::find), for the columns per device.
@@ -51,11 +54,11 @@ class TimeSeries {
     }
     if (w >= rows_.size()) {
       rows_.resize(w + 1);
-      device_bytes_.resize(rows_.size() * devices());
+      device_bytes_.resize(rows_.size() * stride_);
     }
     Row& r = rows_[w];
     if (memory < column_of_memory_.size() && column_of_memory_[memory] != kNoDevice) {
-      device_bytes_[w * devices() + column_of_memory_[memory]] += bytes;
+      device_bytes_[w * stride_ + column_of_memory_[memory]] += bytes;
       ++r.device_requests;
     }
     r.bytes[write] += bytes;
@@ -138,11 +141,18 @@ class TimeSeries {
   void coarsen();
   static double percentile_ps(const Row& r, double q);
 
+  // Bytes of device c in row i (with one device: the row's device bytes).
+  std::uint64_t device_bytes(std::size_t i, std::size_t c) const {
+    return stride_ ? device_bytes_[i * stride_ + c]
+                   : rows_[i].target_bytes[static_cast<unsigned>(TargetClass::kDevice)];
+  }
+
   std::uint64_t window_ps_;
   std::vector<Row> rows_;
   std::vector<std::string> device_names_;
-  std::vector<std::size_t> column_of_memory_;
-  std::vector<std::uint64_t> device_bytes_;  // rows_.size() x devices(), row by row
+  std::vector<std::size_t> column_of_memory_;  // empty with fewer than two devices
+  std::size_t stride_ = 0;                     // columns counted per row: devices(), or 0
+  std::vector<std::uint64_t> device_bytes_;    // rows_.size() x stride_, row by row
 };
 
 }  // namespace famsim

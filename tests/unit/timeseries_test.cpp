@@ -107,6 +107,21 @@ TEST(TimeSeries, ColumnsPerDeviceByHand) {
   EXPECT_TRUE(s["device_balance_by_window"].is_null());  // no window with 32 requests per device
 }
 
+// One device: its column is the device_gbps one (all device traffic is its), without counting per
+// device: 128 B to it and 64 B to local HBM in a 1 ns window.
+TEST(TimeSeries, OneDeviceColumnIsTheDevicesTotal) {
+  TimeSeries t(1000);
+  t.set_devices({"fam0"}, {TimeSeries::kNoDevice, 0});
+  EXPECT_FALSE(t.counts_by_device());
+  t.add(10, 128, 100, false, TargetClass::kDevice);
+  t.add(20, 64, 100, false, TargetClass::kLocalHbm);
+  const auto l = lines(t.csv());
+  EXPECT_TRUE(ends_with(l[0], ",standalone_memory_gbps,device_fam0_gbps")) << l[0];
+  EXPECT_TRUE(ends_with(l[1], ",128.0000,64.0000,0.0000,0.0000,128.0000")) << l[1];
+  EXPECT_DOUBLE_EQ(t.summary()["peak_window_by_device_gbps"]["fam0"].get<double>(), 128.0);
+  EXPECT_TRUE(t.summary()["device_balance_by_window"].is_null());
+}
+
 // Without set_devices (one memory, a trace player's) there are no device columns and no balance.
 TEST(TimeSeries, NoDevicesNoColumns) {
   TimeSeries t(1000);
