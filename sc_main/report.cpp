@@ -135,6 +135,20 @@ std::string by_device_lines(const nlohmann::json& s) {
   return o;
 }
 
+// How evenly the GPUs were served (summary.gpu_balance), with two or more GPUs active.
+std::string by_gpu_line(const nlohmann::json& s) {
+  const auto& sum = s["summary"];
+  if (!sum.contains("gpu_balance") || sum["gpu_balance"].is_null()) return {};
+  const auto& b = sum["gpu_balance"];
+  return fmt::format(
+      "  by GPU ({} active): {:.2f} to {:.2f} GB/s each over its own span, Jain index {:.3f}; "
+      "least served {} at {:.3f} x the mean, highest mean latency {} at {:.3f} x\n",
+      b["gpus_active"].get<std::size_t>(), b["bandwidth_gbps"]["min"].get<double>(),
+      b["bandwidth_gbps"]["max"].get<double>(), b["jain_index"].get<double>(),
+      b["least_served"].get<std::string>(), b["least_served_over_mean"].get<double>(),
+      b["highest_latency"].get<std::string>(), b["highest_latency_over_mean"].get<double>());
+}
+
 }  // namespace
 
 std::string summary_text(const nlohmann::json& s, const std::string& out_dir) {
@@ -165,6 +179,7 @@ std::string summary_text(const nlohmann::json& s, const std::string& out_dir) {
   }
   o += by_target_lines(sum);
   o += by_device_lines(s);
+  o += by_gpu_line(s);
   // An open-loop trace the platform could not keep up with: its latencies leave the lag out.
   if (s.contains("issue_lag") && s["issue_lag"]["behind"].get<bool>()) {
     o += "  trace: " + s["issue_lag"]["sentence"].get<std::string>() + "\n";

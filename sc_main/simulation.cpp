@@ -1,6 +1,7 @@
 #include "sc_main/simulation.h"
 
 #include "models/core/bottleneck.h"
+#include "models/core/gpu_balance.h"
 #include "models/core/initiator.h"
 #include "models/memory/dram/timing_checker.h"
 #include "platforms/presets.h"
@@ -737,6 +738,22 @@ nlohmann::json Simulation::results(double host_seconds, double peak_rss_mib) con
   // And by the memory that served them.
   j["summary"]["by_memory"] = ctx_->memories.by_memory_json(window);
   j["summary"]["device_balance"] = ctx_->memories.device_balance();
+  // And how evenly the GPUs were served.
+  std::vector<GpuActivity> gpus;
+  for (unsigned g = 0; g < platform_->gpu_count(); ++g) {
+    const Gpu& gpu = platform_->gpu(g);
+    const TargetTraffic all = gpu.total_traffic();
+    const std::uint64_t reads = all.read_latency.count();
+    const std::uint64_t writes = all.write_latency.count();
+    const double latency_ns = reads + writes == 0
+                                  ? 0.0
+                                  : (all.read_latency.mean_ns() * static_cast<double>(reads) +
+                                     all.write_latency.mean_ns() * static_cast<double>(writes)) /
+                                        static_cast<double>(reads + writes);
+    gpus.push_back({gpu.name(), all.read_bytes + all.write_bytes, reads + writes, latency_ns,
+                    gpu.first_issue_ps(), gpu.last_completion_ps()});
+  }
+  j["summary"]["gpu_balance"] = gpu_balance(gpus);
   j["latency_breakdown_ns"] = ctx_->hop_breakdown.to_json();
   // Open-loop traces: how far issue fell behind the timestamps, over every initiator that
   // replayed some (each one's own under components).

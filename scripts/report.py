@@ -771,6 +771,7 @@ def section_results(doc, stats):
                   "device together (what crossed the fabric to them); local HBM is the requesting "
                   "GPU's own memory and peer GPU HBM another GPU's, neither of them on a device.")
         section_devices(doc, stats)
+        section_gpus(doc, stats)
         if posted_writes(stats):
             doc.p("Write latency is 0 ns: with posted writes (the memory controller's default, ",
                   code("write_response: posted"), ") a write is acknowledged as soon as the "
@@ -885,6 +886,28 @@ def section_devices(doc, stats):
                   "allows) in the same order at the same time. GPUs or streams that start at "
                   "different offsets, or an access order that moves between granules sooner, "
                   "spread it (see 'Bandwidth by device over time').")
+
+
+def section_gpus(doc, stats):
+    """How evenly the GPUs were served (summary.gpu_balance), with two or more GPUs active."""
+    b = get(stats, "summary", "gpu_balance")
+    if not isinstance(b, dict) or not number(get(b, "jain_index")):
+        return
+    ratio = lambda v: f"{v:.3f}" if number(v) else DASH  # noqa: E731
+    doc.p(f"{fmt_int(b.get('gpus_active'))} of {fmt_int(b.get('gpus'))} GPUs completed requests. "
+          "Over each one's own span (first issue to last completion) they got "
+          f"{fmt_gbps(get(b, 'bandwidth_gbps', 'min'))} to "
+          f"{fmt_gbps(get(b, 'bandwidth_gbps', 'max'))}; Jain's fairness index over those is "
+          f"{ratio(b.get('jain_index'))} (1 when every GPU got the same). The least served, ",
+          code(str(b.get("least_served"))), f", got {ratio(b.get('least_served_over_mean'))} "
+          "times the mean; the highest mean latency was ", code(str(b.get("highest_latency"))),
+          f"'s, {ratio(b.get('highest_latency_over_mean'))} times the mean of the GPUs' means. "
+          f"The last GPU finished {fmt_ns(b.get('finish_spread_ns'))} after the first. These "
+          "compare the GPUs fairly only when the workload gives them like work.")
+    if b["jain_index"] < 0.95:
+        doc.p(bold("Uneven service: "), "if the GPUs had like work, some were served less: "
+              "arbitration (a switch's or a device port's policy) or their paths (a shared link, "
+              "a longer route) favoured the others.")
 
 
 def section_hops(doc, stats):

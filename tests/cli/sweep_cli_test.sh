@@ -88,7 +88,7 @@ known = ["bandwidth_gbps", "read_bandwidth_gbps", "write_bandwidth_gbps", "laten
          "latency_p99_ns", "read_latency_mean_ns", "read_latency_p99_ns",
          "achieved_fraction_of_bound", "limiter", "limiter_utilization", "simulated_time_ns",
          "host_seconds", "device_bandwidth_gbps", "phase_limiters", "device_max_over_mean",
-         "device_window_max_over_mean"]
+         "device_window_max_over_mean", "gpu_jain_index"]
 start = header.index("bandwidth_gbps")
 assert header[start:start + len(known)] == known, header
 for r in csv.DictReader(open(d + "/results.csv")):
@@ -97,6 +97,7 @@ for r in csv.DictReader(open(d + "/results.csv")):
     assert r["phase_limiters"] == "", r  # reads only: one phase
     assert float(r["device_max_over_mean"]) == 1.0, r  # one device: it is the mean
     assert r["device_window_max_over_mean"] == "", r  # and no balance between devices per window
+    assert r["gpu_jain_index"] == "", r  # one GPU: no balance between GPUs
 PY
 pass "device_bandwidth_gbps column"
 

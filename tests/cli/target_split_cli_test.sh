@@ -252,5 +252,80 @@ m = s["summary"]["by_memory"]
 assert list(m) == ["memory"] and m["memory"]["kind"] == "standalone_memory", m
 assert (m["memory"]["read_bytes"], m["memory"]["write_bytes"]) == (6400, 3200), m
 assert s["summary"]["device_balance"] is None, s["summary"]["device_balance"]
+assert s["summary"]["gpu_balance"] is None, s["summary"]["gpu_balance"]  # no GPU
 PY
 pass "a trace player's traffic is the standalone memory's"
+
+# Two GPUs of nvl8_fam reading 1 MiB each from the device, gpu0 with 64 requests in flight and
+# gpu1 with 4: gpu1 is served less (by the workload's design here). Each GPU's bandwidth over its
+# own span, the Jain index, the least and most served, the mean latencies and the finish spread
+# are worked out here from the transaction log.
+cat >"$WORK/two_gpus.yaml" <<'EOF'
+name: two_gpus
+streams:
+  - name: wide
+    gpus: [0]
+    buffer: {bytes: 2MiB, location: device/fam0}
+    pattern: sequential
+    total_bytes: 1MiB
+    max_outstanding: 64
+  - name: narrow
+    gpus: [1]
+    buffer: {bytes: 2MiB, location: device/fam0}
+    pattern: sequential
+    total_bytes: 1MiB
+    max_outstanding: 4
+EOF
+run_famsim two_gpus run --platform platforms/nvl8_fam.yaml --workload "$WORK/two_gpus.yaml" \
+  --txn-log --out "$WORK/two_gpus" || true
+expect_rc 0 "two-GPU run"
+"$PY" - "$WORK/two_gpus" "$WORK/two_gpus.log" <<'PY' || fail "the balance between GPUs"
+import csv, json, sys
+d = sys.argv[1]
+s = json.load(open(d + "/stats.json"))
+out = open(sys.argv[2]).read()
+per = {}
+for r in csv.DictReader(open(d + "/transactions.csv")):
+    g = per.setdefault(r["initiator"], {"bytes": 0, "first": None, "last": 0, "lat": []})
+    g["bytes"] += int(r["bytes"])
+    issue = int(r["issue_ps"])
+    g["first"] = issue if g["first"] is None else min(g["first"], issue)
+    g["last"] = max(g["last"], int(r["complete_ps"]))
+    g["lat"].append(int(r["latency_ps"]) / 1e3)
+assert sorted(per) == ["gpu0", "gpu1"], per.keys()
+bw = {n: g["bytes"] / ((g["last"] - g["first"]) / 1e3) for n, g in per.items()}
+lat = {n: sum(g["lat"]) / len(g["lat"]) for n, g in per.items()}
+mean = sum(bw.values()) / 2
+jain = sum(bw.values()) ** 2 / (2 * sum(x * x for x in bw.values()))
+b = s["summary"]["gpu_balance"]
+assert (b["gpus"], b["gpus_active"]) == (8, 2), b
+assert abs(b["jain_index"] - jain) < 1e-12, (b, jain)
+assert (b["least_served"], b["most_served"], b["highest_latency"]) == ("gpu1", "gpu0", "gpu1"), b
+assert abs(b["least_served_over_mean"] - bw["gpu1"] / mean) < 1e-12, (b, bw)
+assert abs(b["bandwidth_gbps"]["min"] - bw["gpu1"]) < 1e-9, (b, bw)
+assert abs(b["highest_latency_over_mean"] - lat["gpu1"] / (sum(lat.values()) / 2)) < 1e-9, (b, lat)
+spread = abs(per["gpu0"]["last"] - per["gpu1"]["last"]) / 1e3
+assert abs(b["finish_spread_ns"] - spread) < 1e-9, (b, spread)
+# At most 4 requests of 128 B in flight: by Little's law gpu1 gets at most 512 B per mean latency.
+assert bw["gpu1"] <= 4 * 128 / lat["gpu1"] * (1 + 1e-9), (bw, lat)
+line = (f"by GPU (2 active): {b['bandwidth_gbps']['min']:.2f} to {b['bandwidth_gbps']['max']:.2f} "
+        f"GB/s each over its own span, Jain index {jain:.3f}; least served gpu1 at "
+        f"{bw['gpu1'] / mean:.3f} x the mean")
+assert line in out, out
+PY
+pass "the GPUs' own bandwidth, Jain index and latencies, checked against the transaction log"
+
+run_tool two_gpus_report "$REPORT" "$WORK/two_gpus"
+[ "$RC" -eq 0 ] || fail "report.py on the two-GPU run: exit code $RC. Output:
+$OUT"
+"$PY" - "$WORK/two_gpus" "$WORK/striped" <<'PY' || fail "report.md's GPU balance"
+import json, re, sys
+md = re.sub(r"\\(.)", r"\1", open(sys.argv[1] + "/report.md").read())
+b = json.load(open(sys.argv[1] + "/stats.json"))["summary"]["gpu_balance"]
+assert "2 of 8 GPUs completed requests." in md, md
+assert f"Jain's fairness index over those is {b['jain_index']:.3f}" in md, md
+assert "**Uneven service:**" in md, md  # 0.56 here
+one = open(sys.argv[2] + "/report.md").read()  # one GPU
+assert "Jain's fairness index" not in one
+PY
+pass "report.py states how evenly the GPUs were served"
