@@ -301,10 +301,12 @@ std::string summary_text(const nlohmann::json& s, const std::string& out_dir) {
     }
   }
   if (s.contains("report_probe_check") && !s["report_probe_check"]["ok"].get<bool>()) {
-    o += "  internal error: block reports and per-phase probes disagree (results kept; please "
-         "report this):\n";
+    // One line per mismatch, each saying what it is (famsim sweep quotes a failed point's last
+    // error line).
+    o += "  report/probe check: FAILED: block reports and per-phase probes disagree (a fault of "
+         "the model; stats.json is written, please report it)\n";
     for (const auto& m : s["report_probe_check"]["mismatches"]) {
-      o += "    " + m.get<std::string>() + "\n";
+      o += "    internal error: " + m.get<std::string>() + "\n";
     }
   }
   o += "  results: " + out_dir + "/stats.json\n";

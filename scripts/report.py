@@ -649,8 +649,29 @@ def section_header(doc, stats):
         facts.append("Conservation check: passed (every request came back once, intact).")
     elif ok is False:
         facts.append([bold("Conservation check: FAILED"), " (see Results)."])
+    for failed in model_check_failures(stats):
+        facts.append([bold(failed[0]), " (see Results)."])
     if facts:
         doc.ul(facts)
+
+
+def model_check_failures(stats):
+    """[(title, detail lines)] for the run's other checks that failed: the DRAM command timing
+    check (--dram-log) and the check that every block's report agrees with its per-phase probes.
+    Either makes famsim exit 1; the results are written anyway."""
+    out = []
+    timing = get(stats, "dram_timing_check")
+    if isinstance(timing, dict) and timing.get("ok") is False:
+        lines = []
+        for name, log in as_dict(timing.get("logs")).items():
+            for v in as_list(get(log, "first_violations")):
+                lines.append(f"{name}: {as_text(v)}")
+        out.append(("DRAM timing check: FAILED", lines))
+    probes = get(stats, "report_probe_check")
+    if isinstance(probes, dict) and probes.get("ok") is False:
+        out.append(("Report/probe check: FAILED",
+                    [as_text(m) for m in as_list(probes.get("mismatches"))]))
+    return out
 
 
 def section_platform(doc, stats):
@@ -827,6 +848,11 @@ def section_results(doc, stats):
                   "and the blocks holding them.")
     else:
         doc.p("This stats.json has no ", code("conservation"), " section.")
+    for title, lines in model_check_failures(stats):
+        doc.p(bold(title + ":"), " a fault in the model itself (famsim exited with code 1). "
+              "The results below may be wrong; please report it with the run directory.")
+        if lines:
+            doc.ul([code(l) for l in lines[:20]])
 
     if get(stats, "sim", "truncated") is True:
         issued, done = get(cons, "issued"), get(cons, "completed")

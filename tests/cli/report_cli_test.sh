@@ -315,6 +315,35 @@ grep -q "timestamped requests went out on time" "$WORK/run_paced/report.md" ||
   fail "report.md of the paced replay says it fell behind"
 pass "trace issue lag in the summary and the report"
 
+# A run whose model checks failed (made here by editing stats.json: the model has no fault to
+# show): the report says so at the top and lists each failure under Results.
+mkdir "$WORK/faulty"
+cp "$RUN/timeseries.csv" "$WORK/faulty/"
+"$PY" - "$RUN/stats.json" "$WORK/faulty/stats.json" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+s["report_probe_check"] = {"ok": False, "mismatches": ["fam0_link0: 'request wire': capacity "
+                                                       "64 in the report, 32 in the probe"]}
+s["dram_timing_check"] = {"ok": False, "logs": {"fam0.memory.ch0": {
+    "commands": 10, "violations": 1, "first_violations": ["line 7: RD 2 ns after ACT (tRCD)"]}}}
+json.dump(s, open(sys.argv[2], "w"))
+PY
+report faulty "$WORK/faulty"
+[ "$RC" -eq 0 ] || fail "report.py on a run whose checks failed: exit code $RC"
+"$PY" - "$WORK/faulty/report.md" <<'PY' || fail "report.md does not state the failed checks"
+import re, sys
+md = re.sub(r"\\(.)", r"\1", open(sys.argv[1]).read())
+for title in ("Report/probe check: FAILED", "DRAM timing check: FAILED"):
+    assert f"**{title}** (see Results)." in md, title
+    assert f"**{title}:** a fault in the model itself" in md, title
+assert "`fam0_link0: 'request wire': capacity 64 in the report, 32 in the probe`" in md, md
+assert "`fam0.memory.ch0: line 7: RD 2 ns after ACT (tRCD)`" in md, md
+PY
+if grep -q "check: FAILED" "$RUN/report.md"; then
+  fail "the report of a clean run names a failed check"
+fi
+pass "failed model checks are stated in the report"
+
 # Bad input: exit code 2, one line naming the file, and no report files left behind.
 expect_bad() {  # expect_bad NAME DIR TEXT: report.py DIR exits 2 naming TEXT, writing nothing
   report "$1" "$2"

@@ -328,10 +328,11 @@ TEST(Bottleneck, ReportProbeMismatchKeepsTheResultsAndSaysWhat) {
   EXPECT_TRUE(r["components"].contains("faulty"));
   EXPECT_TRUE(r["bottlenecks"].contains("sentence"));
   const std::string text = summary_text(r, "out");
-  EXPECT_NE(text.find("internal error: block reports and per-phase probes disagree"),
+  EXPECT_NE(text.find("report/probe check: FAILED: block reports and per-phase probes disagree"),
             std::string::npos)
       << text;
-  EXPECT_NE(text.find("    faulty: 'wire': capacity 100 in the report, 50 in the probe\n"),
+  EXPECT_NE(text.find("    internal error: faulty: 'wire': capacity 100 in the report, 50 in the "
+                      "probe\n"),
             std::string::npos)
       << text;
 }

@@ -36,6 +36,7 @@ nlohmann::json run_open(const std::string& name, const std::string& lines) {
   sim.run();
   EXPECT_FALSE(sim.input_error()) << *sim.input_error();
   nlohmann::json r = sim.results(0.0, 0.0);
+  test::expect_reports_match_probes(r);
   std::filesystem::remove_all(dir);
   return r;
 }

@@ -32,6 +32,9 @@ nlohmann::json run_trace_platform(const std::string& platform_file, const std::s
 
 // The text of a file in the source tree ("platforms/minimal.yaml").
 std::string source_file(const std::string& relative_path);
+// Every block's report agreed with its per-phase probes (stats.json report_probe_check); a test
+// failure listing the mismatches otherwise. run_sim and run_trace_platform check it themselves.
+void expect_reports_match_probes(const nlohmann::json& results);
 
 // Hand timing arithmetic for the zero-load tests, in ps. The first clock edge at or after t
 // (pipelines: port logic, memory controller) and strictly after t (crossbar, switch and hub

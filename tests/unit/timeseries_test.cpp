@@ -191,6 +191,39 @@ TEST(TimeSeries, CoarserWindowsKeepTheDeviceColumns) {
   EXPECT_TRUE(ends_with(l.back(), ",32.0000,0.0000,0.0000,0.0000,0.0000,32.0000")) << l.back();
 }
 
+// Coarsening merges every pair of rows, device bytes and request counts alike. Six 1 ns windows of
+// 40 requests of 128 B (fewer than the 2 x 32 a window needs to count in the balance):
+//   rows 0, 1: 20 to each device          -> merged 40 / 40: 1.0
+//   row 2: 40 to fam0; row 3: 20 to each  -> merged 60 / 20: 60 x 2 / 80 = 1.5
+//   rows 4, 5: 40 to fam1                 -> merged 0 / 80: 2.0
+// After the window doubles, each merged window has 80 requests and counts: mean 1.5 (equal
+// weights), max 2.0. Merged row 1 carries 60 x 128 B / 2 ns to fam0 and 20 x 128 B / 2 ns to fam1.
+TEST(TimeSeries, CoarseningMergesEveryRowsDevices) {
+  TimeSeries t(1000);
+  t.set_devices({"fam0", "fam1"}, {0, 1});
+  auto fill = [&](std::uint64_t window, unsigned to_fam0, unsigned to_fam1) {
+    for (unsigned i = 0; i < to_fam0 + to_fam1; ++i)
+      t.add(window * 1000 + i, 128, 100, false, TargetClass::kDevice, i < to_fam0 ? 0 : 1);
+  };
+  fill(0, 20, 20);
+  fill(1, 20, 20);
+  fill(2, 40, 0);
+  fill(3, 20, 20);
+  fill(4, 0, 40);
+  fill(5, 0, 40);
+  EXPECT_EQ(t.device_balance().windows, 0u);
+  t.add(TimeSeries::kMaxRows * 1000ULL, 128, 100, false, TargetClass::kDevice, 0);
+  ASSERT_EQ(t.window_ps(), 2000u);
+  const auto l = lines(t.csv());
+  EXPECT_TRUE(ends_with(l[1], ",2560.0000,2560.0000")) << l[1];
+  EXPECT_TRUE(ends_with(l[2], ",3840.0000,1280.0000")) << l[2];
+  EXPECT_TRUE(ends_with(l[3], ",0.0000,5120.0000")) << l[3];
+  const TimeSeries::DeviceBalance b = t.device_balance();
+  EXPECT_EQ(b.windows, 3u);
+  EXPECT_DOUBLE_EQ(b.mean_max_over_mean, 1.5);
+  EXPECT_DOUBLE_EQ(b.max_max_over_mean, 2.0);
+}
+
 TEST(TimeSeries, DeviceColumnPastTheDevicesIsRefused) {
   TimeSeries t(1000);
   EXPECT_THROW(t.set_devices({"fam0"}, {0, 1}), std::logic_error);
