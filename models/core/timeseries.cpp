@@ -160,9 +160,15 @@ TimeSeries::DeviceBalance TimeSeries::device_balance() const {
     b.max_max_over_mean = std::max(b.max_max_over_mean, ratio);
   }
   if (weight > 0) b.mean_max_over_mean = weighted / static_cast<double>(weight);
-  b.took_turns = b.windows > 0 && b.mean_max_over_mean >= kTurns &&
+  b.took_turns = b.windows > 0 && b.mean_max_over_mean >= turns_threshold(d) &&
                  b.mean_max_over_mean >= kTurnsOverRun * b.run_max_over_mean;
   return b;
+}
+
+double TimeSeries::turns_threshold(std::size_t devices) {
+  const double chance =
+      std::sqrt(2.0 * std::log(static_cast<double>(devices)) / kBalanceMinRequests);
+  return std::max(kTurns, 1.0 + 2.0 * chance);
 }
 
 nlohmann::json TimeSeries::DeviceBalance::to_json() const {

@@ -88,12 +88,18 @@ class TimeSeries {
   // requests average at least kBalanceMinRequests per device (fewer make the ratio mostly noise):
   // each window's busiest device's bytes over the mean over all devices, its mean weighted by the
   // window's device bytes and its largest. Needs two devices or more. The devices took turns when
-  // that mean is at least kTurns and at least kTurnsOverRun times the same ratio over the whole
-  // run (its busiest device's bytes over the mean): the run had about one device's bandwidth at a
-  // time.
+  // that mean is at least turns_threshold(devices) and at least kTurnsOverRun times the same ratio
+  // over the whole run (its busiest device's bytes over the mean): the run had about one device's
+  // bandwidth at a time.
   static constexpr std::uint64_t kBalanceMinRequests = 32;
   static constexpr double kTurns = 1.5;
   static constexpr double kTurnsOverRun = 1.25;
+  // kTurns, raised where many devices make the busiest of them stand out by chance alone: with n
+  // requests per device spread at random, the busiest of d devices is about 1 + sqrt(2 ln d / n)
+  // times the mean (the largest of d near-normal counts); the threshold is twice that margin at
+  // n = kBalanceMinRequests, so even traffic stays below it (1.5 up to 3 devices, 1.59 for 4, 2.02
+  // for 64), while devices taking turns one at a time give d.
+  static double turns_threshold(std::size_t devices);
   struct DeviceBalance {
     std::size_t windows = 0;
     double mean_max_over_mean = 0;  // weighted by each window's device bytes

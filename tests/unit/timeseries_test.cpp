@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -222,6 +223,41 @@ TEST(TimeSeries, CoarseningMergesEveryRowsDevices) {
   EXPECT_EQ(b.windows, 3u);
   EXPECT_DOUBLE_EQ(b.mean_max_over_mean, 1.5);
   EXPECT_DOUBLE_EQ(b.max_max_over_mean, 2.0);
+}
+
+// 1 + 2 sqrt(2 ln d / 32), at least 1.5: 2 devices 1 + 2 x 0.208 = 1.42 -> 1.5; 4 devices
+// 1 + 2 x 0.294 = 1.589; 64 devices 1 + 2 x 0.510 = 2.020.
+TEST(TimeSeries, TurnsThresholdGrowsWithTheDevices) {
+  EXPECT_DOUBLE_EQ(TimeSeries::turns_threshold(2), 1.5);
+  EXPECT_NEAR(TimeSeries::turns_threshold(4), 1.589, 1e-3);
+  EXPECT_NEAR(TimeSeries::turns_threshold(64), 2.020, 1e-3);
+}
+
+// Four devices, even over the run (each the busiest in one window of four), 128 requests a
+// window. 50 on the busiest and 26 on each other: 50 x 4 / 128 = 1.5625, above 1.5 but below the
+// 1.589 that chance alone can give four devices: not taking turns. 62 and 22: 1.9375, taking turns.
+TEST(TimeSeries, TurnsAmongFourDevicesMustBeatChance) {
+  struct Case {
+    unsigned busiest, rest;
+    double ratio;
+    bool turns;
+  };
+  for (const Case& c : {Case{50, 26, 1.5625, false}, Case{62, 22, 1.9375, true}}) {
+    TimeSeries t(1000);
+    t.set_devices({"a", "b", "c", "d"}, {0, 1, 2, 3});
+    for (unsigned w = 0; w < 4; ++w) {
+      for (unsigned dev = 0; dev < 4; ++dev) {
+        const unsigned n = dev == w ? c.busiest : c.rest;
+        for (unsigned i = 0; i < n; ++i)
+          t.add(w * 1000 + i, 128, 100, false, TargetClass::kDevice, dev);
+      }
+    }
+    const TimeSeries::DeviceBalance b = t.device_balance();
+    EXPECT_EQ(b.windows, 4u);
+    EXPECT_DOUBLE_EQ(b.run_max_over_mean, 1.0);
+    EXPECT_DOUBLE_EQ(b.mean_max_over_mean, c.ratio);
+    EXPECT_EQ(b.took_turns, c.turns) << c.busiest;
+  }
 }
 
 TEST(TimeSeries, DeviceColumnPastTheDevicesIsRefused) {
