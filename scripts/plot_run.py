@@ -113,9 +113,14 @@ def bandwidth_time(rows, out, stats=None):
     if phases:
         mark_phases(ax, phases)
         ax.set_ylim(top=ax.get_ylim()[1] * 1.15)  # room for the labels
+    finish_time_plot(fig, ax, out, "bandwidth (GB/s)", "Bandwidth per window")
+
+
+def finish_time_plot(fig, ax, out, ylabel, title):
+    """Labels, grid and legend of a plot over simulated time; saves it to `out`."""
     ax.set_xlabel("simulated time (us)")
-    ax.set_ylabel("bandwidth (GB/s)")
-    ax.set_title("Bandwidth per window")
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
     ax.grid(True, alpha=0.3)
     ax.legend()
     fig.tight_layout()
@@ -151,14 +156,7 @@ def device_bandwidth_time(rows, out, listed=8):
         ax.fill_between(t, [min(v) for v in per_row], [max(v) for v in per_row], alpha=0.3,
                         label=f"least to most loaded of {len(cols)} devices")
         ax.plot(t, [sum(v) / len(v) for v in per_row], label="mean device")
-    ax.set_xlabel("simulated time (us)")
-    ax.set_ylabel("bandwidth (GB/s)")
-    ax.set_title("Bandwidth per device per window")
-    ax.grid(True, alpha=0.3)
-    ax.legend()
-    fig.tight_layout()
-    fig.savefig(out, dpi=110)
-    plt.close(fig)
+    finish_time_plot(fig, ax, out, "bandwidth (GB/s)", "Bandwidth per device per window")
     return True
 
 
@@ -168,14 +166,7 @@ def latency_time(rows, out):
     for key, label in (("latency_p50_ns", "p50"), ("latency_p99_ns", "p99"),
                        ("latency_max_ns", "max")):
         ax.plot(t, [r[key] for r in rows], label=label)
-    ax.set_xlabel("simulated time (us)")
-    ax.set_ylabel("latency (ns)")
-    ax.set_title("Latency per window (requests completing in it)")
-    ax.grid(True, alpha=0.3)
-    ax.legend()
-    fig.tight_layout()
-    fig.savefig(out, dpi=110)
-    plt.close(fig)
+    finish_time_plot(fig, ax, out, "latency (ns)", "Latency per window (requests completing in it)")
 
 
 def resource_rows(stats):

@@ -7,6 +7,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace famsim {
@@ -21,6 +22,19 @@ std::vector<std::string> lines(const std::string& s) {
 
 bool ends_with(const std::string& s, const std::string& tail) {
   return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+// A series of 1 ns windows over devices fam0 and fam1: in window k, windows[k].first reads of
+// 128 B to fam0, then windows[k].second to fam1.
+TimeSeries two_device_series(const std::vector<std::pair<unsigned, unsigned>>& windows) {
+  TimeSeries t(1000);
+  t.set_devices({"fam0", "fam1"}, {0, 1});
+  for (std::uint64_t w = 0; w < windows.size(); ++w) {
+    const auto [to_fam0, to_fam1] = windows[w];
+    for (unsigned i = 0; i < to_fam0 + to_fam1; ++i)
+      t.add(w * 1000 + i, 128, 100, false, TargetClass::kDevice, i < to_fam0 ? 0 : 1);
+  }
+  return t;
 }
 
 // Bins: 8 per octave. 200 ps lies in [128, 256), the 5th eighth [192, 208): middle 200. 300 ps
@@ -140,16 +154,7 @@ TEST(TimeSeries, NoDevicesNoColumns) {
 //   window 3: 63 to fam0 (too few)      -> not counted
 // Weighted by bytes (8192 each): (2.0 + 1.0 + 1.5) / 3 = 1.5; the largest 2.0.
 TEST(TimeSeries, DeviceBalanceByWindowByHand) {
-  TimeSeries t(1000);
-  t.set_devices({"fam0", "fam1"}, {0, 1});
-  auto fill = [&](std::uint64_t window, unsigned to_fam0, unsigned to_fam1) {
-    for (unsigned i = 0; i < to_fam0 + to_fam1; ++i)
-      t.add(window * 1000 + i, 128, 100, false, TargetClass::kDevice, i < to_fam0 ? 0 : 1);
-  };
-  fill(0, 64, 0);
-  fill(1, 32, 32);
-  fill(2, 48, 16);
-  fill(3, 63, 0);
+  const TimeSeries t = two_device_series({{64, 0}, {32, 32}, {48, 16}, {63, 0}});
   const TimeSeries::DeviceBalance b = t.device_balance();
   EXPECT_EQ(b.windows, 3u);
   EXPECT_DOUBLE_EQ(b.mean_max_over_mean, 1.5);
@@ -200,18 +205,7 @@ TEST(TimeSeries, CoarserWindowsKeepTheDeviceColumns) {
 // After the window doubles, each merged window has 80 requests and counts: mean 1.5 (equal
 // weights), max 2.0. Merged row 1 carries 60 x 128 B / 2 ns to fam0 and 20 x 128 B / 2 ns to fam1.
 TEST(TimeSeries, CoarseningMergesEveryRowsDevices) {
-  TimeSeries t(1000);
-  t.set_devices({"fam0", "fam1"}, {0, 1});
-  auto fill = [&](std::uint64_t window, unsigned to_fam0, unsigned to_fam1) {
-    for (unsigned i = 0; i < to_fam0 + to_fam1; ++i)
-      t.add(window * 1000 + i, 128, 100, false, TargetClass::kDevice, i < to_fam0 ? 0 : 1);
-  };
-  fill(0, 20, 20);
-  fill(1, 20, 20);
-  fill(2, 40, 0);
-  fill(3, 20, 20);
-  fill(4, 0, 40);
-  fill(5, 0, 40);
+  TimeSeries t = two_device_series({{20, 20}, {20, 20}, {40, 0}, {20, 20}, {0, 40}, {0, 40}});
   EXPECT_EQ(t.device_balance().windows, 0u);
   t.add(TimeSeries::kMaxRows * 1000ULL, 128, 100, false, TargetClass::kDevice, 0);
   ASSERT_EQ(t.window_ps(), 2000u);
