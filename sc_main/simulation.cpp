@@ -443,8 +443,17 @@ void Simulation::map_workload() {
           bool events = false;
           for (const VmmEventConfig& ev : cfg_.workload.vmm_events)
             events = events || ev.stream == i;
-          for (const auto& group : groups) {
-            const std::uint64_t va = map_region(*vmm_, size, s.location, group, right, events);
+          for (std::size_t k = 0; k < groups.size(); ++k) {
+            const std::vector<unsigned>& group = groups[k];
+            Placement where = s.location;
+            if (s.stripe_by_gpu) {
+              // The k-th GPU's buffer starts on device k (modulo the devices).
+              std::rotate(
+                  where.devices.begin(),
+                  where.devices.begin() + static_cast<std::ptrdiff_t>(k % where.devices.size()),
+                  where.devices.end());
+            }
+            const std::uint64_t va = map_region(*vmm_, size, where, group, right, events);
             for (unsigned g : group) buffers_[i][g] = BufferRecord{va, size, group, right};
           }
         }

@@ -909,9 +909,10 @@ def section_devices(doc, stats):
                   f"{ratio(run_ratio)} times the mean at most. The run got about one device's "
                   "bandwidth at a time, not all of theirs. Typical cause: every GPU walking a "
                   "buffer striped granule by granule (2 MiB, the finest stripe the address space "
-                  "allows) in the same order at the same time. GPUs or streams that start at "
-                  "different offsets, or an access order that moves between granules sooner, "
-                  "spread it (see 'Bandwidth by device over time').")
+                  "allows) in the same order at the same time. Buffers that start on different "
+                  "devices (a pattern stream's ", code("buffer.stripe_start: by_gpu"), "), or "
+                  "an access order that moves between granules sooner, spread it (see "
+                  "'Bandwidth by device over time').")
 
 
 def section_gpus(doc, stats):

@@ -160,7 +160,7 @@ void parse_pattern_stream(ConfigNode& s, StreamConfig& c, const WorkloadConfig& 
                                           g, from));
       }
     }
-    for (const char* k : {"bytes", "location", "shared"}) {
+    for (const char* k : {"bytes", "location", "shared", "stripe_start"}) {
       b.ignore(k);
       if (b.has(k)) b.fail(k, "comes from the stream named in from_stream; do not repeat it");
     }
@@ -172,6 +172,7 @@ void parse_pattern_stream(ConfigNode& s, StreamConfig& c, const WorkloadConfig& 
     c.buffer_bytes = src.buffer_bytes;
     c.location = src.location;
     c.shared = src.shared;
+    c.stripe_by_gpu = src.stripe_by_gpu;
   } else {
     c.buffer_bytes = b.get_bytes("bytes", std::nullopt, 1);
     c.shared = b.get_bool("shared", false);
@@ -180,6 +181,18 @@ void parse_pattern_stream(ConfigNode& s, StreamConfig& c, const WorkloadConfig& 
       b.fail("shared",
              "a gpu_local buffer is each GPU's own; to share one GPU's memory give its "
              "location as gpu/<index>");
+    }
+    c.stripe_by_gpu = b.get_choice("stripe_start", "first", {"first", "by_gpu"}) == "by_gpu";
+    if (c.stripe_by_gpu && c.location.kind != Placement::Kind::kStriped) {
+      b.fail("stripe_start",
+             "by_gpu applies to a buffer striped over devices (a list of "
+             "devices), not to location " +
+                 c.location.text);
+    }
+    if (c.stripe_by_gpu && c.shared) {
+      b.fail("stripe_start",
+             "by_gpu gives each GPU's own buffer its own first device; a shared "
+             "buffer has one first device");
     }
   }
   b.finish();

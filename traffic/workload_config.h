@@ -10,6 +10,11 @@
 //                     reached through the switch, or the GPU's own when g is its index) or
 //                     "device/<name>" (an expansion device)
 //   buffer.shared     one buffer for all the stream's GPUs instead of one each (default false)
+//   buffer.stripe_start  for a buffer striped over devices: "first" (default: every GPU's buffer
+//                     starts on the first device listed) or "by_gpu" (the buffer of the stream's
+//                     k-th GPU starts on device k modulo the devices, the list rotated by k), so
+//                     GPUs walking their buffers in step spread over the devices instead of
+//                     taking turns on them
 //   buffer.from_stream  instead of the three keys above: use the buffer of an earlier stream
 //                     (the same virtual range on each GPU), e.g. to read back what it wrote
 //   pattern           sequential | strided | uniform_random
@@ -125,7 +130,8 @@ struct StreamConfig {
   std::uint64_t buffer_bytes = 0;
   Placement location;
   bool shared = false;
-  int buffer_from = -1;  // index of the earlier stream whose buffer this one uses
+  bool stripe_by_gpu = false;  // buffer.stripe_start: by_gpu
+  int buffer_from = -1;        // index of the earlier stream whose buffer this one uses
   Pattern pattern = Pattern::kSequential;
   std::uint64_t stride_bytes = 0;
   double zipf_exponent = 1.0;                 // zipf: P(rank k) ~ 1/(k+1)^s

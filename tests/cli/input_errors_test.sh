@@ -279,4 +279,29 @@ expect_bad dir_workload "--workload DIR" "$WORK/somedir/: is a directory" -- \
 expect_bad dir_log "check-dram-log DIR" "$WORK/somedir/: is a directory" -- \
   check-dram-log --preset ddr4_3200 "$WORK/somedir/"
 
+# --- buffer.stripe_start: a known choice, and only where each GPU's buffer is striped. ---------
+TWO_DEV="$(dirname "$0")/data/two_devices.yaml"
+stripe_workload() {  # stripe_workload FILE LOCATION EXTRA
+  cat >"$1" <<YAML
+name: stripes
+streams:
+  - gpus: [0]
+    buffer: {bytes: 4MiB, location: $2, $3}
+    pattern: sequential
+YAML
+}
+stripe_workload "$WORK/stripe_bad.yaml" "[device/fam0, device/fam1]" "stripe_start: rotate"
+expect_bad stripe_value "an unknown stripe_start" \
+  "$WORK/stripe_bad.yaml:4: workload.streams.0.buffer.stripe_start" "first | by_gpu" "'rotate'" -- \
+  run --platform "$TWO_DEV" --workload "$WORK/stripe_bad.yaml" $(out stripe_value)
+stripe_workload "$WORK/stripe_one.yaml" "device/fam0" "stripe_start: by_gpu"
+expect_bad stripe_one "stripe_start: by_gpu on a buffer on one device" \
+  "workload.streams.0.buffer.stripe_start" "striped over devices" "device/fam0" -- \
+  run --platform "$TWO_DEV" --workload "$WORK/stripe_one.yaml" $(out stripe_one)
+stripe_workload "$WORK/stripe_shared.yaml" "[device/fam0, device/fam1]" \
+  "stripe_start: by_gpu, shared: true"
+expect_bad stripe_shared "stripe_start: by_gpu on a shared buffer" \
+  "workload.streams.0.buffer.stripe_start" "a shared buffer has one first device" -- \
+  run --platform "$TWO_DEV" --workload "$WORK/stripe_shared.yaml" $(out stripe_shared)
+
 echo "cli.input_errors: all checks passed"

@@ -484,6 +484,46 @@ TEST(Workload, StripedBufferSpreadsPagesOverDevices) {
   EXPECT_TRUE(r["conservation"]["ok"].get<bool>());
 }
 
+// Two GPUs, each reading its own 4 MiB buffer striped over both devices, in step (the same path
+// length to each device). With every buffer starting on fam0 (stripe_start: first) both GPUs read
+// fam0 then fam1: the devices take turns, each window's busiest device carrying about twice the
+// mean. With stripe_start: by_gpu, GPU 1's buffer starts on fam1: while GPU 0 reads fam0, GPU 1
+// reads fam1, every window about even. Over the whole run both layouts put 4 MiB on each device.
+std::string two_readers(const std::string& stripe_start) {
+  return R"(
+name: two_readers
+streams:
+  - name: reader
+    gpus: [0, 1]
+    buffer: {bytes: 4MiB, location: [device/fam0, device/fam1], stripe_start: )" +
+         stripe_start + R"(}
+    pattern: sequential
+)";
+}
+
+// Runs two_readers(stripe_start); each device serves 4 MiB whatever the start.
+nlohmann::json run_two_readers(const std::string& stripe_start) {
+  const nlohmann::json r =
+      test::run_sim(two_devices(3), two_readers(stripe_start), {"gpus.count=2"});
+  EXPECT_EQ(served_by(r, "fam0"), 4u << 20);
+  EXPECT_EQ(served_by(r, "fam1"), 4u << 20);
+  EXPECT_DOUBLE_EQ(r["timeseries"]["device_balance_by_window"]["run_max_over_mean"].get<double>(),
+                   1.0);
+  return r["timeseries"]["device_balance_by_window"];
+}
+
+TEST(Workload, StripesStartingOnOneDeviceTakeTurns) {
+  const nlohmann::json w = run_two_readers("first");
+  EXPECT_GT(w["mean_max_over_mean"].get<double>(), 1.9);
+  EXPECT_TRUE(w["took_turns"].get<bool>());
+}
+
+TEST(Workload, StripesStartingByGpuSpreadOverTheDevices) {
+  const nlohmann::json w = run_two_readers("by_gpu");
+  EXPECT_LT(w["mean_max_over_mean"].get<double>(), 1.1);
+  EXPECT_FALSE(w["took_turns"].get<bool>());
+}
+
 // One request at a time (no queueing anywhere, every clock 1000 MHz and every latency whole ns):
 // every request to a device takes the same time, and fam1's ingress pipeline, 10 cycles longer
 // than fam0's, makes each of its requests exactly 10 ns slower. The device total is their mix,
