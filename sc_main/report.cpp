@@ -142,11 +142,12 @@ std::string by_gpu_line(const nlohmann::json& s) {
   const auto& b = sum["gpu_balance"];
   return fmt::format(
       "  by GPU ({} active): {:.2f} to {:.2f} GB/s each over its own span, Jain index {:.3f}; "
-      "least served {} at {:.3f} x the mean, highest mean latency {} at {:.3f} x\n",
+      "least served {} at {:.3f} x the mean, highest mean latency {} at {:.3f} x{}\n",
       b["gpus_active"].get<std::size_t>(), b["bandwidth_gbps"]["min"].get<double>(),
       b["bandwidth_gbps"]["max"].get<double>(), b["jain_index"].get<double>(),
       b["least_served"].get<std::string>(), b["least_served_over_mean"].get<double>(),
-      b["highest_latency"].get<std::string>(), b["highest_latency_over_mean"].get<double>());
+      b["highest_latency"].get<std::string>(), b["highest_latency_over_mean"].get<double>(),
+      b["uneven"].get<bool>() ? " (uneven)" : "");
 }
 
 }  // namespace

@@ -929,12 +929,16 @@ def section_gpus(doc, stats):
           code(str(b.get("least_served"))), f", got {ratio(b.get('least_served_over_mean'))} "
           "times the mean; the highest mean latency was ", code(str(b.get("highest_latency"))),
           f"'s, {ratio(b.get('highest_latency_over_mean'))} times the mean of the GPUs' means. "
-          f"The last GPU finished {fmt_ns(b.get('finish_spread_ns'))} after the first. These "
-          "compare the GPUs fairly only when the workload gives them like work.")
-    if b["jain_index"] < 0.95:
-        doc.p(bold("Uneven service: "), "if the GPUs had like work, some were served less: "
-              "arbitration (a switch's or a device port's policy) or their paths (a shared link, "
-              "a longer route) favoured the others.")
+          "The last GPU's last completion came "
+          f"{fmt_ns(b.get('finish_spread_ns'))} after the first GPU's. These compare the GPUs "
+          "fairly only when the workload gives them like work and keeps them busy (no compute "
+          "gaps, pacing or trace timestamps, which set a GPU's rate; the latencies still "
+          "compare).")
+    if b.get("uneven") is True:
+        doc.p(bold("Uneven service: "), "if the GPUs had like work, some were served less "
+              "(Jain's index below 0.95, or the least served GPU below 0.8 of the mean: the index "
+              "barely moves for one GPU among many): arbitration (a switch's or a device port's "
+              "policy) or their paths (a shared link, a longer route) favoured the others.")
 
 
 def section_hops(doc, stats):

@@ -35,10 +35,12 @@ nlohmann::json gpu_balance(const std::vector<GpuActivity>& gpus) {
   }
   const double mean = sum / n;
   const double latency_mean = latency_sum / n;
+  const double jain = sum * sum / (n * sum_sq);
   return {{"gpus", gpus.size()},
           {"gpus_active", active.size()},
           {"bandwidth_gbps", {{"mean", mean}, {"min", gbps(least)}, {"max", gbps(most)}}},
-          {"jain_index", sum * sum / (n * sum_sq)},
+          {"jain_index", jain},
+          {"uneven", jain < kJainUneven || gbps(least) / mean < kLeastServedUneven},
           {"least_served", least->name},
           {"least_served_over_mean", gbps(least) / mean},
           {"most_served", most->name},

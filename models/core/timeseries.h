@@ -97,8 +97,8 @@ class TimeSeries {
   // kTurns, raised where many devices make the busiest of them stand out by chance alone: with n
   // requests per device spread at random, the busiest of d devices is about 1 + sqrt(2 ln d / n)
   // times the mean (the largest of d near-normal counts); the threshold is twice that margin at
-  // n = kBalanceMinRequests, so even traffic stays below it (1.5 up to 3 devices, 1.59 for 4, 2.02
-  // for 64), while devices taking turns one at a time give d.
+  // n = kBalanceMinRequests, so even traffic stays below it (1.5 for 2 devices, 1.52 for 3, 1.59
+  // for 4, 2.02 for 64), while devices taking turns one at a time give d.
   static double turns_threshold(std::size_t devices);
   struct DeviceBalance {
     std::size_t windows = 0;

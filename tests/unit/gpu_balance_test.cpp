@@ -29,6 +29,26 @@ TEST(GpuBalance, ByHand) {
   EXPECT_EQ(b["highest_latency"], "gpu2");
   EXPECT_DOUBLE_EQ(b["highest_latency_over_mean"].get<double>(), 1.5);
   EXPECT_DOUBLE_EQ(b["finish_spread_ns"].get<double>(), 150.0);
+  EXPECT_TRUE(b["uneven"].get<bool>());  // 0.931 < 0.95
+}
+
+// Eight GPUs, one at half the others' bandwidth (1000 B against 2000 B over 100 ns): Jain
+// (7 x 20 + 10)^2 / (8 x (7 x 400 + 100)) = 22500 / 23200 = 0.970, above 0.95, but the least
+// served got 10 / 18.75 = 0.533 of the mean: uneven all the same.
+TEST(GpuBalance, OneOutlierAmongManyIsUneven) {
+  std::vector<GpuActivity> gpus;
+  for (int i = 0; i < 7; ++i)
+    gpus.push_back({"g" + std::to_string(i), 2000, 20, 100.0, 0, 100'000});
+  gpus.push_back({"slow", 1000, 10, 100.0, 0, 100'000});
+  const nlohmann::json b = gpu_balance(gpus);
+  EXPECT_DOUBLE_EQ(b["jain_index"].get<double>(), 22500.0 / 23200.0);
+  EXPECT_DOUBLE_EQ(b["least_served_over_mean"].get<double>(), 10.0 / 18.75);
+  EXPECT_EQ(b["least_served"], "slow");
+  EXPECT_TRUE(b["uneven"].get<bool>());
+  // At 0.85 of the others' (1700 B): Jain 157^2 / (8 x 3089) = 0.997, 17 / 19.625 = 0.866 of the
+  // mean: even enough.
+  gpus.back().bytes = 1700;
+  EXPECT_FALSE(gpu_balance(gpus)["uneven"].get<bool>());
 }
 
 // Alike GPUs: Jain 1, every ratio 1, the first GPU named in ties.
@@ -42,6 +62,7 @@ TEST(GpuBalance, AlikeGpusAreEven) {
   EXPECT_EQ(b["highest_latency"], "a");
   EXPECT_DOUBLE_EQ(b["least_served_over_mean"].get<double>(), 1.0);
   EXPECT_DOUBLE_EQ(b["finish_spread_ns"].get<double>(), 0.0);
+  EXPECT_FALSE(b["uneven"].get<bool>());
 }
 
 // One GPU that got everything among n: Jain 1/n (here the others got a sliver, so just above).
