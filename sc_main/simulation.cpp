@@ -752,15 +752,11 @@ nlohmann::json Simulation::results(double host_seconds, double peak_rss_mib) con
   for (unsigned g = 0; g < platform_->gpu_count(); ++g) {
     const Gpu& gpu = platform_->gpu(g);
     const TargetTraffic all = gpu.total_traffic();
-    const std::uint64_t reads = all.read_latency.count();
-    const std::uint64_t writes = all.write_latency.count();
-    const double latency_ns = reads + writes == 0
-                                  ? 0.0
-                                  : (all.read_latency.mean_ns() * static_cast<double>(reads) +
-                                     all.write_latency.mean_ns() * static_cast<double>(writes)) /
-                                        static_cast<double>(reads + writes);
-    gpus.push_back({gpu.name(), all.read_bytes + all.write_bytes, reads + writes, latency_ns,
-                    gpu.first_issue_ps(), gpu.last_completion_ps()});
+    LatencyHistogram latency;  // reads and writes together
+    latency.merge(all.read_latency);
+    latency.merge(all.write_latency);
+    gpus.push_back({gpu.name(), all.read_bytes + all.write_bytes, latency.count(),
+                    latency.mean_ns(), gpu.first_issue_ps(), gpu.last_completion_ps()});
   }
   j["summary"]["gpu_balance"] = gpu_balance(gpus);
   j["latency_breakdown_ns"] = ctx_->hop_breakdown.to_json();

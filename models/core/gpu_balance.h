@@ -14,8 +14,6 @@
 // less than kLeastServedUneven of the mean. The figures compare GPUs fairly only when the workload
 // gives them like work and keeps them busy (no compute gaps, pacing or trace timestamps: those set
 // a GPU's rate, not its service; the latencies still compare).
-constexpr double kJainUneven = 0.95;
-constexpr double kLeastServedUneven = 0.8;
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -25,6 +23,9 @@ constexpr double kLeastServedUneven = 0.8;
 #include <vector>
 
 namespace famsim {
+
+constexpr double kJainUneven = 0.95;
+constexpr double kLeastServedUneven = 0.8;
 
 struct GpuActivity {
   std::string name;
