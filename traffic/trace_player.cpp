@@ -99,10 +99,10 @@ void TracePlayer::complete(Payload& p) {
     return;
   }
   e.outstanding = false;
-  count_completion(TargetClass::kStandaloneMemory, e.write, e.physical_address, e.length,
-                   arrived - e.issue_ps);
+  const std::size_t memory = count_completion(TargetClass::kStandaloneMemory, e.write,
+                                              e.physical_address, e.length, arrived - e.issue_ps);
   if (p.get_response_status() == tlm::TLM_OK_RESPONSE) bytes_delivered_ += e.length;
-  ctx_.record_completion(e, arrived, p.get_response_status());
+  ctx_.record_completion(e, arrived, p.get_response_status(), memory);
   ++completed_;
   --outstanding_;
   last_completion_ps_ = std::max(last_completion_ps_, arrived);

@@ -61,14 +61,17 @@ class MemoryLayout {
     return pa - t.base < t.size ? lo - 1 : kNone;
   }
 
-  // A completed request to `pa` (LatencyHistogram::bin_of_ps(latency_ps) in `bin`).
-  void add(std::uint64_t pa, bool write, std::uint32_t bytes, std::uint64_t latency_ps, int bin) {
+  // A completed request to `pa` (LatencyHistogram::bin_of_ps(latency_ps) in `bin`); returns its
+  // memory's index (find()), kNone when unplaced.
+  std::size_t add(std::uint64_t pa, bool write, std::uint32_t bytes, std::uint64_t latency_ps,
+                  int bin) {
     const std::size_t i = find(pa);
     if (i == kNone) {
       ++unplaced_;
-      return;
+      return kNone;
     }
     traffic_[i].add(write, bytes, latency_ps, bin);
+    return i;
   }
   // Completed requests to memory i (targets()[i]).
   const TargetTraffic& traffic(std::size_t i) const { return traffic_[i]; }

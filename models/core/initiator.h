@@ -40,12 +40,13 @@ class Initiator {
  protected:
   // A completed request to physical address `pa`: a counter and a histogram sample, in place, by
   // its class here and by its memory in the layout (nothing allocates but a first sample, which
-  // sizes its histogram). The histogram bin is worked out once for both.
-  void count_completion(TargetClass c, bool write, std::uint64_t pa, std::uint32_t bytes,
-                        std::uint64_t latency_ps) {
+  // sizes its histogram). The histogram bin is worked out once for both. Returns the memory's
+  // index in the layout (MemoryLayout::find), for SimContext::record_completion.
+  std::size_t count_completion(TargetClass c, bool write, std::uint64_t pa, std::uint32_t bytes,
+                               std::uint64_t latency_ps) {
     const int bin = LatencyHistogram::bin_of_ps(latency_ps);
     traffic_[static_cast<unsigned>(c)].add(write, bytes, latency_ps, bin);
-    if (memories_) memories_->add(pa, write, bytes, latency_ps, bin);
+    return memories_ ? memories_->add(pa, write, bytes, latency_ps, bin) : MemoryLayout::kNone;
   }
 
  private:

@@ -54,13 +54,14 @@ struct SimContext {
   MemoryLayout memories;
   // What every initiator does with a completed request besides its own counts: the per-hop
   // breakdown, the time series, the sampled timeline and the transaction log. `arrival_ps`: the
-  // response's arrival at the initiator; `status`: the payload's TLM response status.
-  void record_completion(const RequestExt& e, std::uint64_t arrival_ps, int status) {
+  // response's arrival at the initiator; `status`: the payload's TLM response status; `memory`:
+  // the memory's index in `memories` (Initiator::count_completion found it).
+  void record_completion(const RequestExt& e, std::uint64_t arrival_ps, int status,
+                         std::size_t memory) {
     hop_breakdown.add(e, arrival_ps);
     if (timeseries.enabled()) {
       timeseries.add(arrival_ps, e.length, arrival_ps - e.issue_ps, e.write, e.target_class,
-                     timeseries.counts_by_device() ? memories.find(e.physical_address)
-                                                   : TimeSeries::kNoDevice);
+                     timeseries.counts_by_device() ? memory : TimeSeries::kNoDevice);
     }
     if (timeline.wants(e.id)) timeline.record(e, arrival_ps);
     if (transactions.enabled()) transactions.record(e, arrival_ps, status);

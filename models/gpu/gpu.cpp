@@ -334,13 +334,14 @@ void Gpu::complete(Payload& p, std::uint64_t now_ps) {
   e.outstanding = false;
   Stream& s = streams_[local_stream_[e.stream]];
   const unsigned len = e.length;
-  count_completion(e.target_class, e.write, e.physical_address, len, arrived_ps - e.issue_ps);
+  const std::size_t memory =
+      count_completion(e.target_class, e.write, e.physical_address, len, arrived_ps - e.issue_ps);
   if (!e.write && s.cfg->verify_reads &&
       count_pattern_mismatches(p.get_data_ptr(), len, e.virtual_address, s.cfg->data_seed) != 0) {
     ++mismatched_requests_;
   }
   if (p.get_response_status() == tlm::TLM_OK_RESPONSE) bytes_delivered_ += len;
-  ctx_.record_completion(e, arrived_ps, p.get_response_status());
+  ctx_.record_completion(e, arrived_ps, p.get_response_status(), memory);
   s.source->completed(e.phase, len, arrived_ps);
   ++completed_;
   last_completion_ps_ = std::max(last_completion_ps_, arrived_ps);
