@@ -43,7 +43,9 @@ namespace {
 // busiest device's bytes over the mean device's (summary.device_balance), shows where a parameter
 // (striping, interleave) spreads the traffic unevenly; device_window_max_over_mean, the same per
 // time window (timeseries.device_balance_by_window), where the load moves from device to device;
-// gpu_jain_index, how evenly the GPUs were served (summary.gpu_balance), for arbitration studies.
+// gpu_jain_index, how evenly the GPUs were served (summary.gpu_balance), for arbitration studies;
+// gpu_least_served_over_mean, the least served GPU's bandwidth over the mean GPU's, which shows one
+// GPU starved among many where Jain's index hardly moves (0.970 for one GPU at half rate of 8).
 const std::vector<std::string> kMetrics = {"bandwidth_gbps",
                                            "read_bandwidth_gbps",
                                            "write_bandwidth_gbps",
@@ -60,7 +62,8 @@ const std::vector<std::string> kMetrics = {"bandwidth_gbps",
                                            "phase_limiters",
                                            "device_max_over_mean",
                                            "device_window_max_over_mean",
-                                           "gpu_jain_index"};
+                                           "gpu_jain_index",
+                                           "gpu_least_served_over_mean"};
 const std::vector<std::string> kSensitivityMetrics = {"bandwidth_gbps", "latency_mean_ns",
                                                       "latency_p99_ns"};
 
@@ -438,7 +441,8 @@ nlohmann::json headline_metrics(const nlohmann::json& s) {
       {"device_max_over_mean", num({"summary", "device_balance", "max_over_mean"})},
       {"device_window_max_over_mean",
        num({"timeseries", "device_balance_by_window", "mean_max_over_mean"})},
-      {"gpu_jain_index", num({"summary", "gpu_balance", "jain_index"})}};
+      {"gpu_jain_index", num({"summary", "gpu_balance", "jain_index"})},
+      {"gpu_least_served_over_mean", num({"summary", "gpu_balance", "least_served_over_mean"})}};
   // The workload's own results (generator streams): tokens per second, step time, hit rate...
   nlohmann::json wl = nlohmann::json::object();
   if (s.contains("workload") && s["workload"].contains("streams")) {

@@ -88,7 +88,7 @@ known = ["bandwidth_gbps", "read_bandwidth_gbps", "write_bandwidth_gbps", "laten
          "latency_p99_ns", "read_latency_mean_ns", "read_latency_p99_ns",
          "achieved_fraction_of_bound", "limiter", "limiter_utilization", "simulated_time_ns",
          "host_seconds", "device_bandwidth_gbps", "phase_limiters", "device_max_over_mean",
-         "device_window_max_over_mean", "gpu_jain_index"]
+         "device_window_max_over_mean", "gpu_jain_index", "gpu_least_served_over_mean"]
 start = header.index("bandwidth_gbps")
 assert header[start:start + len(known)] == known, header
 for r in csv.DictReader(open(d + "/results.csv")):
@@ -98,6 +98,7 @@ for r in csv.DictReader(open(d + "/results.csv")):
     assert float(r["device_max_over_mean"]) == 1.0, r  # one device: it is the mean
     assert r["device_window_max_over_mean"] == "", r  # and no balance between devices per window
     assert r["gpu_jain_index"] == "", r  # one GPU: no balance between GPUs
+    assert r["gpu_least_served_over_mean"] == "", r
 PY
 pass "device_bandwidth_gbps column"
 
@@ -114,6 +115,49 @@ assert all("link" in r["limiter"] for r in rows), [r["limiter"] for r in rows]
 print("elasticity", e)
 PY
 pass "elasticity near 0 when the channels are not the bottleneck"
+
+# GPU balance columns: two GPUs on minimal.yaml, each with its own link and 1 MiB stream; GPU 1
+# keeps 64 or 4 requests in flight. With 4 it gets a fraction of GPU 0's bandwidth, so the least
+# served GPU's share and Jain's index move, and the columns must say so. For two GPUs, min and max
+# of summary.gpu_balance.bandwidth_gbps are the two GPUs' figures: Jain's index is
+# (a + b)^2 / (2 (a^2 + b^2)) and the least served over the mean is min / ((a + b) / 2).
+cat >"$WORK/two_gpus.yaml" <<EOF
+name: two_gpus
+streams:
+  - {name: g0, gpus: [0], buffer: {bytes: 64MiB, location: device/fam0}, pattern: sequential,
+     read_fraction: 1.0, access_bytes: 128, total_bytes: 1MiB, max_outstanding: 64}
+  - {name: g1, gpus: [1], buffer: {bytes: 64MiB, location: device/fam0}, pattern: sequential,
+     read_fraction: 1.0, access_bytes: 128, total_bytes: 1MiB, max_outstanding: 64}
+EOF
+cat >"$WORK/gpus.yaml" <<EOF
+name: gpu_balance
+platform: $root/platforms/minimal.yaml
+workload: $WORK/two_gpus.yaml
+set: ["gpus.count=2", "devices.0.fabric_ports=2", "gpus.max_outstanding=64"]
+parameters:
+  - {key: workload.streams.1.max_outstanding, values: [64, 4]}
+EOF
+"$famsim" sweep "$WORK/gpus.yaml" --out "$WORK/gpus" >"$WORK/gpus.log" 2>&1 ||
+  fail "two-GPU sweep: $(cat "$WORK/gpus.log")"
+$PY - "$WORK/gpus" <<'PY' || fail "GPU balance columns"
+import csv, json, sys
+d = sys.argv[1]
+rows = list(csv.DictReader(open(d + "/results.csv")))
+assert [r["status"] for r in rows] == ["ok"] * 2, rows
+least = []
+for r in rows:
+    bw = json.load(open(f"{d}/points/{int(r['point']):04d}/stats.json"))["summary"]["gpu_balance"][
+        "bandwidth_gbps"]
+    a, b = bw["min"], bw["max"]
+    jain = (a + b) ** 2 / (2 * (a * a + b * b))
+    assert abs(float(r["gpu_jain_index"]) - jain) < 1e-9, (r, jain)
+    assert abs(float(r["gpu_least_served_over_mean"]) - a / ((a + b) / 2)) < 1e-9, r
+    least.append(float(r["gpu_least_served_over_mean"]))
+# 64 in flight each: even within a few per cent; 4 in flight for GPU 1: far below the mean.
+assert least[0] > 0.95 and least[1] < 0.8, least
+print("least served over mean", least)
+PY
+pass "GPU balance columns"
 
 # Resume: a point whose results are gone runs again; the others are skipped; same table.
 rm "$WORK/j1/points/0001/stats.json"
