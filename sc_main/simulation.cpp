@@ -390,6 +390,14 @@ std::uint64_t map_region(AddressSpace& vmm, std::uint64_t bytes, const Placement
   return va;
 }
 
+// buffer.stripe_start: by_gpu: the stream's k-th GPU's buffer (or region) starts on device k,
+// modulo the devices.
+void rotate_stripes(Placement& where, std::size_t k) {
+  std::rotate(where.devices.begin(),
+              where.devices.begin() + static_cast<std::ptrdiff_t>(k % where.devices.size()),
+              where.devices.end());
+}
+
 }  // namespace
 
 void Simulation::map_workload() {
@@ -412,8 +420,11 @@ void Simulation::map_workload() {
           c.stream = static_cast<unsigned>(i);
           c.sim_seed = cfg_.sim.seed;
           for (const RegionSpec& r : regions) {
+            Placement where = r.where;
+            if (s.stripe_by_gpu && where.kind == Placement::Kind::kStriped)
+              rotate_stripes(where, rank);
             c.region_va.push_back(
-                map_region(*vmm_, r.bytes, r.where, {g},
+                map_region(*vmm_, r.bytes, where, {g},
                            r.write ? AccessRight::kReadWrite : AccessRight::kRead));
           }
           sources[g] = s.generator->make_source(c);
@@ -446,13 +457,7 @@ void Simulation::map_workload() {
           for (std::size_t k = 0; k < groups.size(); ++k) {
             const std::vector<unsigned>& group = groups[k];
             Placement where = s.location;
-            if (s.stripe_by_gpu) {
-              // The k-th GPU's buffer starts on device k (modulo the devices).
-              std::rotate(
-                  where.devices.begin(),
-                  where.devices.begin() + static_cast<std::ptrdiff_t>(k % where.devices.size()),
-                  where.devices.end());
-            }
+            if (s.stripe_by_gpu) rotate_stripes(where, k);
             const std::uint64_t va = map_region(*vmm_, size, where, group, right, events);
             for (unsigned g : group) buffers_[i][g] = BufferRecord{va, size, group, right};
           }

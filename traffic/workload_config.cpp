@@ -290,7 +290,7 @@ const char* const kPatternKeys[] = {"buffer",        "pattern",        "stride_b
                                     "verify_reads",  "data_seed",      "atomic"};
 // Keys of every stream (parse_workload reads them).
 const char* const kStreamKeys[] = {"name",     "gpus",   "duration_ns", "max_outstanding",
-                                   "start_ns", "gap_ns", "start_after"};
+                                   "start_ns", "gap_ns", "start_after", "stripe_start"};
 
 // A stream's keys are its own, a pattern stream's or a generator's name. Checked before the
 // stream is read: without a generator key a stream is read as a pattern stream, so a misspelt
@@ -448,10 +448,25 @@ WorkloadConfig parse_workload(ConfigNode node, const PlatformFacts& facts) {
     const std::string kind = generator_kind(s);
     c.duration_ns = s.get_double("duration_ns", 0.0, 0.0, 2.8e11);
     if (kind.empty()) {
+      if (s.has("stripe_start")) {
+        s.fail("stripe_start", "a pattern stream gives it under buffer (buffer.stripe_start)");
+      }
       parse_pattern_stream(s, c, w, facts);
     } else {
       ConfigNode g = s.child(kind);
       c.generator = parse_generator(kind, g, facts, c.gpus);
+      c.stripe_by_gpu = s.get_choice("stripe_start", "first", {"first", "by_gpu"}) == "by_gpu";
+      if (c.stripe_by_gpu) {
+        bool striped = false;
+        for (const RegionSpec& r : c.generator->regions())
+          striped = striped || r.where.kind == Placement::Kind::kStriped;
+        if (!striped) {
+          s.fail("stripe_start",
+                 "by_gpu applies to regions striped over devices (a location "
+                 "that lists devices); this " +
+                     kind + " stream has none");
+        }
+      }
       for (const char* k : kPatternKeys) {
         s.ignore(k);
         if (s.has(k)) s.fail(k, std::string("does not apply to a ") + kind + " stream");

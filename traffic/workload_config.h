@@ -15,6 +15,11 @@
 //                     k-th GPU starts on device k modulo the devices, the list rotated by k), so
 //                     GPUs walking their buffers in step spread over the devices instead of
 //                     taking turns on them
+//   stripe_start      (generator streams) as buffer.stripe_start, for every region of the
+//                     generator that is striped over devices (its location a list of devices):
+//                     by_gpu starts the region of the stream's k-th GPU on device k modulo the
+//                     devices; at least one region must be striped. A pattern stream gives it
+//                     under buffer.
 //   buffer.from_stream  instead of the three keys above: use the buffer of an earlier stream
 //                     (the same virtual range on each GPU), e.g. to read back what it wrote
 //   pattern           sequential | strided | uniform_random
@@ -130,7 +135,7 @@ struct StreamConfig {
   std::uint64_t buffer_bytes = 0;
   Placement location;
   bool shared = false;
-  bool stripe_by_gpu = false;  // buffer.stripe_start: by_gpu
+  bool stripe_by_gpu = false;  // buffer.stripe_start (a generator's: stripe_start): by_gpu
   int buffer_from = -1;        // index of the earlier stream whose buffer this one uses
   Pattern pattern = Pattern::kSequential;
   std::uint64_t stride_bytes = 0;

@@ -304,4 +304,29 @@ expect_bad stripe_shared "stripe_start: by_gpu on a shared buffer" \
   "workload.streams.0.buffer.stripe_start" "a shared buffer has one first device" -- \
   run --platform "$TWO_DEV" --workload "$WORK/stripe_shared.yaml" $(out stripe_shared)
 
+# A generator stream takes stripe_start beside its generator key, for its striped regions; a
+# pattern stream only under buffer.
+cat >"$WORK/stripe_gen.yaml" <<YAML
+name: stripes
+streams:
+  - gpus: [0]
+    stripe_start: by_gpu
+    weight_stream: {model: {preset: llama3_8b}, layers: 1, location: device/fam0}
+YAML
+expect_bad stripe_generator "stripe_start: by_gpu on a generator with no striped region" \
+  "$WORK/stripe_gen.yaml:4: workload.streams.0.stripe_start" "regions striped over devices" \
+  "weight_stream stream has none" -- \
+  run --platform "$TWO_DEV" --workload "$WORK/stripe_gen.yaml" $(out stripe_generator)
+cat >"$WORK/stripe_level.yaml" <<YAML
+name: stripes
+streams:
+  - gpus: [0]
+    stripe_start: by_gpu
+    buffer: {bytes: 4MiB, location: [device/fam0, device/fam1]}
+    pattern: sequential
+YAML
+expect_bad stripe_level "stripe_start beside a pattern stream's buffer" \
+  "$WORK/stripe_level.yaml:4: workload.streams.0.stripe_start" "under buffer (buffer.stripe_start)" -- \
+  run --platform "$TWO_DEV" --workload "$WORK/stripe_level.yaml" $(out stripe_level)
+
 echo "cli.input_errors: all checks passed"

@@ -524,6 +524,44 @@ TEST(Workload, StripesStartingByGpuSpreadOverTheDevices) {
   EXPECT_FALSE(w["took_turns"].get<bool>());
 }
 
+// The same for a generator's region (stream-level stripe_start): two GPUs replay a trace reading
+// their own 4 MiB region from offset 0 up, all lines at time 0 (as fast as they can), the region
+// striped over both devices. Every region starting on fam0 makes the devices take turns; by_gpu
+// starts GPU 1's on fam1.
+nlohmann::json run_two_replayers(const std::string& stripe_start) {
+  std::string lines;
+  for (unsigned gpu = 0; gpu < 2; ++gpu) {
+    for (std::uint64_t a = 0; a < (4u << 20); a += 256) {
+      lines += fmt::format("0 {} R 0x{:x} 256\n", gpu, a);
+    }
+  }
+  const std::string trace = write_trace("striped_" + stripe_start + ".trace", lines);
+  const nlohmann::json r = test::run_sim(two_devices(3), R"(
+name: two_replayers
+streams:
+  - name: replay
+    gpus: [0, 1]
+    stripe_start: )" + stripe_start + R"(
+    replay: {file: )" + trace + R"(, bytes: 4MiB, location: [device/fam0, device/fam1]}
+)",
+                                         {"gpus.count=2"});
+  EXPECT_EQ(served_by(r, "fam0"), 4u << 20);
+  EXPECT_EQ(served_by(r, "fam1"), 4u << 20);
+  return r["timeseries"]["device_balance_by_window"];
+}
+
+TEST(Workload, GeneratorRegionsStartingOnOneDeviceTakeTurns) {
+  const nlohmann::json w = run_two_replayers("first");
+  EXPECT_GT(w["mean_max_over_mean"].get<double>(), 1.9);
+  EXPECT_TRUE(w["took_turns"].get<bool>());
+}
+
+TEST(Workload, GeneratorRegionsStartingByGpuSpreadOverTheDevices) {
+  const nlohmann::json w = run_two_replayers("by_gpu");
+  EXPECT_LT(w["mean_max_over_mean"].get<double>(), 1.1);
+  EXPECT_FALSE(w["took_turns"].get<bool>());
+}
+
 // One request at a time (no queueing anywhere, every clock 1000 MHz and every latency whole ns):
 // every request to a device takes the same time, and fam1's ingress pipeline, 10 cycles longer
 // than fam0's, makes each of its requests exactly 10 ns slower. The device total is their mix,
