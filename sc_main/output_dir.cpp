@@ -33,9 +33,14 @@ void make_output_dir(const std::string& dir) {
 }
 
 OutputDir::OutputDir(std::string dir) : dir_(std::move(dir)) {
+  std::error_code ec;
+  for (fs::path p = fs::absolute(dir_, ec); !ec && !p.empty() && !fs::exists(p, ec);
+       p = p.parent_path()) {
+    first_made_ = p.string();
+    if (p == p.parent_path()) break;
+  }
   make_output_dir(dir_);
   staging_ = (fs::path(dir_) / kStagingName).string();
-  std::error_code ec;
   fs::remove_all(staging_, ec);
   if (!ec) fs::create_directory(staging_, ec);
   if (ec) throw ConfigError("--out " + dir_ + ": cannot write in the directory: " + ec.message());
@@ -45,6 +50,11 @@ OutputDir::~OutputDir() {
   if (published_) return;
   std::error_code ec;  // a destructor reports nothing; a leftover is cleared by the next run
   fs::remove_all(staging_, ec);
+  if (first_made_.empty()) return;
+  // Innermost first; fs::remove leaves a directory something else has written into.
+  for (fs::path p = fs::absolute(dir_, ec); !ec && !p.empty(); p = p.parent_path()) {
+    if (!fs::remove(p, ec) || p == fs::path(first_made_)) break;
+  }
 }
 
 void OutputDir::publish() {

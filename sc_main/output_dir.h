@@ -21,7 +21,9 @@ class OutputDir {
  public:
   // make_output_dir(dir), and an empty staging directory in it (clearing one a killed run left).
   explicit OutputDir(std::string dir);
-  // Removes the staging directory unless publish() ran: a failed run leaves nothing.
+  // Removes the staging directory unless publish() ran, and the directories the constructor made
+  // (DIR and the parents it lacked) while they are empty: a failed run leaves nothing, not even
+  // an empty DIR.
   ~OutputDir();
   OutputDir(const OutputDir&) = delete;
   OutputDir& operator=(const OutputDir&) = delete;
@@ -36,6 +38,7 @@ class OutputDir {
  private:
   std::string dir_;
   std::string staging_;
+  std::string first_made_;  // the outermost directory of dir() the constructor made, or empty
   bool published_ = false;
 };
 

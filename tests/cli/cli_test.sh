@@ -249,6 +249,16 @@ expect_rc 2 "--out that cannot be created"
 expect_in_output "--out /proc/famsim-no-such-dir: cannot create the directory" "--out under /proc"
 pass "--out that is not a usable directory is bad input"
 
+# Bad input found after the output directory was made (an unknown key, read while the platform is
+# built) leaves no trace of it: neither DIR nor the parents the run made for it.
+run_famsim out_new run "${SMALL[@]}" --set devices.0.memory.chanels=4 --out "$WORK/new/nested/dir"
+expect_rc 2 "an unknown key with a new --out"
+[ ! -e "$WORK/new" ] || fail "a failed run left the directory it made: $(find "$WORK/new")"
+mkdir "$WORK/kept"
+run_famsim out_kept run "${SMALL[@]}" --set devices.0.memory.chanels=4 --out "$WORK/kept/dir"
+[ -d "$WORK/kept" ] && [ ! -e "$WORK/kept/dir" ] || fail "a failed run removed too much or too little"
+pass "a failed run leaves no directory it made"
+
 # --seed is checked as sim.seed is: a negative seed or one past 64 bits is bad input, not a seed
 # of 2^64 - 1.
 expect_bad_input negative_seed "a negative --seed" "--seed" "got '-1'" -- run "${SMALL[@]}" --seed -1
