@@ -140,10 +140,13 @@ void parse_dram(ConfigNode& n, DramControllerParams& d, unsigned request_bytes) 
   dram::CoreParams& c = d.core;
   c.read_queue = static_cast<unsigned>(ctl.get_uint("read_queue", 64, 1, 65536));
   c.write_queue = static_cast<unsigned>(ctl.get_uint("write_queue", 64, 1, 65536));
+  // Defaults: 3/4 and 1/4 of the queue, kept at least 1 and below the high watermark, so that a
+  // small queue or a low high watermark given alone still makes a valid pair.
   c.write_high_watermark = static_cast<unsigned>(
-      ctl.get_uint("write_high_watermark", c.write_queue * 3 / 4, 1, c.write_queue));
+      ctl.get_uint("write_high_watermark", std::max(1u, c.write_queue * 3 / 4), 1, c.write_queue));
   c.write_low_watermark = static_cast<unsigned>(
-      ctl.get_uint("write_low_watermark", c.write_queue / 4, 0, c.write_high_watermark - 1));
+      ctl.get_uint("write_low_watermark", std::min(c.write_queue / 4, c.write_high_watermark - 1),
+                   0, c.write_high_watermark - 1));
   c.scheduler = ctl.get_choice("scheduler", "frfcfs", {"fcfs", "frfcfs"});
   c.starvation_cap = static_cast<unsigned>(ctl.get_uint("starvation_cap", 16, 0, 1u << 20));
   c.page_policy = ctl.get_choice("page_policy", "open", {"open", "closed", "timeout"});
@@ -173,9 +176,10 @@ void parse_dram(ConfigNode& n, DramControllerParams& d, unsigned request_bytes) 
   d.backing_store = ctl.get_bool("backing_store", true);
   const std::uint64_t bursts = request_bytes / d.spec.org.burst_bytes() + 1;
   if (bursts > c.read_queue || bursts > c.write_queue) {
-    ctl.fail("read_queue", fmt::format("queues count bursts of {} B: a {} B request needs {} "
-                                       "entries, the queues must hold at least that",
-                                       d.spec.org.burst_bytes(), request_bytes, bursts));
+    ctl.fail(bursts > c.read_queue ? "read_queue" : "write_queue",
+             fmt::format("queues count bursts of {} B: a {} B request needs {} "
+                         "entries, the queues must hold at least that",
+                         d.spec.org.burst_bytes(), request_bytes, bursts));
   }
   ctl.finish();
   ConfigNode map = n.child("mapping");

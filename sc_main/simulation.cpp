@@ -43,6 +43,10 @@ void flatten(const YAML::Node& n, const std::string& path,
   }
 }
 
+// sim.seed when nothing sets it. config.yaml always records the seed used, so that a rerun from
+// it is identical; config_changes() compares a seed the base platform does not give with this.
+constexpr std::uint64_t kDefaultSeed = 1;
+
 bool under(const std::string& path, const char* root) {
   const std::size_t len = std::char_traits<char>::length(root);
   return path.compare(0, len, root) == 0 && (path.size() == len || path[len] == '.');
@@ -88,6 +92,10 @@ nlohmann::json config_changes(const ConfigDoc& doc) {
       if (it != base_leaves.end()) {
         if (it->second.Scalar() == value.Scalar()) continue;
         base_value = yaml_to_json(it->second);
+      } else if (path == "sim.seed") {
+        // A rerun of config.yaml gives the default seed from the file: no change.
+        if (value.Scalar() == std::to_string(kDefaultSeed)) continue;
+        base_value = kDefaultSeed;
       }
     } else if (source.find("presets/") != std::string::npos) {
       continue;  // no base platform: what the presets gave is not a choice of the user's
@@ -195,7 +203,7 @@ ResolvedConfig parse_config(const ConfigDoc& doc) {
     }
     return ns;
   };
-  rc.sim.seed = sim.get_uint("seed", 1);
+  rc.sim.seed = sim.get_uint("seed", kDefaultSeed);
   rc.sim.max_time_ns =
       whole_ps("max_time_ns", sim.get_double("max_time_ns", 0.0, 0.0, 2.8e11), "0 (no limit) or ");
   rc.sim.kernel = sim.get_choice("kernel", "famsim", {"famsim", "systemc"}) == "famsim"

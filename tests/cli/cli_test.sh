@@ -199,6 +199,35 @@ EOF
 cmp -s "$WORK/run1/config.yaml" "$WORK/run2/config.yaml" || fail "config.yaml differs between runs with the same seed"
 pass "same seed gives identical stats.json"
 
+# config.yaml records the seed used, so a rerun from it lists no seed change when it was the
+# default (1); a chosen seed is a change from that default.
+run_famsim rerun0 run "${SMALL[@]}" --out "$WORK/run0"
+expect_rc 0 "famsim run with the default seed"
+run_famsim rerun0b run --platform "$WORK/run0/config.yaml" --out "$WORK/run0b"
+expect_rc 0 "famsim run of config.yaml"
+python3 - "$WORK/run0b/stats.json" "$WORK/run1/stats.json" <<'EOF' || fail "config_changes and the seed"
+import json, sys
+rerun = json.load(open(sys.argv[1]))["config_changes"]["changes"]
+assert not [c for c in rerun if c["key"] == "sim.seed"], rerun
+seeded = [c for c in json.load(open(sys.argv[2]))["config_changes"]["changes"] if c["key"] == "sim.seed"]
+assert len(seeded) == 1 and seeded[0]["value"] == 7 and seeded[0]["base_value"] == 1, seeded
+EOF
+pass "a rerun of config.yaml with the default seed lists no seed change"
+
+# A write high watermark given alone below the default low one (64 / 4 = 16) takes a low
+# watermark below it, not an internal error; a low watermark given at or above the high one is bad
+# input naming it; a write queue too small for a request names write_queue.
+run_famsim wm_alone validate --platform "$PLATFORM" --set devices.0.memory.controller.write_high_watermark=2
+expect_rc 0 "write_high_watermark=2 alone"
+expect_bad_input wm_low "a low watermark above the high one" \
+  devices.0.memory.controller.write_low_watermark -- \
+  run "${SMALL[@]}" --set devices.0.memory.controller.write_high_watermark=2 \
+  --set devices.0.memory.controller.write_low_watermark=5
+expect_bad_input wq_small "a write queue smaller than a request" \
+  devices.0.memory.controller.write_queue -- \
+  run "${SMALL[@]}" --set devices.0.memory.controller.write_queue=2
+pass "write watermarks and queue sizes"
+
 # --- Another seed, other random addresses, other latencies. -----------------------------------
 run_famsim run3 run "${SMALL[@]}" --out "$WORK/run3" --seed 8
 expect_rc 0 "famsim run with seed 8"
