@@ -209,7 +209,15 @@ YAML::Node load_yaml_file(const std::string& path) {
 
 YAML::Node load_yaml_text(const std::string& text, const std::string& source) {
   try {
-    YAML::Node n = YAML::Load(text);
+    // One document per file: a second one (after a '---') would otherwise be dropped unread.
+    const std::vector<YAML::Node> docs = YAML::LoadAll(text);
+    if (docs.size() > 1) {
+      throw ConfigError(
+          fmt::format("{}:{}: a second YAML document (after '---'); expected one "
+                      "document per file",
+                      source, docs[1].Mark().line + 1));
+    }
+    YAML::Node n = docs.empty() ? YAML::Node() : docs[0];
     if (n.IsNull() || !n.IsDefined()) return YAML::Node(YAML::NodeType::Map);
     if (!n.IsMap()) throw ConfigError(source + ": expected a YAML map at the top level");
     check_yaml_tree(n, source, "");
@@ -239,6 +247,8 @@ void apply_override(ConfigDoc& doc, const std::string& assignment) {
     if (seg.empty()) throw ConfigError("--set '" + assignment + "': empty key in the path");
     segs.push_back(seg);
   }
+  // getline drops what follows a final '.': "gpus.count." would otherwise set gpus.count.
+  if (path.back() == '.') throw ConfigError("--set '" + assignment + "': empty key in the path");
   YAML::Node value;
   try {
     value = YAML::Load(value_text);

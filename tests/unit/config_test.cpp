@@ -283,6 +283,11 @@ TEST(ApplyOverride, RejectsMalformedAssignments) {
   EXPECT_THAT(m, HasSubstr("key.path=value"));
   m = error_of([&] { apply_override(d, "gpus..count=3"); });
   EXPECT_THAT(m, HasSubstr("empty key"));
+  // A trailing '.' (which splitting at dots alone drops) and a leading one.
+  m = error_of([&] { apply_override(d, "gpus.count.=3"); });
+  EXPECT_THAT(m, HasSubstr("empty key"));
+  m = error_of([&] { apply_override(d, ".gpus.count=3"); });
+  EXPECT_THAT(m, HasSubstr("empty key"));
   // Index past the end of a one-entry list.
   m = error_of([&] { apply_override(d, "streams.1.total_bytes=1"); });
   EXPECT_THAT(m, HasSubstr("streams"));
@@ -401,6 +406,15 @@ TEST(LoadYaml, SyntaxErrorNamesSourceAndLine) {
   EXPECT_THAT(top, HasSubstr("list.yaml"));
   const std::string missing = error_of([] { load_yaml_file("/nonexistent/dir/x.yaml"); });
   EXPECT_THAT(missing, HasSubstr("/nonexistent/dir/x.yaml"));
+}
+
+// A second document after '---' would be dropped unread: an error naming its line. A file that
+// starts with '---' (one document) is fine.
+TEST(LoadYaml, SecondDocumentIsAnError) {
+  const std::string m =
+      error_of([] { load_yaml_text("gpus: {count: 1}\n---\ngpus: {count: 99}\n", "two.yaml"); });
+  EXPECT_THAT(m, HasSubstr("two.yaml:3: a second YAML document"));
+  EXPECT_EQ(load_yaml_text("---\ngpus: {count: 2}\n", "one.yaml")["gpus"]["count"].as<int>(), 2);
 }
 
 // yaml-cpp keeps both entries of a key written twice: lookups find the first, while iteration
