@@ -90,16 +90,21 @@ std::vector<std::string> parameter_values(ConfigNode& p) {
     const double from = r.get_double("from", std::nullopt, -1e18, 1e18);
     const double to = r.get_double("to", std::nullopt, -1e18, 1e18);
     if (r.has("factor") == r.has("step")) r.fail_here("expected exactly one of factor or step");
+    // Generation stops one value past the limit, so a range of a billion values is refused at
+    // once rather than built first (and a step too small to move a large value still ends).
+    constexpr std::size_t kMaxValues = 10000;
     if (r.has("factor")) {
       const double f = r.get_double("factor", std::nullopt, 1.0, 1e6, true);
       if (from <= 0) r.fail("from", "a range with a factor needs from > 0");
-      for (double v = from; v <= to * (1 + 1e-12); v *= f) out.push_back(number_text(v));
+      for (double v = from; v <= to * (1 + 1e-12) && out.size() <= kMaxValues; v *= f)
+        out.push_back(number_text(v));
     } else {
       const double step = r.get_double("step", std::nullopt, 0.0, 1e18, true);
-      for (double v = from; v <= to + step * 1e-9; v += step) out.push_back(number_text(v));
+      for (double v = from; v <= to + step * 1e-9 && out.size() <= kMaxValues; v += step)
+        out.push_back(number_text(v));
     }
     r.finish();
-    if (out.empty() || out.size() > 10000) r.fail_here("expected 1 to 10000 values from..to");
+    if (out.empty() || out.size() > kMaxValues) r.fail_here("expected 1 to 10000 values from..to");
     return out;
   }
   ConfigNode r = p.child("random", true);

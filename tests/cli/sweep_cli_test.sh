@@ -202,6 +202,20 @@ grep -q "bad_file.yaml:3" "$WORK/badfile.log" || fail "bad sweep file: $(cat "$W
 [[ ! -e $WORK/badfile/results.csv ]] || fail "bad sweep file left results"
 pass "bad sweep file"
 
+# A range of a billion values, or one whose step cannot move its values (1e17 + 1 == 1e17 in a
+# double), is refused as too long, not built first: it once took minutes and gigabytes, or never
+# ended. (The test's own time limit catches a return of that.)
+for range in "{from: 1, to: 1e9, step: 1}" "{from: 1e17, to: 2e17, step: 1}"; do
+  printf 'name: x\nplatform: %s\nparameters:\n  - key: gpus.max_outstanding\n    range: %s\n' \
+    "$root/platforms/minimal.yaml" "$range" >"$WORK/huge_range.yaml"
+  rc=0
+  timeout 60 "$famsim" sweep "$WORK/huge_range.yaml" --out "$WORK/huge" >"$WORK/huge.log" 2>&1 || rc=$?
+  [[ $rc -eq 2 ]] || fail "range $range: exit code $rc, expected 2"
+  grep -q "huge_range.yaml:5: parameters.0.range: expected 1 to 10000 values" "$WORK/huge.log" ||
+    fail "range $range: $(cat "$WORK/huge.log")"
+done
+pass "a range of too many values is refused at once"
+
 # The last point failing before its process starts (nothing left running) is recorded like any
 # other; so is a sweep whose every point fails so. Exit code 1 and the three tables.
 cat >"$WORK/last_fails.yaml" <<EOF
