@@ -279,6 +279,17 @@ expect_bad dir_workload "--workload DIR" "$WORK/somedir/: is a directory" -- \
 expect_bad dir_log "check-dram-log DIR" "$WORK/somedir/: is a directory" -- \
   check-dram-log --preset ddr4_3200 "$WORK/somedir/"
 
+# check-dram-log --set: a key the DRAM spec does not read (the British spelling, a controller key,
+# which has no part in timing) is refused; it used to leave the preset's value in place and report
+# a correct log's commands as violations.
+printf 'cycle,time_ps,channel,pseudo_channel,rank,bank_group,bank,command,row,column\n' >"$WORK/empty_log.csv"
+expect_bad log_set_typo "check-dram-log --set with a misspelt key" \
+  "--set organisation.ranks=2: unknown key 'organisation'" "organization" -- \
+  check-dram-log --preset ddr5_4800_x4 --set organisation.ranks=2 "$WORK/empty_log.csv"
+expect_bad log_set_ctl "check-dram-log --set of a controller key" \
+  "--set controller.read_queue=0: unknown key 'controller'" -- \
+  check-dram-log --preset ddr5_4800_x4 --set controller.read_queue=0 "$WORK/empty_log.csv"
+
 # --- buffer.stripe_start: a known choice, and only where each GPU's buffer is striped. ---------
 TWO_DEV="$(dirname "$0")/data/two_devices.yaml"
 stripe_workload() {  # stripe_workload FILE LOCATION EXTRA
