@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -434,8 +435,53 @@ bool ConfigNode::has(const std::string& key) const {
   return v.IsDefined() && !v.IsNull();
 }
 
+namespace {
+// Edit distance (insertions, deletions, substitutions), ignoring case.
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diag = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t up = row[j];
+      const bool same = std::tolower(static_cast<unsigned char>(a[i - 1])) ==
+                        std::tolower(static_cast<unsigned char>(b[j - 1]));
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (same ? 0 : 1)});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+}  // namespace
+
+std::string ConfigNode::misspelling_hint(const std::string& key) const {
+  // A key not read so far that is one or two edits from the missing one (at most a third of its
+  // length): most likely the user's spelling of it, which finish() would only report after this
+  // error stopped the reading.
+  std::string best;
+  std::size_t best_d = std::max<std::size_t>(1, std::min<std::size_t>(2, key.size() / 3)) + 1;
+  YAML::Node at;
+  for (const auto& kv : node_) {
+    const std::string k = kv.first.Scalar();
+    if (k == key || used_.count(k)) continue;
+    const std::size_t d = edit_distance(k, key);
+    if (d < best_d) {
+      best_d = d;
+      best = k;
+      at = kv.first;
+    }
+  }
+  if (best.empty()) return "";
+  const YAML::Mark m = at.Mark();
+  return m.is_null() ? fmt::format(" (is '{}' a misspelling of it?)", best)
+                     : fmt::format(" (is '{}' on line {} a misspelling of it?)", best, m.line + 1);
+}
+
 void ConfigNode::fail(const std::string& key, const std::string& what) const {
-  throw ConfigError(location(key) + ": " + what);
+  std::string message = location(key) + ": " + what;
+  if (what.rfind("missing", 0) == 0) message += misspelling_hint(key);
+  throw ConfigError(message);
 }
 
 std::string ConfigNode::location(const std::string& key) const {

@@ -183,6 +183,8 @@ class ConfigNode {
   // that a misspelt one is reported as unknown rather than as whatever its absence implies.
   void check_known(const std::vector<std::string>& known) const;
 
+  // Throws ConfigError "file:line: key.path: what". For a missing key ("missing; ..."), names an
+  // unread key of this map spelt closely enough to be the user's spelling of it.
   [[noreturn]] void fail(const std::string& key, const std::string& what) const;
   // Where `key` is written, "file:line: key.path", as fail() starts its message: for an error
   // about the key that is only found later, after reading (a sweep's key the configuration does
@@ -209,6 +211,8 @@ class ConfigNode {
   std::string path_;
   std::shared_ptr<ConfigSources> sources_;
   std::set<std::string> used_;
+  // " (is 'clock_mzh' on line 6 a misspelling of it?)" for a missing `key`, or "".
+  std::string misspelling_hint(const std::string& key) const;
 };
 
 }  // namespace famsim

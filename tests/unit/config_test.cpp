@@ -193,6 +193,27 @@ TEST(ConfigNode, FinishReportsUnreadKeys) {
   EXPECT_NO_THROW(a.finish());
 }
 
+// A required key that is missing while the map holds an unread key one or two edits from it
+// (the user's misspelling, which finish() would only report later) names that key and its line;
+// an unrelated key, or one already read, is not offered.
+TEST(ConfigNode, MissingKeyNamesALikelyMisspelling) {
+  auto sources = std::make_shared<ConfigSources>(kFile);
+  ConfigNode root(load_yaml_text("gpus:\n  count: 1\n  clock_mzh: 1980\n  colour: red\n", kFile),
+                  "", sources);
+  ConfigNode gpus = root.child("gpus");
+  std::string m = error_of([&] { gpus.get_double("clock_mhz", std::nullopt, 1, 1e5); });
+  EXPECT_THAT(m, HasSubstr("gpus.clock_mhz: missing"));
+  EXPECT_THAT(m, HasSubstr("(is 'clock_mzh' on line 3 a misspelling of it?)"));
+  // Three edits from "width" ("colour"): no hint.
+  m = error_of([&] { gpus.get_uint("width", std::nullopt); });
+  EXPECT_THAT(m, HasSubstr("gpus.width: missing"));
+  EXPECT_THAT(m, Not(HasSubstr("misspelling")));
+  // "count" was read: it is not offered for a missing "counts".
+  gpus.get_uint("count", std::nullopt);
+  m = error_of([&] { gpus.get_uint("counts", std::nullopt); });
+  EXPECT_THAT(m, Not(HasSubstr("misspelling")));
+}
+
 TEST(ConfigNode, ErrorsNameTheSourceOfTheSubtree) {
   auto sources = std::make_shared<ConfigSources>("platform.yaml");
   sources->set("workload", "work.yaml");
