@@ -358,6 +358,34 @@ TEST(DramCore, FrFcfsServesRowHitsFirstFcfsDoesNot) {
   }
 }
 
+// A row activated for a burst is not closed before that burst has moved, even when the direction
+// turns in between. A lone write (no read queued, so writes are served) opens row 1 of bank 0 at
+// cycle 0; a read to row 2 of that bank arrives at cycle 1 and turns the direction to reads. The
+// write goes first: WR at tRCD = 22; PRE once the write has recovered, at 22 + CWL + tBL + tWR =
+// 22 + 16 + 4 + 24 = 66; ACT row 2 at 66 + tRP = 88; RD at 88 + tRCD = 110. Two ACTs. (Closing
+// row 1 for the read at tRAS = 52 would have wasted its ACT and opened row 1 again afterwards.)
+TEST(DramCore, ARowOpenedForABurstServesItWhenTheDirectionTurns) {
+  Driver d(test_spec(), no_refresh());
+  Coord w = at(0, 0, 1, 0);
+  d.core.enqueue(&d.tag, true, &w, 1, 0);
+  ASSERT_EQ(d.core.run(0), 22u);  // ACT row 1 for the write; its WR is next, at tRCD
+  Coord r = at(0, 0, 2, 0);
+  d.core.enqueue(&d.tag, false, &r, 1, 1);
+  d.run_until_idle(1);
+  const auto cmds = d.commands();
+  std::vector<std::pair<Command, std::uint64_t>> got;
+  for (const auto& c : cmds) got.emplace_back(c.command, c.cycle);
+  const std::vector<std::pair<Command, std::uint64_t>> want = {{Command::kACT, 0},
+                                                               {Command::kWR, 22},
+                                                               {Command::kPRE, 66},
+                                                               {Command::kACT, 88},
+                                                               {Command::kRD, 110}};
+  EXPECT_EQ(got, want);
+  ASSERT_EQ(cmds.size(), 5u);
+  EXPECT_EQ(cmds[0].row, 1u);
+  EXPECT_EQ(cmds[3].row, 2u);
+}
+
 TEST(DramCore, ClosedPagePolicyAutoPrecharges) {
   CoreParams p = no_refresh();
   p.page_policy = "closed";

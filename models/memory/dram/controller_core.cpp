@@ -236,10 +236,25 @@ void ControllerCore::work_out_choice(unsigned flat, int q) {
         }
       }
     }
+    // The row may have been opened for the other direction's oldest burst of this bank, whose
+    // ACT issued before the direction turned (write drain starting or ending, a read arriving).
+    // Closing it now would waste that ACT and reopen the row for the same burst later: serve
+    // that burst first, as Ramulator 2 (its active buffer) and DRAMSys (a bank machine keeps the
+    // request it activated for) do. Only that burst: the rest of its direction waits its turn.
+    int hq = q;
+    if (hit == kNil) {
+      const BankQueue& other = queue(1 - q, flat);
+      if (other.count && entries_[other.head].c.row == open &&
+          (entries_[other.head].flags & kMissed)) {
+        hit = other.head;
+        hq = 1 - q;
+        ch.queue = static_cast<std::uint8_t>(hq);
+      }
+    }
     if (hit != kNil) {
       const Entry& h = entries_[hit];
       const bool ap = page_->auto_precharge(another_hit(flat, open, hit));
-      ch.cmd = q == 1 ? (ap ? Command::kWRA : Command::kWR) : (ap ? Command::kRDA : Command::kRD);
+      ch.cmd = hq == 1 ? (ap ? Command::kWRA : Command::kWR) : (ap ? Command::kRDA : Command::kRD);
       ch.c = h.c;
       ch.entry = hit;
       ch.prev = prev;

@@ -10,7 +10,10 @@
 // and column by the caller); it completes when its last burst's data has moved. Queue depths are
 // in bursts, as a controller's request CAM is. Reads and writes queue apart; the controller works
 // on one direction at a time: writes once the write queue reaches the high watermark, until it
-// falls to the low one, or when no read is queued (and a read arriving ends that).
+// falls to the low one, or when no read is queued (and a read arriving ends that). One exception:
+// a bank whose row was activated for the other direction's oldest burst there serves that burst
+// before it closes the row, so a turn of direction between an ACT and its column command does not
+// waste the ACT (Ramulator 2's active buffer and DRAMSys's bank machines do the same).
 //
 // Refresh: every tREFI (all-bank) or tREFIpb (per-bank, banks in turn) one refresh becomes due
 // per rank. A due refresh waits while the rank (bank) has queued work, up to the standard's
