@@ -371,7 +371,8 @@ int famsim_main(int argc, char** argv) {
   } catch (const CLI::CallForAllHelp& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    app.exit(e);
+    // Every bad-input message starts alike, the command line's included (CLI11 prints its bare).
+    std::cerr << "famsim: error: " << e.what() << "\nRun with --help for more information.\n";
     return kExitBadInput;
   }
   if (!platform.empty()) opt.platform_file = platform;

@@ -135,9 +135,15 @@ ConfigDoc load_config(const RunOptions& o) {
     if (o.max_outstanding)
       set("max_outstanding", std::to_string(*o.max_outstanding), "--max-outstanding");
   } else if (o.trace_file || o.trace_format || o.max_outstanding) {
-    throw ConfigError(platform_source +
-                      ": --trace needs a standalone memory platform (one with a trace_player, "
-                      "e.g. platforms/dram_ddr4.yaml)");
+    // Name the option the user gave: --trace-format alone is a trace option too.
+    const char* flag = o.trace_file     ? "--trace"
+                       : o.trace_format ? "--trace-format"
+                                        : "--max-outstanding";
+    throw ConfigError(platform_source + ": " + flag +
+                      " is an option of trace replay, which needs a standalone memory platform "
+                      "(one with a trace_player, e.g. platforms/dram_ddr4.yaml); GPU platforms "
+                      "take a --workload (a replay generator replays timed accesses through the "
+                      "GPUs)");
   }
   if (standalone) {
   } else if (o.workload_file) {

@@ -340,4 +340,13 @@ expect_bad stripe_level "stripe_start beside a pattern stream's buffer" \
   "$WORK/stripe_level.yaml:4: workload.streams.0.stripe_start" "under buffer (buffer.stripe_start)" -- \
   run --platform "$TWO_DEV" --workload "$WORK/stripe_level.yaml" $(out stripe_level)
 
+
+# Command-line mistakes start like every other bad-input message; a trace option on a GPU
+# platform names the option given, not --trace.
+expect_bad no_subcommand "no subcommand" "A subcommand is required" -- frobnicate
+expect_bad bench_mib_text "--mib-per-gpu that is not a number" "--mib-per-gpu" "lots" -- \
+  bench --mib-per-gpu lots
+expect_bad trace_format_alone "--trace-format on a GPU platform" \
+  "platforms/minimal.yaml: --trace-format is an option of trace replay" "standalone memory platform" -- \
+  run --platform platforms/minimal.yaml --trace-format ramulator $(out trace_format_alone)
 echo "cli.input_errors: all checks passed"
