@@ -3,6 +3,7 @@
 #include "models/core/config.h"
 
 #include <filesystem>
+#include <fstream>
 #include <system_error>
 
 namespace famsim {
@@ -12,6 +13,9 @@ namespace fs = std::filesystem;
 namespace {
 // Hidden, so that a listing of DIR shows only results.
 constexpr const char* kStagingName = ".famsim-staging";
+// Left by publish(): the directory holds a famsim run's files (stats.json may have been removed
+// since, as a sweep's resume does).
+constexpr const char* kMarkerName = ".famsim-output";
 // The run's files: those a run writes and those made from them afterwards (scripts/report.py,
 // scripts/plot_run.py). publish() clears every one of them, stats.json first, before putting
 // the run's own in place.
@@ -40,6 +44,23 @@ OutputDir::OutputDir(std::string dir) : dir_(std::move(dir)) {
     if (p == p.parent_path()) break;
   }
   make_output_dir(dir_);
+  // publish() clears the names a run writes (plots/, dram/, report.md, ...) before putting its own
+  // in place. In a directory that holds no earlier run's stats.json they are the user's own (--out
+  // . in a project folder): refuse rather than delete them.
+  // (A run killed while publishing leaves its staging directory, and every published run a
+  // marker: either says the directory is famsim's.)
+  const fs::path d(dir_);
+  if (!fs::is_regular_file(d / "stats.json", ec) && !fs::exists(d / kMarkerName, ec) &&
+      !fs::exists(d / kStagingName, ec)) {
+    for (const char* name : kRunFiles) {
+      if (fs::exists(fs::path(dir_) / name, ec)) {
+        throw ConfigError("--out " + dir_ + ": holds '" + name +
+                          "' but no earlier run's stats.json, so it is not a famsim output "
+                          "directory and a run would replace that; expected a new or empty "
+                          "directory, or one a famsim run wrote");
+      }
+    }
+  }
   staging_ = (fs::path(dir_) / kStagingName).string();
   fs::remove_all(staging_, ec);
   if (!ec) fs::create_directory(staging_, ec);
@@ -66,6 +87,7 @@ void OutputDir::publish() {
   }
   if (fs::exists(staged / "stats.json")) fs::rename(staged / "stats.json", dir / "stats.json");
   fs::remove_all(staged);
+  std::ofstream(dir / kMarkerName).flush();
   published_ = true;
 }
 

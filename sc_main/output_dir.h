@@ -20,6 +20,9 @@ void make_output_dir(const std::string& dir);
 class OutputDir {
  public:
   // make_output_dir(dir), and an empty staging directory in it (clearing one a killed run left).
+  // A directory holding names publish() replaces (plots/, dram/, ...) but nothing a famsim run
+  // left (stats.json, the marker publish() writes, a staging directory) is the user's: a
+  // ConfigError naming --out rather than a run that would delete them.
   explicit OutputDir(std::string dir);
   // Removes the staging directory unless publish() ran, and the directories the constructor made
   // (DIR and the parents it lacked) while they are empty: a failed run leaves nothing, not even

@@ -288,6 +288,23 @@ run_famsim out_kept run "${SMALL[@]}" --set devices.0.memory.chanels=4 --out "$W
 [ -d "$WORK/kept" ] && [ ! -e "$WORK/kept/dir" ] || fail "a failed run removed too much or too little"
 pass "a failed run leaves no directory it made"
 
+# A directory that holds names a run replaces (plots/, dram/, report.md, ...) but no famsim run's
+# files is the user's own (--out . in a project folder): refused, and nothing in it touched; a
+# directory a run wrote is reused, also after its stats.json was removed.
+mkdir -p "$WORK/mine/plots"
+echo "my figure" >"$WORK/mine/plots/figure.txt"
+run_famsim out_mine run "${SMALL[@]}" --out "$WORK/mine"
+expect_rc 2 "--out holding the user's plots/"
+expect_in_output "--out $WORK/mine: holds 'plots' but no earlier run's stats.json" "--out of the user's"
+[ "$(cat "$WORK/mine/plots/figure.txt")" = "my figure" ] || fail "the user's plots/ was touched"
+[ "$(ls -A "$WORK/mine")" = "plots" ] || fail "a refused run left files: $(ls -A "$WORK/mine")"
+run_famsim out_again run "${SMALL[@]}" --out "$WORK/run0"
+expect_rc 0 "a run into a directory a run wrote"
+rm "$WORK/run0/stats.json"
+run_famsim out_again2 run "${SMALL[@]}" --out "$WORK/run0"
+expect_rc 0 "a run into a directory a run wrote, its stats.json removed"
+pass "--out of the user's own files is refused; a run's own directory is reused"
+
 # --seed is checked as sim.seed is: a negative seed or one past 64 bits is bad input, not a seed
 # of 2^64 - 1.
 expect_bad_input negative_seed "a negative --seed" "--seed" "got '-1'" -- run "${SMALL[@]}" --seed -1
