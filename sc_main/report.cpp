@@ -9,6 +9,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <stdexcept>
@@ -152,6 +153,19 @@ std::string by_gpu_line(const nlohmann::json& s) {
 
 }  // namespace
 
+namespace {
+
+// A workload result for people: counts and large figures in plain digits (1473860, not
+// 1.47386e+06), small ones to six significant digits.
+std::string result_text(double v) {
+  if (std::fabs(v) < 1e15 && std::floor(v) == v)
+    return fmt::format("{}", static_cast<long long>(v));
+  if (std::fabs(v) >= 1e5) return fmt::format("{:.1f}", v);
+  return fmt::format("{:.6g}", v);
+}
+
+}  // namespace
+
 std::string summary_text(const nlohmann::json& s, const std::string& out_dir) {
   std::string o;
   const auto& sim = s["sim"];
@@ -218,7 +232,7 @@ std::string summary_text(const nlohmann::json& s, const std::string& out_dir) {
             "layers_simulated", "model_layers", "tokens_per_second_per_group_whole_model_estimate",
             "mean_pass_ns", "compute_ns_per_pass", "exposed_transfer_ns", "expert_lookups",
             "hit_rate", "bytes_fetched", "reuse_fraction", "prompts_done", "accesses_replayed"}) {
-        if (r.contains(k)) line += fmt::format("  {} {:.6g}", k, r[k].get<double>());
+        if (r.contains(k)) line += fmt::format("  {} {}", k, result_text(r[k].get<double>()));
       }
       if (r.contains("note")) line += "\n    note: " + r["note"].get<std::string>();
       o += fmt::format("  {} ({}, all its GPUs):{}\n", name, st["kind"].get<std::string>(), line);
