@@ -152,6 +152,22 @@ YAML
 expect_bad mooncake_far "a Mooncake timestamp past 281 s" \
   "$WORK/far.jsonl:2: timestamp 300000 ms is past 2^48 ps (281 s)" -- \
   run --platform platforms/minimal.yaml --workload "$WORK/mooncake_far.yaml" $(out mooncake_far)
+
+# --- Traces with nothing in them: an empty run would pass as a success (a DRAM trace is refused
+# --- the same way). -----------------------------------------------------------------------------
+printf '# comments only\n\n' >"$WORK/empty.trace"
+sed 's/far.trace/empty.trace/; s/replay_far/replay_empty/' "$WORK/replay_far.yaml" \
+  >"$WORK/replay_empty.yaml"
+expect_bad replay_empty "a replay trace without one access" \
+  "$WORK/replay_empty.yaml:3: workload.streams.0.replay.file" "empty.trace: no accesses in the trace" -- \
+  run --platform platforms/minimal.yaml --workload "$WORK/replay_empty.yaml" $(out replay_empty)
+printf '\n  \n' >"$WORK/empty.jsonl"
+sed 's/far.jsonl/empty.jsonl/; s/mooncake_far/mooncake_empty/' "$WORK/mooncake_far.yaml" \
+  >"$WORK/mooncake_empty.yaml"
+expect_bad mooncake_empty "a Mooncake trace without one request" \
+  "$WORK/mooncake_empty.yaml:9: workload.streams.0.prefill.trace.file" \
+  "empty.jsonl: no requests in the trace" -- \
+  run --platform platforms/minimal.yaml --workload "$WORK/mooncake_empty.yaml" $(out mooncake_empty)
 cat >"$WORK/paced.yaml" <<'YAML'
 name: paced
 streams:

@@ -337,8 +337,16 @@ std::shared_ptr<const GeneratorSpec> parse_prefill(ConfigNode& n, const Platform
     p.time_scale = t.get_double("time_scale", 1.0, 0.0, 1e6);
     p.max_requests = t.get_uint("max_requests", 0, 0);
     t.finish();
+    // Unreadable or without a single request (which would run nothing and pass): fail now,
+    // naming the key.
     try {
-      MooncakeReader probe(p.trace);  // unreadable: fail now, naming the key
+      MooncakeReader probe(p.trace);
+      MooncakeRecord first;
+      if (!probe.next(first)) {
+        t.fail("file", p.trace +
+                           ": no requests in the trace; expected at least one JSON line "
+                           "with timestamp, input_length, output_length and hash_ids");
+      }
     } catch (const TraceError& e) {
       t.fail("file", e.what());
     }

@@ -125,9 +125,16 @@ std::shared_ptr<const GeneratorSpec> parse_replay(ConfigNode& n, const PlatformF
   p.time_scale = n.get_double("time_scale", 1.0, 0.0, 1e6);
   p.platform_gpus = facts.gpu_count;
   n.finish();
-  // Fail now, naming the key, rather than mid-run.
+  // Fail now, naming the key, rather than mid-run; a trace without one access would replay
+  // nothing and report an empty run as a success.
   try {
     TimedTraceReader probe(p.file);
+    TimedAccess first;
+    if (!probe.next(first)) {
+      n.fail("file", p.file +
+                         ": no accesses in the trace; expected at least one line "
+                         "'TIME_NS GPU R|W ADDRESS SIZE'");
+    }
   } catch (const TraceError& e) {
     n.fail("file", e.what());
   }
