@@ -333,6 +333,7 @@ Simulation::Simulation(ConfigDoc doc, const std::string& out_dir, const std::str
   for (Component* c : ctx_->registry.components()) {
     c->log().set(c->component_name(), cfg_.sim.log.level_for(c->component_name()));
   }
+  check_log_modules();
   if (!files_dir.empty()) {
     // An old log never passes for this run's, with or without a log of its own; this run's is
     // written under another name and takes its own only once the run has completed
@@ -507,6 +508,29 @@ void Simulation::map_workload() {
     platform_->gpu(g).count_faults(cfg_.workload.count_faults);
   }
   if (!cfg_.workload.vmm_events.empty()) schedule_vmm_events();
+}
+
+void Simulation::check_log_modules() const {
+  // A misspelt prefix would otherwise leave the run silent, as if the block had nothing to say.
+  const auto& blocks = ctx_->registry.components();
+  for (const auto& [prefix, level] : cfg_.sim.log.modules) {
+    const bool covers = std::any_of(blocks.begin(), blocks.end(), [&](const Component* c) {
+      const std::string& m = c->component_name();
+      return m.compare(0, prefix.size(), prefix) == 0 &&
+             (m.size() == prefix.size() || m[prefix.size()] == '.');
+    });
+    if (covers) continue;
+    std::vector<std::string> names;
+    for (const Component* c : blocks) {
+      const std::string& m = c->component_name();
+      const std::string top = m.substr(0, m.find('.'));
+      if (std::find(names.begin(), names.end(), top) == names.end()) names.push_back(top);
+    }
+    throw ConfigError(fmt::format(
+        "{}: sim.log.modules: '{}' is no block of this platform nor a prefix of one (whole "
+        "name parts); expected a name under one of: {}",
+        doc_.sources->source_of("sim.log.modules"), prefix, fmt::join(names, ", ")));
+  }
 }
 
 void Simulation::schedule_vmm_events() {

@@ -143,6 +143,8 @@ class Simulation {
 
  private:
   void map_workload();
+  // Every sim.log.modules prefix names a block or a prefix of blocks' names: ConfigError if not.
+  void check_log_modules() const;
   void schedule_vmm_events();
 
   // A stream's buffer on one GPU.

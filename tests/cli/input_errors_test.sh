@@ -168,6 +168,17 @@ expect_bad mooncake_empty "a Mooncake trace without one request" \
   "$WORK/mooncake_empty.yaml:9: workload.streams.0.prefill.trace.file" \
   "empty.jsonl: no requests in the trace" -- \
   run --platform platforms/minimal.yaml --workload "$WORK/mooncake_empty.yaml" $(out mooncake_empty)
+
+# --- A sim.log.modules prefix that names no block: the run would stay silent. --------------------
+expect_bad log_module "a log prefix naming no block" \
+  "sim.log.modules: 'fam0.memroy' is no block of this platform" "fam0" -- \
+  run --platform platforms/minimal.yaml --set workload.streams.0.total_bytes=64KiB \
+  --set 'sim.log.modules=[fam0.memroy=info]' $(out log_module)
+# Prefixes match whole name parts: 'fam' is not a prefix of 'fam0'.
+expect_bad log_part "a log prefix that is part of a name part" \
+  "sim.log.modules: 'fam' is no block" -- \
+  run --platform platforms/minimal.yaml --set workload.streams.0.total_bytes=64KiB \
+  --set 'sim.log.modules=[fam=info]' $(out log_part)
 cat >"$WORK/paced.yaml" <<'YAML'
 name: paced
 streams:
