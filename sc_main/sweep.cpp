@@ -173,6 +173,29 @@ double number_or_nan(const std::string& s) {
   return (end != s.c_str() && *end == 0) ? v : std::nan("");
 }
 
+// A group's positions are distinct points: the same value twice (8 and 8, or 8 and 8.0) would run
+// the point twice and give it double weight in the sensitivity and the plots.
+void check_distinct(const ConfigNode& p, const SweepGroup& g) {
+  std::map<std::string, std::size_t> first;  // a position's values, numbers in one spelling
+  for (std::size_t i = 0; i < g.values.front().size(); ++i) {
+    std::string point;
+    for (const auto& v : g.values) {
+      const double x = number_or_nan(v[i]);
+      point += std::isnan(x) ? "s" + v[i] : fmt::format("n{}", x);
+      point += '\x1f';
+    }
+    const auto [at, added] = first.emplace(point, i);
+    if (added) continue;
+    if (g.values.size() == 1) {
+      p.fail(p.has("values") ? "values" : "range",
+             fmt::format("value {} ('{}') is value {} ('{}') again; expected distinct values",
+                         i + 1, g.values[0][i], at->second + 1, g.values[0][at->second]));
+    }
+    p.fail("zip", fmt::format("positions {} and {} give the same values; expected distinct points",
+                              at->second + 1, i + 1));
+  }
+}
+
 std::string csv_field(const std::string& s) {
   if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
   std::string q = "\"";
@@ -346,6 +369,7 @@ SweepSpec parse_sweep(const std::string& path, const std::string& materialise_di
       g.values.push_back(parameter_values(p));
       g.base = base_position(p, g.values.front(), false);
     }
+    check_distinct(p, g);
     for (const std::string& k : g.keys) {
       if (seen[k]) p.fail_here("parameter " + k + " is swept twice");
       seen[k] = true;

@@ -202,6 +202,34 @@ grep -q "bad_file.yaml:3" "$WORK/badfile.log" || fail "bad sweep file: $(cat "$W
 [[ ! -e $WORK/badfile/results.csv ]] || fail "bad sweep file left results"
 pass "bad sweep file"
 
+# The same value twice (8.0 is 8), or a zip's same position twice, would run a point twice and
+# give it double weight in the sensitivity: refused, naming the key. Positions that differ in one
+# zip member are distinct.
+printf 'name: x\nplatform: minimal\nparameters:\n  - key: gpus.max_outstanding\n    values: [8, 16, 8.0]\n' \
+  >"$WORK/dup_values.yaml"
+rc=0
+"$famsim" sweep "$WORK/dup_values.yaml" --out "$WORK/dupv" >"$WORK/dupv.log" 2>&1 || rc=$?
+[[ $rc -eq 2 ]] || fail "repeated value: exit code $rc, expected 2"
+grep -q "dup_values.yaml:5: parameters.0.values: value 3 ('8.0') is value 1 ('8') again" \
+  "$WORK/dupv.log" || fail "repeated value: $(cat "$WORK/dupv.log")"
+cat >"$WORK/dup_zip.yaml" <<'YAML'
+name: x
+platform: minimal
+parameters:
+  - zip:
+    - {key: gpus.max_outstanding, values: [8, 8, 16]}
+    - {key: gpus.request_bytes, values: [64, 128, 64]}
+  - zip:
+    - {key: links.gpu_device.latency_ns, values: [10, 20, 10]}
+    - {key: links.gpu_device.lanes, values: [4, 8, 4]}
+YAML
+rc=0
+"$famsim" sweep "$WORK/dup_zip.yaml" --out "$WORK/dupz" >"$WORK/dupz.log" 2>&1 || rc=$?
+[[ $rc -eq 2 ]] || fail "repeated zip position: exit code $rc, expected 2"
+grep -q "dup_zip.yaml:8: parameters.1.zip: positions 1 and 3 give the same values" \
+  "$WORK/dupz.log" || fail "repeated zip position: $(cat "$WORK/dupz.log")"
+pass "a repeated value or zip position is refused"
+
 # A range of a billion values, or one whose step cannot move its values (1e17 + 1 == 1e17 in a
 # double), is refused as too long, not built first: it once took minutes and gigabytes, or never
 # ended. (The test's own time limit catches a return of that.)
