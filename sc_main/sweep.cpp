@@ -2,6 +2,7 @@
 
 #include "models/core/bottleneck.h"
 #include "models/core/config.h"
+#include "models/core/hash.h"
 #include "models/core/phases.h"
 #include "platforms/presets.h"
 #include "sc_main/report.h"
@@ -593,6 +594,22 @@ nlohmann::json sensitivity(const SweepSpec& spec, const std::vector<SweepPoint>&
   return rows;
 }
 
+// A point's whole configuration as it would run now: the platform, workload and presets read
+// afresh with the point's overrides, hashed. A point is resumed only when its record holds the
+// same, so an edited platform or workload file, or a changed `platform:`, reruns it. Empty when
+// the configuration cannot be loaded (the point is then run, and fails).
+std::string digest_of(const ConfigDoc& doc) {
+  return fmt::format("fnv1a64:{:016x}", fnv1a(yaml_to_text(doc.root)));
+}
+
+std::string config_digest(const SweepSpec& spec, const std::vector<std::string>& overrides) {
+  try {
+    return digest_of(load_config(point_run_options(spec, overrides)));
+  } catch (const ConfigError&) {
+    return "";
+  }
+}
+
 std::vector<nlohmann::json> run_points(const SweepSpec& spec, const std::vector<SweepPoint>& points,
                                        const SweepOptions& opt) {
   std::vector<nlohmann::json> results(points.size());
@@ -606,7 +623,9 @@ std::vector<nlohmann::json> run_points(const SweepSpec& spec, const std::vector<
     if (fs::exists(pj) && fs::exists(fs::path(dir) / "stats.json")) {
       try {
         const auto prev = nlohmann::json::parse(read_text(pj));
-        if (prev.value("status", "") == "ok" && prev["overrides"] == overrides) {
+        const std::string digest = config_digest(spec, overrides);
+        if (prev.value("status", "") == "ok" && prev["overrides"] == overrides && !digest.empty() &&
+            prev.value("config_digest", "") == digest) {
           const std::string stats = read_text(fs::path(dir) / "stats.json");
           results[p.index] = {{"status", "ok"},
                               {"error", ""},
@@ -634,12 +653,14 @@ std::vector<nlohmann::json> run_points(const SweepSpec& spec, const std::vector<
   };
   std::map<pid_t, Running> running;
   std::size_t next = 0, done = 0;
+  std::vector<std::string> digests(points.size());  // config_digest() as each point starts
   // Every finished point, run or refused: its point.json, a progress line, its result.
   auto record = [&](const SweepPoint& p, nlohmann::json res, double secs) {
     const nlohmann::json rec = {{"index", p.index},
                                 {"overrides", res["overrides"]},
                                 {"status", res["status"]},
-                                {"error", res["error"]}};
+                                {"error", res["error"]},
+                                {"config_digest", digests[p.index]}};
     write_file_atomically((fs::path(point_dir(opt.out_dir, p.index)) / "point.json").string(),
                           rec.dump(2) + "\n");
     ++done;
@@ -685,7 +706,9 @@ std::vector<nlohmann::json> run_points(const SweepSpec& spec, const std::vector<
       const std::vector<std::string> overrides = point_overrides(spec, p);
       // A configuration error shows in milliseconds here, not after a process start.
       try {
-        parse_config(load_config(point_run_options(spec, overrides)));
+        const ConfigDoc doc = load_config(point_run_options(spec, overrides));
+        digests[p.index] = digest_of(doc);
+        parse_config(doc);
       } catch (const ConfigError& e) {
         const auto in_sweep_file = sweep_key_error(spec, e);
         record(p,
@@ -728,6 +751,19 @@ std::vector<nlohmann::json> run_points(const SweepSpec& spec, const std::vector<
     if (running.count(pid)) finish(pid, wstatus);
   }
   return results;
+}
+
+// An earlier, longer sweep into the same directory left points past this one's last: they would
+// pass for this sweep's in points/ (results.csv and sweep.json are rewritten whole).
+void remove_stale_points(const std::string& out_dir, std::size_t count) {
+  std::error_code ec;
+  std::vector<fs::path> stale;
+  for (const auto& e : fs::directory_iterator(fs::path(out_dir) / "points", ec)) {
+    const std::string n = e.path().filename().string();
+    if (n.size() < 4 || n.find_first_not_of("0123456789") != std::string::npos) continue;
+    if (n.size() > 9 || std::stoull(n) >= count) stale.push_back(e.path());
+  }
+  for (const fs::path& p : stale) fs::remove_all(p, ec);
 }
 
 std::size_t write_sweep_outputs(const SweepSpec& spec, const std::vector<SweepPoint>& points,
@@ -811,6 +847,7 @@ std::size_t write_sweep_outputs(const SweepSpec& spec, const std::vector<SweepPo
                                   {"results", "results.csv"},
                                   {"sensitivity", "sensitivity.csv"}};
   fs::create_directories(out_dir);
+  remove_stale_points(out_dir, points.size());
   write_file_atomically((fs::path(out_dir) / "results.csv").string(), csv);
   write_file_atomically((fs::path(out_dir) / "sensitivity.csv").string(), scsv);
   write_file_atomically((fs::path(out_dir) / "sweep.json").string(), summary.dump(2) + "\n");

@@ -169,6 +169,35 @@ diff <(without_host_time "$WORK/j2/results.csv") <(without_host_time "$WORK/j1/r
   fail "resumed table differs"
 pass "resume skips finished points"
 
+# Resume compares each point's whole configuration as it would run now, not only its overrides:
+# the same platform under another name is resumed, an edit the sweep's set overrides anyway is
+# resumed, an edit that changes the run reruns every point.
+cp platforms/minimal.yaml "$WORK/plat.yaml"
+sed "s#platform: .*#platform: $WORK/plat.yaml#" "$WORK/channels.yaml" >"$WORK/channels_copy.yaml"
+resume_count() {  # resume_count WHAT: runs channels_copy.yaml into j1, prints "N already done"
+  "$famsim" sweep "$WORK/channels_copy.yaml" --out "$WORK/j1" --jobs 2 >"$WORK/resume2.log" 2>&1 ||
+    fail "$1: $(cat "$WORK/resume2.log")"
+  grep -o "[0-9]* already done" "$WORK/resume2.log"
+}
+[[ $(resume_count "same platform, another file") == "3 already done" ]] ||
+  fail "the same platform in another file was not resumed: $(cat "$WORK/resume2.log")"
+sed -i 's/issue_width: 1/issue_width: 2/' "$WORK/plat.yaml"  # the sweep sets gpus.issue_width=8
+[[ $(resume_count "an overridden edit") == "3 already done" ]] ||
+  fail "an edit the sweep overrides reran points: $(cat "$WORK/resume2.log")"
+sed -i 's/ingress_cycles: 8/ingress_cycles: 9/' "$WORK/plat.yaml"
+[[ $(resume_count "an edit that matters") == "0 already done" ]] ||
+  fail "an edited platform file's points were resumed: $(cat "$WORK/resume2.log")"
+pass "resume reruns points whose configuration changed"
+
+# A shorter sweep into the same directory removes the points past its last: they would pass for
+# its own.
+sed 's/values: \[1, 2, 4\]/values: [1, 2]/; s/base: 2/base: 1/' "$WORK/channels.yaml" >"$WORK/two.yaml"
+"$famsim" sweep "$WORK/two.yaml" --out "$WORK/j1" --jobs 2 >"$WORK/two.log" 2>&1 ||
+  fail "shorter sweep: $(cat "$WORK/two.log")"
+[[ -d $WORK/j1/points/0001 && ! -e $WORK/j1/points/0002 ]] ||
+  fail "a shorter sweep left the earlier sweep's points: $(ls "$WORK/j1/points")"
+pass "a shorter sweep removes the earlier sweep's later points"
+
 # A failing point is recorded with its error; the others still run; exit code 1.
 cat >"$WORK/bad_point.yaml" <<EOF
 name: bad_point
