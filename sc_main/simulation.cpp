@@ -508,6 +508,68 @@ void Simulation::map_workload() {
     platform_->gpu(g).count_faults(cfg_.workload.count_faults);
   }
   if (!cfg_.workload.vmm_events.empty()) schedule_vmm_events();
+  if (cfg_.sim.max_time_ns == 0) check_run_length();
+}
+
+void Simulation::check_run_length() const {
+  // A total_bytes typo (16 TiB for 16 GiB) would run for days of host time and only then stop at
+  // 2^48 ps. Every byte a pattern stream moves passes through the channels of the memories its
+  // buffer is on, so the bytes bound for a set of memories over their peak bandwidth together is
+  // a time no run can beat; past 2^48 ps the workload cannot finish. Streams limited by a
+  // duration are checked by it (check_stop_time), generator streams size themselves.
+  const PlatformConfig& pc = cfg_.platform;
+  auto peak_of = [&](const std::string& target) {
+    for (const DeviceConfig& d : pc.devices) {
+      if (d.name == target) return d.memory.channel_peak_gbps() * d.memory.channels;
+    }
+    return pc.gpu_local.channel_peak_gbps() * pc.gpu_local.channels;  // gpuN_hbm
+  };
+  struct Load {
+    double bytes = 0;
+    std::size_t biggest = 0;  // the stream moving the most of them
+    double biggest_bytes = 0;
+  };
+  std::map<std::vector<std::string>, Load> loads;  // memories taken together -> bytes
+  const auto& streams = cfg_.workload.streams;
+  for (std::size_t i = 0; i < streams.size(); ++i) {
+    const StreamConfig& s = streams[i];
+    if (s.generator || s.total_bytes == std::numeric_limits<std::uint64_t>::max()) continue;
+    for (unsigned g : s.gpus) {
+      std::vector<std::string> set;
+      switch (s.location.kind) {
+        case Placement::Kind::kGpuLocal:
+          set = {fmt::format("gpu{}_hbm", g)};
+          break;
+        case Placement::Kind::kGpu:
+          set = {fmt::format("gpu{}_hbm", s.location.gpu)};
+          break;
+        default:
+          set = s.location.devices;
+          std::sort(set.begin(), set.end());
+      }
+      Load& l = loads[set];
+      l.bytes += static_cast<double>(s.total_bytes);
+      if (static_cast<double>(s.total_bytes) > l.biggest_bytes) {
+        l.biggest = i;
+        l.biggest_bytes = static_cast<double>(s.total_bytes);
+      }
+    }
+  }
+  for (const auto& [set, l] : loads) {
+    double peak = 0;
+    for (const std::string& t : set) peak += peak_of(t);
+    const double seconds = l.bytes / (peak * 1e9);
+    if (seconds * 1e12 <= static_cast<double>(kMaxSimTimePs)) continue;
+    const StreamConfig& s = streams[l.biggest];
+    const std::string key = s.path + ".total_bytes";
+    throw ConfigError(fmt::format(
+        "{}: {}: the pattern streams move {:.6g} GB to {}, whose {:.2f} GB/s of peak channel "
+        "bandwidth takes at least {:.6g} s for them, past 2^48 ps (281 s), the longest famsim "
+        "represents; expected at most {:.6g} GB in total there (check total_bytes for a unit "
+        "typo, or give the stream a duration_ns)",
+        doc_.sources->source_of(key), key, l.bytes * 1e-9, fmt::join(set, " + "), peak, seconds,
+        peak * static_cast<double>(kMaxSimTimePs) * 1e-12));
+  }
 }
 
 void Simulation::check_log_modules() const {

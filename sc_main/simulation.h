@@ -143,6 +143,9 @@ class Simulation {
 
  private:
   void map_workload();
+  // Pattern streams that could not finish within 2^48 ps even at their memories' peak channel
+  // bandwidth: ConfigError naming the total_bytes of the one moving the most.
+  void check_run_length() const;
   // Every sim.log.modules prefix names a block or a prefix of blocks' names: ConfigError if not.
   void check_log_modules() const;
   void schedule_vmm_events();

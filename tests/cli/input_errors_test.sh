@@ -179,6 +179,12 @@ expect_bad log_part "a log prefix that is part of a name part" \
   "sim.log.modules: 'fam' is no block" -- \
   run --platform platforms/minimal.yaml --set workload.streams.0.total_bytes=64KiB \
   --set 'sim.log.modules=[fam=info]' $(out log_part)
+# 16 TiB where 16 GiB was meant: 17592186044416 B over minimal's 2 DDR5-4800 channels (2 x 19.2
+# GB/s) take at least 458.13 s, past 281 s: refused before the run, not after days of host time.
+expect_bad total_typo "a total_bytes the memory cannot move within 281 s" \
+  "workload.streams.0.total_bytes: the pattern streams move 17592.2 GB to fam0" "38.40 GB/s" \
+  "458.13 s" -- \
+  run --platform platforms/minimal.yaml --set workload.streams.0.total_bytes=16TiB $(out total_typo)
 cat >"$WORK/paced.yaml" <<'YAML'
 name: paced
 streams:
