@@ -455,7 +455,7 @@ std::size_t edit_distance(const std::string& a, const std::string& b) {
 }
 }  // namespace
 
-std::string ConfigNode::misspelling_hint(const std::string& key) const {
+std::string ConfigNode::misspelling_hint(const std::string& key, bool name_key) const {
   // A key not read so far that is one or two edits from the missing one (at most a third of its
   // length): most likely the user's spelling of it, which finish() would only report after this
   // error stopped the reading.
@@ -474,13 +474,18 @@ std::string ConfigNode::misspelling_hint(const std::string& key) const {
   }
   if (best.empty()) return "";
   const YAML::Mark m = at.Mark();
-  return m.is_null() ? fmt::format(" (is '{}' a misspelling of it?)", best)
-                     : fmt::format(" (is '{}' on line {} a misspelling of it?)", best, m.line + 1);
+  const std::string of = name_key ? "'" + key + "'" : std::string("it");
+  return m.is_null()
+             ? fmt::format(" (is '{}' a misspelling of {}?)", best, of)
+             : fmt::format(" (is '{}' on line {} a misspelling of {}?)", best, m.line + 1, of);
 }
 
 void ConfigNode::fail(const std::string& key, const std::string& what) const {
   std::string message = location(key) + ": " + what;
-  if (what.rfind("missing", 0) == 0) message += misspelling_hint(key);
+  if (what.rfind("missing", 0) == 0) {
+    const std::string hint = misspelling_hint(key);
+    message += hint.empty() ? absent_hint_ : hint;
+  }
   throw ConfigError(message);
 }
 
@@ -731,7 +736,12 @@ ConfigNode ConfigNode::child(const std::string& key, bool required) {
   if (v.IsDefined() && !v.IsNull() && !v.IsMap()) {
     fail(key, "expected a map of keys, got " + describe(v));
   }
-  return ConfigNode(v, key_path(key), sources_);
+  ConfigNode out(v, key_path(key), sources_);
+  if (!v.IsDefined() || v.IsNull()) {
+    out.absent_hint_ = misspelling_hint(key, true);
+    if (out.absent_hint_.empty()) out.absent_hint_ = absent_hint_;
+  }
+  return out;
 }
 
 std::vector<ConfigNode> ConfigNode::list(const std::string& key, bool required) {

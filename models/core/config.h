@@ -211,8 +211,13 @@ class ConfigNode {
   std::string path_;
   std::shared_ptr<ConfigSources> sources_;
   std::set<std::string> used_;
-  // " (is 'clock_mzh' on line 6 a misspelling of it?)" for a missing `key`, or "".
-  std::string misspelling_hint(const std::string& key) const;
+  // " (is 'clock_mzh' on line 6 a misspelling of it?)" for a missing `key`, or "". With
+  // `name_key`, "... a misspelling of 'clock_mhz'?)": for a key under it.
+  std::string misspelling_hint(const std::string& key, bool name_key = false) const;
+  // For a map that is absent (an optional child() not given): the hint for its own key, or the
+  // one its absent parent had. A required key under it that is missing says the map's key may be
+  // misspelt ('linkz:' for 'links:' reports links.gpu_device as missing).
+  std::string absent_hint_;
 };
 
 }  // namespace famsim

@@ -169,6 +169,12 @@ expect_bad mooncake_empty "a Mooncake trace without one request" \
   "empty.jsonl: no requests in the trace" -- \
   run --platform platforms/minimal.yaml --workload "$WORK/mooncake_empty.yaml" $(out mooncake_empty)
 
+# --- A misspelt map ('linkz:'): the key missing under 'links' names it. --------------------------
+sed 's/^links:/linkz:/' platforms/minimal.yaml >"$WORK/linkz.yaml"
+expect_bad linkz "a misspelt map name" \
+  "links.gpu_device: missing" "(is 'linkz' on line $(grep -n '^links:' platforms/minimal.yaml | cut -d: -f1) a misspelling of 'links'?)" -- \
+  validate --platform "$WORK/linkz.yaml"
+
 # --- A sim.log.modules prefix that names no block: the run would stay silent. --------------------
 expect_bad log_module "a log prefix naming no block" \
   "sim.log.modules: 'fam0.memroy' is no block of this platform" "fam0" -- \

@@ -214,6 +214,29 @@ TEST(ConfigNode, MissingKeyNamesALikelyMisspelling) {
   EXPECT_THAT(m, Not(HasSubstr("misspelling")));
 }
 
+// 'linkz:' for 'links:': the map is absent, so a key required under it is reported missing; the
+// hint names the map's own likely misspelling, also two levels down.
+TEST(ConfigNode, MissingKeyUnderAnAbsentMapNamesTheMapsMisspelling) {
+  auto sources = std::make_shared<ConfigSources>(kFile);
+  ConfigNode root(load_yaml_text("gpus: {count: 1}\nlinkz:\n  gpu_device: {per_gpu: 1}\n", kFile),
+                  "", sources);
+  ConfigNode links = root.child("links");
+  std::string m = error_of([&] { links.get_uint("per_gpu", std::nullopt); });
+  EXPECT_THAT(m, HasSubstr("links.per_gpu: missing"));
+  EXPECT_THAT(m, HasSubstr("(is 'linkz' on line 2 a misspelling of 'links'?)"));
+  ConfigNode dev = links.child("gpu_device");
+  m = error_of([&] { dev.get_uint("per_gpu", std::nullopt); });
+  EXPECT_THAT(m, HasSubstr("links.gpu_device.per_gpu: missing"));
+  EXPECT_THAT(m, HasSubstr("a misspelling of 'links'?"));
+  // A present map gives no such hint for its own missing keys, nor does an absent map that
+  // nothing resembles.
+  ConfigNode gpus = root.child("gpus");
+  EXPECT_THAT(error_of([&] { gpus.get_uint("width", std::nullopt); }),
+              Not(HasSubstr("misspelling")));
+  ConfigNode sw = root.child("switch");
+  EXPECT_THAT(error_of([&] { sw.get_uint("radix", std::nullopt); }), Not(HasSubstr("misspelling")));
+}
+
 TEST(ConfigNode, ErrorsNameTheSourceOfTheSubtree) {
   auto sources = std::make_shared<ConfigSources>("platform.yaml");
   sources->set("workload", "work.yaml");
