@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <cstdio>
 #include <regex>
 #include <utility>
 
@@ -47,7 +48,10 @@ LinkConfig parse_link(ConfigNode n, bool gpu_side, unsigned request_bytes) {
   f.request_header_bytes = static_cast<unsigned>(n.get_uint("request_header_bytes", 16, 1, 4096));
   f.response_header_bytes = static_cast<unsigned>(n.get_uint("response_header_bytes", 16, 1, 4096));
   f.max_payload_bytes = static_cast<unsigned>(n.get_uint("max_payload_bytes", 256, 1, 1u << 20));
-  if (auto problem = LinkFraming::check(f)) n.fail(problem->key, problem->what);
+  if (auto problem = LinkFraming::check(f)) {
+    problem->also.insert(problem->also.begin(), problem->key);
+    n.fail_among(problem->also, problem->what);
+  }
   const LinkFraming framing(f);
   // Flow control.
   p.credit_unit = n.get_choice("credit_unit", "flit", {"flit", "message"}) == "flit"
@@ -623,11 +627,26 @@ PlatformConfig parse_platform(ConfigNode& root) {
     try {
       FabricPlan plan(pc.fabric_shape());
     } catch (const std::invalid_argument& e) {
+      // Each rule is about the switch and what is attached to it: the error names whichever of
+      // those keys a --set changed, else the switch's.
       const std::string what = e.what();
-      const char* key = what.find("switch planes") != std::string::npos ? "planes"
-                        : pc.sw.leaf_spine                              ? "topology"
-                                                                        : "radix";
-      root.child("switch").fail(key, what);
+      std::vector<std::string> keys;
+      unsigned d = 0;
+      if (what.find("switch planes") != std::string::npos) {
+        keys = {"switch.planes"};
+        if (std::sscanf(what.c_str(), "impossible topology: device %u", &d) == 1) {
+          keys.push_back(fmt::format("devices.{}.fabric_ports", d));
+        } else {
+          keys.push_back("links.gpu_switch.per_gpu");
+        }
+      } else {
+        keys = {pc.sw.leaf_spine ? "switch.topology" : "switch.radix", "switch.radix", "gpus.count",
+                "links.gpu_switch.per_gpu"};
+        for (std::size_t i = 0; i < pc.devices.size(); ++i) {
+          keys.push_back(fmt::format("devices.{}.fabric_ports", i));
+        }
+      }
+      root.fail_among(keys, what);
     }
   } else if (!pc.devices.empty()) {
     if (!links.has("gpu_device")) {
@@ -650,12 +669,13 @@ PlatformConfig parse_platform(ConfigNode& root) {
     }
     const unsigned gpu_links = pc.gpu_count * pc.gpu_link.per_gpu;
     if (gpu_links != pc.devices[0].fabric_ports) {
-      root.fail("devices",
-                fmt::format("impossible topology: {} GPUs x {} links = {} GPU links, but "
-                            "device {} has {} fabric ports (without a switch each GPU "
-                            "link needs its own device port)",
-                            pc.gpu_count, pc.gpu_link.per_gpu, gpu_links, pc.devices[0].name,
-                            pc.devices[0].fabric_ports));
+      root.fail_among(
+          {"devices", "gpus.count", "links.gpu_device.per_gpu", "devices.0.fabric_ports"},
+          fmt::format("impossible topology: {} GPUs x {} links = {} GPU links, but "
+                      "device {} has {} fabric ports (without a switch each GPU "
+                      "link needs its own device port)",
+                      pc.gpu_count, pc.gpu_link.per_gpu, gpu_links, pc.devices[0].name,
+                      pc.devices[0].fabric_ports));
     }
   } else {
     for (const char* k : {"gpu_switch", "switch_device", "gpu_device", "leaf_spine"}) {

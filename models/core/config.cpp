@@ -519,6 +519,44 @@ void ConfigNode::fail_here(const std::string& what) const {
       fmt::format("{}: {}: {}", where(node_, path_), path_.empty() ? "(top level)" : path_, what));
 }
 
+// The node at a dotted path below `from` (map keys, list indices), or the deepest part of it
+// present; `whole` tells which.
+YAML::Node ConfigNode::walk(const std::string& dotted, bool& whole) const {
+  YAML::Node at = node_;
+  std::size_t from = 0;
+  whole = false;
+  while (from <= dotted.size()) {
+    const std::size_t dot = std::min(dotted.find('.', from), dotted.size());
+    const std::string part = dotted.substr(from, dot - from);
+    const YAML::Node& c = at;
+    const bool index = c.IsSequence() && !part.empty() && part.size() < 10 &&
+                       part.find_first_not_of("0123456789") == std::string::npos &&
+                       std::stoull(part) < c.size();
+    if (!c.IsMap() && !index) return at;
+    // A const lookup: a missing key gives an undefined node rather than adding one.
+    const YAML::Node next = index ? c[std::stoull(part)] : c[part];
+    if (!next.IsDefined() || next.IsNull()) return at;
+    at.reset(next);  // operator= would assign into the tree (yaml-cpp node semantics)
+    from = dot + 1;
+  }
+  whole = true;
+  return at;
+}
+
+void ConfigNode::fail_among(const std::vector<std::string>& keys, const std::string& what) const {
+  bool whole = false;
+  for (const std::string& k : keys) {
+    // Present, and written by a --set (a key absent below a map a --set created is not).
+    const std::string source = sources_ ? sources_->source_of(key_path(k)) : std::string();
+    if (source.rfind("--set", 0) == 0 && (walk(k, whole), whole)) {
+      throw ConfigError(fmt::format("{}: {}: {}", source, key_path(k), what));
+    }
+  }
+  const YAML::Node at = walk(keys.front(), whole);
+  throw ConfigError(
+      fmt::format("{}: {}: {}", where(at, key_path(keys.front())), key_path(keys.front()), what));
+}
+
 std::optional<YAML::Node> ConfigNode::scalar(const std::string& key) {
   used_.insert(key);
   const YAML::Node& c = node_;

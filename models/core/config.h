@@ -193,6 +193,10 @@ class ConfigNode {
   std::string location(const std::string& key, std::size_t index) const;
   // An error about this node as a whole.
   [[noreturn]] void fail_here(const std::string& what) const;
+  // A rule across several keys (tRC >= tRAS; a device's ports against the switch planes): the
+  // error names the first of `keys` (dotted paths below this node) that a --set wrote, the user's
+  // latest word on it, else the first of them. `what` must name the keys itself.
+  [[noreturn]] void fail_among(const std::vector<std::string>& keys, const std::string& what) const;
   std::string key_path(const std::string& key) const;
 
  private:
@@ -204,6 +208,9 @@ class ConfigNode {
     return value;
   }
   std::string where(const YAML::Node& n, const std::string& path) const;
+  // The node at `dotted` below this one (map keys and list indices), with `whole` true, or the
+  // deepest part of that path present, with `whole` false.
+  YAML::Node walk(const std::string& dotted, bool& whole) const;
   // The unknown-key error for the first key present that is not in `known`.
   void check_keys(const std::set<std::string>& known) const;
 

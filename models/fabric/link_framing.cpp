@@ -7,33 +7,37 @@ namespace famsim {
 
 std::optional<LinkFraming::Problem> LinkFraming::check(const FlitFormat& f) {
   auto s = [](unsigned v) { return std::to_string(v); };
-  if (f.flit_bytes == 0) return Problem{"flit_bytes", "expected at least 1 byte, got 0"};
+  if (f.flit_bytes == 0) return Problem{"flit_bytes", "expected at least 1 byte, got 0", {}};
   const unsigned overhead = f.flit_header_bytes + f.flit_crc_bytes + f.flit_fec_bytes;
   if (overhead >= f.flit_bytes) {
     return Problem{"flit_bytes",
                    "flit_header_bytes + flit_crc_bytes + flit_fec_bytes = " + s(overhead) +
                        " leave no message area in a flit of " + s(f.flit_bytes) +
-                       " bytes; expected flit_bytes > the overheads"};
+                       " bytes; expected flit_bytes > the overheads",
+                   {"flit_header_bytes", "flit_crc_bytes", "flit_fec_bytes"}};
   }
   const unsigned area = f.flit_bytes - overhead;
-  if (f.slot_bytes == 0) return Problem{"slot_bytes", "expected at least 1 byte, got 0"};
+  if (f.slot_bytes == 0) return Problem{"slot_bytes", "expected at least 1 byte, got 0", {}};
   if (area % f.slot_bytes != 0) {
-    return Problem{"slot_bytes", "the message area of a flit (flit_bytes " + s(f.flit_bytes) +
-                                     " - overheads " + s(overhead) + " = " + s(area) +
-                                     " bytes) must be a whole number of slots; " + s(f.slot_bytes) +
-                                     " does not divide it"};
+    return Problem{"slot_bytes",
+                   "the message area of a flit (flit_bytes " + s(f.flit_bytes) + " - overheads " +
+                       s(overhead) + " = " + s(area) + " bytes) must be a whole number of slots; " +
+                       s(f.slot_bytes) + " does not divide it",
+                   {"flit_bytes", "flit_header_bytes", "flit_crc_bytes", "flit_fec_bytes"}};
   }
   if (f.request_header_bytes == 0) {
-    return Problem{"request_header_bytes", "expected at least 1 byte (every message has a header)"};
+    return Problem{
+        "request_header_bytes", "expected at least 1 byte (every message has a header)", {}};
   }
   if (f.response_header_bytes == 0) {
-    return Problem{"response_header_bytes",
-                   "expected at least 1 byte (every message has a header)"};
+    return Problem{
+        "response_header_bytes", "expected at least 1 byte (every message has a header)", {}};
   }
   if (f.max_payload_bytes == 0 || f.max_payload_bytes % f.slot_bytes != 0) {
-    return Problem{"max_payload_bytes", "expected a positive multiple of slot_bytes (" +
-                                            s(f.slot_bytes) + "), got " + s(f.max_payload_bytes) +
-                                            ": a full message's data fills whole slots"};
+    return Problem{"max_payload_bytes",
+                   "expected a positive multiple of slot_bytes (" + s(f.slot_bytes) + "), got " +
+                       s(f.max_payload_bytes) + ": a full message's data fills whole slots",
+                   {"slot_bytes"}};
   }
   return std::nullopt;
 }

@@ -31,6 +31,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace famsim {
 
@@ -65,6 +66,7 @@ class LinkFraming {
   struct Problem {
     std::string key;
     std::string what;
+    std::vector<std::string> also;  // the other keys the rule involves
   };
   static std::optional<Problem> check(const FlitFormat& f);
 

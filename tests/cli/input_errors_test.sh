@@ -175,6 +175,27 @@ expect_bad linkz "a misspelt map name" \
   "links.gpu_device: missing" "(is 'linkz' on line $(grep -n '^links:' platforms/minimal.yaml | cut -d: -f1) a misspelling of 'links'?)" -- \
   validate --platform "$WORK/linkz.yaml"
 
+# --- A rule across keys names the key a --set changed, not the preset's or platform's line of the
+# --- other key. ---------------------------------------------------------------------------------
+# DDR5-4800's tRC of 48.666 ns is 117 clocks of 416 ps (ceil(116.99)); a tRAS of 200 ns is above it.
+expect_bad among_tras "tRAS above tRC by --set" \
+  "--set devices.0.memory.timing.tRAS_ns=200: devices.0.memory.timing.tRAS_ns: tRC (117 clocks) must be at least tRAS" -- \
+  validate --platform platforms/minimal.yaml --set devices.0.memory.timing.tRAS_ns=200
+expect_bad among_flit "a flit header that leaves no message area, by --set" \
+  "--set links.gpu_device.flit_header_bytes=16: links.gpu_device.flit_header_bytes: flit_header_bytes + flit_crc_bytes + flit_fec_bytes = 16" -- \
+  validate --platform platforms/minimal.yaml --set links.gpu_device.flit_header_bytes=16
+expect_bad among_ports "device ports fewer than the switch planes, by --set" \
+  "--set devices.0.fabric_ports=3: devices.0.fabric_ports: impossible topology: device 0 has 3 fabric ports but there are 4 switch planes" -- \
+  validate --platform platforms/nvl8_fam.yaml --set devices.0.fabric_ports=3
+expect_bad among_gpus "two GPUs on a one-port device without a switch, by --set" \
+  "--set gpus.count=2: gpus.count: impossible topology: 2 GPUs x 1 links = 2 GPU links" -- \
+  validate --platform platforms/minimal.yaml --set gpus.count=2
+# Without a --set the rule is reported where it was before: the platform's devices list.
+sed 's/fabric_ports: 1/fabric_ports: 2/' platforms/minimal.yaml >"$WORK/two_ports.yaml"
+expect_bad among_file "the same rule broken in the file" \
+  "$WORK/two_ports.yaml:$(($(grep -n '^devices:' platforms/minimal.yaml | cut -d: -f1) + 1)): devices: impossible topology: 1 GPUs x 1 links" -- \
+  validate --platform "$WORK/two_ports.yaml"
+
 # --- A sim.log.modules prefix that names no block: the run would stay silent. --------------------
 expect_bad log_module "a log prefix naming no block" \
   "sim.log.modules: 'fam0.memroy' is no block of this platform" "fam0" -- \

@@ -297,15 +297,29 @@ void read_timing(ConfigNode& t, Standard s, const Organization& org, const std::
   for (const auto& p : nonzero) {
     if (p.value == 0) t.fail(r.key_of(p.name), "must be at least one clock");
   }
-  if (tm.RC < tm.RAS) t.fail(r.key_of("tRC"), "must be at least tRAS");
+  // A rule between two parameters names the one a --set changed, if any (either spelling).
+  auto fail_pair = [&](const char* a, const char* b, const std::string& what) {
+    t.fail_among({r.key_of(a), std::string(a) + "_ns", std::string(a) + "_ck", r.key_of(b),
+                  std::string(b) + "_ns", std::string(b) + "_ck"},
+                 what);
+  };
+  auto at_least = [&](const char* a, unsigned va, const char* b, unsigned vb) {
+    if (va < vb)
+      fail_pair(a, b, fmt::format("{} ({} clocks) must be at least {} ({} clocks)", a, va, b, vb));
+  };
+  at_least("tRC", tm.RC, "tRAS", tm.RAS);
   if (tm.CCD_S < tm.burst) {
     t.fail(r.key_of("tCCD_S"),
            fmt::format("{} clocks is shorter than one burst (tBL = {})", tm.CCD_S, tm.burst));
   }
-  if (tm.CCD_L < tm.CCD_S) t.fail(r.key_of("tCCD_L"), "must be at least tCCD_S");
-  if (tm.RRD_L < tm.RRD_S) t.fail(r.key_of("tRRD_L"), "must be at least tRRD_S");
-  if (tm.WTR_L < tm.WTR_S) t.fail(r.key_of("tWTR_L"), "must be at least tWTR_S");
-  if (tm.REFI <= tm.RFC) t.fail(r.key_of("tREFI"), "must be longer than tRFC");
+  at_least("tCCD_L", tm.CCD_L, "tCCD_S", tm.CCD_S);
+  at_least("tRRD_L", tm.RRD_L, "tRRD_S", tm.RRD_S);
+  at_least("tWTR_L", tm.WTR_L, "tWTR_S", tm.WTR_S);
+  if (tm.REFI <= tm.RFC) {
+    fail_pair(
+        "tREFI", "tRFC",
+        fmt::format("tREFI ({} clocks) must be longer than tRFC ({} clocks)", tm.REFI, tm.RFC));
+  }
   if (rtw) {
     tm.RTW = *rtw;
   } else {
