@@ -50,6 +50,13 @@ void record_sources(const YAML::Node& preset, const YAML::Node& written, const s
   }
 }
 
+// `where` (the file a key came from) with the line `n` is on, unless a --set wrote it.
+std::string at_line(const std::string& where, const YAML::Node& n) {
+  const YAML::Mark mark = n.Mark();
+  if (mark.is_null() || where.rfind("--set", 0) == 0) return where;
+  return where + ":" + std::to_string(mark.line + 1);
+}
+
 void expand_one(YAML::Node parent, const std::string& key, const std::string& kind,
                 const std::string& path, ConfigSources& sources) {
   // Const access throughout: yaml-cpp's non-const operator[] would insert missing keys.
@@ -57,7 +64,7 @@ void expand_one(YAML::Node parent, const std::string& key, const std::string& ki
   const YAML::Node node = cparent[key];
   if (!node.IsDefined() || !node.IsMap() || !node["preset"].IsDefined()) return;
   const YAML::Node name_node = node["preset"];
-  const std::string where = sources.source_of(path + ".preset");
+  const std::string where = at_line(sources.source_of(path + ".preset"), name_node);
   if (!name_node.IsScalar()) {
     throw ConfigError(fmt::format("{}: {}.preset: expected a preset name", where, path));
   }
@@ -73,12 +80,7 @@ void expand_one(YAML::Node parent, const std::string& key, const std::string& ki
   const YAML::Node preset = load_yaml_text(*text, file);
   record_sources(preset, node, path, file, sources);
   // Where the preset was chosen, for a key found missing from it later.
-  const YAML::Mark mark = name_node.Mark();
-  const bool has_line = !mark.is_null() && where.rfind("--set", 0) != 0;
-  sources.note_preset(path,
-                      {name, file,
-                       fmt::format("{}{}: {}.preset", where,
-                                   has_line ? ":" + std::to_string(mark.line + 1) : "", path)});
+  sources.note_preset(path, {name, file, fmt::format("{}: {}.preset", where, path)});
   parent[key] = merge_yaml(preset, node);
 }
 
@@ -98,8 +100,8 @@ void expand_model(YAML::Node generator, const std::string& path, ConfigSources& 
     try {
       generator["model"] = load_yaml_file(file);
     } catch (const ConfigError& e) {
-      throw ConfigError(
-          fmt::format("{}: {}.model: {}", sources.source_of(path + ".model"), path, e.what()));
+      throw ConfigError(fmt::format(
+          "{}: {}.model: {}", at_line(sources.source_of(path + ".model"), model), path, e.what()));
     }
     sources.set(path + ".model", file);
     return;

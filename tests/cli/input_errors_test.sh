@@ -196,6 +196,23 @@ expect_bad among_file "the same rule broken in the file" \
   "$WORK/two_ports.yaml:$(($(grep -n '^devices:' platforms/minimal.yaml | cut -d: -f1) + 1)): devices: impossible topology: 1 GPUs x 1 links" -- \
   validate --platform "$WORK/two_ports.yaml"
 
+# --- A preset name or model file that does not exist: the file and the line that named it. -------
+line=$(grep -n 'preset: nvlink4' platforms/minimal.yaml | cut -d: -f1)
+sed 's/preset: nvlink4/preset: nvlink9/' platforms/minimal.yaml >"$WORK/nvlink9.yaml"
+expect_bad preset_name "an unknown link preset" \
+  "$WORK/nvlink9.yaml:$line: links.gpu_device.preset: no link preset named 'nvlink9'" -- \
+  validate --platform "$WORK/nvlink9.yaml"
+cat >"$WORK/nomodel.yaml" <<'YAML'
+name: nomodel
+streams:
+  - name: ws
+    weight_stream:
+      model: no_such_model.yaml
+YAML
+expect_bad model_file "a model file that does not exist" \
+  "$WORK/nomodel.yaml:5: workload.streams.0.weight_stream.model: no_such_model.yaml: cannot read file" -- \
+  run --platform platforms/minimal.yaml --workload "$WORK/nomodel.yaml" $(out model_file)
+
 # --- A sim.log.modules prefix that names no block: the run would stay silent. --------------------
 expect_bad log_module "a log prefix naming no block" \
   "sim.log.modules: 'fam0.memroy' is no block of this platform" "fam0" -- \
