@@ -627,22 +627,22 @@ void Simulation::schedule_vmm_events() {
                                            range);
       switch (ev.op) {
         case VmmEventConfig::Op::kUnmap:
-          actions.push_back({done, what, unmap_pages});
+          actions.push_back({done, what, ev.source, unmap_pages});
           break;
         case VmmEventConfig::Op::kSetAccess: {
           const std::vector<unsigned> gpus = ev.gpus;
           const AccessRight right = ev.access;
-          actions.push_back({done, what, [vmm, va, bytes, gpus, right] {
+          actions.push_back({done, what, ev.source, [vmm, va, bytes, gpus, right] {
                                for (unsigned g : gpus) vmm->set_access(va, bytes, g, right);
                              }});
           break;
         }
         case VmmEventConfig::Op::kRemap: {
-          actions.push_back({start, what + ": unmap", unmap_pages});
+          actions.push_back({start, what + ": unmap", ev.source, unmap_pages});
           const std::vector<unsigned> locs = locations_of(*vmm, ev.location, b.users[0]);
           const std::vector<unsigned> users = b.users;
           const AccessRight right = b.right;
-          actions.push_back({done, what + ": map on " + ev.location.text,
+          actions.push_back({done, what + ": map on " + ev.location.text, ev.source,
                              [vmm, va, bytes, gran, locs, users, right] {
                                create_and_map(*vmm, va, bytes, locs, users, right, gran);
                              }});

@@ -30,8 +30,9 @@ void VmmEventPlayer::behaviour() {
     } catch (const std::exception& e) {
       // e.g. a remap whose new location is full: an input error, as at elaboration.
       if (!ctx_.input_error) {
-        ctx_.input_error = fmt::format("{} at {} ns: {}", actions_[done_].what,
-                                       static_cast<double>(now) * 1e-3, e.what());
+        ctx_.input_error =
+            fmt::format("{}: {} at {} ns: {}", actions_[done_].source, actions_[done_].what,
+                        static_cast<double>(now) * 1e-3, e.what());
       }
       ctx_.stop();
       return;

@@ -23,6 +23,7 @@ class VmmEventPlayer : public sc_core::sc_module, public Component {
   struct Action {
     std::uint64_t at_ps = 0;
     std::string what;             // for the report and errors (names the workload key)
+    std::string source;           // "file:line" of the event, for errors
     std::function<void()> apply;  // changes the address space
   };
 

@@ -496,8 +496,17 @@ WorkloadConfig parse_workload(ConfigNode node, const PlatformFacts& facts) {
   }
   check_verified_reads(w, streams);
   w.count_faults = node.get_choice("on_fault", "stop", {"stop", "count"}) == "count";
-  for (ConfigNode& e : node.list("vmm_events"))
-    w.vmm_events.push_back(parse_vmm_event(e, w, facts));
+  std::vector<ConfigNode> events = node.list("vmm_events");
+  for (std::size_t i = 0; i < events.size(); ++i) {
+    w.vmm_events.push_back(parse_vmm_event(events[i], w, facts));
+    // location() is "file:line: key.path": the part before the path.
+    const std::string at = node.location("vmm_events", i);
+    const std::string path = ": " + w.vmm_events.back().path;
+    w.vmm_events.back().source =
+        at.size() > path.size() && at.compare(at.size() - path.size(), path.size(), path) == 0
+            ? at.substr(0, at.size() - path.size())
+            : at;
+  }
   node.finish();
   return w;
 }

@@ -169,7 +169,8 @@ struct StreamConfig {
 //               (data is not copied: the software copies, as with cuMemMap)
 struct VmmEventConfig {
   enum class Op { kUnmap, kSetAccess, kRemap };
-  std::string path;  // key path, for messages
+  std::string path;    // key path, for messages
+  std::string source;  // "file:line" (or "--set ...") of the event, for errors during the run
   Op op = Op::kUnmap;
   double at_ns = 0;
   double cost_ns = 0;

@@ -124,7 +124,9 @@ bool Gpu::fault(Stream& s, AddressSpace::Fault f, std::uint64_t now_ps) {
     s.source->completed(s.phase, s.len, now_ps);
     return true;
   }
-  if (!ctx_.input_error) ctx_.input_error = what;
+  // Stopping: an input error, named by the stream that faulted (the counted report above keeps
+  // the bare text, which does not depend on where the workload file is).
+  if (!ctx_.input_error) ctx_.input_error = s.cfg->where + ": " + what;
   ctx_.stop();
   return false;
 }

@@ -213,6 +213,39 @@ expect_bad model_file "a model file that does not exist" \
   "$WORK/nomodel.yaml:5: workload.streams.0.weight_stream.model: no_such_model.yaml: cannot read file" -- \
   run --platform platforms/minimal.yaml --workload "$WORK/nomodel.yaml" $(out model_file)
 
+# --- Errors found during the run by a VMM event or a fault name the workload file and line. -------
+cat >"$WORK/unmap.yaml" <<'YAML'
+name: unmap
+streams:
+  - name: reader
+    buffer: {bytes: 4MiB, location: device/fam0}
+    pattern: sequential
+    total_bytes: 4MiB
+vmm_events:
+  - {op: unmap, stream: reader, at_ns: 2000}
+YAML
+expect_bad fault_line "a read of a page a VMM event unmapped" \
+  "$WORK/unmap.yaml:3: workload.streams.0: gpu0: stream 'reader' reads" "the page is not mapped" -- \
+  run --platform platforms/minimal.yaml --workload "$WORK/unmap.yaml" $(out fault_line)
+# Two 768 MiB buffers on devices of 1 GiB: moving the second onto the first's device at 100 ns
+# finds 256 MiB free there.
+cat >"$WORK/remap_full.yaml" <<'YAML'
+name: remap_full
+streams:
+  - name: a
+    buffer: {bytes: 768MiB, location: device/fam0}
+    total_bytes: 64KiB
+  - name: b
+    buffer: {bytes: 768MiB, location: device/fam1}
+    total_bytes: 64KiB
+vmm_events:
+  - {op: remap, stream: b, at_ns: 100, location: device/fam0}
+YAML
+expect_bad remap_full "a remap onto a device without room" \
+  "$WORK/remap_full.yaml:10: workload.vmm_events.0 (remap" "map on device/fam0 at 100 ns" \
+  "location fam0 has 268435456 B free; 805306368 B requested" -- \
+  run --platform tests/cli/data/two_devices.yaml --workload "$WORK/remap_full.yaml" $(out remap_full)
+
 # --- A sim.log.modules prefix that names no block: the run would stay silent. --------------------
 expect_bad log_module "a log prefix naming no block" \
   "sim.log.modules: 'fam0.memroy' is no block of this platform" "fam0" -- \
