@@ -430,6 +430,41 @@ expect_rc 1 "check-dram-log on a log with a read too early"
 expect_in_output "tRCD_RD" "check-dram-log names the violated constraint"
 pass "check-dram-log accepts famsim's logs and names the constraint a broken log violates"
 
+# time_ps must be the cycle at the preset's tCK (416 ps for DDR5-4800) plus the log's first offset:
+# a log whose times run 1 ps per cycle slow fails "clock" on its second command; a log whose times
+# all start 1000 ps later (a test bench counting from its reset) passes.
+python3 - "$log" "$WORK/slow_clock.csv" "$WORK/offset.csv" <<'PY'
+import sys
+slow, offset, seen = [], [], 0
+for l in open(sys.argv[1]).read().splitlines():
+    f = l.split(",")
+    if len(f) == 10 and f[0].isdigit():
+        seen += 1
+        cycle = int(f[0])
+        slow.append(",".join([f[0], str(cycle * 417)] + f[2:]))
+        offset.append(",".join([f[0], str(cycle * 416 + 1000)] + f[2:]))
+    else:
+        slow.append(l)
+        offset.append(l)
+assert seen > 2
+open(sys.argv[2], "w").write("\n".join(slow) + "\n")
+open(sys.argv[3], "w").write("\n".join(offset) + "\n")
+PY
+run_famsim slowclock check-dram-log --preset ddr5_4800_x4 --set organization.ranks=2 \
+  "$WORK/slow_clock.csv"
+expect_rc 1 "check-dram-log on a log at another clock"
+expect_in_output "clock: " "the clock violation"
+expect_in_output "x tCK 416 ps" "the clock violation names the preset's tCK"
+run_famsim offsetclock check-dram-log --preset ddr5_4800_x4 --set organization.ranks=2 \
+  "$WORK/offset.csv"
+expect_rc 0 "check-dram-log on a log whose times start 1000 ps later"
+# The log's first line names the preset it was written with: another --preset is bad input.
+run_famsim otherpreset check-dram-log --preset ddr4_3200 "$log"
+expect_rc 2 "check-dram-log against another preset than the log's"
+expect_in_output "$log:1: the log was written for memory preset 'ddr5_4800_x4', but --preset is 'ddr4_3200'" \
+  "the preset mismatch"
+pass "check-dram-log checks time_ps against the clock and the log's preset against --preset"
+
 # --- Rates are over the active window: a late start does not dilute bandwidth or utilisation.
 run_famsim early run "${SMALL[@]}" --out "$WORK/early"
 expect_rc 0 "run starting at 0"

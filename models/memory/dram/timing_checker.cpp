@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <ostream>
+#include <regex>
 #include <sstream>
 #include <stdexcept>
 
@@ -37,12 +38,12 @@ namespace famsim::dram {
 namespace {
 
 constexpr std::array<const char*, kConstraintCount> kConstraintNames = {
-    "cycle_order", "address",    "bank_state", "refresh_mode", "tRC",           "tRCD_RD",
-    "tRCD_WR",     "tRAS",       "tRP",        "tRTP",         "tWR",           "tRRD_L",
-    "tRRD_S",      "tFAW",       "tCCD_L",     "tCCD_S",       "tCCD_L_WR",     "tWTR_L",
-    "tWTR_S",      "tRTW",       "tPPD",       "tRFC",         "tRFCpb",        "tRREFD",
-    "data_bus",    "tRTRS",      "tREFI",      "tREFIpb",      "refresh_count", "refresh_count_pb",
-    "tPBR2PBR",    "command_bus"};
+    "cycle_order", "address",     "bank_state", "refresh_mode", "tRC",           "tRCD_RD",
+    "tRCD_WR",     "tRAS",        "tRP",        "tRTP",         "tWR",           "tRRD_L",
+    "tRRD_S",      "tFAW",        "tCCD_L",     "tCCD_S",       "tCCD_L_WR",     "tWTR_L",
+    "tWTR_S",      "tRTW",        "tPPD",       "tRFC",         "tRFCpb",        "tRREFD",
+    "data_bus",    "tRTRS",       "tREFI",      "tREFIpb",      "refresh_count", "refresh_count_pb",
+    "tPBR2PBR",    "command_bus", "clock"};
 
 constexpr unsigned kNumCommands = 9;
 
@@ -805,6 +806,29 @@ void TimingChecker::on_refresh_bank(const CommandRecord& r, std::size_t line, Ra
   rank.refpb_latest = Stamp{true, r.cycle, bi};
 }
 
+void TimingChecker::check_time(const CommandRecord& r, std::size_t line) {
+  count_check(Constraint::kClock);
+  const auto tck = static_cast<std::int64_t>(std::llround(spec_.timing.tck_ps));
+  const std::int64_t offset =
+      static_cast<std::int64_t>(r.time_ps) - static_cast<std::int64_t>(r.cycle) * tck;
+  if (!time_seen_) {
+    time_seen_ = true;
+    time_offset_ps_ = offset;
+    return;
+  }
+  if (offset == time_offset_ps_) return;
+  report(Constraint::kClock, line, r.cycle, [&] {
+    return fmt::format(
+        "{}: time_ps {} is not cycle {} x tCK {} ps{} = {}: the log's clock is not the preset's, "
+        "or the time or cycle is wrong",
+        command_text(r, spec_.org), r.time_ps, r.cycle, tck,
+        time_offset_ps_ == 0
+            ? std::string()
+            : fmt::format(" + {} ps (the first command's offset)", time_offset_ps_),
+        static_cast<std::int64_t>(r.cycle) * tck + time_offset_ps_);
+  });
+}
+
 void TimingChecker::finish(std::uint64_t end_cycle) {
   const Timing& t = spec_.timing;
   const Organization& o = spec_.org;
@@ -879,6 +903,25 @@ void TimingChecker::write_summary(std::ostream& os) const {
   }
 }
 
+namespace {
+
+// famsim's logs start "# fam0.memory.ch0: ddr5_4800_x4 (DDR5), tCK 416 ps": checked against another
+// preset, every command would be reported against the wrong timings. Other comments (a test
+// bench's own) are not read.
+void check_log_preset(const std::string& path, std::size_t line, const std::string& text,
+                      const Spec& spec) {
+  static const std::regex kPresetLine(R"(^# \S+: (\S+) \(\S+\), tCK \S+ ps$)");
+  std::smatch m;
+  if (!std::regex_match(text, m, kPresetLine) || m[1] == spec.name) return;
+  throw std::runtime_error(fmt::format(
+      "{}:{}: the log was written for memory preset '{}', but --preset is '{}'; expected the "
+      "preset the log was made with (a log checked against other timings shows their "
+      "differences, not its own mistakes; to do that deliberately, remove this line)",
+      path, line, m[1].str(), spec.name));
+}
+
+}  // namespace
+
 LogCheckResult check_log_file(const std::string& path, const Spec& spec,
                               std::optional<std::uint64_t> end_cycle) {
   // A directory opens like a file and reads as nothing, which would be "no header line".
@@ -895,6 +938,8 @@ LogCheckResult check_log_file(const std::string& path, const Spec& spec,
   while (std::getline(in, text)) {
     ++line;
     if (!text.empty() && text.back() == '\r') text.pop_back();
+    if (!text.empty() && text.front() == '#' && !header_seen)
+      check_log_preset(path, line, text, spec);
     if (text.empty() || text.front() == '#') continue;
     if (!header_seen) {
       if (text != kCommandLogHeader) {
@@ -907,6 +952,7 @@ LogCheckResult check_log_file(const std::string& path, const Spec& spec,
     std::string error;
     const std::optional<CommandRecord> record = parse_record(text, error);
     if (!record) throw std::runtime_error(fmt::format("{}:{}: {}", path, line, error));
+    checker.check_time(*record, line);
     checker.check(*record, line);
   }
   if (!header_seen) {

@@ -81,6 +81,7 @@ enum class Constraint : std::uint8_t {
   kRefreshCountPb,  // "refresh_count_pb": more than postpone_max refreshes of a bank postponed
   kPBR2PBR,         // "tPBR2PBR": REFpb -> REFpb of another bank (LPDDR5 tpbR2pbR)
   kCommandBus,      // "command_bus": two commands in one clock on one command bus
+  kClock,           // "clock": time_ps is not cycle x tCK plus the log's first offset (files only)
   kCount
 };
 inline constexpr std::size_t kConstraintCount = static_cast<std::size_t>(Constraint::kCount);
@@ -112,6 +113,11 @@ class TimingChecker {
   // and then applied to the bank state, even when it broke a rule, so that one mistake is
   // reported once rather than as a cascade.
   void check(const CommandRecord& r, std::size_t line = 0);
+  // For a log read from a file (check_log_file), before check(): the record's time_ps is its
+  // cycle at the spec's tCK plus one offset for the whole log, that of its first command (0 in
+  // famsim's logs; a test bench may count from its reset). Another clock period, or a time that
+  // does not match its cycle, is a "clock" violation.
+  void check_time(const CommandRecord& r, std::size_t line);
 
   // End of the run: the log covered cycles [0, end_cycle) (end_cycle is the simulated time in
   // clocks, at least the last command's cycle + 1; an end_cycle equal to the last command's
@@ -173,6 +179,8 @@ class TimingChecker {
   std::uint64_t violation_count_ = 0;
   std::uint64_t commands_ = 0;
   std::uint64_t last_cycle_ = 0;
+  bool time_seen_ = false;
+  std::int64_t time_offset_ps_ = 0;  // time_ps - cycle x tCK of the first command (check_time)
   std::array<std::uint64_t, 9> per_command_{};
   std::array<std::uint64_t, kConstraintCount> checks_{};
   std::array<std::uint64_t, kConstraintCount> violations_by_constraint_{};
