@@ -81,6 +81,22 @@ LinkConfig parse_link(ConfigNode n, bool gpu_side, unsigned request_bytes) {
                               request_bytes, have));
     }
   }
+  // The link layer decides on its clock edges how to fill the flits of the next clock period.
+  // A real one handles one flit or a few per clock (the presets: one); thousands per clock
+  // (clock_mhz 1 for 1000) would add up to a period of waiting per hop while still filling the
+  // wire: a plausible-looking run with the wrong latency. Refused well before that.
+  constexpr double kMaxFlitsPerClock = 64;
+  const double flits_per_clock = 1e6 / p.clock_mhz / p.flit_ps();
+  if (flits_per_clock > kMaxFlitsPerClock) {
+    n.fail_among(
+        {"clock_mhz", "lanes", "lane_gbps", "flit_bytes"},
+        fmt::format("a link clock of {} MHz takes {:.0f} flits of {} B per clock at {:.3f} "
+                    "GB/s; expected at most {:.0f} (a clock of at least {:.1f} MHz): the "
+                    "link layer decides once per clock, so each hop would wait up to "
+                    "{:.0f} ns",
+                    p.clock_mhz, flits_per_clock, f.flit_bytes, p.bandwidth_gbps(),
+                    kMaxFlitsPerClock, 1e6 / (kMaxFlitsPerClock * p.flit_ps()), 1e3 / p.clock_mhz));
+  }
   // The credit rides back on the reverse direction's flits: by default one link latency.
   p.credit_return_ns = n.get_double("credit_return_ns", p.latency_ns, 0.0, 1e6);
   p.tx_queue_entries = static_cast<unsigned>(n.get_uint("tx_queue_entries", 16, 1, 65536));

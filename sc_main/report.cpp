@@ -487,7 +487,7 @@ std::string validation_text(const ResolvedConfig& cfg) {
         static_cast<double>(read_bytes) / framing.wire_bytes(framing.response(false, read_bytes));
     const std::string line = fmt::format(
         "  {}: {} links{} of {} lanes x {} Gb/s x {:.4f} = {:.3f} GB/s per direction "
-        "each ({:.2f} GB/s total), {} ns, {:.0f} MHz link clock\n"
+        "each ({:.2f} GB/s total), {} ns, {:.0f} MHz link clock ({:.3g} flits per clock)\n"
         "    flits of {} B ({} slots of {} B, {} packing), {} B max payload; {} B reads: {:.3f} "
         "of the response wire is data, at most {:.2f} GB/s of reads per link ({:.3f} over "
         "request and response wire bytes together); credits {}/{} {}s per VC "
@@ -495,7 +495,8 @@ std::string validation_text(const ResolvedConfig& cfg) {
         "flit error rate {}, replay {} ns, replay buffer {} flits\n",
         what, count, l.preset.empty() ? "" : " (" + l.preset + ")", l.params.lanes,
         l.params.lane_gbps, l.params.encoding_efficiency, bw, bw * count, l.params.latency_ns,
-        l.params.clock_mhz, f.flit_bytes, framing.slots_per_flit(), f.slot_bytes,
+        l.params.clock_mhz, 1e6 / l.params.clock_mhz / l.params.flit_ps(), f.flit_bytes,
+        framing.slots_per_flit(), f.slot_bytes,
         f.packing == Packing::kDense ? "dense" : "per-message", f.max_payload_bytes, read_bytes,
         read_data, bw * read_data, framing.efficiency(false, read_bytes),
         l.params.request_vc_credits, l.params.response_vc_credits,

@@ -246,6 +246,13 @@ expect_bad remap_full "a remap onto a device without room" \
   "location fam0 has 268435456 B free; 805306368 B requested" -- \
   run --platform tests/cli/data/two_devices.yaml --workload "$WORK/remap_full.yaml" $(out remap_full)
 
+# --- A link clock of 1 MHz (for 1000): NVLink4's 16 B flits at 25 GB/s take 0.64 ns, so one clock
+# --- of 1000 ns holds 1562.5 of them, far past the 64 a link layer could handle per clock. --------
+expect_bad link_clock "a link clock far below the flit rate" \
+  "--set links.gpu_device.clock_mhz=1: links.gpu_device.clock_mhz: a link clock of 1 MHz takes 1562 flits" \
+  "a clock of at least 24.4 MHz" -- \
+  validate --platform platforms/minimal.yaml --set links.gpu_device.clock_mhz=1
+
 # --- A sim.log.modules prefix that names no block: the run would stay silent. --------------------
 expect_bad log_module "a log prefix naming no block" \
   "sim.log.modules: 'fam0.memroy' is no block of this platform" "fam0" -- \
