@@ -186,11 +186,20 @@ std::string summary_text(const nlohmann::json& s, const std::string& out_dir) {
                     human_bytes(sum["read_bytes"].get<double>()),
                     sum["read_bandwidth_gbps"].get<double>(), latency_line(sum["read_latency_ns"]));
   }
+  // Every write answered at the instant it was issued: a controller that posts writes, driven
+  // directly (a trace player). Say why, or 0.0 reads as a broken measurement.
+  const bool writes_instant = sum["write_latency_ns"]["count"].get<std::uint64_t>() > 0 &&
+                              sum["write_latency_ns"]["max"].get<double>() == 0.0;
   if (sum["write_latency_ns"]["count"].get<std::uint64_t>() > 0) {
     o += fmt::format("  write  {:>12}  {:9.2f} GB/s   latency {}\n",
                      human_bytes(sum["write_bytes"].get<double>()),
                      sum["write_bandwidth_gbps"].get<double>(),
                      latency_line(sum["write_latency_ns"]));
+  }
+  if (writes_instant) {
+    o += "    (writes are posted: the memory controller answers a write when its write queue "
+         "takes it, here at once; its DRAM time shows in the bandwidth and the read latency, and "
+         "write_response: on_completion answers when the data is written)\n";
   }
   o += by_target_lines(sum);
   o += by_device_lines(s);
@@ -200,8 +209,10 @@ std::string summary_text(const nlohmann::json& s, const std::string& out_dir) {
     o += "  trace: " + s["issue_lag"]["sentence"].get<std::string>() + "\n";
   }
   if (s.contains("latency_breakdown_ns")) {
-    const std::string hops = hop_share_line("read", s["latency_breakdown_ns"]["read"]) +
-                             hop_share_line("write", s["latency_breakdown_ns"]["write"]);
+    const std::string hops =
+        hop_share_line("read", s["latency_breakdown_ns"]["read"]) +
+        (writes_instant ? std::string()
+                        : hop_share_line("write", s["latency_breakdown_ns"]["write"]));
     o += hops;
     // A hop's time includes waiting for the next block to take the request: with a limiter in
     // the fabric or the device (a link, a switch or hub, the port logic, the NoC), the largest

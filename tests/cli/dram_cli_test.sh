@@ -99,4 +99,23 @@ expect_in_output "--trace" "a DRAM platform without --trace"
 [ ! -f "$WORK/out-no-trace/stats.json" ] || fail "a DRAM platform without --trace: stats.json was written"
 pass "a DRAM platform without --trace exits 2"
 
+# Writes a trace player hands straight to a controller that posts them are answered at once: the
+# terminal says why their latency is 0, and leaves out their (empty) hop breakdown. Answered on
+# completion, they have a latency and no such note.
+printf 'LD 0x40\nST 0x80\nST 0x100000\nLD 0xc0\n' >"$WORK/posted.trace"
+run_famsim posted run --platform platforms/dram_ddr4.yaml --trace "$WORK/posted.trace" \
+  --trace-format ramulator --out "$WORK/out-posted"
+expect_rc 0 "a trace with posted writes"
+expect_in_output "latency mean 0.0" "posted writes' latency"
+expect_in_output "(writes are posted: the memory controller answers a write when its write queue takes it" \
+  "the posted-write note"
+case "$OUT" in *"write latency by hop"*) fail "an all-zero write hop breakdown was printed" ;; esac
+run_famsim completion run --platform platforms/dram_ddr4.yaml --trace "$WORK/posted.trace" \
+  --trace-format ramulator --set memory.controller.write_response=on_completion \
+  --out "$WORK/out-completion"
+expect_rc 0 "a trace with writes answered on completion"
+case "$OUT" in *"writes are posted"*) fail "the posted-write note with write_response on_completion" ;; esac
+expect_in_output "write latency by hop" "the write hop breakdown on completion"
+pass "posted writes' zero latency is explained"
+
 echo "all DRAM CLI checks passed"
