@@ -19,7 +19,8 @@ TracePlayer::TracePlayer(sc_core::sc_module_name name, SimContext& ctx,
       reader_(params.file, params.format),
       port_ready_ps_(channels.channels(), 0),
       completions_(params.max_outstanding),
-      wake_("wake", ctx.scheduler(), this, &Wakeup::call_behaviour<TracePlayer>) {
+      wake_("wake", ctx.scheduler(), this, &Wakeup::call_behaviour<TracePlayer>),
+      outstanding_(params.max_outstanding) {
   for (unsigned c = 0; c < channels.channels(); ++c) {
     ports_.push_back(std::make_unique<InitiatorPort<TracePlayer>>(
         ("port" + std::to_string(c)).c_str(), *this, c));
@@ -90,7 +91,7 @@ Sync TracePlayer::bw(unsigned port, Payload& p, Phase& phase, sc_core::sc_time&)
   protocol_error(name(), phase, "a trace player port");
 }
 
-void TracePlayer::complete(Payload& p) {
+void TracePlayer::complete(Payload& p, std::uint64_t now) {
   RequestExt& e = ext_of(p);
   const std::uint64_t arrived = e.hops[0].resp_in_ps();
   if (!e.outstanding) {
@@ -104,7 +105,7 @@ void TracePlayer::complete(Payload& p) {
   if (p.get_response_status() == tlm::TLM_OK_RESPONSE) bytes_delivered_ += e.length;
   ctx_.record_completion(e, arrived, p.get_response_status(), memory);
   ++completed_;
-  --outstanding_;
+  outstanding_.set(outstanding_.level() - 1, now);
   last_completion_ps_ = std::max(last_completion_ps_, arrived);
   // .rstl: the next request's delay counts from this completion.
   if (params_.open_loop && have_next_ && next_.relative_time) {
@@ -127,14 +128,15 @@ void TracePlayer::behaviour() {
   while (!completions_.empty() && ext_of(*completions_.front()).hops[0].resp_in_ps() < now) {
     Payload* p = completions_.front();
     completions_.pop_front();
-    complete(*p);
+    complete(*p, now);
   }
   std::uint64_t next = Wakeup::kNever;
   if (!completions_.empty()) next = now + clock_.period_ps();
 
   // One request per cycle.
-  if (have_next_ && outstanding_ < params_.max_outstanding) {
-    const bool waits_for_completion = params_.open_loop && next_.relative_time && outstanding_ > 0;
+  if (have_next_ && outstanding_.level() < params_.max_outstanding) {
+    const bool waits_for_completion =
+        params_.open_loop && next_.relative_time && outstanding_.level() > 0;
     const std::uint64_t start = params_.open_loop ? next_start_ps_ : 0;
     std::uint64_t addr = next_.address;
     if (params_.capacity_bytes) addr %= params_.capacity_bytes;
@@ -178,7 +180,7 @@ void TracePlayer::behaviour() {
       if (params_.open_loop && next_.has_time) issue_lag_.add(start, clock_.edge_ps(start), now);
       if (issued_ == 0) first_issue_ps_ = now;
       ++issued_;
-      ++outstanding_;
+      outstanding_.set(outstanding_.level() + 1, now);
       bytes_requested_ += len;
       port_ready_ps_[d.channel] =
           ports_[d.channel]->send_req(p) ? now + clock_.period_ps() : Wakeup::kNever;
@@ -193,11 +195,27 @@ void TracePlayer::behaviour() {
   if (next != Wakeup::kNever) wake_.at(clock_.edge_ps(next), now);
 }
 
+void TracePlayer::probes(std::vector<ResourceProbe>& out) const {
+  out.push_back(pool_probe("outstanding window", outstanding_));
+}
+
 void TracePlayer::report(ComponentReport& r, const ReportWindow& window) const {
   const TargetTraffic& t = traffic(TargetClass::kStandaloneMemory);
   r.bytes = static_cast<double>(t.read_bytes + t.write_bytes);
   const double secs = window.seconds();
-  r.utilization = 0;
+  // Its limiting resource, as a GPU's: the window of requests in flight.
+  r.utilization = outstanding_.mean_fraction(window);
+  if (issued_ > 0) {
+    ResourceUse window_use;
+    window_use.name = "outstanding window";
+    window_use.type = ResourceUse::Type::kSlots;
+    window_use.utilization = r.utilization;
+    window_use.capacity = params_.max_outstanding;
+    window_use.used = outstanding_.mean(window);
+    window_use.occupancy = outstanding_.to_json(window);
+    r.resources.push_back(std::move(window_use));
+  }
+  r.extra["mean_outstanding"] = outstanding_.mean(window);
   r.backpressure_ns = 0;
   r.extra["trace"] = params_.file;
   r.extra["format"] = to_string(params_.format);

@@ -30,6 +30,7 @@
 
 #include "models/core/clock.h"
 #include "models/core/initiator.h"
+#include "models/core/occupancy.h"
 #include "models/core/ports.h"
 #include "models/core/ring.h"
 #include "models/core/sim_context.h"
@@ -65,7 +66,8 @@ class TracePlayer : public sc_core::sc_module, public Component, public Initiato
   Sync bw(unsigned port, Payload& p, Phase& phase, sc_core::sc_time& t);
 
   void report(ComponentReport& r, const ReportWindow& window) const override;
-  std::size_t occupancy() const override { return outstanding_; }
+  std::size_t occupancy() const override { return outstanding_.level(); }
+  void probes(std::vector<ResourceProbe>& out) const override;
 
   std::uint64_t issued() const override { return issued_; }
   std::uint64_t completed() const override { return completed_; }
@@ -75,7 +77,7 @@ class TracePlayer : public sc_core::sc_module, public Component, public Initiato
   std::uint64_t data_mismatches() const override { return 0; }
   std::uint64_t first_issue_ps() const override { return first_issue_ps_; }
   std::uint64_t last_completion_ps() const override { return last_completion_ps_; }
-  bool finished() const override { return exhausted_ && !have_next_ && outstanding_ == 0; }
+  bool finished() const override { return exhausted_ && !have_next_ && outstanding_.level() == 0; }
   const IssueLag* issue_lag() const override {
     return issue_lag_.requests() > 0 ? &issue_lag_ : nullptr;
   }
@@ -84,7 +86,7 @@ class TracePlayer : public sc_core::sc_module, public Component, public Initiato
   void read_next();
   // Stops the run with an input error (exit code 2) "FILE:LINE: what" about the line last read.
   void input_error(const std::string& what);
-  void complete(Payload& p);
+  void complete(Payload& p, std::uint64_t now);
   friend class Wakeup;  // runs behaviour()
   void behaviour();
 
@@ -104,7 +106,9 @@ class TracePlayer : public sc_core::sc_module, public Component, public Initiato
   std::uint64_t next_start_ps_ = 0;  // open loop: when the next request may start
   std::uint64_t last_edge_ = Wakeup::kNever;
   std::uint64_t next_id_ = 0;
-  unsigned outstanding_ = 0;
+  // Requests in flight, of max_outstanding: a slot is taken at issue and free again when the
+  // player takes the completion (a resource in the bottleneck analysis, as a GPU's window).
+  OccupancyGauge outstanding_;
 
   std::uint64_t issued_ = 0;
   std::uint64_t completed_ = 0;

@@ -118,4 +118,16 @@ case "$OUT" in *"writes are posted"*) fail "the posted-write note with write_res
 expect_in_output "write latency by hop" "the write hop breakdown on completion"
 pass "posted writes' zero latency is explained"
 
+# Writes answered only once written hold the player's window for a write-drain cycle (about a
+# microsecond here): 32 slots x 64 B per microsecond is about 2 GB/s, far under the activate-rate
+# bound of one DDR4 channel (about 12 GB/s of random 64 B accesses), so the window is the limiter.
+make_trace window.trace ramulator random >/dev/null
+run_famsim window run --platform platforms/dram_ddr4.yaml --trace "$WORK/window.trace" \
+  --trace-format ramulator --set memory.controller.write_response=on_completion \
+  --out "$WORK/out-window"
+expect_rc 0 "a trace with writes answered on completion"
+expect_in_output "bottleneck: trace_player outstanding window limits throughput" \
+  "the trace player's window as the limiter"
+pass "the trace player's window of requests in flight is a resource of the bottleneck analysis"
+
 echo "all DRAM CLI checks passed"
