@@ -799,6 +799,9 @@ nlohmann::json check_conservation(const SimContext& ctx, const InitiatorTotals& 
   c["stuck_requests"] = stuck;
   c["stuck_requests_total"] = in_use.size();
   c["truncated"] = truncated;
+  // Issued but not completed: 0 in a finished run; in a truncated one, what leaked_payloads must
+  // equal (each request in flight holds one payload).
+  c["in_flight"] = t.issued >= t.completed ? t.issued - t.completed : 0;
 
   bool ok;
   if (truncated) {

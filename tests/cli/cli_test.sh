@@ -367,6 +367,7 @@ assert d["sim"]["simulated_time_ns"] == 3000.0, d["sim"]["simulated_time_ns"]
 assert c["ok"] is True, "conservation.ok is not true"
 assert c["issued"] > c["completed"] > 0, (c["issued"], c["completed"])
 assert c["stuck_requests_total"] == c["issued"] - c["completed"], "in-flight count does not add up"
+assert c["in_flight"] == c["issued"] - c["completed"] == c["leaked_payloads"], c
 PY
 pass "sim.max_time_ns truncates a run, exit 0, in-flight requests accounted for"
 
