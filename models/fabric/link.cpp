@@ -572,7 +572,13 @@ void Link::report(ComponentReport& r, const ReportWindow& window) const {
   r.bytes = payload_total;
   r.utilization = u_max;
   r.backpressure_ns = bp_total * 1e-3;
+  // bandwidth_gbps is the configured capacity of one direction (a stable key of the first
+  // release; a memory's bandwidth_gbps is measured): peak_bandwidth_gbps says so by name, as a
+  // memory's does, and payload_bandwidth_gbps is what the link carried, both directions.
   r.extra["bandwidth_gbps"] = bandwidth_gbps_;
+  r.extra["peak_bandwidth_gbps"] = bandwidth_gbps_;
+  r.extra["payload_bandwidth_gbps"] =
+      window.seconds() > 0 ? payload_total / window.seconds() * 1e-9 : 0.0;
   r.extra["wire_efficiency"] = wire_total > 0 ? payload_total / wire_total : 0.0;
   r.extra["bidirectional"] = bidirectional();
 }

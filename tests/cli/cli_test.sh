@@ -394,6 +394,19 @@ assert busy, "no controller logged a command"
 PY
 pass "--dram-log writes command logs that pass the independent timing checker"
 
+# On minimal.yaml every byte crosses the one GPU link: the link's payload bandwidth is the run's,
+# and its bandwidth_gbps is NVLink4's configured 2 lanes x 106.25 Gb/s x 0.9412 / 8 = 25.0 GB/s.
+python3 - "$WORK/dramlog/stats.json" <<'PY' || fail "link bandwidth fields: see above"
+import json, sys
+d = json.load(open(sys.argv[1]))
+l, s = d["components"]["gpu0_link0"], d["summary"]
+run = s["read_bandwidth_gbps"] + s["write_bandwidth_gbps"]
+assert abs(l["payload_bandwidth_gbps"] - run) <= 1e-9 * run, (l["payload_bandwidth_gbps"], run)
+assert abs(l["peak_bandwidth_gbps"] - 2 * 106.25 * 0.9412 / 8) < 1e-3, l["peak_bandwidth_gbps"]
+assert l["bandwidth_gbps"] == l["peak_bandwidth_gbps"], l
+PY
+pass "a link reports its configured and its carried bandwidth"
+
 # sim.log: per-module verbosity. Info from the device's memory controllers only.
 run_famsim loglevel run "${SMALL[@]}" --set 'sim.log.modules=[fam0.memory=info]' \
   --out "$WORK/loglevel"
