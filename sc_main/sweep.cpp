@@ -562,7 +562,7 @@ nlohmann::json sensitivity(const SweepSpec& spec, const std::vector<SweepPoint>&
         const double m = on_line[*side];
         const double dm = (m - mb) / ((m + mb) / 2), dp = (p - pb) / ((p + pb) / 2);
         if ((m + mb) == 0 || dp == 0 || !std::isfinite(dm / dp)) continue;
-        side_e[k] = dm / dp;
+        side_e[k] = dm / dp + 0.0;  // + 0.0: no "-0" when the metric did not move
         sum += dm / dp;
         ++sides;
       }
@@ -581,7 +581,7 @@ nlohmann::json sensitivity(const SweepSpec& spec, const std::vector<SweepPoint>&
                        {"metric_base", mb},
                        {"metric_low", met(lo)},
                        {"metric_high", met(hi)},
-                       {"elasticity", sum / sides},
+                       {"elasticity", sum / sides + 0.0},
                        {"elasticity_low", side_e[0]},
                        {"elasticity_high", side_e[1]}});
     }

@@ -185,8 +185,9 @@ def load_sensitivity(sweep_dir):
         raise BadInput(f"{path}: no {', '.join(missing)} column; expected the sensitivity.csv "
                        "that famsim sweep writes")
     for r in rows:
-        for c in ("metric_base", "metric_low", "metric_high", "elasticity"):
-            r[c] = to_float(r[c])
+        for c in ("metric_base", "metric_low", "metric_high", "elasticity", "elasticity_low",
+                  "elasticity_high"):
+            r[c] = to_float(r.get(c, ""))
     return rows
 
 
@@ -479,9 +480,17 @@ def summary_md(sweep, figures):
         lines += ["`sensitivity.csv` has no `bandwidth_gbps` rows (no parameter has a numeric "
                   "value next to its base with both points ok)." if sweep.has_sensitivity else
                   "No `sensitivity.csv`: nothing to rank.", ""]
+    def pct_text(e):
+        y = doubling_change(e)
+        return "more than 1000%" if abs(y) > 1000 else "0%" if abs(y) < 0.5 else f"{y:+.0f}%"
+
     for i, r in enumerate(bw[:3]):
-        y = doubling_change(r["elasticity"])
-        pct = ("more than 1000%" if abs(y) > 1000 else "0%" if abs(y) < 0.5 else f"{y:+.0f}%")
+        pct = pct_text(r["elasticity"])
+        # The two sides of the base apart by 5 points or more per doubling: a kink at the base (a
+        # limiter that changes there), which one averaged figure would hide.
+        lo_e, hi_e = r.get("elasticity_low"), r.get("elasticity_high")
+        kink = (lo_e is not None and hi_e is not None and
+                abs(doubling_change(lo_e) - doubling_change(hi_e)) >= 5)
         # The measured neighbours too: an average of two sides can hide a kink at the base.
         seen = [f"{md_text(fmt_value(r[f'{side}_value']))} gives "
                 f"{fmt_metric(r[f'metric_{side}'])} GB/s "
@@ -489,9 +498,16 @@ def summary_md(sweep, figures):
                 for side in ("low", "high")
                 if r[f"metric_{side}"] is not None and r["metric_base"]]
         measured = f" Measured: {' and '.join(seen)}." if seen else ""
-        lines.append(f"{i + 1}. Doubling `{r['parameter']}` around its base "
-                     f"({md_text(fmt_value(r['base_value']))}) changes bandwidth by about {pct} "
-                     f"(elasticity {fmt_elasticity(r['elasticity'])}).{measured}")
+        if kink:
+            lines.append(f"{i + 1}. `{r['parameter']}` has a kink at its base "
+                         f"({md_text(fmt_value(r['base_value']))}): per doubling, bandwidth "
+                         f"changes by about {pct_text(lo_e)} below it and {pct_text(hi_e)} above "
+                         f"it (elasticities {fmt_elasticity(lo_e)} and {fmt_elasticity(hi_e)}, "
+                         f"{fmt_elasticity(r['elasticity'])} averaged).{measured}")
+        else:
+            lines.append(f"{i + 1}. Doubling `{r['parameter']}` around its base "
+                         f"({md_text(fmt_value(r['base_value']))}) changes bandwidth by about "
+                         f"{pct} (elasticity {fmt_elasticity(r['elasticity'])}).{measured}")
     if bw:
         note = "(About: read from the elasticity E as a constant one, 100 (2^E - 1)%"
         if bw[0]["metric_base"] is not None:
@@ -514,6 +530,12 @@ def draw(sweep, tmp):
     metrics += [m for m in dict.fromkeys(r["metric"] for r in sweep.sensitivity)
                 if m not in metrics]
     for metric in metrics:
+        # A metric no parameter moved (a workload's fixed layer count, say) has nothing to rank.
+        if all(r["metric"] != metric or
+               (r["metric_low"] in (None, r["metric_base"]) and
+                r["metric_high"] in (None, r["metric_base"]))
+               for r in sweep.sensitivity):
+            continue
         png = f"tornado_{file_name(metric)}.png"
         if tornado(sweep, metric, os.path.join(tmp, png)):
             figures.append((png, f"Sensitivity of {metric} to each parameter"))

@@ -110,6 +110,9 @@ d = sys.argv[1]
 s = [r for r in csv.DictReader(open(d + "/sensitivity.csv")) if r["metric"] == "bandwidth_gbps"]
 e = float(s[0]["elasticity"])
 assert abs(e) < 0.05, e
+# A metric that did not move on a side reads 0, not "-0".
+cells = [v for r in csv.DictReader(open(d + "/sensitivity.csv")) for v in r.values()]
+assert not any(v.startswith("-0") and float(v) == 0 for v in cells if v), cells
 rows = list(csv.DictReader(open(d + "/results.csv")))
 assert all("link" in r["limiter"] for r in rows), [r["limiter"] for r in rows]
 print("elasticity", e)

@@ -89,6 +89,29 @@ grep -o '](.*\.png)' "$MD" | sed 's/^](//; s/)$//' | while read -r png; do
 done
 pass "1-D sweep with a failed point and a limiter change"
 
+# The same sweep with the per-side elasticities famsim sweep writes: 1 below the base and 1/3 above
+# (worked out above) are a kink, 2^1 - 1 = +100% against 2^(1/3) - 1 = +26% per doubling, which
+# summary.md says instead of the averaged +59%. A metric no parameter moved (a workload's fixed
+# layer count; elasticity written as -0) gets no tornado figure.
+KINK="$WORK/kink"
+mkdir -p "$KINK"
+cp "$SWEEP/results.csv" "$SWEEP/sweep.json" "$KINK/"
+cat >"$KINK/sensitivity.csv" <<EOF
+parameter,metric,base_value,low_value,high_value,metric_base,metric_low,metric_high,elasticity,elasticity_low,elasticity_high
+devices.0.memory.channels,bandwidth_gbps,8,4,16,140,70,175,0.6666666666666666,1,0.3333333333333333
+devices.0.memory.channels,decode.layers_simulated,8,4,16,2,2,2,-0,-0,0
+EOF
+plot kink "$KINK"
+[ "$RC" -eq 0 ] || fail "plot_sweep.py with per-side elasticities: exit code $RC. Output:
+$OUT"
+text="1. \`devices.0.memory.channels\` has a kink at its base (8): per doubling, bandwidth changes by about +100% below it and +26% above it (elasticities 1.00 and 0.33, 0.67 averaged)."
+grep -qF -- "$text" "$KINK/plots/summary.md" || fail "summary.md lacks '$text':
+$(cat "$KINK/plots/summary.md")"
+is_png "$KINK/plots/tornado_bandwidth_gbps.png" "kink"
+[ ! -e "$KINK/plots/tornado_decode_layers_simulated.png" ] ||
+  fail "a tornado figure for a metric no parameter moved"
+pass "a kink at the base is named, and a metric nothing moved gets no tornado"
+
 # --out puts everything elsewhere.
 plot elsewhere "$SWEEP" --out "$WORK/elsewhere"
 [ "$RC" -eq 0 ] || fail "--out: exit code $RC. Output:
