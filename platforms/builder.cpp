@@ -85,18 +85,18 @@ std::vector<MemoryTarget> Platform::address_layout(const PlatformConfig& cfg) {
   std::vector<MemoryTarget> out;
   std::uint64_t cursor = 0;
   if (cfg.trace_player.present) {
-    out.push_back({"memory", 0, cfg.memory.capacity_bytes, MemoryLayout::Kind::kStandalone});
+    out.push_back({"memory", MemoryLayout::Kind::kStandalone, 0, cfg.memory.capacity_bytes});
     return out;
   }
   if (cfg.gpu_local.present) {
     for (unsigned g = 0; g < cfg.gpu_count; ++g) {
-      out.push_back({"gpu" + std::to_string(g) + "_hbm", cursor, cfg.gpu_local.capacity_bytes,
-                     MemoryLayout::Kind::kGpuHbm});
+      out.push_back({"gpu" + std::to_string(g) + "_hbm", MemoryLayout::Kind::kGpuHbm, cursor,
+                     cfg.gpu_local.capacity_bytes});
       cursor = round_up(cursor + cfg.gpu_local.capacity_bytes, kTiB);
     }
   }
   for (const DeviceConfig& d : cfg.devices) {
-    out.push_back({d.name, cursor, d.capacity_bytes, MemoryLayout::Kind::kDevice});
+    out.push_back({d.name, MemoryLayout::Kind::kDevice, cursor, d.capacity_bytes});
     cursor = round_up(cursor + d.capacity_bytes, kTiB);
   }
   return out;
@@ -114,12 +114,8 @@ Platform::Platform(const PlatformConfig& cfg, SimContext& ctx, AddressSpace& vmm
   if (longest > RequestExt::kMaxHops) {
     throw std::logic_error("platform paths are longer than the hop records can hold");
   }
-  std::vector<MemoryLayout::Target> memories;
-  for (const MemoryTarget& t : targets_) {
-    vmm.add_location(t.name, t.base, t.size);
-    memories.push_back({t.name, t.kind, t.base, t.size});
-  }
-  ctx.memories.set_targets(std::move(memories));
+  for (const MemoryTarget& t : targets_) vmm.add_location(t.name, t.base, t.size);
+  ctx.memories.set_targets(targets_);
   std::size_t ti = 0;
 
   if (cfg.trace_player.present) {

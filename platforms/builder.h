@@ -67,12 +67,9 @@ class ExpansionDevice : public sc_core::sc_module {
   std::unique_ptr<MemoryChannels> memory_;
 };
 
-struct MemoryTarget {
-  std::string name;  // "gpu0_hbm" or a device name
-  std::uint64_t base = 0;
-  std::uint64_t size = 0;
-  MemoryLayout::Kind kind = MemoryLayout::Kind::kDevice;
-};
+// A memory of the platform in the physical address space ("gpu0_hbm" or a device name): the
+// layout the statistics split traffic by (SimContext::memories) is this one.
+using MemoryTarget = MemoryLayout::Target;
 
 class Platform {
  public:
@@ -85,7 +82,6 @@ class Platform {
   // Every DRAM controller of the platform.
   std::vector<DramController*> dram_controllers() const;
   unsigned gpu_count() const { return static_cast<unsigned>(gpus_.size()); }
-  const std::vector<MemoryTarget>& targets() const { return targets_; }
   const PlatformConfig& config() const { return cfg_; }
 
   // The physical layout without building anything (for `famsim validate`).

@@ -944,7 +944,7 @@ nlohmann::json Simulation::results(double host_seconds, double peak_rss_mib) con
   if (!dram_log_dir_.empty()) j["dram_timing_check"] = check_dram_logs();
   j["conservation"] = check_conservation(*ctx_, t, truncated());
   nlohmann::json layout = nlohmann::json::array();
-  for (const MemoryTarget& m : platform_->targets()) {
+  for (const MemoryTarget& m : ctx_->memories.targets()) {
     layout.push_back(
         {{"target", m.name}, {"base", fmt::format("0x{:x}", m.base)}, {"bytes", m.size}});
   }
