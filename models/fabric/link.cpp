@@ -1,6 +1,7 @@
 #include "models/fabric/link.h"
 
 #include "models/core/bottleneck.h"
+#include "models/core/hash.h"
 
 #include <fmt/format.h>
 
@@ -20,13 +21,6 @@ std::uint64_t splitmix64(std::uint64_t& state) {
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
   return z ^ (z >> 31);
-}
-
-// FNV-1a: a stable hash of the link's name, so each link draws its own error stream.
-std::uint64_t fnv1a(const char* s) {
-  std::uint64_t h = 0xcbf29ce484222325ULL;
-  for (; *s; ++s) h = (h ^ static_cast<unsigned char>(*s)) * 0x100000001b3ULL;
-  return h;
 }
 
 std::uint64_t fs_to_ps_ceil(std::uint64_t fs) { return (fs + 999) / 1000; }
@@ -75,6 +69,7 @@ Link::Link(sc_core::sc_module_name name, SimContext& ctx, const LinkParams& para
     c.rx.set_capacity(c.credits_total);
     c.returning.set_capacity(c.credits_total);
   }
+  // A stable hash of the link's name: each link draws its own error stream.
   const std::uint64_t seed = ctx.seed ^ fnv1a(this->name());
   for (unsigned w = 0; w < 2; ++w) {
     Wire& wire = wire_[w];
