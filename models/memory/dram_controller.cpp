@@ -270,6 +270,7 @@ void DramController::report(ComponentReport& r, const ReportWindow& window) cons
   queue("read queue", st.read_queue, read_count_);
   queue("write queue", st.write_queue, write_count_);
   activate_rates(r, window_cycles, secs, acts);
+  column_rate(r, window_cycles, secs);
   // Energy: per-command energies plus background power over the whole simulated time from 0 (the
   // DRAM draws background power and refreshes before the first request too; dram_spec.h and the
   // preset file for the sources).
@@ -405,6 +406,47 @@ void DramController::activate_rates(ComponentReport& r, std::uint64_t window_cyc
                    "raise the row hit rate.",
                    s.timing.RC * tck_ns));
   r.resources.back().whole_run_only = true;
+}
+
+// A bank group as a server of column commands: one per tCCD_L (reads) or tCCD_L_WR (writes) in
+// the same group, however many banks it has, where different groups only need tCCD_S (which the
+// data bus resource covers: tCCD_S = tBL). Traffic that keeps to one group (an address mapping
+// with the bank group bits high, strided accesses) is bound here with the data bus short of full:
+// DDR5-4800 reads in one group move at most tBL / tCCD_L = 8 / 12 of the bus. The busiest group
+// stands for all, as the busiest bank does for tRC.
+void DramController::column_rate(ComponentReport& r, std::uint64_t window_cycles,
+                                 double secs) const {
+  const dram::Spec& s = params_.spec;
+  const dram::CoreStats& st = core_.stats();
+  if (window_cycles == 0 || secs <= 0) return;
+  std::size_t hot = 0;
+  double hot_ck = 0;
+  for (std::size_t g = 0; g < st.group_reads.size(); ++g) {
+    const double ck = static_cast<double>(st.group_reads[g]) * s.timing.CCD_L +
+                      static_cast<double>(st.group_writes[g]) * s.timing.CCD_L_WR;
+    if (ck > hot_ck) {
+      hot = g;
+      hot_ck = ck;
+    }
+  }
+  if (hot_ck == 0) return;
+  const double bursts = static_cast<double>(st.group_reads[hot] + st.group_writes[hot]);
+  ResourceUse u;
+  u.name = "column rate (busiest bank group, tCCD_L)";
+  u.unit = "M bursts/s";
+  u.utilization = std::min(1.0, hot_ck / static_cast<double>(window_cycles));
+  // At this group's mix of reads and writes.
+  u.capacity = bursts / hot_ck * 1e3 / s.timing.tck_ns();
+  u.used = bursts / secs * 1e-6;
+  u.advice = fmt::format(
+      "One bank group takes the bursts: a group may take a column command once per tCCD_L ({:.2f} "
+      "ns; writes tCCD_L_WR, {:.2f} ns), where different groups need only tCCD_S ({:.2f} ns). "
+      "Spread consecutive accesses over bank groups (bank group bits low in the address mapping, "
+      "xor_bank).",
+      s.timing.CCD_L * s.timing.tck_ns(), s.timing.CCD_L_WR * s.timing.tck_ns(),
+      s.timing.CCD_S * s.timing.tck_ns());
+  u.whole_run_only = true;
+  r.resources.push_back(std::move(u));
 }
 
 // Bank-level parallelism (CoreStats::busy_banks): how many banks had bursts queued at once while

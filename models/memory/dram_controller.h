@@ -108,6 +108,8 @@ class DramController : public sc_core::sc_module, public Component {
   // The ACTs rank k has issued so far, over its banks.
   std::uint64_t rank_activates(unsigned k) const;
   // The activate-rate resources of report() (per rank, and the busiest bank).
+  // The busiest bank group's column commands against tCCD_L (a resource; see the .cpp).
+  void column_rate(ComponentReport& r, std::uint64_t window_cycles, double secs) const;
   void activate_rates(ComponentReport& r, std::uint64_t window_cycles, double secs,
                       const Activates& a) const;
   // Writes x["bank_parallelism"] over `cycles` (a window in DRAM cycles) and returns what it

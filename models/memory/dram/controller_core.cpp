@@ -51,6 +51,8 @@ ControllerCore::ControllerCore(const Spec& spec, const CoreParams& params)
   postpone_limit_ = params.refresh_postpone ? spec.timing.refresh_postpone_max : 0;
   stats_.bank_open_cycles.assign(banks, 0);
   stats_.bank_activates.assign(banks, 0);
+  stats_.group_reads.assign(spec.org.ranks * spec.org.bank_groups, 0);
+  stats_.group_writes.assign(spec.org.ranks * spec.org.bank_groups, 0);
   stats_.rank_active_cycles.assign(spec.org.ranks, 0);
   rank_active_since_.assign(spec.org.ranks, 0);
 }
@@ -552,12 +554,15 @@ void ControllerCore::issue(const Choice& ch, std::uint64_t now) {
   books_[flat].last_column = now;
   stats_.data_bus_cycles += spec_.timing.burst;
   Request& req = requests_[ent.request];
+  const unsigned group = flat / spec_.org.banks_per_group;
   if (ch.queue == 1) {
     set_room(stats_.write_queue, --write_count_, params_.write_queue, now);
     ++stats_.write_bursts;
+    ++stats_.group_writes[group];
   } else {
     set_room(stats_.read_queue, --read_count_, params_.read_queue, now);
     ++stats_.read_bursts;
+    ++stats_.group_reads[group];
   }
   free_entries_.push_back(e);
   if (--req.bursts_left == 0) {

@@ -70,6 +70,9 @@ struct CoreStats {
   std::uint64_t refreshes_postponed = 0;          // due refreshes that waited for busy banks
   std::vector<std::uint64_t> bank_open_cycles;    // per flat bank, as of finish_stats()
   std::vector<std::uint64_t> bank_activates;      // ACTs per flat bank (rank-major)
+  // Column commands per bank group (rank-major: rank x bank_groups + group), reads and writes:
+  // the tCCD_L server of DramController's analysis.
+  std::vector<std::uint64_t> group_reads, group_writes;
   std::vector<std::uint64_t> rank_active_cycles;  // per rank: some row open
 };
 
