@@ -72,10 +72,16 @@ class Scheduler : public sc_core::sc_module {
     }
   };
 
-  void unlink(Wakeup* w);
-  void link(Wakeup* w, std::uint64_t now_ps);
+  // link(), unlink() and earliest() are inline (defined in wakeup.cpp, their only user): they run
+  // at nearly every wake-up.
+  inline void unlink(Wakeup* w);
+  inline void link(Wakeup* w);
+  // schedule()'s rare paths, kept out of line: a wake-up beyond the wheel's span, and (outside
+  // run()) arming the SystemC event for an earlier time than it was armed for.
+  [[gnu::noinline]] void push_overflow(std::uint64_t at_ps, Wakeup* w);
+  [[gnu::noinline]] void notify(std::uint64_t at_ps);
   // The wake-up due first (earliest time, then request order), or null.
-  Wakeup* earliest(std::uint64_t now_ps);
+  inline Wakeup* earliest(std::uint64_t now_ps);
   void arm(std::uint64_t now_ps);
   void run();
 
