@@ -85,15 +85,16 @@ void ControllerCore::enqueue(void* tag, bool write, const Coord* bursts, unsigne
     const std::uint32_t e = free_entries_.back();
     free_entries_.pop_back();
     entries_[e] = Entry{bursts[i], r, kNil, seq_++, 0};
-    BankQueue& bq = queue(q, state_.flat_bank(bursts[i]));
+    const unsigned flat = state_.flat_bank(bursts[i]);
+    BankQueue& bq = queue(q, flat);
     if (bq.tail == kNil) {
       bq.head = e;
     } else {
       entries_[bq.tail].next = e;
     }
     bq.tail = e;
-    if (bq.count++ == 0) set_nonempty(q, state_.flat_bank(bursts[i]), true, now);
-    mark_dirty(state_.flat_bank(bursts[i]));
+    if (bq.count++ == 0) set_nonempty(q, flat, true, now);
+    mark_dirty(flat);
     ++rank_entries_[bursts[i].rank];
   }
   if (write) {
@@ -294,18 +295,19 @@ std::uint64_t ControllerCore::run(std::uint64_t now) {
   const int q = direction();
   update_draining();
   std::uint64_t next = kNever;
-  Choice best;
   if (plan_.valid && plan_.cycle == now && plan_.queue == q) {
     // The look after the last command found this one first in line, and nothing has arrived
-    // since: the decision is already made.
-    best = cache_[q][plan_.bank];
-    best.cand.earliest = now;
+    // since: the decision is already made. It issues straight from the bank's standing choice
+    // (issue() changes the queues and the timing state, never cache_), without a copy.
+    plan_.valid = false;
+    issue(cache_[q][plan_.bank], now);
   } else {
+    Choice best;
     select(q, now, &best, next);
+    plan_.valid = false;
+    if (!best.valid) return std::min(next, next_due_);
+    issue(best, now);
   }
-  plan_.valid = false;
-  if (!best.valid) return std::min(next, next_due_);
-  issue(best, now);
   // The write drain ends as soon as a write takes the queue down to the low watermark, not at
   // whatever next call to run() comes (an arrival's or the next command's): the drain state then
   // depends on the queues alone, so the next decision is the same whether or not the owner runs
@@ -475,6 +477,9 @@ void ControllerCore::note_open_change(unsigned flat, bool was_open, std::uint64_
 void ControllerCore::issue(const Choice& ch, std::uint64_t now) {
   const Command cmd = ch.cmd;
   const unsigned rank = ch.c.rank;
+  // The bank a bank command addresses (not used for rank-wide ones), worked out once: the stores
+  // in between keep the compiler from reusing it.
+  const unsigned flat = state_.flat_bank(ch.c);
   const bool rank_was_active = state_.open_banks(rank) > 0;
   if (log_) log(cmd, ch.c, now);
   ++stats_.commands[static_cast<unsigned>(cmd)];
@@ -487,10 +492,9 @@ void ControllerCore::issue(const Choice& ch, std::uint64_t now) {
     }
     state_.issue(cmd, ch.c, now);
   } else if (cmd == Command::kREFsb) {
-    for_each_unit_bank(rank, ch.c.bank, [&](unsigned flat) { mark_dirty(flat); });
+    for_each_unit_bank(rank, ch.c.bank, [&](unsigned b) { mark_dirty(b); });
     state_.issue(cmd, ch.c, now);
   } else {
-    const unsigned flat = state_.flat_bank(ch.c);
     mark_dirty(flat);
     const bool was_open = state_.is_open(flat);
     state_.issue(cmd, ch.c, now);
@@ -519,7 +523,7 @@ void ControllerCore::issue(const Choice& ch, std::uint64_t now) {
     case Command::kPREA:
       return;
     case Command::kACT:
-      ++stats_.bank_activates[state_.flat_bank(ch.c)];
+      ++stats_.bank_activates[flat];
       if (ch.entry != kNil) entries_[ch.entry].flags |= kMissed;
       return;
     case Command::kPRE:
@@ -530,7 +534,6 @@ void ControllerCore::issue(const Choice& ch, std::uint64_t now) {
   }
 
   // A column command: the burst leaves its queue.
-  const unsigned flat = state_.flat_bank(ch.c);
   BankQueue& bq = queue(ch.queue, flat);
   const std::uint32_t e = ch.entry;
   const Entry& ent = entries_[e];
