@@ -254,13 +254,13 @@ class Link : public sc_core::sc_module, public Component {
   void far_end_done(Channel& c, std::uint64_t now);
   // Hands on every transfer that has arrived; returns when the next one is due.
   std::uint64_t drain(Channel& c, std::uint64_t now);
-  void release_credits(Channel& c, const RxEntry& e, std::uint64_t now);
+  inline void release_credits(Channel& c, const RxEntry& e, std::uint64_t now);  // link.cpp
   void decide(Wire& w, std::uint64_t now);
   void commit(Wire& w, Channel& c, std::uint64_t e_ps);
   // Places `count` new flits from `start_fs`; returns the end of the first; updates the wire.
   std::uint64_t append_flits(Wire& w, std::uint64_t start_fs, std::uint32_t count);
   std::uint64_t draw_good_flits(Wire& w);
-  const Shape& shape_of(Channel& c, const RequestExt& e);
+  inline const Shape& shape_of(Channel& c, const RequestExt& e);  // link.cpp
   bool send_on(Channel& c, Payload& p);
   void send_end_upstream(Channel& c, Payload& p);
   Wire& wire_of(const Channel& c) { return wire_[(&c - ch_) / 2]; }

@@ -204,7 +204,10 @@ void Crossbar::enqueue(Plane& pl, unsigned in, const Queued& q, std::uint64_t no
   }
 }
 
-void Crossbar::schedule_head(Plane& pl, unsigned in, unsigned out, std::uint64_t now_ps) {
+// schedule_head(), stage(), count_queued() and uncount_queued() run once or twice per message
+// and are a few lines each: declared inline so that GCC inlines them (it kept them as calls, and
+// the calls cost about as much as their bodies).
+inline void Crossbar::schedule_head(Plane& pl, unsigned in, unsigned out, std::uint64_t now_ps) {
   // A new head competes at the first edge after it reached the head of its queue (for a head
   // exposed by a grant at edge e, that is e + 1 cycle: one grant per input per edge).
   const std::uint64_t eligible = clock_.edge_after_ps(now_ps);
@@ -272,7 +275,7 @@ void Crossbar::send_ready(Plane& pl, std::uint64_t now_ps) {
   pl.send_due_ps = pl.unblocked.empty() ? next_leave(pl) : now_ps;
 }
 
-void Crossbar::stage(Plane& pl, std::uint64_t cycles, const LeaveEvent& ev) {
+inline void Crossbar::stage(Plane& pl, std::uint64_t cycles, const LeaveEvent& ev) {
   pl.send_due_ps = std::min(pl.send_due_ps, ev.leave_ps);
   for (auto& c : pl.leave_classes) {
     if (c.cycles == cycles || (c.cycles == 0)) {
@@ -499,14 +502,14 @@ void Crossbar::transfer(Plane& pl, unsigned i, unsigned o, std::uint64_t edge_ps
   stage(pl, cycles, {leave, o});
 }
 
-void Crossbar::count_queued(Plane& pl, unsigned in, unsigned o) {
+inline void Crossbar::count_queued(Plane& pl, unsigned in, unsigned o) {
   if (pl.queued_for[std::size_t{in} * pl.out.size() + o]++ == 0) {
     pl.wanted[in * pl.out_words + (o >> 6)] |= std::uint64_t{1} << (o & 63);
   }
   if (pl.queued_total[o]++ == 0) pl.wanted_any.set(o);
 }
 
-void Crossbar::uncount_queued(Plane& pl, unsigned in, unsigned o) {
+inline void Crossbar::uncount_queued(Plane& pl, unsigned in, unsigned o) {
   if (--pl.queued_for[std::size_t{in} * pl.out.size() + o] == 0) {
     pl.wanted[in * pl.out_words + (o >> 6)] &= ~(std::uint64_t{1} << (o & 63));
   }

@@ -300,12 +300,14 @@ class Crossbar : public sc_core::sc_module, public Component {
   void output_unblocked(Plane& pl, unsigned o, std::uint64_t now_ps);
   void arrive(Plane& pl, unsigned in, Payload& p, std::uint64_t now_ps);
   void enqueue(Plane& pl, unsigned in, const Queued& q, std::uint64_t now_ps);
-  void schedule_head(Plane& pl, unsigned in, unsigned out, std::uint64_t now_ps);
+  // Inline (crossbar.cpp), as are stage(), count_queued() and uncount_queued(): once or twice per
+  // message.
+  inline void schedule_head(Plane& pl, unsigned in, unsigned out, std::uint64_t now_ps);
   Queued classify(const Plane& pl, Payload& p, std::uint64_t since_ps) const;
   // Hands on output `o`'s messages that are due; `far_end_took`: called because the far end took
   // a message back at now_ps (END_REQ / END_RESP), not for a message of this block due now.
   void drain_output(Plane& pl, unsigned o, std::uint64_t now_ps, bool far_end_took);
-  void stage(Plane& pl, std::uint64_t cycles, const LeaveEvent& ev);
+  inline void stage(Plane& pl, std::uint64_t cycles, const LeaveEvent& ev);
   static std::uint64_t next_leave(const Plane& pl);
   void send_ready(Plane& pl, std::uint64_t now_ps);
   void arbitrate(Plane& pl, std::uint64_t edge_ps);
@@ -315,8 +317,8 @@ class Crossbar : public sc_core::sc_module, public Component {
   void transfer(Plane& pl, unsigned i, unsigned o, std::uint64_t edge_ps);
   // Counts a message for output `o` into (or out of) input `in`'s FIFO, for the head-of-line
   // blocking bookkeeping.
-  void count_queued(Plane& pl, unsigned in, unsigned o);
-  void uncount_queued(Plane& pl, unsigned in, unsigned o);
+  inline void count_queued(Plane& pl, unsigned in, unsigned o);
+  inline void uncount_queued(Plane& pl, unsigned in, unsigned o);
   void find_hol_blocked(Plane& pl, std::uint64_t edge_ps);
   // find_hol_blocked() over the messages counted in the plane's FIFO bookkeeping.
   void find_hol_blocked_among_queued(Plane& pl, std::uint64_t edge_ps);
