@@ -385,10 +385,15 @@ void Crossbar::arbitrate_fifo_round_robin(Plane& pl, std::uint64_t edge_ps) {
       next_arbitration = std::min(next_arbitration, out.free_at_ps);
       continue;
     }
-    const unsigned requesters = out.requesters.count();
-    if (requesters > 1) {
-      ++pl.conflicts;
-      pl.lost_requests += requesters - 1;
+    // A lone requester (one word with at most one bit set) needs no count: the popcount is a
+    // library call on baseline x86-64.
+    const std::uint64_t first_word = out.requesters.word(0);
+    if (out.requesters.words() > 1 || (first_word & (first_word - 1)) != 0) {
+      const unsigned requesters = out.requesters.count();
+      if (requesters > 1) {
+        ++pl.conflicts;
+        pl.lost_requests += requesters - 1;
+      }
     }
     transfer(pl, out.arbiter.pick(out.requesters), o, edge_ps);
     if (out.requesters.any() && !out.pipe.full()) {
