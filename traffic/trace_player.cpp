@@ -205,16 +205,7 @@ void TracePlayer::report(ComponentReport& r, const ReportWindow& window) const {
   const double secs = window.seconds();
   // Its limiting resource, as a GPU's: the window of requests in flight.
   r.utilization = outstanding_.mean_fraction(window);
-  if (issued_ > 0) {
-    ResourceUse window_use;
-    window_use.name = "outstanding window";
-    window_use.type = ResourceUse::Type::kSlots;
-    window_use.utilization = r.utilization;
-    window_use.capacity = params_.max_outstanding;
-    window_use.used = outstanding_.mean(window);
-    window_use.occupancy = outstanding_.to_json(window);
-    r.resources.push_back(std::move(window_use));
-  }
+  if (issued_ > 0) r.resources.push_back(slot_pool("outstanding window", outstanding_, window));
   r.extra["mean_outstanding"] = outstanding_.mean(window);
   r.backpressure_ns = 0;
   r.extra["trace"] = params_.file;

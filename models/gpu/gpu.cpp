@@ -424,18 +424,8 @@ void Gpu::report(ComponentReport& r, const ReportWindow& window) const {
   const double mean_outstanding = outstanding_.mean(window);
   r.utilization = outstanding_.mean_fraction(window);
   r.extra["mean_outstanding"] = mean_outstanding;
-  nlohmann::json occupancy = outstanding_.to_json(window);
-  r.extra["outstanding_occupancy"] = occupancy;
-  if (issued_ > 0) {
-    ResourceUse window_use;
-    window_use.name = "outstanding window";
-    window_use.type = ResourceUse::Type::kSlots;
-    window_use.utilization = r.utilization;
-    window_use.capacity = params_.max_outstanding;
-    window_use.used = mean_outstanding;
-    window_use.occupancy = std::move(occupancy);
-    r.resources.push_back(std::move(window_use));
-  }
+  r.extra["outstanding_occupancy"] = outstanding_.to_json(window);
+  if (issued_ > 0) r.resources.push_back(slot_pool("outstanding window", outstanding_, window));
   r.backpressure_ns = 0;
   const double secs = window.seconds();
   r.extra["requests_issued"] = issued_;
