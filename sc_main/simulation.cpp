@@ -533,7 +533,11 @@ void Simulation::check_run_length() const {
   const auto& streams = cfg_.workload.streams;
   for (std::size_t i = 0; i < streams.size(); ++i) {
     const StreamConfig& s = streams[i];
-    if (s.generator || s.total_bytes == std::numeric_limits<std::uint64_t>::max()) continue;
+    // A duration stops the stream however many bytes remain (check_stop_time bounds it).
+    if (s.generator || s.duration_ns > 0 ||
+        s.total_bytes == std::numeric_limits<std::uint64_t>::max()) {
+      continue;
+    }
     for (unsigned g : s.gpus) {
       std::vector<std::string> set;
       switch (s.location.kind) {

@@ -269,6 +269,11 @@ expect_bad total_typo "a total_bytes the memory cannot move within 281 s" \
   "workload.streams.0.total_bytes: the pattern streams move 17592.2 GB to fam0" "38.40 GB/s" \
   "458.13 s" -- \
   run --platform platforms/minimal.yaml --set workload.streams.0.total_bytes=16TiB $(out total_typo)
+# The same total_bytes with a duration_ns: the duration ends the stream, so the run goes ahead.
+"$FAMSIM" run --platform platforms/minimal.yaml --set workload.streams.0.total_bytes=16TiB \
+  --set workload.streams.0.duration_ns=2000 --out "$WORK/out-total_dur" >"$WORK/dur.log" 2>&1 ||
+  fail "16 TiB with duration_ns 2000 was refused: $(cat "$WORK/dur.log")"
+pass "a total_bytes past 281 s with a duration_ns that ends the stream first"
 cat >"$WORK/paced.yaml" <<'YAML'
 name: paced
 streams:
