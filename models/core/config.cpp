@@ -529,12 +529,11 @@ YAML::Node ConfigNode::walk(const std::string& dotted, bool& whole) const {
     const std::size_t dot = std::min(dotted.find('.', from), dotted.size());
     const std::string part = dotted.substr(from, dot - from);
     const YAML::Node& c = at;
-    const bool index = c.IsSequence() && !part.empty() && part.size() < 10 &&
-                       part.find_first_not_of("0123456789") == std::string::npos &&
-                       std::stoull(part) < c.size();
+    std::uint64_t idx = 0;
+    const bool index = c.IsSequence() && parse_uint(part, idx) && idx < c.size();
     if (!c.IsMap() && !index) return at;
     // A const lookup: a missing key gives an undefined node rather than adding one.
-    const YAML::Node next = index ? c[std::stoull(part)] : c[part];
+    const YAML::Node next = index ? c[idx] : c[part];
     if (!next.IsDefined() || next.IsNull()) return at;
     at.reset(next);  // operator= would assign into the tree (yaml-cpp node semantics)
     from = dot + 1;
