@@ -3,6 +3,7 @@
 #include "models/core/bottleneck.h"
 #include "models/core/gpu_balance.h"
 #include "models/core/initiator.h"
+#include "models/core/log.h"
 #include "models/memory/dram/timing_checker.h"
 #include "platforms/presets.h"
 #include "traffic/generator.h"
@@ -581,9 +582,7 @@ void Simulation::check_log_modules() const {
   const auto& blocks = ctx_->registry.components();
   for (const auto& [prefix, level] : cfg_.sim.log.modules) {
     const bool covers = std::any_of(blocks.begin(), blocks.end(), [&](const Component* c) {
-      const std::string& m = c->component_name();
-      return m.compare(0, prefix.size(), prefix) == 0 &&
-             (m.size() == prefix.size() || m[prefix.size()] == '.');
+      return log_prefix_covers(prefix, c->component_name());
     });
     if (covers) continue;
     std::vector<std::string> names;

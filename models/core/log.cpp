@@ -19,13 +19,16 @@ bool parse_log_level(const std::string& s, LogLevel& out) {
   return true;
 }
 
+bool log_prefix_covers(const std::string& prefix, const std::string& module) {
+  return module.compare(0, prefix.size(), prefix) == 0 &&
+         (module.size() == prefix.size() || module[prefix.size()] == '.');
+}
+
 LogLevel LogSettings::level_for(const std::string& module) const {
   LogLevel l = level;
   std::size_t best = 0;
   for (const auto& [prefix, pl] : modules) {
-    const bool covers = module.compare(0, prefix.size(), prefix) == 0 &&
-                        (module.size() == prefix.size() || module[prefix.size()] == '.');
-    if (covers && prefix.size() >= best) {
+    if (log_prefix_covers(prefix, module) && prefix.size() >= best) {
       best = prefix.size();
       l = pl;
     }

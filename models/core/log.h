@@ -20,6 +20,9 @@ enum class LogLevel { kError, kWarning, kInfo, kDebug };
 // "error" | "warning" | "info" | "debug"; false for anything else.
 bool parse_log_level(const std::string& s, LogLevel& out);
 
+// Whether the configured `prefix` covers `module`: equal, or a prefix ending at a '.'.
+bool log_prefix_covers(const std::string& prefix, const std::string& module);
+
 struct LogSettings {
   LogLevel level = LogLevel::kWarning;
   std::map<std::string, LogLevel> modules;  // name prefix -> level
