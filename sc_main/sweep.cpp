@@ -594,14 +594,15 @@ nlohmann::json sensitivity(const SweepSpec& spec, const std::vector<SweepPoint>&
   return rows;
 }
 
-// A point's whole configuration as it would run now: the platform, workload and presets read
-// afresh with the point's overrides, hashed. A point is resumed only when its record holds the
-// same, so an edited platform or workload file, or a changed `platform:`, reruns it. Empty when
-// the configuration cannot be loaded (the point is then run, and fails).
+// A loaded configuration, hashed: what point.json records as config_digest.
 std::string digest_of(const ConfigDoc& doc) {
   return fmt::format("fnv1a64:{:016x}", fnv1a(yaml_to_text(doc.root)));
 }
 
+// A point's whole configuration as it would run now: the platform, workload and presets read
+// afresh with the point's overrides, hashed. A point is resumed only when its record holds the
+// same, so an edited platform or workload file, or a changed `platform:`, reruns it. Empty when
+// the configuration cannot be loaded (the point is then run, and fails).
 std::string config_digest(const SweepSpec& spec, const std::vector<std::string>& overrides) {
   try {
     return digest_of(load_config(point_run_options(spec, overrides)));
