@@ -44,6 +44,12 @@ struct Group {
 
 std::string group_key(const ResourceRecord& r) { return resource_group(r.component, r.use.name); }
 
+// An initiator's window of requests in flight (a GPU's or the trace player's): its occupancy is
+// the requests the initiator has out.
+bool initiator_window(const ResourceRecord& r) {
+  return !bandwidth(r) && (r.kind == BlockKind::kGpu || r.kind == BlockKind::kTracePlayer);
+}
+
 }  // namespace
 
 double path_depth(BlockKind k) {
@@ -292,6 +298,24 @@ nlohmann::json analyze_bottlenecks(const std::vector<ResourceRecord>& resources,
         "No resource is saturated (busiest: {} at {}): the workload's own pace (issue rate, "
         "compute gaps, dependencies) sets the throughput.",
         label(*busiest), pct(busiest->use.utilization));
+    // Then the throughput is the initiators' requests in flight over their round-trip latency
+    // (Little's law), and how many they keep in flight is the figure to raise: a latency probe of
+    // one request at a time measures latency, not what the platform can carry.
+    double in_flight = 0, window = 0;
+    for (const ResourceRecord& r : resources) {
+      if (!initiator_window(r)) continue;
+      in_flight += r.use.used;
+      window += r.use.capacity;
+    }
+    if (window > 0) {
+      out["in_flight"] = {{"mean_requests", in_flight}, {"window_slots", window}};
+      sentence += fmt::format(
+          " The initiators kept {:.1f} requests in flight on average, of {:.0f} window slots: by "
+          "Little's law the throughput is that many requests per round-trip latency, so more "
+          "requests in flight at once (more concurrent accesses, fewer dependencies or gaps) "
+          "raise it until a resource saturates.",
+          in_flight, window);
+    }
   } else {
     sentence = "No resources were reported.";
   }
@@ -310,6 +334,13 @@ nlohmann::json analyze_bottlenecks(const std::vector<ResourceRecord>& resources,
                     achieved_gbps, parts, bound, pct(achieved_gbps / bound), label(*bound_by));
     if (!parts.empty()) {
       sentence += " The bound assumes each target keeps its share of the traffic.";
+    }
+    if (!limiter) {
+      // Far from saturation the bound is an extrapolation of the split this light load made: a
+      // few requests can all land in one bank, which a heavier load of the same kind would not.
+      sentence +=
+          " With nothing saturated the bound extrapolates this run's split of the traffic over "
+          "the resources, which more load may change.";
     }
   }
   out["sentence"] = sentence;

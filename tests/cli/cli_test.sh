@@ -615,6 +615,26 @@ if not 0.98 * cap <= got <= cap * 1.001:
 PY
 pass "validate prints the cap 20 link credits put on reads (5.59 GB/s), and a run reaches it"
 
+run_famsim one_request run --platform platforms/minimal.yaml --out "$WORK/one" \
+  --set workload.streams.0.total_bytes=128
+expect_rc 0 "famsim run of one request"
+expect_in_output "kept 1.0 requests in flight on average, of 64 window slots" \
+  "the sentence of a run that saturates nothing gives the requests in flight"
+python3 - "$WORK/one/stats.json" <<'PY' || fail "one request: see above"
+import json, sys
+d = json.load(open(sys.argv[1]))
+flight = d["bottlenecks"]["in_flight"]
+# One request out for the whole run: exactly 1 in flight, of minimal's 64-request GPU window.
+if flight != {"mean_requests": 1.0, "window_slots": 64.0}:
+    sys.exit(f"in_flight {flight}, expected 1 of 64")
+# Little's law: 1 request x 128 B over its latency is the bandwidth (within the issue clock).
+s = d["summary"]
+want = 128 / s["latency_ns"]["mean"]
+if not 0.98 * want <= s["read_bandwidth_gbps"] <= want * 1.001:
+    sys.exit(f"read bandwidth {s['read_bandwidth_gbps']:.4f} GB/s, Little's law gives {want:.4f}")
+PY
+pass "a run of one request names 1 of 64 requests in flight, and its bandwidth is 128 B / latency"
+
 run_famsim validate_none validate
 expect_rc 2 "famsim validate without --platform"
 expect_in_output "--platform" "famsim validate without --platform"

@@ -173,6 +173,28 @@ TEST(BottleneckRule, TheThresholdDecidesWhatCountsAsSaturated) {
   EXPECT_FALSE(analyze_bottlenecks(rs, 80.0, 0.81).contains("limiter"));
 }
 
+TEST(BottleneckRule, WithNothingSaturatedTheInitiatorsRequestsInFlightAreNamed) {
+  // Two GPUs keeping 1.5 and 2.5 of 64 requests out (u = 1.5 / 64, 2.5 / 64) and a wire at 10 %:
+  // nothing saturates, and the initiators held 1.5 + 2.5 = 4 requests of 64 + 64 = 128 slots.
+  // A device's tag pool is not an initiator's window and does not count.
+  const std::vector<ResourceRecord> rs = {
+      wire("link0", 0.10, 100), pool("gpu0", BlockKind::kGpu, "outstanding window", 1.5 / 64, 64),
+      pool("gpu1", BlockKind::kGpu, "outstanding window", 2.5 / 64, 64),
+      pool("dev0.port_logic", BlockKind::kDevicePort, "tags (port 0)", 0.5, 32)};
+  const auto j = analyze_bottlenecks(rs, 10.0);
+  ASSERT_FALSE(j.contains("limiter"));
+  EXPECT_DOUBLE_EQ(j["in_flight"]["mean_requests"].get<double>(), 4.0);
+  EXPECT_DOUBLE_EQ(j["in_flight"]["window_slots"].get<double>(), 128.0);
+  const std::string s = j["sentence"].get<std::string>();
+  EXPECT_NE(s.find("kept 4.0 requests in flight on average, of 128 window slots"),
+            std::string::npos);
+  EXPECT_NE(s.find("the bound extrapolates"), std::string::npos);
+  // A saturated run names its limiter instead, and its bound is no extrapolation.
+  const auto sat = analyze_bottlenecks({wire("link0", 0.95, 100), rs[1]}, 95.0);
+  EXPECT_FALSE(sat.contains("in_flight"));
+  EXPECT_EQ(sat["sentence"].get<std::string>().find("extrapolates"), std::string::npos);
+}
+
 TEST(BottleneckRule, LikeResourcesAreCountedInTheLimitersClass) {
   // Four links of one class, three of them saturated: the limiter is the busiest, two alike.
   const std::vector<ResourceRecord> rs = {
