@@ -499,13 +499,7 @@ WorkloadConfig parse_workload(ConfigNode node, const PlatformFacts& facts) {
   std::vector<ConfigNode> events = node.list("vmm_events");
   for (std::size_t i = 0; i < events.size(); ++i) {
     w.vmm_events.push_back(parse_vmm_event(events[i], w, facts));
-    // location() is "file:line: key.path": the part before the path.
-    const std::string at = node.location("vmm_events", i);
-    const std::string path = ": " + w.vmm_events.back().path;
-    w.vmm_events.back().source =
-        at.size() > path.size() && at.compare(at.size() - path.size(), path.size(), path) == 0
-            ? at.substr(0, at.size() - path.size())
-            : at;
+    w.vmm_events.back().source = node.written_at("vmm_events", i);
   }
   node.finish();
   return w;

@@ -514,6 +514,14 @@ std::string ConfigNode::location(const std::string& key, std::size_t index) cons
   return fmt::format("{}: {}", where(v[index], path), path);
 }
 
+std::string ConfigNode::written_at(const std::string& key, std::size_t index) const {
+  const YAML::Node& c = node_;
+  const YAML::Node v = c[key];
+  const std::string path = key_path(key) + "." + std::to_string(index);
+  if (!v.IsDefined() || !v.IsSequence() || index >= v.size()) return where(node_, path_);
+  return where(v[index], path);
+}
+
 void ConfigNode::fail_here(const std::string& what) const {
   throw ConfigError(
       fmt::format("{}: {}: {}", where(node_, path_), path_.empty() ? "(top level)" : path_, what));

@@ -191,6 +191,9 @@ class ConfigNode {
   // not know). The second form names entry `index` of the list under `key`.
   std::string location(const std::string& key) const;
   std::string location(const std::string& key, std::size_t index) const;
+  // Only the "file:line" of entry `index` of the list under `key` (or "--set ..." when an
+  // override wrote it), for a record that names its origin in errors found later.
+  std::string written_at(const std::string& key, std::size_t index) const;
   // An error about this node as a whole.
   [[noreturn]] void fail_here(const std::string& what) const;
   // A rule across several keys (tRC >= tRAS; a device's ports against the switch planes): the
