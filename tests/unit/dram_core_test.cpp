@@ -386,6 +386,35 @@ TEST(DramCore, ARowOpenedForABurstServesItWhenTheDirectionTurns) {
   EXPECT_EQ(cmds[3].row, 2u);
 }
 
+// Only while the data bus still faces the burst's direction: once a read has moved, a write would
+// need the read-to-write turnaround, which a stream of reads keeps pushing out, and the bank would
+// hold its row and its reads until the writes drained. A read to bank (1,0) opens row 5 at 0 and
+// reads at tRCD = 22: the bus faces reads. A lone write opens row 1 of bank (0,0) at 23 (tRRD_S
+// from 0 is 4); a read to row 2 of that bank arrives at 24 and turns the direction to reads. The
+// row is closed for it: PRE at 23 + tRAS = 75, ACT row 2 at 75 + tRP = 97, RD at 97 + tRCD = 119;
+// then the write: PRE at max(119 + tRTP, 97 + tRAS) = max(131, 149) = 149, ACT row 1 at 149 + tRP
+// = 171, WR at 171 + tRCD = 193 (the read-to-write turnaround, 119 + tRTW = 129, is long past).
+TEST(DramCore, ARowOpenedForAWriteIsClosedForAReadOnceTheBusFacesReads) {
+  Driver d(test_spec(), no_refresh());
+  Coord r0 = at(1, 0, 5, 0);
+  d.core.enqueue(&d.tag, false, &r0, 1, 0);
+  ASSERT_EQ(d.core.run(0), 22u);                      // ACT row 5 of bank (1,0)
+  ASSERT_EQ(d.core.run(22), ControllerCore::kNever);  // its RD; nothing else queued
+  Coord w = at(0, 0, 1, 0);
+  d.core.enqueue(&d.tag, true, &w, 1, 23);
+  ASSERT_EQ(d.core.run(23), 45u);  // ACT row 1 for the write; its WR would be next, at tRCD
+  Coord r1 = at(0, 0, 2, 0);
+  d.core.enqueue(&d.tag, false, &r1, 1, 24);
+  d.run_until_idle(24);
+  std::vector<std::pair<Command, std::uint64_t>> got;
+  for (const auto& c : d.commands()) got.emplace_back(c.command, c.cycle);
+  const std::vector<std::pair<Command, std::uint64_t>> want = {
+      {Command::kACT, 0},   {Command::kRD, 22},   {Command::kACT, 23},
+      {Command::kPRE, 75},  {Command::kACT, 97},  {Command::kRD, 119},
+      {Command::kPRE, 149}, {Command::kACT, 171}, {Command::kWR, 193}};
+  EXPECT_EQ(got, want);
+}
+
 TEST(DramCore, ClosedPagePolicyAutoPrecharges) {
   CoreParams p = no_refresh();
   p.page_policy = "closed";

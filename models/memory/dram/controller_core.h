@@ -311,6 +311,10 @@ class ControllerCore {
     g.set(g.capacity() - (depth - count) / room_unit_ * room_unit_, now);
   }
   bool draining_ = false;
+  // The direction of the last column command (0 reads, 1 writes; -1 before the first): the way the
+  // data bus faces, which decides whether a burst of the other direction may keep the row opened
+  // for it (work_out_choice).
+  int bus_direction_ = -1;
   std::uint64_t seq_ = 0;
   Ring<std::uint32_t> read_done_, write_done_;  // requests in completion order
   std::uint64_t next_completion_ = kNever;      // the earlier of their first entries' done cycles
