@@ -298,6 +298,7 @@ void DramController::report(ComponentReport& r, const ReportWindow& window) cons
                  {"average_power_mw",
                   end_cycle ? total_pj / (static_cast<double>(end_cycle) * tck_s) * 1e-9 : 0.0}};
   x["stored_pages"] = store_.pages();
+  x["stored_page_bytes"] = BackingStore::kPageBytes;
   if (log().enabled(LogLevel::kInfo)) {
     log().write(LogLevel::kInfo,
                 fmt::format("{:.2f} GB/s ({:.1f} % of peak), row hits {:.1f} %, conflicts "

@@ -137,6 +137,7 @@ void IdealMemory::report(ComponentReport& r, const ReportWindow& window) const {
   r.extra["read_latency_ns"] = read_latency_.to_json();
   r.extra["write_latency_ns"] = write_latency_.to_json();
   r.extra["stored_pages"] = store_.pages();
+  r.extra["stored_page_bytes"] = BackingStore::kPageBytes;
   if (read_count_ + write_count_ > 0) {
     ResourceUse u;
     u.name = "data path";

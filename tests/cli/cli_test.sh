@@ -129,6 +129,22 @@ assert "separate phases" not in b["sentence"], b["sentence"]
 EOF
 pass "a run in a write phase and a read phase is flagged, a read-only run is not"
 
+# The backing store holds what was written and no more: write_then_verify writes 4 MiB per GPU
+# sequentially, whole pages, so the stored pages over the memories are the bytes written over the
+# page size.
+python3 - "$WORK/phases/stats.json" <<'EOF' || fail "backing store pages"
+import json, sys
+d = json.load(open(sys.argv[1]))
+mems = [c for c in d["components"].values() if "stored_pages" in c]
+page = mems[0]["stored_page_bytes"]
+assert page == 256, page
+stored = sum(c["stored_pages"] for c in mems) * page
+written = d["summary"]["write_bytes"]
+assert written == 4 * 2**20 * d["config"]["gpus"]["count"], written
+assert stored == written, (stored, written)
+EOF
+pass "the backing store's pages hold the bytes written (4 MiB per GPU)"
+
 # The per-phase analysis names each phase's limiter: the link's request wire while the writes
 # carry their data out, its response wire while the reads bring it back (the whole run's averages
 # show neither saturated). Checked against the transaction log: the phases meet within a window
