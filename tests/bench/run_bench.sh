@@ -2,6 +2,9 @@
 # Simulation speed, measured here and never asserted in tests. Prints one JSON line per run.
 #  1. The reference load: nvl8_fam under saturating random reads (every GPU keeps 512 requests in
 #     flight), with both kernels.
+#     The same load with 30 % writes (read_fraction 0.7): the write path and the backing store,
+#     whose memory grows with the pages writes touch (4 KiB pages took 1.3 GiB here, 256-byte
+#     ones 164 MiB).
 #  2. DRAM alone: 5-million-request random and sequential traces (reads:writes 8:2, Ramulator 2
 #     format) replayed on one DDR4-3200 channel (platforms/dram_ddr4.yaml).
 #   tests/bench/run_bench.sh [famsim-executable] [extra famsim bench arguments...]
@@ -13,6 +16,7 @@ shift || true
 for kernel in famsim systemc; do
   "$exe" bench --set sim.kernel=$kernel "$@"
 done
+"$exe" bench --set workload.streams.0.read_fraction=0.7 "$@"
 
 n=${FAMSIM_BENCH_DRAM_REQUESTS:-5000000}
 work=$(mktemp -d)
