@@ -11,7 +11,8 @@ ControllerCore::ControllerCore(const Spec& spec, const CoreParams& params)
       params_(params),
       state_(spec),
       scheduler_(make_scheduler(params.scheduler, params.starvation_cap)),
-      page_(make_page_policy(params.page_policy, params.page_timeout_cycles)) {
+      page_(make_page_policy(params.page_policy, params.page_timeout_cycles)),
+      in_order_(scheduler_->in_order()) {
   stats_.read_queue.set_capacity(params.read_queue);
   stats_.write_queue.set_capacity(params.write_queue);
   if (params.read_queue == 0 || params.write_queue == 0) {
@@ -328,8 +329,7 @@ std::uint64_t ControllerCore::run(std::uint64_t now) {
   // rank), that is the next decision unless work arrives first.
   next = kNever;
   const int q_next = direction();
-  plan_.bank = kNil;
-  select(q_next, now + 1, nullptr, next);
+  look(q_next, now + 1, next);
   next = std::min(std::max(next, now + 1), next_due_);
   plan_.valid = plan_.bank != kNil && plan_.cycle == next && next < next_due_ &&
                 !plan_.refresh_forced && !timeout_policy_;
@@ -337,17 +337,17 @@ std::uint64_t ControllerCore::run(std::uint64_t now) {
   return next;
 }
 
-void ControllerCore::select(int q, std::uint64_t now, Choice* best, std::uint64_t& next) {
+bool ControllerCore::consider_refreshes(Choice* best, std::uint64_t now, std::uint64_t& next) {
+  // A forced refresh outranks every request, and blocks new work in what it refreshes (the whole
+  // rank, or the bank in turn).
+  plan_.refresh_forced = false;
+  if (!refreshes_owed_) return false;
   const unsigned ranks = spec_.org.ranks;
   const unsigned per_rank = state_.banks_per_rank();
-  refresh_choices(q);
-  // Refresh first: a forced refresh outranks every request, and blocks new work in what it
-  // refreshes (the whole rank, or the bank in turn).
   bool any_blocked = false;
-  plan_.refresh_forced = false;
-  if (refreshes_owed_) std::fill(blocked_.begin(), blocked_.end(), 0);
+  std::fill(blocked_.begin(), blocked_.end(), 0);
   auto block = [&](unsigned flat) { blocked_[flat >> 6] |= std::uint64_t{1} << (flat & 63); };
-  for (unsigned r = 0; refreshes_owed_ && r < ranks; ++r) {
+  for (unsigned r = 0; r < ranks; ++r) {
     if (!refresh_forced(r)) continue;
     Choice ch;
     ch.valid = true;
@@ -377,29 +377,60 @@ void ControllerCore::select(int q, std::uint64_t now, Choice* best, std::uint64_
     ch.cand.earliest = state_.earliest(ch.cmd, ch.c);
     consider(best, ch, now, next);  // priority 0: the first forced refresh ready goes first
   }
-  if (best && best->valid) return;
+  return any_blocked;
+}
 
-  // The banks' standing commands: the ready one the scheduler ranks first issues; the others
-  // say when they could. This runs at every decision over every bank with work, so it reads
-  // each bank's compact view (three "not before" cycles and a priority) and nothing else.
+void ControllerCore::consider_idle_rows(Choice* best, std::uint64_t now, std::uint64_t& next,
+                                        bool any_blocked) {
+  // Timeout page policy: close rows nobody queued for once they have idled long enough.
+  const unsigned banks = state_.banks_total();
+  for (unsigned b = 0; b < banks; ++b) {
+    if (!state_.is_open(b) || queue(0, b).count || queue(1, b).count ||
+        (any_blocked && (blocked_[b >> 6] >> (b & 63) & 1))) {
+      continue;
+    }
+    Choice ch;
+    ch.valid = true;
+    ch.cmd = Command::kPRE;
+    ch.c = bank_coord(b);
+    ch.cand.earliest = std::max(page_->idle_close_cycle(books_[b].last_column),
+                                state_.earliest(Command::kPRE, ch.c));
+    ch.cand.arrival = kNever;
+    ch.prio = kNever;
+    consider(best, ch, now, next);
+  }
+}
+
+unsigned ControllerCore::oldest_bank(int q, const std::uint64_t* except) const {
+  unsigned oldest = kNil;
+  std::uint64_t oldest_seq = kNever;
+  for_each_nonempty(q, [&](unsigned b) {
+    const BankQueue& bq = queue(q, b);
+    if (entries_[bq.head].seq < oldest_seq) {
+      oldest_seq = entries_[bq.head].seq;
+      oldest = b;
+    }
+  });
+  if (oldest != kNil && except && (except[oldest >> 6] >> (oldest & 63) & 1)) return kNil;
+  return oldest;
+}
+
+void ControllerCore::select(int q, std::uint64_t now, Choice* best, std::uint64_t& next) {
+  refresh_choices(q);
+  const bool any_blocked = consider_refreshes(best, now, next);
+  if (best->valid) return;
+  const std::uint64_t* except = any_blocked ? blocked_.data() : nullptr;
+
+  // The banks' standing commands: among those ready at `now`, the one the scheduler ranks first
+  // (the lowest bank on equal priority) issues; the others say when they could. Each bank is read
+  // through its compact view (three "not before" cycles and a priority) and nothing else.
   const BankView* view = view_[q].data();
   unsigned pick = kNil;
   std::uint64_t pick_prio = kNever;
-  // Looking only: the bank that would issue first from `now` on, by cycle then priority, as one
-  // 128-bit key (cycle above priority), so that the comparison needs no unpredictable branch.
-  using Key = unsigned __int128;
-  Key pick_key = ~Key{0};
-  auto look = [&](unsigned b) {
+  auto decide = [&](unsigned b) {
     const BankView& v = view[b];
     const std::uint64_t e = v.earliest();
-    if (!best) {
-      // `next` is taken from the pick after the loop: the smallest cycle among the keys.
-      const Key key = (Key{e > now ? e : now} << 64) | v.prio;
-      if (key < pick_key) {
-        pick_key = key;
-        pick = b;
-      }
-    } else if (e <= now) {
+    if (e <= now) {
       if (pick == kNil || v.prio < pick_prio) {
         pick = b;
         pick_prio = v.prio;
@@ -408,51 +439,65 @@ void ControllerCore::select(int q, std::uint64_t now, Choice* best, std::uint64_
       next = e;
     }
   };
-  auto is_blocked = [&](unsigned b) { return any_blocked && (blocked_[b >> 6] >> (b & 63) & 1); };
-  if (scheduler_->in_order()) {
+  if (in_order_) {
     // Only the oldest burst of this direction gets commands.
-    unsigned oldest_bank = kNil;
-    std::uint64_t oldest_seq = kNever;
-    for_each_nonempty(q, [&](unsigned b) {
-      const BankQueue& bq = queue(q, b);
-      if (entries_[bq.head].seq < oldest_seq) {
-        oldest_seq = entries_[bq.head].seq;
-        oldest_bank = b;
-      }
-    });
-    if (oldest_bank != kNil && !is_blocked(oldest_bank)) look(oldest_bank);
+    const unsigned oldest = oldest_bank(q, except);
+    if (oldest != kNil) decide(oldest);
   } else {
-    for_each_nonempty(q, look, any_blocked ? blocked_.data() : nullptr);
+    for_each_nonempty(q, decide, except);
   }
-  if (!best) {
-    plan_.bank = pick;
-    plan_.cycle = static_cast<std::uint64_t>(pick_key >> 64);
-    plan_.prio = static_cast<std::uint64_t>(pick_key);
-    // The earliest cycle any bank's command can issue, clamped to `now` (kNever with no bank):
-    // the caller clamps `next` to `now` from below anyway.
-    next = std::min(next, plan_.cycle);
-  } else if (pick != kNil) {
+  if (pick != kNil) {
     *best = cache_[q][pick];
     best->cand.earliest = now;
+    return;
   }
-  // Timeout page policy: close rows nobody queued for once they have idled long enough.
-  if (timeout_policy_ && !(best && best->valid)) {
-    const unsigned banks = state_.banks_total();
-    for (unsigned b = 0; b < banks; ++b) {
-      if (!state_.is_open(b) || queue(0, b).count || queue(1, b).count || is_blocked(b)) {
-        continue;
-      }
-      Choice ch;
-      ch.valid = true;
-      ch.cmd = Command::kPRE;
-      ch.c = bank_coord(b);
-      ch.cand.earliest = std::max(page_->idle_close_cycle(books_[b].last_column),
-                                  state_.earliest(Command::kPRE, ch.c));
-      ch.cand.arrival = kNever;
-      ch.prio = kNever;
-      consider(best, ch, now, next);
+  if (timeout_policy_) consider_idle_rows(best, now, next, any_blocked);
+}
+
+void ControllerCore::look(int q, std::uint64_t now, std::uint64_t& next) {
+  refresh_choices(q);
+  const bool any_blocked = consider_refreshes(nullptr, now, next);
+  const std::uint64_t* except = any_blocked ? blocked_.data() : nullptr;
+
+  // The bank that would issue first from `now` on, by cycle then priority, as one 128-bit key
+  // (cycle above priority), so that the comparison needs no unpredictable branch; equal keys keep
+  // the lowest bank. This runs after every command over every bank with work, so it reads each
+  // bank's compact view and nothing else, and keeps the winning view's address rather than its
+  // bank, worked out once at the end.
+  const BankView* view = view_[q].data();
+  using Key = unsigned __int128;
+  Key pick_key = ~Key{0};
+  const BankView* pick = nullptr;
+  auto look_at = [&](const BankView& v) {
+    const std::uint64_t e = v.earliest();
+    const Key key = (Key{e > now ? e : now} << 64) | v.prio;
+    if (key < pick_key) {
+      pick_key = key;
+      pick = &v;
+    }
+  };
+  if (in_order_) {
+    // Only the oldest burst of this direction gets commands.
+    const unsigned oldest = oldest_bank(q, except);
+    if (oldest != kNil) look_at(view[oldest]);
+  } else {
+    const std::uint64_t* nonempty = nonempty_[q].data();
+    const std::size_t words = nonempty_[q].size();
+    const BankView* word_view = view;
+    for (std::size_t w = 0; w < words; ++w, word_view += 64) {
+      std::uint64_t bits = nonempty[w];
+      if (except) bits &= ~except[w];
+      // (& 63 tells the compiler the index is not negative, which spares a sign extension.)
+      for (; bits != 0; bits &= bits - 1) look_at(word_view[__builtin_ctzll(bits) & 63]);
     }
   }
+  plan_.bank = pick ? static_cast<unsigned>(pick - view) : kNil;
+  plan_.cycle = static_cast<std::uint64_t>(pick_key >> 64);
+  plan_.prio = static_cast<std::uint64_t>(pick_key);
+  // The earliest cycle any bank's command can issue, clamped to `now` (kNever with no bank): the
+  // caller clamps `next` to `now` from below anyway.
+  next = std::min(next, plan_.cycle);
+  if (timeout_policy_) consider_idle_rows(nullptr, now, next, any_blocked);
 }
 
 void ControllerCore::log(Command cmd, const Coord& c, std::uint64_t now) {

@@ -186,10 +186,21 @@ class ControllerCore {
   void advance_refresh(std::uint64_t now);
   bool refresh_forced(unsigned rank) const;
   // Works out the command to issue at `now` in direction q into *best (left invalid if none is
-  // ready) and lowers `next` to the earliest cycle a candidate that is not ready can issue. With
-  // best null it only looks: every candidate, ready or not, lowers `next`.
+  // ready) and lowers `next` to the earliest cycle a candidate that is not ready can issue.
   void select(int q, std::uint64_t now, Choice* best, std::uint64_t& next);
+  // Looks only: lowers `next` to the earliest cycle any candidate in direction q, ready or not,
+  // can issue from `now` on, and plans in plan_ the bank whose standing command goes first then
+  // (by cycle, then priority, then the lowest bank). Runs after every command.
+  void look(int q, std::uint64_t now, std::uint64_t& next);
+  // The parts of select() and look() besides the banks' standing commands, which `best` null
+  // only looks at: forced refreshes (returns whether one blocks banks, marked in blocked_), and
+  // under the timeout page policy rows to close.
+  bool consider_refreshes(Choice* best, std::uint64_t now, std::uint64_t& next);
+  void consider_idle_rows(Choice* best, std::uint64_t now, std::uint64_t& next, bool any_blocked);
   void consider(Choice* best, const Choice& c, std::uint64_t now, std::uint64_t& next) const;
+  // In-order scheduling: the bank holding the oldest burst of direction q, or kNil (also when
+  // that bank is set in the bit mask `except`, laid out as nonempty_).
+  unsigned oldest_bank(int q, const std::uint64_t* except) const;
   // Works out again the standing command in direction q of every bank marked dirty.
   void refresh_choices(int q);
   // The command bank `flat` would issue next in direction q (its queue is not empty), into
@@ -245,6 +256,8 @@ class ControllerCore {
   ChannelState state_;
   std::unique_ptr<SchedulerPolicy> scheduler_;
   std::unique_ptr<PagePolicy> page_;
+  // scheduler_->in_order(), asked once: select() and look() need it at every decision.
+  bool in_order_;
 
   std::vector<Entry> entries_;
   std::vector<std::uint32_t> free_entries_;
