@@ -154,7 +154,8 @@ void ControllerCore::advance_refresh(std::uint64_t now) {
   }
 }
 
-bool ControllerCore::refresh_forced(unsigned rank) const {
+// Inline: consider_refreshes() asks it for every rank at every decision while refreshes are owed.
+inline bool ControllerCore::refresh_forced(unsigned rank) const {
   const RankRefresh& r = refresh_[rank];
   if (r.pending == 0) return false;
   // JEDEC counts the refreshes still owed when a REF issues: at most postpone_max may be owed
@@ -337,18 +338,33 @@ std::uint64_t ControllerCore::run(std::uint64_t now) {
   return next;
 }
 
-bool ControllerCore::consider_refreshes(Choice* best, std::uint64_t now, std::uint64_t& next) {
+// Inline: select() and look() call it at every decision, and without refreshes owed it is one test.
+inline bool ControllerCore::consider_refreshes(Choice* best, std::uint64_t now,
+                                               std::uint64_t& next) {
   // A forced refresh outranks every request, and blocks new work in what it refreshes (the whole
   // rank, or the bank in turn).
   plan_.refresh_forced = false;
   if (!refreshes_owed_) return false;
+  // Under load a due refresh mostly waits for its rank (bank) to fall idle: the ranks are tested
+  // here, and the work of a forced one is left to force_refreshes(), so that such decisions cost
+  // little more than the test.
+  for (unsigned r = 0; r < spec_.org.ranks; ++r) {
+    if (refresh_forced(r)) {
+      force_refreshes(r, best, now, next);
+      return true;
+    }
+  }
+  return false;
+}
+
+void ControllerCore::force_refreshes(unsigned first, Choice* best, std::uint64_t now,
+                                     std::uint64_t& next) {
   const unsigned ranks = spec_.org.ranks;
   const unsigned per_rank = state_.banks_per_rank();
-  bool any_blocked = false;
   std::fill(blocked_.begin(), blocked_.end(), 0);
   auto block = [&](unsigned flat) { blocked_[flat >> 6] |= std::uint64_t{1} << (flat & 63); };
-  for (unsigned r = 0; r < ranks; ++r) {
-    if (!refresh_forced(r)) continue;
+  for (unsigned r = first; r < ranks; ++r) {
+    if (r != first && !refresh_forced(r)) continue;
     Choice ch;
     ch.valid = true;
     ch.cand.arrival = 0;  // before any burst
@@ -372,12 +388,10 @@ bool ControllerCore::consider_refreshes(Choice* best, std::uint64_t now, std::ui
       ch.cmd = state_.open_banks(r) ? Command::kPREA : Command::kREFab;
       for (unsigned b = r * per_rank; b < (r + 1) * per_rank; ++b) block(b);
     }
-    any_blocked = true;
     plan_.refresh_forced = true;
     ch.cand.earliest = state_.earliest(ch.cmd, ch.c);
     consider(best, ch, now, next);  // priority 0: the first forced refresh ready goes first
   }
-  return any_blocked;
 }
 
 void ControllerCore::consider_idle_rows(Choice* best, std::uint64_t now, std::uint64_t& next,

@@ -197,6 +197,8 @@ class ControllerCore {
   // under the timeout page policy rows to close.
   bool consider_refreshes(Choice* best, std::uint64_t now, std::uint64_t& next);
   void consider_idle_rows(Choice* best, std::uint64_t now, std::uint64_t& next, bool any_blocked);
+  // consider_refreshes() once it found rank `first` forced: the forced refreshes from it on.
+  void force_refreshes(unsigned first, Choice* best, std::uint64_t now, std::uint64_t& next);
   void consider(Choice* best, const Choice& c, std::uint64_t now, std::uint64_t& next) const;
   // In-order scheduling: the bank holding the oldest burst of direction q, or kNil (also when
   // that bank is set in the bit mask `except`, laid out as nonempty_).
