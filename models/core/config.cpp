@@ -509,9 +509,8 @@ std::string ConfigNode::location(const std::string& key) const {
 std::string ConfigNode::location(const std::string& key, std::size_t index) const {
   const YAML::Node& c = node_;
   const YAML::Node v = c[key];
-  const std::string path = key_path(key) + "." + std::to_string(index);
   if (!v.IsDefined() || !v.IsSequence() || index >= v.size()) return location(key);
-  return fmt::format("{}: {}", where(v[index], path), path);
+  return fmt::format("{}: {}.{}", written_at(key, index), key_path(key), index);
 }
 
 std::string ConfigNode::written_at(const std::string& key, std::size_t index) const {

@@ -4,8 +4,8 @@
 // A page is 256 bytes, two default-sized requests: what a scattered write touches. With 4 KiB
 // pages a random 128-byte write made a page of its own, 32 times the bytes it wrote: nvl8_fam at
 // read_fraction 0.7, 16 MiB per GPU, took 1297 MiB of peak RSS (89 k requests per host second,
-// the zeroing of each new page included), 168 MiB with 256-byte pages (158 k). Pages come from
-// slabs of 64 KiB, so a new page costs no allocation of its own; the map's entry per page is the
+// the zeroing of each new page included); with 256-byte pages from slabs of 64 KiB, so that a
+// new page costs no allocation of its own, 164 MiB (174 k). The map's entry per page is the
 // overhead left, about a sixth of a page.
 #pragma once
 
