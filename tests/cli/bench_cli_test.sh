@@ -44,4 +44,17 @@ bench sized 8448 "--mib-per-gpu 1 sizes the workload file's first stream" \
 # --mib-per-gpu on the built-in workload as before: 1 GPU reading 2 MiB in 128 B requests.
 bench builtin 16384 "--mib-per-gpu 2 on the platform's default workload" --mib-per-gpu 2
 
+# The JSON names the --set overrides next to the workload's name, in the order given, and none
+# when there were none.
+bench overridden 8192 "--set read_fraction with --mib-per-gpu 1" --mib-per-gpu 1 \
+  --set workload.streams.0.read_fraction=0.7 --set sim.seed=3
+got=$(printf '%s\n' "$OUT" | python3 -c 'import json, sys; print(json.load(sys.stdin)["overrides"])')
+[ "$got" = "['workload.streams.0.read_fraction=0.7', 'sim.seed=3']" ] ||
+  fail "overrides: got $got"
+pass "bench lists its --set overrides"
+bench plain 8192 "no --set" --mib-per-gpu 1
+got=$(printf '%s\n' "$OUT" | python3 -c 'import json, sys; print(json.load(sys.stdin)["overrides"])')
+[ "$got" = "[]" ] || fail "overrides without --set: got $got"
+pass "bench without --set lists no overrides"
+
 echo "cli.bench: all checks passed"
