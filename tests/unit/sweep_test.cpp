@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -108,6 +109,16 @@ parameters:
   EXPECT_EQ(rows[0]["low_value"], "1");
   EXPECT_EQ(rows[0]["high_value"], "4");
   EXPECT_NEAR(rows[1]["elasticity"].get<double>(), 0.0, 1e-12);  // latency does not move
+  // Below the base the unmoved metric's change is 0 over a negative change of the parameter,
+  // which in IEEE arithmetic is -0: sensitivity.csv would print "-0". Every figure is +0.
+  ASSERT_EQ(rows.size(), 3u);
+  for (std::size_t r = 1; r < 3; ++r) {
+    for (const char* k : {"elasticity", "elasticity_low", "elasticity_high"}) {
+      const double e = rows[r][k].get<double>();
+      EXPECT_EQ(e, 0.0) << rows[r]["metric"] << " " << k;
+      EXPECT_FALSE(std::signbit(e)) << rows[r]["metric"] << " " << k << " is -0";
+    }
+  }
 }
 
 TEST(Sweep, ErrorsNameTheFileTheLineAndTheKey) {
