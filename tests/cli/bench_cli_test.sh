@@ -22,6 +22,11 @@ streams:
     start_after: [first]
 YAML
 
+# json_field KEY: KEY of the JSON object famsim printed (in $OUT), as Python prints it.
+json_field() {
+  printf '%s\n' "$OUT" | python3 -c 'import json, sys; print(json.load(sys.stdin)[sys.argv[1]])' "$1"
+}
+
 # bench NAME WANT WHAT ARGS...: famsim bench ARGS exits 0 having completed WANT requests.
 bench() {
   local name=$1 want=$2 what=$3
@@ -29,7 +34,7 @@ bench() {
   run_famsim "$name" bench --platform platforms/minimal.yaml "$@"
   expect_rc 0 "$what"
   local got
-  got=$(printf '%s\n' "$OUT" | python3 -c 'import json, sys; print(json.load(sys.stdin)["requests"])') ||
+  got=$(json_field requests) ||
     fail "$what: no JSON with requests in: $OUT"
   [ "$got" = "$want" ] || fail "$what: $got requests, expected $want"
   pass "$what: $want requests"
@@ -48,12 +53,12 @@ bench builtin 16384 "--mib-per-gpu 2 on the platform's default workload" --mib-p
 # when there were none.
 bench overridden 8192 "--set read_fraction with --mib-per-gpu 1" --mib-per-gpu 1 \
   --set workload.streams.0.read_fraction=0.7 --set sim.seed=3
-got=$(printf '%s\n' "$OUT" | python3 -c 'import json, sys; print(json.load(sys.stdin)["overrides"])')
+got=$(json_field overrides)
 [ "$got" = "['workload.streams.0.read_fraction=0.7', 'sim.seed=3']" ] ||
   fail "overrides: got $got"
 pass "bench lists its --set overrides"
 bench plain 8192 "no --set" --mib-per-gpu 1
-got=$(printf '%s\n' "$OUT" | python3 -c 'import json, sys; print(json.load(sys.stdin)["overrides"])')
+got=$(json_field overrides)
 [ "$got" = "[]" ] || fail "overrides without --set: got $got"
 pass "bench without --set lists no overrides"
 
