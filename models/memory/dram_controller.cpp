@@ -121,6 +121,10 @@ Sync DramController::fw(unsigned, Payload& p, Phase& phase, sc_core::sc_time&) {
   const std::uint64_t now = now_ps();
   if (phase == tlm::BEGIN_REQ) {
     ext_of(p).enter(block_id(), 0, now);
+    // The queues as they stand after every command up to this instant, including one due at it:
+    // a column command frees its entry as it issues, so a request arriving at that instant sees
+    // the room whether this block's own wake-up for the command ran before the arrival or not.
+    catch_up(cycle_after(now));
     if (!has_room(p)) {
       if (log().enabled(LogLevel::kDebug)) {
         log().write(LogLevel::kDebug, "queue full: holding request " +
