@@ -44,6 +44,7 @@ std::array<std::uint64_t, kTargetClasses> PhaseSampler::completed() const {
 
 void PhaseSampler::sample() {
   const std::uint64_t b = next_ps_;
+  for (const auto& f : catch_ups_) f(b);
   rows_.push_back(moved_since_last(b, [this](std::size_t i, std::uint64_t r) { last_[i] = r; }));
   const std::array<std::uint64_t, kTargetClasses> now = completed();
   bytes_.push_back(bytes_since_last(now));
@@ -51,6 +52,29 @@ void PhaseSampler::sample() {
   last_ps_ = b;
   if (rows_.size() == kMaxWindows) coarsen();
   next_ps_ = b + window_ps_;
+}
+
+std::vector<double> PhaseSampler::windows_of(const Component& c,
+                                             const std::string& resource) const {
+  const auto first = std::find(owners_.begin(), owners_.end(), &c);
+  if (first == owners_.end()) return {};
+  std::vector<ResourceProbe> probes;
+  c.probes(probes);
+  std::size_t probe = hot_.size();
+  for (std::size_t k = 0; k < probes.size(); ++k) {
+    if (probes[k].use.name == resource)
+      probe = static_cast<std::size_t>(first - owners_.begin()) + k;
+  }
+  if (probe == hot_.size()) return {};
+  std::vector<double> work;
+  for (const Row& row : rows_) {
+    double w = 0;
+    for (const auto& [i, v] : row) {
+      if (i == probe) w += v;
+    }
+    work.push_back(w);
+  }
+  return work;
 }
 
 void PhaseSampler::coarsen() {

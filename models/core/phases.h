@@ -50,6 +50,13 @@ class PhaseSampler {
   // bytes make each window's achieved bandwidth; called once the platform is built.
   void attach(const ComponentRegistry& registry, std::vector<const Initiator*> initiators);
 
+  // A block whose statistics may run behind the simulated time (DramController sleeps through
+  // commands nobody sees yet) gives the function that brings them up to the state just before a
+  // time; every sample calls it with its boundary before reading the probes.
+  void add_catch_up(std::function<void(std::uint64_t before_ps)> f) {
+    catch_ups_.push_back(std::move(f));
+  }
+
   // The next boundary not yet sampled (kNever when off).
   std::uint64_t next_boundary() const { return next_ps_; }
   // Every boundary before the end has been sampled (a run cut off by sim.max_time_ns).
@@ -69,6 +76,12 @@ class PhaseSampler {
   nlohmann::json analyze(const ReportWindow& window, double threshold) const;
 
   static constexpr std::uint64_t kNever = ~std::uint64_t{0};
+
+  // The work (resource x ps) the resource named `resource` of component `c` did in each window
+  // sampled so far, oldest first, each window_ps() wide (they widen as the run outgrows them);
+  // empty when `c` has no such probe. For checks against an independent record of the work.
+  std::vector<double> windows_of(const Component& c, const std::string& resource) const;
+  std::uint64_t window_ps() const { return window_ps_; }
 
  private:
   void sample();
@@ -129,6 +142,7 @@ class PhaseSampler {
   std::vector<Hot> hot_;
   std::vector<std::function<std::uint64_t(std::uint64_t)>> functions_;
   std::vector<const Component*> owners_;  // each probe's component
+  std::vector<std::function<void(std::uint64_t)>> catch_ups_;  // add_catch_up()
   std::vector<std::uint64_t> last_;       // each probe's raw() at the last boundary sampled
   std::uint64_t last_ps_ = 0;
   std::vector<const Initiator*> initiators_;

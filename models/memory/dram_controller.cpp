@@ -44,6 +44,12 @@ DramController::DramController(sc_core::sc_module_name name, SimContext& ctx,
           << dram::kCommandLogHeader << '\n';
     core_.set_command_log(log_.get(), params.channel, params.pseudo_channel);
   }
+  // The phase sampler reads the core's counters at its boundaries: the commands before each must
+  // have run (schedule() lets the core fall behind). An idle core is left as it is, as it is when
+  // awake (its refreshes are replayed when work arrives).
+  ctx.phases.add_catch_up([this](std::uint64_t before_ps) {
+    if (before_ps > 0 && core_.has_work()) catch_up(cycle_after(before_ps - 1));
+  });
   SC_HAS_PROCESS(DramController);
   SC_METHOD(behaviour);
   sensitive << wake_.event();
@@ -131,7 +137,9 @@ Sync DramController::fw(unsigned, Payload& p, Phase& phase, sc_core::sc_time&) {
                                           std::to_string(ext_of(p).id) + " at " +
                                           std::to_string(now) + " ps");
       }
-      return hold_.hold(p, now);
+      const Sync held = hold_.hold(p, now);
+      schedule(now);  // a held request needs the block awake at every command that may free room
+      return held;
     }
     accept(p, now);
     schedule(now);
@@ -150,10 +158,19 @@ void DramController::catch_up(std::uint64_t cycle) {
 }
 
 void DramController::schedule(std::uint64_t now) {
-  // An idle core is not woken for refreshes; catch_up() replays them when work arrives.
-  std::uint64_t at = core_next_ == dram::ControllerCore::kNever || !core_.has_work()
-                         ? Wakeup::kNever
-                         : ps_of(core_next_);
+  // The core's commands change nothing outside this block until an answer falls due or room
+  // frees for a held request, and everything that reads the core first brings it up to its own
+  // time (catch_up(): an arrival, the phase sampler, the end of the run). So while a request
+  // waits for its answer and none is held, the block sleeps until the earliest cycle an answer
+  // can come: a command at core_next_ at the soonest, plus the shortest command-to-data delay.
+  // Otherwise (a held request, or only posted writes queued) it runs every command when due. An
+  // idle core is not woken for refreshes; catch_up() replays them when work arrives.
+  std::uint64_t at = Wakeup::kNever;
+  if (core_next_ != dram::ControllerCore::kNever && core_.has_work()) {
+    at = hold_.empty() && core_.tagged_in_flight() > 0
+             ? ps_of(core_next_ + core_.min_completion_delay())
+             : ps_of(core_next_);
+  }
   if (!upstream_busy_) {
     if (!posted_.empty()) at = std::min(at, std::max(posted_.front().ready_ps, now));
     const std::uint64_t c = core_.next_completion();
@@ -174,9 +191,7 @@ void DramController::behaviour() {
   wake_.fired();
   const std::uint64_t now = famsim::now_ps();
 
-  if (core_next_ != dram::ControllerCore::kNever && ps_of(core_next_) <= now) {
-    core_next_ = core_.run(core_next_);
-  }
+  catch_up(cycle_after(now));
   // Answers, oldest ready first: posted writes (ready on acceptance) and finished requests. A
   // request that finishes at the instant a write is accepted goes first: its time was known
   // before that instant, the write's only from its arrival, so either order of the instant's
@@ -528,7 +543,13 @@ void DramController::finish(std::uint64_t end_ps) {
   // Replay the refreshes an idle tail left unwoken, so the command log and the refresh count
   // cover the whole run.
   const std::uint64_t end_cycle = end_ps * 1000 / tck_fs_;
-  if (!core_.has_work()) catch_up(end_cycle + 1);
+  if (!core_.has_work()) {
+    catch_up(end_cycle + 1);
+  } else if (end_ps > 0) {
+    // A run cut off by sim.max_time_ns with work queued: the commands before the end (no event
+    // runs at it), which a controller asleep until an answer could fall due has not run yet.
+    catch_up(cycle_after(end_ps - 1));
+  }
   core_.finish_stats(end_cycle);
   if (log_) log_->flush();
 }

@@ -23,7 +23,13 @@
 // A read is answered when its last burst's data has moved (RD + CL + tBL); reads are answered in
 // completion order, and posted writes among them by acceptance time (a read finishing at the
 // instant a write is accepted goes first, whatever the order of that instant's events). Requests
-// that find no queue room wait in the hold slot (backpressure).
+// that find no queue room wait in the hold slot (backpressure). An arrival sees the queues after
+// every command up to and including its instant (a column command frees its entry as it issues).
+// Wake-ups: the core's commands are seen by nobody until an answer falls due, so while requests
+// wait for answers and none is held the block sleeps until the earliest cycle one can (the next
+// command plus min(CL, CWL) + tBL) and runs the commands it slept through then; an arrival, the
+// phase sampler (before each boundary) and the end of a cut-off run catch it up first. The
+// commands, their cycles and every statistic are those of a block woken at each command.
 // Data: reads and writes touch the backing store in arrival order, so a read returns the latest
 // write that arrived before it (the controller does no write-to-read forwarding in timing).
 //

@@ -76,6 +76,31 @@ expect_rc 0 "--max-outstanding 1"
 check_stats "--max-outstanding 1" "$WORK/out-max1/stats.json" "$trace"
 pass "--max-outstanding 1"
 
+# --- A run cut off by sim.max_time_ns: whatever happened before the cut is what the whole run did
+# then, so its DRAM command log is the whole run's up to the cut (the controller, which may run
+# its commands late, catches up at the end). 3000.1 ns falls between clocks of 625 ps, mid-run.
+run_famsim cut run --platform platforms/dram_ddr4.yaml --trace "$trace" --trace-format ramulator \
+  --set sim.max_time_ns=3000.1 --dram-log --out "$WORK/out-cut"
+expect_rc 0 "a run cut off by sim.max_time_ns"
+python3 - "$WORK/out-ddr4-ramulator-random/dram" "$WORK/out-cut/dram" 3000100 <<'EOF' ||
+import pathlib, sys
+def commands(d):
+    logs = list(pathlib.Path(d).glob("*"))
+    if len(logs) != 1:
+        sys.exit(f"{d}: expected one command log, found {len(logs)}")
+    return [l for l in logs[0].read_text().splitlines() if l[:1].isdigit()]
+whole, cut, end_ps = commands(sys.argv[1]), commands(sys.argv[2]), int(sys.argv[3])
+before = [l for l in whole if int(l.split(",")[1]) < end_ps]
+if not 0 < len(before) < len(whole):
+    sys.exit(f"the cut at {end_ps} ps should fall mid-run: {len(before)} of {len(whole)} commands before it")
+if cut != before:
+    n = next((i for i, (a, b) in enumerate(zip(cut, before)) if a != b), min(len(cut), len(before)))
+    sys.exit(f"the cut run logged {len(cut)} commands, the whole run {len(before)} before the cut; "
+             f"first difference at command {n}")
+EOF
+  fail "the cut run's DRAM command log is not the whole run's up to the cut"
+pass "a run cut off by sim.max_time_ns logs the DRAM commands the whole run issued before the cut"
+
 # --- Open loop: dramsim3 timestamps (command-clock cycles, one request every 20) drive issue. ---
 trace=$(make_trace open.trace dramsim3 random --cycles-per-request 20)
 run_famsim open run --platform platforms/dram_ddr5.yaml --trace "$trace" --trace-format dramsim3 \

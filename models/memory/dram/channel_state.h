@@ -115,6 +115,9 @@ class ChannelState {
   std::uint64_t data_end(Command cmd, std::uint64_t cycle) const {
     return cycle + (is_read(cmd) ? t_.CL : t_.CWL) + t_.burst;
   }
+  // The fewest cycles from a column command to the end of its data: data_end(cmd, c) >= c + this
+  // for every command.
+  std::uint64_t min_data_delay() const { return (t_.CL < t_.CWL ? t_.CL : t_.CWL) + t_.burst; }
 
  private:
   struct Bank {

@@ -80,6 +80,7 @@ void ControllerCore::enqueue(void* tag, bool write, const Coord* bursts, unsigne
   const std::uint32_t r = free_requests_.back();
   free_requests_.pop_back();
   ++requests_in_use_;
+  if (tag) ++tagged_in_flight_;
   requests_[r] = Request{tag, now, 0, n, write};
   const int q = write ? 1 : 0;
   for (unsigned i = 0; i < n; ++i) {
@@ -649,6 +650,7 @@ void ControllerCore::issue(const Choice& ch, std::uint64_t now) {
     req.done = state_.data_end(cmd, now);
     const std::uint32_t r = ent.request;
     if (req.tag) {
+      --tagged_in_flight_;
       Ring<std::uint32_t>& done = req.write ? write_done_ : read_done_;
       done.push_back(r);
       if (done.size() == 1) next_completion_ = std::min(next_completion_, req.done);

@@ -127,6 +127,11 @@ class ControllerCore {
   // Entries and requests still held.
   unsigned queued_bursts() const { return read_count_ + write_count_; }
   std::size_t pending_requests() const { return requests_in_use_; }
+  // Requests that want a completion (a tag) and whose last burst has not issued yet. While there
+  // is one, the next completion can come no earlier than min_completion_delay() cycles after the
+  // next command: an owner that only hands completions on may sleep until then (DramController).
+  unsigned tagged_in_flight() const { return tagged_in_flight_; }
+  std::uint64_t min_completion_delay() const { return state_.min_data_delay(); }
   // Brings time-weighted statistics up to `now` (call before reading stats()).
   void finish_stats(std::uint64_t now);
   const CoreStats& stats() const { return stats_; }
@@ -266,6 +271,7 @@ class ControllerCore {
   std::vector<Request> requests_;
   std::vector<std::uint32_t> free_requests_;
   std::size_t requests_in_use_ = 0;
+  unsigned tagged_in_flight_ = 0;
   // Per flat bank, what a command or an arrival for it updates, in one cache line: its queues
   // ([0] reads, [1] writes), whether each direction's standing choice is stale (listed in
   // dirty_list_), when its row opened, its open cycles so far (copied to the statistics by
