@@ -8,9 +8,10 @@
 #   cmake --build build --target famsim; tests/bench/compare_binaries.sh /tmp/famsim.before build/famsim
 # The configurations cover every block and policy a speed change is likely to touch: the switch
 # and device crossbars under each queueing, arbitration and forwarding choice, links with flit
-# errors and starved credits, peer traffic, the mesh NoC, the leaf-spine pod, an AI workload, and
-# standalone DRAM channels on random and sequential traces under each scheduler, page policy and
-# refresh mode.
+# errors and starved credits, peer traffic, the mesh NoC, the leaf-spine pod, an AI workload,
+# mixed reads and writes under narrow phase windows, fetch-add atomics, a run cut off mid-traffic,
+# and standalone DRAM channels on random and sequential traces under each scheduler, page policy,
+# refresh mode and write answer (posted or on completion).
 #
 # With --kernels, one executable's two simulation kernels are compared instead (famsim against
 # systemc): they run the events of one instant in different orders, so this finds any result that
@@ -34,6 +35,19 @@ trap 'rm -rf "$work"' EXIT
 
 python3 scripts/make_trace.py --format ramulator --pattern random --requests 200000 \
   --read-fraction 0.8 --address-bytes 8GiB --seed 1 -o "$work/random.trace"
+# Fetch-adds: in the DRAM controller an atomic is a read and a write-back.
+cat > "$work/atomics.yaml" <<'YAML'
+name: atomics
+streams:
+  - name: fetch_add
+    gpus: all
+    buffer: {bytes: 1GiB, location: device/fam0}
+    pattern: uniform_random
+    access_bytes: 8
+    atomic: {op: fetch_add}
+    total_bytes: 64KiB
+    max_outstanding: 64
+YAML
 python3 scripts/make_trace.py --format ramulator --pattern sequential --requests 200000 \
   --read-fraction 0.8 --address-bytes 8GiB --seed 1 -o "$work/sequential.trace"
 
@@ -52,10 +66,14 @@ cases=(
   "minimal|--platform platforms/minimal.yaml"
   "mesh|--platform platforms/fam_mesh.yaml --set workload.streams.0.total_bytes=256KiB"
   "pod|--platform platforms/ualink_pod64.yaml --workload traffic/pod_random_read.yaml --set workload.streams.0.total_bytes=64KiB"
+  "mixed_phases|--platform $N $S --set workload.streams.0.read_fraction=0.7 --set sim.phase_window_ns=200"
+  "atomics|--platform $N --workload $work/atomics.yaml"
+  "nvl8_cut|--platform $N $S --set sim.max_time_ns=3000.1"
   "kv_decode|--platform $N --workload traffic/kv_decode_llama70b.yaml --set sim.max_time_ns=200000"
   "ddr4_random|--platform platforms/dram_ddr4.yaml --trace $work/random.trace --trace-format ramulator"
   "ddr4_sequential|--platform platforms/dram_ddr4.yaml --trace $work/sequential.trace --trace-format ramulator"
   "hbm3_random|--platform platforms/dram_hbm3.yaml --trace $work/random.trace --trace-format ramulator"
+  "ddr4_on_completion|--platform platforms/dram_ddr4.yaml --trace $work/random.trace --trace-format ramulator --set memory.controller.write_response=on_completion"
   "ddr4_fcfs|--platform platforms/dram_ddr4.yaml --trace $work/random.trace --trace-format ramulator --set memory.controller.scheduler=fcfs"
   "ddr4_closed_page|--platform platforms/dram_ddr4.yaml --trace $work/sequential.trace --trace-format ramulator --set memory.controller.page_policy=closed"
   "ddr4_timeout_page|--platform platforms/dram_ddr4.yaml --trace $work/random.trace --trace-format ramulator --set memory.controller.page_policy=timeout"
