@@ -20,29 +20,29 @@ inline unsigned char pattern_byte(std::uint64_t va, std::uint64_t data_seed) {
   return static_cast<unsigned char>(word >> (8 * (va & 7)));
 }
 
-// pattern_byte(va + i, seed) for i in [0, len), one hash per 8-byte word rather than per byte:
-// GPUs fill every write's data with it.
-inline void fill_pattern(unsigned char* dst, unsigned len, std::uint64_t va, std::uint64_t seed) {
+// Calls f(i, pattern_byte(va + i, seed)) for i in [0, len), hashing once per 8-byte word rather
+// than once per byte: GPUs fill every write's data with the pattern.
+template <class F>
+inline void for_each_pattern_byte(unsigned len, std::uint64_t va, std::uint64_t seed, F&& f) {
   for (unsigned i = 0; i < len;) {
     const std::uint64_t a = va + i;
     const std::uint64_t word = mix64((a >> 3) ^ seed);
     for (unsigned b = static_cast<unsigned>(a & 7); b < 8 && i < len; ++b, ++i) {
-      dst[i] = static_cast<unsigned char>(word >> (8 * b));
+      f(i, static_cast<unsigned char>(word >> (8 * b)));
     }
   }
 }
 
-// Number of bytes that differ from the pattern (one hash per 8-byte word, as fill_pattern).
+inline void fill_pattern(unsigned char* dst, unsigned len, std::uint64_t va, std::uint64_t seed) {
+  for_each_pattern_byte(len, va, seed, [dst](unsigned i, unsigned char v) { dst[i] = v; });
+}
+
+// Number of bytes that differ from the pattern.
 inline unsigned count_pattern_mismatches(const unsigned char* src, unsigned len, std::uint64_t va,
                                          std::uint64_t seed) {
   unsigned bad = 0;
-  for (unsigned i = 0; i < len;) {
-    const std::uint64_t a = va + i;
-    const std::uint64_t word = mix64((a >> 3) ^ seed);
-    for (unsigned b = static_cast<unsigned>(a & 7); b < 8 && i < len; ++b, ++i) {
-      bad += src[i] != static_cast<unsigned char>(word >> (8 * b));
-    }
-  }
+  for_each_pattern_byte(len, va, seed,
+                        [src, &bad](unsigned i, unsigned char v) { bad += src[i] != v; });
   return bad;
 }
 

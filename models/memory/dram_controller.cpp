@@ -48,7 +48,7 @@ DramController::DramController(sc_core::sc_module_name name, SimContext& ctx,
   // have run (schedule() lets the core fall behind). An idle core is left as it is, as it is when
   // awake (its refreshes are replayed when work arrives).
   ctx.phases.add_catch_up([this](std::uint64_t before_ps) {
-    if (before_ps > 0 && core_.has_work()) catch_up(cycle_after(before_ps - 1));
+    if (core_.has_work()) catch_up_before(before_ps);
   });
   SC_HAS_PROCESS(DramController);
   SC_METHOD(behaviour);
@@ -155,6 +155,10 @@ Sync DramController::fw(unsigned, Payload& p, Phase& phase, sc_core::sc_time&) {
 
 void DramController::catch_up(std::uint64_t cycle) {
   while (core_next_ < cycle) core_next_ = core_.run(core_next_);
+}
+
+void DramController::catch_up_before(std::uint64_t t_ps) {
+  if (t_ps > 0) catch_up(cycle_after(t_ps - 1));
 }
 
 void DramController::schedule(std::uint64_t now) {
@@ -545,10 +549,10 @@ void DramController::finish(std::uint64_t end_ps) {
   const std::uint64_t end_cycle = end_ps * 1000 / tck_fs_;
   if (!core_.has_work()) {
     catch_up(end_cycle + 1);
-  } else if (end_ps > 0) {
+  } else {
     // A run cut off by sim.max_time_ns with work queued: the commands before the end (no event
     // runs at it), which a controller asleep until an answer could fall due has not run yet.
-    catch_up(cycle_after(end_ps - 1));
+    catch_up_before(end_ps);
   }
   core_.finish_stats(end_cycle);
   if (log_) log_->flush();

@@ -139,6 +139,8 @@ class DramController : public sc_core::sc_module, public Component {
   // Runs the core at the cycles it was left unwoken for (idle: only refreshes fall due), up to
   // but excluding `cycle`.
   void catch_up(std::uint64_t cycle);
+  // The same, for the commands of cycles that start before `t_ps` (the state just before t).
+  void catch_up_before(std::uint64_t t_ps);
   friend class Wakeup;  // runs behaviour()
   void behaviour();
 
