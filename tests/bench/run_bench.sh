@@ -7,6 +7,9 @@
 #     ones 164 MiB).
 #  2. DRAM alone: 5-million-request random and sequential traces (reads:writes 8:2, Ramulator 2
 #     format) replayed on one DDR4-3200 channel (platforms/dram_ddr4.yaml).
+#  3. The yardstick: a bare SystemC AT hop (tests/bench/sc_hop_bench.cpp, no famsim code) with as
+#     many requests in flight as the reference load and with one, when build/tests/sc_hop_bench
+#     has been built (cmake --build build --target sc_hop_bench).
 #   tests/bench/run_bench.sh [famsim-executable] [extra famsim bench arguments...]
 #   FAMSIM_BENCH_DRAM_REQUESTS=N changes the trace length (default 5000000).
 set -euo pipefail
@@ -37,3 +40,9 @@ print(json.dumps({"platform": s["platform"], "trace": sys.argv[2] + " 8:2",
                   "bandwidth_gbps": d["summary"]["bandwidth_gbps"]}))
 PY
 done
+
+if [[ -x build/tests/sc_hop_bench ]]; then
+  for in_flight in 4096 1; do
+    build/tests/sc_hop_bench 12 "$in_flight" 2> /dev/null | grep '^{'
+  done
+fi
