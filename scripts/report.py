@@ -1083,6 +1083,16 @@ def section_bottleneck(doc, stats):
                         f"like resources are {'full' if kind == 'slots' else 'saturated'} too: "
                         + ", ".join(map(str, alike[:8]))
                         + (", ..." if len(alike) > 8 else "") + ".")
+        bal = get(lim, "class_balance")
+        if isinstance(bal, dict) and number(bal.get("even_bound_gbps")):
+            text += [f" The {fmt_int(bal.get('members'))} like resources are unevenly loaded "
+                     f"({fmt_pct(bal.get('min_utilization'))} to "
+                     f"{fmt_pct(lim.get('utilization'))}): with the same traffic spread evenly "
+                     f"each would be {fmt_pct(bal.get('even_utilization'))} busy and the "
+                     f"analytic bound {fmt_gbps(bal['even_bound_gbps'])}, set by ",
+                     code(as_text(bal.get('even_bound_set_by'))),
+                     ". How the traffic is split over them (address interleaving, routing, how "
+                     "many ports each path has) costs that much."]
         doc.p(*text)
     else:
         doc.p(bold("No limiter: "), "no bandwidth resource is busy at or above "

@@ -6,6 +6,7 @@
 #include <cctype>
 #include <limits>
 #include <map>
+#include <optional>
 
 namespace famsim {
 
@@ -48,6 +49,47 @@ std::string group_key(const ResourceRecord& r) { return resource_group(r.compone
 // the requests the initiator has out.
 bool initiator_window(const ResourceRecord& r) {
   return !bandwidth(r) && (r.kind == BlockKind::kGpu || r.kind == BlockKind::kTracePlayer);
+}
+
+// A limiting bandwidth class whose members carry unequal shares (the device's fabric ports on
+// switch planes that take unequal shares of the GPUs' links, say): what the bound would be with
+// the same traffic spread evenly over them. Only when the busiest member is at least
+// kUneven times the even load and the class has two or more members.
+constexpr double kUneven = 1.05;
+
+struct ClassBalance {
+  double min_u = 0;
+  double even_u = 0;      // the class's work over its capacity: each member's load if even
+  double even_bound = 0;  // the analytic bound with the class evenly loaded
+  const ResourceRecord* set_by = nullptr;  // what sets that bound; null: the class itself
+};
+
+std::optional<ClassBalance> class_balance(const Group& g,
+                                          const std::vector<ResourceRecord>& resources,
+                                          double achieved_gbps) {
+  if (g.members.size() < 2 || achieved_gbps <= 0) return std::nullopt;
+  ClassBalance b;
+  b.min_u = g.max_u;
+  double used = 0, capacity = 0;
+  for (const ResourceRecord* m : g.members) {
+    b.min_u = std::min(b.min_u, m->use.utilization);
+    used += m->use.utilization * m->use.capacity;
+    capacity += m->use.capacity;
+  }
+  if (capacity <= 0) return std::nullopt;
+  b.even_u = used / capacity;
+  if (b.even_u <= 0 || g.max_u < kUneven * b.even_u) return std::nullopt;
+  b.even_bound = achieved_gbps / b.even_u;
+  const std::string key = group_key(*g.members.front());
+  for (const ResourceRecord& r : resources) {
+    const double u = r.use.utilization;
+    if (!bandwidth(r) || u <= 0 || achieved_gbps / u >= b.even_bound || group_key(r) == key) {
+      continue;
+    }
+    b.even_bound = achieved_gbps / u;
+    b.set_by = &r;
+  }
+  return b;
 }
 
 }  // namespace
@@ -242,6 +284,7 @@ nlohmann::json analyze_bottlenecks(const std::vector<ResourceRecord>& resources,
     out["achieved_fraction_of_bound"] = achieved_gbps / bound;
   }
   std::string sentence;
+  std::string balance_text;  // the limiter's class unevenly loaded
   if (limiter) {
     nlohmann::json l = entry(*limiter);
     const Group& g = groups[group_key(*limiter)];
@@ -263,6 +306,16 @@ nlohmann::json analyze_bottlenecks(const std::vector<ResourceRecord>& resources,
     const double slots_needed = beyond ? limiter->use.capacity * bound / pool_bound : 0.0;
     if (slots) l["littles_law_bound_gbps"] = pool_bound;
     if (beyond) l["slots_for_analytic_bound"] = slots_needed;
+    const std::optional<ClassBalance> balance =
+        why == "bandwidth" ? class_balance(g, resources, achieved_gbps) : std::nullopt;
+    if (balance) {
+      l["class_balance"] = {
+          {"members", g.members.size()},
+          {"min_utilization", balance->min_u},
+          {"even_utilization", balance->even_u},
+          {"even_bound_gbps", balance->even_bound},
+          {"even_bound_set_by", balance->set_by ? label(*balance->set_by) : g.cls + " " + g.name}};
+    }
     out["limiter"] = l;
     sentence =
         fmt::format("{} limits throughput: {} {} ({})", label(*limiter),
@@ -289,6 +342,16 @@ nlohmann::json analyze_bottlenecks(const std::vector<ResourceRecord>& resources,
             bound, slots_needed, bound / pool_bound);
       }
       sentence += ".";
+    }
+    if (balance) {
+      // Said after the bound it compares with.
+      balance_text = fmt::format(
+          " The {} {} {} are unevenly loaded ({} to {}): spread evenly, the same traffic would "
+          "load each {}, and the analytic bound would be {:.1f} GB/s ({:.2f}x), {}.",
+          g.members.size(), g.cls, g.name, pct(balance->min_u), pct(g.max_u), pct(balance->even_u),
+          balance->even_bound, balance->even_bound / bound,
+          balance->set_by ? "set then by " + label(*balance->set_by)
+                          : std::string("still set by them"));
     }
     if (!blocked_text.empty()) {
       sentence += fmt::format(" It holds back: {}.", fmt::join(blocked_text, ", "));
@@ -335,6 +398,7 @@ nlohmann::json analyze_bottlenecks(const std::vector<ResourceRecord>& resources,
     if (!parts.empty()) {
       sentence += " The bound assumes each target keeps its share of the traffic.";
     }
+    sentence += balance_text;
     if (!limiter) {
       // Far from saturation the bound is an extrapolation of the split this light load made: a
       // few requests can all land in one bank, which a heavier load of the same kind would not.

@@ -94,6 +94,35 @@ assert cells[8].endswith(" of 64"), cells
 PY
 pass "report of a minimal run"
 
+# A limiter whose like resources are unevenly loaded (bottlenecks.limiter.class_balance): the
+# report gives their spread and the bound an even split would allow, as stats.json has them
+# (here written into a copy of the minimal run's, whose limiter is its link's response wire).
+mkdir "$WORK/balance"
+cp "$RUN/stats.json" "$WORK/balance/"
+"$PY" - "$WORK/balance/stats.json" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+lim = s["bottlenecks"]["limiter"]
+lim["utilization"] = 1.0
+lim["class_balance"] = {"members": 4, "min_utilization": 0.8, "even_utilization": 0.9,
+                        "even_bound_gbps": 100.0, "even_bound_set_by": "gpu*_link* response wire"}
+json.dump(s, open(sys.argv[1], "w"))
+PY
+report balance "$WORK/balance"
+[ "$RC" -eq 0 ] || fail "report.py on a run with an uneven limiting class: exit code $RC"
+"$PY" - "$WORK/balance" <<'PY' || fail "the report does not give the limiting class's spread"
+import re, sys
+md = re.sub(r"\\(.)", r"\1", open(sys.argv[1] + "/report.md").read())
+text = ("The 4 like resources are unevenly loaded (80.0% to 100.0%): with the same traffic spread "
+        "evenly each would be 90.0% busy and the analytic bound 100.00 GB/s, set by "
+        "`gpu*_link* response wire`.")
+assert text in md, [l for l in md.splitlines() if "Limiter" in l]
+PY
+if grep -q "unevenly loaded" "$RUN/report.md"; then
+  fail "the minimal run's one link is called unevenly loaded"
+fi
+pass "report.py gives an unevenly loaded limiting class's spread and the bound an even split allows"
+
 [ ! -e "$RUN/plots/mesh_links.png" ] || fail "a run without a mesh NoC has plots/mesh_links.png"
 
 # A mesh NoC whose 1 x 3-flit VCs starve its links (README "Device mesh NoC"): the report draws

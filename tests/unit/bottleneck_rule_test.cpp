@@ -233,5 +233,77 @@ TEST(BottleneckRule, TheSentenceSaysTheAchievedFigureIsOverAllTargetsWhenSeveral
   EXPECT_EQ(one["sentence"].get<std::string>().find("over all targets"), std::string::npos);
 }
 
+TEST(BottleneckRule, AnUnevenlyLoadedLimitingClassGivesTheBoundItsEvenLoadWouldAllow) {
+  // 90 GB/s achieved over four 25 GB/s wires of one class at 100, 100, 80 and 80 % busy: the
+  // bound is 90 / 1.0 = 90 GB/s. Their work is 25 + 25 + 20 + 20 = 90 of 100 GB/s, so spread
+  // evenly each is 90 % busy and the class allows 90 / 0.9 = 100 GB/s. A NoC port at 50 % (its
+  // own bound 180) does not cap that.
+  ResourceRecord noc = wire("fam0_noc", 0.5, 100);
+  noc.use.name = "request output 0";
+  const std::vector<ResourceRecord> rs = {wire("fam0_link0", 1.0, 25), wire("fam0_link1", 1.0, 25),
+                                          wire("fam0_link2", 0.8, 25), wire("fam0_link3", 0.8, 25),
+                                          noc};
+  const auto j = analyze_bottlenecks(rs, 90.0);
+  ASSERT_EQ(j["limiter"]["component"], "fam0_link0");
+  EXPECT_DOUBLE_EQ(j["analytic_bound_gbps"].get<double>(), 90.0);
+  const auto& b = j["limiter"]["class_balance"];
+  EXPECT_EQ(b["members"], 4u);
+  EXPECT_DOUBLE_EQ(b["min_utilization"].get<double>(), 0.8);
+  EXPECT_DOUBLE_EQ(b["even_utilization"].get<double>(), 0.9);
+  EXPECT_DOUBLE_EQ(b["even_bound_gbps"].get<double>(), 100.0);
+  EXPECT_EQ(b["even_bound_set_by"], "fam*_link* response wire");
+  const std::string sentence = j["sentence"];
+  EXPECT_NE(sentence.find("The 4 fam*_link* response wire are unevenly loaded (80.0% to 100.0%): "
+                          "spread evenly, the same traffic would load each 90.0%, and the "
+                          "analytic bound would be 100.0 GB/s (1.11x), still set by them."),
+            std::string::npos)
+      << sentence;
+  // Said after the bound it is compared with.
+  EXPECT_LT(sentence.find("of an analytic bound of 90.0"), sentence.find("unevenly"));
+
+  // The NoC port at 95 %: its bound, 90 / 0.95 = 94.7 GB/s, comes first once the wires are even.
+  std::vector<ResourceRecord> capped = rs;
+  capped.back().use.utilization = 0.95;
+  const auto c = analyze_bottlenecks(capped, 90.0);
+  EXPECT_DOUBLE_EQ(c["limiter"]["class_balance"]["even_bound_gbps"].get<double>(), 90.0 / 0.95);
+  EXPECT_EQ(c["limiter"]["class_balance"]["even_bound_set_by"], "fam0_noc request output 0");
+  EXPECT_NE(
+      c["sentence"].get<std::string>().find("(1.05x), set then by fam0_noc request output 0."),
+      std::string::npos)
+      << c["sentence"];
+}
+
+TEST(BottleneckRule, AClassOfUnequalWiresIsEvenWhenEachCarriesItsCapacitysShare) {
+  // A 50 GB/s and a 25 GB/s wire of one class at 90 % each: their work is 45 + 22.5 of 75 GB/s,
+  // 90 % either way. Nothing to even out, so no class_balance and no word of it.
+  const std::vector<ResourceRecord> even = {wire("fam0_link0", 0.9, 50),
+                                            wire("fam0_link1", 0.9, 25)};
+  const auto j = analyze_bottlenecks(even, 60.0);
+  ASSERT_TRUE(j.contains("limiter"));
+  EXPECT_FALSE(j["limiter"].contains("class_balance"));
+  EXPECT_EQ(j["sentence"].get<std::string>().find("unevenly"), std::string::npos);
+
+  // The 50 GB/s wire at 60 % (30 GB/s) and the 25 GB/s one at 100 %: 55 of 75 GB/s, 73.3 % even;
+  // 100 % is more than 1.05 times that. Even, 55 GB/s achieved would allow 55 / (55 / 75) = 75.
+  const std::vector<ResourceRecord> uneven = {wire("fam0_link0", 0.6, 50),
+                                              wire("fam0_link1", 1.0, 25)};
+  const auto u = analyze_bottlenecks(uneven, 55.0);
+  EXPECT_DOUBLE_EQ(u["limiter"]["class_balance"]["even_utilization"].get<double>(), 55.0 / 75.0);
+  EXPECT_DOUBLE_EQ(u["limiter"]["class_balance"]["even_bound_gbps"].get<double>(), 75.0);
+
+  // Within 5 %: 100 % against an even 96 % is not called uneven.
+  const std::vector<ResourceRecord> close = {wire("fam0_link0", 1.0, 25),
+                                             wire("fam0_link1", 0.92, 25)};
+  EXPECT_FALSE(analyze_bottlenecks(close, 48.0)["limiter"].contains("class_balance"));
+
+  // A limiting pool has no balance: its limit is slots over latency, not shares of a bandwidth.
+  const std::vector<ResourceRecord> pools = {
+      pool("gpu0", BlockKind::kGpu, "outstanding window", 1.0, 64),
+      pool("gpu1", BlockKind::kGpu, "outstanding window", 0.5, 64)};
+  const auto p = analyze_bottlenecks(pools, 10.0);
+  ASSERT_EQ(p["limiter"]["reason"], "slots");
+  EXPECT_FALSE(p["limiter"].contains("class_balance"));
+}
+
 }  // namespace
 }  // namespace famsim
