@@ -430,6 +430,57 @@ std::string crossbar_policies(const CrossbarParams& x, unsigned inputs, unsigned
       to_string(x.input_queues), x.input_buffer, x.output_buffer, cap, a, to_string(x.forwarding));
 }
 
+// How much of device `d`'s fabric-port bandwidth the GPUs can reach over switch planes. A GPU
+// picks its link by an address hash over all L of its links (fabric_plan.h), so plane k carries
+// n_k / L of its traffic whatever the target, and the device's p_k ports on plane k take all of
+// that plane's share of the traffic to it: the device gets at most min_k p_k x B x L / n_k per
+// direction with B a device link's bandwidth, its ports' p x B only when p_k / p = n_k / L on
+// every plane. Also what that leaves for the GPUs' reads (the response wire's data fraction).
+std::string device_reach_line(const PlatformConfig& p, unsigned d) {
+  const FabricPlan plan(p.fabric_shape());
+  const unsigned links = p.gpu_link.per_gpu;
+  const unsigned ports = p.devices[d].fabric_ports;
+  const double b = p.device_link.params.bandwidth_gbps();
+  double reach = ports * b;
+  std::vector<unsigned> binding;
+  std::vector<std::string> split;
+  std::vector<unsigned> port_split;
+  for (unsigned k = 0; k < plan.planes(); ++k) {
+    const unsigned n = plan.gpu_links_in_plane(k);
+    const unsigned pk = plan.device_ports_in_plane(d, k);
+    split.push_back(fmt::format("{}/{}", n, links));
+    port_split.push_back(pk);
+    const double r = pk * b * links / n;
+    // Exact ties (proportional planes) compare equal: the products are of small integers.
+    if (r < reach * (1 - 1e-12)) {
+      reach = r;
+      binding.assign(1, k);
+    } else if (r <= reach * (1 + 1e-12) && r < ports * b * (1 - 1e-12)) {
+      binding.push_back(k);
+    }
+  }
+  const LinkFraming framing(p.device_link.params.flit);
+  const unsigned read_bytes = p.gpu.request_bytes;
+  const double read_data =
+      static_cast<double>(read_bytes) / framing.wire_bytes(framing.response(false, read_bytes));
+  if (binding.empty()) {
+    return fmt::format(
+        "    fabric reach: all {:.2f} GB/s of its ports per direction ({} B reads: {:.2f} "
+        "GB/s){}\n",
+        ports * b, read_bytes, ports * b * read_data,
+        plan.planes() > 1 ? ", its ports spread over the planes as the GPUs' links are" : "");
+  }
+  std::vector<std::string> bind;
+  for (unsigned k : binding) bind.push_back(std::to_string(k));
+  return fmt::format(
+      "    fabric reach: at most {:.2f} of its ports' {:.2f} GB/s per direction ({} B reads: "
+      "{:.2f} GB/s): the GPUs' link hash gives the planes {} of their traffic, the device has "
+      "{} of its {} ports on them; plane{} {} bind{}\n",
+      reach, ports * b, read_bytes, reach * read_data, fmt::join(split, ", "),
+      fmt::join(port_split, ", "), ports, binding.size() > 1 ? "s" : "", fmt::join(bind, " and "),
+      binding.size() > 1 ? "" : "s");
+}
+
 }  // namespace
 
 std::string validation_text(const ResolvedConfig& cfg) {
@@ -594,6 +645,9 @@ std::string validation_text(const ResolvedConfig& cfg) {
           d.fabric_ports, d.memory.channels, d.noc.width_bytes, nc.mhz(),
           d.noc.width_bytes * nc.mhz() * 1e-3, d.noc.pipeline_cycles,
           crossbar_policies(d.noc, d.fabric_ports, d.memory.channels));
+    }
+    if (p.sw.present && p.device_link.present) {
+      o += device_reach_line(p, static_cast<unsigned>(&d - p.devices.data()));
     }
     o += "  " + mem_line(d.memory, "memory");
   }

@@ -573,6 +573,38 @@ expect_in_output "switch-GPU peer: 144 links" "validate lists peer links"
 expect_in_output "GPU memory hub: per GPU a crossbar of 178 up ports" "validate lists the hub"
 pass "famsim validate lists the peer ports, peer links and memory hubs"
 
+# How much of the device's port bandwidth the GPUs reach over the switch planes. nvl8_fam: each GPU
+# spreads its traffic over its 18 links by address, link l on plane l mod 4, so the planes carry
+# 5/18, 5/18, 4/18 and 4/18 of it; the device's 8 ports sit 2 on each plane, 2 x 25 GB/s. Plane 0
+# (and 1) passes 50 GB/s when the device takes 50 / (5/18) = 180 GB/s in all (planes 2 and 3 would
+# allow 50 / (4/18) = 225). 128 B reads: 128 of each 144-byte response on the wire are data,
+# 180 x 128 / 144 = 160 GB/s.
+expect_in_output "fabric reach: at most 180.00 of its ports' 200.00 GB/s per direction (128 B reads: 160.00 GB/s): the GPUs' link hash gives the planes 5/18, 5/18, 4/18, 4/18 of their traffic, the device has 2, 2, 2, 2 of its 8 ports on them; planes 0 and 1 bind" \
+  "validate's fabric reach on nvl8_fam"
+# 9 ports: port p on plane p mod 4 puts 3 on plane 0, so plane 1 alone binds: 2 x 25 x 18 / 5 = 180.
+run_famsim validate_reach9 validate --platform platforms/nvl8_fam.yaml --set devices.0.fabric_ports=9
+expect_rc 0 "famsim validate on nvl8_fam with 9 device ports"
+expect_in_output "at most 180.00 of its ports' 225.00 GB/s per direction (128 B reads: 160.00 GB/s)" \
+  "validate's fabric reach with 9 device ports"
+expect_in_output "the device has 3, 2, 2, 2 of its 9 ports on them; plane 1 binds" \
+  "validate's fabric reach names the binding plane"
+# 16 links per GPU, 4 on each plane, as the device's ports: all 8 x 25 = 200 GB/s reachable.
+run_famsim validate_reach16 validate --platform platforms/nvl8_fam.yaml --set links.gpu_switch.per_gpu=16
+expect_rc 0 "famsim validate on nvl8_fam with 16 links per GPU"
+expect_in_output "fabric reach: all 200.00 GB/s of its ports per direction (128 B reads: 177.78 GB/s), its ports spread over the planes as the GPUs' links are" \
+  "validate's fabric reach with the ports spread as the links"
+# The simulation keeps to that bound: saturating random reads on nvl8_fam reach the device at
+# no more than 160 GB/s, and within 3 % of it.
+run_famsim reach_run run --platform platforms/nvl8_fam.yaml --out "$WORK/reach" \
+  --set workload.streams.0.total_bytes=4MiB
+expect_rc 0 "nvl8_fam random reads, 4 MiB per GPU"
+python3 - "$WORK/reach/stats.json" <<'PY' || fail "nvl8_fam's read bandwidth against its fabric reach"
+import json, sys
+bw = json.load(open(sys.argv[1]))["summary"]["read_bandwidth_gbps"]
+assert 0.97 * 160.0 <= bw <= 160.0, bw
+PY
+pass "validate gives the device's fabric reach, and a saturating run keeps within it"
+
 # --- validate. ----------------------------------------------------------------------------------
 for p in platforms/*.yaml; do
   run_famsim "validate-$(basename "$p")" validate --platform "$p"
