@@ -1085,7 +1085,11 @@ def section_bottleneck(doc, stats):
                         + (", ..." if len(alike) > 8 else "") + ".")
         bal = get(lim, "class_balance")
         if isinstance(bal, dict) and number(bal.get("even_bound_gbps")):
-            text += [f" The {fmt_int(bal.get('members'))} like resources are unevenly loaded "
+            carried = (" that carried traffic" if number(lim.get("class_size"))
+                       and number(bal.get("members")) and bal["members"] < lim["class_size"]
+                       else "")
+            text += [f" The {fmt_int(bal.get('members'))} like resources{carried} are unevenly "
+                     "loaded "
                      f"({fmt_pct(bal.get('min_utilization'))} to "
                      f"{fmt_pct(lim.get('utilization'))}): with the same traffic spread evenly "
                      f"each would be {fmt_pct(bal.get('even_utilization'))} busy and the "

@@ -53,11 +53,13 @@ bool initiator_window(const ResourceRecord& r) {
 
 // A limiting bandwidth class whose members carry unequal shares (the device's fabric ports on
 // switch planes that take unequal shares of the GPUs' links, say): what the bound would be with
-// the same traffic spread evenly over them. Only when the busiest member is at least
-// kUneven times the even load and the class has two or more members.
+// the same traffic spread evenly over them. Only the members that carried traffic count (the
+// links of a GPU that issued nothing cannot take another GPU's), and only when two or more did
+// and the busiest is at least kUneven times their even load.
 constexpr double kUneven = 1.05;
 
 struct ClassBalance {
+  std::size_t members = 0;  // that carried traffic
   double min_u = 0;
   double even_u = 0;      // the class's work over its capacity: each member's load if even
   double even_bound = 0;  // the analytic bound with the class evenly loaded
@@ -67,16 +69,18 @@ struct ClassBalance {
 std::optional<ClassBalance> class_balance(const Group& g,
                                           const std::vector<ResourceRecord>& resources,
                                           double achieved_gbps) {
-  if (g.members.size() < 2 || achieved_gbps <= 0) return std::nullopt;
+  if (achieved_gbps <= 0) return std::nullopt;
   ClassBalance b;
   b.min_u = g.max_u;
   double used = 0, capacity = 0;
   for (const ResourceRecord* m : g.members) {
+    if (m->use.utilization <= 0) continue;
+    ++b.members;
     b.min_u = std::min(b.min_u, m->use.utilization);
     used += m->use.utilization * m->use.capacity;
     capacity += m->use.capacity;
   }
-  if (capacity <= 0) return std::nullopt;
+  if (b.members < 2 || capacity <= 0) return std::nullopt;
   b.even_u = used / capacity;
   if (b.even_u <= 0 || g.max_u < kUneven * b.even_u) return std::nullopt;
   b.even_bound = achieved_gbps / b.even_u;
@@ -310,7 +314,7 @@ nlohmann::json analyze_bottlenecks(const std::vector<ResourceRecord>& resources,
         why == "bandwidth" ? class_balance(g, resources, achieved_gbps) : std::nullopt;
     if (balance) {
       l["class_balance"] = {
-          {"members", g.members.size()},
+          {"members", balance->members},
           {"min_utilization", balance->min_u},
           {"even_utilization", balance->even_u},
           {"even_bound_gbps", balance->even_bound},
@@ -346,10 +350,11 @@ nlohmann::json analyze_bottlenecks(const std::vector<ResourceRecord>& resources,
     if (balance) {
       // Said after the bound it compares with.
       balance_text = fmt::format(
-          " The {} {} {} are unevenly loaded ({} to {}): spread evenly, the same traffic would "
+          " The {} {} {}{} are unevenly loaded ({} to {}): spread evenly, the same traffic would "
           "load each {}, and the analytic bound would be {:.1f} GB/s ({:.2f}x), {}.",
-          g.members.size(), g.cls, g.name, pct(balance->min_u), pct(g.max_u), pct(balance->even_u),
-          balance->even_bound, balance->even_bound / bound,
+          balance->members, g.cls, g.name,
+          balance->members < g.members.size() ? " that carried traffic" : "", pct(balance->min_u),
+          pct(g.max_u), pct(balance->even_u), balance->even_bound, balance->even_bound / bound,
           balance->set_by ? "set then by " + label(*balance->set_by)
                           : std::string("still set by them"));
     }

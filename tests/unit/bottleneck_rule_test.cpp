@@ -291,6 +291,25 @@ TEST(BottleneckRule, AClassOfUnequalWiresIsEvenWhenEachCarriesItsCapacitysShare)
   EXPECT_DOUBLE_EQ(u["limiter"]["class_balance"]["even_utilization"].get<double>(), 55.0 / 75.0);
   EXPECT_DOUBLE_EQ(u["limiter"]["class_balance"]["even_bound_gbps"].get<double>(), 75.0);
 
+  // An idle member (a link of a GPU that issued nothing) cannot take the others' traffic: the
+  // balance is over the two that carried some, 25 + 20 of 50 GB/s, 90 % even; 45 GB/s achieved
+  // would allow 45 / 0.9 = 50.
+  const std::vector<ResourceRecord> idle = {
+      wire("fam0_link0", 1.0, 25), wire("fam0_link1", 0.8, 25), wire("fam0_link2", 0.0, 25)};
+  const auto i = analyze_bottlenecks(idle, 45.0);
+  EXPECT_EQ(i["limiter"]["class_balance"]["members"], 2u);
+  EXPECT_DOUBLE_EQ(i["limiter"]["class_balance"]["min_utilization"].get<double>(), 0.8);
+  EXPECT_DOUBLE_EQ(i["limiter"]["class_balance"]["even_bound_gbps"].get<double>(), 50.0);
+  EXPECT_NE(i["sentence"].get<std::string>().find(
+                "The 2 fam*_link* response wire that carried traffic are unevenly loaded (80.0% "
+                "to 100.0%)"),
+            std::string::npos)
+      << i["sentence"];
+  // One busy member and idle ones: nothing to spread over.
+  const std::vector<ResourceRecord> lone = {wire("fam0_link0", 1.0, 25),
+                                            wire("fam0_link1", 0.0, 25)};
+  EXPECT_FALSE(analyze_bottlenecks(lone, 22.0)["limiter"].contains("class_balance"));
+
   // Within 5 %: 100 % against an even 96 % is not called uneven.
   const std::vector<ResourceRecord> close = {wire("fam0_link0", 1.0, 25),
                                              wire("fam0_link1", 0.92, 25)};
