@@ -1096,7 +1096,8 @@ def section_bottleneck(doc, stats):
                      f"analytic bound {fmt_gbps(bal['even_bound_gbps'])}, set by ",
                      code(as_text(bal.get('even_bound_set_by'))),
                      ". How the traffic is split over them (address interleaving, routing, how "
-                     "many ports each path has) costs that much."]
+                     "many ports each path has, or a workload that loads some initiators more) "
+                     "costs that much."]
         doc.p(*text)
     else:
         doc.p(bold("No limiter: "), "no bandwidth resource is busy at or above "
