@@ -341,6 +341,12 @@ std::string summary_text(const nlohmann::json& s, const std::string& out_dir) {
 
 namespace {
 
+// The share of a link's response wire that is data for reads of `read_bytes` (the rest: response
+// headers and padding): the part of the wire the GPUs' reads can get.
+double read_data_fraction(const LinkFraming& framing, unsigned read_bytes) {
+  return static_cast<double>(read_bytes) / framing.wire_bytes(framing.response(false, read_bytes));
+}
+
 // The cap a link's VC credits put on the transfers carrying data (writes on the request VC, read
 // responses on the response VC) when they cannot cover the credit round trip (link.h): n transfers
 // of `data_bytes` fit in the credits, and each takes them for at least its serialisation +
@@ -441,8 +447,9 @@ std::string device_reach_line(const PlatformConfig& p, unsigned d) {
   const unsigned links = p.gpu_link.per_gpu;
   const unsigned ports = p.devices[d].fabric_ports;
   const double b = p.device_link.params.bandwidth_gbps();
-  double reach = ports * b;
-  std::vector<unsigned> binding;
+  const double all = ports * b;
+  double reach = all;
+  std::vector<double> plane_reach;
   std::vector<std::string> split;
   std::vector<unsigned> port_split;
   for (unsigned k = 0; k < plan.planes(); ++k) {
@@ -450,24 +457,23 @@ std::string device_reach_line(const PlatformConfig& p, unsigned d) {
     const unsigned pk = plan.device_ports_in_plane(d, k);
     split.push_back(fmt::format("{}/{}", n, links));
     port_split.push_back(pk);
-    const double r = pk * b * links / n;
-    // Exact ties (proportional planes) compare equal: the products are of small integers.
-    if (r < reach * (1 - 1e-12)) {
-      reach = r;
-      binding.assign(1, k);
-    } else if (r <= reach * (1 + 1e-12) && r < ports * b * (1 - 1e-12)) {
-      binding.push_back(k);
-    }
+    plane_reach.push_back(pk * b * links / n);
+    reach = std::min(reach, plane_reach.back());
   }
-  const LinkFraming framing(p.device_link.params.flit);
+  // The planes that bind, when the reach falls short of the ports (the figures are products of
+  // small integers and one bandwidth: a relative margin tells rounding from a real difference).
+  constexpr double kTie = 1e-12;
+  std::vector<unsigned> binding;
+  for (unsigned k = 0; k < plane_reach.size() && reach < all * (1 - kTie); ++k) {
+    if (plane_reach[k] <= reach * (1 + kTie)) binding.push_back(k);
+  }
   const unsigned read_bytes = p.gpu.request_bytes;
-  const double read_data =
-      static_cast<double>(read_bytes) / framing.wire_bytes(framing.response(false, read_bytes));
+  const double read_data = read_data_fraction(LinkFraming(p.device_link.params.flit), read_bytes);
   if (binding.empty()) {
     return fmt::format(
         "    fabric reach: all {:.2f} GB/s of its ports per direction ({} B reads: {:.2f} "
         "GB/s){}\n",
-        ports * b, read_bytes, ports * b * read_data,
+        all, read_bytes, all * read_data,
         plan.planes() > 1 ? ", its ports spread over the planes as the GPUs' links are" : "");
   }
   std::vector<std::string> bind;
@@ -476,7 +482,7 @@ std::string device_reach_line(const PlatformConfig& p, unsigned d) {
       "    fabric reach: at most {:.2f} of its ports' {:.2f} GB/s per direction ({} B reads: "
       "{:.2f} GB/s): the GPUs' link hash gives the planes {} of their traffic, the device has "
       "{} of its {} ports on them; plane{} {} bind{}\n",
-      reach, ports * b, read_bytes, reach * read_data, fmt::join(split, ", "),
+      reach, all, read_bytes, reach * read_data, fmt::join(split, ", "),
       fmt::join(port_split, ", "), ports, binding.size() > 1 ? "s" : "", fmt::join(bind, " and "),
       binding.size() > 1 ? "" : "s");
 }
@@ -545,8 +551,7 @@ std::string validation_text(const ResolvedConfig& cfg) {
     // The GPUs' requests: a read's data crosses the response direction, whose wire also carries
     // the response headers (and padding); that share of the wire is what reads can get.
     const unsigned read_bytes = p.gpu.request_bytes;
-    const double read_data =
-        static_cast<double>(read_bytes) / framing.wire_bytes(framing.response(false, read_bytes));
+    const double read_data = read_data_fraction(framing, read_bytes);
     const std::string line = fmt::format(
         "  {}: {} links{} of {} lanes x {} Gb/s x {:.4f} = {:.3f} GB/s per direction "
         "each ({:.2f} GB/s total), {} ns, {:.0f} MHz link clock ({:.3g} flits per clock)\n"

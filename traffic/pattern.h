@@ -15,9 +15,13 @@ inline std::uint64_t mix64(std::uint64_t x) {
   return x ^ (x >> 31);
 }
 
+// The pattern's 8-byte word holding address va: byte (va & 7) of it is va's.
+inline std::uint64_t pattern_word(std::uint64_t va, std::uint64_t data_seed) {
+  return mix64((va >> 3) ^ data_seed);
+}
+
 inline unsigned char pattern_byte(std::uint64_t va, std::uint64_t data_seed) {
-  const std::uint64_t word = mix64((va >> 3) ^ data_seed);
-  return static_cast<unsigned char>(word >> (8 * (va & 7)));
+  return static_cast<unsigned char>(pattern_word(va, data_seed) >> (8 * (va & 7)));
 }
 
 // Calls f(i, pattern_byte(va + i, seed)) for i in [0, len), hashing once per 8-byte word rather
@@ -26,7 +30,7 @@ template <class F>
 inline void for_each_pattern_byte(unsigned len, std::uint64_t va, std::uint64_t seed, F&& f) {
   for (unsigned i = 0; i < len;) {
     const std::uint64_t a = va + i;
-    const std::uint64_t word = mix64((a >> 3) ^ seed);
+    const std::uint64_t word = pattern_word(a, seed);
     for (unsigned b = static_cast<unsigned>(a & 7); b < 8 && i < len; ++b, ++i) {
       f(i, static_cast<unsigned char>(word >> (8 * b)));
     }
