@@ -2,18 +2,11 @@
 // at virtual address a is a function of (a, data_seed) only.
 #pragma once
 
+#include "models/core/hash.h"
+
 #include <cstdint>
 
 namespace famsim {
-
-// SplitMix64 finaliser (Steele, Lea, Flood, "Fast splittable pseudorandom number generators",
-// OOPSLA 2014): a cheap, well-mixing 64-bit hash.
-inline std::uint64_t mix64(std::uint64_t x) {
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
 
 // The pattern's 8-byte word holding address va: byte (va & 7) of it is va's.
 inline std::uint64_t pattern_word(std::uint64_t va, std::uint64_t data_seed) {

@@ -14,15 +14,6 @@ namespace famsim {
 
 namespace {
 
-// SplitMix64 (Steele, Lea, Flood, OOPSLA 2014): small, fast, and the same numbers on every
-// platform, unlike the standard library's distributions.
-std::uint64_t splitmix64(std::uint64_t& state) {
-  std::uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-
 std::uint64_t fs_to_ps_ceil(std::uint64_t fs) { return (fs + 999) / 1000; }
 
 }  // namespace
@@ -209,7 +200,7 @@ inline const Link::Shape& Link::shape_of(Channel& c, const RequestExt& e) {
 
 std::uint64_t Link::draw_good_flits(Wire& w) {
   // Inverse transform of the geometric distribution: good flits before the next errored one.
-  const double u = static_cast<double>((splitmix64(w.rng) >> 11) + 1) * 0x1p-53;  // (0, 1]
+  const double u = static_cast<double>((splitmix64_next(w.rng) >> 11) + 1) * 0x1p-53;  // (0, 1]
   const double g = std::floor(std::log(u) / log_good_);
   return g >= 1.8e19 ? ~std::uint64_t{0} : static_cast<std::uint64_t>(g);
 }

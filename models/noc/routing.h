@@ -3,6 +3,7 @@
 // the request's path through the hop records.
 #pragma once
 
+#include "models/core/hash.h"
 #include "models/core/request.h"
 #include "models/memory/address_map.h"
 
@@ -19,18 +20,15 @@ namespace famsim {
 // the plane; the device port inside the plane; the uplink; the spine's link down), and xor-folding
 // the same address bits for each would tie them together: with 4 planes, 4 links per GPU and 2
 // device ports per plane, the xor-folded port would follow from the plane and half the device
-// ports would idle. The mix is the SplitMix64 finaliser (Steele, Lea, Flood, "Fast splittable
-// pseudorandom number generators", OOPSLA 2014); the pick is the high half of hash x n.
+// ports would idle. The mix is SplitMix64's output function (models/core/hash.h); the pick is the
+// high half of hash x n.
 class HashSpread {
  public:
   HashSpread() = default;
   // Throws std::invalid_argument for no ports or a granule that is not a power of two.
   HashSpread(unsigned ports, std::uint64_t granule_bytes, std::uint64_t salt);
   unsigned pick(std::uint64_t address) const {
-    std::uint64_t x = (address >> shift_) ^ salt_;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-    x ^= x >> 31;
+    const std::uint64_t x = splitmix64_mix((address >> shift_) ^ salt_);
     return static_cast<unsigned>((static_cast<unsigned __int128>(x) * ports_) >> 64);
   }
   unsigned ports() const { return ports_; }
