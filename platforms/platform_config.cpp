@@ -85,6 +85,16 @@ LinkConfig parse_link(ConfigNode n, bool gpu_side, unsigned request_bytes) {
   // A real one handles one flit or a few per clock (the presets: one); thousands per clock
   // (clock_mhz 1 for 1000) would add up to a period of waiting per hop while still filling the
   // wire: a plausible-looking run with the wrong latency. Refused well before that.
+  // A flit must take less than the longest run famsim can simulate (its duration is kept as a
+  // 64-bit count of fs): a bandwidth so low that one flit outlasts it is a typo, not a link.
+  if (!(p.flit_ps() < static_cast<double>(kMaxSimTimePs))) {
+    n.fail_among({"lane_gbps", "lanes", "encoding_efficiency", "flit_bytes"},
+                 fmt::format("a flit of {} B takes {:.3g} s at {:.3g} GB/s per direction; expected "
+                             "a bandwidth at which it takes less than famsim's longest run, "
+                             "{:.0f} s",
+                             f.flit_bytes, p.flit_ps() * 1e-12, p.bandwidth_gbps(),
+                             static_cast<double>(kMaxSimTimePs) * 1e-12));
+  }
   constexpr double kMaxFlitsPerClock = 64;
   const double flits_per_clock = 1e6 / p.clock_mhz / p.flit_ps();
   if (flits_per_clock > kMaxFlitsPerClock) {

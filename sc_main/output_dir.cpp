@@ -38,10 +38,12 @@ void make_output_dir(const std::string& dir) {
 
 OutputDir::OutputDir(std::string dir) : dir_(std::move(dir)) {
   std::error_code ec;
-  for (fs::path p = fs::absolute(dir_, ec); !ec && !p.empty() && !fs::exists(p, ec);
-       p = p.parent_path()) {
-    first_made_ = p.string();
-    if (p == p.parent_path()) break;
+  // The directories make_output_dir() is about to make, as create_directories() walks the path.
+  fs::path prefix;
+  for (const fs::path& part : fs::absolute(dir_, ec)) {
+    prefix /= part;
+    if (part.empty() || part == "." || part == "..") continue;
+    if (!fs::exists(prefix, ec)) made_.push_back(prefix.string());
   }
   make_output_dir(dir_);
   // publish() clears the names a run writes (plots/, dram/, report.md, ...) before putting its own
@@ -71,10 +73,9 @@ OutputDir::~OutputDir() {
   if (published_) return;
   std::error_code ec;  // a destructor reports nothing; a leftover is cleared by the next run
   fs::remove_all(staging_, ec);
-  if (first_made_.empty()) return;
   // Innermost first; fs::remove leaves a directory something else has written into.
-  for (fs::path p = fs::absolute(dir_, ec); !ec && !p.empty(); p = p.parent_path()) {
-    if (!fs::remove(p, ec) || p == fs::path(first_made_)) break;
+  for (auto p = made_.rbegin(); p != made_.rend(); ++p) {
+    if (!fs::remove(*p, ec)) break;
   }
 }
 

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace famsim {
 
@@ -41,7 +42,9 @@ class OutputDir {
  private:
   std::string dir_;
   std::string staging_;
-  std::string first_made_;  // the outermost directory of dir() the constructor made, or empty
+  // The directories on dir()'s path the constructor made, outermost first (a path through ".."
+  // can make two apart: a/new1/../new2).
+  std::vector<std::string> made_;
   bool published_ = false;
 };
 

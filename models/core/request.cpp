@@ -1,5 +1,9 @@
 #include "models/core/request.h"
 
+#include "models/core/config.h"
+
+#include <fmt/format.h>
+
 #include <limits>
 #include <stdexcept>
 
@@ -93,7 +97,13 @@ std::vector<BlockKind>& BlockRegistry::kind_table() {
 BlockId BlockRegistry::add(const std::string& name, BlockKind kind) {
   auto& t = names();
   if (t.size() >= std::numeric_limits<BlockId>::max()) {
-    throw std::length_error("too many blocks for a 16-bit block id");
+    // Bad input, not a fault: a platform this large is a configuration famsim cannot hold.
+    throw ConfigError(fmt::format(
+        "platform: more than {} blocks (every GPU, link, switch chip, hub, device port, NoC and "
+        "memory channel is one; hop records name them with 16-bit ids); expected a smaller "
+        "platform: fewer gpus.count, links.*.per_gpu, switch.planes, switch chips, device ports "
+        "or memory channels",
+        std::numeric_limits<BlockId>::max() - 1));
   }
   t.push_back(name);
   kind_table().push_back(kind);

@@ -302,6 +302,12 @@ expect_rc 2 "an unknown key with a new --out"
 mkdir "$WORK/kept"
 run_famsim out_kept run "${SMALL[@]}" --set devices.0.memory.chanels=4 --out "$WORK/kept/dir"
 [ -d "$WORK/kept" ] && [ ! -e "$WORK/kept/dir" ] || fail "a failed run removed too much or too little"
+# A path through "..": the run makes kept/made and kept/dir2, both apart on the path.
+run_famsim out_dotdot run "${SMALL[@]}" --set devices.0.memory.chanels=4 \
+  --out "$WORK/kept/made/../dir2"
+expect_rc 2 "an unknown key with --out through .."
+[ -d "$WORK/kept" ] && [ -z "$(ls -A "$WORK/kept")" ] ||
+  fail "a failed run through .. left: $(find "$WORK/kept")"
 pass "a failed run leaves no directory it made"
 
 # A directory that holds names a run replaces (plots/, dram/, report.md, ...) but no famsim run's
@@ -370,6 +376,11 @@ expect_bad_input slow_clock "clock below 1 MHz" gpus.clock_mhz -- \
   run "${SMALL[@]}" --set gpus.clock_mhz=0.5
 expect_bad_input time_limit "a link so slow the run passes 281 s" "281 s" -- \
   run "${SMALL[@]}" --set links.gpu_device.lane_gbps=1e-9
+# Slower still, one flit would outlast 281 s: its time in fs overflowed 64 bits, and the link
+# ran as if infinitely fast (exit 0).
+expect_bad_input endless_flit "a link so slow that one flit passes 281 s" \
+  "links.gpu_device.encoding_efficiency: a flit of 16 B takes" -- \
+  run "${SMALL[@]}" --set links.gpu_device.encoding_efficiency=1e-15
 
 # --- sim.max_time_ns cuts a run short: not a failure, the requests in flight are accounted for.
 run_famsim truncated run "${SMALL[@]}" --set sim.max_time_ns=3000 --out "$WORK/truncated"

@@ -2,9 +2,12 @@
 // each part is known.
 #include "models/core/hop_breakdown.h"
 
+#include "models/core/config.h"
+
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <string>
 
 namespace famsim {
 namespace {
@@ -91,6 +94,22 @@ TEST(HopBreakdown, StampsOutOfOrderAreCountedNotAttributed) {
   EXPECT_EQ(r["mismatched_requests"], 1);
   EXPECT_EQ(r["end_to_end"]["count"], 0);
   EXPECT_TRUE(r["hops"].empty());
+}
+
+// Hop records name blocks with 16-bit ids, id 0 meaning none: a platform of more blocks is bad
+// input (exit 2), not an internal error. A suite of its own: it fills the process's table.
+TEST(BlockRegistry, MoreBlocksThanSixteenBitIdsIsBadInput) {
+  BlockRegistry::clear();
+  for (unsigned id = 1; id <= 65534; ++id) {
+    ASSERT_EQ(BlockRegistry::add("b", BlockKind::kOther), id);
+  }
+  try {
+    BlockRegistry::add("one too many", BlockKind::kOther);
+    ADD_FAILURE() << "no error for block 65535";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("more than 65534 blocks"), std::string::npos) << e.what();
+  }
+  BlockRegistry::clear();
 }
 
 }  // namespace
