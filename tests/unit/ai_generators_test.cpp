@@ -439,6 +439,55 @@ TEST(Prefill, MooncakeTraceHashIdsGiveReuse) {
   EXPECT_GE(d.end_ps, 2'000'000'000ULL);
 }
 
+// Hash ids are 64-bit: 2^63 + 1 is not 1. Each request is one 512-token hash block (32 KV blocks
+// of 16). Request 1 (id 1) and request 2 (id 2^63 + 1) share nothing: both write 512 tokens (the
+// keys once wrapped, and request 2 read request 1's blocks). Request 3 repeats id 2^63 + 1 and
+// reads request 2's 512 tokens.
+TEST(Prefill, LargeHashIdsDoNotAlias) {
+  const std::string path = testing::TempDir() + "/mooncake_big_ids.jsonl";
+  {
+    std::ofstream f(path);
+    f << R"({"timestamp": 0, "input_length": 512, "output_length": 1, "hash_ids": [1]})"
+      << "\n";
+    f << R"({"timestamp": 1, "input_length": 512, "output_length": 1, )"
+      << R"("hash_ids": [9223372036854775809]})"
+      << "\n";
+    f << R"({"timestamp": 2, "input_length": 512, "output_length": 1, )"
+      << R"("hash_ids": [9223372036854775809]})"
+      << "\n";
+  }
+  const auto spec = spec_of(R"(gpus: [0]
+    prefill:
+      model: {preset: llama3_8b}
+      location: device/fam0
+      layers: 1
+      cache_tokens: 100000
+      trace: {file: )" + path +
+                            "}");
+  const Drained d = drain(*spec);
+  EXPECT_EQ(d.read, 512 * 4096ULL);
+  EXPECT_EQ(d.written, 2 * 512 * 4096ULL);
+  EXPECT_EQ(d.report["reused_tokens"].get<std::uint64_t>(), 512u);
+}
+
+// A prompt of more than 2^24 KV blocks is refused (its blocks' keys would run into the next
+// prompt's): input_tokens 2^24 + 1 in blocks of 1 token.
+TEST(Prefill, PromptOfTooManyBlocksRefused) {
+  try {
+    spec_of(R"(gpus: [0]
+    prefill:
+      model: {preset: llama3_8b}
+      location: device/fam0
+      prompts: 1
+      block_tokens: 1
+      input_tokens: 16777217)");
+    FAIL() << "no error";
+  } catch (const ConfigError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("input_tokens: a prompt of 16777217 tokens is more than "
+                                    "16777216 KV blocks of block_tokens 1"));
+  }
+}
+
 // --- moe_experts ----------------------------------------------------------------------------
 
 // A small MoE model where every token needs every expert (top_k = experts = 4), so the traffic

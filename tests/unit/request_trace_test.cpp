@@ -335,6 +335,22 @@ TEST(MooncakeReader, NegativeOrZeroLength) {
       1, "input_length is 18446744073709551616 (more than 64 bits); expected an integer >= 1");
 }
 
+// Past 2^30 tokens (the synthetic prompts' bound) a prompt is refused: 2^64 - 1 made the prefill
+// generator's block count wrap to 0, a prompt that moved nothing.
+TEST(MooncakeReader, InputLengthBound) {
+  const std::string tail = ", \"output_length\": 1, \"hash_ids\": [1]}\n";
+  expect_mooncake_error("{\"timestamp\": 0, \"input_length\": 1073741825" + tail, 1,
+                        "input_length is 1073741825; expected an integer >= 1 and at most "
+                        "1073741824 (2^30 tokens)");
+  expect_mooncake_error("{\"timestamp\": 0, \"input_length\": 18446744073709551615" + tail, 1,
+                        "input_length is 18446744073709551615");
+  // The largest that fits.
+  const TempFile t(
+      "{\"timestamp\": 0, \"input_length\": 1073741824, \"output_length\": 1, "
+      "\"hash_ids\": [3]}\n");
+  expect_records(read_mooncake(t.path()), {mooncake(0, 1073741824, 1, {3}, 1)});
+}
+
 TEST(MooncakeReader, DuplicateKey) {
   expect_mooncake_error(
       "{\"timestamp\": 0, \"input_length\": 1, \"input_length\": 2, \"output_length\": 1, "

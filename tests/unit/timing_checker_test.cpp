@@ -1052,5 +1052,33 @@ TEST(CommandLog, RefsbRoundTripsWithoutABankGroup) {
   EXPECT_EQ(back->rank, 1u);
   EXPECT_EQ(back->bank, 3u);
 }
+
+// A field that does not fit its record is refused, not cut to its low bits (rank 2^32 + 1 read as
+// rank 1), nor a number where the writer puts '-' ignored.
+TEST(CommandLog, FieldsOutOfRangeOrNotApplicableAreRefused) {
+  std::string error;
+  auto refused = [&](const std::string& line, const std::string& what) {
+    error.clear();
+    EXPECT_FALSE(parse_record(line, error).has_value()) << line;
+    EXPECT_THAT(error, HasSubstr(what)) << line;
+  };
+  refused("0,0,0,0,4294967297,0,0,ACT,1,-",
+          "field 'rank' is '4294967297', expected an unsigned "
+          "integer of at most 4294967295");
+  refused("0,0,0,0,0,0,0,ACT,4294970594,-", "field 'row'");
+  refused("0,0,4294967296,0,0,0,0,ACT,1,-", "field 'channel'");
+  // 2^48 ps, past famsim's longest run: cycle x tCK could wrap 64 bits further on.
+  refused("281474976710656,0,0,0,0,0,0,ACT,1,-", "field 'cycle'");
+  refused("0,18446744073709551615,0,0,0,0,0,ACT,1,-", "field 'time_ps'");
+  refused("0,0,0,0,0,0,0,PRE,7,-", "field 'row' is '7', expected '-': PRE has no row");
+  refused("0,0,0,0,0,0,0,RD,3,0", "field 'row'");
+  refused("0,0,0,0,0,2,1,PREA,-,-", "field 'bank_group' is '2', expected '-'");
+  refused("0,0,0,0,0,0,0,ACT,1,5", "field 'column' is '5', expected '-': ACT has no column");
+  // The largest values that fit still parse.
+  const auto ok = parse_record("281474976710655,1,0,4294967295,0,0,0,ACT,4294967295,-", error);
+  ASSERT_TRUE(ok.has_value()) << error;
+  EXPECT_EQ(ok->pseudo_channel, 4294967295u);
+  EXPECT_EQ(ok->row, 4294967295u);
+}
 }  // namespace
 }  // namespace famsim::dram

@@ -40,10 +40,15 @@
 
 #include <cmath>
 #include <optional>
+#include <unordered_map>
 
 namespace famsim {
 
 namespace {
+
+// The most KV blocks one prompt may have (PromptFeed::own_key): 16 Mi, 256 Mi tokens in blocks of
+// 16, far past any model's context.
+constexpr std::uint64_t kMaxPromptBlocks = std::uint64_t{1} << 24;
 
 struct PrefillParams {
   ModelConfig model;
@@ -96,6 +101,23 @@ class PromptFeed {
   }
 
  private:
+  // Block keys: a shared block's key is even, a prompt's own block's odd, (prompt, block) in the
+  // rest: distinct while a prompt has at most kMaxPromptBlocks blocks (checked on the
+  // configuration and on each trace line) and there are fewer than 2^39 prompts.
+  static std::uint64_t own_key(std::uint64_t prompt, std::uint64_t block) {
+    return ((prompt << 24 | block) << 1) | 1;
+  }
+
+  // A trace's hash id as the shared blocks' keys use it: below 2^40 as it is (Mooncake numbers
+  // blocks from 0); larger ids (a trace of 64-bit content hashes) numbered from 2^40 in the order
+  // they first appear, so that hash x per_hash (per_hash at most 2^20) cannot wrap and make two
+  // different blocks one. Every GPU's feed reads the whole trace, so all number them alike.
+  static constexpr std::uint64_t kDirectHashIds = std::uint64_t{1} << 40;
+  std::uint64_t block_hash(std::uint64_t id) {
+    if (id < kDirectHashIds) return id;
+    return big_hash_ids_.try_emplace(id, kDirectHashIds + big_hash_ids_.size()).first->second;
+  }
+
   bool produce(Prompt& out) {
     const std::uint64_t bt = p_.block_tokens;
     out.keys.clear();
@@ -119,14 +141,21 @@ class PromptFeed {
       out.arrival_ps = static_cast<std::uint64_t>(std::llround(arrival_ps));
       const std::uint64_t per_hash = p_.trace_block_tokens / bt;
       const std::uint64_t blocks = (out.tokens + bt - 1) / bt;
+      if (blocks > kMaxPromptBlocks) {
+        throw TraceError(fmt::format(
+            "{}:{}: input_length {} is {} KV blocks of block_tokens {}; expected at most {} "
+            "blocks per prompt ({} tokens)",
+            p_.trace, record_.line, out.tokens, blocks, bt, kMaxPromptBlocks,
+            kMaxPromptBlocks * bt));
+      }
       for (std::uint64_t k = 0; k < blocks; ++k) {
         const std::uint64_t h = k / per_hash;
         // Blocks beyond the trace's hash ids, and a partly filled last block, are the prompt's
         // own: only full blocks are shared (prefix caching hashes full blocks, as vLLM does).
         const bool full = (k + 1) * bt <= out.tokens;
         out.keys.push_back(full && h < record_.hash_ids.size()
-                               ? (record_.hash_ids[h] * per_hash + k % per_hash) << 1
-                               : ((out.index << 24 | k) << 1) | 1);
+                               ? (block_hash(record_.hash_ids[h]) * per_hash + k % per_hash) << 1
+                               : own_key(out.index, k));
       }
       return true;
     }
@@ -140,7 +169,7 @@ class PromptFeed {
     for (std::uint64_t k = 0; k < blocks; ++k) {
       // A block is shared only if all its tokens are in the shared prefix.
       const bool shared = (k + 1) * bt <= p_.shared_prefix && (k + 1) * bt <= out.tokens;
-      out.keys.push_back(shared ? (group << 32 | k) << 1 : ((out.index << 24 | k) << 1) | 1);
+      out.keys.push_back(shared ? (group << 32 | k) << 1 : own_key(out.index, k));
     }
     return true;
   }
@@ -150,6 +179,7 @@ class PromptFeed {
   unsigned ranks_;
   boost::random::mt19937_64 rng_;
   std::optional<MooncakeReader> reader_;
+  std::unordered_map<std::uint64_t, std::uint64_t> big_hash_ids_;  // block_hash()
   MooncakeRecord record_;
   std::uint64_t produced_ = 0;
 };
@@ -354,6 +384,13 @@ std::shared_ptr<const GeneratorSpec> parse_prefill(ConfigNode& n, const Platform
   } else {
     p.prompts = n.get_uint("prompts", std::nullopt, 1, 1ULL << 32);
     p.input = parse_tokens(n, "input_tokens", 1);
+    if ((p.input.max + p.block_tokens - 1) / p.block_tokens > kMaxPromptBlocks) {
+      n.fail("input_tokens",
+             fmt::format("a prompt of {} tokens is more than {} KV blocks of block_tokens {}; "
+                         "expected at most {} tokens",
+                         p.input.max, kMaxPromptBlocks, p.block_tokens,
+                         kMaxPromptBlocks * p.block_tokens));
+    }
     p.shared_prefix = n.get_uint("shared_prefix_tokens", 0, 0, 1ULL << 30);
     p.groups = n.get_uint("prefix_groups", 1, 1, 1ULL << 24);
     p.arrival_interval_ns = n.get_double("arrival_interval_ns", 0.0, 0.0, 1e12);

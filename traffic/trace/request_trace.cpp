@@ -107,9 +107,9 @@ enum class MooncakeKey : unsigned {
 };
 constexpr const char* kMooncakeKeyNames[] = {"timestamp", "input_length", "output_length",
                                              "hash_ids"};
-constexpr const char* kMooncakeExpected[] = {"expected a number >= 0", "expected an integer >= 1",
-                                             "expected an integer >= 0",
-                                             "expected an array of integers >= 0"};
+constexpr const char* kMooncakeExpected[] = {
+    "expected a number >= 0", "expected an integer >= 1 and at most 1073741824 (2^30 tokens)",
+    "expected an integer >= 0", "expected an array of integers >= 0"};
 
 MooncakeKey mooncake_key(std::string_view k) {
   for (unsigned i = 0; i < 4; ++i) {
@@ -157,6 +157,7 @@ class MooncakeLineSax {
         return true;
       case MooncakeKey::kInputLength:
         if (v == 0) return bad_value("0");
+        if (v > MooncakeRecord::kMaxInputLength) return bad_value(std::to_string(v));
         r_.input_length = v;
         return true;
       case MooncakeKey::kOutputLength:

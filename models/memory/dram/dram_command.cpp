@@ -3,6 +3,7 @@
 #include <array>
 #include <charconv>
 #include <ostream>
+#include <string>
 #include <string_view>
 
 namespace famsim::dram {
@@ -75,24 +76,33 @@ std::optional<CommandRecord> parse_record(const std::string& line, std::string& 
   r.command = *cmd;
   const char* names[] = {"cycle", "time_ps", "channel", "pseudo_channel", "rank", "bank_group",
                          "bank",  "command", "row",     "column"};
-  auto number = [&](unsigned i, std::uint64_t& out, bool needed) {
+  // Cycles and times as far as famsim simulates (2^48 ps; a log's clock is at least 1 ps, so its
+  // cycles x tCK stay within 64 bits); the coordinates are 32-bit fields of the record.
+  constexpr std::uint64_t kMaxTime = (std::uint64_t{1} << 48) - 1;
+  constexpr std::uint64_t kMaxField = 0xffffffffULL;
+  auto number = [&](unsigned i, std::uint64_t& out, bool needed, std::uint64_t max) {
     if (!needed) {
       if (f[i] == "-" || f[i].empty()) return true;
-    }
-    if (!parse_uint(f[i], out)) {
       error = std::string("field '") + names[i] + "' is '" + std::string(f[i]) +
-              "', expected an unsigned integer";
+              "', expected '-': " + to_string(r.command) + " has no " + names[i];
+      return false;
+    }
+    if (!parse_uint(f[i], out) || out > max) {
+      error = std::string("field '") + names[i] + "' is '" + std::string(f[i]) +
+              "', expected an unsigned integer of at most " + std::to_string(max);
       return false;
     }
     return true;
   };
   std::uint64_t v[10] = {};
   const bool rank_wide = is_rank_wide(r.command);
-  if (!number(0, v[0], true) || !number(1, v[1], true) || !number(2, v[2], true) ||
-      !number(3, v[3], true) || !number(4, v[4], true) ||
-      !number(5, v[5], !rank_wide && r.command != Command::kREFsb) ||
-      !number(6, v[6], !rank_wide) || !number(8, v[8], r.command == Command::kACT) ||
-      !number(9, v[9], is_column(r.command))) {
+  if (!number(0, v[0], true, kMaxTime) || !number(1, v[1], true, kMaxTime) ||
+      !number(2, v[2], true, kMaxField) || !number(3, v[3], true, kMaxField) ||
+      !number(4, v[4], true, kMaxField) ||
+      !number(5, v[5], !rank_wide && r.command != Command::kREFsb, kMaxField) ||
+      !number(6, v[6], !rank_wide, kMaxField) ||
+      !number(8, v[8], r.command == Command::kACT, kMaxField) ||
+      !number(9, v[9], is_column(r.command), kMaxField)) {
     return std::nullopt;
   }
   r.cycle = v[0];
