@@ -299,6 +299,12 @@ std::string summary_text(const nlohmann::json& s, const std::string& out_dir) {
         cons["duplicates"].get<std::uint64_t>(), cons["bytes_requested"].get<std::uint64_t>(),
         cons["bytes_delivered"].get<std::uint64_t>(), cons["leaked_payloads"].get<std::uint64_t>(),
         cons["data_mismatches"].get<std::uint64_t>());
+    if (cons["data_mismatches"].get<std::uint64_t>() > 0) {
+      // famsim checks that a writer comes first, not that it covers every address read.
+      o += "    (data mismatches: reads that did not return the pattern written. A model fault, "
+           "unless a verifying stream read addresses its writer never wrote: check that the "
+           "writing stream covers all of the buffer the reads touch)\n";
+    }
     for (const auto& [name, n] : cons["components_holding_requests"].items()) {
       o += fmt::format("    {} still holds {}\n", name, n.get<std::uint64_t>());
     }

@@ -422,6 +422,35 @@ void check_verified_reads(const WorkloadConfig& w, std::vector<ConfigNode>& node
                     "expected a stream with read_fraction below 1 on the same buffer (this one, "
                     "or one sharing it through from_stream)");
     }
+    // The writes must come first: a stream that writes the buffer on each of this stream's GPUs
+    // and that this one starts after (start_after, directly or through others; it waits per
+    // GPU). Its own writes do not count: a read of an address it has not written yet mismatches
+    // (a mixed stream, or a reader racing its writer).
+    std::vector<bool> before(w.streams.size(), false);
+    std::vector<std::size_t> todo(v.start_after.begin(), v.start_after.end());
+    while (!todo.empty()) {
+      const std::size_t j = todo.back();
+      todo.pop_back();
+      if (before[j]) continue;
+      before[j] = true;
+      todo.insert(todo.end(), w.streams[j].start_after.begin(), w.streams[j].start_after.end());
+    }
+    bool ordered = false;
+    for (std::size_t j = 0; j < w.streams.size() && !ordered; ++j) {
+      const StreamConfig& o = w.streams[j];
+      ordered = before[j] && !o.generator && o.read_fraction < 1.0 &&
+                buffer_of(j) == buffer_of(i) &&
+                std::all_of(v.gpus.begin(), v.gpus.end(), [&](unsigned g) {
+                  return std::find(o.gpus.begin(), o.gpus.end(), g) != o.gpus.end();
+                });
+    }
+    if (!ordered) {
+      nodes[i].fail("verify_reads",
+                    "no stream that writes this stream's buffer on its GPUs finishes before it "
+                    "starts, so its reads can come before the writes and mismatch (a failed "
+                    "data check, exit 1, for a workload mistake); expected start_after naming "
+                    "a stream with read_fraction below 1 on the same buffer and GPUs");
+    }
   }
 }
 

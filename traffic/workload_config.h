@@ -37,7 +37,10 @@
 //   start_ns          earliest start (default 0)
 //   start_after       names of earlier streams that must have finished on the same GPU
 //   verify_reads      check read data against the pattern written with the same data_seed
-//                     (some stream must write the same buffer: checked when parsed)
+//                     (checked when parsed: another stream writes the same buffer on each of
+//                     this one's GPUs, and this one starts after it, start_after directly or
+//                     through others; that the writes cover every address read is not checked:
+//                     a read of an address never written counts as a data mismatch)
 //   data_seed         seed of the written data pattern (default 1)
 //   atomic            {op: fetch_add, operand: N (default 1)} or
 //                     {op: compare_swap, compare: C, swap: S}: every access is one atomic on a

@@ -347,6 +347,17 @@ EOF
 expect_bad_input verify_unwritten "verified reads of a buffer nothing writes" \
   "$WORK/verify-unwritten.yaml:7" workload.streams.0.verify_reads "no stream writes" -- \
   run --platform "$PLATFORM" --workload "$WORK/verify-unwritten.yaml"
+# Written, but not first: a reader that does not start after its writer (write_then_verify
+# without start_after), and a stream that writes and verifies its own reads, read addresses
+# before they are written.
+sed '/start_after/d' traffic/write_then_verify.yaml >"$WORK/verify-racing.yaml"
+expect_bad_input verify_racing "verified reads racing their writer" \
+  "$WORK/verify-racing.yaml:19" workload.streams.1.verify_reads "finishes before it starts" -- \
+  run --platform "$PLATFORM" --workload "$WORK/verify-racing.yaml"
+expect_bad_input verify_mixed "a mixed stream verifying its own writes" \
+  workload.streams.0.verify_reads "finishes before it starts" -- \
+  run "${SMALL[@]}" --set workload.streams.0.read_fraction=0.5 \
+  --set workload.streams.0.verify_reads=true
 
 # minimal.yaml's device has 64 GiB: a 128 GiB buffer cannot be allocated.
 expect_bad_input too_big "buffer larger than its device" workload.streams.0.buffer -- \
