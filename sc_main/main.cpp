@@ -230,20 +230,6 @@ int do_check_dram_log(const std::string& preset, const std::vector<std::string>&
   return clean ? kExitOk : kExitInternal;
 }
 
-// The sweep's output directory, created with its points/ folder before any point runs (so that
-// an existing directory that cannot hold one, like /proc, is found here too). A path that is a
-// file, or that cannot be created, is bad input: ConfigError naming --out.
-void create_sweep_out_dir(const std::string& out_dir) {
-  namespace fs = std::filesystem;
-  famsim::make_output_dir(out_dir);
-  std::error_code ec;
-  fs::create_directories(fs::path(out_dir) / "points", ec);
-  if (ec) {
-    throw famsim::ConfigError("--out " + out_dir +
-                              ": cannot create points/ in it: " + ec.message());
-  }
-}
-
 int do_sweep(const std::string& file, std::string out_dir, unsigned jobs) {
   // The sweep is read, and its keys checked, before anything is written: its name gives the
   // default output directory. Then it is read again with built-in platforms written into that
@@ -251,7 +237,7 @@ int do_sweep(const std::string& file, std::string out_dir, unsigned jobs) {
   const std::string name = famsim::parse_sweep(file).name;
   famsim::check_sweep_keys(file);
   if (out_dir.empty()) out_dir = "sweep-" + name;
-  create_sweep_out_dir(out_dir);
+  famsim::make_sweep_out_dir(out_dir);
   const famsim::SweepSpec spec =
       famsim::parse_sweep(file, (std::filesystem::path(out_dir) / "inputs").string());
   const auto points = famsim::expand_points(spec);

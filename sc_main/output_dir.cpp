@@ -36,6 +36,20 @@ void make_output_dir(const std::string& dir) {
   if (ec) throw ConfigError("--out " + dir + ": cannot create the directory: " + ec.message());
 }
 
+bool holds_run_output(const std::string& dir) {
+  std::error_code ec;
+  const fs::path d(dir);
+  return fs::is_regular_file(d / "stats.json", ec) || fs::exists(d / kMarkerName, ec);
+}
+
+void remove_run_output(const std::string& dir) {
+  const fs::path d(dir);
+  std::error_code ec;  // what cannot be removed stays, as anything else in `dir` does
+  for (const char* name : kRunFiles) fs::remove_all(d / name, ec);
+  fs::remove_all(d / kStagingName, ec);
+  fs::remove(d / kMarkerName, ec);
+}
+
 OutputDir::OutputDir(std::string dir) : dir_(std::move(dir)) {
   std::error_code ec;
   // The directories make_output_dir() is about to make, as create_directories() walks the path.
@@ -52,8 +66,7 @@ OutputDir::OutputDir(std::string dir) : dir_(std::move(dir)) {
   // (A run killed while publishing leaves its staging directory, and every published run a
   // marker: either says the directory is famsim's.)
   const fs::path d(dir_);
-  if (!fs::is_regular_file(d / "stats.json", ec) && !fs::exists(d / kMarkerName, ec) &&
-      !fs::exists(d / kStagingName, ec)) {
+  if (!holds_run_output(dir_) && !fs::exists(d / kStagingName, ec)) {
     for (const char* name : kRunFiles) {
       if (fs::exists(fs::path(dir_) / name, ec)) {
         throw ConfigError("--out " + dir_ + ": holds '" + name +

@@ -18,6 +18,14 @@ namespace famsim {
 // that cannot be made, is bad input: a ConfigError naming --out.
 void make_output_dir(const std::string& dir);
 
+// Whether `dir` holds a famsim run's output: its stats.json or the marker publish() writes.
+bool holds_run_output(const std::string& dir);
+
+// Removes from `dir` what famsim runs write there (the run's files, the marker publish() writes,
+// a staging directory a killed run left) and nothing else, as far as it can (errors are ignored):
+// a sweep's stale points go without taking a file the user put beside them.
+void remove_run_output(const std::string& dir);
+
 class OutputDir {
  public:
   // make_output_dir(dir), and an empty staging directory in it (clearing one a killed run left).

@@ -5,6 +5,7 @@
 #include "models/core/hash.h"
 #include "models/core/phases.h"
 #include "platforms/presets.h"
+#include "sc_main/output_dir.h"
 #include "sc_main/report.h"
 #include "sc_main/simulation.h"
 
@@ -27,6 +28,7 @@
 #include <optional>
 #include <random>
 #include <regex>
+#include <set>
 #include <sstream>
 
 extern char** environ;
@@ -73,6 +75,27 @@ std::string number_text(double v) {
   return fmt::format("{}", v);
 }
 
+double number_or_nan(const std::string& s) {
+  char* end = nullptr;
+  const double v = std::strtod(s.c_str(), &end);
+  return (end != s.c_str() && *end == 0) ? v : std::nan("");
+}
+
+// A parameter's value in the form two values are compared in (the same value twice, a `base`
+// among the values): a number by its value ("8", "8.0", "0x8" and "+8" are one), a byte count
+// with a unit by its bytes, as ConfigNode::get_bytes reads it ("1KiB" is "1024"), anything else
+// as written. The sweep file does not say how the configuration reads its key, but byte counts
+// are the only values with units it accepts (times, frequencies and bandwidths are numbers with
+// the unit in the key's name: latency_ns, clock_mhz, bandwidth_gbps), so a value with a byte
+// unit is taken as one; a key that is not a byte count rejects it at every point anyway.
+std::string comparable_value(const std::string& v) {
+  double x = number_or_nan(v);
+  if (const auto bytes = std::isnan(x) ? parse_bytes(v) : std::nullopt) {
+    x = static_cast<double>(*bytes);
+  }
+  return std::isnan(x) ? "s" + v : fmt::format("n{}", x);
+}
+
 std::vector<std::string> scalar_list(ConfigNode& n, const std::string& key) {
   if (!n.is_list(key)) n.fail(key, "expected a list of values");
   std::vector<std::string> v = n.get_string_list(key);
@@ -80,8 +103,8 @@ std::vector<std::string> scalar_list(ConfigNode& n, const std::string& key) {
   return v;
 }
 
-// The values of one parameter: `values`, `range` or `random`.
-std::vector<std::string> parameter_values(ConfigNode& p) {
+// The values of one parameter (swept `key`): `values`, `range` or `random`.
+std::vector<std::string> parameter_values(ConfigNode& p, const std::string& key) {
   const int kinds = p.has("values") + p.has("range") + p.has("random");
   if (kinds != 1) p.fail_here("expected exactly one of values, range or random");
   if (p.has("values")) return scalar_list(p, "values");
@@ -117,17 +140,39 @@ std::vector<std::string> parameter_values(ConfigNode& p) {
   const bool log = r.get_choice("scale", "linear", {"linear", "log"}) == "log";
   if (log && lo <= 0) r.fail("min", "a log scale needs min > 0");
   r.finish();
+  // `count` distinct values, or an error: a draw that repeats one (integers rounded together, or
+  // min = max) would otherwise leave fewer points than asked for without a word. A range with
+  // fewer values than `count` cannot give them; a wide one whose draws still repeat (the birthday
+  // paradox) draws again, so the values of a sweep whose draws never repeat stay what they were.
+  if (integer && std::round(hi) - std::round(lo) + 1 < static_cast<double>(count)) {
+    const double holds = std::round(hi) - std::round(lo) + 1;
+    r.fail("count", fmt::format("{}: {} distinct values asked for, but min {} to max {} holds only "
+                                "{} integer{}; expected a count of at most {} or a wider range",
+                                key, count, number_text(lo), number_text(hi), number_text(holds),
+                                holds == 1 ? "" : "s", number_text(holds)));
+  }
+  if (!integer && lo == hi && count > 1) {
+    r.fail("count", fmt::format("{}: {} distinct values asked for, but min and max are both {}; "
+                                "expected a count of 1 or a wider range",
+                                key, count, number_text(lo)));
+  }
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> u(0.0, 1.0);
-  std::vector<double> v;
-  for (std::uint64_t i = 0; i < count; ++i) {
+  std::set<double> v;
+  // Enough for any count the range can hold but a few values a log scale rarely reaches.
+  const std::uint64_t max_draws = 1000 * count + 100000;
+  for (std::uint64_t draws = 0; v.size() < count; ++draws) {
+    if (draws == max_draws) {
+      r.fail("count",
+             fmt::format("{}: {} distinct values asked for, but {} draws from min {} to "
+                         "max {} gave only {}; expected a smaller count or a wider range",
+                         key, count, max_draws, number_text(lo), number_text(hi), v.size()));
+    }
     const double x = u(rng);
     double s = log ? lo * std::pow(hi / lo, x) : lo + (hi - lo) * x;
     if (integer) s = std::round(s);
-    v.push_back(s);
+    v.insert(s);
   }
-  std::sort(v.begin(), v.end());
-  v.erase(std::unique(v.begin(), v.end()), v.end());
   for (double x : v) out.push_back(number_text(x));
   return out;
 }
@@ -138,12 +183,8 @@ std::size_t base_position(ConfigNode& p, const std::vector<std::string>& values,
   const std::string b = p.get_string("base", std::nullopt);
   for (std::size_t i = 0; i < values.size(); ++i) {
     if (values[i] == b) return i;
-    // Numerically equal ("8" and "8.0").
-    char* e1 = nullptr;
-    char* e2 = nullptr;
-    const double x = std::strtod(values[i].c_str(), &e1);
-    const double y = std::strtod(b.c_str(), &e2);
-    if (*e1 == 0 && *e2 == 0 && x == y) return i;
+    // The same value written another way ("8" and "8.0", "1KiB" and "1024").
+    if (comparable_value(values[i]) == comparable_value(b)) return i;
   }
   p.fail("base", "'" + b + "' is not one of the parameter's values");
 }
@@ -168,23 +209,13 @@ std::string resolve_input(ConfigNode& n, const std::string& key, const char* dir
   return out;
 }
 
-double number_or_nan(const std::string& s) {
-  char* end = nullptr;
-  const double v = std::strtod(s.c_str(), &end);
-  return (end != s.c_str() && *end == 0) ? v : std::nan("");
-}
-
-// A group's positions are distinct points: the same value twice (8 and 8, or 8 and 8.0) would run
-// the point twice and give it double weight in the sensitivity and the plots.
+// A group's positions are distinct points: the same value twice (8 and 8.0, 1KiB and 1024) would
+// run the point twice and give it double weight in the sensitivity and the plots.
 void check_distinct(const ConfigNode& p, const SweepGroup& g) {
-  std::map<std::string, std::size_t> first;  // a position's values, numbers in one spelling
+  std::map<std::string, std::size_t> first;  // a position's comparable_value()s
   for (std::size_t i = 0; i < g.values.front().size(); ++i) {
     std::string point;
-    for (const auto& v : g.values) {
-      const double x = number_or_nan(v[i]);
-      point += std::isnan(x) ? "s" + v[i] : fmt::format("n{}", x);
-      point += '\x1f';
-    }
+    for (const auto& v : g.values) point += comparable_value(v[i]) + '\x1f';
     const auto [at, added] = first.emplace(point, i);
     if (added) continue;
     if (g.values.size() == 1) {
@@ -290,6 +321,14 @@ std::optional<std::string> sweep_key_error(const SweepSpec& spec, const ConfigEr
   return std::nullopt;
 }
 
+// Written into a sweep's output directory before its first point runs, so that a later sweep
+// into it (a rerun, a resumed or a shorter sweep) knows the directory is famsim's to rewrite.
+// Hidden, like a run's own .famsim-output.
+constexpr const char* kSweepMarkerName = ".famsim-sweep";
+// What a sweep writes in its output directory and replaces or removes there on a rerun.
+constexpr const char* kSweepFiles[] = {"points", "results.csv", "sensitivity.csv", "sweep.json",
+                                       "inputs"};
+
 // A directory of its own under the system's temporary directory, removed with everything in it
 // when this goes out of scope.
 class ScratchDir {
@@ -315,6 +354,30 @@ class ScratchDir {
 };
 
 }  // namespace
+
+void make_sweep_out_dir(const std::string& out_dir) {
+  make_output_dir(out_dir);
+  const fs::path dir(out_dir);
+  std::error_code ec;
+  if (!fs::exists(dir / kSweepMarkerName, ec)) {
+    std::vector<std::string> in_the_way;
+    for (const char* name : kSweepFiles) {
+      if (fs::exists(fs::symlink_status(dir / name, ec))) in_the_way.push_back(name);
+    }
+    if (!in_the_way.empty()) {
+      throw ConfigError(fmt::format(
+          "--out {}: holds {} but no {} marker, so no famsim sweep wrote it and a sweep would "
+          "replace or delete that; expected a new or empty directory, or one a famsim sweep wrote",
+          out_dir, fmt::join(in_the_way, ", "), kSweepMarkerName));
+    }
+  }
+  std::ofstream(dir / kSweepMarkerName).flush();
+  fs::create_directories(dir / "points", ec);
+  if (ec || !fs::exists(dir / kSweepMarkerName, ec)) {
+    throw ConfigError(fmt::format("--out {}: cannot write in the directory{}", out_dir,
+                                  ec ? ": " + ec.message() : std::string()));
+  }
+}
 
 std::string point_dir(const std::string& out_dir, std::size_t index) {
   return (fs::path(out_dir) / "points" / fmt::format("{:04d}", index)).string();
@@ -357,7 +420,7 @@ SweepSpec parse_sweep(const std::string& path, const std::string& materialise_di
       if (members.size() < 2) p.fail("zip", "expected two or more parameters that move together");
       for (ConfigNode& m : members) {
         g.keys.push_back(swept_key(m, g.key_locations));
-        g.values.push_back(parameter_values(m));
+        g.values.push_back(parameter_values(m, g.keys.back()));
         if (g.values.back().size() != g.values.front().size()) {
           m.fail_here(fmt::format("{} values, but the first parameter of the zip has {}",
                                   g.values.back().size(), g.values.front().size()));
@@ -367,7 +430,7 @@ SweepSpec parse_sweep(const std::string& path, const std::string& materialise_di
       g.base = base_position(p, g.values.front(), true);
     } else {
       g.keys.push_back(swept_key(p, g.key_locations));
-      g.values.push_back(parameter_values(p));
+      g.values.push_back(parameter_values(p, g.keys.back()));
       g.base = base_position(p, g.values.front(), false);
     }
     check_distinct(p, g);
@@ -755,16 +818,27 @@ std::vector<nlohmann::json> run_points(const SweepSpec& spec, const std::vector<
 }
 
 // An earlier, longer sweep into the same directory left points past this one's last: they would
-// pass for this sweep's in points/ (results.csv and sweep.json are rewritten whole).
+// pass for this sweep's in points/ (results.csv and sweep.json are rewritten whole). Only what
+// famsim wrote in them goes (the run's files, point.json, log.txt): a point directory that also
+// holds something else keeps that, and a directory holding nothing a point leaves is not one.
 void remove_stale_points(const std::string& out_dir, std::size_t count) {
   std::error_code ec;
   std::vector<fs::path> stale;
   for (const auto& e : fs::directory_iterator(fs::path(out_dir) / "points", ec)) {
     const std::string n = e.path().filename().string();
     if (n.size() < 4 || n.find_first_not_of("0123456789") != std::string::npos) continue;
+    if (e.is_symlink(ec) || !e.is_directory(ec)) continue;
     if (n.size() > 9 || std::stoull(n) >= count) stale.push_back(e.path());
   }
-  for (const fs::path& p : stale) fs::remove_all(p, ec);
+  for (const fs::path& p : stale) {
+    if (!holds_run_output(p.string()) && !fs::exists(p / "point.json", ec)) continue;
+    remove_run_output(p.string());
+    fs::remove(p / "point.json", ec);
+    fs::remove(p / "log.txt", ec);
+    if (!fs::remove(p, ec)) {
+      std::cout << fmt::format("sweep: kept {}: it holds files famsim did not write\n", p.string());
+    }
+  }
 }
 
 std::size_t write_sweep_outputs(const SweepSpec& spec, const std::vector<SweepPoint>& points,

@@ -95,6 +95,13 @@ std::size_t write_sweep_outputs(const SweepSpec& spec, const std::vector<SweepPo
                                 const std::vector<nlohmann::json>& results,
                                 const std::string& out_dir, unsigned ranks = 1);
 
+// Makes the sweep's output directory `out_dir` and its points/ folder, before any point runs, and
+// marks it as a sweep's. An existing directory is taken when it holds none of the names a sweep
+// writes (points/, results.csv, ...) or when a famsim sweep marked it (a rerun, an interrupted
+// sweep resumed); one that holds them unmarked is the user's: a ConfigError naming --out and
+// those names, with nothing in it touched. A path that is a file or cannot be made: ConfigError.
+void make_sweep_out_dir(const std::string& out_dir);
+
 // A point's run directory: DIR/points/NNNN.
 std::string point_dir(const std::string& out_dir, std::size_t index);
 

@@ -341,6 +341,64 @@ for case in "unknown_key|unknown_key.yaml:5: parameters.1.key: gpus.bogus: unkno
 done
 pass "a key the configuration does not know is an error in the sweep file"
 
+# --out naming a directory no famsim sweep wrote that holds names a sweep writes (results.csv,
+# points/): refused with exit 2 naming it and them, every file left as it was. The sweep (two
+# distinct granules, one 4 KiB stream on minimal.yaml) is otherwise fine.
+tiny_sweep() {  # tiny_sweep FILE VALUES: a sweep of the interleave granule with those values
+  cat >"$1" <<EOF
+name: tiny
+platform: $root/platforms/minimal.yaml
+workload: $root/traffic/random_read.yaml
+set: ["workload.streams.0.total_bytes=4096"]
+parameters:
+  - {key: devices.0.memory.interleave.granule_bytes, values: $2}
+EOF
+}
+tiny_sweep "$WORK/tiny2.yaml" "[1KiB, 2KiB]"
+tiny_sweep "$WORK/tiny1.yaml" "[1KiB]"
+mkdir -p "$WORK/udir/points/0005"
+echo precious >"$WORK/udir/points/0005/notes.txt"
+echo mine >"$WORK/udir/results.csv"
+rc=0
+"$famsim" sweep "$WORK/tiny2.yaml" --out "$WORK/udir" --jobs 1 >"$WORK/udir.log" 2>&1 || rc=$?
+[[ $rc -eq 2 ]] || fail "--out a user's directory: exit code $rc, expected 2: $(cat "$WORK/udir.log")"
+grep -qF -e "--out $WORK/udir: holds points, results.csv but no .famsim-sweep marker" \
+  "$WORK/udir.log" || fail "--out a user's directory: $(cat "$WORK/udir.log")"
+[[ $(cat "$WORK/udir/points/0005/notes.txt") == precious && $(cat "$WORK/udir/results.csv") == mine ]] ||
+  fail "--out a user's directory: its files changed"
+[[ $(cd "$WORK/udir" && find . | sort | tr '\n' ' ') == ". ./points ./points/0005 ./points/0005/notes.txt ./results.csv " ]] ||
+  fail "--out a user's directory: something was written: $(find "$WORK/udir")"
+pass "a directory no sweep wrote is refused and left as it was"
+
+# A sweep's own directory takes it again: a rerun resumes every point, and a shorter sweep then
+# removes the point past its last, but only what famsim wrote there: a file of the user's in it
+# stays (with its directory), and a directory famsim never wrote in points/ is not touched.
+"$famsim" sweep "$WORK/tiny2.yaml" --out "$WORK/own" --jobs 1 >"$WORK/own.log" 2>&1 ||
+  fail "tiny sweep: $(cat "$WORK/own.log")"
+"$famsim" sweep "$WORK/tiny2.yaml" --out "$WORK/own" --jobs 1 >"$WORK/own2.log" 2>&1 ||
+  fail "rerun into the sweep's own directory: $(cat "$WORK/own2.log")"
+grep -q "2 already done" "$WORK/own2.log" || fail "rerun did not resume: $(cat "$WORK/own2.log")"
+echo mine >"$WORK/own/points/0001/notes.txt"
+mkdir "$WORK/own/points/0007" && echo mine >"$WORK/own/points/0007/config.yaml"
+"$famsim" sweep "$WORK/tiny1.yaml" --out "$WORK/own" --jobs 1 >"$WORK/own3.log" 2>&1 ||
+  fail "shorter sweep into the sweep's own directory: $(cat "$WORK/own3.log")"
+[[ $(ls -A "$WORK/own/points/0001") == notes.txt ]] ||
+  fail "a stale point kept famsim's files or lost the user's: $(ls -A "$WORK/own/points/0001")"
+[[ $(cat "$WORK/own/points/0007/config.yaml") == mine ]] || fail "a user's directory in points/ changed"
+[[ -f $WORK/own/points/0000/stats.json && $(wc -l <"$WORK/own/results.csv") -eq 2 ]] ||
+  fail "shorter sweep's results: $(cat "$WORK/own/results.csv")"
+pass "a sweep's own directory is rerun; stale points lose only what famsim wrote"
+
+# The same byte count written with and without a unit is the same value: refused.
+tiny_sweep "$WORK/dup_bytes.yaml" "[1KiB, 1024]"
+rc=0
+"$famsim" sweep "$WORK/dup_bytes.yaml" --out "$WORK/dupb" >"$WORK/dupb.log" 2>&1 || rc=$?
+[[ $rc -eq 2 ]] || fail "1KiB and 1024: exit code $rc, expected 2: $(cat "$WORK/dupb.log")"
+grep -qF "dup_bytes.yaml:6: parameters.0.values: value 2 ('1024') is value 1 ('1KiB') again" \
+  "$WORK/dupb.log" || fail "1KiB and 1024: $(cat "$WORK/dupb.log")"
+[[ ! -e $WORK/dupb ]] || fail "1KiB and 1024: the refused sweep left $WORK/dupb"
+pass "a byte count written twice (1KiB, 1024) is refused"
+
 # --out naming a file, or a directory that cannot be created: exit 2 naming --out.
 touch "$WORK/afile"
 for case in "$WORK/afile|exists and is not a directory" "/proc/nope|cannot create the directory"; do

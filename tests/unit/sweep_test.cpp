@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -81,6 +82,114 @@ parameters:
     EXPECT_LE(x, 512);
     EXPECT_EQ(x, static_cast<long long>(x));
   }
+}
+
+// A parameter's values are compared as the configuration reads them: a byte count with a unit by
+// its bytes (get_bytes reads 1KiB and 1024 alike), so the same point cannot run twice.
+TEST(Sweep, TheSameByteCountWrittenTwoWaysIsRefused) {
+  auto error_of = [](const std::string& text) -> std::string {
+    try {
+      parse_sweep(write_sweep(text));
+    } catch (const ConfigError& e) {
+      return e.what();
+    }
+    return "";
+  };
+  const std::string values = error_of(
+      "name: b\nparameters:\n  - key: devices.0.memory.interleave.granule_bytes\n"
+      "    values: [1KiB, 2KiB, 1024]\n");
+  EXPECT_NE(values.find(":4: parameters.0.values: value 3 ('1024') is value 1 ('1KiB') again"),
+            std::string::npos)
+      << values;
+  // 8 KiB is 8192 bytes, 1.5KiB is 1536, whatever the spacing or the decimals.
+  EXPECT_NE(error_of("name: b\nparameters:\n  - {key: a, values: ['8 KiB', 8192]}\n"), "");
+  EXPECT_NE(error_of("name: b\nparameters:\n  - {key: a, values: [1536, 1.5KiB]}\n"), "");
+  EXPECT_NE(error_of("name: b\nparameters:\n  - {key: a, values: [1MiB, 1024KiB]}\n"), "");
+  // A zip position whose every member repeats an earlier one's, one written with a unit.
+  const std::string zip = error_of(
+      "name: z\nparameters:\n  - zip:\n      - {key: a, values: [4KiB, 4096]}\n"
+      "      - {key: b, values: [2, 2.0]}\n");
+  EXPECT_NE(zip.find("parameters.0.zip: positions 1 and 2 give the same values"), std::string::npos)
+      << zip;
+  // Different byte counts stay different values: 1KB is 1000 bytes, 1KiB 1024.
+  const auto spec = parse_sweep(write_sweep(
+      "name: d\nparameters:\n  - {key: a, values: [1KB, 1KiB, 1000000], base: 1024}\n"));
+  EXPECT_EQ(spec.groups[0].values[0], (std::vector<std::string>{"1KB", "1KiB", "1000000"}));
+  EXPECT_EQ(spec.groups[0].base, 1u);  // the base, written as 1024, is the value 1KiB
+}
+
+// `random` gives `count` distinct values or says why it cannot: integers 1 and 2 are two values,
+// never five, and min = max is one.
+TEST(Sweep, RandomDrawsGiveCountDistinctValuesOrAnError) {
+  try {
+    parse_sweep(
+        write_sweep("name: r\nparameters:\n  - key: gpus.max_outstanding\n"
+                    "    random: {min: 1, max: 2, count: 5, integer: true}\n"));
+    FAIL() << "expected a ConfigError";
+  } catch (const ConfigError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find(":4: parameters.0.random.count: gpus.max_outstanding: 5 distinct values "
+                     "asked for, but min 1 to max 2 holds only 2 integers"),
+              std::string::npos)
+        << m;
+  }
+  EXPECT_THROW(parse_sweep(write_sweep(
+                   "name: r\nparameters:\n  - {key: a, random: {min: 3, max: 3, count: 2}}\n")),
+               ConfigError);
+  // Five integers from 1 to 5 (linear or log) is every one of them: draws that repeat a value are
+  // drawn again rather than dropped.
+  for (const char* scale : {"linear", "log"}) {
+    const auto spec = parse_sweep(write_sweep(
+        std::string("name: r\nparameters:\n  - {key: a, random: {min: 1, max: 5, count: 5, "
+                    "integer: true, scale: ") +
+        scale + "}}\n"));
+    EXPECT_EQ(spec.groups[0].values[0], (std::vector<std::string>{"1", "2", "3", "4", "5"}))
+        << scale;
+  }
+  // min = max with a count of 1 is one value.
+  const auto one = parse_sweep(
+      write_sweep("name: r\nparameters:\n  - {key: a, random: {min: 3, max: 3, count: 1}}\n"));
+  EXPECT_EQ(one.groups[0].values[0], (std::vector<std::string>{"3"}));
+}
+
+// A directory a sweep would rewrite (points/, results.csv) that no famsim sweep marked is the
+// user's: refused, naming it and what is in the way, with nothing in it touched. An empty one, or
+// one a sweep marked, is taken.
+TEST(Sweep, AnOutputDirectoryNoSweepWroteIsRefused) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::path(write_sweep("")).replace_extension(".d");
+  fs::remove_all(dir);
+  fs::create_directories(dir / "points" / "0005");
+  std::ofstream(dir / "points" / "0005" / "notes.txt") << "precious\n";
+  std::ofstream(dir / "results.csv") << "mine\n";
+  std::ofstream(dir / "notes.md") << "not in the way\n";
+  try {
+    make_sweep_out_dir(dir.string());
+    FAIL() << "expected a ConfigError";
+  } catch (const ConfigError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("--out " + dir.string() + ": holds points, results.csv but no .famsim-sweep"),
+              std::string::npos)
+        << m;
+  }
+  auto text = [](const fs::path& f) {
+    std::ifstream in(f);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  EXPECT_EQ(text(dir / "points" / "0005" / "notes.txt"), "precious\n");
+  EXPECT_EQ(text(dir / "results.csv"), "mine\n");
+  EXPECT_FALSE(fs::exists(dir / ".famsim-sweep"));
+
+  // Only the names a sweep writes are in the way: a folder of notes takes a sweep.
+  fs::remove_all(dir / "points");
+  fs::remove(dir / "results.csv");
+  EXPECT_NO_THROW(make_sweep_out_dir(dir.string()));
+  EXPECT_TRUE(fs::exists(dir / ".famsim-sweep"));
+  EXPECT_TRUE(fs::is_directory(dir / "points"));
+  // Marked, it is taken again with a sweep's files in it (a rerun).
+  std::ofstream(dir / "results.csv") << "point,status\n";
+  EXPECT_NO_THROW(make_sweep_out_dir(dir.string()));
+  fs::remove_all(dir);
 }
 
 TEST(Sweep, ArcElasticityAveragesBothSidesOfTheBase) {
