@@ -68,17 +68,23 @@ LinkConfig parse_link(ConfigNode n, bool gpu_side, unsigned request_bytes) {
     const char* key = request_vc ? "request_vc_credits" : "response_vc_credits";
     const unsigned have = request_vc ? p.request_vc_credits : p.response_vc_credits;
     if (have < need) {
-      n.fail(key, fmt::format("expected at least {} credits ({}s): the largest message ({} B of "
-                              "data plus its header) must fit in the receive buffer, got {}",
-                              need, unit, f.max_payload_bytes, have));
+      n.fail_among({key, "max_payload_bytes", "request_header_bytes", "response_header_bytes",
+                    "flit_bytes", "slot_bytes"},
+                   fmt::format("expected at least {} credits ({}s) in {}: the largest message "
+                               "({} B of data plus its header) must fit in the receive buffer, "
+                               "got {}",
+                               need, unit, key, f.max_payload_bytes, have));
     }
     const unsigned transfer =
         framing.credits(framing.data_transfer(request_vc, request_bytes), p.credit_unit);
     if (have < transfer) {
-      n.fail(key, fmt::format("expected at least {} credits ({}s): a {} of gpus.request_bytes = {} "
-                              "B takes them all at once, got {}",
-                              transfer, unit, request_vc ? "write request" : "read response",
-                              request_bytes, have));
+      n.fail_among(
+          {key, "max_payload_bytes", "request_header_bytes", "response_header_bytes", "flit_bytes",
+           "slot_bytes"},
+          fmt::format("expected at least {} credits ({}s) in {}: a {} of gpus.request_bytes = "
+                      "{} B takes them all at once, got {}",
+                      transfer, unit, key, request_vc ? "write request" : "read response",
+                      request_bytes, have));
     }
   }
   // The link layer decides on its clock edges how to fill the flits of the next clock period.
@@ -408,10 +414,11 @@ MeshParams parse_mesh(ConfigNode& n, unsigned ports, unsigned controllers, unsig
   m.vc_buffer_flits =
       static_cast<unsigned>(n.get_uint("vc_buffer_flits", std::max(8u, largest), 1, 65536));
   if (m.vc_buffer_flits < largest) {
-    n.fail("vc_buffer_flits",
-           fmt::format("expected at least {} flits: the largest packet (1 header flit + {} B of "
-                       "data in {} B flits) must fit in one VC buffer, got {}",
-                       largest, request_bytes, m.link_bytes, m.vc_buffer_flits));
+    n.fail_among(
+        {"vc_buffer_flits", "link_bytes"},
+        fmt::format("expected at least {} flits in vc_buffer_flits: the largest packet (1 header "
+                    "flit + {} B of data in {} B flits) must fit in one VC buffer, got {}",
+                    largest, request_bytes, m.link_bytes, m.vc_buffer_flits));
   }
   m.credit_return_cycles = static_cast<unsigned>(n.get_uint("credit_return_cycles", 1, 1, 100000));
   const MeshTopology topo(m.cols, m.rows);
@@ -574,6 +581,14 @@ PlatformConfig parse_platform(ConfigNode& root) {
     }
     dc.capacity_bytes = static_cast<std::uint64_t>(
         std::llround(d.get_double("capacity_gib", std::nullopt, 0.0, 1e7, true) * kGiB));
+    // Buffers map at 2 MiB (traffic/vmm.h): a smaller device holds none, and a tiny value (a
+    // typo for MiB, say) would round to 0 B and fail only as a workload's allocation.
+    if (dc.capacity_bytes < (std::uint64_t{2} << 20)) {
+      d.fail("capacity_gib",
+             fmt::format("{} B is less than one 2 MiB page, the VMM's mapping granularity; "
+                         "expected at least 0.001953125 (2 MiB)",
+                         dc.capacity_bytes));
+    }
     dc.fabric_ports = static_cast<unsigned>(d.get_uint("fabric_ports", std::nullopt, 1, 1024));
 
     ConfigNode pl = d.child("port_logic", true);
@@ -668,6 +683,9 @@ PlatformConfig parse_platform(ConfigNode& root) {
       } else {
         keys = {pc.sw.leaf_spine ? "switch.topology" : "switch.radix", "switch.radix", "gpus.count",
                 "links.gpu_switch.per_gpu"};
+        if (pc.sw.leaf_spine) {
+          keys.insert(keys.end(), {"switch.spines", "switch.leaf_down_ports", "switch.planes"});
+        }
         for (std::size_t i = 0; i < pc.devices.size(); ++i) {
           keys.push_back(fmt::format("devices.{}.fabric_ports", i));
         }

@@ -392,6 +392,21 @@ expect_bad_input time_limit "a link so slow the run passes 281 s" "281 s" -- \
 expect_bad_input endless_flit "a link so slow that one flit passes 281 s" \
   "links.gpu_device.encoding_efficiency: a flit of 16 B takes" -- \
   run "${SMALL[@]}" --set links.gpu_device.encoding_efficiency=1e-15
+# A device smaller than one 2 MiB page rounded to 0 B and failed only as the workload's allocation.
+expect_bad_input tiny_device "a device below one mapping page" \
+  "devices.0.capacity_gib: 0 B is less than one 2 MiB page" -- \
+  run "${SMALL[@]}" --set devices.0.capacity_gib=1e-12
+
+# A rule between several keys names the one a --set changed, not the one the file gave.
+for c in "ualink_pod64 switch.spines=1 switch.spines: impossible topology" \
+  "fam_mesh devices.0.noc.link_bytes=1 devices.0.noc.link_bytes: expected at least 129 flits" \
+  "minimal links.gpu_device.max_payload_bytes=1048576 links.gpu_device.max_payload_bytes: expected at least 65537 credits (flits) in request_vc_credits"; do
+  read -r plat set want <<<"$c"
+  run_famsim "set_named_$plat" validate --platform "platforms/$plat.yaml" --set "$set"
+  expect_rc 2 "--set $set on $plat"
+  expect_in_output "--set $set: $want" "--set $set on $plat"
+done
+pass "a rule between keys names the key a --set changed"
 
 # --- sim.max_time_ns cuts a run short: not a failure, the requests in flight are accounted for.
 run_famsim truncated run "${SMALL[@]}" --set sim.max_time_ns=3000 --out "$WORK/truncated"
