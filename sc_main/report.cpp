@@ -389,7 +389,7 @@ std::string mesh_lines(const MeshParams& m) {
   const Clock c(m.clock_mhz);
   std::string o = fmt::format(
       "    noc: mesh {} x {} ({} routers, {} directed links per network; separate request and "
-      "response networks), XY routing, {} B links at {:.0f} MHz = {:.2f} GB/s per link, "
+      "response networks), XY routing, {} B links at {:g} MHz = {:.2f} GB/s per link, "
       "{} router + {} link cycles per hop, {} VCs x {} flits per input, credit return "
       "delay {} cycles; uniform XY traffic saturates at {:.3f} flits/cycle per node "
       "(Dally & Towles bisection bound)\n",
@@ -501,10 +501,9 @@ std::string validation_text(const ResolvedConfig& cfg) {
   o += fmt::format("platform {}: valid\n", p.name);
   if (!p.description.empty()) o += "  " + p.description + "\n";
   if (!p.trace_player.present) {
-    o += fmt::format(
-        "  GPUs: {} at {:.0f} MHz, {} B requests, {} outstanding, {} issued per cycle\n",
-        p.gpu_count, Clock(p.gpu.clock_mhz).mhz(), p.gpu.request_bytes, p.gpu.max_outstanding,
-        p.gpu.issue_width);
+    o += fmt::format("  GPUs: {} at {:g} MHz, {} B requests, {} outstanding, {} issued per cycle\n",
+                     p.gpu_count, Clock(p.gpu.clock_mhz).mhz(), p.gpu.request_bytes,
+                     p.gpu.max_outstanding, p.gpu.issue_width);
   }
   auto mem_line = [&](const MemoryConfig& m, const std::string& what) {
     const double ch = m.channel_peak_gbps();
@@ -560,7 +559,7 @@ std::string validation_text(const ResolvedConfig& cfg) {
     const double read_data = read_data_fraction(framing, read_bytes);
     const std::string line = fmt::format(
         "  {}: {} links{} of {} lanes x {} Gb/s x {:.4f} = {:.3f} GB/s per direction "
-        "each ({:.2f} GB/s total), {} ns, {:.0f} MHz link clock ({:.3g} flits per clock)\n"
+        "each ({:.2f} GB/s total), {} ns, {:g} MHz link clock ({:.3g} flits per clock)\n"
         "    flits of {} B ({} slots of {} B, {} packing), {} B max payload; {} B reads: {:.3f} "
         "of the response wire is data, at most {:.2f} GB/s of reads per link ({:.3f} over "
         "request and response wire bytes together); credits {}/{} {}s per VC "
@@ -585,7 +584,7 @@ std::string validation_text(const ResolvedConfig& cfg) {
     const Clock c(p.sw.xbar.clock_mhz);
     const FabricPlan plan(p.fabric_shape());
     const std::string chip = fmt::format(
-        "radix {}, {:.0f} MHz, {} B per cycle = {:.2f} GB/s per port, {} pipeline cycles; {}",
+        "radix {}, {:g} MHz, {} B per cycle = {:.2f} GB/s per port, {} pipeline cycles; {}",
         p.sw.radix, c.mhz(), p.sw.xbar.width_bytes, p.sw.xbar.width_bytes * c.mhz() * 1e-3,
         p.sw.xbar.pipeline_cycles, crossbar_policies(p.sw.xbar, p.sw.radix, p.sw.radix));
     for (unsigned k = 0; k < plan.planes(); ++k) {
@@ -626,7 +625,7 @@ std::string validation_text(const ResolvedConfig& cfg) {
       o += link_line(p.gpu_link, "switch-GPU peer", p.peer_port_total());
       o += fmt::format(
           "  GPU memory hub: per GPU a crossbar of {} up ports ({} local + {} peer) x {} HBM "
-          "channels, {} B per cycle at {:.0f} MHz = {:.2f} GB/s per port, {} pipeline cycles; "
+          "channels, {} B per cycle at {:g} MHz = {:.2f} GB/s per port, {} pipeline cycles; "
           "{}\n",
           channels + p.gpu_link.per_gpu, channels, p.gpu_link.per_gpu, channels,
           p.gpu_hub.width_bytes, hc.mhz(), p.gpu_hub.width_bytes * hc.mhz() * 1e-3,
@@ -639,7 +638,7 @@ std::string validation_text(const ResolvedConfig& cfg) {
     const Clock pc(d.port_logic.clock_mhz);
     const PortLogicParams& pl = d.port_logic;
     o += fmt::format(
-        "  device {}: {} fabric ports, {} tags each, port logic {:.0f} MHz: ingress {} / egress "
+        "  device {}: {} fabric ports, {} tags each, port logic {:g} MHz: ingress {} / egress "
         "{} cycles, {} B per cycle, {} responses, atomic unit {} cycles{}\n",
         d.name, d.fabric_ports, pl.tags_per_port, pc.mhz(), pl.ingress_cycles, pl.egress_cycles,
         pl.width_bytes, pl.in_order ? "in-order" : "out-of-order", pl.atomic_cycles,
@@ -651,7 +650,7 @@ std::string validation_text(const ResolvedConfig& cfg) {
       o += mesh_lines(d.mesh);
     } else {
       o += fmt::format(
-          "    noc: crossbar {} x {}, {} B per cycle at {:.0f} MHz = {:.2f} GB/s per port, {} "
+          "    noc: crossbar {} x {}, {} B per cycle at {:g} MHz = {:.2f} GB/s per port, {} "
           "pipeline cycles; {}\n",
           d.fabric_ports, d.memory.channels, d.noc.width_bytes, nc.mhz(),
           d.noc.width_bytes * nc.mhz() * 1e-3, d.noc.pipeline_cycles,

@@ -316,6 +316,22 @@ TEST(WeightStream, ComputeFromTflopsByHand) {
   EXPECT_NEAR(spec->summary()["compute_ns_per_pass"].get<double>(), 2 * 545280.0, 0.01);
 }
 
+// A GPU below 1 GFLOP/s is a typo: 1e-300 made a layer's time overflow 64 bits of ps, and the run
+// length check reported a meaningless 9.2e6 s against the stream instead of the key.
+TEST(WeightStream, TflopsBelowOneGflopRefused) {
+  try {
+    spec_of(R"(gpus: all
+    weight_stream:
+      model: {preset: llama3_8b}
+      location: device/fam0
+      layers: 2
+      compute: {tflops: 1e-300})");
+    FAIL() << "no error";
+  } catch (const ConfigError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("compute.tflops: expected at least 0.001 (1 GFLOP/s)"));
+  }
+}
+
 // The pipeline: fetches take 1000 ns each (one access per layer: access_bytes >= layer), compute
 // 400 ns per layer. With prefetch 1, fetch i+1 starts when compute i-1 has ended; fetch-bound, so a
 // pass of 3 layers ends when the last fetch ends (3 x 1000) plus the last compute (400): 3400 ns.

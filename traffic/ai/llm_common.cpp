@@ -15,7 +15,9 @@ std::uint64_t ComputeModel::layer_ps(const ModelConfig& m, unsigned layer, std::
   if (tflops > 0) {
     const double flops = 2.0 * static_cast<double>(m.layer_active_parameters(layer)) *
                          static_cast<double>(tokens) / static_cast<double>(tp);
-    return static_cast<std::uint64_t>(std::llround(flops / (tflops * 1e12) * 1e12));
+    // Saturates rather than overflow: the caller's check of the run's length then refuses it.
+    const double ps = flops / (tflops * 1e12) * 1e12;
+    return ps < 0x1p62 ? static_cast<std::uint64_t>(std::llround(ps)) : std::uint64_t{1} << 62;
   }
   return static_cast<std::uint64_t>(std::llround(layer_ns * 1000.0));
 }
@@ -35,7 +37,11 @@ ComputeModel parse_compute(ConfigNode& parent) {
   }
   c.layer_ns = n.get_double("layer_ns", 0.0, 0.0, 1e12);
   c.tflops = n.get_double("tflops", 0.0, 0.0, 1e6);
-  if (n.has("tflops") && c.tflops <= 0) n.fail("tflops", "expected a value > 0");
+  // 1 GFLOP/s: a million times below a GPU's, far enough to model a starved one, and a floor
+  // under typos (1e-300) whose layers would take longer than famsim can simulate.
+  if (n.has("tflops") && c.tflops < 1e-3) {
+    n.fail("tflops", fmt::format("expected at least 0.001 (1 GFLOP/s), got {}", c.tflops));
+  }
   n.finish();
   return c;
 }
