@@ -253,6 +253,14 @@ expect_bad link_clock "a link clock far below the flit rate" \
   "a clock of at least 24.4 MHz" -- \
   validate --platform platforms/minimal.yaml --set links.gpu_device.clock_mhz=1
 
+# --- A DRAM organisation past 2^48 B per channel (it overflowed 64 bits and was reported as the --
+# --- mapping order's fault, with no line): the key the --set changed, and the product. ---------
+expect_bad huge_channel "a DRAM channel past 2^48 B" \
+  "--set memory.organization.rows=16777216: memory.organization.rows:" \
+  "= 2.25e+15 B in one channel; expected at most 2^48 B" -- \
+  validate --platform platforms/dram_ddr5.yaml --set memory.organization.rows=16777216 \
+  --set memory.organization.columns=1048576
+
 # --- A sim.log.modules prefix that names no block: the run would stay silent. --------------------
 expect_bad log_module "a log prefix naming no block" \
   "sim.log.modules: 'fam0.memroy' is no block of this platform" "fam0" -- \

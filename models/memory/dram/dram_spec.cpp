@@ -172,6 +172,19 @@ void read_organization(ConfigNode& o, Standard s, Organization& org) {
   if (org.columns % org.burst_length != 0) {
     o.fail("columns", fmt::format("must be a multiple of burst_length ({})", org.burst_length));
   }
+  // A channel's bytes must fit the 64-bit addresses (and capacity_bytes()); a real one holds at
+  // most tens of GiB, so 2^48 B is a bound only a typo reaches.
+  const double channel_bytes = static_cast<double>(org.ranks) * org.bank_groups *
+                               org.banks_per_group * org.rows * org.columns *
+                               org.channel_width_bits / 8.0;
+  if (channel_bytes > 0x1p48) {
+    o.fail_among(
+        {"rows", "columns", "ranks", "bank_groups", "banks_per_group", "channel_width_bits"},
+        fmt::format("ranks x bank_groups x banks_per_group x rows x columns x "
+                    "channel_width_bits / 8 = {:.3g} B in one channel; expected at most "
+                    "2^48 B (256 TiB)",
+                    channel_bytes));
+  }
   org.pseudo_channels = static_cast<unsigned>(o.get_uint("pseudo_channels", 1, 1, 2));
   if (s == Standard::kHBM3 && org.pseudo_channels != 2) {
     o.fail("pseudo_channels", "an HBM3 channel has 2 pseudo-channels (JESD238)");
