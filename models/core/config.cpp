@@ -113,51 +113,112 @@ std::string utf8_problem(const std::string& text) {
                      static_cast<unsigned char>(text[at]), printable(text.substr(0, at)));
 }
 
-// What yaml-cpp lets through and the strict reader could not see later: a key given twice in one
-// map (yaml-cpp keeps both: a lookup finds the first, iteration, and so config.yaml and
-// stats.json, the second) and text that is not UTF-8 (which stats.json cannot hold). `path` is
-// the key path of `n` ("" for the whole document); `source` names the file, or the --set.
-void check_yaml_tree(const YAML::Node& n, const std::string& source, const std::string& path) {
-  const bool is_set = source.rfind("--set", 0) == 0;
-  const auto where = [&](const YAML::Node& at) {
-    const YAML::Mark m = at.Mark();
-    return is_set || m.is_null() ? source : fmt::format("{}:{}", source, m.line + 1);
-  };
-  const auto sub = [&](const std::string& key) { return path.empty() ? key : path + "." + key; };
-  if (n.IsScalar()) {
-    const std::string problem = utf8_problem(n.Scalar());
-    if (!problem.empty()) {
-      throw ConfigError(
-          fmt::format("{}: {}: {}", where(n), path.empty() ? "(top level)" : path, problem));
-    }
-  } else if (n.IsSequence()) {
-    std::size_t i = 0;
-    for (const auto& e : n) check_yaml_tree(e, source, sub(std::to_string(i++)));
-  } else if (n.IsMap()) {
-    std::map<std::string, YAML::Node> first;
-    for (const auto& kv : n) {
-      if (!kv.first.IsScalar()) {  // a complex key: never a configuration key
-        check_yaml_tree(kv.first, source, path);
-        check_yaml_tree(kv.second, source, path);
-        continue;
-      }
-      const std::string key = kv.first.Scalar();
-      const std::string problem = utf8_problem(key);
-      if (!problem.empty()) {
-        throw ConfigError(
-            fmt::format("{}: {}: the key is {}", where(kv.first), sub(printable(key)), problem));
-      }
-      const auto [it, fresh] = first.emplace(key, kv.first);
-      if (!fresh) {
-        const YAML::Mark m = it->second.Mark();
+// What yaml-cpp lets through and the strict reader could not see later, checked once per document
+// (a file or a --set value) as soon as it is parsed, before anything else walks it:
+// - an alias inside the node it names (`a: &a [*a]`): yaml-cpp does not copy an aliased node but
+//   shares it, so the tree is a cycle that every recursive walk (this one, yaml_to_json, the
+//   emitter) follows until the stack overflows;
+// - a document too large or too deep once its aliases are expanded: ten short lines of aliases
+//   nested ten deep ("billion laughs") are a tree of 10^9 nodes to every walk;
+// - a merge key (`<<: *base`), which yaml-cpp 0.7 reads as an ordinary key named '<<', so that the
+//   keys it was meant to bring in would be reported missing;
+// - a key given twice in one map (yaml-cpp keeps both: a lookup finds the first, iteration, and so
+//   config.yaml and stats.json, the second);
+// - text that is not UTF-8 (which stats.json cannot hold).
+// Every other walk over a configuration tree relies on this: it is a tree, of at most
+// kMaxYamlNodes nodes nested at most kMaxYamlDepth deep per document.
+class YamlTreeCheck {
+ public:
+  // `source` names the file, or the --set.
+  explicit YamlTreeCheck(std::string source)
+      : source_(std::move(source)), is_set_(source_.rfind("--set", 0) == 0) {}
+
+  // `path` is the key path of `n` ("" for the whole document).
+  void visit(const YAML::Node& n, const std::string& path) {
+    for (const auto& [open, open_path] : open_) {
+      if (n.is(open)) {
         throw ConfigError(fmt::format(
-            "{}: {}: duplicate key{}; expected each key once in a map", where(kv.first), sub(key),
-            is_set || m.is_null() ? "" : fmt::format(" (first on line {})", m.line + 1)));
+            "{}: {}: an alias to {}, which contains it; expected an alias that does not refer to "
+            "a node containing it",
+            where(n), shown(path), open_path.empty() ? "the whole document" : open_path));
       }
-      check_yaml_tree(kv.second, source, sub(key));
+    }
+    count(n, path);
+    if (open_.size() > kMaxYamlDepth) {
+      throw ConfigError(fmt::format(
+          "{}: {}: nested {} levels deep once aliases are expanded; expected at most {} levels",
+          where(n), shown(path), open_.size(), kMaxYamlDepth));
+    }
+    const auto sub = [&](const std::string& key) { return path.empty() ? key : path + "." + key; };
+    if (n.IsScalar()) {
+      const std::string problem = utf8_problem(n.Scalar());
+      if (!problem.empty()) {
+        throw ConfigError(fmt::format("{}: {}: {}", where(n), shown(path), problem));
+      }
+    } else if (n.IsSequence()) {
+      open_.emplace_back(n, path);
+      std::size_t i = 0;
+      for (const auto& e : n) visit(e, sub(std::to_string(i++)));
+      open_.pop_back();
+    } else if (n.IsMap()) {
+      open_.emplace_back(n, path);
+      std::map<std::string, YAML::Node> first;
+      for (const auto& kv : n) {
+        if (!kv.first.IsScalar()) {  // a complex key: never a configuration key
+          visit(kv.first, path);
+          visit(kv.second, path);
+          continue;
+        }
+        const std::string key = kv.first.Scalar();
+        const std::string problem = utf8_problem(key);
+        if (!problem.empty()) {
+          throw ConfigError(
+              fmt::format("{}: {}: the key is {}", where(kv.first), sub(printable(key)), problem));
+        }
+        count(kv.first, sub(key));
+        // Plain, not quoted: '<<' in quotes is only a key of that name (and an unknown one).
+        if (key == "<<" && kv.first.Tag() != "!") {
+          throw ConfigError(fmt::format(
+              "{}: {}: a merge key, which famsim does not support; expected the keys written out "
+              "in the map",
+              where(kv.first), sub(key)));
+        }
+        const auto [it, fresh] = first.emplace(key, kv.first);
+        if (!fresh) {
+          const YAML::Mark m = it->second.Mark();
+          throw ConfigError(fmt::format(
+              "{}: {}: duplicate key{}; expected each key once in a map", where(kv.first), sub(key),
+              is_set_ || m.is_null() ? "" : fmt::format(" (first on line {})", m.line + 1)));
+        }
+        visit(kv.second, sub(key));
+      }
+      open_.pop_back();
     }
   }
-}
+
+ private:
+  std::string where(const YAML::Node& at) const {
+    const YAML::Mark m = at.Mark();
+    return is_set_ || m.is_null() ? source_ : fmt::format("{}:{}", source_, m.line + 1);
+  }
+  static std::string shown(const std::string& path) { return path.empty() ? "(top level)" : path; }
+  // One more node (key, value or list entry) of the document as its aliases expand.
+  void count(const YAML::Node& n, const std::string& path) {
+    if (++nodes_ > kMaxYamlNodes) {
+      throw ConfigError(fmt::format(
+          "{}: {}: more than {} nodes once aliases are expanded; expected a document of at most "
+          "{} nodes (keys, values and list entries) once its aliases are expanded",
+          where(n), shown(path), kMaxYamlNodes, kMaxYamlNodes));
+    }
+  }
+
+  std::string source_;
+  bool is_set_;
+  std::size_t nodes_ = 0;
+  // The maps and lists from the document's root down to the node being visited, with their key
+  // paths: a node that is one of them is an alias inside the node it names.
+  std::vector<std::pair<YAML::Node, std::string>> open_;
+};
 
 }  // namespace
 
@@ -221,7 +282,7 @@ YAML::Node load_yaml_text(const std::string& text, const std::string& source) {
     YAML::Node n = docs.empty() ? YAML::Node() : docs[0];
     if (n.IsNull() || !n.IsDefined()) return YAML::Node(YAML::NodeType::Map);
     if (!n.IsMap()) throw ConfigError(source + ": expected a YAML map at the top level");
-    check_yaml_tree(n, source, "");
+    YamlTreeCheck(source).visit(n, "");
     return n;
   } catch (const YAML::ParserException& e) {
     throw ConfigError(fmt::format("{}:{}:{}: YAML syntax error: {}", source, e.mark.line + 1,
@@ -257,7 +318,7 @@ void apply_override(ConfigDoc& doc, const std::string& assignment) {
     value = YAML::Node(value_text);
   }
   if (!value.IsDefined() || value.IsNull()) value = YAML::Node(value_text);
-  check_yaml_tree(value, "--set " + assignment, path);
+  YamlTreeCheck("--set " + assignment).visit(value, path);
 
   // The path leads nowhere in this document: an error about the key path, not the value.
   auto bad_path = [&](const std::string& reason) {

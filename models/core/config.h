@@ -7,6 +7,7 @@
 #include <yaml-cpp/yaml.h>
 #include <nlohmann/json.hpp>
 
+#include <cstddef>
 #include <cstdint>
 #include <limits>
 #include <map>
@@ -96,15 +97,29 @@ struct ConfigDoc {
   std::shared_ptr<ConfigSources> sources;
 };
 
+// The most nodes (keys, values and list entries) a YAML document, a file or a --set value, may
+// have once its aliases are expanded, and the deepest it may nest. yaml-cpp shares an aliased node
+// rather than copying it, so a few lines of nested aliases are a tree of 10^9 nodes to every walk
+// over it. The largest shipped file has a few hundred nodes nested 6 deep.
+inline constexpr std::size_t kMaxYamlNodes = 1000000;
+inline constexpr std::size_t kMaxYamlDepth = 100;
+
 // Loads a YAML file; syntax errors and unreadable files become ConfigError naming the file.
 YAML::Node load_yaml_file(const std::string& path);
-// Parses YAML text; `source` names it in errors.
+// Parses YAML text; `source` names it in errors. Besides syntax, refused with a ConfigError: an
+// alias inside the node it names (a cycle), more than kMaxYamlNodes nodes or kMaxYamlDepth levels
+// once aliases are expanded, a merge key ('<<'), a key twice in one map, text that is not UTF-8.
+// What it returns is a finite tree within those limits, which every other walk relies on.
 YAML::Node load_yaml_text(const std::string& text, const std::string& source);
 
 // Applies one "key.path=value" override to `root` (sequence indices are numbers in the path).
 // Missing map keys are created, so an unknown key is reported later by the strict reader, which
-// names the --set as its source. Throws ConfigError for a malformed override.
+// names the --set as its source. Throws ConfigError for a malformed override, and for a value
+// holding anything load_yaml_text refuses in a document (a cycle, too many nodes, a merge key).
 void apply_override(ConfigDoc& doc, const std::string& assignment);
+
+// The walks below, like every recursive walk over a configuration, take a tree that came from
+// load_yaml_text or apply_override: no cycles, and within kMaxYamlNodes and kMaxYamlDepth.
 
 // Deep-merges `over` onto `base`: maps merge key by key, anything else in `over` wins. The inputs
 // are left as they were; the result shares their nodes below the merged maps rather than copying

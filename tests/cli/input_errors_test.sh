@@ -74,6 +74,66 @@ python3 -c 'import json, sys; json.load(open(sys.argv[1], encoding="utf-8"))' \
   "$WORK/out-utf8_path/stats.json" || fail "stats.json of a run with a non-UTF-8 trace name"
 pass "a file name that is not UTF-8 still gives a valid stats.json"
 
+# --- YAML aliases. yaml-cpp shares an aliased node rather than copying it: an alias inside the node
+# it names was a cycle that every recursive walk followed until the stack overflowed (exit 139),
+# and ten lines of nested aliases a tree of 10^9 nodes that validate walked for minutes. Each case
+# runs under a timeout, so that a regression fails here instead of hanging the suite. -----------
+printf 'a: &a [*a]\n' >"$WORK/cycle.yaml"
+CLI_TIMEOUT_S=60 expect_bad alias_cycle_file "an alias inside the list it names, in a platform file" \
+  "$WORK/cycle.yaml:1: a.0: an alias to a, which contains it; expected an alias that does not refer to a node containing it" -- \
+  validate --platform "$WORK/cycle.yaml"
+
+printf 'name: cycle\nstreams: &s [*s]\n' >"$WORK/cycle-workload.yaml"
+CLI_TIMEOUT_S=60 expect_bad alias_cycle_workload "an alias inside the list it names, in a workload file" \
+  "$WORK/cycle-workload.yaml:2: streams.0: an alias to streams, which contains it" -- \
+  run --platform platforms/minimal.yaml --workload "$WORK/cycle-workload.yaml" $(out alias_cycle_workload)
+
+CLI_TIMEOUT_S=60 expect_bad alias_cycle_set_list "an alias inside the list it names, in a --set value" \
+  "--set gpus.foo=&a [*a]: gpus.foo.0: an alias to gpus.foo, which contains it; expected an alias that does not refer to a node containing it" -- \
+  validate --platform platforms/minimal.yaml --set 'gpus.foo=&a [*a]'
+
+CLI_TIMEOUT_S=60 expect_bad alias_cycle_set_map "an alias inside the map it names, in a --set value" \
+  "--set gpus.foo=&a {b: *a}: gpus.foo.b: an alias to gpus.foo, which contains it" -- \
+  validate --platform platforms/minimal.yaml --set 'gpus.foo=&a {b: *a}'
+
+printf '0,ACT,0,0,0,0\n' >"$WORK/cycle.log"
+CLI_TIMEOUT_S=60 expect_bad alias_cycle_dram_log "an alias inside the list it names, in check-dram-log's --set" \
+  "--set organization={a: &a [*a]}: organization.a.0: an alias to organization.a, which contains it" -- \
+  check-dram-log --preset ddr5_4800_x4 --set 'organization={a: &a [*a]}' "$WORK/cycle.log"
+
+python3 - "$WORK/laughs.yaml" <<'PY'
+import sys
+lines = ['l0: &l0 [x, x, x, x, x, x, x, x, x, x]']
+lines += [f'l{i}: &l{i} [' + ', '.join([f'*l{i - 1}'] * 10) + ']' for i in range(1, 10)]
+open(sys.argv[1], 'w').write('\n'.join(lines) + '\n')
+PY
+CLI_TIMEOUT_S=60 expect_bad alias_laughs "ten lines of nested aliases (10^9 nodes)" \
+  "$WORK/laughs.yaml:" "more than 1000000 nodes once aliases are expanded; expected a document of at most 1000000 nodes" -- \
+  validate --platform "$WORK/laughs.yaml"
+
+# yaml-cpp reads a merge key as a key named '<<', so gpus.count was reported missing.
+{ printf 'gpu_base: &gpu {count: 1}\n'; sed 's/^  count: 1$/  <<: *gpu/' platforms/minimal.yaml; } \
+  >"$WORK/merge.yaml"
+line=$(grep -n '<<: \*gpu' "$WORK/merge.yaml" | cut -d: -f1)
+CLI_TIMEOUT_S=60 expect_bad merge_key "a merge key" \
+  "$WORK/merge.yaml:$line: gpus.<<: a merge key, which famsim does not support" -- \
+  validate --platform "$WORK/merge.yaml"
+
+# An alias to a node elsewhere is plain YAML: the platform reads as if the node were written out.
+run_famsim alias_ok_base validate --platform platforms/minimal.yaml
+expect_rc 0 "minimal.yaml validates"
+base_out=$OUT
+sed 's/ingress_cycles: 8, egress_cycles: 8,/ingress_cycles: \&cycles 8, egress_cycles: *cycles,/' \
+  platforms/minimal.yaml >"$WORK/alias-ok.yaml"
+grep -q '&cycles 8' "$WORK/alias-ok.yaml" || fail "alias-ok.yaml: the sed found nothing to change"
+CLI_TIMEOUT_S=60 run_famsim alias_ok validate --platform "$WORK/alias-ok.yaml"
+expect_rc 0 "a platform with an alias to a value elsewhere"
+[ "$OUT" = "$base_out" ] || fail "the aliased platform validates differently:
+$OUT
+--- minimal.yaml:
+$base_out"
+pass "a platform with an alias to a value elsewhere reads as the value written out"
+
 # --- A trace access that runs past the end of the memory after the modulo. -----------------------
 # dram_ddr4 has 8 GiB: 0x1ffffffc1 + 64 B ends 1 B past it; 0x7fff...ffff is 0x1ffffffff modulo it.
 printf 'LD 0x40\nLD 0x1ffffffc1\n' >"$WORK/end.ram"

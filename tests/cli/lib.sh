@@ -2,7 +2,8 @@
 # run/expect functions. The sourcing script sets CLI_TEST_NAME first, and CLI_TEST_NO_FAMSIM=1
 # when it tests a script and takes no famsim argument.
 #   run_famsim NAME ARGS...  runs famsim; output (stdout and stderr) in $WORK/NAME.log and $OUT,
-#                            exit code in $RC
+#                            exit code in $RC; under `timeout $CLI_TIMEOUT_S` when that is set
+#                            (exit code 124 when it runs out), for input that once hung famsim
 #   run_tool NAME TOOL ARGS...  the same for any other program (a script under scripts/)
 #   expect_rc WANT WHAT      expect_in_output TEXT WHAT      pass WHAT      fail WHAT
 #   expect_exit2 NAME WHAT NEEDLE... -- ARGS...  run_famsim ARGS exits 2 naming every NEEDLE
@@ -28,7 +29,7 @@ pass() { echo "ok: $*"; }
 run_famsim() {
   local name=$1
   shift
-  "$FAMSIM" "$@" >"$WORK/$name.log" 2>&1
+  ${CLI_TIMEOUT_S:+timeout "$CLI_TIMEOUT_S"} "$FAMSIM" "$@" >"$WORK/$name.log" 2>&1
   RC=$?
   OUT=$(cat "$WORK/$name.log")
 }

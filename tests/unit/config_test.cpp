@@ -527,6 +527,138 @@ TEST(ApplyOverride, InvalidUtf8NamesTheSetAndKey) {
   EXPECT_THAT(key, HasSubstr("--set 'a\\xff.b=1': the key path is not valid UTF-8"));
 }
 
+// yaml-cpp shares an aliased node instead of copying it: an alias inside the node it names makes
+// the tree a cycle, which every recursive walk followed until the stack overflowed (SIGSEGV).
+TEST(LoadYaml, AliasInsideTheNodeItNamesIsAnError) {
+  const std::string in_list = error_of([] { load_yaml_text("a: &a [*a]\n", "c.yaml"); });
+  EXPECT_THAT(in_list, HasSubstr("c.yaml:1: a.0: an alias to a, which contains it; expected an "
+                                 "alias that does not refer to a node containing it"));
+  const std::string in_map = error_of([] {
+    load_yaml_text(
+        "x: 1\n"      // 1
+        "b: &b\n"     // 2
+        "  c: 2\n"    // 3
+        "  d: *b\n",  // 4
+        "c.yaml");
+  });
+  // The alias is the anchored node itself to yaml-cpp, so the line is the anchor's.
+  EXPECT_THAT(in_map, HasSubstr("c.yaml:2: b.d: an alias to b, which contains it"));
+  const std::string deeper =
+      error_of([] { load_yaml_text("a: &a {b: [1, {c: *a}]}\n", "c.yaml"); });
+  EXPECT_THAT(deeper, HasSubstr("c.yaml:1: a.b.1.c: an alias to a, which contains it"));
+  const std::string whole = error_of([] { load_yaml_text("&top {a: *top}\n", "c.yaml"); });
+  EXPECT_THAT(whole, HasSubstr("c.yaml:1: a: an alias to the whole document, which contains it"));
+}
+
+TEST(ApplyOverride, AliasInsideTheNodeItNamesIsAnError) {
+  ConfigDoc d;
+  d.sources = std::make_shared<ConfigSources>("base.yaml");
+  d.root = load_yaml_text("gpus: {count: 1}\n", "base.yaml");
+  EXPECT_THAT(error_of([&] { apply_override(d, "gpus.foo=&a [*a]"); }),
+              HasSubstr("--set gpus.foo=&a [*a]: gpus.foo.0: an alias to gpus.foo, which contains "
+                        "it; expected an alias that does not refer to a node containing it"));
+  EXPECT_THAT(error_of([&] { apply_override(d, "gpus.foo=&a {b: *a}"); }),
+              HasSubstr("--set gpus.foo=&a {b: *a}: gpus.foo.b: an alias to gpus.foo"));
+  EXPECT_THAT(error_of([&] { apply_override(d, "organization={a: &a [*a]}"); }),
+              HasSubstr("organization.a.0: an alias to organization.a"));
+}
+
+// Anchors and aliases that do not refer to a node containing them are plain YAML: the aliased
+// node is read wherever it is named, also by --set.
+TEST(LoadYaml, AliasToAnotherNodeIsRead) {
+  const std::string text =
+      "base: &b {count: 2, clock_mhz: 1500}\n"
+      "gpus: *b\n"
+      "list: [*b, *b, &n 7, *n]\n";
+  const std::shared_ptr<ConfigSources> sources = std::make_shared<ConfigSources>("ok.yaml");
+  ConfigNode root(load_yaml_text(text, "ok.yaml"), "", sources);
+  ConfigNode gpus = root.child("gpus");
+  EXPECT_EQ(gpus.get_uint("count", std::nullopt), 2u);
+  EXPECT_DOUBLE_EQ(gpus.get_double("clock_mhz", std::nullopt, 0, 1e6), 1500.0);
+  const nlohmann::json j = yaml_to_json(load_yaml_text(text, "ok.yaml"));
+  EXPECT_EQ(j["list"][1]["count"].get<long long>(), 2);
+  EXPECT_EQ(j["list"][3].get<long long>(), 7);
+  ConfigDoc d;
+  d.sources = sources;
+  d.root = load_yaml_text("gpus: {count: 1}\n", "base.yaml");
+  apply_override(d, "gpus.hub=[&h {w: 1}, *h]");
+  EXPECT_EQ(d.root["gpus"]["hub"][1]["w"].as<int>(), 1);
+}
+
+// Nested aliases ("billion laughs") make a tree far larger than its text: each level names the one
+// below ten times, so 500 bytes are 10^9 nodes to every walk. Refused at 1,000,000 nodes.
+TEST(LoadYaml, DocumentOfMoreThanAMillionNodesOnceExpandedIsAnError) {
+  std::string laughs = "l0: &l0 [x, x, x, x, x, x, x, x, x, x]\n";
+  for (int i = 1; i < 10; ++i) {
+    laughs += "l" + std::to_string(i) + ": &l" + std::to_string(i) + " [";
+    for (int k = 0; k < 10; ++k) laughs += (k ? ", *l" : "*l") + std::to_string(i - 1);
+    laughs += "]\n";
+  }
+  EXPECT_THAT(error_of([&] { load_yaml_text(laughs, "laughs.yaml"); }),
+              HasSubstr("more than 1000000 nodes once aliases are expanded; expected a document "
+                        "of at most 1000000 nodes"));
+
+  // Exactly at the limit, counting the document, every key, value and list entry:
+  //   the document                                     1
+  //   key a, list a (1) and its 999 entries            1 + 1 + 999     = 1001
+  //   key b, list b (1) and 998 aliases of a (1000 each)  1 + 1 + 998000 = 998002
+  //   key c, list c (1) and its n entries              1 + 1 + n
+  // 1 + 1001 + 998002 + 2 + n = 1000000 for n = 994.
+  const auto document = [](int n) {
+    std::string text = "a: &a [x";
+    for (int i = 1; i < 999; ++i) text += ", x";
+    text += "]\nb: [*a";
+    for (int i = 1; i < 998; ++i) text += ", *a";
+    text += "]\nc: [x";
+    for (int i = 1; i < n; ++i) text += ", x";
+    return text + "]\n";
+  };
+  EXPECT_NO_THROW(load_yaml_text(document(994), "big.yaml"));
+  EXPECT_THAT(error_of([&] { load_yaml_text(document(995), "big.yaml"); }),
+              HasSubstr("big.yaml:3: c.994: more than 1000000 nodes"));
+
+  // The same limit for a --set value, which is a document of its own.
+  ConfigDoc d;
+  d.sources = std::make_shared<ConfigSources>("base.yaml");
+  d.root = load_yaml_text("gpus: {count: 1}\n", "base.yaml");
+  std::string value = "{" + laughs.substr(0, laughs.size() - 1) + "}";
+  for (std::size_t at = value.find('\n'); at != std::string::npos; at = value.find('\n')) {
+    value.replace(at, 1, ", ");
+  }
+  EXPECT_THAT(error_of([&] { apply_override(d, "gpus.foo=" + value); }),
+              HasSubstr("more than 1000000 nodes once aliases are expanded"));
+}
+
+// Depth is bounded too, so that no recursive walk can run out of stack: at most 100 levels.
+TEST(LoadYaml, DocumentNestedMoreThanAHundredLevelsIsAnError) {
+  // "a: " then k nested lists around x: the list under a is level 1, x is level k + 1.
+  const auto nested = [](int k) {
+    return "a: " + std::string(k, '[') + "x" + std::string(k, ']') + "\n";
+  };
+  EXPECT_NO_THROW(load_yaml_text(nested(99), "deep.yaml"));
+  const std::string m = error_of([&] { load_yaml_text(nested(100), "deep.yaml"); });
+  EXPECT_THAT(m, HasSubstr("deep.yaml:1: a.0.0."));
+  EXPECT_THAT(m, HasSubstr("nested 101 levels deep once aliases are expanded; expected at most "
+                           "100 levels"));
+}
+
+// yaml-cpp reads a merge key as an ordinary key named '<<': the keys it was meant to bring in were
+// reported missing ("gpus.count: missing"). Named for what it is.
+TEST(LoadYaml, MergeKeyIsAnError) {
+  const std::string m = error_of([] {
+    load_yaml_text(
+        "base: &b {count: 2}\n"  // 1
+        "gpus:\n"                // 2
+        "  <<: *b\n"             // 3
+        "  clock_mhz: 1500\n",   // 4
+        "m.yaml");
+  });
+  EXPECT_THAT(m, HasSubstr("m.yaml:3: gpus.<<: a merge key, which famsim does not support; "
+                           "expected the keys written out in the map"));
+  // Quoted, it is only a key of that name (an unknown one, for the strict reader).
+  EXPECT_NO_THROW(load_yaml_text("gpus: {'<<': 1}\n", "m.yaml"));
+}
+
 TEST(LoadYaml, DirectoryIsNotAFile) {
   const std::string dir = ::testing::TempDir();
   const std::string m = error_of([&] { load_yaml_file(dir); });
