@@ -11,6 +11,8 @@
 #include <cmath>
 #include <fstream>
 #include <map>
+#include <string>
+#include <vector>
 
 namespace famsim {
 namespace {
@@ -426,19 +428,13 @@ TEST(Prefill, PrefixReuseBytesByHand) {
   EXPECT_EQ(d.report["prompts_done"].get<std::uint64_t>(), 3u);
 }
 
-// A Mooncake trace: hash ids name 512-token blocks, KV blocks are 16 tokens (32 per hash block).
-// Request 1 (1000 tokens, ids 7 8): 62 full KV blocks (992 tokens) and a last one of 8 tokens,
-// all written. Request 2 (1536 tokens, ids 7 8 9): its KV blocks 0..61 match request 1's full
-// blocks (hash 7: 0..31, hash 8: 32..61) and are read: 992 tokens; block 62 was only partly
-// filled by request 1, so it is not shared: request 2 writes 1536 - 992 = 544 tokens.
-TEST(Prefill, MooncakeTraceHashIdsGiveReuse) {
-  const std::string path = testing::TempDir() + "/mooncake_test.jsonl";
+// Prefill of Llama-3-8B (4,096 B per token per layer, 1 layer, a cache of 100,000 tokens) over a
+// Mooncake trace of `lines` (one JSON object each), written to a file named `name`.
+Drained drain_mooncake(const std::string& name, const std::vector<std::string>& lines) {
+  const std::string path = testing::TempDir() + "/" + name;
   {
     std::ofstream f(path);
-    f << R"({"timestamp": 0, "input_length": 1000, "output_length": 5, "hash_ids": [7, 8]})"
-      << "\n";
-    f << R"({"timestamp": 2, "input_length": 1536, "output_length": 5, "hash_ids": [7, 8, 9]})"
-      << "\n";
+    for (const std::string& l : lines) f << l << "\n";
   }
   const auto spec = spec_of(R"(gpus: [0]
     prefill:
@@ -448,7 +444,19 @@ TEST(Prefill, MooncakeTraceHashIdsGiveReuse) {
       cache_tokens: 100000
       trace: {file: )" + path +
                             "}");
-  const Drained d = drain(*spec);
+  return drain(*spec);
+}
+
+// A Mooncake trace: hash ids name 512-token blocks, KV blocks are 16 tokens (32 per hash block).
+// Request 1 (1000 tokens, ids 7 8): 62 full KV blocks (992 tokens) and a last one of 8 tokens,
+// all written. Request 2 (1536 tokens, ids 7 8 9): its KV blocks 0..61 match request 1's full
+// blocks (hash 7: 0..31, hash 8: 32..61) and are read: 992 tokens; block 62 was only partly
+// filled by request 1, so it is not shared: request 2 writes 1536 - 992 = 544 tokens.
+TEST(Prefill, MooncakeTraceHashIdsGiveReuse) {
+  const Drained d = drain_mooncake(
+      "mooncake_test.jsonl",
+      {R"({"timestamp": 0, "input_length": 1000, "output_length": 5, "hash_ids": [7, 8]})",
+       R"({"timestamp": 2, "input_length": 1536, "output_length": 5, "hash_ids": [7, 8, 9]})"});
   EXPECT_EQ(d.read, 992 * 4096ULL);
   EXPECT_EQ(d.written, (1000 + 544) * 4096ULL);
   // Request 2 arrives at 2 ms: its fetch does not start earlier.
@@ -460,27 +468,12 @@ TEST(Prefill, MooncakeTraceHashIdsGiveReuse) {
 // keys once wrapped, and request 2 read request 1's blocks). Request 3 repeats id 2^63 + 1 and
 // reads request 2's 512 tokens.
 TEST(Prefill, LargeHashIdsDoNotAlias) {
-  const std::string path = testing::TempDir() + "/mooncake_big_ids.jsonl";
-  {
-    std::ofstream f(path);
-    f << R"({"timestamp": 0, "input_length": 512, "output_length": 1, "hash_ids": [1]})"
-      << "\n";
-    f << R"({"timestamp": 1, "input_length": 512, "output_length": 1, )"
-      << R"("hash_ids": [9223372036854775809]})"
-      << "\n";
-    f << R"({"timestamp": 2, "input_length": 512, "output_length": 1, )"
-      << R"("hash_ids": [9223372036854775809]})"
-      << "\n";
-  }
-  const auto spec = spec_of(R"(gpus: [0]
-    prefill:
-      model: {preset: llama3_8b}
-      location: device/fam0
-      layers: 1
-      cache_tokens: 100000
-      trace: {file: )" + path +
-                            "}");
-  const Drained d = drain(*spec);
+  const std::string big =
+      R"("input_length": 512, "output_length": 1, "hash_ids": [9223372036854775809]})";
+  const Drained d = drain_mooncake(
+      "mooncake_big_ids.jsonl",
+      {R"({"timestamp": 0, "input_length": 512, "output_length": 1, "hash_ids": [1]})",
+       R"({"timestamp": 1, )" + big, R"({"timestamp": 2, )" + big});
   EXPECT_EQ(d.read, 512 * 4096ULL);
   EXPECT_EQ(d.written, 2 * 512 * 4096ULL);
   EXPECT_EQ(d.report["reused_tokens"].get<std::uint64_t>(), 512u);
