@@ -88,11 +88,17 @@ double number_or_nan(const std::string& s) {
 // are the only values with units it accepts (times, frequencies and bandwidths are numbers with
 // the unit in the key's name: latency_ns, clock_mhz, bandwidth_gbps), so a value with a byte
 // unit is taken as one; a key that is not a byte count rejects it at every point anyway.
+// A parameter's value as a number: a number as written, a byte count with a unit by its bytes
+// ("1KiB" is 1024; see comparable_value), else NaN.
+double value_number(const std::string& v) {
+  const double x = number_or_nan(v);
+  if (!std::isnan(x)) return x;
+  const auto bytes = parse_bytes(v);
+  return bytes ? static_cast<double>(*bytes) : x;
+}
+
 std::string comparable_value(const std::string& v) {
-  double x = number_or_nan(v);
-  if (const auto bytes = std::isnan(x) ? parse_bytes(v) : std::nullopt) {
-    x = static_cast<double>(*bytes);
-  }
+  const double x = value_number(v);
   return std::isnan(x) ? "s" + v : fmt::format("n{}", x);
 }
 
@@ -592,7 +598,7 @@ nlohmann::json sensitivity(const SweepSpec& spec, const std::vector<SweepPoint>&
     std::vector<nlohmann::json> these;
     for (std::size_t g = 0; g < n; ++g) {
       const SweepGroup& gr = spec.groups[g];
-      const double pb = number_or_nan(gr.values[0][gr.base]);
+      const double pb = value_number(gr.values[0][gr.base]);
       if (std::isnan(pb)) continue;  // not a number: no elasticity
       // The points on this group's line through the base point, by position.
       std::map<std::size_t, double> on_line;
@@ -610,10 +616,10 @@ nlohmann::json sensitivity(const SweepSpec& spec, const std::vector<SweepPoint>&
       // The nearest values below and above the base.
       std::optional<std::size_t> lo, hi;
       for (const auto& [pos, m] : on_line) {
-        const double p = number_or_nan(gr.values[0][pos]);
+        const double p = value_number(gr.values[0][pos]);
         if (std::isnan(p) || pos == gr.base) continue;
-        if (p < pb && (!lo || p > number_or_nan(gr.values[0][*lo]))) lo = pos;
-        if (p > pb && (!hi || p < number_or_nan(gr.values[0][*hi]))) hi = pos;
+        if (p < pb && (!lo || p > value_number(gr.values[0][*lo]))) lo = pos;
+        if (p > pb && (!hi || p < value_number(gr.values[0][*hi]))) hi = pos;
       }
       double sum = 0;
       int sides = 0;
@@ -621,7 +627,7 @@ nlohmann::json sensitivity(const SweepSpec& spec, const std::vector<SweepPoint>&
       for (int k = 0; k < 2; ++k) {
         const auto& side = k == 0 ? lo : hi;
         if (!side) continue;
-        const double p = number_or_nan(gr.values[0][*side]);
+        const double p = value_number(gr.values[0][*side]);
         const double m = on_line[*side];
         const double dm = (m - mb) / ((m + mb) / 2), dp = (p - pb) / ((p + pb) / 2);
         if ((m + mb) == 0 || dp == 0 || !std::isfinite(dm / dp)) continue;

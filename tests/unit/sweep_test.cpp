@@ -230,6 +230,36 @@ parameters:
   }
 }
 
+// Values with a byte unit are numbers to the elasticity (they gave no row): granule 256 B, 1 KiB
+// (base), 4 KiB with bandwidth 10, 20, 30. Below, (10-20)/15 over (256-1024)/640 = 5/9; above,
+// (30-20)/25 over (4096-1024)/2560 = 1/3; the mean is 4/9.
+TEST(Sweep, ElasticityReadsByteUnits) {
+  const auto spec = parse_sweep(write_sweep(R"(
+name: e
+parameters:
+  - key: g
+    values: [256, 1KiB, 4KiB]
+    base: 1KiB
+)"));
+  const auto pts = expand_points(spec);
+  std::vector<nlohmann::json> results;
+  for (double bw : {10.0, 20.0, 30.0}) {
+    results.push_back(
+        {{"status", "ok"},
+         {"metrics",
+          {{"bandwidth_gbps", bw}, {"latency_mean_ns", 100.0}, {"latency_p99_ns", 200.0}}}});
+  }
+  const auto rows = sensitivity(spec, pts, results);
+  ASSERT_FALSE(rows.empty());
+  EXPECT_EQ(rows[0]["metric"], "bandwidth_gbps");
+  EXPECT_NEAR(rows[0]["elasticity_low"].get<double>(), 5.0 / 9, 1e-12);
+  EXPECT_NEAR(rows[0]["elasticity_high"].get<double>(), 1.0 / 3, 1e-12);
+  EXPECT_NEAR(rows[0]["elasticity"].get<double>(), 4.0 / 9, 1e-12);
+  EXPECT_EQ(rows[0]["base_value"], "1KiB");
+  EXPECT_EQ(rows[0]["low_value"], "256");
+  EXPECT_EQ(rows[0]["high_value"], "4KiB");
+}
+
 TEST(Sweep, ErrorsNameTheFileTheLineAndTheKey) {
   const std::string path = write_sweep("name: bad\nparameters:\n  - key: a\n    values: []\n");
   try {
