@@ -290,6 +290,61 @@ YAML::Node load_yaml_text(const std::string& text, const std::string& source) {
   }
 }
 
+namespace {
+
+// How many times each of `targets` occurs in the tree under `n`, aliases followed (the tree is
+// bounded: YamlTreeCheck checked it when it was loaded).
+void count_occurrences(const YAML::Node& n, const std::vector<YAML::Node>& targets,
+                       std::vector<unsigned>& counts) {
+  for (std::size_t i = 0; i < targets.size(); ++i) counts[i] += n.is(targets[i]) ? 1 : 0;
+  if (n.IsSequence()) {
+    for (const auto& e : n) count_occurrences(e, targets, counts);
+  } else if (n.IsMap()) {
+    for (const auto& kv : n) count_occurrences(kv.second, targets, counts);
+  }
+}
+
+// A --set writes into the nodes on its path. yaml-cpp shares an aliased node rather than copying
+// it (`ingress: &c 8` and `egress: *c` are one node), so a --set through one would change every
+// place that uses the alias. Refused, naming a place that shares it.
+void refuse_shared_path(const YAML::Node& root, const std::vector<std::string>& segs,
+                        const std::string& path) {
+  std::vector<YAML::Node> on_path;  // below the root, as far as the path exists
+  std::vector<std::string> names;
+  YAML::Node cur;
+  cur.reset(root);
+  std::string walked;
+  for (const std::string& seg : segs) {
+    YAML::Node next;
+    if (cur.IsMap() && cur[seg].IsDefined()) {
+      next.reset(cur[seg]);
+    } else if (std::uint64_t idx; cur.IsSequence() && parse_uint(seg, idx) && idx < cur.size()) {
+      next.reset(cur[idx]);
+    } else {
+      break;
+    }
+    walked += (walked.empty() ? "" : ".") + seg;
+    on_path.push_back(next);
+    names.push_back(walked);
+    cur.reset(next);
+  }
+  if (on_path.empty()) return;
+  std::vector<unsigned> counts(on_path.size(), 0);
+  count_occurrences(root, on_path, counts);
+  for (std::size_t i = 0; i < on_path.size(); ++i) {
+    if (counts[i] < 2) continue;
+    const YAML::Mark m = on_path[i].Mark();
+    const std::string reason = fmt::format(
+        "{} is a YAML anchor's node{} used {} times through aliases, so setting it would change "
+        "each of them; expected a key that is written out once (write the aliased values out in "
+        "the file to vary one)",
+        names[i], m.is_null() ? "" : fmt::format(" (line {})", m.line + 1), counts[i]);
+    throw ConfigError("--set " + path + ": " + reason, path, reason);
+  }
+}
+
+}  // namespace
+
 void apply_override(ConfigDoc& doc, const std::string& assignment) {
   const auto eq = assignment.find('=');
   if (eq == std::string::npos || eq == 0) {
@@ -324,6 +379,7 @@ void apply_override(ConfigDoc& doc, const std::string& assignment) {
   auto bad_path = [&](const std::string& reason) {
     return ConfigError("--set " + path + ": " + reason, path, reason);
   };
+  refuse_shared_path(doc.root, segs, path);
   YAML::Node cur;
   cur.reset(doc.root);
   std::string walked;

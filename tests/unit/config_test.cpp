@@ -585,6 +585,31 @@ TEST(LoadYaml, AliasToAnotherNodeIsRead) {
   EXPECT_EQ(d.root["gpus"]["hub"][1]["w"].as<int>(), 1);
 }
 
+// yaml-cpp shares an aliased node instead of copying it: a --set through one would change every
+// place that names it (ingress 3 made egress 3). Refused; a key beside the alias is set as usual.
+TEST(ApplyOverride, KeyInsideAnAliasedNodeIsRefused) {
+  ConfigDoc d;
+  d.sources = std::make_shared<ConfigSources>("a.yaml");
+  d.root = load_yaml_text(
+      "port: {ingress: &c 8, egress: *c, tags: 4}\n"  // 1
+      "l1: &l {lanes: 2}\n"                           // 2
+      "l2: *l\n",                                     // 3
+      "a.yaml");
+  EXPECT_THAT(error_of([&] { apply_override(d, "port.ingress=3"); }),
+              HasSubstr("--set port.ingress: port.ingress is a YAML anchor's node (line 1) used 2 "
+                        "times through aliases"));
+  EXPECT_THAT(error_of([&] { apply_override(d, "port.egress=3"); }),
+              HasSubstr("port.egress is a YAML anchor's node"));
+  EXPECT_THAT(error_of([&] { apply_override(d, "l2.lanes=4"); }),
+              HasSubstr("--set l2.lanes: l2 is a YAML anchor's node (line 2) used 2 times"));
+  EXPECT_THAT(error_of([&] { apply_override(d, "l1.width=4"); }),
+              HasSubstr("l1 is a YAML anchor's node"));
+  apply_override(d, "port.tags=16");
+  EXPECT_EQ(d.root["port"]["tags"].as<int>(), 16);
+  EXPECT_EQ(d.root["port"]["egress"].as<int>(), 8);
+  EXPECT_EQ(d.root["l2"]["lanes"].as<int>(), 2);
+}
+
 // Nested aliases ("billion laughs") make a tree far larger than its text: each level names the one
 // below ten times, so 500 bytes are 10^9 nodes to every walk. Refused at 1,000,000 nodes.
 TEST(LoadYaml, DocumentOfMoreThanAMillionNodesOnceExpandedIsAnError) {
