@@ -20,6 +20,9 @@ Writes into PLOTS_DIR (default RUN_DIR/plots):
                         flits per cycle, request and response networks side by side, the
                         limiter's link (its wire or its VC credits) outlined (when a device has
                         a mesh NoC)
+Exit codes: 0 written; 2 bad input (no stats.json, one not of the shape famsim writes, a PLOTS_DIR
+that cannot be made), with one line saying what. The plots are drawn in a temporary directory and
+renamed into place when all are drawn, so bad input leaves none.
 The functions take the parsed stats.json and an output path; scripts/report.py imports them.
 Needs Debian's python3-matplotlib (scripts/setup.sh installs it).
 """
@@ -28,7 +31,9 @@ import csv
 import json
 import os
 import re
+import shutil
 import sys
+import tempfile
 
 import matplotlib
 
@@ -417,25 +422,12 @@ def hop_breakdown(stats, out):
     return True
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("run_dir")
-    ap.add_argument("--out", help="where the PNGs go (default RUN_DIR/plots)")
-    a = ap.parse_args()
-    stats_path = os.path.join(a.run_dir, "stats.json")
-    try:
-        with open(stats_path) as f:
-            stats = json.load(f)
-    except (OSError, ValueError) as e:
-        print(f"plot_run: {stats_path}: {e}; expected the output directory of famsim run",
-              file=sys.stderr)
-        return 2
-    out = a.out or os.path.join(a.run_dir, "plots")
-    os.makedirs(out, exist_ok=True)
+def draw(stats, run_dir, out):
+    """Draws every plot the run has into `out`; returns the file names written."""
     written = []
     latency_cdf(stats, os.path.join(out, "latency_cdf.png"))
     written.append("latency_cdf.png")
-    rows = read_series(a.run_dir)
+    rows = read_series(run_dir)
     if rows:
         bandwidth_time(rows, os.path.join(out, "bandwidth_time.png"), stats)
         latency_time(rows, os.path.join(out, "latency_time.png"))
@@ -452,6 +444,48 @@ def main():
         written.append("limiter_occupancy.png")
     if mesh_links(stats, os.path.join(out, "mesh_links.png")):
         written.append("mesh_links.png")
+    return written
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("run_dir")
+    ap.add_argument("--out", help="where the PNGs go (default RUN_DIR/plots)")
+    a = ap.parse_args()
+    stats_path = os.path.join(a.run_dir, "stats.json")
+    try:
+        with open(stats_path) as f:
+            stats = json.load(f)
+    except (OSError, ValueError) as e:
+        print(f"plot_run: {stats_path}: {e}; expected the output directory of famsim run",
+              file=sys.stderr)
+        return 2
+    if not (isinstance(stats, dict) and isinstance(stats.get("sim"), dict)
+            and isinstance(stats.get("summary"), dict)
+            and isinstance(stats.get("components", {}), dict)):
+        print(f"plot_run: {stats_path}: not a famsim stats.json (expected an object with sim and "
+              "summary sections); expected the output directory of famsim run", file=sys.stderr)
+        return 2
+    out = a.out or os.path.join(a.run_dir, "plots")
+    try:
+        os.makedirs(out, exist_ok=True)
+        tmp = tempfile.mkdtemp(prefix=".plot_run-", dir=out)
+    except OSError as e:
+        print(f"plot_run: {out}: cannot create the output directory ({e.strerror or e})",
+              file=sys.stderr)
+        return 2
+    # Drawn into a temporary directory and renamed into place only when all are drawn: a
+    # stats.json of the wrong shape leaves no partial set of plots that looks complete.
+    try:
+        written = draw(stats, a.run_dir, tmp)
+        for w in written:
+            os.replace(os.path.join(tmp, w), os.path.join(out, w))
+    except (KeyError, TypeError, AttributeError, ValueError, IndexError) as e:
+        print(f"plot_run: {stats_path}: not the shape famsim writes ({type(e).__name__}: {e}); "
+              "no plots written", file=sys.stderr)
+        return 2
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
     for w in written:
         print(os.path.join(out, w))
     return 0

@@ -165,6 +165,9 @@ def load_results(sweep_dir):
     if missing:
         raise BadInput(f"{path}: no {', '.join(missing)} column; expected the results.csv that "
                        "famsim sweep writes")
+    if not rows:  # a sweep has at least one point: a header alone is a cut-off table
+        raise BadInput(f"{path}: a header and no points; expected the results.csv that famsim "
+                       "sweep writes, a row per point")
     # The swept keys sit between `error` and the first metric (a metric added later goes after
     # the known ones and is not mistaken for a key).
     first_metric = min(header.index(m) for m in METRICS if m in header)

@@ -164,4 +164,26 @@ mkdir "$WORK/corrupt_json"
 cp "$SWEEP/results.csv" "$WORK/corrupt_json/"
 head -c 40 "$SWEEP/sweep.json" >"$WORK/corrupt_json/sweep.json"
 expect_bad corrupt_json "$WORK/corrupt_json" "$WORK/corrupt_json/sweep.json"
+# The header alone (a table cut off after it): a sweep has at least one point.
+mkdir "$WORK/header_only"
+head -n 1 "$SWEEP/results.csv" >"$WORK/header_only/results.csv"
+expect_bad header_only "$WORK/header_only" "a header and no points"
 pass "bad input"
+
+# --- plot_run.py: a stats.json not of famsim's shape, or an --out that cannot be a directory, is
+# --- bad input (exit 2, one line) and leaves no plots. ------------------------------------------
+PLOT_RUN="$(dirname "$0")/../../scripts/plot_run.py"
+mkdir -p "$WORK/run_list" "$WORK/run_shape"
+echo '[1, 2]' >"$WORK/run_list/stats.json"
+run_tool run_list "$PLOT_RUN" "$WORK/run_list"
+expect_bad_dir run_list "$WORK/run_list" "not a famsim stats.json" stats.json
+# The right sections, one of the wrong type deeper down: found while drawing, after some plots.
+echo '{"sim": {}, "summary": {"read_latency_histogram": 5}, "components": {}}' \
+  >"$WORK/run_shape/stats.json"
+run_tool run_shape "$PLOT_RUN" "$WORK/run_shape"
+expect_bad_dir run_shape "$WORK/run_shape" "not the shape famsim writes" stats.json plots
+[ -z "$(ls -A "$WORK/run_shape/plots")" ] || fail "run_shape: plots left: $(ls "$WORK/run_shape/plots")"
+touch "$WORK/a_file"
+run_tool run_out_file "$PLOT_RUN" "$WORK/run_shape" --out "$WORK/a_file/sub"
+expect_bad_dir run_out_file "$WORK/a_file" "cannot create the output directory"
+pass "plot_run.py bad input"
