@@ -222,9 +222,10 @@ ResolvedConfig parse_config(const ConfigDoc& doc) {
   rc.sim.transaction_log = sim.get_bool("transaction_log", false);
   rc.sim.saturation_threshold =
       sim.get_double("saturation_threshold", kSaturated, 0.0, 1.0, /*min_exclusive=*/true);
-  // Bandwidth and latency per window (timeseries.csv); 0 switches it off.
+  // Bandwidth and latency per window (timeseries.csv); 0 switches it off. At most 281 s, as
+  // max_time_ns: a window longer than any run famsim can simulate is a typo.
   rc.sim.timeseries_window_ns =
-      whole_ps("timeseries_window_ns", sim.get_double("timeseries_window_ns", 1000.0, 0.0, 1e12),
+      whole_ps("timeseries_window_ns", sim.get_double("timeseries_window_ns", 1000.0, 0.0, 2.8e11),
                "0 (no time series) or ");
   // Per-phase bottleneck analysis: the first window of its sampling (doubled as the run outgrows
   // PhaseSampler::kMaxWindows); 0 switches it off. 5 us by default: a few loaded round trips
@@ -232,7 +233,7 @@ ResolvedConfig parse_config(const ConfigDoc& doc) {
   // state the queues have settled into, not of a transient (the time series has the 1 us view).
   // Each sample reads every resource's counters (15,184 on nvl8_fam).
   rc.sim.phase_window_ns =
-      whole_ps("phase_window_ns", sim.get_double("phase_window_ns", 5000.0, 0.0, 1e12),
+      whole_ps("phase_window_ns", sim.get_double("phase_window_ns", 5000.0, 0.0, 2.8e11),
                "0 (no per-phase analysis) or ");
   // Sampled requests in timeline.json: every N-th request of each GPU, at most M.
   ConfigNode tl = sim.child("timeline");

@@ -405,6 +405,10 @@ expect_bad window_1e9 "sim.timeseries_window_ns below 1 ps" \
 expect_bad window_half_ps "sim.timeseries_window_ns of half a picosecond" \
   "sim.timeseries_window_ns:" "at least 0.001 ns" -- \
   "${SMALL[@]}" --set sim.timeseries_window_ns=0.0005 $(out window_half_ps)
+# Longer than any run famsim can simulate (281 s): one window, bandwidths near 0.
+expect_bad window_1e12 "sim.timeseries_window_ns past 281 s" \
+  "--set sim.timeseries_window_ns=1e12: sim.timeseries_window_ns: expected a number in [0, 280000000000]" -- \
+  "${SMALL[@]}" --set sim.timeseries_window_ns=1e12 $(out window_1e12)
 expect_bad phase_window_1e9 "sim.phase_window_ns below 1 ps" \
   "sim.phase_window_ns:" "expected 0 (no per-phase analysis) or at least 0.001 ns" -- \
   "${SMALL[@]}" --set sim.phase_window_ns=1e-9 $(out phase_window_1e9)
