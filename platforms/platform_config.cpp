@@ -1,5 +1,7 @@
 #include "platforms/platform_config.h"
 
+#include "traffic/vmm.h"
+
 #include <fmt/format.h>
 
 #include <cmath>
@@ -64,12 +66,17 @@ LinkConfig parse_link(ConfigNode n, bool gpu_side, unsigned request_bytes) {
   // once and gives them back together (link.h).
   const char* unit = p.credit_unit == CreditUnit::kFlit ? "flit" : "message";
   const unsigned need = framing.largest_message_credits(p.credit_unit);
+  // A VC's credits against the message sizes the framing keys give: an error names whichever of
+  // them a --set changed.
+  const auto credit_keys = [](const char* key) -> std::vector<std::string> {
+    return {key,          "max_payload_bytes", "request_header_bytes", "response_header_bytes",
+            "flit_bytes", "slot_bytes"};
+  };
   for (bool request_vc : {true, false}) {
     const char* key = request_vc ? "request_vc_credits" : "response_vc_credits";
     const unsigned have = request_vc ? p.request_vc_credits : p.response_vc_credits;
     if (have < need) {
-      n.fail_among({key, "max_payload_bytes", "request_header_bytes", "response_header_bytes",
-                    "flit_bytes", "slot_bytes"},
+      n.fail_among(credit_keys(key),
                    fmt::format("expected at least {} credits ({}s) in {}: the largest message "
                                "({} B of data plus its header) must fit in the receive buffer, "
                                "got {}",
@@ -79,18 +86,13 @@ LinkConfig parse_link(ConfigNode n, bool gpu_side, unsigned request_bytes) {
         framing.credits(framing.data_transfer(request_vc, request_bytes), p.credit_unit);
     if (have < transfer) {
       n.fail_among(
-          {key, "max_payload_bytes", "request_header_bytes", "response_header_bytes", "flit_bytes",
-           "slot_bytes"},
+          credit_keys(key),
           fmt::format("expected at least {} credits ({}s) in {}: a {} of gpus.request_bytes = "
                       "{} B takes them all at once, got {}",
                       transfer, unit, key, request_vc ? "write request" : "read response",
                       request_bytes, have));
     }
   }
-  // The link layer decides on its clock edges how to fill the flits of the next clock period.
-  // A real one handles one flit or a few per clock (the presets: one); thousands per clock
-  // (clock_mhz 1 for 1000) would add up to a period of waiting per hop while still filling the
-  // wire: a plausible-looking run with the wrong latency. Refused well before that.
   // A flit must take less than the longest run famsim can simulate (its duration is kept as a
   // 64-bit count of fs): a bandwidth so low that one flit outlasts it is a typo, not a link.
   if (!(p.flit_ps() < static_cast<double>(kMaxSimTimePs))) {
@@ -101,6 +103,10 @@ LinkConfig parse_link(ConfigNode n, bool gpu_side, unsigned request_bytes) {
                              f.flit_bytes, p.flit_ps() * 1e-12, p.bandwidth_gbps(),
                              static_cast<double>(kMaxSimTimePs) * 1e-12));
   }
+  // The link layer decides on its clock edges how to fill the flits of the next clock period.
+  // A real one handles one flit or a few per clock (the presets: one); thousands per clock
+  // (clock_mhz 1 for 1000) would add up to a period of waiting per hop while still filling the
+  // wire: a plausible-looking run with the wrong latency. Refused well before that.
   constexpr double kMaxFlitsPerClock = 64;
   const double flits_per_clock = 1e6 / p.clock_mhz / p.flit_ps();
   if (flits_per_clock > kMaxFlitsPerClock) {
@@ -581,9 +587,9 @@ PlatformConfig parse_platform(ConfigNode& root) {
     }
     dc.capacity_bytes = static_cast<std::uint64_t>(
         std::llround(d.get_double("capacity_gib", std::nullopt, 0.0, 1e7, true) * kGiB));
-    // Buffers map at 2 MiB (traffic/vmm.h): a smaller device holds none, and a tiny value (a
-    // typo for MiB, say) would round to 0 B and fail only as a workload's allocation.
-    if (dc.capacity_bytes < (std::uint64_t{2} << 20)) {
+    // Buffers map in pages of the VMM's granularity: a smaller device holds none, and a tiny
+    // value (a typo for MiB, say) would round to 0 B and fail only as a workload's allocation.
+    if (dc.capacity_bytes < AddressSpace::kDefaultGranularity) {
       d.fail("capacity_gib",
              fmt::format("{} B is less than one 2 MiB page, the VMM's mapping granularity; "
                          "expected at least 0.001953125 (2 MiB)",

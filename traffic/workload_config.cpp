@@ -406,16 +406,17 @@ void check_verified_reads(const WorkloadConfig& w, std::vector<ConfigNode>& node
     while (w.streams[i].buffer_from >= 0) i = static_cast<std::size_t>(w.streams[i].buffer_from);
     return i;
   };
+  // Stream j writes the pattern into stream i's buffer. Not the seed: reading back with another
+  // seed than written is how a test shows the check looks at the data.
+  auto writes_buffer_of = [&](std::size_t j, std::size_t i) {
+    const StreamConfig& o = w.streams[j];
+    return !o.generator && o.read_fraction < 1.0 && buffer_of(j) == buffer_of(i);
+  };
   for (std::size_t i = 0; i < w.streams.size(); ++i) {
     const StreamConfig& v = w.streams[i];
     if (!v.verify_reads) continue;
     bool written = false;
-    for (std::size_t j = 0; j < w.streams.size() && !written; ++j) {
-      const StreamConfig& o = w.streams[j];
-      // Not the seed: reading back with another seed than written is how a test shows the
-      // check looks at the data.
-      written = !o.generator && o.read_fraction < 1.0 && buffer_of(j) == buffer_of(i);
-    }
+    for (std::size_t j = 0; j < w.streams.size() && !written; ++j) written = writes_buffer_of(j, i);
     if (!written) {
       nodes[i].fail("verify_reads",
                     "no stream writes this stream's buffer, so every read would mismatch; "
@@ -438,8 +439,7 @@ void check_verified_reads(const WorkloadConfig& w, std::vector<ConfigNode>& node
     bool ordered = false;
     for (std::size_t j = 0; j < w.streams.size() && !ordered; ++j) {
       const StreamConfig& o = w.streams[j];
-      ordered = before[j] && !o.generator && o.read_fraction < 1.0 &&
-                buffer_of(j) == buffer_of(i) &&
+      ordered = before[j] && writes_buffer_of(j, i) &&
                 std::all_of(v.gpus.begin(), v.gpus.end(), [&](unsigned g) {
                   return std::find(o.gpus.begin(), o.gpus.end(), g) != o.gpus.end();
                 });

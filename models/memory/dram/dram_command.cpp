@@ -1,5 +1,7 @@
 #include "models/memory/dram/dram_command.h"
 
+#include "models/core/clock.h"
+
 #include <array>
 #include <charconv>
 #include <ostream>
@@ -78,7 +80,6 @@ std::optional<CommandRecord> parse_record(const std::string& line, std::string& 
                          "bank",  "command", "row",     "column"};
   // Cycles and times as far as famsim simulates (2^48 ps; a log's clock is at least 1 ps, so its
   // cycles x tCK stay within 64 bits); the coordinates are 32-bit fields of the record.
-  constexpr std::uint64_t kMaxTime = (std::uint64_t{1} << 48) - 1;
   constexpr std::uint64_t kMaxField = 0xffffffffULL;
   auto number = [&](unsigned i, std::uint64_t& out, bool needed, std::uint64_t max) {
     if (!needed) {
@@ -96,7 +97,7 @@ std::optional<CommandRecord> parse_record(const std::string& line, std::string& 
   };
   std::uint64_t v[10] = {};
   const bool rank_wide = is_rank_wide(r.command);
-  if (!number(0, v[0], true, kMaxTime) || !number(1, v[1], true, kMaxTime) ||
+  if (!number(0, v[0], true, kMaxSimTimePs) || !number(1, v[1], true, kMaxSimTimePs) ||
       !number(2, v[2], true, kMaxField) || !number(3, v[3], true, kMaxField) ||
       !number(4, v[4], true, kMaxField) ||
       !number(5, v[5], !rank_wide && r.command != Command::kREFsb, kMaxField) ||
