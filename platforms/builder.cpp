@@ -239,6 +239,7 @@ Platform::Platform(const PlatformConfig& cfg, SimContext& ctx, AddressSpace& vmm
       for (unsigned l = 0; l < per_gpu; ++l) {
         Link& link = gpu_link(g, l);
         link.down.bind(fabric_->gpu_input(g, l));
+        link.set_ends(gpus_[g]->name(), fabric_->gpu_input(g, l).get_parent_object()->name());
         link.set_far_end(BlockKind::kSwitch);
         // With peer paths the link also carries the switch's requests into this GPU's hub.
         if (peers) {
@@ -256,8 +257,10 @@ Platform::Platform(const PlatformConfig& cfg, SimContext& ctx, AddressSpace& vmm
         links_.push_back(
             std::make_unique<Link>((cfg.devices[d].name + "_link" + std::to_string(p)).c_str(), ctx,
                                    cfg.device_link.params));
-        fabric_->device_output(static_cast<unsigned>(d), p).bind(links_.back()->up);
+        InitiatorPort<Crossbar>& out = fabric_->device_output(static_cast<unsigned>(d), p);
+        out.bind(links_.back()->up);
         links_.back()->down.bind(devices_[d]->port_logic().fabric(p));
+        links_.back()->set_ends(out.get_parent_object()->name(), devices_[d]->port_logic().name());
         links_.back()->set_far_end(BlockKind::kDevicePort);
       }
     }
@@ -276,6 +279,7 @@ Platform::Platform(const PlatformConfig& cfg, SimContext& ctx, AddressSpace& vmm
       for (unsigned l = 0; l < per_gpu; ++l) {
         Link& link = gpu_link(g, l);
         link.down.bind(devices_[0]->port_logic().fabric(g * per_gpu + l));
+        link.set_ends(gpus_[g]->name(), devices_[0]->port_logic().name());
         link.set_far_end(BlockKind::kDevicePort);
       }
     }

@@ -79,6 +79,7 @@ SwitchFabric::SwitchFabric(
         link.set_deliver_at_head(xbar.forwarding == Forwarding::kCutThrough);
         leaf.down(b + x).bind(link.up);
         link.down.bind(spine.up(i * u + t));
+        link.set_ends(leaf.name(), spine.name());
         // Side A (the leaf) sends requests up into the spine; side B (the spine) sends them down
         // into the destination leaf.
         link.set_path_depths(link_into_switch_stage_depth(1), link_into_switch_stage_depth(2));

@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <fstream>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 namespace famsim {
@@ -157,6 +158,24 @@ namespace {
 
 // A workload result for people: counts and large figures in plain digits (1473860, not
 // 1.47386e+06), small ones to six significant digits.
+// " (gpu1 -> plane3_switch)" for a link's wire or VC credits: the ends of the wire (the link's
+// request_direction / response_direction). A wire is named for the class of transactions its
+// side starts, so a peer GPU's responses travel on its "request wire"; the ends say which way.
+std::string link_direction(const nlohmann::json& components, const std::string& component,
+                           const std::string& resource) {
+  std::string wire;
+  if (resource == "request wire" || resource.rfind("request VC credits", 0) == 0) wire = "request";
+  if (resource == "response wire" || resource.rfind("response VC credits", 0) == 0) {
+    wire = "response";
+  }
+  if (resource.find("(request direction)") != std::string::npos) wire = "request";
+  if (resource.find("(response direction)") != std::string::npos) wire = "response";
+  if (wire.empty() || !components.contains(component)) return {};
+  const auto& d = components[component].value(wire + "_direction", nlohmann::json::object());
+  if (!d.contains("from") || !d.contains("to")) return {};
+  return fmt::format(" ({} -> {})", d["from"].get<std::string>(), d["to"].get<std::string>());
+}
+
 std::string result_text(double v) {
   if (std::fabs(v) < 1e15 && std::floor(v) == v)
     return fmt::format("{}", static_cast<long long>(v));
@@ -255,10 +274,19 @@ std::string summary_text(const nlohmann::json& s, const std::string& out_dir) {
     o += "  bottleneck: " + b["sentence"].get<std::string>() + "\n";
     o += "  top resources (utilization; state; time they held back their upstream):\n";
     const auto& ranked = b["ranked"];
+    static const nlohmann::json kNone = nlohmann::json::object();
+    const nlohmann::json& components = s.contains("components") ? s["components"] : kNone;
+    std::vector<std::string> names;
+    std::size_t width = 44;
     for (std::size_t i = 0; i < ranked.size() && i < 5; ++i) {
+      const std::string component = ranked[i]["component"].get<std::string>();
+      const std::string resource = ranked[i]["resource"].get<std::string>();
+      names.push_back(component + " " + resource + link_direction(components, component, resource));
+      width = std::max(width, names.back().size());
+    }
+    for (std::size_t i = 0; i < names.size(); ++i) {
       const auto& e = ranked[i];
-      o += fmt::format("    {:<44} {:6.1f} %  {:<9} {:12.1f} ns\n",
-                       e["component"].get<std::string>() + " " + e["resource"].get<std::string>(),
+      o += fmt::format("    {:<{}} {:6.1f} %  {:<9} {:12.1f} ns\n", names[i], width,
                        e["utilization"].get<double>() * 100.0, e["state"].get<std::string>(),
                        e["backpressure_ns"].get<double>());
     }

@@ -995,13 +995,30 @@ def section_hops(doc, stats):
         doc.p("No completed request has a per-hop breakdown.")
 
 
-def ranked_row(i, r):
+def link_direction(stats, component, resource):
+    """' (gpu1 → plane3_switch)' for a link's wire or VC credits: the wire's ends, from the
+    link's request_direction / response_direction (stats.json names a wire for the class of
+    transactions its side starts, so a peer GPU's responses travel on its 'request wire')."""
+    m = re.fullmatch(r"(request|response) (?:wire|VC credits(?: \((request|response) "
+                     r"direction\))?)", resource)
+    if not m or not isinstance(component, str):
+        return ""
+    d = get(stats, "components", component, f"{m.group(2) or m.group(1)}_direction")
+    if not isinstance(d, dict) or not isinstance(d.get("from"), str) \
+            or not isinstance(d.get("to"), str):
+        return ""
+    return f" ({d['from']} → {d['to']})"
+
+
+def ranked_row(stats, i, r):
     unit = get(r, "capacity_unit", default="GB/s" if r.get("type") == "bandwidth" else "slots")
     digits = 2 if unit == "GB/s" else 1
     cap_digits = digits if unit == "GB/s" else 0
     used = f"{fmt_num(r.get('used'), digits)} / {fmt_num(r.get('capacity'), cap_digits)} {unit}"
     bound = get(r, "bound_gbps")
-    return [str(i), code(as_text(r.get("component"))), as_text(r.get("resource")),
+    resource = as_text(r.get("resource"))
+    return [str(i), code(as_text(r.get("component"))),
+            resource + link_direction(stats, r.get("component"), resource),
             as_text(r.get("type")), fmt_pct(r.get("utilization")), used,
             fmt_num(r.get("backpressure_ns")), as_text(r.get("state")),
             fmt_num(bound, 1) if number(bound) else DASH]
@@ -1121,7 +1138,7 @@ def section_bottleneck(doc, stats):
               f"or above {fmt_pct(threshold, 0)}), blocked (a full pool), ok.")
         doc.table(["#", "Component", "Resource", "Type", "Utilisation", "Used / capacity",
                    "Backpressure (ns)", "State", "Bound (GB/s)"],
-                  [ranked_row(i + 1, r) for i, r in enumerate(ranked[:10])], "rlllrrrlr")
+                  [ranked_row(stats, i + 1, r) for i, r in enumerate(ranked[:10])], "rlllrrrlr")
     section_phases(doc, bn)
 
 

@@ -528,6 +528,10 @@ void Link::report(ComponentReport& r, const ReportWindow& window) const {
                         {"replays", w.replays},
                         {"replayed_flits", w.replayed_flits},
                         {"backpressure_ns", bp * 1e-3}};
+    if (!a_side_.empty()) {
+      j["from"] = i == 0 ? a_side_ : b_side_;
+      j["to"] = i == 0 ? b_side_ : a_side_;
+    }
     if (w.vc[0]->active) j["request_vc"] = vc_json(*w.vc[0]);
     if (w.vc[1]->active) j["response_vc"] = vc_json(*w.vc[1]);
     r.extra[names[i]] = std::move(j);

@@ -92,6 +92,8 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
+#include <utility>
 #include <vector>
 
 namespace famsim {
@@ -142,6 +144,13 @@ class Link : public sc_core::sc_module, public Component {
   void set_path_depths(double a_side, double b_side) {
     a_side_depth_ = a_side;
     b_side_depth_ = b_side;
+  }
+  // The blocks at its two ends (component names, e.g. gpu1 and plane1_switch), set by the
+  // builder: stats.json names each wire's direction by them (`request_direction` is the A->B
+  // wire), so that a wire named for requests but carrying a peer GPU's responses reads plainly.
+  void set_ends(std::string a_side, std::string b_side) {
+    a_side_ = std::move(a_side);
+    b_side_ = std::move(b_side);
   }
   // The sockets of requests B->A; only with the bidirectional flag (std::logic_error otherwise).
   TargetPort<Link>& reverse_up();
@@ -285,6 +294,8 @@ class Link : public sc_core::sc_module, public Component {
   BlockKind far_end_ = BlockKind::kOther;
   double a_side_depth_ = -1;
   double b_side_depth_ = -1;
+  std::string a_side_;
+  std::string b_side_;
   std::unique_ptr<TargetPort<Link>> reverse_up_;
   std::unique_ptr<InitiatorPort<Link>> reverse_down_;
   // ch_[wire x 2 + vc]: 0 A->B requests, 1 A->B responses (to B's requests), 2 B->A requests,

@@ -78,6 +78,11 @@ want = {"devices.0.memory.controller.read_queue": 64,
 for k, v in want.items():
     if d.get(k) != v:
         sys.exit(f"config_defaults[{k}] is {d.get(k)!r}, expected {v!r}")
+# minimal.yaml has no switch: its one GPU link runs from gpu0 straight to the device's port logic.
+ends = [(get(f"components.gpu0_link0.{d}_direction.from"), get(f"components.gpu0_link0.{d}_direction.to"))
+        for d in ("request", "response")]
+if ends != [("gpu0", "fam0.port_logic"), ("fam0.port_logic", "gpu0")]:
+    sys.exit(f"gpu0_link0's wires run {ends}, expected gpu0 -> fam0.port_logic and back")
 def holds(node, path):
     for seg in path.split("."):
         if isinstance(node, dict) and seg in node:
@@ -569,6 +574,36 @@ assert sum(v["request_direction"]["response_vc"]["payload_bytes"]
 PY
 pass "the peer_read example reaches GPU 1's HBM over the peer path"
 
+# Each link wire names its ends: request_direction is side A to side B. On nvl8_fam (4 planes of
+# one switch chip, README "Switch planes") GPU g's link l runs from gpu<g> to plane<l mod 4>_switch
+# and device port p's link from plane<p mod 4>_switch to fam0.port_logic. The terminal's and
+# report.py's resource lists show them after a wire's name, so that GPU 1's "request wire",
+# which carries its peer responses (above), reads as GPU 1 -> switch.
+python3 - "$WORK/peer/stats.json" "$WORK/peer.log" <<'PY' || fail "peer_read link ends: see above"
+import json, re, sys
+c = json.load(open(sys.argv[1]))["components"]
+ends = {}
+for g in range(8):
+    for l in range(18):
+        ends[f"gpu{g}_link{l}"] = (f"gpu{g}", f"plane{l % 4}_switch")
+for p in range(8):
+    ends[f"fam0_link{p}"] = (f"plane{p % 4}_switch", "fam0.port_logic")
+links = {k for k, v in c.items() if "request_direction" in v}
+assert links == set(ends), sorted(links ^ set(ends))
+for k, (a, b) in ends.items():
+    got = [(c[k][d]["from"], c[k][d]["to"]) for d in ("request_direction", "response_direction")]
+    assert got == [(a, b), (b, a)], (k, got)
+shown = re.findall(r"^    (\S+) (request|response) wire \((\S+) -> (\S+)\) ", open(sys.argv[2]).read(), re.M)
+assert shown, "no link wire among the terminal's top resources"
+for k, wire, a, b in shown:
+    assert (a, b) == (ends[k] if wire == "request" else ends[k][::-1]), (k, wire, a, b)
+PY
+/usr/bin/python3 scripts/report.py "$WORK/peer" --out "$WORK/peer-report" >/dev/null 2>&1 ||
+  fail "report.py on the peer_read run"
+grep -q '| `gpu1_link[0-9]*` | request wire (gpu1 → plane[0-3]_switch) |' "$WORK/peer-report/report.md" ||
+  fail "report.py's resource table shows no GPU 1 request wire with its ends"
+pass "link wires name their ends in stats.json, the terminal and report.py"
+
 cat >"$WORK/gpu9.yaml" <<'YAML'
 name: missing_gpu
 streams:
@@ -586,7 +621,7 @@ run_famsim pod run --platform platforms/ualink_pod64.yaml --workload traffic/pod
   --out "$WORK/pod"
 expect_rc 0 "traffic/pod_random_read.yaml on platforms/ualink_pod64.yaml"
 python3 - "$WORK/pod/stats.json" <<'PY' || fail "pod: see above"
-import json, sys
+import json, re, sys
 d = json.load(open(sys.argv[1]))
 c = d["components"]
 # 64 accelerators x 64 KiB in 256 B requests = 16384 reads, a quarter to each device.
@@ -600,6 +635,23 @@ for dev in range(4):
 assert sum(1 for k in c if "_leaf" in k and "_link" not in k) == 20
 assert sum(1 for k in c if "_spine" in k and "_link" not in k) == 16
 assert sum(1 for k in c if "_spine" in k and "_link" in k) == 4 * 5 * 16
+# Link ends: plane<k>_leaf<i>_spine<s>_link<t> runs from plane<k>_leaf<i> up to plane<k>_spine<s>;
+# accelerator g's port l from gpu<g> to a leaf of plane l mod 4, device port p from a leaf of
+# plane p mod 4 to fam<d>.port_logic.
+for k, v in c.items():
+    if "request_direction" not in v:
+        continue
+    a, b = v["request_direction"]["from"], v["request_direction"]["to"]
+    assert (v["response_direction"]["from"], v["response_direction"]["to"]) == (b, a), k
+    parts = k.split("_")
+    if "_spine" in k:
+        assert (a, b) == ("_".join(parts[:2]), parts[0] + "_" + parts[2]), (k, a, b)
+    elif k.startswith("gpu"):
+        l = int(parts[1][4:])
+        assert a == parts[0] and re.fullmatch(f"plane{l % 4}_leaf[0-4]", b), (k, a, b)
+    else:
+        p = int(parts[1][4:])
+        assert re.fullmatch(f"plane{p % 4}_leaf[0-4]", a) and b == parts[0] + ".port_logic", (k, a, b)
 PY
 pass "the UALink pod routes every device's requests through its leaf/spine planes"
 
