@@ -161,6 +161,19 @@ printf '0x1000 READ 10\n0x1040 READ 1000000000000\n' >"$WORK/late.ds3"
 expect_bad open_late "an open-loop timestamp past 281 s" "$WORK/late.ds3:2" "281 s" -- \
   run "${DRAM[@]}" --trace "$WORK/late.ds3" --trace-format dramsim3 \
   --set trace_player.mode=open $(out open_late)
+# 450359962737 x 625 ps = 281474976710625 ps is 30 ps below 2^48 - 1: the timestamp passes, but its
+# request cannot complete before 2^48 ps, and a controller asks for the time past it. The error
+# named the file only; now the line. In the .stl the blank lines after it must not be counted.
+printf '0x1000 READ 10\n0x1040 READ 450359962737\n' >"$WORK/edge.ds3"
+expect_bad open_edge "an open-loop timestamp too near 281 s for its request to complete" \
+  "$WORK/edge.ds3:2: simulated time would pass 2^48 ps (281 s)" "at 281474976710625 ps" -- \
+  run "${DRAM[@]}" --trace "$WORK/edge.ds3" --trace-format dramsim3 \
+  --set trace_player.mode=open $(out open_edge)
+printf '# absolute\n0: read 0x0\n450359962737: read 0x40\n\n\n' >"$WORK/edge.stl"
+expect_bad open_edge_stl "a DRAMSys timestamp too near 281 s, blank lines after it" \
+  "$WORK/edge.stl:3: simulated time would pass 2^48 ps (281 s)" "at 281474976710625 ps" -- \
+  run "${DRAM[@]}" --trace "$WORK/edge.stl" --trace-format dramsys \
+  --set trace_player.mode=open $(out open_edge_stl)
 
 # --- A replay trace line for a GPU the platform does not have. ----------------------------------
 printf '0 0 R 0x0 64\n0 3 R 0x40 64\n' >"$WORK/gpu3.trace"
