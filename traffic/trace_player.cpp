@@ -118,10 +118,21 @@ void TracePlayer::complete(Payload& p, std::uint64_t now) {
   ++completed_;
   outstanding_.set(outstanding_.level() - 1, now);
   last_completion_ps_ = std::max(last_completion_ps_, arrived);
-  // .rstl: the next request's delay counts from this completion.
+  // .rstl: the next request's delay counts from this completion. Each delay is below 2^48 ps
+  // (read_next), their sum need not be: past it, the line that got there is the input error, not
+  // a wake-up the scheduler refuses.
   if (params_.open_loop && have_next_ && next_.relative_time) {
-    next_start_ps_ = clock_.edge_ps(arrived) + next_.time * clock_.period_ps();
+    const std::uint64_t completed_ps = clock_.edge_ps(arrived);
+    next_start_ps_ = completed_ps + next_.time * clock_.period_ps();
     start_line_ = reader_.line();
+    if (next_start_ps_ > kMaxSimTimePs) {
+      input_error(fmt::format(
+          "a delay of {} cycles of {} ps after the previous request completed at {} ps puts this "
+          "request at {} ps ({:.6g} s), past 2^48 ps (281 s), the longest famsim represents; "
+          "expected delays that, with the requests' latencies, add up to at most {} ps",
+          next_.time, clock_.period_ps(), completed_ps, next_start_ps_,
+          static_cast<double>(next_start_ps_) * 1e-12, kMaxSimTimePs));
+    }
   }
   p.release();
 }

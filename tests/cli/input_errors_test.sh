@@ -174,6 +174,15 @@ expect_bad open_edge_stl "a DRAMSys timestamp too near 281 s, blank lines after 
   "$WORK/edge.stl:3: simulated time would pass 2^48 ps (281 s)" "at 281474976710625 ps" -- \
   run "${DRAM[@]}" --trace "$WORK/edge.stl" --trace-format dramsys \
   --set trace_player.mode=open $(out open_edge_stl)
+# .rstl delays count from the previous completion: 300000000000 x 625 ps = 187.5 s each, below
+# 281 s, but line 4's request would start after two of them and two latencies of nanoseconds:
+# 375 s. The error named the file only; now the line and the time reached.
+printf '# delays\n0: read 0x0\n300000000000: read 0x40\n300000000000: read 0x80\n10: read 0xc0\n' \
+  >"$WORK/sum.rstl"
+expect_bad rstl_sum ".rstl delays that add up past 281 s" \
+  "$WORK/sum.rstl:4: a delay of 300000000000 cycles of 625 ps" "(375 s), past 2^48 ps (281 s)" -- \
+  run "${DRAM[@]}" --trace "$WORK/sum.rstl" --trace-format dramsys \
+  --set trace_player.mode=open $(out rstl_sum)
 
 # --- A replay trace line for a GPU the platform does not have. ----------------------------------
 printf '0 0 R 0x0 64\n0 3 R 0x40 64\n' >"$WORK/gpu3.trace"
