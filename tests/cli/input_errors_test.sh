@@ -309,6 +309,28 @@ YAML
 expect_bad fault_line "a read of a page a VMM event unmapped" \
   "$WORK/unmap.yaml:3: workload.streams.0: gpu0: stream 'reader' reads" "the page is not mapped" -- \
   run --platform platforms/minimal.yaml --workload "$WORK/unmap.yaml" $(out fault_line)
+# An unaligned offset_bytes is named as itself, with the alignment expected; it was reported as
+# bytes out of [2097152, 7340032], a range that ends off the 2 MiB granule (8 MiB - 1 MiB).
+cat >"$WORK/vmm_offset.yaml" <<'YAML'
+name: vmm_offset
+streams:
+  - name: reader
+    buffer: {bytes: 8MiB, location: device/fam0}
+    pattern: sequential
+    total_bytes: 64KiB
+vmm_events:
+  - {op: unmap, stream: reader, at_ns: 100, offset_bytes: 1MiB, bytes: 8MiB}
+YAML
+expect_bad vmm_offset "a VMM event offset off the 2 MiB granule" \
+  "$WORK/vmm_offset.yaml:8: workload.vmm_events.0.offset_bytes: 1048576 B is not a multiple" \
+  "expected a multiple of 2 MiB (2097152 B)" -- \
+  run --platform platforms/minimal.yaml --workload "$WORK/vmm_offset.yaml" $(out vmm_offset)
+sed 's/offset_bytes: 1MiB, bytes: 8MiB/offset_bytes: 2MiB, bytes: 3MiB/' "$WORK/vmm_offset.yaml" \
+  >"$WORK/vmm_bytes.yaml"
+expect_bad vmm_bytes "a VMM event size off the 2 MiB granule" \
+  "$WORK/vmm_bytes.yaml:8: workload.vmm_events.0.bytes: 3145728 B is not a multiple" \
+  "expected a multiple of 2 MiB (2097152 B)" -- \
+  run --platform platforms/minimal.yaml --workload "$WORK/vmm_bytes.yaml" $(out vmm_bytes)
 # Two 768 MiB buffers on devices of 1 GiB: moving the second onto the first's device at 100 ns
 # finds 256 MiB free there.
 cat >"$WORK/remap_full.yaml" <<'YAML'
