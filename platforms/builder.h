@@ -79,6 +79,8 @@ class Platform {
   Gpu& gpu(unsigned g) { return *gpus_[g]; }
   // Every block that starts requests: the GPUs, or a standalone platform's trace player.
   const std::vector<Initiator*>& initiators() const { return initiators_; }
+  // A standalone platform's trace player; null on GPU platforms and without a trace (validate).
+  const TracePlayer* trace_player() const { return trace_player_.get(); }
   // Every DRAM controller of the platform.
   std::vector<DramController*> dram_controllers() const;
   unsigned gpu_count() const { return static_cast<unsigned>(gpus_.size()); }

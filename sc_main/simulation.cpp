@@ -669,6 +669,11 @@ void Simulation::run() {
   } else {
     sc_core::sc_start();
   }
+  if (detail::g_time_limit_hit && !ctx_->input_error && platform_->trace_player()) {
+    // An open-loop trace whose last timestamps leave its requests no time to complete: another
+    // block (a controller) asked for the time; the player names the line that took the run there.
+    ctx_->input_error = platform_->trace_player()->time_limit_error();
+  }
   if (detail::g_time_limit_hit && !ctx_->input_error) {
     // What asked for the time did not say (the GPUs and trace players name the stream, key or
     // trace line when it is theirs): name the files whose values set the run's length.

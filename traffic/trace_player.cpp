@@ -60,8 +60,10 @@ void TracePlayer::read_next() {
     }
     if (!next_.relative_time) {
       next_start_ps_ = time_ps;
+      start_line_ = reader_.line();
     } else if (issued_ == 0) {
       next_start_ps_ = time_ps;  // .rstl: the first delay counts from 0
+      start_line_ = reader_.line();
     }
   }
 }
@@ -73,6 +75,15 @@ void TracePlayer::input_error(const std::string& what) {
     ctx_.input_error = params_.file + ":" + std::to_string(reader_.line()) + ": " + what;
   }
   ctx_.stop();
+}
+
+std::optional<std::string> TracePlayer::time_limit_error() const {
+  if (start_line_ == 0) return std::nullopt;
+  return fmt::format(
+      "{}:{}: simulated time would pass 2^48 ps (281 s), the longest famsim represents, before "
+      "the request on this line, at {} ps ({:.6g} s), completed; expected a time that leaves its "
+      "request room to complete before 2^48 ps",
+      params_.file, start_line_, next_start_ps_, static_cast<double>(next_start_ps_) * 1e-12);
 }
 
 Sync TracePlayer::bw(unsigned port, Payload& p, Phase& phase, sc_core::sc_time&) {
@@ -107,9 +118,21 @@ void TracePlayer::complete(Payload& p, std::uint64_t now) {
   ++completed_;
   outstanding_.set(outstanding_.level() - 1, now);
   last_completion_ps_ = std::max(last_completion_ps_, arrived);
-  // .rstl: the next request's delay counts from this completion.
+  // .rstl: the next request's delay counts from this completion. Each delay is below 2^48 ps
+  // (read_next), their sum need not be: past it, the line that got there is the input error, not
+  // a wake-up the scheduler refuses.
   if (params_.open_loop && have_next_ && next_.relative_time) {
-    next_start_ps_ = clock_.edge_ps(arrived) + next_.time * clock_.period_ps();
+    const std::uint64_t completed_ps = clock_.edge_ps(arrived);
+    next_start_ps_ = completed_ps + next_.time * clock_.period_ps();
+    start_line_ = reader_.line();
+    if (next_start_ps_ > kMaxSimTimePs) {
+      input_error(fmt::format(
+          "a delay of {} cycles of {} ps after the previous request completed at {} ps puts this "
+          "request at {} ps ({:.6g} s), past 2^48 ps (281 s), the longest famsim represents; "
+          "expected delays that, with the requests' latencies, add up to at most {} ps",
+          next_.time, clock_.period_ps(), completed_ps, next_start_ps_,
+          static_cast<double>(next_start_ps_) * 1e-12, kMaxSimTimePs));
+    }
   }
   p.release();
 }

@@ -41,6 +41,7 @@
 #include <systemc>
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -82,6 +83,12 @@ class TracePlayer : public sc_core::sc_module, public Component, public Initiato
     return issue_lag_.requests() > 0 ? &issue_lag_ : nullptr;
   }
 
+  // For a run that stopped at the longest simulated time (kMaxSimTimePs) on another block's
+  // wake-up (a controller's, after the player's last request): in open mode, "FILE:LINE: what"
+  // about the line with the latest start time, whose request could not complete within it.
+  // nullopt in closed mode or before such a line, when no line took the run there.
+  std::optional<std::string> time_limit_error() const;
+
  private:
   void read_next();
   // Stops the run with an input error (exit code 2) "FILE:LINE: what" about the line last read.
@@ -104,6 +111,7 @@ class TracePlayer : public sc_core::sc_module, public Component, public Initiato
   bool have_next_ = false;
   bool exhausted_ = false;
   std::uint64_t next_start_ps_ = 0;  // open loop: when the next request may start
+  std::size_t start_line_ = 0;       // the trace line next_start_ps_ is for, 0 before one
   std::uint64_t last_edge_ = Wakeup::kNever;
   std::uint64_t next_id_ = 0;
   // Requests in flight, of max_outstanding: a slot is taken at issue and free again when the

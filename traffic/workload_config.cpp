@@ -368,12 +368,19 @@ VmmEventConfig parse_vmm_event(ConfigNode& e, const WorkloadConfig& w, const Pla
   v.stream = static_cast<unsigned>(j);
   const std::uint64_t gran = AddressSpace::kDefaultGranularity;
   const std::uint64_t size = (st.buffer_bytes + gran - 1) / gran * gran;
+  const auto check_granule = [&](const char* key, std::uint64_t value) {
+    if (value % gran == 0) return;
+    e.fail(key, fmt::format("{} B is not a multiple of the allocation granularity; expected a "
+                            "multiple of {} MiB ({} B)",
+                            value, gran >> 20, gran));
+  };
+  // The offset is checked before bytes is read: the range bytes may take ends at size -
+  // offset_bytes, which an unaligned offset would make an unaligned bound, and bytes would be
+  // blamed for the offset's fault.
   v.offset_bytes = e.get_bytes("offset_bytes", 0, 0, size - gran);
+  check_granule("offset_bytes", v.offset_bytes);
   v.bytes = e.get_bytes("bytes", size - v.offset_bytes, gran, size - v.offset_bytes);
-  if (v.offset_bytes % gran != 0 || v.bytes % gran != 0) {
-    e.fail(v.offset_bytes % gran != 0 ? "offset_bytes" : "bytes",
-           "expected a multiple of the allocation granularity (2 MiB)");
-  }
+  check_granule("bytes", v.bytes);
   if (v.op == VmmEventConfig::Op::kSetAccess) {
     const std::string a = e.get_choice("access", std::nullopt, {"none", "read", "read_write"});
     v.access = a == "none"   ? AccessRight::kNone

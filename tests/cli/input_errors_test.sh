@@ -161,6 +161,28 @@ printf '0x1000 READ 10\n0x1040 READ 1000000000000\n' >"$WORK/late.ds3"
 expect_bad open_late "an open-loop timestamp past 281 s" "$WORK/late.ds3:2" "281 s" -- \
   run "${DRAM[@]}" --trace "$WORK/late.ds3" --trace-format dramsim3 \
   --set trace_player.mode=open $(out open_late)
+# 450359962737 x 625 ps = 281474976710625 ps is 30 ps below 2^48 - 1: the timestamp passes, but its
+# request cannot complete before 2^48 ps, and a controller asks for the time past it. The error
+# named the file only; now the line. In the .stl the blank lines after it must not be counted.
+printf '0x1000 READ 10\n0x1040 READ 450359962737\n' >"$WORK/edge.ds3"
+expect_bad open_edge "an open-loop timestamp too near 281 s for its request to complete" \
+  "$WORK/edge.ds3:2: simulated time would pass 2^48 ps (281 s)" "at 281474976710625 ps" -- \
+  run "${DRAM[@]}" --trace "$WORK/edge.ds3" --trace-format dramsim3 \
+  --set trace_player.mode=open $(out open_edge)
+printf '# absolute\n0: read 0x0\n450359962737: read 0x40\n\n\n' >"$WORK/edge.stl"
+expect_bad open_edge_stl "a DRAMSys timestamp too near 281 s, blank lines after it" \
+  "$WORK/edge.stl:3: simulated time would pass 2^48 ps (281 s)" "at 281474976710625 ps" -- \
+  run "${DRAM[@]}" --trace "$WORK/edge.stl" --trace-format dramsys \
+  --set trace_player.mode=open $(out open_edge_stl)
+# .rstl delays count from the previous completion: 300000000000 x 625 ps = 187.5 s each, below
+# 281 s, but line 4's request would start after two of them and two latencies of nanoseconds:
+# 375 s. The error named the file only; now the line and the time reached.
+printf '# delays\n0: read 0x0\n300000000000: read 0x40\n300000000000: read 0x80\n10: read 0xc0\n' \
+  >"$WORK/sum.rstl"
+expect_bad rstl_sum ".rstl delays that add up past 281 s" \
+  "$WORK/sum.rstl:4: a delay of 300000000000 cycles of 625 ps" "(375 s), past 2^48 ps (281 s)" -- \
+  run "${DRAM[@]}" --trace "$WORK/sum.rstl" --trace-format dramsys \
+  --set trace_player.mode=open $(out rstl_sum)
 
 # --- A replay trace line for a GPU the platform does not have. ----------------------------------
 printf '0 0 R 0x0 64\n0 3 R 0x40 64\n' >"$WORK/gpu3.trace"
@@ -287,6 +309,28 @@ YAML
 expect_bad fault_line "a read of a page a VMM event unmapped" \
   "$WORK/unmap.yaml:3: workload.streams.0: gpu0: stream 'reader' reads" "the page is not mapped" -- \
   run --platform platforms/minimal.yaml --workload "$WORK/unmap.yaml" $(out fault_line)
+# An unaligned offset_bytes is named as itself, with the alignment expected; it was reported as
+# bytes out of [2097152, 7340032], a range that ends off the 2 MiB granule (8 MiB - 1 MiB).
+cat >"$WORK/vmm_offset.yaml" <<'YAML'
+name: vmm_offset
+streams:
+  - name: reader
+    buffer: {bytes: 8MiB, location: device/fam0}
+    pattern: sequential
+    total_bytes: 64KiB
+vmm_events:
+  - {op: unmap, stream: reader, at_ns: 100, offset_bytes: 1MiB, bytes: 8MiB}
+YAML
+expect_bad vmm_offset "a VMM event offset off the 2 MiB granule" \
+  "$WORK/vmm_offset.yaml:8: workload.vmm_events.0.offset_bytes: 1048576 B is not a multiple" \
+  "expected a multiple of 2 MiB (2097152 B)" -- \
+  run --platform platforms/minimal.yaml --workload "$WORK/vmm_offset.yaml" $(out vmm_offset)
+sed 's/offset_bytes: 1MiB, bytes: 8MiB/offset_bytes: 2MiB, bytes: 3MiB/' "$WORK/vmm_offset.yaml" \
+  >"$WORK/vmm_bytes.yaml"
+expect_bad vmm_bytes "a VMM event size off the 2 MiB granule" \
+  "$WORK/vmm_bytes.yaml:8: workload.vmm_events.0.bytes: 3145728 B is not a multiple" \
+  "expected a multiple of 2 MiB (2097152 B)" -- \
+  run --platform platforms/minimal.yaml --workload "$WORK/vmm_bytes.yaml" $(out vmm_bytes)
 # Two 768 MiB buffers on devices of 1 GiB: moving the second onto the first's device at 100 ns
 # finds 256 MiB free there.
 cat >"$WORK/remap_full.yaml" <<'YAML'
