@@ -55,7 +55,7 @@ void TracePlayer::read_next() {
       input_error(std::to_string(next_.time) + " cycles of " + std::to_string(clock_.period_ps()) +
                   " ps is past 2^48 ps (281 s), the longest famsim represents; expected a " +
                   "timestamp below " + std::to_string(kMaxSimTimePs / clock_.period_ps() + 1) +
-                  " cycles");
+                  " cycles, less the time its request takes to complete");
       return;
     }
     if (!next_.relative_time) {
