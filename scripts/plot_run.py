@@ -20,15 +20,17 @@ Writes into PLOTS_DIR (default RUN_DIR/plots):
                         flits per cycle, request and response networks side by side, the
                         limiter's link (its wire or its VC credits) outlined (when a device has
                         a mesh NoC)
-Exit codes: 0 written; 2 bad input (no stats.json, one not of the shape famsim writes, a PLOTS_DIR
-that cannot be made), with one line saying what. The plots are drawn in a temporary directory and
-renamed into place when all are drawn, so bad input leaves none.
+Exit codes: 0 written; 2 bad input (no stats.json, one not of the shape famsim writes, a
+timeseries.csv that is not famsim's (see read_series), a PLOTS_DIR that cannot be made), with one
+line saying what (for timeseries.csv, the line and what was expected there). The plots are drawn
+in a temporary directory and renamed into place when all are drawn, so bad input leaves none.
 The functions take the parsed stats.json and an output path; scripts/report.py imports them.
 Needs Debian's python3-matplotlib (scripts/setup.sh installs it).
 """
 import argparse
 import csv
 import json
+import math
 import os
 import re
 import shutil
@@ -69,12 +71,86 @@ def latency_cdf(stats, out):
     plt.close(fig)
 
 
-def read_series(run_dir):
+# The columns every timeseries.csv famsim writes starts with (models/core/timeseries.cpp); the
+# per-target and per-device columns after them came later and are optional.
+SERIES_COLUMNS = ("window_start_ns", "window_end_ns", "read_gbps", "write_gbps", "requests",
+                  "latency_mean_ns", "latency_p50_ns", "latency_p90_ns", "latency_p99_ns",
+                  "latency_max_ns")
+
+
+class BadSeries(ValueError):
+    """timeseries.csv is not the file famsim writes: one line naming the file, the line and what
+    was expected."""
+
+
+def read_series(run_dir, windows=None):
+    """timeseries.csv's rows as {column: float}; [] when the run has no such file (the time series
+    was switched off). `windows`: the number of rows stats.json's timeseries.windows says the file
+    has, when known. BadSeries for a file that is not the one famsim writes: not UTF-8, no header
+    or one without SERIES_COLUMNS, a row whose cells do not match the header, a cell that is not a
+    finite number, or fewer or more rows than `windows` (a file cut short at a line break would
+    otherwise plot a shorter run without a word)."""
     path = os.path.join(run_dir, "timeseries.csv")
-    if not os.path.exists(path):
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except FileNotFoundError:
         return []
-    with open(path) as f:
-        return [{k: float(v) for k, v in row.items()} for row in csv.DictReader(f)]
+    except OSError as e:
+        raise BadSeries(f"{path}: cannot be read ({e.strerror or e}); expected the timeseries.csv "
+                        "famsim run writes")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = data[:e.start].count(b"\n") + 1
+        raise BadSeries(f"{path} line {line}: not UTF-8 text (byte 0x{data[e.start]:02x}); "
+                        "expected the CSV text famsim run writes")
+    expected_header = (f"expected the header famsim run writes ({SERIES_COLUMNS[0]},"
+                       f"{SERIES_COLUMNS[1]},...,{SERIES_COLUMNS[-1]},...)")
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()  # the newline that ends the last line
+    if not lines:
+        raise BadSeries(f"{path}: empty; {expected_header}")
+    reader = csv.reader(line.rstrip("\r") for line in lines)
+    try:
+        header = next(reader)
+    except csv.Error as e:
+        raise BadSeries(f"{path} line 1: {e}; {expected_header}")
+    missing = [c for c in SERIES_COLUMNS if c not in header]
+    if len(missing) == len(SERIES_COLUMNS):
+        raise BadSeries(f"{path} line 1: {lines[0][:40]!r} is not famsim's header; "
+                        f"{expected_header}")
+    if missing:
+        raise BadSeries(f"{path} line 1: the header lacks {', '.join(missing)}; {expected_header}")
+    rows = []
+    while True:
+        try:
+            cells = next(reader)
+        except StopIteration:
+            break
+        except csv.Error as e:
+            raise BadSeries(f"{path} line {reader.line_num}: {e}; expected the CSV text "
+                            "famsim run writes")
+        n = reader.line_num
+        if len(cells) != len(header):
+            raise BadSeries(f"{path} line {n}: {len(cells)} cells; expected {len(header)}, one "
+                            "per column of the header")
+        row = {}
+        for name, cell in zip(header, cells):
+            try:
+                value = float(cell)
+            except ValueError:
+                value = math.nan
+            if not math.isfinite(value):
+                raise BadSeries(f"{path} line {n}: {name} is {cell[:20]!r}; expected a finite "
+                                "number in every cell after the header")
+            row[name] = value
+        rows.append(row)
+    if isinstance(windows, int) and not isinstance(windows, bool) and windows != len(rows):
+        raise BadSeries(f"{path} line {len(lines) + 1}: the file ends after {len(rows)} windows; "
+                        f"expected {windows} (stats.json timeseries.windows)")
+    return rows
 
 
 # timeseries.csv's per-target columns (read + write GB/s) and their legend labels.
@@ -427,7 +503,7 @@ def draw(stats, run_dir, out):
     written = []
     latency_cdf(stats, os.path.join(out, "latency_cdf.png"))
     written.append("latency_cdf.png")
-    rows = read_series(run_dir)
+    rows = read_series(run_dir, (stats.get("timeseries") or {}).get("windows"))
     if rows:
         bandwidth_time(rows, os.path.join(out, "bandwidth_time.png"), stats)
         latency_time(rows, os.path.join(out, "latency_time.png"))
@@ -480,6 +556,9 @@ def main():
         written = draw(stats, a.run_dir, tmp)
         for w in written:
             os.replace(os.path.join(tmp, w), os.path.join(out, w))
+    except BadSeries as e:
+        print(f"plot_run: {e}; no plots written", file=sys.stderr)
+        return 2
     except (KeyError, TypeError, AttributeError, ValueError, IndexError) as e:
         print(f"plot_run: {stats_path}: not the shape famsim writes ({type(e).__name__}: {e}); "
               "no plots written", file=sys.stderr)

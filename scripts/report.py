@@ -13,11 +13,15 @@ results, where the latency goes per hop, the bottleneck, figures, assumptions an
 Exit codes: 0 written; 2 bad input (no RUN_DIR, stats.json missing or not famsim's JSON), with
 nothing written; 1 internal error. Report files appear only when everything was written: they are
 built in a temporary directory inside DIR and renamed into place at the end.
+timeseries.csv is optional: one that is not what famsim writes (not UTF-8, empty, a header without
+famsim's columns, a row of the wrong number of cells, a cell that is not a finite number, another
+number of rows than stats.json's timeseries.windows) is a warning on stderr and in the report
+naming the file, the line and what was expected; the report is written without the figures over
+time (exit 0).
 Needs Debian's python3-matplotlib (scripts/setup.sh installs it): run it as /usr/bin/python3.
 """
 import argparse
 import base64
-import csv
 import html
 import importlib.util
 import json
@@ -1323,11 +1327,13 @@ def draw_figures(plot_run, stats, run_dir, png_dir):
             warnings.append(f"{name} not drawn: {type(e).__name__}: {e}")
 
     attempt("latency_cdf.png", lambda out: plot_run.latency_cdf(stats, out))
+    # timeseries.csv is optional (sim.timeseries_window_ns 0 writes none): one that is not what
+    # famsim writes costs the figures over time, not the report, and is named with its line.
     try:
-        rows = plot_run.read_series(run_dir)
-    except (KeyError, TypeError, ValueError, OSError, csv.Error) as e:
+        rows = plot_run.read_series(run_dir, get(stats, "timeseries", "windows"))
+    except plot_run.BadSeries as e:
         rows = []
-        warnings.append(f"timeseries.csv not read: {e}")
+        warnings.append(f"{e}; the figures over time are left out")
     if rows:
         attempt("bandwidth_time.png", lambda out: plot_run.bandwidth_time(rows, out))
         attempt("device_bandwidth_time.png",

@@ -3,7 +3,8 @@
 # a Markdown file and one self-contained HTML page with the run's figures, it carries the
 # bottleneck sentence and the platform's peak figures, it says so when stats.json lacks the newer
 # sections, and bad input (no run directory, no or corrupt stats.json) exits 2 leaving nothing
-# behind.
+# behind, while a timeseries.csv that is not famsim's costs only the figures over time, with a
+# warning naming its line.
 set -euo pipefail
 CLI_TEST_NAME=report
 source "$(dirname "$0")/lib.sh"
@@ -58,6 +59,7 @@ report plain "$RUN"
 [ "$RC" -eq 0 ] || fail "report.py on a minimal run: exit code $RC. Output:
 $OUT"
 check_report "$RUN" "minimal run"
+case "$OUT" in *warning*) fail "report.py warns on a minimal run's own files: $OUT" ;; esac
 for f in latency_cdf bandwidth_time latency_time utilization hop_breakdown; do
   head -c 8 "$RUN/plots/$f.png" | od -An -tx1 | grep -q "89 50 4e 47 0d 0a 1a 0a" ||
     fail "plots/$f.png is not a PNG"
@@ -390,3 +392,99 @@ mkdir "$WORK/not_stats"
 echo '[1, 2, 3]' >"$WORK/not_stats/stats.json"
 expect_bad not_stats "$WORK/not_stats" "$WORK/not_stats/stats.json"
 pass "bad input"
+
+# A timeseries.csv that is not the one famsim writes (timeseries.csv is optional: a window of 0
+# writes none): the report is still written from stats.json, exit 0, without the figures over
+# time, and says on stderr and in report.md which line of the file is wrong and what was expected.
+# Each case is the minimal run's file with one fault put in by hand; line 1 is the header, so
+# line 3 is the second window. COLS is the header's cell count, WINDOWS the rows stats.json says
+# the file has.
+TS="$RUN/timeseries.csv"
+COLS=$(awk -F, 'NR == 1 { print NF }' "$TS")
+WINDOWS=$("$PY" - "$RUN/stats.json" <<'PY'
+import json, sys
+print(json.load(open(sys.argv[1]))["timeseries"]["windows"])
+PY
+)
+[ "$WINDOWS" -gt 5 ] || fail "the minimal run has $WINDOWS windows, too few to cut the file short"
+series_case() {  # series_case NAME: $WORK/NAME, a run directory with the minimal run's stats.json
+  mkdir "$WORK/$1"
+  cp "$RUN/stats.json" "$WORK/$1/"
+}
+series_case ts_empty
+: >"$WORK/ts_empty/timeseries.csv"
+series_case ts_header
+{ echo "time,bw,lat"; tail -n +2 "$TS"; } >"$WORK/ts_header/timeseries.csv"
+series_case ts_column
+sed '1s/,read_gbps,/,read,/' "$TS" >"$WORK/ts_column/timeseries.csv"
+series_case ts_text
+sed '3s/^\([^,]*,[^,]*\),[^,]*/\1,abc/' "$TS" >"$WORK/ts_text/timeseries.csv"
+series_case ts_nan
+sed '3s/^\([^,]*,[^,]*\),[^,]*/\1,nan/' "$TS" >"$WORK/ts_nan/timeseries.csv"
+series_case ts_short_row  # cut in the middle of line 6, after its first two cells
+{ head -n 5 "$TS"; sed -n '6s/^\([^,]*,[^,]*\),.*/\1/p' "$TS" | tr -d '\n'; } \
+  >"$WORK/ts_short_row/timeseries.csv"
+series_case ts_long_row
+sed '4s/$/,7/' "$TS" >"$WORK/ts_long_row/timeseries.csv"
+series_case ts_cut  # cut at a line break: the header and 4 windows, every line whole
+head -n 5 "$TS" >"$WORK/ts_cut/timeseries.csv"
+series_case ts_header_only
+head -n 1 "$TS" >"$WORK/ts_header_only/timeseries.csv"
+series_case ts_binary  # a PNG copied over it: its signature starts with byte 0x89
+cp "$RUN/plots/latency_cdf.png" "$WORK/ts_binary/timeseries.csv"
+
+expect_series_warning() {  # expect_series_warning NAME TEXT: report.py warns "FILE TEXT"
+  local name=$1 file="$WORK/$1/timeseries.csv"
+  local warning="$file$2; the figures over time are left out"
+  report "$name" "$WORK/$name"
+  [ "$RC" -eq 0 ] || fail "$name: exit code $RC, expected 0 (the report without the time series):
+$OUT"
+  [ "$(grep -c "warning" "$WORK/$name.log")" -eq 1 ] || fail "$name: not one warning: $OUT"
+  grep -qxF "report: warning: $warning" "$WORK/$name.log" ||
+    fail "$name: expected the warning 'report: warning: $warning', got: $OUT"
+  grep -qxF "**Not drawn:** $warning" "$WORK/$name/report.md" ||
+    fail "$name: report.md does not carry the warning '$warning'"
+  [ -s "$WORK/$name/report.html" ] || fail "$name: no report.html"
+  grep -qF "](plots/latency_cdf.png)" "$WORK/$name/report.md" ||
+    fail "$name: the figures from stats.json are missing"
+  if grep -qE "\]\(plots/(bandwidth|device_bandwidth|latency)_time\.png\)" \
+    "$WORK/$name/report.md"; then
+    fail "$name: a figure over time drawn from a bad timeseries.csv"
+  fi
+}
+HEAD_WANTED="expected the header famsim run writes"
+HEAD_WANTED+=" (window_start_ns,window_end_ns,...,latency_max_ns,...)"
+NUMBER_WANTED="expected a finite number in every cell after the header"
+CELLS_WANTED="expected $COLS, one per column of the header"
+expect_series_warning ts_empty ": empty; $HEAD_WANTED"
+expect_series_warning ts_header " line 1: 'time,bw,lat' is not famsim's header; $HEAD_WANTED"
+expect_series_warning ts_column " line 1: the header lacks read_gbps; $HEAD_WANTED"
+expect_series_warning ts_text " line 3: read_gbps is 'abc'; $NUMBER_WANTED"
+expect_series_warning ts_nan " line 3: read_gbps is 'nan'; $NUMBER_WANTED"
+expect_series_warning ts_short_row " line 6: 2 cells; $CELLS_WANTED"
+expect_series_warning ts_long_row " line 4: $((COLS + 1)) cells; $CELLS_WANTED"
+expect_series_warning ts_cut \
+  " line 6: the file ends after 4 windows; expected $WINDOWS (stats.json timeseries.windows)"
+expect_series_warning ts_header_only \
+  " line 2: the file ends after 0 windows; expected $WINDOWS (stats.json timeseries.windows)"
+expect_series_warning ts_binary \
+  " line 1: not UTF-8 text (byte 0x89); expected the CSV text famsim run writes"
+# A run that completed no request writes the header alone and stats.json says 0 windows: no
+# figure over time, and nothing wrong to warn about.
+series_case ts_no_windows
+head -n 1 "$TS" >"$WORK/ts_no_windows/timeseries.csv"
+"$PY" - "$WORK/ts_no_windows/stats.json" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+s["timeseries"]["windows"] = 0
+json.dump(s, open(sys.argv[1], "w"))
+PY
+report ts_no_windows "$WORK/ts_no_windows"
+[ "$RC" -eq 0 ] || fail "ts_no_windows: exit code $RC: $OUT"
+case "$OUT" in *warning*) fail "ts_no_windows: a warning for a run with no windows: $OUT" ;; esac
+# plot_run.py, which draws the plots alone, takes the same file as bad input (exit 2, one line
+# naming its line, no plots), not as a stats.json of the wrong shape.
+run_tool plot_ts_text "$(dirname "$REPORT")/plot_run.py" "$WORK/ts_text" --out "$WORK/ts_plots"
+expect_bad_dir plot_ts_text "$WORK/ts_plots" \
+  "plot_run: $WORK/ts_text/timeseries.csv line 3: read_gbps is 'abc'; $NUMBER_WANTED; no plots"
+pass "a timeseries.csv that is not famsim's: a report without the time figures, a warning"
