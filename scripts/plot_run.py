@@ -147,7 +147,10 @@ def read_series(run_dir, windows=None):
                                 "number in every cell after the header")
             row[name] = value
         rows.append(row)
-    if isinstance(windows, int) and not isinstance(windows, bool) and windows != len(rows):
+    if isinstance(windows, int) and not isinstance(windows, bool) and windows < len(rows):
+        raise BadSeries(f"{path} line {windows + 2}: window {windows + 1}, past the last; expected "
+                        f"{windows} (stats.json timeseries.windows)")
+    if isinstance(windows, int) and not isinstance(windows, bool) and windows > len(rows):
         raise BadSeries(f"{path} line {len(lines) + 1}: the file ends after {len(rows)} windows; "
                         f"expected {windows} (stats.json timeseries.windows)")
     return rows

@@ -430,6 +430,8 @@ series_case ts_cut  # cut at a line break: the header and 4 windows, every line 
 head -n 5 "$TS" >"$WORK/ts_cut/timeseries.csv"
 series_case ts_header_only
 head -n 1 "$TS" >"$WORK/ts_header_only/timeseries.csv"
+series_case ts_extra_row  # the last window written twice: one row past the windows stats.json has
+{ cat "$TS"; tail -n 1 "$TS"; } >"$WORK/ts_extra_row/timeseries.csv"
 series_case ts_binary  # a PNG copied over it: its signature starts with byte 0x89
 cp "$RUN/plots/latency_cdf.png" "$WORK/ts_binary/timeseries.csv"
 
@@ -467,6 +469,8 @@ expect_series_warning ts_cut \
   " line 6: the file ends after 4 windows; expected $WINDOWS (stats.json timeseries.windows)"
 expect_series_warning ts_header_only \
   " line 2: the file ends after 0 windows; expected $WINDOWS (stats.json timeseries.windows)"
+expect_series_warning ts_extra_row " line $((WINDOWS + 2)): window $((WINDOWS + 1)), past the last;\
+ expected $WINDOWS (stats.json timeseries.windows)"
 expect_series_warning ts_binary \
   " line 1: not UTF-8 text (byte 0x89); expected the CSV text famsim run writes"
 # A run that completed no request writes the header alone and stats.json says 0 windows: no
