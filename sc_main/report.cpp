@@ -299,13 +299,15 @@ std::string summary_text(const nlohmann::json& s, const std::string& out_dir) {
         const std::string span =
             fmt::format("{:.1f} - {:.1f} us", p["start_ns"].get<double>() * 1e-3,
                         p["end_ns"].get<double>() * 1e-3);
-        o += fmt::format("    {:>24} {:8.1f} GB/s  {}\n", span, p["achieved_gbps"].get<double>(),
-                         l.is_null()
-                             ? std::string("nothing saturated")
-                             : fmt::format("{} {} ({} {:.1f} %)", l["component"].get<std::string>(),
-                                           l["resource"].get<std::string>(),
-                                           l["reason"] == "bandwidth" ? "busy" : "full",
-                                           l["utilization"].get<double>() * 100.0));
+        o += fmt::format(
+            "    {:>24} {:8.1f} GB/s  {}\n", span, p["achieved_gbps"].get<double>(),
+            l.is_null() ? std::string("nothing saturated")
+                        : fmt::format("{} {}{} ({} {:.1f} %)", l["component"].get<std::string>(),
+                                      l["resource"].get<std::string>(),
+                                      link_direction(components, l["component"].get<std::string>(),
+                                                     l["resource"].get<std::string>()),
+                                      l["reason"] == "bandwidth" ? "busy" : "full",
+                                      l["utilization"].get<double>() * 100.0));
       }
     }
   }

@@ -156,6 +156,10 @@ pass "the backing store's pages hold the bytes written (4 MiB per GPU)"
 # of the last write's completion, and each phase's bandwidth is the bytes the log has completing
 # in it over its span.
 expect_in_output "phases (the limiter of each part of the run" "terminal phase table"
+# minimal.yaml's one link runs from gpu0 to the device's port logic: the writes' data goes out on
+# its request wire, the reads' comes back on its response wire.
+expect_in_output "gpu0_link0 request wire (gpu0 -> fam0.port_logic) (busy" "phase 1's limiter and its ends"
+expect_in_output "gpu0_link0 response wire (fam0.port_logic -> gpu0) (busy" "phase 2's limiter and its ends"
 python3 - "$WORK/phases/stats.json" "$WORK/phases/transactions.csv" "$WORK/run1/stats.json" <<'EOF' ||
 import csv, json, sys
 b = json.load(open(sys.argv[1]))["bottlenecks"]
