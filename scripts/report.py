@@ -1143,10 +1143,10 @@ def section_bottleneck(doc, stats):
         doc.table(["#", "Component", "Resource", "Type", "Utilisation", "Used / capacity",
                    "Backpressure (ns)", "State", "Bound (GB/s)"],
                   [ranked_row(stats, i + 1, r) for i, r in enumerate(ranked[:10])], "rlllrrrlr")
-    section_phases(doc, bn)
+    section_phases(doc, bn, stats)
 
 
-def section_phases(doc, bn):
+def section_phases(doc, bn, stats):
     """The limiter of each part of the run (bottlenecks.phases), when it changed."""
     ph = get(bn, "phases")
     phases = [p for p in as_list(get(ph, "phases")) if isinstance(p, dict)]
@@ -1166,6 +1166,7 @@ def section_phases(doc, bn):
         lim = get(p, "limiter")
         if isinstance(lim, dict):
             what = [code(f"{lim.get('component', '?')} {lim.get('resource', '')}".strip()),
+                    link_direction(stats, lim.get("component"), as_text(lim.get("resource"))),
                     f" ({'full' if lim.get('reason') == 'slots' else 'busy'} "
                     f"{fmt_pct(lim.get('utilization'))})"]
         else:

@@ -174,6 +174,8 @@ for row, p in zip(rows, phases):
     assert p["limiter"]["resource"] in row, (row, p)
     assert f"{p['start_ns'] / 1e3:,.1f} - {p['end_ns'] / 1e3:,.1f}" in row, (row, p)
 assert "request wire" in rows[0] and "response wire" in rows[1], rows
+# minimal.yaml's one link runs from gpu0 to the device's port logic.
+assert "(gpu0 → fam0.port_logic)" in rows[0] and "(fam0.port_logic → gpu0)" in rows[1], rows
 one = open(sys.argv[2] + "/report.md").read()
 assert "### Phases" not in one and "found one limiter class for the whole run" in one
 PY
