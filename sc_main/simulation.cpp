@@ -515,10 +515,13 @@ void Simulation::map_workload() {
 
 void Simulation::check_run_length() const {
   // A total_bytes typo (16 TiB for 16 GiB) would run for days of host time and only then stop at
-  // 2^48 ps. Every byte a pattern stream moves passes through the channels of the memories its
-  // buffer is on, so the bytes bound for a set of memories over their peak bandwidth together is
-  // a time no run can beat; past 2^48 ps the workload cannot finish. Streams limited by a
-  // duration are checked by it (check_stop_time), generator streams size themselves.
+  // 2^48 ps. Every byte a stream moves passes through the channels of the memories it is on, so
+  // the bytes bound for a set of memories over their peak bandwidth together is a time no run can
+  // beat; past 2^48 ps the workload cannot finish. Pattern streams are bound for their total_bytes;
+  // generator streams for the bytes their configuration makes them move at least
+  // (GeneratorSpec::bytes_moved_at_least: steps x batch x context for kv_decode, ...), which
+  // a typo in steps or prompts inflates the same way. Streams limited by a duration are checked
+  // by it (check_stop_time); traces are read lazily and give no figure.
   const PlatformConfig& pc = cfg_.platform;
   auto peak_of = [&](const std::string& target) {
     for (const DeviceConfig& d : pc.devices) {
@@ -526,39 +529,73 @@ void Simulation::check_run_length() const {
     }
     return pc.gpu_local.channel_peak_gbps() * pc.gpu_local.channels;  // gpuN_hbm
   };
+  auto memories_of = [](const Placement& where, unsigned g, std::vector<std::string>& set) {
+    switch (where.kind) {
+      case Placement::Kind::kGpuLocal:
+        set.push_back(fmt::format("gpu{}_hbm", g));
+        break;
+      case Placement::Kind::kGpu:
+        set.push_back(fmt::format("gpu{}_hbm", where.gpu));
+        break;
+      default:
+        set.insert(set.end(), where.devices.begin(), where.devices.end());
+    }
+  };
   struct Load {
     double bytes = 0;
-    std::size_t biggest = 0;  // the stream moving the most of them
-    double biggest_bytes = 0;
+    double biggest_bytes = 0;  // the stream (or generator figure) moving the most of them
+    std::string key;           // the key that set it
+    std::string hint;          // what to check
+    bool generators = false;   // a generator stream adds to it
   };
   std::map<std::vector<std::string>, Load> loads;  // memories taken together -> bytes
-  const auto& streams = cfg_.workload.streams;
-  for (std::size_t i = 0; i < streams.size(); ++i) {
-    const StreamConfig& s = streams[i];
+  auto add = [&](std::vector<std::string> set, double bytes, const std::string& key,
+                 const std::string& hint, bool generator) {
+    std::sort(set.begin(), set.end());
+    set.erase(std::unique(set.begin(), set.end()), set.end());
+    Load& l = loads[set];
+    l.bytes += bytes;
+    l.generators = l.generators || generator;
+    if (bytes > l.biggest_bytes) {
+      l.biggest_bytes = bytes;
+      l.key = key;
+      l.hint = hint;
+    }
+  };
+  for (const StreamConfig& s : cfg_.workload.streams) {
     // A duration stops the stream however many bytes remain (check_stop_time bounds it).
-    if (s.generator || s.duration_ns > 0 ||
-        s.total_bytes == std::numeric_limits<std::uint64_t>::max()) {
+    if (s.duration_ns > 0) continue;
+    if (s.generator) {
+      const std::string gen = s.path + "." + s.generator->kind();
+      for (const GeneratorSpec::MovedBytes& m :
+           s.generator->bytes_moved_at_least(static_cast<unsigned>(s.gpus.size()))) {
+        // The stream's GPUs together: the memories any of them uses (a lower bound on the time
+        // whichever GPU the bytes fall to).
+        std::vector<std::string> set;
+        for (const Placement& w : m.where) {
+          for (unsigned g : s.gpus) memories_of(w, g, set);
+        }
+        // Name the key a --set changed when one did (the likely typo), else the first.
+        std::string key = gen + "." + m.keys.front();
+        for (const std::string& k : m.keys) {
+          if (doc_.sources->source_of(gen + "." + k).rfind("--set", 0) == 0) {
+            key = gen + "." + k;
+            break;
+          }
+        }
+        add(std::move(set), m.bytes, key,
+            fmt::format("{} moves at least {}; check {} for a typo", s.generator->kind(), m.how,
+                        fmt::join(m.keys, ", ")),
+            true);
+      }
       continue;
     }
+    if (s.total_bytes == std::numeric_limits<std::uint64_t>::max()) continue;
     for (unsigned g : s.gpus) {
       std::vector<std::string> set;
-      switch (s.location.kind) {
-        case Placement::Kind::kGpuLocal:
-          set = {fmt::format("gpu{}_hbm", g)};
-          break;
-        case Placement::Kind::kGpu:
-          set = {fmt::format("gpu{}_hbm", s.location.gpu)};
-          break;
-        default:
-          set = s.location.devices;
-          std::sort(set.begin(), set.end());
-      }
-      Load& l = loads[set];
-      l.bytes += static_cast<double>(s.total_bytes);
-      if (static_cast<double>(s.total_bytes) > l.biggest_bytes) {
-        l.biggest = i;
-        l.biggest_bytes = static_cast<double>(s.total_bytes);
-      }
+      memories_of(s.location, g, set);
+      add(std::move(set), static_cast<double>(s.total_bytes), s.path + ".total_bytes",
+          "check total_bytes for a unit typo, or give the stream a duration_ns", false);
     }
   }
   for (const auto& [set, l] : loads) {
@@ -566,15 +603,13 @@ void Simulation::check_run_length() const {
     for (const std::string& t : set) peak += peak_of(t);
     const double seconds = l.bytes / (peak * 1e9);
     if (seconds * 1e12 <= static_cast<double>(kMaxSimTimePs)) continue;
-    const StreamConfig& s = streams[l.biggest];
-    const std::string key = s.path + ".total_bytes";
     throw ConfigError(fmt::format(
-        "{}: {}: the pattern streams move {:.6g} GB to {}, whose {:.2f} GB/s of peak channel "
+        "{}: {}: the {} streams move {}{:.6g} GB to {}, whose {:.2f} GB/s of peak channel "
         "bandwidth takes at least {:.6g} s for them, past 2^48 ps (281 s), the longest famsim "
-        "represents; expected at most {:.6g} GB in total there (check total_bytes for a unit "
-        "typo, or give the stream a duration_ns)",
-        doc_.sources->source_of(key), key, l.bytes * 1e-9, fmt::join(set, " + "), peak, seconds,
-        peak * static_cast<double>(kMaxSimTimePs) * 1e-12));
+        "represents; expected at most {:.6g} GB in total there ({})",
+        doc_.sources->source_of(l.key), l.key, l.generators ? "workload's" : "pattern",
+        l.generators ? "at least " : "", l.bytes * 1e-9, fmt::join(set, " + "), peak, seconds,
+        peak * static_cast<double>(kMaxSimTimePs) * 1e-12, l.hint));
   }
 }
 

@@ -125,6 +125,19 @@ class GeneratorSpec {
   // override it so that a unit a group does together (a step, a pass, a lookup) counts once
   // (traffic/ai/llm_common.h TpGroups).
   virtual nlohmann::json combine(const std::vector<nlohmann::json>& per_gpu) const;
+  // Bytes the configuration makes the whole stream (all its GPUs together) move at least,
+  // whatever its random draws: a lower bound, so that Simulation::check_run_length can refuse a
+  // size typo that no run could finish (over the peak bandwidth of the memories in `where`, each
+  // GPU's `gpu_local` its own HBM). `keys` (under the generator's) set it, the one most likely
+  // mistyped first (steps, prompts, ...); `how` is the product in words, for the message. Empty
+  // when nothing is known up front (a trace is read during the run).
+  struct MovedBytes {
+    double bytes = 0;
+    std::vector<Placement> where;
+    std::vector<std::string> keys;
+    std::string how;
+  };
+  virtual std::vector<MovedBytes> bytes_moved_at_least(unsigned /*gpus*/) const { return {}; }
 };
 
 struct StreamConfig {

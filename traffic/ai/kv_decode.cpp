@@ -267,6 +267,30 @@ class KvDecodeSpec : public GeneratorSpec {
   std::unique_ptr<AccessSource> make_source(const SourceContext& c) const override {
     return std::make_unique<KvDecodeSource>(p_, c);
   }
+  // Each GPU, every step, reads each sequence's context (at least context_tokens.min, growing by
+  // one a step) and writes its new token: batch x (min + 1) tokens of its KV shard per layer on
+  // kv_location, at least (block demotions add more). With hbm_tokens the newest tokens (whole
+  // blocks, so up to hbm_tokens + block_tokens - 1 of them) and the new one are in HBM; only the
+  // older ones are counted, on kv_location (HBM's own share is left out: still a lower bound).
+  std::vector<MovedBytes> bytes_moved_at_least(unsigned gpus) const override {
+    const std::uint64_t per_token = p_.model.kv_bytes_per_token_layer(p_.tp) * p_.layers;
+    const std::uint64_t in_hbm = p_.hbm_tokens > 0 ? p_.hbm_tokens + p_.block_tokens - 1 : 0;
+    const std::uint64_t tokens = p_.hbm_tokens > 0
+                                     ? (p_.context.min > in_hbm ? p_.context.min - in_hbm : 0)
+                                     : p_.context.min + 1;
+    MovedBytes m;
+    m.bytes = static_cast<double>(gpus) * p_.steps * p_.batch * static_cast<double>(tokens) *
+              static_cast<double>(per_token);
+    m.where = {p_.kv};
+    m.keys = {"steps", "batch", "context_tokens", "layers"};
+    m.how = fmt::format(
+        "{} GPUs x {} steps x batch {} x {} tokens on kv_location (context_tokens at least {}{}) "
+        "x {} B of KV per token on each GPU ({} layers)",
+        gpus, p_.steps, p_.batch, tokens, p_.context.min,
+        p_.hbm_tokens > 0 ? fmt::format(", less up to {} in HBM", in_hbm) : ", and the new one",
+        per_token, p_.layers);
+    return {m};
+  }
   // The stream's result. Each tensor-parallel group (tp consecutive GPUs) decodes its own batch,
   // every GPU on its share of the KV heads:
   //   steps_done                  decode steps every group completed (a group's step counts

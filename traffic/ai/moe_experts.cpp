@@ -29,6 +29,7 @@
 #include "traffic/pattern.h"
 #include "traffic/zipf.h"
 
+#include <fmt/format.h>
 
 namespace famsim {
 
@@ -171,6 +172,22 @@ class MoeSpec : public GeneratorSpec {
   }
   std::unique_ptr<AccessSource> make_source(const SourceContext& c) const override {
     return std::make_unique<MoeSource>(p_, c);
+  }
+  // Without a cache every step reads, on each GPU and simulated MoE layer, the top_k distinct
+  // experts its tokens route to at least (its shard of each). With a cache the hits are not known
+  // up front (a warm cache may hold them all): no figure.
+  std::vector<MovedBytes> bytes_moved_at_least(unsigned gpus) const override {
+    if (p_.cache_experts > 0) return {};
+    MovedBytes m;
+    m.bytes = static_cast<double>(gpus) * p_.steps * p_.layers * p_.model.top_k *
+              static_cast<double>(p_.expert_bytes());
+    m.where = {p_.where};
+    m.keys = {"steps", "layers"};
+    m.how = fmt::format(
+        "{} GPUs x {} steps x {} MoE layers x top_k {} experts x {} B of expert weights on "
+        "each GPU",
+        gpus, p_.steps, p_.layers, p_.model.top_k, p_.expert_bytes());
+    return {m};
   }
   // The stream's result. The GPUs of a tensor-parallel group (tp consecutive GPUs) route the
   // same tokens and each caches its 1/tp shard of the same experts, so a lookup, hit, miss or

@@ -297,6 +297,24 @@ class PrefillSpec : public GeneratorSpec {
   std::unique_ptr<AccessSource> make_source(const SourceContext& c) const override {
     return std::make_unique<PrefillSource>(p_, c, ranks_);
   }
+  // Synthetic prompts: every GPU of the group a prompt goes to reads (reused) or writes (new)
+  // each of its tokens' KV shard per simulated layer, so the stream moves prompts x
+  // tensor_parallel x input_tokens.min tokens at least. A trace's prompts are read during the
+  // run: no figure.
+  std::vector<MovedBytes> bytes_moved_at_least(unsigned /*gpus*/) const override {
+    if (!p_.trace.empty()) return {};
+    const std::uint64_t per_token = p_.model.kv_bytes_per_token_layer(p_.tp) * p_.layers;
+    MovedBytes m;
+    m.bytes = static_cast<double>(p_.prompts) * p_.tp * static_cast<double>(p_.input.min) *
+              static_cast<double>(per_token);
+    m.where = {p_.where};
+    m.keys = {"prompts", "input_tokens", "layers"};
+    m.how = fmt::format(
+        "{} prompts x tensor_parallel {} x {} tokens (input_tokens at least) x {} B of KV per "
+        "token on each GPU ({} layers)",
+        p_.prompts, p_.tp, p_.input.min, per_token, p_.layers);
+    return {m};
+  }
   // The stream's result. Each tensor-parallel group prefills its own prompts, every GPU of it on
   // its shard:
   //   prompts_done, input_tokens, reused_tokens, cache_evictions  once per group (its GPUs see

@@ -120,6 +120,16 @@ class WeightStreamSpec : public GeneratorSpec {
   std::unique_ptr<AccessSource> make_source(const SourceContext& c) const override {
     return std::make_unique<WeightStreamSource>(p_, c);
   }
+  // Each GPU reads its shard of every simulated layer once a pass.
+  std::vector<MovedBytes> bytes_moved_at_least(unsigned gpus) const override {
+    MovedBytes m;
+    m.bytes = static_cast<double>(gpus) * p_.steps * static_cast<double>(p_.total_bytes());
+    m.where = {p_.where};
+    m.keys = {"steps", "layers"};
+    m.how = fmt::format("{} GPUs x {} passes x {} B of weights a pass on each GPU ({} layers)",
+                        gpus, p_.steps, p_.total_bytes(), p_.layers);
+    return {m};
+  }
   // The stream's result. Each tensor-parallel group (tp consecutive GPUs) streams the model once
   // per pass, every GPU its 1/tp shard of each layer:
   //   passes_done                  passes every group completed (a group's pass counts once,
