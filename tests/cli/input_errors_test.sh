@@ -405,8 +405,8 @@ CLI_TIMEOUT_S=60 expect_bad weight_steps_typo "weight_stream passes fam0 cannot 
   "1188.48 s" -- \
   run "${NVL8[@]}" --workload traffic/weight_stream.yaml \
   --set workload.streams.0.weight_stream.steps=1000000 $(out weight_steps_typo)
-# moe_deepseek_v3 without its expert cache (whose hits are not known up front), steps 2 -> 1000000: a DeepSeek-V3 expert is 3 x 7168 x
-# 2048 FP8 weights = 44040192 B, 5505024 B per GPU at tensor_parallel 8; each step reads at least
+# moe_deepseek_v3 without its expert cache (whose hits are not known up front), steps 2 ->
+# 1000000: a DeepSeek-V3 expert is 3 x 7168 x 2048 FP8 weights = 44040192 B, 5505024 B per GPU at tensor_parallel 8; each step reads at least
 # top_k 8 of them on the 1 simulated MoE layer: 8 GPUs x 1000000 x 8 x 5505024 B = 352321.536 GB,
 # at least 1146.88 s.
 CLI_TIMEOUT_S=60 expect_bad moe_steps_typo "moe_experts steps fam0 cannot serve within 281 s" \
