@@ -154,7 +154,7 @@ Sync DramController::fw(unsigned, Payload& p, Phase& phase, sc_core::sc_time&) {
 }
 
 void DramController::catch_up(std::uint64_t cycle) {
-  while (core_next_ < cycle) core_next_ = core_.run(core_next_);
+  if (core_next_ < cycle) core_next_ = core_.run_until(core_next_, cycle);
 }
 
 void DramController::catch_up_before(std::uint64_t t_ps) {

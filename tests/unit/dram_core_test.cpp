@@ -446,5 +446,119 @@ TEST(DramCore, AllBankRefreshEveryRefi) {
   for (unsigned i = 0; i < refs.size(); ++i) EXPECT_EQ(refs[i], (i + 1) * s.timing.REFI);
 }
 
+// The idle fast-forward (ControllerCore::run_until) against the same core deciding every refresh
+// one by one (idle_fast_forward off): random reads and writes in bursts, separated now and then
+// by idle stretches of up to 12 refresh periods, over every shipped DRAM preset, all-bank and
+// per-bank (DDR5: same-bank) refresh, each page policy, and one or two ranks. The command logs
+// must be identical line for line, and so must every statistic; and the fast core must have
+// skipped periods (else the comparison proves nothing).
+void expect_same_with_and_without_idle_skip(const std::string& preset, RefreshMode refresh,
+                                            const std::string& page_policy, unsigned ranks) {
+  Spec s = load_spec_preset(preset);
+  s.org.ranks = ranks;
+  CoreParams p;
+  p.refresh = refresh;
+  p.page_policy = page_policy;
+  p.page_timeout_cycles = 300;
+  p.read_queue = 16;
+  p.write_queue = 12;
+  p.write_high_watermark = 8;
+  p.write_low_watermark = 3;
+  CoreParams reference = p;
+  reference.idle_fast_forward = false;
+  Driver fast(s, p), slow(s, reference);
+  const std::uint64_t period = refresh == RefreshMode::kPerBank
+                                   ? std::uint64_t{s.timing.REFIpb} * s.bank_refresh_units()
+                                   : s.timing.REFI;
+  std::mt19937_64 rng(7);
+  struct Arrival {
+    std::uint64_t cycle;
+    bool write;
+    Coord c;
+  };
+  std::vector<Arrival> arrivals;
+  std::uint64_t t = 0;
+  for (int i = 0; i < 600; ++i) {
+    const std::uint64_t r = rng() % 40;
+    t += r == 0 ? rng() % (12 * period) : r < 10 ? rng() % 300 : rng() % 8;
+    Coord c;
+    c.rank = static_cast<std::uint16_t>(rng() % ranks);
+    c.bank_group = static_cast<std::uint16_t>(rng() % s.org.bank_groups);
+    c.bank = static_cast<std::uint16_t>(rng() % s.org.banks_per_group);
+    c.row = static_cast<std::uint32_t>(rng() % 4);
+    c.column = static_cast<std::uint32_t>(rng() % s.org.columns);
+    arrivals.push_back({t, rng() % 10 < 4, c});
+  }
+  const std::uint64_t end = t + 20 * period;
+  auto drive = [&](Driver& d) {
+    std::uint64_t next = 0;
+    auto collect = [&](std::uint64_t upto) {
+      for (std::uint64_t c = d.core.next_completion(); c != ControllerCore::kNever && c <= upto;
+           c = d.core.next_completion()) {
+        bool w;
+        std::uint64_t arrival;
+        d.core.pop_completion(w, arrival);
+      }
+    };
+    for (const Arrival& a : arrivals) {
+      next = d.core.run_until(next, a.cycle);
+      collect(a.cycle);
+      while (!d.core.has_room(a.write, 1)) {
+        next = d.core.run(next);
+        collect(d.core.last_run_cycle());
+      }
+      const std::uint64_t cycle = std::max(a.cycle, d.core.last_run_cycle() + 1);
+      d.core.enqueue(&d.tag, a.write, &a.c, 1, cycle);
+      next = std::min(next, d.core.next_decision(cycle));
+    }
+    next = d.core.run_until(next, end);
+    collect(end);
+    d.core.finish_stats(end);
+  };
+  drive(fast);
+  drive(slow);
+  const std::string what = preset +
+                           (refresh == RefreshMode::kPerBank ? " per-bank " : " all-bank ") +
+                           page_policy + " ranks " + std::to_string(ranks);
+  EXPECT_GT(fast.core.idle_periods_skipped(), 0u) << what;
+  EXPECT_EQ(slow.core.idle_periods_skipped(), 0u) << what;
+  ASSERT_EQ(fast.log.str(), slow.log.str()) << what;
+  const CoreStats &a = fast.core.stats(), &b = slow.core.stats();
+  EXPECT_EQ(a.commands, b.commands) << what;
+  EXPECT_EQ(a.refreshes_postponed, b.refreshes_postponed) << what;
+  EXPECT_EQ(a.row_hits, b.row_hits) << what;
+  EXPECT_EQ(a.row_misses, b.row_misses) << what;
+  EXPECT_EQ(a.row_conflicts, b.row_conflicts) << what;
+  EXPECT_EQ(a.data_bus_cycles, b.data_bus_cycles) << what;
+  EXPECT_EQ(a.bank_open_cycles, b.bank_open_cycles) << what;
+  EXPECT_EQ(a.rank_active_cycles, b.rank_active_cycles) << what;
+  EXPECT_EQ(a.bank_activates, b.bank_activates) << what;
+  EXPECT_EQ(fast.core.last_run_cycle(), slow.core.last_run_cycle()) << what;
+  // Refreshes over the whole run: one per period per rank (per refresh unit with per-bank
+  // refresh), give or take those still owed or pulled in at the end.
+  const std::uint64_t refreshes = a.commands[static_cast<unsigned>(Command::kREFab)] +
+                                  a.commands[static_cast<unsigned>(Command::kREFpb)] +
+                                  a.commands[static_cast<unsigned>(Command::kREFsb)];
+  const std::uint64_t per_period =
+      ranks * (refresh == RefreshMode::kPerBank ? s.bank_refresh_units() : 1u);
+  EXPECT_NEAR(static_cast<double>(refreshes), static_cast<double>(end / period * per_period),
+              static_cast<double>(ranks * (s.timing.refresh_postpone_max + 1) + per_period))
+      << what;
+}
+
+TEST(DramCore, IdleFastForwardIssuesTheSameCommandsAsDecidingEveryRefresh) {
+  for (const std::string& preset : spec_preset_names()) {
+    const Spec s = load_spec_preset(preset);
+    for (RefreshMode refresh : {RefreshMode::kAllBank, RefreshMode::kPerBank}) {
+      if (refresh == RefreshMode::kPerBank && s.timing.REFIpb == 0) continue;
+      for (const char* page : {"open", "closed", "timeout"}) {
+        for (unsigned ranks : {1u, 2u}) {
+          expect_same_with_and_without_idle_skip(preset, refresh, page, ranks);
+        }
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace famsim::dram

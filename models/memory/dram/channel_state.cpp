@@ -31,6 +31,73 @@ void ChannelState::update_ready(unsigned rank) {
   r.wr_ready = std::max(r.wr, bus_ready(rank, t_.CWL));
 }
 
+void ChannelState::shift(std::uint64_t delta) {
+  for (Bank& b : banks_) {
+    for (std::uint64_t* v : {&b.act, &b.rd, &b.wr, &b.pre}) *v += delta;
+  }
+  for (Group& g : groups_) {
+    for (std::uint64_t* v : {&g.act, &g.rd, &g.wr}) *v += delta;
+  }
+  for (Rank& r : ranks_) {
+    for (std::uint64_t* v :
+         {&r.act, &r.rd, &r.wr, &r.pre, &r.refpb, &r.act_ready, &r.rd_ready, &r.wr_ready}) {
+      *v += delta;
+    }
+    for (std::uint64_t& f : r.faw) f += delta;
+  }
+  bus_free_ += delta;
+}
+
+bool ChannelState::same_relative(std::uint64_t now, const ChannelState& other,
+                                 std::uint64_t other_now, std::uint64_t horizon) const {
+  // A cycle's distance ahead of now - horizon, 0 for anything at or before it.
+  const auto ahead = [horizon](std::uint64_t v, std::uint64_t at) {
+    return v + horizon > at ? v + horizon - at : 0;
+  };
+  const auto same = [&](std::uint64_t a, std::uint64_t b) {
+    return ahead(a, now) == ahead(b, other_now);
+  };
+  if (banks_.size() != other.banks_.size() || ranks_.size() != other.ranks_.size() ||
+      bus_rank_ != other.bus_rank_ || !same(bus_free_, other.bus_free_)) {
+    return false;
+  }
+  for (std::size_t i = 0; i < banks_.size(); ++i) {
+    const Bank &a = banks_[i], &b = other.banks_[i];
+    if (a.open != b.open || a.row != b.row || !same(a.act, b.act) || !same(a.rd, b.rd) ||
+        !same(a.wr, b.wr) || !same(a.pre, b.pre)) {
+      return false;
+    }
+  }
+  for (std::size_t i = 0; i < groups_.size(); ++i) {
+    const Group &a = groups_[i], &b = other.groups_[i];
+    if (!same(a.act, b.act) || !same(a.rd, b.rd) || !same(a.wr, b.wr)) return false;
+  }
+  for (std::size_t i = 0; i < ranks_.size(); ++i) {
+    const Rank &a = ranks_[i], &b = other.ranks_[i];
+    if (a.faw_next != b.faw_next || a.acts != b.acts || a.open_banks != b.open_banks ||
+        !same(a.act, b.act) || !same(a.rd, b.rd) || !same(a.wr, b.wr) || !same(a.pre, b.pre) ||
+        !same(a.refpb, b.refpb) || !same(a.act_ready, b.act_ready) ||
+        !same(a.rd_ready, b.rd_ready) || !same(a.wr_ready, b.wr_ready)) {
+      return false;
+    }
+    for (std::size_t k = 0; k < a.faw.size(); ++k) {
+      if (!same(a.faw[k], b.faw[k])) return false;
+    }
+  }
+  return true;
+}
+
+std::uint64_t ChannelState::rule_horizon() const {
+  std::uint64_t h = 0;
+  for (unsigned v : {t_.burst, t_.CL,    t_.CWL,   t_.RCD_RD, t_.RCD_WR, t_.RP,       t_.RAS,
+                     t_.RC,    t_.RTP,   t_.WR,    t_.CCD_S,  t_.CCD_L,  t_.CCD_L_WR, t_.RRD_S,
+                     t_.RRD_L, t_.FAW,   t_.WTR_S, t_.WTR_L,  t_.RTW,    t_.RTRS,     t_.PPD,
+                     t_.RFC,   t_.RFCpb, t_.RREFD, t_.PBR2PBR}) {
+    h += v;
+  }
+  return h;
+}
+
 void ChannelState::update_bus_ready() {
   for (unsigned r = 0; r < ranks_.size(); ++r) update_ready(r);
 }

@@ -111,6 +111,19 @@ class ChannelState {
   // Records `cmd` issued at `cycle` (>= earliest(cmd, c)).
   void issue(Command cmd, const Coord& c, std::uint64_t cycle);
 
+  // Time translation: every cycle the state holds moves `delta` later, as if every command so far
+  // had issued `delta` cycles later (ControllerCore's idle fast-forward).
+  void shift(std::uint64_t delta);
+  // Whether this state at cycle `now` constrains every command from then on as `other` does from
+  // cycle `other_now`: the same banks open on the same rows, the same ACT-window and bus owner,
+  // and every "not before" cycle the same distance from its now, where a cycle `horizon` or more
+  // before its now counts as long past (no rule adds more than `horizon` cycles to one).
+  bool same_relative(std::uint64_t now, const ChannelState& other, std::uint64_t other_now,
+                     std::uint64_t horizon) const;
+  // A bound on what any timing rule adds to a command's cycle: the sum of every timing value but
+  // the refresh intervals.
+  std::uint64_t rule_horizon() const;
+
   // Cycle at which the data burst of a column command issued at `cycle` ends.
   std::uint64_t data_end(Command cmd, std::uint64_t cycle) const {
     return cycle + (is_read(cmd) ? t_.CL : t_.CWL) + t_.burst;

@@ -12,7 +12,8 @@ ControllerCore::ControllerCore(const Spec& spec, const CoreParams& params)
       state_(spec),
       scheduler_(make_scheduler(params.scheduler, params.starvation_cap)),
       page_(make_page_policy(params.page_policy, params.page_timeout_cycles)),
-      in_order_(scheduler_->in_order()) {
+      in_order_(scheduler_->in_order()),
+      idle_start_state_(spec) {
   stats_.read_queue.set_capacity(params.read_queue);
   stats_.write_queue.set_capacity(params.write_queue);
   if (params.read_queue == 0 || params.write_queue == 0) {
@@ -56,6 +57,13 @@ ControllerCore::ControllerCore(const Spec& spec, const CoreParams& params)
   stats_.group_writes.assign(spec.org.ranks * spec.org.bank_groups, 0);
   stats_.rank_active_cycles.assign(spec.org.ranks, 0);
   rank_active_since_.assign(spec.org.ranks, 0);
+  if (params.idle_fast_forward && params.refresh != RefreshMode::kOff) {
+    idle_period_ = params.refresh == RefreshMode::kPerBank
+                       ? refresh_interval_ * spec.bank_refresh_units()
+                       : refresh_interval_;
+    idle_skip_span_ = 3 * idle_period_;
+    idle_horizon_ = state_.rule_horizon();
+  }
 }
 
 void ControllerCore::count_room_in(unsigned bursts) {
@@ -515,7 +523,91 @@ void ControllerCore::look(int q, std::uint64_t now, std::uint64_t& next) {
   if (timeout_policy_) consider_idle_rows(nullptr, now, next, any_blocked);
 }
 
-void ControllerCore::log(Command cmd, const Coord& c, std::uint64_t now) {
+std::uint64_t ControllerCore::run_until_idle_aware(std::uint64_t next, std::uint64_t until) {
+  while (next < until) {
+    if (until - next >= idle_skip_span_ && idle_closed()) {
+      next = skip_idle_periods(next, until);
+    } else {
+      next = run(next);
+    }
+  }
+  return next;
+}
+
+bool ControllerCore::idle_closed() const {
+  if (read_count_ + write_count_ > 0) return false;
+  for (unsigned r = 0; r < spec_.org.ranks; ++r) {
+    if (state_.open_banks(r)) return false;
+  }
+  return true;
+}
+
+std::uint64_t ControllerCore::skip_idle_periods(std::uint64_t next, std::uint64_t until) {
+  // One period decided as usual, from the state at its start.
+  const std::uint64_t start = next, period = idle_period_, end = start + period;
+  idle_start_state_ = state_;
+  idle_start_refresh_ = refresh_;
+  const unsigned owed = refreshes_owed_;
+  const std::uint64_t due = next_due_;
+  const int bus_direction = bus_direction_;
+  const auto commands = stats_.commands;
+  const std::uint64_t postponed = stats_.refreshes_postponed;
+  idle_period_log_.clear();
+  idle_recording_ = log_ != nullptr;
+  while (next < end) next = run(next);
+  idle_recording_ = false;
+
+  // It repeats when it ends at the same point of the cycle (the next decision at the period's
+  // end, as it began at its start) with the channel's, the refresh schedule's and the scheduler's
+  // state the same relative to the time, and did nothing but refresh (nothing arrives during a
+  // catch-up). From the same state the same decisions follow, so every later period repeats it.
+  if (next != end || !idle_closed() || plan_.valid || refreshes_owed_ != owed ||
+      next_due_ - end != due - start || bus_direction_ != bus_direction ||
+      !state_.same_relative(end, idle_start_state_, start, idle_horizon_)) {
+    return next;
+  }
+  for (std::size_t r = 0; r < refresh_.size(); ++r) {
+    const RankRefresh &a = refresh_[r], &b = idle_start_refresh_[r];
+    if (a.pending != b.pending || a.next_bank != b.next_bank ||
+        a.next_due - end != b.next_due - start) {
+      return next;
+    }
+  }
+  std::array<std::uint64_t, kCommandCount> per_period{};
+  for (unsigned i = 0; i < kCommandCount; ++i) {
+    per_period[i] = stats_.commands[i] - commands[i];
+    const Command c = static_cast<Command>(i);
+    if (per_period[i] && c != Command::kREFab && !is_bank_refresh(c)) return next;
+  }
+
+  // The whole periods from `end` that end by `until`: their decisions all come before it.
+  const std::uint64_t skipped = (until - end) / period;
+  const std::uint64_t shift = skipped * period;
+  idle_periods_skipped_ += skipped;
+  if (log_) {
+    for (std::uint64_t k = 1; k <= skipped; ++k) {
+      for (const CommandRecord& c : idle_period_log_) {
+        const Coord at{static_cast<std::uint16_t>(c.rank), static_cast<std::uint16_t>(c.bank_group),
+                       static_cast<std::uint16_t>(c.bank), c.row, c.column};
+        write_record(*log_, record(c.command, at, c.cycle + k * period));
+      }
+    }
+  }
+  for (unsigned i = 0; i < kCommandCount; ++i) stats_.commands[i] += skipped * per_period[i];
+  stats_.refreshes_postponed += skipped * (stats_.refreshes_postponed - postponed);
+  state_.shift(shift);
+  for (RankRefresh& r : refresh_) r.next_due += shift;
+  next_due_ += shift;
+  last_run_ += shift;
+  for (BankBook& b : books_) {
+    b.open_since += shift;
+    b.last_column += shift;
+  }
+  for (std::uint64_t& t : rank_active_since_) t += shift;
+  return next + shift;
+}
+
+CommandRecord ControllerCore::record(Command cmd, const Coord& c, std::uint64_t now) const {
   CommandRecord r;
   r.cycle = now;
   r.time_ps = static_cast<std::uint64_t>(static_cast<double>(now) * spec_.timing.tck_ps + 0.5);
@@ -527,6 +619,12 @@ void ControllerCore::log(Command cmd, const Coord& c, std::uint64_t now) {
   r.command = cmd;
   r.row = c.row;
   r.column = c.column;
+  return r;
+}
+
+void ControllerCore::log(Command cmd, const Coord& c, std::uint64_t now) {
+  const CommandRecord r = record(cmd, c, now);
+  if (idle_recording_) idle_period_log_.push_back(r);
   write_record(*log_, r);
 }
 

@@ -52,6 +52,9 @@ struct CoreParams {
   std::uint64_t page_timeout_cycles = 100;  // timeout policy only
   RefreshMode refresh = RefreshMode::kAllBank;
   bool refresh_postpone = true;  // postpone while busy, up to the standard's limit
+  // run_until() takes an idle stretch's refresh periods in one step once one period is seen to
+  // repeat (no change in results; off only to check that).
+  bool idle_fast_forward = true;
 };
 
 struct CoreStats {
@@ -107,6 +110,24 @@ class ControllerCore {
   // Decides at cycle `now` (not earlier than any previous call): issues at most one command.
   // Returns the next cycle at which run() has something to do, or kNever.
   std::uint64_t run(std::uint64_t now);
+
+  // Calls run() from `next` (what it last returned) while the decision cycle is before `until`,
+  // and returns the next decision cycle (>= until, or kNever). Results, statistics and command
+  // log are those of the calls one by one, but an idle stretch (nothing queued, every row closed)
+  // of three or more refresh periods costs about one period: once a period of refreshes leaves
+  // the channel as it found it, relative to the time (ChannelState::same_relative), every period
+  // after it repeats it, and the whole periods left before `until` are accounted for at once
+  // (the refresh commands counted and logged, the timing state moved on).
+  std::uint64_t run_until(std::uint64_t next, std::uint64_t until) {
+    // Inline: the owner catches up at every arrival, mostly over a command or two.
+    if (until - next < idle_skip_span_) {
+      while (next < until) next = run(next);
+      return next;
+    }
+    return run_until_idle_aware(next, until);
+  }
+  // Refresh periods run_until() accounted for without deciding them one by one.
+  std::uint64_t idle_periods_skipped() const { return idle_periods_skipped_; }
 
   // Whether run() has anything to do besides waiting for the next refresh to fall due: queued
   // bursts, a due refresh, or (timeout page policy) an open row to close. An owner may leave an
@@ -255,6 +276,15 @@ class ControllerCore {
   }
   void issue(const Choice& ch, std::uint64_t now);
   void log(Command cmd, const Coord& c, std::uint64_t now);
+  CommandRecord record(Command cmd, const Coord& c, std::uint64_t now) const;
+  // run_until() over three refresh periods or more (next < until).
+  std::uint64_t run_until_idle_aware(std::uint64_t next, std::uint64_t until);
+  // run_until()'s fast-forward: nothing queued, every row closed, refresh on.
+  bool idle_closed() const;
+  // From decision cycle `next` (idle_closed(), `until` at least three periods on): runs one
+  // refresh period, and when it repeated the state it started from, skips the whole periods
+  // after it that end by `until`. Returns the next decision cycle.
+  std::uint64_t skip_idle_periods(std::uint64_t next, std::uint64_t until);
   void note_open_change(unsigned flat, bool was_open, std::uint64_t now);
   Coord bank_coord(unsigned flat) const;
 
@@ -348,6 +378,19 @@ class ControllerCore {
 
   CoreStats stats_;
   std::vector<std::uint64_t> rank_active_since_;
+
+  // Idle fast-forward (run_until): the refresh period (tREFI, or tREFIpb x the refresh units: one
+  // turn of the banks), 0 when off, and the stretch it needs; the rule horizon
+  // (ChannelState::same_relative); the state at the start of the period being checked; the commands
+  // that period logged.
+  std::uint64_t idle_period_ = 0;
+  std::uint64_t idle_skip_span_ = kNever;  // 3 x idle_period_: the shortest stretch worth a try
+  std::uint64_t idle_horizon_ = 0;
+  ChannelState idle_start_state_;
+  std::vector<RankRefresh> idle_start_refresh_;
+  std::vector<CommandRecord> idle_period_log_;
+  bool idle_recording_ = false;
+  std::uint64_t idle_periods_skipped_ = 0;
 };
 
 }  // namespace famsim::dram
