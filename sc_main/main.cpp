@@ -1,7 +1,8 @@
 // famsim command line.
 //
 //   famsim run [--platform F] [--workload F] [--set key.path=value]... [--seed N] [--out DIR]
-//              [--dram-log] [--txn-log] [--trace FILE [--trace-format F] [--max-outstanding N]]
+//              [--dram-log] [--txn-log] [--progress SECONDS] [--trace FILE [--trace-format F]
+//              [--max-outstanding N]]
 //   famsim check-dram-log --preset NAME [--set key=value]... FILE...
 //   famsim validate --platform F [--workload F] [--set key.path=value]...
 //   famsim bench [--platform F] [--workload F] [--set key.path=value]... [--mib-per-gpu N]
@@ -26,6 +27,7 @@
 #endif
 
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cstdlib>
@@ -59,13 +61,14 @@ void configure_systemc_reports() {
                                           sc_core::SC_DO_NOTHING);
 }
 
-int do_run(const famsim::RunOptions& opt, const std::string& out_dir) {
+int do_run(const famsim::RunOptions& opt, const std::string& out_dir, double progress_seconds) {
   const auto t0 = std::chrono::steady_clock::now();
   famsim::ConfigDoc doc = famsim::load_config(opt);
   // The run writes into a staging directory and its files replace the previous run's only once
   // it has completed: a run stopped by an error leaves the directory as it was.
   famsim::OutputDir out(out_dir);
   famsim::Simulation sim(std::move(doc), out_dir, out.staging());
+  sim.report_progress(progress_seconds, std::cerr);
   sim.run();
   if (sim.input_error()) {
     std::cerr << "famsim: error: " << *sim.input_error() << "\n";
@@ -301,6 +304,13 @@ int famsim_main(int argc, char** argv) {
   bool txn_log = false;
   run->add_flag("--txn-log", txn_log,
                 "Write every completed request to DIR/transactions.csv (sim.transaction_log)");
+  // A long run says how far it has got, on a terminal: a typo that makes a workload far bigger
+  // than meant shows in its first lines rather than after hours of silence.
+  double progress_seconds = isatty(STDERR_FILENO) ? 10.0 : 0.0;
+  run->add_option("--progress", progress_seconds,
+                  "Print simulated time and requests completed to stderr every SECONDS of host "
+                  "time (default 10 when stderr is a terminal, else none; 0: none; famsim kernel)")
+      ->check(CLI::Range(0.0, 1e6));
   std::string trace_file, trace_format;
   std::uint64_t max_outstanding = 0;
   for (CLI::App* sub : {run}) {
@@ -376,7 +386,7 @@ int famsim_main(int argc, char** argv) {
 
   configure_systemc_reports();
   try {
-    if (run->parsed()) return do_run(opt, out_dir);
+    if (run->parsed()) return do_run(opt, out_dir, progress_seconds);
     if (bench->parsed()) return do_bench(opt, bench_mib, bench_mib_opt->count() > 0);
     if (check->parsed()) return do_check_dram_log(check_preset, check_sets, check_files);
     if (sweep->parsed()) return do_sweep(sweep_file, sweep_out, sweep_jobs);

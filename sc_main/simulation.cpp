@@ -12,9 +12,11 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <map>
+#include <ostream>
 
 namespace famsim {
 
@@ -691,6 +693,29 @@ void Simulation::schedule_vmm_events() {
     }
   }
   vmm_events_ = std::make_unique<VmmEventPlayer>("vmm_events", *ctx_, std::move(actions));
+}
+
+void Simulation::report_progress(double every_seconds, std::ostream& os) {
+  Scheduler* s = ctx_->scheduler();
+  if (!s || every_seconds <= 0) return;
+  using Clock = std::chrono::steady_clock;
+  const auto every =
+      std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(every_seconds));
+  const Clock::time_point start = Clock::now();
+  s->set_after_run_ahead(
+      [this, &os, start, every, due = start + every](std::uint64_t now_ps) mutable {
+        const Clock::time_point t = Clock::now();
+        if (t < due) return;
+        due = t + every;
+        const double host = std::chrono::duration<double>(t - start).count();
+        const std::uint64_t done = ctx_->hop_breakdown.requests();
+        os << fmt::format(
+                  "famsim: progress: {:.3f} us simulated, {} requests completed, {:.1f} host s "
+                  "({:.0f} requests per host second)\n",
+                  static_cast<double>(now_ps) * 1e-6, done, host,
+                  host > 0 ? static_cast<double>(done) / host : 0.0)
+           << std::flush;
+      });
 }
 
 void Simulation::run() {

@@ -106,6 +106,10 @@ class Simulation {
 
   // Runs to completion (or sim.max_time_ns).
   void run();
+  // During run(), writes a line to `os` every `every_seconds` of host time: simulated time so
+  // far, requests completed, host time and their rate. The famsim kernel only (its scheduler
+  // calls back between run-aheads); with the systemc kernel it does nothing.
+  void report_progress(double every_seconds, std::ostream& os);
 
   // An input error found while simulating (a VMM fault); the run's results are not valid.
   const std::optional<std::string>& input_error() const { return ctx_->input_error; }

@@ -98,6 +98,10 @@ class HopBreakdown {
   nlohmann::json to_json() const;
 
   std::uint64_t mismatched_requests() const { return read_.mismatched + write_.mismatched; }
+  // Every request added so far.
+  std::uint64_t requests() const {
+    return read_.end_to_end.count() + write_.end_to_end.count() + mismatched_requests();
+  }
 
  private:
   struct Direction {

@@ -175,6 +175,7 @@ void Scheduler::run() {
     sample_at_ps_ = sampler_->before(w->pending_ps_);
   }
   running_ = false;
+  if (after_run_ahead_) after_run_ahead_(detail::g_now_ps);
   if (w && !stopped_ && w->pending_ps_ < end_ps_) {
     notified_ps_ = w->pending_ps_;
     event_.notify(sc_core::sc_time::from_value(notified_ps_ > sc_now ? notified_ps_ - sc_now : 0));

@@ -23,6 +23,7 @@
 #include <systemc>
 
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <vector>
 
@@ -46,6 +47,12 @@ class Scheduler : public sc_core::sc_module {
   void set_end_ps(std::uint64_t e) { end_ps_ = e; }
   // Samples `sampler`'s window boundaries before the first wake-up at or after each (phases.h).
   void set_sampler(PhaseSampler* sampler);
+  // Called with famsim's local time after every run-ahead (at most a quantum of simulated time
+  // with work in it; an idle stretch is one step): a progress report's hook. It must not touch
+  // the model.
+  void set_after_run_ahead(std::function<void(std::uint64_t now_ps)> f) {
+    after_run_ahead_ = std::move(f);
+  }
   // Stops executing events (after an input error found mid-run); sc_stop() ends SystemC.
   void stop() { stopped_ = true; }
   bool stopped() const { return stopped_; }
@@ -98,6 +105,7 @@ class Scheduler : public sc_core::sc_module {
   std::uint64_t quantum_ps_ = 1000000;  // 1 us
   std::uint64_t end_ps_ = std::numeric_limits<std::uint64_t>::max();
   PhaseSampler* sampler_ = nullptr;
+  std::function<void(std::uint64_t)> after_run_ahead_;
   std::uint64_t sample_at_ps_ = std::numeric_limits<std::uint64_t>::max();
   bool running_ = false;
   bool stopped_ = false;

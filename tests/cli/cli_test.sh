@@ -786,4 +786,39 @@ expect_rc 2 "famsim validate with a wrong type"
 expect_in_output gpus.count "famsim validate with a wrong type"
 pass "famsim validate rejects a wrong type"
 
+# --- Progress lines (--progress SECONDS; none by default off a terminal). --------------------------
+# 256 KiB in 128 B requests: 2048 requests in all. With an interval far below a run-ahead's host
+# time, every run-ahead (1 us of simulated time at most) prints a line; simulated time and requests
+# completed only grow, and never pass the run's own totals.
+"$FAMSIM" run "${SMALL[@]}" --progress 1e-9 --out "$WORK/progress" >"$WORK/progress.out" \
+  2>"$WORK/progress.err" || fail "famsim run --progress 1e-9: exit code $?: $(cat "$WORK/progress.err")"
+python3 - "$WORK/progress.err" "$WORK/progress/stats.json" <<'PY2' || fail "--progress lines: see above"
+import json, re, sys
+lines = open(sys.argv[1]).read().splitlines()
+end_us = json.load(open(sys.argv[2]))["sim"]["simulated_time_ns"] / 1000
+pat = re.compile(r"famsim: progress: ([0-9.]+) us simulated, ([0-9]+) requests completed, "
+                 r"[0-9.]+ host s \([0-9]+ requests per host second\)$")
+if len(lines) < 5:
+    sys.exit(f"{len(lines)} progress lines for a run of {end_us:.1f} us, expected one per us")
+last_us, last_done = 0.0, 0
+for line in lines:
+    m = pat.match(line)
+    if not m:
+        sys.exit(f"not a progress line: {line!r}")
+    us, done = float(m.group(1)), int(m.group(2))
+    if us < last_us or done < last_done or us > end_us + 0.001 or done > 2048:
+        sys.exit(f"{line!r} after {last_us} us and {last_done} requests (run: {end_us} us, 2048)")
+    last_us, last_done = us, done
+PY2
+pass "--progress prints simulated time and requests completed, growing, within the run's totals"
+grep -q "famsim: progress" "$WORK/progress.out" && fail "--progress wrote to stdout: $(cat "$WORK/progress.out")"
+run_famsim progress_default run "${SMALL[@]}" --out "$WORK/progress_default"
+expect_rc 0 "famsim run without --progress"
+case "$OUT" in *"famsim: progress"*) fail "progress lines off a terminal without --progress: $OUT" ;; esac
+pass "no progress lines by default when stderr is not a terminal"
+run_famsim progress_bad run "${SMALL[@]}" --progress -1 --out "$WORK/progress_bad"
+expect_rc 2 "famsim run --progress -1"
+expect_in_output "--progress" "famsim run --progress -1"
+pass "a negative --progress interval is bad input"
+
 echo "cli.contract: all checks passed"
