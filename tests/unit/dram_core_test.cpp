@@ -76,6 +76,15 @@ struct Driver {
       }
     }
   }
+  // Takes the completions whose data is done by cycle `upto`.
+  void collect(std::uint64_t upto) {
+    for (std::uint64_t c = core.next_completion(); c != ControllerCore::kNever && c <= upto;
+         c = core.next_completion()) {
+      bool w;
+      std::uint64_t arrival;
+      core.pop_completion(w, arrival);
+    }
+  }
   std::vector<CommandRecord> commands() const {
     std::vector<CommandRecord> out;
     std::istringstream in(log.str());
@@ -190,14 +199,7 @@ void expect_same_commands_with_and_without_plans(const std::string& scheduler,
   // Finished requests are collected up to the core's last decision.
   auto drive = [&](Driver& d, bool run_at_arrivals) {
     std::uint64_t next = ControllerCore::kNever;
-    auto collect = [&](std::uint64_t upto) {
-      for (std::uint64_t c = d.core.next_completion(); c != ControllerCore::kNever && c <= upto;
-           c = d.core.next_completion()) {
-        bool w;
-        std::uint64_t arrival;
-        d.core.pop_completion(w, arrival);
-      }
-    };
+    auto collect = [&d](std::uint64_t upto) { d.collect(upto); };
     for (const Arrival& a : arrivals) {
       while (next < a.cycle) next = d.core.run(next);
       collect(a.cycle);
@@ -492,14 +494,7 @@ void expect_same_with_and_without_idle_skip(const std::string& preset, RefreshMo
   const std::uint64_t end = t + 20 * period;
   auto drive = [&](Driver& d) {
     std::uint64_t next = 0;
-    auto collect = [&](std::uint64_t upto) {
-      for (std::uint64_t c = d.core.next_completion(); c != ControllerCore::kNever && c <= upto;
-           c = d.core.next_completion()) {
-        bool w;
-        std::uint64_t arrival;
-        d.core.pop_completion(w, arrival);
-      }
-    };
+    auto collect = [&d](std::uint64_t upto) { d.collect(upto); };
     for (const Arrival& a : arrivals) {
       next = d.core.run_until(next, a.cycle);
       collect(a.cycle);
