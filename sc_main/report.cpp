@@ -158,22 +158,13 @@ namespace {
 
 // A workload result for people: counts and large figures in plain digits (1473860, not
 // 1.47386e+06), small ones to six significant digits.
-// " (gpu1 -> plane3_switch)" for a link's wire or VC credits: the ends of the wire (the link's
-// request_direction / response_direction). A wire is named for the class of transactions its
-// side starts, so a peer GPU's responses travel on its "request wire"; the ends say which way.
-std::string link_direction(const nlohmann::json& components, const std::string& component,
-                           const std::string& resource) {
-  std::string wire;
-  if (resource == "request wire" || resource.rfind("request VC credits", 0) == 0) wire = "request";
-  if (resource == "response wire" || resource.rfind("response VC credits", 0) == 0) {
-    wire = "response";
-  }
-  if (resource.find("(request direction)") != std::string::npos) wire = "request";
-  if (resource.find("(response direction)") != std::string::npos) wire = "response";
-  if (wire.empty() || !components.contains(component)) return {};
-  const auto& d = components[component].value(wire + "_direction", nlohmann::json::object());
-  if (!d.contains("from") || !d.contains("to")) return {};
-  return fmt::format(" ({} -> {})", d["from"].get<std::string>(), d["to"].get<std::string>());
+// " (gpu1 -> plane3_switch)" for a link's wire or VC credits, whose bottleneck entries name the
+// wire's ends (`from`, `to`): a wire is named for the class of transactions its side starts, so a
+// peer GPU's responses travel on its "request wire"; the ends say which way.
+std::string wire_ends(const nlohmann::json& entry) {
+  if (!entry.contains("from") || !entry.contains("to")) return {};
+  return fmt::format(" ({} -> {})", entry["from"].get<std::string>(),
+                     entry["to"].get<std::string>());
 }
 
 std::string result_text(double v) {
@@ -274,14 +265,11 @@ std::string summary_text(const nlohmann::json& s, const std::string& out_dir) {
     o += "  bottleneck: " + b["sentence"].get<std::string>() + "\n";
     o += "  top resources (utilization; state; time they held back their upstream):\n";
     const auto& ranked = b["ranked"];
-    static const nlohmann::json kNone = nlohmann::json::object();
-    const nlohmann::json& components = s.contains("components") ? s["components"] : kNone;
     std::vector<std::string> names;
     std::size_t width = 44;
     for (std::size_t i = 0; i < ranked.size() && i < 5; ++i) {
-      const std::string component = ranked[i]["component"].get<std::string>();
-      const std::string resource = ranked[i]["resource"].get<std::string>();
-      names.push_back(component + " " + resource + link_direction(components, component, resource));
+      names.push_back(ranked[i]["component"].get<std::string>() + " " +
+                      ranked[i]["resource"].get<std::string>() + wire_ends(ranked[i]));
       width = std::max(width, names.back().size());
     }
     for (std::size_t i = 0; i < names.size(); ++i) {
@@ -303,9 +291,7 @@ std::string summary_text(const nlohmann::json& s, const std::string& out_dir) {
             "    {:>24} {:8.1f} GB/s  {}\n", span, p["achieved_gbps"].get<double>(),
             l.is_null() ? std::string("nothing saturated")
                         : fmt::format("{} {}{} ({} {:.1f} %)", l["component"].get<std::string>(),
-                                      l["resource"].get<std::string>(),
-                                      link_direction(components, l["component"].get<std::string>(),
-                                                     l["resource"].get<std::string>()),
+                                      l["resource"].get<std::string>(), wire_ends(l),
                                       l["reason"] == "bandwidth" ? "busy" : "full",
                                       l["utilization"].get<double>() * 100.0));
       }

@@ -999,22 +999,17 @@ def section_hops(doc, stats):
         doc.p("No completed request has a per-hop breakdown.")
 
 
-def link_direction(stats, component, resource):
-    """' (gpu1 → plane3_switch)' for a link's wire or VC credits: the wire's ends, from the
-    link's request_direction / response_direction (stats.json names a wire for the class of
-    transactions its side starts, so a peer GPU's responses travel on its 'request wire')."""
-    m = re.fullmatch(r"(request|response) (?:wire|VC credits(?: \((request|response) "
-                     r"direction\))?)", resource)
-    if not m or not isinstance(component, str):
+def wire_ends(entry):
+    """' (gpu1 → plane3_switch)' for a link's wire or VC credits, whose bottleneck entries name the
+    wire's ends (from, to): stats.json names a wire for the class of transactions its side
+    starts, so a peer GPU's responses travel on its 'request wire'."""
+    if not isinstance(entry, dict) or not isinstance(entry.get("from"), str) \
+            or not isinstance(entry.get("to"), str):
         return ""
-    d = get(stats, "components", component, f"{m.group(2) or m.group(1)}_direction")
-    if not isinstance(d, dict) or not isinstance(d.get("from"), str) \
-            or not isinstance(d.get("to"), str):
-        return ""
-    return f" ({d['from']} → {d['to']})"
+    return f" ({entry['from']} → {entry['to']})"
 
 
-def ranked_row(stats, i, r):
+def ranked_row(i, r):
     unit = get(r, "capacity_unit", default="GB/s" if r.get("type") == "bandwidth" else "slots")
     digits = 2 if unit == "GB/s" else 1
     cap_digits = digits if unit == "GB/s" else 0
@@ -1022,7 +1017,7 @@ def ranked_row(stats, i, r):
     bound = get(r, "bound_gbps")
     resource = as_text(r.get("resource"))
     return [str(i), code(as_text(r.get("component"))),
-            resource + link_direction(stats, r.get("component"), resource),
+            resource + wire_ends(r),
             as_text(r.get("type")), fmt_pct(r.get("utilization")), used,
             fmt_num(r.get("backpressure_ns")), as_text(r.get("state")),
             fmt_num(bound, 1) if number(bound) else DASH]
@@ -1142,11 +1137,11 @@ def section_bottleneck(doc, stats):
               f"or above {fmt_pct(threshold, 0)}), blocked (a full pool), ok.")
         doc.table(["#", "Component", "Resource", "Type", "Utilisation", "Used / capacity",
                    "Backpressure (ns)", "State", "Bound (GB/s)"],
-                  [ranked_row(stats, i + 1, r) for i, r in enumerate(ranked[:10])], "rlllrrrlr")
-    section_phases(doc, bn, stats)
+                  [ranked_row(i + 1, r) for i, r in enumerate(ranked[:10])], "rlllrrrlr")
+    section_phases(doc, bn)
 
 
-def section_phases(doc, bn, stats):
+def section_phases(doc, bn):
     """The limiter of each part of the run (bottlenecks.phases), when it changed."""
     ph = get(bn, "phases")
     phases = [p for p in as_list(get(ph, "phases")) if isinstance(p, dict)]
@@ -1166,7 +1161,7 @@ def section_phases(doc, bn, stats):
         lim = get(p, "limiter")
         if isinstance(lim, dict):
             what = [code(f"{lim.get('component', '?')} {lim.get('resource', '')}".strip()),
-                    link_direction(stats, lim.get("component"), as_text(lim.get("resource"))),
+                    wire_ends(lim),
                     f" ({'full' if lim.get('reason') == 'slots' else 'busy'} "
                     f"{fmt_pct(lim.get('utilization'))})"]
         else:

@@ -232,6 +232,10 @@ nlohmann::json analyze_bottlenecks(const std::vector<ResourceRecord>& resources,
     if (bandwidth(r) && r.use.utilization > 0) e["bound_gbps"] = achieved_gbps / r.use.utilization;
     if (!bandwidth(r)) e["round_trip_position"] = round_trip_position(r);
     if (!r.use.advice.empty()) e["advice"] = r.use.advice;
+    if (!r.use.from.empty()) {
+      e["from"] = r.use.from;
+      e["to"] = r.use.to;
+    }
     return e;
   };
 

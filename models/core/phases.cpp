@@ -333,6 +333,10 @@ nlohmann::json PhaseSampler::analyze(const ReportWindow& window, double threshol
                       {"class", l["class"]},
                       {"utilization", l["utilization"]},
                       {"reason", l["reason"]}};
+      if (l.contains("from")) {
+        e["limiter"]["from"] = l["from"];
+        e["limiter"]["to"] = l["to"];
+      }
     }
     if (a.contains("analytic_bound_gbps")) e["analytic_bound_gbps"] = a["analytic_bound_gbps"];
     list.push_back(std::move(e));

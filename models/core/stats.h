@@ -165,6 +165,10 @@ struct ResourceUse {
   // (bottleneck.h path_depth): a link's pools sit just before the block the link feeds. -1: the
   // kind's.
   double path_depth = -1;
+  // A link's wire, and the VC credits that pace traffic on it: the components at the wire's ends,
+  // the way its data goes (a wire is named for the transactions its side starts, so a peer GPU's
+  // responses go out on its "request wire"). Empty for every other resource.
+  std::string from, to;
   // A figure of the whole run with no running counter behind it (a DRAM channel's busiest bank,
   // a different bank from one span to the next): the per-phase analysis has no probe for it.
   bool whole_run_only = false;

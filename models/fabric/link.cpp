@@ -457,11 +457,18 @@ double Link::credit_depth(unsigned k) const {
   return far_end_ != BlockKind::kOther ? path_depth(far_end_) - 0.5 : -1.0;
 }
 
+void Link::set_wire_ends(ResourceUse& use, unsigned wire) const {
+  if (a_side_.empty()) return;
+  use.from = wire == 0 ? a_side_ : b_side_;
+  use.to = wire == 0 ? b_side_ : a_side_;
+}
+
 void Link::probes(std::vector<ResourceProbe>& out) const {
   for (unsigned i = 0; i < 2; ++i) {
     const Wire* w = &wire_[i];
     ResourceProbe wire;
     wire.use.name = i == 0 ? "request wire" : "response wire";
+    set_wire_ends(wire.use, i);
     wire.use.capacity = bandwidth_gbps_;
     wire.work = [this, w](std::uint64_t) {
       const double fs = static_cast<double>(w->busy_fs) - padding_ps(*w) * 1e3;
@@ -477,6 +484,7 @@ void Link::probes(std::vector<ResourceProbe>& out) const {
       credits.work = [&c](std::uint64_t t) { return credits_held_at(c, t).integral_to(t); };
       credits.use.response_path = v == 1;
       credits.use.path_depth = credit_depth(2 * i + v);
+      set_wire_ends(credits.use, i);
       out.push_back(std::move(credits));
     }
   }
@@ -532,6 +540,7 @@ void Link::report(ComponentReport& r, const ReportWindow& window) const {
       j["from"] = i == 0 ? a_side_ : b_side_;
       j["to"] = i == 0 ? b_side_ : a_side_;
     }
+    // (set_wire_ends gives the resources below the same ends.)
     if (w.vc[0]->active) j["request_vc"] = vc_json(*w.vc[0]);
     if (w.vc[1]->active) j["response_vc"] = vc_json(*w.vc[1]);
     r.extra[names[i]] = std::move(j);
@@ -543,6 +552,7 @@ void Link::report(ComponentReport& r, const ReportWindow& window) const {
       wire_use.capacity = bandwidth_gbps_;
       wire_use.used = needed * bandwidth_gbps_;
       wire_use.backpressure_ns = bp * 1e-3;
+      set_wire_ends(wire_use, i);
       r.resources.push_back(std::move(wire_use));
     }
     // Each VC's credits: a window of C credits over a credit round trip R carries at most
@@ -558,6 +568,7 @@ void Link::report(ComponentReport& r, const ReportWindow& window) const {
       credits.backpressure_ns = static_cast<double>(c.stall_ps) * 1e-3;
       credits.response_path = v == 1;
       credits.path_depth = credit_depth(2 * i + v);
+      set_wire_ends(credits, i);
       r.resources.push_back(std::move(credits));
     }
   }

@@ -256,6 +256,8 @@ class Link : public sc_core::sc_module, public Component {
   static OccupancyGauge credits_held_at(const Channel& c, std::uint64_t t_ps);
   // Where channel k's credits are entered on the round trip, -1 when the far end's kind says it.
   double credit_depth(unsigned k) const;
+  // A resource of wire `wire` (0: side A to B) names the wire's ends (set_ends), if known.
+  void set_wire_ends(ResourceUse& use, unsigned wire) const;
 
   friend class Wakeup;  // runs behaviour()
   void behaviour();

@@ -601,12 +601,30 @@ shown = re.findall(r"^    (\S+) (request|response) wire \((\S+) -> (\S+)\) ", op
 assert shown, "no link wire among the terminal's top resources"
 for k, wire, a, b in shown:
     assert (a, b) == (ends[k] if wire == "request" else ends[k][::-1]), (k, wire, a, b)
+# The bottleneck entries carry the same ends: a link's wire, and a VC's credits (which pace the
+# wire their VC's data goes on: "(response direction)" names the response wire), by the same rule;
+# no other resource has them.
+b = json.load(open(sys.argv[1]))["bottlenecks"]
+entries = b["ranked"] + ([b["limiter"]] if "limiter" in b else [])
+entries += [p["limiter"] for p in b.get("phases", {}).get("phases", []) if p["limiter"]]
+seen = 0
+for e in entries:
+    m = re.fullmatch(r"(request|response) (?:wire|VC credits(?: \((request|response) direction\))?)",
+                     e["resource"])
+    if e["component"] not in ends or not m:
+        assert "from" not in e and "to" not in e, e
+        continue
+    wire = m.group(2) or m.group(1)
+    want = ends[e["component"]] if wire == "request" else ends[e["component"]][::-1]
+    assert (e.get("from"), e.get("to")) == want, (e["component"], e["resource"], e.get("from"), want)
+    seen += 1
+assert seen, "no link resource among the bottleneck entries"
 PY
 /usr/bin/python3 scripts/report.py "$WORK/peer" --out "$WORK/peer-report" >/dev/null 2>&1 ||
   fail "report.py on the peer_read run"
 grep -q '| `gpu1_link[0-9]*` | request wire (gpu1 → plane[0-3]_switch) |' "$WORK/peer-report/report.md" ||
   fail "report.py's resource table shows no GPU 1 request wire with its ends"
-pass "link wires name their ends in stats.json, the terminal and report.py"
+pass "link wires name their ends in stats.json, its bottleneck entries, the terminal and report.py"
 
 cat >"$WORK/gpu9.yaml" <<'YAML'
 name: missing_gpu
