@@ -442,9 +442,20 @@ void Simulation::map_workload() {
             Placement where = r.where;
             if (s.stripe_by_gpu && where.kind == Placement::Kind::kStriped)
               rotate_stripes(where, rank);
-            c.region_va.push_back(
-                map_region(*vmm_, r.bytes, where, {g},
-                           r.write ? AccessRight::kReadWrite : AccessRight::kRead));
+            try {
+              c.region_va.push_back(
+                  map_region(*vmm_, r.bytes, where, {g},
+                             r.write ? AccessRight::kReadWrite : AccessRight::kRead));
+            } catch (const VmmError& e) {
+              if (r.keys.empty()) throw;
+              // Too big for its memory: name the key that set the size, and the product.
+              const std::string key = set_key(s.path + "." + s.generator->kind(), r.keys);
+              throw ConfigError(fmt::format(
+                  "{}: {}: GPU {}'s {} region takes {} B ({}), but {}; expected values of {} with "
+                  "which it fits",
+                  doc_.sources->source_of(key), key, g, r.role, r.bytes, r.how, e.what(),
+                  fmt::join(r.keys, ", ")));
+            }
           }
           sources[g] = s.generator->make_source(c);
         }
@@ -515,6 +526,18 @@ void Simulation::map_workload() {
   if (cfg_.sim.max_time_ns == 0) check_run_length();
 }
 
+std::string Simulation::set_key(const std::string& base,
+                                const std::vector<std::string>& keys) const {
+  // The key a --set changed (itself, or a range's min or max), the likely typo; else the first.
+  for (const std::string& k : keys) {
+    for (const char* part : {"", ".min", ".max"}) {
+      const std::string key = base + "." + k + part;
+      if (doc_.sources->source_of(key).rfind("--set", 0) == 0) return key;
+    }
+  }
+  return base + "." + keys.front();
+}
+
 void Simulation::check_run_length() const {
   // A total_bytes typo (16 TiB for 16 GiB) would run for days of host time and only then stop at
   // 2^48 ps. Every byte a stream moves passes through the channels of the memories it is on, so
@@ -577,14 +600,7 @@ void Simulation::check_run_length() const {
         for (const Placement& w : m.where) {
           for (unsigned g : s.gpus) memories_of(w, g, set);
         }
-        // Name the key a --set changed when one did (the likely typo), else the first.
-        std::string key = gen + "." + m.keys.front();
-        for (const std::string& k : m.keys) {
-          if (doc_.sources->source_of(gen + "." + k).rfind("--set", 0) == 0) {
-            key = gen + "." + k;
-            break;
-          }
-        }
+        const std::string key = set_key(gen, m.keys);
         add(std::move(set), m.bytes, key,
             fmt::format("{} moves at least {}; check {} for a typo", s.generator->kind(), m.how,
                         fmt::join(m.keys, ", ")),

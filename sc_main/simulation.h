@@ -150,6 +150,9 @@ class Simulation {
   // Pattern streams that could not finish within 2^48 ps even at their memories' peak channel
   // bandwidth: ConfigError naming the total_bytes of the one moving the most.
   void check_run_length() const;
+  // base + "." + the first of `keys` (generator keys) a --set changed (or its .min or .max, then
+  // named), else the first of them.
+  std::string set_key(const std::string& base, const std::vector<std::string>& keys) const;
   // Every sim.log.modules prefix names a block or a prefix of blocks' names: ConfigError if not.
   void check_log_modules() const;
   void schedule_vmm_events();

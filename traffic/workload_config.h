@@ -96,6 +96,10 @@ struct RegionSpec {
   std::uint64_t bytes = 0;
   Placement where;
   bool write = false;  // the GPU writes it (read-write access), else read-only
+  // For a region that does not fit: the generator keys its size comes from (the first is named
+  // unless a --set changed another) and the product that gives it, in words.
+  std::vector<std::string> keys;
+  std::string how;
 };
 
 // What a generator's source is built from (Simulation::map_workload fills it per GPU).

@@ -426,6 +426,33 @@ CLI_TIMEOUT_S=60 expect_bad prefill_prompts_typo "prefill prompts fam0 cannot se
   run "${NVL8[@]}" --workload traffic/prefill_prefix_reuse.yaml \
   --set workload.streams.0.prefill.cache_tokens=32768 \
   --set workload.streams.0.prefill.prompts=16000000 $(out prefill_prompts_typo)
+# A generator region too big for its memory names the key that set its size (the --set), the
+# region's bytes and the product behind them. kv_decode_llama70b, batch 8 -> 80000: each GPU's KV
+# region holds batch x ceil((context max 4096 + 2 steps) / 16) = 257 blocks a sequence x 2 layers x
+# 2 vectors x a 16-token block of its 256 B-per-token vector shard (4096 B) = 80000 x 257 x 16384 B
+# = 336855040000 B (a whole number of 2 MiB granules: 160625). GPU 0's fits on fam0's 512 GiB
+# (549755813888 B); GPU 1 finds 549755813888 - 336855040000 = 212900773888 B free.
+expect_bad kv_batch_capacity "a kv_decode batch whose KV cache does not fit on fam0" \
+  "--set workload.streams.0.kv_decode.batch=80000: workload.streams.0.kv_decode.batch: GPU 1's kv_cache region takes 336855040000 B (batch 80000 x 257 blocks" \
+  "location fam0 has 212900773888 B free" -- \
+  run "${NVL8[@]}" --workload traffic/kv_decode_llama70b.yaml \
+  --set workload.streams.0.kv_decode.batch=80000 $(out kv_batch_capacity)
+# The same through context_tokens.max: the range's max is named, as the --set gave it.
+expect_bad kv_context_capacity "a kv_decode context_tokens.max whose KV cache does not fit" \
+  "--set workload.streams.0.kv_decode.context_tokens.max=40000000: workload.streams.0.kv_decode.context_tokens.max: GPU" \
+  "context_tokens up to 40000000" -- \
+  run "${NVL8[@]}" --workload traffic/kv_decode_llama70b.yaml \
+  --set workload.streams.0.kv_decode.context_tokens.max=40000000 $(out kv_context_capacity)
+# prefill_prefix_reuse, prompts 16 -> 100000000 with the default prefix cache (every block of the
+# prompts): 100000000 prompts x 128 blocks of 16 tokens (input_tokens up to 2048) = 12800000000
+# blocks x 2 layers x 2 vectors x 32768 B (16 tokens x 2048 B of Llama-3-8B's vector, tensor
+# parallel 1) = 1677721600000000 B, for 549755813888 B on fam0: the prompts key is named, as the
+# one that sized the cache.
+expect_bad prefill_cache_capacity "a prefill prompts count whose default prefix cache does not fit" \
+  "--set workload.streams.0.prefill.prompts=100000000: workload.streams.0.prefill.prompts: GPU 0's kv_cache region takes 1677721600000000 B" \
+  "by default every block of 100000000 prompts" "location fam0 has 549755813888 B free" -- \
+  run "${NVL8[@]}" --workload traffic/prefill_prefix_reuse.yaml \
+  --set workload.streams.0.prefill.prompts=100000000 $(out prefill_cache_capacity)
 # The same total_bytes with a duration_ns: the duration ends the stream, so the run goes ahead.
 "$FAMSIM" run --platform platforms/minimal.yaml --set workload.streams.0.total_bytes=16TiB \
   --set workload.streams.0.duration_ns=2000 --out "$WORK/out-total_dur" >"$WORK/dur.log" 2>&1 ||

@@ -258,9 +258,26 @@ class KvDecodeSpec : public GeneratorSpec {
   const char* kind() const override { return "kv_decode"; }
   std::vector<RegionSpec> regions() const override {
     std::vector<RegionSpec> r;
-    r.push_back({"kv_cache", p_.region_bytes(p_.batch * p_.max_blocks()), p_.kv, true});
+    // Per GPU: layers x KV vectors (K and V, or MLA's one) x slots x a block of its KV shard.
+    const std::string per_slot =
+        fmt::format("{} layers x {} KV vectors x {} B a block of {} tokens (tensor_parallel {})",
+                    p_.layers, p_.model.kv_vectors(), p_.block_bytes(), p_.block_tokens, p_.tp);
+    r.push_back({"kv_cache",
+                 p_.region_bytes(p_.batch * p_.max_blocks()),
+                 p_.kv,
+                 true,
+                 {"batch", "context_tokens", "steps", "block_tokens", "layers"},
+                 fmt::format("batch {} x {} blocks a sequence (context_tokens up to {} + {} steps) "
+                             "x {}",
+                             p_.batch, p_.max_blocks(), p_.context.max, p_.steps, per_slot)});
     if (p_.hbm_tokens > 0) {
-      r.push_back({"kv_cache_hbm", p_.region_bytes(p_.batch * p_.hbm_blocks()), p_.hbm, true});
+      r.push_back({"kv_cache_hbm",
+                   p_.region_bytes(p_.batch * p_.hbm_blocks()),
+                   p_.hbm,
+                   true,
+                   {"hbm_tokens", "batch", "block_tokens", "layers"},
+                   fmt::format("batch {} x {} blocks a sequence (hbm_tokens {}, and one more) x {}",
+                               p_.batch, p_.hbm_blocks(), p_.hbm_tokens, per_slot)});
     }
     return r;
   }

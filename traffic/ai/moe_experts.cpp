@@ -163,10 +163,22 @@ class MoeSpec : public GeneratorSpec {
   const char* kind() const override { return "moe_experts"; }
   std::vector<RegionSpec> regions() const override {
     std::vector<RegionSpec> r;
-    r.push_back({"experts", std::uint64_t{p_.layers} * p_.model.experts * p_.expert_bytes(),
-                 p_.where, false});
+    r.push_back(
+        {"experts",
+         std::uint64_t{p_.layers} * p_.model.experts * p_.expert_bytes(),
+         p_.where,
+         false,
+         {"layers", "tensor_parallel"},
+         fmt::format("{} MoE layers x {} experts x {} B of each expert (tensor_parallel {})",
+                     p_.layers, p_.model.experts, p_.expert_bytes(), p_.tp)});
     if (p_.cache_experts > 0) {
-      r.push_back({"expert_cache", p_.cache_experts * p_.expert_bytes(), p_.cache_where, true});
+      r.push_back({"expert_cache",
+                   p_.cache_experts * p_.expert_bytes(),
+                   p_.cache_where,
+                   true,
+                   {"cache_experts", "tensor_parallel"},
+                   fmt::format("cache_experts {} x {} B of each expert (tensor_parallel {})",
+                               p_.cache_experts, p_.expert_bytes(), p_.tp)});
     }
     return r;
   }

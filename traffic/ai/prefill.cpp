@@ -55,6 +55,7 @@ struct PrefillParams {
   Placement where;
   unsigned block_tokens = 16;
   std::uint64_t cache_tokens = 0;
+  bool cache_tokens_default = false;  // every block of the synthetic prompts
   unsigned tp = 1;
   unsigned layers = 1;
   ComputeModel compute;
@@ -292,7 +293,20 @@ class PrefillSpec : public GeneratorSpec {
   std::vector<RegionSpec> regions() const override {
     return {{"kv_cache",
              std::uint64_t{p_.layers} * p_.model.kv_vectors() * p_.slots() * p_.block_bytes(),
-             p_.where, true}};
+             p_.where, true,
+             p_.cache_tokens_default
+                 ? std::vector<std::string>{"prompts", "input_tokens", "cache_tokens",
+                                            "block_tokens", "layers"}
+                 : std::vector<std::string>{"cache_tokens", "block_tokens", "layers"},
+             fmt::format("{} layers x {} KV vectors x {} blocks (cache_tokens {}{}) x {} B a block "
+                         "of {} tokens (tensor_parallel {})",
+                         p_.layers, p_.model.kv_vectors(), p_.slots(), p_.cache_tokens,
+                         p_.cache_tokens_default
+                             ? fmt::format(", by default every block of {} prompts of up to {} "
+                                           "tokens",
+                                           p_.prompts, p_.input.max)
+                             : "",
+                         p_.block_bytes(), p_.block_tokens, p_.tp)}};
   }
   std::unique_ptr<AccessSource> make_source(const SourceContext& c) const override {
     return std::make_unique<PrefillSource>(p_, c, ranks_);
@@ -425,6 +439,7 @@ std::shared_ptr<const GeneratorSpec> parse_prefill(ConfigNode& n, const Platform
     }
     const std::uint64_t all =
         p.prompts * ((p.input.max + p.block_tokens - 1) / p.block_tokens) * p.block_tokens;
+    p.cache_tokens_default = !n.has("cache_tokens");
     p.cache_tokens = n.get_uint("cache_tokens", all, 1, 1ULL << 40);
   }
   n.finish();

@@ -101,7 +101,7 @@ class ReplaySpec : public GeneratorSpec {
   explicit ReplaySpec(ReplayParams p) : p_(std::move(p)) {}
   const char* kind() const override { return "replay"; }
   std::vector<RegionSpec> regions() const override {
-    return {{"buffer", p_.bytes, p_.where, true}};
+    return {{"buffer", p_.bytes, p_.where, true, {"bytes"}, fmt::format("bytes {}", p_.bytes)}};
   }
   std::unique_ptr<AccessSource> make_source(const SourceContext& c) const override {
     return std::make_unique<ReplaySource>(p_, c);
