@@ -27,6 +27,11 @@ double round_trip_position(const ResourceRecord& r) {
 bool bandwidth(const ResourceRecord& r) { return r.use.type == ResourceUse::Type::kBandwidth; }
 
 std::string label(const ResourceRecord& r) { return r.component + " " + r.use.name; }
+// The label with a link wire's ends, for the sentence's subject: which way the bytes go.
+std::string label_with_ends(const ResourceRecord& r) {
+  if (r.use.from.empty()) return label(r);
+  return fmt::format("{} ({} -> {})", label(r), r.use.from, r.use.to);
+}
 
 std::string pct(double u) { return fmt::format("{:.1f}%", u * 100.0); }
 
@@ -326,7 +331,7 @@ nlohmann::json analyze_bottlenecks(const std::vector<ResourceRecord>& resources,
     }
     out["limiter"] = l;
     sentence =
-        fmt::format("{} limits throughput: {} {} ({})", label(*limiter),
+        fmt::format("{} limits throughput: {} {} ({})", label_with_ends(*limiter),
                     why == "bandwidth" ? "busy" : "full", pct(limiter->use.utilization),
                     why == "bandwidth" ? fmt::format("{:.1f} of {:.1f} {}", limiter->use.used,
                                                      limiter->use.capacity, unit(*limiter))

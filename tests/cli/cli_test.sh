@@ -160,6 +160,15 @@ expect_in_output "phases (the limiter of each part of the run" "terminal phase t
 # its request wire, the reads' comes back on its response wire.
 expect_in_output "gpu0_link0 request wire (gpu0 -> fam0.port_logic) (busy" "phase 1's limiter and its ends"
 expect_in_output "gpu0_link0 response wire (fam0.port_logic -> gpu0) (busy" "phase 2's limiter and its ends"
+python3 - "$WORK/phases/stats.json" <<'EOF' || fail "phase sentences: see above"
+import json, sys
+phases = json.load(open(sys.argv[1]))["bottlenecks"]["phases"]["phases"]
+want = ["gpu0_link0 request wire (gpu0 -> fam0.port_logic) limits throughput",
+        "gpu0_link0 response wire (fam0.port_logic -> gpu0) limits throughput"]
+got = [p["sentence"] for p in phases if p["limiter"]]
+assert len(got) == 2 and all(g.startswith(w) for g, w in zip(got, want)), got
+EOF
+pass "each phase's verdict sentence names its link limiter with the wire's ends"
 python3 - "$WORK/phases/stats.json" "$WORK/phases/transactions.csv" "$WORK/run1/stats.json" <<'EOF' ||
 import csv, json, sys
 b = json.load(open(sys.argv[1]))["bottlenecks"]
