@@ -987,10 +987,16 @@ def section_hops(doc, stats):
               "parts: " + ", ".join(f"{h.get('hop', '?')} {fmt_pct(h.get('share'))}" for h in top)
               + ".")
         rows = [[code(h.get("hop", "?")), fmt_num(h.get("mean")), fmt_pct(h.get("share")),
+                 fmt_num(h.get("min")), fmt_num(h.get("above_min")),
                  fmt_num(h.get("p99")), fmt_num(h.get("hops_per_request"), 2)] for h in hops]
-        rows.append([bold("end to end"), fmt_num(e2e.get("mean")), "100.0%",
+        rows.append([bold("end to end"), fmt_num(e2e.get("mean")), "100.0%", "", "",
                      fmt_num(e2e.get("p99")), ""])
-        doc.table(["Hop", "Mean (ns)", "Share", "p99 (ns)", "Hops per request"], rows, "lrrrr")
+        doc.p("'Fastest' is the least time one request spent in the hop; on a run that starts on "
+              "an idle platform that is close to the hop's unloaded time. 'Above fastest' is the "
+              "mean less that: time spent queueing, losing arbitration or held back by the next "
+              "block (or on a longer path or bigger transfer than the fastest's).")
+        doc.table(["Hop", "Mean (ns)", "Share", "Fastest (ns)", "Above fastest (ns)", "p99 (ns)",
+                   "Hops per request"], rows, "lrrrrrr")
         bad = get(d, "mismatched_requests", default=0)
         if number(bad) and bad:
             doc.p(bold("Warning: "), f"{fmt_int(bad)} requests' hop times did not add up to "

@@ -53,6 +53,7 @@ class HopHistogram {
   }
   std::uint64_t count() const { return count_; }
   std::uint64_t sum_ps() const { return sum_ps_; }
+  std::uint64_t min_ps() const { return count_ ? min_ps_ : 0; }
   // q in (0, 1): nearest-rank sample, interpolated inside its bucket, within [min, max].
   double percentile_ns(double q) const;
 

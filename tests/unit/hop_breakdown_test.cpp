@@ -84,6 +84,40 @@ TEST(HopBreakdown, CutsTheLatencyAtEveryStampInPathOrder) {
   EXPECT_EQ(b.to_json()["write"]["end_to_end"]["count"], 0);
 }
 
+// Two requests: the one above, and one that waited 90 ps longer to enter the port (link request
+// part 130 instead of 40) and arrived 90 ps later. Per class: the link's request part has min 40
+// and mean (40 + 130) / 2 = 85; above its fastest, (40 + 130 - 2 x 40) / 2 = 45. Every other class
+// took the same both times: min = mean, nothing above it.
+TEST(HopBreakdown, GivesEachClassItsFastestPassAndTheMeanAboveIt) {
+  const Path p;
+  RequestExt slow;
+  slow.issue_ps = 100;
+  slow.enter(p.gpu, 0, 100);
+  slow.enter(p.link, 0, 110);
+  slow.enter(p.port, 0, 240);
+  slow.enter(p.mem, 0, 260);
+  slow.service_start_ps = 270;
+  slow.resp_enter(290);
+  slow.resp_enter(320);
+  slow.resp_enter(330);
+  slow.resp_enter(390);
+  HopBreakdown b;
+  b.add(request(p), 300);
+  b.add(slow, 390);
+  const nlohmann::json r = b.to_json()["read"];
+  ASSERT_EQ(r["mismatched_requests"], 0);
+  for (const auto& h : r["hops"]) {
+    if (h["hop"] == "link (request)") {
+      EXPECT_DOUBLE_EQ(h["min"].get<double>(), 0.040);
+      EXPECT_DOUBLE_EQ(h["mean"].get<double>(), 0.085);
+      EXPECT_DOUBLE_EQ(h["above_min"].get<double>(), 0.045);
+    } else {
+      EXPECT_DOUBLE_EQ(h["min"].get<double>(), h["mean"].get<double>()) << h["hop"];
+      EXPECT_DOUBLE_EQ(h["above_min"].get<double>(), 0.0) << h["hop"];
+    }
+  }
+}
+
 TEST(HopBreakdown, StampsOutOfOrderAreCountedNotAttributed) {
   const Path p;
   RequestExt e = request(p);
