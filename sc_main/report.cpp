@@ -36,19 +36,22 @@ std::string latency_line(const nlohmann::json& l) {
                      l["p99"].get<double>(), l["max"].get<double>());
 }
 
-// "  read latency by hop: link (request) 38%, memory_queue 22%, switch (request) 15%": the three
-// hop classes with the largest share of the mean latency (latency_breakdown_ns).
+// "  read latency by hop: switch (request) 43% (1414 ns, fastest 27), ...": the three hop classes
+// with the largest share of the mean latency (latency_breakdown_ns), each with its mean and its
+// fastest pass (min): a mean far above the fastest is time spent waiting there.
 std::string hop_share_line(const char* direction, const nlohmann::json& d) {
   if (d["end_to_end"]["count"].get<std::uint64_t>() == 0) return {};
-  std::vector<std::pair<double, std::string>> shares;
-  for (const auto& h : d["hops"]) {
-    shares.emplace_back(h["share"].get<double>(), h["hop"].get<std::string>());
-  }
-  std::stable_sort(shares.begin(), shares.end(),
-                   [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::vector<const nlohmann::json*> hops;
+  for (const auto& h : d["hops"]) hops.push_back(&h);
+  std::stable_sort(hops.begin(), hops.end(), [](const nlohmann::json* a, const nlohmann::json* b) {
+    return (*a)["share"].get<double>() > (*b)["share"].get<double>();
+  });
   std::vector<std::string> top;
-  for (std::size_t i = 0; i < shares.size() && i < 3; ++i) {
-    top.push_back(fmt::format("{} {:.0f}%", shares[i].second, shares[i].first * 100.0));
+  for (std::size_t i = 0; i < hops.size() && i < 3; ++i) {
+    const nlohmann::json& h = *hops[i];
+    top.push_back(fmt::format("{} {:.0f}% ({:.0f} ns, fastest {:.0f})", h["hop"].get<std::string>(),
+                              h["share"].get<double>() * 100.0, h["mean"].get<double>(),
+                              h["min"].get<double>()));
   }
   return fmt::format("  {} latency by hop: {}\n", direction, fmt::join(top, ", "));
 }

@@ -101,6 +101,20 @@ if any(k.startswith("gpus.hub.") for k in d):
     sys.exit("config_defaults lists gpus.hub keys on a platform without a hub")
 EOF
 pass "run writes stats.json with the contract keys and conservation.ok == true"
+# The terminal's hop line gives each of the three largest hop classes its share, mean and fastest
+# pass as stats.json has them (latency_breakdown_ns.read.hops: share, mean, min).
+python3 - "$WORK/run1/stats.json" "$WORK/run1.log" <<'EOF' || fail "the terminal's hop line: see above"
+import json, re, sys
+hops = {h["hop"]: h for h in json.load(open(sys.argv[1]))["latency_breakdown_ns"]["read"]["hops"]}
+line = next(l for l in open(sys.argv[2]) if "read latency by hop:" in l)
+shown = re.findall(r"([a-z_]+(?: \((?:request|response)\))?) (\d+)% \((\d+) ns, fastest (\d+)\)", line)
+assert len(shown) == 3, line
+for name, share, mean, fastest in shown:
+    h = hops[name]
+    assert (int(share), int(mean), int(fastest)) == (round(h["share"] * 100), round(h["mean"]),
+                                                     round(h["min"])), (name, line, h)
+EOF
+pass "the terminal's hop line shows each hop's share, mean and fastest pass"
 
 # nvl8_fam has peer paths, so its GPUs' hubs exist and the hub keys it leaves out are listed.
 run_famsim hub run --platform platforms/nvl8_fam.yaml --set workload.streams.0.total_bytes=64KiB \
