@@ -12,8 +12,7 @@ ControllerCore::ControllerCore(const Spec& spec, const CoreParams& params)
       state_(spec),
       scheduler_(make_scheduler(params.scheduler, params.starvation_cap)),
       page_(make_page_policy(params.page_policy, params.page_timeout_cycles)),
-      in_order_(scheduler_->in_order()),
-      idle_start_state_(spec) {
+      in_order_(scheduler_->in_order()) {
   stats_.read_queue.set_capacity(params.read_queue);
   stats_.write_queue.set_capacity(params.write_queue);
   if (params.read_queue == 0 || params.write_queue == 0) {
@@ -545,8 +544,10 @@ bool ControllerCore::idle_closed() const {
 std::uint64_t ControllerCore::skip_idle_periods(std::uint64_t next, std::uint64_t until) {
   // One period decided as usual, from the state at its start.
   const std::uint64_t start = next, period = idle_period_, end = start + period;
-  idle_start_state_ = state_;
-  idle_start_refresh_ = refresh_;
+  // Copies made here, not kept: a thousand idle HBM channels each keeping one would add to the
+  // peak memory, and a try is rare (one per refresh period of a long idle stretch at most).
+  const ChannelState start_state = state_;
+  const std::vector<RankRefresh> start_refresh = refresh_;
   const unsigned owed = refreshes_owed_;
   const std::uint64_t due = next_due_;
   const int bus_direction = bus_direction_;
@@ -563,11 +564,11 @@ std::uint64_t ControllerCore::skip_idle_periods(std::uint64_t next, std::uint64_
   // catch-up). From the same state the same decisions follow, so every later period repeats it.
   if (next != end || !idle_closed() || plan_.valid || refreshes_owed_ != owed ||
       next_due_ - end != due - start || bus_direction_ != bus_direction ||
-      !state_.same_relative(end, idle_start_state_, start, idle_horizon_)) {
+      !state_.same_relative(end, start_state, start, idle_horizon_)) {
     return next;
   }
   for (std::size_t r = 0; r < refresh_.size(); ++r) {
-    const RankRefresh &a = refresh_[r], &b = idle_start_refresh_[r];
+    const RankRefresh &a = refresh_[r], &b = start_refresh[r];
     if (a.pending != b.pending || a.next_bank != b.next_bank ||
         a.next_due - end != b.next_due - start) {
       return next;

@@ -381,13 +381,10 @@ class ControllerCore {
 
   // Idle fast-forward (run_until): the refresh period (tREFI, or tREFIpb x the refresh units: one
   // turn of the banks), 0 when off, and the stretch it needs; the rule horizon
-  // (ChannelState::same_relative); the state at the start of the period being checked; the commands
-  // that period logged.
+  // (ChannelState::same_relative); the commands the period being checked logged.
   std::uint64_t idle_period_ = 0;
   std::uint64_t idle_skip_span_ = kNever;  // 3 x idle_period_: the shortest stretch worth a try
   std::uint64_t idle_horizon_ = 0;
-  ChannelState idle_start_state_;
-  std::vector<RankRefresh> idle_start_refresh_;
   std::vector<CommandRecord> idle_period_log_;
   bool idle_recording_ = false;
   std::uint64_t idle_periods_skipped_ = 0;
