@@ -159,8 +159,6 @@ std::string by_gpu_line(const nlohmann::json& s) {
 
 namespace {
 
-// A workload result for people: counts and large figures in plain digits (1473860, not
-// 1.47386e+06), small ones to six significant digits.
 // " (gpu1 -> plane3_switch)" for a link's wire or VC credits, whose bottleneck entries name the
 // wire's ends (`from`, `to`): a wire is named for the class of transactions its side starts, so a
 // peer GPU's responses travel on its "request wire"; the ends say which way.
@@ -170,6 +168,8 @@ std::string wire_ends(const nlohmann::json& entry) {
                      entry["to"].get<std::string>());
 }
 
+// A workload result for people: counts and large figures in plain digits (1473860, not
+// 1.47386e+06), small ones to six significant digits.
 std::string result_text(double v) {
   if (std::fabs(v) < 1e15 && std::floor(v) == v)
     return fmt::format("{}", static_cast<long long>(v));

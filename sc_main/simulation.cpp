@@ -766,8 +766,9 @@ void Simulation::run() {
   if (ctx_->input_error) return;
   // An idle DRAM controller is not woken for its refreshes; it replays them when work arrives or
   // at the end of the run (DramController::finish). Done here rather than when the stats are
-  // gathered, so that the run's host time counts that work: on nvl8_fam, whose 1280 HBM channels
-  // sit idle under device traffic, 0.1 s of simulated idle time costs about 5 s of host time.
+  // gathered, so that the run's host time counts that work (about one refresh period per idle
+  // channel since the idle fast-forward, ControllerCore::run_until; nvl8_fam has 1280 HBM channels
+  // idle under device traffic).
   const std::uint64_t end_ps = report_window().end_ps;
   for (DramController* c : platform_->dram_controllers()) c->finish(end_ps);
 }

@@ -459,8 +459,8 @@ double Link::credit_depth(unsigned k) const {
 
 void Link::set_wire_ends(ResourceUse& use, unsigned wire) const {
   if (a_side_.empty()) return;
-  use.from = wire == 0 ? a_side_ : b_side_;
-  use.to = wire == 0 ? b_side_ : a_side_;
+  use.from = wire_from(wire);
+  use.to = wire_to(wire);
 }
 
 void Link::probes(std::vector<ResourceProbe>& out) const {
@@ -537,10 +537,9 @@ void Link::report(ComponentReport& r, const ReportWindow& window) const {
                         {"replayed_flits", w.replayed_flits},
                         {"backpressure_ns", bp * 1e-3}};
     if (!a_side_.empty()) {
-      j["from"] = i == 0 ? a_side_ : b_side_;
-      j["to"] = i == 0 ? b_side_ : a_side_;
+      j["from"] = wire_from(i);
+      j["to"] = wire_to(i);
     }
-    // (set_wire_ends gives the resources below the same ends.)
     if (w.vc[0]->active) j["request_vc"] = vc_json(*w.vc[0]);
     if (w.vc[1]->active) j["response_vc"] = vc_json(*w.vc[1]);
     r.extra[names[i]] = std::move(j);

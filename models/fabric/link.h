@@ -256,7 +256,10 @@ class Link : public sc_core::sc_module, public Component {
   static OccupancyGauge credits_held_at(const Channel& c, std::uint64_t t_ps);
   // Where channel k's credits are entered on the round trip, -1 when the far end's kind says it.
   double credit_depth(unsigned k) const;
-  // A resource of wire `wire` (0: side A to B) names the wire's ends (set_ends), if known.
+  // Wire `wire`'s ends (0: side A to B, 1: back), as set_ends named them (empty if it did not):
+  // the report's request_direction / response_direction and the wire's resources carry them.
+  const std::string& wire_from(unsigned wire) const { return wire == 0 ? a_side_ : b_side_; }
+  const std::string& wire_to(unsigned wire) const { return wire == 0 ? b_side_ : a_side_; }
   void set_wire_ends(ResourceUse& use, unsigned wire) const;
 
   friend class Wakeup;  // runs behaviour()

@@ -44,19 +44,21 @@ struct Path {
 
 // Request: issued 100, link 110, port 150, memory 170, service 180; response ready 200, port
 // 230, link 240, GPU 300. Parts: issue 10, link 40 + 60, port 20 + 10, queue 10, service 20
-// (180 .. 200), the ready response waiting for the port 30 (200 .. 230): 200 in all.
-RequestExt request(const Path& p) {
+// (180 .. 200), the ready response waiting for the port 30 (200 .. 230): 200 in all. `late`
+// delays its entry into the port and every stamp after it: the link's request part is that much
+// longer, every other part the same.
+RequestExt request(const Path& p, std::uint64_t late = 0) {
   RequestExt e;
   e.issue_ps = 100;
   e.enter(p.gpu, 0, 100);
   e.enter(p.link, 0, 110);
-  e.enter(p.port, 0, 150);
-  e.enter(p.mem, 0, 170);
-  e.service_start_ps = 180;
-  e.resp_enter(200);
-  e.resp_enter(230);
-  e.resp_enter(240);
-  e.resp_enter(300);
+  e.enter(p.port, 0, 150 + late);
+  e.enter(p.mem, 0, 170 + late);
+  e.service_start_ps = 180 + late;
+  e.resp_enter(200 + late);
+  e.resp_enter(230 + late);
+  e.resp_enter(240 + late);
+  e.resp_enter(300 + late);
   return e;
 }
 
@@ -90,20 +92,9 @@ TEST(HopBreakdown, CutsTheLatencyAtEveryStampInPathOrder) {
 // took the same both times: min = mean, nothing above it.
 TEST(HopBreakdown, GivesEachClassItsFastestPassAndTheMeanAboveIt) {
   const Path p;
-  RequestExt slow;
-  slow.issue_ps = 100;
-  slow.enter(p.gpu, 0, 100);
-  slow.enter(p.link, 0, 110);
-  slow.enter(p.port, 0, 240);
-  slow.enter(p.mem, 0, 260);
-  slow.service_start_ps = 270;
-  slow.resp_enter(290);
-  slow.resp_enter(320);
-  slow.resp_enter(330);
-  slow.resp_enter(390);
   HopBreakdown b;
   b.add(request(p), 300);
-  b.add(slow, 390);
+  b.add(request(p, 90), 390);
   const nlohmann::json r = b.to_json()["read"];
   ASSERT_EQ(r["mismatched_requests"], 0);
   for (const auto& h : r["hops"]) {
