@@ -308,7 +308,8 @@ int famsim_main(int argc, char** argv) {
   // than meant shows in its first lines rather than after hours of silence.
   double progress_seconds = isatty(STDERR_FILENO) ? 10.0 : 0.0;
   run->add_option("--progress", progress_seconds,
-                  "Print simulated time and requests completed to stderr every SECONDS of host "
+                  "Print simulated time, requests completed and, when the workload's end is "
+                  "known, the share done and host time left to stderr every SECONDS of host "
                   "time (default 10 when stderr is a terminal, else none; 0: none; famsim kernel)")
       ->check(CLI::Range(0.0, 1e6));
   std::string trace_file, trace_format;

@@ -711,6 +711,40 @@ void Simulation::schedule_vmm_events() {
   vmm_events_ = std::make_unique<VmmEventPlayer>("vmm_events", *ctx_, std::move(actions));
 }
 
+Simulation::ProgressBasis Simulation::progress_basis() const {
+  ProgressBasis b;
+  const std::vector<StreamConfig>& streams = cfg_.workload.streams;
+  // A pattern stream ends after its total_bytes or at the end of its duration, whichever comes
+  // first; generators and traces give no total up front (bytes_moved_at_least is only a lower
+  // bound). When every stream is bound by bytes, the bytes delivered tell how far the run is at
+  // least; when every stream is bound by a duration from a fixed start, the simulated time does.
+  bool by_bytes = !streams.empty(), by_time = !streams.empty();
+  double bytes = 0, end_ns = 0;
+  for (const StreamConfig& s : streams) {
+    by_bytes =
+        by_bytes && !s.generator && s.total_bytes != std::numeric_limits<std::uint64_t>::max();
+    by_time = by_time && !s.generator && s.duration_ns > 0 && s.start_after.empty();
+    bytes += static_cast<double>(s.total_bytes) * static_cast<double>(s.gpus.size());
+    end_ns = std::max(end_ns, s.start_ns + s.duration_ns);
+  }
+  if (by_bytes) b.bytes = bytes;
+  if (by_time) b.end_ps = end_ns * 1e3;
+  // sim.max_time_ns stops the run there whatever the workload.
+  if (cfg_.sim.max_time_ns > 0) b.limit_ps = cfg_.sim.max_time_ns * 1e3;
+  return b;
+}
+
+double Simulation::ProgressBasis::fraction(double delivered_bytes, double now_ps) const {
+  // Each figure is the share done if the run ends the way it counts (all bytes moved, the
+  // duration or the time limit reached); the run ends at whichever comes first, so the largest
+  // share is the one to believe. -1: nothing to go by.
+  double f = -1;
+  if (bytes > 0) f = std::max(f, delivered_bytes / bytes);
+  if (end_ps > 0) f = std::max(f, now_ps / end_ps);
+  if (limit_ps > 0) f = std::max(f, now_ps / limit_ps);
+  return f < 0 ? f : std::min(f, 1.0);
+}
+
 void Simulation::report_progress(double every_seconds, std::ostream& os) {
   Scheduler* s = ctx_->scheduler();
   if (!s || every_seconds <= 0) return;
@@ -718,20 +752,33 @@ void Simulation::report_progress(double every_seconds, std::ostream& os) {
   const auto every =
       std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(every_seconds));
   const Clock::time_point start = Clock::now();
-  s->set_after_run_ahead(
-      [this, &os, start, every, due = start + every](std::uint64_t now_ps) mutable {
-        const Clock::time_point t = Clock::now();
-        if (t < due) return;
-        due = t + every;
-        const double host = std::chrono::duration<double>(t - start).count();
-        const std::uint64_t done = ctx_->hop_breakdown.requests();
-        os << fmt::format(
-                  "famsim: progress: {:.3f} us simulated, {} requests completed, {:.1f} host s "
-                  "({:.0f} requests per host second)\n",
-                  static_cast<double>(now_ps) * 1e-6, done, host,
-                  host > 0 ? static_cast<double>(done) / host : 0.0)
-           << std::flush;
-      });
+  const ProgressBasis basis = progress_basis();
+  s->set_after_run_ahead([this, &os, start, every, basis,
+                          due = start + every](std::uint64_t now_ps) mutable {
+    const Clock::time_point t = Clock::now();
+    if (t < due) return;
+    due = t + every;
+    const double host = std::chrono::duration<double>(t - start).count();
+    const std::uint64_t done = ctx_->hop_breakdown.requests();
+    std::string line = fmt::format(
+        "famsim: progress: {:.3f} us simulated, {} requests completed, {:.1f} host s "
+        "({:.0f} requests per host second)",
+        static_cast<double>(now_ps) * 1e-6, done, host,
+        host > 0 ? static_cast<double>(done) / host : 0.0);
+    const double f =
+        basis.fraction(static_cast<double>(totals().bytes_delivered), static_cast<double>(now_ps));
+    if (f >= 0) {
+      line += fmt::format(", about {:.1f} % done", 100 * f);
+      // At the rate so far: a run that slows down (a later phase, a deeper queue) takes
+      // longer than this says.
+      if (f > 0) {
+        const double left = host * (1 - f) / f;
+        line += fmt::format(
+            left < 100 ? ", about {:.1f} host s left" : ", about {:.0f} host s left", left);
+      }
+    }
+    os << line << '\n' << std::flush;
+  });
 }
 
 void Simulation::run() {

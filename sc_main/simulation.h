@@ -109,6 +109,9 @@ class Simulation {
   // During run(), writes a line to `os` every `every_seconds` of host time: simulated time so
   // far, requests completed, host time and their rate. The famsim kernel only (its scheduler
   // calls back between run-aheads); with the systemc kernel it does nothing.
+  // When the workload's end is known up front (every stream a pattern stream bound by its
+  // total_bytes, or every one by a duration from a fixed start, or sim.max_time_ns), the line also
+  // gives the share done and the host time left at the rate so far.
   void report_progress(double every_seconds, std::ostream& os);
 
   // An input error found while simulating (a VMM fault); the run's results are not valid.
@@ -146,6 +149,15 @@ class Simulation {
   ReportWindow report_window() const;
 
  private:
+  // What report_progress measures the share done against; 0 where not known.
+  struct ProgressBasis {
+    double bytes = 0;     // every stream bound by bytes: their total over the streams' GPUs
+    double end_ps = 0;    // every stream bound by a duration from a fixed start: the last end
+    double limit_ps = 0;  // sim.max_time_ns
+    // The share done, 0..1, after `delivered_bytes` at `now_ps`; -1 when nothing is known.
+    double fraction(double delivered_bytes, double now_ps) const;
+  };
+  ProgressBasis progress_basis() const;
   void map_workload();
   // Pattern streams that could not finish within 2^48 ps even at their memories' peak channel
   // bandwidth: ConfigError naming the total_bytes of the one moving the most.

@@ -828,18 +828,29 @@ expect_in_output gpus.count "famsim validate with a wrong type"
 pass "famsim validate rejects a wrong type"
 
 # --- Progress lines (--progress SECONDS; none by default off a terminal). --------------------------
-# 256 KiB in 128 B requests: 2048 requests in all. With an interval far below a run-ahead's host
-# time, every run-ahead (1 us of simulated time at most) prints a line; simulated time and requests
-# completed only grow, and never pass the run's own totals.
-"$FAMSIM" run "${SMALL[@]}" --progress 1e-9 --out "$WORK/progress" >"$WORK/progress.out" \
-  2>"$WORK/progress.err" || fail "famsim run --progress 1e-9: exit code $?: $(cat "$WORK/progress.err")"
-python3 - "$WORK/progress.err" "$WORK/progress/stats.json" <<'PY2' || fail "--progress lines: see above"
+# With an interval far below a run-ahead's host time, every run-ahead (1 us of simulated time at
+# most) prints a line; simulated time and requests completed only grow, and never pass the run's
+# own totals (to within the hand-shakes after the last completion). Each line gives the share done: the larger of the bytes delivered over the stream's
+# total_bytes (128 B a request) and the simulated time over the duration_ns or sim.max_time_ns
+# that ends the run, and then the host time left at the rate so far: host s x (1 - share) / share.
+#   check_progress NAME TOTAL_REQUESTS END_US ARGS...   (TOTAL_REQUESTS: the requests a run moving
+#   every byte of total_bytes makes; END_US: the duration or time limit, 0 for none)
+check_progress() {
+  local name=$1 requests=$2 end=$3
+  shift 3
+  "$FAMSIM" run "$@" --progress 1e-9 --out "$WORK/$name" >"$WORK/$name.out" 2>"$WORK/$name.err" ||
+    fail "famsim run --progress 1e-9 ($name): exit code $?: $(cat "$WORK/$name.err")"
+  python3 - "$WORK/$name.err" "$WORK/$name/stats.json" "$requests" "$end" <<'PY2' ||
 import json, re, sys
 lines = open(sys.argv[1]).read().splitlines()
-end_us = json.load(open(sys.argv[2]))["sim"]["simulated_time_ns"] / 1000
+stats = json.load(open(sys.argv[2]))
+total, limit_us = int(sys.argv[3]), float(sys.argv[4])
+end_us = stats["sim"]["simulated_time_ns"] / 1000
+completed = stats["sim"]["requests_completed"]
 pat = re.compile(r"famsim: progress: ([0-9.]+) us simulated, ([0-9]+) requests completed, "
-                 r"[0-9.]+ host s \([0-9]+ requests per host second\)$")
-if len(lines) < 5:
+                 r"([0-9.]+) host s \([0-9]+ requests per host second\), about ([0-9.]+) % done"
+                 r"(?:, about ([0-9.]+) host s left)?$")
+if len(lines) < 3:
     sys.exit(f"{len(lines)} progress lines for a run of {end_us:.1f} us, expected one per us")
 last_us, last_done = 0.0, 0
 for line in lines:
@@ -847,11 +858,38 @@ for line in lines:
     if not m:
         sys.exit(f"not a progress line: {line!r}")
     us, done = float(m.group(1)), int(m.group(2))
-    if us < last_us or done < last_done or us > end_us + 0.001 or done > 2048:
-        sys.exit(f"{line!r} after {last_us} us and {last_done} requests (run: {end_us} us, 2048)")
+    # The last run-ahead may end a few ns after the last completion (simulated_time_ns), on the
+    # hand-shakes that follow it.
+    if us < last_us or done < last_done or us > end_us + 0.01 or done > completed:
+        sys.exit(f"{line!r} after {last_us} us and {last_done} requests "
+                 f"(run: {end_us} us, {completed})")
+    share = min(1.0, max(done / total, us / limit_us if limit_us else 0))
+    # The time is printed to 1 ns, the share to 0.1 %.
+    slack = 0.051 + (100 * 0.0005 / limit_us if limit_us else 0)
+    if abs(float(m.group(4)) - 100 * share) > slack:
+        sys.exit(f"{line!r}: expected {100 * share:.2f} % done")
+    if share > 0:
+        if m.group(5) is None:
+            sys.exit(f"{line!r}: no host time left at {100 * share:.2f} % done")
+        host = float(m.group(3))
+        # Host seconds are printed to 0.1 s: the estimate from the printed figure is that close.
+        lo, hi = max(host - 0.05, 0) * (1 - share) / share, (host + 0.05) * (1 - share) / share
+        if not lo - 0.051 <= float(m.group(5)) <= hi + 0.051:
+            sys.exit(f"{line!r}: expected {lo:.3f}-{hi:.3f} host s left")
+    elif m.group(5) is not None:
+        sys.exit(f"{line!r}: host time left before anything was done")
     last_us, last_done = us, done
 PY2
-pass "--progress prints simulated time and requests completed, growing, within the run's totals"
+    fail "--progress lines ($name): see above"
+}
+# 256 KiB in 128 B requests: 2048 requests.
+check_progress progress 2048 0 "${SMALL[@]}"
+# The workload's 16 MiB (131072 requests) with a 5 us duration, which ends the run first.
+check_progress progress_duration 131072 5 --platform "$PLATFORM" \
+  --set workload.streams.0.duration_ns=5000
+# 2048 requests, cut at 3 us by sim.max_time_ns.
+check_progress progress_limit 2048 3 "${SMALL[@]}" --set sim.max_time_ns=3000
+pass "--progress prints simulated time, requests completed (growing, within the run's totals), share done and time left"
 grep -q "famsim: progress" "$WORK/progress.out" && fail "--progress wrote to stdout: $(cat "$WORK/progress.out")"
 run_famsim progress_default run "${SMALL[@]}" --out "$WORK/progress_default"
 expect_rc 0 "famsim run without --progress"
