@@ -91,7 +91,8 @@ class DramController : public sc_core::sc_module, public Component {
   const dram::ControllerCore& core() const { return core_; }
   const std::string& command_log() const { return params_.command_log; }
   // Ends the run for this controller: replays refreshes an idle tail left unwoken up to
-  // `end_ps` and flushes the command log. Idempotent; report() calls it too.
+  // `end_ps` and flushes the command log. Idempotent. report() over a window ending at `end_ps`
+  // needs it first (std::logic_error otherwise).
   void finish(std::uint64_t end_ps);
 
  private:
@@ -167,6 +168,7 @@ class DramController : public sc_core::sc_module, public Component {
   std::uint64_t write_bytes_ = 0;
   std::uint64_t backpressure_ps_ = 0;
   std::uint64_t answers_owed_ = 0;  // accepted requests not answered yet
+  std::uint64_t finished_at_ps_ = Wakeup::kNever;  // the last finish()'s end_ps
   LatencyHistogram read_latency_;
   LatencyHistogram write_latency_;
 };

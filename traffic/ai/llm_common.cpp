@@ -1,5 +1,7 @@
 #include "traffic/ai/llm_common.h"
 
+#include "traffic/trace/request_trace.h"  // kMaxTokens
+
 #include <fmt/format.h>
 
 #include <boost/random/uniform_int_distribution.hpp>
@@ -54,7 +56,6 @@ std::uint64_t TokenRange::draw(boost::random::mt19937_64& rng) const {
 
 TokenRange parse_tokens(ConfigNode& parent, const std::string& key, std::uint64_t min_allowed) {
   TokenRange r;
-  constexpr std::uint64_t kMaxTokens = 1ULL << 30;
   if (parent.is_map(key)) {
     ConfigNode n = parent.child(key);
     r.min = n.get_uint("min", std::nullopt, min_allowed, kMaxTokens);

@@ -157,7 +157,7 @@ class MooncakeLineSax {
         return true;
       case MooncakeKey::kInputLength:
         if (v == 0) return bad_value("0");
-        if (v > MooncakeRecord::kMaxInputLength) return bad_value(std::to_string(v));
+        if (v > kMaxTokens) return bad_value(std::to_string(v));
         r_.input_length = v;
         return true;
       case MooncakeKey::kOutputLength:

@@ -71,11 +71,13 @@
 
 namespace famsim {
 
+// The most tokens a prompt, context or generated sequence may have, from a trace or a generator's
+// keys (Mooncake's longest prompts are about 128 k): the generators count KV blocks and bytes in
+// 64 bits.
+inline constexpr std::uint64_t kMaxTokens = std::uint64_t{1} << 30;
+
 // One request of a Mooncake trace.
 struct MooncakeRecord {
-  // Prompts of at most 2^30 tokens, the synthetic prompts' bound (Mooncake's longest are about
-  // 128 k): the prefill generator counts a prompt's KV blocks in 64 bits.
-  static constexpr std::uint64_t kMaxInputLength = std::uint64_t{1} << 30;
   double timestamp_ms = 0;              // arrival, ms since the start of the trace
   std::uint64_t input_length = 0;       // prompt tokens
   std::uint64_t output_length = 0;      // generated tokens
