@@ -447,7 +447,7 @@ void Simulation::map_workload() {
                   map_region(*vmm_, r.bytes, where, {g},
                              r.write ? AccessRight::kReadWrite : AccessRight::kRead));
             } catch (const VmmError& e) {
-              if (r.keys.empty()) throw;
+              if (r.keys.empty() || e.reason() != VmmError::Reason::kNoRoom) throw;
               // Too big for its memory: name the key that set the size, and the product.
               const std::string key = set_key(s.path + "." + s.generator->kind(), r.keys);
               throw ConfigError(fmt::format(

@@ -108,7 +108,8 @@ unsigned AddressSpace::create_pages(std::uint64_t size, const std::vector<unsign
           n == 1 ? fmt::format("location {} has {} B free; {} B requested", l.name, free, size)
                  : fmt::format("{}: location {} has {} B free; its share of the {} B "
                                "allocation is {} B",
-                               op, l.name, free, size, share));
+                               op, l.name, free, size, share),
+          VmmError::Reason::kNoRoom);
     }
   }
   Allocation a;

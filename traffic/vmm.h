@@ -42,7 +42,15 @@ namespace famsim {
 
 class VmmError : public std::runtime_error {
  public:
-  using std::runtime_error::runtime_error;
+  // kNoRoom: a location had too little free memory for an allocation (the one refusal a size
+  // key can cure); kRule: any other misuse.
+  enum class Reason { kRule, kNoRoom };
+  explicit VmmError(const std::string& what, Reason reason = Reason::kRule)
+      : std::runtime_error(what), reason_(reason) {}
+  Reason reason() const { return reason_; }
+
+ private:
+  Reason reason_;
 };
 
 enum class AccessRight : std::uint8_t { kNone = 0, kRead = 1, kReadWrite = 3 };

@@ -76,6 +76,25 @@ TEST(Vmm, AllocationBeyondCapacityRejected) {
   EXPECT_THROW(v.as.create(kGran, v.loc), VmmError);      // full
 }
 
+// Only a lack of free memory is a no-room refusal (the one a smaller size cures, which the
+// generators' region errors name the size keys for); a misuse is a rule refusal.
+TEST(Vmm, RefusalsSayWhetherTheLocationWasFull) {
+  auto reason = [](auto f) {
+    try {
+      f();
+    } catch (const VmmError& e) {
+      return e.reason();
+    }
+    ADD_FAILURE() << "expected a VmmError";
+    return VmmError::Reason::kRule;
+  };
+  Vmm v;  // 8 MiB = 4 granules
+  EXPECT_EQ(reason([&] { v.as.create(5 * kGran, v.loc); }), VmmError::Reason::kNoRoom);
+  EXPECT_EQ(reason([&] { v.as.create(kMiB, v.loc); }), VmmError::Reason::kRule);       // unaligned
+  EXPECT_EQ(reason([&] { v.as.create(kGran, v.loc + 1); }), VmmError::Reason::kRule);  // none
+  EXPECT_EQ(reason([&] { v.as.reserve(kMiB); }), VmmError::Reason::kRule);
+}
+
 TEST(Vmm, UnalignedSizesAndAddressesRejected) {
   Vmm v;
   EXPECT_THROW(v.as.reserve(kMiB), VmmError);
