@@ -200,14 +200,16 @@ nlohmann::json analyze_bottlenecks(const std::vector<ResourceRecord>& resources,
     if (r.use.utilization >= threshold) ++g.full;
   }
 
-  // The analytic bound: the smallest capacity / traffic share among the bandwidth resources.
+  // The analytic bound: the smallest capacity / traffic share among the bandwidth resources. With
+  // nothing delivered (a run cut by sim.max_time_ns before its first completion) the share is not
+  // known: no bound.
   const ResourceRecord* bound_by = nullptr;
   double bound = std::numeric_limits<double>::infinity();
   const ResourceRecord* busiest = nullptr;
   for (const ResourceRecord& r : resources) {
     const double u = r.use.utilization;
     if (!busiest || u > busiest->use.utilization) busiest = &r;
-    if (bandwidth(r) && u > 0 && achieved_gbps / u < bound) {
+    if (bandwidth(r) && u > 0 && achieved_gbps > 0 && achieved_gbps / u < bound) {
       bound = achieved_gbps / u;
       bound_by = &r;
     }
@@ -420,6 +422,10 @@ nlohmann::json analyze_bottlenecks(const std::vector<ResourceRecord>& resources,
           " With nothing saturated the bound extrapolates this run's split of the traffic over "
           "the resources, which more load may change.";
     }
+  } else if (achieved_gbps <= 0 && !resources.empty()) {
+    sentence +=
+        " No data was delivered within the run (cut by sim.max_time_ns before the first "
+        "completion?), so there is no analytic bound.";
   }
   out["sentence"] = sentence;
   out["blocks"] = blocks;

@@ -455,6 +455,30 @@ assert c["stuck_requests_total"] == c["issued"] - c["completed"], "in-flight cou
 assert c["in_flight"] == c["issued"] - c["completed"] == c["leaked_payloads"], c
 PY
 pass "sim.max_time_ns truncates a run, exit 0, in-flight requests accounted for"
+# Cut at 20 ns, before the first response (a read's round trip on minimal takes hundreds of ns):
+# nothing delivered, so no traffic split to extrapolate and no analytic bound (it was 0 GB/s, and
+# the share achieved NaN).
+run_famsim truncated_early run "${SMALL[@]}" --set sim.max_time_ns=20 --out "$WORK/truncated_early"
+expect_rc 0 "a run cut off by sim.max_time_ns before its first completion"
+expect_in_output "no analytic bound" "a run cut off before its first completion"
+python3 - "$WORK/truncated_early/stats.json" <<'PY' || fail "run cut before a completion: see above"
+import json, math, sys
+def no_nan(v, path="stats"):
+    if isinstance(v, float):
+        assert math.isfinite(v), f"{path} is {v}"
+    elif isinstance(v, dict):
+        for k, x in v.items(): no_nan(x, f"{path}.{k}")
+    elif isinstance(v, list):
+        for i, x in enumerate(v): no_nan(x, f"{path}.{i}")
+d = json.load(open(sys.argv[1], encoding="utf-8"), parse_constant=lambda c: float(c))
+no_nan(d)
+b = d["bottlenecks"]
+assert d["sim"]["requests_completed"] == 0, d["sim"]["requests_completed"]
+for key in ("analytic_bound_gbps", "achieved_fraction_of_bound"):
+    assert key not in b, f"bottlenecks.{key} = {b[key]} with nothing delivered"
+assert "nan" not in b["sentence"].lower(), b["sentence"]
+PY
+pass "a run cut before its first completion gives no bound and no NaN"
 
 # --- --dram-log: every controller's command log is written and passes the timing checker.
 run_famsim dramlog run "${SMALL[@]}" --set workload.streams.0.read_fraction=0.7 --dram-log \
