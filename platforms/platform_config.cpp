@@ -582,8 +582,31 @@ PlatformConfig parse_platform(ConfigNode& root) {
       d.fail("name", "expected a name of letters, digits and _ starting with a letter, got '" +
                          dc.name + "'");
     }
+    // The builder names its other blocks itself (builder.cpp, switch_fabric.cpp, simulation.cpp):
+    // a device named like one would share its name, which SystemC resolves by renaming one of
+    // them (stats.json then names blocks the configuration does not), and a VMM location
+    // gpuN_hbm would be added twice.
+    static const std::regex taken_re(
+        "(gpu|plane|leaf|spine)[0-9]+(_.*)?|switch|memory|trace_player|phase_sampler|vmm_events");
+    if (std::regex_match(dc.name, taken_re)) {
+      d.fail("name", "'" + dc.name +
+                         "' is a name famsim gives its own blocks (gpuN and gpuN_..., planeN_..., "
+                         "leafN, spineN, switch, memory, trace_player, phase_sampler, "
+                         "vmm_events); expected another name");
+    }
     for (const DeviceConfig& o : pc.devices) {
       if (o.name == dc.name) d.fail("name", "another device is already named '" + dc.name + "'");
+      // A device's links are <name>_linkN.
+      using Names = std::pair<const std::string*, const std::string*>;
+      for (const auto& [a, b] : {Names{&o.name, &dc.name}, Names{&dc.name, &o.name}}) {
+        static const std::regex link_re("_link[0-9]+");
+        if (b->size() > a->size() && b->compare(0, a->size(), *a) == 0 &&
+            std::regex_match(b->substr(a->size()), link_re)) {
+          d.fail("name", fmt::format("'{}' and '{}': {} is the name of one of device {}'s links; "
+                                     "expected device names that are not <device>_linkN",
+                                     o.name, dc.name, *b, *a));
+        }
+      }
     }
     dc.capacity_bytes = static_cast<std::uint64_t>(
         std::llround(d.get_double("capacity_gib", std::nullopt, 0.0, 1e7, true) * kGiB));

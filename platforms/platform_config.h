@@ -78,6 +78,9 @@ struct SwitchConfig {
 enum class NocKind { kCrossbar, kMesh };
 
 struct DeviceConfig {
+  // Letters, digits and _, starting with a letter; not a name famsim gives its own blocks (gpuN,
+  // gpuN_..., planeN_..., leafN, spineN, switch, memory, trace_player, phase_sampler, vmm_events)
+  // nor another device's link (<device>_linkN).
   std::string name;
   std::uint64_t capacity_bytes = 0;
   unsigned fabric_ports = 1;

@@ -659,4 +659,20 @@ expect_bad bench_mib_text "--mib-per-gpu that is not a number" "--mib-per-gpu" "
 expect_bad trace_format_alone "--trace-format on a GPU platform" \
   "platforms/minimal.yaml: --trace-format is an option of trace replay" "standalone memory platform" -- \
   run --platform platforms/minimal.yaml --trace-format ramulator $(out trace_format_alone)
+# --- Device names the builder gives its own blocks: SystemC renamed one of the two (stats.json then
+# named gpu3_0.noc and gpu3_link0_0), and gpu0_hbm was a VMM location added twice (exit 1).
+for name in gpu0_hbm gpu3 plane0_switch switch; do
+  expect_bad "devname_$name" "a device named $name, a name famsim gives its own blocks" \
+    "--set devices.0.name=$name" "devices.0.name" "'$name' is a name famsim gives its own blocks" -- \
+    run --platform platforms/nvl8_fam.yaml --set workload.streams.0.total_bytes=16KiB \
+    --set devices.0.name=$name --set workload.streams.0.buffer.location=device/$name $(out "devname_$name")
+done
+# A device named like another's link (<device>_linkN), whichever comes first.
+expect_bad devname_link "a device named like another device's link" \
+  "devices.1.name" "fam0_link3 is the name of one of device fam0's links" -- \
+  validate --platform platforms/ualink_pod64.yaml --set devices.1.name=fam0_link3
+expect_bad devname_link_first "a device named like a later device's link" \
+  "devices.1.name" "x_link0 is the name of one of device x's links" -- \
+  validate --platform platforms/ualink_pod64.yaml --set devices.0.name=x_link0 --set devices.1.name=x
+
 echo "cli.input_errors: all checks passed"
