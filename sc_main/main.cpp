@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
@@ -311,7 +312,13 @@ int famsim_main(int argc, char** argv) {
                   "Print simulated time, requests completed and, when the workload's end is "
                   "known, the share done and host time left to stderr every SECONDS of host "
                   "time (default 10 when stderr is a terminal, else none; 0: none; famsim kernel)")
-      ->check(CLI::Range(0.0, 1e6));
+      ->check(CLI::Range(0.0, 1e6))
+      // CLI::Range compares, and every comparison with NaN is false: refused here.
+      ->check([](const std::string& v) {
+        return std::isnan(std::strtod(v.c_str(), nullptr))
+                   ? "expected a number of seconds, got " + v
+                   : std::string();
+      });
   std::string trace_file, trace_format;
   std::uint64_t max_outstanding = 0;
   for (CLI::App* sub : {run}) {

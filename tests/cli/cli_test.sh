@@ -923,5 +923,9 @@ run_famsim progress_bad run "${SMALL[@]}" --progress -1 --out "$WORK/progress_ba
 expect_rc 2 "famsim run --progress -1"
 expect_in_output "--progress" "famsim run --progress -1"
 pass "a negative --progress interval is bad input"
+run_famsim progress_nan run "${SMALL[@]}" --progress nan --out "$WORK/progress_nan"
+expect_rc 2 "famsim run --progress nan"
+expect_in_output "--progress" "famsim run --progress nan"
+pass "a NaN --progress interval is bad input"
 
 echo "cli.contract: all checks passed"
