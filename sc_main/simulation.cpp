@@ -715,31 +715,49 @@ Simulation::ProgressBasis Simulation::progress_basis() const {
   ProgressBasis b;
   const std::vector<StreamConfig>& streams = cfg_.workload.streams;
   // A pattern stream ends after its total_bytes or at the end of its duration, whichever comes
-  // first; generators and traces give no total up front (bytes_moved_at_least is only a lower
-  // bound). When every stream is bound by bytes, the bytes delivered tell how far the run is at
-  // least; when every stream is bound by a duration from a fixed start, the simulated time does.
-  bool by_bytes = !streams.empty(), by_time = !streams.empty();
-  double bytes = 0, end_ns = 0;
+  // first; a generator after its phases (steps x layers, ...), which its configuration fixes
+  // unless it reads a trace; a trace gives no total up front. When every stream is bound by
+  // bytes, the bytes delivered tell how far the run is; when every stream is a generator with
+  // its phases known, the phases finished do (their bytes differ: a step's grow with its
+  // context); when every stream is bound by a duration from a fixed start, the simulated time.
+  bool by_bytes = !streams.empty(), by_time = !streams.empty(), by_phases = !streams.empty();
+  double bytes = 0, end_ns = 0, phases = 0;
   for (const StreamConfig& s : streams) {
     by_bytes =
         by_bytes && !s.generator && s.total_bytes != std::numeric_limits<std::uint64_t>::max();
     by_time = by_time && !s.generator && s.duration_ns > 0 && s.start_after.empty();
+    const std::uint64_t n =
+        s.generator ? s.generator->phases_total(static_cast<unsigned>(s.gpus.size())) : 0;
+    by_phases = by_phases && n > 0 && s.duration_ns <= 0;
     bytes += static_cast<double>(s.total_bytes) * static_cast<double>(s.gpus.size());
     end_ns = std::max(end_ns, s.start_ns + s.duration_ns);
+    phases += static_cast<double>(n);
   }
   if (by_bytes) b.bytes = bytes;
   if (by_time) b.end_ps = end_ns * 1e3;
+  if (by_phases) b.phases = phases;
   // sim.max_time_ns stops the run there whatever the workload.
   if (cfg_.sim.max_time_ns > 0) b.limit_ps = cfg_.sim.max_time_ns * 1e3;
   return b;
 }
 
-double Simulation::ProgressBasis::fraction(double delivered_bytes, double now_ps) const {
-  // Each figure is the share done if the run ends the way it counts (all bytes moved, the
-  // duration or the time limit reached); the run ends at whichever comes first, so the largest
-  // share is the one to believe. -1: nothing to go by.
+std::uint64_t Simulation::phases_ended(std::uint64_t now_ps) const {
+  std::uint64_t done = 0;
+  const std::vector<StreamConfig>& streams = cfg_.workload.streams;
+  for (unsigned i = 0; i < streams.size(); ++i) {
+    for (unsigned g : streams[i].gpus) done += platform_->gpu(g).phases_ended(i, now_ps);
+  }
+  return done;
+}
+
+double Simulation::ProgressBasis::fraction(double delivered_bytes, double phases_done,
+                                           double now_ps) const {
+  // Each figure is the share done if the run ends the way it counts (all bytes moved or phases
+  // finished, the duration or the time limit reached); the run ends at whichever comes first, so
+  // the largest share is the one to believe. -1: nothing to go by.
   double f = -1;
   if (bytes > 0) f = std::max(f, delivered_bytes / bytes);
+  if (phases > 0) f = std::max(f, phases_done / phases);
   if (end_ps > 0) f = std::max(f, now_ps / end_ps);
   if (limit_ps > 0) f = std::max(f, now_ps / limit_ps);
   return f < 0 ? f : std::min(f, 1.0);
@@ -765,16 +783,32 @@ void Simulation::report_progress(double every_seconds, std::ostream& os) {
         "({:.0f} requests per host second)",
         static_cast<double>(now_ps) * 1e-6, done, host,
         host > 0 ? static_cast<double>(done) / host : 0.0);
-    const double f =
-        basis.fraction(static_cast<double>(totals().bytes_delivered), static_cast<double>(now_ps));
+    const std::uint64_t phases = basis.phases > 0 ? phases_ended(now_ps) : 0;
+    const double f = basis.fraction(static_cast<double>(totals().bytes_delivered),
+                                    static_cast<double>(phases), static_cast<double>(now_ps));
     if (f >= 0) {
       line += fmt::format(", about {:.1f} % done", 100 * f);
+      if (basis.phases > 0) line += fmt::format(" ({} of {:.0f} phases)", phases, basis.phases);
       // At the rate so far: a run that slows down (a later phase, a deeper queue) takes
       // longer than this says.
       if (f > 0) {
         const double left = host * (1 - f) / f;
         line += fmt::format(
             left < 100 ? ", about {:.1f} host s left" : ", about {:.0f} host s left", left);
+        if (left >= 86400) {
+          line += fmt::format(" ({:.1f} days)", left / 86400);
+        } else if (left >= 3600) {
+          line += fmt::format(" ({:.1f} h)", left / 3600);
+        }
+        // A workload too long for famsim's time (a steps or prompts typo the up-front check's
+        // lower bound let through) says so here rather than after days of host time.
+        const double end_ps = static_cast<double>(now_ps) / f;
+        if (end_ps > static_cast<double>(kMaxSimTimePs)) {
+          line += fmt::format(
+              "; at this rate it ends near {:.0f} s simulated, past 2^48 ps (281 s), the longest "
+              "famsim represents: it cannot finish, shorten the workload",
+              end_ps * 1e-12);
+        }
       }
     }
     os << line << '\n' << std::flush;

@@ -154,10 +154,16 @@ class Simulation {
     double bytes = 0;     // every stream bound by bytes: their total over the streams' GPUs
     double end_ps = 0;    // every stream bound by a duration from a fixed start: the last end
     double limit_ps = 0;  // sim.max_time_ns
-    // The share done, 0..1, after `delivered_bytes` at `now_ps`; -1 when nothing is known.
-    double fraction(double delivered_bytes, double now_ps) const;
+    // Every stream a generator whose configuration fixes its phases (GeneratorSpec::
+    // phases_total): their total over the streams' GPUs.
+    double phases = 0;
+    // The share done, 0..1, after `delivered_bytes` and `phases_done` at `now_ps`; -1 when
+    // nothing is known.
+    double fraction(double delivered_bytes, double phases_done, double now_ps) const;
   };
   ProgressBasis progress_basis() const;
+  // Phases of the generator streams whose compute has ended by now_ps, all GPUs together.
+  std::uint64_t phases_ended(std::uint64_t now_ps) const;
   void map_workload();
   // Pattern streams that could not finish within 2^48 ps even at their memories' peak channel
   // bandwidth: ConfigError naming the total_bytes of the one moving the most.

@@ -81,6 +81,17 @@ void PhasedSource::completed(std::uint32_t phase, std::uint32_t bytes, std::uint
   }
 }
 
+std::uint64_t PhasedSource::phases_ended(std::uint64_t now_ps) const {
+  // Phases are finalized when their fetch is done, their compute end then known and possibly
+  // still ahead: at most depth + 1 of them (phase i fetches only once compute_{i-1-depth} has
+  // ended), whose ends the ring still holds. Compute ends are in phase order.
+  std::uint64_t n = finalized_;
+  for (std::size_t k = 0; n > 0 && k < compute_end_.size(); ++k, --n) {
+    if (compute_end_[(n - 1) % compute_end_.size()] <= now_ps) break;
+  }
+  return n;
+}
+
 void PhasedSource::finalize() {
   while (finalized_ < next_) {
     Slot& s = slot(finalized_);

@@ -46,6 +46,9 @@ class AccessSource {
                          std::uint64_t /*now_ps*/) {}
   // Generator-specific results for stats.json (steps, step times, hit rates).
   virtual nlohmann::json report() const { return nlohmann::json::object(); }
+  // Phases whose compute has ended by now_ps (PhasedSource), for the progress line; 0 for other
+  // sources.
+  virtual std::uint64_t phases_ended(std::uint64_t /*now_ps*/) const { return 0; }
 };
 
 // A pipeline of phases. Phase i fetches its accesses, then computes for its compute time:
@@ -76,6 +79,7 @@ class PhasedSource : public AccessSource {
 
   unsigned depth() const { return depth_; }
   std::uint64_t phases_done() const { return finalized_; }
+  std::uint64_t phases_ended(std::uint64_t now_ps) const final;
   // When the last finished phase's compute ended.
   std::uint64_t last_compute_end_ps() const { return last_compute_end_; }
 

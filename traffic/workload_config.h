@@ -142,6 +142,10 @@ class GeneratorSpec {
     std::string how;
   };
   virtual std::vector<MovedBytes> bytes_moved_at_least(unsigned /*gpus*/) const { return {}; }
+  // The phases (PhasedSource) the whole stream runs, all its GPUs together, when the
+  // configuration fixes them: what `famsim run --progress` measures a generator's share done by.
+  // 0 when not known up front (a trace is read during the run).
+  virtual std::uint64_t phases_total(unsigned /*gpus*/) const { return 0; }
 };
 
 struct StreamConfig {

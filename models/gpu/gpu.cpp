@@ -468,4 +468,11 @@ void Gpu::report(ComponentReport& r, const ReportWindow& window) const {
   r.extra["streams"] = streams;
 }
 
+std::uint64_t Gpu::phases_ended(unsigned stream_index, std::uint64_t now_ps) const {
+  for (const Stream& s : streams_) {
+    if (s.index == stream_index) return s.source->phases_ended(now_ps);
+  }
+  return 0;
+}
+
 }  // namespace famsim

@@ -121,6 +121,9 @@ class Gpu : public sc_core::sc_module, public Component, public Initiator {
   std::uint64_t last_completion_ps() const override { return last_completion_ps_; }
   std::uint64_t first_issue_ps() const override { return first_issue_ps_; }
   bool all_streams_finished() const;
+  // Phases of workload stream `stream_index` whose compute has ended by now_ps on this GPU (0 if
+  // the GPU does not run it, or its source has no phases): the progress line's count.
+  std::uint64_t phases_ended(unsigned stream_index, std::uint64_t now_ps) const;
   bool finished() const override { return all_streams_finished() && issued_ == completed_; }
   const IssueLag* issue_lag() const override {
     return issue_lag_.requests() > 0 ? &issue_lag_ : nullptr;

@@ -146,3 +146,72 @@ run_famsim missing_trace run --platform "$P" --workload traffic/mooncake_prefill
 expect_rc 2 "missing trace"
 expect_in_output "$S.prefill.trace.file" "missing trace names the key"
 pass "missing trace"
+
+# famsim run --progress on generators: the share done is the phases whose compute has ended over
+# the phases the configuration fixes. weight_stream shrunk as above, 3 passes of 2 layers on each
+# of the 8 GPUs: 8 x 3 x 2 = 48 phases.
+WS=(--platform "$P" --workload traffic/weight_stream.yaml --set $S.weight_stream.layers=2
+  --set $S.weight_stream.steps=3 --set $S.weight_stream.model.hidden_size=256
+  --set $S.weight_stream.model.intermediate_size=512)
+check_phase_lines() {  # check_phase_lines ERR_FILE PHASES: every line's count and share
+  python3 - "$1" "$2" <<'PY'
+import re, sys
+lines = [l for l in open(sys.argv[1]).read().splitlines() if l.startswith("famsim: progress")]
+total = int(sys.argv[2])
+pat = re.compile(r"famsim: progress: ([0-9.]+) us simulated, .* about ([0-9.]+) % done "
+                 r"\(([0-9]+) of ([0-9]+) phases\)")
+if len(lines) < 3:
+    sys.exit(f"{len(lines)} progress lines, expected one per us")
+last = 0
+for line in lines:
+    m = pat.match(line)
+    if not m:
+        sys.exit(f"no phase count in {line!r}")
+    done, of = int(m.group(3)), int(m.group(4))
+    if of != total or done < last or done > total:
+        sys.exit(f"{line!r}: expected a count growing to at most {total} phases, from {last}")
+    if abs(float(m.group(2)) - 100 * done / total) > 0.051:
+        sys.exit(f"{line!r}: expected {100 * done / total:.2f} % done")
+    last = done
+print(last)
+PY
+}
+"$FAMSIM" run "${WS[@]}" --progress 1e-9 --out "$WORK/ws_progress" >/dev/null \
+  2>"$WORK/ws_progress.err" || fail "weight_stream --progress: $(cat "$WORK/ws_progress.err")"
+check_phase_lines "$WORK/ws_progress.err" 48 >/dev/null || fail "weight_stream progress lines"
+pass "--progress on a generator counts its phases"
+
+# 100 s of compute per layer, 2 passes of 2 layers: the last compute ends at 400 s at least, past
+# 2^48 ps (281 s). The lines say so once a phase has ended; the run then stops with exit 2.
+"$FAMSIM" run "${WS[@]}" --set $S.weight_stream.steps=2 --set "$S.weight_stream.compute={layer_ns: 1e11}" \
+  --progress 1e-9 --out "$WORK/ws_long" >/dev/null 2>"$WORK/ws_long.err"
+rc=$?
+[ "$rc" = 2 ] || fail "weight_stream with 400 s of compute: exit $rc, expected 2"
+check_phase_lines "$WORK/ws_long.err" 32 >/dev/null || fail "weight_stream (400 s) progress lines"
+python3 - "$WORK/ws_long.err" <<'PY' || fail "no 'cannot finish' projection in the progress lines"
+import re, sys
+lines = [l for l in open(sys.argv[1]).read().splitlines() if l.startswith("famsim: progress")]
+warned = 0
+for line in lines:
+    m = re.match(r"famsim: progress: ([0-9.]+) us simulated, .*\(([0-9]+) of 32 phases\)", line)
+    us, done = float(m.group(1)), int(m.group(2))
+    end_s = us * 1e-6 * 32 / done if done else 0
+    w = re.search(r"; at this rate it ends near ([0-9]+) s simulated, past 2\^48 ps \(281 s\), "
+                  r"the longest famsim represents: it cannot finish, shorten the workload$", line)
+    if done and end_s > 281.5 and not w:
+        sys.exit(f"{line!r}: ends near {end_s:.0f} s at this rate, and does not say so")
+    if w and (end_s < 281 or abs(float(w.group(1)) - end_s) > 1):
+        sys.exit(f"{line!r}: expected an end near {end_s:.1f} s")
+    warned += bool(w)
+if not warned:
+    sys.exit("no line projects the end")
+PY
+pass "--progress says when a generator's run cannot end within 2^48 ps"
+
+# A trace's prompts are not known up front: no share.
+"$FAMSIM" run --platform "$P" --workload traffic/mooncake_prefill.yaml --set $S.prefill.layers=1 \
+  --set $S.prefill.trace.max_requests=4 --progress 1e-9 --out "$WORK/mc_progress" >/dev/null \
+  2>"$WORK/mc_progress.err" || fail "mooncake --progress: $(cat "$WORK/mc_progress.err")"
+grep -q "famsim: progress" "$WORK/mc_progress.err" || fail "mooncake --progress printed no line"
+grep -q "% done" "$WORK/mc_progress.err" && fail "a trace-driven run gave a share done"
+pass "--progress gives no share for a trace-driven generator"

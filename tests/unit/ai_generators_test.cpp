@@ -30,6 +30,7 @@ struct Drained {
   std::map<unsigned, std::uint64_t> written_by_region;
   std::uint64_t end_ps = 0;
   std::uint64_t accesses = 0;
+  std::uint64_t phases = 0;  // phases ended at the end
   nlohmann::json report;
 };
 
@@ -75,6 +76,7 @@ Drained drain(const GeneratorSpec& spec, unsigned rank = 0, std::uint64_t fetch_
     src->completed(a.phase, a.bytes, now);
   }
   d.end_ps = now;
+  d.phases = src->phases_ended(now);
   d.report = src->report();
   return d;
 }
@@ -96,6 +98,27 @@ nlohmann::json combined(const GeneratorSpec& spec, unsigned gpus,
     reports.push_back(drain(spec, r, r < fetch_ps.size() ? fetch_ps[r] : 0).report);
   }
   return spec.combine(reports);
+}
+
+// The phases each shipped generator workload runs, by hand from its file (GPUs x steps x layers;
+// prefill: prompts x tensor_parallel x layers), as the progress line's total, and as its sources
+// run them on the 8 GPUs. (A trace's prompts are not known up front: cli.workloads checks that
+// such a run gives no share.)
+TEST(GeneratorSpec, PhasesTotalByHandAndAsTheSourcesRunThem) {
+  const std::pair<const char*, std::uint64_t> cases[] = {
+      {"traffic/kv_decode_llama70b.yaml", 8 * 2 * 2},     // steps 2, layers 2
+      {"traffic/moe_deepseek_v3.yaml", 8 * 2 * 1},        // steps 2, layers 1
+      {"traffic/weight_stream.yaml", 8 * 1 * 3},          // steps 1, layers 3
+      {"traffic/prefill_prefix_reuse.yaml", 16 * 1 * 2},  // 16 prompts, tp 1, layers 2
+  };
+  for (const auto& [file, phases] : cases) {
+    SCOPED_TRACE(file);
+    const auto spec = shipped_spec(file);
+    EXPECT_EQ(spec->phases_total(8), phases);
+    std::uint64_t ran = 0;
+    for (unsigned r = 0; r < 8; ++r) ran += drain(*spec, r).phases;
+    EXPECT_EQ(ran, phases);
+  }
 }
 
 // --- kv_decode ------------------------------------------------------------------------------
@@ -644,6 +667,33 @@ TEST(PhasedSource, ComputeWaitsForDataAndForThePreviousCompute) {
   EXPECT_EQ(p.times[1].compute_end_ps, 700u);
   EXPECT_EQ(p.times[2].fetch_start_ps, 150u);
   EXPECT_EQ(p.times[2].compute_end_ps, 750u);
+}
+
+// The progress line counts the phases whose compute has ended, not those whose end is only known:
+// the same pipeline, compute ends 150, 700 and 750 (worked out above).
+TEST(PhasedSource, PhasesEndedCountsComputeThatHasEnded) {
+  ToyPhases p(1, {50, 500, 50});
+  Access a;
+  std::uint64_t wake = 0;
+  ASSERT_EQ(p.next(0, a, wake), AccessSource::State::kReady);
+  const std::uint32_t f0 = a.phase;
+  ASSERT_EQ(p.next(0, a, wake), AccessSource::State::kReady);
+  const std::uint32_t f1 = a.phase;
+  EXPECT_EQ(p.phases_ended(100), 0u);
+  p.completed(f0, 1, 100);  // phase 0's compute now ends at 150
+  EXPECT_EQ(p.phases_done(), 1u);
+  EXPECT_EQ(p.phases_ended(149), 0u);
+  EXPECT_EQ(p.phases_ended(150), 1u);
+  p.completed(f1, 1, 200);
+  ASSERT_EQ(p.next(150, a, wake), AccessSource::State::kReady);
+  p.completed(a.phase, 1, 250);
+  ASSERT_EQ(p.next(250, a, wake), AccessSource::State::kWait);  // all known: 150, 700, 750
+  EXPECT_EQ(p.phases_done(), 3u);
+  EXPECT_EQ(p.phases_ended(250), 1u);
+  EXPECT_EQ(p.phases_ended(699), 1u);
+  EXPECT_EQ(p.phases_ended(700), 2u);
+  EXPECT_EQ(p.phases_ended(749), 2u);
+  EXPECT_EQ(p.phases_ended(750), 3u);
 }
 
 }  // namespace

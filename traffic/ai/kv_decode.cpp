@@ -284,6 +284,10 @@ class KvDecodeSpec : public GeneratorSpec {
   std::unique_ptr<AccessSource> make_source(const SourceContext& c) const override {
     return std::make_unique<KvDecodeSource>(p_, c);
   }
+  // Every GPU runs steps x layers phases (one per simulated layer of each step).
+  std::uint64_t phases_total(unsigned gpus) const override {
+    return std::uint64_t{gpus} * p_.steps * p_.layers;
+  }
   // Each GPU, every step, reads each sequence's context (at least context_tokens.min, growing by
   // one a step) and writes its new token: batch x (min + 1) tokens of its KV shard per layer on
   // kv_location, at least (block demotions add more). With hbm_tokens the newest tokens (whole

@@ -185,6 +185,10 @@ class MoeSpec : public GeneratorSpec {
   std::unique_ptr<AccessSource> make_source(const SourceContext& c) const override {
     return std::make_unique<MoeSource>(p_, c);
   }
+  // Every GPU runs steps x layers phases (one per simulated layer of each step).
+  std::uint64_t phases_total(unsigned gpus) const override {
+    return std::uint64_t{gpus} * p_.steps * p_.layers;
+  }
   // Without a cache every step reads, on each GPU and simulated MoE layer, the top_k distinct
   // experts its tokens route to at least (its shard of each). With a cache the hits are not known
   // up front (a warm cache may hold them all): no figure.

@@ -311,6 +311,11 @@ class PrefillSpec : public GeneratorSpec {
   std::unique_ptr<AccessSource> make_source(const SourceContext& c) const override {
     return std::make_unique<PrefillSource>(p_, c, ranks_);
   }
+  // Each synthetic prompt goes to one tensor-parallel group, whose tensor_parallel GPUs each run
+  // one phase per simulated layer. A trace's prompts are counted as it is read: not known.
+  std::uint64_t phases_total(unsigned /*gpus*/) const override {
+    return p_.trace.empty() ? p_.prompts * p_.tp * p_.layers : 0;
+  }
   // Synthetic prompts: every GPU of the group a prompt goes to reads (reused) or writes (new)
   // each of its tokens' KV shard per simulated layer, so the stream moves prompts x
   // tensor_parallel x input_tokens.min tokens at least. A trace's prompts are read during the

@@ -125,6 +125,10 @@ class WeightStreamSpec : public GeneratorSpec {
   std::unique_ptr<AccessSource> make_source(const SourceContext& c) const override {
     return std::make_unique<WeightStreamSource>(p_, c);
   }
+  // Every GPU runs steps x layers phases (one per simulated layer of each step).
+  std::uint64_t phases_total(unsigned gpus) const override {
+    return std::uint64_t{gpus} * p_.steps * p_.layers;
+  }
   // Each GPU reads its shard of every simulated layer once a pass.
   std::vector<MovedBytes> bytes_moved_at_least(unsigned gpus) const override {
     MovedBytes m;
