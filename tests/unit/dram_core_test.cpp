@@ -360,6 +360,58 @@ TEST(DramCore, FrFcfsServesRowHitsFirstFcfsDoesNot) {
   }
 }
 
+// The channel-wide starvation guard. Two ranks; a stream of row hits to rank 0's 16 banks kept
+// topped up, and at cycle 1000 one read to rank 1 (then the oldest burst). Once its row is open,
+// rank 0's next hit is always ready before rank 1's (a burst of the other rank waits tBL + tRTRS
+// after the last one on the bus, 4 + 2 cycles, one of the same rank tCCD_S = 4), so FR-FCFS alone
+// would serve rank 0 for as long as its hits keep coming. With starvation_cap C, once rank 1's
+// read is ready (tRCD after its ACT) at most the bursts older than it and C younger ones go first.
+TEST(DramCore, StarvationCapBoundsHowLongOtherBanksHitsPushOutTheOldestBurst) {
+  for (const unsigned cap : {1u, 4u, 16u}) {
+    SCOPED_TRACE(cap);
+    Spec spec = test_spec();
+    spec.org.ranks = 2;
+    CoreParams p = no_refresh();
+    p.starvation_cap = cap;
+    Driver d(spec, p);
+    unsigned sent = 0;
+    std::uint64_t now = 0;
+    bool old_sent = false;
+    long older = 0;  // bursts queued before it: FR-FCFS serves them first by age
+    while (sent < 400 && now < 100000) {
+      if (!old_sent && now >= 1000) {  // rank 0's rows are open and its hits stream
+        Coord old = at(0, 0, 1);
+        old.rank = 1;
+        older = static_cast<long>(d.core.queued_bursts());
+        d.core.enqueue(&d.tag, false, &old, 1, now);
+        old_sent = true;
+      }
+      while (d.core.queued_bursts() < 8 && sent < 400) {
+        Coord c = at(sent % 4, sent / 4 % 4, 1, sent / 16 % 128 * 8);
+        d.core.enqueue(&d.tag, false, &c, 1, now);
+        ++sent;
+      }
+      const std::uint64_t next = d.core.run(now);
+      d.collect(now);
+      now = std::max(next, now + 1);
+    }
+    d.run_until_idle(now);
+    std::uint64_t act = 0, rd = 0;
+    std::vector<std::uint64_t> rank0_reads;
+    for (const CommandRecord& r : d.commands()) {
+      if (r.rank == 1 && r.command == Command::kACT) act = r.cycle;
+      if (r.rank == 1 && r.command == Command::kRD) rd = r.cycle;
+      if (r.rank == 0 && r.command == Command::kRD) rank0_reads.push_back(r.cycle);
+    }
+    ASSERT_GT(rd, act);
+    const std::uint64_t ready = act + test_spec().timing.RCD_RD;
+    const auto between = std::count_if(rank0_reads.begin(), rank0_reads.end(),
+                                       [&](std::uint64_t c) { return c >= ready && c < rd; });
+    EXPECT_LE(between, older + cap + 1) << "rank 1's read at " << rd << ", ready at " << ready;
+    EXPECT_EQ(rank0_reads.size(), 400u);
+  }
+}
+
 // A row activated for a burst is not closed before that burst has moved, even when the direction
 // turns in between. A lone write (no read queued, so writes are served) opens row 1 of bank 0 at
 // cycle 0; a read to row 2 of that bank arrives at cycle 1 and turns the direction to reads. The

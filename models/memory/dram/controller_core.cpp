@@ -94,6 +94,10 @@ void ControllerCore::enqueue(void* tag, bool write, const Coord* bursts, unsigne
     const std::uint32_t e = free_entries_.back();
     free_entries_.pop_back();
     entries_[e] = Entry{bursts[i], r, kNil, seq_++, 0};
+    AgeList& age = age_[q];
+    entries_[e].older = age.tail;
+    (age.tail == kNil ? age.head : entries_[age.tail].younger) = e;
+    age.tail = e;
     const unsigned flat = state_.flat_bank(bursts[i]);
     BankQueue& bq = queue(q, flat);
     if (bq.tail == kNil) {
@@ -124,7 +128,7 @@ void ControllerCore::revise_plan(int q, const Coord* bursts, unsigned n, std::ui
   // auto-precharge, may depend on them). A forced refresh invalidates plans already, and new work
   // only ever unforces one. Under an in-order scheduler new bursts are never the oldest; else a
   // bank the bursts joined may now go first, by cycle then priority as select() ranks them.
-  if (plan_.cycle < now || direction() != plan_.queue) {
+  if (plan_.cycle < now || direction() != plan_.queue || guarded_bank(plan_.queue) != kNil) {
     plan_.valid = false;
     return;
   }
@@ -461,10 +465,19 @@ void ControllerCore::select(int q, std::uint64_t now, Choice* best, std::uint64_
       next = e;
     }
   };
+  const unsigned guarded = guarded_bank(q);
   if (in_order_) {
     // Only the oldest burst of this direction gets commands.
     const unsigned oldest = oldest_bank(q, except);
     if (oldest != kNil) decide(oldest);
+  } else if (guarded != kNil) {
+    // The guard holds the other banks' column commands (row hits) back.
+    for_each_nonempty(
+        q,
+        [&](unsigned b) {
+          if (b == guarded || view[b].prio >> 63) decide(b);
+        },
+        except);
   } else {
     for_each_nonempty(q, decide, except);
   }
@@ -498,10 +511,19 @@ void ControllerCore::look(int q, std::uint64_t now, std::uint64_t& next) {
       pick = &v;
     }
   };
+  const unsigned guarded = guarded_bank(q);
   if (in_order_) {
     // Only the oldest burst of this direction gets commands.
     const unsigned oldest = oldest_bank(q, except);
     if (oldest != kNil) look_at(view[oldest]);
+  } else if (guarded != kNil) {
+    // The guard holds the other banks' column commands (row hits) back.
+    for_each_nonempty(
+        q,
+        [&](unsigned b) {
+          if (b == guarded || view[b].prio >> 63) look_at(view[b]);
+        },
+        except);
   } else {
     const std::uint64_t* nonempty = nonempty_[q].data();
     const std::size_t words = nonempty_[q].size();
@@ -639,6 +661,25 @@ void ControllerCore::note_open_change(unsigned flat, bool was_open, std::uint64_
   }
 }
 
+void ControllerCore::guard_column(int q, unsigned flat, std::uint32_t e, std::uint64_t now) {
+  Guard& g = guard_[q];
+  const std::uint32_t oldest = age_[q].head;
+  const unsigned ob = state_.flat_bank(entries_[oldest].c);
+  if (oldest == e || ob == flat) {
+    // The oldest burst, or its bank (the per-bank cap governs what goes first there), had the
+    // data bus.
+    g.passed = 0;
+    return;
+  }
+  if (g.seq != entries_[oldest].seq) g = Guard{entries_[oldest].seq, ob, 0};
+  // Counted only while that bank's command is a column command ready within one burst time: one
+  // waiting for its row (tRCD, a precharge) is not being pushed out by this one.
+  const Choice& c = cache_[q][ob];
+  if (books_[ob].dirty[q] || !c.valid || !is_column(c.cmd)) return;
+  if (view_[q][ob].earliest() > now + spec_.timing.burst) return;
+  ++g.passed;
+}
+
 void ControllerCore::issue(const Choice& ch, std::uint64_t now) {
   const Command cmd = ch.cmd;
   const unsigned rank = ch.c.rank;
@@ -648,6 +689,7 @@ void ControllerCore::issue(const Choice& ch, std::uint64_t now) {
   const bool rank_was_active = state_.open_banks(rank) > 0;
   if (log_) log(cmd, ch.c, now);
   ++stats_.commands[static_cast<unsigned>(cmd)];
+  if (!in_order_ && is_column(cmd)) guard_column(ch.queue, flat, ch.entry, now);
 
   if (cmd == Command::kPREA || cmd == Command::kREFab) {
     const unsigned first = rank * state_.banks_per_rank();
@@ -744,6 +786,9 @@ void ControllerCore::issue(const Choice& ch, std::uint64_t now) {
     ++stats_.read_bursts;
     ++stats_.group_reads[group];
   }
+  AgeList& age = age_[ch.queue];
+  (ent.older == kNil ? age.head : entries_[ent.older].younger) = ent.younger;
+  (ent.younger == kNil ? age.tail : entries_[ent.younger].older) = ent.older;
   free_entries_.push_back(e);
   if (--req.bursts_left == 0) {
     req.done = state_.data_end(cmd, now);

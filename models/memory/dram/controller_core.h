@@ -47,7 +47,10 @@ struct CoreParams {
   unsigned write_high_watermark = 48;
   unsigned write_low_watermark = 16;
   std::string scheduler = "frfcfs";
-  unsigned starvation_cap = 16;  // row hits that may overtake a bank's oldest burst
+  // FR-FCFS: row hits that may overtake a bank's oldest burst; and column commands of other
+  // banks that may go while the direction's oldest burst has a column command ready (or about
+  // to be) in its bank, before they are held back for it.
+  unsigned starvation_cap = 16;
   std::string page_policy = "open";
   std::uint64_t page_timeout_cycles = 100;  // timeout policy only
   RefreshMode refresh = RefreshMode::kAllBank;
@@ -170,6 +173,23 @@ class ControllerCore {
     std::uint32_t next = kNil;
     std::uint64_t seq = 0;  // arrival order
     std::uint8_t flags = 0;
+    // The direction's bursts in arrival order (age_), across banks.
+    std::uint32_t older = kNil, younger = kNil;
+  };
+  // The bursts of one direction in arrival order: the oldest is `head`.
+  struct AgeList {
+    std::uint32_t head = kNil, tail = kNil;
+  };
+  // The channel-wide starvation guard of one direction (FR-FCFS): its oldest burst (seq), the
+  // bank it is in, and the column commands of other banks that went while that bank had a column
+  // command standing and ready within one burst time. At starvation_cap the other banks' column
+  // commands wait until that bank's has gone: a ready row hit of one rank is otherwise pushed out
+  // by the other rank's stream of hits, each taking the data bus first (minimal.yaml, one
+  // channel, sequential reads: the oldest reads waited 12 us, from one refresh to the next).
+  struct Guard {
+    std::uint64_t seq = ~std::uint64_t{0};
+    unsigned bank = 0;
+    unsigned passed = 0;
   };
   struct BankQueue {
     std::uint32_t head = kNil, tail = kNil;
@@ -275,6 +295,19 @@ class ControllerCore {
     for (unsigned g = 0; g < o.bank_groups; ++g) f(first + g * o.banks_per_group + unit);
   }
   void issue(const Choice& ch, std::uint64_t now);
+  // The guard's bookkeeping for a column command of direction q to bank `flat` serving entry e
+  // (before e leaves the age list).
+  void guard_column(int q, unsigned flat, std::uint32_t e, std::uint64_t now);
+  // The bank whose column command direction q's guard holds the others back for, or kNil.
+  unsigned guarded_bank(int q) const {
+    const Guard& g = guard_[q];
+    if (g.passed < params_.starvation_cap || in_order_) return kNil;
+    const std::uint32_t oldest = age_[q].head;
+    if (oldest == kNil || entries_[oldest].seq != g.seq) return kNil;
+    // Only while that bank's command is a column command: a refresh may have closed its row.
+    const Choice& c = cache_[q][g.bank];
+    return c.valid && is_column(c.cmd) ? g.bank : kNil;
+  }
   void log(Command cmd, const Coord& c, std::uint64_t now);
   CommandRecord record(Command cmd, const Coord& c, std::uint64_t now) const;
   // run_until() over three refresh periods or more (next < until).
@@ -297,6 +330,8 @@ class ControllerCore {
   bool in_order_;
 
   std::vector<Entry> entries_;
+  std::array<AgeList, 2> age_;
+  std::array<Guard, 2> guard_;
   std::vector<std::uint32_t> free_entries_;
   std::vector<Request> requests_;
   std::vector<std::uint32_t> free_requests_;

@@ -8,7 +8,8 @@
 //   frfcfs   first-ready FR-FCFS (Rixner et al., ISCA 2000): a column command to an open row
 //            (a row hit) goes before ACT/PRE, then the oldest; hits may overtake an older burst
 //            of the same bank at most `starvation_cap` times in a row, after which the oldest
-//            burst is served.
+//            burst is served. (Across banks the controller core bounds it the same way: see
+//            ControllerCore::Guard.)
 // Page policy: what happens to a row after a column command.
 //   open     the row stays open until a conflicting burst needs the bank
 //   closed   auto-precharge (RDA/WRA) unless another queued burst hits the same row
