@@ -399,6 +399,23 @@ std::string link_credit_caps(const LinkParams& l, const LinkFraming& framing, un
   return o;
 }
 
+// The cap a replay buffer too small for the ACK round trip puts on a link's wire (link.h): flit k
+// waits for the ACK of flit k - B, replay_latency_ns after that flit's end, so B flits go out per
+// flit time + replay latency. `read_data`: the share of the wire a read's response carries as
+// data (read_data_fraction).
+std::string link_replay_cap(const LinkParams& l, double read_data) {
+  const double flit_ns = l.flit_ps() * 1e-3;
+  const unsigned b = l.replay_buffer_flits;
+  if ((b - 1) * flit_ns >= l.replay_latency_ns) return {};
+  const double wire = b * l.flit.flit_bytes / (flit_ns + l.replay_latency_ns);
+  return fmt::format(
+      "    replay buffer short of the ACK round trip: {} flits, each held {:.2f} ns (on the wire "
+      "{:.2f} + replay {}): at most {:.2f} GB/s of flits per link direction ({:.2f} of read data), "
+      "where the wire carries {:.2f}\n",
+      b, flit_ns + l.replay_latency_ns, flit_ns, l.replay_latency_ns, wire, wire * read_data,
+      l.bandwidth_gbps());
+}
+
 // A device's mesh NoC: shape, link bandwidth, per-hop latency, buffering, the uniform-traffic
 // bound, and where the endpoints sit; and the cap on every link when its VC buffers cannot cover
 // the credit round trip of the largest packet.
@@ -593,7 +610,8 @@ std::string validation_text(const ResolvedConfig& cfg) {
         l.params.request_vc_credits, l.params.response_vc_credits,
         l.params.credit_unit == CreditUnit::kFlit ? "flit" : "message", l.params.credit_return_ns,
         l.params.flit_error_rate, l.params.replay_latency_ns, l.params.replay_buffer_flits);
-    return line + link_credit_caps(l.params, framing, p.gpu.request_bytes);
+    return line + link_credit_caps(l.params, framing, p.gpu.request_bytes) +
+           link_replay_cap(l.params, read_data);
   };
   if (p.gpu_link.present) {
     o += link_line(p.gpu_link, p.sw.present ? "GPU-switch" : "GPU-device",

@@ -476,6 +476,20 @@ void Link::probes(std::vector<ResourceProbe>& out) const {
     };
     wire.scale = 1e-3;  // fs
     out.push_back(std::move(wire));
+    if (window_binds_) {
+      // The replay buffer's entries x time held (report()), in fs.
+      ResourceProbe replay;
+      replay.use.name = replay_name(i);
+      replay.use.type = ResourceUse::Type::kSlots;
+      replay.use.capacity = params_.replay_buffer_flits;
+      replay.servers = replay.use.capacity;
+      replay.work = [this, w](std::uint64_t) { return w->busy_fs + w->flit_index * replay_fs_; };
+      replay.scale = 1e-3;
+      replay.use.response_path = i == 1;
+      replay.use.path_depth = credit_depth(i == 0 ? 0 : 3);
+      set_wire_ends(replay.use, i);
+      out.push_back(std::move(replay));
+    }
     for (unsigned v = 0; v < 2; ++v) {
       const Channel& c = *w->vc[v];
       if (!c.active) continue;
@@ -553,6 +567,24 @@ void Link::report(ComponentReport& r, const ReportWindow& window) const {
       wire_use.backpressure_ns = bp * 1e-3;
       set_wire_ends(wire_use, i);
       r.resources.push_back(std::move(wire_use));
+    }
+    // The replay buffer, when too small for the ACK round trip (window_binds_): each flit holds
+    // an entry from its start to its ACK, replay_latency_ns after its end, so B entries carry at
+    // most B flits per flit time + replay latency. Its mean occupancy over B: the busy time
+    // (replays included) plus the replay latency of every good flit, over the window.
+    if (window_binds_ && w.flit_index > 0 && window.duration_ps() > 0) {
+      const double held_ps =
+          (static_cast<double>(w.busy_fs) + static_cast<double>(w.flit_index * replay_fs_)) * 1e-3;
+      ResourceUse replay;
+      replay.name = replay_name(i);
+      replay.type = ResourceUse::Type::kSlots;
+      replay.capacity = params_.replay_buffer_flits;
+      replay.used = held_ps / static_cast<double>(window.duration_ps());
+      replay.utilization = std::min(1.0, replay.used / replay.capacity);
+      replay.response_path = i == 1;
+      replay.path_depth = credit_depth(i == 0 ? 0 : 3);
+      set_wire_ends(replay, i);
+      r.resources.push_back(std::move(replay));
     }
     // Each VC's credits: a window of C credits over a credit round trip R carries at most
     // C x F / R, so a VC whose credits are all out while its wire has time to spare is held back

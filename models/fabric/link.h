@@ -261,6 +261,11 @@ class Link : public sc_core::sc_module, public Component {
   const std::string& wire_from(unsigned wire) const { return wire == 0 ? a_side_ : b_side_; }
   const std::string& wire_to(unsigned wire) const { return wire == 0 ? b_side_ : a_side_; }
   void set_wire_ends(ResourceUse& use, unsigned wire) const;
+  // Wire `wire`'s replay buffer as a resource (a pool of replay_buffer_flits entries), reported
+  // only when it is too small for the ACK round trip.
+  static const char* replay_name(unsigned wire) {
+    return wire == 0 ? "request wire replay buffer" : "response wire replay buffer";
+  }
 
   friend class Wakeup;  // runs behaviour()
   void behaviour();

@@ -928,4 +928,33 @@ expect_rc 2 "famsim run --progress nan"
 expect_in_output "--progress" "famsim run --progress nan"
 pass "a NaN --progress interval is bad input"
 
+# A replay buffer too small for the ACK round trip caps the link, and validate and the bottleneck
+# analysis say so. nvlink4 (minimal's link): 2 lanes x 106.25 Gb/s x 100/106.25 / 8 = 25 GB/s, a
+# 16 B flit 0.64 ns, replay latency 50 ns: each flit holds its entry 50.64 ns, so 40 entries carry
+# 40 x 16 / 50.64 = 12.64 GB/s of flits, and a 128 B read response (128 B of data in 144 B of
+# flits) 12.638 x 128 / 144 = 11.23 GB/s of reads. The preset's 256 flits do not bind (255 x 0.64
+# = 163 ns > 50).
+run_famsim replay_validate validate --platform "$PLATFORM" --set links.gpu_device.replay_buffer_flits=40
+expect_rc 0 "validate with a 40-flit replay buffer"
+expect_in_output "replay buffer short of the ACK round trip: 40 flits, each held 50.64 ns (on the wire 0.64 + replay 50): at most 12.64 GB/s of flits per link direction (11.23 of read data)" \
+  "validate names the replay buffer's cap"
+run_famsim replay_run run "${SMALL[@]}" --set links.gpu_device.replay_buffer_flits=40 --out "$WORK/replay_run"
+expect_rc 0 "a run with a 40-flit replay buffer"
+run_famsim replay_default run "${SMALL[@]}" --out "$WORK/replay_default"
+python3 - "$WORK/replay_run/stats.json" "$WORK/replay_default/stats.json" <<'PY' || fail "replay buffer resource: see above"
+import json, sys
+d = json.load(open(sys.argv[1]))
+b = d["bottlenecks"]
+got = d["summary"]["read_bandwidth_gbps"]
+cap = 40 * 16 / 50.64 * 128 / 144
+assert 0.97 * cap <= got <= cap * 1.001, f"{got} GB/s of reads, expected just under {cap:.3f}"
+lim = b["limiter"]
+assert lim["component"] == "gpu0_link0" and lim["resource"] == "response wire replay buffer", lim
+assert lim["capacity"] == 40 and lim["utilization"] > 0.95, lim
+default = json.load(open(sys.argv[2]))["bottlenecks"]
+names = [r["resource"] for r in default["ranked"]]
+assert not any("replay" in n for n in names), names
+PY
+pass "a replay buffer short of the ACK round trip is named as the link's cap and limiter"
+
 echo "cli.contract: all checks passed"
