@@ -88,6 +88,14 @@ Placement parse_one_location(ConfigNode& node, const std::string& key, const std
 
 }  // namespace
 
+std::uint32_t parse_access_bytes(ConfigNode& node, std::uint64_t def) {
+  const std::uint64_t bytes = node.get_bytes("access_bytes", def, 1, 1ULL << 30);
+  if ((bytes & (bytes - 1)) != 0) {
+    node.fail("access_bytes", fmt::format("expected a power of two, got {}", bytes));
+  }
+  return static_cast<std::uint32_t>(bytes);
+}
+
 Placement parse_placement(ConfigNode& node, const std::string& key, const PlatformFacts& facts,
                           const std::vector<unsigned>& users) {
   if (!node.is_list(key)) {
@@ -203,11 +211,7 @@ void parse_pattern_stream(ConfigNode& s, StreamConfig& c, const WorkloadConfig& 
               : pattern == "strided"        ? Pattern::kStrided
               : pattern == "uniform_random" ? Pattern::kUniformRandom
                                             : Pattern::kZipf;
-  c.access_bytes =
-      static_cast<std::uint32_t>(s.get_bytes("access_bytes", facts.request_bytes, 1, 1ULL << 30));
-  if ((c.access_bytes & (c.access_bytes - 1)) != 0) {
-    s.fail("access_bytes", fmt::format("expected a power of two, got {}", c.access_bytes));
-  }
+  c.access_bytes = parse_access_bytes(s, facts.request_bytes);
   if (c.access_bytes > c.buffer_bytes) {
     s.fail("access_bytes", "is larger than the buffer");
   }

@@ -90,6 +90,11 @@ struct Placement {
 Placement parse_placement(ConfigNode& node, const std::string& key, const PlatformFacts& facts,
                           const std::vector<unsigned>& users);
 
+// Reads node[`access_bytes`], the bytes of one software access (the GPU splits it into requests
+// of its request_bytes): a power of two from 1 B to 1 GiB, `def` when absent. The one rule of
+// pattern streams and of the generators that take the key (weight_stream, moe_experts).
+std::uint32_t parse_access_bytes(ConfigNode& node, std::uint64_t def);
+
 // A region of memory a generator needs on each GPU of its stream.
 struct RegionSpec {
   std::string role;  // "kv_cache", "weights", ... for messages and stats

@@ -675,4 +675,18 @@ expect_bad devname_link_first "a device named like a later device's link" \
   "devices.1.name" "x_link0 is the name of one of device x's links" -- \
   validate --platform platforms/ualink_pod64.yaml --set devices.0.name=x_link0 --set devices.1.name=x
 
+# --- A generator's access_bytes follows a pattern stream's rule (a power of two): weight_stream
+# --- took 1000 and moe_experts 3 (each access its own request: minutes of simulation).
+expect_bad ws_access_odd "weight_stream.access_bytes that is not a power of two" \
+  "--set workload.streams.0.weight_stream.access_bytes=1000" \
+  "workload.streams.0.weight_stream.access_bytes: expected a power of two, got 1000" -- \
+  run --platform platforms/nvl8_fam.yaml --workload traffic/weight_stream.yaml \
+  --set workload.streams.0.weight_stream.layers=1 \
+  --set workload.streams.0.weight_stream.access_bytes=1000 $(out ws_access_odd)
+expect_bad moe_access_odd "moe_experts.access_bytes that is not a power of two" \
+  "workload.streams.0.moe_experts.access_bytes: expected a power of two, got 3" -- \
+  run --platform platforms/nvl8_fam.yaml --workload traffic/moe_deepseek_v3.yaml \
+  --set workload.streams.0.moe_experts.steps=1 \
+  --set workload.streams.0.moe_experts.access_bytes=3 $(out moe_access_odd)
+
 echo "cli.input_errors: all checks passed"

@@ -18,7 +18,7 @@
 //   layers            MoE layers simulated (the first N of the model's MoE layers), default all
 //   compute           per-layer compute (traffic/ai/llm_common.h), tokens = batch
 //   prefetch_layers   default 0
-//   access_bytes      bytes per access, default 64 KiB
+//   access_bytes      bytes per access, a power of two (as a pattern stream's), default 64 KiB
 //
 // Per step and MoE layer: every token draws top_k distinct experts; each distinct expert the
 // cache does not hold is read from `location` and written into its cache slot (evicting the
@@ -275,7 +275,7 @@ std::shared_ptr<const GeneratorSpec> parse_moe_experts(ConfigNode& n, const Plat
   p.layers = static_cast<unsigned>(n.get_uint("layers", moe_layers, 1, moe_layers));
   p.compute = parse_compute(n);
   p.prefetch = static_cast<unsigned>(n.get_uint("prefetch_layers", 0, 0, 64));
-  p.access_bytes = n.get_bytes("access_bytes", 64 * 1024, 1, 1ULL << 30);
+  p.access_bytes = parse_access_bytes(n, 64 * 1024);
   n.finish();
   return std::make_shared<MoeSpec>(std::move(p));
 }

@@ -12,8 +12,8 @@
 //                     0: each layer's fetch waits for the previous layer's compute
 //   include_experts   MoE layers also read all their routed experts, default false (the
 //                     moe_experts generator models fetching only the routed ones)
-//   access_bytes      bytes per access the GPU splits into requests (a copy engine's chunk),
-//                     default 64 KiB
+//   access_bytes      bytes per access the GPU splits into requests (a copy engine's chunk), a
+//                     power of two (as a pattern stream's), default 64 KiB
 //
 // Per pass and layer the GPU reads ModelConfig::layer_weight_bytes(layer, tp) bytes (plus the
 // experts when asked); the layers sit back to back in one region. The report gives per-pass time
@@ -211,7 +211,7 @@ std::shared_ptr<const GeneratorSpec> parse_weight_stream(ConfigNode& n, const Pl
   if (p.include_experts && !p.model.is_moe()) {
     n.fail("include_experts", p.model.name + " has no experts");
   }
-  p.access_bytes = n.get_bytes("access_bytes", 64 * 1024, 1, 1ULL << 30);
+  p.access_bytes = parse_access_bytes(n, 64 * 1024);
   n.finish();
   return std::make_shared<WeightStreamSpec>(std::move(p));
 }
