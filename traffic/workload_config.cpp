@@ -221,6 +221,23 @@ void parse_pattern_stream(ConfigNode& s, StreamConfig& c, const WorkloadConfig& 
       s.fail("stride_bytes",
              fmt::format("expected a multiple of access_bytes ({})", c.access_bytes));
     }
+    // The walk restarts one slot further on each time it passes the end of the buffer
+    // (StreamGenerator::next_offset): a stride of the buffer's access_bytes slots or more passes
+    // the end at every step, which makes it a sequential walk.
+    const std::uint64_t slots = c.buffer_bytes / c.access_bytes;
+    if (c.stride_bytes / c.access_bytes >= slots) {
+      s.fail("stride_bytes",
+             slots < 2 ? fmt::format("the buffer of {} B holds {} access{} of access_bytes {}, so "
+                                     "no stride fits in it; expected a buffer of at least two "
+                                     "accesses",
+                                     c.buffer_bytes, slots, slots == 1 ? "" : "es", c.access_bytes)
+                       : fmt::format("{} B passes the end of the {} B buffer at "
+                                     "every step, which makes the walk sequential; expected a "
+                                     "stride below the buffer's size: a multiple of "
+                                     "access_bytes ({}) of at most {}",
+                                     c.stride_bytes, c.buffer_bytes, c.access_bytes,
+                                     (slots - 1) * c.access_bytes));
+    }
   } else {
     s.ignore("stride_bytes");
     if (s.has("stride_bytes")) s.fail("stride_bytes", "only applies to pattern: strided");

@@ -23,7 +23,9 @@
 //   buffer.from_stream  instead of the three keys above: use the buffer of an earlier stream
 //                     (the same virtual range on each GPU), e.g. to read back what it wrote
 //   pattern           sequential | strided | uniform_random
-//   stride_bytes      distance between consecutive accesses (strided only)
+//   stride_bytes      distance between consecutive accesses (strided only): a multiple of
+//                     access_bytes below the buffer's size (each time the walk passes the end of
+//                     the buffer it restarts one access further on)
 //   read_fraction     0..1, share of accesses that are reads (default 1)
 //   access_bytes      size of one software access; the GPU splits it into requests of its
 //                     request_bytes (default: the GPU's request_bytes)

@@ -689,4 +689,24 @@ expect_bad moe_access_odd "moe_experts.access_bytes that is not a power of two" 
   --set workload.streams.0.moe_experts.steps=1 \
   --set workload.streams.0.moe_experts.access_bytes=3 $(out moe_access_odd)
 
+# --- A strided walk with a stride of the whole buffer or more passed the end at every step and
+# --- restarted one slot on: a sequential walk, accepted without a word. minimal.yaml's stream
+# --- has a 4 GiB buffer of 128 B accesses: the largest stride is 4 GiB - 128 B.
+expect_bad stride_buffer "a stride as large as the buffer" \
+  "--set workload.streams.0.stride_bytes=4GiB" "workload.streams.0.stride_bytes" \
+  "4294967296 B passes the end of the 4294967296 B buffer" "at most 4294967168" -- \
+  run --platform platforms/minimal.yaml --set workload.streams.0.total_bytes=64KiB \
+  --set workload.streams.0.pattern=strided --set workload.streams.0.stride_bytes=4GiB \
+  $(out stride_buffer)
+expect_bad stride_past_buffer "a stride larger than the buffer" \
+  "workload.streams.0.stride_bytes" "8589934592 B passes the end of the 4294967296 B buffer" -- \
+  run --platform platforms/minimal.yaml --set workload.streams.0.total_bytes=64KiB \
+  --set workload.streams.0.pattern=strided --set workload.streams.0.stride_bytes=8GiB \
+  $(out stride_past_buffer)
+# The largest stride below the buffer is taken.
+run_famsim stride_largest validate --platform platforms/minimal.yaml \
+  --set workload.streams.0.pattern=strided --set workload.streams.0.stride_bytes=4294967168
+expect_rc 0 "the largest stride below the buffer"
+pass "the largest stride below the buffer"
+
 echo "cli.input_errors: all checks passed"
