@@ -709,4 +709,46 @@ run_famsim stride_largest validate --platform platforms/minimal.yaml \
 expect_rc 0 "the largest stride below the buffer"
 pass "the largest stride below the buffer"
 
+# --- Prefill values that changed nothing were accepted: a shared prefix longer than every prompt,
+# --- more prefix groups than prompts, a cache of less than one block, and Mooncake hash_ids
+# --- naming more tokens than the request's input_length (the ones past it were ignored).
+PF=(--platform platforms/minimal.yaml --workload traffic/prefill_prefix_reuse.yaml
+  --set workload.streams.0.prefill.layers=1 --set workload.streams.0.prefill.prompts=4)
+expect_bad prefill_prefix_long "shared_prefix_tokens longer than the longest prompt" \
+  "--set workload.streams.0.prefill.shared_prefix_tokens=2049" \
+  "workload.streams.0.prefill.shared_prefix_tokens: shared_prefix_tokens 2049 is longer than the longest prompt (input_tokens max 2048)" \
+  "expected at most 2048" -- \
+  run "${PF[@]}" --set workload.streams.0.prefill.shared_prefix_tokens=2049 $(out prefill_prefix_long)
+# The whole longest prompt shared is taken.
+run_famsim prefill_prefix_max validate "${PF[@]}" \
+  --set workload.streams.0.prefill.shared_prefix_tokens=2048
+expect_rc 0 "shared_prefix_tokens equal to the longest prompt"
+pass "shared_prefix_tokens equal to the longest prompt"
+expect_bad prefill_groups "prefix_groups more than prompts" \
+  "--set workload.streams.0.prefill.prefix_groups=5" \
+  "workload.streams.0.prefill.prefix_groups: prefix_groups 5 is more than prompts 4" \
+  "expected at most 4" -- \
+  run "${PF[@]}" --set workload.streams.0.prefill.prefix_groups=5 $(out prefill_groups)
+expect_bad prefill_cache_block "cache_tokens less than one block" \
+  "--set workload.streams.0.prefill.cache_tokens=15" \
+  "workload.streams.0.prefill.cache_tokens: cache_tokens 15 is less than one KV block (block_tokens 16)" \
+  "expected at least 16" -- \
+  run "${PF[@]}" --set workload.streams.0.prefill.cache_tokens=15 $(out prefill_cache_block)
+# 600 tokens in blocks of 512 are 2 hash blocks; line 2 names 8 (4096 tokens).
+cat >"$WORK/hash_many.jsonl" <<'JSONL'
+{"timestamp": 0, "input_length": 1024, "output_length": 1, "hash_ids": [1, 2]}
+{"timestamp": 1, "input_length": 600, "output_length": 1, "hash_ids": [1, 2, 3, 4, 5, 6, 7, 8]}
+JSONL
+sed 's/far.jsonl/hash_many.jsonl/; s/mooncake_far/mooncake_hash_many/' "$WORK/mooncake_far.yaml" \
+  >"$WORK/mooncake_hash_many.yaml"
+expect_bad mooncake_hash_many "Mooncake hash_ids past a request's input_length" \
+  "$WORK/hash_many.jsonl:2: 8 hash_ids of trace.block_tokens 512 tokens each name 4096 tokens, more than input_length 600 has (2 blocks)" \
+  "expected at most 2 hash_ids" -- \
+  run --platform platforms/minimal.yaml --workload "$WORK/mooncake_hash_many.yaml" \
+  $(out mooncake_hash_many)
+# Fewer prompts than the file's groups: the error names the --set that made them fewer.
+expect_bad prefill_prompts_groups "prompts fewer than the file's prefix_groups" \
+  "--set workload.streams.0.prefill.prompts=2: workload.streams.0.prefill.prompts: prefix_groups 4 is more than prompts 2" -- \
+  run "${PF[@]}" --set workload.streams.0.prefill.prompts=2 $(out prefill_prompts_groups)
+
 echo "cli.input_errors: all checks passed"

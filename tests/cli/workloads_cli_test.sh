@@ -25,8 +25,11 @@ check kv_decode kv_decode traffic/kv_decode_llama70b.yaml \
   --set $S.kv_decode.layers=1 --set $S.kv_decode.steps=1 --set $S.kv_decode.batch=1
 expect_in_output "steps_done 1 " "kv_decode: the terminal counts the group's step once"
 expect_in_output "layers_simulated 1  model_layers 80" "kv_decode: the terminal says which layers ran"
+# Prompts of 256 tokens, shared whole within their group (the file's 1024-token prefix is longer
+# than they are, which is refused).
 check prefill prefill traffic/prefill_prefix_reuse.yaml \
-  --set $S.prefill.layers=1 --set $S.prefill.prompts=4 --set $S.prefill.input_tokens=256
+  --set $S.prefill.layers=1 --set $S.prefill.prompts=4 --set $S.prefill.input_tokens=256 \
+  --set $S.prefill.shared_prefix_tokens=256
 check weight_stream weight_stream traffic/weight_stream.yaml \
   --set $S.weight_stream.layers=2 --set $S.weight_stream.model.hidden_size=256 \
   --set $S.weight_stream.model.intermediate_size=512

@@ -4,20 +4,24 @@
 //   model             the model (traffic/ai/generators.h)
 //   location          where the KV cache (and prefix cache) lives, e.g. device/fam0
 //   block_tokens      tokens per KV block, the unit of reuse, default 16
-//   cache_tokens      prefix-cache capacity per GPU, tokens (LRU over blocks); default: every
-//                     block of the synthetic prompts (required with a trace)
+//   cache_tokens      prefix-cache capacity per GPU, tokens (LRU over blocks; rounded up to whole
+//                     blocks, at least one: block_tokens); default: every block of the synthetic
+//                     prompts (required with a trace)
 //   tensor_parallel, layers, compute (tokens = the prompt's new tokens), prefetch_layers (0)
 //   Synthetic prompts:
 //     prompts               number of prompts
 //     input_tokens          N or {min, max}
 //     shared_prefix_tokens  leading tokens identical within a prefix group (a system prompt),
-//                           default 0
-//     prefix_groups         distinct shared prefixes, prompt j in group j mod G, default 1
+//                           default 0, at most the longest prompt (input_tokens)
+//     prefix_groups         distinct shared prefixes, prompt j in group j mod G, default 1, at
+//                           most prompts (more groups than prompts are groups without a prompt)
 //     arrival_interval_ns   prompt j arrives at j x this, default 0 (all at once)
 //   Or a request trace:
 //     trace: {file: F, block_tokens: 512, time_scale: 1.0, max_requests: N}
 //       Mooncake JSONL (traffic/trace/request_trace.h); each hash id names trace.block_tokens
-//       tokens (Mooncake: 512); a request arrives at timestamp x time_scale.
+//       tokens (Mooncake: 512), so a line has at most ceil(input_length / trace.block_tokens) of
+//       them (more: the trace was made with smaller blocks, an error naming the line); a request
+//       arrives at timestamp x time_scale.
 //
 // The stream's GPUs form tensor-parallel groups (tensor_parallel consecutive GPUs); a prompt goes
 // to the group chosen by a hash of its first block (cache-affinity routing, as Mooncake's
@@ -141,6 +145,20 @@ class PromptFeed {
       }
       out.arrival_ps = static_cast<std::uint64_t>(std::llround(arrival_ps));
       const std::uint64_t per_hash = p_.trace_block_tokens / bt;
+      // Hash ids past the prompt's last trace block would name tokens it does not have: the
+      // trace's blocks are smaller than trace.block_tokens says, and every reuse it gives would
+      // be read at the wrong tokens.
+      const std::uint64_t hash_blocks =
+          (out.tokens + p_.trace_block_tokens - 1) / p_.trace_block_tokens;
+      if (record_.hash_ids.size() > hash_blocks) {
+        throw TraceError(fmt::format(
+            "{}:{}: {} hash_ids of trace.block_tokens {} tokens each name {} tokens, more than "
+            "input_length {} has ({} block{}); expected at most {} hash_ids, or the trace's "
+            "block size as trace.block_tokens",
+            p_.trace, record_.line, record_.hash_ids.size(), p_.trace_block_tokens,
+            record_.hash_ids.size() * p_.trace_block_tokens, out.tokens, hash_blocks,
+            hash_blocks == 1 ? "" : "s", hash_blocks));
+      }
       const std::uint64_t blocks = (out.tokens + bt - 1) / bt;
       if (blocks > kMaxPromptBlocks) {
         throw TraceError(fmt::format(
@@ -428,8 +446,25 @@ std::shared_ptr<const GeneratorSpec> parse_prefill(ConfigNode& n, const Platform
                          p.input.max, kMaxPromptBlocks, p.block_tokens,
                          kMaxPromptBlocks * p.block_tokens));
     }
+    // A prefix longer than every prompt shares what the longest shares, and groups past the
+    // prompts hold no prompt: values that change nothing are refused rather than read as
+    // something else.
     p.shared_prefix = n.get_uint("shared_prefix_tokens", 0, 0, 1ULL << 30);
+    if (p.shared_prefix > p.input.max) {
+      n.fail_among({"shared_prefix_tokens", "input_tokens"},
+                   fmt::format("shared_prefix_tokens {} is longer than the longest prompt "
+                               "(input_tokens {}{}); expected at most {}",
+                               p.shared_prefix, p.input.min == p.input.max ? "" : "max ",
+                               p.input.max, p.input.max));
+    }
     p.groups = n.get_uint("prefix_groups", 1, 1, 1ULL << 24);
+    if (p.groups > p.prompts) {
+      n.fail_among({"prefix_groups", "prompts"},
+                   fmt::format("prefix_groups {} is more than prompts {}: prompt j is in group j "
+                               "mod prefix_groups, so the groups past the prompts hold none; "
+                               "expected at most {}",
+                               p.groups, p.prompts, p.prompts));
+    }
     p.arrival_interval_ns = n.get_double("arrival_interval_ns", 0.0, 0.0, 1e12);
     // The last prompt arrives at (prompts - 1) x the interval: within the longest simulated time.
     const double last_arrival_ns = static_cast<double>(p.prompts - 1) * p.arrival_interval_ns;
@@ -446,6 +481,14 @@ std::shared_ptr<const GeneratorSpec> parse_prefill(ConfigNode& n, const Platform
         p.prompts * ((p.input.max + p.block_tokens - 1) / p.block_tokens) * p.block_tokens;
     p.cache_tokens_default = !n.has("cache_tokens");
     p.cache_tokens = n.get_uint("cache_tokens", all, 1, 1ULL << 40);
+  }
+  // The cache holds whole blocks (PrefillParams::slots rounds up): fewer tokens than one block
+  // would be read as a cache of one block.
+  if (p.cache_tokens < p.block_tokens) {
+    n.fail_among({"cache_tokens", "block_tokens"},
+                 fmt::format("cache_tokens {} is less than one KV block (block_tokens {}): the "
+                             "prefix cache holds whole blocks; expected at least {}",
+                             p.cache_tokens, p.block_tokens, p.block_tokens));
   }
   n.finish();
   return std::make_shared<PrefillSpec>(std::move(p), static_cast<unsigned>(gpus.size()));
