@@ -207,7 +207,7 @@ int do_check_dram_log(const std::string& preset, const std::vector<std::string>&
   famsim::ConfigDoc doc;
   doc.sources = std::make_shared<famsim::ConfigSources>(path);
   doc.root = famsim::load_yaml_text(*text, path);
-  for (const std::string& o : overrides) famsim::apply_override(doc, o);
+  famsim::apply_overrides(doc, overrides);
   famsim::ConfigNode root(doc.root, "", doc.sources);
   const famsim::dram::Spec spec = famsim::dram::load_spec(root, preset);
   // A key the spec does not read (a misspelt organisation.ranks) would leave the preset's value

@@ -163,7 +163,7 @@ ConfigDoc load_config(const RunOptions& o) {
     doc.root["sim"]["seed"] = *o.seed;
     doc.sources->set("sim.seed", "--seed");
   }
-  for (const std::string& s : o.overrides) apply_override(doc, s);
+  apply_overrides(doc, o.overrides);
   expand_presets(doc);
   return doc;
 }

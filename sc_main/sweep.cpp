@@ -413,6 +413,15 @@ SweepSpec parse_sweep(const std::string& path, const std::string& materialise_di
     if (eq == std::string::npos || !is_key_path(s.substr(0, eq))) {
       throw ConfigError(spec.set_locations.back() + ": '" + s + "': expected key.path=value");
     }
+    // The same key twice in set: one value was meant (a parameter's values do override it).
+    for (std::size_t j = 0; j < i; ++j) {
+      if (spec.set[j].compare(0, eq + 1, s, 0, eq + 1) == 0) {
+        throw ConfigError(
+            fmt::format("{}: '{}': duplicate key (first '{}', {}); expected each "
+                        "key once in set",
+                        spec.set_locations.back(), s, spec.set[j], spec.set_locations[j]));
+      }
+    }
   }
   spec.one_at_a_time =
       root.get_choice("mode", "grid", {"grid", "one_at_a_time"}) == "one_at_a_time";
@@ -503,7 +512,16 @@ std::vector<SweepPoint> expand_points(const SweepSpec& spec) {
 }
 
 std::vector<std::string> point_overrides(const SweepSpec& spec, const SweepPoint& p) {
-  std::vector<std::string> o = spec.set;
+  // A set entry whose key a parameter sweeps is that parameter's base, overridden at every point:
+  // only the parameter's value is given (a command line takes each key once).
+  std::vector<std::string> o;
+  for (const std::string& s : spec.set) {
+    const std::string key = s.substr(0, s.find('='));
+    bool swept = false;
+    for (const SweepGroup& g : spec.groups)
+      swept = swept || std::find(g.keys.begin(), g.keys.end(), key) != g.keys.end();
+    if (!swept) o.push_back(s);
+  }
   for (std::size_t g = 0; g < spec.groups.size(); ++g) {
     const SweepGroup& gr = spec.groups[g];
     for (std::size_t k = 0; k < gr.keys.size(); ++k) {

@@ -64,7 +64,8 @@ void check_sweep_keys(const std::string& path);
 // each group's other positions with every other group at its base.
 std::vector<SweepPoint> expand_points(const SweepSpec& spec);
 
-// The `--set` overrides of one point (the sweep's own `set` first).
+// The `--set` overrides of one point: the sweep's own `set` first, less the entries whose key a
+// parameter sweeps (the parameter's value overrides them), then the parameters' values.
 std::vector<std::string> point_overrides(const SweepSpec& spec, const SweepPoint& p);
 
 // Headline metrics of one finished run from its stats.json (see results.csv columns).

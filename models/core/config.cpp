@@ -428,6 +428,21 @@ void apply_override(ConfigDoc& doc, const std::string& assignment) {
   if (!first_created.empty()) doc.sources->set(first_created, "--set " + assignment);
 }
 
+void apply_overrides(ConfigDoc& doc, const std::vector<std::string>& assignments) {
+  std::map<std::string, const std::string*> first;  // key path -> its first assignment
+  for (const std::string& a : assignments) {
+    const auto eq = a.find('=');
+    if (eq == std::string::npos || eq == 0) continue;  // apply_override says what is wrong
+    const auto [it, fresh] = first.emplace(a.substr(0, eq), &a);
+    if (!fresh) {
+      throw ConfigError(fmt::format(
+          "--set {}: duplicate key (first --set {}); expected each key once on the command line",
+          printable(a), printable(*it->second)));
+    }
+  }
+  for (const std::string& a : assignments) apply_override(doc, a);
+}
+
 YAML::Node merge_yaml(const YAML::Node& base, const YAML::Node& over) {
   if (!base.IsMap() || !over.IsMap()) return over;
   // force_insert with the inputs' own key and value nodes shares them (operator[] would make a

@@ -117,6 +117,10 @@ YAML::Node load_yaml_text(const std::string& text, const std::string& source);
 // names the --set as its source. Throws ConfigError for a malformed override, and for a value
 // holding anything load_yaml_text refuses in a document (a cycle, too many nodes, a merge key).
 void apply_override(ConfigDoc& doc, const std::string& assignment);
+// Applies a command line's overrides in order. The same key path twice is a ConfigError naming the
+// key and both values, as a key twice in one YAML map is: one of the two was meant, and the last
+// would silently win.
+void apply_overrides(ConfigDoc& doc, const std::vector<std::string>& assignments);
 
 // The walks below, like every recursive walk over a configuration, take a tree that came from
 // load_yaml_text or apply_override: no cycles, and within kMaxYamlNodes and kMaxYamlDepth.

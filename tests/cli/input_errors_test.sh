@@ -749,6 +749,58 @@ expect_bad mooncake_hash_many "Mooncake hash_ids past a request's input_length" 
 # Fewer prompts than the file's groups: the error names the --set that made them fewer.
 expect_bad prefill_prompts_groups "prompts fewer than the file's prefix_groups" \
   "--set workload.streams.0.prefill.prompts=2: workload.streams.0.prefill.prompts: prefix_groups 4 is more than prompts 2" -- \
-  run "${PF[@]}" --set workload.streams.0.prefill.prompts=2 $(out prefill_prompts_groups)
+  run --platform platforms/minimal.yaml --workload traffic/prefill_prefix_reuse.yaml \
+  --set workload.streams.0.prefill.layers=1 --set workload.streams.0.prefill.prompts=2 \
+  $(out prefill_prompts_groups)
+
+# --- The same --set key twice kept the last value without a word; a key twice in one YAML map
+# --- is an error, and so is this. A sweep's set list likewise; a parameter overriding a set entry
+# --- of its key is the sweep's base, which stays allowed.
+expect_bad set_twice "the same --set key twice" \
+  "--set workload.streams.0.read_fraction=0.7: duplicate key (first --set workload.streams.0.read_fraction=0.5)" -- \
+  run --platform platforms/minimal.yaml --set workload.streams.0.total_bytes=64KiB \
+  --set workload.streams.0.read_fraction=0.5 --set workload.streams.0.read_fraction=0.7 \
+  $(out set_twice)
+expect_bad set_twice_validate "the same --set key twice, same value, in validate" \
+  "--set gpus.max_outstanding=32: duplicate key (first --set gpus.max_outstanding=32)" -- \
+  validate --platform platforms/minimal.yaml --set gpus.max_outstanding=32 \
+  --set gpus.max_outstanding=32
+expect_bad set_twice_log "the same --set key twice in check-dram-log" \
+  "--set organization.ranks=1: duplicate key (first --set organization.ranks=2)" -- \
+  check-dram-log --preset ddr5_4800_x4 --set organization.ranks=2 --set organization.ranks=1 \
+  "$WORK/empty_log.csv"
+cat >"$WORK/sweep_set_twice.yaml" <<YAML
+name: set_twice
+platform: $PWD/platforms/minimal.yaml
+set: ["workload.streams.0.total_bytes=16KiB",
+      "workload.streams.0.total_bytes=32KiB"]
+parameters:
+  - {key: gpus.max_outstanding, values: [16, 32]}
+YAML
+run_famsim sweep_set_twice sweep "$WORK/sweep_set_twice.yaml" --out "$WORK/out-sweep_set_twice"
+expect_bad_dir sweep_set_twice "$WORK/out-sweep_set_twice" \
+  "$WORK/sweep_set_twice.yaml:4: set.1: 'workload.streams.0.total_bytes=32KiB': duplicate key (first 'workload.streams.0.total_bytes=16KiB', $WORK/sweep_set_twice.yaml:3: set.0)"
+pass "the same key twice in a sweep's set"
+# A parameter sweeping a key that set also gives: each point runs with the parameter's value.
+cat >"$WORK/sweep_set_param.yaml" <<YAML
+name: set_param
+platform: $PWD/platforms/minimal.yaml
+set: ["workload.streams.0.total_bytes=16KiB", "gpus.max_outstanding=8"]
+parameters:
+  - {key: gpus.max_outstanding, values: [16, 32]}
+YAML
+run_famsim sweep_set_param sweep "$WORK/sweep_set_param.yaml" --jobs 1 \
+  --out "$WORK/out-sweep_set_param"
+expect_rc 0 "a parameter overriding a set entry of its key"
+for i in 0 1; do
+  want=$((16 * (i + 1)))
+  python3 - "$WORK/out-sweep_set_param/points/000$i/stats.json" "$want" <<'PY' ||
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["config"]["gpus"]["max_outstanding"] == int(sys.argv[2]), d["config"]["gpus"]
+PY
+    fail "sweep point $i did not run with gpus.max_outstanding $want"
+done
+pass "a parameter overriding a set entry of its key"
 
 echo "cli.input_errors: all checks passed"
