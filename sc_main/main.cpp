@@ -240,6 +240,7 @@ int do_sweep(const std::string& file, std::string out_dir, unsigned jobs) {
   // directory for the points to read.
   const std::string name = famsim::parse_sweep(file).name;
   famsim::check_sweep_keys(file);
+  famsim::check_sweep_points(file);
   if (out_dir.empty()) out_dir = "sweep-" + name;
   famsim::make_sweep_out_dir(out_dir);
   const famsim::SweepSpec spec =

@@ -480,6 +480,58 @@ void check_sweep_keys(const std::string& path) {
   }
 }
 
+void check_sweep_points(const std::string& path) {
+  const ScratchDir scratch;
+  const SweepSpec spec = parse_sweep(path, scratch.path());
+  const std::vector<SweepPoint> points = expand_points(spec);
+  std::optional<std::string> first;
+  std::size_t refused = 0;
+  for (const SweepPoint& p : points) {
+    const std::vector<std::string> overrides = point_overrides(spec, p);
+    try {
+      parse_config(load_config(point_run_options(spec, overrides)));
+    } catch (const ConfigError& e) {
+      ++refused;
+      if (first) continue;
+      if (const auto in_sweep_file = sweep_key_error(spec, e)) throw ConfigError(*in_sweep_file);
+      // The sweep file's entry that wrote the refused value: the --set the error names ("--set
+      // key=value: ..."), else (a value the platform or workload file holds, refused with the
+      // point's values) the first parameter away from its base at this point.
+      std::string what = e.what();
+      std::string at;
+      std::vector<std::string> values;  // the parameters' key=value at this point
+      for (std::size_t g = 0; g < spec.groups.size(); ++g) {
+        const SweepGroup& gr = spec.groups[g];
+        for (std::size_t k = 0; k < gr.keys.size(); ++k) {
+          const std::string a = gr.keys[k] + "=" + gr.values[k][p.at[g]];
+          values.push_back(a);
+          if (at.empty() && what.rfind("--set " + a + ": ", 0) == 0) {
+            at = gr.key_locations[k];
+            what = what.substr(a.size() + 8);
+          }
+        }
+      }
+      for (std::size_t i = 0; i < spec.set.size() && at.empty(); ++i) {
+        if (what.rfind("--set " + spec.set[i] + ": ", 0) == 0) {
+          at = spec.set_locations[i];
+          what = what.substr(spec.set[i].size() + 8);
+        }
+      }
+      for (std::size_t g = 0; g < spec.groups.size() && at.empty(); ++g) {
+        if (p.at[g] != spec.groups[g].base) at = spec.groups[g].key_locations.front();
+      }
+      if (at.empty()) at = spec.groups.front().key_locations.front();
+      first = fmt::format("{}: point {} ({}): {}", at, p.index, fmt::join(values, ", "), what);
+    }
+  }
+  if (first) {
+    throw ConfigError(refused == 1
+                          ? *first
+                          : fmt::format("{} (and {} more of the sweep's {} points are refused)",
+                                        *first, refused - 1, points.size()));
+  }
+}
+
 std::vector<SweepPoint> expand_points(const SweepSpec& spec) {
   std::vector<SweepPoint> out;
   const std::size_t n = spec.groups.size();

@@ -54,11 +54,17 @@ SweepSpec parse_sweep(const std::string& path, const std::string& materialise_di
 // parameters) against the configuration of the base point (every parameter at its base). A key
 // the configuration does not know, or a path that leads nowhere (through a value, past the end
 // of a list), is an error in the sweep file, the same at every point: ConfigError naming the
-// sweep file, the line of the entry and the key. A value the configuration rejects is left to the
-// point it belongs to: it may be bad at some points only (run_points records such a point as
-// failed). The spec's built-in platform or workload is written to a scratch directory for the
-// check, then removed.
+// sweep file, the line of the entry and the key. A value the configuration rejects is left to
+// check_sweep_points. The spec's built-in platform or workload is written to a scratch directory
+// for the check, then removed.
 void check_sweep_keys(const std::string& path);
+
+// Checks, before anything is written or simulated, every point's configuration as a run reads it
+// (the platform, workload and presets with the point's overrides; nothing elaborated). A value the
+// configuration refuses at some point (a parameter's value out of range, or one that does not go
+// with the rest) is bad input: ConfigError naming the sweep file's line of the entry that wrote
+// it (else of the first parameter away from its base), the point and its values, and the error.
+void check_sweep_points(const std::string& path);
 
 // Grid: every combination, the first group varying slowest. One at a time: the base point, then
 // each group's other positions with every other group at its base.

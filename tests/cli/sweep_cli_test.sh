@@ -201,7 +201,9 @@ sed 's/values: \[1, 2, 4\]/values: [1, 2]/; s/base: 2/base: 1/' "$WORK/channels.
   fail "a shorter sweep left the earlier sweep's points: $(ls "$WORK/j1/points")"
 pass "a shorter sweep removes the earlier sweep's later points"
 
-# A failing point is recorded with its error; the others still run; exit code 1.
+# A value the configuration refuses at one point is bad input: every point's configuration is
+# read before anything is written or run, and the sweep exits 2 naming the entry's line and the
+# point (it used to run the other points, write results.csv and exit 1).
 cat >"$WORK/bad_point.yaml" <<EOF
 name: bad_point
 platform: $root/platforms/minimal.yaml
@@ -210,15 +212,49 @@ parameters:
   - key: devices.0.port_logic.tags_per_port
     values: [64, 0, 128]
 EOF
+line=$(grep -n -- '- key: devices.0.port_logic.tags_per_port' "$WORK/bad_point.yaml" | cut -d: -f1)
 rc=0
 "$famsim" sweep "$WORK/bad_point.yaml" --out "$WORK/bad" >"$WORK/bad.log" 2>&1 || rc=$?
+[[ $rc -eq 2 ]] || fail "a point of bad input: exit code $rc, expected 2: $(cat "$WORK/bad.log")"
+grep -qF "bad_point.yaml:$line: parameters.0.key: point 1 (devices.0.port_logic.tags_per_port=0): devices.0.port_logic.tags_per_port: expected an integer in [1," \
+  "$WORK/bad.log" || fail "a point of bad input: $(cat "$WORK/bad.log")"
+[[ ! -e $WORK/bad ]] || fail "a point of bad input: the sweep wrote $(ls -A "$WORK/bad")"
+pass "a point of bad input stops the sweep before anything runs"
+# A value that only fails with the platform's: 64 GiB do not fit in 1 channel of minimal.yaml.
+# The error names the platform's line, and the sweep file's line of the parameter.
+printf 'name: x\nplatform: %s\nparameters:\n  - {key: devices.0.memory.channels, values: [2, 1]}\n' \
+  "$root/platforms/minimal.yaml" >"$WORK/no_fit.yaml"
+rc=0
+"$famsim" sweep "$WORK/no_fit.yaml" --out "$WORK/nofit" >"$WORK/nofit.log" 2>&1 || rc=$?
+[[ $rc -eq 2 ]] || fail "a point that does not fit: exit code $rc, expected 2: $(cat "$WORK/nofit.log")"
+grep -qF "no_fit.yaml:4: parameters.0.key: point 1 (devices.0.memory.channels=1): $root/platforms/minimal.yaml:16: devices.0.capacity_gib: 64.00 GiB do not fit in 1 channels" \
+  "$WORK/nofit.log" || fail "a point that does not fit: $(cat "$WORK/nofit.log")"
+[[ ! -e $WORK/nofit ]] || fail "a point that does not fit: the sweep wrote $(ls -A "$WORK/nofit")"
+pass "a point whose values do not go with the platform's stops the sweep before anything runs"
+
+# A point whose run fails (here a failed data check: the reader verifies another seed than the
+# writer wrote, exit 1) is recorded with its error; the others still run; exit code 1.
+verify_sweep() {  # verify_sweep FILE NAME WRITER_SEEDS READER_SEEDS
+  cat >"$1" <<EOF
+name: $2
+platform: $root/platforms/minimal.yaml
+workload: $root/traffic/write_then_verify.yaml
+parameters:
+  - zip:
+      - {key: workload.streams.0.data_seed, values: [$3]}
+      - {key: workload.streams.1.data_seed, values: [$4]}
+EOF
+}
+verify_sweep "$WORK/fail_point.yaml" fail_point "42, 42, 9" "42, 7, 9"
+rc=0
+"$famsim" sweep "$WORK/fail_point.yaml" --out "$WORK/bad" >"$WORK/bad.log" 2>&1 || rc=$?
 [[ $rc -eq 1 ]] || fail "a failed point: exit code $rc, expected 1"
 $PY - "$WORK/bad" <<'PY' || fail "failed point not recorded"
 import csv, json, sys
 d = sys.argv[1]
 rows = list(csv.DictReader(open(d + "/results.csv")))
 assert [r["status"] for r in rows] == ["ok", "failed", "ok"], rows
-assert "tags_per_port" in rows[1]["error"], rows[1]["error"]
+assert "CONSERVATION FAILED" in rows[1]["error"] and "data mismatches" in rows[1]["error"], rows[1]["error"]
 assert rows[1]["bandwidth_gbps"] == "", rows[1]
 assert json.load(open(d + "/sweep.json"))["failed"] == 1
 assert json.load(open(d + "/points/0001/point.json"))["status"] == "failed"
@@ -276,24 +312,10 @@ for range in "{from: 1, to: 1e9, step: 1}" "{from: 1e17, to: 2e17, step: 1}"; do
 done
 pass "a range of too many values is refused at once"
 
-# The last point failing before its process starts (nothing left running) is recorded like any
-# other; so is a sweep whose every point fails so. Exit code 1 and the three tables.
-cat >"$WORK/last_fails.yaml" <<EOF
-name: last_fails
-platform: $root/platforms/minimal.yaml
-$common]
-parameters:
-  - key: devices.0.port_logic.tags_per_port
-    values: [64, 0]
-EOF
-cat >"$WORK/all_fail.yaml" <<EOF
-name: all_fail
-platform: $root/platforms/minimal.yaml
-$common]
-parameters:
-  - key: devices.0.port_logic.tags_per_port
-    values: [0]
-EOF
+# The last point failing (nothing left running after it) is recorded like any other; so is a
+# sweep whose every point fails. Exit code 1 and the three tables.
+verify_sweep "$WORK/last_fails.yaml" last_fails "42, 42" "42, 7"
+verify_sweep "$WORK/all_fail.yaml" all_fail "42" "7"
 for run in "last_fails 1 ok,failed" "last_fails 2 ok,failed" "all_fail 1 failed" \
   "all_fail 2 failed"; do
   read -r name jobs want <<<"$run"
@@ -308,7 +330,7 @@ rows = list(csv.DictReader(open(d + "/results.csv")))
 assert [r["status"] for r in rows] == want, rows
 for r in rows:
     if r["status"] == "failed":
-        assert "tags_per_port" in r["error"], r["error"]
+        assert "data mismatches" in r["error"], r["error"]
 assert json.load(open(d + "/sweep.json"))["failed"] == want.count("failed")
 open(d + "/sensitivity.csv").read()
 PY
