@@ -46,16 +46,33 @@ void TracePlayer::read_next() {
     exhausted_ = true;
     return;
   }
-  if (params_.open_loop && next_.has_time) {
+  if (next_.has_time) {
     // The line's time (or .rstl delay) in ps; past the longest simulated time it is an input
     // error naming the line, not a product that wraps 64 bits or a wake-up the scheduler refuses.
+    // Closed loop ignores the times, but a time famsim cannot represent is no valid trace in
+    // either mode (README "DRAM").
     std::uint64_t time_ps = 0;
     if (__builtin_mul_overflow(next_.time, clock_.period_ps(), &time_ps) ||
         time_ps > kMaxSimTimePs) {
       input_error(std::to_string(next_.time) + " cycles of " + std::to_string(clock_.period_ps()) +
                   " ps is past 2^48 ps (281 s), the longest famsim represents; expected a " +
                   "timestamp below " + std::to_string(kMaxSimTimePs / clock_.period_ps() + 1) +
-                  " cycles, less the time its request takes to complete");
+                  " cycles" +
+                  (params_.open_loop ? ", less the time its request takes to complete" : ""));
+      return;
+    }
+    if (!params_.open_loop) {
+      // .rstl delays add up (open loop adds the requests' latencies too, see complete()): past
+      // 2^48 ps the trace asks for a time famsim cannot represent, whatever the mode.
+      if (next_.relative_time) {
+        closed_delays_ps_ += time_ps;  // each below 2^48: the sum cannot wrap
+        if (closed_delays_ps_ > kMaxSimTimePs) {
+          input_error(fmt::format(
+              "the delays up to this line add up to {} ps ({:.6g} s), past 2^48 ps (281 s), the "
+              "longest famsim represents; expected delays that add up to at most {} ps",
+              closed_delays_ps_, static_cast<double>(closed_delays_ps_) * 1e-12, kMaxSimTimePs));
+        }
+      }
       return;
     }
     if (!next_.relative_time) {

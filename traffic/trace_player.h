@@ -112,6 +112,7 @@ class TracePlayer : public sc_core::sc_module, public Component, public Initiato
   bool exhausted_ = false;
   std::uint64_t next_start_ps_ = 0;  // open loop: when the next request may start
   std::size_t start_line_ = 0;       // the trace line next_start_ps_ is for, 0 before one
+  std::uint64_t closed_delays_ps_ = 0;  // closed loop, .rstl: the delays read so far, added up
   std::uint64_t last_edge_ = Wakeup::kNever;
   std::uint64_t next_id_ = 0;
   // Requests in flight, of max_outstanding: a slot is taken at issue and free again when the

@@ -803,4 +803,26 @@ PY
 done
 pass "a parameter overriding a set entry of its key"
 
+# --- Closed loop (the default mode) ignores a trace's times, but took times past 2^48 ps without a
+# --- word where open loop refuses them naming the line (README "DRAM" says both).
+printf '0x1000 READ 10\n0x2000 READ 18446744073709551615\n' >"$WORK/huge.ds3"
+expect_bad closed_huge "a closed-loop timestamp past 281 s" \
+  "$WORK/huge.ds3:2: 18446744073709551615 cycles of 625 ps is past 2^48 ps (281 s)" \
+  "expected a timestamp below 450359962738 cycles" -- \
+  run "${DRAM[@]}" --trace "$WORK/huge.ds3" --trace-format dramsim3 $(out closed_huge)
+expect_bad closed_late "a closed-loop timestamp past 281 s, mode given" "$WORK/late.ds3:2" "281 s" -- \
+  run "${DRAM[@]}" --trace "$WORK/late.ds3" --trace-format dramsim3 \
+  --set trace_player.mode=closed $(out closed_late)
+# .rstl: 10 + 3 x 10^11 + 3 x 10^11 cycles of 625 ps = 375000000006250 ps by line 3.
+printf '10: read 0x1000\n300000000000: read 0x2000\n300000000000: read 0x3000\n' >"$WORK/sum_closed.rstl"
+expect_bad closed_rstl_sum "closed-loop .rstl delays that add up past 281 s" \
+  "$WORK/sum_closed.rstl:3: the delays up to this line add up to 375000000006250 ps (375 s), past 2^48 ps (281 s)" -- \
+  run "${DRAM[@]}" --trace "$WORK/sum_closed.rstl" --trace-format dramsys $(out closed_rstl_sum)
+# Times just below the limit replay in closed loop (they are not waited for).
+printf '0x1000 READ 10\n0x1040 READ 450359962737\n' >"$WORK/closed_edge.ds3"
+run_famsim closed_edge run "${DRAM[@]}" --trace "$WORK/closed_edge.ds3" --trace-format dramsim3 \
+  --out "$WORK/out-closed_edge"
+expect_rc 0 "a closed-loop timestamp just below 281 s"
+pass "a closed-loop timestamp just below 281 s"
+
 echo "cli.input_errors: all checks passed"
