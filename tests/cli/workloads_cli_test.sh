@@ -154,8 +154,7 @@ pass "missing trace"
 # the phases the configuration fixes. weight_stream shrunk as above, 3 passes of 2 layers on each
 # of the 8 GPUs: 8 x 3 x 2 = 48 phases.
 WS=(--platform "$P" --workload traffic/weight_stream.yaml --set $S.weight_stream.layers=2
-  --set $S.weight_stream.steps=3 --set $S.weight_stream.model.hidden_size=256
-  --set $S.weight_stream.model.intermediate_size=512)
+  --set $S.weight_stream.model.hidden_size=256 --set $S.weight_stream.model.intermediate_size=512)
 check_phase_lines() {  # check_phase_lines ERR_FILE PHASES: every line's count and share
   python3 - "$1" "$2" <<'PY'
 import re, sys
@@ -179,7 +178,7 @@ for line in lines:
 print(last)
 PY
 }
-"$FAMSIM" run "${WS[@]}" --progress 1e-9 --out "$WORK/ws_progress" >/dev/null \
+"$FAMSIM" run "${WS[@]}" --set $S.weight_stream.steps=3 --progress 1e-9 --out "$WORK/ws_progress" >/dev/null \
   2>"$WORK/ws_progress.err" || fail "weight_stream --progress: $(cat "$WORK/ws_progress.err")"
 check_phase_lines "$WORK/ws_progress.err" 48 >/dev/null || fail "weight_stream progress lines"
 pass "--progress on a generator counts its phases"
