@@ -290,15 +290,26 @@ int famsim_main(int argc, char** argv) {
   famsim::RunOptions opt;
   std::string platform, workload, out_dir = "famsim-out";
   std::string seed;
+  // CLI11 takes the argument after an option that needs a value as its value, even the next
+  // option: "--seed --out DIR" set the seed to "--out" and then found DIR unexpected. No value of
+  // these options starts with "--", so one that does means the option's value is missing.
+  const auto needs_value = [](const std::string& v) {
+    return v.rfind("--", 0) == 0 ? "expected a value after the option, got the option " + v +
+                                       " (is the value missing?)"
+                                 : std::string();
+  };
 
   CLI::App* run = app.add_subcommand("run", "Simulate a platform under a workload");
-  run->add_option("--platform", platform, "Platform YAML (default: built-in nvl8_fam)");
+  run->add_option("--platform", platform, "Platform YAML (default: built-in nvl8_fam)")
+      ->check(needs_value);
   run->add_option("--workload", workload,
-                  "Workload YAML (default: the platform's, else random_read)");
+                  "Workload YAML (default: the platform's, else random_read)")
+      ->check(needs_value);
   run->add_option("--set", opt.overrides, "Override a configuration key: key.path=value")
       ->take_all();
-  CLI::Option* seed_opt = run->add_option("--seed", seed, "Random seed (default: sim.seed or 1)");
-  run->add_option("--out", out_dir, "Output directory (default: famsim-out)");
+  CLI::Option* seed_opt =
+      run->add_option("--seed", seed, "Random seed (default: sim.seed or 1)")->check(needs_value);
+  run->add_option("--out", out_dir, "Output directory (default: famsim-out)")->check(needs_value);
   bool dram_log = false;
   run->add_flag("--dram-log", dram_log,
                 "Write every DRAM controller's command log to DIR/dram/ and check it with the "
@@ -324,7 +335,8 @@ int famsim_main(int argc, char** argv) {
   std::uint64_t max_outstanding = 0;
   for (CLI::App* sub : {run}) {
     sub->add_option("--trace", trace_file,
-                    "Trace to replay on a standalone memory platform (platforms/dram_*.yaml)");
+                    "Trace to replay on a standalone memory platform (platforms/dram_*.yaml)")
+        ->check(needs_value);
     sub->add_option("--trace-format", trace_format, "ramulator | dramsim3 | dramsys")
         ->check(CLI::IsMember({"ramulator", "dramsim3", "dramsys"}));
     sub->add_option("--max-outstanding", max_outstanding,
@@ -334,16 +346,18 @@ int famsim_main(int argc, char** argv) {
 
   CLI::App* validate =
       app.add_subcommand("validate", "Check a configuration, print derived figures");
-  validate->add_option("--platform", platform, "Platform YAML")->required();
-  validate->add_option("--workload", workload, "Workload YAML");
+  validate->add_option("--platform", platform, "Platform YAML")->required()->check(needs_value);
+  validate->add_option("--workload", workload, "Workload YAML")->check(needs_value);
   validate->add_option("--set", opt.overrides, "Override a configuration key: key.path=value")
       ->take_all();
 
   CLI::App* bench = app.add_subcommand(
       "bench", "Measure simulation speed (requests per host second, peak RSS); writes no files");
   std::uint64_t bench_mib = 16;
-  bench->add_option("--platform", platform, "Platform YAML (default: built-in nvl8_fam)");
-  bench->add_option("--workload", workload, "Workload YAML (default: saturating random reads)");
+  bench->add_option("--platform", platform, "Platform YAML (default: built-in nvl8_fam)")
+      ->check(needs_value);
+  bench->add_option("--workload", workload, "Workload YAML (default: saturating random reads)")
+      ->check(needs_value);
   bench->add_option("--set", opt.overrides, "Override a configuration key: key.path=value")
       ->take_all();
   CLI::Option* bench_mib_opt =
@@ -368,7 +382,8 @@ int famsim_main(int argc, char** argv) {
   std::string sweep_file, sweep_out;
   unsigned sweep_jobs = 0;
   sweep->add_option("file", sweep_file, "Sweep YAML")->required();
-  sweep->add_option("--out", sweep_out, "Output directory (default: sweep-NAME)");
+  sweep->add_option("--out", sweep_out, "Output directory (default: sweep-NAME)")
+      ->check(needs_value);
   sweep->add_option("--jobs", sweep_jobs, "Points run at a time (default: the cores)")
       ->check(CLI::Range(1u, 1024u));
 

@@ -825,4 +825,18 @@ run_famsim closed_edge run "${DRAM[@]}" --trace "$WORK/closed_edge.ds3" --trace-
 expect_rc 0 "a closed-loop timestamp just below 281 s"
 pass "a closed-loop timestamp just below 281 s"
 
+# --- An option's value missing before the next option: "--seed --out DIR" took "--out" as the
+# --- seed and then blamed DIR ("The following argument was not expected: DIR").
+expect_bad seed_missing "--seed with no value before --out" \
+  "--seed: expected a value after the option, got the option --out (is the value missing?)" -- \
+  run --platform platforms/minimal.yaml --set workload.streams.0.total_bytes=64KiB --seed \
+  $(out seed_missing)
+case "$OUT" in *"not expected"*) fail "--seed with no value blames the next argument: $OUT" ;; esac
+expect_bad platform_missing "--platform with no value before --set" \
+  "--platform: expected a value after the option, got the option --set" -- \
+  validate --platform --set gpus.count=2
+expect_bad out_missing "--out with no value before --seed" \
+  "--out: expected a value after the option, got the option --seed" -- \
+  run --platform platforms/minimal.yaml --out --seed 3
+
 echo "cli.input_errors: all checks passed"
