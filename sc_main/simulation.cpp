@@ -629,6 +629,46 @@ void Simulation::check_run_length() const {
         l.generators ? "at least " : "", l.bytes * 1e-9, fmt::join(set, " + "), peak, seconds,
         peak * static_cast<double>(kMaxSimTimePs) * 1e-12, l.hint));
   }
+  // The same for each GPU's fabric links (a slow link, lane_gbps 1e-9, would otherwise run into
+  // 2^48 ps and be reported without a key): a pattern stream's bytes to memory that is not the
+  // GPU's own cross its gpu_link.per_gpu links, reads one way and writes the other, so at best at
+  // twice their bandwidth per direction.
+  if (pc.gpu_link.present) {
+    const std::string link =
+        doc_.root["links"]["gpu_switch"].IsDefined() ? "links.gpu_switch" : "links.gpu_device";
+    const double link_gbps = 2.0 * pc.gpu_link.per_gpu * pc.gpu_link.params.bandwidth_gbps();
+    std::map<unsigned, double> link_bytes;                       // GPU -> bytes through its links
+    std::map<unsigned, std::pair<double, std::string>> biggest;  // GPU -> its largest stream
+    for (const StreamConfig& s : cfg_.workload.streams) {
+      if (s.duration_ns > 0 || s.generator ||
+          s.total_bytes == std::numeric_limits<std::uint64_t>::max()) {
+        continue;
+      }
+      for (unsigned g : s.gpus) {
+        const bool own = s.location.kind == Placement::Kind::kGpuLocal ||
+                         (s.location.kind == Placement::Kind::kGpu && s.location.gpu == g);
+        if (own) continue;
+        link_bytes[g] += static_cast<double>(s.total_bytes);
+        if (static_cast<double>(s.total_bytes) > biggest[g].first)
+          biggest[g] = {static_cast<double>(s.total_bytes), s.path + ".total_bytes"};
+      }
+    }
+    for (const auto& [g, bytes] : link_bytes) {
+      const double seconds = bytes / (link_gbps * 1e9);
+      if (seconds * 1e12 <= static_cast<double>(kMaxSimTimePs)) continue;
+      // The link key a --set changed, the likely typo; else the stream's size.
+      std::string key = set_key(link, {"lane_gbps", "lanes", "encoding_efficiency", "per_gpu"});
+      if (doc_.sources->source_of(key).rfind("--set", 0) != 0) key = biggest[g].second;
+      throw ConfigError(fmt::format(
+          "{}: {}: GPU {}'s pattern streams move {:.6g} GB over its {} {} link{} of {:.6g} GB/s "
+          "per direction, at least {:.6g} s, past 2^48 ps (281 s), the longest famsim "
+          "represents; expected links of at least {:.6g} GB/s per direction (lanes x lane_gbps x "
+          "encoding_efficiency / 8), or less total_bytes",
+          doc_.sources->source_of(key), key, g, bytes * 1e-9, pc.gpu_link.per_gpu, link,
+          pc.gpu_link.per_gpu == 1 ? "" : "s", pc.gpu_link.params.bandwidth_gbps(), seconds,
+          bytes / (2.0 * pc.gpu_link.per_gpu * static_cast<double>(kMaxSimTimePs) * 1e-3)));
+    }
+  }
 }
 
 void Simulation::check_log_modules() const {

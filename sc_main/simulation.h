@@ -166,7 +166,9 @@ class Simulation {
   std::uint64_t phases_ended(std::uint64_t now_ps) const;
   void map_workload();
   // Pattern streams that could not finish within 2^48 ps even at their memories' peak channel
-  // bandwidth: ConfigError naming the total_bytes of the one moving the most.
+  // bandwidth: ConfigError naming the total_bytes of the one moving the most. Likewise at a GPU's
+  // fabric links' bandwidth (both directions): naming the link key a --set changed (lane_gbps,
+  // lanes, encoding_efficiency, per_gpu), else the GPU's largest stream's total_bytes.
   void check_run_length() const;
   // base + "." + the first of `keys` (generator keys) a --set changed (or its .min or .max, then
   // named), else the first of them.

@@ -375,6 +375,19 @@ VmmEventConfig parse_vmm_event(ConfigNode& e, const WorkloadConfig& w, const Pla
   // cuMemMap/cuMemUnmap/cuMemSetAccess are driver calls of microseconds; the cost is the
   // workload's to give, default none.
   v.cost_ns = e.get_double("cost_ns", 0.0, 0.0, 2.8e11);
+  // The event takes effect at at_ns + cost_ns (a remap's new mapping; an unmap's or set_access's
+  // change, Simulation::schedule_vmm_events), rounded to the ps as there: a time famsim represents.
+  const auto done_ps = static_cast<std::uint64_t>(std::llround((v.at_ns + v.cost_ns) * 1000.0));
+  if (done_ps > kMaxSimTimePs) {
+    const auto ns = [](std::uint64_t ps) { return fmt::format("{}.{:03}", ps / 1000, ps % 1000); };
+    e.fail_among({"cost_ns", "at_ns"},
+                 fmt::format("the event ends at at_ns + cost_ns = {} + {} = {} ns, past 2^48 ps "
+                             "(281 s), the longest famsim represents; expected at_ns + cost_ns of "
+                             "at most {} ns",
+                             ns(static_cast<std::uint64_t>(std::llround(v.at_ns * 1000.0))),
+                             ns(static_cast<std::uint64_t>(std::llround(v.cost_ns * 1000.0))),
+                             ns(done_ps), ns(kMaxSimTimePs)));
+  }
   const std::string name = e.get_string("stream", std::nullopt);
   std::size_t j = 0;
   while (j < w.streams.size() && w.streams[j].name != name) ++j;

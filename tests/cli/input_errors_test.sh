@@ -839,4 +839,29 @@ expect_bad out_missing "--out with no value before --seed" \
   "--out: expected a value after the option, got the option --seed" -- \
   run --platform platforms/minimal.yaml --out --seed 3
 
+# --- "Simulated time would pass 2^48 ps" named only the files: a vmm event ending past it, or a
+# --- link too slow for the workload, is now refused up front naming the key.
+cat >"$WORK/vmm_late.yaml" <<'YAML'
+streams:
+  - name: s
+    gpus: all
+    buffer: {bytes: 8MiB, location: device/fam0}
+    pattern: sequential
+    read_fraction: 0.5
+    total_bytes: 256KiB
+vmm_events:
+  - {op: unmap, stream: s, at_ns: 2.8e11, cost_ns: 2.8e11}
+YAML
+expect_bad vmm_late "a vmm event ending past 281 s" \
+  "$WORK/vmm_late.yaml:9: workload.vmm_events.0.cost_ns: the event ends at at_ns + cost_ns = 280000000000.000 + 280000000000.000 = 560000000000.000 ns, past 2^48 ps" \
+  "expected at_ns + cost_ns of at most 281474976710.655 ns" -- \
+  run --platform platforms/minimal.yaml --workload "$WORK/vmm_late.yaml" $(out vmm_late)
+# minimal.yaml's one GPU reads 16 MiB (random_read) over 1 nvlink4 link of 2 lanes at 1e-9 Gb/s,
+# encoding 16/17: 2.35294e-10 GB/s per direction, so at least 16777216 B / 4.70588e-10 GB/s =
+# 3.56516e7 s; 281 s need 16777216 B / (2 x 281.475 s) = 2.98023e-05 GB/s per direction.
+expect_bad link_slow "a GPU link too slow for the workload" \
+  "--set links.gpu_device.lane_gbps=1e-09: links.gpu_device.lane_gbps: GPU 0's pattern streams move 0.0167772 GB over its 1 links.gpu_device link of 2.35294e-10 GB/s per direction, at least 3.56516e+07 s, past 2^48 ps (281 s)" \
+  "expected links of at least 2.98023e-05 GB/s per direction" -- \
+  run --platform platforms/minimal.yaml --set links.gpu_device.lane_gbps=1e-09 $(out link_slow)
+
 echo "cli.input_errors: all checks passed"
