@@ -149,11 +149,27 @@ void parse_interleave(ConfigNode n, MemoryConfig& m, std::uint64_t min_granule, 
     } catch (const std::invalid_argument& e) {
       n.fail("channel_bits", e.what());
     }
+    // The bits' own rule first: a lowest bit below the smallest granule is wrong whatever
+    // granule_bytes says.
+    if (m.granule_bytes < min_granule) {
+      const unsigned min_bit = static_cast<unsigned>(__builtin_ctzll(min_granule));
+      n.fail(
+          "channel_bits",
+          fmt::format("the lowest channel bit, {}, makes an interleave granule of {} B; expected "
+                      "a lowest bit of at least {}: a granule of at least {} B{}",
+                      __builtin_ctzll(m.granule_bytes), m.granule_bytes, min_bit, min_granule,
+                      splits ? ""
+                             : " (the request size: only a device's port logic splits "
+                               "requests that cross granules)"));
+    }
     if (n.has("granule_bytes") && n.get_bytes("granule_bytes", 0) != m.granule_bytes) {
-      n.fail("granule_bytes",
-             fmt::format("channel_bits put the lowest channel bit at a {} B granule; give "
-                         "granule_bytes or channel_bits, not both",
-                         m.granule_bytes));
+      n.fail(
+          "granule_bytes",
+          fmt::format("channel_bits put the lowest channel bit at a {} B granule, not {} B; "
+                      "expected granule_bytes {} or none (channel_bits set the granule; on the "
+                      "command line, --set {}={{channel_select: bits, channel_bits: [...]}} "
+                      "replaces the whole interleave map)",
+                      m.granule_bytes, n.get_bytes("granule_bytes", 0), m.granule_bytes, n.path()));
     }
   } else {
     if (n.has("channel_bits")) {

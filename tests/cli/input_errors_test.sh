@@ -864,4 +864,22 @@ expect_bad link_slow "a GPU link too slow for the workload" \
   "expected links of at least 2.98023e-05 GB/s per direction" -- \
   run --platform platforms/minimal.yaml --set links.gpu_device.lane_gbps=1e-09 $(out link_slow)
 
+# --- channel_bits: [0] was refused for a conflict with granule_bytes (minimal.yaml gives 256);
+# --- the bits' own rule comes first: a device's lowest channel bit gives a granule of at least
+# --- 64 B (bit 6). A granule_bytes that differs says how to replace the interleave with --set.
+expect_bad bits_low "channel_bits whose lowest bit makes a granule below 64 B" \
+  "devices.0.memory.interleave.channel_bits: the lowest channel bit, 0, makes an interleave granule of 1 B; expected a lowest bit of at least 6: a granule of at least 64 B" -- \
+  validate --platform platforms/minimal.yaml --set devices.0.memory.interleave.channel_select=bits \
+  --set 'devices.0.memory.interleave.channel_bits=[0]'
+expect_bad bits_granule "channel_bits beside a granule_bytes of another size" \
+  "devices.0.memory.interleave.granule_bytes: channel_bits put the lowest channel bit at a 4096 B granule, not 256 B" \
+  "--set devices.0.memory.interleave={channel_select: bits, channel_bits: [...]}" -- \
+  validate --platform platforms/minimal.yaml --set devices.0.memory.interleave.channel_select=bits \
+  --set 'devices.0.memory.interleave.channel_bits=[12]'
+# Bits whose granule is the file's own 256 B are taken.
+run_famsim bits_256 validate --platform platforms/minimal.yaml \
+  --set devices.0.memory.interleave.channel_select=bits --set 'devices.0.memory.interleave.channel_bits=[8]'
+expect_rc 0 "channel_bits whose granule is granule_bytes"
+pass "channel_bits whose granule is granule_bytes"
+
 echo "cli.input_errors: all checks passed"
