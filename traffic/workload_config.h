@@ -29,7 +29,8 @@
 //   read_fraction     0..1, share of accesses that are reads (default 1)
 //   access_bytes      size of one software access; the GPU splits it into requests of its
 //                     request_bytes (default: the GPU's request_bytes)
-//   total_bytes       bytes each GPU moves (default: one pass over the buffer, when no duration)
+//   total_bytes       bytes each GPU moves (default: one pass over the buffer, when no duration);
+//                     not a multiple of access_bytes, the last access is the short remainder
 //   duration_ns       stop issuing this long after the stream starts: no access is issued at or
 //                     after start + duration_ns. The stream finishes when its last request has
 //                     completed; a stream whose next access would come at or after that time
