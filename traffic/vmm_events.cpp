@@ -1,5 +1,7 @@
 #include "traffic/vmm_events.h"
 
+#include "models/core/time_text.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -30,9 +32,8 @@ void VmmEventPlayer::behaviour() {
     } catch (const std::exception& e) {
       // e.g. a remap whose new location is full: an input error, as at elaboration.
       if (!ctx_.input_error) {
-        ctx_.input_error =
-            fmt::format("{}: {} at {} ns: {}", actions_[done_].source, actions_[done_].what,
-                        static_cast<double>(now) * 1e-3, e.what());
+        ctx_.input_error = fmt::format("{}: {} at {} ns: {}", actions_[done_].source,
+                                       actions_[done_].what, ns_of_ps(now), e.what());
       }
       ctx_.stop();
       return;

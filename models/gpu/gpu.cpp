@@ -1,5 +1,6 @@
 #include "models/gpu/gpu.h"
 
+#include "models/core/time_text.h"
 #include "traffic/pattern.h"
 
 #include <fmt/format.h>
@@ -113,7 +114,7 @@ void Gpu::start_streams(std::uint64_t now_ps) {
 bool Gpu::fault(Stream& s, AddressSpace::Fault f, std::uint64_t now_ps) {
   const std::string what = fmt::format(
       "{}: stream '{}' {} virtual address 0x{:x} at {} ns: {}", name(), s.cfg->name,
-      s.write ? "writes" : "reads", s.va, static_cast<double>(now_ps) * 1e-3,
+      s.write ? "writes" : "reads", s.va, ns_of_ps(now_ps),
       f == AddressSpace::Fault::kUnmapped ? "the page is not mapped"
                                           : "the GPU has no permission for this access");
   if (count_faults_) {

@@ -882,4 +882,36 @@ run_famsim bits_256 validate --platform platforms/minimal.yaml \
 expect_rc 0 "channel_bits whose granule is granule_bytes"
 pass "channel_bits whose granule is granule_bytes"
 
+# --- Times in messages printed a double's noise: "at 1001.4150000000001 ns", "would arrive at
+# --- 1000.0000000000001 s". A VMM fault at 1001.415 ns (the audit's set_access case) and 1001
+# --- prompts 1 s apart print as worked out.
+cat >"$WORK/fault_time.yaml" <<'YAML'
+streams:
+  - name: s
+    gpus: all
+    buffer: {bytes: 8MiB, location: device/fam0}
+    pattern: sequential
+    read_fraction: 0.5
+    total_bytes: 256KiB
+vmm_events:
+  - {op: set_access, stream: s, at_ns: 1000, access: none, gpus: all}
+YAML
+run_famsim fault_time run --platform platforms/minimal.yaml --workload "$WORK/fault_time.yaml" \
+  $(out fault_time)
+expect_rc 2 "a VMM fault"
+case "$OUT" in
+  *"virtual address 0x"*" at "*[0-9]" ns: the GPU has no permission"*) ;;
+  *) fail "a VMM fault: $OUT" ;;
+esac
+t=$(printf '%s\n' "$OUT" | sed -n 's/.* at \([0-9.]*\) ns: the GPU has no permission.*/\1/p')
+# A time to the ps: at most three decimals.
+[[ $t =~ ^[0-9]+(\.[0-9]{1,3})?$ ]] || fail "a VMM fault's time has float noise: $t ($OUT)"
+pass "a VMM fault's time is printed to the ps"
+expect_bad prompts_late "1001 prompts 1 s apart, the last at 1000 s" \
+  "the last of 1001 prompts would arrive at 1000 s, past 2^48 ps" \
+  "expected at most 281474976.71 ns for 1001 prompts" -- \
+  run --platform platforms/minimal.yaml --workload traffic/prefill_prefix_reuse.yaml \
+  --set workload.streams.0.prefill.prompts=1001 \
+  --set workload.streams.0.prefill.arrival_interval_ns=1e9 $(out prompts_late)
+
 echo "cli.input_errors: all checks passed"

@@ -34,6 +34,7 @@
 // prompt's own), as prefix caching hashes full blocks. Output tokens are not decoded here
 // (kv_decode models decode).
 #include "traffic/ai/generators.h"
+#include "models/core/time_text.h"
 #include "traffic/ai/llm_common.h"
 #include "traffic/pattern.h"
 #include "traffic/trace/request_trace.h"
@@ -140,8 +141,8 @@ class PromptFeed {
             p_.trace, record_.line, record_.timestamp_ms,
             p_.time_scale == 1.0
                 ? std::string()
-                : fmt::format(" x time_scale {} = {} ms", p_.time_scale, arrival_ps * 1e-9),
-            static_cast<double>(kMaxSimTimePs) * 1e-9 / p_.time_scale));
+                : fmt::format(" x time_scale {} = {} ms", p_.time_scale, ms_of_ps(arrival_ps)),
+            ms_of_ps(static_cast<double>(kMaxSimTimePs) / p_.time_scale)));
       }
       out.arrival_ps = static_cast<std::uint64_t>(std::llround(arrival_ps));
       const std::uint64_t per_hash = p_.trace_block_tokens / bt;
@@ -470,12 +471,12 @@ std::shared_ptr<const GeneratorSpec> parse_prefill(ConfigNode& n, const Platform
     const double last_arrival_ns = static_cast<double>(p.prompts - 1) * p.arrival_interval_ns;
     if (last_arrival_ns * 1e3 > static_cast<double>(kMaxSimTimePs)) {
       n.fail("arrival_interval_ns",
-             fmt::format(
-                 "the last of {} prompts would arrive at {} s, past 2^48 ps (281 s), the "
-                 "longest famsim represents; expected at most {} ns for {} prompts",
-                 p.prompts, last_arrival_ns * 1e-9,
-                 static_cast<double>(kMaxSimTimePs) * 1e-3 / static_cast<double>(p.prompts - 1),
-                 p.prompts));
+             fmt::format("the last of {} prompts would arrive at {} s, past 2^48 ps (281 s), the "
+                         "longest famsim represents; expected at most {} ns for {} prompts",
+                         p.prompts, s_of_ps(last_arrival_ns * 1e3),
+                         ns_of_ps(std::floor(static_cast<double>(kMaxSimTimePs) /
+                                             static_cast<double>(p.prompts - 1))),
+                         p.prompts));
     }
     const std::uint64_t all =
         p.prompts * ((p.input.max + p.block_tokens - 1) / p.block_tokens) * p.block_tokens;

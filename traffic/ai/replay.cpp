@@ -13,6 +13,7 @@
 // for the platform's other GPUs are skipped, a line for a GPU the platform does not have is an
 // error naming the line (found when the run reaches it: the trace is streamed, not read ahead).
 #include "traffic/ai/generators.h"
+#include "models/core/time_text.h"
 #include "traffic/trace/request_trace.h"
 
 #include <fmt/format.h>
@@ -61,11 +62,11 @@ class ReplaySource : public AccessSource {
         throw TraceError(fmt::format(
             "{}:{}: time {} ns{} is past 2^48 ps (281 s), the longest famsim represents; "
             "expected a time below {} ns",
-            p_.file, rec_.line, static_cast<double>(rec_.time_ps) * 1e-3,
+            p_.file, rec_.line, ns_of_ps(rec_.time_ps),
             p_.time_scale == 1.0
                 ? std::string()
-                : fmt::format(" x time_scale {} = {} ns", p_.time_scale, due_ps * 1e-3),
-            static_cast<double>(kMaxSimTimePs) * 1e-3 / p_.time_scale));
+                : fmt::format(" x time_scale {} = {} ns", p_.time_scale, ns_of_ps(due_ps)),
+            ns_of_ps(static_cast<double>(kMaxSimTimePs) / p_.time_scale)));
       }
       have_ = true;
       due_ps_ = static_cast<std::uint64_t>(std::llround(due_ps));
