@@ -55,6 +55,7 @@ LinkConfig parse_link(ConfigNode n, bool gpu_side, unsigned request_bytes) {
     n.fail_among(problem->also, problem->what);
   }
   const LinkFraming framing(f);
+  p.largest_transfer_bytes = request_bytes;
   // Flow control.
   p.credit_unit = n.get_choice("credit_unit", "flit", {"flit", "message"}) == "flit"
                       ? CreditUnit::kFlit

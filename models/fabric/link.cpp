@@ -55,7 +55,14 @@ Link::Link(sc_core::sc_module_name name, SimContext& ctx, const LinkParams& para
                                   "_vc_credits cannot hold one largest message");
     }
     c.credits_free = c.credits_total;
-    c.credits_held.set_capacity(c.credits_total);
+    c.room_unit =
+        params.largest_transfer_bytes == 0
+            ? framing_.largest_message_credits(params.credit_unit)
+            : framing_.credits(framing_.data_transfer(c.is_request, params.largest_transfer_bytes),
+                               params.credit_unit);
+    // The configuration reader refuses credits that cannot hold one such transfer.
+    if (c.room_unit > c.credits_total) c.room_unit = c.credits_total;
+    c.credits_held.set_capacity(c.room_held(0));
     c.tx.set_capacity(params.tx_queue_entries);
     c.rx.set_capacity(c.credits_total);
     c.returning.set_capacity(c.credits_total);
@@ -292,7 +299,7 @@ void Link::commit(Wire& w, Channel& c, std::uint64_t e_ps) {
   c.tx.pop_front();
   const Shape& s = t.shape;
   c.credits_free -= s.credits;
-  c.credits_held.set(c.credits_total - c.credits_free, e_ps);
+  c.credits_held.set(c.room_held(c.credits_free), e_ps);
   if (c.stall_since_ps != kNever) {
     c.stall_ps += e_ps - std::min(e_ps, c.stall_since_ps);
     c.stall_since_ps = kNever;
@@ -347,7 +354,7 @@ void Link::decide(Wire& w, std::uint64_t now) {
   for (Channel* c : w.vc) {
     while (c->active && !c->returning.empty() && c->returning.front().at_ps < now) {
       c->credits_free += c->returning.front().credits;
-      c->credits_held.set(c->credits_total - c->credits_free, c->returning.front().at_ps);
+      c->credits_held.set(c->room_held(c->credits_free), c->returning.front().at_ps);
       c->returning.pop_front();
     }
   }
@@ -441,10 +448,10 @@ double Link::padding_ps(const Wire& w) const {
 
 OccupancyGauge Link::credits_held_at(const Channel& c, std::uint64_t t_ps) {
   OccupancyGauge held = c.credits_held;
-  std::uint64_t level = c.credits_total - c.credits_free;
+  std::uint64_t free = c.credits_free;
   for (std::size_t k = 0; k < c.returning.size() && c.returning[k].at_ps < t_ps; ++k) {
-    level -= c.returning[k].credits;
-    held.set(level, c.returning[k].at_ps);
+    free += c.returning[k].credits;
+    held.set(c.room_held(free), c.returning[k].at_ps);
   }
   return held;
 }

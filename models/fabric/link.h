@@ -119,6 +119,10 @@ struct LinkParams {
   unsigned replay_buffer_flits = 256;
   // Cut-through receiver (set by the platform builder).
   bool deliver_at_head = false;
+  // The largest transfer the link carries, B of data (the GPUs' request_bytes, set by the
+  // configuration reader; 0: one largest message). Each VC's credits count as a slot pool in
+  // whole such transfers (Channel::room_unit).
+  unsigned largest_transfer_bytes = 0;
 
   double bandwidth_gbps() const { return lanes * lane_gbps * encoding_efficiency / 8.0; }
   // Time one flit takes on the wire, ps (fractional).
@@ -219,8 +223,16 @@ class Link : public sc_core::sc_module, public Component {
     std::uint64_t rx_max = 0;
     std::uint64_t rx_integral = 0;  // credits x ps
     // Credits taken by transfers and not yet back at the sender (on the wire, in the receive
-    // buffer, or returning): the VC's window, full when credits limit it.
+    // buffer, or returning): the VC's window, full when credits limit it. Counted as the mesh
+    // counts its buffers (mesh.h set_room): in whole largest transfers of room_unit credits (a
+    // write of largest_transfer_bytes on the request VC, a read response on the response VC), so
+    // that C credits read full once fewer than room_unit are free, however many that leaves.
+    std::uint32_t room_unit = 1;
     OccupancyGauge credits_held;
+    // The room in use with `free` credits free: credits_held's level.
+    std::uint64_t room_held(std::uint64_t free) const {
+      return (credits_total / room_unit - free / room_unit) * room_unit;
+    }
   };
   // One direction of the link. Wire time is kept in femtoseconds so that fractional flit times
   // do not accumulate rounding (64 bits of fs cover 5 hours).

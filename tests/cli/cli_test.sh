@@ -957,4 +957,24 @@ assert not any("replay" in n for n in names), names
 PY
 pass "a replay buffer short of the ACK round trip is named as the link's cap and limiter"
 
+# A VC whose credits hold one transfer and a remainder no transfer fits is full as a pool. 17
+# request credits (nvlink4's 16 B flits: the least that holds a 256 B payload and its 16 B header)
+# hold one 128 B write (144 B = 9 flits), so 8 credits are never used: the pool has 9 slots. Each
+# write holds its 9 credits for the round trip R = 9 x 0.64 ns on the wire + 20 ns latency + 20 ns
+# credit return (+ up to a 1 ns link clock edge): at most 128 B / 45.76 ns = 2.797 GB/s of writes.
+run_famsim credit_pool run "${SMALL[@]}" --set workload.streams.0.read_fraction=0 \
+  --set links.gpu_device.request_vc_credits=17 --out "$WORK/credit_pool"
+expect_rc 0 "a run with 17 request credits"
+python3 - "$WORK/credit_pool/stats.json" <<'PY' || fail "credit pool in whole transfers: see above"
+import json, sys
+d = json.load(open(sys.argv[1]))
+got = d["summary"]["write_bandwidth_gbps"]
+cap = 128 / (9 * 0.64 + 20 + 20)
+assert 128 / (9 * 0.64 + 20 + 20 + 1) * 0.99 <= got <= cap * 1.001, f"{got} GB/s, expected about {cap:.3f}"
+lim = d["bottlenecks"]["limiter"]
+assert lim["component"] == "gpu0_link0" and lim["resource"] == "request VC credits", lim
+assert lim["capacity"] == 9 and lim["utilization"] > 0.95, lim
+PY
+pass "credits no transfer can use are not counted: a VC of one transfer's credits is the limiter"
+
 echo "cli.contract: all checks passed"

@@ -161,6 +161,37 @@ TEST(LinkSim, CreditLoopThrottlesToCreditsOverRoundTrip) {
   }
 }
 
+TEST(LinkSim, CreditPoolCountsWholeLargestTransfers) {
+  // 64 B writes take 5 credits (1 header + 4 data flits). 9 credits hold one such transfer and
+  // 4 that no write can use: as a slot pool (the bottleneck analysis) the VC has 5 slots, not 9,
+  // and a write holds them R = 5 + 10 + 10 = 25 ns of every 26 ns credit round trip (the credits
+  // are used on the next edge strictly after they are back): 25/26 full, where counting raw
+  // credits would read 5/9 x 25/26 = 53 %. 14 credits hold two writes: 10 slots, as full.
+  SimContext ctx(4096, 1);
+  std::vector<std::unique_ptr<OneWay>> benches;
+  for (unsigned c : {9u, 14u}) {
+    LinkParams p = round_params();
+    p.request_vc_credits = c;
+    p.flit.max_payload_bytes = 64;
+    p.largest_transfer_bytes = 64;
+    benches.push_back(std::make_unique<OneWay>(ctx, "pool" + std::to_string(c), p, true, 64, 3000));
+  }
+  sc_core::sc_start();
+  const double expected_slots[] = {5, 10};
+  for (std::size_t i = 0; i < benches.size(); ++i) {
+    // Each over its own run: the 10-slot link finishes first.
+    ComponentReport r;
+    benches[i]->link->report(r, ReportWindow{0, benches[i]->sink->arrivals.back()});
+    const ResourceUse* pool = nullptr;
+    for (const ResourceUse& u : r.resources) {
+      if (u.name == "request VC credits") pool = &u;
+    }
+    ASSERT_NE(pool, nullptr);
+    EXPECT_EQ(pool->capacity, expected_slots[i]);
+    EXPECT_NEAR(pool->utilization, 25.0 / 26.0, 0.01) << expected_slots[i] << " slots";
+  }
+}
+
 TEST(LinkSim, FlitErrorsCostGoBackNReplayAndLoseNothing) {
   // 256 B writes: 17 flits, 256 / 272 of the wire is payload. An errored flit costs 1 ns + the
   // 19 ns replay latency = N = 20 flit times, and each transmission fails with probability p, so
