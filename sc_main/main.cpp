@@ -404,8 +404,8 @@ int famsim_main(int argc, char** argv) {
   if (!trace_file.empty()) opt.trace_file = trace_file;
   if (!trace_format.empty()) opt.trace_format = trace_format;
   if (max_outstanding) opt.max_outstanding = max_outstanding;
-  if (dram_log) opt.overrides.push_back("sim.dram_command_log=true");
-  if (txn_log) opt.overrides.push_back("sim.transaction_log=true");
+  opt.dram_log = dram_log;
+  opt.txn_log = txn_log;
   opt.out_dir = out_dir;
 
   configure_systemc_reports();

@@ -156,12 +156,34 @@ ConfigDoc load_config(const RunOptions& o) {
     doc.root["workload"] = load_embedded(kDefaultWorkload);
     doc.sources->set("workload", embedded_source(kDefaultWorkload));
   }
-  if (o.seed) {
+  // Options that set a key; a --set of the same key as well is bad input, as the same --set twice
+  // is (apply_overrides): which one wins would be a guess.
+  std::vector<std::pair<std::string, std::string>> flag_keys;  // key path, option
+  if (standalone) {
+    if (o.trace_file) flag_keys.emplace_back("trace_player.file", "--trace");
+    if (o.trace_format) flag_keys.emplace_back("trace_player.format", "--trace-format");
+    if (o.max_outstanding)
+      flag_keys.emplace_back("trace_player.max_outstanding", "--max-outstanding");
+  }
+  auto set_sim = [&](const char* key, const std::string& value, const char* flag) {
     if (!croot["sim"].IsDefined() || !croot["sim"].IsMap()) {
       doc.root["sim"] = YAML::Node(YAML::NodeType::Map);
     }
-    doc.root["sim"]["seed"] = *o.seed;
-    doc.sources->set("sim.seed", "--seed");
+    doc.root["sim"][key] = value;
+    doc.sources->set(std::string("sim.") + key, flag);
+    flag_keys.emplace_back(std::string("sim.") + key, flag);
+  };
+  if (o.seed) set_sim("seed", *o.seed, "--seed");
+  if (o.dram_log) set_sim("dram_command_log", "true", "--dram-log");
+  if (o.txn_log) set_sim("transaction_log", "true", "--txn-log");
+  for (const std::string& a : o.overrides) {
+    const std::string key = a.substr(0, a.find('='));
+    for (const auto& [path, flag] : flag_keys) {
+      if (key != path) continue;
+      throw ConfigError(fmt::format(
+          "--set {}=...: {} sets that key as well; expected one of them on the command line", key,
+          flag));
+    }
   }
   apply_overrides(doc, o.overrides);
   expand_presets(doc);

@@ -31,6 +31,8 @@ struct RunOptions {
   std::optional<std::string> trace_file;
   std::optional<std::string> trace_format;
   std::optional<std::uint64_t> max_outstanding;
+  bool dram_log = false;               // --dram-log: sim.dram_command_log
+  bool txn_log = false;                // --txn-log: sim.transaction_log
   std::string out_dir = "famsim-out";  // where DRAM command logs go (sim.dram_command_log)
 };
 

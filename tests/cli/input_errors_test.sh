@@ -761,6 +761,18 @@ expect_bad set_twice "the same --set key twice" \
   run --platform platforms/minimal.yaml --set workload.streams.0.total_bytes=64KiB \
   --set workload.streams.0.read_fraction=0.5 --set workload.streams.0.read_fraction=0.7 \
   $(out set_twice)
+# An option that sets a key, and a --set of that key: which one wins would be a guess.
+expect_bad set_and_flag "--dram-log and a --set of sim.dram_command_log" \
+  "--set sim.dram_command_log=...: --dram-log sets that key as well; expected one of them on the command line" -- \
+  run --platform platforms/minimal.yaml --set workload.streams.0.total_bytes=64KiB --dram-log \
+  --set sim.dram_command_log=false $(out set_and_flag)
+expect_bad set_and_seed "--seed and a --set of sim.seed" \
+  "--set sim.seed=...: --seed sets that key as well" -- \
+  run --platform platforms/minimal.yaml --set workload.streams.0.total_bytes=64KiB --seed 3 \
+  --set sim.seed=4 $(out set_and_seed)
+expect_bad set_and_trace "--trace and a --set of trace_player.file" \
+  "--set trace_player.file=...: --trace sets that key as well" -- \
+  run "${DRAM[@]}" --trace a.trace --set trace_player.file=b.trace $(out set_and_trace)
 expect_bad set_twice_validate "the same --set key twice, same value, in validate" \
   "--set gpus.max_outstanding=32: duplicate key (first --set gpus.max_outstanding=32)" -- \
   validate --platform platforms/minimal.yaml --set gpus.max_outstanding=32 \
