@@ -682,6 +682,7 @@ PlatformConfig parse_platform(ConfigNode& root) {
     if (!links.has("gpu_switch"))
       links.fail("gpu_switch", "missing; a platform with a switch needs GPU-to-switch links");
     pc.gpu_link = parse_link(links.child("gpu_switch"), true, pc.gpu.request_bytes);
+    pc.gpu.fabric_link_gbps = pc.gpu_link.params.bandwidth_gbps();
     if (!pc.devices.empty()) {
       if (!links.has("switch_device")) {
         links.fail("switch_device",
@@ -743,6 +744,7 @@ PlatformConfig parse_platform(ConfigNode& root) {
       links.fail("gpu_device", "missing; a platform without a switch needs GPU-to-device links");
     }
     pc.gpu_link = parse_link(links.child("gpu_device"), true, pc.gpu.request_bytes);
+    pc.gpu.fabric_link_gbps = pc.gpu_link.params.bandwidth_gbps();
     links.ignore("gpu_switch");
     links.ignore("switch_device");
     links.ignore("leaf_spine");

@@ -540,6 +540,13 @@ std::string validation_text(const ResolvedConfig& cfg) {
     o += fmt::format("  GPUs: {} at {:g} MHz, {} B requests, {} outstanding, {} issued per cycle\n",
                      p.gpu_count, Clock(p.gpu.clock_mhz).mhz(), p.gpu.request_bytes,
                      p.gpu.max_outstanding, p.gpu.issue_width);
+    if (p.gpu.port_issue_binds()) {
+      o += fmt::format(
+          "    fabric port issue short of the link: a port starts one request per GPU cycle, "
+          "{} B at {:g} MHz = at most {:.2f} GB/s per port, where its link carries {:.2f}\n",
+          p.gpu.request_bytes, Clock(p.gpu.clock_mhz).mhz(), p.gpu.port_issue_gbps(),
+          p.gpu.fabric_link_gbps);
+    }
   }
   auto mem_line = [&](const MemoryConfig& m, const std::string& what) {
     const double ch = m.channel_peak_gbps();

@@ -25,6 +25,7 @@ Gpu::Gpu(sc_core::sc_module_name name, SimContext& ctx, unsigned index, const Gp
                      AddressMap::spreading_select(std::max(1u, fabric_ports))),
       fabric_ready_ps_(fabric_ports, 0),
       local_ready_ps_(local.size ? local.map.channels() : 0, 0),
+      port_issues_(params.port_issue_binds() ? fabric_ports : 0, 0),
       completions_(params.max_outstanding),
       wake_("wake", ctx.scheduler(), this, &Wakeup::call_behaviour<Gpu>) {
   outstanding_.set_capacity(params.max_outstanding);
@@ -284,6 +285,7 @@ bool Gpu::try_issue(Stream& s, std::uint64_t now_ps) {
   s.bytes += s.len;
   bytes_requested_ += s.len;
 
+  if (!port_issues_.empty() && !s.to_local) ++port_issues_[s.port];
   InitiatorPort<Gpu>& port = s.to_local ? *local_[s.port] : *fabric_[s.port];
   // A port takes one request per cycle; one that holds it back takes the next after END_REQ.
   ready[s.port] = port.send_req(p) ? now_ps + clock_.period_ps() : Wakeup::kNever;
@@ -412,8 +414,32 @@ void Gpu::behaviour() {
   wake_.at(next, now_ps);
 }
 
+namespace {
+
+// A fabric port's issue rate as a resource: one request per GPU cycle.
+ResourceUse port_issue_use(unsigned port, const GpuParams& p) {
+  ResourceUse u;
+  u.name = fmt::format("fabric port {} issue", port);
+  u.capacity = p.port_issue_gbps();
+  u.advice = fmt::format(
+      "A GPU fabric port starts one request per GPU cycle: {} B at {:g} MHz is {:.2f} GB/s, less "
+      "than its link's {:.2f}. Raise gpus.clock_mhz or gpus.request_bytes, or give the GPU more "
+      "links.",
+      p.request_bytes, Clock(p.clock_mhz).mhz(), p.port_issue_gbps(), p.fabric_link_gbps);
+  return u;
+}
+
+}  // namespace
+
 void Gpu::probes(std::vector<ResourceProbe>& out) const {
   out.push_back(pool_probe("outstanding window", outstanding_));
+  for (unsigned i = 0; i < port_issues_.size(); ++i) {
+    ResourceProbe issue;
+    issue.use = port_issue_use(i, params_);
+    issue.counter = &port_issues_[i];
+    issue.scale = static_cast<double>(clock_.period_ps());  // each request takes its port a cycle
+    out.push_back(std::move(issue));
+  }
 }
 
 void Gpu::report(ComponentReport& r, const ReportWindow& window) const {
@@ -427,6 +453,14 @@ void Gpu::report(ComponentReport& r, const ReportWindow& window) const {
   r.extra["mean_outstanding"] = mean_outstanding;
   r.extra["outstanding_occupancy"] = outstanding_.to_json(window);
   if (issued_ > 0) r.resources.push_back(slot_pool("outstanding window", outstanding_, window));
+  for (unsigned i = 0; i < port_issues_.size() && window.duration_ps() > 0; ++i) {
+    if (port_issues_[i] == 0) continue;
+    ResourceUse u = port_issue_use(i, params_);
+    u.utilization = std::min(1.0, static_cast<double>(port_issues_[i] * clock_.period_ps()) /
+                                      static_cast<double>(window.duration_ps()));
+    u.used = u.utilization * u.capacity;
+    r.resources.push_back(std::move(u));
+  }
   r.backpressure_ns = 0;
   const double secs = window.seconds();
   r.extra["requests_issued"] = issued_;

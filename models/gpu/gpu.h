@@ -11,6 +11,7 @@
 //   request_bytes    accesses are split into requests of at most this size
 //   max_outstanding  requests in flight over all streams (each stream also has its own cap)
 //   issue_width      requests started per cycle at most
+//   (a port starts one request per cycle, and the next after its END_REQ)
 //
 // Behaviour per clock edge (once per edge, on what arrived before it: completions and END_REQs
 // that arrive at an edge count from the next one): streams take turns (round-robin), each issuing
@@ -65,6 +66,14 @@ struct GpuParams {
   unsigned request_bytes = 128;
   unsigned max_outstanding = 512;
   unsigned issue_width = 8;
+  // Each fabric port's link, GB/s per direction (set by the configuration reader; 0: none). A
+  // port starts one request per cycle: when request_bytes per cycle is less than the link
+  // carries, that rate is a resource of the bottleneck analysis (port_issue_binds()).
+  double fabric_link_gbps = 0;
+
+  // The most a fabric port starts: one request of request_bytes per cycle, GB/s.
+  double port_issue_gbps() const { return request_bytes * Clock(clock_mhz).mhz() * 1e-3; }
+  bool port_issue_binds() const { return port_issue_gbps() < fabric_link_gbps; }
 };
 
 // The GPU's local memory as seen by its router.
@@ -194,6 +203,8 @@ class Gpu : public sc_core::sc_module, public Component, public Initiator {
   // Per port: the first time it can take a request (kNever while waiting for END_REQ).
   std::vector<std::uint64_t> fabric_ready_ps_;
   std::vector<std::uint64_t> local_ready_ps_;
+  // Requests each fabric port started, each taking it for a cycle (counted when it can bind).
+  std::vector<std::uint64_t> port_issues_;
   std::uint64_t last_issue_edge_ = Wakeup::kNever;
   std::vector<Stream> streams_;
   std::vector<unsigned> local_stream_;  // workload stream index -> index in streams_

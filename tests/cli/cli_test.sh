@@ -977,4 +977,27 @@ assert lim["capacity"] == 9 and lim["utilization"] > 0.95, lim
 PY
 pass "credits no transfer can use are not counted: a VC of one transfer's credits is the limiter"
 
+# A GPU fabric port starts one request per GPU cycle: at 100 MHz, 128 B requests go out at most
+# 128 B x 100 MHz = 12.8 GB/s per port, below nvlink4's 25 GB/s wire (22.2 GB/s of 128 B reads),
+# so minimal's one link runs at that rate; validate and the bottleneck analysis say so, and at the
+# preset's 1980 MHz (253 GB/s per port) there is no such resource.
+run_famsim port_issue_validate validate --platform "$PLATFORM" --set gpus.clock_mhz=100
+expect_rc 0 "validate with a 100 MHz GPU"
+expect_in_output "fabric port issue short of the link: a port starts one request per GPU cycle, 128 B at 100 MHz = at most 12.80 GB/s per port, where its link carries 25.00" \
+  "validate names the GPU port's issue rate"
+run_famsim port_issue_run run "${SMALL[@]}" --set gpus.clock_mhz=100 --out "$WORK/port_issue"
+expect_rc 0 "a run with a 100 MHz GPU"
+python3 - "$WORK/port_issue/stats.json" "$WORK/replay_default/stats.json" <<'PY' || fail "GPU port issue resource: see above"
+import json, sys
+d = json.load(open(sys.argv[1]))
+got = d["summary"]["read_bandwidth_gbps"]
+assert 0.97 * 12.8 <= got <= 12.8 * 1.001, f"{got} GB/s of reads, expected just under 12.8"
+lim = d["bottlenecks"]["limiter"]
+assert lim["component"] == "gpu0" and lim["resource"] == "fabric port 0 issue", lim
+assert abs(lim["capacity"] - 12.8) < 1e-9 and lim["utilization"] > 0.95, lim
+default = json.load(open(sys.argv[2]))["bottlenecks"]
+assert not any("issue" in r["resource"] for r in default["ranked"]), default["ranked"]
+PY
+pass "a GPU port's one request per cycle is named as the limiter when it is below the link"
+
 echo "cli.contract: all checks passed"
