@@ -62,6 +62,7 @@ Link::Link(sc_core::sc_module_name name, SimContext& ctx, const LinkParams& para
                                params.credit_unit);
     // The configuration reader refuses credits that cannot hold one such transfer.
     if (c.room_unit > c.credits_total) c.room_unit = c.credits_total;
+    c.room_transfers = c.credits_total / c.room_unit;
     c.credits_held.set_capacity(c.room_held(0));
     c.tx.set_capacity(params.tx_queue_entries);
     c.rx.set_capacity(c.credits_total);
@@ -448,7 +449,7 @@ double Link::padding_ps(const Wire& w) const {
 
 OccupancyGauge Link::credits_held_at(const Channel& c, std::uint64_t t_ps) {
   OccupancyGauge held = c.credits_held;
-  std::uint64_t free = c.credits_free;
+  std::uint32_t free = c.credits_free;
   for (std::size_t k = 0; k < c.returning.size() && c.returning[k].at_ps < t_ps; ++k) {
     free += c.returning[k].credits;
     held.set(c.room_held(free), c.returning[k].at_ps);

@@ -228,10 +228,11 @@ class Link : public sc_core::sc_module, public Component {
     // write of largest_transfer_bytes on the request VC, a read response on the response VC), so
     // that C credits read full once fewer than room_unit are free, however many that leaves.
     std::uint32_t room_unit = 1;
+    std::uint32_t room_transfers = 0;  // credits_total / room_unit
     OccupancyGauge credits_held;
     // The room in use with `free` credits free: credits_held's level.
-    std::uint64_t room_held(std::uint64_t free) const {
-      return (credits_total / room_unit - free / room_unit) * room_unit;
+    std::uint32_t room_held(std::uint32_t free) const {
+      return (room_transfers - free / room_unit) * room_unit;
     }
   };
   // One direction of the link. Wire time is kept in femtoseconds so that fractional flit times
