@@ -336,7 +336,8 @@ void Link::commit(Wire& w, Channel& c, std::uint64_t e_ps) {
   r.credits = s.credits;
   c.rx.push_back(r);
   if (c.rx.size() == 1) note_rx(c);
-  wake_.at(r.deliver_ps, e_ps);
+  // behaviour(), commit()'s only caller, asks for the wake-up once it knows all its times.
+  committed_due_ps_ = std::min(committed_due_ps_, r.deliver_ps);
   // A transmit-queue entry is free: take the transfer that was held back, if any.
   if (!c.hold.empty()) {
     Payload& held = c.hold.take(e_ps, c.backpressure_ps);
@@ -418,11 +419,14 @@ void Link::behaviour() {
       next = std::min(next, drain(ch_[k], now));
     }
   }
-  // A transfer committed now has asked for its own delivery time (commit()).
   for (Wire& w : wire_) {
     if (w.next_decision_ps <= now) decide(w, now);
     next = std::min(next, w.next_decision_ps);
   }
+  // The delivery times of the transfers committed now, with the rest: one request to the
+  // scheduler per wake-up instead of one more per first commit.
+  next = std::min(next, committed_due_ps_);
+  committed_due_ps_ = kNever;
   wake_.at(next, now);
 }
 

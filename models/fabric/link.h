@@ -334,6 +334,9 @@ class Link : public sc_core::sc_module, public Component {
     std::uint64_t hand_on_ps[4] = {kNever, kNever, kNever, kNever};
   };
   Hot hot_;
+  // The earliest delivery time of the transfers commit() placed during this wake-up (kNever:
+  // none); behaviour() adds it to its next wake-up.
+  std::uint64_t committed_due_ps_ = kNever;
   Wakeup wake_;
 };
 
