@@ -113,6 +113,7 @@ void Crossbar::init_plane(Plane& pl, bool is_request, unsigned inputs, unsigned 
     pl.out_words = pl.requested.words();
     pl.queued_for.assign(static_cast<std::size_t>(inputs) * outputs, 0);
     pl.wanted.assign(inputs * pl.out_words, 0);
+    pl.free_wanted.assign(pl.out_words, 0);
     pl.queued_total.assign(outputs, 0);
     pl.wanted_any = RequestSet(outputs);
     pl.waiting_inputs = RequestSet(inputs);
@@ -546,32 +547,32 @@ void Crossbar::find_hol_blocked_among_queued(Plane& pl, std::uint64_t edge_ps) {
   const std::size_t words = pl.out_words;
   // Only an output some queued message wants, free at this edge and requested by no head, can
   // block anyone: with none (the usual case under saturation, when every wanted output is busy
-  // or requested), no input is blocked and the inputs need not be looked at.
+  // or requested), no input is blocked and the inputs need not be looked at. They are worked out
+  // once per edge, so that each input is then one AND per word of its row.
+  std::uint64_t* free_wanted = pl.free_wanted.data();
   bool candidate = false;
-  for (std::size_t w = 0; w < words && !candidate; ++w) {
+  for (std::size_t w = 0; w < words; ++w) {
+    std::uint64_t free_bits = 0;
     for (std::uint64_t bits = pl.wanted_any.word(w) & ~pl.requested.word(w); bits;
          bits &= bits - 1) {
-      if (pl.out[w * 64 + __builtin_ctzll(bits)].free_at_ps <= edge_ps) {
-        candidate = true;
-        break;
-      }
+      const unsigned b = static_cast<unsigned>(__builtin_ctzll(bits));
+      if (pl.out[w * 64 + b].free_at_ps <= edge_ps) free_bits |= std::uint64_t{1} << b;
     }
+    free_wanted[w] = free_bits;
+    candidate |= free_bits != 0;
   }
   if (!candidate) return;
-  for (unsigned i = pl.waiting_inputs.next_at_or_after(0); i < pl.in.size();
-       i = pl.waiting_inputs.next_at_or_after(i + 1)) {
-    const std::uint64_t* row = &pl.wanted[i * words];
-    bool blocked = false;
-    for (std::size_t w = 0; w < words && !blocked; ++w) {
-      for (std::uint64_t bits = row[w] & ~pl.requested.word(w); bits; bits &= bits - 1) {
-        const unsigned d = static_cast<unsigned>(w * 64 + __builtin_ctzll(bits));
-        if (pl.out[d].free_at_ps <= edge_ps) {
-          blocked = true;
+  for (std::size_t iw = 0; iw < pl.waiting_inputs.words(); ++iw) {
+    for (std::uint64_t inputs = pl.waiting_inputs.word(iw); inputs; inputs &= inputs - 1) {
+      const unsigned i = static_cast<unsigned>(iw * 64 + __builtin_ctzll(inputs));
+      const std::uint64_t* row = &pl.wanted[i * words];
+      for (std::size_t w = 0; w < words; ++w) {
+        if (row[w] & free_wanted[w]) {
+          pl.hol_blocked.push_back(i);
           break;
         }
       }
     }
-    if (blocked) pl.hol_blocked.push_back(i);
   }
 }
 

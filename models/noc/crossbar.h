@@ -240,6 +240,9 @@ class Crossbar : public sc_core::sc_module, public Component {
     // the outputs whose buffer is full.
     std::vector<std::uint32_t> queued_for;
     std::vector<std::uint64_t> wanted;
+    // Scratch of the head-of-line scan, out_words bits: the outputs that some queued message
+    // wants, free at the edge and requested by no head.
+    std::vector<std::uint64_t> free_wanted;
     // Messages in all FIFOs per output, and the outputs with any: an edge at which none of these
     // is free and unrequested has no head-of-line blocking, without looking at the inputs.
     std::vector<std::uint32_t> queued_total;
