@@ -145,6 +145,35 @@ TEST(KvDecode, Llama70bTp8BytesPerStepByHand) {
   EXPECT_EQ(spec->summary()["kv_bytes_per_token_model"].get<std::uint64_t>(), 327680u);
 }
 
+// Steps partition the stream's time: with prefetch_layers 1 a step's first fetch starts inside the
+// previous step (while its last layer computes), and each step is timed from the previous one's
+// end, so the steps add up to the time from the first fetch to the last compute's end. Every
+// access takes 100 ns and a layer computes for 50 us, so each next layer's fetch (16 accesses of
+// 1.6 us in all) hides under compute and the first one starts before the previous step ends.
+// (Timing each step from its first fetch counted that overlap twice: 3 steps added up to more
+// than the stream took.)
+TEST(KvDecode, PrefetchedStepsAddUpToTheStreamsTime) {
+  const Drained d = drain(*spec_of(R"(gpus: [0]
+    kv_decode:
+      model: {preset: llama3_70b}
+      batch: 1
+      context_tokens: 100
+      steps: 3
+      layers: 2
+      prefetch_layers: 1
+      compute: {layer_ns: 50000}
+      kv_location: device/fam0)"),
+                          0, 100000);
+  const nlohmann::json& steps = d.report["step_ns"];
+  ASSERT_EQ(steps.size(), 3u);
+  double sum = 0;
+  for (const auto& s : steps) sum += s.get<double>();
+  EXPECT_DOUBLE_EQ(sum, static_cast<double>(d.end_ps) * 1e-3);
+  // Steps after the first are compute-bound: their two layers' compute, 100 us.
+  EXPECT_DOUBLE_EQ(steps[1].get<double>(), 100000.0);
+  EXPECT_DOUBLE_EQ(steps[2].get<double>(), 100000.0);
+}
+
 // DeepSeek-V3 (MLA): one latent of 512 + 64 = 576 values x 2 B = 1,152 B per token per layer on
 // every GPU whatever the tensor parallelism.
 TEST(KvDecode, DeepSeekV3LatentIsNotSplit) {
@@ -374,6 +403,29 @@ TEST(WeightStream, PrefetchOverlapsFetchWithCompute) {
   EXPECT_DOUBLE_EQ(ahead.report["exposed_transfer_ns"].get<double>(), 3400.0 - 1200.0);
   const Drained serial = drain(*spec_of(base + "\n      prefetch_layers: 0"), 0, 1000000);
   EXPECT_DOUBLE_EQ(serial.report["pass_ns"][0].get<double>(), 4200.0);
+}
+
+// Two passes of the same pipeline with prefetch 1: fetch k takes [1000k, 1000(k+1)] (each waits
+// for the one before and for compute k-2, which has ended), compute k [1000(k+1), 1000(k+1) + 400].
+// Pass 0 ends with compute 2 at 3400; pass 1's first fetch starts at 3000, inside pass 0, and its
+// last compute ends at 6400: pass 1 takes 6400 - 3400 = 3000 ns, so the passes add up to the
+// 6400 ns the stream took (timing pass 1 from its first fetch gave 3400, 6800 in all), and the
+// transfers compute did not hide are 6400 - 2 x 1200 = 4000 ns.
+TEST(WeightStream, PrefetchedPassesAddUpToTheStreamsTime) {
+  const Drained d = drain(*spec_of(R"(gpus: [0]
+    weight_stream:
+      model: {preset: llama3_8b}
+      location: device/fam0
+      layers: 3
+      steps: 2
+      prefetch_layers: 1
+      access_bytes: 1GiB
+      compute: {layer_ns: 400})"),
+                          0, 1000000);
+  ASSERT_EQ(d.report["pass_ns"].size(), 2u);
+  EXPECT_DOUBLE_EQ(d.report["pass_ns"][0].get<double>(), 3400.0);
+  EXPECT_DOUBLE_EQ(d.report["pass_ns"][1].get<double>(), 3000.0);
+  EXPECT_DOUBLE_EQ(d.report["exposed_transfer_ns"].get<double>(), 6400.0 - 2 * 1200.0);
 }
 
 // The stream's result counts a tensor-parallel group's pass once and times it on the group's

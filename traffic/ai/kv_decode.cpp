@@ -185,10 +185,14 @@ class KvDecodeSource : public PhasedSource {
     return false;
   }
 
+  // A step runs from the previous step's end (its last layer's compute) to its own: with
+  // prefetch_layers a step's first fetch starts inside the previous step, and timing it from there
+  // would count the overlap twice. The first step runs from its first fetch.
   void phase_finished(const PhaseTimes& t) override {
-    if (t.index % p_.layers == 0) step_start_ps_ = t.fetch_start_ps;
+    if (t.index == 0) step_start_ps_ = t.fetch_start_ps;
     if (t.index % p_.layers == p_.layers - 1) {
       step_ns_.push_back(static_cast<double>(t.compute_end_ps - step_start_ps_) * 1e-3);
+      step_start_ps_ = t.compute_end_ps;
     }
   }
 

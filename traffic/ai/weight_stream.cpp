@@ -92,10 +92,14 @@ class WeightStreamSource : public PhasedSource {
     read_ += a.bytes;
     return true;
   }
+  // A pass runs from the previous pass's end (its last layer's compute) to its own: with
+  // prefetch_layers a pass's first fetch starts inside the previous pass, and timing it from there
+  // would count the overlap twice. The first pass runs from its first fetch.
   void phase_finished(const PhaseTimes& t) override {
-    if (t.index % p_.layers == 0) pass_start_ps_ = t.fetch_start_ps;
+    if (t.index == 0) pass_start_ps_ = t.fetch_start_ps;
     if (t.index % p_.layers == p_.layers - 1) {
       pass_ns_.push_back(static_cast<double>(t.compute_end_ps - pass_start_ps_) * 1e-3);
+      pass_start_ps_ = t.compute_end_ps;
     }
   }
 
