@@ -424,8 +424,9 @@ nlohmann::json analyze_bottlenecks(const std::vector<ResourceRecord>& resources,
     }
   } else if (achieved_gbps <= 0 && !resources.empty()) {
     sentence +=
-        " No data was delivered within the run (cut by sim.max_time_ns before the first "
-        "completion?), so there is no analytic bound.";
+        " No data was delivered within the run (it was cut by sim.max_time_ns before the first "
+        "completion, or its workload issued no request, as when every access hits a cache), so "
+        "there is no analytic bound.";
   }
   out["sentence"] = sentence;
   out["blocks"] = blocks;
