@@ -97,12 +97,17 @@ std::string by_device_lines(const nlohmann::json& s) {
   if (!sum.contains("device_balance") || sum["device_balance"].is_null()) return {};
   const auto& bal = sum["device_balance"];
   if (bal["devices_used"].get<std::size_t>() < 2) return {};
-  std::string o = fmt::format(
-      "  by device ({} of {} used; busiest {} at {:.3f} x the mean bytes, least busy {} at "
-      "{:.3f} x):\n",
-      bal["devices_used"].get<std::size_t>(), bal["devices"].get<std::size_t>(),
-      bal["busiest"].get<std::string>(), bal["max_over_mean"].get<double>(),
-      bal["least_busy"].get<std::string>(), bal["min_over_mean"].get<double>());
+  // A tie leaves busiest and least busy the same device: say the spread is even instead.
+  const bool even = bal["max_over_mean"].get<double>() == bal["min_over_mean"].get<double>();
+  std::string o =
+      even ? fmt::format("  by device ({} of {} used; each moved the same bytes):\n",
+                         bal["devices_used"].get<std::size_t>(), bal["devices"].get<std::size_t>())
+           : fmt::format(
+                 "  by device ({} of {} used; busiest {} at {:.3f} x the mean bytes, least busy "
+                 "{} at {:.3f} x):\n",
+                 bal["devices_used"].get<std::size_t>(), bal["devices"].get<std::size_t>(),
+                 bal["busiest"].get<std::string>(), bal["max_over_mean"].get<double>(),
+                 bal["least_busy"].get<std::string>(), bal["min_over_mean"].get<double>());
   std::size_t listed = 0;
   std::size_t rest = 0;
   double rest_low = 0;

@@ -340,3 +340,28 @@ one = open(sys.argv[2] + "/report.md").read()  # one GPU
 assert "Jain's fairness index" not in one
 PY
 pass "report.py states how evenly the GPUs were served"
+
+# A tie: on ualink_pod64 each group of 16 GPUs reads 64 KiB per GPU of its own device, so the four
+# devices move 16 x 64 KiB each. busiest and least_busy are then the same device; the terminal and
+# report.py say the devices moved the same bytes rather than naming it as both.
+ROOT="$(dirname "$0")/../.."
+run_famsim tie run --platform "$ROOT/platforms/ualink_pod64.yaml" \
+  --workload "$ROOT/traffic/pod_random_read.yaml" --set workload.streams.0.total_bytes=64KiB \
+  --set workload.streams.1.total_bytes=64KiB --set workload.streams.2.total_bytes=64KiB \
+  --set workload.streams.3.total_bytes=64KiB --out "$WORK/tie" || true
+expect_rc 0 "four devices with the same bytes"
+"$PY" "$REPORT" "$WORK/tie" --out "$WORK/tie_report" >/dev/null
+"$PY" - "$WORK/tie" "$WORK/tie.log" "$WORK/tie_report" <<'PY' || fail "a tie between devices"
+import json, sys
+s = json.load(open(sys.argv[1] + "/stats.json"))
+for name in ("fam0", "fam1", "fam2", "fam3"):
+    assert s["summary"]["by_memory"][name]["read_bytes"] == 16 * 64 * 1024, s["summary"]["by_memory"][name]
+b = s["summary"]["device_balance"]
+assert b["max_over_mean"] == b["min_over_mean"] == 1.0, b
+out = open(sys.argv[2]).read()
+assert "by device (4 of 4 used; each moved the same bytes):" in out, out
+md = open(sys.argv[3] + "/report.md").read()
+assert "4 of 4 devices carried traffic, each the same bytes." in md
+assert "The busiest," not in md
+PY
+pass "devices that moved the same bytes are said to, not named busiest and least busy"
