@@ -127,16 +127,24 @@ ConfigDoc load_config(const RunOptions& o) {
                       ": a standalone memory platform (trace_player) replays a trace: give "
                       "--trace, not --workload");
   }
+  // Options that set a key, each recorded with its key: a --set of that key as well is bad input,
+  // as the same --set twice is (apply_overrides), since which one wins would be a guess.
+  std::vector<std::pair<std::string, const char*>> option_keys;  // key path, option
+  auto set_by_option = [&](const char* section, const char* key, const std::string& value,
+                           const char* flag) {
+    doc.root[section][key] = value;
+    const std::string path = std::string(section) + "." + key;
+    doc.sources->set(path, flag);
+    option_keys.emplace_back(path, flag);
+  };
   if (standalone) {
     // --trace, --trace-format and --max-outstanding set trace_player keys.
-    auto set = [&](const char* key, const std::string& value, const char* flag) {
-      doc.root["trace_player"][key] = value;
-      doc.sources->set(std::string("trace_player.") + key, flag);
-    };
-    if (o.trace_file) set("file", *o.trace_file, "--trace");
-    if (o.trace_format) set("format", *o.trace_format, "--trace-format");
-    if (o.max_outstanding)
-      set("max_outstanding", std::to_string(*o.max_outstanding), "--max-outstanding");
+    if (o.trace_file) set_by_option("trace_player", "file", *o.trace_file, "--trace");
+    if (o.trace_format) set_by_option("trace_player", "format", *o.trace_format, "--trace-format");
+    if (o.max_outstanding) {
+      set_by_option("trace_player", "max_outstanding", std::to_string(*o.max_outstanding),
+                    "--max-outstanding");
+    }
   } else if (o.trace_file || o.trace_format || o.max_outstanding) {
     // Name the option the user gave: --trace-format alone is a trace option too.
     const char* flag = o.trace_file     ? "--trace"
@@ -156,29 +164,15 @@ ConfigDoc load_config(const RunOptions& o) {
     doc.root["workload"] = load_embedded(kDefaultWorkload);
     doc.sources->set("workload", embedded_source(kDefaultWorkload));
   }
-  // Options that set a key; a --set of the same key as well is bad input, as the same --set twice
-  // is (apply_overrides): which one wins would be a guess.
-  std::vector<std::pair<std::string, std::string>> flag_keys;  // key path, option
-  if (standalone) {
-    if (o.trace_file) flag_keys.emplace_back("trace_player.file", "--trace");
-    if (o.trace_format) flag_keys.emplace_back("trace_player.format", "--trace-format");
-    if (o.max_outstanding)
-      flag_keys.emplace_back("trace_player.max_outstanding", "--max-outstanding");
+  if ((o.seed || o.dram_log || o.txn_log) && (!croot["sim"].IsDefined() || !croot["sim"].IsMap())) {
+    doc.root["sim"] = YAML::Node(YAML::NodeType::Map);
   }
-  auto set_sim = [&](const char* key, const std::string& value, const char* flag) {
-    if (!croot["sim"].IsDefined() || !croot["sim"].IsMap()) {
-      doc.root["sim"] = YAML::Node(YAML::NodeType::Map);
-    }
-    doc.root["sim"][key] = value;
-    doc.sources->set(std::string("sim.") + key, flag);
-    flag_keys.emplace_back(std::string("sim.") + key, flag);
-  };
-  if (o.seed) set_sim("seed", *o.seed, "--seed");
-  if (o.dram_log) set_sim("dram_command_log", "true", "--dram-log");
-  if (o.txn_log) set_sim("transaction_log", "true", "--txn-log");
+  if (o.seed) set_by_option("sim", "seed", *o.seed, "--seed");
+  if (o.dram_log) set_by_option("sim", "dram_command_log", "true", "--dram-log");
+  if (o.txn_log) set_by_option("sim", "transaction_log", "true", "--txn-log");
   for (const std::string& a : o.overrides) {
     const std::string key = a.substr(0, a.find('='));
-    for (const auto& [path, flag] : flag_keys) {
+    for (const auto& [path, flag] : option_keys) {
       if (key != path) continue;
       throw ConfigError(fmt::format(
           "--set {}=...: {} sets that key as well; expected one of them on the command line", key,
