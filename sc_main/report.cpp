@@ -98,16 +98,17 @@ std::string by_device_lines(const nlohmann::json& s) {
   const auto& bal = sum["device_balance"];
   if (bal["devices_used"].get<std::size_t>() < 2) return {};
   // A tie leaves busiest and least busy the same device: say the spread is even instead.
-  const bool even = bal["max_over_mean"].get<double>() == bal["min_over_mean"].get<double>();
+  const double max_over_mean = bal["max_over_mean"].get<double>();
+  const double min_over_mean = bal["min_over_mean"].get<double>();
+  const std::string spread =
+      max_over_mean == min_over_mean
+          ? std::string("each moved the same bytes")
+          : fmt::format("busiest {} at {:.3f} x the mean bytes, least busy {} at {:.3f} x",
+                        bal["busiest"].get<std::string>(), max_over_mean,
+                        bal["least_busy"].get<std::string>(), min_over_mean);
   std::string o =
-      even ? fmt::format("  by device ({} of {} used; each moved the same bytes):\n",
-                         bal["devices_used"].get<std::size_t>(), bal["devices"].get<std::size_t>())
-           : fmt::format(
-                 "  by device ({} of {} used; busiest {} at {:.3f} x the mean bytes, least busy "
-                 "{} at {:.3f} x):\n",
-                 bal["devices_used"].get<std::size_t>(), bal["devices"].get<std::size_t>(),
-                 bal["busiest"].get<std::string>(), bal["max_over_mean"].get<double>(),
-                 bal["least_busy"].get<std::string>(), bal["min_over_mean"].get<double>());
+      fmt::format("  by device ({} of {} used; {}):\n", bal["devices_used"].get<std::size_t>(),
+                  bal["devices"].get<std::size_t>(), spread);
   std::size_t listed = 0;
   std::size_t rest = 0;
   double rest_low = 0;

@@ -890,12 +890,12 @@ def section_devices(doc, stats):
     doc.table(["Device", "Read", "Written", "Share of all bytes", "Bandwidth",
                "Busiest window", "Latency mean", "Latency p99"], rows, "lrrrrrrr")
     ratio = lambda v: f"{v:.3f}" if number(v) else DASH  # noqa: E731
+    carried = (f"{fmt_int(bal.get('devices_used'))} of {fmt_int(bal.get('devices'))} devices "
+               "carried traffic")
     if number(bal.get("max_over_mean")) and bal.get("max_over_mean") == bal.get("min_over_mean"):
-        doc.p(f"{fmt_int(bal.get('devices_used'))} of {fmt_int(bal.get('devices'))} devices "
-              "carried traffic, each the same bytes.")
+        doc.p(f"{carried}, each the same bytes.")  # a tie: busiest and least busy are one device
     else:
-        doc.p(f"{fmt_int(bal.get('devices_used'))} of {fmt_int(bal.get('devices'))} devices "
-              "carried traffic. The busiest, ", code(str(bal.get("busiest"))), ", moved "
+        doc.p(f"{carried}. The busiest, ", code(str(bal.get("busiest"))), ", moved "
               f"{ratio(bal.get('max_over_mean'))} times the mean device's bytes and the least "
               "busy, ", code(str(bal.get("least_busy"))),
               f", {ratio(bal.get('min_over_mean'))} times. Far from 1, the data is spread "
