@@ -119,4 +119,27 @@ class PhasedSource : public AccessSource {
   std::uint64_t last_compute_end_ = 0;
 };
 
+// The times of a PhasedSource's steps of consecutive phases (a decode step or a pass over the
+// model: one phase per layer). A step runs from the end of the previous step's last compute to the
+// end of its own, the first from its first fetch: with fetch-ahead (depth >= 1) a step's first
+// fetch starts inside the previous step, and timing it from there would count the overlap twice.
+// So the steps add up to the source's time.
+class StepTimes {
+ public:
+  // Called with every finished phase, `phases_per_step` to a step.
+  void phase_finished(const PhasedSource::PhaseTimes& t, unsigned phases_per_step) {
+    if (t.index == 0) start_ps_ = t.fetch_start_ps;
+    if (t.index % phases_per_step == phases_per_step - 1) {
+      ns_.push_back(static_cast<double>(t.compute_end_ps - start_ps_) * 1e-3);
+      start_ps_ = t.compute_end_ps;
+    }
+  }
+  // Each finished step's time, ns.
+  const std::vector<double>& ns() const { return ns_; }
+
+ private:
+  std::uint64_t start_ps_ = 0;
+  std::vector<double> ns_;
+};
+
 }  // namespace famsim

@@ -94,14 +94,14 @@ class KvDecodeSource : public PhasedSource {
     j["write_bytes_kv_location"] = write_dev_;
     j["write_bytes_hbm"] = write_hbm_;
     j["blocks_moved_to_kv_location"] = demoted_;
-    j["step_ns"] = step_ns_;
+    const std::vector<double>& step_ns = steps_.ns();
+    j["step_ns"] = step_ns;
     double sum = 0;
-    for (double s : step_ns_) sum += s;
-    j["mean_step_ns"] = step_ns_.empty() ? 0.0 : sum / static_cast<double>(step_ns_.size());
+    for (double s : step_ns) sum += s;
+    j["mean_step_ns"] = step_ns.empty() ? 0.0 : sum / static_cast<double>(step_ns.size());
     j["tokens_per_second_per_group"] =
-        sum > 0
-            ? static_cast<double>(p_.batch) * static_cast<double>(step_ns_.size()) / (sum * 1e-9)
-            : 0.0;
+        sum > 0 ? static_cast<double>(p_.batch) * static_cast<double>(step_ns.size()) / (sum * 1e-9)
+                : 0.0;
     return j;
   }
 
@@ -185,16 +185,7 @@ class KvDecodeSource : public PhasedSource {
     return false;
   }
 
-  // A step runs from the previous step's end (its last layer's compute) to its own: with
-  // prefetch_layers a step's first fetch starts inside the previous step, and timing it from there
-  // would count the overlap twice. The first step runs from its first fetch.
-  void phase_finished(const PhaseTimes& t) override {
-    if (t.index == 0) step_start_ps_ = t.fetch_start_ps;
-    if (t.index % p_.layers == p_.layers - 1) {
-      step_ns_.push_back(static_cast<double>(t.compute_end_ps - step_start_ps_) * 1e-3);
-      step_start_ps_ = t.compute_end_ps;
-    }
-  }
+  void phase_finished(const PhaseTimes& t) override { steps_.phase_finished(t, p_.layers); }
 
  private:
   enum class Stage { kRead, kAppend, kDemoteRead, kDemoteWrite };
@@ -252,8 +243,7 @@ class KvDecodeSource : public PhasedSource {
   unsigned vec_ = 0;
   // Results.
   std::uint64_t read_dev_ = 0, read_hbm_ = 0, write_dev_ = 0, write_hbm_ = 0, demoted_ = 0;
-  std::uint64_t step_start_ps_ = 0;
-  std::vector<double> step_ns_;
+  StepTimes steps_;
 };
 
 class KvDecodeSpec : public GeneratorSpec {

@@ -65,14 +65,15 @@ class WeightStreamSource : public PhasedSource {
   }
 
   nlohmann::json report() const override {
+    const std::vector<double>& pass_ns = passes_.ns();
     double sum = 0;
-    for (double s : pass_ns_) sum += s;
+    for (double s : pass_ns) sum += s;
     const double compute_ns =
-        static_cast<double>(compute_ps_per_pass_) * 1e-3 * static_cast<double>(pass_ns_.size());
-    return {{"passes_done", pass_ns_.size()},
+        static_cast<double>(compute_ps_per_pass_) * 1e-3 * static_cast<double>(pass_ns.size());
+    return {{"passes_done", pass_ns.size()},
             {"bytes_read", read_},
-            {"pass_ns", pass_ns_},
-            {"mean_pass_ns", pass_ns_.empty() ? 0.0 : sum / static_cast<double>(pass_ns_.size())},
+            {"pass_ns", pass_ns},
+            {"mean_pass_ns", pass_ns.empty() ? 0.0 : sum / static_cast<double>(pass_ns.size())},
             {"compute_ns_per_pass", static_cast<double>(compute_ps_per_pass_) * 1e-3},
             // Time the passes took beyond their compute: transfers not hidden behind compute.
             {"exposed_transfer_ns", sum > compute_ns ? sum - compute_ns : 0.0}};
@@ -92,16 +93,7 @@ class WeightStreamSource : public PhasedSource {
     read_ += a.bytes;
     return true;
   }
-  // A pass runs from the previous pass's end (its last layer's compute) to its own: with
-  // prefetch_layers a pass's first fetch starts inside the previous pass, and timing it from there
-  // would count the overlap twice. The first pass runs from its first fetch.
-  void phase_finished(const PhaseTimes& t) override {
-    if (t.index == 0) pass_start_ps_ = t.fetch_start_ps;
-    if (t.index % p_.layers == p_.layers - 1) {
-      pass_ns_.push_back(static_cast<double>(t.compute_end_ps - pass_start_ps_) * 1e-3);
-      pass_start_ps_ = t.compute_end_ps;
-    }
-  }
+  void phase_finished(const PhaseTimes& t) override { passes_.phase_finished(t, p_.layers); }
 
  private:
   const WeightStreamParams& p_;
@@ -110,8 +102,7 @@ class WeightStreamSource : public PhasedSource {
   ChunkCursor cursor_;
   std::uint64_t read_ = 0;
   std::uint64_t compute_ps_per_pass_ = 0;
-  std::uint64_t pass_start_ps_ = 0;
-  std::vector<double> pass_ns_;
+  StepTimes passes_;
 };
 
 class WeightStreamSpec : public GeneratorSpec {
