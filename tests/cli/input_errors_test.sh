@@ -853,7 +853,9 @@ expect_bad out_missing "--out with no value before --seed" \
 
 # --- "Simulated time would pass 2^48 ps" named only the files: a vmm event ending past it, or a
 # --- link too slow for the workload, is now refused up front naming the key.
-cat >"$WORK/vmm_late.yaml" <<'YAML'
+# A workload file $1 of one stream, s, on every GPU and one vmm_events entry $2 (on line 9).
+stream_with_vmm_event() {
+  cat >"$1" <<YAML
 streams:
   - name: s
     gpus: all
@@ -862,8 +864,10 @@ streams:
     read_fraction: 0.5
     total_bytes: 256KiB
 vmm_events:
-  - {op: unmap, stream: s, at_ns: 2.8e11, cost_ns: 2.8e11}
+  - $2
 YAML
+}
+stream_with_vmm_event "$WORK/vmm_late.yaml" "{op: unmap, stream: s, at_ns: 2.8e11, cost_ns: 2.8e11}"
 expect_bad vmm_late "a vmm event ending past 281 s" \
   "$WORK/vmm_late.yaml:9: workload.vmm_events.0.cost_ns: the event ends at at_ns + cost_ns = 280000000000.000 + 280000000000.000 = 560000000000.000 ns, past 2^48 ps" \
   "expected at_ns + cost_ns of at most 281474976710.655 ns" -- \
@@ -897,17 +901,8 @@ pass "channel_bits whose granule is granule_bytes"
 # --- Times in messages printed a double's noise: "at 1001.4150000000001 ns", "would arrive at
 # --- 1000.0000000000001 s". A VMM fault at 1001.415 ns (the audit's set_access case) and 1001
 # --- prompts 1 s apart print as worked out.
-cat >"$WORK/fault_time.yaml" <<'YAML'
-streams:
-  - name: s
-    gpus: all
-    buffer: {bytes: 8MiB, location: device/fam0}
-    pattern: sequential
-    read_fraction: 0.5
-    total_bytes: 256KiB
-vmm_events:
-  - {op: set_access, stream: s, at_ns: 1000, access: none, gpus: all}
-YAML
+stream_with_vmm_event "$WORK/fault_time.yaml" \
+  "{op: set_access, stream: s, at_ns: 1000, access: none, gpus: all}"
 run_famsim fault_time run --platform platforms/minimal.yaml --workload "$WORK/fault_time.yaml" \
   $(out fault_time)
 expect_rc 2 "a VMM fault"
