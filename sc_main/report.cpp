@@ -272,11 +272,20 @@ std::string summary_text(const nlohmann::json& s, const std::string& out_dir) {
   if (s.contains("bottlenecks")) {
     const auto& b = s["bottlenecks"];
     o += "  bottleneck: " + b["sentence"].get<std::string>() + "\n";
-    o += "  top resources (utilization; state; time they held back their upstream):\n";
     const auto& ranked = b["ranked"];
+    // Ranked busiest first within each state: with the first few at 0 %, so is every one.
+    bool any_used = false;
+    for (std::size_t i = 0; i < ranked.size() && i < 5; ++i) {
+      any_used = any_used || ranked[i]["utilization"].get<double>() > 0;
+    }
+    if (!any_used) {
+      o += "  top resources: none was used\n";
+    } else {
+      o += "  top resources (utilization; state; time they held back their upstream):\n";
+    }
     std::vector<std::string> names;
     std::size_t width = 44;
-    for (std::size_t i = 0; i < ranked.size() && i < 5; ++i) {
+    for (std::size_t i = 0; any_used && i < ranked.size() && i < 5; ++i) {
       names.push_back(ranked[i]["component"].get<std::string>() + " " +
                       ranked[i]["resource"].get<std::string>() + wire_ends(ranked[i]));
       width = std::max(width, names.back().size());

@@ -1126,6 +1126,9 @@ def section_bottleneck(doc, stats):
                      "many ports each path has, or a workload that loads some initiators more) "
                      "costs that much."]
         doc.p(*text)
+    elif isinstance(get(bn, "nothing_delivered"), dict):
+        doc.p(bold("No limiter: "), "no data was delivered, so there is no throughput for a "
+              "resource to limit (see the sentence above for why).")
     else:
         doc.p(bold("No limiter: "), "no bandwidth resource is busy at or above "
               f"{fmt_pct(threshold, 0)} and no slot pool is that full, so the workload's own pace "

@@ -217,6 +217,14 @@ nlohmann::json analyze_bottlenecks(const std::vector<ResourceRecord>& resources,
   const char* why_text = "";
   const ResourceRecord* limiter = find_limiter(resources, threshold, &why_text);
   const std::string why = why_text;
+  // The initiators' requests in flight on average, of their window slots: the throughput over the
+  // round-trip latency by Little's law, and with nothing delivered, whether anything was issued.
+  double in_flight = 0, window = 0;
+  for (const ResourceRecord& r : resources) {
+    if (!initiator_window(r)) continue;
+    in_flight += r.use.used;
+    window += r.use.capacity;
+  }
 
   auto state = [&](const ResourceRecord& r) -> const char* {
     if (&r == limiter) return "limiting";
@@ -236,7 +244,10 @@ nlohmann::json analyze_bottlenecks(const std::vector<ResourceRecord>& resources,
                         {"used", r.use.used},
                         {"backpressure_ns", r.use.backpressure_ns},
                         {"state", state(r)}};
-    if (bandwidth(r) && r.use.utilization > 0) e["bound_gbps"] = achieved_gbps / r.use.utilization;
+    // (With nothing delivered a busy wire sets no cap: the traffic's split is not known.)
+    if (bandwidth(r) && r.use.utilization > 0 && achieved_gbps > 0) {
+      e["bound_gbps"] = achieved_gbps / r.use.utilization;
+    }
     if (!bandwidth(r)) e["round_trip_position"] = round_trip_position(r);
     if (!r.use.advice.empty()) e["advice"] = r.use.advice;
     if (!r.use.from.empty()) {
@@ -297,6 +308,26 @@ nlohmann::json analyze_bottlenecks(const std::vector<ResourceRecord>& resources,
     out["analytic_bound_gbps"] = bound;
     out["bound_set_by"] = label(*bound_by);
     out["achieved_fraction_of_bound"] = achieved_gbps / bound;
+  }
+  // With no data delivered there is no throughput to explain: say why, as far as the initiators'
+  // windows tell. An initiator reports its window once it has issued a request (Gpu,
+  // TracePlayer), so with none reported nothing was issued.
+  std::string nothing_delivered;
+  if (achieved_gbps <= 0 && !resources.empty()) {
+    if (window <= 0) {
+      out["nothing_delivered"] = {{"cause", "no_request_issued"}};
+      nothing_delivered =
+          "No data was delivered: the workload issued no request (as when every access hits a "
+          "cache), so there is no throughput to explain and no analytic bound.";
+    } else {
+      out["nothing_delivered"] = {{"cause", "none_completed"},
+                                  {"mean_requests_in_flight", in_flight}};
+      nothing_delivered = fmt::format(
+          "No data was delivered ({:.1f} requests in flight on average, none completed): the run "
+          "ended before its first completion (cut by sim.max_time_ns, or a window shorter than "
+          "one round trip), so there is no throughput to explain and no analytic bound.",
+          in_flight);
+    }
   }
   std::string sentence;
   std::string balance_text;  // the limiter's class unevenly loaded
@@ -372,6 +403,12 @@ nlohmann::json analyze_bottlenecks(const std::vector<ResourceRecord>& resources,
     if (!blocked_text.empty()) {
       sentence += fmt::format(" It holds back: {}.", fmt::join(blocked_text, ", "));
     }
+  } else if (!nothing_delivered.empty()) {
+    sentence = nothing_delivered;
+    if (window > 0) {
+      sentence +=
+          fmt::format(" Busiest: {} at {}.", label(*busiest), pct(busiest->use.utilization));
+    }
   } else if (busiest) {
     sentence = fmt::format(
         "No resource is saturated (busiest: {} at {}): the workload's own pace (issue rate, "
@@ -380,12 +417,6 @@ nlohmann::json analyze_bottlenecks(const std::vector<ResourceRecord>& resources,
     // Then the throughput is the initiators' requests in flight over their round-trip latency
     // (Little's law), and how many they keep in flight is the figure to raise: a latency probe of
     // one request at a time measures latency, not what the platform can carry.
-    double in_flight = 0, window = 0;
-    for (const ResourceRecord& r : resources) {
-      if (!initiator_window(r)) continue;
-      in_flight += r.use.used;
-      window += r.use.capacity;
-    }
     if (window > 0) {
       out["in_flight"] = {{"mean_requests", in_flight}, {"window_slots", window}};
       sentence += fmt::format(
@@ -422,11 +453,8 @@ nlohmann::json analyze_bottlenecks(const std::vector<ResourceRecord>& resources,
           " With nothing saturated the bound extrapolates this run's split of the traffic over "
           "the resources, which more load may change.";
     }
-  } else if (achieved_gbps <= 0 && !resources.empty()) {
-    sentence +=
-        " No data was delivered within the run (it was cut by sim.max_time_ns before the first "
-        "completion, or its workload issued no request, as when every access hits a cache), so "
-        "there is no analytic bound.";
+  } else if (limiter && !nothing_delivered.empty()) {
+    sentence += " " + nothing_delivered;
   }
   out["sentence"] = sentence;
   out["blocks"] = blocks;

@@ -477,8 +477,32 @@ assert d["sim"]["requests_completed"] == 0, d["sim"]["requests_completed"]
 for key in ("analytic_bound_gbps", "achieved_fraction_of_bound"):
     assert key not in b, f"bottlenecks.{key} = {b[key]} with nothing delivered"
 assert "nan" not in b["sentence"].lower(), b["sentence"]
+# The sentence says why nothing came back, and no resource claims a cap of 0 GB/s.
+for r in b["ranked"]:
+    assert "bound_gbps" not in r, r
+n = b["nothing_delivered"]
+assert n["cause"] == "none_completed", n
+assert n["mean_requests_in_flight"] > 0, n
+assert "none completed" in b["sentence"], b["sentence"]
 PY
 pass "a run cut before its first completion gives no bound and no NaN"
+# A workload that issues nothing (every expert already in the HBM cache): the sentence says so,
+# instead of explaining a throughput by the workload's pace, and no resource is listed at 0 %.
+run_famsim no_request run --platform platforms/nvl8_fam.yaml \
+  --workload traffic/moe_deepseek_v3.yaml --set workload.streams.0.moe_experts.cache_experts=256 \
+  --out "$WORK/no_request"
+expect_rc 0 "a run whose workload issued no request"
+expect_in_output "the workload issued no request" "a run whose workload issued no request"
+expect_in_output "top resources: none was used" "a run whose workload issued no request"
+python3 - "$WORK/no_request/stats.json" <<'PY' || fail "run with no request: see above"
+import json, sys
+d = json.load(open(sys.argv[1]))
+b = d["bottlenecks"]
+assert d["conservation"]["issued"] == 0, d["conservation"]["issued"]
+assert b["nothing_delivered"] == {"cause": "no_request_issued"}, b["nothing_delivered"]
+assert "limiter" not in b and "in_flight" not in b, sorted(b)
+PY
+pass "a run that issued no request says so"
 
 # --- --dram-log: every controller's command log is written and passes the timing checker.
 run_famsim dramlog run "${SMALL[@]}" --set workload.streams.0.read_fraction=0.7 --dram-log \

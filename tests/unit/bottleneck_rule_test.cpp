@@ -195,6 +195,35 @@ TEST(BottleneckRule, WithNothingSaturatedTheInitiatorsRequestsInFlightAreNamed) 
   EXPECT_EQ(sat["sentence"].get<std::string>().find("extrapolates"), std::string::npos);
 }
 
+TEST(BottleneckRule, WithNothingDeliveredTheSentenceSaysWhyInsteadOfTheWorkloadsPace) {
+  // A run cut 20 ns in: its wire was busy half that time and a GPU kept 3 of 64 requests out, but
+  // none came back. Nothing saturated, yet no pace of the workload set a throughput: there is none.
+  const std::vector<ResourceRecord> cut = {
+      wire("link0", 0.5, 100), pool("gpu0", BlockKind::kGpu, "outstanding window", 3.0 / 64, 64)};
+  const auto j = analyze_bottlenecks(cut, 0.0);
+  EXPECT_FALSE(j.contains("limiter"));
+  EXPECT_FALSE(j.contains("analytic_bound_gbps"));
+  EXPECT_FALSE(j.contains("in_flight"));
+  EXPECT_EQ(j["nothing_delivered"]["cause"], "none_completed");
+  EXPECT_DOUBLE_EQ(j["nothing_delivered"]["mean_requests_in_flight"].get<double>(), 3.0);
+  const std::string s = j["sentence"].get<std::string>();
+  EXPECT_NE(s.find("(3.0 requests in flight on average, none completed)"), std::string::npos) << s;
+  EXPECT_NE(s.find("Busiest: link0 response wire at 50.0%"), std::string::npos) << s;
+  EXPECT_EQ(s.find("pace"), std::string::npos) << s;
+  // A wire busy all the time is still named, and the sentence still says nothing came back.
+  const auto busy = analyze_bottlenecks({wire("link0", 1.0, 100), cut[1]}, 0.0);
+  EXPECT_EQ(busy["limiter"]["component"], "link0");
+  EXPECT_NE(busy["sentence"].get<std::string>().find("none completed"), std::string::npos);
+  // No initiator window reported (a GPU reports one once it issues): nothing was issued.
+  const auto none = analyze_bottlenecks({wire("link0", 0.0, 100)}, 0.0);
+  EXPECT_EQ(none["nothing_delivered"], nlohmann::json({{"cause", "no_request_issued"}}));
+  EXPECT_EQ(none["sentence"].get<std::string>(),
+            "No data was delivered: the workload issued no request (as when every access hits a "
+            "cache), so there is no throughput to explain and no analytic bound.");
+  // Data delivered: no such key.
+  EXPECT_FALSE(analyze_bottlenecks(cut, 10.0).contains("nothing_delivered"));
+}
+
 TEST(BottleneckRule, LikeResourcesAreCountedInTheLimitersClass) {
   // Four links of one class, three of them saturated: the limiter is the busiest, two alike.
   const std::vector<ResourceRecord> rs = {
