@@ -6,7 +6,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <map>
 
 namespace famsim {
 
@@ -114,7 +113,7 @@ struct Span {
   std::vector<double> work;
   std::array<std::uint64_t, kTargetClasses> bytes{};
   std::size_t windows = 0;
-  int key = -1;  // the limiter's group, -1 for none
+  int key = -1;  // the window's limiter (its index among the resources), -1 for none
   void add(const Span& o) {
     end_ps = o.end_ps;
     for (std::size_t i = 0; i < work.size(); ++i) work[i] += o.work[i];
@@ -215,15 +214,6 @@ nlohmann::json PhaseSampler::analyze(const ReportWindow& window, double threshol
   }
   out["windows"] = spans.size();
 
-  // Resources grouped as the whole-run analysis groups them (class and resource name).
-  std::vector<int> group(recs.size());
-  {
-    std::map<std::string, int> ids;
-    for (std::size_t r = 0; r < recs.size(); ++r) {
-      const std::string k = resource_group(recs[r].component, recs[r].use.name);
-      group[r] = ids.emplace(k, static_cast<int>(ids.size())).first->second;
-    }
-  }
   auto set_utilization = [&](const Span& s) {
     const double ps = static_cast<double>(s.end_ps - s.start_ps);
     for (std::size_t r = 0; r < recs.size(); ++r) {
@@ -235,13 +225,17 @@ nlohmann::json PhaseSampler::analyze(const ReportWindow& window, double threshol
       recs[r].use.used = recs[r].use.utilization * recs[r].use.capacity;
     }
   };
+  // Keyed by the limiter itself, not its class: two like resources saturated in turn (two devices
+  // each read in its turn) are two phases, which their class would hide. Like resources that
+  // trade the top place from window to window while saturated together are one phase again
+  // below.
   for (Span& s : spans) {
     set_utilization(s);
     const ResourceRecord* l = find_limiter(recs, threshold);
-    s.key = l ? group[static_cast<std::size_t>(l - recs.data())] : -1;
+    s.key = l ? static_cast<int>(l - recs.data()) : -1;
   }
 
-  // Runs of windows with one limiter class; a run of one window between others is a blip at the
+  // Runs of windows with one limiter; a run of one window between others is a blip at the
   // analysis's resolution and joins the run before it (the first run, the one after it).
   std::vector<Span> phases;
   auto coalesce = [](std::vector<Span>& v) {
@@ -277,7 +271,9 @@ nlohmann::json PhaseSampler::analyze(const ReportWindow& window, double threshol
   }
 
   // Each phase analysed in full over its span. Two neighbours whose analyses name a limiter of
-  // one class (or none) are one phase: merged, and analysed again.
+  // one class (or none) are one phase when their span together still does: merged, and analysed
+  // again. (Two devices' channels each saturated in its half average half busy over both halves,
+  // where the GPUs' windows, full all along, would be named instead.)
   std::vector<nlohmann::json> analyses;
   auto limiter_class = [](const nlohmann::json& a) {
     if (!a.contains("limiter")) return std::string();
@@ -298,14 +294,22 @@ nlohmann::json PhaseSampler::analyze(const ReportWindow& window, double threshol
   };
   for (const Span& s : phases) analyses.push_back(analyse(s));
   for (std::size_t p = 1; p < phases.size();) {
-    if (limiter_class(analyses[p - 1]) != limiter_class(analyses[p])) {
+    const std::string cls = limiter_class(analyses[p - 1]);
+    if (cls != limiter_class(analyses[p])) {
       ++p;
       continue;
     }
-    phases[p - 1].add(phases[p]);
+    Span both = phases[p - 1];
+    both.add(phases[p]);
+    nlohmann::json a = analyse(both);
+    if (limiter_class(a) != cls) {
+      ++p;
+      continue;
+    }
+    phases[p - 1] = std::move(both);
     phases.erase(phases.begin() + static_cast<std::ptrdiff_t>(p));
     analyses.erase(analyses.begin() + static_cast<std::ptrdiff_t>(p));
-    analyses[p - 1] = analyse(phases[p - 1]);
+    analyses[p - 1] = std::move(a);
   }
 
   nlohmann::json list = nlohmann::json::array();

@@ -5,8 +5,9 @@
 // device links for a tenth of the run averages 10 % busy. Here every resource's running total of
 // work (busy time of a server, level x time of a pool) is sampled at the boundaries of fixed
 // windows of simulated time; each window's utilisations are the differences over its width, its
-// limiter is picked by the same rule as the whole run's (find_limiter), and runs of windows whose
-// limiter is of one class become phases, each then analysed in full over its own span.
+// limiter is picked by the same rule as the whole run's (find_limiter), and runs of windows with
+// one limiter become phases, each then analysed in full over its own span; neighbouring phases
+// whose limiters are of one class merge when their span together still has a limiter of it.
 //
 // Memory is bounded as in the time series: at most kMaxWindows windows of per-resource work are
 // kept; when a run outgrows them, neighbouring windows merge pairwise and the width doubles.

@@ -180,6 +180,24 @@ assert line in out, out
 PY
 pass "the striped run's bandwidth per device per window, checked against the transaction log"
 
+# The devices' channels saturated in turn are phases of their own (bottlenecks.phases): each page
+# takes 2 MiB / (2000 MT/s x 8 B = 16 GB/s) = 131.072 us, so fam0's channel limits up to about
+# 131 us, fam1's up to about 262 us, fam0's after; each boundary within one window of that. Over
+# the whole run each channel is only partly busy, which had made the three one phase.
+"$PY" - "$WORK/striped/stats.json" <<'PY' || fail "the striped run's phases"
+import json, sys
+s = json.load(open(sys.argv[1]))
+ph = s["bottlenecks"]["phases"]
+w = ph["window_ns"]
+got = [(p["limiter"] or {}).get("component") for p in ph["phases"]]
+assert got == ["fam0.memory.ch0", "fam1.memory.ch0", "fam0.memory.ch0"], (got, ph)
+page_ns = 2 * 1024 * 1024 / 16.0
+for p, k in zip(ph["phases"][1:], (1, 2)):
+    assert abs(p["start_ns"] - k * page_ns) <= w, (k, p["start_ns"], w)
+assert "The limiter changed over the run" in s["bottlenecks"]["sentence"], s["bottlenecks"]
+PY
+pass "two devices saturated in turn are named phase by phase"
+
 
 # A GPU whose window of 2 requests limits the run: nothing queues before it, so no such note.
 run_famsim window run --platform platforms/minimal.yaml --out "$WORK/window" \

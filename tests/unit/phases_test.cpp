@@ -106,6 +106,46 @@ TEST_F(Phases, TwoServersTakingTurnsAreTwoPhases) {
   EXPECT_EQ(changed_phases({{"phases", j}}).size(), 2u);
 }
 
+TEST_F(Phases, LikeServersSaturatedInTurnAreTwoPhases) {
+  // a1 is of a0's class (a*). Windows 0-9: a0 busy all the time, a1 idle; windows 10-19 the
+  // other way round. Over both halves each is half busy: nothing saturated, so the halves stay two
+  // phases, each limited by its own server.
+  Server a1{reg, "a1"};
+  start();
+  for (std::uint64_t k = 1; k <= 20; ++k) {
+    (k <= 10 ? a : a1).busy_ps += kW;
+    src.complete(50);
+    s.before(k * kW);
+  }
+  const nlohmann::json j = s.analyze({0, 20 * kW}, 0.85);
+  const nlohmann::json& p = j["phases"];
+  ASSERT_EQ(p.size(), 2u) << j.dump(1);
+  EXPECT_EQ(p[0]["limiter"]["component"], "a0");
+  EXPECT_DOUBLE_EQ(p[0]["end_ns"].get<double>(), 10.0);
+  EXPECT_EQ(p[1]["limiter"]["component"], "a1");
+  EXPECT_DOUBLE_EQ(p[1]["limiter"]["utilization"].get<double>(), 1.0);
+}
+
+TEST_F(Phases, LikeServersTradingTheTopPlaceWhileSaturatedAreOnePhase) {
+  // a0 and a1 both 95 % busy or more over 20 windows, the busier one changing every second window
+  // (a0 at 100 % and a1 at 95 %, then the reverse): saturated together, one phase with a limiter
+  // of their class, each 10 x 1000 + 10 x 950 ps = 19.5 ns busy of 20: 97.5 %.
+  Server a1{reg, "a1"};
+  start();
+  for (std::uint64_t k = 1; k <= 20; ++k) {
+    const bool a0_first = (k - 1) / 2 % 2 == 0;
+    a.busy_ps += a0_first ? kW : kW * 95 / 100;
+    a1.busy_ps += a0_first ? kW * 95 / 100 : kW;
+    src.complete(50);
+    s.before(k * kW);
+  }
+  const nlohmann::json j = s.analyze({0, 20 * kW}, 0.85);
+  const nlohmann::json& p = j["phases"];
+  ASSERT_EQ(p.size(), 1u) << j.dump(1);
+  EXPECT_EQ(p[0]["limiter"]["class"], "a*");
+  EXPECT_DOUBLE_EQ(p[0]["limiter"]["utilization"].get<double>(), 0.975);
+}
+
 TEST_F(Phases, WindowsMergePairwiseWhenTheRunOutgrowsThem) {
   start();
   // a limits up to 12 ns, b after, over 40 ns, each with work and bytes that differ from window
