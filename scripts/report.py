@@ -1084,12 +1084,13 @@ def section_bottleneck(doc, stats):
                         "in use. Nothing downstream is saturated, so throughput is slots / latency "
                         "(Little's law): more slots or less latency raise it.")
             if number(lim.get("littles_law_bound_gbps")):
-                text.append(f" At the latency they see now, these slots carry at most "
+                text.append(f" At the latency they see now, these slots hold the run's total "
+                            f"(all its traffic, split as it is) to at most "
                             f"{fmt_gbps(lim['littles_law_bound_gbps'])}.")
             if number(lim.get("slots_for_analytic_bound")) and number(bound):
                 text.append(f" The analytic bound of {fmt_gbps(bound)} would take about "
-                            f"{fmt_num(lim['slots_for_analytic_bound'], 0)} slots at that "
-                            "latency, or the latency cut in the same proportion.")
+                            f"{fmt_num(lim['slots_for_analytic_bound'], 0)} slots in this pool "
+                            "at that latency, or the latency cut in the same proportion.")
         elif get(lim, "advice"):
             # A server whose work is not bytes (a DRAM rank's activates): its own unit and what
             # it means.

@@ -287,18 +287,15 @@ nlohmann::json analyze_bottlenecks(const std::vector<ResourceRecord>& resources,
                        {"mean_utilization", g->sum_u / static_cast<double>(g->members.size())}});
   }
 
-  // Blocked: the classes of full pools other than the limiter.
+  // Blocked: the classes of full pools other than the limiter's. Its own class's full members are
+  // like it (limiter.alike), not held back behind it: enlarging them is the same remedy.
   nlohmann::json blocks = nlohmann::json::array();
   std::vector<std::string> blocked_text;
   for (const Group* g : gs) {
     if (g->full == 0 || bandwidth(*g->members.front())) continue;
-    std::size_t n = g->full;
-    if (limiter && group_key(*limiter) == group_key(*g->members.front())) {
-      if (limiter->use.utilization >= threshold) --n;
-      if (n == 0) continue;
-    }
-    blocks.push_back({{"class", g->cls}, {"resource", g->name}, {"count", n}});
-    blocked_text.push_back(fmt::format("{} {} ({} full)", g->cls, g->name, n));
+    if (limiter && group_key(*limiter) == group_key(*g->members.front())) continue;
+    blocks.push_back({{"class", g->cls}, {"resource", g->name}, {"count", g->full}});
+    blocked_text.push_back(fmt::format("{} {} ({} full)", g->cls, g->name, g->full));
   }
 
   nlohmann::json out = {{"saturation_threshold", threshold},
@@ -377,14 +374,16 @@ nlohmann::json analyze_bottlenecks(const std::vector<ResourceRecord>& resources,
     sentence += ".";
     if (!limiter->use.advice.empty()) sentence += " " + limiter->use.advice;
     if (slots) {
+      // pool_bound is the run's total, not what this pool carries: with several pools of its
+      // class each carries its share of the traffic.
       sentence += fmt::format(
-          " By Little's law (throughput = slots / latency) its {:.0f} slots carry at most {:.1f} "
-          "GB/s at the latency they see now",
+          " By Little's law (throughput = slots / latency) its {:.0f} slots hold the run's total "
+          "to at most {:.1f} GB/s at the latency they see now and the traffic's split as it is",
           limiter->use.capacity, pool_bound);
       if (beyond) {
         sentence += fmt::format(
-            "; the {:.1f} GB/s the bandwidth resources allow would take about {:.0f} slots at "
-            "that latency, or that latency cut {:.1f}x",
+            "; the {:.1f} GB/s the bandwidth resources allow would take about {:.0f} slots in it "
+            "at that latency, or that latency cut {:.1f}x",
             bound, slots_needed, bound / pool_bound);
       }
       sentence += ".";

@@ -79,8 +79,10 @@ TEST(BottleneckRule, WithNoWireSaturatedTheInnermostFullPoolLimits) {
   EXPECT_NEAR(j["limiter"]["littles_law_bound_gbps"].get<double>(), 68.1818, 1e-4);
   EXPECT_NEAR(j["limiter"]["slots_for_analytic_bound"].get<double>(), 93.8667, 1e-4);
   const std::string sentence = j["sentence"].get<std::string>();
-  EXPECT_NE(sentence.find("its 64 slots carry at most 68.2 GB/s"), std::string::npos) << sentence;
-  EXPECT_NE(sentence.find("about 94 slots at that latency, or that latency cut 1.5x"),
+  EXPECT_NE(sentence.find("its 64 slots hold the run's total to at most 68.2 GB/s"),
+            std::string::npos)
+      << sentence;
+  EXPECT_NE(sentence.find("about 94 slots in it at that latency, or that latency cut 1.5x"),
             std::string::npos)
       << sentence;
 }
@@ -238,6 +240,28 @@ TEST(BottleneckRule, LikeResourcesAreCountedInTheLimitersClass) {
   EXPECT_EQ(j["classes"][0]["saturated"], 3u);
   EXPECT_DOUBLE_EQ(j["classes"][0]["mean_utilization"].get<double>(),
                    (0.95 + 0.99 + 0.90 + 0.50) / 4);
+}
+
+TEST(BottleneckRule, FullPoolsLikeTheLimiterAreAlikeNotHeldBackBehindIt) {
+  // A switch's one-slot output buffers, three of four full, limit (wires at 30 %); the switch's
+  // input buffers and the GPU window fill behind them. The limiter's like buffers need the same
+  // remedy (more slots), so they are listed as alike, and only the other two classes as blocked.
+  const std::vector<ResourceRecord> rs = {
+      wire("link0", 0.30, 100),
+      pool("plane0_switch", BlockKind::kSwitch, "request output 0 buffer", 0.99, 1),
+      pool("plane0_switch", BlockKind::kSwitch, "request output 1 buffer", 0.97, 1),
+      pool("plane1_switch", BlockKind::kSwitch, "request output 0 buffer", 0.95, 1),
+      pool("plane1_switch", BlockKind::kSwitch, "request output 1 buffer", 0.40, 1),
+      pool("plane0_switch", BlockKind::kSwitch, "request input 0 buffer", 0.98, 4),
+      pool("gpu0", BlockKind::kGpu, "outstanding window", 1.0, 64)};
+  const auto j = analyze_bottlenecks(rs, 30.0);
+  ASSERT_EQ(j["limiter"]["component"], "plane0_switch");
+  EXPECT_EQ(j["limiter"]["resource"], "request output 0 buffer");
+  EXPECT_EQ(j["limiter"]["alike"].size(), 2u);
+  ASSERT_EQ(j["blocks"].size(), 2u) << j["blocks"].dump();
+  for (const auto& b : j["blocks"]) EXPECT_NE(b["resource"], "request output * buffer");
+  const std::string s = j["sentence"].get<std::string>();
+  EXPECT_EQ(s.find("request output * buffer (2 full)"), std::string::npos) << s;
 }
 
 TEST(BottleneckRule, TheSentenceSaysTheAchievedFigureIsOverAllTargetsWhenSeveralCarriedTraffic) {
