@@ -67,8 +67,8 @@ const std::vector<std::string> kMetrics = {"bandwidth_gbps",
                                            "device_window_max_over_mean",
                                            "gpu_jain_index",
                                            "gpu_least_served_over_mean"};
-const std::vector<std::string> kSensitivityMetrics = {"bandwidth_gbps", "latency_mean_ns",
-                                                      "latency_p99_ns"};
+const std::vector<std::string> kSensitivityMetrics = {"bandwidth_gbps", "device_bandwidth_gbps",
+                                                      "latency_mean_ns", "latency_p99_ns"};
 
 std::string number_text(double v) {
   if (std::floor(v) == v && std::fabs(v) < 9e15) return fmt::format("{}", static_cast<long long>(v));
@@ -192,7 +192,12 @@ std::size_t base_position(ConfigNode& p, const std::vector<std::string>& values,
     // The same value written another way ("8" and "8.0", "1KiB" and "1024").
     if (comparable_value(values[i]) == comparable_value(b)) return i;
   }
-  p.fail("base", "'" + b + "' is not one of the parameter's values");
+  // The values listed (the first 20): a random parameter's are known only once drawn.
+  constexpr std::size_t kListed = 20;
+  const std::vector<std::string> listed(values.begin(),
+                                        values.begin() + std::min(values.size(), kListed));
+  p.fail("base", fmt::format("'{}' is not one of the parameter's values; expected one of: {}{}", b,
+                             fmt::join(listed, ", "), values.size() > kListed ? ", ..." : ""));
 }
 
 // A platform or workload: a path relative to the sweep file, or a built-in name.
@@ -440,7 +445,9 @@ SweepSpec parse_sweep(const std::string& path, const std::string& materialise_di
           m.fail_here(fmt::format("{} values, but the first parameter of the zip has {}",
                                   g.values.back().size(), g.values.front().size()));
         }
-        m.finish();
+        // Every key an entry may have, not only those it has: a misspelt one is named against
+        // the right list.
+        m.check_known({"key", "random", "range", "values"});
       }
       g.base = base_position(p, g.values.front(), true);
     } else {
@@ -453,7 +460,11 @@ SweepSpec parse_sweep(const std::string& path, const std::string& materialise_di
       if (seen[k]) p.fail_here("parameter " + k + " is swept twice");
       seen[k] = true;
     }
-    p.finish();
+    if (g.keys.size() > 1) {
+      p.check_known({"base", "zip"});
+    } else {
+      p.check_known({"base", "key", "random", "range", "values"});
+    }
     spec.groups.push_back(std::move(g));
   }
   root.finish();
@@ -669,7 +680,9 @@ nlohmann::json sensitivity(const SweepSpec& spec, const std::vector<SweepPoint>&
     for (std::size_t g = 0; g < n; ++g) {
       const SweepGroup& gr = spec.groups[g];
       const double pb = value_number(gr.values[0][gr.base]);
-      if (std::isnan(pb)) continue;  // not a number: no elasticity
+      // Not a number, or 0: no elasticity (a relative change from 0 is not defined; the arc
+      // formula would give half the metric's change whatever the neighbour's value).
+      if (std::isnan(pb) || pb == 0) continue;
       // The points on this group's line through the base point, by position.
       std::map<std::size_t, double> on_line;
       for (std::size_t i = 0; i < points.size(); ++i) {
@@ -917,6 +930,25 @@ void remove_stale_points(const std::string& out_dir, std::size_t count) {
   }
 }
 
+// plots/ as scripts/plot_sweep.py drew it from the tables this sweep rewrites: its figures and
+// summary would describe the earlier sweep's points. Only the files plot_sweep.py lists as its own
+// (its manifest) go, and plots/ itself only when that leaves it empty.
+void remove_stale_plots(const std::string& out_dir) {
+  const fs::path plots = fs::path(out_dir) / "plots";
+  const fs::path manifest = plots / ".plot_sweep-files";
+  std::ifstream in(manifest);
+  if (!in) return;
+  std::error_code ec;
+  for (std::string name; std::getline(in, name);) {
+    // A plain file name, as plot_sweep.py writes them: nothing outside plots/.
+    if (name.empty() || name[0] == '.' || name.find('/') != std::string::npos) continue;
+    fs::remove(plots / name, ec);
+  }
+  in.close();
+  fs::remove(manifest, ec);
+  if (fs::is_empty(plots, ec)) fs::remove(plots, ec);
+}
+
 std::size_t write_sweep_outputs(const SweepSpec& spec, const std::vector<SweepPoint>& points,
                                 const std::vector<nlohmann::json>& results,
                                 const std::string& out_dir, unsigned ranks) {
@@ -999,6 +1031,7 @@ std::size_t write_sweep_outputs(const SweepSpec& spec, const std::vector<SweepPo
                                   {"sensitivity", "sensitivity.csv"}};
   fs::create_directories(out_dir);
   remove_stale_points(out_dir, points.size());
+  remove_stale_plots(out_dir);
   write_file_atomically((fs::path(out_dir) / "results.csv").string(), csv);
   write_file_atomically((fs::path(out_dir) / "sensitivity.csv").string(), scsv);
   write_file_atomically((fs::path(out_dir) / "sweep.json").string(), summary.dump(2) + "\n");

@@ -451,6 +451,28 @@ def doubling_change(e):
         return math.inf
 
 
+# A byte count as a sweep writes one (1KiB, 2 MiB): a number to famsim's elasticities.
+BYTES = re.compile(r"^\s*[0-9.]+\s*[KMGT]i?B\s*$")
+
+
+def not_ranked(sweep, ranked):
+    """Lines naming the swept parameters that have no bandwidth elasticity, and why."""
+    why = []
+    for g in sweep.groups:
+        k = g[0]
+        if k in ranked or len(sweep.values(g)) < 2:
+            continue
+        base = to_float(sweep.base.get(k))
+        if base == 0:
+            why.append(f"`{k}` (its base is 0, from which no relative change is defined: give it "
+                       "a non-zero base)")
+        elif base is None and not BYTES.match(str(sweep.base.get(k))):
+            why.append(f"`{k}` (its values are not numbers: compare its points in results.csv)")
+        else:
+            why.append(f"`{k}` (no ok point beside its base with the other parameters at theirs)")
+    return [f"Not ranked: {', '.join(why)}.", ""] if why else []
+
+
 def summary_md(sweep, figures):
     lines = [f"# Sweep {md_text(sweep.name)}", ""]
     if sweep.description:
@@ -516,6 +538,15 @@ def summary_md(sweep, figures):
         if bw[0]["metric_base"] is not None:
             note += f"; the base point gives {fmt_metric(bw[0]['metric_base'])} GB/s"
         lines += ["", note + ".)", ""]
+    lines += not_ranked(sweep, {r["parameter"] for r in bw})
+    # The headline bandwidth is over every target: say so where the devices' part differs.
+    if any(to_float(r.get("device_bandwidth_gbps")) is not None and
+           to_float(r.get("bandwidth_gbps")) is not None and
+           abs(to_float(r["device_bandwidth_gbps"]) - to_float(r["bandwidth_gbps"])) >
+           1e-9 * max(1.0, to_float(r["bandwidth_gbps"])) for r in sweep.ok()):
+        lines += ["Bandwidth here is over every target, the GPUs' own and peer HBM as well as the "
+                  "expansion devices; the devices' part is `device_bandwidth_gbps` in results.csv "
+                  "and sensitivity.csv.", ""]
     lines += ["## Figures", ""]
     if not figures:
         lines += ["None: no point has the metrics to draw.", ""]
@@ -552,6 +583,31 @@ def draw(sweep, tmp):
     return figures
 
 
+# What the last plot_sweep.py wrote into its output directory, a name a line: the next one removes
+# those it does not write again (a figure of a parameter the sweep no longer has), and famsim sweep
+# removes them all when it rewrites the tables they were drawn from. Nothing else there is touched.
+MANIFEST = ".plot_sweep-files"
+
+
+def remove_stale(out_dir, names):
+    """Removes the files the previous run listed and this one did not write; lists this run's."""
+    path = os.path.join(out_dir, MANIFEST)
+    try:
+        with open(path, encoding="utf-8") as f:
+            before = [line.strip() for line in f if line.strip()]
+    except OSError:
+        before = []
+    for name in before:
+        # Only a plain name: a manifest edited to point elsewhere removes nothing outside.
+        if name not in names and os.path.basename(name) == name and not name.startswith("."):
+            try:
+                os.remove(os.path.join(out_dir, name))
+            except OSError:
+                pass
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("".join(n + "\n" for n in names))
+
+
 def write(sweep, out_dir):
     created = not os.path.isdir(out_dir)
     try:
@@ -567,6 +623,7 @@ def write(sweep, out_dir):
         names = [png for png, _ in figures] + ["summary.md"]
         for name in names:
             os.replace(os.path.join(tmp, name), os.path.join(out_dir, name))
+        remove_stale(out_dir, names)
         done = True
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

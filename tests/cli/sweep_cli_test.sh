@@ -99,6 +99,12 @@ for r in csv.DictReader(open(d + "/results.csv")):
     assert r["device_window_max_over_mean"] == "", r  # and no balance between devices per window
     assert r["gpu_jain_index"] == "", r  # one GPU: no balance between GPUs
     assert r["gpu_least_served_over_mean"] == "", r
+# Ranked in sensitivity.csv too; with every byte to the device, as the total is.
+sens = list(csv.DictReader(open(d + "/sensitivity.csv")))
+by = {r["metric"]: r for r in sens if r["parameter"] == "devices.0.memory.channels"}
+dev, total = by["device_bandwidth_gbps"], by["bandwidth_gbps"]
+assert {k: v for k, v in dev.items() if k != "metric"} == \
+    {k: v for k, v in total.items() if k != "metric"}, (dev, total)
 PY
 pass "device_bandwidth_gbps column"
 
@@ -201,6 +207,46 @@ sed 's/values: \[1, 2, 4\]/values: [1, 2]/; s/base: 2/base: 1/' "$WORK/channels.
   fail "a shorter sweep left the earlier sweep's points: $(ls "$WORK/j1/points")"
 pass "a shorter sweep removes the earlier sweep's later points"
 
+# plot_sweep.py's figures describe the tables they were drawn from: a sweep that rewrites the
+# tables removes them (the files plot_sweep.py lists as its own), and keeps a file of the user's.
+$PY scripts/plot_sweep.py "$WORK/j1" >"$WORK/plot.log" 2>&1 || fail "plot_sweep.py: $(cat "$WORK/plot.log")"
+[[ -s $WORK/j1/plots/summary.md && -s $WORK/j1/plots/.plot_sweep-files ]] ||
+  fail "plot_sweep.py wrote no summary.md or manifest: $(ls -A "$WORK/j1/plots")"
+echo mine >"$WORK/j1/plots/notes.txt"
+"$famsim" sweep "$WORK/two.yaml" --out "$WORK/j1" --jobs 2 >"$WORK/two.log" 2>&1 ||
+  fail "sweep after plots: $(cat "$WORK/two.log")"
+[[ $(ls -A "$WORK/j1/plots") == notes.txt ]] ||
+  fail "a sweep left earlier plots or removed the user's file: $(ls -A "$WORK/j1/plots")"
+pass "a sweep removes the plots of the tables it rewrites, and only those"
+
+# A base of 0 has no elasticity (a relative change from 0 is not defined; the arc formula would
+# give half the metric's change whatever the neighbour), and the summary says why it is not
+# ranked. Writes 0, 0.5, 1 of the time (read_fraction), base 0.
+cat >"$WORK/base0.yaml" <<EOF
+name: base0
+platform: $root/platforms/minimal.yaml
+$common]
+parameters:
+  - key: workload.streams.0.read_fraction
+    values: [0, 0.5, 1]
+    base: 0
+  - key: devices.0.memory.channels
+    values: [1, 2]
+EOF
+"$famsim" sweep "$WORK/base0.yaml" --out "$WORK/base0" --jobs 2 >"$WORK/base0.log" 2>&1 ||
+  fail "base-0 sweep: $(cat "$WORK/base0.log")"
+$PY - "$WORK/base0" <<'PY' || fail "base-0 sensitivity"
+import csv, sys
+sens = list(csv.DictReader(open(sys.argv[1] + "/sensitivity.csv")))
+assert not [r for r in sens if r["parameter"] == "workload.streams.0.read_fraction"], sens
+assert [r for r in sens if r["parameter"] == "devices.0.memory.channels"], sens
+PY
+$PY scripts/plot_sweep.py "$WORK/base0" >"$WORK/plot0.log" 2>&1 ||
+  fail "plot_sweep.py: $(cat "$WORK/plot0.log")"
+grep -qF 'Not ranked: `workload.streams.0.read_fraction` (its base is 0' "$WORK/base0/plots/summary.md" ||
+  fail "summary.md does not say why the base-0 parameter is not ranked: $(cat "$WORK/base0/plots/summary.md")"
+pass "a parameter whose base is 0 has no elasticity, and the summary says why"
+
 # A value the configuration refuses at one point is bad input: every point's configuration is
 # read before anything is written or run, and the sweep exits 2 naming the entry's line and the
 # point (it used to run the other points, write results.csv and exit 1).
@@ -269,6 +315,24 @@ rc=0
 grep -q "bad_file.yaml:3" "$WORK/badfile.log" || fail "bad sweep file: $(cat "$WORK/badfile.log")"
 [[ ! -e $WORK/badfile/results.csv ]] || fail "bad sweep file left results"
 pass "bad sweep file"
+
+# A misspelt key of a parameter is named against every key a parameter may have (it listed only
+# those the entry had); a base that is not among a random parameter's values lists the values
+# drawn, which the user cannot know before the sweep.
+printf 'name: x\nparameters:\n  - {key: a.b, values: [1, 2], bse: 2}\n' >"$WORK/bse.yaml"
+rc=0
+"$famsim" sweep "$WORK/bse.yaml" --out "$WORK/bse" >"$WORK/bse.log" 2>&1 || rc=$?
+[[ $rc -eq 2 ]] || fail "misspelt base: exit code $rc, expected 2"
+grep -qF "unknown key 'parameters.0.bse'; expected one of: base, key, random, range, values" \
+  "$WORK/bse.log" || fail "misspelt base: $(cat "$WORK/bse.log")"
+printf 'name: x\nparameters:\n  - {key: gpus.max_outstanding, random: {min: 1, max: 3, count: 3, integer: true}, base: 7}\n' \
+  >"$WORK/rbase.yaml"
+rc=0
+"$famsim" sweep "$WORK/rbase.yaml" --out "$WORK/rbase" >"$WORK/rbase.log" 2>&1 || rc=$?
+[[ $rc -eq 2 ]] || fail "a base not drawn: exit code $rc, expected 2"
+grep -qF "'7' is not one of the parameter's values; expected one of: 1, 2, 3" "$WORK/rbase.log" ||
+  fail "a base not drawn: $(cat "$WORK/rbase.log")"
+pass "a misspelt parameter key and a base not among the values drawn are named with what is valid"
 
 # The same value twice (8.0 is 8), or a zip's same position twice, would run a point twice and
 # give it double weight in the sensitivity: refused, naming the key. Positions that differ in one

@@ -89,6 +89,29 @@ grep -o '](.*\.png)' "$MD" | sed 's/^](//; s/)$//' | while read -r png; do
 done
 pass "1-D sweep with a failed point and a limiter change"
 
+# A second plot removes the figures the first wrote and it does not (its manifest lists them), and
+# leaves a file of the user's. With the device's bandwidth below the total (GPU memory carried the
+# rest), the summary says the ranked bandwidth is over every target.
+echo stale >"$SWEEP/plots/devices_0_old_vs_bandwidth_gbps.png"
+echo devices_0_old_vs_bandwidth_gbps.png >>"$SWEEP/plots/.plot_sweep-files"
+echo mine >"$SWEEP/plots/mine.png"
+/usr/bin/python3 - "$SWEEP/results.csv" <<'PY'
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1])))
+rows[0].append("device_bandwidth_gbps")
+for r in rows[1:]:
+    r.append(str(float(r[4]) * 0.9) if r[1] == "ok" else "")
+csv.writer(open(sys.argv[1], "w", newline="")).writerows(rows)
+PY
+plot replot "$SWEEP"
+[ "$RC" -eq 0 ] || fail "second plot_sweep.py: exit code $RC. Output:
+$OUT"
+[ ! -e "$SWEEP/plots/devices_0_old_vs_bandwidth_gbps.png" ] || fail "a stale figure was left"
+[ -e "$SWEEP/plots/mine.png" ] || fail "the user's file was removed"
+grep -qF "Bandwidth here is over every target" "$MD" || fail "summary.md does not say the bandwidth is over every target:
+$(cat "$MD")"
+pass "a second plot removes its earlier figures only, and says what the bandwidth is over"
+
 # The same sweep with the per-side elasticities famsim sweep writes: 1 below the base and 1/3 above
 # (worked out above) are a kink, 2^1 - 1 = +100% against 2^(1/3) - 1 = +26% per doubling, which
 # summary.md says instead of the averaged +59%. A metric no parameter moved (a workload's fixed
@@ -141,7 +164,8 @@ for f in devices_0_memory_interleave_channel_select_vs_bandwidth_gbps \
   is_png "$GRID/plots/$f.png" "grid"
 done
 [ ! -e "$GRID/plots/tornado_bandwidth_gbps.png" ] || fail "grid: a tornado without sensitivity rows"
-for text in "3 ok, 1 failed" "\`sensitivity.csv\` has no \`bandwidth_gbps\` rows"; do
+for text in "3 ok, 1 failed" "\`sensitivity.csv\` has no \`bandwidth_gbps\` rows" \
+  "Not ranked: \`$IL.channel_select\` (its values are not numbers"; do
   grep -qF -- "$text" "$GRID/plots/summary.md" || fail "grid: summary.md lacks '$text':
 $(cat "$GRID/plots/summary.md")"
 done
