@@ -53,9 +53,10 @@ struct MemoryConfig {
   MemoryMap memory_map() const {
     return MemoryMap(channel_map(), dram.spec.org, dram.mapping_order, dram.xor_bank);
   }
-  // Peak data bandwidth of one channel, GB/s, and the standard's name.
+  // Peak data bandwidth of one channel as modelled (a DRAM bus at its tCK,
+  // dram::Spec::bus_peak_gbps), GB/s, and the standard's name.
   double channel_peak_gbps() const {
-    return model == Model::kDram ? dram.spec.org.peak_gbps() : timing.peak_gbps();
+    return model == Model::kDram ? dram.spec.bus_peak_gbps() : timing.peak_gbps();
   }
   std::string standard() const {
     return model == Model::kDram ? dram::to_string(dram.spec.standard) : timing.standard;

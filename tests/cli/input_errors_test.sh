@@ -375,43 +375,44 @@ expect_bad log_part "a log prefix that is part of a name part" \
   "sim.log.modules: 'fam' is no block" -- \
   run --platform platforms/minimal.yaml --set workload.streams.0.total_bytes=64KiB \
   --set 'sim.log.modules=[fam=info]' $(out log_part)
-# 16 TiB where 16 GiB was meant: 17592186044416 B over minimal's 2 DDR5-4800 channels (2 x 19.2
-# GB/s) take at least 458.13 s, past 281 s: refused before the run, not after days of host time.
+# 16 TiB where 16 GiB was meant: 17592186044416 B over minimal's 2 DDR5-4800 channels (2 x 19.23
+# GB/s: 2 transfers per tCK of 416 ps x 4 B) take at least 457.397 s, past 281 s: refused before
+# the run, not after days of host time.
 expect_bad total_typo "a total_bytes the memory cannot move within 281 s" \
-  "workload.streams.0.total_bytes: the pattern streams move 17592.2 GB to fam0" "38.40 GB/s" \
-  "458.13 s" -- \
+  "workload.streams.0.total_bytes: the pattern streams move 17592.2 GB to fam0" "38.46 GB/s" \
+  "457.397 s" -- \
   run --platform platforms/minimal.yaml --set workload.streams.0.total_bytes=16TiB $(out total_typo)
 # Generator streams size themselves from steps, batch, prompts ...: a typo there is refused the
-# same way. nvl8_fam's fam0 has 16 DDR5-4800 channels (16 x 19.2 = 307.20 GB/s), which move at
-# most 307.2 GB/s x 281.475 s = 86469.1 GB before 2^48 ps. The shipped workloads put every GPU's
+# same way. nvl8_fam's fam0 has 16 DDR5-4800 channels (16 x 2 / 416 ps x 4 B = 307.69 GB/s), which
+# move at most 307.692 GB/s x 281.475 s = 86607.7 GB before 2^48 ps. The shipped workloads put every GPU's
 # bytes on fam0.
 NVL8=(--platform platforms/nvl8_fam.yaml)
 # kv_decode_llama70b, steps 2 -> 2000000: Llama-3-70B's KV is 2 vectors x 8 heads x 128 x 2 B =
 # 4096 B per token and layer, 512 B per GPU at tensor_parallel 8, x 2 layers = 1024 B. The newest
 # 256 tokens stay in HBM in 16-token blocks, so of the 1024 tokens of the shortest context at least
 # 1024 - (256 + 15) = 753 are read on fam0 each step: 8 GPUs x 2000000 steps x batch 8 x 753 x
-# 1024 B = 98697.216 GB, at least 321.28 s.
+# 1024 B = 98697.216 GB, at least 320.766 s.
 CLI_TIMEOUT_S=60 expect_bad kv_steps_typo "kv_decode steps fam0 cannot serve within 281 s" \
   "--set workload.streams.0.kv_decode.steps=2000000: workload.streams.0.kv_decode.steps: the workload's streams move at least 98697.2 GB to fam0" \
-  "307.20 GB/s" "321.28 s" "expected at most 86469.1 GB" -- \
+  "307.69 GB/s" "320.766 s" "expected at most 86607.7 GB" -- \
   run "${NVL8[@]}" --workload traffic/kv_decode_llama70b.yaml \
   --set workload.streams.0.kv_decode.steps=2000000 $(out kv_steps_typo)
 # weight_stream, steps 1 -> 1000000: a Llama-3.2-1B layer is q 2048x2048 + k, v 2048x512 + o
 # 2048x2048 + MLP 3 x 2048x8192 = 60817408 BF16 weights, sharded over 8 GPUs (15204352 B each),
 # plus its 2 norms of 2048 unsharded (8192 B): 15212544 B a layer, x 3 layers = 45637632 B a pass
-# on each GPU; 8 GPUs x 1000000 passes = 365101.056 GB, at least 1188.48 s.
+# on each GPU; 8 GPUs x 1000000 passes = 365101.056 GB, at least 1186.58 s.
 CLI_TIMEOUT_S=60 expect_bad weight_steps_typo "weight_stream passes fam0 cannot serve within 281 s" \
   "--set workload.streams.0.weight_stream.steps=1000000: workload.streams.0.weight_stream.steps: the workload's streams move at least 365101 GB to fam0" \
-  "1188.48 s" -- \
+  "1186.58 s" -- \
   run "${NVL8[@]}" --workload traffic/weight_stream.yaml \
   --set workload.streams.0.weight_stream.steps=1000000 $(out weight_steps_typo)
 # moe_deepseek_v3 without its expert cache (whose hits are not known up front), steps 2 ->
 # 1000000: a DeepSeek-V3 expert is 3 x 7168 x 2048 FP8 weights = 44040192 B, 5505024 B per GPU at tensor_parallel 8; each step reads at least
 # top_k 8 of them on the 1 simulated MoE layer: 8 GPUs x 1000000 x 8 x 5505024 B = 352321.536 GB,
-# at least 1146.88 s.
+# at least 1145.04 s.
 CLI_TIMEOUT_S=60 expect_bad moe_steps_typo "moe_experts steps fam0 cannot serve within 281 s" \
   "--set workload.streams.0.moe_experts.steps=1000000: workload.streams.0.moe_experts.steps: the workload's streams move at least 352322 GB to fam0" \
-  "1146.88 s" -- \
+  "1145.04 s" -- \
   run "${NVL8[@]}" --workload traffic/moe_deepseek_v3.yaml \
   --set workload.streams.0.moe_experts.cache_experts=0 \
   --set workload.streams.0.moe_experts.warm_cache=false \
@@ -419,10 +420,10 @@ CLI_TIMEOUT_S=60 expect_bad moe_steps_typo "moe_experts steps fam0 cannot serve 
 # prefill_prefix_reuse with a bounded prefix cache, prompts 16 -> 16000000: Llama-3-8B's KV is 2 x
 # 8 heads x 128 x 2 B = 4096 B per token and layer, x 2 layers = 8192 B; every prompt reads or
 # writes each of its at least 1024 tokens on the one GPU (tensor_parallel 1) it goes to:
-# 16000000 x 1024 x 8192 B = 134217.728 GB, at least 436.907 s.
+# 16000000 x 1024 x 8192 B = 134217.728 GB, at least 436.208 s.
 CLI_TIMEOUT_S=60 expect_bad prefill_prompts_typo "prefill prompts fam0 cannot serve within 281 s" \
   "--set workload.streams.0.prefill.prompts=16000000: workload.streams.0.prefill.prompts: the workload's streams move at least 134218 GB to fam0" \
-  "436.907 s" -- \
+  "436.208 s" -- \
   run "${NVL8[@]}" --workload traffic/prefill_prefix_reuse.yaml \
   --set workload.streams.0.prefill.cache_tokens=32768 \
   --set workload.streams.0.prefill.prompts=16000000 $(out prefill_prompts_typo)

@@ -137,8 +137,9 @@ TEST(PlatformConfig, ValidConfigGivesHandComputedValues) {
   EXPECT_EQ(d.memory.dram.spec.org.channel_width_bits, 32u);
   EXPECT_EQ(d.memory.dram.spec.timing.RCD_RD, 40u);
   EXPECT_EQ(d.memory.dram.spec.timing.burst, 8u);  // 16 beats, 2 per clock
-  // 4800 MT/s x 4 bytes = 19.2 GB/s per sub-channel.
-  EXPECT_NEAR(d.memory.channel_peak_gbps(), 19.2, 1e-9);
+  // The bus runs at tCK: 2 transfers per 416 ps x 4 bytes = 19.2308 GB/s per sub-channel (4800
+  // MT/s x 4 bytes = 19.2 is the nominal figure; tCK 416 ps is 4807.7 MT/s).
+  EXPECT_NEAR(d.memory.channel_peak_gbps(), 2.0 / 416e-12 * 4 * 1e-9, 1e-9);
   // Controller defaults (README key reference).
   EXPECT_EQ(d.memory.dram.core.read_queue, 64u);
   EXPECT_EQ(d.memory.dram.core.scheduler, "frfcfs");

@@ -149,6 +149,13 @@ struct Spec {
   unsigned bank_refresh_units() const {
     return timing.same_bank_refresh ? org.banks_per_group : org.banks();
   }
+  // The data bus's peak as modelled, GB/s: transfers_per_clock() per tCK, which the configuration
+  // reader lets differ from org.data_rate_mtps by up to 0.5 % (DDR5-4800's tCK of 416 ps is
+  // 4807.7 MT/s). The bus runs at tCK, so a channel's bandwidth and efficiency are against this.
+  double bus_peak_gbps() const {
+    return transfers_per_clock(standard) * 1e6 / timing.tck_ps * org.channel_width_bits / 8.0 /
+           1000.0;
+  }
 };
 
 // JEDEC conversion of a minimum timing parameter in ns to clocks of tck_ps (whole picoseconds):
