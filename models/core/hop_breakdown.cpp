@@ -52,43 +52,51 @@ void HopBreakdown::add(const RequestExt& e, std::uint64_t arrived_ps) {
     return;
   }
   const BlockKind* kind = BlockRegistry::kinds();
-  std::array<std::uint64_t, kClasses> time{};
-  std::array<std::uint8_t, kClasses> hops{};
-  std::uint64_t seen = 0;  // bit c: class c is on this path
-  std::uint64_t sum = 0;
-  bool backwards = false;
+  std::uint64_t seen = 0;  // bit c: class c is on this path (pending_[c] holds its part)
+  // Every time stamp is at most kMaxSimTimePs (2^48 - 1 ps), so a part that runs forwards is below
+  // 2^48 and one that runs backwards wraps round to 2^64 - 2^48 or more: the parts ORed together
+  // have a bit at 48 or above exactly when one ran backwards, one test instead of one per part.
+  std::uint64_t any_part = 0;
   auto put = [&](unsigned cls, std::uint64_t from, std::uint64_t to) {
-    backwards |= to < from;
     const std::uint64_t v = to - from;
-    time[cls] += v;
-    ++hops[cls];
+    any_part |= v;
+    pending_[cls] += v + kOnePendingHop;
     seen |= std::uint64_t{1} << cls;
-    sum += v;
   };
   const unsigned last = n - 1;
+  // The parts, in path order; each ends where the next begins (e.hops[k + 1].req_in_ps() is when
+  // the request left hop k, e.hops[k - 1].resp_in_ps() when the response left it).
   // The initiator: from issue until the request entered the next block.
-  put(class_of(kind[e.hops[0].block()], Role::kIssue), e.issue_ps, e.req_out_ps(0));
+  put(class_of(kind[e.hops[0].block()], Role::kIssue), e.issue_ps, e.hops[1].req_in_ps());
   for (unsigned k = 1; k < last; ++k) {
-    const BlockKind bk = kind[e.hops[k].block()];
-    put(class_of(bk, Role::kRequest), e.hops[k].req_in_ps(), e.req_out_ps(k));
-    put(class_of(bk, Role::kResponse), e.hops[k].resp_in_ps(), e.resp_out_ps(k));
+    const HopRecord& h = e.hops[k];
+    const BlockKind bk = kind[h.block()];
+    put(class_of(bk, Role::kRequest), h.req_in_ps(), e.hops[k + 1].req_in_ps());
+    put(class_of(bk, Role::kResponse), h.resp_in_ps(), e.hops[k - 1].resp_in_ps());
   }
-  // The target: req_out_ps is its service start, its own resp_in_ps the response ready.
-  const BlockKind tk = kind[e.hops[last].block()];
-  put(class_of(tk, Role::kQueue), e.hops[last].req_in_ps(), e.req_out_ps(last));
-  put(class_of(tk, Role::kService), e.req_out_ps(last), e.hops[last].resp_in_ps());
-  put(class_of(tk, Role::kWait), e.hops[last].resp_in_ps(), e.resp_out_ps(last));
+  // The target: the service start ends its queueing, its own resp_in_ps is the response ready.
+  const HopRecord& t = e.hops[last];
+  const BlockKind tk = kind[t.block()];
+  put(class_of(tk, Role::kQueue), t.req_in_ps(), e.service_start_ps);
+  put(class_of(tk, Role::kService), e.service_start_ps, t.resp_in_ps());
+  put(class_of(tk, Role::kWait), t.resp_in_ps(), e.hops[last - 1].resp_in_ps());
 
-  if (backwards || arrived_ps < e.issue_ps || sum != arrived_ps - e.issue_ps) {
+  // The parts chain from issue to the initiator's own response stamp, so (modulo 2^64) they sum
+  // to that stamp minus issue_ps: they add up to the latency exactly when it is the arrival.
+  const bool mismatched =
+      (any_part >> 48) != 0 || arrived_ps < e.issue_ps || e.hops[0].resp_in_ps() != arrived_ps;
+  if (mismatched) {
     ++d.mismatched;
+    for (; seen; seen &= seen - 1) pending_[__builtin_ctzll(seen)] = 0;
     return;
   }
-  d.end_to_end.add_ps(sum);
-  while (seen) {
+  d.end_to_end.add_ps(arrived_ps - e.issue_ps);
+  for (; seen; seen &= seen - 1) {
     const unsigned c = static_cast<unsigned>(__builtin_ctzll(seen));
-    seen &= seen - 1;
-    d.time[c].add_ps(time[c]);
-    d.hops[c] += hops[c];
+    const std::uint64_t part = pending_[c];
+    pending_[c] = 0;
+    d.time[c].add_ps(part & (kOnePendingHop - 1));
+    d.hops[c] += part / kOnePendingHop;
   }
 }
 

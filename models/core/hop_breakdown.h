@@ -115,6 +115,11 @@ class HopBreakdown {
 
   Direction read_;
   Direction write_;
+  // add()'s per-class sums for the request at hand, zeroed as it reads them so that it need not
+  // clear the whole table per request: time in the low 56 bits (a request's time is below 2^48 ps,
+  // kMaxSimTimePs), its hop count above them.
+  static constexpr std::uint64_t kOnePendingHop = std::uint64_t{1} << 56;
+  std::array<std::uint64_t, kClasses> pending_{};
 };
 
 }  // namespace famsim

@@ -15,10 +15,13 @@ struct LogLinearBins {
   static constexpr unsigned kSub = 1u << SubBits;
   static constexpr unsigned kCount = (64 - SubBits + 1) * kSub;  // covers every 64-bit value
 
+  // For v >= 2^SubBits with leading bit e: octave bins (e - SubBits + 1) * kSub on, plus the
+  // SubBits bits below the leading one. With shift = e - SubBits, v >> shift is kSub plus those
+  // bits, so the bin is shift * kSub + (v >> shift). ORing kSub in makes shift 0 below 2^SubBits,
+  // where the bin is v itself: one formula, no branch.
   static unsigned index(std::uint64_t v) {
-    if (v < kSub) return static_cast<unsigned>(v);
-    const unsigned e = 63u - static_cast<unsigned>(__builtin_clzll(v));  // 2^e <= v, e >= SubBits
-    return (e - SubBits + 1) * kSub + static_cast<unsigned>((v >> (e - SubBits)) & (kSub - 1));
+    const unsigned shift = 63u - SubBits - static_cast<unsigned>(__builtin_clzll(v | kSub));
+    return shift * kSub + static_cast<unsigned>(v >> shift);
   }
   // Bin b covers [lower(b), upper(b)).
   static double lower(unsigned b) { return edge(b, 0); }
