@@ -1,8 +1,11 @@
 #include "models/core/stats.h"
 
+#include "models/core/log_bins.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <map>
 #include <stdexcept>
@@ -14,12 +17,56 @@ namespace {
 constexpr unsigned kBins = 4000;
 constexpr double kLowNs = 0.1;
 constexpr double kHighNs = 1e8;
-}  // namespace
 
-int LatencyHistogram::bin_of_ps(std::uint64_t v) {
-  static const Axis axis(kBins, kLowNs, kHighNs);
+// The bin of a latency in ps on LatencyHistogram's axis, by its logarithm: the definition, which
+// BinTable tabulates.
+int axis_bin_of_ps(std::uint64_t v) {
+  static const boost::histogram::axis::regular<double, boost::histogram::axis::transform::log> axis(
+      kBins, kLowNs, kHighNs);
   return axis.index(static_cast<double>(v) * 1e-3);
 }
+
+// axis_bin_of_ps without a logarithm, for the two samples every completed request adds (GPU and
+// memory). The bin never decreases as v grows (between integers v the logarithm grows by far more
+// than its rounding error), so it is given by the smallest v of each bin (start_). A log-linear
+// bucket of v (LogLinearBins<7>, at most 0.8% wide) is at most two bins (0.52% wide) apart from
+// its first value's: the lookup starts at that bin and steps up at most twice.
+class BinTable {
+ public:
+  BinTable() {
+    // start_[k]: the smallest v in bin k - 1 (k = 0: the underflow bin, from 0) or a later bin.
+    const double log_span = std::log(kHighNs / kLowNs);
+    start_[0] = 0;
+    for (unsigned k = 1; k <= kBins + 1; ++k) {
+      const int bin = static_cast<int>(k) - 1;
+      const double guess = std::ceil(kLowNs * 1e3 * std::exp(log_span * bin / kBins));
+      std::uint64_t v = std::max(start_[k - 1], static_cast<std::uint64_t>(guess));
+      while (v > start_[k - 1] && axis_bin_of_ps(v - 1) >= bin) --v;
+      while (axis_bin_of_ps(v) < bin) ++v;
+      start_[k] = v;
+    }
+    for (unsigned c = 0; c < Coarse::kCount; ++c) {
+      const auto lowest = static_cast<std::uint64_t>(Coarse::lower(c));
+      first_[c] = static_cast<std::uint16_t>(axis_bin_of_ps(lowest) + 1);
+    }
+  }
+  int bin(std::uint64_t v) const {
+    unsigned k = first_[Coarse::index(v)];
+    while (k <= kBins && v >= start_[k + 1]) ++k;
+    return static_cast<int>(k) - 1;
+  }
+
+ private:
+  using Coarse = LogLinearBins<7>;
+  std::array<std::uint64_t, kBins + 2> start_;
+  std::array<std::uint16_t, Coarse::kCount> first_;
+};
+// Built before main() (nothing bins a latency before then), so that bin_of_ps() is the lookup
+// alone, without the test a function's static would need at every call.
+const BinTable bin_table;
+}  // namespace
+
+int LatencyHistogram::bin_of_ps(std::uint64_t v) { return bin_table.bin(v); }
 
 void LatencyHistogram::allocate() {
   hist_ = std::make_unique<Hist>(boost::histogram::make_histogram_with(

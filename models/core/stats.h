@@ -29,8 +29,8 @@ class LatencyHistogram {
   LatencyHistogram() = default;
 
   void add_ps(std::uint64_t v) { add_ps(v, bin_of_ps(v)); }
-  // The bin a value falls in, the same in every LatencyHistogram: worked out once (a logarithm),
-  // it adds one sample to several histograms.
+  // The bin a value falls in, the same in every LatencyHistogram: worked out once (a lookup in a
+  // table of the bins' edges), it adds one sample to several histograms.
   static int bin_of_ps(std::uint64_t v);
   void add_ps(std::uint64_t v, int bin) {
     if (!hist_) allocate();
