@@ -68,6 +68,16 @@ class Phases : public ::testing::Test {
     s.set_end_ps(end_ps);
     s.attach(reg, {&src});
   }
+  // Samples windows 1..n, each after `work(k)` and 50 bytes completed, and analyses them.
+  template <class Work>
+  nlohmann::json windows(std::uint64_t n, Work work) {
+    for (std::uint64_t k = 1; k <= n; ++k) {
+      work(k);
+      src.complete(50);
+      s.before(k * kW);
+    }
+    return s.analyze({0, n * kW}, 0.85);
+  }
   ComponentRegistry reg;
   Server a{reg, "a0"};
   Server b{reg, "b0"};
@@ -112,12 +122,7 @@ TEST_F(Phases, LikeServersSaturatedInTurnAreTwoPhases) {
   // phases, each limited by its own server.
   Server a1{reg, "a1"};
   start();
-  for (std::uint64_t k = 1; k <= 20; ++k) {
-    (k <= 10 ? a : a1).busy_ps += kW;
-    src.complete(50);
-    s.before(k * kW);
-  }
-  const nlohmann::json j = s.analyze({0, 20 * kW}, 0.85);
+  const nlohmann::json j = windows(20, [&](std::uint64_t k) { (k <= 10 ? a : a1).busy_ps += kW; });
   const nlohmann::json& p = j["phases"];
   ASSERT_EQ(p.size(), 2u) << j.dump(1);
   EXPECT_EQ(p[0]["limiter"]["component"], "a0");
@@ -132,14 +137,11 @@ TEST_F(Phases, LikeServersTradingTheTopPlaceWhileSaturatedAreOnePhase) {
   // of their class, each 10 x 1000 + 10 x 950 ps = 19.5 ns busy of 20: 97.5 %.
   Server a1{reg, "a1"};
   start();
-  for (std::uint64_t k = 1; k <= 20; ++k) {
+  const nlohmann::json j = windows(20, [&](std::uint64_t k) {
     const bool a0_first = (k - 1) / 2 % 2 == 0;
     a.busy_ps += a0_first ? kW : kW * 95 / 100;
     a1.busy_ps += a0_first ? kW * 95 / 100 : kW;
-    src.complete(50);
-    s.before(k * kW);
-  }
-  const nlohmann::json j = s.analyze({0, 20 * kW}, 0.85);
+  });
   const nlohmann::json& p = j["phases"];
   ASSERT_EQ(p.size(), 1u) << j.dump(1);
   EXPECT_EQ(p[0]["limiter"]["class"], "a*");
