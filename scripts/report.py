@@ -993,15 +993,27 @@ def section_hops(doc, stats):
               + ".")
         rows = [[code(h.get("hop", "?")), fmt_num(h.get("mean")), fmt_pct(h.get("share")),
                  fmt_num(h.get("min")), fmt_num(h.get("above_min")),
-                 fmt_num(h.get("p99")), fmt_num(h.get("hops_per_request"), 2)] for h in hops]
+                 fmt_num(h.get("p99")), fmt_int(h.get("requests")),
+                 fmt_num(h.get("hops_per_request"), 2)] for h in hops]
         rows.append([bold("end to end"), fmt_num(e2e.get("mean")), "100.0%", "", "",
-                     fmt_num(e2e.get("p99")), ""])
+                     fmt_num(e2e.get("p99")), fmt_int(e2e["count"]), ""])
         doc.p("'Fastest' is the least time one request spent in the hop; on a run that starts on "
               "an idle platform that is close to the hop's unloaded time. 'Above fastest' is the "
-              "mean less that: time spent queueing, losing arbitration or held back by the next "
-              "block (or on a longer path or bigger transfer than the fastest's).")
+              "time above what the hop would take were every pass as fast as the fastest: "
+              "queueing, losing arbitration or being held back by the next block (or a longer "
+              "path or bigger transfer than the fastest's).")
+        partial = [h for h in hops if number(get(h, "requests")) and h["requests"] < e2e["count"]]
+        if partial:
+            # Spread over every request so that the means add up: a hop few requests cross can
+            # show a mean below its fastest.
+            doc.p("'Mean' and 'Above fastest' are per request of all "
+                  f"{fmt_int(e2e['count'])}, so that the means add up to the end-to-end mean, "
+                  "and 'Requests' is how many crossed the hop. Where only some did (here "
+                  f"{len(partial)} of the {len(hops)} hops), the hop's time is spread over all "
+                  "the requests, so its mean can be below its fastest; among the requests that "
+                  f"crossed it, its mean is 'Mean' x {fmt_int(e2e['count'])} / 'Requests'.")
         doc.table(["Hop", "Mean (ns)", "Share", "Fastest (ns)", "Above fastest (ns)", "p99 (ns)",
-                   "Hops per request"], rows, "lrrrrrr")
+                   "Requests", "Hops per request"], rows, "lrrrrrrr")
         bad = get(d, "mismatched_requests", default=0)
         if number(bad) and bad:
             doc.p(bold("Warning: "), f"{fmt_int(bad)} requests' hop times did not add up to "

@@ -223,6 +223,13 @@ total = s["summary"]["bandwidth_gbps"]
 assert f"The expansion device's bandwidth is {dev:,.2f} GB/s" in md, md
 assert f"The bandwidth above is the total over every target, {total:,.2f} GB/s" in md, md
 assert "| expansion device |" in md and "| local HBM |" in md, md
+# The per-hop table: GPU 0's 1 MiB of local reads (8192 of 128 B) cross no link, its 2 MiB of
+# device reads (16384) do; the means are over all 24576 reads, and the table says how many
+# crossed each hop.
+reads = md[md.index("### Reads"):md.index("### Writes")]
+assert "per request of all 24,576" in reads and "'Mean' x 24,576 / 'Requests'" in reads, reads
+row = next(l for l in reads.splitlines() if l.startswith("| `link (request)`"))
+assert row.split("|")[7].strip() == "16,384", row
 PY
 pass "report.py names the expansion device's bandwidth"
 
