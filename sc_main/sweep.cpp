@@ -491,6 +491,22 @@ void check_sweep_keys(const std::string& path) {
   }
 }
 
+// `msg` with the scratch copies of built-in platform and workload files named as the built-in files
+// they are: the copies are gone once the check returns.
+std::string name_builtins(std::string msg, const SweepSpec& spec, const std::string& scratch) {
+  for (const auto& [file, dir] :
+       {std::pair{spec.platform, "platforms"}, {spec.workload, "traffic"}}) {
+    if (file.empty() || fs::path(file).parent_path() != fs::path(scratch)) continue;
+    const std::string builtin =
+        fmt::format("built-in {}/{}", dir, fs::path(file).filename().string());
+    for (std::size_t at = msg.find(file); at != std::string::npos; at = msg.find(file, at)) {
+      msg.replace(at, file.size(), builtin);
+      at += builtin.size();
+    }
+  }
+  return msg;
+}
+
 void check_sweep_points(const std::string& path) {
   const ScratchDir scratch;
   const SweepSpec spec = parse_sweep(path, scratch.path());
@@ -508,7 +524,7 @@ void check_sweep_points(const std::string& path) {
       // The sweep file's entry that wrote the refused value: the --set the error names ("--set
       // key=value: ..."), else (a value the platform or workload file holds, refused with the
       // point's values) the first parameter away from its base at this point.
-      std::string what = e.what();
+      std::string what = name_builtins(e.what(), spec, scratch.path());
       std::string at;
       std::vector<std::string> values;  // the parameters' key=value at this point
       for (std::size_t g = 0; g < spec.groups.size(); ++g) {

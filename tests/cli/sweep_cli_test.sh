@@ -276,6 +276,15 @@ rc=0
 grep -qF "no_fit.yaml:4: parameters.0.key: point 1 (devices.0.memory.channels=1): $root/platforms/minimal.yaml:16: devices.0.capacity_gib: 64.00 GiB do not fit in 1 channels" \
   "$WORK/nofit.log" || fail "a point that does not fit: $(cat "$WORK/nofit.log")"
 [[ ! -e $WORK/nofit ]] || fail "a point that does not fit: the sweep wrote $(ls -A "$WORK/nofit")"
+# The same with the built-in platform by name: the error names it as such, not the scratch copy
+# the check read (gone once it returns).
+printf 'name: x\nplatform: minimal\nparameters:\n  - {key: devices.0.memory.channels, values: [2, 1]}\n' \
+  >"$WORK/no_fit_builtin.yaml"
+rc=0
+"$famsim" sweep "$WORK/no_fit_builtin.yaml" --out "$WORK/nofit" >"$WORK/nofit.log" 2>&1 || rc=$?
+[[ $rc -eq 2 ]] || fail "a built-in platform's point that does not fit: exit code $rc"
+grep -qF "no_fit_builtin.yaml:4: parameters.0.key: point 1 (devices.0.memory.channels=1): built-in platforms/minimal.yaml:16: devices.0.capacity_gib:" \
+  "$WORK/nofit.log" || fail "a built-in platform's point that does not fit: $(cat "$WORK/nofit.log")"
 pass "a point whose values do not go with the platform's stops the sweep before anything runs"
 
 # A point whose run fails (here a failed data check: the reader verifies another seed than the
