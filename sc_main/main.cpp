@@ -17,6 +17,7 @@
 #include "sc_main/report.h"
 #include "sc_main/simulation.h"
 #include "sc_main/sweep.h"
+#include "sc_main/version.h"
 #include "traffic/ai/generators.h"
 
 #include <CLI/CLI.hpp>
@@ -286,6 +287,7 @@ int famsim_main(int argc, char** argv) {
       "famsim: cycle-approximate SystemC/TLM-2.0 model of a fabric-attached memory "
       "expansion device for AI accelerators"};
   app.require_subcommand(1);
+  app.set_version_flag("--version", std::string("famsim ") + famsim::kVersion);
 
   famsim::RunOptions opt;
   std::string platform, workload, out_dir = "famsim-out";
@@ -392,6 +394,8 @@ int famsim_main(int argc, char** argv) {
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     // Every bad-input message starts alike, the command line's included (CLI11 prints its bare).

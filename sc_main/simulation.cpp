@@ -6,6 +6,7 @@
 #include "models/core/log.h"
 #include "models/memory/dram/timing_checker.h"
 #include "platforms/presets.h"
+#include "sc_main/version.h"
 #include "traffic/generator.h"
 
 #include <fmt/format.h>
@@ -1075,6 +1076,7 @@ nlohmann::json Simulation::results(double host_seconds, double peak_rss_mib) con
               {"requests_per_host_second", host_seconds > 0 ? t.completed / host_seconds : 0.0},
               {"peak_rss_mib", peak_rss_mib},
               {"seed", cfg_.sim.seed},
+              {"famsim_version", kVersion},
               {"platform", cfg_.platform.name},
               {"workload", cfg_.workload.name}};
   // Bytes, bandwidths and latencies over every target, as each target's under by_target.

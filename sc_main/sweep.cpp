@@ -8,6 +8,7 @@
 #include "sc_main/output_dir.h"
 #include "sc_main/report.h"
 #include "sc_main/simulation.h"
+#include "sc_main/version.h"
 
 #include <fmt/format.h>
 
@@ -1030,6 +1031,7 @@ std::size_t write_sweep_outputs(const SweepSpec& spec, const std::vector<SweepPo
     if (g.size() > 1) ++varying;
   }
   const nlohmann::json summary = {{"name", spec.name},
+                                  {"famsim_version", kVersion},
                                   {"description", spec.description},
                                   {"mode", spec.one_at_a_time ? "one_at_a_time" : "grid"},
                                   {"platform", spec.platform},

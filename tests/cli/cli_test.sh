@@ -247,6 +247,19 @@ EOF
 cmp -s "$WORK/run1/config.yaml" "$WORK/run2/config.yaml" || fail "config.yaml differs between runs with the same seed"
 pass "same seed gives identical stats.json"
 
+# Which famsim made a result: the project version and the commit the executable was built from,
+# from the checkout by git here (the build worked it out the same way), in --version and stats.json.
+want="0.1.0 ($(git -C "$(dirname "$0")/../.." describe --always --dirty --abbrev=12))"
+run_famsim version --version
+expect_rc 0 "famsim --version"
+[ "$(cat "$WORK/version.log")" = "famsim $want" ] || fail "famsim --version: '$(cat "$WORK/version.log")', expected 'famsim $want'"
+python3 - "$WORK/run1/stats.json" "$want" <<'EOF' || fail "stats.json sim.famsim_version"
+import json, sys
+v = json.load(open(sys.argv[1]))["sim"]["famsim_version"]
+assert v == sys.argv[2], (v, sys.argv[2])
+EOF
+pass "famsim --version and stats.json name the version and commit"
+
 # config.yaml records the seed used, so a rerun from it lists no seed change when it was the
 # default (1); a chosen seed is a change from that default.
 run_famsim rerun0 run "${SMALL[@]}" --out "$WORK/run0"

@@ -99,6 +99,10 @@ for r in csv.DictReader(open(d + "/results.csv")):
     assert r["device_window_max_over_mean"] == "", r  # and no balance between devices per window
     assert r["gpu_jain_index"] == "", r  # one GPU: no balance between GPUs
     assert r["gpu_least_served_over_mean"] == "", r
+# sweep.json names the famsim that made the table, as each point's stats.json does.
+import json
+v = json.load(open(d + "/sweep.json"))["famsim_version"]
+assert v and v == json.load(open(d + "/points/0000/stats.json"))["sim"]["famsim_version"], v
 # Ranked in sensitivity.csv too; with every byte to the device, as the total is.
 sens = list(csv.DictReader(open(d + "/sensitivity.csv")))
 by = {r["metric"]: r for r in sens if r["parameter"] == "devices.0.memory.channels"}

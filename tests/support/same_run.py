@@ -13,7 +13,8 @@ import json
 import os
 import sys
 
-HOST_FIELDS = ("host_seconds", "requests_per_host_second", "peak_rss_mib")
+# Host time, and which executable ran (two builds being compared differ in it by design).
+HOST_FIELDS = ("host_seconds", "requests_per_host_second", "peak_rss_mib", "famsim_version")
 
 
 def stats(run_dir):
