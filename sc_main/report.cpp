@@ -442,8 +442,8 @@ std::string mesh_lines(const MeshParams& m) {
       "    noc: mesh {} x {} ({} routers, {} directed links per network; separate request and "
       "response networks), XY routing, {} B links at {:g} MHz = {:.2f} GB/s per link, "
       "{} router + {} link cycles per hop, {} VCs x {} flits per input, credit return "
-      "delay {} cycles; uniform XY traffic saturates at {:.3f} flits/cycle per node "
-      "(Dally & Towles bisection bound)\n",
+      "delay {} cycles; uniform XY traffic (every node to every node) saturates at {:.3f} "
+      "flits/cycle per node (Dally & Towles bisection bound)\n",
       m.cols, m.rows, t.nodes(), t.directed_links(), m.link_bytes, c.mhz(),
       m.link_bytes * c.mhz() * 1e-3, m.router_cycles, m.link_cycles, m.vcs, m.vc_buffer_flits,
       m.credit_return_cycles, uniform_saturation_flits_per_node(t, 1.0, 1.0));
@@ -454,6 +454,27 @@ std::string mesh_lines(const MeshParams& m) {
   };
   o += "      fabric ports at" + list(m.port_nodes) + "\n";
   o += "      memory controllers at" + list(m.controller_nodes) + "\n";
+  // The device's own traffic is not uniform: ports to controllers and back. With each port's
+  // requests spread evenly over the controllers (the interleave), the busiest link of each
+  // network carries a share of all messages, and sends one flit per cycle: the whole mesh moves at
+  // most 1 / share messages of F flits per F cycles, each with data_bytes of data.
+  const unsigned flits = message_flits(data_bytes, m.link_bytes);
+  const double message_gbps = data_bytes * c.mhz() * 1e-3 / flits;  // one message per F cycles
+  const LinkShare resp = busiest_link_share(t, m.controller_nodes, m.port_nodes);
+  const LinkShare req = busiest_link_share(t, m.port_nodes, m.controller_nodes);
+  const auto link = [&](const LinkShare& l) {
+    const MeshCoord a = t.coord(l.from), b = t.coord(l.to);
+    return fmt::format("[{},{}]->[{},{}]", a.x, a.y, b.x, b.y);
+  };
+  if (resp.share > 0 && req.share > 0) {
+    o += fmt::format(
+        "      this placement, each port's requests spread evenly over the controllers: the "
+        "busiest response link {} carries {:.3f} of the responses, so the mesh returns at most "
+        "{:.2f} GB/s of read data; the busiest request link {} {:.3f} of the requests, at most "
+        "{:.2f} GB/s of write data ({}-flit messages of {} B)\n",
+        link(resp), resp.share, message_gbps / resp.share, link(req), req.share,
+        message_gbps / req.share, flits, data_bytes);
+  }
   // A packet of F flits sent at E reaches the next router's allocation at E + link + router
   // cycles, leaves its buffer F - 1 cycles after being granted there and has its credits back
   // credit_return cycles later (mesh.h): a VC of B flits has floor(B / F) such packets out per

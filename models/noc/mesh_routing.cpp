@@ -148,4 +148,29 @@ double uniform_saturation_flits_per_node(const MeshTopology& t, double channel_f
   return std::min(injection_flits_per_cycle, channel_flits_per_cycle / load);
 }
 
+LinkShare busiest_link_share(const MeshTopology& t, const std::vector<MeshCoord>& sources,
+                             const std::vector<MeshCoord>& dests) {
+  // Messages per directed link, indexed node x kMeshDirs + the direction it leaves in.
+  std::vector<std::uint64_t> crossing(static_cast<std::size_t>(t.nodes()) * kMeshDirs, 0);
+  for (const MeshCoord& s : sources) {
+    for (const MeshCoord& d : dests) {
+      const MeshNode dest = t.node(d);
+      for (MeshNode at = t.node(s); at != dest;) {
+        const MeshDir dir = t.xy_route(at, dest);
+        ++crossing[static_cast<std::size_t>(at.index) * kMeshDirs + static_cast<unsigned>(dir)];
+        at = *t.neighbour(at, dir);
+      }
+    }
+  }
+  LinkShare best;
+  const double messages = static_cast<double>(sources.size()) * static_cast<double>(dests.size());
+  for (std::size_t i = 0; i < crossing.size(); ++i) {
+    if (crossing[i] == 0 || static_cast<double>(crossing[i]) / messages <= best.share) continue;
+    best.share = static_cast<double>(crossing[i]) / messages;
+    best.from = {static_cast<unsigned>(i / kMeshDirs)};
+    best.to = *t.neighbour(best.from, static_cast<MeshDir>(i % kMeshDirs));
+  }
+  return best;
+}
+
 }  // namespace famsim

@@ -103,6 +103,20 @@ double max_channel_load_uniform(const MeshTopology& t);
 double uniform_saturation_flits_per_node(const MeshTopology& t, double channel_flits_per_cycle,
                                          double injection_flits_per_cycle);
 
+// The busiest directed link when each of `sources` sends the same number of messages to each of
+// `dests` under XY routing (a device's fabric ports to its memory controllers: the interleave
+// spreads each port's requests evenly over the channels; and the responses back): the share of all
+// those messages that cross it, and its ends. Share 0 (and from = to) when no message crosses a
+// link (every source at its destinations' node). A link carries one flit per cycle, so the whole
+// traffic is at most 1 / share messages of F flits every F cycles.
+struct LinkShare {
+  double share = 0;
+  MeshNode from;
+  MeshNode to;
+};
+LinkShare busiest_link_share(const MeshTopology& t, const std::vector<MeshCoord>& sources,
+                             const std::vector<MeshCoord>& dests);
+
 // Flits of a message with `data_bytes` of data on links `link_bytes` wide: one header flit plus
 // ceil(data_bytes / link_bytes) data flits.
 inline unsigned message_flits(unsigned data_bytes, unsigned link_bytes) {

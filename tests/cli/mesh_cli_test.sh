@@ -14,7 +14,7 @@ PLATFORM=platforms/fam_mesh.yaml
 run_famsim validate validate --platform "$PLATFORM"
 expect_rc 0 "famsim validate on $PLATFORM"
 expect_in_output "noc: mesh 4 x 4 (16 routers, 48 directed links per network" "validate prints the mesh shape"
-expect_in_output "uniform XY traffic saturates at 1.000 flits/cycle per node" "validate prints the 4b/k bound (4 x 1 / 4)"
+expect_in_output "uniform XY traffic (every node to every node) saturates at 1.000 flits/cycle per node" "validate prints the 4b/k bound (4 x 1 / 4)"
 expect_in_output "fabric ports at [0,0] [0,0] [0,1] [0,1] [0,2] [0,2] [0,3] [0,3]" "validate prints the port placement"
 pass "validate prints the mesh shape, its bound and the placement"
 
@@ -31,6 +31,19 @@ expect_rc 0 "famsim validate with 1 x 3-flit VCs"
 expect_in_output "a 3-flit packet (128 B of data) has its credits back 6 cycles after it is sent, so 1 x 3-flit VCs carry at most 0.50 flits per cycle per link" \
   "validate prints the cap of VC buffers short of the credit round trip"
 pass "validate prints the credit-round-trip cap (0.50 flits/cycle) only where the buffers are short"
+
+# The placement's own bound: the ports sit two to a node down the west column, a controller on
+# each node. Responses go west along a row, then along column 0: [0,1]->[0,2] carries rows 0-1's 8
+# controllers to rows 2-3's 4 ports, 32 of the 128 port-controller pairs. With 16 B links a 128 B
+# read response is 1 + 8 = 9 flits, and a link sends one flit per cycle at 1499.25 MHz (667 ps):
+# at most 128 B x 1.49925 GHz / 9 / 0.25 = 85.29 GB/s of read data, a quarter of the 1.000
+# flits/cycle per node of uniform traffic (a results audit measured a bound of 84.9 GB/s).
+run_famsim validate_placement validate --platform "$PLATFORM" --set devices.0.noc.link_bytes=16 \
+  --set devices.0.noc.vc_buffer_flits=18
+expect_rc 0 "famsim validate with 16 B mesh links"
+expect_in_output "the busiest response link [0,1]->[0,2] carries 0.250 of the responses, so the mesh returns at most 85.29 GB/s of read data" \
+  "validate prints the placement's bound"
+pass "validate prints the bound of the device's own placement"
 
 # --- A run through the mesh: every request counted. -------------------------------------------
 # 8 GPUs each read 256 KiB in 128 B requests: 8 x 2048 = 16384 requests, 8 x 256 KiB = 2 MiB of

@@ -136,6 +136,28 @@ TEST(MeshBound, SaturationIsFourBOverKCappedAtInjection) {
   EXPECT_DOUBLE_EQ(uniform_saturation_flits_per_node(MeshTopology(1, 1), 1, 1), 1.0);
 }
 
+TEST(MeshBound, BusiestLinkOfPortsToControllersUnderXy) {
+  // fam_mesh's placement: 8 ports two to a node down the west column, a controller on each of the
+  // 16 nodes of a 4 x 4 mesh; 8 x 16 = 128 port-controller pairs. Requests go along the port's
+  // row first: [0,0]->[1,0] carries row 0's 2 ports to columns 1-3's 12 controllers, 24 / 128.
+  // Responses go west along the controller's row, then along column 0: [0,1]->[0,2] carries rows
+  // 0-1's 8 controllers to rows 2-3's 4 ports, 32 / 128 (the first of the busiest, by node).
+  const MeshTopology t(4, 4);
+  std::vector<MeshCoord> ports, controllers;
+  for (unsigned y = 0; y < 4; ++y) ports.insert(ports.end(), 2, MeshCoord{0, y});
+  for (unsigned n = 0; n < 16; ++n) controllers.push_back(t.coord({n}));
+  const LinkShare req = busiest_link_share(t, ports, controllers);
+  EXPECT_DOUBLE_EQ(req.share, 24.0 / 128);
+  EXPECT_EQ(t.coord(req.from), (MeshCoord{0, 0}));
+  EXPECT_EQ(t.coord(req.to), (MeshCoord{1, 0}));
+  const LinkShare resp = busiest_link_share(t, controllers, ports);
+  EXPECT_DOUBLE_EQ(resp.share, 32.0 / 128);
+  EXPECT_EQ(t.coord(resp.from), (MeshCoord{0, 1}));
+  EXPECT_EQ(t.coord(resp.to), (MeshCoord{0, 2}));
+  // Every endpoint on one node: no link used.
+  EXPECT_DOUBLE_EQ(busiest_link_share(t, {{1, 1}}, {{1, 1}}).share, 0.0);
+}
+
 TEST(MeshPackets, HeaderPlusDataFlits) {
   EXPECT_EQ(message_flits(0, 64), 1u);    // a read request: header only
   EXPECT_EQ(message_flits(64, 64), 2u);   // 1 + 1
