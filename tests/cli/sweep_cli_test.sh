@@ -42,6 +42,13 @@ parameters:
     base: 4
 EOF
 
+bad_sweep() {  # bad_sweep NAME TEXT: sweep $WORK/NAME.yaml exits 2 with TEXT in its output
+  local rc=0
+  "$famsim" sweep "$WORK/$1.yaml" --out "$WORK/$1" >"$WORK/$1.log" 2>&1 || rc=$?
+  [[ $rc -eq 2 ]] || fail "$1: exit code $rc, expected 2: $(cat "$WORK/$1.log")"
+  grep -qF -- "$2" "$WORK/$1.log" || fail "$1: expected '$2' in: $(cat "$WORK/$1.log")"
+}
+
 without_host_time() {  # results.csv minus the host_seconds column
   $PY - "$1" <<'PY'
 import csv, sys
@@ -284,11 +291,7 @@ grep -qF "no_fit.yaml:4: parameters.0.key: point 1 (devices.0.memory.channels=1)
 # the check read (gone once it returns).
 printf 'name: x\nplatform: minimal\nparameters:\n  - {key: devices.0.memory.channels, values: [2, 1]}\n' \
   >"$WORK/no_fit_builtin.yaml"
-rc=0
-"$famsim" sweep "$WORK/no_fit_builtin.yaml" --out "$WORK/nofit" >"$WORK/nofit.log" 2>&1 || rc=$?
-[[ $rc -eq 2 ]] || fail "a built-in platform's point that does not fit: exit code $rc"
-grep -qF "no_fit_builtin.yaml:4: parameters.0.key: point 1 (devices.0.memory.channels=1): built-in platforms/minimal.yaml:16: devices.0.capacity_gib:" \
-  "$WORK/nofit.log" || fail "a built-in platform's point that does not fit: $(cat "$WORK/nofit.log")"
+bad_sweep no_fit_builtin "no_fit_builtin.yaml:4: parameters.0.key: point 1 (devices.0.memory.channels=1): built-in platforms/minimal.yaml:16: devices.0.capacity_gib:"
 pass "a point whose values do not go with the platform's stops the sweep before anything runs"
 
 # A point whose run fails (here a failed data check: the reader verifies another seed than the
@@ -333,18 +336,10 @@ pass "bad sweep file"
 # those the entry had); a base that is not among a random parameter's values lists the values
 # drawn, which the user cannot know before the sweep.
 printf 'name: x\nparameters:\n  - {key: a.b, values: [1, 2], bse: 2}\n' >"$WORK/bse.yaml"
-rc=0
-"$famsim" sweep "$WORK/bse.yaml" --out "$WORK/bse" >"$WORK/bse.log" 2>&1 || rc=$?
-[[ $rc -eq 2 ]] || fail "misspelt base: exit code $rc, expected 2"
-grep -qF "unknown key 'parameters.0.bse'; expected one of: base, key, random, range, values" \
-  "$WORK/bse.log" || fail "misspelt base: $(cat "$WORK/bse.log")"
+bad_sweep bse "unknown key 'parameters.0.bse'; expected one of: base, key, random, range, values"
 printf 'name: x\nparameters:\n  - {key: gpus.max_outstanding, random: {min: 1, max: 3, count: 3, integer: true}, base: 7}\n' \
   >"$WORK/rbase.yaml"
-rc=0
-"$famsim" sweep "$WORK/rbase.yaml" --out "$WORK/rbase" >"$WORK/rbase.log" 2>&1 || rc=$?
-[[ $rc -eq 2 ]] || fail "a base not drawn: exit code $rc, expected 2"
-grep -qF "'7' is not one of the parameter's values; expected one of: 1, 2, 3" "$WORK/rbase.log" ||
-  fail "a base not drawn: $(cat "$WORK/rbase.log")"
+bad_sweep rbase "'7' is not one of the parameter's values; expected one of: 1, 2, 3"
 pass "a misspelt parameter key and a base not among the values drawn are named with what is valid"
 
 # The same value twice (8.0 is 8), or a zip's same position twice, would run a point twice and
