@@ -458,8 +458,9 @@ std::string mesh_lines(const MeshParams& m) {
   // requests spread evenly over the controllers (the interleave), the busiest link of each
   // network carries a share of all messages, and sends one flit per cycle: the whole mesh moves at
   // most 1 / share messages of F flits per F cycles, each with data_bytes of data.
-  const unsigned flits = message_flits(data_bytes, m.link_bytes);
-  const double message_gbps = data_bytes * c.mhz() * 1e-3 / flits;  // one message per F cycles
+  // The largest message's flits: one header and its data (the placement bound and the VC cap).
+  const unsigned f = message_flits(data_bytes, m.link_bytes);
+  const double message_gbps = data_bytes * c.mhz() * 1e-3 / f;  // one message per F cycles
   const LinkShare resp = busiest_link_share(t, m.controller_nodes, m.port_nodes);
   const LinkShare req = busiest_link_share(t, m.port_nodes, m.controller_nodes);
   const auto link = [&](const LinkShare& l) {
@@ -473,13 +474,12 @@ std::string mesh_lines(const MeshParams& m) {
         "{:.2f} GB/s of read data; the busiest request link {} {:.3f} of the requests, at most "
         "{:.2f} GB/s of write data ({}-flit messages of {} B)\n",
         link(resp), resp.share, message_gbps / resp.share, link(req), req.share,
-        message_gbps / req.share, flits, data_bytes);
+        message_gbps / req.share, f, data_bytes);
   }
   // A packet of F flits sent at E reaches the next router's allocation at E + link + router
   // cycles, leaves its buffer F - 1 cycles after being granted there and has its credits back
   // credit_return cycles later (mesh.h): a VC of B flits has floor(B / F) such packets out per
   // round trip, at the earliest.
-  const unsigned f = message_flits(data_bytes, m.link_bytes);
   const unsigned round_trip = m.link_cycles + m.router_cycles + f - 1 + m.credit_return_cycles;
   const double cap =
       static_cast<double>(m.vcs * (m.vc_buffer_flits / f) * f) / static_cast<double>(round_trip);

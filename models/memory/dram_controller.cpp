@@ -248,10 +248,11 @@ void DramController::report(ComponentReport& r, const ReportWindow& window) cons
   auto& x = r.extra;
   x["standard"] = to_string(s.standard);
   x["preset"] = s.name;
-  x["peak_bandwidth_gbps"] = s.bus_peak_gbps();
+  const double peak = s.bus_peak_gbps();
+  x["peak_bandwidth_gbps"] = peak;
   const double bw = secs > 0 ? (read_bytes_ + write_bytes_) / secs * 1e-9 : 0.0;
   x["bandwidth_gbps"] = bw;
-  x["efficiency"] = s.bus_peak_gbps() > 0 ? bw / s.bus_peak_gbps() : 0.0;
+  x["efficiency"] = peak > 0 ? bw / peak : 0.0;
   x["reads"] = read_count_;
   x["writes"] = write_count_;
   x["atomics"] = atomic_count_;  // also counted in reads
@@ -283,7 +284,7 @@ void DramController::report(ComponentReport& r, const ReportWindow& window) cons
   ResourceUse bus;
   bus.name = "data bus";
   bus.utilization = r.utilization;
-  bus.capacity = s.bus_peak_gbps();
+  bus.capacity = peak;
   bus.used = bw;
   bus.backpressure_ns = r.backpressure_ns;
   const Activates acts = activates(bursts);

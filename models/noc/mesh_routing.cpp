@@ -162,14 +162,15 @@ LinkShare busiest_link_share(const MeshTopology& t, const std::vector<MeshCoord>
       }
     }
   }
+  // The first of the busiest, by node and direction.
+  const std::size_t i = static_cast<std::size_t>(
+      std::max_element(crossing.begin(), crossing.end()) - crossing.begin());
   LinkShare best;
-  const double messages = static_cast<double>(sources.size()) * static_cast<double>(dests.size());
-  for (std::size_t i = 0; i < crossing.size(); ++i) {
-    if (crossing[i] == 0 || static_cast<double>(crossing[i]) / messages <= best.share) continue;
-    best.share = static_cast<double>(crossing[i]) / messages;
-    best.from = {static_cast<unsigned>(i / kMeshDirs)};
-    best.to = *t.neighbour(best.from, static_cast<MeshDir>(i % kMeshDirs));
-  }
+  if (crossing[i] == 0) return best;
+  best.share = static_cast<double>(crossing[i]) /
+               (static_cast<double>(sources.size()) * static_cast<double>(dests.size()));
+  best.from = {static_cast<unsigned>(i / kMeshDirs)};
+  best.to = *t.neighbour(best.from, static_cast<MeshDir>(i % kMeshDirs));
   return best;
 }
 

@@ -56,7 +56,9 @@ struct Organization {
   std::uint64_t capacity_bytes() const {
     return static_cast<std::uint64_t>(ranks) * banks() * rows * row_bytes();
   }
-  // Peak data bandwidth of the modelled channel, GB/s (1e9 B/s).
+  // Nominal peak data bandwidth of the channel, GB/s (1e9 B/s): the data rate the standard names
+  // (DDR5-4800: 19.2 GB/s per 32-bit sub-channel), as datasheets publish it. The modelled bus runs
+  // at tCK and reports Spec::bus_peak_gbps.
   double peak_gbps() const { return data_rate_mtps * channel_width_bits / 8.0 / 1000.0; }
 };
 
