@@ -49,7 +49,10 @@ namespace {
 // time window (timeseries.device_balance_by_window), where the load moves from device to device;
 // gpu_jain_index, how evenly the GPUs were served (summary.gpu_balance), for arbitration studies;
 // gpu_least_served_over_mean, the least served GPU's bandwidth over the mean GPU's, which shows one
-// GPU starved among many where Jain's index hardly moves (0.970 for one GPU at half rate of 8).
+// GPU starved among many where Jain's index hardly moves (0.970 for one GPU at half rate of 8);
+// device_latency_mean_ns and _p99_ns, over the requests the expansion devices served
+// (summary.by_target.device): the headline latencies mix in the GPUs' local HBM reads, which can
+// hide or dilute a parameter's effect on the device.
 const std::vector<std::string> kMetrics = {"bandwidth_gbps",
                                            "read_bandwidth_gbps",
                                            "write_bandwidth_gbps",
@@ -67,9 +70,12 @@ const std::vector<std::string> kMetrics = {"bandwidth_gbps",
                                            "device_max_over_mean",
                                            "device_window_max_over_mean",
                                            "gpu_jain_index",
-                                           "gpu_least_served_over_mean"};
-const std::vector<std::string> kSensitivityMetrics = {"bandwidth_gbps", "device_bandwidth_gbps",
-                                                      "latency_mean_ns", "latency_p99_ns"};
+                                           "gpu_least_served_over_mean",
+                                           "device_latency_mean_ns",
+                                           "device_latency_p99_ns"};
+const std::vector<std::string> kSensitivityMetrics = {
+    "bandwidth_gbps", "device_bandwidth_gbps",  "latency_mean_ns",
+    "latency_p99_ns", "device_latency_mean_ns", "device_latency_p99_ns"};
 
 std::string number_text(double v) {
   if (std::floor(v) == v && std::fabs(v) < 9e15) return fmt::format("{}", static_cast<long long>(v));
@@ -620,6 +626,13 @@ nlohmann::json headline_metrics(const nlohmann::json& s) {
     }
     return j->is_number() ? *j : nlohmann::json();
   };
+  // Over the requests the expansion devices served, none when they served none (a run on the GPUs'
+  // own memory has no device latency, not one of 0).
+  auto device_latency = [&](const char* stat) -> nlohmann::json {
+    const nlohmann::json count = num({"summary", "by_target", "device", "latency_ns", "count"});
+    if (!count.is_number() || count.get<double>() == 0) return nullptr;
+    return num({"summary", "by_target", "device", "latency_ns", stat});
+  };
   nlohmann::json m = {
       {"bandwidth_gbps", num({"summary", "bandwidth_gbps"})},
       {"read_bandwidth_gbps", num({"summary", "read_bandwidth_gbps"})},
@@ -639,7 +652,9 @@ nlohmann::json headline_metrics(const nlohmann::json& s) {
       {"device_window_max_over_mean",
        num({"timeseries", "device_balance_by_window", "mean_max_over_mean"})},
       {"gpu_jain_index", num({"summary", "gpu_balance", "jain_index"})},
-      {"gpu_least_served_over_mean", num({"summary", "gpu_balance", "least_served_over_mean"})}};
+      {"gpu_least_served_over_mean", num({"summary", "gpu_balance", "least_served_over_mean"})},
+      {"device_latency_mean_ns", device_latency("mean")},
+      {"device_latency_p99_ns", device_latency("p99")}};
   // The workload's own results (generator streams): tokens per second, step time, hit rate...
   nlohmann::json wl = nlohmann::json::object();
   if (s.contains("workload") && s["workload"].contains("streams")) {
@@ -671,17 +686,61 @@ nlohmann::json headline_metrics(const nlohmann::json& s) {
   return m;
 }
 
+// The workload's numeric results that had one value at every point that ran (by name, with that
+// value): configuration echoes (decode.model_layers) and counts no parameter moved. Ranked, each
+// would be a row of elasticity 0 under every parameter, crowding out the results that moved;
+// sweep.json lists them instead.
+nlohmann::json unchanged_workload_results(const std::vector<nlohmann::json>& results) {
+  std::map<std::string, nlohmann::json> first;
+  std::map<std::string, bool> changed;
+  for (const nlohmann::json& r : results) {
+    if (!r.is_object() || r.value("status", "") != "ok" || !r.contains("metrics") ||
+        !r["metrics"].contains("workload")) {
+      continue;
+    }
+    for (const auto& [k, v] : r["metrics"]["workload"].items()) {
+      const auto [at, added] = first.emplace(k, v);
+      if (!added && at->second != v) changed[k] = true;
+    }
+  }
+  nlohmann::json out = nlohmann::json::object();
+  for (const auto& [k, v] : first) {
+    if (!changed.count(k)) out[k] = v;
+  }
+  return out;
+}
+
+// The platform and workload the points ran, for sweep.json: the sweep's own files, or what
+// `famsim run` takes when the sweep names none (the built-in nvl8_fam; the platform file's own
+// workload section, else the built-in random_read).
+std::pair<std::string, std::string> inputs_used(const SweepSpec& spec) {
+  const std::string builtin = "(built-in) ";
+  const std::string platform = spec.platform.empty() ? builtin + kDefaultPlatform : spec.platform;
+  if (!spec.workload.empty()) return {platform, spec.workload};
+  // The files were read when the sweep was checked, so they load here.
+  const YAML::Node root = spec.platform.empty()
+                              ? load_yaml_text(*embedded_file(kDefaultPlatform), platform)
+                              : load_yaml_file(spec.platform);
+  if (root["trace_player"].IsDefined()) return {platform, "(none: the platform replays a trace)"};
+  if (root["workload"].IsDefined()) return {platform, platform + " (its workload section)"};
+  return {platform, builtin + kDefaultWorkload};
+}
+
 nlohmann::json sensitivity(const SweepSpec& spec, const std::vector<SweepPoint>& points,
                            const std::vector<nlohmann::json>& results) {
   const std::size_t n = spec.groups.size();
   nlohmann::json rows = nlohmann::json::array();
-  // The headline metrics, then the workload's own numeric results.
+  // The headline metrics (even unchanged: a bandwidth no parameter moves is a finding), then the
+  // workload's own numeric results that changed somewhere.
   std::vector<std::string> metrics = kSensitivityMetrics;
   {
+    const nlohmann::json unchanged = unchanged_workload_results(results);
     std::map<std::string, bool> seen;
     for (const nlohmann::json& r : results) {
       if (r.is_object() && r.contains("metrics") && r["metrics"].contains("workload")) {
-        for (const auto& [k, v] : r["metrics"]["workload"].items()) seen[k] = true;
+        for (const auto& [k, v] : r["metrics"]["workload"].items()) {
+          if (!unchanged.contains(k)) seen[k] = true;
+        }
       }
     }
     for (const auto& [k, v] : seen) metrics.push_back(k);
@@ -1030,23 +1089,26 @@ std::size_t write_sweep_outputs(const SweepSpec& spec, const std::vector<SweepPo
     for (std::size_t k = 0; k < g.keys.size(); ++k) base[g.keys[k]] = g.values[k][g.base];
     if (g.size() > 1) ++varying;
   }
-  const nlohmann::json summary = {{"name", spec.name},
-                                  {"famsim_version", kVersion},
-                                  {"description", spec.description},
-                                  {"mode", spec.one_at_a_time ? "one_at_a_time" : "grid"},
-                                  {"platform", spec.platform},
-                                  {"workload", spec.workload},
-                                  {"set", spec.set},
-                                  {"parameters", params},
-                                  {"groups", groups},
-                                  {"base", base},
-                                  {"points", points.size()},
-                                  {"ok", points.size() - failed},
-                                  {"failed", failed},
-                                  {"one_dimensional", varying == 1},
-                                  {"ranks", ranks},
-                                  {"results", "results.csv"},
-                                  {"sensitivity", "sensitivity.csv"}};
+  const auto [platform, workload] = inputs_used(spec);
+  const nlohmann::json summary = {
+      {"name", spec.name},
+      {"famsim_version", kVersion},
+      {"description", spec.description},
+      {"mode", spec.one_at_a_time ? "one_at_a_time" : "grid"},
+      {"platform", platform},
+      {"workload", workload},
+      {"set", spec.set},
+      {"parameters", params},
+      {"groups", groups},
+      {"base", base},
+      {"points", points.size()},
+      {"ok", points.size() - failed},
+      {"failed", failed},
+      {"one_dimensional", varying == 1},
+      {"ranks", ranks},
+      {"results", "results.csv"},
+      {"sensitivity", "sensitivity.csv"},
+      {"unchanged_workload_results", unchanged_workload_results(results)}};
   fs::create_directories(out_dir);
   remove_stale_points(out_dir, points.size());
   remove_stale_plots(out_dir);

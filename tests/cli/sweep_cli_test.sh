@@ -95,7 +95,8 @@ known = ["bandwidth_gbps", "read_bandwidth_gbps", "write_bandwidth_gbps", "laten
          "latency_p99_ns", "read_latency_mean_ns", "read_latency_p99_ns",
          "achieved_fraction_of_bound", "limiter", "limiter_utilization", "simulated_time_ns",
          "host_seconds", "device_bandwidth_gbps", "phase_limiters", "device_max_over_mean",
-         "device_window_max_over_mean", "gpu_jain_index", "gpu_least_served_over_mean"]
+         "device_window_max_over_mean", "gpu_jain_index", "gpu_least_served_over_mean",
+         "device_latency_mean_ns", "device_latency_p99_ns"]
 start = header.index("bandwidth_gbps")
 assert header[start:start + len(known)] == known, header
 for r in csv.DictReader(open(d + "/results.csv")):
@@ -106,6 +107,9 @@ for r in csv.DictReader(open(d + "/results.csv")):
     assert r["device_window_max_over_mean"] == "", r  # and no balance between devices per window
     assert r["gpu_jain_index"] == "", r  # one GPU: no balance between GPUs
     assert r["gpu_least_served_over_mean"] == "", r
+    # Every request went to the device: its latencies are the run's.
+    assert r["device_latency_mean_ns"] == r["latency_mean_ns"], r
+    assert r["device_latency_p99_ns"] == r["latency_p99_ns"], r
 # sweep.json names the famsim that made the table, as each point's stats.json does.
 import json
 v = json.load(open(d + "/sweep.json"))["famsim_version"]
@@ -113,11 +117,117 @@ assert v and v == json.load(open(d + "/points/0000/stats.json"))["sim"]["famsim_
 # Ranked in sensitivity.csv too; with every byte to the device, as the total is.
 sens = list(csv.DictReader(open(d + "/sensitivity.csv")))
 by = {r["metric"]: r for r in sens if r["parameter"] == "devices.0.memory.channels"}
-dev, total = by["device_bandwidth_gbps"], by["bandwidth_gbps"]
-assert {k: v for k, v in dev.items() if k != "metric"} == \
-    {k: v for k, v in total.items() if k != "metric"}, (dev, total)
+for device, total in (("device_bandwidth_gbps", "bandwidth_gbps"),
+                      ("device_latency_mean_ns", "latency_mean_ns"),
+                      ("device_latency_p99_ns", "latency_p99_ns")):
+    assert {k: v for k, v in by[device].items() if k != "metric"} == \
+        {k: v for k, v in by[total].items() if k != "metric"}, (by[device], by[total])
+# The sweep names no workload: sweep.json says which one ran, as each point's stats.json does.
+w = json.load(open(d + "/sweep.json"))["workload"]
+assert w == "(built-in) traffic/random_read.yaml", w
+assert w == json.load(open(d + "/points/0000/stats.json"))["config_changes"]["workload_source"]
 PY
-pass "device_bandwidth_gbps column"
+pass "device_bandwidth_gbps and device latency columns"
+
+# Device latency apart from the GPUs' own memory: on nvl8_fam GPU 0 reads 1 MiB of its local HBM
+# and 2 MiB of the device. Local reads cross no link or switch, so the device's mean latency is
+# above the mean over all reads, and is the one the device's stats.json part gives.
+cat >"$WORK/mixed_wl.yaml" <<'EOF'
+name: mixed
+streams:
+  - name: local
+    gpus: [0]
+    buffer: {bytes: 2MiB, location: gpu_local}
+    pattern: sequential
+    total_bytes: 1MiB
+  - name: device_read
+    gpus: [0]
+    buffer: {bytes: 2MiB, location: device/fam0}
+    pattern: sequential
+    total_bytes: 2MiB
+EOF
+cat >"$WORK/mixed.yaml" <<EOF
+name: mixed
+platform: $root/platforms/nvl8_fam.yaml
+workload: mixed_wl.yaml
+parameters:
+  - key: devices.0.fabric_ports
+    values: [4, 8]
+    base: 8
+EOF
+"$famsim" sweep "$WORK/mixed.yaml" --out "$WORK/mixed" >"$WORK/mixed.log" 2>&1 ||
+  fail "mixed sweep: $(cat "$WORK/mixed.log")"
+$PY - "$WORK/mixed" "$WORK/mixed_wl.yaml" <<'PY' || fail "device latency beside local reads"
+import csv, json, sys
+d = sys.argv[1]
+for i, r in enumerate(csv.DictReader(open(d + "/results.csv"))):
+    dev = json.load(open(f"{d}/points/{i:04d}/stats.json"))["summary"]["by_target"]["device"]
+    assert dev["latency_ns"]["count"] == 2 * 1024 * 1024 // 128, dev
+    assert float(r["device_latency_mean_ns"]) == dev["latency_ns"]["mean"], (r, dev)
+    assert float(r["device_latency_p99_ns"]) == dev["latency_ns"]["p99"], (r, dev)
+    assert float(r["device_latency_mean_ns"]) > float(r["latency_mean_ns"]), r
+assert json.load(open(d + "/sweep.json"))["workload"] == sys.argv[2]
+PY
+pass "device latency columns leave the GPUs' local reads out"
+
+# A workload's results that no point changed (configuration echoes, the passes it was asked for)
+# are not ranked, each a row of elasticity 0, but listed in sweep.json. weight_stream on nvl8_fam
+# shrunk as in the workloads test: 1 pass of 2 layers whose compute is fixed by the model
+# (2 x 1,704,448 weights x 32768 / 8 FLOPs per GPU and layer at 700 TFLOP/s, to the ps), while
+# half the fabric ports lengthen the pass.
+S=workload.streams.0.weight_stream
+cat >"$WORK/unchanged.yaml" <<EOF
+name: unchanged
+platform: $root/platforms/nvl8_fam.yaml
+workload: $root/traffic/weight_stream.yaml
+set: ["$S.layers=2", "$S.model.hidden_size=256", "$S.model.intermediate_size=512"]
+parameters:
+  - key: devices.0.fabric_ports
+    values: [4, 8]
+    base: 8
+EOF
+"$famsim" sweep "$WORK/unchanged.yaml" --out "$WORK/unchanged" >"$WORK/unchanged.log" 2>&1 ||
+  fail "weight_stream sweep: $(cat "$WORK/unchanged.log")"
+$PY - "$WORK/unchanged" <<'PY' || fail "unchanged workload results"
+import csv, json, sys
+d = sys.argv[1]
+u = json.load(open(d + "/sweep.json"))["unchanged_workload_results"]
+assert u["weights.passes_done"] == 1 and u["weights.tensor_parallel_groups"] == 1, u
+layer_ps = round(2 * 1704448 * 32768 / 8 / 700e12 * 1e12)
+assert abs(u["weights.compute_ns_per_pass"] - 2 * layer_ps / 1000) < 1e-6, (u, layer_ps)
+ranked = {r["metric"] for r in csv.DictReader(open(d + "/sensitivity.csv"))}
+assert not ranked & set(u), ranked & set(u)
+assert "weights.mean_pass_ns" in ranked, ranked
+# Every workload column of results.csv is either ranked or listed as unchanged, by its values.
+rows = list(csv.DictReader(open(d + "/results.csv")))
+for k in (k for k in rows[0] if k.startswith("weights.")):
+    same = len({r[k] for r in rows}) == 1
+    assert (k in u) == same and (k in ranked) == (not same), (k, same)
+PY
+pass "workload results no point changed are listed, not ranked"
+
+# A platform file with its own workload section and a sweep naming none: that section ran.
+$PY - "$root/platforms/minimal.yaml" "$root/traffic/random_read.yaml" "$WORK/own_wl.yaml" <<'PY'
+import sys, yaml
+p = yaml.safe_load(open(sys.argv[1]))
+p["workload"] = yaml.safe_load(open(sys.argv[2]))
+p["workload"]["streams"][0]["total_bytes"] = "64KiB"
+yaml.safe_dump(p, open(sys.argv[3], "w"))
+PY
+cat >"$WORK/own.yaml" <<EOF
+name: own_workload
+platform: own_wl.yaml
+parameters:
+  - key: sim.seed
+    values: [1, 2]
+    base: 1
+EOF
+"$famsim" sweep "$WORK/own.yaml" --out "$WORK/own_wl" >"$WORK/own_wl.log" 2>&1 ||
+  fail "sweep of a platform with its own workload: $(cat "$WORK/own_wl.log")"
+[[ $($PY -c 'import json,sys; print(json.load(open(sys.argv[1]))["workload"])' \
+  "$WORK/own_wl/sweep.json") == "$WORK/own_wl.yaml (its workload section)" ]] ||
+  fail "sweep.json workload: $(cat "$WORK/own_wl/sweep.json")"
+pass "sweep.json names the platform's own workload section"
 
 "$famsim" sweep "$WORK/link.yaml" --out "$WORK/link" >"$WORK/link.log" 2>&1 ||
   fail "link-bound sweep: $(cat "$WORK/link.log")"
