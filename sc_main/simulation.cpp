@@ -289,6 +289,10 @@ ResolvedConfig parse_config(const ConfigDoc& doc) {
   facts.request_bytes = rc.platform.gpu.request_bytes;
   facts.gpu_max_outstanding = rc.platform.gpu.max_outstanding;
   facts.gpu_has_local_memory = rc.platform.gpu_local.present;
+  if (rc.platform.gpu_local.present) {
+    facts.gpu_memory_gbps =
+        rc.platform.gpu_local.channels * rc.platform.gpu_local.channel_peak_gbps();
+  }
   facts.peer_access = rc.platform.peer_paths();
   for (const DeviceConfig& d : rc.platform.devices) facts.device_names.push_back(d.name);
   rc.workload = parse_workload(root.child("workload", true), facts);

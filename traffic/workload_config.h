@@ -71,6 +71,9 @@ struct PlatformFacts {
   unsigned request_bytes = 128;
   unsigned gpu_max_outstanding = 512;
   bool gpu_has_local_memory = true;
+  // Peak bandwidth of one GPU's local memory, GB/s (0: none, or not known): the default rate at
+  // which an AI generator's compute reads a layer's weights (traffic/ai/llm_common.h).
+  double gpu_memory_gbps = 0;
   bool peer_access = false;  // GPUs reach each other's local memory (PlatformConfig::peer_paths)
   std::vector<std::string> device_names;
 };

@@ -3,6 +3,8 @@
 // each source is drained directly, every access completing when it is issued.
 #include "tests/support/test_support.h"
 #include "traffic/ai/generators.h"
+#include "traffic/ai/llm_common.h"
+#include "traffic/ai/model_config.h"
 #include "traffic/source.h"
 
 #include <gmock/gmock.h>
@@ -268,23 +270,94 @@ TEST(KvDecode, ResultCountsAGroupsBlockMoveOnce) {
 // Llama-3-70B's 80 layers. A layer multiplies q 8192x8192 + k 8192x1024 + v 8192x1024 + o
 // 8192x8192 = 150,994,944 and FFN 3 x 8192 x 28672 = 704,643,072 weights plus 2 x 8192 norm
 // weights: 855,654,400; per GPU 2 x 855,654,400 x 8 / 8 = 1,711,308,800 FLOPs at 700 TFLOP/s =
-// 2,444.727 ns (to the ps). With memory that answers at once a step is its 2 layers' compute,
-// 4,889.454 ns: 8 / 4,889.454 ns tokens per second for the 2 layers. The whole model (80 layers,
-// all alike) is estimated at 40 x the step time. (Before: steps_done 16, one per GPU and step.)
+// 2,444.727 ns (to the ps). But each GPU also reads its shard of the layer's weights from its HBM:
+// 855,638,016 linear weights / 8 x 2 B + 16,384 norm weights x 2 B = 213,942,272 B, at
+// nvl8_fam's 5 HBM3-6400 stacks (160 channels x 25.6 GB/s = 4096 GB/s) 52,232 ns: decode at
+// batch 8 is bound by its weights, 21 times its FLOPs. With memory that answers at once a step is
+// its 2 layers' compute, 104,464 ns: 8 / 104,464 ns tokens per second for the 2 layers. The whole
+// model (80 layers, all alike) is estimated at 40 x the step time. (Before: steps_done 16, one per
+// GPU and step; and before the weights were counted, 2 x 2,444.727 ns a step.)
 TEST(KvDecode, ShippedWorkloadResultIsPerGroupAndSaysWhichLayers) {
   const auto spec = shipped_spec("traffic/kv_decode_llama70b.yaml");
   const nlohmann::json r = combined(*spec, 8);
   EXPECT_EQ(r["steps_done"].get<std::uint64_t>(), 2u);
   EXPECT_EQ(r["layers_simulated"].get<unsigned>(), 2u);
   EXPECT_EQ(r["model_layers"].get<unsigned>(), 80u);
-  const double layer_ns = std::llround(2.0 * 855654400 * 8 / 8 / 700e12 * 1e12) * 1e-3;
-  EXPECT_NEAR(layer_ns, 2444.727, 1e-9);
+  const double flops_ns = std::llround(2.0 * 855654400 * 8 / 8 / 700e12 * 1e12) * 1e-3;
+  EXPECT_NEAR(flops_ns, 2444.727, 1e-9);
+  const double weights_ns = (855638016.0 / 8 * 2 + 16384 * 2) / 4096.0;
+  EXPECT_NEAR(weights_ns, 52232.0, 1e-9);
+  const nlohmann::json sum = spec->summary();
+  EXPECT_EQ(sum["weight_bytes_first_layer_per_gpu"].get<double>(), 213942272.0);
+  EXPECT_EQ(sum["weights_read_ns_first_layer"].get<double>(), weights_ns);
+  EXPECT_EQ(sum["compute_ns_first_layer"].get<double>(), weights_ns);
+  EXPECT_EQ(sum["compute"]["weights_gbps"].get<double>(), 4096.0);
+  const double layer_ns = weights_ns;
   EXPECT_NEAR(r["mean_step_ns"].get<double>(), 2 * layer_ns, 1e-6);
   EXPECT_NEAR(r["tokens_per_second_per_group"].get<double>(), 8 / (2 * layer_ns * 1e-9), 1e-3);
   EXPECT_NEAR(r["mean_step_ns_whole_model_estimate"].get<double>(), 80 * layer_ns, 1e-6);
   EXPECT_NEAR(r["tokens_per_second_per_group_whole_model_estimate"].get<double>(),
               8 / (80 * layer_ns * 1e-9), 1e-3);
   EXPECT_FALSE(r.contains("note"));
+}
+
+// weights_gbps: 0 leaves the weights out, the layer then computes for its FLOPs alone; a given
+// rate replaces the platform's (1000 GB/s: 213,942,272 B in 213,942.272 ns).
+TEST(KvDecode, WeightsGbpsZeroLeavesTheWeightsOutAndAGivenRateIsUsed) {
+  const std::string head = R"(gpus: all
+    kv_decode: {model: {preset: llama3_70b}, batch: 8, context_tokens: 16, tensor_parallel: 8,
+                layers: 1, compute: {tflops: 700, weights_gbps: )";
+  const auto none = spec_of(head + "0}}");
+  EXPECT_EQ(none->summary()["compute_ns_first_layer"].get<double>(), 2444.727);
+  EXPECT_EQ(none->summary()["weights_read_ns_first_layer"].get<double>(), 0.0);
+  const auto slow = spec_of(head + "1000}}");
+  EXPECT_EQ(slow->summary()["compute_ns_first_layer"].get<double>(), 213942.272);
+}
+
+// An MoE layer also reads the routed experts its tokens pick, expected under uniform routing:
+// one token picks top_k; two tokens 2 x top_k less the expected overlap, E(1 - (1 - k/E)^2) =
+// 2k - k^2/E: 16 - 64/256 = 15.75 of DeepSeek-V3's 256 experts (top 8). Layer 3 is its first MoE
+// layer (3 dense ones first), layer 0 dense: no routed experts.
+TEST(ComputeModel, MoeLayerReadsTheExpectedDistinctExperts) {
+  const std::string path = std::string(FAMSIM_SOURCE_DIR) + "/traffic/models/deepseek_v3.yaml";
+  const ModelConfig m =
+      parse_model(ConfigNode(load_yaml_file(path), "", std::make_shared<ConfigSources>(path)));
+  ASSERT_EQ(m.experts, 256u);
+  ASSERT_EQ(m.top_k, 8u);
+  ASSERT_TRUE(m.is_moe_layer(3));
+  ASSERT_FALSE(m.is_moe_layer(0));
+  const double expert = static_cast<double>(m.expert_weight_bytes(1));
+  EXPECT_EQ(ComputeModel::layer_read_weight_bytes(m, 0, 2, 1),
+            static_cast<double>(m.layer_weight_bytes(0, 1)));
+  EXPECT_NEAR(ComputeModel::layer_read_weight_bytes(m, 3, 1, 1),
+              static_cast<double>(m.layer_weight_bytes(3, 1)) + 8 * expert, 1e-3);
+  EXPECT_NEAR(ComputeModel::layer_read_weight_bytes(m, 3, 2, 1),
+              static_cast<double>(m.layer_weight_bytes(3, 1)) + 15.75 * expert, 1e-3);
+}
+
+// weights_gbps where it cannot apply is refused, naming the key: beside layer_ns (the layer's
+// whole time), and on weight_stream, which reads its weights as simulated requests.
+TEST(ComputeModel, WeightsGbpsRefusedWhereItCannotApply) {
+  auto refused = [](const std::string& stream, const std::string& what) {
+    try {
+      spec_of(stream);
+      ADD_FAILURE() << "no error for " << stream;
+    } catch (const ConfigError& e) {
+      EXPECT_THAT(e.what(), HasSubstr("compute.weights_gbps: " + what));
+    }
+  };
+  refused(R"(gpus: [0]
+    kv_decode: {model: {preset: llama3_8b}, batch: 1, context_tokens: 16,
+                compute: {layer_ns: 100, weights_gbps: 10}})",
+          "applies with tflops");
+  refused(R"(gpus: all
+    weight_stream: {model: {preset: llama3_8b}, location: device/fam0, layers: 2,
+                    compute: {tflops: 100, weights_gbps: 10}})",
+          "this generator reads its weights as simulated requests");
+  refused(R"(gpus: [0]
+    kv_decode: {model: {preset: llama3_8b}, batch: 1, context_tokens: 16,
+                compute: {tflops: 100, weights_gbps: 1e-9}})",
+          "expected 0 (weights not counted) or at least 0.001 GB/s");
 }
 
 // No estimate when every layer ran; a note instead of one when the model's layers differ

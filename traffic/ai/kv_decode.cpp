@@ -379,7 +379,15 @@ class KvDecodeSpec : public GeneratorSpec {
             {"mean_read_bytes_per_step_per_gpu",
              p_.context.mean() * static_cast<double>(p_.batch) * static_cast<double>(per_token)},
             {"write_bytes_per_step_per_gpu", p_.batch * per_token},
-            {"compute", p_.compute.to_json()}};
+            {"compute", p_.compute.to_json()},
+            // The first layer's compute phase and the part of it reading its weights takes alone
+            // (the roofline's memory side), so that a model's figures can be checked by hand.
+            {"weight_bytes_first_layer_per_gpu",
+             ComputeModel::layer_read_weight_bytes(p_.model, 0, p_.batch, p_.tp)},
+            {"compute_ns_first_layer",
+             static_cast<double>(p_.compute.layer_ps(p_.model, 0, p_.batch, p_.tp)) / 1000.0},
+            {"weights_read_ns_first_layer",
+             static_cast<double>(p_.compute.weights_ps(p_.model, 0, p_.batch, p_.tp)) / 1000.0}};
   }
 
  private:
@@ -421,7 +429,7 @@ std::shared_ptr<const GeneratorSpec> parse_kv_decode(ConfigNode& n, const Platfo
     n.fail(p.hbm_tokens > 0 ? "hbm_tokens" : "kv_location",
            "the platform's GPUs have no local memory; give kv_location: device/<name>");
   }
-  p.compute = parse_compute(n);
+  p.compute = parse_compute(n, facts.gpu_memory_gbps);
   p.prefetch = static_cast<unsigned>(n.get_uint("prefetch_layers", 0, 0, 64));
   n.finish();
   return std::make_shared<KvDecodeSpec>(std::move(p));

@@ -12,24 +12,50 @@
 
 namespace famsim {
 
+namespace {
+
+// ps from a double, saturating rather than overflowing: the caller's check of the run's length
+// then refuses it.
+std::uint64_t to_ps(double ps) {
+  return ps < 0x1p62 ? static_cast<std::uint64_t>(std::llround(ps)) : std::uint64_t{1} << 62;
+}
+
+}  // namespace
+
+double ComputeModel::layer_read_weight_bytes(const ModelConfig& m, unsigned layer,
+                                             std::uint64_t tokens, unsigned tp) {
+  double bytes = static_cast<double>(m.layer_weight_bytes(layer, tp));
+  if (m.is_moe_layer(layer)) {
+    const double e = m.experts;
+    const double picked = e * (1.0 - std::pow(1.0 - m.top_k / e, static_cast<double>(tokens)));
+    bytes += picked * static_cast<double>(m.expert_weight_bytes(tp));
+  }
+  return bytes;
+}
+
+std::uint64_t ComputeModel::weights_ps(const ModelConfig& m, unsigned layer, std::uint64_t tokens,
+                                       unsigned tp) const {
+  if (tflops <= 0 || weights_gbps <= 0) return 0;
+  // bytes / (GB/s) is ns; x 1000 for ps.
+  return to_ps(layer_read_weight_bytes(m, layer, tokens, tp) / weights_gbps * 1000.0);
+}
+
 std::uint64_t ComputeModel::layer_ps(const ModelConfig& m, unsigned layer, std::uint64_t tokens,
                                      unsigned tp) const {
   if (tflops > 0) {
     const double flops = 2.0 * static_cast<double>(m.layer_active_parameters(layer)) *
                          static_cast<double>(tokens) / static_cast<double>(tp);
-    // Saturates rather than overflow: the caller's check of the run's length then refuses it.
-    const double ps = flops / (tflops * 1e12) * 1e12;
-    return ps < 0x1p62 ? static_cast<std::uint64_t>(std::llround(ps)) : std::uint64_t{1} << 62;
+    return std::max(to_ps(flops / (tflops * 1e12) * 1e12), weights_ps(m, layer, tokens, tp));
   }
   return static_cast<std::uint64_t>(std::llround(layer_ns * 1000.0));
 }
 
 nlohmann::json ComputeModel::to_json() const {
-  if (tflops > 0) return {{"tflops", tflops}};
+  if (tflops > 0) return {{"tflops", tflops}, {"weights_gbps", weights_gbps}};
   return {{"layer_ns", layer_ns}};
 }
 
-ComputeModel parse_compute(ConfigNode& parent) {
+ComputeModel parse_compute(ConfigNode& parent, double gpu_memory_gbps, bool weights_are_traffic) {
   ComputeModel c;
   if (!parent.has("compute")) return c;
   ConfigNode n = parent.child("compute");
@@ -43,6 +69,25 @@ ComputeModel parse_compute(ConfigNode& parent) {
   // under typos (1e-300) whose layers would take longer than famsim can simulate.
   if (n.has("tflops") && c.tflops < 1e-3) {
     n.fail("tflops", fmt::format("expected at least 0.001 (1 GFLOP/s), got {}", c.tflops));
+  }
+  if (n.has("weights_gbps")) {
+    if (weights_are_traffic) {
+      n.fail("weights_gbps",
+             "this generator reads its weights as simulated requests from its location; their "
+             "time is in the run, not in compute");
+    }
+    if (!n.has("tflops")) {
+      n.fail("weights_gbps", "applies with tflops (layer_ns is the layer's whole time)");
+    }
+    c.weights_gbps = n.get_double("weights_gbps", std::nullopt, 0.0, 1e9);
+    // Below 1 MB/s a layer's read would outlast what famsim simulates: a typo, as for tflops.
+    if (c.weights_gbps != 0 && c.weights_gbps < 1e-3) {
+      n.fail("weights_gbps",
+             fmt::format("expected 0 (weights not counted) or at least 0.001 GB/s, got {}",
+                         c.weights_gbps));
+    }
+  } else if (c.tflops > 0 && !weights_are_traffic) {
+    c.weights_gbps = gpu_memory_gbps;
   }
   n.finish();
   return c;

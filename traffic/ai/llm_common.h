@@ -19,16 +19,39 @@ namespace famsim {
 //   compute: {layer_ns: T}      every layer computes for T ns
 //   compute: {tflops: F}        2 x (parameters the layer multiplies per token) x tokens / tp
 //                               FLOPs at F x 10^12 FLOP/s (ModelConfig::layer_active_parameters;
-//                               attention-score FLOPs, which grow with context, are not counted)
+//                               attention-score FLOPs, which grow with context, are not counted),
+//                               and no less than the time to read the layer's weights from the
+//                               GPU's own memory while it computes (a roofline):
+//     weights_gbps: B           that memory's bandwidth, GB/s. Default: the platform's GPU memory
+//                               peak (channels x channel peak), so the figure is a lower bound on
+//                               the time; 0 leaves the weights out. The weights are not simulated
+//                               as requests: they take no bandwidth from the simulated HBM traffic.
+//                               Per layer and GPU: ModelConfig::layer_weight_bytes(layer, tp),
+//                               plus on an MoE layer the routed experts the tokens pick, expected
+//                               under uniform routing: experts x (1 - (1 - top_k/experts)^tokens).
+//                               Decode at small batch is bound by this, not by its FLOPs (a
+//                               Llama-3-70B layer's 214 MB shard at 4096 GB/s: 52 us; its FLOPs
+//                               for 8 tokens at 700 TFLOP/s: 2.4 us).
 //   (no compute key)            0: only memory time
 struct ComputeModel {
   double layer_ns = 0;
   double tflops = 0;
+  double weights_gbps = 0;  // with tflops; 0: weights not counted
   std::uint64_t layer_ps(const ModelConfig& m, unsigned layer, std::uint64_t tokens,
                          unsigned tp) const;
+  // The part of layer_ps that reading the layer's weights takes alone (0 without weights_gbps).
+  std::uint64_t weights_ps(const ModelConfig& m, unsigned layer, std::uint64_t tokens,
+                           unsigned tp) const;
+  // The weight bytes weights_ps reads: the layer's shard, with the expected routed experts.
+  static double layer_read_weight_bytes(const ModelConfig& m, unsigned layer, std::uint64_t tokens,
+                                        unsigned tp);
   nlohmann::json to_json() const;
 };
-ComputeModel parse_compute(ConfigNode& parent);
+// `gpu_memory_gbps`: the default weights_gbps (the platform's GPU memory peak; 0 with no GPU
+// memory). A generator that reads its weights as simulated requests (weight_stream) passes
+// `weights_are_traffic`, which refuses weights_gbps and leaves the weights out of compute.
+ComputeModel parse_compute(ConfigNode& parent, double gpu_memory_gbps,
+                           bool weights_are_traffic = false);
 
 // A token count: N, or {min: A, max: B} drawn uniformly per sequence.
 struct TokenRange {

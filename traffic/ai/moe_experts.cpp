@@ -273,7 +273,7 @@ std::shared_ptr<const GeneratorSpec> parse_moe_experts(ConfigNode& n, const Plat
   p.tp = parse_tp(n, p.model, gpus.size(), false);
   const unsigned moe_layers = p.model.layers - p.model.dense_layers;
   p.layers = static_cast<unsigned>(n.get_uint("layers", moe_layers, 1, moe_layers));
-  p.compute = parse_compute(n);
+  p.compute = parse_compute(n, facts.gpu_memory_gbps);
   p.prefetch = static_cast<unsigned>(n.get_uint("prefetch_layers", 0, 0, 64));
   p.access_bytes = parse_access_bytes(n, 64 * 1024);
   n.finish();

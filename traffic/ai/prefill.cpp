@@ -404,7 +404,7 @@ std::shared_ptr<const GeneratorSpec> parse_prefill(ConfigNode& n, const Platform
   p.block_tokens = static_cast<unsigned>(n.get_uint("block_tokens", 16, 1, 1u << 16));
   p.tp = parse_tp(n, p.model, gpus.size());
   p.layers = parse_layers(n, p.model);
-  p.compute = parse_compute(n);
+  p.compute = parse_compute(n, facts.gpu_memory_gbps);
   p.prefetch = static_cast<unsigned>(n.get_uint("prefetch_layers", 0, 0, 64));
   const bool traced = n.has("trace");
   if (traced) {

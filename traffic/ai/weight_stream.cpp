@@ -200,7 +200,7 @@ std::shared_ptr<const GeneratorSpec> parse_weight_stream(ConfigNode& n, const Pl
   p.layers = parse_layers(n, p.model);
   p.steps = static_cast<unsigned>(n.get_uint("steps", 1, 1, 1u << 24));
   p.batch = n.get_uint("batch", 1, 1, 1ULL << 30);
-  p.compute = parse_compute(n);
+  p.compute = parse_compute(n, facts.gpu_memory_gbps, /*weights_are_traffic=*/true);
   p.prefetch = static_cast<unsigned>(n.get_uint("prefetch_layers", 1, 0, 64));
   p.include_experts = n.get_bool("include_experts", false);
   if (p.include_experts && !p.model.is_moe()) {
