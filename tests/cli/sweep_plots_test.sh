@@ -11,6 +11,7 @@
 set -euo pipefail
 
 PLOT="$(dirname "$0")/../../scripts/plot_sweep.py"
+CHECK="$(dirname "$0")/../support/figure_text.py"
 
 CLI_TEST_NAME=sweep-plots
 CLI_TEST_NO_FAMSIM=1
@@ -134,6 +135,43 @@ is_png "$KINK/plots/tornado_bandwidth_gbps.png" "kink"
 [ ! -e "$KINK/plots/tornado_decode_layers_simulated.png" ] ||
   fail "a tornado figure for a metric no parameter moved"
 pass "a kink at the base is named, and a metric nothing moved gets no tornado"
+
+# The tornado's labels, on rows built so the old layout put them on each other: b.y changes
+# bandwidth +7.1% below its base and +8.6% above it (150 and 152 against 140), so both labels sat
+# at nearly the same place right of zero; a.x moves it -0.7% and +0.7%, c.z -99% and -0.07%.
+# tests/support/figure_text.py draws the figure and reports any two texts whose boxes overlap or
+# one cut off at the figure's edge. The x axis is a percent change: its label names the metric
+# without its unit, then the base point's value once with it (140 GB/s, from the table below).
+TORN="$WORK/tornado_labels"
+mkdir -p "$TORN"
+cat >"$TORN/results.csv" <<EOF
+point,status,error,a.x,b.y,c.z,bandwidth_gbps,latency_p99_ns
+0,ok,,8,8,1024,140,5000
+EOF
+cat >"$TORN/sensitivity.csv" <<EOF
+parameter,metric,base_value,low_value,high_value,metric_base,metric_low,metric_high,elasticity
+a.x,bandwidth_gbps,8,4,16,140,139,141,0.0107
+b.y,bandwidth_gbps,8,4,16,140,150,152,-0.05
+c.z,bandwidth_gbps,1024,512,16384,140,1.4,139.9,1.2
+EOF
+run_tool tornado_labels /usr/bin/python3 "$CHECK" "$PLOT" "$TORN"
+[ "$RC" -eq 0 ] || fail "tornado labels overlap or are cut off (exit code $RC):
+$OUT"
+is_png "$TORN/plots/tornado_bandwidth_gbps.png" "tornado labels"
+/usr/bin/python3 - "$(dirname "$PLOT")" "$TORN" <<'PY' || fail "the tornado's x label"
+import sys
+sys.path.insert(0, sys.argv[1])
+import plot_sweep
+from matplotlib.figure import Figure
+labels = []
+save = Figure.savefig
+Figure.savefig = lambda fig, *a, **k: (labels.append(fig.axes[0].get_xlabel()), save(fig, *a, **k))
+plot_sweep.tornado(plot_sweep.Sweep(sys.argv[2]), "bandwidth_gbps", sys.argv[2] + "/t.png")
+want = "bandwidth, all targets: change from the base point (%)\nbase point: 140 GB/s"
+if labels != [want]:
+    sys.exit(f"x label {labels!r}, expected {[want]!r}")
+PY
+pass "tornado labels clear of each other and of the parameter names; the x label a percent change"
 
 # --out puts everything elsewhere.
 plot elsewhere "$SWEEP" --out "$WORK/elsewhere"
