@@ -249,3 +249,43 @@ touch "$WORK/a_file"
 run_tool run_out_file "$PLOT_RUN" "$WORK/run_shape" --out "$WORK/a_file/sub"
 expect_bad_dir run_out_file "$WORK/a_file" "cannot create the output directory"
 pass "plot_run.py bad input"
+
+# --- plot_run.py: utilization.png keeps every label on the figure. A hand-made stats.json: 300
+# --- components listing no resources (a title of "2 resources and 300 components listing none"),
+# --- one with a 150-character resource name, and two names of 65 characters that differ only at
+# --- character 26 ("link 1" and "link 2"), so that keeping the same start and end of each would
+# --- give one label to two bars.
+LONG="$WORK/run_long_names"
+mkdir -p "$LONG"
+/usr/bin/python3 - "$LONG/stats.json" <<'PY'
+import json, sys
+components = {f"node{i}": {"utilization": 0.5} for i in range(300)}
+components["gpu_cluster_alpha_0"] = {"resources": [
+    {"name": f"link {k} response wire to the plane_switch_east", "utilization": 0.9 - k / 10,
+     "type": "bandwidth"} for k in (1, 2)]}
+components["a" * 70] = {"resources": [{"name": "b" * 79, "utilization": 0.95, "type": "slots"}]}
+json.dump({"sim": {}, "summary": {}, "components": components}, open(sys.argv[1], "w"))
+PY
+run_tool run_long_names /usr/bin/python3 "$CHECK" "$PLOT_RUN" "$LONG"
+[ "$RC" -eq 0 ] || fail "utilization.png: a label overlaps another or is cut off (exit code $RC):
+$OUT"
+/usr/bin/python3 - "$(dirname "$PLOT_RUN")" "$LONG" <<'PY' || fail "utilization.png's bar labels"
+import json, sys
+sys.path.insert(0, sys.argv[1])
+import plot_run
+from matplotlib.figure import Figure
+stats = json.load(open(sys.argv[2] + "/stats.json"))
+seen = []
+save = Figure.savefig
+Figure.savefig = lambda fig, *a, **k: (seen.append([t.get_text() for t in fig.axes[0].get_yticklabels()]), save(fig, *a, **k))
+plot_run.utilization(stats, sys.argv[2] + "/u.png", top=40)
+labels = seen[0]
+# 40 bars: the 3 named resources and 37 of the components; each its own label.
+if len(labels) != 40 or len(set(labels)) != 40:
+    sys.exit(f"{len(labels)} labels, {len(set(labels))} distinct; expected 40 and 40: {labels}")
+long_name = "a" * 70 + " " + "b" * 79
+short = [t for t in labels if t.startswith("aaa")]
+if len(short) != 1 or len(short[0]) >= len(long_name) or "\u2026" not in short[0]:
+    sys.exit(f"the 150-character name is labelled {short!r}; expected it shortened with an ellipsis")
+PY
+pass "plot_run.py utilization.png: every label on the figure, each bar its own label"
