@@ -13,10 +13,11 @@ sweep.json every swept key is its own group and the base values come from sensit
                             one figure per metric it has rows for)
   <param>_vs_<metric>.png   bandwidth_gbps and latency_p99_ns against each parameter group (dots
                             of the key replaced by '_'), over the points where every other group
-                            is at its base; the base point circled, each point's limiter in small
-                            grey type, a dashed line and the new limiter's name where it changes,
-                            failed points as red crosses on the axis; log x when the values span
-                            a factor of 8 or more, categorical x when they are not all numbers
+                            is at its base; the base point circled, each point coloured by its
+                            limiter (named in the legend), a dashed line where it changes, failed
+                            points as red crosses on the axis; log x when the values span a
+                            factor of 8 or more; categorical x, points not joined by a line,
+                            when they are not all numbers
   summary.md                the sweep's name, points ok and failed (with each failure's error),
                             the three parameters bandwidth is most sensitive to, and the figures
 
@@ -418,6 +419,12 @@ def between(a, b, log):
     return math.sqrt(a * b) if log else (a + b) / 2
 
 
+# A colour per limiter in the per-parameter figures (red is the base point's ring and the failed
+# points' crosses).
+LIMITER_COLOURS = ["tab:blue", "tab:green", "tab:purple", "tab:brown", "tab:olive", "tab:cyan",
+                   "tab:pink", "tab:gray"]
+
+
 def parameter_line(sweep, group, metric, out):
     """The metric against the group's first key on its line through the base point. Returns
     False (nothing written) when the line has fewer than two values or no point with the
@@ -438,32 +445,42 @@ def parameter_line(sweep, group, metric, out):
     if not pts:
         return False
     fig, ax = plt.subplots(figsize=(7, 4))
-    ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", color="tab:blue", zorder=3)
+    if numeric:
+        # Numbers are ordered: the line between neighbours is the trend between them. Values that
+        # are names (sequential, uniform_random) have no order, and a line would invent a trend:
+        # their points stand alone.
+        ax.plot([p[0] for p in pts], [p[1] for p in pts], color="0.6", zorder=2)
+    # Each point coloured by its limiter, named in the legend: names written beside the points
+    # ran over the line, over each other and past the axes.
+    has_limiter = "limiter" in rows[0]  # an older results.csv: no limiter column
+
+    def limiter(r):
+        return r.get("limiter") or ""
+
+    for i, name in enumerate(distinct(limiter(p[2]) for p in pts)):
+        mine = [p for p in pts if limiter(p[2]) == name]
+        ax.plot([p[0] for p in mine], [p[1] for p in mine], marker="o", linestyle="none",
+                color=LIMITER_COLOURS[i % len(LIMITER_COLOURS)], zorder=3,
+                label=(f"limited by {name}" if name else "no resource saturated")
+                if has_limiter else None)
     base = [p for p in pts if sweep.at_base(p[2], group)]
     if base:
         ax.plot([base[0][0]], [base[0][1]], marker="o", markersize=14, markerfacecolor="none",
                 markeredgecolor="tab:red", linestyle="none", zorder=4,
                 label=f"base ({fmt_value(base[0][2][key])})")
-    # x in data, y in axes coordinates: for marks along the axis and labels along a line.
+    # x in data, y in axes coordinates: for marks along the axis.
     trans = blended_transform_factory(ax.transData, ax.transAxes)
     failed = [x_of(r[key]) for r in rows if not r["ok"]]
     if failed:  # on the x axis: a failed point has no metric
         ax.plot(failed, [0.02] * len(failed), marker="x", color="tab:red", markersize=9,
                 linestyle="none", transform=trans, clip_on=False, label="failed point")
-    # Each point's limiter in small grey type; a dashed line and the new name where it changes.
-    pts_limited = pts if "limiter" in rows[0] else []  # an older results.csv: no limiter column
-    for x, y, r in pts_limited:
-        ax.annotate(r.get("limiter") or "(none saturated)", (x, y), textcoords="offset points",
-                    xytext=(4, 5), fontsize=6, color="0.55", rotation=20)
+    # Between ordered neighbours of different limiters, a dashed line (the colours say which).
     changed = False
-    for (x0, _, r0), (x1, _, r1) in zip(pts_limited, pts_limited[1:]):
-        if (r0.get("limiter") or "") == (r1.get("limiter") or "") or x0 == x1:
+    for (x0, _, r0), (x1, _, r1) in zip(pts, pts[1:]) if numeric and has_limiter else ():
+        if limiter(r0) == limiter(r1) or x0 == x1:
             continue
-        xm = between(x0, x1, log)
-        ax.axvline(xm, color="0.3", linestyle="--", linewidth=1,
+        ax.axvline(between(x0, x1, log), color="0.3", linestyle="--", linewidth=1,
                    label=None if changed else "limiter changes")
-        ax.text(xm, 0.97, " " + (r1.get("limiter") or "(none saturated)"), transform=trans,
-                rotation=90, va="top", ha="right", fontsize=7, color="0.2")
         changed = True
     if log:
         ax.set_xscale("log")
@@ -483,15 +500,15 @@ def parameter_line(sweep, group, metric, out):
     others = f" (in brackets: {', '.join(group[1:])})" if len(group) > 1 else ""
     ax.set_xlabel(f"{key}{others}{' (log)' if log else ''}", fontsize=9)
     ax.set_ylabel(metric_label(metric))
-    # From zero, with room above the highest point for its limiter's name.
-    ax.set_ylim(0, 1.3 * max(p[1] for p in pts) or 1.0)
+    ax.set_ylim(0, 1.1 * max(p[1] for p in pts) or 1.0)  # from zero
     rest = "" if sweep.one_dimensional or len(sweep.groups) < 2 else ", other parameters at base"
     ax.set_title(f"{metric} vs {key}{rest}", fontsize=10)
     ax.grid(True, which="major", alpha=0.3)
     if ax.get_legend_handles_labels()[0]:
-        ax.legend(fontsize=7, loc="best")
+        # Right of the axes: inside, wherever it went it could cover a point.
+        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
     fig.tight_layout()
-    fig.savefig(out, dpi=110, bbox_inches="tight")  # the limiter names may reach past the axes
+    fig.savefig(out, dpi=110, bbox_inches="tight")  # the legend lies right of the figure's area
     plt.close(fig)
     return True
 

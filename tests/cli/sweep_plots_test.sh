@@ -17,10 +17,11 @@ CLI_TEST_NAME=sweep-plots
 CLI_TEST_NO_FAMSIM=1
 source "$(dirname "$0")/lib.sh"
 
-plot() {  # plot NAME ARGS...: runs plot_sweep.py, output in $WORK/NAME.log, exit code in $RC
+plot() {  # plot NAME ARGS...: runs plot_sweep.py, output in $WORK/NAME.log, exit code in $RC;
+  # under tests/support/figure_text.py, so text that overlaps or is cut off is exit code 1
   local name=$1
   shift
-  run_tool "$name" "$PLOT" "$@"
+  run_tool "$name" /usr/bin/python3 "$CHECK" "$PLOT" "$@"
 }
 
 is_png() {  # is_png FILE WHAT
@@ -180,6 +181,46 @@ $OUT"
 is_png "$WORK/elsewhere/tornado_bandwidth_gbps.png" "--out"
 [ -s "$WORK/elsewhere/summary.md" ] || fail "--out: no summary.md"
 pass "--out"
+
+# --- A 1-D sweep over a pattern's name: no order between the values, so no line joins them ------
+# Each figure is checked as drawn: a Line2D with a line style and two or more distinct x joins
+# points. The pattern sweep's figures must have none; the channel sweep's bandwidth figure has one,
+# through its ok points 4, 8, 16, 32 (point 0, channels 2, failed: a cross, not on the line).
+PAT="$WORK/pattern"
+mkdir -p "$PAT"
+cat >"$PAT/results.csv" <<EOF
+point,status,error,workload.streams.0.pattern,$METRICS
+0,ok,,sequential,140,140,0,2000,5000,2000,5000,0.98,fam*.memory.ch* data bus,0.95,2000000,21
+1,ok,,uniform_random,120,120,0,2300,6100,2300,6100,0.9,fam*.memory.ch* data bus,0.93,2300000,21
+2,ok,,zipf,130,130,0,2100,5600,2100,5600,0.93,fam*.memory.ch* bank,0.9,2150000,21
+EOF
+plot pattern "$PAT"
+[ "$RC" -eq 0 ] || fail "plot_sweep.py on a categorical 1-D sweep: exit code $RC. Output:
+$OUT"
+/usr/bin/python3 - "$(dirname "$PLOT")" "$PAT" "$SWEEP" <<'PY' || fail "lines between points"
+import sys
+sys.path.insert(0, sys.argv[1])
+import plot_sweep
+from matplotlib.figure import Figure
+joined = []
+save = Figure.savefig
+def joining(fig, *a, **k):
+    joined.append([sorted(set(map(float, line.get_xdata()))) for line in fig.axes[0].get_lines()
+                   if line.get_linestyle() not in ("None", "none", "", " ")
+                   and len(set(map(float, line.get_xdata()))) > 1])
+    return save(fig, *a, **k)
+Figure.savefig = joining
+pattern = plot_sweep.Sweep(sys.argv[2])
+for metric in ("bandwidth_gbps", "latency_p99_ns"):
+    assert plot_sweep.parameter_line(pattern, pattern.groups[0], metric, sys.argv[2] + "/p.png")
+channels = plot_sweep.Sweep(sys.argv[3])
+assert plot_sweep.parameter_line(channels, channels.groups[0], "bandwidth_gbps",
+                                 sys.argv[3] + "/c.png")
+if joined != [[], [], [[4.0, 8.0, 16.0, 32.0]]]:
+    sys.exit(f"lines joining points (pattern bandwidth, pattern p99, channels bandwidth): "
+             f"{joined}; expected none, none and one through 4, 8, 16, 32")
+PY
+pass "a categorical parameter's points are not joined by a line; a numeric one's are"
 
 # --- A 2-D grid, one parameter categorical, without sensitivity.csv and sweep.json ---------------
 GRID="$WORK/grid"
