@@ -293,15 +293,15 @@ pass "plot_run.py bad input"
 
 # --- plot_run.py: utilization.png keeps every label on the figure. A hand-made stats.json: 300
 # --- components listing no resources (a title of "2 resources and 300 components listing none"),
-# --- one with a 150-character resource name, and two names of 65 characters that differ only at
-# --- character 26 ("link 1" and "link 2"), so that keeping the same start and end of each would
+# --- one with a 150-character resource name, and two names of 84 characters that differ only at
+# --- character 45 ("link 1" and "link 2"), so that keeping the same start and end of each would
 # --- give one label to two bars.
 LONG="$WORK/run_long_names"
 mkdir -p "$LONG"
 /usr/bin/python3 - "$LONG/stats.json" <<'PY'
 import json, sys
 components = {f"node{i}": {"utilization": 0.5} for i in range(300)}
-components["gpu_cluster_alpha_0"] = {"resources": [
+components["gpu_cluster_alpha_0_with_a_longer_name"] = {"resources": [
     {"name": f"link {k} response wire to the plane_switch_east", "utilization": 0.9 - k / 10,
      "type": "bandwidth"} for k in (1, 2)]}
 components["a" * 70] = {"resources": [{"name": "b" * 79, "utilization": 0.95, "type": "slots"}]}
