@@ -10,7 +10,7 @@ Writes into PLOTS_DIR (default RUN_DIR/plots):
   device_bandwidth_time.png  each expansion device's bandwidth per window, with two or more
                         devices carrying traffic (timeseries.csv)
   utilization.png       utilisation of every resource, busiest first (stats.json components);
-                        a name longer than 56 characters cut in its middle (tick_names)
+                        a name longer than 60 characters cut in its middle (tick_names)
   hop_breakdown.png     mean latency per hop, stacked, reads and writes
                         (stats.json latency_breakdown_ns, when the run has it)
   utilization_by_class.png  utilisation of each class of like resources, max and mean
@@ -294,12 +294,13 @@ def middle_ellipsis(text, width):
     return text[:head] + "\u2026" + text[len(text) - (keep - head):]
 
 
-def tick_names(names, width=56):
+def tick_names(names, width=60):
     """Labels for a bar per name, none longer than `width` characters where that keeps them
     apart: names that would read the same once cut are cut less, a character at a time, until
-    they differ. At 7 points a 56-character label takes about a quarter of an 8-inch figure,
-    whole for every name of the shipped platforms (the longest, a DRAM timing rate's class, has
-    52), while a longer one no longer pushes the bars off the figure."""
+    they differ. At 7 points a 60-character label takes about a third of an 8-inch figure. It
+    keeps whole every name of nvl8_fam, fam_mesh and minimal runs (the longest, 'fam0.memory.ch10
+    column rate (busiest bank group, tCCD_L)', has 57), while a longer one no longer pushes the
+    bars off the figure."""
     widths = [width] * len(names)
     while True:
         labels = [middle_ellipsis(n, w) for n, w in zip(names, widths)]
@@ -328,7 +329,7 @@ def utilization(stats, out, top=40):
     ax.set_yticklabels(tick_names([r[0] for r in rows]))
     ax.set_ylim(-0.7, len(rows) - 0.3)
     ax.set_xlim(0, max([100.0] + vals))
-    # On two lines: with 56-character names beside the bars, one line reached the right edge.
+    # On two lines: with 60-character names beside the bars, one line reached the right edge.
     ax.set_xlabel("utilisation (%): busy time of a bandwidth resource,\nmean fill of a slot pool")
     n_typed = sum(1 for r in everything if r[2])
     of = (f"{n_typed} resources and {len(everything) - n_typed} components listing none"
