@@ -6,7 +6,8 @@
 Writes into PLOTS_DIR (default RUN_DIR/plots):
   latency_cdf.png       read and write latency CDF (stats.json summary.*_latency_histogram)
   bandwidth_time.png    read and write bandwidth per window (timeseries.csv)
-  latency_time.png      latency p50 / p99 / max per window (timeseries.csv)
+  latency_time.png      latency p50 / p99 / max per window, a gap where no request completed
+                        (timeseries.csv)
   device_bandwidth_time.png  each expansion device's bandwidth per window, with two or more
                         devices carrying traffic (timeseries.csv)
   utilization.png       utilisation of every resource, busiest first (stats.json components);
@@ -250,7 +251,9 @@ def latency_time(rows, out):
     t = [r["window_start_ns"] * 1e-3 for r in rows]
     for key, label in (("latency_p50_ns", "p50"), ("latency_p99_ns", "p99"),
                        ("latency_max_ns", "max")):
-        ax.plot(t, [r[key] for r in rows], label=label)
+        # A window in which no request completed has no latency; timeseries.csv writes 0 there
+        # (models/core/timeseries.cpp), which drawn would dip to a latency of zero. A gap instead.
+        ax.plot(t, [r[key] if r["requests"] > 0 else math.nan for r in rows], label=label)
     finish_time_plot(fig, ax, out, "latency (ns)", "Latency per window (requests completing in it)")
 
 

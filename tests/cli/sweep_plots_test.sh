@@ -330,3 +330,39 @@ if len(short) != 1 or len(short[0]) >= len(long_name) or "\u2026" not in short[0
     sys.exit(f"the 150-character name is labelled {short!r}; expected it shortened with an ellipsis")
 PY
 pass "plot_run.py utilization.png: every label on the figure, each bar its own label"
+
+# --- plot_run.py: latency_time.png leaves a gap at a window in which no request completed. ------
+# timeseries.csv writes 0 ns for such a window (it has no latency to give), and a line through it
+# read as a latency of zero. Windows 0, 1 and 3 complete requests at 500/900/1000 ns (p50/p99/max);
+# window 2 completes none: every latency line is drawn at 500, 900 or 1000 at 0, 1 and 3 us, and
+# has no value (NaN) at 2 us.
+GAP="$WORK/run_gap"
+mkdir -p "$GAP"
+echo '{"sim": {}, "summary": {}, "components": {}, "timeseries": {"windows": 4}}' >"$GAP/stats.json"
+{
+  echo "window_start_ns,window_end_ns,read_gbps,write_gbps,requests,latency_mean_ns,latency_p50_ns,latency_p90_ns,latency_p99_ns,latency_max_ns"
+  echo "0,1000,10,0,80,520,500,800,900,1000"
+  echo "1000,2000,10,0,80,520,500,800,900,1000"
+  echo "2000,3000,0,0,0,0,0,0,0,0"
+  echo "3000,4000,10,0,80,520,500,800,900,1000"
+} >"$GAP/timeseries.csv"
+run_tool run_gap /usr/bin/python3 "$CHECK" "$PLOT_RUN" "$GAP"
+[ "$RC" -eq 0 ] || fail "plot_run.py on a run with an empty window: exit code $RC. Output:
+$OUT"
+/usr/bin/python3 - "$(dirname "$PLOT_RUN")" "$GAP" <<'PY' || fail "latency_time.png's empty window"
+import math, sys
+sys.path.insert(0, sys.argv[1])
+import plot_run
+from matplotlib.figure import Figure
+drawn = []
+save = Figure.savefig
+Figure.savefig = lambda fig, *a, **k: (drawn.extend((l.get_label(), list(l.get_xdata()), list(l.get_ydata())) for l in fig.axes[0].get_lines()), save(fig, *a, **k))
+plot_run.latency_time(plot_run.read_series(sys.argv[2], 4), sys.argv[2] + "/l.png")
+want = {"p50": 500, "p99": 900, "max": 1000}
+assert sorted(label for label, _, _ in drawn) == sorted(want), drawn
+for label, xs, ys in drawn:
+    if list(xs) != [0, 1, 2, 3] or ys[:2] + ys[3:] != [want[label]] * 3 or not math.isnan(ys[2]):
+        sys.exit(f"{label}: drawn at {xs} as {ys}; expected {want[label]} at 0, 1 and 3 us, "
+                 "nothing at 2")
+PY
+pass "plot_run.py latency_time.png: no line through a window without latency"
