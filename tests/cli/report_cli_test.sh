@@ -502,7 +502,7 @@ pass "a timeseries.csv that is not famsim's: a report without the time figures, 
 for dir in "$RUN" "$WORK/fake" "$WORK/mesh"; do
   run_tool figure_text "$PY" "$(dirname "$0")/../support/figure_text.py" \
     "$(dirname "$REPORT")/plot_run.py" "$dir" --out "$WORK/figure_text_plots"
-  [ "$RC" -eq 0 ] || fail "plot_run.py's figures of $dir: text overlaps or is cut off (exit code $RC):
+  [ "$RC" -eq 0 ] || fail "plot_run.py's figures of $dir: text overlaps or is cut off (exit $RC):
 $OUT"
 done
 pass "plot_run.py's figures keep their text apart and on the figure"

@@ -159,19 +159,19 @@ run_tool tornado_labels /usr/bin/python3 "$CHECK" "$PLOT" "$TORN"
 [ "$RC" -eq 0 ] || fail "tornado labels overlap or are cut off (exit code $RC):
 $OUT"
 is_png "$TORN/plots/tornado_bandwidth_gbps.png" "tornado labels"
-/usr/bin/python3 - "$(dirname "$PLOT")" "$TORN" <<'PY' || fail "the tornado's x label"
+/usr/bin/python3 - "$(dirname "$PLOT")" "$TORN" "$(dirname "$CHECK")" <<'PY' ||
 import sys
-sys.path.insert(0, sys.argv[1])
+sys.path[:0] = [sys.argv[1], sys.argv[3]]
+import figure_text
 import plot_sweep
-from matplotlib.figure import Figure
 labels = []
-save = Figure.savefig
-Figure.savefig = lambda fig, *a, **k: (labels.append(fig.axes[0].get_xlabel()), save(fig, *a, **k))
+figure_text.on_save(lambda fig: labels.append(fig.axes[0].get_xlabel()))
 plot_sweep.tornado(plot_sweep.Sweep(sys.argv[2]), "bandwidth_gbps", sys.argv[2] + "/t.png")
 want = "bandwidth, all targets: change from the base point (%)\nbase point: 140 GB/s"
 if labels != [want]:
     sys.exit(f"x label {labels!r}, expected {[want]!r}")
 PY
+  fail "the tornado's x label"
 pass "tornado labels clear of each other and of the parameter names; the x label a percent change"
 
 # --out puts everything elsewhere.
@@ -197,19 +197,16 @@ EOF
 plot pattern "$PAT"
 [ "$RC" -eq 0 ] || fail "plot_sweep.py on a categorical 1-D sweep: exit code $RC. Output:
 $OUT"
-/usr/bin/python3 - "$(dirname "$PLOT")" "$PAT" "$SWEEP" <<'PY' || fail "lines between points"
+/usr/bin/python3 - "$(dirname "$PLOT")" "$PAT" "$SWEEP" "$(dirname "$CHECK")" <<'PY' ||
 import sys
-sys.path.insert(0, sys.argv[1])
+sys.path[:0] = [sys.argv[1], sys.argv[4]]
+import figure_text
 import plot_sweep
-from matplotlib.figure import Figure
 joined = []
-save = Figure.savefig
-def joining(fig, *a, **k):
-    joined.append([sorted(set(map(float, line.get_xdata()))) for line in fig.axes[0].get_lines()
-                   if line.get_linestyle() not in ("None", "none", "", " ")
-                   and len(set(map(float, line.get_xdata()))) > 1])
-    return save(fig, *a, **k)
-Figure.savefig = joining
+figure_text.on_save(lambda fig: joined.append(
+    [sorted(set(map(float, line.get_xdata()))) for line in fig.axes[0].get_lines()
+     if line.get_linestyle() not in ("None", "none", "", " ")
+     and len(set(map(float, line.get_xdata()))) > 1]))
 pattern = plot_sweep.Sweep(sys.argv[2])
 for metric in ("bandwidth_gbps", "latency_p99_ns"):
     assert plot_sweep.parameter_line(pattern, pattern.groups[0], metric, sys.argv[2] + "/p.png")
@@ -220,6 +217,7 @@ if joined != [[], [], [[4.0, 8.0, 16.0, 32.0]]]:
     sys.exit(f"lines joining points (pattern bandwidth, pattern p99, channels bandwidth): "
              f"{joined}; expected none, none and one through 4, 8, 16, 32")
 PY
+  fail "lines between points"
 pass "a categorical parameter's points are not joined by a line; a numeric one's are"
 
 # --- A 2-D grid, one parameter categorical, without sensitivity.csv and sweep.json ---------------
@@ -310,15 +308,14 @@ PY
 run_tool run_long_names /usr/bin/python3 "$CHECK" "$PLOT_RUN" "$LONG"
 [ "$RC" -eq 0 ] || fail "utilization.png: a label overlaps another or is cut off (exit code $RC):
 $OUT"
-/usr/bin/python3 - "$(dirname "$PLOT_RUN")" "$LONG" <<'PY' || fail "utilization.png's bar labels"
+/usr/bin/python3 - "$(dirname "$PLOT_RUN")" "$LONG" "$(dirname "$CHECK")" <<'PY' ||
 import json, sys
-sys.path.insert(0, sys.argv[1])
+sys.path[:0] = [sys.argv[1], sys.argv[3]]
+import figure_text
 import plot_run
-from matplotlib.figure import Figure
 stats = json.load(open(sys.argv[2] + "/stats.json"))
 seen = []
-save = Figure.savefig
-Figure.savefig = lambda fig, *a, **k: (seen.append([t.get_text() for t in fig.axes[0].get_yticklabels()]), save(fig, *a, **k))
+figure_text.on_save(lambda fig: seen.append([t.get_text() for t in fig.axes[0].get_yticklabels()]))
 plot_run.utilization(stats, sys.argv[2] + "/u.png", top=40)
 labels = seen[0]
 # 40 bars: the 3 named resources and 37 of the components; each its own label.
@@ -327,8 +324,9 @@ if len(labels) != 40 or len(set(labels)) != 40:
 long_name = "a" * 70 + " " + "b" * 79
 short = [t for t in labels if t.startswith("aaa")]
 if len(short) != 1 or len(short[0]) >= len(long_name) or "\u2026" not in short[0]:
-    sys.exit(f"the 150-character name is labelled {short!r}; expected it shortened with an ellipsis")
+    sys.exit(f"the 150-character name is labelled {short!r}; expected it cut with an ellipsis")
 PY
+  fail "utilization.png's bar labels"
 pass "plot_run.py utilization.png: every label on the figure, each bar its own label"
 
 # --- plot_run.py: latency_time.png leaves a gap at a window in which no request completed. ------
@@ -340,7 +338,8 @@ GAP="$WORK/run_gap"
 mkdir -p "$GAP"
 echo '{"sim": {}, "summary": {}, "components": {}, "timeseries": {"windows": 4}}' >"$GAP/stats.json"
 {
-  echo "window_start_ns,window_end_ns,read_gbps,write_gbps,requests,latency_mean_ns,latency_p50_ns,latency_p90_ns,latency_p99_ns,latency_max_ns"
+  echo "window_start_ns,window_end_ns,read_gbps,write_gbps,requests,latency_mean_ns,\
+latency_p50_ns,latency_p90_ns,latency_p99_ns,latency_max_ns"
   echo "0,1000,10,0,80,520,500,800,900,1000"
   echo "1000,2000,10,0,80,520,500,800,900,1000"
   echo "2000,3000,0,0,0,0,0,0,0,0"
@@ -349,14 +348,15 @@ echo '{"sim": {}, "summary": {}, "components": {}, "timeseries": {"windows": 4}}
 run_tool run_gap /usr/bin/python3 "$CHECK" "$PLOT_RUN" "$GAP"
 [ "$RC" -eq 0 ] || fail "plot_run.py on a run with an empty window: exit code $RC. Output:
 $OUT"
-/usr/bin/python3 - "$(dirname "$PLOT_RUN")" "$GAP" <<'PY' || fail "latency_time.png's empty window"
+/usr/bin/python3 - "$(dirname "$PLOT_RUN")" "$GAP" "$(dirname "$CHECK")" <<'PY' ||
 import math, sys
-sys.path.insert(0, sys.argv[1])
+sys.path[:0] = [sys.argv[1], sys.argv[3]]
+import figure_text
 import plot_run
-from matplotlib.figure import Figure
 drawn = []
-save = Figure.savefig
-Figure.savefig = lambda fig, *a, **k: (drawn.extend((l.get_label(), list(l.get_xdata()), list(l.get_ydata())) for l in fig.axes[0].get_lines()), save(fig, *a, **k))
+figure_text.on_save(lambda fig: drawn.extend(
+    (line.get_label(), list(line.get_xdata()), list(line.get_ydata()))
+    for line in fig.axes[0].get_lines()))
 plot_run.latency_time(plot_run.read_series(sys.argv[2], 4), sys.argv[2] + "/l.png")
 want = {"p50": 500, "p99": 900, "max": 1000}
 assert sorted(label for label, _, _ in drawn) == sorted(want), drawn
@@ -365,4 +365,5 @@ for label, xs, ys in drawn:
         sys.exit(f"{label}: drawn at {xs} as {ys}; expected {want[label]} at 0, 1 and 3 us, "
                  "nothing at 2")
 PY
+  fail "latency_time.png's empty window"
 pass "plot_run.py latency_time.png: no line through a window without latency"

@@ -2,6 +2,7 @@
 """Runs a plotting script and checks the text of every figure it saves, without judging pixels.
 
     tests/support/figure_text.py SCRIPT ARGS...
+    (or imported: on_save(inspect) hands a test every figure before it is saved)
 
 SCRIPT runs as it would from the command line, with matplotlib's Figure.savefig wrapped: before
 each figure is written, it is drawn and the box of every piece of text on it (titles, axis labels,
@@ -102,6 +103,15 @@ original_savefig = Figure.savefig
 def checked_savefig(self, fname, *args, **kwargs):
     check(self, os.path.basename(str(fname)), kwargs.get("bbox_inches") == "tight")
     return original_savefig(self, fname, *args, **kwargs)
+
+
+def on_save(inspect):
+    """For a test that calls a script's drawing function itself: inspect(figure) is called with
+    every figure just before it is saved (the functions close their figures once saved)."""
+    def inspected_savefig(self, *args, **kwargs):
+        inspect(self)
+        return original_savefig(self, *args, **kwargs)
+    Figure.savefig = inspected_savefig
 
 
 def main():
