@@ -6,10 +6,12 @@
 Writes into PLOTS_DIR (default RUN_DIR/plots):
   latency_cdf.png       read and write latency CDF (stats.json summary.*_latency_histogram)
   bandwidth_time.png    read and write bandwidth per window (timeseries.csv)
-  latency_time.png      latency p50 / p99 / max per window (timeseries.csv)
+  latency_time.png      latency p50 / p99 / max per window, a gap where no request completed
+                        (timeseries.csv)
   device_bandwidth_time.png  each expansion device's bandwidth per window, with two or more
                         devices carrying traffic (timeseries.csv)
-  utilization.png       utilisation of every resource, busiest first (stats.json components)
+  utilization.png       utilisation of every resource, busiest first (stats.json components);
+                        a name longer than 60 characters cut in its middle (tick_names)
   hop_breakdown.png     mean latency per hop, stacked, reads and writes
                         (stats.json latency_breakdown_ns, when the run has it)
   utilization_by_class.png  utilisation of each class of like resources, max and mean
@@ -249,7 +251,9 @@ def latency_time(rows, out):
     t = [r["window_start_ns"] * 1e-3 for r in rows]
     for key, label in (("latency_p50_ns", "p50"), ("latency_p99_ns", "p99"),
                        ("latency_max_ns", "max")):
-        ax.plot(t, [r[key] for r in rows], label=label)
+        # A window in which no request completed has no latency; timeseries.csv writes 0 there
+        # (models/core/timeseries.cpp), which drawn would dip to a latency of zero. A gap instead.
+        ax.plot(t, [r[key] if r["requests"] > 0 else math.nan for r in rows], label=label)
     finish_time_plot(fig, ax, out, "latency (ns)", "Latency per window (requests completing in it)")
 
 
@@ -283,21 +287,59 @@ def saturation_line(ax, stats):
     return False
 
 
+def middle_ellipsis(text, width):
+    """text cut to `width` characters with its middle replaced by an ellipsis: a resource's name
+    starts with its component and ends with what it is, and a reader needs both."""
+    if len(text) <= width:
+        return text
+    keep = width - 1
+    head = (keep + 1) // 2
+    return text[:head] + "\u2026" + text[len(text) - (keep - head):]
+
+
+def tick_names(names, width=60):
+    """Labels for a bar per name, none longer than `width` characters where that keeps them
+    apart: names that would read the same once cut are cut less, a character at a time, until
+    they differ. At 7 points a 60-character label takes about a third of an 8-inch figure. It
+    keeps whole every name of nvl8_fam, fam_mesh and minimal runs (the longest, 'fam0.memory.ch10
+    column rate (busiest bank group, tCCD_L)', has 57), while a longer one no longer pushes the
+    bars off the figure."""
+    widths = [width] * len(names)
+    while True:
+        labels = [middle_ellipsis(n, w) for n, w in zip(names, widths)]
+        alike = {}
+        for i, label in enumerate(labels):
+            alike.setdefault(label, []).append(i)
+        cut = [i for same in alike.values() if len(same) > 1 for i in same
+               if len(names[i]) > widths[i]]
+        if not cut:
+            return labels
+        for i in cut:
+            widths[i] += 1
+
+
 def utilization(stats, out, top=40):
     everything = resource_rows(stats)
     rows = sorted((r for r in everything if r[1] > 0), key=lambda r: -r[1])[:top]
-    fig, ax = plt.subplots(figsize=(8, max(3, 0.25 * len(rows) + 1)))
+    fig, ax = plt.subplots(figsize=(8, max(3, 0.25 * len(rows) + 1.3)))
     rows = rows[::-1]
     vals = [100 * r[1] for r in rows]
     typed = any(r[2] for r in rows)  # some components list their resources
-    ax.barh([r[0] for r in rows], vals,
+    # At positions, not at the names: two components of the same name would share one bar.
+    ax.barh(range(len(rows)), vals,
             color=[TYPE_COLOURS.get(r[2], "tab:gray") if typed else "tab:blue" for r in rows])
+    ax.set_yticks(range(len(rows)))
+    ax.set_yticklabels(tick_names([r[0] for r in rows]))
+    ax.set_ylim(-0.7, len(rows) - 0.3)
     ax.set_xlim(0, max([100.0] + vals))
-    ax.set_xlabel("utilisation (%): busy time of a bandwidth resource, mean fill of a slot pool")
+    # On two lines: with 60-character names beside the bars, one line reached the right edge.
+    ax.set_xlabel("utilisation (%): busy time of a bandwidth resource,\nmean fill of a slot pool")
     n_typed = sum(1 for r in everything if r[2])
     of = (f"{n_typed} resources and {len(everything) - n_typed} components listing none"
           if 0 < n_typed < len(everything) else f"{len(everything)} resources")
-    ax.set_title(f"Utilisation, busiest {len(rows)} of {of}")
+    # On two lines and centred on the figure: over the axes alone, which long names push right,
+    # the counts ran past the figure's right edge.
+    fig.suptitle(f"Utilisation, busiest {len(rows)}\nof {of}", fontsize=12)
     ax.tick_params(axis="y", labelsize=7)
     handles = []
     if typed:
@@ -340,13 +382,17 @@ def utilization_by_class(stats, out, top=30):
     if not classes:
         return False
     classes = classes[:top][::-1]
-    labels = [f"{c.get('class', '?')} {c.get('resource', '')} (x{c.get('count', '?')})"
-              for c in classes]
+    labels = tick_names([f"{c.get('class', '?')} {c.get('resource', '')}" for c in classes])
+    labels = [f"{label} (x{c.get('count', '?')})" for label, c in zip(labels, classes)]
     fig, ax = plt.subplots(figsize=(8, max(3, 0.3 * len(classes) + 1)))
-    ax.barh(labels, [100 * (c.get("max_utilization") or 0) for c in classes], color="tab:blue",
+    ys = range(len(classes))
+    ax.barh(ys, [100 * (c.get("max_utilization") or 0) for c in classes], color="tab:blue",
             alpha=0.35, label="busiest member")
-    ax.barh(labels, [100 * (c.get("mean_utilization") or 0) for c in classes], color="tab:blue",
+    ax.barh(ys, [100 * (c.get("mean_utilization") or 0) for c in classes], color="tab:blue",
             height=0.4, label="mean over the class")
+    ax.set_yticks(ys)
+    ax.set_yticklabels(labels)
+    ax.set_ylim(-0.7, len(classes) - 0.3)
     saturation_line(ax, stats)
     ax.set_xlim(0, 100)
     ax.set_xlabel("utilisation (%)")

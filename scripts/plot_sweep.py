@@ -6,16 +6,18 @@
 Reads SWEEP_DIR/results.csv (required), sensitivity.csv and sweep.json (used when present: without
 sweep.json every swept key is its own group and the base values come from sensitivity.csv or point
 0). Writes into PLOTS_DIR (default SWEEP_DIR/plots):
-  tornado_<metric>.png      one bar per parameter, most sensitive on top: the metric's change (%)
-                            from the base point to the nearest value below and above the base,
-                            labelled with those values and the elasticity (sensitivity.csv; one
-                            figure per metric it has rows for)
+  tornado_<metric>.png      one row per parameter, most sensitive on top: two bars, the metric's
+                            change (%) from the base point to the nearest value below and above
+                            the base, each labelled past its end with that value and the metric
+                            there; the base point's value and unit under the axis (sensitivity.csv;
+                            one figure per metric it has rows for)
   <param>_vs_<metric>.png   bandwidth_gbps and latency_p99_ns against each parameter group (dots
                             of the key replaced by '_'), over the points where every other group
-                            is at its base; the base point circled, each point's limiter in small
-                            grey type, a dashed line and the new limiter's name where it changes,
-                            failed points as red crosses on the axis; log x when the values span
-                            a factor of 8 or more, categorical x when they are not all numbers
+                            is at its base; the base point circled, each point coloured by its
+                            limiter (named in the legend), a dashed line where it changes, failed
+                            points as red crosses on the axis; log x when the values span a
+                            factor of 8 or more; categorical x, points not joined by a line,
+                            when they are not all numbers
   summary.md                the sweep's name, points ok and failed (with each failure's error),
                             the three parameters bandwidth is most sensitive to, and the figures
 
@@ -42,6 +44,7 @@ import matplotlib
 matplotlib.use("Agg")  # files only, no display
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.patches import Patch  # noqa: E402
+from matplotlib.ticker import FuncFormatter  # noqa: E402
 from matplotlib.transforms import blended_transform_factory  # noqa: E402
 
 PROG = "plot_sweep"
@@ -290,10 +293,41 @@ def metric_label(metric):
     return METRIC_LABELS.get(metric, metric)
 
 
+def metric_name_unit(metric):
+    """A metric's label split into its name and unit: ("p99 latency", "ns"); unit "" when the
+    label has none (a fraction)."""
+    label = metric_label(metric)
+    m = re.match(r"^(.*) \(([^()]*)\)$", label)
+    return (m.group(1), m.group(2)) if m else (label, "")
+
+
+def symmetric_x_limit(ax, texts, anchors, pad_px=6):
+    """The smallest S such that x limits (-S, S) keep every text inside the axes with pad_px to
+    spare, each text staying where it is drawn relative to its anchor's x (data) in pixels: a
+    label's width is fixed in points, so widening the limits to fit it moves it too and a fixed
+    margin in data units is too much for a short label or too little for a long one."""
+    fig = ax.figure
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    width = ax.get_window_extent(renderer).width
+    limit = max(abs(x) for x in anchors) or 1.0
+    for t, x in zip(texts, anchors):
+        box = t.get_window_extent(renderer)
+        at = ax.transData.transform((x, 0))[0]
+        left, right = box.x0 - at, box.x1 - at  # the text's extent from its anchor, in pixels
+        # At limits (-S, S) the anchor sits at (x + S) / 2S of the width; solved for S on each side.
+        if width - 2 * pad_px + 2 * left > 0:
+            limit = max(limit, -x * width / (width - 2 * pad_px + 2 * left))
+        if width - 2 * pad_px - 2 * right > 0:
+            limit = max(limit, x * width / (width - 2 * pad_px - 2 * right))
+    return limit
+
+
 def tornado(sweep, metric, out):
-    """One bar per parameter, largest |elasticity| on top: the metric's change from the base (%)
-    at the nearest value below the base (left colour) and above it (right colour). Returns the
-    number of parameters drawn (0: nothing written)."""
+    """One row per parameter, largest |elasticity| on top: the metric's change from the base (%)
+    at the nearest value below the base (lower bar, blue) and above it (upper bar, orange), each
+    labelled past its end with that value and the metric there. Returns the number of parameters
+    drawn (0: nothing written)."""
     rows = []
     for r in sweep.sensitivity:
         if r["metric"] != metric or not r["metric_base"]:
@@ -309,42 +343,64 @@ def tornado(sweep, metric, out):
         return 0
     # Drawn bottom up: the largest |elasticity| last, on top; rows without one at the bottom.
     rows.sort(key=lambda t: -1 if t[0]["elasticity"] is None else abs(t[0]["elasticity"]))
-    fig, ax = plt.subplots(figsize=(8, max(2.5, 0.55 * len(rows) + 1.4)))
-    span = max(abs(v) for _, lo, hi in rows for v in (lo, hi) if v is not None) or 1.0
+    fig, ax = plt.subplots(figsize=(8, max(2.5, 0.75 * len(rows) + 1.6)))
     labelled = set()
+    texts, anchors = [], []
     for y, (r, lo, hi) in enumerate(rows):
-        for side, pct, value, m, colour in (
-                ("low", lo, r["low_value"], r["metric_low"], "tab:blue"),
-                ("high", hi, r["high_value"], r["metric_high"], "tab:orange")):
+        # Each side on its own half of the row: both changes of the same sign (a metric that
+        # rises either way) would otherwise draw one bar over the other and one label over the
+        # other.
+        for side, pct, value, m, colour, dy in (
+                ("low", lo, r["low_value"], r["metric_low"], "tab:blue", -0.2),
+                ("high", hi, r["high_value"], r["metric_high"], "tab:orange", 0.2)):
             if pct is None:
                 continue
             labelled.add(side)
-            ax.barh(y, pct, left=0, height=0.6, color=colour, alpha=0.85)
-            # The parameter value and the metric there, at the bar's end, outside it.
-            ax.text(pct + (0.01 if pct >= 0 else -0.01) * span, y,
-                    f"{fmt_value(value)}: {fmt_metric(m)}", va="center",
-                    ha="left" if pct >= 0 else "right", fontsize=8)
+            ax.barh(y + dy, pct, left=0, height=0.38, color=colour, alpha=0.85)
+            # The parameter value and the metric there, outside the bar's end by a fixed 4
+            # points: clear of the zero line however short the bar.
+            texts.append(ax.annotate(
+                f"{fmt_value(value)}: {fmt_metric(m)}", (pct, y + dy),
+                xytext=(4 if pct >= 0 else -4, 0), textcoords="offset points", va="center",
+                ha="left" if pct >= 0 else "right", fontsize=8))
+            anchors.append(pct)
     ax.axvline(0, color="black", linewidth=0.8)
     ax.set_yticks(range(len(rows)))
     ax.set_yticklabels([
         f"{r['parameter']}\nbase {fmt_value(r['base_value'])}, E = "
         + fmt_elasticity(r["elasticity"], sign=True)
         for r, _, _ in rows], fontsize=8)
-    ax.set_xlim(-1.4 * span, 1.4 * span)
-    xlabel = f"change of {metric_label(metric)} from the base point (%)"
+    ax.set_ylim(-0.6, len(rows) - 0.4)
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:+.0f}%" if v else "0%"))
+    # The axis is a percent change: the metric's own unit belongs to the base value alone.
+    name, unit = metric_name_unit(metric)
+    xlabel = f"{name}: change from the base point (%)"
     bases = {r["metric_base"] for r, _, _ in rows}
     if len(bases) == 1:  # one base point (always, unless sensitivity.csv was edited)
-        xlabel += f"; base {fmt_metric(bases.pop())}"
+        xlabel += f"\nbase point: {fmt_metric(bases.pop())}{' ' + unit if unit else ''}"
     ax.set_xlabel(xlabel)
     ax.set_title(f"Sensitivity of {metric} (E: elasticity; most sensitive on top)")
     ax.grid(True, axis="x", alpha=0.3)
+    # The layout first (the parameter names set the axes' width), then limits wide enough for
+    # every label at that width.
+    # (An annotation whose point lies outside the limits is not drawn and has no extent: start
+    # from limits that hold every bar's end.)
+    span = max(abs(x) for x in anchors) or 1.0
+    ax.set_xlim(-1.05 * span, 1.05 * span)
+    fig.tight_layout()
+    limit = symmetric_x_limit(ax, texts, anchors)
+    ax.set_xlim(-limit, limit)
     handles = [Patch(color=c, alpha=0.85, label=f"nearest value {w} the base")
                for side, c, w in (("low", "tab:blue", "below"), ("high", "tab:orange", "above"))
                if side in labelled]
+    # Below the x label, wherever its two lines end: a fixed offset would sit on it.
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    label_bottom = ax.xaxis.get_tightbbox(renderer).y0 - 4
+    y = ax.transAxes.inverted().transform((0, label_bottom))[1]
     ax.legend(handles=handles, fontsize=7, loc="upper center", ncol=2, frameon=False,
-              bbox_to_anchor=(0.5, -0.2 - 0.6 / (len(rows) + 2)))
-    fig.tight_layout()
-    fig.savefig(out, dpi=110, bbox_inches="tight")
+              bbox_to_anchor=(0.5, y))
+    fig.savefig(out, dpi=110, bbox_inches="tight")  # the legend lies below the figure's area
     plt.close(fig)
     return len(rows)
 
@@ -361,6 +417,12 @@ def x_positions(values):
 
 def between(a, b, log):
     return math.sqrt(a * b) if log else (a + b) / 2
+
+
+# A colour per limiter in the per-parameter figures (red is the base point's ring and the failed
+# points' crosses).
+LIMITER_COLOURS = ["tab:blue", "tab:green", "tab:purple", "tab:brown", "tab:olive", "tab:cyan",
+                   "tab:pink", "tab:gray"]
 
 
 def parameter_line(sweep, group, metric, out):
@@ -383,32 +445,42 @@ def parameter_line(sweep, group, metric, out):
     if not pts:
         return False
     fig, ax = plt.subplots(figsize=(7, 4))
-    ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", color="tab:blue", zorder=3)
+    if numeric:
+        # Numbers are ordered: the line between neighbours is the trend between them. Values that
+        # are names (sequential, uniform_random) have no order, and a line would invent a trend:
+        # their points stand alone.
+        ax.plot([p[0] for p in pts], [p[1] for p in pts], color="0.6", zorder=2)
+    # Each point coloured by its limiter, named in the legend: names written beside the points
+    # ran over the line, over each other and past the axes.
+    has_limiter = "limiter" in rows[0]  # an older results.csv: no limiter column
+
+    def limiter(r):
+        return r.get("limiter") or ""
+
+    for i, name in enumerate(distinct(limiter(p[2]) for p in pts)):
+        mine = [p for p in pts if limiter(p[2]) == name]
+        ax.plot([p[0] for p in mine], [p[1] for p in mine], marker="o", linestyle="none",
+                color=LIMITER_COLOURS[i % len(LIMITER_COLOURS)], zorder=3,
+                label=(f"limited by {name}" if name else "no resource saturated")
+                if has_limiter else None)
     base = [p for p in pts if sweep.at_base(p[2], group)]
     if base:
         ax.plot([base[0][0]], [base[0][1]], marker="o", markersize=14, markerfacecolor="none",
                 markeredgecolor="tab:red", linestyle="none", zorder=4,
                 label=f"base ({fmt_value(base[0][2][key])})")
-    # x in data, y in axes coordinates: for marks along the axis and labels along a line.
+    # x in data, y in axes coordinates: for marks along the axis.
     trans = blended_transform_factory(ax.transData, ax.transAxes)
     failed = [x_of(r[key]) for r in rows if not r["ok"]]
     if failed:  # on the x axis: a failed point has no metric
         ax.plot(failed, [0.02] * len(failed), marker="x", color="tab:red", markersize=9,
                 linestyle="none", transform=trans, clip_on=False, label="failed point")
-    # Each point's limiter in small grey type; a dashed line and the new name where it changes.
-    pts_limited = pts if "limiter" in rows[0] else []  # an older results.csv: no limiter column
-    for x, y, r in pts_limited:
-        ax.annotate(r.get("limiter") or "(none saturated)", (x, y), textcoords="offset points",
-                    xytext=(4, 5), fontsize=6, color="0.55", rotation=20)
+    # Between ordered neighbours of different limiters, a dashed line (the colours say which).
     changed = False
-    for (x0, _, r0), (x1, _, r1) in zip(pts_limited, pts_limited[1:]):
-        if (r0.get("limiter") or "") == (r1.get("limiter") or "") or x0 == x1:
+    for (x0, _, r0), (x1, _, r1) in zip(pts, pts[1:]) if numeric and has_limiter else ():
+        if limiter(r0) == limiter(r1) or x0 == x1:
             continue
-        xm = between(x0, x1, log)
-        ax.axvline(xm, color="0.3", linestyle="--", linewidth=1,
+        ax.axvline(between(x0, x1, log), color="0.3", linestyle="--", linewidth=1,
                    label=None if changed else "limiter changes")
-        ax.text(xm, 0.97, " " + (r1.get("limiter") or "(none saturated)"), transform=trans,
-                rotation=90, va="top", ha="right", fontsize=7, color="0.2")
         changed = True
     if log:
         ax.set_xscale("log")
@@ -428,15 +500,15 @@ def parameter_line(sweep, group, metric, out):
     others = f" (in brackets: {', '.join(group[1:])})" if len(group) > 1 else ""
     ax.set_xlabel(f"{key}{others}{' (log)' if log else ''}", fontsize=9)
     ax.set_ylabel(metric_label(metric))
-    # From zero, with room above the highest point for its limiter's name.
-    ax.set_ylim(0, 1.3 * max(p[1] for p in pts) or 1.0)
+    ax.set_ylim(0, 1.1 * max(p[1] for p in pts) or 1.0)  # from zero
     rest = "" if sweep.one_dimensional or len(sweep.groups) < 2 else ", other parameters at base"
     ax.set_title(f"{metric} vs {key}{rest}", fontsize=10)
     ax.grid(True, which="major", alpha=0.3)
     if ax.get_legend_handles_labels()[0]:
-        ax.legend(fontsize=7, loc="best")
+        # Right of the axes: inside, wherever it went it could cover a point.
+        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
     fig.tight_layout()
-    fig.savefig(out, dpi=110, bbox_inches="tight")  # the limiter names may reach past the axes
+    fig.savefig(out, dpi=110, bbox_inches="tight")  # the legend lies right of the figure's area
     plt.close(fig)
     return True
 

@@ -494,3 +494,15 @@ run_tool plot_ts_text "$(dirname "$REPORT")/plot_run.py" "$WORK/ts_text" --out "
 expect_bad_dir plot_ts_text "$WORK/ts_plots" \
   "plot_run: $WORK/ts_text/timeseries.csv line 3: read_gbps is 'abc'; $NUMBER_WANTED; no plots"
 pass "a timeseries.csv that is not famsim's: a report without the time figures, a warning"
+
+# Every figure plot_run.py draws for the runs above (the minimal run; the slot-pool limiter's
+# occupancy and by-class figures; the mesh links with the limiter outlined) keeps its text apart
+# and on the figure: tests/support/figure_text.py draws each and reports any two texts whose boxes
+# overlap or one cut off at the figure's edge.
+for dir in "$RUN" "$WORK/fake" "$WORK/mesh"; do
+  run_tool figure_text "$PY" "$(dirname "$0")/../support/figure_text.py" \
+    "$(dirname "$REPORT")/plot_run.py" "$dir" --out "$WORK/figure_text_plots"
+  [ "$RC" -eq 0 ] || fail "plot_run.py's figures of $dir: text overlaps or is cut off (exit $RC):
+$OUT"
+done
+pass "plot_run.py's figures keep their text apart and on the figure"

@@ -11,15 +11,17 @@
 set -euo pipefail
 
 PLOT="$(dirname "$0")/../../scripts/plot_sweep.py"
+CHECK="$(dirname "$0")/../support/figure_text.py"
 
 CLI_TEST_NAME=sweep-plots
 CLI_TEST_NO_FAMSIM=1
 source "$(dirname "$0")/lib.sh"
 
-plot() {  # plot NAME ARGS...: runs plot_sweep.py, output in $WORK/NAME.log, exit code in $RC
+plot() {  # plot NAME ARGS...: runs plot_sweep.py, output in $WORK/NAME.log, exit code in $RC;
+  # under tests/support/figure_text.py, so text that overlaps or is cut off is exit code 1
   local name=$1
   shift
-  run_tool "$name" "$PLOT" "$@"
+  run_tool "$name" /usr/bin/python3 "$CHECK" "$PLOT" "$@"
 }
 
 is_png() {  # is_png FILE WHAT
@@ -135,6 +137,43 @@ is_png "$KINK/plots/tornado_bandwidth_gbps.png" "kink"
   fail "a tornado figure for a metric no parameter moved"
 pass "a kink at the base is named, and a metric nothing moved gets no tornado"
 
+# The tornado's labels, on rows built so the old layout put them on each other: b.y changes
+# bandwidth +7.1% below its base and +8.6% above it (150 and 152 against 140), so both labels sat
+# at nearly the same place right of zero; a.x moves it -0.7% and +0.7%, c.z -99% and -0.07%.
+# tests/support/figure_text.py draws the figure and reports any two texts whose boxes overlap or
+# one cut off at the figure's edge. The x axis is a percent change: its label names the metric
+# without its unit, then the base point's value once with it (140 GB/s, from the table below).
+TORN="$WORK/tornado_labels"
+mkdir -p "$TORN"
+cat >"$TORN/results.csv" <<EOF
+point,status,error,a.x,b.y,c.z,bandwidth_gbps,latency_p99_ns
+0,ok,,8,8,1024,140,5000
+EOF
+cat >"$TORN/sensitivity.csv" <<EOF
+parameter,metric,base_value,low_value,high_value,metric_base,metric_low,metric_high,elasticity
+a.x,bandwidth_gbps,8,4,16,140,139,141,0.0107
+b.y,bandwidth_gbps,8,4,16,140,150,152,-0.05
+c.z,bandwidth_gbps,1024,512,16384,140,1.4,139.9,1.2
+EOF
+run_tool tornado_labels /usr/bin/python3 "$CHECK" "$PLOT" "$TORN"
+[ "$RC" -eq 0 ] || fail "tornado labels overlap or are cut off (exit code $RC):
+$OUT"
+is_png "$TORN/plots/tornado_bandwidth_gbps.png" "tornado labels"
+/usr/bin/python3 - "$(dirname "$PLOT")" "$TORN" "$(dirname "$CHECK")" <<'PY' ||
+import sys
+sys.path[:0] = [sys.argv[1], sys.argv[3]]
+import figure_text
+import plot_sweep
+labels = []
+figure_text.on_save(lambda fig: labels.append(fig.axes[0].get_xlabel()))
+plot_sweep.tornado(plot_sweep.Sweep(sys.argv[2]), "bandwidth_gbps", sys.argv[2] + "/t.png")
+want = "bandwidth, all targets: change from the base point (%)\nbase point: 140 GB/s"
+if labels != [want]:
+    sys.exit(f"x label {labels!r}, expected {[want]!r}")
+PY
+  fail "the tornado's x label"
+pass "tornado labels clear of each other and of the parameter names; the x label a percent change"
+
 # --out puts everything elsewhere.
 plot elsewhere "$SWEEP" --out "$WORK/elsewhere"
 [ "$RC" -eq 0 ] || fail "--out: exit code $RC. Output:
@@ -142,6 +181,44 @@ $OUT"
 is_png "$WORK/elsewhere/tornado_bandwidth_gbps.png" "--out"
 [ -s "$WORK/elsewhere/summary.md" ] || fail "--out: no summary.md"
 pass "--out"
+
+# --- A 1-D sweep over a pattern's name: no order between the values, so no line joins them ------
+# Each figure is checked as drawn: a Line2D with a line style and two or more distinct x joins
+# points. The pattern sweep's figures must have none; the channel sweep's bandwidth figure has one,
+# through its ok points 4, 8, 16, 32 (point 0, channels 2, failed: a cross, not on the line).
+PAT="$WORK/pattern"
+mkdir -p "$PAT"
+cat >"$PAT/results.csv" <<EOF
+point,status,error,workload.streams.0.pattern,$METRICS
+0,ok,,sequential,140,140,0,2000,5000,2000,5000,0.98,fam*.memory.ch* data bus,0.95,2000000,21
+1,ok,,uniform_random,120,120,0,2300,6100,2300,6100,0.9,fam*.memory.ch* data bus,0.93,2300000,21
+2,ok,,zipf,130,130,0,2100,5600,2100,5600,0.93,fam*.memory.ch* bank,0.9,2150000,21
+EOF
+plot pattern "$PAT"
+[ "$RC" -eq 0 ] || fail "plot_sweep.py on a categorical 1-D sweep: exit code $RC. Output:
+$OUT"
+/usr/bin/python3 - "$(dirname "$PLOT")" "$PAT" "$SWEEP" "$(dirname "$CHECK")" <<'PY' ||
+import sys
+sys.path[:0] = [sys.argv[1], sys.argv[4]]
+import figure_text
+import plot_sweep
+joined = []
+figure_text.on_save(lambda fig: joined.append(
+    [sorted(set(map(float, line.get_xdata()))) for line in fig.axes[0].get_lines()
+     if line.get_linestyle() not in ("None", "none", "", " ")
+     and len(set(map(float, line.get_xdata()))) > 1]))
+pattern = plot_sweep.Sweep(sys.argv[2])
+for metric in ("bandwidth_gbps", "latency_p99_ns"):
+    assert plot_sweep.parameter_line(pattern, pattern.groups[0], metric, sys.argv[2] + "/p.png")
+channels = plot_sweep.Sweep(sys.argv[3])
+assert plot_sweep.parameter_line(channels, channels.groups[0], "bandwidth_gbps",
+                                 sys.argv[3] + "/c.png")
+if joined != [[], [], [[4.0, 8.0, 16.0, 32.0]]]:
+    sys.exit(f"lines joining points (pattern bandwidth, pattern p99, channels bandwidth): "
+             f"{joined}; expected none, none and one through 4, 8, 16, 32")
+PY
+  fail "lines between points"
+pass "a categorical parameter's points are not joined by a line; a numeric one's are"
 
 # --- A 2-D grid, one parameter categorical, without sensitivity.csv and sweep.json ---------------
 GRID="$WORK/grid"
@@ -211,3 +288,82 @@ touch "$WORK/a_file"
 run_tool run_out_file "$PLOT_RUN" "$WORK/run_shape" --out "$WORK/a_file/sub"
 expect_bad_dir run_out_file "$WORK/a_file" "cannot create the output directory"
 pass "plot_run.py bad input"
+
+# --- plot_run.py: utilization.png keeps every label on the figure. A hand-made stats.json: 300
+# --- components listing no resources (a title of "2 resources and 300 components listing none"),
+# --- one with a 150-character resource name, and two names of 84 characters that differ only at
+# --- character 45 ("link 1" and "link 2"), so that keeping the same start and end of each would
+# --- give one label to two bars.
+LONG="$WORK/run_long_names"
+mkdir -p "$LONG"
+/usr/bin/python3 - "$LONG/stats.json" <<'PY'
+import json, sys
+components = {f"node{i}": {"utilization": 0.5} for i in range(300)}
+components["gpu_cluster_alpha_0_with_a_longer_name"] = {"resources": [
+    {"name": f"link {k} response wire to the plane_switch_east", "utilization": 0.9 - k / 10,
+     "type": "bandwidth"} for k in (1, 2)]}
+components["a" * 70] = {"resources": [{"name": "b" * 79, "utilization": 0.95, "type": "slots"}]}
+json.dump({"sim": {}, "summary": {}, "components": components}, open(sys.argv[1], "w"))
+PY
+run_tool run_long_names /usr/bin/python3 "$CHECK" "$PLOT_RUN" "$LONG"
+[ "$RC" -eq 0 ] || fail "utilization.png: a label overlaps another or is cut off (exit code $RC):
+$OUT"
+/usr/bin/python3 - "$(dirname "$PLOT_RUN")" "$LONG" "$(dirname "$CHECK")" <<'PY' ||
+import json, sys
+sys.path[:0] = [sys.argv[1], sys.argv[3]]
+import figure_text
+import plot_run
+stats = json.load(open(sys.argv[2] + "/stats.json"))
+seen = []
+figure_text.on_save(lambda fig: seen.append([t.get_text() for t in fig.axes[0].get_yticklabels()]))
+plot_run.utilization(stats, sys.argv[2] + "/u.png", top=40)
+labels = seen[0]
+# 40 bars: the 3 named resources and 37 of the components; each its own label.
+if len(labels) != 40 or len(set(labels)) != 40:
+    sys.exit(f"{len(labels)} labels, {len(set(labels))} distinct; expected 40 and 40: {labels}")
+long_name = "a" * 70 + " " + "b" * 79
+short = [t for t in labels if t.startswith("aaa")]
+if len(short) != 1 or len(short[0]) >= len(long_name) or "\u2026" not in short[0]:
+    sys.exit(f"the 150-character name is labelled {short!r}; expected it cut with an ellipsis")
+PY
+  fail "utilization.png's bar labels"
+pass "plot_run.py utilization.png: every label on the figure, each bar its own label"
+
+# --- plot_run.py: latency_time.png leaves a gap at a window in which no request completed. ------
+# timeseries.csv writes 0 ns for such a window (it has no latency to give), and a line through it
+# read as a latency of zero. Windows 0, 1 and 3 complete requests at 500/900/1000 ns (p50/p99/max);
+# window 2 completes none: every latency line is drawn at 500, 900 or 1000 at 0, 1 and 3 us, and
+# has no value (NaN) at 2 us.
+GAP="$WORK/run_gap"
+mkdir -p "$GAP"
+echo '{"sim": {}, "summary": {}, "components": {}, "timeseries": {"windows": 4}}' >"$GAP/stats.json"
+{
+  echo "window_start_ns,window_end_ns,read_gbps,write_gbps,requests,latency_mean_ns,\
+latency_p50_ns,latency_p90_ns,latency_p99_ns,latency_max_ns"
+  echo "0,1000,10,0,80,520,500,800,900,1000"
+  echo "1000,2000,10,0,80,520,500,800,900,1000"
+  echo "2000,3000,0,0,0,0,0,0,0,0"
+  echo "3000,4000,10,0,80,520,500,800,900,1000"
+} >"$GAP/timeseries.csv"
+run_tool run_gap /usr/bin/python3 "$CHECK" "$PLOT_RUN" "$GAP"
+[ "$RC" -eq 0 ] || fail "plot_run.py on a run with an empty window: exit code $RC. Output:
+$OUT"
+/usr/bin/python3 - "$(dirname "$PLOT_RUN")" "$GAP" "$(dirname "$CHECK")" <<'PY' ||
+import math, sys
+sys.path[:0] = [sys.argv[1], sys.argv[3]]
+import figure_text
+import plot_run
+drawn = []
+figure_text.on_save(lambda fig: drawn.extend(
+    (line.get_label(), list(line.get_xdata()), list(line.get_ydata()))
+    for line in fig.axes[0].get_lines()))
+plot_run.latency_time(plot_run.read_series(sys.argv[2], 4), sys.argv[2] + "/l.png")
+want = {"p50": 500, "p99": 900, "max": 1000}
+assert sorted(label for label, _, _ in drawn) == sorted(want), drawn
+for label, xs, ys in drawn:
+    if list(xs) != [0, 1, 2, 3] or ys[:2] + ys[3:] != [want[label]] * 3 or not math.isnan(ys[2]):
+        sys.exit(f"{label}: drawn at {xs} as {ys}; expected {want[label]} at 0, 1 and 3 us, "
+                 "nothing at 2")
+PY
+  fail "latency_time.png's empty window"
+pass "plot_run.py latency_time.png: no line through a window without latency"
