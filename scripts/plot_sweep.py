@@ -69,7 +69,9 @@ METRIC_LABELS = {
     "read_latency_p99_ns": "p99 read latency (ns)",
     "achieved_fraction_of_bound": "fraction of the analytic bound",
     "limiter_utilization": "limiter utilisation", "simulated_time_ns": "simulated time (ns)",
-    "host_seconds": "host time (s)"}
+    "host_seconds": "host time (s)",
+    "device_latency_mean_ns": "mean latency of device requests (ns)",
+    "device_latency_p99_ns": "p99 latency of device requests (ns)"}
 # A parameter whose values span this factor or more is drawn on a log axis.
 LOG_SPAN = 8.0
 
@@ -260,6 +262,8 @@ class Sweep:
             else:
                 s = next((r for r in self.sensitivity if r["parameter"] == k), None)
                 self.base[k] = s["base_value"] if s else (self.rows[0][k] if self.rows else None)
+        unchanged = summary.get("unchanged_workload_results")
+        self.unchanged = unchanged if isinstance(unchanged, dict) else {}
         self.one_dimensional = summary.get("one_dimensional")
         if not isinstance(self.one_dimensional, bool):
             self.one_dimensional = sum(1 for g in groups if len(self.values(g)) > 1) == 1
@@ -619,6 +623,10 @@ def summary_md(sweep, figures):
         lines += ["Bandwidth here is over every target, the GPUs' own and peer HBM as well as the "
                   "expansion devices; the devices' part is `device_bandwidth_gbps` in results.csv "
                   "and sensitivity.csv.", ""]
+    if sweep.unchanged:
+        listed = ", ".join(f"`{k}` ({md_text(fmt_value(v))})" for k, v in sweep.unchanged.items())
+        lines += [f"The workload's results that had one value at every point are not ranked: "
+                  f"{listed}.", ""]
     lines += ["## Figures", ""]
     if not figures:
         lines += ["None: no point has the metrics to draw.", ""]

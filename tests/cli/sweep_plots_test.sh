@@ -112,7 +112,23 @@ $OUT"
 [ -e "$SWEEP/plots/mine.png" ] || fail "the user's file was removed"
 grep -qF "Bandwidth here is over every target" "$MD" || fail "summary.md does not say the bandwidth is over every target:
 $(cat "$MD")"
+grep -qF "one value at every point" "$MD" && fail "summary.md names unchanged results sweep.json does not list"
 pass "a second plot removes its earlier figures only, and says what the bandwidth is over"
+
+# The workload results sweep.json lists as unchanged at every point are named, with their values.
+/usr/bin/python3 - "$SWEEP/sweep.json" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+s["unchanged_workload_results"] = {"decode.model_layers": 80, "decode.steps_done": 1}
+json.dump(s, open(sys.argv[1], "w"))
+PY
+plot unchanged "$SWEEP"
+[ "$RC" -eq 0 ] || fail "plot_sweep.py with unchanged results: exit code $RC. Output:
+$OUT"
+grep -qF "one value at every point are not ranked: \`decode.model_layers\` (80), \`decode.steps_done\` (1)." "$MD" ||
+  fail "summary.md does not name the unchanged results:
+$(cat "$MD")"
+pass "the workload results no point changed are named in summary.md"
 
 # The same sweep with the per-side elasticities famsim sweep writes: 1 below the base and 1/3 above
 # (worked out above) are a kink, 2^1 - 1 = +100% against 2^(1/3) - 1 = +26% per doubling, which
