@@ -126,7 +126,9 @@ class RequestExt : public tlm::tlm_extension<RequestExt> {
   std::array<HopRecord, kMaxHops> hops{};
 
   // Read at the ends of the path only.
-  std::uint64_t service_start_ps = 0;  // when the target began serving the request
+  // When the target began serving the request: a DRAM controller's first command for it (set at
+  // completion; until then its arrival cycle), a posted write's acceptance.
+  std::uint64_t service_start_ps = 0;
   std::uint64_t id = 0;
   std::uint64_t virtual_address = 0;
   std::uint16_t stream = 0;  // the issuing GPU's stream (workload index)

@@ -15,7 +15,8 @@
 //   target             the block that served it (a memory channel)
 //   channel_address    the address within that channel (hex)
 //   issue_ps           when the initiator issued it
-//   service_start_ps   when the target began serving it (a posted write: when it was accepted)
+//   service_start_ps   when the target began serving it: a DRAM controller's first command for it
+//                      (a posted write: when it was accepted; an ideal memory: on arrival)
 //   complete_ps        when the response arrived back at the initiator
 //   latency_ps         complete_ps - issue_ps
 //   status             ok, or the TLM response status it came back with

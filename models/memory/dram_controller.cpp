@@ -102,8 +102,8 @@ void DramController::accept(Payload& p, std::uint64_t now) {
   const std::uint64_t cycle = cycle_after(now);
   catch_up(cycle);
   const bool posted = e.write && params_.posted_writes;
-  // Service starts when the scheduler first sees the request; a posted write is answered on
-  // acceptance, so for its requester its service starts (and ends) now.
+  // Service starts at the request's first DRAM command (set when it completes); a posted write is
+  // answered on acceptance, so for its requester its service starts (and ends) now.
   e.service_start_ps = posted ? now : ps_of(cycle);
   ++answers_owed_;
   core_.enqueue(posted ? nullptr : &p, e.write, scratch_.data(), n, cycle);
@@ -210,8 +210,13 @@ void DramController::behaviour() {
       respond(*w.payload, w.ready_ps, now);
     } else if (done_ps <= now) {
       bool write = false;
-      std::uint64_t arrival = 0;
-      Payload* p = static_cast<Payload*>(core_.pop_completion(write, arrival));
+      std::uint64_t arrival = 0, first_command = 0;
+      Payload* p = static_cast<Payload*>(core_.pop_completion(write, arrival, first_command));
+      // Until its first command the request waited in the queue (behind other requests, a
+      // refresh or a timing constraint), not in service.
+      if (first_command != dram::ControllerCore::kNever) {
+        ext_of(*p).service_start_ps = ps_of(first_command);
+      }
       respond(*p, done_ps, now);
     } else {
       break;

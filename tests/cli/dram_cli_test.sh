@@ -177,4 +177,31 @@ EOF
   fail "the bank group's column rate: see above"
 pass "one bank group's tCCD_L bounds a stream that stays in it"
 
+# A request's service starts at its first DRAM command, not on arrival: two reads of bank 0, rows 0
+# and 128 (0x1000000 on dram_ddr4.yaml's mapping), back to back. DDR4-3200 (platforms/presets/
+# memory/ddr4_3200.yaml, tCK 625 ps): the first opens its row at once and is served for tRCD + CL
+# + BL/2 = 22 + 22 + 4 = 48 cycles. The second waits in the queue until its PRE, which tRAS (32 ns:
+# 52 cycles) holds after the first ACT, then is served for tRP + tRCD + CL + BL/2 = 70 cycles.
+# (Before, its service began on arrival, and its wait for the row counted as service.)
+printf 'LD 0x0\nLD 0x1000000\n' >"$WORK/conflict.trace"
+run_famsim conflict run --platform platforms/dram_ddr4.yaml --trace "$WORK/conflict.trace" \
+  --trace-format ramulator --txn-log --out "$WORK/conflict"
+expect_rc 0 "row conflict run"
+python3 - "$WORK/conflict" <<'EOF' || fail "service starts at the first command: see above"
+import csv, json, sys
+d = sys.argv[1]
+tck = 625
+a, b = list(csv.DictReader(open(d + "/transactions.csv")))
+start = lambda r: int(r["service_start_ps"])
+service = lambda r: int(r["complete_ps"]) - start(r)
+assert service(a) == 48 * tck, a
+assert start(b) - start(a) == 52 * tck, (a, b)
+assert service(b) == 70 * tck, b
+assert int(b["issue_ps"]) < start(a) + tck < start(b), b
+# The breakdown's parts are the same cuts: means over the two reads.
+hops = {h["hop"]: h for h in json.load(open(d + "/stats.json"))["latency_breakdown_ns"]["read"]["hops"]}
+assert abs(hops["memory_service"]["mean"] - (48 + 70) * tck / 2 / 1000) < 1e-9, hops["memory_service"]
+EOF
+pass "a request's service starts at its first DRAM command"
+
 echo "all DRAM CLI checks passed"

@@ -88,7 +88,7 @@ void ControllerCore::enqueue(void* tag, bool write, const Coord* bursts, unsigne
   free_requests_.pop_back();
   ++requests_in_use_;
   if (tag) ++tagged_in_flight_;
-  requests_[r] = Request{tag, now, 0, n, write};
+  requests_[r] = Request{tag, now, 0, n, write, kNever};
   const int q = write ? 1 : 0;
   for (unsigned i = 0; i < n; ++i) {
     const std::uint32_t e = free_entries_.back();
@@ -690,6 +690,10 @@ void ControllerCore::issue(const Choice& ch, std::uint64_t now) {
   if (log_) log(cmd, ch.c, now);
   ++stats_.commands[static_cast<unsigned>(cmd)];
   if (!in_order_ && is_column(cmd)) guard_column(ch.queue, flat, ch.entry, now);
+  if (ch.entry != kNil) {
+    std::uint64_t& first = requests_[entries_[ch.entry].request].first_command;
+    first = std::min(first, now);
+  }
 
   if (cmd == Command::kPREA || cmd == Command::kREFab) {
     const unsigned first = rank * state_.banks_per_rank();
@@ -822,7 +826,8 @@ void ControllerCore::update_next_completion() {
   next_completion_ = t;
 }
 
-void* ControllerCore::pop_completion(bool& write, std::uint64_t& arrival_cycle) {
+void* ControllerCore::pop_completion(bool& write, std::uint64_t& arrival_cycle,
+                                     std::uint64_t& first_command) {
   Ring<std::uint32_t>* from = &read_done_;
   if (read_done_.empty() || (!write_done_.empty() && requests_[write_done_.front()].done <
                                                          requests_[read_done_.front()].done)) {
@@ -833,6 +838,7 @@ void* ControllerCore::pop_completion(bool& write, std::uint64_t& arrival_cycle) 
   Request& req = requests_[r];
   write = req.write;
   arrival_cycle = req.arrival;
+  first_command = req.first_command;
   free_requests_.push_back(r);
   --requests_in_use_;
   update_next_completion();

@@ -140,8 +140,15 @@ class ControllerCore {
 
   // The cycle the oldest unfinished completion's data is done, or kNever.
   std::uint64_t next_completion() const { return next_completion_; }
-  // Takes that completion; its data must be done (next_completion() <= now).
-  void* pop_completion(bool& write, std::uint64_t& arrival_cycle);
+  // Takes that completion; its data must be done (next_completion() <= now). `first_command`:
+  // the cycle of the first command issued on the request's behalf (a PRE closing another row in
+  // its bank, the ACT opening its row, or its first column command), where its service began:
+  // before it, it waited in the queue.
+  void* pop_completion(bool& write, std::uint64_t& arrival_cycle, std::uint64_t& first_command);
+  void* pop_completion(bool& write, std::uint64_t& arrival_cycle) {
+    std::uint64_t first = 0;
+    return pop_completion(write, arrival_cycle, first);
+  }
 
   // The queue gauges (CoreStats) count room for whole requests of `bursts` bursts: a queue of Q
   // entries holds floor(Q / bursts) of them, and the room one more would need is in use once
@@ -202,6 +209,7 @@ class ControllerCore {
     std::uint64_t done = 0;
     std::uint32_t bursts_left = 0;
     bool write = false;
+    std::uint64_t first_command = kNever;  // see pop_completion()
   };
   struct RankRefresh {
     std::uint64_t next_due = 0;
