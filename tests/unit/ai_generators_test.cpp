@@ -723,6 +723,18 @@ TEST(MoeExperts, ShippedWorkloadResultCountsEachGroupLookupOnce) {
   EXPECT_DOUBLE_EQ(r["mean_distinct_experts_per_layer"].get<double>(), 8.0);
 }
 
+// kTinyMoe's 2 MoE layers have 4 experts each: a cache of 8 holds them all (the tests above), one
+// of 9 has a slot nothing can fill, a mistake named with the most that is useful.
+TEST(MoeExperts, CacheLargerThanEveryExpertRefused) {
+  try {
+    spec_of(std::string(kTinyMoe) + "\n      cache_experts: 9");
+    FAIL() << "expected an error";
+  } catch (const ConfigError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("cache_experts: 9 is more than the 8 experts of the 2 "
+                                    "simulated MoE layers (4 x 2); expected at most 8"));
+  }
+}
+
 TEST(MoeExperts, DenseModelRefused) {
   try {
     spec_of(

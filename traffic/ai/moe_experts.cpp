@@ -273,6 +273,16 @@ std::shared_ptr<const GeneratorSpec> parse_moe_experts(ConfigNode& n, const Plat
   p.tp = parse_tp(n, p.model, gpus.size(), false);
   const unsigned moe_layers = p.model.layers - p.model.dense_layers;
   p.layers = static_cast<unsigned>(n.get_uint("layers", moe_layers, 1, moe_layers));
+  // A cache larger than every expert of the simulated layers holds slots nothing can fill: a
+  // mistake (Mixtral's 8 experts with cache_experts: 64 for one layer), and memory the run
+  // allocates for nothing.
+  if (const std::uint64_t all = std::uint64_t{p.model.experts} * p.layers; p.cache_experts > all) {
+    n.fail("cache_experts",
+           fmt::format("{} is more than the {} experts of the {} simulated MoE layer{} ({} x {}); "
+                       "expected at most {} (which caches them all)",
+                       p.cache_experts, all, p.layers, p.layers == 1 ? "" : "s", p.model.experts,
+                       p.layers, all));
+  }
   p.compute = parse_compute(n, facts.gpu_memory_gbps);
   p.prefetch = static_cast<unsigned>(n.get_uint("prefetch_layers", 0, 0, 64));
   p.access_bytes = parse_access_bytes(n, 64 * 1024);
