@@ -1028,7 +1028,8 @@ RESULT_FIELDS = {
          "pass time minus compute: weight transfer that compute did not hide"),
         ("exposed_transfer_ns", "Exposed transfer, all passes", fmt_time,
          "the group's time beyond its compute over all passes, mean over groups"),
-        ("passes_done", "Passes done", fmt_int, "passes every group completed ({steps} configured)"),
+        ("passes_done", "Passes done", fmt_int,
+         "passes every group completed ({steps} configured)"),
         ("bytes_read", "Weights read from {location}", fmt_bytes, "total over every GPU"),
     ],
     "moe_experts": [
@@ -1076,7 +1077,8 @@ def stream_facts(stats, name, stream):
     cfg = stream_config(stats, name, kind)
     model_cfg = as_dict(get(cfg, "model"))
     gpus = get(stream, "gpus")
-    f = _Blank(name=name, kind=kind, model=as_text(get(summary, "model", default=get(model_cfg, "name"))))
+    model = get(summary, "model", default=get(model_cfg, "name"))
+    f = _Blank(name=name, kind=kind, model=as_text(model))
     f["gpus"] = len(gpus) if isinstance(gpus, dict) and gpus else None
     f["groups"] = get(result, "tensor_parallel_groups")
     f["tp"] = get(summary, "tensor_parallel", default=get(cfg, "tensor_parallel"))
@@ -1174,8 +1176,8 @@ def workload_assumptions(stats, f, stream):
                      f"all-reduce is modelled), so the group's time per {unit} is its slowest "
                      "GPU's, without the communication a real tensor-parallel layer adds.")
         out.append(text)
-    if kind == "kv_decode" and number(f["layers"]) and number(f["model_layers"]) \
-            and f["layers"] < f["model_layers"]:
+    if kind == "kv_decode" and "mean_step_ns_whole_model_estimate" in as_dict(
+            get(stream, "result")):
         out.append(f"Step time and tokens per second are for {f['layers_scope']} only; a "
                    "whole-model estimate scales them to every layer assuming identical layers.")
     if kind == "prefill":
@@ -1228,9 +1230,7 @@ def section_workload(doc, stats):
         for key, value in result.items():
             if key in names or key in SCOPE_KEYS:
                 continue
-            shown = fmt_num(value, 3).rstrip("0").rstrip(".") if isinstance(value, float) \
-                else fmt_int(value) if number(value) else fmt_value(value)
-            rows.append([key, shown, "not known to this report: its raw name and value",
+            rows.append([key, fmt_value(value), "not known to this report: its raw name and value",
                          code(key)])
         doc.table(["Result", "Value", "What it is", "stats.json key"], rows, "lrll")
         assumptions = workload_assumptions(stats, f, stream)
