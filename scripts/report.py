@@ -8,7 +8,8 @@ Writes into DIR (default RUN_DIR):
   report.html   the same report as one self-contained page (inline CSS, figures embedded)
   plots/*.png   the figures (drawn by scripts/plot_run.py, whose functions this imports)
 Sections: the run in one sentence (the bottleneck), the platform, what differs from the preset,
-results, where the latency goes per hop, the bottleneck, figures, assumptions and limits.
+results, what the workload got (each generator stream's result in words and units, its scope and
+assumptions), where the latency goes per hop, the bottleneck, figures, assumptions and limits.
 
 Exit codes: 0 written; 2 bad input (no RUN_DIR, stats.json missing or not famsim's JSON), with
 nothing written; 1 internal error. Report files appear only when everything was written: they are
@@ -641,6 +642,12 @@ def section_header(doc, stats):
         facts.append(split)
     if trace_lag(stats):
         facts.append([bold("Trace lag: "), trace_lag(stats)])
+    for name, stream in generator_streams(stats):  # what the workload got, first of all
+        f = stream_facts(stats, name, stream)
+        lead = stream_lead(f, stream["result"])
+        if lead:
+            facts.append([bold(f"Stream {name} ({f['kind']}): "), lead.rstrip(".")
+                          + " (see What the workload got)."])
     ok = get(stats, "conservation", "ok")
     in_flight = get(stats, "conservation", "issued", default=0) - get(
         stats, "conservation", "completed", default=0)
@@ -948,6 +955,322 @@ def section_gpus(doc, stats):
               "(Jain's index below 0.95, or the least served GPU below 0.8 of the mean: the index "
               "barely moves for one GPU among many): arbitration (a switch's or a device port's "
               "policy) or their paths (a shared link, a longer route) favoured the others.")
+
+
+# --- What the workload got (the generator streams' results) -------------------------------------
+
+def tokens_per_s(x):
+    return f"{x:,.1f} tokens/s per group" if number(x) else DASH
+
+
+def group_words(groups, tp):
+    """'one tensor-parallel group of 8 GPUs', '8 tensor-parallel groups of 1 GPU each'."""
+    gpus = f"{fmt_int(tp)} GPU" + ("" if tp == 1 else "s") if number(tp) else "its GPUs"
+    if groups == 1:
+        return f"one tensor-parallel group of {gpus}"
+    return f"{fmt_int(groups)} tensor-parallel groups of {gpus} each"
+
+
+def layers_words(simulated, total, what="layer"):
+    """'the 1 simulated layer of the model's 80', 'the 2 simulated MoE layers of the model's 58'."""
+    if not number(simulated):
+        return None
+    s = "" if simulated == 1 else "s"
+    text = f"the {fmt_int(simulated)} simulated {what}{s}"
+    return text + (f" of the model's {fmt_int(total)}" if number(total) else "")
+
+
+def stream_config(stats, name, kind):
+    """The stream's generator configuration (config.workload.streams[i].KIND) or {}."""
+    for s in as_list(get(stats, "config", "workload", "streams")):
+        if get(s, "name") == name:
+            return as_dict(get(s, kind))
+    return {}
+
+
+# Each generator's result keys in the order shown: (key, label, format, what it means). A label or
+# meaning may use {fields} from stream_facts. Keys not listed here are still shown, by raw name.
+RESULT_FIELDS = {
+    "kv_decode": [
+        ("tokens_per_second_per_group", "Tokens per second", tokens_per_s,
+         "batch x steps over the group's time, for the simulated layers only"),
+        ("mean_step_ns", "Decode step time", fmt_time,
+         "one step over the simulated layers: the group's critical path (per step its slowest "
+         "GPU), mean over steps and groups"),
+        ("tokens_per_second_per_group_whole_model_estimate",
+         "Tokens per second, whole-model estimate", tokens_per_s,
+         "batch over the whole-model step time estimate"),
+        ("mean_step_ns_whole_model_estimate", "Decode step time, whole-model estimate", fmt_time,
+         "the step time scaled by {model_layers} / {layers} to all {model_layers} layers, "
+         "assuming the model's layers are identical; it also scales the pipeline's fill at the "
+         "start of a step, so it errs slightly long"),
+        ("steps_done", "Decode steps done", fmt_int,
+         "steps every group completed ({steps} configured)"),
+        ("read_bytes_kv_location", "KV read from {kv_location}", fmt_bytes,
+         "KV cache blocks older than the newest {hbm_tokens} tokens, total over every GPU"),
+        ("read_bytes_hbm", "KV read from HBM", fmt_bytes,
+         "the newest {hbm_tokens} tokens' KV, total over every GPU"),
+        ("write_bytes_kv_location", "KV written to {kv_location}", fmt_bytes,
+         "total over every GPU"),
+        ("write_bytes_hbm", "KV written to HBM", fmt_bytes,
+         "the new tokens' KV, total over every GPU"),
+        ("blocks_moved_to_kv_location", "KV blocks moved to {kv_location}", fmt_int,
+         "blocks that fell out of the newest {hbm_tokens} tokens, once per group, summed over "
+         "groups"),
+    ],
+    "weight_stream": [
+        ("mean_pass_ns", "Pass time", fmt_time,
+         "one pass over the simulated layers: the group's critical path, mean over passes and "
+         "groups"),
+        ("compute_ns_per_pass", "Compute per pass", fmt_time,
+         "one GPU's compute for a pass, which is the group's (its GPUs compute side by side)"),
+        ("exposed_transfer_ns_per_pass", "Exposed transfer per pass", fmt_time,
+         "pass time minus compute: weight transfer that compute did not hide"),
+        ("exposed_transfer_ns", "Exposed transfer, all passes", fmt_time,
+         "the group's time beyond its compute over all passes, mean over groups"),
+        ("passes_done", "Passes done", fmt_int,
+         "passes every group completed ({steps} configured)"),
+        ("bytes_read", "Weights read from {location}", fmt_bytes, "total over every GPU"),
+    ],
+    "moe_experts": [
+        ("hit_rate", "Expert cache hit rate", fmt_pct,
+         "hits / lookups in the HBM cache of {cache_experts} experts per group"),
+        ("expert_lookups", "Expert lookups", fmt_int,
+         "tokens x top-k per step and MoE layer, once per group, summed over groups"),
+        ("cache_hits", "Cache hits", fmt_int, "read from HBM (no simulated transfer)"),
+        ("cache_misses", "Cache misses", fmt_int, "each read whole from {location} into HBM"),
+        ("evictions", "Evictions", fmt_int, "least recently used experts dropped from HBM"),
+        ("bytes_fetched", "Expert bytes read from {location}", fmt_bytes,
+         "whole experts, total over every GPU"),
+        ("mean_distinct_experts_per_layer", "Distinct experts per MoE layer",
+         lambda x: fmt_num(x, 2), "per step and MoE layer of a group, mean"),
+        ("steps_done", "Decode steps done", fmt_int,
+         "steps every group completed ({steps} configured)"),
+    ],
+    "prefill": [
+        ("prompts_done", "Prompts done", fmt_int, "each prompt once, on one group"),
+        ("input_tokens", "Input tokens", fmt_int, "over the prompts done"),
+        ("reused_tokens", "Tokens reused from the prefix cache", fmt_int,
+         "whose KV was read instead of computed and written"),
+        ("reuse_fraction", "Prefix reuse", fmt_pct, "reused tokens / input tokens"),
+        ("cache_evictions", "Prefix cache evictions", fmt_int, "summed over groups"),
+        ("read_bytes", "KV read", fmt_bytes, "cached prefixes' KV, total over every GPU"),
+        ("write_bytes", "KV written", fmt_bytes, "new tokens' KV, total over every GPU"),
+    ],
+    "replay": [
+        ("accesses_replayed", "Accesses replayed", fmt_int, "trace lines, summed over GPUs"),
+    ],
+}
+# Shown in the stream's scope sentence rather than as rows.
+SCOPE_KEYS = ("tensor_parallel_groups", "layers_simulated", "model_layers", "note")
+
+
+class _Blank(dict):
+    def __missing__(self, key):
+        return DASH
+
+
+def stream_facts(stats, name, stream):
+    """What a stream's scope and labels need, from its summary, result and configuration."""
+    kind = as_text(get(stream, "kind"))
+    summary, result = as_dict(get(stream, "summary")), as_dict(get(stream, "result"))
+    cfg = stream_config(stats, name, kind)
+    model_cfg = as_dict(get(cfg, "model"))
+    gpus = get(stream, "gpus")
+    model = get(summary, "model", default=get(model_cfg, "name"))
+    f = _Blank(name=name, kind=kind, model=as_text(model))
+    f["gpus"] = len(gpus) if isinstance(gpus, dict) and gpus else None
+    f["groups"] = get(result, "tensor_parallel_groups")
+    f["tp"] = get(summary, "tensor_parallel", default=get(cfg, "tensor_parallel"))
+    f["batch"] = get(summary, "batch", default=get(cfg, "batch"))
+    f["steps"] = fmt_int(get(summary, "steps", default=get(summary, "passes",
+                                                           default=get(cfg, "steps"))))
+    f["layers"] = get(result, "layers_simulated", default=get(
+        summary, "layers_simulated", default=get(summary, "moe_layers_simulated")))
+    f["model_layers"] = get(result, "model_layers", default=get(model_cfg, "layers"))
+    what = "layer"
+    if kind == "moe_experts":
+        what = "MoE layer"
+        dense = get(model_cfg, "moe", "dense_layers")
+        f["model_layers"] = (f["model_layers"] - dense if number(f["model_layers"]) and
+                             number(dense) else None)
+    f["layers_scope"] = layers_words(f["layers"], f["model_layers"], what) or "the simulated layers"
+    for key in ("kv_location", "location"):
+        f[key] = as_text(get(cfg, key, default="the device"))
+    f["hbm_tokens"] = fmt_int(get(cfg, "hbm_tokens"))
+    f["cache_experts"] = fmt_int(get(summary, "cache_experts", default=get(cfg, "cache_experts")))
+    return f
+
+
+def stream_scope(f):
+    """'batch 8 on one tensor-parallel group of 8 GPUs, the 1 simulated layer of the model's
+    80'."""
+    parts = []
+    if number(f["batch"]):
+        parts.append(f"batch {fmt_int(f['batch'])}"
+                     + (" tokens per pass" if f["kind"] == "weight_stream" else "") + " on ")
+    if number(f["groups"]):
+        parts.append(group_words(f["groups"], f["tp"]))
+        if number(f["gpus"]) and f["groups"] != 1:
+            parts.append(f" ({fmt_int(f['gpus'])} GPUs)")
+    elif number(f["gpus"]):
+        parts.append(f"{fmt_int(f['gpus'])} GPUs")
+    if number(f["layers"]):
+        parts.append(", " + layers_words(
+            f["layers"], f["model_layers"], "MoE layer" if f["kind"] == "moe_experts" else "layer"))
+    return "".join(parts)
+
+
+def workload_assumptions(stats, f, stream):
+    """The assumptions behind one stream's figures, in plain words (README "Workloads", Limits)."""
+    kind, summary = f["kind"], as_dict(get(stream, "summary"))
+    compute = as_dict(get(summary, "compute"))
+    out = []
+    tflops, wgbps = compute.get("tflops"), compute.get("weights_gbps")
+    if number(compute.get("layer_ns")):
+        out.append(f"Compute is a fixed {fmt_time(compute['layer_ns'])} per layer, as configured "
+                   "(compute.layer_ns).")
+    elif number(tflops):
+        text = (f"Compute per layer is 2 x active parameters x tokens / tensor_parallel FLOPs at "
+                f"{fmt_num(tflops, 0)} TFLOP/s per GPU, the configured effective throughput")
+        if kind == "weight_stream":
+            text += ("; the weights are read as simulated requests (the figures above), not "
+                     "counted in the compute time.")
+        elif number(wgbps) and wgbps > 0:
+            text += (f", and no less than the time to read the layer's weight shard from the "
+                     f"GPU's own HBM at {fmt_num(wgbps, 0)} GB/s (weights_gbps; by default the "
+                     "GPU memory's peak). Those weight reads are a time, not simulated requests: "
+                     "they take no bandwidth from the simulated HBM traffic, and at the peak "
+                     "rate they are a lower bound.")
+            read, comp = summary.get("weights_read_ns_first_layer"), summary.get(
+                "compute_ns_first_layer")
+            wbytes = summary.get("weight_bytes_first_layer_per_gpu")
+            if number(read) and number(comp) and number(wbytes):
+                text += (f" The first layer's shard, {fmt_bytes(wbytes).split(' (')[0]} per GPU, "
+                         f"takes {fmt_time(read)} to read; its compute time is {fmt_time(comp)}, "
+                         + ("so reading the weights, not the FLOPs, sets it."
+                            if comp <= read else "so the FLOPs, not the weights, set it."))
+        else:
+            text += ("; weights_gbps is 0, so reading the layer's weights is left out of its "
+                     "compute time, which then understates it at small batch.")
+        out.append(text)
+    if number(tflops) and kind in ("kv_decode", "prefill", "moe_experts"):
+        per = "prompt" if kind == "prefill" else "decode step"
+        text = f"The LM head (vocabulary x hidden weights, read once per {per}"
+        model = as_dict(get(stream_config(stats, f["name"], kind), "model"))
+        dtype = get(model, "unquantized_dtype_bytes", default=get(model, "weight_dtype_bytes"))
+        vocab, hidden = get(model, "vocab_size"), get(model, "hidden_size")
+        if number(vocab) and number(hidden) and number(dtype) and number(f["tp"]) and f["tp"] > 0:
+            head = vocab * hidden * dtype / f["tp"]
+            text += f": here {fmt_bytes(head).split(' (')[0]} per GPU"
+            if number(wgbps) and wgbps > 0:
+                text += (f", {fmt_time(head / wgbps).split(' (')[0]} to read at "
+                         f"{fmt_num(wgbps, 0)} GB/s")
+        out.append(text + ") and the attention-score FLOPs are not counted: a real " + per
+                   + " takes longer by at least the LM head's read.")
+    if kind in ("kv_decode", "prefill", "moe_experts", "weight_stream"):
+        unit = {"weight_stream": "pass", "prefill": "prompt"}.get(kind, "step")
+        text = "Compute is a fixed time per layer: no kernel launch gaps."
+        if number(f["tp"]) and f["tp"] > 1:
+            text += (" The GPUs of a tensor-parallel group do not wait for each other (no "
+                     f"all-reduce is modelled), so the group's time per {unit} is its slowest "
+                     "GPU's, without the communication a real tensor-parallel layer adds.")
+        out.append(text)
+    if kind == "kv_decode" and "mean_step_ns_whole_model_estimate" in as_dict(
+            get(stream, "result")):
+        out.append(f"Step time and tokens per second are for {f['layers_scope']} only; a "
+                   "whole-model estimate scales them to every layer assuming identical layers.")
+    if kind == "prefill":
+        out.append("A prompt's output tokens are not decoded (kv_decode does that); each GPU "
+                   "keeps its own prefix cache.")
+    if kind == "moe_experts":
+        out.append("An expert cache hit costs no simulated transfer (the compute reads it from "
+                   "HBM, within its weights' time: the expected distinct experts under uniform "
+                   "routing, not the experts actually routed to).")
+    return out
+
+
+def generator_streams(stats):
+    """[(name, stream)] for the workload's generator streams that have a result."""
+    streams = as_dict(get(stats, "workload", "streams"))
+    return [(n, s) for n, s in streams.items()
+            if isinstance(s, dict) and isinstance(s.get("result"), dict) and s["result"]]
+
+
+def section_workload(doc, stats):
+    streams = generator_streams(stats)
+    if not streams:
+        return
+    doc.h(2, "What the workload got")
+    doc.p("Each generator stream's result (stats.json ", code("workload.streams.<name>.result"),
+          "), in words. A stream's GPUs form tensor-parallel groups that do each unit of work "
+          "(a decode step, a weight pass, an expert lookup) together, each GPU on its shard: a "
+          "count counts the unit once per group, a time is the group's (per unit its slowest "
+          "GPU, then the mean), and bytes are totals over every GPU of the stream.")
+    for name, stream in streams:
+        f = stream_facts(stats, name, stream)
+        result = stream["result"]
+        doc.h(3, f"Stream {name}: {f['kind']}" + (f", {f['model']}" if f["model"] != DASH
+                                                  else ""))
+        scope = stream_scope(f)
+        if scope:
+            doc.p(bold("Scope: "), scope, ".")
+        lead = stream_lead(f, result)
+        if lead:
+            doc.p(lead)
+        if isinstance(result.get("note"), str):
+            doc.p(bold("Note: "), result["note"] + ".")
+        rows = []
+        known = RESULT_FIELDS.get(f["kind"], [])
+        for key, label, fmt, meaning in known:
+            if key in result:
+                rows.append([label.format_map(f), fmt(result[key]), meaning.format_map(f),
+                             code(key)])
+        names = {k for k, *_ in known}
+        for key, value in result.items():
+            if key in names or key in SCOPE_KEYS:
+                continue
+            rows.append([key, fmt_value(value), "not known to this report: its raw name and value",
+                         code(key)])
+        doc.table(["Result", "Value", "What it is", "stats.json key"], rows, "lrll")
+        assumptions = workload_assumptions(stats, f, stream)
+        if assumptions:
+            doc.p(bold("What these figures assume:"))
+            doc.ul(assumptions)
+
+
+def stream_lead(f, r):
+    """One sentence with the stream's headline figures, or None."""
+    kind = f["kind"]
+    if kind == "kv_decode" and number(r.get("tokens_per_second_per_group")):
+        text = (f"{tokens_per_s(r['tokens_per_second_per_group'])} over "
+                f"{f['layers_scope']}, a decode step of {fmt_time(r.get('mean_step_ns'))}")
+        if number(r.get("tokens_per_second_per_group_whole_model_estimate")):
+            text += (f"; scaled to all {fmt_int(f['model_layers'])} layers (assuming identical "
+                     "layers), an estimated "
+                     f"{tokens_per_s(r['tokens_per_second_per_group_whole_model_estimate'])}, a "
+                     f"step of {fmt_time(r.get('mean_step_ns_whole_model_estimate'))}")
+        return text + "."
+    if kind == "weight_stream" and number(r.get("mean_pass_ns")):
+        text = (f"A pass over {f['layers_scope']} took {fmt_time(r['mean_pass_ns'])} against "
+                f"{fmt_time(r.get('compute_ns_per_pass'))} of compute")
+        exposed = r.get("exposed_transfer_ns_per_pass")
+        if number(exposed) and r["mean_pass_ns"] > 0:
+            text += (f": {fmt_time(exposed)} per pass "
+                     f"({fmt_pct(exposed / r['mean_pass_ns'])} of it) is weight transfer that "
+                     "compute did not hide")
+        return text + "."
+    if kind == "moe_experts" and number(r.get("hit_rate")):
+        return (f"The HBM expert cache hit {fmt_pct(r['hit_rate'])} of "
+                f"{fmt_int(r.get('expert_lookups'))} expert lookups; the "
+                f"{fmt_int(r.get('cache_misses'))} misses read "
+                f"{fmt_bytes(r.get('bytes_fetched')).split(' (')[0]} of experts from "
+                f"{f['location']}.")
+    if kind == "prefill" and number(r.get("reuse_fraction")):
+        return (f"{fmt_int(r.get('prompts_done'))} prompts, {fmt_int(r.get('input_tokens'))} "
+                f"input tokens in all: {fmt_pct(r['reuse_fraction'])} of them reused from the "
+                "prefix cache.")
+    return None
 
 
 def section_hops(doc, stats):
@@ -1433,6 +1756,13 @@ def section_assumptions(doc, stats):
         items.append(f"Every completed request ({fmt_int(tx.get('transactions'))}) is listed in "
                      f"{as_text(tx.get('file', 'transactions.csv'))}, with its addresses and "
                      "times.")
+    seen = []
+    for name, stream in generator_streams(stats):
+        for text in workload_assumptions(stats, stream_facts(stats, name, stream), stream):
+            if text not in seen:
+                seen.append(text)
+    items += ["Workload results (What the workload got): "
+              + (t if t[1:2].isupper() else t[:1].lower() + t[1:]) for t in seen]
     for key, what in (("bottlenecks", "bottleneck analysis"),
                       ("config_changes", "list of changes from the preset")):
         if key not in stats:
@@ -1460,6 +1790,7 @@ def build(stats, figures, warnings):
     section_platform(doc, stats)
     section_changes(doc, stats)
     section_results(doc, stats)
+    section_workload(doc, stats)
     section_hops(doc, stats)
     section_bottleneck(doc, stats)
     section_memory(doc, stats)

@@ -4,7 +4,8 @@
 # bottleneck sentence and the platform's peak figures, it says so when stats.json lacks the newer
 # sections, and bad input (no run directory, no or corrupt stats.json) exits 2 leaving nothing
 # behind, while a timeseries.csv that is not famsim's costs only the figures over time, with a
-# warning naming its line.
+# warning naming its line. Generator runs (kv_decode, weight_stream) get a section saying what the
+# workload got, in words and units, for its scope, with what it assumes.
 set -euo pipefail
 CLI_TEST_NAME=report
 source "$(dirname "$0")/lib.sh"
@@ -506,3 +507,122 @@ for dir in "$RUN" "$WORK/fake" "$WORK/mesh"; do
 $OUT"
 done
 pass "plot_run.py's figures keep their text apart and on the figure"
+
+# What the workload got: each generator stream's result in words and units, for its scope, with
+# what it assumes. Two shrunk generator runs on nvl8_fam (one tensor-parallel group of 8 GPUs): a
+# Llama-3-70B decode step of 1 of its 80 layers at batch 2, and a weight-streaming pass over 2
+# layers of a shrunk Llama-3.2-1B (the workloads test's settings). The expected figures are worked
+# out here from the configuration and stats.json's raw values, not taken from report.py.
+S=workload.streams.0
+run_famsim kv run --platform platforms/nvl8_fam.yaml --workload traffic/kv_decode_llama70b.yaml \
+  --out "$WORK/kv" --set $S.kv_decode.layers=1 --set $S.kv_decode.steps=1 \
+  --set $S.kv_decode.batch=2 || true
+expect_rc 0 "kv_decode run"
+run_famsim ws run --platform platforms/nvl8_fam.yaml --workload traffic/weight_stream.yaml \
+  --out "$WORK/ws" --set $S.weight_stream.layers=2 --set $S.weight_stream.model.hidden_size=256 \
+  --set $S.weight_stream.model.intermediate_size=512 || true
+expect_rc 0 "weight_stream run"
+for run in kv ws; do
+  report "report_$run" "$WORK/$run"
+  [ "$RC" -eq 0 ] || fail "report.py on the $run run: exit code $RC: $OUT"
+done
+"$PY" - "$WORK" <<'PY' || fail "the report does not say what the workload got"
+import html, json, re, sys
+w = sys.argv[1]
+
+def texts(run):
+    md = re.sub(r"\\(.)", r"\1", open(f"{w}/{run}/report.md").read())  # Markdown escapes
+    page = html.unescape(re.sub(r"<[^>]+>", "", open(f"{w}/{run}/report.html").read()))
+    return md, page
+
+def section(md):
+    assert "## What the workload got" in md, "no section"
+    return md.split("## What the workload got", 1)[1].split("\n## ", 1)[0]
+
+def us(ns):
+    return f"{ns / 1e3:,.2f} \u00b5s"
+
+# kv_decode: tokens per second per group = batch / step time, for the simulated layer; the
+# whole-model estimate scales the step by 80 / 1 layers.
+md, page = texts("kv")
+r = json.load(open(f"{w}/kv/stats.json"))["workload"]["streams"]["decode"]["result"]
+step = r["mean_step_ns"]
+tps = 2 / (step * 1e-9)
+whole = step * 80
+want = [
+    "kv_decode, Llama-3-70B",
+    "batch 2 on one tensor-parallel group of 8 GPUs",
+    "the 1 simulated layer of the model's 80",
+    f"{tps:,.1f} tokens/s per group",
+    us(step),
+    f"{2 / (whole * 1e-9):,.1f} tokens/s per group",
+    f"{whole / 1e6:,.2f} ms" if whole >= 1e6 else us(whole),
+    "assuming the model's layers are identical",
+    # KV older than the newest 256 tokens is read from fam0, in MiB.
+    f"KV read from device/fam0 | {r['read_bytes_kv_location'] / 2**20:,.2f} MiB",
+    # Assumptions: the workload's 700 TFLOP/s; nvl8_fam's GPU memory peak, 4096 GB/s (README);
+    # the LM head 128256 x 8192 x 2 B / 8 GPUs = 262,668,288 B = 250.50 MiB per GPU.
+    "at 700 TFLOP/s per GPU",
+    "at 4,096 GB/s (weights_gbps",
+    "lower bound",
+    "LM head",
+    "250.50 MiB per GPU",
+    "no all-reduce is modelled",
+]
+got = section(md)
+for t in want:
+    assert t in got, f"kv_decode: {t!r} not in the section:\n{got}"
+    assert t.split(" | ")[-1] in page, f"kv_decode: {t!r} not in report.html"
+# The headline names the stream's figure, and the assumptions section states what it assumes.
+head = md.split("\n## ", 1)[0]
+assert f"Stream decode (kv_decode):** {tps:,.1f} tokens/s per group" in head, head
+assumptions = md.split("## Assumptions and limits", 1)[1].split("\n## ", 1)[0]
+for t in ("no all-reduce is modelled", "LM head", "at 700 TFLOP/s per GPU", "lower bound"):
+    assert "Workload results" in assumptions and t in assumptions, f"assumptions: {t!r}"
+
+# weight_stream: 2 x 1,704,448 weights x 32768 tokens / 8 GPUs per layer (workloads test) at
+# 700 TFLOP/s, rounded to the ps, for 2 layers: the compute per pass; the exposed transfer is the
+# pass time beyond it.
+md, page = texts("ws")
+r = json.load(open(f"{w}/ws/stats.json"))["workload"]["streams"]["weights"]["result"]
+compute = 2 * round(2 * 1704448 * 32768 / 8 / 700e12 * 1e12) / 1e3
+exposed = r["mean_pass_ns"] - compute
+got = section(md)
+for t in ("weight_stream, Llama-3.2-1B", "one tensor-parallel group of 8 GPUs",
+          "the 2 simulated layers of the model's 16", f"Compute per pass | {us(compute)}",
+          f"Pass time | {us(r['mean_pass_ns'])}", f"Exposed transfer per pass | {us(exposed)}",
+          f"({100 * exposed / r['mean_pass_ns']:.1f}% of it)",
+          f"{r['bytes_read'] / 2**20:,.2f} MiB", "at 700 TFLOP/s per GPU",
+          "weights are read as simulated requests"):
+    assert t in got, f"weight_stream: {t!r} not in the section:\n{got}"
+assert "weights_gbps" not in got, "weight_stream: weights_gbps does not apply"
+
+# The minimal run has no generator stream: no such section.
+md, page = texts("run")
+assert "What the workload got" not in md and "What the workload got" not in page, "minimal run"
+PY
+pass "report of generator runs says what the workload got, for its scope, with its assumptions"
+
+# A result key the report does not know (a future generator's) is listed by its raw name and
+# value, never dropped; a stream's note is given. Hand-made from the kv_decode run's stats.json.
+mkdir -p "$WORK/future"
+"$PY" - "$WORK/kv/stats.json" "$WORK/future/stats.json" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+streams = s["workload"]["streams"]
+streams["decode"]["result"]["queue_depth_p42"] = 12.5
+streams["decode"]["result"]["note"] = "a note from the generator"
+streams["later"] = {"kind": "future_gen", "summary": {}, "result": {"widgets_done": 3}}
+json.dump(s, open(sys.argv[2], "w"))
+PY
+report future "$WORK/future"
+[ "$RC" -eq 0 ] || fail "report.py on a future generator's result: exit code $RC: $OUT"
+"$PY" - "$WORK/future/report.md" <<'PY' || fail "a result key the report does not know is dropped"
+import re, sys
+md = re.sub(r"\\(.)", r"\1", open(sys.argv[1]).read())
+got = md.split("## What the workload got", 1)[1].split("\n## ", 1)[0]
+for t in ("| queue_depth_p42 | 12.5 |", "Stream later: future_gen", "| widgets_done | 3 |",
+          "Note:** a note from the generator"):
+    assert t in got, f"{t!r} not in the section:\n{got}"
+PY
+pass "a result key the report does not know is listed by its raw name and value"
