@@ -1280,8 +1280,10 @@ def section_hops(doc, stats):
         doc.p("This stats.json has no ", code("latency_breakdown_ns"), " section.")
         return
     doc.p("Each row is the time a request spends in one kind of block: on the way to the "
-          "memory (request), waiting in the memory controller's queue, being served by the DRAM, "
-          "ready but waiting for the way back to take the response (memory_response_wait: the "
+          "memory (request), waiting in the memory controller's queue (memory_queue: until "
+          "the first DRAM command for it, behind other requests, a refresh or a timing "
+          "constraint), being served by the DRAM (memory_service: from that command until its "
+          "data has moved), ready but waiting for the way back to take the response (memory_response_wait: the "
           "response path pushing back), and on the way back (response). Means add up to the "
           "end-to-end mean; 'Share' is each mean over the end-to-end mean. p99 is per hop and "
           "does not add up. A path that "
