@@ -49,6 +49,11 @@ bad_sweep() {  # bad_sweep NAME TEXT: sweep $WORK/NAME.yaml exits 2 with TEXT in
   grep -qF -- "$2" "$WORK/$1.log" || fail "$1: expected '$2' in: $(cat "$WORK/$1.log")"
 }
 
+good_sweep() {  # good_sweep NAME OUT WHAT: sweep $WORK/NAME.yaml into $WORK/OUT, which must succeed
+  "$famsim" sweep "$WORK/$1.yaml" --out "$WORK/$2" >"$WORK/$2.log" 2>&1 ||
+    fail "$3: $(cat "$WORK/$2.log")"
+}
+
 without_host_time() {  # results.csv minus the host_seconds column
   $PY - "$1" <<'PY'
 import csv, sys
@@ -132,32 +137,17 @@ pass "device_bandwidth_gbps and device latency columns"
 # Device latency apart from the GPUs' own memory: on nvl8_fam GPU 0 reads 1 MiB of its local HBM
 # and 2 MiB of the device. Local reads cross no link or switch, so the device's mean latency is
 # above the mean over all reads, and is the one the device's stats.json part gives.
-cat >"$WORK/mixed_wl.yaml" <<'EOF'
-name: mixed
-streams:
-  - name: local
-    gpus: [0]
-    buffer: {bytes: 2MiB, location: gpu_local}
-    pattern: sequential
-    total_bytes: 1MiB
-  - name: device_read
-    gpus: [0]
-    buffer: {bytes: 2MiB, location: device/fam0}
-    pattern: sequential
-    total_bytes: 2MiB
-EOF
 cat >"$WORK/mixed.yaml" <<EOF
 name: mixed
 platform: $root/platforms/nvl8_fam.yaml
-workload: mixed_wl.yaml
+workload: $root/tests/cli/data/local_and_device_reads.yaml
 parameters:
   - key: devices.0.fabric_ports
     values: [4, 8]
     base: 8
 EOF
-"$famsim" sweep "$WORK/mixed.yaml" --out "$WORK/mixed" >"$WORK/mixed.log" 2>&1 ||
-  fail "mixed sweep: $(cat "$WORK/mixed.log")"
-$PY - "$WORK/mixed" "$WORK/mixed_wl.yaml" <<'PY' || fail "device latency beside local reads"
+good_sweep mixed mixed "mixed sweep"
+$PY - "$WORK/mixed" "$root/tests/cli/data/local_and_device_reads.yaml" <<'PY' || fail "device latency beside local reads"
 import csv, json, sys
 d = sys.argv[1]
 for i, r in enumerate(csv.DictReader(open(d + "/results.csv"))):
@@ -186,8 +176,7 @@ parameters:
     values: [4, 8]
     base: 8
 EOF
-"$famsim" sweep "$WORK/unchanged.yaml" --out "$WORK/unchanged" >"$WORK/unchanged.log" 2>&1 ||
-  fail "weight_stream sweep: $(cat "$WORK/unchanged.log")"
+good_sweep unchanged unchanged "weight_stream sweep"
 $PY - "$WORK/unchanged" <<'PY' || fail "unchanged workload results"
 import csv, json, sys
 d = sys.argv[1]
@@ -222,15 +211,13 @@ parameters:
     values: [1, 2]
     base: 1
 EOF
-"$famsim" sweep "$WORK/own.yaml" --out "$WORK/own_wl" >"$WORK/own_wl.log" 2>&1 ||
-  fail "sweep of a platform with its own workload: $(cat "$WORK/own_wl.log")"
+good_sweep own own_wl "sweep of a platform with its own workload"
 [[ $($PY -c 'import json,sys; print(json.load(open(sys.argv[1]))["workload"])' \
   "$WORK/own_wl/sweep.json") == "$WORK/own_wl.yaml (its workload section)" ]] ||
   fail "sweep.json workload: $(cat "$WORK/own_wl/sweep.json")"
 pass "sweep.json names the platform's own workload section"
 
-"$famsim" sweep "$WORK/link.yaml" --out "$WORK/link" >"$WORK/link.log" 2>&1 ||
-  fail "link-bound sweep: $(cat "$WORK/link.log")"
+good_sweep link link "link-bound sweep"
 $PY - "$WORK/link" <<'PY' || fail "link-bound elasticity"
 import csv, sys
 d = sys.argv[1]
@@ -267,8 +254,7 @@ set: ["gpus.count=2", "devices.0.fabric_ports=2", "gpus.max_outstanding=64"]
 parameters:
   - {key: workload.streams.1.max_outstanding, values: [64, 4]}
 EOF
-"$famsim" sweep "$WORK/gpus.yaml" --out "$WORK/gpus" >"$WORK/gpus.log" 2>&1 ||
-  fail "two-GPU sweep: $(cat "$WORK/gpus.log")"
+good_sweep gpus gpus "two-GPU sweep"
 $PY - "$WORK/gpus" <<'PY' || fail "GPU balance columns"
 import csv, json, sys
 d = sys.argv[1]

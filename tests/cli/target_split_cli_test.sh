@@ -12,19 +12,8 @@ REPORT="$(dirname "$0")/../../scripts/report.py"
 
 # nvl8_fam: GPU 0 reads 1 MiB of its own HBM and 2 MiB of the device; GPU 1 writes 512 KiB to the
 # device. 128 B requests.
-cat >"$WORK/mixed.yaml" <<'EOF'
-name: mixed
-streams:
-  - name: local
-    gpus: [0]
-    buffer: {bytes: 2MiB, location: gpu_local}
-    pattern: sequential
-    total_bytes: 1MiB
-  - name: device_read
-    gpus: [0]
-    buffer: {bytes: 2MiB, location: device/fam0}
-    pattern: sequential
-    total_bytes: 2MiB
+cp "$(dirname "$0")/data/local_and_device_reads.yaml" "$WORK/mixed.yaml"
+cat >>"$WORK/mixed.yaml" <<'EOF'
   - name: device_write
     gpus: [1]
     buffer: {bytes: 2MiB, location: device/fam0}
