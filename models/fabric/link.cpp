@@ -46,6 +46,7 @@ Link::Link(sc_core::sc_module_name name, SimContext& ctx, const LinkParams& para
   }
   for (unsigned i = 0; i < 4; ++i) {
     Channel& c = ch_[i];
+    c.index = static_cast<std::uint8_t>(i);
     c.is_request = i % 2 == 0;
     c.active = i == 0 || i == 3 || bidirectional;
     if (!c.active) continue;
@@ -150,7 +151,7 @@ void Link::far_end_done(Channel& c, std::uint64_t now) {
 }
 
 bool Link::send_on(Channel& c, Payload& p) {
-  switch (&c - ch_) {
+  switch (c.index) {
     case 0:
       return down.send_req(p);
     case 1:
@@ -163,7 +164,7 @@ bool Link::send_on(Channel& c, Payload& p) {
 }
 
 void Link::send_end_upstream(Channel& c, Payload& p) {
-  switch (&c - ch_) {
+  switch (c.index) {
     case 0:
       up.send_end_req(p);
       break;
@@ -250,7 +251,7 @@ std::uint64_t Link::drain(Channel& c, std::uint64_t now) {
     }
   }
   note_rx(c);
-  return hot_.hand_on_ps[&c - ch_];
+  return hot_.hand_on_ps[c.index];
 }
 
 std::uint64_t Link::append_flits(Wire& w, std::uint64_t start_fs, std::uint32_t count) {

@@ -202,6 +202,8 @@ class Link : public sc_core::sc_module, public Component {
   struct Channel {
     bool active = false;
     bool is_request = true;
+    // Its place in ch_, kept: &c - ch_ divides by a Channel's size, several times per transfer.
+    std::uint8_t index = 0;
     Ring<TxEntry> tx;
     HoldSlot hold;
     std::uint32_t credits_total = 0;
@@ -295,11 +297,11 @@ class Link : public sc_core::sc_module, public Component {
   inline const Shape& shape_of(Channel& c, const RequestExt& e);  // link.cpp
   bool send_on(Channel& c, Payload& p);
   void send_end_upstream(Channel& c, Payload& p);
-  Wire& wire_of(const Channel& c) { return wire_[(&c - ch_) / 2]; }
+  Wire& wire_of(const Channel& c) { return wire_[c.index / 2]; }
   // Brings channel c's entries in the behaviour's summary (hot_) up to date after its receive
   // buffer or its far end's state changed.
   void note_rx(const Channel& c) {
-    const std::size_t k = static_cast<std::size_t>(&c - ch_);
+    const std::size_t k = c.index;
     hot_.rx_front_ps[k] = c.rx.empty() ? kNever : c.rx.front().deliver_ps;
     hot_.hand_on_ps[k] = c.far_end_busy ? kNever : hot_.rx_front_ps[k];
   }

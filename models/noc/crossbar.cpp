@@ -100,6 +100,7 @@ void Crossbar::init_plane(Plane& pl, bool is_request, unsigned inputs, unsigned 
     }
   }
   pl.out.resize(outputs);
+  pl.outputs = outputs;
   pl.output_depth.assign(outputs, -1.0);
   pl.out_level.assign(outputs, OccupancyGauge(params_.output_buffer));
   for (Output& o : pl.out) {
@@ -220,7 +221,7 @@ inline void Crossbar::schedule_head(Plane& pl, unsigned in, unsigned out, std::u
 Crossbar::Queued Crossbar::classify(const Plane& pl, Payload& p, std::uint64_t since_ps) const {
   const RequestExt& e = ext_of(p);
   const unsigned d = pl.is_request ? routing_->route(e) : e.hops[e.resp_cursor].in_port();
-  if (d >= pl.out.size()) {
+  if (d >= pl.outputs) {
     throw std::logic_error(std::string(name()) + ": request " + std::to_string(e.id) +
                            " routed to port " + std::to_string(d) + " of " +
                            std::to_string(pl.out.size()));
@@ -378,7 +379,7 @@ void Crossbar::arbitrate(Plane& pl, std::uint64_t edge_ps) {
 // output, so the per-output choices are a matching without further work.
 void Crossbar::arbitrate_fifo_round_robin(Plane& pl, std::uint64_t edge_ps) {
   std::uint64_t next_arbitration = Wakeup::kNever;
-  for (unsigned o = pl.waiting_outputs.next_at_or_after(0); o < pl.out.size();
+  for (unsigned o = pl.waiting_outputs.next_at_or_after(0); o < pl.outputs;
        o = pl.waiting_outputs.next_at_or_after(o + 1)) {
     Output& out = pl.out[o];
     if (out.pipe.full()) continue;  // draining the pipe re-arms arbitration
@@ -410,7 +411,7 @@ void Crossbar::arbitrate_matching(Plane& pl, std::uint64_t edge_ps) {
   std::uint64_t next_arbitration = Wakeup::kNever;
   pl.available.reset();
   std::uint64_t requests = 0;
-  for (unsigned o = pl.waiting_outputs.next_at_or_after(0); o < pl.out.size();
+  for (unsigned o = pl.waiting_outputs.next_at_or_after(0); o < pl.outputs;
        o = pl.waiting_outputs.next_at_or_after(o + 1)) {
     const Output& out = pl.out[o];
     if (out.pipe.full()) continue;  // draining the pipe re-arms arbitration
@@ -435,7 +436,7 @@ void Crossbar::arbitrate_matching(Plane& pl, std::uint64_t edge_ps) {
       break;
     case CrossbarArbiter::kOldestFirst:
       pl.candidates.clear();
-      for (unsigned o = pl.available.next_at_or_after(0); o < pl.out.size();
+      for (unsigned o = pl.available.next_at_or_after(0); o < pl.outputs;
            o = pl.available.next_at_or_after(o + 1)) {
         const RequestSet& r = pl.out[o].requesters;
         for (unsigned i = r.next_at_or_after(0); i < r.size(); i = r.next_at_or_after(i + 1)) {
@@ -452,7 +453,7 @@ void Crossbar::arbitrate_matching(Plane& pl, std::uint64_t edge_ps) {
   // An output left unmatched with requesters (they went elsewhere) tries again at the next
   // edge; a granted one when it is free again.
   const std::uint64_t next_edge = edge_ps + clock_.period_ps();
-  for (unsigned o = pl.available.next_at_or_after(0); o < pl.out.size();
+  for (unsigned o = pl.available.next_at_or_after(0); o < pl.outputs;
        o = pl.available.next_at_or_after(o + 1)) {
     const Output& out = pl.out[o];
     if (!out.requesters.any() || out.pipe.full()) continue;
@@ -509,14 +510,14 @@ void Crossbar::transfer(Plane& pl, unsigned i, unsigned o, std::uint64_t edge_ps
 }
 
 inline void Crossbar::count_queued(Plane& pl, unsigned in, unsigned o) {
-  if (pl.queued_for[std::size_t{in} * pl.out.size() + o]++ == 0) {
+  if (pl.queued_for[std::size_t{in} * pl.outputs + o]++ == 0) {
     pl.wanted[in * pl.out_words + (o >> 6)] |= std::uint64_t{1} << (o & 63);
   }
   if (pl.queued_total[o]++ == 0) pl.wanted_any.set(o);
 }
 
 inline void Crossbar::uncount_queued(Plane& pl, unsigned in, unsigned o) {
-  if (--pl.queued_for[std::size_t{in} * pl.out.size() + o] == 0) {
+  if (--pl.queued_for[std::size_t{in} * pl.outputs + o] == 0) {
     pl.wanted[in * pl.out_words + (o >> 6)] &= ~(std::uint64_t{1} << (o & 63));
   }
   if (--pl.queued_total[o] == 0) pl.wanted_any.clear(o);

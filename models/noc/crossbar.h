@@ -232,6 +232,7 @@ class Crossbar : public sc_core::sc_module, public Component {
     bool is_request = true;
     std::vector<Input> in;
     std::vector<Output> out;
+    unsigned outputs = 0;  // out.size(), kept: working that out divides by an Output's size
     RequestSet waiting_outputs;  // outputs with at least one registered requester
     // fifo, for head-of-line blocking (flat per-plane arrays, so the per-edge scan reads
     // contiguous memory): messages in each input's FIFO per output (inputs x outputs), the
