@@ -21,6 +21,7 @@ namespace famsim {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 ModelConfig load_preset(const std::string& file) {
   const std::string path = std::string(FAMSIM_SOURCE_DIR) + "/traffic/models/" + file;
@@ -336,6 +337,24 @@ TEST(ModelConfig, ErrorsNameFileLineAndKey) {
   // Missing required key.
   e = error_of([] { parse_text(replace_line(kSmallModel, "layers: 4\n", "")); });
   EXPECT_THAT(e, HasSubstr("layers: missing"));
+
+  // A required key under a name too far from its own to be a misspelling: the unknown key is
+  // named (with the keys a model has), not `layers` as missing.
+  e = error_of([] { parse_text(replace_line(kSmallModel, "layers: 4\n", "depth: 4\n")); });
+  EXPECT_THAT(e, HasSubstr("unknown key 'depth'"));
+  EXPECT_THAT(e, HasSubstr("expected one of: "));
+  EXPECT_THAT(e, Not(HasSubstr("missing")));
+  // Hugging Face config.json's name for it: famsim's name is given.
+  e = error_of(
+      [] { parse_text(replace_line(kSmallModel, "layers: 4\n", "num_hidden_layers: 4\n")); });
+  EXPECT_THAT(e, HasSubstr("num_hidden_layers: unknown key: Hugging Face config.json's name; "
+                           "famsim calls it layers"));
+  e = error_of([] {
+    parse_text(replace_line(kSmallModel, "intermediate_size: 512\n",
+                            "moe: {experts: 4, top_k: 2, expert_intermediate_size: 64}\n"
+                            "num_experts_per_tok: 2\n"));
+  });
+  EXPECT_THAT(e, HasSubstr("famsim calls it moe.top_k"));
 
   // attention_heads not a multiple of kv_heads.
   e = error_of([] { parse_text(replace_line(kSmallModel, "kv_heads: 2", "kv_heads: 3")); });

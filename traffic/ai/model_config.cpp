@@ -187,7 +187,53 @@ std::uint64_t ModelConfig::layer_active_parameters(unsigned layer) const {
   return layer_params(*this, layer, top_k);
 }
 
+namespace {
+
+// Names a model's Hugging Face config.json gives these parameters, with famsim's: a workload owner
+// copying a config.json should be told the key's name here, not that `layers` is missing.
+struct ConfigJsonName {
+  const char* hf;
+  const char* ours;
+};
+constexpr ConfigJsonName kConfigJsonNames[] = {
+    {"num_hidden_layers", "layers"},
+    {"num_attention_heads", "attention_heads"},
+    {"num_key_value_heads", "kv_heads"},
+    {"torch_dtype", "weight_dtype_bytes (bytes per value: 2 for bfloat16)"},
+    {"n_routed_experts", "moe.experts"},
+    {"num_local_experts", "moe.experts"},
+    {"num_experts", "moe.experts"},
+    {"num_experts_per_tok", "moe.top_k"},
+    {"n_shared_experts", "moe.shared_experts"},
+    {"moe_intermediate_size", "moe.expert_intermediate_size"},
+    {"first_k_dense_replace", "moe.dense_layers"},
+    {"kv_lora_rank", "mla.kv_lora_rank"},
+    {"q_lora_rank", "mla.q_lora_rank"},
+    {"qk_rope_head_dim", "mla.qk_rope_head_dim"},
+    {"qk_nope_head_dim", "mla.qk_nope_head_dim"},
+    {"v_head_dim", "mla.v_head_dim"},
+};
+
+// Every key a model file may have, checked before reading: a misspelt or config.json key is
+// reported as what it is, not as the required key it was meant to be being missing.
+void check_model_keys(const ConfigNode& node) {
+  for (const ConfigJsonName& n : kConfigJsonNames) {
+    if (node.has(n.hf)) {
+      node.fail(n.hf, fmt::format("unknown key: Hugging Face config.json's name; famsim calls it "
+                                  "{}",
+                                  n.ours));
+    }
+  }
+  node.check_known({"preset", "name", "source", "layers", "hidden_size", "attention",
+                    "attention_heads", "kv_heads", "head_dim", "mla", "moe", "intermediate_size",
+                    "vocab_size", "tie_word_embeddings", "weight_dtype_bytes",
+                    "unquantized_dtype_bytes", "kv_dtype_bytes"});
+}
+
+}  // namespace
+
 ModelConfig parse_model(ConfigNode node) {
+  check_model_keys(node);
   ModelConfig m;
   m.name = node.get_string("name", std::nullopt);
   m.source = node.get_string("source", std::nullopt);
