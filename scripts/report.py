@@ -1028,11 +1028,23 @@ RESULT_FIELDS = {
          "pass time minus compute: weight transfer that compute did not hide"),
         ("exposed_transfer_ns", "Exposed transfer, all passes", fmt_time,
          "the group's time beyond its compute over all passes, mean over groups"),
+        ("mean_pass_ns_whole_model_estimate", "Pass time, whole-model estimate", fmt_time,
+         "the pass time scaled by {model_layers} / {layers} to all {model_layers} layers, "
+         "assuming the model's layers are identical; it also scales the pipeline's fill at the "
+         "start of a pass, so it errs slightly long"),
         ("passes_done", "Passes done", fmt_int,
          "passes every group completed ({steps} configured)"),
         ("bytes_read", "Weights read from {location}", fmt_bytes, "total over every GPU"),
     ],
     "moe_experts": [
+        ("mean_step_ns", "Step time", fmt_time,
+         "one step over {layers_scope}: the group's critical path, mean over steps and groups"),
+        ("compute_ns_per_step", "Compute per step", fmt_time,
+         "one GPU's compute for those layers, which is the group's"),
+        ("exposed_fetch_ns_per_step", "Exposed expert fetch per step", fmt_time,
+         "step time minus compute: expert fetches and cache fills that compute did not hide"),
+        ("tokens_per_second_per_group", "Tokens per second", tokens_per_s,
+         "batch x steps over the group's time, for {layers_scope} only"),
         ("hit_rate", "Expert cache hit rate", fmt_pct,
          "hits / lookups in the HBM cache of {cache_experts} experts per group"),
         ("expert_lookups", "Expert lookups", fmt_int,
@@ -1062,7 +1074,8 @@ RESULT_FIELDS = {
     ],
 }
 # Shown in the stream's scope sentence rather than as rows.
-SCOPE_KEYS = ("tensor_parallel_groups", "layers_simulated", "model_layers", "note")
+SCOPE_KEYS = ("tensor_parallel_groups", "layers_simulated", "moe_layers_simulated",
+              "model_layers", "note")
 
 
 class _Blank(dict):
@@ -1180,6 +1193,10 @@ def workload_assumptions(stats, f, stream):
             get(stream, "result")):
         out.append(f"Step time and tokens per second are for {f['layers_scope']} only; a "
                    "whole-model estimate scales them to every layer assuming identical layers.")
+    if kind == "weight_stream" and "mean_pass_ns_whole_model_estimate" in as_dict(
+            get(stream, "result")):
+        out.append(f"Pass time is for {f['layers_scope']} only; a whole-model estimate scales it "
+                   "to every layer assuming identical layers.")
     if kind == "prefill":
         out.append("A prompt's output tokens are not decoded (kv_decode does that); each GPU "
                    "keeps its own prefix cache.")
@@ -1261,11 +1278,17 @@ def stream_lead(f, r):
                      "compute did not hide")
         return text + "."
     if kind == "moe_experts" and number(r.get("hit_rate")):
-        return (f"The HBM expert cache hit {fmt_pct(r['hit_rate'])} of "
+        text = (f"The HBM expert cache hit {fmt_pct(r['hit_rate'])} of "
                 f"{fmt_int(r.get('expert_lookups'))} expert lookups; the "
                 f"{fmt_int(r.get('cache_misses'))} misses read "
                 f"{fmt_bytes(r.get('bytes_fetched')).split(' (')[0]} of experts from "
                 f"{f['location']}.")
+        step, exposed = r.get("mean_step_ns"), r.get("exposed_fetch_ns_per_step")
+        if number(step) and step > 0 and number(exposed):
+            text += (f" A step over {f['layers_scope']} took {fmt_time(step)}, "
+                     f"{fmt_time(exposed)} ({fmt_pct(exposed / step)}) of it expert fetches "
+                     "that compute did not hide.")
+        return text
     if kind == "prefill" and number(r.get("reuse_fraction")):
         return (f"{fmt_int(r.get('prompts_done'))} prompts, {fmt_int(r.get('input_tokens'))} "
                 f"input tokens in all: {fmt_pct(r['reuse_fraction'])} of them reused from the "

@@ -593,7 +593,10 @@ for t in ("weight_stream, Llama-3.2-1B", "one tensor-parallel group of 8 GPUs",
           f"Pass time | {us(r['mean_pass_ns'])}", f"Exposed transfer per pass | {us(exposed)}",
           f"({100 * exposed / r['mean_pass_ns']:.1f}% of it)",
           f"{r['bytes_read'] / 2**20:,.2f} MiB", "at 700 TFLOP/s per GPU",
-          "weights are read as simulated requests"):
+          "weights are read as simulated requests",
+          # 2 of the model's 16 alike layers: the pass scaled by 16 / 2.
+          f"Pass time, whole-model estimate | {us(r['mean_pass_ns'] * 16 / 2)}",
+          "Pass time is for the 2 simulated layers of the model's 16 only"):
     assert t in got, f"weight_stream: {t!r} not in the section:\n{got}"
 assert "weights_gbps" not in got, "weight_stream: weights_gbps does not apply"
 
@@ -613,6 +616,14 @@ streams = s["workload"]["streams"]
 streams["decode"]["result"]["queue_depth_p42"] = 12.5
 streams["decode"]["result"]["note"] = "a note from the generator"
 streams["later"] = {"kind": "future_gen", "summary": {}, "result": {"widgets_done": 3}}
+# An moe_experts stream's step figures (those of ai_generators_test's StepTimeAndExposedFetchByHand).
+streams["experts"] = {"kind": "moe_experts", "summary": {"moe_layers_simulated": 2},
+                      "result": {"mean_step_ns": 8800.0, "compute_ns_per_step": 800.0,
+                                 "exposed_fetch_ns_per_step": 8000.0,
+                                 "tokens_per_second_per_group": 227272.7, "hit_rate": 0.5,
+                                 "expert_lookups": 16, "cache_misses": 8,
+                                 "bytes_fetched": 393216, "moe_layers_simulated": 2,
+                                 "model_layers": 2}}
 json.dump(s, open(sys.argv[2], "w"))
 PY
 report future "$WORK/future"
@@ -622,7 +633,11 @@ import re, sys
 md = re.sub(r"\\(.)", r"\1", open(sys.argv[1]).read())
 got = md.split("## What the workload got", 1)[1].split("\n## ", 1)[0]
 for t in ("| queue_depth_p42 | 12.5 |", "Stream later: future_gen", "| widgets_done | 3 |",
-          "Note:** a note from the generator"):
+          "Note:** a note from the generator",
+          # 8000 / 8800 ns exposed.
+          "8.80 µs (8,800 ns), 8.00 µs (8,000 ns) (90.9%) of it expert fetches",
+          "| Step time | 8.80 µs (8,800 ns) |", "| Exposed expert fetch per step | 8.00 µs",
+          "| Compute per step | 800.0 ns |"):
     assert t in got, f"{t!r} not in the section:\n{got}"
 PY
 pass "a result key the report does not know is listed by its raw name and value"

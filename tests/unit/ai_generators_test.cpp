@@ -531,6 +531,35 @@ TEST(WeightStream, ResultCountsAGroupsPassOnceOnItsCriticalPath) {
   // A total: each GPU reads its half of each layer, 218,103,808 / 2 = 109,051,904 matrix values
   // x 2 B + 16,384 B of norms = 218,120,192 B, per layer and pass, on 4 GPUs.
   EXPECT_EQ(r["bytes_read"].get<std::uint64_t>(), 4ULL * 2 * 3 * 218120192);
+  // Llama-3-8B's 32 layers are alike (same bytes, the same 400 ns): the pass scales by 32 / 3.
+  EXPECT_EQ(r["layers_simulated"].get<unsigned>(), 3u);
+  EXPECT_EQ(r["model_layers"].get<unsigned>(), 32u);
+  EXPECT_DOUBLE_EQ(r["mean_pass_ns_whole_model_estimate"].get<double>(), 5700.0 * 32 / 3);
+  EXPECT_FALSE(r.contains("note"));
+}
+
+// DeepSeek-V3's first 3 layers are dense and the rest MoE: they read different bytes, so a pass
+// over its first layer is not scaled to the model; the note says why. All its layers: nothing to
+// estimate.
+TEST(WeightStream, WholeModelEstimateOnlyWhenLayersWereLeftOutAndAlike) {
+  const std::string yaml = R"(gpus: [0]
+    weight_stream:
+      model: {preset: deepseek_v3}
+      location: device/fam0
+      compute: {layer_ns: 400})";
+  nlohmann::json r = combined(*spec_of(yaml + "\n      layers: 1"), 1);
+  EXPECT_FALSE(r.contains("mean_pass_ns_whole_model_estimate"));
+  EXPECT_THAT(r["note"].get<std::string>(),
+              HasSubstr("first 1 of DeepSeek-V3's 61 layers only; its layers differ"));
+  r = combined(*spec_of(R"(gpus: [0]
+    weight_stream:
+      model: {preset: llama3_2_1b}
+      location: device/fam0
+      compute: {layer_ns: 400})"),
+               1);
+  EXPECT_EQ(r["layers_simulated"].get<unsigned>(), 16u);
+  EXPECT_FALSE(r.contains("mean_pass_ns_whole_model_estimate"));
+  EXPECT_FALSE(r.contains("note"));
 }
 
 // The shipped traffic/weight_stream.yaml: Llama-3.2-1B (hidden 2048, 32 heads of 64, 8 KV heads,
@@ -552,6 +581,8 @@ TEST(WeightStream, ShippedWorkloadResultIsPerPassAndPerGroup) {
   EXPECT_DOUBLE_EQ(r["exposed_transfer_ns"].get<double>(), 0.0);
   // 121,643,008 B per layer: matrices split 8 ways (15,204,352 B) + norms (8,192 B) per GPU.
   EXPECT_EQ(r["bytes_read"].get<std::uint64_t>(), 8ULL * 3 * (15204352 + 8192));
+  // 3 of Llama-3.2-1B's 16 alike layers: the whole model's pass, 16 layers of compute.
+  EXPECT_NEAR(r["mean_pass_ns_whole_model_estimate"].get<double>(), 16 * layer_ns, 1e-6);
 }
 
 // --- prefill --------------------------------------------------------------------------------
@@ -721,6 +752,34 @@ TEST(MoeExperts, ShippedWorkloadResultCountsEachGroupLookupOnce) {
   EXPECT_EQ(r["evictions"].get<std::uint64_t>(), misses);
   EXPECT_EQ(r["bytes_fetched"].get<std::uint64_t>(), misses * 3 * 7168 * 2048);
   EXPECT_DOUBLE_EQ(r["mean_distinct_experts_per_layer"].get<double>(), 8.0);
+}
+
+// A step's time and what compute did not hide, by hand. kTinyMoe routes every token to all 4
+// experts of each of its 2 layers; an expert is 3 x 64 x 128 x 2 B = 49,152 B, one access (64 KiB
+// by default). Each access takes 1000 ns and they go one after another; compute 400 ns a layer;
+// prefetch 0, so a layer's fetches wait for the previous layer's compute.
+//   No cache: a layer is 4 x 1000 + 400 ns, a step 2 x 4400 = 8800 ns, compute 800 ns of it.
+//   A cache of 8: step 1 reads each expert and writes it into its slot, 8 accesses a layer:
+//   2 x (8000 + 400) = 16,800 ns; step 2 hits all 8: 2 x 400 = 800 ns; mean 8800 ns again.
+// tokens_per_second_per_group: batch 2 x 2 steps / 17,600 ns = 227,272.72... tokens/s.
+TEST(MoeExperts, StepTimeAndExposedFetchByHand) {
+  const std::string yaml = std::string(kTinyMoe) + "\n      compute: {layer_ns: 400}";
+  for (const std::string& cache : {std::string(), std::string("\n      cache_experts: 8")}) {
+    SCOPED_TRACE(cache.empty() ? "no cache" : "cache of 8");
+    const auto spec = spec_of(yaml + cache);
+    const nlohmann::json r = combined(*spec, 1, {1000000});
+    EXPECT_EQ(r["steps_done"].get<std::uint64_t>(), 2u);
+    EXPECT_DOUBLE_EQ(r["mean_step_ns"].get<double>(), 8800.0);
+    EXPECT_DOUBLE_EQ(r["compute_ns_per_step"].get<double>(), 800.0);
+    EXPECT_DOUBLE_EQ(r["exposed_fetch_ns_per_step"].get<double>(), 8000.0);
+    EXPECT_NEAR(r["tokens_per_second_per_group"].get<double>(), 2.0 * 2 / 17600e-9, 1e-6);
+    EXPECT_EQ(r["moe_layers_simulated"].get<unsigned>(), 2u);
+    EXPECT_THAT(r["note"].get<std::string>(), HasSubstr("2 of tiny's 2 MoE layers only;"));
+  }
+  // Memory that answers at once leaves the step all compute: nothing exposed.
+  const nlohmann::json r = combined(*spec_of(yaml), 1);
+  EXPECT_DOUBLE_EQ(r["mean_step_ns"].get<double>(), 800.0);
+  EXPECT_DOUBLE_EQ(r["exposed_fetch_ns_per_step"].get<double>(), 0.0);
 }
 
 // kTinyMoe's 2 MoE layers have 4 experts each: a cache of 8 holds them all (the tests above), one

@@ -23,7 +23,8 @@
 // Per step and MoE layer: every token draws top_k distinct experts; each distinct expert the
 // cache does not hold is read from `location` and written into its cache slot (evicting the
 // least recently used). Experts the cache holds cost no transfer here (the compute reads them
-// from HBM).
+// from HBM). A step is the simulated MoE layers one after another, each fetching its missing
+// experts, then computing; the result gives its time and the part of it compute did not hide.
 #include "traffic/ai/generators.h"
 #include "traffic/ai/llm_common.h"
 #include "traffic/pattern.h"
@@ -86,6 +87,7 @@ class MoeSource : public PhasedSource {
     const std::uint64_t lookups = hits_ + misses_;
     return {
         {"steps_done", phases_done() / p_.layers},
+        {"step_ns", steps_.ns()},
         {"expert_lookups", lookups},
         {"cache_hits", hits_},
         {"cache_misses", misses_},
@@ -113,6 +115,8 @@ class MoeSource : public PhasedSource {
     fill_ = ChunkCursor{};
     return true;
   }
+
+  void phase_finished(const PhaseTimes& t) override { steps_.phase_finished(t, p_.layers); }
 
   bool phase_access(Access& a) override {
     for (;;) {
@@ -155,6 +159,7 @@ class MoeSource : public PhasedSource {
   ChunkCursor copy_;
   ChunkCursor fill_;
   std::uint64_t hits_ = 0, misses_ = 0, fetched_ = 0;
+  StepTimes steps_;
 };
 
 class MoeSpec : public GeneratorSpec {
@@ -215,19 +220,59 @@ class MoeSpec : public GeneratorSpec {
   //   bytes_fetched                    total over every GPU of the stream (all shards: whole
   //                                    experts)
   //   mean_distinct_experts_per_layer  per step and MoE layer of a group, mean over groups
+  //   mean_step_ns                     a step's time over the simulated MoE layers on the
+  //                                    group's critical path (per step, its slowest GPU), mean
+  //                                    over steps and groups
+  //   compute_ns_per_step              one GPU's compute for the simulated MoE layers of a step
+  //                                    (the group's GPUs compute their shards side by side)
+  //   exposed_fetch_ns_per_step        mean_step_ns - compute_ns_per_step: expert fetches (and
+  //                                    cache fills) compute did not hide
+  //   tokens_per_second_per_group      batch x steps / the group's critical-path time, mean
+  //                                    over groups; for the simulated MoE layers only
+  //   moe_layers_simulated, model_layers, and a note saying what a step leaves out
   nlohmann::json combine(const std::vector<nlohmann::json>& per_gpu) const override {
     const TpGroups g(per_gpu, p_.tp);
     const std::uint64_t lookups = g.group_sum("expert_lookups");
     const std::uint64_t hits = g.group_sum("cache_hits");
-    return {{"tensor_parallel_groups", g.groups()},
-            {"steps_done", g.completed("steps_done")},
-            {"expert_lookups", lookups},
-            {"cache_hits", hits},
-            {"cache_misses", g.group_sum("cache_misses")},
-            {"hit_rate", lookups ? static_cast<double>(hits) / static_cast<double>(lookups) : 0.0},
-            {"evictions", g.group_sum("evictions")},
-            {"bytes_fetched", g.gpu_sum("bytes_fetched")},
-            {"mean_distinct_experts_per_layer", g.gpu_mean("mean_distinct_experts_per_layer")}};
+    double step_sum = 0, tps_sum = 0;
+    std::size_t steps = 0;
+    unsigned groups_with_steps = 0;
+    for (const std::vector<double>& path : g.critical_path_ns("step_ns")) {
+      double group_ns = 0;
+      for (double s : path) group_ns += s;
+      if (group_ns <= 0) continue;
+      step_sum += group_ns;
+      steps += path.size();
+      tps_sum +=
+          static_cast<double>(p_.batch) * static_cast<double>(path.size()) / (group_ns * 1e-9);
+      ++groups_with_steps;
+    }
+    const double mean_step_ns = steps ? step_sum / static_cast<double>(steps) : 0.0;
+    const double compute_ns = compute_ns_per_step();
+    return {
+        {"tensor_parallel_groups", g.groups()},
+        {"steps_done", g.completed("steps_done")},
+        {"expert_lookups", lookups},
+        {"cache_hits", hits},
+        {"cache_misses", g.group_sum("cache_misses")},
+        {"hit_rate", lookups ? static_cast<double>(hits) / static_cast<double>(lookups) : 0.0},
+        {"evictions", g.group_sum("evictions")},
+        {"bytes_fetched", g.gpu_sum("bytes_fetched")},
+        {"mean_distinct_experts_per_layer", g.gpu_mean("mean_distinct_experts_per_layer")},
+        {"mean_step_ns", mean_step_ns},
+        {"compute_ns_per_step", compute_ns},
+        {"exposed_fetch_ns_per_step", mean_step_ns > compute_ns ? mean_step_ns - compute_ns : 0.0},
+        {"tokens_per_second_per_group", groups_with_steps ? tps_sum / groups_with_steps : 0.0},
+        {"moe_layers_simulated", p_.layers},
+        {"model_layers", p_.model.layers},
+        {"note", fmt::format("a step here is the expert fetches and compute of {} of {}'s {} MoE "
+                             "layers only{}; attention's KV reads and the LM head are not "
+                             "run either, so its step time and tokens per second are not "
+                             "the whole model's",
+                             p_.layers, p_.model.name, p_.model.layers - p_.model.dense_layers,
+                             p_.model.dense_layers
+                                 ? fmt::format(", not its {} dense layers", p_.model.dense_layers)
+                                 : std::string())}};
   }
   nlohmann::json summary() const override {
     return {{"model", p_.model.name},
@@ -240,10 +285,19 @@ class MoeSpec : public GeneratorSpec {
             {"cache_experts", p_.cache_experts},
             {"warm_cache", p_.warm},
             {"zipf_exponent", p_.zipf},
-            {"compute", p_.compute.to_json()}};
+            {"compute", p_.compute.to_json()},
+            {"compute_ns_per_step", compute_ns_per_step()}};
   }
 
  private:
+  // One GPU's compute for the simulated MoE layers of a step (tokens = batch).
+  double compute_ns_per_step() const {
+    std::uint64_t ps = 0;
+    for (unsigned l = 0; l < p_.layers; ++l)
+      ps += p_.compute.layer_ps(p_.model, p_.model_layer(l), p_.batch, p_.tp);
+    return static_cast<double>(ps) * 1e-3;
+  }
+
   MoeParams p_;
 };
 

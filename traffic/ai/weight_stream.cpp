@@ -146,6 +146,8 @@ class WeightStreamSpec : public GeneratorSpec {
   //   exposed_transfer_ns          over all passes, the group's critical-path time beyond its
   //                                compute (transfers compute did not hide), mean over groups
   //   exposed_transfer_ns_per_pass the same per pass: mean_pass_ns - compute_ns_per_pass
+  //   layers_simulated, model_layers, and when fewer layers ran than the model has,
+  //   mean_pass_ns_whole_model_estimate (or a note when no estimate is sound)
   nlohmann::json combine(const std::vector<nlohmann::json>& per_gpu) const override {
     const TpGroups g(per_gpu, p_.tp);
     const double compute_ns = g.gpu_max("compute_ns_per_pass");
@@ -163,14 +165,32 @@ class WeightStreamSpec : public GeneratorSpec {
       ++groups_with_passes;
     }
     const double mean_pass_ns = passes ? pass_sum / static_cast<double>(passes) : 0.0;
-    return {{"tensor_parallel_groups", g.groups()},
-            {"passes_done", g.completed("passes_done")},
-            {"bytes_read", g.gpu_sum("bytes_read")},
-            {"mean_pass_ns", mean_pass_ns},
-            {"compute_ns_per_pass", compute_ns},
-            {"exposed_transfer_ns", groups_with_passes ? exposed_sum / groups_with_passes : 0.0},
-            {"exposed_transfer_ns_per_pass",
-             mean_pass_ns > compute_ns ? mean_pass_ns - compute_ns : 0.0}};
+    nlohmann::json j = {
+        {"tensor_parallel_groups", g.groups()},
+        {"passes_done", g.completed("passes_done")},
+        {"bytes_read", g.gpu_sum("bytes_read")},
+        {"mean_pass_ns", mean_pass_ns},
+        {"compute_ns_per_pass", compute_ns},
+        {"exposed_transfer_ns", groups_with_passes ? exposed_sum / groups_with_passes : 0.0},
+        {"exposed_transfer_ns_per_pass",
+         mean_pass_ns > compute_ns ? mean_pass_ns - compute_ns : 0.0},
+        {"layers_simulated", p_.layers},
+        {"model_layers", p_.model.layers}};
+    if (p_.layers < p_.model.layers) {
+      if (layers_alike()) {
+        // Every layer of the model reads as many bytes and computes as long as the simulated
+        // ones: the pass scales with the layers (the pipeline's fill at the start of a pass is
+        // scaled too, so the estimate errs slightly long).
+        j["mean_pass_ns_whole_model_estimate"] =
+            mean_pass_ns * static_cast<double>(p_.model.layers) / static_cast<double>(p_.layers);
+      } else {
+        j["note"] = fmt::format(
+            "pass time is for the first {} of {}'s {} layers only; its layers differ in weight "
+            "bytes or compute, so it is not scaled to the whole model",
+            p_.layers, p_.model.name, p_.model.layers);
+      }
+    }
+    return j;
   }
   nlohmann::json summary() const override {
     std::uint64_t compute = 0;
@@ -186,6 +206,19 @@ class WeightStreamSpec : public GeneratorSpec {
   }
 
  private:
+  // True when every layer of the model reads the same weight bytes and computes for the same time
+  // (a dense transformer; not DeepSeek-V3, whose first layers are dense and the rest MoE).
+  bool layers_alike() const {
+    const std::uint64_t bytes = p_.layer_bytes(0);
+    const std::uint64_t compute = p_.compute.layer_ps(p_.model, 0, p_.batch, p_.tp);
+    for (unsigned l = 1; l < p_.model.layers; ++l) {
+      if (p_.layer_bytes(l) != bytes ||
+          p_.compute.layer_ps(p_.model, l, p_.batch, p_.tp) != compute)
+        return false;
+    }
+    return true;
+  }
+
   WeightStreamParams p_;
 };
 
