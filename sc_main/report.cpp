@@ -176,11 +176,84 @@ std::string wire_ends(const nlohmann::json& entry) {
 
 // A workload result for people: counts and large figures in plain digits (1473860, not
 // 1.47386e+06), small ones to six significant digits.
-std::string result_text(double v) {
-  if (std::fabs(v) < 1e15 && std::floor(v) == v)
-    return fmt::format("{}", static_cast<long long>(v));
-  if (std::fabs(v) >= 1e5) return fmt::format("{:.1f}", v);
-  return fmt::format("{:.6g}", v);
+// A simulated time in ns with a unit that keeps it short ("1.053 ms").
+std::string time_text(double ns) {
+  if (ns >= 1e9) return fmt::format("{:.3f} s", ns / 1e9);
+  if (ns >= 1e6) return fmt::format("{:.3f} ms", ns / 1e6);
+  if (ns >= 1e3) return fmt::format("{:.3f} us", ns / 1e3);
+  return fmt::format("{:.1f} ns", ns);
+}
+
+// A generator stream's result (README "Workloads", `result` fields) in words, the headline ones
+// in this order; stats.json and report.py have them all.
+struct ResultWords {
+  const char* key;
+  const char* label;
+  enum Unit { kCount, kTime, kRate, kShare, kBytes } unit;
+};
+constexpr ResultWords kResultWords[] = {
+    {"steps_done", "steps done", ResultWords::kCount},
+    {"passes_done", "passes done", ResultWords::kCount},
+    {"prompts_done", "prompts done", ResultWords::kCount},
+    {"accesses_replayed", "accesses replayed", ResultWords::kCount},
+    {"mean_step_ns", "step time", ResultWords::kTime},
+    {"mean_pass_ns", "pass time", ResultWords::kTime},
+    {"compute_ns_per_step", "compute per step", ResultWords::kTime},
+    {"compute_ns_per_pass", "compute per pass", ResultWords::kTime},
+    {"exposed_fetch_ns_per_step", "expert fetch not hidden per step", ResultWords::kTime},
+    {"exposed_transfer_ns_per_pass", "transfer not hidden per pass", ResultWords::kTime},
+    {"tokens_per_second_per_group", "tokens per second per group", ResultWords::kRate},
+    {"expert_lookups", "expert lookups", ResultWords::kCount},
+    {"hit_rate", "cache hit rate", ResultWords::kShare},
+    {"bytes_fetched", "experts fetched", ResultWords::kBytes},
+    {"reuse_fraction", "prefix reuse", ResultWords::kShare},
+};
+
+std::string result_value(const ResultWords& w, double v) {
+  switch (w.unit) {
+    case ResultWords::kCount:
+      return fmt::format("{}", static_cast<long long>(v));
+    case ResultWords::kTime:
+      return time_text(v);
+    case ResultWords::kRate:
+      return fmt::format("{:.1f}", v);
+    case ResultWords::kShare:
+      return fmt::format("{:.1f} %", v * 100.0);
+    case ResultWords::kBytes:
+      return human_bytes(v);
+  }
+  return "";
+}
+
+// "  steps done 2, step time 1.053 ms, tokens per second per group 7597.6; for the first 2 of the
+// model's 80 layers; whole-model estimate (its layers alike): step time 42.118 ms, ...".
+std::string result_words(const nlohmann::json& r) {
+  std::string line;
+  const auto add = [&line](const std::string& part) { line += (line.empty() ? "" : ", ") + part; };
+  for (const ResultWords& w : kResultWords) {
+    if (r.contains(w.key) && r[w.key].is_number())
+      add(fmt::format("{} {}", w.label, result_value(w, r[w.key].get<double>())));
+  }
+  if (r.contains("layers_simulated") && r.contains("model_layers")) {
+    const unsigned ran = r["layers_simulated"].get<unsigned>();
+    const unsigned of = r["model_layers"].get<unsigned>();
+    line += ran < of ? fmt::format("; for the first {} of the model's {} layers", ran, of)
+                     : fmt::format("; for all the model's {} layers", of);
+  } else if (r.contains("moe_layers_simulated")) {
+    const unsigned ran = r["moe_layers_simulated"].get<unsigned>();
+    line += fmt::format("; for {} MoE layer{}", ran, ran == 1 ? "" : "s");
+  }
+  std::string whole;
+  if (r.contains("mean_step_ns_whole_model_estimate"))
+    whole += "step time " + time_text(r["mean_step_ns_whole_model_estimate"].get<double>());
+  if (r.contains("mean_pass_ns_whole_model_estimate"))
+    whole += "pass time " + time_text(r["mean_pass_ns_whole_model_estimate"].get<double>());
+  if (r.contains("tokens_per_second_per_group_whole_model_estimate")) {
+    whole += fmt::format(", tokens per second per group {:.1f}",
+                         r["tokens_per_second_per_group_whole_model_estimate"].get<double>());
+  }
+  if (!whole.empty()) line += "; whole-model estimate (assuming identical layers): " + whole;
+  return line;
 }
 
 }  // namespace
@@ -254,18 +327,11 @@ std::string summary_text(const nlohmann::json& s, const std::string& out_dir) {
   if (s.contains("workload")) {
     for (const auto& [name, st] : s["workload"]["streams"].items()) {
       const auto& r = st["result"];
-      std::string line;
-      // Counts are the workload's units (a tensor-parallel group's step once); layers_simulated
-      // next to model_layers says when the times are for part of the model only.
-      for (const char* k :
-           {"steps_done", "passes_done", "mean_step_ns", "tokens_per_second_per_group",
-            "layers_simulated", "model_layers", "tokens_per_second_per_group_whole_model_estimate",
-            "mean_pass_ns", "compute_ns_per_pass", "exposed_transfer_ns", "expert_lookups",
-            "hit_rate", "bytes_fetched", "reuse_fraction", "prompts_done", "accesses_replayed"}) {
-        if (r.contains(k)) line += fmt::format("  {} {}", k, result_text(r[k].get<double>()));
-      }
+      // Counts are the workload's units (a tensor-parallel group's step once); the layers say
+      // when the times are for part of the model only.
+      std::string line = result_words(r);
       if (r.contains("note")) line += "\n    note: " + r["note"].get<std::string>();
-      o += fmt::format("  {} ({}, all its GPUs):{}\n", name, st["kind"].get<std::string>(), line);
+      o += fmt::format("  {} ({}, all its GPUs): {}\n", name, st["kind"].get<std::string>(), line);
     }
   }
   // The bottleneck in a sentence, then the top of the ranking.
