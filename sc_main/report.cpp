@@ -812,11 +812,24 @@ std::string validation_text(const ResolvedConfig& cfg) {
     o += fmt::format("    {:<12} 0x{:012x} .. 0x{:012x}\n", t.name, t.base, t.base + t.size - 1);
   }
   if (!p.trace_player.present) {
-    o += fmt::format("workload {}: {} streams\n", cfg.workload.name, cfg.workload.streams.size());
+    o += fmt::format("workload {}: {} stream{}\n", cfg.workload.name, cfg.workload.streams.size(),
+                     cfg.workload.streams.size() == 1 ? "" : "s");
     for (const StreamConfig& st : cfg.workload.streams) {
       if (!st.generator) continue;
-      o += fmt::format("  {} ({} on {} GPUs): {}\n", st.name, st.generator->kind(), st.gpus.size(),
-                       json_text(st.generator->summary()));
+      // The generator's summary (README "Workloads", `summary` fields), a key a line; a map
+      // (compute) on one line.
+      o += fmt::format("  {} ({} on {} GPUs):\n", st.name, st.generator->kind(), st.gpus.size());
+      const nlohmann::json summary = st.generator->summary();
+      for (const auto& [key, value] : summary.items()) {
+        std::string text;
+        if (value.is_object()) {
+          for (const auto& [k, v] : value.items())
+            text += (text.empty() ? "" : ", ") + k + " " + json_text(v);
+        } else {
+          text = value.is_string() ? value.get<std::string>() : json_text(value);
+        }
+        o += fmt::format("    {:<37} {}\n", key, text);
+      }
     }
     if (!cfg.workload.vmm_events.empty()) {
       o += fmt::format("  {} timed VMM events; faults {}\n", cfg.workload.vmm_events.size(),

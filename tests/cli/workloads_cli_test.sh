@@ -12,6 +12,7 @@ check() {  # check NAME KIND WORKLOAD [--set ...]
   run_famsim "$name.validate" validate --platform "$P" --workload "$wl"
   expect_rc 0 "$name validates"
   expect_in_output "($kind on " "$name: validate shows the generator"
+  expect_in_output "    model " "$name: validate gives the generator's summary a key a line"
   run_famsim "$name" run --platform "$P" --workload "$wl" --out "$WORK/$name" "$@"
   expect_rc 0 "$name runs"
   expect_in_output "conservation: ok" "$name conserves requests"

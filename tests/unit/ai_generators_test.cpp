@@ -145,6 +145,9 @@ TEST(KvDecode, Llama70bTp8BytesPerStepByHand) {
   EXPECT_EQ(d.written, 2 * 3 * 40960ULL);
   EXPECT_EQ(d.report["steps_done"].get<std::uint64_t>(), 2u);
   EXPECT_EQ(spec->summary()["kv_bytes_per_token_model"].get<std::uint64_t>(), 327680u);
+  // Per GPU: 512 B a layer, over all 80 simulated layers 40,960 B.
+  EXPECT_EQ(spec->summary()["kv_bytes_per_token_per_gpu_per_layer"].get<std::uint64_t>(), 512u);
+  EXPECT_EQ(spec->summary()["kv_bytes_per_token_per_gpu"].get<std::uint64_t>(), 40960u);
 }
 
 // Steps partition the stream's time: with prefetch_layers 1 a step's first fetch starts inside the

@@ -370,6 +370,7 @@ class KvDecodeSpec : public GeneratorSpec {
     const std::uint64_t per_token = p_.model.kv_bytes_per_token_layer(p_.tp) * p_.layers;
     return {{"model", p_.model.name},
             {"kv_bytes_per_token_per_gpu", per_token},
+            {"kv_bytes_per_token_per_gpu_per_layer", p_.model.kv_bytes_per_token_layer(p_.tp)},
             {"kv_bytes_per_token_model", p_.model.kv_bytes_per_token(1)},
             {"batch", p_.batch},
             {"steps", p_.steps},

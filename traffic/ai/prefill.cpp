@@ -376,6 +376,7 @@ class PrefillSpec : public GeneratorSpec {
         {"model", p_.model.name},
         {"tensor_parallel", p_.tp},
         {"kv_bytes_per_token_per_gpu", p_.model.kv_bytes_per_token_layer(p_.tp) * p_.layers},
+        {"kv_bytes_per_token_per_gpu_per_layer", p_.model.kv_bytes_per_token_layer(p_.tp)},
         {"layers_simulated", p_.layers},
         {"block_tokens", p_.block_tokens},
         {"cache_tokens_per_gpu", p_.cache_tokens},
