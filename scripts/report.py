@@ -1179,8 +1179,16 @@ def workload_assumptions(stats, f, stream):
             if number(wgbps) and wgbps > 0:
                 text += (f", {fmt_time(head / wgbps).split(' (')[0]} to read at "
                          f"{fmt_num(wgbps, 0)} GB/s")
-        out.append(text + ") and the attention-score FLOPs are not counted: a real " + per
-                   + " takes longer by at least the LM head's read.")
+        if kind == "kv_decode":
+            lm = as_dict(get(stream, "result")).get("lm_head_ns_per_step")
+            out.append(text + ") is counted once a step, after the model's last layer"
+                       + (f", {fmt_time(lm).split(' (')[0]} at the larger of its FLOPs and its "
+                          "read" if number(lm) else "")
+                       + ": in the step time when that layer was simulated, and added once to "
+                       "the whole-model estimate. The attention-score FLOPs are not counted.")
+        else:
+            out.append(text + ") and the attention-score FLOPs are not counted: a real " + per
+                       + " takes longer by at least the LM head's read.")
     if kind in ("kv_decode", "prefill", "moe_experts", "weight_stream"):
         unit = {"weight_stream": "pass", "prefill": "prompt"}.get(kind, "step")
         text = "Compute is a fixed time per layer: no kernel launch gaps."

@@ -298,10 +298,37 @@ TEST(KvDecode, ShippedWorkloadResultIsPerGroupAndSaysWhichLayers) {
   const double layer_ns = weights_ns;
   EXPECT_NEAR(r["mean_step_ns"].get<double>(), 2 * layer_ns, 1e-6);
   EXPECT_NEAR(r["tokens_per_second_per_group"].get<double>(), 8 / (2 * layer_ns * 1e-9), 1e-3);
-  EXPECT_NEAR(r["mean_step_ns_whole_model_estimate"].get<double>(), 80 * layer_ns, 1e-6);
+  // The LM head, once a step after the 80th layer: 128,256 / 8 = 16,032 vocabulary rows of 8192
+  // BF16 weights = 262,668,288 B per GPU, 64,128 ns at 4096 GB/s (its FLOPs for 8 tokens,
+  // 2 x 16,032 x 8192 x 8 at 700 TFLOP/s, 3,001.9 ns). The simulated layers do not reach it; the
+  // estimate adds it once.
+  const double lm_head_ns = 16032.0 * 8192 * 2 / 4096;
+  EXPECT_EQ(lm_head_ns, 64128.0);
+  EXPECT_EQ(sum["lm_head_bytes_per_gpu"].get<std::uint64_t>(), 262668288u);
+  EXPECT_EQ(r["lm_head_ns_per_step"].get<double>(), lm_head_ns);
+  EXPECT_NEAR(r["mean_step_ns_whole_model_estimate"].get<double>(), 80 * layer_ns + lm_head_ns,
+              1e-6);
   EXPECT_NEAR(r["tokens_per_second_per_group_whole_model_estimate"].get<double>(),
-              8 / (80 * layer_ns * 1e-9), 1e-3);
+              8 / ((80 * layer_ns + lm_head_ns) * 1e-9), 1e-3);
   EXPECT_FALSE(r.contains("note"));
+}
+
+// A run of every layer ends each step with the LM head. Llama-3.2-1B on one GPU, batch 1, memory
+// that answers at once: a layer reads 60,817,408 matrix weights + 4,096 norm weights x 2 B =
+// 121,643,008 B at 4096 GB/s, 29,698 ns (its FLOPs, 2 x 60.8 M at 700 TFLOP/s, 0.17 us); the head
+// (tied to the embeddings, still read) 128,256 x 2048 x 2 B = 525,336,576 B, 128,256 ns. A step:
+// 16 x 29,698 + 128,256 = 603,424 ns. With layer_ns compute no LM head is modelled.
+TEST(KvDecode, LmHeadEndsAStepOnTheModelsLastLayer) {
+  const std::string yaml = R"(gpus: [0]
+    kv_decode: {model: {preset: llama3_2_1b}, batch: 1, context_tokens: 16,
+                kv_location: device/fam0, compute: )";
+  nlohmann::json r = combined(*spec_of(yaml + "{tflops: 700}}"), 1);
+  EXPECT_EQ(r["lm_head_ns_per_step"].get<double>(), 128256.0);
+  EXPECT_NEAR(r["mean_step_ns"].get<double>(), 16 * 29698.0 + 128256.0, 1e-6);
+  EXPECT_FALSE(r.contains("mean_step_ns_whole_model_estimate"));
+  r = combined(*spec_of(yaml + "{layer_ns: 1000}}"), 1);
+  EXPECT_EQ(r["lm_head_ns_per_step"].get<double>(), 0.0);
+  EXPECT_NEAR(r["mean_step_ns"].get<double>(), 16 * 1000.0, 1e-6);
 }
 
 // weights_gbps: 0 leaves the weights out, the layer then computes for its FLOPs alone; a given

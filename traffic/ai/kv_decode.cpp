@@ -114,6 +114,9 @@ class KvDecodeSource : public PhasedSource {
       for (auto& t : ctx_) ++t;  // the previous step appended a token
     }
     start.compute_ps = p_.compute.layer_ps(p_.model, layer_, p_.batch, p_.tp);
+    // The model's last layer ends the step with the LM head (the logits of the batch's tokens).
+    if (layer_ + 1 == p_.model.layers)
+      start.compute_ps += p_.compute.lm_head_ps(p_.model, p_.batch, p_.tp);
     seq_ = 0;
     stage_ = Stage::kRead;
     block_ = 0;
@@ -317,8 +320,11 @@ class KvDecodeSpec : public GeneratorSpec {
   //                               slowest GPU), mean over steps and groups
   //   tokens_per_second_per_group batch x steps / the group's critical-path time, mean over
   //                               groups; for the simulated layers only
+  //   lm_head_ns_per_step         the LM head's compute, once a step after the model's last
+  //                               layer (in mean_step_ns when that layer ran; 0 with layer_ns)
   //   layers_simulated, model_layers, and when fewer layers ran than the model has, the
-  //   *_whole_model_estimate fields (or a note when no estimate is sound)
+  //   *_whole_model_estimate fields (the LM head added once; or a note when no estimate is
+  //   sound)
   nlohmann::json combine(const std::vector<nlohmann::json>& per_gpu) const override {
     const TpGroups g(per_gpu, p_.tp);
     nlohmann::json j = nlohmann::json::object();
@@ -346,14 +352,17 @@ class KvDecodeSpec : public GeneratorSpec {
     j["tokens_per_second_per_group"] = groups_with_steps ? tps_sum / groups_with_steps : 0.0;
     j["layers_simulated"] = p_.layers;
     j["model_layers"] = p_.model.layers;
+    const double lm_head_ns = lm_head_ns_per_step();
+    j["lm_head_ns_per_step"] = lm_head_ns;
     if (p_.layers < p_.model.layers) {
       if (layers_alike()) {
         // Assumes every layer of the model takes as long per step as the simulated ones did on
         // average: sound when the layers are identical (same KV bytes per token, checked equal
         // compute), as in a dense transformer; the pipeline's fill at the start of a step is
-        // scaled too, so the estimate errs slightly long.
+        // scaled too, so the estimate errs slightly long. The LM head, which the simulated
+        // layers did not reach, is added once.
         const double scale = static_cast<double>(p_.model.layers) / static_cast<double>(p_.layers);
-        const double whole_ns = mean_step_ns * scale;
+        const double whole_ns = mean_step_ns * scale + lm_head_ns;
         j["mean_step_ns_whole_model_estimate"] = whole_ns;
         j["tokens_per_second_per_group_whole_model_estimate"] =
             whole_ns > 0 ? static_cast<double>(p_.batch) / (whole_ns * 1e-9) : 0.0;
@@ -388,10 +397,17 @@ class KvDecodeSpec : public GeneratorSpec {
             {"compute_ns_first_layer",
              static_cast<double>(p_.compute.layer_ps(p_.model, 0, p_.batch, p_.tp)) / 1000.0},
             {"weights_read_ns_first_layer",
-             static_cast<double>(p_.compute.weights_ps(p_.model, 0, p_.batch, p_.tp)) / 1000.0}};
+             static_cast<double>(p_.compute.weights_ps(p_.model, 0, p_.batch, p_.tp)) / 1000.0},
+            {"lm_head_bytes_per_gpu", p_.model.lm_head_weight_bytes(p_.tp)},
+            {"lm_head_ns_per_step", lm_head_ns_per_step()}};
   }
 
  private:
+  // The LM head's compute once per step after the model's last layer (0 with layer_ns compute).
+  double lm_head_ns_per_step() const {
+    return static_cast<double>(p_.compute.lm_head_ps(p_.model, p_.batch, p_.tp)) / 1000.0;
+  }
+
   // Every layer of the model moves the same KV bytes per token (kv_bytes_per_token_layer does not
   // depend on the layer); true when every layer also computes for the same time.
   bool layers_alike() const {

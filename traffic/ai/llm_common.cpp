@@ -50,6 +50,19 @@ std::uint64_t ComputeModel::layer_ps(const ModelConfig& m, unsigned layer, std::
   return static_cast<std::uint64_t>(std::llround(layer_ns * 1000.0));
 }
 
+std::uint64_t ComputeModel::lm_head_ps(const ModelConfig& m, std::uint64_t tokens,
+                                       unsigned tp) const {
+  if (tflops <= 0) return 0;
+  // The head's shard: vocab/tp rows (rounded up, as lm_head_weight_bytes) of `hidden` weights.
+  const double rows = std::ceil(static_cast<double>(m.vocab) / static_cast<double>(tp));
+  const double flops = 2.0 * rows * static_cast<double>(m.hidden) * static_cast<double>(tokens);
+  const std::uint64_t read =
+      weights_gbps > 0
+          ? to_ps(static_cast<double>(m.lm_head_weight_bytes(tp)) / weights_gbps * 1000.0)
+          : 0;
+  return std::max(to_ps(flops / (tflops * 1e12) * 1e12), read);
+}
+
 nlohmann::json ComputeModel::to_json() const {
   if (tflops > 0) return {{"tflops", tflops}, {"weights_gbps", weights_gbps}};
   return {{"layer_ns", layer_ns}};

@@ -42,6 +42,10 @@ struct ComputeModel {
   // The part of layer_ps that reading the layer's weights takes alone (0 without weights_gbps).
   std::uint64_t weights_ps(const ModelConfig& m, unsigned layer, std::uint64_t tokens,
                            unsigned tp) const;
+  // The LM head after the last layer (logits of `tokens` tokens): 2 x vocab/tp x hidden x tokens
+  // FLOPs, no less than reading its shard (ModelConfig::lm_head_weight_bytes) at weights_gbps.
+  // 0 with layer_ns compute (a layer's whole time, as configured: no LM head is modelled).
+  std::uint64_t lm_head_ps(const ModelConfig& m, std::uint64_t tokens, unsigned tp) const;
   // The weight bytes weights_ps reads: the layer's shard, with the expected routed experts.
   static double layer_read_weight_bytes(const ModelConfig& m, unsigned layer, std::uint64_t tokens,
                                         unsigned tp);
