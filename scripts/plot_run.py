@@ -171,15 +171,31 @@ def changed_phases(stats):
 
 
 def mark_phases(ax, phases):
-    """Each phase's span shaded in turn and labelled with its limiter, along the top."""
+    """Each phase's span shaded in turn and labelled with its limiter along the top. When a label
+    is wider than its phase's span, every phase is numbered instead and the returned legend
+    entries ("phase 1: <limiter>", ...) say which limiter each number stands for."""
+    texts = []
     for i, p in enumerate(phases):
         start, end = p["start_ns"] * 1e-3, p["end_ns"] * 1e-3
         if i % 2:
             ax.axvspan(start, end, color="grey", alpha=0.12, linewidth=0)
         lim = p.get("limiter")
-        text = f"{lim['component']} {lim['resource']}" if lim else "nothing saturated"
-        ax.text((start + end) / 2, 0.98, text, transform=ax.get_xaxis_transform(), ha="center",
-                va="top", fontsize=7, rotation=90 if len(phases) > 3 else 0, color="dimgrey")
+        texts.append(f"{lim['component']} {lim['resource']}" if lim else "nothing saturated")
+    renderer = ax.figure.canvas.get_renderer()
+    drawn, fits = [], True
+    for p, text in zip(phases, texts):
+        start, end = p["start_ns"] * 1e-3, p["end_ns"] * 1e-3
+        t = ax.text((start + end) / 2, 0.98, text, transform=ax.get_xaxis_transform(),
+                    ha="center", va="top", fontsize=7, color="dimgrey")
+        span_px = ax.transData.transform((end, 0))[0] - ax.transData.transform((start, 0))[0]
+        # 0.85: room between neighbours, and for the layout narrowing the axes a little.
+        fits = fits and t.get_window_extent(renderer).width <= 0.85 * span_px
+        drawn.append(t)
+    if fits:
+        return []
+    for i, t in enumerate(drawn):
+        t.set_text(str(i + 1))
+    return [Patch(color="none", label=f"phase {i + 1}: {text}") for i, text in enumerate(texts)]
 
 
 def bandwidth_time(rows, out, stats=None):
@@ -194,21 +210,29 @@ def bandwidth_time(rows, out, stats=None):
     if len(targets) > 1:
         for key, label in targets:
             ax.plot(t, [r[key] for r in rows], linestyle="--", label=label)
-    # Where the per-phase analysis found the limiter changing: each phase and its limiter.
+    # Where the per-phase analysis found the limiter changing: each phase and its limiter, along
+    # the top, with the legend beside the plot rather than over the labels.
     phases = changed_phases(stats or {})
     if phases:
-        mark_phases(ax, phases)
         ax.set_ylim(top=ax.get_ylim()[1] * 1.15)  # room for the labels
-    finish_time_plot(fig, ax, out, "bandwidth (GB/s)", "Bandwidth per window")
+        fig.set_size_inches(10, 4)
+        numbered = mark_phases(ax, phases)
+        handles, _ = ax.get_legend_handles_labels()
+        ax.legend(handles=handles + numbered, loc="upper left", bbox_to_anchor=(1.01, 1.0),
+                  fontsize=8)
+    finish_time_plot(fig, ax, out, "bandwidth (GB/s)", "Bandwidth per window",
+                     legend=not phases)
 
 
-def finish_time_plot(fig, ax, out, ylabel, title):
-    """Labels, grid and legend of a plot over simulated time; saves it to `out`."""
+def finish_time_plot(fig, ax, out, ylabel, title, legend=True):
+    """Labels, grid and legend (unless the caller placed its own) of a plot over simulated time;
+    saves it to `out`."""
     ax.set_xlabel("simulated time (us)")
     ax.set_ylabel(ylabel)
     ax.set_title(title)
     ax.grid(True, alpha=0.3)
-    ax.legend()
+    if legend:
+        ax.legend()
     fig.tight_layout()
     fig.savefig(out, dpi=110)
     plt.close(fig)

@@ -608,6 +608,53 @@ assert "What the workload got" not in md and "What the workload got" not in page
 PY
 pass "report of generator runs says what the workload got, for its scope, with its assumptions"
 
+# The bandwidth figure marks each phase of the per-phase bottleneck analysis with its limiter, its
+# legend beside the plot (it sat over the labels on the shipped kv_decode run). Three phases, the
+# middle one cut to 4 us of the run's span: its label cannot fit, so the phases are numbered and
+# the legend says which limiter each number stands for. Both keep their text apart.
+mkdir -p "$WORK/phases"
+"$PY" - "$WORK/kv" "$WORK/phases" <<'PY'
+import json, shutil, sys
+src, dst = sys.argv[1:]
+shutil.copy(f"{src}/timeseries.csv", dst)
+s = json.load(open(f"{src}/stats.json"))
+end = s["sim"]["simulated_time_ns"]
+a, b = end * 0.5, end * 0.5 + 4000.0
+lim = {"component": "fam0_link4", "resource": "response wire"}
+s["bottlenecks"]["phases"] = {"phases": [
+    {"start_ns": 0.0, "end_ns": a, "limiter": lim},
+    {"start_ns": a, "end_ns": b, "limiter": None},
+    {"start_ns": b, "end_ns": end, "limiter": lim}]}
+json.dump(s, open(f"{dst}/stats.json", "w"))
+PY
+for dir in "$WORK/kv" "$WORK/phases"; do
+  run_tool figure_text "$PY" "$(dirname "$0")/../support/figure_text.py" \
+    "$(dirname "$REPORT")/plot_run.py" "$dir" --out "$dir/figure_text_plots"
+  [ "$RC" -eq 0 ] || fail "plot_run.py's figures of $dir: text overlaps or is cut off (exit $RC):
+$OUT"
+done
+"$PY" - "$(dirname "$REPORT")" "$(dirname "$0")/../support" "$WORK/phases" <<'PY' ||
+import sys
+sys.path[:0] = [sys.argv[1], sys.argv[2]]
+import figure_text
+import plot_run
+seen = {}
+def inspect(fig):
+    ax = fig.axes[0]
+    if ax.get_title() == "Bandwidth per window":
+        seen["legend"] = [t.get_text() for t in ax.get_legend().get_texts()]
+        seen["marks"] = [t.get_text() for t in ax.texts]
+figure_text.on_save(inspect)
+sys.argv = ["plot_run.py", sys.argv[3], "--out", sys.argv[3] + "/inspected"]
+plot_run.main()
+want = ["phase 1: fam0_link4 response wire", "phase 2: nothing saturated",
+        "phase 3: fam0_link4 response wire"]
+assert seen.get("marks") == ["1", "2", "3"], seen
+assert seen["legend"][-3:] == want, seen
+PY
+  fail "a phase too narrow for its limiter's name is not numbered with a legend"
+pass "the bandwidth figure's phase labels: beside the legend, numbered when one does not fit"
+
 # A result key the report does not know (a future generator's) is listed by its raw name and
 # value, never dropped; a stream's note is given. Hand-made from the kv_decode run's stats.json.
 mkdir -p "$WORK/future"
