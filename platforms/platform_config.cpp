@@ -125,8 +125,11 @@ LinkConfig parse_link(ConfigNode n, bool gpu_side, unsigned request_bytes) {
   p.tx_queue_entries = static_cast<unsigned>(n.get_uint("tx_queue_entries", 16, 1, 65536));
   // Reliability.
   p.flit_error_rate = n.get_double("flit_error_rate", 0.0, 0.0, 0.5);
-  // By default the errored flit's trip to the receiver and the NAK's trip back.
-  p.replay_latency_ns = n.get_double("replay_latency_ns", 2 * p.latency_ns, 0.0, 1e6);
+  // By default the errored flit's trip to the receiver and the NAK's trip back, plus the
+  // receiver's check and the sender's rewind (replay_check_ns): a preset gives that part, so
+  // that a changed latency_ns moves the replay loop with it.
+  const double check_ns = n.get_double("replay_check_ns", 0.0, 0.0, 1e6);
+  p.replay_latency_ns = n.get_double("replay_latency_ns", 2 * p.latency_ns + check_ns, 0.0, 1e6);
   p.replay_buffer_flits =
       static_cast<unsigned>(n.get_uint("replay_buffer_flits", 256, 1, 1u << 20));
   if (gpu_side) {

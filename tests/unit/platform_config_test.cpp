@@ -373,6 +373,26 @@ TEST(PlatformConfig, NoSwitchLinksMustMatchDevicePorts) {
                            "impossible topology"));
 }
 
+// A link preset's credit and replay loops follow its latency: nvlink4 (20 ns; replay 2 x 20 + a
+// 10 ns check = 50 ns) with latency_ns set to 200 returns credits after 200 ns and replays after
+// 2 x 200 + 10 = 410 ns. (They were the preset's 20 and 50 ns whatever the latency, and a long
+// link's credit-bound bandwidth came out 80 % too high: the architecture audit of 2026-12-04.)
+TEST(PlatformConfig, LinkPresetLoopsFollowAChangedLatency) {
+  const ResolvedConfig base = parse_config(make_doc(kSwitchPlatform, kWorkload));
+  EXPECT_DOUBLE_EQ(base.platform.gpu_link.params.credit_return_ns, 20.0);
+  EXPECT_DOUBLE_EQ(base.platform.gpu_link.params.replay_latency_ns, 50.0);
+  const ResolvedConfig far =
+      parse_config(make_doc(kSwitchPlatform, kWorkload, {"links.gpu_switch.latency_ns=200"}));
+  EXPECT_DOUBLE_EQ(far.platform.gpu_link.params.credit_return_ns, 200.0);
+  EXPECT_DOUBLE_EQ(far.platform.gpu_link.params.replay_latency_ns, 410.0);
+  // Given, they are taken as given.
+  const ResolvedConfig own = parse_config(
+      make_doc(kSwitchPlatform, kWorkload,
+               {"links.gpu_switch.credit_return_ns=5", "links.gpu_switch.replay_latency_ns=7"}));
+  EXPECT_DOUBLE_EQ(own.platform.gpu_link.params.credit_return_ns, 5.0);
+  EXPECT_DOUBLE_EQ(own.platform.gpu_link.params.replay_latency_ns, 7.0);
+}
+
 TEST(PlatformConfig, UnknownPresetName) {
   const std::string bad =
       error_of(edit(kPlatform, "preset: ddr5_4800_x8", "preset: ddr9_9999"), kWorkload);
