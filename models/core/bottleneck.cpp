@@ -345,7 +345,7 @@ nlohmann::json analyze_bottlenecks(const std::vector<ResourceRecord>& resources,
     const double u = limiter->use.utilization;
     const bool slots = why == "slots" && u > 0 && achieved_gbps > 0;
     const double pool_bound = slots ? achieved_gbps / u : 0.0;
-    const bool beyond = slots && bound_by && bound > pool_bound;
+    const bool beyond = slots && bound_by && bound > pool_bound && limiter->use.more_slots_help;
     const double slots_needed = beyond ? limiter->use.capacity * bound / pool_bound : 0.0;
     if (slots) l["littles_law_bound_gbps"] = pool_bound;
     if (beyond) l["slots_for_analytic_bound"] = slots_needed;

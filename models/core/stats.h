@@ -156,6 +156,9 @@ struct ResourceUse {
   // `used` in place of GB/s, and what it means when it limits (said after the limiter sentence).
   std::string unit;
   std::string advice;
+  // A full pool that more slots would not relieve (the advice says why): the analysis then gives
+  // its Little's-law bound but no slot count to reach the analytic bound.
+  bool more_slots_help = true;
   double backpressure_ns = 0;  // time it held back its upstream, where the block tracks it
   nlohmann::json occupancy;    // OccupancyGauge::to_json of a slot pool, else null
   // The pool is taken by responses on their way back (a switch's response-plane input buffer, a

@@ -620,11 +620,7 @@ void Crossbar::report_ports(const Plane& pl, nlohmann::json& j, const ReportWind
     in_gbps.push_back(gbps(in.bytes));
     queue_mean.push_back(in.queue.mean(window));
     queue_max.push_back(in.queue.max());
-    std::uint64_t hol = in.hol_ps;
-    for (unsigned b : pl.hol_blocked) {  // still blocked when the run ended (truncated runs)
-      if (b == i && window.end_ps > pl.hol_since_ps) hol += window.end_ps - pl.hol_since_ps;
-    }
-    hol_ns.push_back(static_cast<double>(hol) * 1e-3);
+    hol_ns.push_back(static_cast<double>(hol_ps(pl, i, window)) * 1e-3);
   }
   nlohmann::json out_bytes = nlohmann::json::array(), out_messages = nlohmann::json::array(),
                  out_gbps = nlohmann::json::array();
@@ -642,6 +638,14 @@ void Crossbar::report_ports(const Plane& pl, nlohmann::json& j, const ReportWind
   j["input_queue_mean"] = std::move(queue_mean);
   j["input_queue_max"] = std::move(queue_max);
   j["hol_blocking_ns"] = std::move(hol_ns);
+}
+
+std::uint64_t Crossbar::hol_ps(const Plane& pl, unsigned i, const ReportWindow& window) const {
+  std::uint64_t hol = pl.in[i].hol_ps;
+  for (unsigned b : pl.hol_blocked) {  // still blocked when the run ended (truncated runs)
+    if (b == i && window.end_ps > pl.hol_since_ps) hol += window.end_ps - pl.hol_since_ps;
+  }
+  return hol;
 }
 
 void Crossbar::report(ComponentReport& r, const ReportWindow& window) const {
@@ -712,6 +716,22 @@ void Crossbar::report(ComponentReport& r, const ReportWindow& window) const {
       if (in.messages == 0) continue;
       pool(fmt::format("{} input {} buffer", dir, i), in.queue, pl->input_depth[i],
            in.backpressure_ps);
+      // A FIFO input whose head spent a good part of the run blocked behind a busy output while
+      // messages behind it were for free ones: a deeper FIFO holds more messages behind the same
+      // head, so the slots Little's law asks for would not help; per-output queues would.
+      const double hol = window.duration_ps() > 0 ? static_cast<double>(hol_ps(*pl, i, window)) /
+                                                        static_cast<double>(window.duration_ps())
+                                                  : 0.0;
+      if (!voq() && hol >= kHolAdviceFraction) {
+        ResourceUse& u = r.resources.back();
+        u.more_slots_help = false;
+        u.advice = fmt::format(
+            "Its head was blocked behind a busy output for {:.1f} % of the run while a message "
+            "behind it was for a free one (head-of-line blocking, hol_blocking_ns): more slots "
+            "would queue more behind the same head; per-output queues (input_queues: voq, with "
+            "arbitration: islip) remove the blocking.",
+            hol * 100.0);
+      }
     }
     for (unsigned o = 0; o < pl->out.size(); ++o) {
       if (pl->out[o].messages == 0) continue;

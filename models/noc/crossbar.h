@@ -144,6 +144,10 @@ unsigned islip_iterations_for(const CrossbarParams& p, unsigned inputs, unsigned
 
 class Crossbar : public sc_core::sc_module, public Component {
  public:
+  // A FIFO input whose head was blocked (head-of-line) for at least this share of the report
+  // window gets advice naming the blocking rather than a slot count (report()). A tenth: below
+  // it the blocking costs little next to the queueing more slots would relieve.
+  static constexpr double kHolAdviceFraction = 0.1;
   // `kind`: the block's role on the platform (BlockKind::kSwitch, kNoc or kHub).
   Crossbar(sc_core::sc_module_name name, SimContext& ctx, BlockKind kind,
            const CrossbarParams& params, unsigned up_ports, unsigned down_ports,
@@ -332,6 +336,9 @@ class Crossbar : public sc_core::sc_module, public Component {
   // deepest of the plane's inputs (on the way to the memory for requests, back for responses).
   double output_depth(const Plane& pl, unsigned o) const;
   void report_ports(const Plane& pl, nlohmann::json& j, const ReportWindow& window) const;
+  // Time input `i`'s head was blocked behind a busy output while a message behind it could have
+  // gone (FIFO inputs), including a blocking still on when `window` ends.
+  std::uint64_t hol_ps(const Plane& pl, unsigned i, const ReportWindow& window) const;
   friend class Wakeup;  // runs behaviour()
   void behaviour();
 
