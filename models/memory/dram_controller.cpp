@@ -528,7 +528,20 @@ std::string DramController::bank_parallelism(nlohmann::json& x, const ReportWind
                            {"banks_in_row_cycles_max", acts ? cap : 0.0}};
   if (acts == 0) return {};
   std::string verdict = ".";
-  if (mean < 0.9 * std::min(needed, cap)) {
+  // The queues hold the bursts the scheduler can choose from: no more banks than that can have
+  // work at once, whatever the mapping. Queues that were that full and hold fewer bursts than the
+  // banks the data bus needs bound the parallelism themselves.
+  const double queued = static_cast<double>(params_.core.read_queue) +
+                        (wr > 0 ? static_cast<double>(params_.core.write_queue) : 0.0);
+  const double reach = std::min({queued, static_cast<double>(banks), cap});
+  if (queued < std::min(needed, cap) && mean >= 0.8 * reach) {
+    verdict = fmt::format(
+        ": its queues hold {:.0f} bursts ({}), so no more than that many banks can have work at "
+        "once, and they were that full. Deeper queues (read_queue{}) let the scheduler reach "
+        "more banks, up to the {:.1f} the data bus needs.",
+        queued, wr > 0 ? "read and write queues" : "the read queue", wr > 0 ? ", write_queue" : "",
+        std::min(needed, cap));
+  } else if (mean < 0.9 * std::min(needed, cap)) {
     verdict =
         ": the accesses sit in too few banks. An address mapping that spreads them over banks "
         "and bank groups (interleave, xor_bank) raises the channel's throughput";

@@ -30,6 +30,19 @@ streams:
     max_outstanding: 256
 )";
 
+// One GPU reading 4 MiB at uniformly random 128 B addresses of a 64 MiB buffer, 1024 in flight.
+const std::string kRandomReads = R"(
+name: random_reads
+streams:
+  - gpus: all
+    buffer: {bytes: 64MiB, location: device/fam0}
+    pattern: uniform_random
+    read_fraction: 1.0
+    access_bytes: 128
+    total_bytes: 4MiB
+    max_outstanding: 1024
+)";
+
 // Ample everything: 4 NVLink4-like links (4 x 25 GB/s per direction), 16 DDR5-4800 channels
 // (16 x 19.2 GB/s), 256 tags per port, a 64 B x 1.5 GHz NoC (96 GB/s per port).
 std::vector<std::string> ample(std::vector<std::string> extra) {
@@ -116,17 +129,6 @@ TEST(Bottleneck, TooFewDeviceTagsAreNamedAndTheGpuWindowIsBlockedBehindThem) {
 // (the architecture audit of 2026-12-04 found it asking for 19, then 76 after 64 were given);
 // with per-output queues (voq) the outputs are the limit, within a few % of 96 GB/s.
 TEST(Bottleneck, HeadOfLineBlockingIsNamedInsteadOfASlotCount) {
-  const std::string random_reads = R"(
-name: random_reads
-streams:
-  - gpus: all
-    buffer: {bytes: 64MiB, location: device/fam0}
-    pattern: uniform_random
-    read_fraction: 1.0
-    access_bytes: 128
-    total_bytes: 4MiB
-    max_outstanding: 1024
-)";
   const std::vector<std::string> o = {"gpus.max_outstanding=1024",
                                       "gpus.issue_width=8",
                                       "links.gpu_device.per_gpu=8",
@@ -135,7 +137,7 @@ streams:
                                       "devices.0.capacity_gib=256",
                                       "devices.0.port_logic.tags_per_port=256",
                                       "devices.0.noc.width_bytes=8"};
-  const auto r = test::run_sim(test::source_file("platforms/minimal.yaml"), random_reads, o);
+  const auto r = test::run_sim(test::source_file("platforms/minimal.yaml"), kRandomReads, o);
   const auto& l = limiter(r);
   EXPECT_EQ(l["kind"], "noc") << r["bottlenecks"]["sentence"];
   EXPECT_EQ(l["reason"], "slots");
@@ -146,6 +148,28 @@ streams:
   EXPECT_THAT(sentence, ::testing::HasSubstr("input_queues: voq"));
   EXPECT_THAT(sentence, ::testing::Not(::testing::HasSubstr("would take about")));
   EXPECT_LT(r["bottlenecks"]["achieved_gbps"].get<double>(), 0.8 * 96.0);
+}
+
+// A read queue too shallow for the banks the data bus needs: random 128 B reads on one DDR5-4800
+// channel (ddr5_4800_x4: 64 B bursts, the default mapping puts a request's 2 bursts in different
+// bank groups, so each burst opens its own row: 1 burst per activate) need about tRC / tBL =
+// 48.7 / 3.3 = 14.6 banks with work at once to keep the data bus busy; a read queue of 4 bursts
+// lets the scheduler see at most 4. The advice names the queue, not the address mapping (which
+// the architecture audit of 2026-12-04 found it blaming: the reads already spread over all banks).
+TEST(Bottleneck, ShallowReadQueueIsNamedAsWhatBoundsTheBanks) {
+  const std::vector<std::string> o = {"gpus.max_outstanding=1024",
+                                      "gpus.issue_width=8",
+                                      "devices.0.memory.channels=1",
+                                      "devices.0.capacity_gib=32",
+                                      "devices.0.port_logic.tags_per_port=256",
+                                      "devices.0.memory.controller.read_queue=4"};
+  const auto r = test::run_sim(test::source_file("platforms/minimal.yaml"), kRandomReads, o);
+  const auto& l = limiter(r);
+  EXPECT_EQ(l["kind"], "memory") << r["bottlenecks"]["sentence"];
+  EXPECT_EQ(l["resource"], "read queue") << r["bottlenecks"]["sentence"];
+  const std::string sentence = r["bottlenecks"]["sentence"];
+  EXPECT_THAT(sentence, ::testing::HasSubstr("its queues hold 4 bursts (the read queue)"));
+  EXPECT_THAT(sentence, ::testing::Not(::testing::HasSubstr("too few banks")));
 }
 
 TEST(Bottleneck, CreditStarvedLinkIsNamedAheadOfThePoolsFilledBehindIt) {
