@@ -45,7 +45,7 @@ constexpr std::array<const char*, kConstraintCount> kConstraintNames = {
     "data_bus",    "tRTRS",       "tREFI",      "tREFIpb",      "refresh_count", "refresh_count_pb",
     "tPBR2PBR",    "command_bus", "clock"};
 
-constexpr unsigned kNumCommands = 9;
+constexpr unsigned kNumCommands = kCommandCount;
 
 // Refresh bookkeeping of one refresh unit: a rank (all-bank refresh) or a bank (per-bank).
 // Refresh number k is nominally due at k * interval (k = 1, 2, ...); the start of the log counts

@@ -181,7 +181,7 @@ class TimingChecker {
   std::uint64_t last_cycle_ = 0;
   bool time_seen_ = false;
   std::int64_t time_offset_ps_ = 0;  // time_ps - cycle x tCK of the first command (check_time)
-  std::array<std::uint64_t, 9> per_command_{};
+  std::array<std::uint64_t, kCommandCount> per_command_{};
   std::array<std::uint64_t, kConstraintCount> checks_{};
   std::array<std::uint64_t, kConstraintCount> violations_by_constraint_{};
 };
