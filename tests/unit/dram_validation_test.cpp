@@ -500,6 +500,87 @@ TEST(DramValidation, FifthActivateWaitsForFaw) {
 }
 
 // ------------------------------------------------------------------------------------------------
+// 4b. DDR5's ACT, RD and WR hold the command bus for two clocks.
+//
+// JESD79-5 section 4.1 (Command Truth Table): ACT, RD, WR (and MRW, MRR, WRP) are 2-cycle
+// commands, sent over two clocks of the CA bus; PRE and REF are 1-cycle. So the next command goes
+// two clocks after one of them at the earliest, where famsim issued it one clock after. Two runs
+// on ddr5_4800_x8 (tRCD 40, CL 40, tBL 8, tRRD_S 8, tCCD_S 8), refresh off, each starting with a
+// read P to bank group 0 bank 0 row 5 at cycle 0: ACT at 0, RD at tRCD = 40, data done at
+// 40 + CL + tBL = 88; its row stays open (open page). Later requests come at 200 and 201, when
+// every timing of P's commands has long passed (the last, the data bus, at 88).
+TEST(DramValidation, Ddr5TwoCycleCommandsHoldTheCommandBusForTwoClocks) {
+  const Spec spec = load_spec_preset("ddr5_4800_x8");
+  const Timing& t = spec.timing;
+  ASSERT_EQ(spec.standard, Standard::kDDR5);
+  ASSERT_EQ(t.RCD_RD, 40u);
+  ASSERT_EQ(t.CL, 40u);
+  ASSERT_EQ(t.burst, 8u);
+  ASSERT_EQ(t.RRD_S, 8u);
+  ASSERT_EQ(t.CCD_S, 8u);
+  const Coord p = at(0, 0, 0, 5);  // P's bank, then row hits there
+  const Coord b = at(0, 1, 0, 7);  // another bank group, closed
+
+  auto cycles = [](const DriveResult& run) {
+    std::vector<std::pair<Command, std::uint64_t>> out;
+    for (const CommandRecord& r : run.commands) out.emplace_back(r.command, r.cycle);
+    return out;
+  };
+  using C = std::vector<std::pair<Command, std::uint64_t>>;
+
+  // Run 1, RD then ACT: a row hit Q to P's row and a read R to the closed bank b arrive together
+  // at 200. FR-FCFS issues the hit first: RD Q at 200, which holds the bus in 200 and 201. R's ACT
+  // is ready at 200 (tRRD_S from P's ACT ended at 8), so it goes at 202 (one clock earlier, 201,
+  // without the rule); R's RD at 202 + tRCD = 242 (tCCD_S after RD Q ended at 208, and the data
+  // bus is free from 248 while R's data starts at 242 + CL = 282). Data done: Q 200 + 48 = 248,
+  // R 242 + 48 = 290.
+  {
+    const std::vector<Access> reads = {read_at(p), read_at(p, 200), read_at(b, 200)};
+    const DriveResult run = drive(spec, params(RefreshMode::kOff), reads);
+    ASSERT_FALSE(run.stuck);
+    ASSERT_EQ(run.completed, reads.size());
+    const CheckOutcome chk = check(spec, run);
+    EXPECT_EQ(chk.count, 0u) << chk.text();
+    EXPECT_EQ(cycles(run), (C{{Command::kACT, 0},
+                              {Command::kRD, 40},
+                              {Command::kRD, 200},
+                              {Command::kACT, 202},
+                              {Command::kRD, 242}}));
+    EXPECT_EQ(run.done, (std::vector<std::uint64_t>{88, 248, 290}));
+  }
+
+  // Run 2, ACT then RD: R to the closed bank b arrives at 200 and its ACT goes at once; a row hit
+  // Q to P's row arrives at 201, ready then, but the ACT holds the bus in 201: RD Q at 202 (201
+  // without the rule), data done 202 + 48 = 250. R's RD at 200 + tRCD = 240 (tCCD_S after RD Q
+  // ends at 210; data 280 on, the bus free from 250), done 240 + 48 = 288.
+  {
+    const std::vector<Access> reads = {read_at(p), read_at(b, 200), read_at(p, 201)};
+    const DriveResult run = drive(spec, params(RefreshMode::kOff), reads);
+    ASSERT_FALSE(run.stuck);
+    ASSERT_EQ(run.completed, reads.size());
+    const CheckOutcome chk = check(spec, run);
+    EXPECT_EQ(chk.count, 0u) << chk.text();
+    EXPECT_EQ(cycles(run), (C{{Command::kACT, 0},
+                              {Command::kRD, 40},
+                              {Command::kACT, 200},
+                              {Command::kRD, 202},
+                              {Command::kRD, 240}}));
+    EXPECT_EQ(run.done, (std::vector<std::uint64_t>{88, 288, 250}));
+
+    // A controller that takes every command as one clock (the same timings as DDR4, whose
+    // commands are 1-cycle) issues RD Q at 201, which the checker with the true DDR5 spec names.
+    Spec one_clock = spec;
+    one_clock.standard = Standard::kDDR4;
+    const DriveResult old = drive(one_clock, params(RefreshMode::kOff), reads);
+    ASSERT_EQ(old.commands.size(), 5u);
+    EXPECT_EQ(old.commands[3].cycle, 201u);
+    const CheckOutcome old_chk = check(spec, old);
+    EXPECT_TRUE(old_chk.has("command_bus_held")) << old_chk.text();
+    EXPECT_EQ(old_chk.count, 1u) << old_chk.text();
+  }
+}
+
+// ------------------------------------------------------------------------------------------------
 // 5. Refresh count over a long run.
 
 // T = 12.606 M clocks, at least 1000 x tREFI for every preset. Refresh k falls due at k x tREFI

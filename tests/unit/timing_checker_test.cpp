@@ -395,6 +395,49 @@ TEST(TimingChecker, TwoCommandsInOneClockAreACommandBusConflict) {
               ElementsAre("command_bus"));
 }
 
+// DDR5's ACT, RD and WR are 2-cycle commands (JESD79-5 section 4.1, Command Truth Table): the
+// command bus is theirs for the clock after as well, so the next command, whatever it addresses,
+// starts two clocks after one at the earliest. PRE and REF are 1-cycle. The test spec as DDR5 and
+// as DDR4 (every command one clock, JESD79-4); commands to the other rank, which no other rule
+// relates to the first.
+Spec as_standard(Standard standard) {
+  Spec s = test_spec();
+  s.standard = standard;
+  return s;
+}
+
+TEST(TimingChecker, Ddr5TwoCycleActHoldsTheCommandBusForTwoClocks) {
+  const Spec ddr5 = as_standard(Standard::kDDR5);
+  // ACT at 10 (rank 0) holds the bus in clocks 10 and 11: an ACT to rank 1 at 11 starts in the
+  // ACT's second clock, at 12 it is free.
+  const auto early = run(ddr5, {act(10, 0, 0, 0), act(11, 0, 0, 1)});
+  EXPECT_THAT(names(early), ElementsAre("command_bus_held")) << dump(early);
+  if (!early.empty()) {
+    EXPECT_EQ(early[0].line, 2u);
+    EXPECT_EQ(early[0].cycle, 11u);
+    EXPECT_THAT(early[0].message, HasSubstr("the 2-clock ACT of cycle 10 holds the command bus "
+                                            "until cycle 12"));
+  }
+  EXPECT_THAT(names(run(ddr5, {act(10, 0, 0, 0), act(12, 0, 0, 1)})), IsEmpty());
+  // The same pair on DDR4: one clock each, the next clock is free.
+  EXPECT_THAT(names(run(as_standard(Standard::kDDR4), {act(10, 0, 0, 0), act(11, 0, 0, 1)})),
+              IsEmpty());
+}
+
+TEST(TimingChecker, Ddr5ReadAndWriteAreTwoCycleAndPrechargeOneCycle) {
+  const Spec ddr5 = as_standard(Standard::kDDR5);
+  // ACT at 0, RD at tRCD_RD 11, a PRE to rank 1 one clock after the RD: in the RD's second clock.
+  EXPECT_THAT(names(run(ddr5, {act(0, 0, 0, 0), rd(11, 0, 0, 0), pre(12, 0, 0, 1)})),
+              ElementsAre("command_bus_held"));
+  EXPECT_THAT(names(run(ddr5, {act(0, 0, 0, 0), rd(11, 0, 0, 0), pre(13, 0, 0, 1)})), IsEmpty());
+  // WR at tRCD_WR 9, then an ACT to rank 1 at 10 (violation) or 11.
+  EXPECT_THAT(names(run(ddr5, {act(0, 0, 0, 0), wr(9, 0, 0, 0), act(10, 0, 0, 1)})),
+              ElementsAre("command_bus_held"));
+  EXPECT_THAT(names(run(ddr5, {act(0, 0, 0, 0), wr(9, 0, 0, 0), act(11, 0, 0, 1)})), IsEmpty());
+  // PRE at 30 (tRAS 25 after the ACT at 0) is 1-cycle: an ACT to rank 1 at 31 is legal.
+  EXPECT_THAT(names(run(ddr5, {act(0, 0, 0, 0), pre(30, 0, 0, 0), act(31, 0, 0, 1)})), IsEmpty());
+}
+
 TEST(TimingChecker, FifthActIsTFAW) {
   // ACTs at 0 (g0), 3 (g1), 8 (g0: tRRD_L 0 + 5, tRRD_S 3 + 3), 11 (g1: 3 + 5, 8 + 3).
   // Fifth in g0: tRRD_L 8 + 5 = 13, tRRD_S 11 + 3 = 14, tFAW 0 + 20 = 20.
@@ -859,6 +902,8 @@ TEST(TimingChecker, ConstraintNamesAreStable) {
   EXPECT_STREQ(constraint_name(Constraint::kFAW), "tFAW");
   EXPECT_STREQ(constraint_name(Constraint::kDataBus), "data_bus");
   EXPECT_STREQ(constraint_name(Constraint::kRefreshCountPb), "refresh_count_pb");
+  EXPECT_STREQ(constraint_name(Constraint::kClock), "clock");
+  EXPECT_STREQ(constraint_name(Constraint::kCommandBusHeld), "command_bus_held");
 }
 
 TEST(TimingChecker, RejectsUnusableSpec) {

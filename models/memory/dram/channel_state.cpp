@@ -9,7 +9,11 @@ ChannelState::ChannelState(const Spec& spec)
       t_(spec.timing),
       banks_(static_cast<std::size_t>(spec.org.ranks) * spec.org.banks()),
       groups_(static_cast<std::size_t>(spec.org.ranks) * spec.org.bank_groups),
-      ranks_(spec.org.ranks) {}
+      ranks_(spec.org.ranks) {
+  for (unsigned c = 0; c < kCommandCount; ++c) {
+    command_clocks_[c] = static_cast<std::uint8_t>(spec.command_clocks(static_cast<Command>(c)));
+  }
+}
 
 std::uint64_t ChannelState::bus_ready(unsigned rank, unsigned latency) const {
   // The burst starts `latency` clocks after the command; it must start after the bus is free,
@@ -46,6 +50,7 @@ void ChannelState::shift(std::uint64_t delta) {
     for (std::uint64_t& f : r.faw) f += delta;
   }
   bus_free_ += delta;
+  command_bus_free_ += delta;
 }
 
 bool ChannelState::same_relative(std::uint64_t now, const ChannelState& other,
@@ -58,7 +63,8 @@ bool ChannelState::same_relative(std::uint64_t now, const ChannelState& other,
     return ahead(a, now) == ahead(b, other_now);
   };
   if (banks_.size() != other.banks_.size() || ranks_.size() != other.ranks_.size() ||
-      bus_rank_ != other.bus_rank_ || !same(bus_free_, other.bus_free_)) {
+      bus_rank_ != other.bus_rank_ || !same(bus_free_, other.bus_free_) ||
+      !same(command_bus_free_, other.command_bus_free_)) {
     return false;
   }
   for (std::size_t i = 0; i < banks_.size(); ++i) {
@@ -153,6 +159,7 @@ void ChannelState::close(unsigned flat, unsigned rank, std::uint64_t precharge_c
 
 void ChannelState::issue(Command cmd, const Coord& c, std::uint64_t cycle) {
   issue_raw(cmd, c, cycle);
+  command_bus_free_ = cycle + command_clocks_[static_cast<unsigned>(cmd)];
   // Column commands move the data bus, which every rank's column timing depends on.
   if (is_column(cmd)) {
     update_bus_ready();

@@ -11,7 +11,10 @@
 //               WR->RD CWL+tBL+tWTR_S, RD->WR tRTW, PRE->PRE tPPD, REFpb->ACT tRREFD,
 //               REFpb->REFpb tPBR2PBR (LPDDR5X; tRREFD elsewhere); DDR5 REFsb as REFpb on
 //               bank `bank` of every group, with tRFCsb and tREFSBRD
-//   channel     one data bus: bursts never overlap, and bursts of different ranks leave tRTRS
+//   channel     one data bus: bursts never overlap, and bursts of different ranks leave tRTRS;
+//               one command bus: a command holds it for Spec::command_clocks() clocks (DDR5 ACT,
+//               RD, WR: 2, JESD79-5 section 4.1), kept as command_bus_free(), which earliest()
+//               leaves to the caller (a controller issues one command at a time anyway)
 // The earliest cycle of a command is the maximum over the scopes it belongs to (JESD79-4
 // section 13, JESD79-5 section 9, JESD238 section 7 define the rules; the scoping follows them).
 // Auto-precharge (RDA/WRA) closes the bank at the cycle an explicit PRE could have issued.
@@ -124,6 +127,10 @@ class ChannelState {
   // the refresh intervals.
   std::uint64_t rule_horizon() const;
 
+  // The first cycle the command bus is free again after the last command: its cycle plus the
+  // clocks it holds the bus (Spec::command_clocks()). No command may issue before it.
+  std::uint64_t command_bus_free() const { return command_bus_free_; }
+
   // Cycle at which the data burst of a column command issued at `cycle` ends.
   std::uint64_t data_end(Command cmd, std::uint64_t cycle) const {
     return cycle + (is_read(cmd) ? t_.CL : t_.CWL) + t_.burst;
@@ -173,6 +180,9 @@ class ChannelState {
   // The data bus: end of the last burst and the rank that drove it.
   std::uint64_t bus_free_ = 0;
   unsigned bus_rank_ = 0;
+  // The command bus: clocks each command holds it (by Command), and when the last one lets go.
+  std::array<std::uint8_t, kCommandCount> command_clocks_{};
+  std::uint64_t command_bus_free_ = 0;
 };
 
 }  // namespace famsim::dram

@@ -140,10 +140,12 @@ void ControllerCore::revise_plan(int q, const Coord* bursts, unsigned n, std::ui
   }
   if (q != plan_.queue || scheduler_->in_order()) return;
   refresh_choices(q);
+  // Nothing issues before the last command lets go of the command bus.
+  const std::uint64_t from = std::max(now, state_.command_bus_free());
   for (unsigned i = 0; i < n; ++i) {
     const unsigned b = state_.flat_bank(bursts[i]);
     const BankView& v = view_[q][b];
-    const std::uint64_t c = std::max(v.earliest(), now);
+    const std::uint64_t c = std::max(v.earliest(), from);
     if (c < plan_.cycle ||
         (c == plan_.cycle && (v.prio < plan_.prio || (v.prio == plan_.prio && b < plan_.bank)))) {
       plan_.bank = b;
@@ -309,6 +311,11 @@ int ControllerCore::direction() const {
 
 std::uint64_t ControllerCore::run(std::uint64_t now) {
   last_run_ = now;
+  // The last command still holds the command bus (a DDR5 ACT, RD or WR takes two clocks of it,
+  // JESD79-5 section 4.1): nothing can issue before it lets go. An owner woken by an arrival may
+  // call in between; the decision waits, and nothing it depends on changes meanwhile but the
+  // queues, which it reads then.
+  if (now < state_.command_bus_free()) return state_.command_bus_free();
   advance_refresh(now);
   // Direction: drain writes from the high watermark down to the low one; otherwise reads, or
   // writes when no read waits.
@@ -333,7 +340,8 @@ std::uint64_t ControllerCore::run(std::uint64_t now) {
   // depends on the queues alone, so the next decision is the same whether or not the owner runs
   // the core at arrivals in between.
   update_draining();
-  // One command per clock. The issue raised "not before" cycles across its bank, group, rank
+  // One command at a time on the command bus, which this one holds for one clock, or two (DDR5
+  // ACT, RD, WR). The issue raised "not before" cycles across its bank, group, rank
   // and the data bus, and may have turned the direction or forced a refresh: look at every
   // candidate again for the cycle the next command can issue, so the owner wakes only then
   // rather than at every clock while tRRD, tFAW or tCCD runs. The look also finds which bank's
@@ -342,8 +350,9 @@ std::uint64_t ControllerCore::run(std::uint64_t now) {
   // rank), that is the next decision unless work arrives first.
   next = kNever;
   const int q_next = direction();
-  look(q_next, now + 1, next);
-  next = std::min(std::max(next, now + 1), next_due_);
+  const std::uint64_t bus_free = state_.command_bus_free();
+  look(q_next, bus_free, next);
+  next = std::min(std::max(next, bus_free), next_due_);
   plan_.valid = plan_.bank != kNil && plan_.cycle == next && next < next_due_ &&
                 !plan_.refresh_forced && !timeout_policy_;
   plan_.queue = q_next;

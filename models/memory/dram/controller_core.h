@@ -4,7 +4,8 @@
 // state (channel_state.h). The SystemC DramController wraps it; tests drive it directly.
 //
 // Time is in cycles of the command clock tCK. run(now) issues at most one command at `now` (one
-// command bus) and says when it next has something to do, so the owner wakes it only then.
+// command bus, which a command holds for Spec::command_clocks(): two clocks for a DDR5 ACT, RD or
+// WR) and says when it next has something to do, so the owner wakes it only then.
 //
 // Requests: a request of n bursts is queued as n entries (each burst decoded to its bank, row
 // and column by the caller); it completes when its last burst's data has moved. Queue depths are
@@ -29,6 +30,7 @@
 #include "models/memory/dram/dram_spec.h"
 #include "models/memory/dram/policies.h"
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <iosfwd>
@@ -107,7 +109,9 @@ class ControllerCore {
   // (then at that decision's cycle or earlier), so the owner need not run the core at the
   // arrival's cycle only to find nothing ready; otherwise `now`.
   std::uint64_t next_decision(std::uint64_t now) const {
-    return plan_.valid && plan_.cycle >= now ? plan_.cycle : now;
+    if (plan_.valid && plan_.cycle >= now) return plan_.cycle;
+    // Not while the last command still holds the command bus.
+    return std::max(now, state_.command_bus_free());
   }
 
   // Decides at cycle `now` (not earlier than any previous call): issues at most one command.

@@ -46,6 +46,20 @@ unsigned transfers_per_clock(Standard s) {
   return 2;
 }
 
+unsigned command_bus_clocks(Standard s, Command c) {
+  if (s != Standard::kDDR5) return 1;
+  switch (c) {
+    case Command::kACT:
+    case Command::kRD:
+    case Command::kRDA:
+    case Command::kWR:
+    case Command::kWRA:
+      return 2;  // JESD79-5 section 4.1, Command Truth Table: 2-cycle commands
+    default:
+      return 1;  // PRE, PREA, REFab, REFsb, REFpb: 1-cycle commands
+  }
+}
+
 namespace {
 
 std::uint64_t to_ps(double t_ns) { return static_cast<std::uint64_t>(std::llround(t_ns * 1000.0)); }

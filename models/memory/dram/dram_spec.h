@@ -8,6 +8,8 @@
 // schema is described above load_spec() below).
 #pragma once
 
+#include "models/memory/dram/dram_command.h"
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -30,6 +32,19 @@ std::optional<Standard> parse_standard(const std::string& s);
 //                  both edges of WDQS/RDQS at twice CK)
 //   LPDDR5X:    8 (JESD209-5B with WCK:CK = 4:1, data on both edges of WCK)
 unsigned transfers_per_clock(Standard s);
+
+// Clocks of the command/address bus one command occupies: no other command may start on the bus
+// until they have passed (the timing rules still count from the command's first clock).
+//   DDR5: ACT, RD, RDA, WR, WRA take 2 (JESD79-5 section 4.1, Command Truth Table: ACT, RD, WR,
+//         WRP, MRW and MRR are "2-cycle commands", sent over two CA clocks, CS_n low in the
+//         first; PREpb/PREsb/PREab, REFab/REFsb, RFM, SRE and PDE are 1-cycle, and CA1 tells the
+//         two kinds apart); every other command 1.
+//   DDR4: 1 for every command (JESD79-4 command truth table: one clock, with 1N timing).
+//   LPDDR5X, HBM3: 1 here, which is optimistic. LPDDR5's ACT goes as ACT-1 and ACT-2 and a
+//         column command may need a CAS command before it (JESD209-5), and HBM3 has separate row
+//         and column command buses (JESD238); famsim models neither (README, DRAM, "Not
+//         modelled").
+unsigned command_bus_clocks(Standard s, Command c);
 
 struct Organization {
   unsigned ranks = 1;
@@ -145,6 +160,9 @@ struct Spec {
   Timing timing;
   Energy energy;
   Currents currents;  // the inputs `energy` was computed from
+
+  // Clocks `c` holds the command bus on this standard (command_bus_clocks()).
+  unsigned command_clocks(Command c) const { return command_bus_clocks(standard, c); }
 
   // The refresh units per-bank refresh rotates over in a rank: every bank (REFpb), or every bank
   // index of a group (DDR5 REFsb, each covering that index in all groups).

@@ -32,20 +32,27 @@
 //   REFsb refreshes bank BA of every bank group, each of which must be precharged; it is checked
 //   as a per-bank refresh of each of those banks, with tRFCsb as tRFCpb and tREFSBRD (REFsb ->
 //   ACT or REFsb of another bank index) as tRREFD.
+// - Command bus: one command per clock (per bus on HBM3, JESD238 row and column command buses);
+//   DDR5's 2-cycle commands (JESD79-5 section 4.1, Command Truth Table: ACT, RD, RDA, WR, WRA,
+//   sent over two clocks of the CA bus) hold it for their second clock as well, so the next
+//   command starts two clocks after one of them at the earliest (command_bus_clocks()).
 
 namespace famsim::dram {
 
 namespace {
 
+// Six names a line, in the enum's order.
+// clang-format off
 constexpr std::array<const char*, kConstraintCount> kConstraintNames = {
     "cycle_order", "address",     "bank_state", "refresh_mode", "tRC",           "tRCD_RD",
     "tRCD_WR",     "tRAS",        "tRP",        "tRTP",         "tWR",           "tRRD_L",
     "tRRD_S",      "tFAW",        "tCCD_L",     "tCCD_S",       "tCCD_L_WR",     "tWTR_L",
     "tWTR_S",      "tRTW",        "tPPD",       "tRFC",         "tRFCpb",        "tRREFD",
     "data_bus",    "tRTRS",       "tREFI",      "tREFIpb",      "refresh_count", "refresh_count_pb",
-    "tPBR2PBR",    "command_bus", "clock"};
+    "tPBR2PBR",    "command_bus", "clock",      "command_bus_held"};
+// clang-format on
 
-constexpr unsigned kNumCommands = 9;
+constexpr unsigned kNumCommands = kCommandCount;
 
 // Refresh bookkeeping of one refresh unit: a rank (all-bank refresh) or a bank (per-bank).
 // Refresh number k is nominally due at k * interval (k = 1, 2, ...); the start of the log counts
@@ -152,6 +159,13 @@ struct TimingChecker::ChannelState {
   // buses, JESD238; the other standards one).
   bool row_bus_used = false, col_bus_used = false;
   std::uint64_t row_bus_cycle = 0, col_bus_cycle = 0;
+  // The command holding each bus longest: its cycle and command, and the first cycle the bus is
+  // free after it (its cycle plus the clocks it takes, command_bus_clocks()).
+  struct BusHold {
+    std::uint64_t from = 0, free = 0;
+    Command command = Command::kACT;
+  };
+  BusHold row_bus_hold, col_bus_hold;
 };
 
 TimingChecker::TimingChecker(const Spec& spec, std::size_t max_stored_violations)
@@ -294,8 +308,25 @@ void TimingChecker::check(const CommandRecord& r, std::size_t line) {
           r.cycle, spec_.standard == Standard::kHBM3 ? (column_bus ? "column " : "row ") : "");
     });
   }
+  // A multi-clock command holds the bus for all its clocks: DDR5 ACT, RD, RDA, WR and WRA are
+  // 2-cycle commands (JESD79-5 section 4.1, Command Truth Table), whose second clock carries
+  // the rest of their address, so no command starts in it. (A second command in the same clock
+  // is a command_bus violation already, one that goes back a cycle_order one.)
+  count_check(Constraint::kCommandBusHeld);
+  ChannelState::BusHold& hold = column_bus ? ch.col_bus_hold : ch.row_bus_hold;
+  if (used && r.cycle > at && r.cycle < hold.free) {
+    report(Constraint::kCommandBusHeld, line, r.cycle, [&] {
+      return fmt::format(
+          "{}: the {}-clock {} of cycle {} holds the command bus until cycle {} (JESD79-5 "
+          "2-cycle command)",
+          command_text(r, spec_.org), hold.free - hold.from, to_string(hold.command), hold.from,
+          hold.free);
+    });
+  }
   used = true;
   at = r.cycle;
+  const std::uint64_t free = r.cycle + spec_.command_clocks(r.command);
+  if (free >= hold.free) hold = ChannelState::BusHold{r.cycle, free, r.command};
 
   // tRFC: after REFab only deselects until tRFC has passed, whatever the command (JESD79-4
   // "Refresh Command": "the delay between the REFRESH command and the next valid command,

@@ -82,6 +82,8 @@ enum class Constraint : std::uint8_t {
   kPBR2PBR,         // "tPBR2PBR": REFpb -> REFpb of another bank (LPDDR5 tpbR2pbR)
   kCommandBus,      // "command_bus": two commands in one clock on one command bus
   kClock,           // "clock": time_ps is not cycle x tCK plus the log's first offset (files only)
+  kCommandBusHeld,  // "command_bus_held": a command starts while an earlier multi-clock
+                    // command (DDR5 ACT, RD, WR: 2 clocks) still holds the command bus
   kCount
 };
 inline constexpr std::size_t kConstraintCount = static_cast<std::size_t>(Constraint::kCount);
@@ -181,7 +183,7 @@ class TimingChecker {
   std::uint64_t last_cycle_ = 0;
   bool time_seen_ = false;
   std::int64_t time_offset_ps_ = 0;  // time_ps - cycle x tCK of the first command (check_time)
-  std::array<std::uint64_t, 9> per_command_{};
+  std::array<std::uint64_t, kCommandCount> per_command_{};
   std::array<std::uint64_t, kConstraintCount> checks_{};
   std::array<std::uint64_t, kConstraintCount> violations_by_constraint_{};
 };
