@@ -307,12 +307,13 @@ std::string summary_text(const nlohmann::json& s, const std::string& out_dir) {
                         : hop_share_line("write", s["latency_breakdown_ns"]["write"]));
     o += hops;
     // A hop's time includes waiting for the next block to take the request: with a limiter in
-    // the fabric or the device (a link, a switch or hub, the port logic, the NoC), the largest
-    // share can sit in a block before it that is itself nowhere near its limit. (A memory's wait
-    // is in its own rows, memory_queue and memory_service; a GPU's window has no hop before it.)
+    // the fabric or the device (a link, a switch or hub, the port logic, the NoC, a memory whose
+    // full queues push back on the NoC), the largest share can sit in a block before it that is
+    // itself nowhere near its limit. (A GPU's window has no hop before it.)
     const auto fabric = [](const nlohmann::json& l) {
       const std::string k = l.value("kind", "");
-      return k == "link" || k == "switch" || k == "hub" || k == "device_port" || k == "noc";
+      return k == "link" || k == "switch" || k == "hub" || k == "device_port" || k == "noc" ||
+             k == "memory";
     };
     if (!hops.empty() && s.contains("bottlenecks") && s["bottlenecks"].contains("limiter") &&
         s["bottlenecks"]["limiter"].is_object() && fabric(s["bottlenecks"]["limiter"])) {

@@ -1324,7 +1324,7 @@ def section_hops(doc, stats):
           "Bottleneck) shows in the blocks before it as well as in its own.")
     limiter = get(stats, "bottlenecks", "limiter")
     if isinstance(limiter, dict) and limiter.get("component") and limiter.get("kind") in (
-            "link", "switch", "hub", "device_port", "noc"):
+            "link", "switch", "hub", "device_port", "noc", "memory"):
         doc.p("In this run the limiter is ", code(as_text(limiter.get("component"))), " ",
               as_text(limiter.get("resource")), ": read the largest shares below with that "
               "in mind.")

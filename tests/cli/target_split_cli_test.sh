@@ -199,6 +199,18 @@ if grep -q "a hop's time includes waiting" "$WORK/window.log"; then
 fi
 pass "no queueing note when the GPU's own window limits"
 
+# A memory channel that limits the run (minimal.yaml cut to one DDR5-4800 channel, 19.2 GB/s,
+# under a 25 GB/s link and 256 requests in flight): its full queues push back on the NoC and the
+# port logic, whose hops then hold the waiting, so the note names the memory.
+run_famsim memory run --platform platforms/minimal.yaml --out "$WORK/memory" \
+  --set devices.0.memory.channels=1 --set devices.0.capacity_gib=32 --set workload.streams.0.total_bytes=1MiB \
+  --set gpus.max_outstanding=256 || true
+expect_rc 0 "memory-bound run"
+grep -q "limits throughput" "$WORK/memory.log" || fail "the memory-bound run names no limiter"
+grep -q "(a hop's time includes waiting for the next block to take the request: queueing behind the limiter, fam0.memory" "$WORK/memory.log" ||
+  fail "no queueing note naming the memory when a memory channel limits: $(cat "$WORK/memory.log")"
+pass "the queueing note when a memory channel limits"
+
 run_tool report "$REPORT" "$RUN"
 [ "$RC" -eq 0 ] || fail "report.py on the mixed run: exit code $RC. Output:
 $OUT"
