@@ -425,13 +425,31 @@ void DramController::activate_rates(ComponentReport& r, std::uint64_t window_cyc
   for (unsigned k = 0; k < s.org.ranks; ++k) {
     const std::uint64_t n = rank_activates(k);
     if (n == 0) continue;
+    // What the address mapping does to a request's bursts: with the bank group (or bank) as the
+    // lowest field, consecutive bursts go to different groups, so a request of several bursts
+    // opens a row per burst, and random accesses move one burst per activate whatever the
+    // request size (the architecture audit of 2026-12-04 found that mapping, not the DRAM type,
+    // set HBM3's and LPDDR5X's random-read figures).
+    // The order without the channel field, which the device's interleave decides (appended
+    // lowest unless the order places it).
+    std::string order = mapping_.order();
+    for (std::size_t at; (at = order.find("Ch")) != std::string::npos;) order.erase(at, 2);
+    const std::string lowest = order.size() >= 2 ? order.substr(order.size() - 2) : order;
+    const std::string spread =
+        lowest == "Bg" || lowest == "Ba"
+            ? fmt::format(
+                  " The address mapping ({}) puts consecutive {} B bursts in different {}s, so a "
+                  "request of several bursts opens a row for each; an order with the column "
+                  "lowest (such as RoRaBgBaCo) keeps a request's bursts in one row.",
+                  order, burst_bytes_, lowest == "Bg" ? "bank group" : "bank")
+            : std::string();
     rate(fmt::format("activate rate (rank {}, tRRD/tFAW)", k), n, rank_spacing,
          fmt::format("Row activations bind it: a rank may activate a row once per {:.2f} ns "
                      "(tRRD and tFAW), and this run moved {:.2f} bursts per activate. More banks "
                      "do not help; more row hits per activate (larger or more local accesses, "
                      "an address mapping that keeps a stream in one row) or more ranks or "
-                     "channels do.",
-                     rank_spacing * tck_ns, bursts_per_act));
+                     "channels do.{}",
+                     rank_spacing * tck_ns, bursts_per_act, spread));
   }
   const auto hot = std::max_element(st.bank_activates.begin(), st.bank_activates.end());
   rate("activate rate (busiest bank, tRC)", *hot, s.timing.RC,

@@ -240,6 +240,13 @@ TEST(Bottleneck, RowConflictsAreBoundByTheRanksActivateRate) {
   EXPECT_NEAR(l["utilization"].get<double>(), acts * 8.5 / cycles, 1e-3);
   EXPECT_NE(r["bottlenecks"]["sentence"].get<std::string>().find("Row activations bind it"),
             std::string::npos);
+  // The default mapping (RoRaBaCoBg, bank group lowest) is named with what it does to a request
+  // of several 64 B bursts (DDR4: 8 bytes x BL8).
+  EXPECT_NE(r["bottlenecks"]["sentence"].get<std::string>().find(
+                "The address mapping (RoRaBaCoBg) puts consecutive 64 B bursts in different bank "
+                "groups"),
+            std::string::npos)
+      << r["bottlenecks"]["sentence"];
 }
 
 TEST(Bottleneck, OneHotBankIsBoundByTrc) {
