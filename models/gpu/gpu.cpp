@@ -56,6 +56,13 @@ void Gpu::add_stream(const StreamConfig& cfg, unsigned stream_index,
   if (local_stream_.size() <= stream_index) local_stream_.resize(stream_index + 1, 0);
   local_stream_[stream_index] = static_cast<unsigned>(streams_.size());
   streams_.push_back(std::move(s));
+  // The window the GPU can fill: its own, or less when its streams' own caps add up to less
+  // (a stream of max_outstanding 64 on a GPU of 1024 keeps 64 in flight, and the window it
+  // fills is those 64, not 1024). Streams that run one after another count as if together: an
+  // upper bound.
+  std::uint64_t streams_cap = 0;
+  for (const Stream& st : streams_) streams_cap += st.cfg->max_outstanding;
+  outstanding_.set_capacity(std::min<std::uint64_t>(params_.max_outstanding, streams_cap));
 }
 
 void Gpu::set_peers(std::vector<PeerMemoryRoute> peers) {
@@ -452,7 +459,15 @@ void Gpu::report(ComponentReport& r, const ReportWindow& window) const {
   r.utilization = outstanding_.mean_fraction(window);
   r.extra["mean_outstanding"] = mean_outstanding;
   r.extra["outstanding_occupancy"] = outstanding_.to_json(window);
-  if (issued_ > 0) r.resources.push_back(slot_pool("outstanding window", outstanding_, window));
+  if (issued_ > 0) {
+    r.resources.push_back(slot_pool("outstanding window", outstanding_, window));
+    if (outstanding_.capacity() < params_.max_outstanding) {
+      r.resources.back().advice = fmt::format(
+          "The window is the {} requests its streams' own max_outstanding allow in all, below "
+          "the GPU's {} (gpus.max_outstanding): raise the streams' max_outstanding.",
+          outstanding_.capacity(), params_.max_outstanding);
+    }
+  }
   for (unsigned i = 0; i < port_issues_.size() && window.duration_ps() > 0; ++i) {
     if (port_issues_[i] == 0) continue;
     ResourceUse u = port_issue_use(i, params_);

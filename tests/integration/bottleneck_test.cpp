@@ -172,6 +172,27 @@ TEST(Bottleneck, ShallowReadQueueIsNamedAsWhatBoundsTheBanks) {
   EXPECT_THAT(sentence, ::testing::Not(::testing::HasSubstr("too few banks")));
 }
 
+// A stream's own cap below the GPU's window: 8 requests in flight of 128 B (max_outstanding 8 on a
+// GPU of 256) with everything else ample. The window the GPU fills is the stream's 8, full all
+// the time, so it is named as the limiter with the stream's cap as the remedy (the architecture
+// audit of 2026-12-04 found "nothing saturated ... 64 in flight of 1024 window slots"), and by
+// Little's law the run's bandwidth is 8 x 128 B per round trip.
+TEST(Bottleneck, AStreamsOwnCapIsTheWindowItFills) {
+  std::string reads = kReads;
+  reads.replace(reads.find("max_outstanding: 256"), 20, "max_outstanding: 8");
+  const auto r = test::run_sim(test::source_file("platforms/minimal.yaml"), reads, ample({}));
+  const auto& l = limiter(r);
+  EXPECT_EQ(l["kind"], "gpu") << r["bottlenecks"]["sentence"];
+  EXPECT_EQ(l["resource"], "outstanding window");
+  EXPECT_EQ(l["capacity"].get<double>(), 8.0);
+  EXPECT_GE(l["utilization"].get<double>(), 0.95);
+  EXPECT_THAT(l["advice"].get<std::string>(),
+              ::testing::HasSubstr("the 8 requests its streams' own max_outstanding allow"));
+  const double latency_ns = r["summary"]["latency_ns"]["mean"].get<double>();
+  const double little = 8 * 128 / latency_ns;  // GB/s: bytes per ns
+  EXPECT_NEAR(r["bottlenecks"]["achieved_gbps"].get<double>(), little, 0.05 * little);
+}
+
 TEST(Bottleneck, CreditStarvedLinkIsNamedAheadOfThePoolsFilledBehindIt) {
   // One link whose response VC holds 18 flit credits (two 128 B read responses of 9 flits) that
   // take 200 ns to come back. A credit's round trip is 9 x 0.64 ns of serialisation + 20 ns of
