@@ -106,10 +106,10 @@ void DramController::accept(Payload& p, std::uint64_t now) {
   // answered on acceptance, so for its requester its service starts (and ends) now.
   e.service_start_ps = posted ? now : ps_of(cycle);
   ++answers_owed_;
-  core_.enqueue(posted ? nullptr : &p, e.write, scratch_.data(), n, cycle);
+  core_.enqueue(posted ? nullptr : &p, e.write, scratch_.data(), n, cycle, e.id);
   if (e.atomic != AtomicOp::kNone) {
     // The write-back, answered by nobody: the atomic's answer is its read (the old value).
-    core_.enqueue(nullptr, true, scratch_.data(), n, cycle);
+    core_.enqueue(nullptr, true, scratch_.data(), n, cycle, e.id);
     ++atomic_count_;
   }
   if (e.write) {

@@ -82,13 +82,13 @@ void ControllerCore::set_command_log(std::ostream* os, unsigned channel, unsigne
 }
 
 void ControllerCore::enqueue(void* tag, bool write, const Coord* bursts, unsigned n,
-                             std::uint64_t now) {
+                             std::uint64_t now, std::uint64_t id) {
   if (!has_room(write, n) || n == 0) throw std::logic_error("DRAM queue overflow");
   const std::uint32_t r = free_requests_.back();
   free_requests_.pop_back();
   ++requests_in_use_;
   if (tag) ++tagged_in_flight_;
-  requests_[r] = Request{tag, now, 0, n, write, kNever};
+  requests_[r] = Request{tag, now, 0, n, write, kNever, id};
   const int q = write ? 1 : 0;
   for (unsigned i = 0; i < n; ++i) {
     const std::uint32_t e = free_entries_.back();
@@ -630,7 +630,8 @@ std::uint64_t ControllerCore::skip_idle_periods(std::uint64_t next, std::uint64_
   return next + shift;
 }
 
-CommandRecord ControllerCore::record(Command cmd, const Coord& c, std::uint64_t now) const {
+CommandRecord ControllerCore::record(Command cmd, const Coord& c, std::uint64_t now,
+                                     std::uint64_t request) const {
   CommandRecord r;
   r.cycle = now;
   r.time_ps = static_cast<std::uint64_t>(static_cast<double>(now) * spec_.timing.tck_ps + 0.5);
@@ -642,11 +643,12 @@ CommandRecord ControllerCore::record(Command cmd, const Coord& c, std::uint64_t 
   r.command = cmd;
   r.row = c.row;
   r.column = c.column;
+  r.request = request;
   return r;
 }
 
-void ControllerCore::log(Command cmd, const Coord& c, std::uint64_t now) {
-  const CommandRecord r = record(cmd, c, now);
+void ControllerCore::log(Command cmd, const Coord& c, std::uint64_t now, std::uint64_t request) {
+  const CommandRecord r = record(cmd, c, now, request);
   if (idle_recording_) idle_period_log_.push_back(r);
   write_record(*log_, r);
 }
@@ -687,7 +689,10 @@ void ControllerCore::issue(const Choice& ch, std::uint64_t now) {
   // in between keep the compiler from reusing it.
   const unsigned flat = state_.flat_bank(ch.c);
   const bool rank_was_active = state_.open_banks(rank) > 0;
-  if (log_) log(cmd, ch.c, now);
+  // The request a command serves: its burst's (a column command, or the ACT or PRE opening or
+  // closing a row for it); none for refreshes and the page policy's PREs (entry kNil).
+  if (log_)
+    log(cmd, ch.c, now, ch.entry != kNil ? requests_[entries_[ch.entry].request].id : kNoRequest);
   ++stats_.commands[static_cast<unsigned>(cmd)];
   if (!in_order_ && is_column(cmd)) guard_column(ch.queue, flat, ch.entry, now);
   if (ch.entry != kNil) {

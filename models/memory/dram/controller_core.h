@@ -100,8 +100,10 @@ class ControllerCore {
                  : read_count_ + bursts <= params_.read_queue;
   }
   // Queues a request of `n` bursts arriving at cycle `now`. `tag` comes back from
-  // pop_completion(); a null tag asks for no completion (a posted write).
-  void enqueue(void* tag, bool write, const Coord* bursts, unsigned n, std::uint64_t now);
+  // pop_completion(); a null tag asks for no completion (a posted write). `id`: what the command
+  // log's request column says for its commands (kNoRequest: "-").
+  void enqueue(void* tag, bool write, const Coord* bursts, unsigned n, std::uint64_t now,
+               std::uint64_t id = kNoRequest);
   // After enqueue() at cycle `now`: the cycle at which run() has to decide next. The decision
   // planned after the last command stands when the arrival cannot change it or comes before it
   // (then at that decision's cycle or earlier), so the owner need not run the core at the
@@ -210,6 +212,7 @@ class ControllerCore {
     std::uint32_t bursts_left = 0;
     bool write = false;
     std::uint64_t first_command = kNever;  // see pop_completion()
+    std::uint64_t id = kNoRequest;         // for the command log (enqueue())
   };
   struct RankRefresh {
     std::uint64_t next_due = 0;
@@ -316,8 +319,9 @@ class ControllerCore {
     const Choice& c = cache_[q][g.bank];
     return c.valid && is_column(c.cmd) ? g.bank : kNil;
   }
-  void log(Command cmd, const Coord& c, std::uint64_t now);
-  CommandRecord record(Command cmd, const Coord& c, std::uint64_t now) const;
+  void log(Command cmd, const Coord& c, std::uint64_t now, std::uint64_t request);
+  CommandRecord record(Command cmd, const Coord& c, std::uint64_t now,
+                       std::uint64_t request = kNoRequest) const;
   // run_until() over three refresh periods or more (next < until).
   std::uint64_t run_until_idle_aware(std::uint64_t next, std::uint64_t until);
   // run_until()'s fast-forward: nothing queued, every row closed, refresh on.
