@@ -127,16 +127,27 @@ TEST(DramCore, ReadToClosedBankIsRcdPlusClPlusBurst) {
 }
 
 // The command log's request column names the request each command was issued for, the ACT and
-// PRE that open or close a row for it included.
+// PRE that open or close a row for it included; the untagged-done hook tells of a posted write.
 // Hand-worked from test_spec(): a posted write (id 7) to group 0 bank 0 row 0 arrives at 10, a
 // read (id 9) to the same bank, row 128, at 11.
 //   10  ACT row 0 for the write (only writes queued at 10)
-//   32  WR (10 + tRCD 22): the row was opened for the write, which goes before the read's PRE
+//   32  WR (10 + tRCD 22): the row was opened for the write, which goes before the read's PRE;
+//       its data is in at 32 + CWL 16 + tBL 4 = 52, so the hook says (7, first 10, done 52)
 //   76  PRE for the read: max(ACT + tRAS = 62, WR + CWL + tBL + tWR = 32 + 16 + 4 + 24 = 76)
 //   98  ACT row 128 for the read: max(PRE + tRP = 98, first ACT + tRC = 84)
 //  120  RD (98 + tRCD 22); its data ends at 120 + CL 22 + tBL 4 = 146
 TEST(DramCore, CommandLogNamesTheRequestOfEachCommand) {
   Driver d(test_spec(), no_refresh());
+  struct Done {
+    std::uint64_t id = 0, first = 0, done = 0;
+    int calls = 0;
+  } seen;
+  d.core.set_untagged_done(
+      [](void* ctx, std::uint64_t id, std::uint64_t first, std::uint64_t done) {
+        auto* s = static_cast<Done*>(ctx);
+        *s = Done{id, first, done, s->calls + 1};
+      },
+      &seen);
   Coord w = at(0, 0, 0, 0);
   d.core.enqueue(nullptr, true, &w, 1, 10, 7);
   ASSERT_EQ(d.core.run(10), 32u);
@@ -155,6 +166,10 @@ TEST(DramCore, CommandLogNamesTheRequestOfEachCommand) {
     EXPECT_EQ(cmds[i].command, kinds[i]) << i;
     EXPECT_EQ(cmds[i].request, ids[i]) << i;
   }
+  EXPECT_EQ(seen.calls, 1);
+  EXPECT_EQ(seen.id, 7u);
+  EXPECT_EQ(seen.first, 10u);
+  EXPECT_EQ(seen.done, 52u);
   // The text: the id last, as transactions.csv writes it (decimal).
   EXPECT_NE(d.log.str().find("32,20000,0,0,0,0,0,WR,-,0,7\n"), std::string::npos) << d.log.str();
 }

@@ -77,8 +77,15 @@ void ControllerCore::count_room_in(unsigned bursts) {
 
 void ControllerCore::set_command_log(std::ostream* os, unsigned channel, unsigned pseudo_channel) {
   log_ = os;
+  if (os) keep_request_ids();
   log_channel_ = channel;
   log_pseudo_channel_ = pseudo_channel;
+}
+
+void ControllerCore::set_untagged_done(UntaggedDone f, void* context) {
+  untagged_done_ = f;
+  untagged_context_ = context;
+  if (f) keep_request_ids();
 }
 
 void ControllerCore::enqueue(void* tag, bool write, const Coord* bursts, unsigned n,
@@ -88,7 +95,8 @@ void ControllerCore::enqueue(void* tag, bool write, const Coord* bursts, unsigne
   free_requests_.pop_back();
   ++requests_in_use_;
   if (tag) ++tagged_in_flight_;
-  requests_[r] = Request{tag, now, 0, n, write, kNever, id};
+  requests_[r] = Request{tag, now, 0, n, write, kNever};
+  if (!request_ids_.empty()) request_ids_[r] = id;
   const int q = write ? 1 : 0;
   for (unsigned i = 0; i < n; ++i) {
     const std::uint32_t e = free_entries_.back();
@@ -692,7 +700,7 @@ void ControllerCore::issue(const Choice& ch, std::uint64_t now) {
   // The request a command serves: its burst's (a column command, or the ACT or PRE opening or
   // closing a row for it); none for refreshes and the page policy's PREs (entry kNil).
   if (log_)
-    log(cmd, ch.c, now, ch.entry != kNil ? requests_[entries_[ch.entry].request].id : kNoRequest);
+    log(cmd, ch.c, now, ch.entry != kNil ? request_ids_[entries_[ch.entry].request] : kNoRequest);
   ++stats_.commands[static_cast<unsigned>(cmd)];
   if (!in_order_ && is_column(cmd)) guard_column(ch.queue, flat, ch.entry, now);
   if (ch.entry != kNil) {
@@ -808,6 +816,9 @@ void ControllerCore::issue(const Choice& ch, std::uint64_t now) {
       done.push_back(r);
       if (done.size() == 1) next_completion_ = std::min(next_completion_, req.done);
     } else {
+      if (untagged_done_) {
+        untagged_done_(untagged_context_, request_ids_[r], req.first_command, req.done);
+      }
       free_requests_.push_back(r);
       --requests_in_use_;
     }
