@@ -17,8 +17,8 @@
 //   issue_ps           when the initiator issued it
 //   service_start_ps   when the target began serving it: a DRAM controller's first command for it
 //                      (a posted write too: its first command, known only once the controller
-//                      issued it, where the per-hop breakdown counts its acceptance; an ideal
-//                      memory: on arrival)
+//                      issued it, where the per-hop breakdown counts its acceptance; an atomic:
+//                      the first of its read's and its write-back's; an ideal memory: on arrival)
 //   complete_ps        when the response arrived back at the initiator
 //   latency_ps         complete_ps - issue_ps
 //   status             ok, or the TLM response status it came back with
