@@ -1,8 +1,8 @@
 // famsim command line.
 //
 //   famsim run [--platform F] [--workload F] [--set key.path=value]... [--seed N] [--out DIR]
-//              [--dram-log] [--txn-log] [--progress SECONDS] [--trace FILE [--trace-format F]
-//              [--max-outstanding N]]
+//              [--dram-log] [--txn-log] [--txn-data] [--progress SECONDS]
+//              [--trace FILE [--trace-format F] [--max-outstanding N]]
 //   famsim check-dram-log --preset NAME [--set key=value]... FILE...
 //   famsim validate --platform F [--workload F] [--set key.path=value]...
 //   famsim bench [--platform F] [--workload F] [--set key.path=value]... [--mib-per-gpu N]
@@ -319,6 +319,10 @@ int famsim_main(int argc, char** argv) {
   bool txn_log = false;
   run->add_flag("--txn-log", txn_log,
                 "Write every completed request to DIR/transactions.csv (sim.transaction_log)");
+  bool txn_data = false;
+  run->add_flag("--txn-data", txn_data,
+                "Add each request's data hash to DIR/transactions.csv (sim.transaction_log_data; "
+                "writes the log as --txn-log does)");
   // A long run says how far it has got, on a terminal: a typo that makes a workload far bigger
   // than meant shows in its first lines rather than after hours of silence.
   double progress_seconds = isatty(STDERR_FILENO) ? 10.0 : 0.0;
@@ -410,6 +414,7 @@ int famsim_main(int argc, char** argv) {
   if (max_outstanding) opt.max_outstanding = max_outstanding;
   opt.dram_log = dram_log;
   opt.txn_log = txn_log;
+  opt.txn_data = txn_data;
   opt.out_dir = out_dir;
 
   configure_systemc_reports();

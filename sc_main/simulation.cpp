@@ -165,12 +165,18 @@ ConfigDoc load_config(const RunOptions& o) {
     doc.root["workload"] = load_embedded(kDefaultWorkload);
     doc.sources->set("workload", embedded_source(kDefaultWorkload));
   }
-  if ((o.seed || o.dram_log || o.txn_log) && (!croot["sim"].IsDefined() || !croot["sim"].IsMap())) {
+  if ((o.seed || o.dram_log || o.txn_log || o.txn_data) &&
+      (!croot["sim"].IsDefined() || !croot["sim"].IsMap())) {
     doc.root["sim"] = YAML::Node(YAML::NodeType::Map);
   }
   if (o.seed) set_by_option("sim", "seed", *o.seed, "--seed");
   if (o.dram_log) set_by_option("sim", "dram_command_log", "true", "--dram-log");
   if (o.txn_log) set_by_option("sim", "transaction_log", "true", "--txn-log");
+  if (o.txn_data) {
+    // The data hashes are a column of the transaction log: --txn-data writes the log too.
+    if (!o.txn_log) set_by_option("sim", "transaction_log", "true", "--txn-data");
+    set_by_option("sim", "transaction_log_data", "true", "--txn-data");
+  }
   for (const std::string& a : o.overrides) {
     const std::string key = a.substr(0, a.find('='));
     for (const auto& [path, flag] : option_keys) {
@@ -239,6 +245,12 @@ ResolvedConfig parse_config(const ConfigDoc& doc) {
       whole_ps("quantum_ns", sim.get_double("quantum_ns", 1000.0, 0.0, 1e12, true), "");
   rc.sim.dram_command_log = sim.get_bool("dram_command_log", false);
   rc.sim.transaction_log = sim.get_bool("transaction_log", false);
+  rc.sim.transaction_log_data = sim.get_bool("transaction_log_data", false);
+  if (rc.sim.transaction_log_data && !rc.sim.transaction_log) {
+    sim.fail("transaction_log_data",
+             "true, but sim.transaction_log is false: the data hashes are a column of the "
+             "transaction log; expected sim.transaction_log: true as well (--txn-log), or false");
+  }
   rc.sim.saturation_threshold =
       sim.get_double("saturation_threshold", kSaturated, 0.0, 1.0, /*min_exclusive=*/true);
   // Bandwidth and latency per window (timeseries.csv); 0 switches it off. At most 281 s, as
@@ -368,7 +380,7 @@ Simulation::Simulation(ConfigDoc doc, const std::string& out_dir, const std::str
     std::filesystem::remove(log + ".partial");
     if (cfg_.sim.transaction_log) {
       std::filesystem::create_directories(files_dir);
-      ctx_->transactions.open(log + ".partial");
+      ctx_->transactions.open(log + ".partial", cfg_.sim.transaction_log_data);
       transaction_log_ = log;
     }
   }

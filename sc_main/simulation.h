@@ -33,6 +33,7 @@ struct RunOptions {
   std::optional<std::uint64_t> max_outstanding;
   bool dram_log = false;               // --dram-log: sim.dram_command_log
   bool txn_log = false;                // --txn-log: sim.transaction_log
+  bool txn_data = false;  // --txn-data: sim.transaction_log_data (and sim.transaction_log)
   std::string out_dir = "famsim-out";  // where DRAM command logs go (sim.dram_command_log)
 };
 
@@ -47,6 +48,7 @@ struct SimSettings {
   double quantum_ns = 1000;  // famsim kernel: how far local time may run ahead of SystemC's
   bool dram_command_log = false;         // every DRAM controller logs its commands (OUT/dram/*.csv)
   bool transaction_log = false;          // every completed request (OUT/transactions.csv)
+  bool transaction_log_data = false;     // ... with each request's data hash (data_hash column)
   double timeseries_window_ns = 1000.0;  // 0: no time series
   double phase_window_ns = 5000.0;       // 0: no per-phase bottleneck analysis
   std::uint64_t timeline_every = 1000;    // 0: no timeline

@@ -131,7 +131,7 @@ void TracePlayer::complete(Payload& p, std::uint64_t now) {
   const std::size_t memory = count_completion(TargetClass::kStandaloneMemory, e.write,
                                               e.physical_address, e.length, arrived - e.issue_ps);
   if (p.get_response_status() == tlm::TLM_OK_RESPONSE) bytes_delivered_ += e.length;
-  ctx_.record_completion(e, arrived, p.get_response_status(), memory);
+  ctx_.record_completion(e, arrived, p.get_response_status(), memory, p.get_data_ptr());
   ++completed_;
   outstanding_.set(outstanding_.level() - 1, now);
   last_completion_ps_ = std::max(last_completion_ps_, arrived);

@@ -55,16 +55,17 @@ struct SimContext {
   // What every initiator does with a completed request besides its own counts: the per-hop
   // breakdown, the time series, the sampled timeline and the transaction log. `arrival_ps`: the
   // response's arrival at the initiator; `status`: the payload's TLM response status; `memory`:
-  // the memory's index in `memories` (Initiator::count_completion found it).
+  // the memory's index in `memories` (Initiator::count_completion found it); `data`: the
+  // payload's data (the transaction log's data_hash).
   void record_completion(const RequestExt& e, std::uint64_t arrival_ps, int status,
-                         std::size_t memory) {
+                         std::size_t memory, const unsigned char* data) {
     hop_breakdown.add(e, arrival_ps);
     if (timeseries.enabled()) {
       timeseries.add(arrival_ps, e.length, arrival_ps - e.issue_ps, e.write, e.target_class,
                      timeseries.counts_by_device() ? memory : TimeSeries::kNoDevice);
     }
     if (timeline.wants(e.id)) timeline.record(e, arrival_ps);
-    if (transactions.enabled()) transactions.record(e, arrival_ps, status);
+    if (transactions.enabled()) transactions.record(e, arrival_ps, status, data);
   }
   // Set (with stop()) by a block that finds the workload asked for something impossible.
   std::optional<std::string> input_error;

@@ -353,7 +353,7 @@ void Gpu::complete(Payload& p, std::uint64_t now_ps) {
     ++mismatched_requests_;
   }
   if (p.get_response_status() == tlm::TLM_OK_RESPONSE) bytes_delivered_ += len;
-  ctx_.record_completion(e, arrived_ps, p.get_response_status(), memory);
+  ctx_.record_completion(e, arrived_ps, p.get_response_status(), memory, p.get_data_ptr());
   s.source->completed(e.phase, len, arrived_ps);
   ++completed_;
   last_completion_ps_ = std::max(last_completion_ps_, arrived_ps);

@@ -22,6 +22,7 @@ DramController::DramController(sc_core::sc_module_name name, SimContext& ctx,
       burst_bytes_(params.spec.org.burst_bytes()),
       tck_fs_(static_cast<std::uint64_t>(std::llround(params.spec.timing.tck_ps * 1000.0))),
       fs_div_(tck_fs_),
+      transactions_(ctx.transactions),
       wake_("wake", ctx.scheduler(), this, &Wakeup::call_behaviour<DramController>) {
   // A request of the largest payload spans at most this many bursts (one more when unaligned).
   const std::uint64_t max_bursts = ctx.pool.max_data_bytes() / burst_bytes_ + 1;
@@ -106,10 +107,17 @@ void DramController::accept(Payload& p, std::uint64_t now) {
   // answered on acceptance, so for its requester its service starts (and ends) now.
   e.service_start_ps = posted ? now : ps_of(cycle);
   ++answers_owed_;
-  core_.enqueue(posted ? nullptr : &p, e.write, scratch_.data(), n, cycle);
+  // DRAM work that answers nobody: the transaction log waits for its completion
+  // (memory_done()) to write the request's memory_done_ps. Nothing to do without the log.
+  const bool untagged_wanted = (posted || e.atomic != AtomicOp::kNone) && transactions_.enabled();
+  if (untagged_wanted) {
+    core_.set_untagged_done(&DramController::memory_done, this);  // before the enqueue: its id
+    transactions_.expect_memory_done(e.id);
+  }
+  core_.enqueue(posted ? nullptr : &p, e.write, scratch_.data(), n, cycle, e.id);
   if (e.atomic != AtomicOp::kNone) {
     // The write-back, answered by nobody: the atomic's answer is its read (the old value).
-    core_.enqueue(nullptr, true, scratch_.data(), n, cycle);
+    core_.enqueue(nullptr, true, scratch_.data(), n, cycle, e.id);
     ++atomic_count_;
   }
   if (e.write) {
@@ -151,6 +159,12 @@ Sync DramController::fw(unsigned, Payload& p, Phase& phase, sc_core::sc_time&) {
     return tlm::TLM_ACCEPTED;
   }
   protocol_error(name(), phase, "its port");
+}
+
+void DramController::memory_done(void* self, std::uint64_t id, std::uint64_t first_command,
+                                 std::uint64_t done) {
+  auto* c = static_cast<DramController*>(self);
+  c->transactions_.memory_done(id, c->ps_of(first_command), c->ps_of(done));
 }
 
 void DramController::catch_up(std::uint64_t cycle) {

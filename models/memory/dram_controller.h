@@ -15,7 +15,13 @@
 //                      write buffer); otherwise once its data is in the DRAM
 //   backing_store      keep data (reads return what was written)
 //   command_log        file for the DRAM command log (empty: off); channel/pseudo_channel: what
-//                      the log records as this controller's place
+//                      the log records as this controller's place. Each command carries the id
+//                      of the request it was issued for (dram_command.h)
+//
+// Transaction log (SimContext::transactions, when on): a posted write, answered on acceptance,
+// and an atomic's write-back, answered by nobody, tell it when their DRAM work is done (first
+// command, end of the last burst's data) for its service_start_ps and memory_done_ps. Nothing is
+// done for it while it is off.
 //
 // Timing: a request arriving at t is split into bursts (burst_length x channel width bytes
 // each), decoded to rank/bank group/bank/row/column, and queued; the controller decides on the
@@ -144,6 +150,10 @@ class DramController : public sc_core::sc_module, public Component {
   void catch_up_before(std::uint64_t t_ps);
   friend class Wakeup;  // runs behaviour()
   void behaviour();
+  // ControllerCore::UntaggedDone for the transaction log: a posted write's (or an atomic's
+  // write-back's) DRAM work is done.
+  static void memory_done(void* self, std::uint64_t id, std::uint64_t first_command,
+                          std::uint64_t done);
 
   DramControllerParams params_;
   dram::ControllerCore core_;
@@ -158,6 +168,7 @@ class DramController : public sc_core::sc_module, public Component {
   bool upstream_busy_ = false;
   BackingStore store_;
   std::unique_ptr<std::ofstream> log_;
+  TransactionLog& transactions_;  // the simulation's (SimContext)
   Wakeup wake_;
 
   // Statistics.

@@ -533,7 +533,7 @@ for name, f in logs.items():
     assert f["violations"] == 0, (name, f)
     assert os.path.exists(f["file"]), f["file"]
     lines = [l for l in open(f["file"]) if not l.startswith("#")]
-    assert lines[0].strip() == "cycle,time_ps,channel,pseudo_channel,rank,bank_group,bank,command,row,column"
+    assert lines[0].strip() == "cycle,time_ps,channel,pseudo_channel,rank,bank_group,bank,command,row,column,request"
     assert len(lines) - 1 == f["commands"], (len(lines), f["commands"])
 busy = [f for f in logs.values() if f["commands"] > 0]
 assert busy, "no controller logged a command"
@@ -572,9 +572,9 @@ lines = open(sys.argv[1]).read().splitlines()
 out, act = [], None
 for l in lines:
     f = l.split(",")
-    if len(f) == 10 and f[7] == "ACT" and act is None:
+    if len(f) == 11 and f[7] == "ACT" and act is None:
         act = f
-    elif act is not None and len(f) == 10 and f[7] == "RD" and f[4:7] == act[4:7]:
+    elif act is not None and len(f) == 11 and f[7] == "RD" and f[4:7] == act[4:7]:
         # DDR5-4800 tRCD is 40 clocks: issue the read 1 clock after its ACT instead.
         f[0] = str(int(act[0]) + 1)
         f[1] = str((int(act[0]) + 1) * 416)
@@ -590,6 +590,21 @@ expect_rc 1 "check-dram-log on a log with a read too early"
 expect_in_output "tRCD_RD" "check-dram-log names the violated constraint"
 pass "check-dram-log accepts famsim's logs and names the constraint a broken log violates"
 
+# A log in the format before the request column (its header and lines without the last field) is
+# still read: the same log cut back to it passes, and so does the broken one's cut fail.
+for f in "$log" "$WORK/broken.csv"; do
+  sed -e 's/,request$//' -e '/^[0-9]/s/,[^,]*$//' "$f" >"$f.v1"
+done
+head -3 "$log.v1" | grep -qx 'cycle,time_ps,channel,pseudo_channel,rank,bank_group,bank,command,row,column' ||
+  fail "the old-format copy has the old header"
+run_famsim checkv1 check-dram-log --preset ddr5_4800_x4 --set organization.ranks=2 "$log.v1"
+expect_rc 0 "check-dram-log on a log without the request column"
+run_famsim checkv1bad check-dram-log --preset ddr5_4800_x4 --set organization.ranks=2 \
+  "$WORK/broken.csv.v1"
+expect_rc 1 "check-dram-log on an old-format log with a read too early"
+expect_in_output "tRCD_RD" "the old-format log's violation"
+pass "check-dram-log reads logs without the request column as before"
+
 # time_ps must be the cycle at the preset's tCK (416 ps for DDR5-4800) plus the log's first offset:
 # a log whose times run 1 ps per cycle slow fails "clock" on its second command; a log whose times
 # all start 1000 ps later (a test bench counting from its reset) passes.
@@ -598,7 +613,7 @@ import sys
 slow, offset, seen = [], [], 0
 for l in open(sys.argv[1]).read().splitlines():
     f = l.split(",")
-    if len(f) == 10 and f[0].isdigit():
+    if len(f) == 11 and f[0].isdigit():
         seen += 1
         cycle = int(f[0])
         slow.append(",".join([f[0], str(cycle * 417)] + f[2:]))

@@ -204,4 +204,48 @@ assert abs(hops["memory_service"]["mean"] - (48 + 70) * tck / 2 / 1000) < 1e-9, 
 EOF
 pass "a request's service starts at its first DRAM command"
 
+# The command log's request column and the transaction log's memory_done_ps, worked out by hand:
+# a write to bank 0, row 0, then a read of row 128 (0x1000000) of the same bank, one trace-player
+# clock later. DDR4-3200 (ddr4_3200.yaml, tCK 625 ps: tRCD = tRP = CL = 22, CWL 16, BL/2 4,
+# tWR 15 ns = 24, tRAS 32 ns = 52, tRC 45.75 ns = 74 clocks). The trace player numbers its
+# requests from 0: the write is 0, the read 1. The write (posted: answered on arrival) finds the
+# controller idle and writes-only, so at its first decision cycle c0 its ACT opens row 0; the read,
+# arriving the next cycle, does not close that row before the write's burst has used it:
+#   c0       ACT row 0    request 0
+#   c0 + 22  WR  col 0    request 0   (tRCD); its data is in at c0 + 22 + 16 + 4 = c0 + 42
+#   c0 + 66  PRE          request 1   (WR + CWL + BL/2 + tWR = 22 + 16 + 4 + 24; tRAS: 52)
+#   c0 + 88  ACT row 128  request 1   (+ tRP; tRC from the first ACT: 74)
+#   c0 + 110 RD  col 0    request 1   (+ tRCD); its data is out at c0 + 110 + 22 + 4 = c0 + 136
+# so the write's line has service_start_ps c0 x 625 (its ACT, not its acceptance) and
+# memory_done_ps (c0 + 42) x 625, after its complete_ps; the read's (c0 + 66) x 625 and
+# (c0 + 136) x 625. c0 is the first command clock after the write's arrival at the controller,
+# which is directly behind the player: issue_ps < c0 x 625 <= issue_ps + 625.
+printf 'ST 0x0\nLD 0x1000000\n' >"$WORK/posted.trace"
+run_famsim posted run --platform platforms/dram_ddr4.yaml --trace "$WORK/posted.trace" \
+  --trace-format ramulator --txn-log --dram-log --out "$WORK/posted"
+expect_rc 0 "posted write then read run"
+python3 - "$WORK/posted" <<'EOF' || fail "request ids and memory_done_ps by hand: see above"
+import csv, glob, sys
+d = sys.argv[1]
+tck = 625
+w, r = list(csv.DictReader(open(d + "/transactions.csv")))
+assert (w["id"], w["op"], r["id"], r["op"]) == ("0", "write", "1", "read"), (w, r)
+(log,) = glob.glob(d + "/dram/*.csv")
+cmds = [l.rstrip("\n").split(",") for l in open(log) if l[0].isdigit()]
+c0 = int(cmds[0][0])
+assert int(w["issue_ps"]) < c0 * tck <= int(w["issue_ps"]) + tck, (w, cmds[0])
+want = [(0, "ACT", "0", "-", "0"), (22, "WR", "-", "0", "0"), (66, "PRE", "-", "-", "1"),
+        (88, "ACT", "128", "-", "1"), (110, "RD", "-", "0", "1")]
+got = [(int(c[0]) - c0, c[7], c[8], c[9], c[10]) for c in cmds]
+assert got == want, got
+for c in cmds:
+    assert c[4:7] == ["0", "0", "0"], c  # rank 0, bank group 0, bank 0
+assert int(w["service_start_ps"]) == c0 * tck, w
+assert int(w["memory_done_ps"]) == (c0 + 42) * tck, w
+assert int(w["memory_done_ps"]) > int(w["complete_ps"]), w
+assert int(r["service_start_ps"]) == (c0 + 66) * tck, r
+assert int(r["memory_done_ps"]) == (c0 + 136) * tck, r
+EOF
+pass "the command log names each command's request; a posted write's memory_done_ps is its WR's"
+
 echo "all DRAM CLI checks passed"

@@ -20,7 +20,7 @@ run() {  # name, then famsim run arguments
   local name=$1
   shift
   for k in famsim systemc; do
-    "$famsim" run "$@" --txn-log --dram-log --set sim.kernel=$k --out "$tmp/$name-$k" >/dev/null
+    "$famsim" run "$@" --txn-data --dram-log --set sim.kernel=$k --out "$tmp/$name-$k" >/dev/null
   done
   compare "$tmp/$name-famsim" "$tmp/$name-systemc" ||
     { echo "FAIL: kernels differ on $name"; exit 1; }

@@ -50,7 +50,8 @@ stats = json.load(open(f"{d}/stats.json"))
 rows = list(csv.DictReader(open(f"{d}/transactions.csv")))
 header = open(f"{d}/transactions.csv").readline().strip()
 assert header == ("id,initiator,stream,op,bytes,virtual_address,physical_address,target,"
-                  "channel_address,issue_ps,service_start_ps,complete_ps,latency_ps,status"), header
+                  "channel_address,issue_ps,service_start_ps,complete_ps,latency_ps,status,"
+                  "memory_done_ps"), header
 n = stats["sim"]["requests_completed"]
 assert len(rows) == n == 2 * 8192, (len(rows), n)
 assert stats["transaction_log"] == {"file": "transactions.csv", "transactions": n}
@@ -58,7 +59,11 @@ assert stats["transaction_log"] == {"file": "transactions.csv", "transactions": 
 lat = [int(r["latency_ps"]) for r in rows]
 for r in rows:
     assert int(r["latency_ps"]) == int(r["complete_ps"]) - int(r["issue_ps"]), r
-    assert int(r["issue_ps"]) <= int(r["service_start_ps"]) <= int(r["complete_ps"]), r
+    # A read is answered once its data has moved; a posted write is answered on acceptance, and
+    # its service starts and ends at its DRAM commands, which may come after that.
+    assert int(r["issue_ps"]) <= int(r["service_start_ps"]) < int(r["memory_done_ps"]), r
+    if r["op"] == "read":
+        assert int(r["memory_done_ps"]) <= int(r["complete_ps"]), r
     assert r["status"] == "ok" and r["initiator"] == "gpu0", r
 mean_ns = sum(lat) / len(lat) / 1000
 assert abs(mean_ns - stats["summary"]["latency_ns"]["mean"]) < 1e-6 * mean_ns, mean_ns
@@ -90,6 +95,111 @@ for r in rows:
 print("ok")
 PY
 pass "one line per request: times, bytes, operations and addresses as worked out"
+
+# --- The request column of the DRAM command log, memory_done_ps and data_hash. ----------------
+# 8 KiB written in 128 B requests with data_seed 42, then read back (minimal.yaml: DDR5-4800 x4
+# channels, platforms/presets/memory/ddr5_4800_x4.yaml: tCK 416 ps, CL 40, CWL 38, BL16 = 8 clocks
+# of data; a 128 B request is 2 bursts of 64 B on a 32-bit sub-channel). Worked out independently
+# of the model, for every request:
+#   - its lines in the DRAM command log (request = its id) are the ones it was served by: the
+#     first at its service_start_ps (a posted write's too), every RD/WR carries an id, refreshes
+#     and PREA none; reads have 2 RD (RDA) and writes 2 WR (WRA) lines, in the channel target says;
+#   - memory_done_ps = (last RD cycle + 40 + 8) x 416 for a read, (last WR cycle + 38 + 8) x 416
+#     for a write (posted: after its answer, so possibly after complete_ps);
+#   - data_hash = FNV-1a 64 of the bytes: the pattern the GPU writes, byte a of the buffer being
+#     byte (a mod 8) of splitmix64_mix((a >> 3) ^ data_seed + 0x9e3779b97f4a7c15) (traffic/
+#     pattern.h), written here again in Python; the reads return what was written.
+cat >"$WORK/wv.yaml" <<'YAML'
+name: write_verify_small
+streams:
+  - name: write
+    buffer: {bytes: 2MiB, location: device/fam0}
+    pattern: sequential
+    read_fraction: 0.0
+    access_bytes: 128
+    total_bytes: 8KiB
+    data_seed: 42
+  - name: read_back
+    buffer: {from_stream: write}
+    pattern: sequential
+    read_fraction: 1.0
+    access_bytes: 128
+    total_bytes: 8KiB
+    verify_reads: true
+    data_seed: 42
+    start_after: [write]
+YAML
+run_famsim hash run --platform platforms/minimal.yaml --workload "$WORK/wv.yaml" --txn-data \
+  --dram-log --out "$WORK/hash" || true
+expect_rc 0 "a run with --txn-data and --dram-log"
+"$PY" - "$WORK/hash" <<'PY' || fail "request ids, memory_done_ps and data_hash (above)"
+import csv, glob, json, os, sys
+d = sys.argv[1]
+M = (1 << 64) - 1
+def mix64(x):
+    z = (x + 0x9E3779B97F4A7C15) & M
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & M
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & M
+    return z ^ (z >> 31)
+def pattern(va, n, seed):
+    return bytes((mix64(((a >> 3) ^ seed) & M) >> (8 * (a & 7))) & 0xFF for a in range(va, va + n))
+def fnv1a(data):
+    h = 0xCBF29CE484222325
+    for b in data:
+        h = ((h ^ b) * 0x100000001B3) & M
+    return h
+rows = list(csv.DictReader(open(f"{d}/transactions.csv")))
+header = open(f"{d}/transactions.csv").readline().strip()
+assert header.endswith(",status,memory_done_ps,data_hash"), header
+assert len(rows) == 128, len(rows)
+cmds = {}  # id -> [(cycle, command, log file)]
+for f in glob.glob(f"{d}/dram/*.csv"):
+    lines = [l.rstrip("\n") for l in open(f) if not l.startswith("#")]
+    assert lines[0] == ("cycle,time_ps,channel,pseudo_channel,rank,bank_group,bank,command,row,"
+                        "column,request"), lines[0]
+    for l in lines[1:]:
+        c = l.split(",")
+        assert len(c) == 11, l
+        if c[7].startswith("REF") or c[7] == "PREA":
+            assert c[10] == "-", l
+            continue
+        assert c[10] != "-", f"a command for no request: {l}"
+        assert int(c[1]) == int(c[0]) * 416, l
+        cmds.setdefault(int(c[10]), []).append((int(c[0]), c[7], os.path.basename(f)))
+assert set(cmds) == {int(r["id"]) for r in rows}, "the logs' request ids are not the requests'"
+tck, cl, cwl, bl = 416, 40, 38, 8
+posted_after_answer = 0
+for r in rows:
+    mine = sorted(cmds[int(r["id"])])
+    assert all(f == r["target"].split(".", 1)[1] + ".csv" or f == r["target"] + ".csv"
+               for _, _, f in mine), (r, mine)
+    col = [c for c in mine if c[1] in ("RD", "RDA", "WR", "WRA")]
+    kinds = {"read": ("RD", "RDA"), "write": ("WR", "WRA")}[r["op"]]
+    assert len(col) == 2 and all(c[1] in kinds for c in col), (r, mine)
+    assert int(r["service_start_ps"]) == mine[0][0] * tck, (r, mine)
+    delay = cl if r["op"] == "read" else cwl
+    assert int(r["memory_done_ps"]) == (col[-1][0] + delay + bl) * tck, (r, mine)
+    if int(r["memory_done_ps"]) > int(r["complete_ps"]):
+        assert r["op"] == "write", r
+        posted_after_answer += 1
+    va, n = int(r["virtual_address"], 16), int(r["bytes"])
+    assert r["data_hash"] == format(fnv1a(pattern(va, n, 42)), "016x"), r
+assert posted_after_answer > 0, "no posted write finished in the DRAM after its answer"
+print("ok", posted_after_answer, "posted writes done after their answer")
+PY
+pass "command log lines carry the request id; memory_done_ps and data_hash as worked out"
+
+# sim.transaction_log_data is a column of the transaction log: true without the log is bad input.
+run_famsim nolog run --platform platforms/minimal.yaml --workload "$WORK/wv.yaml" \
+  --set sim.transaction_log_data=true --out "$WORK/nolog" || true
+expect_rc 2 "sim.transaction_log_data without sim.transaction_log"
+expect_in_output "sim.transaction_log_data" "the key named"
+expect_in_output "expected sim.transaction_log: true as well" "what was expected"
+run_famsim badtype run --platform platforms/minimal.yaml --workload "$WORK/wv.yaml" --txn-log \
+  --set sim.transaction_log_data=maybe --out "$WORK/nolog" || true
+expect_rc 2 "sim.transaction_log_data that is not a boolean"
+expect_in_output "sim.transaction_log_data" "the key named"
+pass "sim.transaction_log_data is checked"
 
 # A fault stops the run (exit 2) halfway through: the directory keeps the earlier run's files
 # (here with DRAM command logs too) exactly, and nothing of the failed run.

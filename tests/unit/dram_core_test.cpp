@@ -126,6 +126,108 @@ TEST(DramCore, ReadToClosedBankIsRcdPlusClPlusBurst) {
   EXPECT_EQ(cmds[1].column, 8u);
 }
 
+// The command log's request column names the request each command was issued for, the ACT and
+// PRE that open or close a row for it included; the untagged-done hook tells of a posted write.
+// Hand-worked from test_spec(): a posted write (id 7) to group 0 bank 0 row 0 arrives at 10, a
+// read (id 9) to the same bank, row 128, at 11.
+//   10  ACT row 0 for the write (only writes queued at 10)
+//   32  WR (10 + tRCD 22): the row was opened for the write, which goes before the read's PRE;
+//       its data is in at 32 + CWL 16 + tBL 4 = 52, so the hook says (7, first 10, done 52)
+//   76  PRE for the read: max(ACT + tRAS = 62, WR + CWL + tBL + tWR = 32 + 16 + 4 + 24 = 76)
+//   98  ACT row 128 for the read: max(PRE + tRP = 98, first ACT + tRC = 84)
+//  120  RD (98 + tRCD 22); its data ends at 120 + CL 22 + tBL 4 = 146
+TEST(DramCore, CommandLogNamesTheRequestOfEachCommand) {
+  Driver d(test_spec(), no_refresh());
+  struct Done {
+    std::uint64_t id = 0, first = 0, done = 0;
+    int calls = 0;
+  } seen;
+  d.core.set_untagged_done(
+      [](void* ctx, std::uint64_t id, std::uint64_t first, std::uint64_t done) {
+        auto* s = static_cast<Done*>(ctx);
+        *s = Done{id, first, done, s->calls + 1};
+      },
+      &seen);
+  Coord w = at(0, 0, 0, 0);
+  d.core.enqueue(nullptr, true, &w, 1, 10, 7);
+  ASSERT_EQ(d.core.run(10), 32u);
+  Coord r = at(0, 0, 128, 0);
+  d.core.enqueue(&d.tag, false, &r, 1, 11, 9);
+  std::uint64_t next = d.core.next_decision(11);
+  while (d.core.next_completion() == ControllerCore::kNever) next = d.core.run(next);
+  EXPECT_EQ(d.core.next_completion(), 146u);
+  const auto cmds = d.commands();
+  ASSERT_EQ(cmds.size(), 5u) << d.log.str();
+  const std::uint64_t cycles[] = {10, 32, 76, 98, 120};
+  const Command kinds[] = {Command::kACT, Command::kWR, Command::kPRE, Command::kACT, Command::kRD};
+  const std::uint64_t ids[] = {7, 7, 9, 9, 9};
+  for (unsigned i = 0; i < 5; ++i) {
+    EXPECT_EQ(cmds[i].cycle, cycles[i]) << i;
+    EXPECT_EQ(cmds[i].command, kinds[i]) << i;
+    EXPECT_EQ(cmds[i].request, ids[i]) << i;
+  }
+  EXPECT_EQ(seen.calls, 1);
+  EXPECT_EQ(seen.id, 7u);
+  EXPECT_EQ(seen.first, 10u);
+  EXPECT_EQ(seen.done, 52u);
+  // The text: the id last, as transactions.csv writes it (decimal).
+  EXPECT_NE(d.log.str().find("32,20000,0,0,0,0,0,WR,-,0,7\n"), std::string::npos) << d.log.str();
+}
+
+// Commands issued for no request carry "-": a refresh's PREA and REFab, and the timeout page
+// policy's PRE. test_spec(): a read (id 5) at 10 opens row 1 of group 0 bank 0 (ACT 10, RD 32).
+// Timeout policy (100 cycles): the idle row closes at RD + 100 = 132 (tRAS and tRTP long past).
+// All-bank refresh falls due at tREFI = 12480 with the rank idle and its rows closed: REFab then.
+TEST(DramCore, CommandsForNoRequestLogADash) {
+  CoreParams p;
+  p.page_policy = "timeout";
+  p.page_timeout_cycles = 100;
+  Driver d(test_spec(), p);
+  Coord c = at(0, 0, 1, 0);
+  d.core.enqueue(&d.tag, false, &c, 1, 10, 5);
+  for (std::uint64_t now = 10; now <= 12480;) {
+    const std::uint64_t next = d.core.run(now);
+    d.collect(now);
+    now = next;
+  }
+  const auto cmds = d.commands();
+  ASSERT_EQ(cmds.size(), 4u) << d.log.str();
+  EXPECT_EQ(cmds[0].command, Command::kACT);
+  EXPECT_EQ(cmds[0].request, 5u);
+  EXPECT_EQ(cmds[1].command, Command::kRD);
+  EXPECT_EQ(cmds[1].request, 5u);
+  EXPECT_EQ(cmds[2].command, Command::kPRE);
+  EXPECT_EQ(cmds[2].cycle, 132u);
+  EXPECT_EQ(cmds[2].request, kNoRequest);
+  EXPECT_EQ(cmds[3].command, Command::kREFab);
+  EXPECT_EQ(cmds[3].cycle, 12480u);
+  EXPECT_EQ(cmds[3].request, kNoRequest);
+  EXPECT_NE(d.log.str().find(",PRE,-,-,-\n"), std::string::npos) << d.log.str();
+  EXPECT_NE(d.log.str().find(",REFab,-,-,-\n"), std::string::npos) << d.log.str();
+}
+
+// A row closed for a refresh (PREA) is closed for no request, though requests are queued: a read
+// (id 3) at 10 opens row 1 (ACT 10, RD 32); the refresh at tREFI 12480 finds the row open and the
+// rank idle: PREA at 12480, REFab at 12480 + tRP 22 = 12502.
+TEST(DramCore, ARefreshClosesRowsForNoRequest) {
+  Driver d(test_spec(), CoreParams{});
+  Coord c = at(0, 0, 1, 0);
+  d.core.enqueue(&d.tag, false, &c, 1, 10, 3);
+  for (std::uint64_t now = 10; now <= 12502;) {
+    const std::uint64_t next = d.core.run(now);
+    d.collect(now);
+    now = next;
+  }
+  const auto cmds = d.commands();
+  ASSERT_EQ(cmds.size(), 4u) << d.log.str();
+  EXPECT_EQ(cmds[2].command, Command::kPREA);
+  EXPECT_EQ(cmds[2].cycle, 12480u);
+  EXPECT_EQ(cmds[2].request, kNoRequest);
+  EXPECT_EQ(cmds[3].command, Command::kREFab);
+  EXPECT_EQ(cmds[3].cycle, 12502u);
+  EXPECT_EQ(cmds[3].request, kNoRequest);
+}
+
 TEST(DramCore, AnArrivalReadyBeforeThePlannedCommandGoesFirst) {
   // A read to group 0 bank 0 arrives at 10: ACT at 10, and the core plans its RD for
   // 10 + tRCD = 32. A read to group 1 arrives at 12: its ACT may issue at 10 + tRRD_S = 14, before

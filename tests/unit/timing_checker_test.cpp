@@ -949,6 +949,49 @@ TEST_F(TimingCheckerLog, GoodFileHasNoViolations) {
   EXPECT_THAT(res.summary, HasSubstr("5 commands, 0 violations"));
 }
 
+// The log's format since the request column (famsim's logs): the checker ignores the column.
+// The same commands as GoodFileHasNoViolations, with request ids and "-" where none, pass alike;
+// a RD one clock before tRCD_RD (11 clocks in test_spec) is still found.
+const char* const kHeaderWithRequest =
+    "cycle,time_ps,channel,pseudo_channel,rank,bank_group,bank,command,row,column,request\n";
+
+TEST_F(TimingCheckerLog, LogWithRequestColumnIsCheckedAlike) {
+  write(std::string("# a comment before the header\n") + kHeaderWithRequest +
+        "0,0,0,0,0,1,2,ACT,17,-,1099511627776\n"
+        "11,6875,0,0,0,1,2,RDA,-,8,1099511627776\n"
+        "40,25000,0,0,0,1,2,ACT,18,-,3\n"
+        "65,40625,0,0,0,-,-,PREA,-,-,-\n"
+        "77,48125,0,0,0,-,-,REFab,-,-,-\n");
+  const LogCheckResult res = check_log_file(path_, test_spec());
+  EXPECT_EQ(res.commands, 5u);
+  EXPECT_EQ(res.violation_count, 0u) << dump(res.violations);
+  write(std::string(kHeaderWithRequest) +
+        "0,0,0,0,0,0,0,ACT,1,-,4\n"
+        "10,6250,0,0,0,0,0,RD,-,0,4\n");
+  const LogCheckResult bad = check_log_file(path_, test_spec());
+  ASSERT_EQ(bad.violations.size(), 1u);
+  EXPECT_EQ(bad.violations[0].constraint, "tRCD_RD");
+  EXPECT_EQ(bad.violations[0].line, 3u);
+}
+
+// A line must have the fields its header names: 11 under the new header, 10 under the old.
+TEST_F(TimingCheckerLog, LineMustMatchItsHeadersFormat) {
+  write(std::string(kHeaderWithRequest) + "0,0,0,0,0,0,0,ACT,1,-\n");
+  try {
+    check_log_file(path_, test_spec());
+    FAIL() << "a 10-field line under the 11-column header was accepted";
+  } catch (const std::runtime_error& e) {
+    EXPECT_THAT(e.what(), HasSubstr(":2: expected 11 comma-separated fields"));
+  }
+  write(std::string(kHeader) + "0,0,0,0,0,0,0,ACT,1,-,5\n");
+  try {
+    check_log_file(path_, test_spec());
+    FAIL() << "an 11-field line under the old header was accepted";
+  } catch (const std::runtime_error& e) {
+    EXPECT_THAT(e.what(), HasSubstr(":2: expected 10 comma-separated fields"));
+  }
+}
+
 TEST_F(TimingCheckerLog, ViolationCarriesTheFileLine) {
   write(std::string(kHeader) +
         "0,0,0,0,0,0,0,ACT,1,-\n"
@@ -1089,13 +1132,38 @@ TEST(CommandLog, RefsbRoundTripsWithoutABankGroup) {
   r.time_ps = 17472;
   std::ostringstream os;
   write_record(os, r);
-  EXPECT_EQ(os.str(), "42,17472,0,0,1,-,3,REFsb,-,-\n");
+  EXPECT_EQ(os.str(), "42,17472,0,0,1,-,3,REFsb,-,-,-\n");
   std::string error;
   const auto back = parse_record("42,17472,0,0,1,-,3,REFsb,-,-", error);
   ASSERT_TRUE(back.has_value()) << error;
   EXPECT_EQ(back->command, Command::kREFsb);
   EXPECT_EQ(back->rank, 1u);
   EXPECT_EQ(back->bank, 3u);
+}
+
+// The request column: an id written in decimal, "-" for none; parse_record reads both formats.
+TEST(CommandLog, RequestColumnRoundTrips) {
+  CommandRecord r = act(7, 1, 2);
+  r.time_ps = 4375;
+  r.row = 9;
+  r.request = (std::uint64_t{3} << 40) | 12;  // GPU 3's request 12
+  std::ostringstream os;
+  write_record(os, r);
+  EXPECT_EQ(os.str(), "7,4375,0,0,0,1,2,ACT,9,-,3298534883340\n");
+  std::string error;
+  const auto back = parse_record("7,4375,0,0,0,1,2,ACT,9,-,3298534883340", error);
+  ASSERT_TRUE(back.has_value()) << error;
+  EXPECT_EQ(back->request, r.request);
+  const auto none = parse_record("7,4375,0,0,0,-,-,PREA,-,-,-", error);
+  ASSERT_TRUE(none.has_value()) << error;
+  EXPECT_EQ(none->request, kNoRequest);
+  const auto old = parse_record("7,4375,0,0,0,1,2,ACT,9,-", error);
+  ASSERT_TRUE(old.has_value()) << error;
+  EXPECT_EQ(old->request, kNoRequest);
+  EXPECT_FALSE(parse_record("7,4375,0,0,0,1,2,ACT,9,-,x", error).has_value());
+  EXPECT_THAT(error, HasSubstr("field 'request' is 'x'"));
+  EXPECT_FALSE(parse_record("7,4375,0,0,0,1,2,ACT,9,-,1,2", error).has_value());
+  EXPECT_FALSE(parse_record("7,4375,0,0,0,1,2,ACT,9", error).has_value());
 }
 
 // A field that does not fit its record is refused, not cut to its low bits (rank 2^32 + 1 read as

@@ -77,18 +77,26 @@ void ControllerCore::count_room_in(unsigned bursts) {
 
 void ControllerCore::set_command_log(std::ostream* os, unsigned channel, unsigned pseudo_channel) {
   log_ = os;
+  if (os) keep_request_ids();
   log_channel_ = channel;
   log_pseudo_channel_ = pseudo_channel;
 }
 
+void ControllerCore::set_untagged_done(UntaggedDone f, void* context) {
+  untagged_done_ = f;
+  untagged_context_ = context;
+  if (f) keep_request_ids();
+}
+
 void ControllerCore::enqueue(void* tag, bool write, const Coord* bursts, unsigned n,
-                             std::uint64_t now) {
+                             std::uint64_t now, std::uint64_t id) {
   if (!has_room(write, n) || n == 0) throw std::logic_error("DRAM queue overflow");
   const std::uint32_t r = free_requests_.back();
   free_requests_.pop_back();
   ++requests_in_use_;
   if (tag) ++tagged_in_flight_;
   requests_[r] = Request{tag, now, 0, n, write, kNever};
+  if (!request_ids_.empty()) request_ids_[r] = id;
   const int q = write ? 1 : 0;
   for (unsigned i = 0; i < n; ++i) {
     const std::uint32_t e = free_entries_.back();
@@ -639,7 +647,8 @@ std::uint64_t ControllerCore::skip_idle_periods(std::uint64_t next, std::uint64_
   return next + shift;
 }
 
-CommandRecord ControllerCore::record(Command cmd, const Coord& c, std::uint64_t now) const {
+CommandRecord ControllerCore::record(Command cmd, const Coord& c, std::uint64_t now,
+                                     std::uint64_t request) const {
   CommandRecord r;
   r.cycle = now;
   r.time_ps = static_cast<std::uint64_t>(static_cast<double>(now) * spec_.timing.tck_ps + 0.5);
@@ -651,11 +660,12 @@ CommandRecord ControllerCore::record(Command cmd, const Coord& c, std::uint64_t 
   r.command = cmd;
   r.row = c.row;
   r.column = c.column;
+  r.request = request;
   return r;
 }
 
-void ControllerCore::log(Command cmd, const Coord& c, std::uint64_t now) {
-  const CommandRecord r = record(cmd, c, now);
+void ControllerCore::log(Command cmd, const Coord& c, std::uint64_t now, std::uint64_t request) {
+  const CommandRecord r = record(cmd, c, now, request);
   if (idle_recording_) idle_period_log_.push_back(r);
   write_record(*log_, r);
 }
@@ -696,7 +706,10 @@ void ControllerCore::issue(const Choice& ch, std::uint64_t now) {
   // in between keep the compiler from reusing it.
   const unsigned flat = state_.flat_bank(ch.c);
   const bool rank_was_active = state_.open_banks(rank) > 0;
-  if (log_) log(cmd, ch.c, now);
+  // The request a command serves: its burst's (a column command, or the ACT or PRE opening or
+  // closing a row for it); none for refreshes and the page policy's PREs (entry kNil).
+  if (log_)
+    log(cmd, ch.c, now, ch.entry != kNil ? request_ids_[entries_[ch.entry].request] : kNoRequest);
   ++stats_.commands[static_cast<unsigned>(cmd)];
   if (!in_order_ && is_column(cmd)) guard_column(ch.queue, flat, ch.entry, now);
   if (ch.entry != kNil) {
@@ -812,6 +825,9 @@ void ControllerCore::issue(const Choice& ch, std::uint64_t now) {
       done.push_back(r);
       if (done.size() == 1) next_completion_ = std::min(next_completion_, req.done);
     } else {
+      if (untagged_done_) {
+        untagged_done_(untagged_context_, request_ids_[r], req.first_command, req.done);
+      }
       free_requests_.push_back(r);
       --requests_in_use_;
     }

@@ -52,21 +52,39 @@ void write_record(std::ostream& os, const CommandRecord& r) {
   } else {
     os << '-';
   }
+  os << ',';
+  if (r.request == kNoRequest) {
+    os << '-';
+  } else {
+    os << r.request;
+  }
   os << '\n';
 }
 
-std::optional<CommandRecord> parse_record(const std::string& line, std::string& error) {
-  std::array<std::string_view, 10> f;
+std::optional<CommandRecord> parse_record(const std::string& line, std::string& error,
+                                          unsigned fields) {
+  std::array<std::string_view, 11> f;
   std::string_view rest(line);
   if (!rest.empty() && rest.back() == '\r') rest.remove_suffix(1);
-  for (unsigned i = 0; i < f.size(); ++i) {
+  // 11 fields (with request) or, from a log written before that column, 10.
+  unsigned n = 0;
+  for (bool more = true; more;) {
     const auto comma = rest.find(',');
-    if ((comma == std::string_view::npos) != (i + 1 == f.size())) {
-      error = "expected 10 comma-separated fields: " + std::string(kCommandLogHeader);
-      return std::nullopt;
+    more = comma != std::string_view::npos;
+    if (n == f.size()) {
+      n = f.size() + 1;  // too many
+      break;
     }
-    f[i] = rest.substr(0, comma);
-    if (comma != std::string_view::npos) rest.remove_prefix(comma + 1);
+    f[n++] = rest.substr(0, comma);
+    if (more) rest.remove_prefix(comma + 1);
+  }
+  if (fields != 0 ? n != fields : n != 10 && n != 11) {
+    error = fields == 10 ? "expected 10 comma-separated fields: " + std::string(kCommandLogHeaderV1)
+                         : (fields == 11 ? "expected 11 comma-separated fields: "
+                                         : "expected 11 comma-separated fields (10 without "
+                                           "request): ") +
+                               std::string(kCommandLogHeader);
+    return std::nullopt;
   }
   CommandRecord r;
   const auto cmd = parse_command(std::string(f[7]));
@@ -115,6 +133,16 @@ std::optional<CommandRecord> parse_record(const std::string& line, std::string& 
   r.bank = static_cast<unsigned>(v[6]);
   r.row = static_cast<std::uint32_t>(v[8]);
   r.column = static_cast<std::uint32_t>(v[9]);
+  // request: an id, or "-" for a command issued for no request.
+  if (n == 11 && f[10] != "-") {
+    std::uint64_t id = 0;
+    if (!parse_uint(f[10], id) || id == kNoRequest) {
+      error = "field 'request' is '" + std::string(f[10]) +
+              "', expected a request id (an unsigned integer below 2^64 - 1) or '-'";
+      return std::nullopt;
+    }
+    r.request = id;
+  }
   return r;
 }
 

@@ -966,6 +966,7 @@ LogCheckResult check_log_file(const std::string& path, const Spec& spec,
   std::string text;
   std::size_t line = 0;
   bool header_seen = false;
+  unsigned fields = 0;  // of the header's format
   while (std::getline(in, text)) {
     ++line;
     if (!text.empty() && text.back() == '\r') text.pop_back();
@@ -973,15 +974,19 @@ LogCheckResult check_log_file(const std::string& path, const Spec& spec,
       check_log_preset(path, line, text, spec);
     if (text.empty() || text.front() == '#') continue;
     if (!header_seen) {
-      if (text != kCommandLogHeader) {
+      // A log written before the request column has the old header; the column is not checked.
+      if (text != kCommandLogHeader && text != kCommandLogHeaderV1) {
         throw std::runtime_error(
-            fmt::format("{}:{}: expected the header line '{}'", path, line, kCommandLogHeader));
+            fmt::format("{}:{}: expected the header line '{}' (or, without "
+                        "request, '{}')",
+                        path, line, kCommandLogHeader, kCommandLogHeaderV1));
       }
+      fields = text == kCommandLogHeader ? 11 : 10;
       header_seen = true;
       continue;
     }
     std::string error;
-    const std::optional<CommandRecord> record = parse_record(text, error);
+    const std::optional<CommandRecord> record = parse_record(text, error, fields);
     if (!record) throw std::runtime_error(fmt::format("{}:{}: {}", path, line, error));
     checker.check_time(*record, line);
     checker.check(*record, line);
