@@ -334,22 +334,10 @@ class KvDecodeSpec : public GeneratorSpec {
          {"read_bytes_kv_location", "read_bytes_hbm", "write_bytes_kv_location", "write_bytes_hbm"})
       j[k] = g.gpu_sum(k);
     j["blocks_moved_to_kv_location"] = g.group_sum("blocks_moved_to_kv_location");
-    double step_sum = 0, tps_sum = 0;
-    std::size_t steps = 0;
-    unsigned groups_with_steps = 0;
-    for (const std::vector<double>& path : g.critical_path_ns("step_ns")) {
-      double group_ns = 0;
-      for (double s : path) group_ns += s;
-      if (group_ns <= 0) continue;
-      step_sum += group_ns;
-      steps += path.size();
-      tps_sum +=
-          static_cast<double>(p_.batch) * static_cast<double>(path.size()) / (group_ns * 1e-9);
-      ++groups_with_steps;
-    }
-    const double mean_step_ns = steps ? step_sum / static_cast<double>(steps) : 0.0;
+    const TpGroups::Steps st = g.steps("step_ns", p_.batch);
+    const double mean_step_ns = st.mean_step_ns;
     j["mean_step_ns"] = mean_step_ns;
-    j["tokens_per_second_per_group"] = groups_with_steps ? tps_sum / groups_with_steps : 0.0;
+    j["tokens_per_second_per_group"] = st.tokens_per_second;
     j["layers_simulated"] = p_.layers;
     j["model_layers"] = p_.model.layers;
     const double lm_head_ns = lm_head_ns_per_step();

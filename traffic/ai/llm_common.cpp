@@ -246,6 +246,23 @@ double TpGroups::gpu_mean(const std::string& key) const {
   return n ? sum / n : 0.0;
 }
 
+TpGroups::Steps TpGroups::steps(const std::string& key, std::uint64_t batch) const {
+  double step_sum = 0, tps_sum = 0;
+  std::size_t steps = 0;
+  unsigned groups_with_steps = 0;
+  for (const std::vector<double>& path : critical_path_ns(key)) {
+    double group_ns = 0;
+    for (double s : path) group_ns += s;
+    if (group_ns <= 0) continue;
+    step_sum += group_ns;
+    steps += path.size();
+    tps_sum += static_cast<double>(batch) * static_cast<double>(path.size()) / (group_ns * 1e-9);
+    ++groups_with_steps;
+  }
+  return {steps ? step_sum / static_cast<double>(steps) : 0.0,
+          groups_with_steps ? tps_sum / groups_with_steps : 0.0};
+}
+
 std::vector<std::vector<double>> TpGroups::critical_path_ns(const std::string& key) const {
   std::vector<std::vector<double>> out(groups_);
   for (unsigned g = 0; g < groups_; ++g) {

@@ -129,6 +129,14 @@ class TpGroups {
   // each GPU): the slowest of the group's GPUs for that unit, i.e. the group's critical path, as a
   // tensor-parallel layer cannot finish before its last shard does.
   std::vector<std::vector<double>> critical_path_ns(const std::string& key) const;
+  // Decode steps on the critical path (list `key` of step times): `mean_step_ns`, over every step
+  // of every group; `tokens_per_second`, `batch` x steps over each group's time, mean over the
+  // groups that completed a step.
+  struct Steps {
+    double mean_step_ns = 0;
+    double tokens_per_second = 0;
+  };
+  Steps steps(const std::string& key, std::uint64_t batch) const;
 
  private:
   const std::vector<nlohmann::json>& per_gpu_;

@@ -234,20 +234,8 @@ class MoeSpec : public GeneratorSpec {
     const TpGroups g(per_gpu, p_.tp);
     const std::uint64_t lookups = g.group_sum("expert_lookups");
     const std::uint64_t hits = g.group_sum("cache_hits");
-    double step_sum = 0, tps_sum = 0;
-    std::size_t steps = 0;
-    unsigned groups_with_steps = 0;
-    for (const std::vector<double>& path : g.critical_path_ns("step_ns")) {
-      double group_ns = 0;
-      for (double s : path) group_ns += s;
-      if (group_ns <= 0) continue;
-      step_sum += group_ns;
-      steps += path.size();
-      tps_sum +=
-          static_cast<double>(p_.batch) * static_cast<double>(path.size()) / (group_ns * 1e-9);
-      ++groups_with_steps;
-    }
-    const double mean_step_ns = steps ? step_sum / static_cast<double>(steps) : 0.0;
+    const TpGroups::Steps st = g.steps("step_ns", p_.batch);
+    const double mean_step_ns = st.mean_step_ns;
     const double compute_ns = compute_ns_per_step();
     return {
         {"tensor_parallel_groups", g.groups()},
@@ -262,7 +250,7 @@ class MoeSpec : public GeneratorSpec {
         {"mean_step_ns", mean_step_ns},
         {"compute_ns_per_step", compute_ns},
         {"exposed_fetch_ns_per_step", mean_step_ns > compute_ns ? mean_step_ns - compute_ns : 0.0},
-        {"tokens_per_second_per_group", groups_with_steps ? tps_sum / groups_with_steps : 0.0},
+        {"tokens_per_second_per_group", st.tokens_per_second},
         {"moe_layers_simulated", p_.layers},
         {"model_layers", p_.model.layers},
         {"note", fmt::format("a step here is the expert fetches and compute of {} of {}'s {} MoE "
