@@ -783,6 +783,21 @@ expect_in_output "switch-GPU peer: 144 links" "validate lists peer links"
 expect_in_output "GPU memory hub: per GPU a crossbar of 178 up ports" "validate lists the hub"
 pass "famsim validate lists the peer ports, peer links and memory hubs"
 
+# An interleave granule coarse against the bytes in flight: minimal.yaml's one GPU keeps 1024 x
+# 128 B = 131,072 B in flight; 1 MiB granules over 8 channels make a round of 8,388,608 B, so a
+# sequential walk is inside one granule, one channel, at a time; 131,072 / 8 = 16,384 B granules
+# would spread it over all 8. nvl8_fam (256 B x 16 channels = 4 KiB a round against 8 x 512 x
+# 128 B = 512 KiB in flight) has no such line.
+run_famsim validate_granule validate --platform platforms/minimal.yaml \
+  --set gpus.max_outstanding=1024 --set devices.0.memory.channels=8 \
+  --set devices.0.memory.interleave.granule_bytes=1048576
+expect_rc 0 "famsim validate with 1 MiB granules"
+expect_in_output "interleave coarse for the bytes in flight: 1048576 B granules x 8 channels = 8388608 B a round, more than the 131072 B the GPUs keep in flight (1 x 1024 x 128 B): a sequential walk keeps about 1 of the 8 channels busy at a time (they take turns); a granule of at most 16384 B spreads it over all" \
+  "validate flags a granule coarse for the bytes in flight"
+run_famsim validate_granule_ok validate --platform platforms/nvl8_fam.yaml
+case "$OUT" in *"interleave coarse"*) fail "nvl8_fam's 256 B granules flagged as coarse" ;; esac
+pass "famsim validate says when the channels would take turns under a sequential walk"
+
 # How much of the device's port bandwidth the GPUs reach over the switch planes. nvl8_fam: each GPU
 # spreads its traffic over its 18 links by address, link l on plane l mod 4, so the planes carry
 # 5/18, 5/18, 4/18 and 4/18 of it; the device's 8 ports sit 2 on each plane, 2 x 25 GB/s. Plane 0
