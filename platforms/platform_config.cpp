@@ -371,9 +371,13 @@ MemoryConfig parse_memory(ConfigNode n, unsigned request_bytes, bool capacity_he
   parse_interleave(n.child("interleave"), m, min_granule, device);
   apply_order_granule(n, m, min_granule);
   if (m.select == AddressMap::Select::kXor && !is_pow2(m.channels)) {
-    n.fail("interleave", fmt::format("xor channel selection needs a power-of-two channel count, "
-                                     "this memory has {} channels",
-                                     m.channels));
+    // Names whichever of the two a --set wrote (a sweep of channels over a platform with xor
+    // interleave), else the channel count.
+    n.fail_among({"channels", "interleave.channel_select"},
+                 fmt::format("{} channels with xor channel selection (interleave.channel_select, "
+                             "which needs a power-of-two channel count); expected a power of two, "
+                             "or channel_select: modulo, which takes any count",
+                             m.channels));
   }
   if (m.select == AddressMap::Select::kBits &&
       (std::size_t{1} << m.channel_bits.size()) != m.channels) {

@@ -922,4 +922,12 @@ expect_bad prompts_late "1001 prompts 1 s apart, the last at 1000 s" \
   --set workload.streams.0.prefill.prompts=1001 \
   --set workload.streams.0.prefill.arrival_interval_ns=1e9 $(out prompts_late)
 
+# nvl8_fam's device interleaves its 16 channels by xor, which needs a power of two: a --set of 6
+# channels is named as the cause (not the platform file's interleave line, which the user did
+# not change), with the way out (the architecture audit of 2026-12-04).
+expect_bad xor_six "a channel count xor interleave cannot take, set on the command line" \
+  "famsim: error: --set devices.0.memory.channels=6: devices.0.memory.channels: 6 channels with xor channel selection" \
+  "expected a power of two, or channel_select: modulo, which takes any count" -- \
+  run --platform platforms/nvl8_fam.yaml --set devices.0.memory.channels=6 $(out xor_six)
+
 echo "cli.input_errors: all checks passed"

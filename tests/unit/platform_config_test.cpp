@@ -436,7 +436,9 @@ TEST(PlatformConfig, XorNeedsPowerOfTwoChannels) {
       error_of(edit(kPlatform, "channels: 2}", "channels: 6, interleave: {channel_select: xor}}"),
                kWorkload);
   EXPECT_THAT(m, HasSubstr(kPlatformFile));
-  EXPECT_THAT(m, HasSubstr("devices.0.memory.interleave"));
+  // Both written in the file: the channel count is named, with the way out.
+  EXPECT_THAT(m, HasSubstr("devices.0.memory.channels: 6 channels with xor channel selection"));
+  EXPECT_THAT(m, HasSubstr("or channel_select: modulo, which takes any count"));
 }
 
 TEST(DeviceKeys, PortLogicAndBitInterleaveAreRead) {
