@@ -36,6 +36,10 @@ void TransactionLog::close_quietly() {
   if (file_) std::fclose(file_);
   file_ = nullptr;
   buffer_.clear();
+  forget_lines();
+}
+
+void TransactionLog::forget_lines() {
   instant_.clear();
   lines_of_instant_.clear();
   owed_.clear();
@@ -60,13 +64,7 @@ void TransactionLog::open(const std::string& path, bool data_hash) {
   fmt::format_to(std::back_inserter(buffer_), "{}{}{}\n", kHeader, data_hash ? "," : "",
                  data_hash ? kDataHashColumn : "");
   lines_ = 0;
-  instant_.clear();
-  lines_of_instant_.clear();
-  owed_.clear();
-  waiting_.clear();
-  waiting_first_ = 0;
-  waiting_text_.clear();
-  waiting_text_used_ = 0;
+  forget_lines();
 }
 
 void TransactionLog::emit(const char* text, const Text& t, std::uint64_t service_start_ps,

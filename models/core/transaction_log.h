@@ -98,6 +98,8 @@ class TransactionLog {
   void end_instant();
   // Writes the waiting lines from the oldest on that are no longer waiting.
   void write_ready();
+  // Drops every line not yet in buffer_ and what they wait for (opening, or an abandoned run).
+  void forget_lines();
   [[noreturn]] void write_failed() const;  // names the file and the system's reason
 
   std::FILE* file_ = nullptr;

@@ -109,9 +109,7 @@ void DramController::accept(Payload& p, std::uint64_t now) {
   ++answers_owed_;
   // DRAM work that answers nobody: the transaction log waits for its completion
   // (memory_done()) to write the request's memory_done_ps. Nothing to do without the log.
-  const bool untagged_wanted = (posted || e.atomic != AtomicOp::kNone) && transactions_.enabled();
-  if (untagged_wanted) {
-    core_.set_untagged_done(&DramController::memory_done, this);  // before the enqueue: its id
+  if ((posted || e.atomic != AtomicOp::kNone) && transactions_.enabled()) {
     transactions_.expect_memory_done(e.id);
   }
   core_.enqueue(posted ? nullptr : &p, e.write, scratch_.data(), n, cycle, e.id);
@@ -159,6 +157,10 @@ Sync DramController::fw(unsigned, Payload& p, Phase& phase, sc_core::sc_time&) {
     return tlm::TLM_ACCEPTED;
   }
   protocol_error(name(), phase, "its port");
+}
+
+void DramController::start_of_simulation() {
+  if (transactions_.enabled()) core_.set_untagged_done(&DramController::memory_done, this);
 }
 
 void DramController::memory_done(void* self, std::uint64_t id, std::uint64_t first_command,
@@ -436,27 +438,27 @@ void DramController::activate_rates(ComponentReport& r, std::uint64_t window_cyc
     u.advice = std::move(advice);
     r.resources.push_back(std::move(u));
   };
+  // What the address mapping does to a request's bursts: with the bank group (or bank) as the
+  // lowest field, consecutive bursts go to different groups, so a request of several bursts
+  // opens a row per burst, and random accesses move one burst per activate whatever the
+  // request size (the architecture audit of 2026-12-04 found that mapping, not the DRAM type,
+  // set HBM3's and LPDDR5X's random-read figures).
+  // The order without the channel field, which the device's interleave decides (appended
+  // lowest unless the order places it).
+  std::string order = mapping_.order();
+  for (std::size_t at; (at = order.find("Ch")) != std::string::npos;) order.erase(at, 2);
+  const std::string lowest = order.size() >= 2 ? order.substr(order.size() - 2) : order;
+  const std::string spread =
+      lowest == "Bg" || lowest == "Ba"
+          ? fmt::format(
+                " The address mapping ({}) puts consecutive {} B bursts in different {}s, so a "
+                "request of several bursts opens a row for each; an order with the column "
+                "lowest (such as RoRaBgBaCo) keeps a request's bursts in one row.",
+                order, burst_bytes_, lowest == "Bg" ? "bank group" : "bank")
+          : std::string();
   for (unsigned k = 0; k < s.org.ranks; ++k) {
     const std::uint64_t n = rank_activates(k);
     if (n == 0) continue;
-    // What the address mapping does to a request's bursts: with the bank group (or bank) as the
-    // lowest field, consecutive bursts go to different groups, so a request of several bursts
-    // opens a row per burst, and random accesses move one burst per activate whatever the
-    // request size (the architecture audit of 2026-12-04 found that mapping, not the DRAM type,
-    // set HBM3's and LPDDR5X's random-read figures).
-    // The order without the channel field, which the device's interleave decides (appended
-    // lowest unless the order places it).
-    std::string order = mapping_.order();
-    for (std::size_t at; (at = order.find("Ch")) != std::string::npos;) order.erase(at, 2);
-    const std::string lowest = order.size() >= 2 ? order.substr(order.size() - 2) : order;
-    const std::string spread =
-        lowest == "Bg" || lowest == "Ba"
-            ? fmt::format(
-                  " The address mapping ({}) puts consecutive {} B bursts in different {}s, so a "
-                  "request of several bursts opens a row for each; an order with the column "
-                  "lowest (such as RoRaBgBaCo) keeps a request's bursts in one row.",
-                  order, burst_bytes_, lowest == "Bg" ? "bank group" : "bank")
-            : std::string();
     rate(fmt::format("activate rate (rank {}, tRRD/tFAW)", k), n, rank_spacing,
          fmt::format("Row activations bind it: a rank may activate a row once per {:.2f} ns "
                      "(tRRD and tFAW), and this run moved {:.2f} bursts per activate. More banks "

@@ -150,6 +150,9 @@ class DramController : public sc_core::sc_module, public Component {
   void catch_up_before(std::uint64_t t_ps);
   friend class Wakeup;  // runs behaviour()
   void behaviour();
+  // The transaction log, opened after elaboration, is on or off for the whole run: with it on, the
+  // core is told to report DRAM work that answers nobody (memory_done()).
+  void start_of_simulation() override;
   // ControllerCore::UntaggedDone for the transaction log: a posted write's (or an atomic's
   // write-back's) DRAM work is done.
   static void memory_done(void* self, std::uint64_t id, std::uint64_t first_command,

@@ -108,8 +108,8 @@ class ControllerCore {
                std::uint64_t id = kNoRequest);
   // Called as the last burst of a request with a null tag issues (no completion tells of it):
   // its id, the cycle of its first command (see pop_completion()) and the cycle its data is done.
-  // Null (the default) calls nothing; DramController sets it only for the transaction log, before
-  // it enqueues the first request whose id it needs.
+  // Null (the default) calls nothing; DramController sets it only for the transaction log, at the
+  // start of the simulation (before any request, whose id it needs).
   using UntaggedDone = void (*)(void* context, std::uint64_t id, std::uint64_t first_command,
                                 std::uint64_t done);
   void set_untagged_done(UntaggedDone f, void* context);
