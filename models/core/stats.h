@@ -172,6 +172,9 @@ struct ResourceUse {
   // the way its data goes (a wire is named for the transactions its side starts, so a peer GPU's
   // responses go out on its "request wire"). Empty for every other resource.
   std::string from, to;
+  // A server that is another view of a slot pool of its block (a link VC's credit round trip, of
+  // the VC's credits): the pool's name. The pool full behind it is not held back by it; it is it.
+  std::string view_of;
   // A figure of the whole run with no running counter behind it (a DRAM channel's busiest bank,
   // a different bank from one span to the next): the per-phase analysis has no probe for it.
   bool whole_run_only = false;

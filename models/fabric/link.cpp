@@ -335,6 +335,7 @@ void Link::commit(Wire& w, Channel& c, std::uint64_t e_ps) {
   r.deliver_ps = fs_to_ps_ceil((params_.deliver_at_head ? first_end : last_end) + latency_fs_);
   r.last_arrive_ps = fs_to_ps_ceil(last_end + latency_fs_);
   r.credits = s.credits;
+  c.round_trip_credit_ps += s.credits * (r.last_arrive_ps + credit_return_ps_ - e_ps);
   c.rx.push_back(r);
   if (c.rx.size() == 1) note_rx(c);
   // behaviour(), commit()'s only caller, asks for the wake-up once it knows all its times.
@@ -442,6 +443,17 @@ std::string credit_name(unsigned wire, unsigned v) {
   return fmt::format("{} VC credits ({} direction)", vc, wire == 0 ? "request" : "response");
 }
 
+// The same VC's credits as a server (Channel::round_trip_credit_ps): "response VC credit round
+// trip", "request VC credit round trip (response direction)".
+std::string round_trip_name(unsigned wire, unsigned v) {
+  std::string n = credit_name(wire, v);
+  n.replace(n.find("credits"), 7, "credit round trip");
+  return n;
+}
+
+// Its unit: credits in use over their least round trips, of the credits transfers can use.
+constexpr const char* kRoundTripUnit = "credits held for round trips";
+
 }  // namespace
 
 double Link::padding_ps(const Wire& w) const {
@@ -513,6 +525,14 @@ void Link::probes(std::vector<ResourceProbe>& out) const {
       credits.use.path_depth = credit_depth(2 * i + v);
       set_wire_ends(credits.use, i);
       out.push_back(std::move(credits));
+      ResourceProbe trip;
+      trip.use.name = round_trip_name(i, v);
+      trip.use.unit = kRoundTripUnit;
+      trip.use.capacity = c.room_transfers * c.room_unit;
+      set_wire_ends(trip.use, i);
+      trip.counter = &c.round_trip_credit_ps;
+      trip.scale = 1.0 / trip.use.capacity;  // credits x ps -> ps of the whole pool
+      out.push_back(std::move(trip));
     }
   }
 }
@@ -614,6 +634,49 @@ void Link::report(ComponentReport& r, const ReportWindow& window) const {
       credits.path_depth = credit_depth(2 * i + v);
       set_wire_ends(credits, i);
       r.resources.push_back(std::move(credits));
+      // The credits as a server: each transfer holds its credits at least from its commit to its
+      // last flit's arrival + credit_return_ns, so C usable credits carry at most C over that
+      // round trip (link.h). Listed when they are busier than the wire: then they, not the wire,
+      // cap the VC at this run's mix of transfers (a wire whose credits cover the round trip is
+      // always the busier). The credits pool above is full for that and for a receiver that is
+      // slow to take the VC's transfers; this is only the former.
+      const double usable = c.room_transfers * c.room_unit;
+      const double held = static_cast<double>(c.round_trip_credit_ps) / usable;
+      const double trip_u = window_ps > 0 ? held / window_ps : 0.0;
+      if (trip_u > needed && needed > 0) {
+        ResourceUse trip;
+        trip.name = round_trip_name(i, v);
+        trip.unit = kRoundTripUnit;
+        trip.view_of = name;
+        trip.capacity = usable;
+        trip.utilization = std::min(1.0, trip_u);
+        trip.used = trip.utilization * usable;
+        set_wire_ends(trip, i);
+        // What the VC carried, in payload GB/s, or in transfers per us when its transfers carry
+        // no data (read requests).
+        const double secs = window.seconds();
+        const bool data = c.payload_bytes > 0;
+        const double rate = secs <= 0 ? 0.0
+                            : data    ? static_cast<double>(c.payload_bytes) / secs * 1e-9
+                                      : static_cast<double>(c.transfers) / secs * 1e-6;
+        const char* what = data ? "GB/s of this VC's payload" : "transfers per us (read requests)";
+        // At the run's mix both scale with the traffic: the wire saturates at 1 / needed of it,
+        // the credits at 1 / trip_u, so the credits that let the wire set the pace are usable x
+        // trip_u / needed, in whole transfers.
+        const double transfers_needed = std::ceil(c.room_transfers * trip_u / needed);
+        const char* unit = params_.credit_unit == CreditUnit::kFlit ? "flit" : "message";
+        trip.advice = fmt::format(
+            "Each transfer holds its credits for at least its time on the wire + latency_ns {:g} "
+            "+ credit_return_ns {:g}, so the {} {} credit{} that transfers can use ({} transfer{} "
+            "of {} {}{}) carry at most {:.2f} {} at the run's mix of transfers, where the wire "
+            "would carry {:.2f}: about {:.0f} credits ({}_vc_credits), or a shorter latency_ns or "
+            "credit_return_ns, let the wire set the pace.",
+            params_.latency_ns, params_.credit_return_ns, usable, v == 0 ? "request" : "response",
+            usable == 1 ? "" : "s", c.room_transfers, c.room_transfers == 1 ? "" : "s", c.room_unit,
+            unit, c.room_unit == 1 ? "" : "s", rate / trip_u, what, rate / needed,
+            transfers_needed * c.room_unit, v == 0 ? "request" : "response");
+        r.resources.push_back(std::move(trip));
+      }
     }
   }
   r.bytes = payload_total;

@@ -220,6 +220,10 @@ class Link : public sc_core::sc_module, public Component {
     std::uint64_t backpressure_ps = 0;
     std::uint64_t stall_since_ps = kNever;
     std::uint64_t stall_ps = 0;
+    // Credits x the least time each transfer holds them (from its commit to its last flit's
+    // arrival + credit_return_ns: its credit round trip had the next block taken it at once), ps:
+    // the VC's credits as a server, busy when they could not carry more whatever the receiver did.
+    std::uint64_t round_trip_credit_ps = 0;
     std::size_t rx_arrived = 0;     // entries at the front of rx that have arrived
     std::uint64_t rx_occupied = 0;  // credits in the receive buffer now
     std::uint64_t rx_max = 0;

@@ -1038,9 +1038,14 @@ d = json.load(open(sys.argv[1]))
 got = d["summary"]["write_bandwidth_gbps"]
 cap = 128 / (9 * 0.64 + 20 + 20)
 assert 128 / (9 * 0.64 + 20 + 20 + 1) * 0.99 <= got <= cap * 1.001, f"{got} GB/s, expected about {cap:.3f}"
-lim = d["bottlenecks"]["limiter"]
-assert lim["component"] == "gpu0_link0" and lim["resource"] == "request VC credits", lim
+b = d["bottlenecks"]
+lim = b["limiter"]
+# The credits as a server (their round trip) limit, with the bound the round trip gives.
+assert lim["component"] == "gpu0_link0" and lim["resource"] == "request VC credit round trip", lim
 assert lim["capacity"] == 9 and lim["utilization"] > 0.95, lim
+assert abs(b["analytic_bound_gbps"] - cap) <= 0.01 * cap, (b["analytic_bound_gbps"], cap)
+pool = [r for r in b["ranked"] if r["component"] == "gpu0_link0" and r["resource"] == "request VC credits"]
+assert pool and pool[0]["capacity"] == 9 and pool[0]["utilization"] > 0.95, pool
 PY
 pass "credits no transfer can use are not counted: a VC of one transfer's credits is the limiter"
 

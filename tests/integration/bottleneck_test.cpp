@@ -197,26 +197,71 @@ TEST(Bottleneck, CreditStarvedLinkIsNamedAheadOfThePoolsFilledBehindIt) {
   // One link whose response VC holds 18 flit credits (two 128 B read responses of 9 flits) that
   // take 200 ns to come back. A credit's round trip is 9 x 0.64 ns of serialisation + 20 ns of
   // latency + 200 ns of return + up to one 0.64 ns link clock: about 226 ns, so the link carries
-  // 2 x 128 B / 226 ns = 1.13 GB/s of data while its wire is 5 % busy. The device tags and the
-  // GPU window fill behind it (they are entered earlier on the round trip): blocked, not limiting.
+  // 2 x 128 B / 226 ns = 1.13 GB/s of data while its wire is 5 % busy. The credits as a server
+  // (the VC's credit round trip: each response holds 9 of the 18 credits for at least 9 x 0.64 +
+  // 20 + 200 = 225.76 ns, the clock edge aside) are busy nearly all the time and cap the run at
+  // 2 x 128 B / 225.76 ns = 1.134 GB/s: that is the limiter and the analytic bound, with the
+  // credits that cover the round trip at the wire's rate as the remedy. The device tags and the
+  // GPU window fill behind it (they are entered earlier on the round trip): blocked, not limiting;
+  // the VC's credits as a pool are the same credits, not listed as held back by themselves.
   const auto r = run(
       ample({"links.gpu_device.per_gpu=1", "devices.0.fabric_ports=1",
              "links.gpu_device.response_vc_credits=18", "links.gpu_device.credit_return_ns=200"}));
+  const auto& b = r["bottlenecks"];
   const auto& l = limiter(r);
-  EXPECT_EQ(l["kind"], "link") << r["bottlenecks"]["sentence"];
-  EXPECT_EQ(l["resource"], "response VC credits");
-  EXPECT_EQ(l["reason"], "slots");
+  EXPECT_EQ(l["kind"], "link") << b["sentence"];
+  EXPECT_EQ(l["resource"], "response VC credit round trip");
+  EXPECT_EQ(l["reason"], "bandwidth");
   EXPECT_EQ(l["capacity"], 18.0);
+  EXPECT_GE(l["utilization"].get<double>(), 0.95);
   const double round_trip_ns = 9 * 0.64 + 20 + 200 + 0.32;
   const double expected = 2 * 128 / round_trip_ns;
-  EXPECT_NEAR(r["bottlenecks"]["achieved_gbps"].get<double>(), expected, 0.02 * expected);
-  bool tags_blocked = false, gpu_blocked = false;
-  for (const auto& b : r["bottlenecks"]["blocks"]) {
-    tags_blocked |= b["resource"].get<std::string>().rfind("tags", 0) == 0;
-    gpu_blocked |= b["class"] == "gpu*";
+  EXPECT_NEAR(b["achieved_gbps"].get<double>(), expected, 0.02 * expected);
+  const double cap = 2 * 128 / (9 * 0.64 + 20 + 200);
+  EXPECT_NEAR(b["analytic_bound_gbps"].get<double>(), cap, 0.005 * cap);
+  // At the wire's 22.2 GB/s of 128 B reads (25 GB/s x 128 / 144 wire bytes) a response holds its
+  // credits 5.76 + 20 + 200 ns: 22.2 x 225.76 / 128 = 39.2 responses, 40 x 9 = 360 credits.
+  EXPECT_THAT(l["advice"].get<std::string>(), ::testing::HasSubstr("about 360 credits"));
+  bool tags_blocked = false, gpu_blocked = false, own_credits = false;
+  for (const auto& x : b["blocks"]) {
+    tags_blocked |= x["resource"].get<std::string>().rfind("tags", 0) == 0;
+    gpu_blocked |= x["class"] == "gpu*";
+    own_credits |= x["resource"] == "response VC credits";
   }
-  EXPECT_TRUE(tags_blocked) << r["bottlenecks"]["sentence"];
-  EXPECT_TRUE(gpu_blocked) << r["bottlenecks"]["sentence"];
+  EXPECT_TRUE(tags_blocked) << b["sentence"];
+  EXPECT_TRUE(gpu_blocked) << b["sentence"];
+  EXPECT_FALSE(own_credits) << b["sentence"];
+}
+
+// A link whose default credits cannot quite cover the credit round trip at a doubled lane rate
+// (the architecture audit of 2026-12-04: the wire at 92.6 % was named, though 256 credits gave
+// +7.9 % and doubling the lanes +4.6 %). One nvlink4 link of 2 lanes x 212.5 Gb/s x 0.9412 =
+// 50 GB/s: a 128 B read's response is 9 flits of 16 B, 2.88 ns on the wire, so the wire carries
+// 128 / 144 x 50 = 44.44 GB/s of reads. Each response holds its 9 of the 128 response credits
+// (14 responses' worth: 126 usable) for at least 2.88 + 20 + 20 = 42.88 ns: at most 14 x 128 B /
+// 42.88 ns = 41.79 GB/s. The wire is then 94 % busy, above the saturation threshold, but the
+// credits bind first: they are the limiter and set the bound, and 15 responses' credits (135)
+// cover the round trip at the wire's rate (44.44 x 42.88 / 128 = 14.9).
+TEST(Bottleneck, CreditRoundTripShortOfTheWireIsNamedOverABusyWire) {
+  const auto r =
+      test::run_sim(test::source_file("platforms/minimal.yaml"), kRandomReads,
+                    ample({"links.gpu_device.per_gpu=1", "devices.0.fabric_ports=1",
+                           "links.gpu_device.lane_gbps=212.5", "gpus.max_outstanding=1024"}));
+  const auto& b = r["bottlenecks"];
+  const auto& l = limiter(r);
+  EXPECT_EQ(l["resource"], "response VC credit round trip") << b["sentence"];
+  EXPECT_EQ(l["reason"], "bandwidth");
+  EXPECT_EQ(l["capacity"], 126.0);
+  const double cap = 14 * 128 / (9 * 0.32 + 20 + 20);
+  // The round trip measured also counts a response's wait for the wire behind the one before.
+  EXPECT_NEAR(b["analytic_bound_gbps"].get<double>(), cap, 0.01 * cap);
+  EXPECT_LE(b["achieved_gbps"].get<double>(), cap * 1.001);
+  EXPECT_THAT(l["advice"].get<std::string>(), ::testing::HasSubstr("about 135 credits"));
+  bool wire_busy = false;
+  for (const auto& x : b["ranked"]) {
+    if (x["resource"] == "response wire") wire_busy = x["utilization"].get<double>() >= 0.85;
+  }
+  EXPECT_TRUE(wire_busy) << b["sentence"];
 }
 
 // The standalone DDR4-3200 channel (platforms/dram_ddr4.yaml: 1 rank, 4 bank groups x 4 banks,

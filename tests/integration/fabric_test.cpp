@@ -176,11 +176,14 @@ TEST(LeafSpine, StarvedDownLinkCreditsAreNamedAheadOfTheChipsFilledBehindThem) {
   ASSERT_TRUE(b.contains("limiter")) << b["sentence"];
   const auto& l = b["limiter"];
   EXPECT_EQ(l["component"].get<std::string>().rfind("leaf2_spine", 0), 0u) << b["sentence"];
-  EXPECT_EQ(l["resource"], "request VC credits (response direction)") << b["sentence"];
-  EXPECT_EQ(l["reason"], "slots");
+  // The down links' credits as a server (their credit round trip: each read holds the one
+  // credit at least 0.5 + 7 + 200 ns) cap the run at 4 x 128 B / 207.5 ns = 2.467 GB/s.
+  EXPECT_EQ(l["resource"], "request VC credit round trip (response direction)") << b["sentence"];
+  EXPECT_EQ(l["reason"], "bandwidth");
   const double bound = 4 * 128 / 208.0;
   EXPECT_LE(b["achieved_gbps"].get<double>(), bound * 1.001);
   EXPECT_GE(b["achieved_gbps"].get<double>(), bound * 0.95);
+  EXPECT_NEAR(b["analytic_bound_gbps"].get<double>(), 4 * 128 / 207.5, 0.02 * 4 * 128 / 207.5);
   bool spines = false, leaves = false, up_links = false;
   for (const auto& x : b["blocks"]) {
     spines |= x["class"] == "spine*";

@@ -37,6 +37,46 @@ ResourceRecord pool(const std::string& component, BlockKind kind, const std::str
   return r;
 }
 
+// A pool entered before a bandwidth limiter that keeps requests from it: the device tags feeding
+// a DRAM channel (the architecture audit of 2026-12-04: 16 tags per port, the data bus named at
+// 85 % with its read queue a third full; 32 tags gave +7.4 %). The rule: the limiter is short of
+// 97 % busy, its own queues are under half full on average, and a pool before it on the round
+// trip is at least 99 % full: that pool is named as starving it, not as held back by it.
+TEST(BottleneckRule, AFullPoolBeforeAServerWithShortQueuesIsNamedAsStarvingIt) {
+  auto resources = [](double bus_u, double queue_u) {
+    ResourceRecord bus;
+    bus.component = "fam0.memory.ch1";
+    bus.kind = BlockKind::kMemory;
+    bus.use.name = "data bus";
+    bus.use.utilization = bus_u;
+    bus.use.capacity = 19.2;
+    bus.use.used = bus_u * 19.2;
+    return std::vector<ResourceRecord>{
+        bus, pool("fam0.memory.ch1", BlockKind::kMemory, "read queue", queue_u, 64),
+        pool("fam0.port_logic", BlockKind::kDevicePort, "tags (port 2)", 0.999, 16),
+        pool("fam0.port_logic", BlockKind::kDevicePort, "tags (port 3)", 0.995, 16),
+        pool("gpu0", BlockKind::kGpu, "outstanding window", 0.995, 1024)};
+  };
+  // Data bus 85 %, read queue 32 %: the tags (entered at depth 3, after the GPU's window at 0 and
+  // before the memory at 5) starve it; the fuller of the two tag pools is named. The GPU window
+  // fills behind the tags: still held back.
+  auto j = analyze_bottlenecks(resources(0.85, 0.32), 129.0);
+  ASSERT_TRUE(j["limiter"].contains("starved_by")) << j["sentence"];
+  EXPECT_EQ(j["limiter"]["starved_by"]["resource"], "tags (port 2)");
+  EXPECT_DOUBLE_EQ(j["limiter"]["starved_by"]["own_queue_utilization"].get<double>(), 0.32);
+  EXPECT_NE(j["sentence"].get<std::string>().find("more of its 16 slots"), std::string::npos)
+      << j["sentence"];
+  ASSERT_EQ(j["blocks"].size(), 1u) << j["sentence"];
+  EXPECT_EQ(j["blocks"][0]["class"], "gpu*");
+  // The read queue 78 % full on average: the channel had work; the tags filled behind it.
+  j = analyze_bottlenecks(resources(0.85, 0.78), 129.0);
+  EXPECT_FALSE(j["limiter"].contains("starved_by")) << j["sentence"];
+  EXPECT_EQ(j["blocks"].size(), 2u) << j["sentence"];
+  // The data bus 98 % busy: saturated whatever fed it.
+  j = analyze_bottlenecks(resources(0.98, 0.32), 129.0);
+  EXPECT_FALSE(j["limiter"].contains("starved_by")) << j["sentence"];
+}
+
 TEST(BottleneckRule, ASaturatedWireOutranksFullPoolsAndSetsTheBound) {
   // 90 GB/s achieved. link0 carried it at 90 % busy: bound 90 / 0.9 = 100 GB/s. link1 at 45 %:
   // bound 200. The GPU window and the device tags are full, held back by the wire.
