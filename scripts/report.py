@@ -19,7 +19,9 @@ famsim's columns, a row of the wrong number of cells, a cell that is not a finit
 number of rows than stats.json's timeseries.windows) is a warning on stderr and in the report
 naming the file, the line and what was expected; the report is written without the figures over
 time (exit 0).
-Needs Debian's python3-matplotlib (scripts/setup.sh installs it): run it as /usr/bin/python3.
+The figures need Debian's python3-matplotlib (scripts/setup.sh installs it): run it as
+/usr/bin/python3. Under a Python without matplotlib the report is written without figures and says
+so (a warning on stderr as well; exit 0).
 """
 import argparse
 import base64
@@ -1726,9 +1728,17 @@ def draw_figures(plot_run, stats, run_dir, png_dir):
     return [f for f in FIGURES if f[0] in drawn], warnings
 
 
-def section_figures(doc, figures, warnings):
+# How to get the figures when matplotlib is missing (Debian's package, as scripts/setup.sh).
+MATPLOTLIB_INSTALL = "apt-get install python3-matplotlib"
+
+
+def section_figures(doc, figures, warnings, missing_plots=None):
     doc.h(2, "Figures")
-    if not figures:
+    if missing_plots:
+        doc.p(bold("No figures: "), f"the figures were left out because {missing_plots}. "
+              "Install it with ", code(MATPLOTLIB_INSTALL), " (scripts/setup.sh does) and run "
+              "report.py again with /usr/bin/python3.")
+    elif not figures:
         doc.p("No figure could be drawn from this run directory.")
     for png, title, caption in figures:
         doc.figure(png, title, caption)
@@ -1817,7 +1827,7 @@ def section_defaults(doc, stats):
               [[code(as_text(k)), code(fmt_value(v))] for k, v in sorted(defaults.items())])
 
 
-def build(stats, figures, warnings):
+def build(stats, figures, warnings, missing_plots=None):
     doc = Doc()
     section_header(doc, stats)
     section_platform(doc, stats)
@@ -1827,28 +1837,33 @@ def build(stats, figures, warnings):
     section_hops(doc, stats)
     section_bottleneck(doc, stats)
     section_memory(doc, stats)
-    section_figures(doc, figures, warnings)
+    section_figures(doc, figures, warnings, missing_plots)
     section_assumptions(doc, stats)
     section_defaults(doc, stats)
     return doc
 
 
-def write_report(run_dir, out_dir, stats, plot_run):
+def write_report(run_dir, out_dir, stats, plot_run, missing_plots=None):
     """Everything is written into a temporary directory inside out_dir, then renamed into place,
-    so a failure leaves no partial report behind."""
+    so a failure leaves no partial report behind. Without plot_run (matplotlib missing) the
+    report has no figures, and says why in `missing_plots`."""
     plots_dir = os.path.join(out_dir, "plots")
     tmp = tempfile.mkdtemp(prefix=".report-", dir=out_dir)
     try:
         tmp_png = os.path.join(tmp, "plots")
         os.mkdir(tmp_png)
-        figures, warnings = draw_figures(plot_run, stats, run_dir, tmp_png)
-        doc = build(stats, figures, warnings)
+        if plot_run is None:
+            figures, warnings = [], []
+        else:
+            figures, warnings = draw_figures(plot_run, stats, run_dir, tmp_png)
+        doc = build(stats, figures, warnings, missing_plots)
         title = doc.blocks[0][2]
         with open(os.path.join(tmp, "report.md"), "w", encoding="utf-8") as f:
             f.write(render_markdown(doc, "plots"))
         with open(os.path.join(tmp, "report.html"), "w", encoding="utf-8") as f:
             f.write(render_html(doc, title, tmp_png))
-        os.makedirs(plots_dir, exist_ok=True)
+        if figures:
+            os.makedirs(plots_dir, exist_ok=True)
         for png, *_ in figures:
             os.replace(os.path.join(tmp_png, png), os.path.join(plots_dir, png))
         for name in ("report.md", "report.html"):
@@ -1879,10 +1894,16 @@ def main():
     try:
         plot_run = load_plot_run()
     except ImportError as e:
-        print(f"{PROG}: {e}; run with Debian's /usr/bin/python3 (python3-matplotlib, "
-              "scripts/setup.sh installs it)", file=sys.stderr)
-        return 1
-    for path in write_report(a.run_dir, out_dir, stats, plot_run):
+        # A text-only report rather than none: the figures are the only part that needs
+        # matplotlib. The report and stderr say what was left out and how to get it.
+        plot_run = None
+        missing_plots = f"this Python ({sys.executable}) cannot import matplotlib ({e})"
+        print(f"{PROG}: warning: figures left out: {missing_plots}; install it with "
+              f"`{MATPLOTLIB_INSTALL}` and run report.py again with /usr/bin/python3",
+              file=sys.stderr)
+    else:
+        missing_plots = None
+    for path in write_report(a.run_dir, out_dir, stats, plot_run, missing_plots):
         print(path)
     return 0
 

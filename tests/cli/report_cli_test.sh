@@ -241,6 +241,38 @@ $OUT"
 check_report "$WORK/elsewhere" "--out" "$RUN"
 pass "--out"
 
+# A Python without matplotlib (made here by a PYTHONPATH directory whose matplotlib package fails
+# to import, as a missing one does): the report is still written, text only, exit 0; its Figures
+# section and stderr say the figures were left out and how to get them; no figure is named or
+# embedded and no plots/ directory is made.
+mkdir -p "$WORK/nompl/matplotlib"
+echo 'raise ImportError("No module named matplotlib (the test hides it)")' \
+  >"$WORK/nompl/matplotlib/__init__.py"
+if PYTHONPATH="$WORK/nompl" "$PY" -c 'import matplotlib' 2>/dev/null; then
+  fail "the test's PYTHONPATH does not hide matplotlib"
+fi
+run_tool nompl env PYTHONPATH="$WORK/nompl" "$REPORT" "$RUN" --out "$WORK/nompl_out"
+[ "$RC" -eq 0 ] || fail "report.py without matplotlib: exit code $RC, expected 0. Output:
+$OUT"
+expect_in_output "warning: figures left out" "report.py without matplotlib"
+expect_in_output "apt-get install python3-matplotlib" "report.py without matplotlib"
+"$PY" - "$WORK/nompl_out" "$RUN" <<'PY' || fail "the text-only report without matplotlib"
+import html, json, os, re, sys
+d, run = sys.argv[1:3]
+md = re.sub(r"\\(.)", r"\1", open(d + "/report.md").read())
+page = html.unescape(open(d + "/report.html").read())
+for doc, name in ((md, "report.md"), (page, "report.html")):
+    assert "the figures were left out because this Python" in doc, name
+    assert "cannot import matplotlib" in doc, name
+    assert "apt-get install python3-matplotlib" in doc, name
+    assert ".png" not in doc, name  # no figure named, linked or embedded
+# The rest of the report is there: the run's bottleneck sentence and the memory table.
+assert json.load(open(run + "/stats.json"))["bottlenecks"]["sentence"] in md
+assert "| `fam0.memory` |" in md
+assert not os.path.exists(d + "/plots"), os.listdir(d)
+PY
+pass "report.py without matplotlib writes a text-only report that says how to get the figures"
+
 # The newer sections, hand-made in the shape famsim writes (a slot pool limiting, with its
 # occupancy histogram, and two changes from the preset), and their absence.
 cp -r "$RUN" "$WORK/fake"
