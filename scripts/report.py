@@ -1598,19 +1598,30 @@ def section_memory(doc, stats):
           "fill, and read latency at the controller (queue and DRAM service). Channel spread is "
           "the busiest channel's bytes over the mean over all the memory's channels, used or not: "
           "1.00 when the address interleave spreads the traffic evenly, the channel count when "
-          "one channel takes it all.")
+          "one channel takes it all. Limiter says whether the memory is what limited the run (see "
+          "Bottleneck); the figures of one that is not describe how it served the traffic it got.")
     # Many like memories (every GPU's HBM) make one row: "gpu*_hbm (8 memories)".
     classes = {}
     for group in groups:
         classes.setdefault(re.sub(r"\d+", "*", group), []).append(group)
-    merged = {}
+    merged, member_groups = {}, {}
     for cls, members in classes.items():
         if len(members) > 4:
-            merged[f"{cls} ({len(members)} memories)"] = [ch for g in members for ch in groups[g]]
+            name = f"{cls} ({len(members)} memories)"
+            merged[name] = [ch for g in members for ch in groups[g]]
+            member_groups[name] = members
         else:
             merged.update({g: groups[g] for g in members})
+            member_groups.update({g: [g] for g in members})
+    # Whether each memory limited the run (stats.json bottlenecks.limiter names a component, a
+    # channel "fam0.memory.ch3" for a memory): the efficiency and banks-needed figures of a memory
+    # that did not are about how it served the traffic it got, not a memory problem.
+    bn = get(stats, "bottlenecks")
+    limiter = get(bn, "limiter")
+    limiter_component = str(limiter.get("component", "")) if isinstance(limiter, dict) else ""
     rows = []
     uneven = []
+    not_limiting = []
     for group, channels in merged.items():
         busy = [c for _, c in channels if (c.get("bytes") or 0) > 0]
         if not busy:
@@ -1627,6 +1638,21 @@ def section_memory(doc, stats):
         def direction(count_key, value):  # over the channels that saw that direction, else a dash
             return fmt_num(mean_of(value(c) for c in busy if (c.get(count_key) or 0) > 0))
 
+        limits = None  # unknown: a stats.json without the bottleneck analysis
+        if isinstance(bn, dict):
+            limits = any(limiter_component == g or limiter_component.startswith(g + ".")
+                         for g in member_groups[group])
+        if limits is False:
+            # The memory's busiest bandwidth resource over all its channels: how far it was from
+            # saturating.
+            busiest = max(((r.get("utilization"), ch, r.get("name"))
+                           for ch, c in channels for r in as_list(c.get("resources"))
+                           if isinstance(r, dict) and r.get("type") == "bandwidth"
+                           and number(r.get("utilization"))), default=None)
+            not_limiting.append((group, busiest, mean_of(c.get("efficiency") for c in busy),
+                                 mean_of(b.get("banks_to_fill_data_bus") for b in blp),
+                                 max(banks) if banks else None))
+
         rows.append([
             code(group), f"{len(busy)} of {len(channels)}",
             f"{spread:.2f}" if number(spread) else DASH,
@@ -1640,13 +1666,35 @@ def section_memory(doc, stats):
             + (fmt_int(max(banks)) if banks else DASH),
             direction("reads", lambda c: get(c, "read_queue", "mean")),
             direction("writes", lambda c: get(c, "write_queue", "mean")),
-            direction("reads", lambda c: get(c, "read_latency_ns", "mean"))])
+            direction("reads", lambda c: get(c, "read_latency_ns", "mean")),
+            DASH if limits is None else "yes" if limits else "no"])
     if not rows:
         doc.p("No DRAM channel carried traffic.")
         return
     doc.table(["Memory", "Channels used", "Channel spread", "GB/s", "Efficiency", "Row hits",
                "Row misses", "Row conflicts", "Banks busy / needed", "Read queue (mean)",
-               "Write queue (mean)", "Read latency (ns)"], rows, "llrrrrrrrrrr")
+               "Write queue (mean)", "Read latency (ns)", "Limiter"], rows, "llrrrrrrrrrrl")
+    threshold = get(bn, "saturation_threshold")
+    for group, busiest, efficiency, needed, banks in not_limiting:
+        text = [bold("Not the limiter: "), code(group), " did not limit this run"]
+        if limiter_component:
+            named = f"{limiter_component} {limiter.get('resource', '')}".strip()
+            text += [" (the run's limiter: ", code(named), ")"]
+        else:
+            text.append(" (nothing in it saturated)")
+        if busiest:
+            util, ch, name = busiest
+            text.append(f"; the memory's busiest resource, {ch} {name}, was {fmt_pct(util)} busy")
+            if number(threshold) and util < threshold:
+                text.append(f", below the {fmt_pct(threshold, 0)} saturation threshold")
+        text.append(". Its figures describe how it served the traffic the run brought it, not "
+                    "what held the run back: an efficiency of "
+                    f"{fmt_pct(efficiency)} is the share of its peak that traffic used")
+        if number(needed) and number(banks) and needed > banks:
+            text.append(f", and {fmt_num(needed)} banks needed of {fmt_int(banks)} means that at "
+                        "this run's bursts per activate its data bus could not run at its peak, "
+                        "a rate this run did not ask of it")
+        doc.p(*text, ".")
     for group, spread, used, count in uneven:
         doc.p(bold("Uneven channels: "), code(group), f"'s busiest channel moved {spread:.2f} "
               f"times the mean over its {count} channels ({used} used). The address interleave "

@@ -97,6 +97,59 @@ assert cells[8].endswith(" of 64"), cells
 PY
 pass "report of a minimal run"
 
+# A memory that is not the limiter: its efficiency and banks-needed figures are said to be about
+# the traffic it got. minimal.yaml with 8 LPDDR5X-8533 channels (1 rank, 16 banks each) and 256
+# requests in flight: the link's response wire carries at most 25 x 128 / 144 = 22.22 GB/s of
+# 128 B reads; each 32 B LPDDR5X burst of a random read opens its own row (the default mapping puts
+# consecutive bursts in different bank groups) and a rank activates at most once per tRRD = 6 x
+# 0.938 = 5.63 ns, so the memory could serve 8 x 32 B / 5.63 ns = 45.5 GB/s: the link binds, the
+# activate rate about 22.22 / 45.5 = 49 % busy. One activate per burst needs tRC / tBL = 65 / 2 =
+# 32.5 banks to keep a data bus busy, of the 16 a channel has. With 2 channels (11.4 GB/s of
+# activates) the memory binds instead, and is said to.
+run_famsim lp_link run --platform platforms/minimal.yaml --out "$WORK/lp_link" \
+  --set workload.streams.0.total_bytes=1MiB --set devices.0.memory.preset=lpddr5x_8533 \
+  --set devices.0.memory.organization.ranks=1 --set devices.0.memory.channels=8 \
+  --set devices.0.capacity_gib=16 --set gpus.max_outstanding=256 || true
+expect_rc 0 "minimal run on 8 LPDDR5X channels"
+run_famsim lp_mem run --platform platforms/minimal.yaml --out "$WORK/lp_mem" \
+  --set workload.streams.0.total_bytes=1MiB --set devices.0.memory.preset=lpddr5x_8533 \
+  --set devices.0.memory.organization.ranks=1 --set devices.0.memory.channels=2 \
+  --set devices.0.capacity_gib=4 --set gpus.max_outstanding=256 || true
+expect_rc 0 "minimal run on 2 LPDDR5X channels"
+for r in lp_link lp_mem; do
+  report "$r" "$WORK/$r"
+  [ "$RC" -eq 0 ] || fail "report.py on the $r run: exit code $RC"
+done
+"$PY" - "$WORK/lp_link" "$WORK/lp_mem" <<'PY' || fail "the memory table does not tie its figures to the limiter"
+import json, re, sys
+link, mem = sys.argv[1:3]
+def md(d):
+    return re.sub(r"\\(.)", r"\1", open(d + "/report.md").read())
+def row(text):
+    line = next(l for l in text.splitlines() if l.startswith("| `fam0.memory` |"))
+    return [c.strip() for c in line.strip("|").split("|")]
+lim = json.load(open(link + "/stats.json"))["bottlenecks"]["limiter"]
+assert (lim["component"], lim["resource"]) == ("gpu0_link0", "response wire"), lim
+text = md(link)
+cells = row(text)
+assert cells[-1] == "no", cells
+assert cells[8].endswith(" of 16"), cells
+para = next(l for l in text.splitlines() if l.startswith("**Not the limiter:**"))
+assert para.startswith("**Not the limiter:** `fam0.memory` did not limit this run (the run's "
+                       "limiter: `gpu0_link0 response wire`); the memory's busiest resource, "), para
+assert "activate rate" in para and "below the 85% saturation threshold" in para, para
+busy = float(re.search(r"was ([0-9.]+)% busy", para).group(1))
+assert 40 <= busy <= 60, para  # about 49 % by hand
+assert "32.5 banks needed of 16 means that at this run's bursts per activate its data bus could " \
+    "not run at its peak, a rate this run did not ask of it." in para, para
+lim = json.load(open(mem + "/stats.json"))["bottlenecks"]["limiter"]
+assert lim["component"].startswith("fam0.memory.ch"), lim
+text = md(mem)
+assert row(text)[-1] == "yes", row(text)
+assert "Not the limiter" not in text
+PY
+pass "the memory table says whether the memory limited the run, and what its figures mean when not"
+
 # A limiter whose like resources are unevenly loaded (bottlenecks.limiter.class_balance): the
 # report gives their spread and the bound an even split would allow, as stats.json has them
 # (here written into a copy of the minimal run's, whose limiter is its link's response wire).
