@@ -725,6 +725,18 @@ std::string validation_text(const ResolvedConfig& cfg) {
           m.dram.xor_bank ? " + bank xor" : "",
           m.dram.posted_writes ? "posted" : "answered on completion");
     }
+    if (!m.assumptions.empty()) {
+      // The values marked as assumptions, each note in stats.json "assumptions" and the report;
+      // a platform's own notes (not a preset's, which are about the standard) said here too.
+      std::vector<std::string> values;
+      for (const ConfigAssumption& a : m.assumptions) {
+        values.push_back(a.key + " " +
+                         (a.value.is_string() ? a.value.get<std::string>() : json_text(a.value)));
+        if (a.note_from.find("presets/") == std::string::npos) values.back() += " (" + a.why + ")";
+      }
+      line += fmt::format("    assumptions, not figures from a standard or a datasheet: {}\n",
+                          fmt::join(values, ", "));
+    }
     return line;
   };
   if (p.trace_player.present) {

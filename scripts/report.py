@@ -1794,15 +1794,61 @@ def section_figures(doc, figures, warnings, missing_plots=None):
         doc.p(bold("Not drawn: "), w)
 
 
+def memory_assumption_items(stats):
+    """Per memory of the run (stats.json assumptions): for the GPUs' local memory, the peak the
+    platform gives it; then the values its preset or platform file marks as assumptions rather
+    than figures from a standard or a data sheet, with the values the run used, grouped by note."""
+    items = []
+    for mem in as_list(get(stats, "assumptions")):
+        if not isinstance(mem, dict):
+            continue
+        what = as_text(mem.get("what") or mem.get("memory") or "a memory")
+        preset_name = as_text(mem["preset"]) if mem.get("preset") else None
+        values = [v for v in as_list(mem.get("values")) if isinstance(v, dict)]
+        if mem.get("memory") == "gpus.local_memory" and number(mem.get("peak_gbps")):
+            text = [f"The platform gives {what} a peak of {fmt_gbps(mem['peak_gbps'])} "
+                    f"({fmt_int(mem.get('channels'))} {as_text(mem.get('standard', ''))} channels "
+                    f"x {fmt_gbps(mem.get('channel_peak_gbps'))}"
+                    f"{', preset ' + preset_name if preset_name else ''}); GPU-local and peer "
+                    "results bound by it scale with that figure."]
+            for v in values:
+                if v.get("key") == "preset":
+                    text += [" Assumed: ", as_text(v.get("why", "")), "."]
+            items.append(text)
+        groups = {}  # note -> [value texts], in the order stats.json lists them
+        for v in values:
+            if v.get("key") == "preset" and mem.get("memory") == "gpus.local_memory":
+                continue  # said above, next to the peak
+            shown = [code(f"{as_text(v.get('key', '?'))} = {fmt_value(v.get('value'))}")]
+            if v.get("value_from") and v.get("value_from") != v.get("note_from"):
+                shown.append(f" (set by {as_text(v['value_from'])}, in place of the preset's "
+                             "assumed value)")
+            groups.setdefault(as_text(v.get("why", "")), []).append(shown)
+        if not groups:
+            continue
+        text = [f"Assumed for {what}{' (preset ' + preset_name + ')' if preset_name else ''}, "
+                "not from a standard or a data sheet: "]
+        for g, (why, shown) in enumerate(groups.items()):
+            text += ["; "] if g else []
+            for i, part in enumerate(shown):
+                text += ([", "] if i else []) + part
+            text.append(f" ({why})")
+        items.append(text + ["."])
+    return items
+
+
 def section_assumptions(doc, stats):
     doc.h(2, "Assumptions and limits")
     items = [
         "famsim is a cycle-approximate transaction-level model (SystemC/TLM), not RTL: blocks "
         "model their timing, queues and arbitration, not every wire and gate. Use it to compare "
         "designs and find limits, not to sign off a chip's exact numbers.",
-        "DRAM timing comes from the JEDEC parameters in the memory presets (platforms/presets); "
-        "parameters marked [assumption] in the platform files (switch and device "
-        "micro-architecture, clocks, buffer sizes) are not published figures.",
+        "DRAM timing comes from the memory presets (platforms/presets/memory), which take it "
+        "from the JEDEC standards and the data sheets and simulator presets they cite; the "
+        "values a preset could not take from a standard or a data sheet are marked there as "
+        "assumptions, and those of the memories this run used are listed below with their "
+        "values. Parameters marked [assumption] in the platform files (switch and device "
+        "micro-architecture, clocks, buffer sizes) are not published figures either.",
         "The analytic bound assumes every bandwidth resource could run at 100% of its configured "
         "bandwidth with this run's own traffic split. DRAM under random access cannot reach its "
         "peak (row misses, refresh, bus turnarounds), so the bound is optimistic where a memory "
@@ -1819,6 +1865,7 @@ def section_assumptions(doc, stats):
         "and per-window percentiles are coarser); counts, means, minima and maxima are exact.",
         "timeline.json is a sample (every Nth request of each GPU, capped), not every request.",
     ]
+    items += memory_assumption_items(stats)
     sim, cfg = get(stats, "sim", default={}), get(stats, "config", default={})
     if get(sim, "truncated") is True:
         items.append("This run was truncated: it describes the first part of the workload only, "
@@ -1855,7 +1902,8 @@ def section_assumptions(doc, stats):
     items += ["Workload results (What the workload got): "
               + (t if t[1:2].isupper() else t[:1].lower() + t[1:]) for t in seen]
     for key, what in (("bottlenecks", "bottleneck analysis"),
-                      ("config_changes", "list of changes from the preset")):
+                      ("config_changes", "list of changes from the preset"),
+                      ("assumptions", "list of the memories' assumed values")):
         if key not in stats:
             items.append(f"This stats.json predates the {what} ({key}); rerun with a current "
                          "famsim to get it.")

@@ -862,6 +862,14 @@ for p in platforms/*.yaml; do
 done
 pass "famsim validate accepts every platforms/*.yaml"
 
+# validate lists under each memory the values its preset marks as assumptions (ddr5_4800_x4's
+# assumptions map: tFAW 40 clocks, tRTRS 2, tREFIsb 487.5 ns, tREFSBRD 18.75 ns, 4 postponed
+# refreshes), with the value the run would use.
+run_famsim validate_assumptions validate --platform platforms/minimal.yaml
+expect_in_output "    assumptions, not figures from a standard or a datasheet: timing.tFAW_ck 40, timing.tRTRS_ck 2, timing.tREFIsb_ns 487.5, timing.tREFSBRD_ns 18.75, timing.refresh_postpone_max 4" \
+  "validate lists a memory's assumed values"
+pass "famsim validate lists the memory's assumed values"
+
 # The link line's read figures follow gpus.request_bytes. minimal's NVLink4-like link: 2 lanes x
 # 106.25 Gb/s x 16/17 = 25 GB/s per direction, 16 B headers, 16 B slots. 256 B reads: the
 # response is 256 + 16 = 272 B, 256 / 272 = 0.941 of the wire, 25 x 0.941 = 23.53 GB/s; with the

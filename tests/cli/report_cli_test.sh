@@ -150,6 +150,51 @@ assert "Not the limiter" not in text
 PY
 pass "the memory table says whether the memory limited the run, and what its figures mean when not"
 
+# The memories' assumed values (stats.json assumptions, the report's assumptions). nvl8_fam, a few
+# reads per GPU: each GPU's HBM is 5 stacks x 32 pseudo-channels of 32 bit at 6.4 Gb/s, 25.6 GB/s
+# each, 160 x 25.6 = 4096 GB/s; the platform notes that an H100 SXM's is 3.35 TB/s. The presets
+# mark as assumptions (platforms/presets/memory/*.yaml): hbm3_6400's array timings, CL 20 clocks
+# among them; ddr5_4800_x4's tFAW of 40 clocks, tRTRS 2, tREFIsb 487.5 ns, tREFSBRD 18.75 ns and
+# 4 postponed refreshes. A --set of tFAW_ck to 48 is the user's value, said as such. The LPDDR5X
+# run above: CL 21.25 ns, CWL 11.25 ns, tCK 938 ps.
+run_famsim nvl_assume run --platform platforms/nvl8_fam.yaml --out "$WORK/nvl_assume" \
+  --set workload.streams.0.total_bytes=64KiB --set devices.0.memory.timing.tFAW_ck=48 || true
+expect_rc 0 "nvl8_fam run"
+report nvl_assume "$WORK/nvl_assume"
+[ "$RC" -eq 0 ] || fail "report.py on the nvl8_fam run: exit code $RC"
+"$PY" - "$WORK/nvl_assume" "$WORK/lp_link" <<'PY' || fail "the memories' assumptions"
+import json, re, sys
+nvl, lp = sys.argv[1:3]
+mems = {m["memory"]: m for m in json.load(open(nvl + "/stats.json"))["assumptions"]}
+hbm, dev = mems["gpus.local_memory"], mems["devices.0.memory"]
+assert hbm["channels"] == 160 and abs(hbm["channel_peak_gbps"] - 25.6) < 1e-9, hbm
+assert abs(hbm["peak_gbps"] - 4096) < 1e-6, hbm
+values = {v["key"]: v for v in hbm["values"]}
+assert values["timing.CL_ck"]["value"] == 20, values
+assert "3.35 TB/s" in values["preset"]["why"], values["preset"]
+values = {v["key"]: v["value"] for v in dev["values"]}
+assert values == {"timing.tFAW_ck": 48, "timing.tRTRS_ck": 2, "timing.tREFIsb_ns": 487.5,
+                  "timing.tREFSBRD_ns": 18.75, "timing.refresh_postpone_max": 4}, values
+md = re.sub(r"\\(.)", r"\1", open(nvl + "/report.md").read())
+items = md.split("## Assumptions and limits")[1]
+assert "The platform gives each GPU's local memory a peak of 4,096.00 GB/s (160 HBM3 channels x " \
+    "25.60 GB/s, preset hbm3_6400)" in items, items
+assert "22 % above an H100 SXM's 670 GB/s per stack (3.35 TB/s over 5 stacks" in items, items
+assert "Assumed for each GPU's local memory (preset hbm3_6400), not from a standard or a data " \
+    "sheet: `timing.CL_ck = 20`, `timing.CWL_ck = 10`" in items, items
+assert "Assumed for device fam0's memory (preset ddr5_4800_x4), not from a standard or a data " \
+    "sheet: `timing.tFAW_ck = 48` (set by --set devices.0.memory.timing.tFAW_ck=48, in place of " \
+    "the preset's assumed value)" in items, items
+assert "`timing.tREFIsb_ns = 487.5`" in items and "`timing.tRTRS_ck = 2`" in items, items
+assert "comes from the JEDEC parameters" not in md
+md = re.sub(r"\\(.)", r"\1", open(lp + "/report.md").read())
+assert "Assumed for device fam0's memory (preset lpddr5x_8533), not from a standard or a data " \
+    "sheet: `timing.tCK_ps = 938`" in md, md
+assert "`timing.CL_ns = 21.25`" in md and "`timing.CWL_ns = 11.25`" in md, md
+assert "each GPU's local memory" not in md  # minimal.yaml's GPU has none
+PY
+pass "the report lists the memories' assumed values and the local HBM's peak against an H100's"
+
 # A limiter whose like resources are unevenly loaded (bottlenecks.limiter.class_balance): the
 # report gives their spread and the bound an even split would allow, as stats.json has them
 # (here written into a copy of the minimal run's, whose limiter is its link's response wire).
