@@ -387,6 +387,7 @@ MemoryConfig parse_memory(ConfigNode n, unsigned request_bytes, bool capacity_he
                           "{} channels",
                           m.channel_bits.size(), 1u << m.channel_bits.size(), m.channels));
   }
+  m.assumptions = n.assumptions("assumptions");
   n.finish();
   return m;
 }

@@ -43,6 +43,9 @@ struct MemoryConfig {
   AddressMap::Select select = AddressMap::Select::kModulo;
   std::vector<unsigned> channel_bits;  // select kBits: channel bit i is address bit channel_bits[i]
   std::string command_log_dir;         // DRAM command logs go here (empty: off); set by the run
+  // The values the memory's files mark as assumptions rather than figures from a standard or a
+  // datasheet (`assumptions:` in a memory preset or next to it; stats.json "assumptions").
+  std::vector<ConfigAssumption> assumptions;
 
   // The address interleave across this memory's channels.
   AddressMap channel_map() const {

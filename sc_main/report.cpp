@@ -454,29 +454,53 @@ double read_data_fraction(const LinkFraming& framing, unsigned read_bytes) {
   return static_cast<double>(read_bytes) / framing.wire_bytes(framing.response(false, read_bytes));
 }
 
-// The cap a link's VC credits put on the transfers carrying data (writes on the request VC, read
-// responses on the response VC) when they cannot cover the credit round trip (link.h): n transfers
-// of `data_bytes` fit in the credits, and each takes them for at least its serialisation +
-// latency_ns + credit_return_ns, so the VC carries at most n x data_bytes per round trip.
+// What a link's VC credits allow the transfers carrying data (writes on the request VC, read
+// responses on the response VC) of `data_bytes` each (link.h): n transfers fit in the credits, and
+// each takes them for at least its serialisation + latency_ns + credit_return_ns, so by Little's
+// law the VC carries at most n x data_bytes per round trip; the credits bind when that is below
+// the data rate the wire carries, data_bytes per serialisation time.
+struct CreditCap {
+  unsigned transfers = 0;     // n: the transfers the VC's credits hold at once
+  unsigned credits_each = 0;  // credits one transfer takes
+  unsigned credits = 0;       // the VC's credits
+  double serial_ns = 0;       // one transfer on the wire
+  double round_trip_ns = 0;   // the credits' round trip: serialisation + latency + return
+  double cap_gbps = 0;        // data per link direction the credits allow
+  double wire_data_gbps = 0;  // data per link direction the wire carries
+  bool binds() const { return cap_gbps < wire_data_gbps; }
+};
+
+CreditCap credit_cap(const LinkParams& l, const LinkFraming& framing, unsigned data_bytes,
+                     bool request) {
+  CreditCap c;
+  const TransferShape shape = framing.data_transfer(request, data_bytes);
+  c.credits_each = framing.credits(shape, l.credit_unit);
+  c.credits = request ? l.request_vc_credits : l.response_vc_credits;
+  c.transfers = c.credits / c.credits_each;  // at least 1: the configuration reader checks it
+  c.serial_ns = framing.wire_bytes(shape) / l.bandwidth_gbps();  // GB/s = bytes per ns
+  c.round_trip_ns = c.serial_ns + l.latency_ns + l.credit_return_ns;
+  c.wire_data_gbps = data_bytes / c.serial_ns;
+  // n x serial >= round trip: the credits come back before the VC runs out of them.
+  c.cap_gbps = c.transfers * c.serial_ns >= c.round_trip_ns
+                   ? c.wire_data_gbps
+                   : c.transfers * data_bytes / c.round_trip_ns;
+  return c;
+}
+
+// The credit caps that bind, one line each.
 std::string link_credit_caps(const LinkParams& l, const LinkFraming& framing, unsigned data_bytes) {
   std::string o;
-  const double rate = l.bandwidth_gbps();  // bytes per ns
   for (bool request : {true, false}) {
-    const TransferShape shape = framing.data_transfer(request, data_bytes);
-    const unsigned need = framing.credits(shape, l.credit_unit);
-    const unsigned total = request ? l.request_vc_credits : l.response_vc_credits;
-    const unsigned n = total / need;  // at least 1: the configuration reader checks it
-    const double serial_ns = framing.wire_bytes(shape) / rate;
-    const double round_trip_ns = serial_ns + l.latency_ns + l.credit_return_ns;
-    if (n * serial_ns >= round_trip_ns) continue;
+    const CreditCap c = credit_cap(l, framing, data_bytes, request);
+    if (!c.binds()) continue;
     o += fmt::format(
         "    {} VC credits short of the credit round trip: {} {} of {} B ({} {}s each) in {} "
         "credits, each holding them at least {:.2f} ns (on the wire {:.2f} + {} + return {}): "
         "at most {:.2f} GB/s of {} data per link direction, where the wire carries {:.2f}\n",
-        request ? "request" : "response", n, request ? "write(s)" : "read response(s)", data_bytes,
-        need, l.credit_unit == CreditUnit::kFlit ? "flit" : "message", total, round_trip_ns,
-        serial_ns, l.latency_ns, l.credit_return_ns, n * data_bytes / round_trip_ns,
-        request ? "write" : "read", data_bytes / serial_ns);
+        request ? "request" : "response", c.transfers, request ? "write(s)" : "read response(s)",
+        data_bytes, c.credits_each, l.credit_unit == CreditUnit::kFlit ? "flit" : "message",
+        c.credits, c.round_trip_ns, c.serial_ns, l.latency_ns, l.credit_return_ns, c.cap_gbps,
+        request ? "write" : "read", c.wire_data_gbps);
   }
   return o;
 }
@@ -612,24 +636,40 @@ std::string device_reach_line(const PlatformConfig& p, unsigned d) {
   for (unsigned k = 0; k < plane_reach.size() && reach < all * (1 - kTie); ++k) {
     if (plane_reach[k] <= reach * (1 + kTie)) binding.push_back(k);
   }
-  const unsigned read_bytes = p.gpu.request_bytes;
-  const double read_data = read_data_fraction(LinkFraming(p.device_link.params.flit), read_bytes);
+  // What the reached bandwidth carries as read (and write) data: per device link, the wire's data
+  // share, or less when the link's VC credits cannot cover their round trip (credit_cap, the
+  // caps the link's own line lists); the reach is reach / b links' worth of that.
+  const unsigned data_bytes = p.gpu.request_bytes;
+  const LinkParams& dl = p.device_link.params;
+  const LinkFraming framing(dl.flit);
+  const CreditCap reads = credit_cap(dl, framing, data_bytes, false);
+  const CreditCap writes = credit_cap(dl, framing, data_bytes, true);
+  const double links_reached = reach / b;
+  std::string data =
+      fmt::format("{} B reads: {:.2f} GB/s", data_bytes, links_reached * reads.cap_gbps);
+  if (reads.binds()) {
+    data += fmt::format(", held by the response VC credits to {:.2f} of the wire's {:.2f} per link",
+                        reads.cap_gbps, reads.wire_data_gbps);
+  }
+  if (writes.binds()) {
+    data += fmt::format(
+        "; {} B writes: {:.2f} GB/s, held by the request VC credits to {:.2f} of "
+        "the wire's {:.2f} per link",
+        data_bytes, links_reached * writes.cap_gbps, writes.cap_gbps, writes.wire_data_gbps);
+  }
   if (binding.empty()) {
     return fmt::format(
-        "    fabric reach: all {:.2f} GB/s of its ports per direction ({} B reads: {:.2f} "
-        "GB/s){}\n",
-        all, read_bytes, all * read_data,
+        "    fabric reach: all {:.2f} GB/s of its ports per direction ({}){}\n", all, data,
         plan.planes() > 1 ? ", its ports spread over the planes as the GPUs' links are" : "");
   }
   std::vector<std::string> bind;
   for (unsigned k : binding) bind.push_back(std::to_string(k));
   return fmt::format(
-      "    fabric reach: at most {:.2f} of its ports' {:.2f} GB/s per direction ({} B reads: "
-      "{:.2f} GB/s): the GPUs' link hash gives the planes {} of their traffic, the device has "
-      "{} of its {} ports on them; plane{} {} bind{}\n",
-      reach, all, read_bytes, reach * read_data, fmt::join(split, ", "),
-      fmt::join(port_split, ", "), ports, binding.size() > 1 ? "s" : "", fmt::join(bind, " and "),
-      binding.size() > 1 ? "" : "s");
+      "    fabric reach: at most {:.2f} of its ports' {:.2f} GB/s per direction ({}): the GPUs' "
+      "link hash gives the planes {} of their traffic, the device has {} of its {} ports on "
+      "them; plane{} {} bind{}\n",
+      reach, all, data, fmt::join(split, ", "), fmt::join(port_split, ", "), ports,
+      binding.size() > 1 ? "s" : "", fmt::join(bind, " and "), binding.size() > 1 ? "" : "s");
 }
 
 }  // namespace
@@ -684,6 +724,18 @@ std::string validation_text(const ResolvedConfig& cfg) {
               : m.dram.mapping_order,
           m.dram.xor_bank ? " + bank xor" : "",
           m.dram.posted_writes ? "posted" : "answered on completion");
+    }
+    if (!m.assumptions.empty()) {
+      // The values marked as assumptions, each note in stats.json "assumptions" and the report;
+      // a platform's own notes (not a preset's, which are about the standard) said here too.
+      std::vector<std::string> values;
+      for (const ConfigAssumption& a : m.assumptions) {
+        values.push_back(a.key + " " +
+                         (a.value.is_string() ? a.value.get<std::string>() : json_text(a.value)));
+        if (a.note_from.find("presets/") == std::string::npos) values.back() += " (" + a.why + ")";
+      }
+      line += fmt::format("    assumptions, not figures from a standard or a datasheet: {}\n",
+                          fmt::join(values, ", "));
     }
     return line;
   };

@@ -58,6 +58,37 @@ bool under(const std::string& path, const char* root) {
 
 }  // namespace
 
+nlohmann::json memory_assumptions(const PlatformConfig& p) {
+  nlohmann::json out = nlohmann::json::array();
+  auto add = [&](const MemoryConfig& m, const std::string& key, const std::string& what) {
+    if (!m.present) return;
+    nlohmann::json values = nlohmann::json::array();
+    for (const ConfigAssumption& a : m.assumptions) {
+      values.push_back({{"key", a.key},
+                        {"value", a.value},
+                        {"why", a.why},
+                        {"value_from", a.value_from},
+                        {"note_from", a.note_from}});
+    }
+    const double channel_gbps = m.channel_peak_gbps();
+    out.push_back({{"memory", key},
+                   {"what", what},
+                   {"preset", m.preset},
+                   {"standard", m.standard()},
+                   {"channels", m.channels},
+                   {"channel_peak_gbps", channel_gbps},
+                   {"peak_gbps", channel_gbps * m.channels},
+                   {"values", std::move(values)}});
+  };
+  if (p.trace_player.present) add(p.memory, "memory", "the memory");
+  add(p.gpu_local, "gpus.local_memory", "each GPU's local memory");
+  for (std::size_t i = 0; i < p.devices.size(); ++i) {
+    add(p.devices[i].memory, fmt::format("devices.{}.memory", i),
+        "device " + p.devices[i].name + "'s memory");
+  }
+  return out;
+}
+
 nlohmann::json config_changes(const ConfigDoc& doc) {
   // The base: the shipped platform the configuration names, with its presets expanded.
   std::optional<ConfigDoc> base;
@@ -1197,6 +1228,7 @@ nlohmann::json Simulation::results(double host_seconds, double peak_rss_mib) con
         {{"target", m.name}, {"base", fmt::format("0x{:x}", m.base)}, {"bytes", m.size}});
   }
   j["address_layout"] = layout;
+  j["assumptions"] = memory_assumptions(cfg_.platform);
   j["config"] = yaml_to_json(doc_.root);
   j["config_defaults"] = config_defaults(doc_, j["config"]);
   j["config_changes"] = config_changes(doc_);

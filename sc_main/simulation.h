@@ -73,6 +73,13 @@ ResolvedConfig parse_config(const ConfigDoc& doc);
 // (base null), the leaves the user's own files and --set chose, leaving out what presets gave.
 nlohmann::json config_changes(const ConfigDoc& doc);
 
+// Every memory of the platform (the standalone memory, the GPUs' local memory, each device's), its
+// peak as modelled, and the values its files mark as assumptions rather than figures from a
+// standard or a datasheet (MemoryConfig::assumptions): [{memory (key path), what, preset,
+// standard, channels, channel_peak_gbps, peak_gbps, values: [{key, value, why, value_from,
+// note_from}]}]. value_from differs from note_from when the user set a value a preset marks.
+nlohmann::json memory_assumptions(const PlatformConfig& p);
+
 // The values the readers assumed for every key the configuration left out ({key path: value}),
 // from parse_config(doc); `config`: the resolved configuration as JSON (keys it holds are left
 // out). With `config`, every parameter the run used. A reader's default of 0 or "" can stand for

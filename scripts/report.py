@@ -19,7 +19,9 @@ famsim's columns, a row of the wrong number of cells, a cell that is not a finit
 number of rows than stats.json's timeseries.windows) is a warning on stderr and in the report
 naming the file, the line and what was expected; the report is written without the figures over
 time (exit 0).
-Needs Debian's python3-matplotlib (scripts/setup.sh installs it): run it as /usr/bin/python3.
+The figures need Debian's python3-matplotlib (scripts/setup.sh installs it): run it as
+/usr/bin/python3. Under a Python without matplotlib the report is written without figures and says
+so (a warning on stderr as well; exit 0).
 """
 import argparse
 import base64
@@ -1596,19 +1598,30 @@ def section_memory(doc, stats):
           "fill, and read latency at the controller (queue and DRAM service). Channel spread is "
           "the busiest channel's bytes over the mean over all the memory's channels, used or not: "
           "1.00 when the address interleave spreads the traffic evenly, the channel count when "
-          "one channel takes it all.")
+          "one channel takes it all. Limiter says whether the memory is what limited the run (see "
+          "Bottleneck); the figures of one that is not describe how it served the traffic it got.")
     # Many like memories (every GPU's HBM) make one row: "gpu*_hbm (8 memories)".
     classes = {}
     for group in groups:
         classes.setdefault(re.sub(r"\d+", "*", group), []).append(group)
-    merged = {}
+    merged, member_groups = {}, {}
     for cls, members in classes.items():
         if len(members) > 4:
-            merged[f"{cls} ({len(members)} memories)"] = [ch for g in members for ch in groups[g]]
+            name = f"{cls} ({len(members)} memories)"
+            merged[name] = [ch for g in members for ch in groups[g]]
+            member_groups[name] = members
         else:
             merged.update({g: groups[g] for g in members})
+            member_groups.update({g: [g] for g in members})
+    # Whether each memory limited the run (stats.json bottlenecks.limiter names a component, a
+    # channel "fam0.memory.ch3" for a memory): the efficiency and banks-needed figures of a memory
+    # that did not are about how it served the traffic it got, not a memory problem.
+    bn = get(stats, "bottlenecks")
+    limiter = get(bn, "limiter")
+    limiter_component = str(limiter.get("component", "")) if isinstance(limiter, dict) else ""
     rows = []
     uneven = []
+    not_limiting = []
     for group, channels in merged.items():
         busy = [c for _, c in channels if (c.get("bytes") or 0) > 0]
         if not busy:
@@ -1625,6 +1638,21 @@ def section_memory(doc, stats):
         def direction(count_key, value):  # over the channels that saw that direction, else a dash
             return fmt_num(mean_of(value(c) for c in busy if (c.get(count_key) or 0) > 0))
 
+        limits = None  # unknown: a stats.json without the bottleneck analysis
+        if isinstance(bn, dict):
+            limits = any(limiter_component == g or limiter_component.startswith(g + ".")
+                         for g in member_groups[group])
+        if limits is False:
+            # The memory's busiest bandwidth resource over all its channels: how far it was from
+            # saturating.
+            busiest = max(((r.get("utilization"), ch, r.get("name"))
+                           for ch, c in channels for r in as_list(c.get("resources"))
+                           if isinstance(r, dict) and r.get("type") == "bandwidth"
+                           and number(r.get("utilization"))), default=None)
+            not_limiting.append((group, busiest, mean_of(c.get("efficiency") for c in busy),
+                                 mean_of(b.get("banks_to_fill_data_bus") for b in blp),
+                                 max(banks) if banks else None))
+
         rows.append([
             code(group), f"{len(busy)} of {len(channels)}",
             f"{spread:.2f}" if number(spread) else DASH,
@@ -1638,13 +1666,35 @@ def section_memory(doc, stats):
             + (fmt_int(max(banks)) if banks else DASH),
             direction("reads", lambda c: get(c, "read_queue", "mean")),
             direction("writes", lambda c: get(c, "write_queue", "mean")),
-            direction("reads", lambda c: get(c, "read_latency_ns", "mean"))])
+            direction("reads", lambda c: get(c, "read_latency_ns", "mean")),
+            DASH if limits is None else "yes" if limits else "no"])
     if not rows:
         doc.p("No DRAM channel carried traffic.")
         return
     doc.table(["Memory", "Channels used", "Channel spread", "GB/s", "Efficiency", "Row hits",
                "Row misses", "Row conflicts", "Banks busy / needed", "Read queue (mean)",
-               "Write queue (mean)", "Read latency (ns)"], rows, "llrrrrrrrrrr")
+               "Write queue (mean)", "Read latency (ns)", "Limiter"], rows, "llrrrrrrrrrrl")
+    threshold = get(bn, "saturation_threshold")
+    for group, busiest, efficiency, needed, banks in not_limiting:
+        text = [bold("Not the limiter: "), code(group), " did not limit this run"]
+        if limiter_component:
+            named = f"{limiter_component} {limiter.get('resource', '')}".strip()
+            text += [" (the run's limiter: ", code(named), ")"]
+        else:
+            text.append(" (nothing in it saturated)")
+        if busiest:
+            util, ch, name = busiest
+            text.append(f"; the memory's busiest resource, {ch} {name}, was {fmt_pct(util)} busy")
+            if number(threshold) and util < threshold:
+                text.append(f", below the {fmt_pct(threshold, 0)} saturation threshold")
+        text.append(". Its figures describe how it served the traffic the run brought it, not "
+                    "what held the run back: an efficiency of "
+                    f"{fmt_pct(efficiency)} is the share of its peak that traffic used")
+        if number(needed) and number(banks) and needed > banks:
+            text.append(f", and {fmt_num(needed)} banks needed of {fmt_int(banks)} means that at "
+                        "this run's bursts per activate its data bus could not run at its peak, "
+                        "a rate this run did not ask of it")
+        doc.p(*text, ".")
     for group, spread, used, count in uneven:
         doc.p(bold("Uneven channels: "), code(group), f"'s busiest channel moved {spread:.2f} "
               f"times the mean over its {count} channels ({used} used). The address interleave "
@@ -1726,14 +1776,65 @@ def draw_figures(plot_run, stats, run_dir, png_dir):
     return [f for f in FIGURES if f[0] in drawn], warnings
 
 
-def section_figures(doc, figures, warnings):
+# How to get the figures when matplotlib is missing (Debian's package, as scripts/setup.sh).
+MATPLOTLIB_INSTALL = "apt-get install python3-matplotlib"
+
+
+def section_figures(doc, figures, warnings, missing_plots=None):
     doc.h(2, "Figures")
-    if not figures:
+    if missing_plots:
+        doc.p(bold("No figures: "), f"the figures were left out because {missing_plots}. "
+              "Install it with ", code(MATPLOTLIB_INSTALL), " (scripts/setup.sh does) and run "
+              "report.py again with /usr/bin/python3.")
+    elif not figures:
         doc.p("No figure could be drawn from this run directory.")
     for png, title, caption in figures:
         doc.figure(png, title, caption)
     for w in warnings:
         doc.p(bold("Not drawn: "), w)
+
+
+def memory_assumption_items(stats):
+    """Per memory of the run (stats.json assumptions): for the GPUs' local memory, the peak the
+    platform gives it; then the values its preset or platform file marks as assumptions rather
+    than figures from a standard or a data sheet, with the values the run used, grouped by note."""
+    items = []
+    for mem in as_list(get(stats, "assumptions")):
+        if not isinstance(mem, dict):
+            continue
+        what = as_text(mem.get("what") or mem.get("memory") or "a memory")
+        preset_name = as_text(mem["preset"]) if mem.get("preset") else None
+        values = [v for v in as_list(mem.get("values")) if isinstance(v, dict)]
+        if mem.get("memory") == "gpus.local_memory" and number(mem.get("peak_gbps")):
+            text = [f"The platform gives {what} a peak of {fmt_gbps(mem['peak_gbps'])} "
+                    f"({fmt_int(mem.get('channels'))} {as_text(mem.get('standard', ''))} channels "
+                    f"x {fmt_gbps(mem.get('channel_peak_gbps'))}"
+                    f"{', preset ' + preset_name if preset_name else ''}); GPU-local and peer "
+                    "results bound by it scale with that figure."]
+            for v in values:
+                if v.get("key") == "preset":
+                    text += [" Assumed: ", as_text(v.get("why", "")), "."]
+            items.append(text)
+        groups = {}  # note -> [value texts], in the order stats.json lists them
+        for v in values:
+            if v.get("key") == "preset" and mem.get("memory") == "gpus.local_memory":
+                continue  # said above, next to the peak
+            shown = [code(f"{as_text(v.get('key', '?'))} = {fmt_value(v.get('value'))}")]
+            if v.get("value_from") and v.get("value_from") != v.get("note_from"):
+                shown.append(f" (set by {as_text(v['value_from'])}, in place of the preset's "
+                             "assumed value)")
+            groups.setdefault(as_text(v.get("why", "")), []).append(shown)
+        if not groups:
+            continue
+        text = [f"Assumed for {what}{' (preset ' + preset_name + ')' if preset_name else ''}, "
+                "not from a standard or a data sheet: "]
+        for g, (why, shown) in enumerate(groups.items()):
+            text += ["; "] if g else []
+            for i, part in enumerate(shown):
+                text += ([", "] if i else []) + part
+            text.append(f" ({why})")
+        items.append(text + ["."])
+    return items
 
 
 def section_assumptions(doc, stats):
@@ -1742,9 +1843,12 @@ def section_assumptions(doc, stats):
         "famsim is a cycle-approximate transaction-level model (SystemC/TLM), not RTL: blocks "
         "model their timing, queues and arbitration, not every wire and gate. Use it to compare "
         "designs and find limits, not to sign off a chip's exact numbers.",
-        "DRAM timing comes from the JEDEC parameters in the memory presets (platforms/presets); "
-        "parameters marked [assumption] in the platform files (switch and device "
-        "micro-architecture, clocks, buffer sizes) are not published figures.",
+        "DRAM timing comes from the memory presets (platforms/presets/memory), which take it "
+        "from the JEDEC standards and the data sheets and simulator presets they cite; the "
+        "values a preset could not take from a standard or a data sheet are marked there as "
+        "assumptions, and those of the memories this run used are listed below with their "
+        "values. Parameters marked [assumption] in the platform files (switch and device "
+        "micro-architecture, clocks, buffer sizes) are not published figures either.",
         "The analytic bound assumes every bandwidth resource could run at 100% of its configured "
         "bandwidth with this run's own traffic split. DRAM under random access cannot reach its "
         "peak (row misses, refresh, bus turnarounds), so the bound is optimistic where a memory "
@@ -1761,6 +1865,7 @@ def section_assumptions(doc, stats):
         "and per-window percentiles are coarser); counts, means, minima and maxima are exact.",
         "timeline.json is a sample (every Nth request of each GPU, capped), not every request.",
     ]
+    items += memory_assumption_items(stats)
     sim, cfg = get(stats, "sim", default={}), get(stats, "config", default={})
     if get(sim, "truncated") is True:
         items.append("This run was truncated: it describes the first part of the workload only, "
@@ -1797,7 +1902,8 @@ def section_assumptions(doc, stats):
     items += ["Workload results (What the workload got): "
               + (t if t[1:2].isupper() else t[:1].lower() + t[1:]) for t in seen]
     for key, what in (("bottlenecks", "bottleneck analysis"),
-                      ("config_changes", "list of changes from the preset")):
+                      ("config_changes", "list of changes from the preset"),
+                      ("assumptions", "list of the memories' assumed values")):
         if key not in stats:
             items.append(f"This stats.json predates the {what} ({key}); rerun with a current "
                          "famsim to get it.")
@@ -1817,7 +1923,7 @@ def section_defaults(doc, stats):
               [[code(as_text(k)), code(fmt_value(v))] for k, v in sorted(defaults.items())])
 
 
-def build(stats, figures, warnings):
+def build(stats, figures, warnings, missing_plots=None):
     doc = Doc()
     section_header(doc, stats)
     section_platform(doc, stats)
@@ -1827,28 +1933,33 @@ def build(stats, figures, warnings):
     section_hops(doc, stats)
     section_bottleneck(doc, stats)
     section_memory(doc, stats)
-    section_figures(doc, figures, warnings)
+    section_figures(doc, figures, warnings, missing_plots)
     section_assumptions(doc, stats)
     section_defaults(doc, stats)
     return doc
 
 
-def write_report(run_dir, out_dir, stats, plot_run):
+def write_report(run_dir, out_dir, stats, plot_run, missing_plots=None):
     """Everything is written into a temporary directory inside out_dir, then renamed into place,
-    so a failure leaves no partial report behind."""
+    so a failure leaves no partial report behind. Without plot_run (matplotlib missing) the
+    report has no figures, and says why in `missing_plots`."""
     plots_dir = os.path.join(out_dir, "plots")
     tmp = tempfile.mkdtemp(prefix=".report-", dir=out_dir)
     try:
         tmp_png = os.path.join(tmp, "plots")
         os.mkdir(tmp_png)
-        figures, warnings = draw_figures(plot_run, stats, run_dir, tmp_png)
-        doc = build(stats, figures, warnings)
+        if plot_run is None:
+            figures, warnings = [], []
+        else:
+            figures, warnings = draw_figures(plot_run, stats, run_dir, tmp_png)
+        doc = build(stats, figures, warnings, missing_plots)
         title = doc.blocks[0][2]
         with open(os.path.join(tmp, "report.md"), "w", encoding="utf-8") as f:
             f.write(render_markdown(doc, "plots"))
         with open(os.path.join(tmp, "report.html"), "w", encoding="utf-8") as f:
             f.write(render_html(doc, title, tmp_png))
-        os.makedirs(plots_dir, exist_ok=True)
+        if figures:
+            os.makedirs(plots_dir, exist_ok=True)
         for png, *_ in figures:
             os.replace(os.path.join(tmp_png, png), os.path.join(plots_dir, png))
         for name in ("report.md", "report.html"):
@@ -1879,10 +1990,16 @@ def main():
     try:
         plot_run = load_plot_run()
     except ImportError as e:
-        print(f"{PROG}: {e}; run with Debian's /usr/bin/python3 (python3-matplotlib, "
-              "scripts/setup.sh installs it)", file=sys.stderr)
-        return 1
-    for path in write_report(a.run_dir, out_dir, stats, plot_run):
+        # A text-only report rather than none: the figures are the only part that needs
+        # matplotlib. The report and stderr say what was left out and how to get it.
+        plot_run = None
+        missing_plots = f"this Python ({sys.executable}) cannot import matplotlib ({e})"
+        print(f"{PROG}: warning: figures left out: {missing_plots}; install it with "
+              f"`{MATPLOTLIB_INSTALL}` and run report.py again with /usr/bin/python3",
+              file=sys.stderr)
+    else:
+        missing_plots = None
+    for path in write_report(a.run_dir, out_dir, stats, plot_run, missing_plots):
         print(path)
     return 0
 

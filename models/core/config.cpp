@@ -941,6 +941,50 @@ std::vector<ConfigNode> ConfigNode::list(const std::string& key, bool required) 
   return out;
 }
 
+std::vector<ConfigAssumption> ConfigNode::assumptions(const std::string& key) {
+  used_.insert(key);
+  std::vector<ConfigAssumption> out;
+  const YAML::Node& c = node_;
+  const YAML::Node notes = c[key];
+  if (!notes.IsDefined() || notes.IsNull()) return out;
+  const std::string here = path_.empty() ? std::string("the top level") : path_;
+  // Depth-first over the notes' map; `rel` is the key path below this node a note stands for.
+  auto visit = [&](auto&& self, const YAML::Node& n, const std::string& rel) -> void {
+    const std::string note_path = key_path(key + "." + rel);
+    if (n.IsMap()) {
+      for (const auto& kv : n) {
+        const std::string k = kv.first.Scalar();
+        self(self, kv.second, rel.empty() ? k : rel + "." + k);
+      }
+      return;
+    }
+    if (rel.empty() || !n.IsScalar() || n.Scalar().empty()) {
+      throw ConfigError(
+          fmt::format("{}: {}: expected a map of notes mirroring the keys of {} "
+                      "(each a text saying why that value is an assumption), got {}",
+                      where(n, note_path), note_path, here, describe(n)));
+    }
+    bool whole = false;
+    const YAML::Node value = walk(rel, whole);
+    if (!whole || !value.IsScalar()) {
+      throw ConfigError(
+          fmt::format("{}: {}: marks {} as an assumption, but {} gives no such "
+                      "value; expected the key path of a value given in {}",
+                      where(n, note_path), note_path, key_path(rel), here, here));
+    }
+    out.push_back({rel, yaml_to_json(value), n.Scalar(),
+                   sources_ ? sources_->source_of(key_path(rel)) : std::string(),
+                   sources_ ? sources_->source_of(note_path) : std::string()});
+  };
+  if (!notes.IsMap()) {
+    throw ConfigError(
+        fmt::format("{}: {}: expected a map of notes mirroring the keys of {}, got {}",
+                    where(notes, key_path(key)), key_path(key), here, describe(notes)));
+  }
+  visit(visit, notes, "");
+  return out;
+}
+
 void ConfigNode::finish() const { check_keys(used_); }
 
 void ConfigNode::check_known(const std::vector<std::string>& known) const {

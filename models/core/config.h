@@ -139,6 +139,16 @@ std::string yaml_to_text(const YAML::Node& n);
 // Parses "8GiB", "64 KiB", "1.5MB", "4096" into bytes; nullopt when malformed.
 std::optional<std::uint64_t> parse_bytes(const std::string& text);
 
+// A value of a configuration node that the file giving it marks as an assumption rather than a
+// figure from a standard or a datasheet (ConfigNode::assumptions).
+struct ConfigAssumption {
+  std::string key;         // key path below the node ("timing.CL_ns")
+  nlohmann::json value;    // the value the run used
+  std::string why;         // the note: why it is an assumption, what it was taken from
+  std::string value_from;  // where the value came from (a preset file, the platform, a --set)
+  std::string note_from;   // where the note came from; differs when the user set the value
+};
+
 // A map node being read into a struct.
 class ConfigNode {
  public:
@@ -187,6 +197,11 @@ class ConfigNode {
   ConfigNode child(const std::string& key, bool required = false);
   // A list of maps.
   std::vector<ConfigNode> list(const std::string& key, bool required = false);
+  // The notes under `key` (a map that mirrors this node's keys, each leaf a text saying why that
+  // value is an assumption: `assumptions: {timing: {CL_ns: "..."}}` marks timing.CL_ns), in the
+  // order written. A note that names no value given in this node, or that is not text, is a
+  // ConfigError; an absent `key` gives none.
+  std::vector<ConfigAssumption> assumptions(const std::string& key);
   // Marks a key as read without reading it (for keys handled elsewhere, like `preset`).
   void ignore(const std::string& key) { used_.insert(key); }
   // The block under `key` turned out not to exist: the defaults its reader noted are not

@@ -830,6 +830,30 @@ assert 0.97 * 160.0 <= bw <= 160.0, bw
 PY
 pass "validate gives the device's fabric reach, and a saturating run keeps within it"
 
+# The reach takes the device links' VC credits into account. nvl8_fam with 20 response credits on
+# each switch-device link (NVLink4-like: 25 GB/s, 16 B flits, 20 ns, credits back 20 ns after
+# use): a 128 B read response is 144 B = 9 flits, so 2 fit; each holds its credits 144 / 25 =
+# 5.76 ns on the wire + 20 + 20 = 45.76 ns, so a link carries at most 2 x 128 / 45.76 = 5.59 GB/s
+# of read data (Little's law) where its wire carries 128 / 5.76 = 22.22. The planes let the
+# device take 180 GB/s = 7.2 links' worth: 7.2 x 2 x 128 / 45.76 = 40.28 GB/s of reads, not the
+# 160 the wire alone allows. A run stays within that and gets near it.
+run_famsim validate_reach_credits validate --platform platforms/nvl8_fam.yaml \
+  --set links.switch_device.response_vc_credits=20
+expect_rc 0 "famsim validate on nvl8_fam with 20 response credits on the device links"
+expect_in_output "fabric reach: at most 180.00 of its ports' 200.00 GB/s per direction (128 B reads: 40.28 GB/s, held by the response VC credits to 5.59 of the wire's 22.22 per link): the GPUs' link hash" \
+  "validate's fabric reach under a credit cap"
+case "$OUT" in *"held by the request VC credits"*) fail "a write credit cap on nvl8_fam's default 128 request credits: $OUT" ;; esac
+run_famsim reach_credits_run run --platform platforms/nvl8_fam.yaml --out "$WORK/reach_credits" \
+  --set links.switch_device.response_vc_credits=20 --set workload.streams.0.total_bytes=1MiB
+expect_rc 0 "nvl8_fam random reads with 20 response credits on the device links"
+python3 - "$WORK/reach_credits/stats.json" <<'PY' || fail "nvl8_fam's read bandwidth against its credit-capped reach"
+import json, sys
+bw = json.load(open(sys.argv[1]))["summary"]["read_bandwidth_gbps"]
+cap = 180 / 25 * 2 * 128 / (144 / 25 + 20 + 20)
+assert 0.9 * cap <= bw <= cap * 1.001, (bw, cap)
+PY
+pass "validate's fabric reach takes the device links' credit cap into account, and a run keeps within it"
+
 # --- validate. ----------------------------------------------------------------------------------
 for p in platforms/*.yaml; do
   run_famsim "validate-$(basename "$p")" validate --platform "$p"
@@ -837,6 +861,14 @@ for p in platforms/*.yaml; do
   expect_in_output "valid" "famsim validate --platform $p"
 done
 pass "famsim validate accepts every platforms/*.yaml"
+
+# validate lists under each memory the values its preset marks as assumptions (ddr5_4800_x4's
+# assumptions map: tFAW 40 clocks, tRTRS 2, tREFIsb 487.5 ns, tREFSBRD 18.75 ns, 4 postponed
+# refreshes), with the value the run would use.
+run_famsim validate_assumptions validate --platform platforms/minimal.yaml
+expect_in_output "    assumptions, not figures from a standard or a datasheet: timing.tFAW_ck 40, timing.tRTRS_ck 2, timing.tREFIsb_ns 487.5, timing.tREFSBRD_ns 18.75, timing.refresh_postpone_max 4" \
+  "validate lists a memory's assumed values"
+pass "famsim validate lists the memory's assumed values"
 
 # The link line's read figures follow gpus.request_bytes. minimal's NVLink4-like link: 2 lanes x
 # 106.25 Gb/s x 16/17 = 25 GB/s per direction, 16 B headers, 16 B slots. 256 B reads: the

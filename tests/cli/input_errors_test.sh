@@ -930,4 +930,15 @@ expect_bad xor_six "a channel count xor interleave cannot take, set on the comma
   "expected a power of two, or channel_select: modulo, which takes any count" -- \
   run --platform platforms/nvl8_fam.yaml --set devices.0.memory.channels=6 $(out xor_six)
 
+# A memory's assumptions mirror its own keys: a note for a value it does not give (a misspelt
+# timing key), or a note that is not text, is an error naming the note's key path.
+expect_bad assumption_unknown "an assumption note for a value the memory does not give" \
+  "devices.0.memory.assumptions.timing.tFAW_nx: marks devices.0.memory.timing.tFAW_nx as an assumption, but devices.0.memory gives no such value" -- \
+  run --platform platforms/minimal.yaml \
+  --set devices.0.memory.assumptions.timing.tFAW_nx=guessed $(out assumption_unknown)
+expect_bad assumption_not_text "an assumption note that is not text" \
+  "devices.0.memory.assumptions.timing.tFAW_ck: expected a map of notes mirroring the keys of devices.0.memory" -- \
+  run --platform platforms/minimal.yaml \
+  --set 'devices.0.memory.assumptions.timing.tFAW_ck=[1, 2]' $(out assumption_not_text)
+
 echo "cli.input_errors: all checks passed"

@@ -97,6 +97,104 @@ assert cells[8].endswith(" of 64"), cells
 PY
 pass "report of a minimal run"
 
+# A memory that is not the limiter: its efficiency and banks-needed figures are said to be about
+# the traffic it got. minimal.yaml with 8 LPDDR5X-8533 channels (1 rank, 16 banks each) and 256
+# requests in flight: the link's response wire carries at most 25 x 128 / 144 = 22.22 GB/s of
+# 128 B reads; each 32 B LPDDR5X burst of a random read opens its own row (the default mapping puts
+# consecutive bursts in different bank groups) and a rank activates at most once per tRRD = 6 x
+# 0.938 = 5.63 ns, so the memory could serve 8 x 32 B / 5.63 ns = 45.5 GB/s: the link binds, the
+# activate rate about 22.22 / 45.5 = 49 % busy. One activate per burst needs tRC / tBL = 65 / 2 =
+# 32.5 banks to keep a data bus busy, of the 16 a channel has. With 2 channels (11.4 GB/s of
+# activates) the memory binds instead, and is said to.
+run_famsim lp_link run --platform platforms/minimal.yaml --out "$WORK/lp_link" \
+  --set workload.streams.0.total_bytes=1MiB --set devices.0.memory.preset=lpddr5x_8533 \
+  --set devices.0.memory.organization.ranks=1 --set devices.0.memory.channels=8 \
+  --set devices.0.capacity_gib=16 --set gpus.max_outstanding=256 || true
+expect_rc 0 "minimal run on 8 LPDDR5X channels"
+run_famsim lp_mem run --platform platforms/minimal.yaml --out "$WORK/lp_mem" \
+  --set workload.streams.0.total_bytes=1MiB --set devices.0.memory.preset=lpddr5x_8533 \
+  --set devices.0.memory.organization.ranks=1 --set devices.0.memory.channels=2 \
+  --set devices.0.capacity_gib=4 --set gpus.max_outstanding=256 || true
+expect_rc 0 "minimal run on 2 LPDDR5X channels"
+for r in lp_link lp_mem; do
+  report "$r" "$WORK/$r"
+  [ "$RC" -eq 0 ] || fail "report.py on the $r run: exit code $RC"
+done
+"$PY" - "$WORK/lp_link" "$WORK/lp_mem" <<'PY' || fail "the memory table does not tie its figures to the limiter"
+import json, re, sys
+link, mem = sys.argv[1:3]
+def md(d):
+    return re.sub(r"\\(.)", r"\1", open(d + "/report.md").read())
+def row(text):
+    line = next(l for l in text.splitlines() if l.startswith("| `fam0.memory` |"))
+    return [c.strip() for c in line.strip("|").split("|")]
+lim = json.load(open(link + "/stats.json"))["bottlenecks"]["limiter"]
+assert (lim["component"], lim["resource"]) == ("gpu0_link0", "response wire"), lim
+text = md(link)
+cells = row(text)
+assert cells[-1] == "no", cells
+assert cells[8].endswith(" of 16"), cells
+para = next(l for l in text.splitlines() if l.startswith("**Not the limiter:**"))
+assert para.startswith("**Not the limiter:** `fam0.memory` did not limit this run (the run's "
+                       "limiter: `gpu0_link0 response wire`); the memory's busiest resource, "), para
+assert "activate rate" in para and "below the 85% saturation threshold" in para, para
+busy = float(re.search(r"was ([0-9.]+)% busy", para).group(1))
+assert 40 <= busy <= 60, para  # about 49 % by hand
+assert "32.5 banks needed of 16 means that at this run's bursts per activate its data bus could " \
+    "not run at its peak, a rate this run did not ask of it." in para, para
+lim = json.load(open(mem + "/stats.json"))["bottlenecks"]["limiter"]
+assert lim["component"].startswith("fam0.memory.ch"), lim
+text = md(mem)
+assert row(text)[-1] == "yes", row(text)
+assert "Not the limiter" not in text
+PY
+pass "the memory table says whether the memory limited the run, and what its figures mean when not"
+
+# The memories' assumed values (stats.json assumptions, the report's assumptions). nvl8_fam, a few
+# reads per GPU: each GPU's HBM is 5 stacks x 32 pseudo-channels of 32 bit at 6.4 Gb/s, 25.6 GB/s
+# each, 160 x 25.6 = 4096 GB/s; the platform notes that an H100 SXM's is 3.35 TB/s. The presets
+# mark as assumptions (platforms/presets/memory/*.yaml): hbm3_6400's array timings, CL 20 clocks
+# among them; ddr5_4800_x4's tFAW of 40 clocks, tRTRS 2, tREFIsb 487.5 ns, tREFSBRD 18.75 ns and
+# 4 postponed refreshes. A --set of tFAW_ck to 48 is the user's value, said as such. The LPDDR5X
+# run above: CL 21.25 ns, CWL 11.25 ns, tCK 938 ps.
+run_famsim nvl_assume run --platform platforms/nvl8_fam.yaml --out "$WORK/nvl_assume" \
+  --set workload.streams.0.total_bytes=64KiB --set devices.0.memory.timing.tFAW_ck=48 || true
+expect_rc 0 "nvl8_fam run"
+report nvl_assume "$WORK/nvl_assume"
+[ "$RC" -eq 0 ] || fail "report.py on the nvl8_fam run: exit code $RC"
+"$PY" - "$WORK/nvl_assume" "$WORK/lp_link" <<'PY' || fail "the memories' assumptions"
+import json, re, sys
+nvl, lp = sys.argv[1:3]
+mems = {m["memory"]: m for m in json.load(open(nvl + "/stats.json"))["assumptions"]}
+hbm, dev = mems["gpus.local_memory"], mems["devices.0.memory"]
+assert hbm["channels"] == 160 and abs(hbm["channel_peak_gbps"] - 25.6) < 1e-9, hbm
+assert abs(hbm["peak_gbps"] - 4096) < 1e-6, hbm
+values = {v["key"]: v for v in hbm["values"]}
+assert values["timing.CL_ck"]["value"] == 20, values
+assert "3.35 TB/s" in values["preset"]["why"], values["preset"]
+values = {v["key"]: v["value"] for v in dev["values"]}
+assert values == {"timing.tFAW_ck": 48, "timing.tRTRS_ck": 2, "timing.tREFIsb_ns": 487.5,
+                  "timing.tREFSBRD_ns": 18.75, "timing.refresh_postpone_max": 4}, values
+md = re.sub(r"\\(.)", r"\1", open(nvl + "/report.md").read())
+items = md.split("## Assumptions and limits")[1]
+assert "The platform gives each GPU's local memory a peak of 4,096.00 GB/s (160 HBM3 channels x " \
+    "25.60 GB/s, preset hbm3_6400)" in items, items
+assert "22 % above an H100 SXM's 670 GB/s per stack (3.35 TB/s over 5 stacks" in items, items
+assert "Assumed for each GPU's local memory (preset hbm3_6400), not from a standard or a data " \
+    "sheet: `timing.CL_ck = 20`, `timing.CWL_ck = 10`" in items, items
+assert "Assumed for device fam0's memory (preset ddr5_4800_x4), not from a standard or a data " \
+    "sheet: `timing.tFAW_ck = 48` (set by --set devices.0.memory.timing.tFAW_ck=48, in place of " \
+    "the preset's assumed value)" in items, items
+assert "`timing.tREFIsb_ns = 487.5`" in items and "`timing.tRTRS_ck = 2`" in items, items
+assert "comes from the JEDEC parameters" not in md
+md = re.sub(r"\\(.)", r"\1", open(lp + "/report.md").read())
+assert "Assumed for device fam0's memory (preset lpddr5x_8533), not from a standard or a data " \
+    "sheet: `timing.tCK_ps = 938`" in md, md
+assert "`timing.CL_ns = 21.25`" in md and "`timing.CWL_ns = 11.25`" in md, md
+assert "each GPU's local memory" not in md  # minimal.yaml's GPU has none
+PY
+pass "the report lists the memories' assumed values and the local HBM's peak against an H100's"
+
 # A limiter whose like resources are unevenly loaded (bottlenecks.limiter.class_balance): the
 # report gives their spread and the bound an even split would allow, as stats.json has them
 # (here written into a copy of the minimal run's, whose limiter is its link's response wire).
@@ -240,6 +338,38 @@ report elsewhere "$RUN" --out "$WORK/elsewhere"
 $OUT"
 check_report "$WORK/elsewhere" "--out" "$RUN"
 pass "--out"
+
+# A Python without matplotlib (made here by a PYTHONPATH directory whose matplotlib package fails
+# to import, as a missing one does): the report is still written, text only, exit 0; its Figures
+# section and stderr say the figures were left out and how to get them; no figure is named or
+# embedded and no plots/ directory is made.
+mkdir -p "$WORK/nompl/matplotlib"
+echo 'raise ImportError("No module named matplotlib (the test hides it)")' \
+  >"$WORK/nompl/matplotlib/__init__.py"
+if PYTHONPATH="$WORK/nompl" "$PY" -c 'import matplotlib' 2>/dev/null; then
+  fail "the test's PYTHONPATH does not hide matplotlib"
+fi
+run_tool nompl env PYTHONPATH="$WORK/nompl" "$REPORT" "$RUN" --out "$WORK/nompl_out"
+[ "$RC" -eq 0 ] || fail "report.py without matplotlib: exit code $RC, expected 0. Output:
+$OUT"
+expect_in_output "warning: figures left out" "report.py without matplotlib"
+expect_in_output "apt-get install python3-matplotlib" "report.py without matplotlib"
+"$PY" - "$WORK/nompl_out" "$RUN" <<'PY' || fail "the text-only report without matplotlib"
+import html, json, os, re, sys
+d, run = sys.argv[1:3]
+md = re.sub(r"\\(.)", r"\1", open(d + "/report.md").read())
+page = html.unescape(open(d + "/report.html").read())
+for doc, name in ((md, "report.md"), (page, "report.html")):
+    assert "the figures were left out because this Python" in doc, name
+    assert "cannot import matplotlib" in doc, name
+    assert "apt-get install python3-matplotlib" in doc, name
+    assert ".png" not in doc, name  # no figure named, linked or embedded
+# The rest of the report is there: the run's bottleneck sentence and the memory table.
+assert json.load(open(run + "/stats.json"))["bottlenecks"]["sentence"] in md
+assert "| `fam0.memory` |" in md
+assert not os.path.exists(d + "/plots"), os.listdir(d)
+PY
+pass "report.py without matplotlib writes a text-only report that says how to get the figures"
 
 # The newer sections, hand-made in the shape famsim writes (a slot pool limiting, with its
 # occupancy histogram, and two changes from the preset), and their absence.

@@ -9,6 +9,7 @@
 #include <limits>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace famsim {
 namespace {
@@ -191,6 +192,52 @@ TEST(ConfigNode, FinishReportsUnreadKeys) {
   EXPECT_NO_THROW(root.finish());
   a.ignore("typo");
   EXPECT_NO_THROW(a.finish());
+}
+
+// A node's `assumptions` map mirrors its keys: each note comes back with the value it marks, in the
+// order written, and where each came from; a note for a value the node does not give, or one that
+// is not text, is an error naming the note's line and key path.
+TEST(ConfigNode, AssumptionsMirrorTheNodesKeys) {
+  auto sources = std::make_shared<ConfigSources>(kFile);
+  sources->set("mem.timing.CL_ns", "--set mem.timing.CL_ns=20");
+  ConfigNode root(load_yaml_text("mem:\n"                                           // 1
+                                 "  preset: x\n"                                    // 2
+                                 "  timing: {CL_ns: 20, CWL_ck: 10, tRP_ns: 18}\n"  // 3
+                                 "  assumptions:\n"                                 // 4
+                                 "    timing: {CWL_ck: kept, CL_ns: guessed}\n"     // 5
+                                 "    preset: chosen\n"                             // 6
+                                 "bad_key:\n"                                       // 7
+                                 "  a: 1\n"                                         // 8
+                                 "  assumptions: {b: why}\n"                        // 9
+                                 "bad_note:\n"                                      // 10
+                                 "  a: 1\n"                                         // 11
+                                 "  assumptions: {a: [1]}\n",                       // 12
+                                 kFile),
+                  "", sources);
+  ConfigNode mem = root.child("mem");
+  const std::vector<ConfigAssumption> a = mem.assumptions("assumptions");
+  ASSERT_EQ(a.size(), 3u);
+  EXPECT_EQ(a[0].key, "timing.CWL_ck");
+  EXPECT_EQ(a[0].value, nlohmann::json(10));
+  EXPECT_EQ(a[0].why, "kept");
+  EXPECT_EQ(a[0].value_from, kFile);
+  EXPECT_EQ(a[0].note_from, kFile);
+  EXPECT_EQ(a[1].key, "timing.CL_ns");
+  EXPECT_EQ(a[1].value, nlohmann::json(20));
+  EXPECT_EQ(a[1].value_from, "--set mem.timing.CL_ns=20");  // the user's value, the file's note
+  EXPECT_EQ(a[1].note_from, kFile);
+  EXPECT_EQ(a[2].key, "preset");
+  EXPECT_EQ(a[2].value, nlohmann::json("x"));
+  // Read: finish() does not call it unknown. Absent: no notes.
+  mem.ignore("preset");
+  mem.ignore("timing");
+  EXPECT_NO_THROW(mem.finish());
+  EXPECT_TRUE(root.child("mem").assumptions("no_such_key").empty());
+  std::string m = error_of([&] { root.child("bad_key").assumptions("assumptions"); });
+  EXPECT_THAT(m, HasSubstr("my-config.yaml:9: bad_key.assumptions.b: marks bad_key.b as an "
+                           "assumption, but bad_key gives no such value"));
+  m = error_of([&] { root.child("bad_note").assumptions("assumptions"); });
+  EXPECT_THAT(m, HasSubstr("my-config.yaml:12: bad_note.assumptions.a: expected a map of notes"));
 }
 
 // A required key that is missing while the map holds an unread key one or two edits from it
