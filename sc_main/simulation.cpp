@@ -352,6 +352,16 @@ Simulation::Simulation(ConfigDoc doc, const std::string& out_dir, const std::str
     if (device) device_names.push_back(t.name);
   }
   ctx_->timeseries.set_devices(std::move(device_names), std::move(device_column));
+  // And the memory channels of each device, for the channel balance window by window.
+  std::vector<TimeSeries::ChannelDevice> channel_devices;
+  const auto& targets = ctx_->memories.targets();
+  for (std::size_t m = 0; m < targets.size(); ++m) {
+    if (targets[m].kind != MemoryLayout::Kind::kDevice) continue;
+    for (const DeviceConfig& d : cfg_.platform.devices) {
+      if (d.name == targets[m].name) channel_devices.push_back({d.name, m, d.memory.channels});
+    }
+  }
+  ctx_->timeseries.set_channel_devices(channel_devices);
   if (!cfg_.platform.trace_player.present) map_workload();
   ctx_->phases.set_window_ps(
       static_cast<std::uint64_t>(std::llround(cfg_.sim.phase_window_ns * 1000.0)));
