@@ -836,19 +836,17 @@ std::string validation_text(const ResolvedConfig& cfg) {
         p.trace_player.present
             ? 0
             : std::uint64_t{p.gpu_count} * p.gpu.max_outstanding * p.gpu.request_bytes;
-    const std::uint64_t round = d.memory.granule_bytes * d.memory.channels;
-    if (d.memory.channels > 1 && in_flight > 0 && round > in_flight) {
-      const std::uint64_t busy = std::max<std::uint64_t>(
-          1, (in_flight + d.memory.granule_bytes - 1) / d.memory.granule_bytes);
+    const InterleaveSpread spread =
+        interleave_spread(d.memory.granule_bytes, d.memory.channels, in_flight);
+    if (spread.coarse) {
       o += fmt::format(
           "    interleave coarse for the bytes in flight: {} B granules x {} channels = {} B a "
           "round, more than the {} B the GPUs keep in flight ({} x {} x {} B): a sequential walk "
           "keeps about {} of the {} channels busy at a time (they take turns); a granule of at "
           "most {} B spreads it over all\n",
-          d.memory.granule_bytes, d.memory.channels, round, in_flight, p.gpu_count,
-          p.gpu.max_outstanding, p.gpu.request_bytes,
-          std::min<std::uint64_t>(busy, d.memory.channels), d.memory.channels,
-          in_flight / d.memory.channels);
+          d.memory.granule_bytes, d.memory.channels, spread.round_bytes, in_flight, p.gpu_count,
+          p.gpu.max_outstanding, p.gpu.request_bytes, spread.busy_channels, d.memory.channels,
+          spread.spreading_granule_bytes);
     }
   }
   o += "  address layout:\n";
