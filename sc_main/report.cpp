@@ -146,6 +146,26 @@ std::string by_device_lines(const nlohmann::json& s) {
   return o;
 }
 
+// How evenly each device's memory channels shared the bytes window by window
+// (timeseries.channel_balance_by_window): a coarse interleave walked in sequence keeps one channel
+// busy at a time while the run's totals look even.
+std::string by_channel_lines(const nlohmann::json& s) {
+  if (!s.contains("timeseries") || !s["timeseries"].contains("channel_balance_by_window"))
+    return {};
+  std::string o;
+  for (const auto& [device, w] : s["timeseries"]["channel_balance_by_window"].items()) {
+    if (w.is_null()) continue;
+    o += fmt::format(
+        "  {} channels ({}), per {} ns window: busiest at {:.3f} x the mean on average, {:.3f} x "
+        "at most, {:.3f} x over the run{}\n",
+        device, w["channels"].get<unsigned>(), w["window_ns"].get<double>(),
+        w["mean_max_over_mean"].get<double>(), w["max_max_over_mean"].get<double>(),
+        w["run_max_over_mean"].get<double>(),
+        w["took_turns"].get<bool>() ? " (the channels took turns)" : "");
+  }
+  return o;
+}
+
 // How evenly the GPUs were served (summary.gpu_balance), with two or more GPUs active.
 std::string by_gpu_line(const nlohmann::json& s) {
   const auto& sum = s["summary"];
@@ -295,6 +315,7 @@ std::string summary_text(const nlohmann::json& s, const std::string& out_dir) {
   }
   o += by_target_lines(sum);
   o += by_device_lines(s);
+  o += by_channel_lines(s);
   o += by_gpu_line(s);
   // An open-loop trace the platform could not keep up with: its latencies leave the lag out.
   if (s.contains("issue_lag") && s["issue_lag"]["behind"].get<bool>()) {
@@ -867,19 +888,17 @@ std::string validation_text(const ResolvedConfig& cfg) {
         p.trace_player.present
             ? 0
             : std::uint64_t{p.gpu_count} * p.gpu.max_outstanding * p.gpu.request_bytes;
-    const std::uint64_t round = d.memory.granule_bytes * d.memory.channels;
-    if (d.memory.channels > 1 && in_flight > 0 && round > in_flight) {
-      const std::uint64_t busy = std::max<std::uint64_t>(
-          1, (in_flight + d.memory.granule_bytes - 1) / d.memory.granule_bytes);
+    const InterleaveSpread spread =
+        interleave_spread(d.memory.granule_bytes, d.memory.channels, in_flight);
+    if (spread.coarse) {
       o += fmt::format(
           "    interleave coarse for the bytes in flight: {} B granules x {} channels = {} B a "
           "round, more than the {} B the GPUs keep in flight ({} x {} x {} B): a sequential walk "
           "keeps about {} of the {} channels busy at a time (they take turns); a granule of at "
           "most {} B spreads it over all\n",
-          d.memory.granule_bytes, d.memory.channels, round, in_flight, p.gpu_count,
-          p.gpu.max_outstanding, p.gpu.request_bytes,
-          std::min<std::uint64_t>(busy, d.memory.channels), d.memory.channels,
-          in_flight / d.memory.channels);
+          d.memory.granule_bytes, d.memory.channels, spread.round_bytes, in_flight, p.gpu_count,
+          p.gpu.max_outstanding, p.gpu.request_bytes, spread.busy_channels, d.memory.channels,
+          spread.spreading_granule_bytes);
     }
   }
   o += "  address layout:\n";

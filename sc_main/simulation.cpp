@@ -4,6 +4,7 @@
 #include "models/core/gpu_balance.h"
 #include "models/core/initiator.h"
 #include "models/core/log.h"
+#include "models/memory/address_map.h"
 #include "models/memory/dram/timing_checker.h"
 #include "platforms/presets.h"
 #include "sc_main/version.h"
@@ -16,6 +17,7 @@
 #include <chrono>
 #include <cmath>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <ostream>
 
@@ -54,6 +56,37 @@ constexpr std::uint64_t kDefaultSeed = 1;
 bool under(const std::string& path, const char* root) {
   const std::size_t len = std::char_traits<char>::length(root);
   return path.compare(0, len, root) == 0 && (path.size() == len || path[len] == '.');
+}
+
+// A pool that waits on a device whose channels took turns (an entry of channel_turns): the
+// device's own pools (its port logic, NoC and memory queues, named "<device>.") and those on
+// every way to it (GPU windows, links, switches). More slots in it hold more requests for the
+// same busy channels, so it gets the entry's advice and no slot count.
+void wait_on_channel_turns(const nlohmann::json& turns, ResourceRecord& r) {
+  if (r.use.type != ResourceUse::Type::kSlots) return;
+  for (const nlohmann::json& t : turns) {
+    const std::string device = t["device"].get<std::string>();
+    const bool on_way =
+        r.kind == BlockKind::kGpu || r.kind == BlockKind::kLink || r.kind == BlockKind::kSwitch;
+    if (!on_way && r.component.rfind(device + ".", 0) != 0) continue;
+    r.use.more_slots_help = false;
+    if (!r.use.advice.empty()) r.use.advice += " ";
+    r.use.advice += t["sentence"].get<std::string>() +
+                    " More slots in this pool would not help: they would hold more requests for "
+                    "the same busy channels.";
+    return;
+  }
+}
+
+// The channels' turns said in the sentence when the limiter's advice did not say them (a wire
+// limits, or nothing does).
+void note_channel_turns(nlohmann::json& bottlenecks, const nlohmann::json& turns) {
+  for (const nlohmann::json& t : turns) {
+    const std::string text = t["sentence"].get<std::string>();
+    const nlohmann::json l = bottlenecks.value("limiter", nlohmann::json());
+    if (l.is_object() && l.value("advice", "").find(text) != std::string::npos) continue;
+    bottlenecks["sentence"] = bottlenecks["sentence"].get<std::string>() + " Also: " + text;
+  }
 }
 
 }  // namespace
@@ -383,6 +416,16 @@ Simulation::Simulation(ConfigDoc doc, const std::string& out_dir, const std::str
     if (device) device_names.push_back(t.name);
   }
   ctx_->timeseries.set_devices(std::move(device_names), std::move(device_column));
+  // And the memory channels of each device, for the channel balance window by window.
+  std::vector<TimeSeries::ChannelDevice> channel_devices;
+  const auto& targets = ctx_->memories.targets();
+  for (std::size_t m = 0; m < targets.size(); ++m) {
+    if (targets[m].kind != MemoryLayout::Kind::kDevice) continue;
+    for (const DeviceConfig& d : cfg_.platform.devices) {
+      if (d.name == targets[m].name) channel_devices.push_back({d.name, m, d.memory.channels});
+    }
+  }
+  ctx_->timeseries.set_channel_devices(channel_devices);
   if (!cfg_.platform.trace_player.present) map_workload();
   ctx_->phases.set_window_ps(
       static_cast<std::uint64_t>(std::llround(cfg_.sim.phase_window_ns * 1000.0)));
@@ -1176,10 +1219,22 @@ nlohmann::json Simulation::results(double host_seconds, double peak_rss_mib) con
           {label(c), by_target[to_string(c)]["bandwidth_gbps"].get<double>()});
     }
   }
+  // Memory channels that took turns: the pools that wait on them get advice that names the
+  // interleave, and no slot count.
+  const nlohmann::json turns =
+      ctx_->timeseries.enabled() ? channel_turns(resources) : nlohmann::json::array();
+  const auto amend = [&turns](ResourceRecord& r) { wait_on_channel_turns(turns, r); };
+  for (ResourceRecord& r : resources) amend(r);
   j["bottlenecks"] = analyze_bottlenecks(resources, j["summary"]["bandwidth_gbps"].get<double>(),
                                          cfg_.sim.saturation_threshold, achieved_by_target);
+  if (ctx_->timeseries.enabled()) {
+    j["bottlenecks"]["channel_turns"] = turns;
+    note_channel_turns(j["bottlenecks"], turns);
+  }
   if (ctx_->phases.enabled()) {
-    j["bottlenecks"]["phases"] = ctx_->phases.analyze(window, cfg_.sim.saturation_threshold);
+    j["bottlenecks"]["phases"] =
+        ctx_->phases.analyze(window, cfg_.sim.saturation_threshold,
+                             turns.empty() ? std::function<void(ResourceRecord&)>() : amend);
     note_phases(j["bottlenecks"]);
   }
   if (ctx_->timeseries.enabled()) note_direction_phases(j["bottlenecks"]);
@@ -1233,6 +1288,68 @@ nlohmann::json Simulation::results(double host_seconds, double peak_rss_mib) con
   j["config_defaults"] = config_defaults(doc_, j["config"]);
   j["config_changes"] = config_changes(doc_);
   return j;
+}
+
+nlohmann::json Simulation::channel_turns(const std::vector<ResourceRecord>& resources) const {
+  nlohmann::json out = nlohmann::json::array();
+  // The bytes the GPUs keep in flight: their windows (the lesser of gpus.max_outstanding and their
+  // streams' caps) of request_bytes each.
+  std::uint64_t window_slots = 0;
+  for (const ResourceRecord& r : resources) {
+    if (r.kind == BlockKind::kGpu && r.use.type == ResourceUse::Type::kSlots &&
+        r.use.name == "outstanding window") {
+      window_slots += static_cast<std::uint64_t>(std::llround(r.use.capacity));
+    }
+  }
+  const std::uint64_t in_flight = window_slots * cfg_.platform.gpu.request_bytes;
+  for (const TimeSeries::ChannelBalance& c : ctx_->timeseries.channel_balance()) {
+    if (!c.balance.took_turns) continue;
+    std::size_t index = 0;
+    while (index < cfg_.platform.devices.size() && cfg_.platform.devices[index].name != c.device) {
+      ++index;
+    }
+    if (index == cfg_.platform.devices.size()) continue;
+    const MemoryConfig& m = cfg_.platform.devices[index].memory;
+    const InterleaveSpread spread = interleave_spread(m.granule_bytes, m.channels, in_flight);
+    const std::string seen = fmt::format(
+        "{}'s {} memory channels took turns (per {:.0f} ns window the busiest carried {:.2f} x "
+        "the mean channel's bytes on average, against {:.2f} x over the whole run)",
+        c.device, c.channels, c.window_ns, c.balance.mean_max_over_mean,
+        c.balance.run_max_over_mean);
+    std::string why;
+    if (spread.coarse) {
+      why = fmt::format(
+          ": its interleave granule of {} B x {} channels = {} B a round is more than the {} B "
+          "the GPUs keep in flight ({} window slots x {} B), so a sequential walk keeps about {} "
+          "of them busy at a time. A granule of at most {} B "
+          "(devices.{}.memory.interleave.granule_bytes) spreads the bytes in flight over all {} "
+          "channels.",
+          m.granule_bytes, m.channels, spread.round_bytes, in_flight, window_slots,
+          cfg_.platform.gpu.request_bytes, spread.busy_channels, spread.spreading_granule_bytes,
+          index, m.channels);
+    } else {
+      why =
+          ": the requests in flight sat on a few channels at a time although the interleave "
+          "round is within the bytes in flight. An access order or interleave that spreads the "
+          "requests in flight over the channels would raise it.";
+    }
+    out.push_back(
+        {{"device", c.device},
+         {"channels", c.channels},
+         {"window_ns", c.window_ns},
+         {"mean_max_over_mean", c.balance.mean_max_over_mean},
+         {"run_max_over_mean", c.balance.run_max_over_mean},
+         {"granule_bytes", m.granule_bytes},
+         {"round_bytes", spread.round_bytes},
+         {"in_flight_bytes", in_flight},
+         {"coarse_interleave", spread.coarse},
+         {"busy_channels",
+          spread.coarse ? nlohmann::json(spread.busy_channels) : nlohmann::json(nullptr)},
+         {"largest_spreading_granule_bytes",
+          spread.coarse ? nlohmann::json(spread.spreading_granule_bytes) : nlohmann::json(nullptr)},
+         {"sentence", seen + why}});
+  }
+  return out;
 }
 
 void Simulation::note_direction_phases(nlohmann::json& bottlenecks) const {

@@ -211,6 +211,10 @@ class Simulation {
   // Adds each phase's limiter to the bottleneck sentence when the per-phase analysis found more
   // than one phase.
   void note_phases(nlohmann::json& bottlenecks) const;
+  // The devices whose memory channels took turns (TimeSeries::channel_balance): the entries of
+  // bottlenecks.channel_turns, each with the advice for the pools that wait on its channels.
+  // `resources`: the run's, whose GPU windows give the bytes kept in flight.
+  nlohmann::json channel_turns(const std::vector<ResourceRecord>& resources) const;
   std::string out_dir_;
   std::string dram_log_dir_;     // where the DRAM command logs are written, or empty
   std::string transaction_log_;  // where the transaction log is written, or empty

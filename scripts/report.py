@@ -1701,6 +1701,27 @@ def section_memory(doc, stats):
               "(the memory's interleave.granule_bytes and channel_select) or the access pattern "
               "(a stride that is a multiple of channels x granule, say) concentrates the traffic: "
               "that channel limits the memory before the others are busy.")
+    # The same spread window by window (timeseries.channel_balance_by_window): even over the run
+    # can still mean one channel at a time.
+    turns = {get(t, "device"): t for t in as_list(get(stats, "bottlenecks", "channel_turns"))}
+    by_window = as_dict(get(stats, "timeseries", "channel_balance_by_window"))
+    for device, w in by_window.items():
+        if not isinstance(w, dict) or not number(w.get("mean_max_over_mean")):
+            continue
+        doc.p(code(device), f"'s {fmt_int(w.get('channels'))} channels window by window "
+              f"({fmt_ns(w.get('window_ns'))} each, over the {fmt_int(w.get('windows'))} windows "
+              f"with at least {fmt_int(w.get('min_requests_per_channel'))} requests per channel "
+              "on average): the busiest channel moved "
+              f"{w['mean_max_over_mean']:.3f} times the mean channel's bytes on average (weighted "
+              f"by bytes) and {fmt_num(w.get('max_max_over_mean'), 3)} times at most, against "
+              f"{fmt_num(w.get('run_max_over_mean'), 3)} over the whole run.")
+        if w.get("took_turns") is True:
+            t = turns.get(device)
+            doc.p(bold("The channels took turns: "), "at any one time most of the traffic went to "
+                  "a few channels while the others waited, although the run's totals are even, "
+                  "so the run got about those channels' bandwidth, not all of theirs. "
+                  + (t["sentence"] if isinstance(t, dict) and isinstance(t.get("sentence"), str)
+                     else ""))
 
 
 FIGURES = [  # file, title, how to read it

@@ -130,7 +130,8 @@ struct Span {
 
 }  // namespace
 
-nlohmann::json PhaseSampler::analyze(const ReportWindow& window, double threshold) const {
+nlohmann::json PhaseSampler::analyze(const ReportWindow& window, double threshold,
+                                     const std::function<void(ResourceRecord&)>& amend) const {
   nlohmann::json out = {{"window_ns", static_cast<double>(window_ps_) * 1e-3},
                         {"resources", hot_.size()}};
   const std::uint64_t start = window.start_ps, end = window.end_ps;
@@ -178,6 +179,7 @@ nlohmann::json PhaseSampler::analyze(const ReportWindow& window, double threshol
       slot[i] = static_cast<int>(recs.size());
       recs.push_back({owner->component_name(), owner->kind(), p.use});
       if (p.depth) recs.back().use.path_depth = p.depth();
+      if (amend) amend(recs.back());
       servers.push_back(p.servers);
       const Hot& h = hot_[i];
       const double last = h.gauge ? static_cast<double>(h.gauge->last_change()) *

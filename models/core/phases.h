@@ -73,8 +73,11 @@ class PhaseSampler {
   // `bottlenecks.phases` of stats.json over the report window: {window_ns, windows, phases: [{
   // start_ns, end_ns, achieved_gbps, by_target_gbps, limiter (class, resource, component,
   // utilization, reason; null when nothing saturates), sentence}]}. The end of the run is
-  // sampled here. `threshold`: the saturation threshold.
-  nlohmann::json analyze(const ReportWindow& window, double threshold) const;
+  // sampled here. `threshold`: the saturation threshold. `amend`, when given, is told each
+  // resource before the analysis, as the whole run's resources were (a pool that more slots would
+  // not relieve, say: ResourceUse::more_slots_help and its advice).
+  nlohmann::json analyze(const ReportWindow& window, double threshold,
+                         const std::function<void(ResourceRecord&)>& amend = {}) const;
 
   static constexpr std::uint64_t kNever = ~std::uint64_t{0};
 

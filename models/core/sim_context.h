@@ -62,7 +62,10 @@ struct SimContext {
     hop_breakdown.add(e, arrival_ps);
     if (timeseries.enabled()) {
       timeseries.add(arrival_ps, e.length, arrival_ps - e.issue_ps, e.write, e.target_class,
-                     timeseries.counts_by_device() ? memory : TimeSeries::kNoDevice);
+                     timeseries.counts_by_device() || timeseries.counts_by_channel()
+                         ? memory
+                         : TimeSeries::kNoDevice,
+                     e.channel);
     }
     if (timeline.wants(e.id)) timeline.record(e, arrival_ps);
     if (transactions.enabled()) transactions.record(e, arrival_ps, status, data);

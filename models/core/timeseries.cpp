@@ -21,7 +21,90 @@ void TimeSeries::set_devices(std::vector<std::string> names,
   column_of_memory_ = stride_ ? std::move(column_of_memory) : std::vector<std::size_t>();
 }
 
+void TimeSeries::set_channel_devices(const std::vector<ChannelDevice>& devices) {
+  if (!rows_.empty())
+    throw std::logic_error("TimeSeries::set_channel_devices after the first sample");
+  channels_of_memory_.clear();
+  channel_devices_.clear();
+  channel_stride_ = 0;
+  for (const ChannelDevice& d : devices) {
+    if (d.channels < 2) continue;
+    if (d.memory >= channels_of_memory_.size()) channels_of_memory_.resize(d.memory + 1);
+    channels_of_memory_[d.memory] = {channel_stride_, d.channels,
+                                     static_cast<std::uint32_t>(channel_devices_.size())};
+    channel_devices_.push_back(d);
+    channel_stride_ += d.channels;
+  }
+}
+
+namespace {
+
+// Merges the `rows` rows of `v` (`columns` values each, row by row) pairwise, as coarsen() does the
+// windows: rows 2i and 2i + 1 add up to row i.
+template <class T>
+void merge_rows(std::vector<T>& v, std::size_t columns, std::size_t rows) {
+  const std::size_t n = (rows + 1) / 2;
+  for (std::size_t i = 0; i < n; ++i) {
+    for (std::size_t c = 0; c < columns; ++c) {
+      T sum = v[2 * i * columns + c];
+      if (2 * i + 1 < rows) sum += v[(2 * i + 1) * columns + c];
+      v[i * columns + c] = sum;
+    }
+  }
+  v.resize(n * columns);
+}
+
+// DeviceBalance over `d` columns of `rows` windows, each `merge` windows wide: bytes(i, c) the
+// bytes of column c in window i, requests(i) the window's requests to the columns; a merged window
+// counts with at least min_requests x d of them.
+template <class Bytes, class Requests>
+TimeSeries::DeviceBalance balance_by_window(std::size_t rows, std::size_t d, std::size_t merge,
+                                            double threshold, Bytes bytes, Requests requests) {
+  TimeSeries::DeviceBalance b;
+  if (d < 2) return b;
+  std::vector<std::uint64_t> run(d, 0);
+  for (std::size_t i = 0; i < rows; ++i) {
+    for (std::size_t c = 0; c < d; ++c) run[c] += bytes(i, c);
+  }
+  std::uint64_t run_total = 0;
+  for (std::uint64_t v : run) run_total += v;
+  if (run_total > 0) {
+    b.run_max_over_mean = static_cast<double>(*std::max_element(run.begin(), run.end())) *
+                          static_cast<double>(d) / static_cast<double>(run_total);
+  }
+  double weighted = 0;
+  std::uint64_t weight = 0;
+  std::vector<std::uint64_t> window(d);
+  for (std::size_t first = 0; first < rows; first += merge) {
+    const std::size_t last = std::min(rows, first + merge);
+    std::uint64_t n = 0;
+    std::fill(window.begin(), window.end(), 0);
+    for (std::size_t i = first; i < last; ++i) {
+      n += requests(i);
+      for (std::size_t c = 0; c < d; ++c) window[c] += bytes(i, c);
+    }
+    if (n < TimeSeries::kBalanceMinRequests * d) continue;
+    const std::uint64_t busiest = *std::max_element(window.begin(), window.end());
+    std::uint64_t total = 0;
+    for (std::uint64_t v : window) total += v;
+    const double ratio =
+        static_cast<double>(busiest) * static_cast<double>(d) / static_cast<double>(total);
+    ++b.windows;
+    weighted += ratio * static_cast<double>(total);
+    weight += total;
+    b.max_max_over_mean = std::max(b.max_max_over_mean, ratio);
+  }
+  if (weight > 0) b.mean_max_over_mean = weighted / static_cast<double>(weight);
+  b.took_turns = b.windows > 0 && b.mean_max_over_mean >= threshold &&
+                 b.mean_max_over_mean >= TimeSeries::kTurnsOverRun * b.run_max_over_mean;
+  return b;
+}
+
+}  // namespace
+
 void TimeSeries::coarsen() {
+  merge_rows(channel_bytes_, channel_stride_, rows_.size());
+  merge_rows(channel_requests_, channel_devices_.size(), rows_.size());
   const std::size_t n = (rows_.size() + 1) / 2;
   const std::size_t d = stride_;
   for (std::size_t i = 0; i < n; ++i) {
@@ -129,40 +212,67 @@ nlohmann::json TimeSeries::summary() const {
   for (std::size_t c = 0; c < devices(); ++c) by_device[device_names_[c]] = peak_device[c];
   j["peak_window_by_device_gbps"] = by_device;
   j["device_balance_by_window"] = device_balance().to_json();
+  nlohmann::json by_channel = nlohmann::json::object();
+  for (const ChannelBalance& c : channel_balance()) by_channel[c.device] = c.to_json();
+  j["channel_balance_by_window"] = std::move(by_channel);
   return j;
 }
 
 TimeSeries::DeviceBalance TimeSeries::device_balance() const {
-  DeviceBalance b;
   const std::size_t d = stride_;
-  if (d < 2) return b;
-  double weighted = 0;
-  std::uint64_t weight = 0;
-  std::vector<std::uint64_t> run(d, 0);
-  for (std::size_t i = 0; i < device_bytes_.size(); ++i) run[i % d] += device_bytes_[i];
-  std::uint64_t run_total = 0;
-  for (std::uint64_t v : run) run_total += v;
-  if (run_total > 0) {
-    b.run_max_over_mean = static_cast<double>(*std::max_element(run.begin(), run.end())) *
-                          static_cast<double>(d) / static_cast<double>(run_total);
-  }
-  for (std::size_t i = 0; i < rows_.size(); ++i) {
-    if (rows_[i].device_requests < kBalanceMinRequests * d) continue;
-    const auto first = device_bytes_.begin() + static_cast<std::ptrdiff_t>(i * d);
-    const std::uint64_t busiest = *std::max_element(first, first + static_cast<std::ptrdiff_t>(d));
+  return balance_by_window(
+      rows_.size(), d, 1, turns_threshold(d),
+      [&](std::size_t i, std::size_t c) { return device_bytes_[i * d + c]; },
+      [&](std::size_t i) { return rows_[i].device_requests; });
+}
+
+std::vector<TimeSeries::ChannelBalance> TimeSeries::channel_balance() const {
+  std::vector<ChannelBalance> out;
+  const std::size_t devices = channel_devices_.size();
+  for (std::size_t k = 0; k < devices; ++k) {
+    const ChannelDevice& dev = channel_devices_[k];
+    const std::size_t first = channels_of_memory_[dev.memory].first;
+    const std::size_t d = dev.channels;
+    auto requests = [&](std::size_t i) { return channel_requests_[i * devices + k]; };
+    // Merge windows until the busy ones average kBalanceMinRequests per channel.
     std::uint64_t total = 0;
-    for (std::size_t c = 0; c < d; ++c) total += device_bytes_[i * d + c];
-    const double ratio =
-        static_cast<double>(busiest) * static_cast<double>(d) / static_cast<double>(total);
-    ++b.windows;
-    weighted += ratio * static_cast<double>(total);
-    weight += total;
-    b.max_max_over_mean = std::max(b.max_max_over_mean, ratio);
+    std::size_t busy = 0;
+    for (std::size_t i = 0; i < rows_.size(); ++i) {
+      total += requests(i);
+      busy += requests(i) > 0;
+    }
+    std::size_t merge = 1;
+    while (busy > 0 && merge < rows_.size() &&
+           static_cast<double>(merge) * static_cast<double>(total) / static_cast<double>(busy) <
+               static_cast<double>(kBalanceMinRequests * d)) {
+      merge *= 2;
+    }
+    ChannelBalance c;
+    c.device = dev.name;
+    c.memory = dev.memory;
+    c.channels = dev.channels;
+    c.window_ns = static_cast<double>(window_ps_ * merge) * 1e-3;
+    c.balance = balance_by_window(
+        rows_.size(), d, merge, turns_threshold(d),
+        [&](std::size_t i, std::size_t ch) {
+          return channel_bytes_[i * channel_stride_ + first + ch];
+        },
+        requests);
+    out.push_back(std::move(c));
   }
-  if (weight > 0) b.mean_max_over_mean = weighted / static_cast<double>(weight);
-  b.took_turns = b.windows > 0 && b.mean_max_over_mean >= turns_threshold(d) &&
-                 b.mean_max_over_mean >= kTurnsOverRun * b.run_max_over_mean;
-  return b;
+  return out;
+}
+
+nlohmann::json TimeSeries::ChannelBalance::to_json() const {
+  if (balance.windows == 0) return nullptr;
+  return {{"channels", channels},
+          {"window_ns", window_ns},
+          {"windows", balance.windows},
+          {"mean_max_over_mean", balance.mean_max_over_mean},
+          {"max_max_over_mean", balance.max_max_over_mean},
+          {"run_max_over_mean", balance.run_max_over_mean},
+          {"took_turns", balance.took_turns},
+          {"min_requests_per_channel", kBalanceMinRequests}};
 }
 
 double TimeSeries::turns_threshold(std::size_t devices) {

@@ -42,10 +42,23 @@ class TimeSeries {
   // Whether add() needs the memory of each request: two devices or more.
   bool counts_by_device() const { return stride_ > 0; }
 
+  // The memory channels of each expansion device that has two or more, counted per window for
+  // channel_balance(): the device's name, its memory's index (MemoryLayout::find) and its channel
+  // count. Called before the first sample.
+  struct ChannelDevice {
+    std::string name;
+    std::size_t memory = 0;
+    unsigned channels = 0;
+  };
+  void set_channel_devices(const std::vector<ChannelDevice>& devices);
+  // Whether add() needs the memory and channel of each request: a device with two channels or more.
+  bool counts_by_channel() const { return channel_stride_ > 0; }
+
   // `target`: the kind of memory the request went to (columns per target in csv()); `memory`: the
-  // memory that served it (MemoryLayout::find), for the columns per device.
+  // memory that served it (MemoryLayout::find), for the columns per device; `channel`: the channel
+  // of that memory that served it (RequestExt::channel), for channel_balance().
   void add(std::uint64_t arrival_ps, std::uint32_t bytes, std::uint64_t latency_ps, bool write,
-           TargetClass target, std::size_t memory = kNoDevice) {
+           TargetClass target, std::size_t memory = kNoDevice, std::uint32_t channel = 0) {
     if (window_ps_ == 0) return;
     std::uint64_t w = arrival_ps / window_ps_;
     while (w >= kMaxRows) {
@@ -55,11 +68,18 @@ class TimeSeries {
     if (w >= rows_.size()) {
       rows_.resize(w + 1);
       device_bytes_.resize(rows_.size() * stride_);
+      channel_bytes_.resize(rows_.size() * channel_stride_);
+      channel_requests_.resize(rows_.size() * channel_devices_.size());
     }
     Row& r = rows_[w];
     if (memory < column_of_memory_.size() && column_of_memory_[memory] != kNoDevice) {
       device_bytes_[w * stride_ + column_of_memory_[memory]] += bytes;
       ++r.device_requests;
+    }
+    if (memory < channels_of_memory_.size() && channel < channels_of_memory_[memory].channels) {
+      const ChannelColumns& c = channels_of_memory_[memory];
+      channel_bytes_[w * channel_stride_ + c.first + channel] += bytes;
+      ++channel_requests_[w * channel_devices_.size() + c.device];
     }
     r.bytes[write] += bytes;
     r.target_bytes[static_cast<unsigned>(target)] += bytes;
@@ -79,7 +99,8 @@ class TimeSeries {
   // {window_ns, windows, file, peak_window_bandwidth_gbps, peak_window_p99_ns,
   // peak_window_by_target_gbps {device, local_hbm, peer_gpu, standalone_memory}: each target's
   // own busiest window; peak_window_by_device_gbps {<device>: its busiest window};
-  // device_balance_by_window (DeviceBalance::to_json)}.
+  // device_balance_by_window (DeviceBalance::to_json); channel_balance_by_window {<device>:
+  // ChannelBalance::to_json} for each device with two channels or more}.
   nlohmann::json summary() const;
 
   // How evenly the devices shared the bytes window by window: a run can be even over its whole
@@ -111,6 +132,26 @@ class TimeSeries {
     nlohmann::json to_json() const;
   };
   DeviceBalance device_balance() const;
+
+  // The same window by window among the memory channels of one device (set_channel_devices): a
+  // sequential walk over an interleave granule coarse against the bytes in flight stays inside
+  // one granule, so on one channel, at a time, and the channels take turns while their totals
+  // over the run are even. A channel carries fewer requests than a device, so the windows are
+  // the time series' merged in twos (window_ns, a power of two of them) until the windows with
+  // any of the device's requests average at least kBalanceMinRequests per channel; a merged
+  // window counts, and took_turns is decided, as for the devices (turns_threshold(channels)).
+  struct ChannelBalance {
+    std::string device;
+    std::size_t memory = 0;
+    unsigned channels = 0;
+    double window_ns = 0;  // of the merged windows
+    DeviceBalance balance;
+    // {channels, window_ns, windows, mean_max_over_mean, max_max_over_mean, run_max_over_mean,
+    // took_turns, min_requests_per_channel}, or null without a window that counts.
+    nlohmann::json to_json() const;
+  };
+  // One per device of set_channel_devices, in its order.
+  std::vector<ChannelBalance> channel_balance() const;
 
   // Whether reads and writes came at different times (a write phase, then a read phase) rather
   // than mixed. Over the windows that completed at least kPhaseMinRequests requests (fewer say
@@ -159,6 +200,19 @@ class TimeSeries {
   std::vector<std::size_t> column_of_memory_;  // empty with fewer than two devices
   std::size_t stride_ = 0;                     // columns counted per row: devices(), or 0
   std::vector<std::uint64_t> device_bytes_;    // rows_.size() x stride_, row by row
+
+  // set_channel_devices: where memory i's channels sit in a row of channel_bytes_ (channels 0:
+  // not counted) and its place in channel_devices_.
+  struct ChannelColumns {
+    std::size_t first = 0;
+    std::uint32_t channels = 0;
+    std::uint32_t device = 0;
+  };
+  std::vector<ChannelColumns> channels_of_memory_;
+  std::vector<ChannelDevice> channel_devices_;
+  std::size_t channel_stride_ = 0;               // the channels of all of them
+  std::vector<std::uint64_t> channel_bytes_;     // rows_.size() x channel_stride_
+  std::vector<std::uint64_t> channel_requests_;  // rows_.size() x channel_devices_.size()
 };
 
 }  // namespace famsim

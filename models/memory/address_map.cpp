@@ -115,4 +115,21 @@ AddressMap::Select AddressMap::parse_select(const std::string& s) {
   throw std::invalid_argument("channel selection must be modulo, xor or bits, not " + s);
 }
 
+InterleaveSpread interleave_spread(std::uint64_t granule_bytes, unsigned channels,
+                                   std::uint64_t in_flight_bytes) {
+  InterleaveSpread s;
+  s.round_bytes = granule_bytes * channels;
+  s.coarse =
+      channels > 1 && in_flight_bytes > 0 && granule_bytes > 0 && s.round_bytes > in_flight_bytes;
+  if (granule_bytes > 0) {
+    const std::uint64_t busy =
+        std::max<std::uint64_t>(1, (in_flight_bytes + granule_bytes - 1) / granule_bytes);
+    s.busy_channels = static_cast<unsigned>(std::min<std::uint64_t>(busy, channels));
+  }
+  const std::uint64_t even = channels > 0 ? in_flight_bytes / channels : 0;
+  s.spreading_granule_bytes = 1;
+  while (s.spreading_granule_bytes * 2 <= even) s.spreading_granule_bytes *= 2;
+  return s;
+}
+
 }  // namespace famsim

@@ -68,4 +68,22 @@ class AddressMap {
   std::vector<unsigned> bits_sorted_;  // the same positions, ascending
 };
 
+// How a sequential walk with `in_flight_bytes` outstanding spreads over an interleave of
+// `granule_bytes` granules on `channels` channels: it sits inside about in_flight / granule
+// consecutive granules, so when a round of the interleave (granule x channels) is more than the
+// bytes in flight it keeps only that many channels busy at a time, and the channels take turns
+// while their totals over the run come out even. famsim validate warns of it from the
+// configuration; the bottleneck analysis names it when a run's channels took turns.
+struct InterleaveSpread {
+  std::uint64_t round_bytes = 0;  // granule x channels
+  // Two channels or more, bytes in flight known (> 0), and a round larger than them.
+  bool coarse = false;
+  unsigned busy_channels = 0;  // about how many a sequential walk keeps busy at a time (1 or more)
+  // The largest granule that spreads the bytes in flight over all the channels: the largest power
+  // of two (an interleave granule is one) at most in_flight / channels; at least 1.
+  std::uint64_t spreading_granule_bytes = 0;
+};
+InterleaveSpread interleave_spread(std::uint64_t granule_bytes, unsigned channels,
+                                   std::uint64_t in_flight_bytes);
+
 }  // namespace famsim

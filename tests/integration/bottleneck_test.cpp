@@ -150,6 +150,85 @@ TEST(Bottleneck, HeadOfLineBlockingIsNamedInsteadOfASlotCount) {
   EXPECT_LT(r["bottlenecks"]["achieved_gbps"].get<double>(), 0.8 * 96.0);
 }
 
+// A sequential walk over an interleave granule coarse against the bytes in flight (the
+// architecture audit of 2026-12-04: 1 MiB granules, 8 channels, 20.6 GB/s of 153.8, with the
+// verdict asking for 119 NoC input slots, then 951 once given 128). One GPU reads 8 MiB in order
+// with 1024 x 128 B = 131072 B in flight; 1 MiB granules x 8 channels = 8 MiB a round, so the
+// walk sits inside one granule, on one channel, at a time: each channel takes its turn and over
+// the run each carries exactly 1 MiB (run_max_over_mean 1). The largest granule that spreads the
+// 131072 B over all 8 channels is 131072 / 8 = 16384 B. A pool that fills behind the busy channel
+// gets that as its advice and no slot count.
+const std::string kSequential8MiB = R"(
+name: sequential_8mib
+streams:
+  - gpus: all
+    buffer: {bytes: 64MiB, location: device/fam0}
+    pattern: sequential
+    read_fraction: 1.0
+    access_bytes: 128
+    total_bytes: 8MiB
+    max_outstanding: 1024
+)";
+
+std::vector<std::string> eight_channels(const std::string& granule) {
+  return {"gpus.max_outstanding=1024",
+          "gpus.issue_width=8",
+          "links.gpu_device.per_gpu=8",
+          "devices.0.fabric_ports=8",
+          "devices.0.memory.channels=8",
+          "devices.0.capacity_gib=256",
+          "devices.0.port_logic.tags_per_port=256",
+          "devices.0.memory.interleave.granule_bytes=" + granule};
+}
+
+TEST(Bottleneck, ChannelsTakingTurnsNameTheGranuleNotASlotCount) {
+  const auto r = test::run_sim(test::source_file("platforms/minimal.yaml"), kSequential8MiB,
+                               eight_channels("1048576"));
+  ASSERT_TRUE(r["conservation"]["ok"].get<bool>());
+  const auto& w = r["timeseries"]["channel_balance_by_window"]["fam0"];
+  EXPECT_EQ(w["channels"].get<unsigned>(), 8u);
+  EXPECT_DOUBLE_EQ(w["run_max_over_mean"].get<double>(), 1.0);
+  // One channel at a time gives about 8; the threshold for 8 channels is
+  // 1 + 2 sqrt(2 ln 8 / 32) = 1.72.
+  EXPECT_GT(w["mean_max_over_mean"].get<double>(), 1.72);
+  EXPECT_TRUE(w["took_turns"].get<bool>());
+  const auto& turns = r["bottlenecks"]["channel_turns"];
+  ASSERT_EQ(turns.size(), 1u) << r["bottlenecks"]["sentence"];
+  EXPECT_EQ(turns[0]["in_flight_bytes"].get<std::uint64_t>(), 131072u);
+  EXPECT_EQ(turns[0]["round_bytes"].get<std::uint64_t>(), 8388608u);
+  EXPECT_EQ(turns[0]["busy_channels"].get<unsigned>(), 1u);
+  EXPECT_EQ(turns[0]["largest_spreading_granule_bytes"].get<std::uint64_t>(), 16384u);
+  const auto& l = limiter(r);
+  EXPECT_EQ(l["reason"], "slots") << r["bottlenecks"]["sentence"];
+  EXPECT_FALSE(l.contains("slots_for_analytic_bound")) << l;
+  const std::string sentence = r["bottlenecks"]["sentence"];
+  EXPECT_THAT(sentence, ::testing::HasSubstr("fam0's 8 memory channels took turns"));
+  EXPECT_THAT(sentence, ::testing::HasSubstr("granule of 1048576 B x 8 channels = 8388608 B"));
+  EXPECT_THAT(sentence,
+              ::testing::HasSubstr(
+                  "A granule of at most 16384 B (devices.0.memory.interleave.granule_bytes)"));
+  EXPECT_THAT(sentence, ::testing::Not(::testing::HasSubstr("would take about")));
+  // About one channel's 19.2 GB/s (ddr5_4800_x4: 4800 MT/s x 4 B), far from the 8 channels'.
+  EXPECT_LT(r["bottlenecks"]["achieved_gbps"].get<double>(), 2 * 19.2);
+}
+
+// The granule suggested above, 16384 B, spreads the same walk over all 8 channels, and uniformly
+// random reads spread themselves: neither run's channels take turns, and neither verdict says so.
+void expect_no_turns(const std::string& workload) {
+  const auto r =
+      test::run_sim(test::source_file("platforms/minimal.yaml"), workload, eight_channels("16384"));
+  const auto& w = r["timeseries"]["channel_balance_by_window"]["fam0"];
+  ASSERT_TRUE(w.is_object()) << r["timeseries"];
+  EXPECT_FALSE(w["took_turns"].get<bool>()) << w;
+  EXPECT_TRUE(r["bottlenecks"]["channel_turns"].empty());
+  EXPECT_THAT(r["bottlenecks"]["sentence"].get<std::string>(),
+              ::testing::Not(::testing::HasSubstr("took turns")));
+}
+
+TEST(Bottleneck, ChannelsOfTheSuggestedGranuleDoNotTakeTurns) { expect_no_turns(kSequential8MiB); }
+
+TEST(Bottleneck, RandomReadsChannelsDoNotTakeTurns) { expect_no_turns(kRandomReads); }
+
 // A read queue too shallow for the banks the data bus needs: random 128 B reads on one DDR5-4800
 // channel (ddr5_4800_x4: 64 B bursts, the default mapping puts a request's 2 bursts in different
 // bank groups, so each burst opens its own row: 1 burst per activate) need about tRC / tBL =

@@ -218,3 +218,32 @@ TEST(AddressMap, ParseSelect) {
 
 }  // namespace
 }  // namespace famsim
+
+namespace famsim {
+namespace {
+
+// famsim validate and the bottleneck analysis's arithmetic for a coarse interleave, by hand. One
+// GPU keeping 1024 x 128 B = 131072 B in flight:
+//  - 1 MiB granules x 8 channels = 8388608 B a round, more than 131072: coarse; the walk sits in
+//    ceil(131072 / 1048576) = 1 granule, 1 channel; 131072 / 8 = 16384 B spreads it over all 8.
+//  - 32 KiB x 8 = 262144 B, coarse; 131072 / 32768 = 4 channels busy.
+//  - 16 KiB x 8 = 131072 B, not more than in flight: not coarse.
+//  - 6 channels: 131072 / 6 = 21845.3, and the largest power of two (a granule is one) at most
+//    that is 16384.
+TEST(InterleaveSpread, CoarseGranuleAgainstTheBytesInFlightByHand) {
+  const InterleaveSpread a = interleave_spread(1048576, 8, 131072);
+  EXPECT_TRUE(a.coarse);
+  EXPECT_EQ(a.round_bytes, 8388608u);
+  EXPECT_EQ(a.busy_channels, 1u);
+  EXPECT_EQ(a.spreading_granule_bytes, 16384u);
+  const InterleaveSpread b = interleave_spread(32768, 8, 131072);
+  EXPECT_TRUE(b.coarse);
+  EXPECT_EQ(b.busy_channels, 4u);
+  EXPECT_FALSE(interleave_spread(16384, 8, 131072).coarse);
+  EXPECT_EQ(interleave_spread(1048576, 6, 131072).spreading_granule_bytes, 16384u);
+  EXPECT_FALSE(interleave_spread(1048576, 1, 131072).coarse);  // one channel: nothing to share
+  EXPECT_FALSE(interleave_spread(1048576, 8, 0).coarse);       // bytes in flight unknown
+}
+
+}  // namespace
+}  // namespace famsim

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 #include <sstream>
 #include <stdexcept>
@@ -252,6 +253,103 @@ TEST(TimeSeries, TurnsAmongFourDevicesMustBeatChance) {
     EXPECT_DOUBLE_EQ(b.mean_max_over_mean, c.ratio);
     EXPECT_EQ(b.took_turns, c.turns) << c.busiest;
   }
+}
+
+// One device of 4 channels (memory 1; memory 0 a GPU's HBM, not counted), 1 ns windows, 128 B
+// requests: `windows[k][c]` requests to channel c in window k.
+TimeSeries four_channel_series(const std::vector<std::array<unsigned, 4>>& windows) {
+  TimeSeries t(1000);
+  t.set_devices({"fam0"}, {TimeSeries::kNoDevice, 0});
+  t.set_channel_devices({{"fam0", 1, 4}});
+  for (std::size_t k = 0; k < windows.size(); ++k) {
+    for (std::uint32_t c = 0; c < 4; ++c) {
+      for (unsigned i = 0; i < windows[k][c]; ++i) {
+        t.add(k * 1000 + i, 128, 100, false, TargetClass::kDevice, 1, c);
+      }
+    }
+    t.add(k * 1000 + 999, 128, 100, false, TargetClass::kLocalHbm, 0, 0);  // not a channel's
+  }
+  return t;
+}
+
+// Each of four 1 ns windows sends its 128 requests to one channel, a different one each time
+// (a coarse interleave walked in sequence). A window counts with 32 x 4 = 128 of the device's
+// requests, so the windows need no merging (1 ns). Each window: busiest 128 x 128 B over the
+// mean 32 x 128 B = 4.0. Over the run each channel carried 128: 1.0. 4.0 is above
+// turns_threshold(4) = 1.589 and 1.25 x 1.0: the channels took turns.
+TEST(TimeSeries, ChannelsTakingTurnsByHand) {
+  const TimeSeries t =
+      four_channel_series({{128, 0, 0, 0}, {0, 128, 0, 0}, {0, 0, 128, 0}, {0, 0, 0, 128}});
+  EXPECT_TRUE(t.counts_by_channel());
+  const auto c = t.channel_balance();
+  ASSERT_EQ(c.size(), 1u);
+  EXPECT_EQ(c[0].device, "fam0");
+  EXPECT_EQ(c[0].channels, 4u);
+  EXPECT_DOUBLE_EQ(c[0].window_ns, 1.0);
+  EXPECT_EQ(c[0].balance.windows, 4u);
+  EXPECT_DOUBLE_EQ(c[0].balance.mean_max_over_mean, 4.0);
+  EXPECT_DOUBLE_EQ(c[0].balance.max_max_over_mean, 4.0);
+  EXPECT_DOUBLE_EQ(c[0].balance.run_max_over_mean, 1.0);
+  EXPECT_TRUE(c[0].balance.took_turns);
+  const auto j = t.summary()["channel_balance_by_window"]["fam0"];
+  EXPECT_EQ(j["channels"].get<unsigned>(), 4u);
+  EXPECT_EQ(j["min_requests_per_channel"].get<std::uint64_t>(), 32u);
+  EXPECT_TRUE(j["took_turns"].get<bool>());
+}
+
+// The same bytes spread evenly, 32 requests to each channel in each window: 1.0 everywhere, no
+// turns. And one window of 56, 24, 24, 24: 56 x 4 / 128 = 1.75, with the even ones weighted
+// alike (each window 128 x 128 B): (1.75 + 3 x 1.0) / 4 = 1.1875; the run: channel 0 carried
+// 152 of 512, 152 x 4 / 512 = 1.1875 too, so still not turns (below 1.589).
+TEST(TimeSeries, EvenChannelsDidNotTakeTurns) {
+  const TimeSeries even =
+      four_channel_series({{32, 32, 32, 32}, {32, 32, 32, 32}, {32, 32, 32, 32}, {32, 32, 32, 32}});
+  const auto c = even.channel_balance();
+  ASSERT_EQ(c.size(), 1u);
+  EXPECT_EQ(c[0].balance.windows, 4u);
+  EXPECT_DOUBLE_EQ(c[0].balance.mean_max_over_mean, 1.0);
+  EXPECT_DOUBLE_EQ(c[0].balance.run_max_over_mean, 1.0);
+  EXPECT_FALSE(c[0].balance.took_turns);
+  const TimeSeries lumpy =
+      four_channel_series({{56, 24, 24, 24}, {32, 32, 32, 32}, {32, 32, 32, 32}, {32, 32, 32, 32}});
+  const auto l = lumpy.channel_balance();
+  EXPECT_DOUBLE_EQ(l[0].balance.mean_max_over_mean, 1.1875);
+  EXPECT_DOUBLE_EQ(l[0].balance.max_max_over_mean, 1.75);
+  EXPECT_DOUBLE_EQ(l[0].balance.run_max_over_mean, 1.1875);
+  EXPECT_FALSE(l[0].balance.took_turns);
+}
+
+// Too few requests per window for a channel balance: 64 a window, half of the 128 four channels
+// need. The busy windows average 64, so they are merged in twos (2 ns): windows 2k and 2k + 1
+// both go to channel k, so each merged window has 128 requests, all on one channel: 4.0, the
+// run 1.0, turns. Unmerged, no window would count.
+TEST(TimeSeries, ChannelWindowsMergeUntilTheyHoldEnoughRequests) {
+  const TimeSeries t = four_channel_series({{64, 0, 0, 0},
+                                            {64, 0, 0, 0},
+                                            {0, 64, 0, 0},
+                                            {0, 64, 0, 0},
+                                            {0, 0, 64, 0},
+                                            {0, 0, 64, 0},
+                                            {0, 0, 0, 64},
+                                            {0, 0, 0, 64}});
+  const auto c = t.channel_balance();
+  ASSERT_EQ(c.size(), 1u);
+  EXPECT_DOUBLE_EQ(c[0].window_ns, 2.0);
+  EXPECT_EQ(c[0].balance.windows, 4u);
+  EXPECT_DOUBLE_EQ(c[0].balance.mean_max_over_mean, 4.0);
+  EXPECT_DOUBLE_EQ(c[0].balance.run_max_over_mean, 1.0);
+  EXPECT_TRUE(c[0].balance.took_turns);
+}
+
+// A device of one channel has no balance, and a request past a device's channels is not counted.
+TEST(TimeSeries, OneChannelHasNoChannelBalance) {
+  TimeSeries t(1000);
+  t.set_devices({"fam0"}, {0});
+  t.set_channel_devices({{"fam0", 0, 1}});
+  EXPECT_FALSE(t.counts_by_channel());
+  t.add(10, 128, 100, false, TargetClass::kDevice, 0, 0);
+  EXPECT_TRUE(t.channel_balance().empty());
+  EXPECT_TRUE(t.summary()["channel_balance_by_window"].empty());
 }
 
 TEST(TimeSeries, DeviceColumnPastTheDevicesIsRefused) {
