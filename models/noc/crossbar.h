@@ -310,7 +310,7 @@ class Crossbar : public sc_core::sc_module, public Component {
   void enqueue(Plane& pl, unsigned in, const Queued& q, std::uint64_t now_ps);
   // Inline (crossbar.cpp), as are stage(), count_queued() and uncount_queued(): once or twice per
   // message.
-  inline void schedule_head(Plane& pl, unsigned in, unsigned out, std::uint64_t now_ps);
+  [[gnu::always_inline]] inline void schedule_head(Plane& pl, unsigned in, unsigned out, std::uint64_t now_ps);
   Queued classify(const Plane& pl, Payload& p, std::uint64_t since_ps) const;
   // Hands on output `o`'s messages that are due; `far_end_took`: called because the far end took
   // a message back at now_ps (END_REQ / END_RESP), not for a message of this block due now.
