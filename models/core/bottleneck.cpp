@@ -109,27 +109,32 @@ constexpr double kNearlyBusy = 0.97;    // a server this busy is saturated whate
 constexpr double kPoolFull = 0.99;      // full all but a moment of the run
 constexpr double kOwnQueueShort = 0.5;  // its own queues under half full on average
 
-// The pool that starves `limiter` by that rule, or null.
-const ResourceRecord* starving_pool(const std::vector<ResourceRecord>& resources,
-                                    const ResourceRecord& limiter) {
-  if (!bandwidth(limiter) || limiter.use.utilization >= kNearlyBusy) return nullptr;
+// The pool that starves `limiter` by that rule (null: none), and the limiter's fullest own queue.
+struct Starving {
+  const ResourceRecord* pool = nullptr;
+  double own_queue_utilization = 0;
+};
+Starving starving_pool(const std::vector<ResourceRecord>& resources,
+                       const ResourceRecord& limiter) {
+  Starving s;
+  if (!bandwidth(limiter) || limiter.use.utilization >= kNearlyBusy) return s;
   bool own_queue = false;
   for (const ResourceRecord& r : resources) {
     if (r.component != limiter.component || bandwidth(r) || r.use.response_path) continue;
-    if (r.use.utilization >= kOwnQueueShort) return nullptr;
+    if (r.use.utilization >= kOwnQueueShort) return s;
     own_queue = true;
+    s.own_queue_utilization = std::max(s.own_queue_utilization, r.use.utilization);
   }
-  if (!own_queue) return nullptr;  // nothing to tell a starved server from a saturated one
+  if (!own_queue) return s;  // nothing to tell a starved server from a saturated one
   const double at = round_trip_position(limiter);
-  const ResourceRecord* pool = nullptr;
   for (const ResourceRecord& r : resources) {
     if (bandwidth(r) || r.component == limiter.component || r.use.utilization < kPoolFull) continue;
     const double pos = round_trip_position(r);
     if (pos >= at) continue;
-    const double best = pool ? round_trip_position(*pool) : -1;
-    if (pos > best || (pos == best && r.use.utilization > pool->use.utilization)) pool = &r;
+    const double best = s.pool ? round_trip_position(*s.pool) : -1;
+    if (pos > best || (pos == best && r.use.utilization > s.pool->use.utilization)) s.pool = &r;
   }
-  return pool;
+  return s;
 }
 
 }  // namespace
@@ -318,8 +323,9 @@ nlohmann::json analyze_bottlenecks(const std::vector<ResourceRecord>& resources,
                        {"mean_utilization", g->sum_u / static_cast<double>(g->members.size())}});
   }
 
-  const ResourceRecord* starved_by =
-      limiter && why == "bandwidth" ? starving_pool(resources, *limiter) : nullptr;
+  const Starving starving =
+      limiter && why == "bandwidth" ? starving_pool(resources, *limiter) : Starving();
+  const ResourceRecord* starved_by = starving.pool;
 
   // Blocked: the classes of full pools other than the limiter's. Its own class's full members are
   // like it (limiter.alike), not held back behind it: enlarging them is the same remedy.
@@ -442,12 +448,7 @@ nlohmann::json analyze_bottlenecks(const std::vector<ResourceRecord>& resources,
                           : std::string("still set by them"));
     }
     if (starved_by) {
-      double own = 0;  // the limiter's fullest own queue
-      for (const ResourceRecord& r : resources) {
-        if (r.component == limiter->component && !bandwidth(r) && !r.use.response_path) {
-          own = std::max(own, r.use.utilization);
-        }
-      }
+      const double own = starving.own_queue_utilization;
       out["limiter"]["starved_by"] = {{"component", starved_by->component},
                                       {"resource", starved_by->use.name},
                                       {"utilization", starved_by->use.utilization},

@@ -105,16 +105,12 @@ TimeSeries::DeviceBalance balance_by_window(std::size_t rows, std::size_t d, std
 void TimeSeries::coarsen() {
   merge_rows(channel_bytes_, channel_stride_, rows_.size());
   merge_rows(channel_requests_, channel_devices_.size(), rows_.size());
+  merge_rows(device_bytes_, stride_, rows_.size());
   const std::size_t n = (rows_.size() + 1) / 2;
-  const std::size_t d = stride_;
   for (std::size_t i = 0; i < n; ++i) {
     Row merged = rows_[2 * i];
-    for (std::size_t c = 0; c < d; ++c) device_bytes_[i * d + c] = device_bytes_[2 * i * d + c];
     if (2 * i + 1 < rows_.size()) {
       const Row& o = rows_[2 * i + 1];
-      for (std::size_t c = 0; c < d; ++c) {
-        device_bytes_[i * d + c] += device_bytes_[(2 * i + 1) * d + c];
-      }
       merged.device_requests += o.device_requests;
       for (int d = 0; d < 2; ++d) {
         merged.bytes[d] += o.bytes[d];
@@ -128,7 +124,6 @@ void TimeSeries::coarsen() {
     rows_[i] = merged;
   }
   rows_.resize(n);
-  device_bytes_.resize(n * d);
   window_ps_ *= 2;
 }
 

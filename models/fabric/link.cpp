@@ -528,7 +528,7 @@ void Link::probes(std::vector<ResourceProbe>& out) const {
       ResourceProbe trip;
       trip.use.name = round_trip_name(i, v);
       trip.use.unit = kRoundTripUnit;
-      trip.use.capacity = c.room_transfers * c.room_unit;
+      trip.use.capacity = c.usable_credits();
       set_wire_ends(trip.use, i);
       trip.counter = &c.round_trip_credit_ps;
       trip.scale = 1.0 / trip.use.capacity;  // credits x ps -> ps of the whole pool
@@ -640,7 +640,7 @@ void Link::report(ComponentReport& r, const ReportWindow& window) const {
       // cap the VC at this run's mix of transfers (a wire whose credits cover the round trip is
       // always the busier). The credits pool above is full for that and for a receiver that is
       // slow to take the VC's transfers; this is only the former.
-      const double usable = c.room_transfers * c.room_unit;
+      const double usable = c.usable_credits();
       const double held = static_cast<double>(c.round_trip_credit_ps) / usable;
       const double trip_u = window_ps > 0 ? held / window_ps : 0.0;
       if (trip_u > needed && needed > 0) {

@@ -236,6 +236,8 @@ class Link : public sc_core::sc_module, public Component {
     std::uint32_t room_unit = 1;
     std::uint32_t room_transfers = 0;  // credits_total / room_unit
     OccupancyGauge credits_held;
+    // The credits transfers can use: whole largest transfers' worth.
+    std::uint32_t usable_credits() const { return room_transfers * room_unit; }
     // The room in use with `free` credits free: credits_held's level.
     std::uint32_t room_held(std::uint32_t free) const {
       return (room_transfers - free / room_unit) * room_unit;
