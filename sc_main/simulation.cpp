@@ -1065,7 +1065,7 @@ sc_core::sc_time Simulation::simulated_time() const {
     return sc_core::sc_time::from_value(max_time_ps());
   }
   std::uint64_t end = 0;
-  for (const Initiator* i : platform_->initiators()) end = std::max(end, i->last_completion_ps());
+  for (const Initiator* i : platform_->initiators()) end = std::max(end, i->work_end_ps());
   return sc_core::sc_time::from_value(end);
 }
 

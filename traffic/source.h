@@ -49,6 +49,9 @@ class AccessSource {
   // Phases whose compute has ended by now_ps (PhasedSource), for the progress line; 0 for other
   // sources.
   virtual std::uint64_t phases_ended(std::uint64_t /*now_ps*/) const { return 0; }
+  // When the source's own work after its last access ends (PhasedSource: the last phase's
+  // compute), asked once it is done; 0 for sources that do nothing after their last access.
+  virtual std::uint64_t work_end_ps() const { return 0; }
 };
 
 // A pipeline of phases. Phase i fetches its accesses, then computes for its compute time:
@@ -82,6 +85,7 @@ class PhasedSource : public AccessSource {
   std::uint64_t phases_ended(std::uint64_t now_ps) const final;
   // When the last finished phase's compute ended.
   std::uint64_t last_compute_end_ps() const { return last_compute_end_; }
+  std::uint64_t work_end_ps() const override { return last_compute_end_; }
 
  protected:
   // Opens phase i (0, 1, ...); false when there are no more phases. Called once per phase, in

@@ -26,6 +26,9 @@ class Initiator {
   virtual std::uint64_t data_mismatches() const = 0;
   virtual std::uint64_t first_issue_ps() const = 0;
   virtual std::uint64_t last_completion_ps() const = 0;
+  // When its work ended: its last completion, or later when its workload computes after its last
+  // access (an AI generator's last layer). The run's simulated time ends at the latest of these.
+  virtual std::uint64_t work_end_ps() const { return last_completion_ps(); }
   // Everything it was asked to issue has been issued and has completed.
   virtual bool finished() const = 0;
   // How late it issued what a trace's timestamps asked for (open-loop replay); null when it

@@ -166,6 +166,7 @@ Gpu::Prepared Gpu::prepare(Stream& s, std::uint64_t now_ps) {
     }
     if (st == AccessSource::State::kDone) {
       s.exhausted = true;
+      sources_end_ps_ = std::max(sources_end_ps_, s.source->work_end_ps());
       return Prepared::kNone;
     }
     if (st == AccessSource::State::kWait) {

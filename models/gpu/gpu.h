@@ -55,6 +55,7 @@
 
 #include <systemc>
 
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <vector>
@@ -128,6 +129,9 @@ class Gpu : public sc_core::sc_module, public Component, public Initiator {
   std::uint64_t duplicates() const override { return duplicates_; }
   std::uint64_t data_mismatches() const override { return mismatched_requests_; }
   std::uint64_t last_completion_ps() const override { return last_completion_ps_; }
+  std::uint64_t work_end_ps() const override {
+    return std::max(last_completion_ps_, sources_end_ps_);
+  }
   std::uint64_t first_issue_ps() const override { return first_issue_ps_; }
   bool all_streams_finished() const;
   // Phases of workload stream `stream_index` whose compute has ended by now_ps on this GPU (0 if
@@ -227,6 +231,8 @@ class Gpu : public sc_core::sc_module, public Component, public Initiator {
   std::uint64_t duplicates_ = 0;
   std::uint64_t mismatched_requests_ = 0;
   std::uint64_t last_completion_ps_ = 0;
+  // The latest work_end_ps() of the sources that ran to their end (not those a duration cut).
+  std::uint64_t sources_end_ps_ = 0;
   std::uint64_t first_issue_ps_ = 0;
   IssueLag issue_lag_;  // over its streams
 };

@@ -71,6 +71,28 @@ streams:
   EXPECT_EQ(served_by(r, "gpu0_hbm"), 0u);
 }
 
+// The run lasts until the workload's last compute has ended, not until its last access completed:
+// the same decode with 100 us of compute per layer (prefetch_layers 0: layer 1 is fetched after
+// layer 0's compute, and computes after its own fetch). Each layer reads 2 x 100 x 4,096 =
+// 819,200 B, at least 25.6 us over the 32 GB/s link (8 lanes x 32 Gb/s; the device's 2 ideal
+// channels move 2 x 2000 MT/s x 8 B, as much): the run takes at least 2 x (25.6 + 100) us. It
+// ended at the last completion, one compute short, before. The stream finishes on the GPU's edge
+// (1000 MHz) after its source is done; the compute ends on a whole ns here.
+TEST(Workload, RunEndsWhenTheLastLayerHasComputed) {
+  const nlohmann::json r = test::run_sim(kPlatform, R"(
+name: decode_compute
+streams:
+  - name: decode
+    gpus: [0]
+    kv_decode: {model: {preset: llama3_8b}, batch: 2, context_tokens: 100, layers: 2,
+                kv_location: device/fam0, compute: {layer_ns: 100000}}
+)");
+  EXPECT_TRUE(r["conservation"]["ok"].get<bool>());
+  const double end = r["sim"]["simulated_time_ns"].get<double>();
+  EXPECT_GE(end, 2 * (819200 / 32.0 + 100000));
+  EXPECT_DOUBLE_EQ(end, r["components"]["gpu0"]["streams"]["decode"]["finish_ns"].get<double>());
+}
+
 // A 4 MiB buffer on fam0 read sequentially in 128 B requests: 32,768 requests.
 std::string reader(const std::string& extra) {
   return R"(
