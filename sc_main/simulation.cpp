@@ -89,6 +89,76 @@ void note_channel_turns(nlohmann::json& bottlenecks, const nlohmann::json& turns
   }
 }
 
+// The run's `sim` section (seed, kernel, logs, windows); every key has a default.
+SimSettings parse_sim(ConfigNode& root) {
+  SimSettings out;
+  ConfigNode sim = root.child("sim");
+  // Times are kept in whole ps: a positive time below 1 ps would round to 0, which for these keys
+  // means something else (no limit, no time series) or nothing at all (a zero quantum).
+  const auto whole_ps = [&sim](const char* key, double ns, const char* zero_means) {
+    if (ns > 0 && ns < 0.001) {
+      sim.fail(key, fmt::format("{} ns is below 1 ps, the time resolution; expected {}at least "
+                                "0.001 ns",
+                                ns, zero_means));
+    }
+    return ns;
+  };
+  out.seed = sim.get_uint("seed", kDefaultSeed);
+  out.max_time_ns =
+      whole_ps("max_time_ns", sim.get_double("max_time_ns", 0.0, 0.0, 2.8e11), "0 (no limit) or ");
+  out.kernel = sim.get_choice("kernel", "famsim", {"famsim", "systemc"}) == "famsim"
+                   ? Kernel::kFamsim
+                   : Kernel::kSystemC;
+  out.quantum_ns =
+      whole_ps("quantum_ns", sim.get_double("quantum_ns", 1000.0, 0.0, 1e12, true), "");
+  out.dram_command_log = sim.get_bool("dram_command_log", false);
+  out.transaction_log = sim.get_bool("transaction_log", false);
+  out.transaction_log_data = sim.get_bool("transaction_log_data", false);
+  if (out.transaction_log_data && !out.transaction_log) {
+    sim.fail("transaction_log_data",
+             "true, but sim.transaction_log is false: the data hashes are a column of the "
+             "transaction log; expected sim.transaction_log: true as well (--txn-log), or false");
+  }
+  out.saturation_threshold =
+      sim.get_double("saturation_threshold", kSaturated, 0.0, 1.0, /*min_exclusive=*/true);
+  // Bandwidth and latency per window (timeseries.csv); 0 switches it off. At most 281 s, as
+  // max_time_ns: a window longer than any run famsim can simulate is a typo.
+  out.timeseries_window_ns =
+      whole_ps("timeseries_window_ns", sim.get_double("timeseries_window_ns", 1000.0, 0.0, 2.8e11),
+               "0 (no time series) or ");
+  // Per-phase bottleneck analysis: the first window of its sampling (doubled as the run outgrows
+  // PhaseSampler::kMaxWindows); 0 switches it off. 5 us by default: a few loaded round trips
+  // (1-2 us each on nvl8_fam under saturating reads), so that a window's utilisations are of a
+  // state the queues have settled into, not of a transient (the time series has the 1 us view).
+  // Each sample reads every resource's counters (15,184 on nvl8_fam).
+  out.phase_window_ns =
+      whole_ps("phase_window_ns", sim.get_double("phase_window_ns", 5000.0, 0.0, 2.8e11),
+               "0 (no per-phase analysis) or ");
+  // Sampled requests in timeline.json: every N-th request of each GPU, at most M.
+  ConfigNode tl = sim.child("timeline");
+  out.timeline_every = tl.get_uint("sample_every", 1000, 0, 1ULL << 40);
+  out.timeline_max_requests = tl.get_uint("max_requests", 500, 1, 1000000);
+  tl.finish();
+  ConfigNode log = sim.child("log");
+  const std::vector<std::string> levels = {"error", "warning", "info", "debug"};
+  parse_log_level(log.get_choice("level", "warning", levels), out.log.level);
+  // modules: a list of "module.name.prefix=level" (a list, so --set can give it too:
+  // --set 'sim.log.modules=[fam0.memory=info]').
+  for (const std::string& m : log.get_string_list("modules")) {
+    const auto eq = m.find('=');
+    LogLevel l = LogLevel::kWarning;
+    if (eq == std::string::npos || eq == 0 || !parse_log_level(m.substr(eq + 1), l)) {
+      log.fail("modules", "'" + m +
+                              "': expected module.name.prefix=LEVEL with LEVEL error, warning, "
+                              "info or debug");
+    }
+    out.log.modules[m.substr(0, eq)] = l;
+  }
+  log.finish();
+  sim.finish();
+  return out;
+}
+
 }  // namespace
 
 nlohmann::json memory_assumptions(const PlatformConfig& p) {
@@ -134,6 +204,11 @@ nlohmann::json config_changes(const ConfigDoc& doc) {
       base->sources = std::make_shared<ConfigSources>(embedded_source(base_file.c_str()));
       base->root = load_embedded(base_file.c_str());
       expand_presets(*base);
+      // Read like a run's platform, so that the values it leaves to famsim's defaults are known
+      // too: a --set of such a key is compared with the default it replaced.
+      ConfigNode base_root(base->root, "", base->sources);
+      parse_platform(base_root);
+      parse_sim(base_root);
     }
   }
   std::map<std::string, YAML::Node> run_leaves, base_leaves;
@@ -160,6 +235,10 @@ nlohmann::json config_changes(const ConfigDoc& doc) {
       if (it != base_leaves.end()) {
         if (it->second.Scalar() == value.Scalar()) continue;
         base_value = yaml_to_json(it->second);
+      } else if (const auto d = base->sources->defaults().find(path);
+                 d != base->sources->defaults().end()) {
+        if (d->second == yaml_to_json(value)) continue;
+        base_value = d->second;
       } else if (path == "sim.seed") {
         // A rerun of config.yaml gives the default seed from the file: no change.
         if (value.Scalar() == std::to_string(kDefaultSeed)) continue;
@@ -288,70 +367,7 @@ ResolvedConfig parse_config(const ConfigDoc& doc) {
   rc.platform = parse_platform(root);
 
   const bool standalone = rc.platform.trace_player.present;
-  ConfigNode sim = root.child("sim");
-  // Times are kept in whole ps: a positive time below 1 ps would round to 0, which for these keys
-  // means something else (no limit, no time series) or nothing at all (a zero quantum).
-  const auto whole_ps = [&sim](const char* key, double ns, const char* zero_means) {
-    if (ns > 0 && ns < 0.001) {
-      sim.fail(key, fmt::format("{} ns is below 1 ps, the time resolution; expected {}at least "
-                                "0.001 ns",
-                                ns, zero_means));
-    }
-    return ns;
-  };
-  rc.sim.seed = sim.get_uint("seed", kDefaultSeed);
-  rc.sim.max_time_ns =
-      whole_ps("max_time_ns", sim.get_double("max_time_ns", 0.0, 0.0, 2.8e11), "0 (no limit) or ");
-  rc.sim.kernel = sim.get_choice("kernel", "famsim", {"famsim", "systemc"}) == "famsim"
-                      ? Kernel::kFamsim
-                      : Kernel::kSystemC;
-  rc.sim.quantum_ns =
-      whole_ps("quantum_ns", sim.get_double("quantum_ns", 1000.0, 0.0, 1e12, true), "");
-  rc.sim.dram_command_log = sim.get_bool("dram_command_log", false);
-  rc.sim.transaction_log = sim.get_bool("transaction_log", false);
-  rc.sim.transaction_log_data = sim.get_bool("transaction_log_data", false);
-  if (rc.sim.transaction_log_data && !rc.sim.transaction_log) {
-    sim.fail("transaction_log_data",
-             "true, but sim.transaction_log is false: the data hashes are a column of the "
-             "transaction log; expected sim.transaction_log: true as well (--txn-log), or false");
-  }
-  rc.sim.saturation_threshold =
-      sim.get_double("saturation_threshold", kSaturated, 0.0, 1.0, /*min_exclusive=*/true);
-  // Bandwidth and latency per window (timeseries.csv); 0 switches it off. At most 281 s, as
-  // max_time_ns: a window longer than any run famsim can simulate is a typo.
-  rc.sim.timeseries_window_ns =
-      whole_ps("timeseries_window_ns", sim.get_double("timeseries_window_ns", 1000.0, 0.0, 2.8e11),
-               "0 (no time series) or ");
-  // Per-phase bottleneck analysis: the first window of its sampling (doubled as the run outgrows
-  // PhaseSampler::kMaxWindows); 0 switches it off. 5 us by default: a few loaded round trips
-  // (1-2 us each on nvl8_fam under saturating reads), so that a window's utilisations are of a
-  // state the queues have settled into, not of a transient (the time series has the 1 us view).
-  // Each sample reads every resource's counters (15,184 on nvl8_fam).
-  rc.sim.phase_window_ns =
-      whole_ps("phase_window_ns", sim.get_double("phase_window_ns", 5000.0, 0.0, 2.8e11),
-               "0 (no per-phase analysis) or ");
-  // Sampled requests in timeline.json: every N-th request of each GPU, at most M.
-  ConfigNode tl = sim.child("timeline");
-  rc.sim.timeline_every = tl.get_uint("sample_every", 1000, 0, 1ULL << 40);
-  rc.sim.timeline_max_requests = tl.get_uint("max_requests", 500, 1, 1000000);
-  tl.finish();
-  ConfigNode log = sim.child("log");
-  const std::vector<std::string> levels = {"error", "warning", "info", "debug"};
-  parse_log_level(log.get_choice("level", "warning", levels), rc.sim.log.level);
-  // modules: a list of "module.name.prefix=level" (a list, so --set can give it too:
-  // --set 'sim.log.modules=[fam0.memory=info]').
-  for (const std::string& m : log.get_string_list("modules")) {
-    const auto eq = m.find('=');
-    LogLevel l = LogLevel::kWarning;
-    if (eq == std::string::npos || eq == 0 || !parse_log_level(m.substr(eq + 1), l)) {
-      log.fail("modules", "'" + m +
-                              "': expected module.name.prefix=LEVEL with LEVEL error, warning, "
-                              "info or debug");
-    }
-    rc.sim.log.modules[m.substr(0, eq)] = l;
-  }
-  log.finish();
-  sim.finish();
+  rc.sim = parse_sim(root);
 
   if (standalone) {
     rc.workload.name = "trace " + rc.platform.trace_player.params.file;

@@ -275,6 +275,24 @@ assert len(seeded) == 1 and seeded[0]["value"] == 7 and seeded[0]["base_value"] 
 EOF
 pass "a rerun of config.yaml with the default seed lists no seed change"
 
+# A --set of a key the base platform leaves to famsim's defaults is compared with that default
+# (README: minimal.yaml's controller has read_queue 64 by default; sim.quantum_ns is 1000 by
+# default), and one that sets the default again is no change.
+run_famsim defaults_changed run "${SMALL[@]}" --out "$WORK/defaults_changed" \
+  --set devices.0.memory.controller.read_queue=32 --set devices.0.memory.controller.scheduler=frfcfs \
+  --set sim.quantum_ns=500
+expect_rc 0 "famsim run with --set of defaulted keys"
+python3 - "$WORK/defaults_changed/stats.json" <<'EOF' || fail "config_changes of defaulted keys"
+import json, sys
+changes = {c["key"]: c for c in json.load(open(sys.argv[1]))["config_changes"]["changes"]}
+rq = changes["devices.0.memory.controller.read_queue"]
+assert rq["value"] == 32 and rq["base_value"] == 64, rq
+q = changes["sim.quantum_ns"]
+assert q["value"] == 500 and q["base_value"] == 1000, q
+assert "devices.0.memory.controller.scheduler" not in changes, changes
+EOF
+pass "config_changes compares a defaulted key with its default"
+
 # A write high watermark given alone below the default low one (64 / 4 = 16) takes a low
 # watermark below it, not an internal error; a low watermark given at or above the high one is bad
 # input naming it; a write queue too small for a request names write_queue.
