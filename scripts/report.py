@@ -1599,7 +1599,8 @@ def section_memory(doc, stats):
           "the busiest channel's bytes over the mean over all the memory's channels, used or not: "
           "1.00 when the address interleave spreads the traffic evenly, the channel count when "
           "one channel takes it all. Limiter says whether the memory is what limited the run (see "
-          "Bottleneck); the figures of one that is not describe how it served the traffic it got.")
+          "Bottleneck); the figures of one that is not describe how it served the traffic it got; "
+          "one that limited some phases only is named with them.")
     # Many like memories (every GPU's HBM) make one row: "gpu*_hbm (8 memories)".
     classes = {}
     for group in groups:
@@ -1619,9 +1620,22 @@ def section_memory(doc, stats):
     bn = get(stats, "bottlenecks")
     limiter = get(bn, "limiter")
     limiter_component = str(limiter.get("component", "")) if isinstance(limiter, dict) else ""
+    # The phases (bottlenecks.phases.phases) each memory limited: a memory that held back one
+    # phase but not the run as a whole is named with those phases' spans, not as "no".
+    phase_limits = []  # (component, start_ns, end_ns)
+    for p in as_list(get(bn, "phases", "phases")):
+        c = get(p, "limiter", "component")
+        if isinstance(c, str) and c:
+            phase_limits.append((c, get(p, "start_ns"), get(p, "end_ns")))
+
+    def of_group(component, group):
+        return any(component == g or component.startswith(g + ".") for g in member_groups[group])
+
+    phase_limits_all = as_list(get(bn, "phases", "phases"))
     rows = []
     uneven = []
     not_limiting = []
+    limited_phases = []
     for group, channels in merged.items():
         busy = [c for _, c in channels if (c.get("bytes") or 0) > 0]
         if not busy:
@@ -1639,10 +1653,16 @@ def section_memory(doc, stats):
             return fmt_num(mean_of(value(c) for c in busy if (c.get(count_key) or 0) > 0))
 
         limits = None  # unknown: a stats.json without the bottleneck analysis
+        spans = []  # the phases it limited, when it did not limit the whole run
         if isinstance(bn, dict):
-            limits = any(limiter_component == g or limiter_component.startswith(g + ".")
-                         for g in member_groups[group])
-        if limits is False:
+            limits = of_group(limiter_component, group)
+            if not limits:
+                spans = [f"{start / 1e3:,.1f} - {end / 1e3:,.1f} \u00b5s"
+                         for c, start, end in phase_limits
+                         if of_group(c, group) and number(start) and number(end)]
+        if spans:
+            limited_phases.append((group, spans))
+        elif limits is False:
             # The memory's busiest bandwidth resource over all its channels: how far it was from
             # saturating.
             busiest = max(((r.get("utilization"), ch, r.get("name"))
@@ -1667,7 +1687,8 @@ def section_memory(doc, stats):
             direction("reads", lambda c: get(c, "read_queue", "mean")),
             direction("writes", lambda c: get(c, "write_queue", "mean")),
             direction("reads", lambda c: get(c, "read_latency_ns", "mean")),
-            DASH if limits is None else "yes" if limits else "no"])
+            DASH if limits is None else "yes" if limits
+            else f"in {len(spans)} of {len(phase_limits_all)} phases" if spans else "no"])
     if not rows:
         doc.p("No DRAM channel carried traffic.")
         return
@@ -1695,6 +1716,14 @@ def section_memory(doc, stats):
                         "this run's bursts per activate its data bus could not run at its peak, "
                         "a rate this run did not ask of it")
         doc.p(*text, ".")
+    for group, spans in limited_phases:
+        named = f"{limiter_component} {limiter.get('resource', '')}".strip()
+        doc.p(bold("Limiter in some phases: "), code(group), " limited the run in "
+              + ("the phase " if len(spans) == 1 else f"{len(spans)} phases, ") + ", ".join(spans)
+              + " (see Phases), though not over the whole run",
+              *([" (the run's limiter: ", code(named), ")"] if limiter_component else []),
+              ". Its figures are over the whole run: they mix the phases it held back with those "
+              "it did not.")
     for group, spread, used, count in uneven:
         doc.p(bold("Uneven channels: "), code(group), f"'s busiest channel moved {spread:.2f} "
               f"times the mean over its {count} channels ({used} used). The address interleave "

@@ -150,6 +150,36 @@ assert "Not the limiter" not in text
 PY
 pass "the memory table says whether the memory limited the run, and what its figures mean when not"
 
+# A memory that limited one phase but not the whole run: the lp_link run's stats.json given two
+# phases by hand, the first limited by a channel of fam0.memory, the second by the link. The
+# Limiter column says in how many phases, a paragraph names their spans, and the memory is not
+# said to be "not the limiter".
+cp -r "$WORK/lp_link" "$WORK/lp_phase"
+"$PY" - "$WORK/lp_phase/stats.json" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+lim = s["bottlenecks"]["limiter"]
+mem = {"component": "fam0.memory.ch1", "resource": "activate rate", "reason": "bandwidth",
+       "utilization": 0.97}
+s["bottlenecks"]["phases"] = {"phases": [
+    {"start_ns": 0.0, "end_ns": 2000.0, "limiter": mem, "achieved_gbps": 11.0},
+    {"start_ns": 2000.0, "end_ns": 50000.0, "limiter": lim, "achieved_gbps": 22.0}]}
+json.dump(s, open(sys.argv[1], "w"))
+PY
+report lp_phase "$WORK/lp_phase"
+[ "$RC" -eq 0 ] || fail "report.py on a memory that limited a phase: exit code $RC"
+"$PY" - "$WORK/lp_phase" <<'PY' || fail "the memory table does not name a phase the memory limited"
+import re, sys
+text = re.sub(r"\\(.)", r"\1", open(sys.argv[1] + "/report.md").read())
+line = next(l for l in text.splitlines() if l.startswith("| `fam0.memory` |"))
+cells = [c.strip() for c in line.strip("|").split("|")]
+assert cells[-1] == "in 1 of 2 phases", cells
+para = next(l for l in text.splitlines() if l.startswith("**Limiter in some phases:**"))
+assert "`fam0.memory` limited the run in the phase 0.0 - 2.0 \u00b5s" in para, para
+assert "Not the limiter" not in text
+PY
+pass "a memory that limited one phase is named with it"
+
 # The memories' assumed values (stats.json assumptions, the report's assumptions). nvl8_fam, a few
 # reads per GPU: each GPU's HBM is 5 stacks x 32 pseudo-channels of 32 bit at 6.4 Gb/s, 25.6 GB/s
 # each, 160 x 25.6 = 4096 GB/s; the platform notes that an H100 SXM's is 3.35 TB/s. The presets
