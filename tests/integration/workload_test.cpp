@@ -71,6 +71,58 @@ streams:
   EXPECT_EQ(served_by(r, "gpu0_hbm"), 0u);
 }
 
+// Sliding-window attention (Llama-3-8B given a window for the test: 4,096 B per token per layer,
+// 16-token blocks): a decode step of 2 sequences with 100 cached tokens on `layers` layers.
+nlohmann::json sliding_decode(const std::string& window, unsigned layers) {
+  return test::run_sim(kPlatform, R"(
+name: decode
+streams:
+  - name: decode
+    gpus: [0]
+    kv_decode: {model: {preset: llama3_8b, sliding_window: )" +
+                                      window + R"(}, batch: 2, context_tokens: 100,
+                layers: )" + std::to_string(layers) +
+                                      R"(, kv_location: device/fam0}
+)");
+}
+
+// Window 33: a sliding layer attends to the newest 32 of the 100 cached tokens, tokens 68-99: 12
+// of block 4 (from its 5th token), all 16 of block 5, 4 of block 6. Alternating layers (layer 0
+// sliding, layer 1 full): 2 sequences x (32 + 100) tokens x 4,096 B = 1,081,344 B read. The new
+// token is written to both layers: 2 x 4,096 x 2 = 16,384 B.
+TEST(Workload, SlidingWindowLayersReadTheNewestTokensOnly) {
+  const nlohmann::json r = sliding_decode("{tokens: 33, layer_types: [sliding, full]}", 2);
+  EXPECT_EQ(r["summary"]["read_bytes"].get<std::uint64_t>(), 1081344u);
+  EXPECT_EQ(r["summary"]["write_bytes"].get<std::uint64_t>(), 16384u);
+  EXPECT_TRUE(r["conservation"]["ok"].get<bool>());
+  const auto& s = r["workload"]["streams"]["decode"]["summary"];
+  EXPECT_EQ(s["sliding_window_tokens"].get<std::uint64_t>(), 33u);
+  EXPECT_EQ(s["sliding_layers_simulated"].get<std::uint64_t>(), 1u);
+  EXPECT_DOUBLE_EQ(s["mean_read_bytes_per_step_per_gpu"].get<double>(), 1081344.0);
+  // 2 of Llama-3-8B's 32 layers, 1 of them sliding as 16 of the model's are: scaled.
+  EXPECT_TRUE(
+      r["workload"]["streams"]["decode"]["result"].contains("mean_step_ns_whole_model_estimate"));
+}
+
+// A window alone applies to every layer: 2 x 2 x 32 x 4,096 = 524,288 B.
+TEST(Workload, SlidingWindowWithoutLayerTypesIsEveryLayer) {
+  const nlohmann::json r = sliding_decode("33", 2);
+  EXPECT_EQ(r["summary"]["read_bytes"].get<std::uint64_t>(), 524288u);
+  EXPECT_EQ(r["summary"]["write_bytes"].get<std::uint64_t>(), 16384u);
+}
+
+// A step time is scaled to the whole model only when the simulated layers have sliding windows in
+// the model's share: 1 simulated layer of [sliding, full] is all sliding (1 of 1 against 16 of
+// 32): no estimate, a note.
+TEST(Workload, SlidingWindowShareUnlikeTheModelsIsNotScaled) {
+  const nlohmann::json r = sliding_decode("{tokens: 33, layer_types: [sliding, full]}", 1);
+  EXPECT_EQ(r["summary"]["read_bytes"].get<std::uint64_t>(), 2u * 32u * 4096u);
+  const auto& result = r["workload"]["streams"]["decode"]["result"];
+  EXPECT_FALSE(result.contains("mean_step_ns_whole_model_estimate"));
+  EXPECT_THAT(result["note"].get<std::string>(),
+              HasSubstr("1 of them have a sliding window against 16 of the model's"));
+}
+
 // The run lasts until the workload's last compute has ended, not until its last access completed:
 // the same decode with 100 us of compute per layer (prefetch_layers 0: layer 1 is fetched after
 // layer 0's compute, and computes after its own fetch). Each layer reads 2 x 100 x 4,096 =

@@ -377,6 +377,64 @@ TEST(ModelConfig, ErrorsNameFileLineAndKey) {
   EXPECT_THAT(e, HasSubstr("kv_dtype_bytes"));
 }
 
+// Sliding-window attention: W for every layer, or a cycle of layer types; a layer with a window
+// of W attends to the newest W - 1 cached tokens (and the new one).
+TEST(ModelConfig, SlidingWindowLayersAndAttendedTokens) {
+  const ModelConfig none = parse_text(kSmallModel);
+  EXPECT_FALSE(none.is_sliding_layer(0));
+  EXPECT_EQ(none.attended_tokens(0, 5000), 5000u);
+
+  const ModelConfig all = parse_text(std::string(kSmallModel) + "sliding_window: 128\n");
+  EXPECT_EQ(all.sliding_layers(4), 4u);
+  EXPECT_EQ(all.attended_tokens(3, 5000), 127u);
+  EXPECT_EQ(all.attended_tokens(3, 100), 100u);
+
+  // gpt-oss's alternation, layer 0 sliding; Gemma 3's five sliding layers to one full.
+  const ModelConfig alt = parse_text(
+      std::string(kSmallModel) + "sliding_window: {tokens: 128, layer_types: [sliding, full]}\n");
+  EXPECT_TRUE(alt.is_sliding_layer(0));
+  EXPECT_FALSE(alt.is_sliding_layer(1));
+  EXPECT_TRUE(alt.is_sliding_layer(2));
+  EXPECT_EQ(alt.attended_tokens(1, 5000), 5000u);
+  EXPECT_EQ(alt.sliding_layers(3), 2u);
+  const ModelConfig six =
+      parse_text(replace_line(kSmallModel, "layers: 4", "layers: 8") +
+                 "sliding_window:\n  tokens: 1024\n"
+                 "  layer_types: [sliding, sliding, sliding, sliding, sliding, full]\n");
+  EXPECT_EQ(six.sliding_layers(8), 7u);  // all but layer 5 (the cycle restarts at 6)
+  EXPECT_FALSE(six.is_sliding_layer(5));
+  EXPECT_TRUE(six.is_sliding_layer(7));
+}
+
+TEST(ModelConfig, SlidingWindowErrorsNameTheKey) {
+  std::string e = error_of([] { parse_text(std::string(kSmallModel) + "sliding_window: 0\n"); });
+  EXPECT_THAT(e, HasSubstr("model.yaml:9"));
+  EXPECT_THAT(e, HasSubstr("sliding_window"));
+  e = error_of([] {
+    parse_text(std::string(kSmallModel) +
+               "sliding_window: {tokens: 64, layer_types: [sliding, local]}\n");
+  });
+  EXPECT_THAT(e, HasSubstr("sliding_window.layer_types: 'local': expected sliding or full"));
+  e = error_of([] {
+    parse_text(std::string(kSmallModel) +
+               "sliding_window: {tokens: 64, layer_types: [full, full]}\n");
+  });
+  EXPECT_THAT(e, HasSubstr("no entry is sliding"));
+  e = error_of([] {
+    parse_text(std::string(kSmallModel) +
+               "sliding_window: {tokens: 64, layer_types: [sliding, full, full, full, full]}\n");
+  });
+  EXPECT_THAT(e, HasSubstr("5 entries; expected 1 to the model's 4 layers"));
+  e = error_of(
+      [] { parse_text(std::string(kSmallModel) + "sliding_window: {layer_types: [sliding]}\n"); });
+  EXPECT_THAT(e, HasSubstr("sliding_window.tokens: missing"));
+  // Hugging Face's names for the cycle.
+  e = error_of([] { parse_text(std::string(kSmallModel) + "sliding_window_pattern: 6\n"); });
+  EXPECT_THAT(e, HasSubstr("famsim calls it sliding_window.layer_types"));
+  e = error_of([] { parse_text(std::string(kSmallModel) + "layer_types: [sliding_attention]\n"); });
+  EXPECT_THAT(e, HasSubstr("famsim calls it sliding_window.layer_types"));
+}
+
 TEST(ModelConfig, InconsistentCombinationsAreErrors) {
   // MLA without its ranks.
   const std::string mla_base =

@@ -132,13 +132,18 @@ class KvDecodeSource : public PhasedSource {
       switch (stage_) {
         case Stage::kRead: {
           const std::uint64_t blocks = (c + bt - 1) / bt;
+          // A sliding-window layer reads only the newest tokens: from token `first` on, the
+          // first block from that token's place in it.
+          const std::uint64_t first = c - p_.model.attended_tokens(layer_, c);
+          block_ = std::max(block_, first / bt);
           if (block_ >= blocks) {
             next_stage(Stage::kAppend);
             continue;
           }
-          const std::uint64_t tokens = std::min(bt, c - block_ * bt);
+          const std::uint64_t skip = block_ == first / bt ? first % bt : 0;
+          const std::uint64_t tokens = std::min(bt, c - block_ * bt) - skip;
           const bool in_hbm = in_window(block_, c);
-          a.va = address(in_hbm, seq_, block_, vec_);
+          a.va = address(in_hbm, seq_, block_, vec_) + skip * p_.vector_bytes();
           a.bytes = static_cast<std::uint32_t>(tokens * p_.vector_bytes());
           a.write = false;
           (in_hbm ? read_hbm_ : read_dev_) += a.bytes;
@@ -290,23 +295,40 @@ class KvDecodeSpec : public GeneratorSpec {
   // kv_location, at least (block demotions add more). With hbm_tokens the newest tokens (whole
   // blocks, so up to hbm_tokens + block_tokens - 1 of them) and the new one are in HBM; only the
   // older ones are counted, on kv_location (HBM's own share is left out: still a lower bound).
+  // A sliding-window layer reads at most the window's newest W - 1 cached tokens: the count per
+  // layer below is then min(context_tokens.min, W - 1), added up over the simulated layers.
   std::vector<MovedBytes> bytes_moved_at_least(unsigned gpus) const override {
-    const std::uint64_t per_token = p_.model.kv_bytes_per_token_layer(p_.tp) * p_.layers;
+    const std::uint64_t per_token_layer = p_.model.kv_bytes_per_token_layer(p_.tp);
+    const std::uint64_t per_token = per_token_layer * p_.layers;
     const std::uint64_t in_hbm = p_.hbm_tokens > 0 ? p_.hbm_tokens + p_.block_tokens - 1 : 0;
-    const std::uint64_t tokens = p_.hbm_tokens > 0
-                                     ? (p_.context.min > in_hbm ? p_.context.min - in_hbm : 0)
-                                     : p_.context.min + 1;
+    const auto tokens_of = [&](std::uint64_t read) {
+      return p_.hbm_tokens > 0 ? (read > in_hbm ? read - in_hbm : 0) : read + 1;
+    };
+    const std::uint64_t tokens = tokens_of(p_.context.min);
+    std::uint64_t token_layers = 0;  // over the simulated layers
+    for (unsigned l = 0; l < p_.layers; ++l) {
+      token_layers += tokens_of(p_.model.attended_tokens(l, p_.context.min));
+    }
     MovedBytes m;
-    m.bytes = static_cast<double>(gpus) * p_.steps * p_.batch * static_cast<double>(tokens) *
-              static_cast<double>(per_token);
+    m.bytes = static_cast<double>(gpus) * p_.steps * p_.batch * static_cast<double>(token_layers) *
+              static_cast<double>(per_token_layer);
     m.where = {p_.kv};
     m.keys = {"steps", "batch", "context_tokens", "layers"};
-    m.how = fmt::format(
-        "{} GPUs x {} steps x batch {} x {} tokens on kv_location (context_tokens at least {}{}) "
-        "x {} B of KV per token on each GPU ({} layers)",
-        gpus, p_.steps, p_.batch, tokens, p_.context.min,
-        p_.hbm_tokens > 0 ? fmt::format(", less up to {} in HBM", in_hbm) : ", and the new one",
-        per_token, p_.layers);
+    const std::string hbm_part =
+        p_.hbm_tokens > 0 ? fmt::format(", less up to {} in HBM", in_hbm) : ", and the new one";
+    if (p_.model.sliding_layers(p_.layers) == 0) {
+      m.how = fmt::format(
+          "{} GPUs x {} steps x batch {} x {} tokens on kv_location (context_tokens at least "
+          "{}{}) x {} B of KV per token on each GPU ({} layers)",
+          gpus, p_.steps, p_.batch, tokens, p_.context.min, hbm_part, per_token, p_.layers);
+    } else {
+      m.how = fmt::format(
+          "{} GPUs x {} steps x batch {} x {} tokens x layers on kv_location (context_tokens at "
+          "least {}, at most {} in each of the {} sliding-window layers of {}{}) x {} B of KV per "
+          "token per layer on each GPU",
+          gpus, p_.steps, p_.batch, token_layers, p_.context.min, p_.model.window_tokens - 1,
+          p_.model.sliding_layers(p_.layers), p_.layers, hbm_part, per_token_layer);
+    }
     return {m};
   }
   // The stream's result. Each tensor-parallel group (tp consecutive GPUs) decodes its own batch,
@@ -343,7 +365,14 @@ class KvDecodeSpec : public GeneratorSpec {
     const double lm_head_ns = lm_head_ns_per_step();
     j["lm_head_ns_per_step"] = lm_head_ns;
     if (p_.layers < p_.model.layers) {
-      if (layers_alike()) {
+      if (!windows_alike()) {
+        j["note"] = fmt::format(
+            "step time and tokens per second are for the first {} of {}'s {} layers only: {} of "
+            "them have a sliding window against {} of the model's, so they are not scaled to the "
+            "whole model (simulate a whole number of the window's layer cycle)",
+            p_.layers, p_.model.name, p_.model.layers, p_.model.sliding_layers(p_.layers),
+            p_.model.sliding_layers(p_.model.layers));
+      } else if (layers_alike()) {
         // Assumes every layer of the model takes as long per step as the simulated ones did on
         // average: sound when the layers are identical (same KV bytes per token, checked equal
         // compute), as in a dense transformer; the pipeline's fill at the start of a step is
@@ -372,10 +401,12 @@ class KvDecodeSpec : public GeneratorSpec {
             {"batch", p_.batch},
             {"steps", p_.steps},
             {"layers_simulated", p_.layers},
+            // 0 and 0 without sliding-window attention.
+            {"sliding_window_tokens", p_.model.window_tokens},
+            {"sliding_layers_simulated", p_.model.sliding_layers(p_.layers)},
             {"tensor_parallel", p_.tp},
             {"block_bytes", p_.block_bytes()},
-            {"mean_read_bytes_per_step_per_gpu",
-             p_.context.mean() * static_cast<double>(p_.batch) * static_cast<double>(per_token)},
+            {"mean_read_bytes_per_step_per_gpu", mean_read_bytes_per_step()},
             {"write_bytes_per_step_per_gpu", p_.batch * per_token},
             {"compute", p_.compute.to_json()},
             // The first layer's compute phase and the part of it reading its weights takes alone
@@ -391,6 +422,17 @@ class KvDecodeSpec : public GeneratorSpec {
   }
 
  private:
+  // At the first step, per GPU: batch x each layer's mean attended context x its KV per token.
+  double mean_read_bytes_per_step() const {
+    double token_layers = 0;
+    for (unsigned l = 0; l < p_.layers; ++l) {
+      token_layers += p_.model.is_sliding_layer(l)
+                          ? p_.context.mean_capped(p_.model.window_tokens - 1)
+                          : p_.context.mean();
+    }
+    return token_layers * static_cast<double>(p_.batch) *
+           static_cast<double>(p_.model.kv_bytes_per_token_layer(p_.tp));
+  }
   // The LM head's compute once per step after the model's last layer (0 with layer_ns compute).
   double lm_head_ns_per_step() const {
     return static_cast<double>(p_.compute.lm_head_ps(p_.model, p_.batch, p_.tp)) / 1000.0;
@@ -398,6 +440,12 @@ class KvDecodeSpec : public GeneratorSpec {
 
   // Every layer of the model moves the same KV bytes per token (kv_bytes_per_token_layer does not
   // depend on the layer); true when every layer also computes for the same time.
+  // The simulated layers have sliding windows in the same share as the model's layers, so that
+  // their mean step time scales to the model's (each kind of layer read as much as the model's).
+  bool windows_alike() const {
+    return std::uint64_t{p_.model.sliding_layers(p_.layers)} * p_.model.layers ==
+           std::uint64_t{p_.model.sliding_layers(p_.model.layers)} * p_.layers;
+  }
   bool layers_alike() const {
     const std::uint64_t first = p_.compute.layer_ps(p_.model, 0, p_.batch, p_.tp);
     for (unsigned l = 1; l < p_.model.layers; ++l) {

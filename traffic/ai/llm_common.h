@@ -63,6 +63,16 @@ struct TokenRange {
   std::uint64_t max = 0;
   std::uint64_t draw(boost::random::mt19937_64& rng) const;
   double mean() const { return (static_cast<double>(min) + static_cast<double>(max)) / 2.0; }
+  // The mean of min(tokens, cap) over the range (every count in it alike likely): what a sliding
+  // window of cap cached tokens leaves of the mean.
+  double mean_capped(std::uint64_t cap) const {
+    if (cap >= max) return mean();
+    if (cap <= min) return static_cast<double>(cap);
+    const double lo = static_cast<double>(min), c = static_cast<double>(cap);
+    const double hi = static_cast<double>(max);
+    // Counts min..cap give themselves, the (max - cap) above cap give cap.
+    return ((lo + c) * (c - lo + 1) / 2 + (hi - c) * c) / (hi - lo + 1);
+  }
 };
 TokenRange parse_tokens(ConfigNode& parent, const std::string& key, std::uint64_t min_allowed);
 

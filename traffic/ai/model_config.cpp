@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace famsim {
@@ -212,6 +213,10 @@ constexpr ConfigJsonName kConfigJsonNames[] = {
     {"qk_rope_head_dim", "mla.qk_rope_head_dim"},
     {"qk_nope_head_dim", "mla.qk_nope_head_dim"},
     {"v_head_dim", "mla.v_head_dim"},
+    {"layer_types", "sliding_window.layer_types"},
+    {"sliding_window_pattern",
+     "sliding_window.layer_types (a cycle: 6 is [sliding, sliding, sliding, sliding, sliding, "
+     "full])"},
 };
 
 // Every key a model file may have, checked before reading: a misspelt or config.json key is
@@ -227,7 +232,42 @@ void check_model_keys(const ConfigNode& node) {
   node.check_known({"preset", "name", "source", "layers", "hidden_size", "attention",
                     "attention_heads", "kv_heads", "head_dim", "mla", "moe", "intermediate_size",
                     "vocab_size", "tie_word_embeddings", "weight_dtype_bytes",
-                    "unquantized_dtype_bytes", "kv_dtype_bytes"});
+                    "unquantized_dtype_bytes", "kv_dtype_bytes", "sliding_window"});
+}
+
+// sliding_window: W (every layer) or {tokens: W, layer_types: [...]} (see the header).
+void parse_sliding_window(ConfigNode& node, ModelConfig& m) {
+  constexpr std::uint64_t kMaxWindow = std::uint64_t{1} << 32;
+  if (!node.has("sliding_window")) {
+    node.ignore("sliding_window");
+    return;
+  }
+  if (!node.is_map("sliding_window")) {
+    m.window_tokens = node.get_uint("sliding_window", std::nullopt, 1, kMaxWindow);
+    return;
+  }
+  ConfigNode w = node.child("sliding_window", true);
+  m.window_tokens = w.get_uint("tokens", std::nullopt, 1, kMaxWindow);
+  if (w.has("layer_types")) {
+    const std::vector<std::string> types = w.get_string_list("layer_types");
+    if (types.empty() || types.size() > m.layers) {
+      w.fail("layer_types", fmt::format("{} entries; expected 1 to the model's {} layers (a cycle "
+                                        "over them)",
+                                        types.size(), m.layers));
+    }
+    for (const std::string& t : types) {
+      if (t != "sliding" && t != "full") {
+        w.fail("layer_types", fmt::format("'{}': expected sliding or full for each entry", t));
+      }
+      m.window_cycle.push_back(t == "sliding");
+    }
+    if (std::find(m.window_cycle.begin(), m.window_cycle.end(), true) == m.window_cycle.end()) {
+      w.fail("layer_types", "no entry is sliding: expected at least one (or no sliding_window)");
+    }
+  } else {
+    w.ignore("layer_types");
+  }
+  w.finish();
 }
 
 }  // namespace
@@ -317,6 +357,7 @@ ModelConfig parse_model(ConfigNode node) {
   m.unquantized_dtype_bytes =
       get_dtype_bytes(node, "unquantized_dtype_bytes", m.weight_dtype_bytes);
   m.kv_dtype_bytes = get_dtype_bytes(node, "kv_dtype_bytes", 2);
+  parse_sliding_window(node, m);
   node.finish();
   return m;
 }

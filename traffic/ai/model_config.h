@@ -50,6 +50,18 @@
 //                        (DeepSeek-V3: FP8 linear layers, these in BF16). 1, 2 or 4; default
 //                        weight_dtype_bytes
 //   kv_dtype_bytes       bytes per KV cache value, 1, 2 or 4, default 2
+//   sliding_window       sliding-window attention (Mistral 7B, Gemma 2/3, gpt-oss): a layer
+//                        with it attends to the last W tokens only, the new one included, so a
+//                        decode step reads at most W - 1 cached tokens there (HF sliding_window;
+//                        flash-attention's left window W - 1). Either W, 1..2^32, for every
+//                        layer, or {tokens: W, layer_types: [sliding, full, ...]}: the list is
+//                        a cycle over the layers from layer 0 (HF layer_types, given whole or as
+//                        its repeating part: gpt-oss [sliding, full]; Gemma 3's
+//                        sliding_window_pattern 6 is five `sliding` then `full`), with at least
+//                        one `sliding`. Absent: every layer attends to the whole context. Only
+//                        what a step reads changes: the cache still holds every token (vLLM
+//                        frees a sliding layer's blocks once they leave the window; famsim keeps
+//                        them), and the compute model does not count attention-score FLOPs.
 // The caps keep every byte count of a model within 64 bits; real models are far inside them.
 //
 // Tensor parallelism (the `tp` argument): Megatron-style, as vLLM shards a model. Attention heads
@@ -68,8 +80,10 @@
 
 #include "models/core/config.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace famsim {
 
@@ -101,9 +115,27 @@ struct ModelConfig {
   // Mixture of experts (0 experts: dense model)
   unsigned experts = 0, top_k = 0, shared_experts = 0, expert_intermediate = 0;
   unsigned dense_layers = 0;  // leading layers with a dense FFN instead of experts (DeepSeek-V3: 3)
+  // Sliding-window attention: the window W in tokens (0: none), and which layers have it, a cycle
+  // over the layers (true: sliding; empty with a window: every layer).
+  std::uint64_t window_tokens = 0;
+  std::vector<bool> window_cycle;
 
   bool is_moe() const { return experts > 0; }
   bool is_moe_layer(unsigned layer) const;
+  bool is_sliding_layer(unsigned layer) const {
+    return window_tokens > 0 && (window_cycle.empty() || window_cycle[layer % window_cycle.size()]);
+  }
+  // Cached tokens a decode step's query attends to in `layer` when the cache holds `cached`:
+  // all of them, or with a sliding window the newest W - 1 (the new token is the window's W-th).
+  std::uint64_t attended_tokens(unsigned layer, std::uint64_t cached) const {
+    return is_sliding_layer(layer) ? std::min(cached, window_tokens - 1) : cached;
+  }
+  // Of layers [0, n): how many have a sliding window.
+  unsigned sliding_layers(unsigned n) const {
+    unsigned k = 0;
+    for (unsigned l = 0; l < n; ++l) k += is_sliding_layer(l) ? 1 : 0;
+    return k;
+  }
 
   // KV cache bytes one GPU of a tensor-parallel group of `tp` holds per token per layer: GQA
   // 2 (K and V) x kv_heads/tp x head_dim x kv_dtype_bytes (one head when tp is a multiple of
