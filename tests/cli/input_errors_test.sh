@@ -397,6 +397,15 @@ CLI_TIMEOUT_S=60 expect_bad kv_steps_typo "kv_decode steps fam0 cannot serve wit
   "307.69 GB/s" "320.766 s" "expected at most 86607.7 GB" -- \
   run "${NVL8[@]}" --workload traffic/kv_decode_llama70b.yaml \
   --set workload.streams.0.kv_decode.steps=2000000 $(out kv_steps_typo)
+# The same with a sliding window of 513 tokens on every layer: each layer reads at most the newest
+# 512 cached tokens, 512 - 271 = 241 of them on fam0: 8 GPUs x 6000000 steps x batch 8 x 241 x 2
+# layers x 512 B = 94765.056 GB, at least 307.986 s (2000000 steps, 31588.4 GB, would be allowed).
+CLI_TIMEOUT_S=60 expect_bad kv_window_steps "kv_decode steps with a sliding window" \
+  "the workload's streams move at least 94765.1 GB to fam0" "307.986 s" \
+  "at most 512 in each of the 2 sliding-window layers of 2" -- \
+  run "${NVL8[@]}" --workload traffic/kv_decode_llama70b.yaml \
+  --set workload.streams.0.kv_decode.steps=6000000 \
+  --set workload.streams.0.kv_decode.model.sliding_window=513 $(out kv_window_steps)
 # weight_stream, steps 1 -> 1000000: a Llama-3.2-1B layer is q 2048x2048 + k, v 2048x512 + o
 # 2048x2048 + MLP 3 x 2048x8192 = 60817408 BF16 weights, sharded over 8 GPUs (15204352 B each),
 # plus its 2 norms of 2048 unsharded (8192 B): 15212544 B a layer, x 3 layers = 45637632 B a pass
