@@ -637,6 +637,25 @@ TEST(Prefill, PrefixReuseBytesByHand) {
   EXPECT_EQ(d.report["prompts_done"].get<std::uint64_t>(), 3u);
 }
 
+// The same with a sliding window of 11 tokens on layer 0 ([sliding, full]): a prompt's first new
+// token (token 32) attends to the 10 tokens before it, 22..31, the last 10 of block 1, so layer 0
+// reads 10 of the 32 reused tokens and layer 1 all 32: 2 prompts x (10 + 32) x 4,096 B. Every new
+// token is still written on both layers.
+TEST(Prefill, SlidingWindowLayerReadsOnlyTheReusedTokensItAttendsTo) {
+  const auto spec = spec_of(R"(gpus: [0]
+    prefill:
+      model: {preset: llama3_8b, sliding_window: {tokens: 11, layer_types: [sliding, full]}}
+      location: device/fam0
+      prompts: 3
+      input_tokens: 64
+      shared_prefix_tokens: 40
+      layers: 2)");
+  const Drained d = drain(*spec);
+  EXPECT_EQ(d.read, 2u * (10 + 32) * 4096);
+  EXPECT_EQ(d.written, (64u + 32 + 32) * 4096 * 2);
+  EXPECT_EQ(d.report["reused_tokens"].get<std::uint64_t>(), 64u);
+}
+
 // Prefill of Llama-3-8B (4,096 B per token per layer, 1 layer, a cache of 100,000 tokens) over a
 // Mooncake trace of `lines` (one JSON object each), written to a file named `name`.
 Drained drain_mooncake(const std::string& name, const std::vector<std::string>& lines) {

@@ -59,9 +59,10 @@
 //                        its repeating part: gpt-oss [sliding, full]; Gemma 3's
 //                        sliding_window_pattern 6 is five `sliding` then `full`), with at least
 //                        one `sliding`. Absent: every layer attends to the whole context. Only
-//                        what a step reads changes: the cache still holds every token (vLLM
-//                        frees a sliding layer's blocks once they leave the window; famsim keeps
-//                        them), and the compute model does not count attention-score FLOPs.
+//                        what is read changes (kv_decode's cached tokens, prefill's reused
+//                        prefix): the cache still holds every token (vLLM frees a sliding layer's
+//                        blocks once they leave the window; famsim keeps them), every new token
+//                        is written, and the compute model counts no attention-score FLOPs.
 // The caps keep every byte count of a model within 64 bits; real models are far inside them.
 //
 // Tensor parallelism (the `tp` argument): Megatron-style, as vLLM shards a model. Attention heads

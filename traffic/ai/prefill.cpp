@@ -269,9 +269,20 @@ class PrefillSource : public PhasedSource {
         ++block_;
       }
       if (s == kNoSlot) continue;  // no cache room: the block is not kept
-      const std::uint64_t tokens =
+      std::uint64_t tokens =
           std::min<std::uint64_t>(p_.block_tokens, prompt_.tokens - k * p_.block_tokens);
-      a.va = base_ + ((std::uint64_t{layer_} * vectors + v) * p_.slots() + s) * p_.block_bytes();
+      std::uint64_t skip = 0;
+      if (k < reused_blocks_) {
+        // A sliding-window layer reads only the reused tokens its first new token attends to:
+        // the newest W - 1 before it (later new tokens reach back less far into the prefix).
+        const std::uint64_t reused = reused_blocks_ * p_.block_tokens;
+        const std::uint64_t first = reused - p_.model.attended_tokens(layer_, reused);
+        if ((k + 1) * p_.block_tokens <= first) continue;
+        if (k * p_.block_tokens < first) skip = first - k * p_.block_tokens;
+        tokens -= skip;
+      }
+      a.va = base_ + ((std::uint64_t{layer_} * vectors + v) * p_.slots() + s) * p_.block_bytes() +
+             skip * p_.vector_bytes();
       a.bytes = static_cast<std::uint32_t>(tokens * p_.vector_bytes());
       a.write = k >= reused_blocks_;
       (a.write ? written_ : read_) += a.bytes;
