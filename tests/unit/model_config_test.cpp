@@ -71,7 +71,8 @@ std::string replace_line(const std::string& text, const std::string& from, const
 
 TEST(ModelConfig, PresetsParseWithTheirSources) {
   for (const char* file :
-       {"llama3_8b.yaml", "llama3_70b.yaml", "mixtral_8x7b.yaml", "deepseek_v3.yaml"}) {
+       {"llama3_8b.yaml", "llama3_70b.yaml", "mixtral_8x7b.yaml", "deepseek_v3.yaml",
+        "mistral_7b.yaml"}) {
     SCOPED_TRACE(file);
     const ModelConfig m = load_preset(file);
     EXPECT_FALSE(m.name.empty());
@@ -270,6 +271,18 @@ TEST(ModelConfig, Llama3ParameterCountsMatchPublishedSizes) {
   const ModelConfig l70 = load_preset("llama3_70b.yaml");
   EXPECT_EQ(l70.parameters(), 70553706496u);
   EXPECT_LT(std::abs(relative_error(l70.parameters(), 70.6e9)), 0.02);
+}
+
+// Mistral-7B-v0.1: a layer as Llama-3-8B's (the same widths), 218,112,000 x 32 = 6,979,584,000;
+// embedding and LM head 2 x 32000 x 4096 = 262,144,000; final norm 4,096. Total 7,241,732,096;
+// Hugging Face: 7.24B. Every layer slides over 4096 tokens (the paper's window_size).
+TEST(ModelConfig, MistralParameterCountAndWindow) {
+  const ModelConfig m = load_preset("mistral_7b.yaml");
+  EXPECT_EQ(m.parameters(), 7241732096u);
+  EXPECT_LT(std::abs(relative_error(m.parameters(), 7.24e9)), 0.02);
+  EXPECT_EQ(m.window_tokens, 4096u);
+  EXPECT_EQ(m.sliding_layers(32), 32u);
+  EXPECT_EQ(m.attended_tokens(31, 32768), 4095u);
 }
 
 TEST(ModelConfig, MixtralParameterCountsMatchPublishedSizes) {
