@@ -1191,6 +1191,19 @@ def workload_assumptions(stats, f, stream):
         else:
             out.append(text + ") and the attention-score FLOPs are not counted: a real " + per
                        + " takes longer by at least the LM head's read.")
+    if kind in ("kv_decode", "prefill"):
+        window = get(as_dict(get(stream_config(stats, f["name"], kind), "model")), "sliding_window")
+        tokens = window if number(window) else get(as_dict(window), "tokens")
+        if number(tokens):
+            sliding = summary.get("sliding_layers_simulated")
+            which = (f"{fmt_int(sliding)} of the {fmt_int(f['layers'])} simulated layers"
+                     if number(sliding) and number(f["layers"]) else "the model's sliding layers")
+            out.append(f"Sliding-window attention of {fmt_int(tokens)} tokens on {which}: each "
+                       f"reads only the newest {fmt_int(tokens - 1)} cached tokens"
+                       + (" (prefill: of the reused prefix)" if kind == "prefill" else "")
+                       + ". The cache still holds every token, as if no block that left the "
+                       "window were freed, so its size and any HBM tier's moves are a full "
+                       "attention cache's.")
     if kind in ("kv_decode", "prefill", "moe_experts", "weight_stream"):
         unit = {"weight_stream": "pass", "prefill": "prompt"}.get(kind, "step")
         text = "Compute is a fixed time per layer: no kernel launch gaps."

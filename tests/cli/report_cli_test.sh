@@ -768,6 +768,19 @@ assert "What the workload got" not in md and "What the workload got" not in page
 PY
 pass "report of generator runs says what the workload got, for its scope, with its assumptions"
 
+# A decode with a sliding window on every other layer (513 tokens: the newest 512 cached ones are
+# read) says so among the stream's assumptions, with the share of the simulated layers it covers.
+run_famsim kvw run --platform platforms/nvl8_fam.yaml --workload traffic/kv_decode_llama70b.yaml \
+  --out "$WORK/kvw" --set $S.kv_decode.steps=1 --set $S.kv_decode.batch=2 \
+  --set $S.kv_decode.model.sliding_window.tokens=513 \
+  --set "$S.kv_decode.model.sliding_window.layer_types=[sliding, full]" || true
+expect_rc 0 "kv_decode run with a sliding window"
+report report_kvw "$WORK/kvw"
+[ "$RC" -eq 0 ] || fail "report.py on the sliding-window run: exit code $RC: $OUT"
+grep -qF "Sliding-window attention of 513 tokens on 1 of the 2 simulated layers: each reads only the newest 512 cached tokens." \
+  "$WORK/kvw/report.md" || fail "the report does not state the sliding window"
+pass "report of a sliding-window decode states the window"
+
 # The bandwidth figure marks each phase of the per-phase bottleneck analysis with its limiter, its
 # legend beside the plot (it sat over the labels on the shipped kv_decode run). Three phases, the
 # middle one cut to 4 us of the run's span: its label cannot fit, so the phases are numbered and
