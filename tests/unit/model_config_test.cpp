@@ -72,7 +72,7 @@ std::string replace_line(const std::string& text, const std::string& from, const
 TEST(ModelConfig, PresetsParseWithTheirSources) {
   for (const char* file :
        {"llama3_8b.yaml", "llama3_70b.yaml", "mixtral_8x7b.yaml", "deepseek_v3.yaml",
-        "mistral_7b.yaml"}) {
+        "mistral_7b.yaml", "gemma2_27b.yaml"}) {
     SCOPED_TRACE(file);
     const ModelConfig m = load_preset(file);
     EXPECT_FALSE(m.name.empty());
@@ -283,6 +283,24 @@ TEST(ModelConfig, MistralParameterCountAndWindow) {
   EXPECT_EQ(m.window_tokens, 4096u);
   EXPECT_EQ(m.sliding_layers(32), 32u);
   EXPECT_EQ(m.attended_tokens(31, 32768), 4095u);
+}
+
+// Gemma-2-27B: attention q 4608 x 4096 + k, v 4608 x 2048 each + o 4096 x 4608 = 56,623,104; FFN
+// 3 x 4608 x 36864 = 509,607,936; two norms 9,216: a layer of 566,240,256, x 46 =
+// 26,047,051,776; the tied embedding 256000 x 4608 = 1,179,648,000 once; final norm 4,608. Total
+// 27,226,704,384; Hugging Face: 27.2B. Even layers slide over 4096 tokens: 23 of 46.
+TEST(ModelConfig, Gemma2ParameterCountAndAlternatingWindow) {
+  const ModelConfig m = load_preset("gemma2_27b.yaml");
+  EXPECT_EQ(m.layer_active_parameters(0), 566240256u);
+  EXPECT_EQ(m.parameters(), 27226704384u);
+  EXPECT_LT(std::abs(relative_error(m.parameters(), 27.2e9)), 0.02);
+  EXPECT_EQ(m.sliding_layers(46), 23u);
+  EXPECT_TRUE(m.is_sliding_layer(0));
+  EXPECT_FALSE(m.is_sliding_layer(45));
+  EXPECT_EQ(m.attended_tokens(0, 8192), 4095u);
+  EXPECT_EQ(m.attended_tokens(1, 8192), 8192u);
+  // 16 KV heads x 128 x 2 (K, V) x 2 B per token and layer.
+  EXPECT_EQ(m.kv_bytes_per_token_layer(), 8192u);
 }
 
 TEST(ModelConfig, MixtralParameterCountsMatchPublishedSizes) {
