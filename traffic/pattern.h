@@ -5,6 +5,7 @@
 #include "models/core/hash.h"
 
 #include <cstdint>
+#include <cstring>
 
 namespace famsim {
 
@@ -31,7 +32,20 @@ inline void for_each_pattern_byte(unsigned len, std::uint64_t va, std::uint64_t 
 }
 
 inline void fill_pattern(unsigned char* dst, unsigned len, std::uint64_t va, std::uint64_t seed) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  // On a little-endian host byte b of a word sits at its address + b, so each whole 8-byte word
+  // of the pattern is stored at once: 8 stores fewer and no shifts per word (a 64 B write took
+  // about 900 instructions byte by byte).
+  unsigned i = 0;
+  for (; i < len && ((va + i) & 7) != 0; ++i) dst[i] = pattern_byte(va + i, seed);
+  for (; i + 8 <= len; i += 8) {
+    const std::uint64_t word = pattern_word(va + i, seed);
+    std::memcpy(dst + i, &word, sizeof word);
+  }
+  for (; i < len; ++i) dst[i] = pattern_byte(va + i, seed);
+#else
   for_each_pattern_byte(len, va, seed, [dst](unsigned i, unsigned char v) { dst[i] = v; });
+#endif
 }
 
 // Number of bytes that differ from the pattern.

@@ -1,5 +1,7 @@
 #include "traffic/trace_player.h"
 
+#include "traffic/pattern.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -205,6 +207,10 @@ void TracePlayer::behaviour() {
       p.set_address(addr);
       p.set_data_length(len);
       p.set_streaming_width(len);
+      // A write carries the pattern GPU streams write by default (traffic/pattern.h, data_seed
+      // 1) at its address, not whatever the pooled payload last held: what the memory stores, a
+      // later read returns and the transaction log hashes is then a function of the trace alone.
+      if (next_.write) fill_pattern(p.get_data_ptr(), len, addr, kTraceDataSeed);
       RequestExt& e = ext_of(p);
       e.id = next_id_++;
       e.physical_address = addr;

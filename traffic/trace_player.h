@@ -47,6 +47,9 @@
 
 namespace famsim {
 
+// The data pattern's seed for a trace's writes: the GPU streams' default data_seed.
+constexpr std::uint64_t kTraceDataSeed = 1;
+
 struct TracePlayerParams {
   std::string file;
   TraceFormat format = TraceFormat::kRamulator;

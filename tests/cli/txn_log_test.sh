@@ -189,6 +189,41 @@ print("ok", posted_after_answer, "posted writes done after their answer")
 PY
 pass "command log lines carry the request id; memory_done_ps and data_hash as worked out"
 
+# A trace player's writes carry the same pattern (data_seed 1) at their address, so the data the
+# memory stores, a later read returns and data_hash hashes are the trace's alone. A Ramulator
+# trace on dram_ddr4.yaml with its backing store on (it keeps no data by default), one request in
+# flight (each read comes after the write before it): every line's data_hash is FNV-1a of
+# pattern(address, bytes, 1), worked out as above; the address never written reads zeros.
+printf 'ST 0x1000\nST 0x2040\nLD 0x1000\nLD 0x2040\nLD 0x80000\n' >"$WORK/wr.trace"
+run_famsim trace_hash run --platform platforms/dram_ddr4.yaml --trace "$WORK/wr.trace" \
+  --trace-format ramulator --max-outstanding 1 --txn-data --out "$WORK/trace_hash" \
+  --set memory.controller.backing_store=true || true
+expect_rc 0 "a trace run with --txn-data"
+"$PY" - "$WORK/trace_hash" <<'PY' || fail "a trace player's data_hash (above)"
+import csv, sys
+M = (1 << 64) - 1
+def mix64(x):
+    z = (x + 0x9E3779B97F4A7C15) & M
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & M
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & M
+    return z ^ (z >> 31)
+def pattern(va, n, seed):
+    return bytes((mix64(((a >> 3) ^ seed) & M) >> (8 * (a & 7))) & 0xFF for a in range(va, va + n))
+def fnv1a(data):
+    h = 0xCBF29CE484222325
+    for b in data:
+        h = ((h ^ b) * 0x100000001B3) & M
+    return h
+rows = sorted(csv.DictReader(open(sys.argv[1] + "/transactions.csv")), key=lambda r: int(r["id"]))
+assert [r["op"] for r in rows] == ["write", "write", "read", "read", "read"], rows
+for r in rows[:4]:
+    va, n = int(r["physical_address"], 16), int(r["bytes"])
+    assert r["data_hash"] == format(fnv1a(pattern(va, n, 1)), "016x"), r
+# Never written: the backing store's zeros.
+assert rows[4]["data_hash"] == format(fnv1a(bytes(int(rows[4]["bytes"]))), "016x"), rows[4]
+PY
+pass "a trace player's writes carry the pattern: data_hash as worked out"
+
 # sim.transaction_log_data is a column of the transaction log: true without the log is bad input.
 run_famsim nolog run --platform platforms/minimal.yaml --workload "$WORK/wv.yaml" \
   --set sim.transaction_log_data=true --out "$WORK/nolog" || true
