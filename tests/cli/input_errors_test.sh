@@ -941,4 +941,44 @@ expect_bad assumption_not_text "an assumption note that is not text" \
   run --platform platforms/minimal.yaml \
   --set 'devices.0.memory.assumptions.timing.tFAW_ck=[1, 2]' $(out assumption_not_text)
 
+# --- An earlier run's file in --out that this user cannot remove (a plots/ folder another user
+# --- made): publish() removed stats.json and its neighbours, then stopped at plots/ with an
+# --- internal error after the whole run, losing the earlier results and this run's. Now bad input
+# --- before anything runs, the earlier run's files left as they were. Root removes anything, so
+# --- under root the run is made as nobody (setpriv), with plots/ root's.
+printf 'LD 0x40\nST 0x80\n' >"$WORK/keep.ram"
+keep_args=(run "${DRAM[@]}" --trace "$WORK/keep.ram" --trace-format ramulator
+  --out "$WORK/keep")
+as_user=()
+if [ "$(id -u)" -eq 0 ]; then
+  if command -v setpriv >/dev/null && setpriv --reuid=65534 --regid=65534 --clear-groups true; then
+    as_user=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+  fi
+fi
+if [ "$(id -u)" -ne 0 ] || [ ${#as_user[@]} -gt 0 ]; then
+  chmod 755 "$WORK"
+  mkdir "$WORK/keep"
+  [ ${#as_user[@]} -eq 0 ] || chown 65534:65534 "$WORK/keep"
+  run_tool keep_first "${as_user[@]}" "$FAMSIM" "${keep_args[@]}"
+  expect_rc 0 "the earlier run into the directory"
+  before=$(cat "$WORK/keep/stats.json")
+  mkdir "$WORK/keep/plots"
+  touch "$WORK/keep/plots/bandwidth.png"
+  [ ${#as_user[@]} -gt 0 ] || chmod 555 "$WORK/keep/plots"
+  run_tool keep_second "${as_user[@]}" "$FAMSIM" "${keep_args[@]}" --seed 2
+  [ ${#as_user[@]} -gt 0 ] || chmod 755 "$WORK/keep/plots"
+  expect_rc 2 "--out holding an earlier run's plots/ this user cannot remove"
+  expect_in_output "famsim: error: --out $WORK/keep: cannot remove $WORK/keep/plots: Permission denied; " \
+    "the folder in the way and why"
+  expect_in_output "a completed run replaces the earlier run's 'plots' there" "what it is for"
+  [ "$(cat "$WORK/keep/stats.json")" = "$before" ] || fail "the earlier stats.json was changed"
+  for f in config.yaml timeseries.csv timeline.json plots/bandwidth.png; do
+    [ -e "$WORK/keep/$f" ] || fail "the earlier run's $f was removed"
+  done
+  [ ! -e "$WORK/keep/.famsim-staging" ] || fail "the refused run left its staging directory"
+  pass "an earlier run's file this user cannot remove is bad input before the run"
+else
+  echo "skip: an unremovable earlier file in --out (root without setpriv)"
+fi
+
 echo "cli.input_errors: all checks passed"
