@@ -462,7 +462,17 @@ MeshParams parse_mesh(ConfigNode& n, unsigned ports, unsigned controllers, unsig
     for (const auto& t : n.get_uint_tuples(key, 2, 0, 65535)) {
       nodes.push_back({static_cast<unsigned>(t[0]), static_cast<unsigned>(t[1])});
     }
-    if (auto problem = check_placement(topo, nodes, expected)) n.fail(key, *problem);
+    if (auto problem = check_placement(topo, nodes, expected)) {
+      if (nodes.size() != expected) n.fail(key, *problem);
+      // An entry outside the mesh, the first (which `problem` names): named as the entry, its
+      // coordinate or the dims, whichever a --set wrote (the user's latest word), else as the
+      // entry at its own line.
+      std::size_t i = 0;
+      while (i + 1 < nodes.size() && topo.contains(nodes[i])) ++i;
+      const std::string entry = fmt::format("{}.{}", key, i);
+      n.fail_among({entry, entry + ".0", entry + ".1", "dims", "dims.0", "dims.1"},
+                   fmt::format("{} {}", key, *problem));
+    }
     return nodes;
   };
   m.port_nodes = placement("port_nodes", ports);

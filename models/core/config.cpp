@@ -623,11 +623,20 @@ void ConfigNode::fail(const std::string& key, const std::string& what) const {
 
 std::string ConfigNode::location(const std::string& key) const {
   const YAML::Node& c = node_;
-  const YAML::Node v = c[key];
-  const YAML::Node& at = (v.IsDefined() ? v : node_);
+  // A dotted key names something below a key of this map, such as a list entry ("dims.0"): its
+  // own line, and the --set that wrote it rather than the file that wrote the rest of the list.
+  bool present = false;
+  YAML::Node at;
+  if (key.find('.') == std::string::npos) {
+    const YAML::Node v = c[key];
+    present = v.IsDefined();
+    at.reset(present ? v : node_);
+  } else {
+    at.reset(walk(key, present));
+  }
   const std::string path = key_path(key);
   std::string s = fmt::format("{}: {}", where(at, path), path);
-  if (!v.IsDefined() && sources_) {
+  if (!present && sources_) {
     // Missing from what a preset supplied: the preset's file says where the key would go; the
     // choice of the preset is the user's, in their file.
     const ConfigSources::PresetChoice* p = sources_->preset_of(path);
@@ -833,10 +842,13 @@ std::vector<std::uint64_t> ConfigNode::get_uint_list(const std::string& key, std
   if (!v.IsDefined() || v.IsNull()) return out;
   const std::string expect = fmt::format("a list of integers in [{}, {}]", min, max);
   if (!v.IsSequence()) fail(key, "expected " + expect + ", got " + describe(v));
-  for (const auto& e : v) {
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    const YAML::Node e = v[i];
     std::uint64_t x;
     if (!e.IsScalar() || !parse_uint(e.Scalar(), x) || x < min || x > max) {
-      fail(key, "expected " + expect + ", got an entry " + describe(e));
+      // Named as the entry, which a --set may have written alone (dims.0=0).
+      fail(fmt::format("{}.{}", key, i),
+           fmt::format("expected an integer in [{}, {}], got {}", min, max, describe(e)));
     }
     out.push_back(x);
   }
@@ -856,18 +868,22 @@ std::vector<std::vector<std::uint64_t>> ConfigNode::get_uint_tuples(const std::s
       fmt::format("a list of [{}] entries, each a list of {} integers in [{}, {}]",
                   arity == 2 ? "x, y" : std::to_string(arity), arity, min, max);
   if (!v.IsSequence()) fail(key, "expected " + expect + ", got " + describe(v));
+  // Errors name the entry, or the value in it, that is wrong: a --set may have written it alone.
   for (std::size_t i = 0; i < v.size(); ++i) {
     const YAML::Node e = v[i];
+    const std::string entry = fmt::format("{}.{}", key, i);
     if (!e.IsSequence())
-      fail(key, fmt::format("expected {}, got entry {}: {}", expect, i, describe(e)));
+      fail(entry, fmt::format("expected {}, got entry {}: {}", expect, i, describe(e)));
     if (e.size() != arity) {
-      fail(key, fmt::format("expected {}, got entry {} with {} values", expect, i, e.size()));
+      fail(entry, fmt::format("expected {}, got entry {} with {} values", expect, i, e.size()));
     }
     std::vector<std::uint64_t> t;
-    for (const auto& x : e) {
+    for (std::size_t j = 0; j < e.size(); ++j) {
+      const YAML::Node x = e[j];
       std::uint64_t u;
       if (!x.IsScalar() || !parse_uint(x.Scalar(), u) || u < min || u > max) {
-        fail(key, fmt::format("expected {}, got entry {} with a value {}", expect, i, describe(x)));
+        fail(fmt::format("{}.{}", entry, j),
+             fmt::format("expected {}, got entry {} with a value {}", expect, i, describe(x)));
       }
       t.push_back(u);
     }
@@ -887,8 +903,12 @@ std::vector<std::string> ConfigNode::get_string_list(const std::string& key) {
     return out;
   }
   if (!v.IsSequence()) fail(key, "expected a list of text values, got " + describe(v));
-  for (const auto& e : v) {
-    if (!e.IsScalar()) fail(key, "expected a list of text values, got an entry " + describe(e));
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    const YAML::Node e = v[i];
+    if (!e.IsScalar()) {
+      fail(fmt::format("{}.{}", key, i),
+           "expected a list of text values, got an entry " + describe(e));
+    }
     out.push_back(e.Scalar());
   }
   return out;

@@ -941,6 +941,45 @@ expect_bad assumption_not_text "an assumption note that is not text" \
   run --platform platforms/minimal.yaml \
   --set 'devices.0.memory.assumptions.timing.tFAW_ck=[1, 2]' $(out assumption_not_text)
 
+# --- A list entry is named as the entry, and as the --set that wrote it when one did: a --set of
+# --- dims.0 or of one coordinate of port_nodes was reported at fam_mesh.yaml's line of the list,
+# --- which the user did not change (the input audit of 2026-12-05).
+expect_bad entry_dims "a --set of one entry of the mesh dims" \
+  "famsim: error: --set devices.0.noc.dims.0=0: devices.0.noc.dims.0: expected an integer in [1, 64], got '0'" -- \
+  run --platform platforms/fam_mesh.yaml --set devices.0.noc.dims.0=0 $(out entry_dims)
+expect_bad entry_coordinate "a --set of one coordinate of a port's mesh node" \
+  "famsim: error: --set devices.0.noc.port_nodes.0.0=4: devices.0.noc.port_nodes.0.0: port_nodes entry 0 [4, 0] is outside the 4 x 4 mesh (x in 0..3, y in 0..3)" -- \
+  run --platform platforms/fam_mesh.yaml --set devices.0.noc.port_nodes.0.0=4 $(out entry_coordinate)
+# fam_mesh.yaml puts ports 0 and 1 on node [0, 0] and port 2 on [0, 1]: the first outside a 1 x 1
+# mesh is entry 2, and the dims the --set shrank are named.
+expect_bad entry_dims_shrunk "mesh dims that a --set shrank below the file's port nodes" \
+  "famsim: error: --set devices.0.noc.dims=[1, 1]: devices.0.noc.dims: port_nodes entry 2 [0, 1] is outside the 1 x 1 mesh" -- \
+  run --platform platforms/fam_mesh.yaml --set 'devices.0.noc.dims=[1, 1]' $(out entry_dims_shrunk)
+line=$(grep -n 'port_nodes: \[\[0, 0\]' platforms/fam_mesh.yaml | cut -d: -f1)
+sed 's/port_nodes: \[\[0, 0\], \[0, 0\]/port_nodes: [[0, 0], [0, 9]/' platforms/fam_mesh.yaml \
+  >"$WORK/mesh-entry.yaml"
+expect_bad entry_in_file "a port's mesh node outside the mesh in the file" \
+  "famsim: error: $WORK/mesh-entry.yaml:$line: devices.0.noc.port_nodes.1: port_nodes entry 1 [0, 9] is outside the 4 x 4 mesh" -- \
+  validate --platform "$WORK/mesh-entry.yaml"
+cat >"$WORK/striped.yaml" <<'YAML'
+name: striped
+streams:
+  - buffer: {bytes: 1MiB, location: [device/fam0, device/fam1]}
+    pattern: sequential
+    total_bytes: 64KiB
+YAML
+expect_bad entry_stripe "a --set of one device of a striped location" \
+  "famsim: error: --set workload.streams.0.buffer.location.1=device/fam0: workload.streams.0.buffer.location.1: device 'fam0' is listed twice" -- \
+  run --platform tests/cli/data/two_devices.yaml --workload "$WORK/striped.yaml" \
+  --set workload.streams.0.buffer.location.1=device/fam0 $(out entry_stripe)
+sed 's|device/fam1\]|device/fam9]|' "$WORK/striped.yaml" >"$WORK/striped9.yaml"
+expect_bad entry_stripe_file "an unknown device in a striped location in the file" \
+  "famsim: error: $WORK/striped9.yaml:3: workload.streams.0.buffer.location.1: no device named 'fam9' on this platform (devices: fam0, fam1)" -- \
+  validate --platform tests/cli/data/two_devices.yaml --workload "$WORK/striped9.yaml"
+expect_bad entry_gpus "a GPU listed twice" \
+  "famsim: error: --set workload.streams.0.gpus=[0, 0]: workload.streams.0.gpus.1: GPU 0 is listed twice" -- \
+  validate --platform platforms/minimal.yaml --set 'workload.streams.0.gpus=[0, 0]'
+
 # --- An earlier run's file in --out that this user cannot remove (a plots/ folder another user
 # --- made): publish() removed stats.json and its neighbours, then stopped at plots/ with an
 # --- internal error after the whole run, losing the earlier results and this run's. Now bad input
