@@ -980,6 +980,14 @@ expect_bad entry_gpus "a GPU listed twice" \
   "famsim: error: --set workload.streams.0.gpus=[0, 0]: workload.streams.0.gpus.1: GPU 0 is listed twice" -- \
   validate --platform platforms/minimal.yaml --set 'workload.streams.0.gpus=[0, 0]'
 
+# --- A DRAM organisation key a --set changed is named when the device density no longer adds up,
+# --- not the preset's device_density_gbit line, which the user did not touch.
+expect_bad density_rows "rows that no longer give the device density, by --set" \
+  "famsim: error: --set devices.0.memory.organization.rows=1000: devices.0.memory.organization.rows: banks x rows x columns x device_width_bits = " \
+  "Gbit, not the device_density_gbit of 16" -- \
+  run --platform platforms/minimal.yaml --set devices.0.memory.organization.rows=1000 \
+  $(out density_rows)
+
 # --- An earlier run's file in --out that this user cannot remove (a plots/ folder another user
 # --- made): publish() removed stats.json and its neighbours, then stopped at plots/ with an
 # --- internal error after the whole run, losing the earlier results and this run's. Now bad input
