@@ -988,6 +988,23 @@ expect_bad density_rows "rows that no longer give the device density, by --set" 
   run --platform platforms/minimal.yaml --set devices.0.memory.organization.rows=1000 \
   $(out density_rows)
 
+# --- A trace in another format than the one given, or than the default (ramulator): the first
+# --- line's error says which format it is. Each line alone failed ("unknown command "0x40"").
+printf '0x40 READ 10\n0x80 WRITE 20\n' >"$WORK/format.trace"
+expect_bad format_default "a dramsim3 trace without --trace-format" \
+  "famsim: error: $WORK/format.trace:1: unknown command \"0x40\"; expected LD or ST; the line is a request of the dramsim3 format, not of ramulator: expected --trace-format dramsim3 (trace_player.format) for this trace" -- \
+  run "${DRAM[@]}" --trace "$WORK/format.trace" $(out format_default)
+printf '10: read 0x40\n' >"$WORK/format.stl"
+expect_bad format_other "a dramsys trace given as dramsim3" \
+  "$WORK/format.stl:1: " "the line is a request of the dramsys format, not of dramsim3: expected --trace-format dramsys" -- \
+  run "${DRAM[@]}" --trace "$WORK/format.stl" --trace-format dramsim3 $(out format_other)
+# A bad line of the right format, or a bad line after good ones, gets no such hint.
+printf 'LD 0x40\n0x80 READ 10\n' >"$WORK/format2.trace"
+run_famsim format_later run "${DRAM[@]}" --trace "$WORK/format2.trace" --out "$WORK/out-format_later"
+expect_rc 2 "a dramsim3 line after a ramulator one"
+case "$OUT" in *"is a request of"*) fail "a later line's error blames the format: $OUT" ;; esac
+pass "a later line in another format is only that line's error"
+
 # --- An earlier run's file in --out that this user cannot remove (a plots/ folder another user
 # --- made): publish() removed stats.json and its neighbours, then stopped at plots/ with an
 # --- internal error after the whole run, losing the earlier results and this run's. Now bad input
