@@ -47,6 +47,9 @@ bool parse_uint(const std::string& s, std::uint64_t& out) {
 bool parse_double(const std::string& s, double& out) {
   // The program never calls setlocale, so strtod reads the C locale's '.' decimal point.
   if (s.empty()) return false;
+  // A decimal number only, as the integer keys take: strtod also reads hex ("clock_mhz: 0x10"
+  // was 16 MHz, where gpus.count: 0x10 is refused), hex floats and leading blanks.
+  if (s.find_first_not_of("0123456789+-.eE") != std::string::npos) return false;
   char* end = nullptr;
   const double v = std::strtod(s.c_str(), &end);
   if (end != s.c_str() + s.size() || !std::isfinite(v)) return false;

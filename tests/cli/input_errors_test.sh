@@ -1005,6 +1005,12 @@ expect_rc 2 "a dramsim3 line after a ramulator one"
 case "$OUT" in *"is a request of"*) fail "a later line's error blames the format: $OUT" ;; esac
 pass "a later line in another format is only that line's error"
 
+# --- A real-valued key took strtod's hex ("clock_mhz: 0x7BC" ran at 1980 MHz, "0x10" at 16)
+# --- where the integer keys refuse it.
+expect_bad hex_double "a hex clock" \
+  "famsim: error: --set gpus.clock_mhz=0x7BC: gpus.clock_mhz: expected a number in [1, 100000], got '0x7BC'" -- \
+  run --platform platforms/minimal.yaml --set gpus.clock_mhz=0x7BC $(out hex_double)
+
 # --- An earlier run's file in --out that this user cannot remove (a plots/ folder another user
 # --- made): publish() removed stats.json and its neighbours, then stopped at plots/ with an
 # --- internal error after the whole run, losing the earlier results and this run's. Now bad input
