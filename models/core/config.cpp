@@ -4,8 +4,10 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <regex>
@@ -265,10 +267,11 @@ YAML::Node load_yaml_file(const std::string& path) {
     throw ConfigError(path + ": is a directory; expected a YAML file");
   }
   std::ifstream in(path);
-  if (!in) throw ConfigError(path + ": cannot read file");
+  // The reason (no such file, permission denied) tells a typo from a file the user cannot read.
+  if (!in) throw ConfigError(path + ": cannot read file (" + std::strerror(errno) + ")");
   std::stringstream buf;
   buf << in.rdbuf();
-  if (in.bad()) throw ConfigError(path + ": cannot read file");
+  if (in.bad()) throw ConfigError(path + ": cannot read file (" + std::strerror(errno) + ")");
   return load_yaml_text(buf.str(), path);
 }
 

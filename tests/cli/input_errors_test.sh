@@ -1011,6 +1011,12 @@ expect_bad hex_double "a hex clock" \
   "famsim: error: --set gpus.clock_mhz=0x7BC: gpus.clock_mhz: expected a number in [1, 100000], got '0x7BC'" -- \
   run --platform platforms/minimal.yaml --set gpus.clock_mhz=0x7BC $(out hex_double)
 
+# --- A file that cannot be read says why: a typo in its name and a file without permission to
+# --- read it read alike ("cannot read file").
+expect_bad read_missing "a platform file that does not exist" \
+  "famsim: error: $WORK/no-such-platform.yaml: cannot read file (No such file or directory)" -- \
+  validate --platform "$WORK/no-such-platform.yaml"
+
 # --- An earlier run's file in --out that this user cannot remove (a plots/ folder another user
 # --- made): publish() removed stats.json and its neighbours, then stopped at plots/ with an
 # --- internal error after the whole run, losing the earlier results and this run's. Now bad input
