@@ -1017,6 +1017,19 @@ expect_bad read_missing "a platform file that does not exist" \
   "famsim: error: $WORK/no-such-platform.yaml: cannot read file (No such file or directory)" -- \
   validate --platform "$WORK/no-such-platform.yaml"
 
+# --- A numeric option given text: CLI::Range said "Value lots not in range 1 to 1024", as though
+# --- lots were a number out of range.
+expect_bad jobs_text "sweep --jobs that is not a number" \
+  "famsim: error: --jobs: expected a whole number in [1, 1024], got 'lots'" -- \
+  sweep traffic/sweeps/kv_decode_llama70b.yaml --jobs lots --out "$WORK/out-jobs_text"
+expect_bad window_fraction "--max-outstanding that is not a whole number" \
+  "famsim: error: --max-outstanding: expected a whole number in [1, 1048576], got '1.5'" -- \
+  run "${DRAM[@]}" --trace "$WORK/format.trace" --trace-format dramsim3 --max-outstanding 1.5 \
+  $(out window_fraction)
+expect_bad progress_text "--progress that is not a number" \
+  "famsim: error: --progress: expected a number of seconds in [0, 1000000], got 'often'" -- \
+  run --platform platforms/minimal.yaml --progress often $(out progress_text)
+
 # --- An earlier run's file in --out that this user cannot remove (a plots/ folder another user
 # --- made): publish() removed stats.json and its neighbours, then stopped at plots/ with an
 # --- internal error after the whole run, losing the earlier results and this run's. Now bad input
