@@ -790,7 +790,14 @@ PlatformConfig parse_platform(ConfigNode& root) {
   } else {
     for (const char* k : {"gpu_switch", "switch_device", "gpu_device", "leaf_spine"}) {
       links.ignore(k);
-      if (links.has(k)) links.fail(k, "the platform has no devices for these links to reach");
+      // A rule across keys: a --set that emptied devices is named, else the links' line.
+      const std::string key = std::string("links.") + k;
+      if (links.has(k)) {
+        root.fail_among({key, "devices"},
+                        fmt::format("the platform has no devices for {} to reach; expected a "
+                                    "device under devices, or no {}",
+                                    key, key));
+      }
     }
   }
   links.finish();

@@ -1030,6 +1030,12 @@ expect_bad progress_text "--progress that is not a number" \
   "famsim: error: --progress: expected a number of seconds in [0, 1000000], got 'often'" -- \
   run --platform platforms/minimal.yaml --progress often $(out progress_text)
 
+# --- A --set that empties devices: the links left with nothing to reach were blamed at the
+# --- platform file, not the --set that removed their devices.
+expect_bad no_devices "devices emptied by --set" \
+  "famsim: error: --set devices=[]: devices: the platform has no devices for links.gpu_device to reach; expected a device under devices, or no links.gpu_device" -- \
+  validate --platform platforms/minimal.yaml --set 'devices=[]'
+
 # --- An earlier run's file in --out that this user cannot remove (a plots/ folder another user
 # --- made): publish() removed stats.json and its neighbours, then stopped at plots/ with an
 # --- internal error after the whole run, losing the earlier results and this run's. Now bad input
