@@ -1020,6 +1020,14 @@ void ConfigNode::check_known(const std::vector<std::string>& known) const {
 void ConfigNode::check_keys(const std::set<std::string>& known) const {
   for (const auto& kv : node_) {
     const std::string key = kv.first.Scalar();
+    if (!kv.first.IsScalar()) {
+      // A complex key ('? [a, b]'): its Scalar() is empty, which read as "unknown key ''".
+      const std::string reason = fmt::format("a key that is {}, not a name; expected one of: {}",
+                                             describe(kv.first), join(known));
+      throw ConfigError(
+          where(kv.first, path_) + ": " + (path_.empty() ? "(top level)" : path_) + ": " + reason,
+          path_, reason);
+    }
     if (known.count(key) == 0) {
       const std::string reason =
           fmt::format("unknown key '{}'; expected one of: {}", key_path(key), join(known));

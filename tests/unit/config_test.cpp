@@ -194,6 +194,19 @@ TEST(ConfigNode, FinishReportsUnreadKeys) {
   EXPECT_NO_THROW(a.finish());
 }
 
+// A complex key ('? [a, b]') is no configuration key: it was reported as "unknown key ''".
+TEST(ConfigNode, ComplexKeyIsNamedAsSuch) {
+  auto sources = std::make_shared<ConfigSources>(kFile);
+  ConfigNode root(load_yaml_text("a: {x: 1}\n? [p, q]\n: 3\n", kFile), "", sources);
+  root.ignore("a");
+  const std::string m = error_of([&] { root.finish(); });
+  EXPECT_THAT(m, HasSubstr("my-config.yaml:2: (top level): a key that is a list, not a name"));
+  EXPECT_THAT(m, Not(HasSubstr("''")));
+  ConfigNode a = root.child("a");
+  a.get_uint("x", std::nullopt);
+  EXPECT_NO_THROW(a.finish());
+}
+
 // A node's `assumptions` map mirrors its keys: each note comes back with the value it marks, in the
 // order written, and where each came from; a note for a value the node does not give, or one that
 // is not text, is an error naming the note's line and key path.
