@@ -462,7 +462,17 @@ MeshParams parse_mesh(ConfigNode& n, unsigned ports, unsigned controllers, unsig
     for (const auto& t : n.get_uint_tuples(key, 2, 0, 65535)) {
       nodes.push_back({static_cast<unsigned>(t[0]), static_cast<unsigned>(t[1])});
     }
-    if (auto problem = check_placement(topo, nodes, expected)) n.fail(key, *problem);
+    if (auto problem = check_placement(topo, nodes, expected)) {
+      if (nodes.size() != expected) n.fail(key, *problem);
+      // An entry outside the mesh, the first (which `problem` names): named as the entry, its
+      // coordinate or the dims, whichever a --set wrote (the user's latest word), else as the
+      // entry at its own line.
+      std::size_t i = 0;
+      while (i + 1 < nodes.size() && topo.contains(nodes[i])) ++i;
+      const std::string entry = fmt::format("{}.{}", key, i);
+      n.fail_among({entry, entry + ".0", entry + ".1", "dims", "dims.0", "dims.1"},
+                   fmt::format("{} {}", key, *problem));
+    }
     return nodes;
   };
   m.port_nodes = placement("port_nodes", ports);
@@ -780,7 +790,14 @@ PlatformConfig parse_platform(ConfigNode& root) {
   } else {
     for (const char* k : {"gpu_switch", "switch_device", "gpu_device", "leaf_spine"}) {
       links.ignore(k);
-      if (links.has(k)) links.fail(k, "the platform has no devices for these links to reach");
+      // A rule across keys: a --set that emptied devices is named, else the links' line.
+      const std::string key = std::string("links.") + k;
+      if (links.has(k)) {
+        root.fail_among({key, "devices"},
+                        fmt::format("the platform has no devices for {} to reach; expected a "
+                                    "device under devices, or no {}",
+                                    key, key));
+      }
     }
   }
   links.finish();

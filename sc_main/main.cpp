@@ -30,6 +30,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <charconv>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -304,6 +305,19 @@ int famsim_main(int argc, char** argv) {
                                  : std::string();
   };
 
+  // CLI::Range says "Value lots not in range 1 to 1024" of text that is no number at all, and
+  // takes "nan" for a number; these say what the option expects.
+  const auto whole_number = [](std::uint64_t min, std::uint64_t max) {
+    return [min, max](const std::string& v) {
+      std::uint64_t n = 0;
+      const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+      const bool ok =
+          !v.empty() && ec == std::errc() && end == v.data() + v.size() && n >= min && n <= max;
+      return ok ? std::string()
+                : fmt::format("expected a whole number in [{}, {}], got '{}'", min, max, v);
+    };
+  };
+
   CLI::App* run = app.add_subcommand("run", "Simulate a platform under a workload");
   run->add_option("--platform", platform, "Platform YAML (default: built-in nvl8_fam)")
       ->check(needs_value);
@@ -333,12 +347,12 @@ int famsim_main(int argc, char** argv) {
                   "Print simulated time, requests completed and, when the workload's end is "
                   "known, the share done and host time left to stderr every SECONDS of host "
                   "time (default 10 when stderr is a terminal, else none; 0: none; famsim kernel)")
-      ->check(CLI::Range(0.0, 1e6))
-      // CLI::Range compares, and every comparison with NaN is false: refused here.
       ->check([](const std::string& v) {
-        return std::isnan(std::strtod(v.c_str(), nullptr))
-                   ? "expected a number of seconds, got " + v
-                   : std::string();
+        // A whole decimal number, not NaN (every comparison with it is false) or text.
+        char* end = nullptr;
+        const double x = std::strtod(v.c_str(), &end);
+        const bool ok = !v.empty() && end == v.c_str() + v.size() && x >= 0 && x <= 1e6;
+        return ok ? std::string() : "expected a number of seconds in [0, 1000000], got '" + v + "'";
       });
   std::string trace_file, trace_format;
   std::uint64_t max_outstanding = 0;
@@ -350,7 +364,7 @@ int famsim_main(int argc, char** argv) {
         ->check(CLI::IsMember({"ramulator", "dramsim3", "dramsys"}));
     sub->add_option("--max-outstanding", max_outstanding,
                     "Trace player: requests in flight at most")
-        ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 20));
+        ->check(whole_number(1, std::uint64_t{1} << 20));
   }
 
   CLI::App* validate =
@@ -374,7 +388,7 @@ int famsim_main(int argc, char** argv) {
           ->add_option("--mib-per-gpu", bench_mib,
                        "MiB each GPU moves in the workload's first stream (an access "
                        "pattern); default 16, except that a --workload file keeps its own size")
-          ->check(CLI::Range(1, 1 << 20));
+          ->check(whole_number(1, 1 << 20));
 
   CLI::App* check = app.add_subcommand(
       "check-dram-log",
@@ -394,7 +408,7 @@ int famsim_main(int argc, char** argv) {
   sweep->add_option("--out", sweep_out, "Output directory (default: sweep-NAME)")
       ->check(needs_value);
   sweep->add_option("--jobs", sweep_jobs, "Points run at a time (default: the cores)")
-      ->check(CLI::Range(1u, 1024u));
+      ->check(whole_number(1, 1024));
 
   try {
     app.parse(argc, argv);

@@ -2,8 +2,14 @@
 
 #include "models/core/config.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <system_error>
 
 namespace famsim {
@@ -24,6 +30,31 @@ constexpr const char* kRunFiles[] = {
     "report.md", "report.html", "plots",
     // Left by runs of earlier versions, which wrote the transaction log beside its final name.
     "transactions.csv.partial"};
+
+// Why `path` (a name in `parent`, which the run can write in) could not be removed by this
+// process, with everything below it, or nullopt when it could. Removing a name takes write and
+// search permission on the directory holding it, and in a sticky directory (chmod +t, as /tmp)
+// owning the name or the directory; a directory's own entries also need it readable. The
+// first name in the way and the reason, as "PATH: REASON".
+std::optional<std::string> cannot_remove(const fs::path& parent, const fs::path& path) {
+  struct stat parent_stat {};
+  struct stat own {};
+  if (::lstat(path.c_str(), &own) != 0) return std::nullopt;  // nothing to remove
+  if (::lstat(parent.c_str(), &parent_stat) == 0 && (parent_stat.st_mode & S_ISVTX) &&
+      ::geteuid() != 0 && own.st_uid != ::geteuid() && parent_stat.st_uid != ::geteuid()) {
+    return path.string() + ": owned by another user in a sticky directory";
+  }
+  if (!S_ISDIR(own.st_mode)) return std::nullopt;
+  if (::access(path.c_str(), R_OK | W_OK | X_OK) != 0) {
+    return path.string() + ": " + std::strerror(errno);
+  }
+  std::error_code ec;
+  for (fs::directory_iterator it(path, ec), end; !ec && it != end; it.increment(ec)) {
+    if (auto problem = cannot_remove(path, it->path())) return problem;
+  }
+  if (ec) return path.string() + ": " + ec.message();
+  return std::nullopt;
+}
 }  // namespace
 
 void make_output_dir(const std::string& dir) {
@@ -80,6 +111,19 @@ OutputDir::OutputDir(std::string dir) : dir_(std::move(dir)) {
   fs::remove_all(staging_, ec);
   if (!ec) fs::create_directory(staging_, ec);
   if (ec) throw ConfigError("--out " + dir_ + ": cannot write in the directory: " + ec.message());
+  // publish() removes the earlier run's files before it moves this run's in. One it cannot
+  // remove (a plots/ folder another user made) stopped it there, after the earlier stats.json
+  // and its neighbours were gone and with this run's files still staged: both runs' results
+  // lost, as an internal error after the whole simulation. Checked now, before anything runs.
+  for (const char* name : kRunFiles) {
+    if (auto problem = cannot_remove(d, d / name)) {
+      fs::remove_all(staging_, ec);
+      throw ConfigError("--out " + dir_ + ": cannot remove " + *problem +
+                        "; a completed run replaces the earlier run's '" + name +
+                        "' there; expected a directory whose earlier run's files this user "
+                        "can remove, or a new one");
+    }
+  }
 }
 
 OutputDir::~OutputDir() {

@@ -9,8 +9,10 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <stdexcept>
 #include <string>
@@ -935,17 +937,20 @@ std::string validation_text(const ResolvedConfig& cfg) {
 
 void write_file_atomically(const std::string& path, const std::string& text) {
   const std::string tmp = path + ".tmp";
+  // The reason (a full disk, a quota) is what the user acts on, so it is part of the message.
+  const auto failed = [&](const std::string& what) {
+    const std::string reason = std::strerror(errno);
+    std::remove(tmp.c_str());
+    throw std::runtime_error(what + ": " + reason);
+  };
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw std::runtime_error("cannot write " + tmp);
+    if (!out) failed("cannot write " + tmp);
     out << text;
-    out.flush();
-    if (!out) throw std::runtime_error("cannot write " + tmp);
+    out.close();
+    if (!out) failed("cannot write " + tmp);
   }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    throw std::runtime_error("cannot rename " + tmp + " to " + path);
-  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) failed("cannot rename " + tmp + " to " + path);
 }
 
 }  // namespace famsim

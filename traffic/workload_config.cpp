@@ -25,7 +25,7 @@ std::vector<unsigned> parse_gpus(ConfigNode& s, const PlatformFacts& facts) {
   }
   for (std::uint64_t g : s.get_uint_list("gpus", 0, facts.gpu_count - 1)) {
     if (std::find(out.begin(), out.end(), g) != out.end()) {
-      s.fail("gpus", fmt::format("GPU {} is listed twice", g));
+      s.fail(fmt::format("gpus.{}", out.size()), fmt::format("GPU {} is listed twice", g));
     }
     out.push_back(static_cast<unsigned>(g));
   }
@@ -105,12 +105,14 @@ Placement parse_placement(ConfigNode& node, const std::string& key, const Platfo
   Placement p;
   p.kind = Placement::Kind::kStriped;
   for (const std::string& t : node.get_string_list(key)) {
-    const Placement one = parse_one_location(node, key, t, facts, users);
+    // Errors name the entry: a --set may have written it alone (location.1=device/fam9).
+    const std::string entry = fmt::format("{}.{}", key, p.devices.size());
+    const Placement one = parse_one_location(node, entry, t, facts, users);
     if (one.kind != Placement::Kind::kDevice) {
-      node.fail(key, "a striped location lists devices (device/<name>), got '" + t + "'");
+      node.fail(entry, "a striped location lists devices (device/<name>), got '" + t + "'");
     }
     if (std::find(p.devices.begin(), p.devices.end(), one.devices[0]) != p.devices.end()) {
-      node.fail(key, "device '" + one.devices[0] + "' is listed twice");
+      node.fail(entry, "device '" + one.devices[0] + "' is listed twice");
     }
     p.devices.push_back(one.devices[0]);
     p.text += (p.text.empty() ? "[" : ", ") + t;

@@ -4,8 +4,10 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <regex>
@@ -47,6 +49,9 @@ bool parse_uint(const std::string& s, std::uint64_t& out) {
 bool parse_double(const std::string& s, double& out) {
   // The program never calls setlocale, so strtod reads the C locale's '.' decimal point.
   if (s.empty()) return false;
+  // A decimal number only, as the integer keys take: strtod also reads hex ("clock_mhz: 0x10"
+  // was 16 MHz, where gpus.count: 0x10 is refused), hex floats and leading blanks.
+  if (s.find_first_not_of("0123456789+-.eE") != std::string::npos) return false;
   char* end = nullptr;
   const double v = std::strtod(s.c_str(), &end);
   if (end != s.c_str() + s.size() || !std::isfinite(v)) return false;
@@ -262,10 +267,11 @@ YAML::Node load_yaml_file(const std::string& path) {
     throw ConfigError(path + ": is a directory; expected a YAML file");
   }
   std::ifstream in(path);
-  if (!in) throw ConfigError(path + ": cannot read file");
+  // The reason (no such file, permission denied) tells a typo from a file the user cannot read.
+  if (!in) throw ConfigError(path + ": cannot read file (" + std::strerror(errno) + ")");
   std::stringstream buf;
   buf << in.rdbuf();
-  if (in.bad()) throw ConfigError(path + ": cannot read file");
+  if (in.bad()) throw ConfigError(path + ": cannot read file (" + std::strerror(errno) + ")");
   return load_yaml_text(buf.str(), path);
 }
 
@@ -623,11 +629,20 @@ void ConfigNode::fail(const std::string& key, const std::string& what) const {
 
 std::string ConfigNode::location(const std::string& key) const {
   const YAML::Node& c = node_;
-  const YAML::Node v = c[key];
-  const YAML::Node& at = (v.IsDefined() ? v : node_);
+  // A dotted key names something below a key of this map, such as a list entry ("dims.0"): its
+  // own line, and the --set that wrote it rather than the file that wrote the rest of the list.
+  bool present = false;
+  YAML::Node at;
+  if (key.find('.') == std::string::npos) {
+    const YAML::Node v = c[key];
+    present = v.IsDefined();
+    at.reset(present ? v : node_);
+  } else {
+    at.reset(walk(key, present));
+  }
   const std::string path = key_path(key);
   std::string s = fmt::format("{}: {}", where(at, path), path);
-  if (!v.IsDefined() && sources_) {
+  if (!present && sources_) {
     // Missing from what a preset supplied: the preset's file says where the key would go; the
     // choice of the preset is the user's, in their file.
     const ConfigSources::PresetChoice* p = sources_->preset_of(path);
@@ -833,10 +848,13 @@ std::vector<std::uint64_t> ConfigNode::get_uint_list(const std::string& key, std
   if (!v.IsDefined() || v.IsNull()) return out;
   const std::string expect = fmt::format("a list of integers in [{}, {}]", min, max);
   if (!v.IsSequence()) fail(key, "expected " + expect + ", got " + describe(v));
-  for (const auto& e : v) {
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    const YAML::Node e = v[i];
     std::uint64_t x;
     if (!e.IsScalar() || !parse_uint(e.Scalar(), x) || x < min || x > max) {
-      fail(key, "expected " + expect + ", got an entry " + describe(e));
+      // Named as the entry, which a --set may have written alone (dims.0=0).
+      fail(fmt::format("{}.{}", key, i),
+           fmt::format("expected an integer in [{}, {}], got {}", min, max, describe(e)));
     }
     out.push_back(x);
   }
@@ -856,18 +874,22 @@ std::vector<std::vector<std::uint64_t>> ConfigNode::get_uint_tuples(const std::s
       fmt::format("a list of [{}] entries, each a list of {} integers in [{}, {}]",
                   arity == 2 ? "x, y" : std::to_string(arity), arity, min, max);
   if (!v.IsSequence()) fail(key, "expected " + expect + ", got " + describe(v));
+  // Errors name the entry, or the value in it, that is wrong: a --set may have written it alone.
   for (std::size_t i = 0; i < v.size(); ++i) {
     const YAML::Node e = v[i];
+    const std::string entry = fmt::format("{}.{}", key, i);
     if (!e.IsSequence())
-      fail(key, fmt::format("expected {}, got entry {}: {}", expect, i, describe(e)));
+      fail(entry, fmt::format("expected {}, got entry {}: {}", expect, i, describe(e)));
     if (e.size() != arity) {
-      fail(key, fmt::format("expected {}, got entry {} with {} values", expect, i, e.size()));
+      fail(entry, fmt::format("expected {}, got entry {} with {} values", expect, i, e.size()));
     }
     std::vector<std::uint64_t> t;
-    for (const auto& x : e) {
+    for (std::size_t j = 0; j < e.size(); ++j) {
+      const YAML::Node x = e[j];
       std::uint64_t u;
       if (!x.IsScalar() || !parse_uint(x.Scalar(), u) || u < min || u > max) {
-        fail(key, fmt::format("expected {}, got entry {} with a value {}", expect, i, describe(x)));
+        fail(fmt::format("{}.{}", entry, j),
+             fmt::format("expected {}, got entry {} with a value {}", expect, i, describe(x)));
       }
       t.push_back(u);
     }
@@ -887,8 +909,12 @@ std::vector<std::string> ConfigNode::get_string_list(const std::string& key) {
     return out;
   }
   if (!v.IsSequence()) fail(key, "expected a list of text values, got " + describe(v));
-  for (const auto& e : v) {
-    if (!e.IsScalar()) fail(key, "expected a list of text values, got an entry " + describe(e));
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    const YAML::Node e = v[i];
+    if (!e.IsScalar()) {
+      fail(fmt::format("{}.{}", key, i),
+           "expected a list of text values, got an entry " + describe(e));
+    }
     out.push_back(e.Scalar());
   }
   return out;
@@ -994,6 +1020,14 @@ void ConfigNode::check_known(const std::vector<std::string>& known) const {
 void ConfigNode::check_keys(const std::set<std::string>& known) const {
   for (const auto& kv : node_) {
     const std::string key = kv.first.Scalar();
+    if (!kv.first.IsScalar()) {
+      // A complex key ('? [a, b]'): its Scalar() is empty, which read as "unknown key ''".
+      const std::string reason = fmt::format("a key that is {}, not a name; expected one of: {}",
+                                             describe(kv.first), join(known));
+      throw ConfigError(
+          where(kv.first, path_) + ": " + (path_.empty() ? "(top level)" : path_) + ": " + reason,
+          path_, reason);
+    }
     if (known.count(key) == 0) {
       const std::string reason =
           fmt::format("unknown key '{}'; expected one of: {}", key_path(key), join(known));

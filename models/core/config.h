@@ -218,7 +218,9 @@ class ConfigNode {
   void check_known(const std::vector<std::string>& known) const;
 
   // Throws ConfigError "file:line: key.path: what". For a missing key ("missing; ..."), names an
-  // unread key of this map spelt closely enough to be the user's spelling of it.
+  // unread key of this map spelt closely enough to be the user's spelling of it. `key` may be a
+  // dotted path below this map, such as a list entry ("dims.0"): it is named at its own line, or
+  // as the --set that wrote it when one did (not the file that wrote the rest of the list).
   [[noreturn]] void fail(const std::string& key, const std::string& what) const;
   // Where `key` is written, "file:line: key.path", as fail() starts its message: for an error
   // about the key that is only found later, after reading (a sweep's key the configuration does

@@ -950,4 +950,139 @@ expect_bad assumption_not_text "an assumption note that is not text" \
   run --platform platforms/minimal.yaml \
   --set 'devices.0.memory.assumptions.timing.tFAW_ck=[1, 2]' $(out assumption_not_text)
 
+# --- A list entry is named as the entry, and as the --set that wrote it when one did: a --set of
+# --- dims.0 or of one coordinate of port_nodes was reported at fam_mesh.yaml's line of the list,
+# --- which the user did not change (the input audit of 2026-12-05).
+expect_bad entry_dims "a --set of one entry of the mesh dims" \
+  "famsim: error: --set devices.0.noc.dims.0=0: devices.0.noc.dims.0: expected an integer in [1, 64], got '0'" -- \
+  run --platform platforms/fam_mesh.yaml --set devices.0.noc.dims.0=0 $(out entry_dims)
+expect_bad entry_coordinate "a --set of one coordinate of a port's mesh node" \
+  "famsim: error: --set devices.0.noc.port_nodes.0.0=4: devices.0.noc.port_nodes.0.0: port_nodes entry 0 [4, 0] is outside the 4 x 4 mesh (x in 0..3, y in 0..3)" -- \
+  run --platform platforms/fam_mesh.yaml --set devices.0.noc.port_nodes.0.0=4 $(out entry_coordinate)
+# fam_mesh.yaml puts ports 0 and 1 on node [0, 0] and port 2 on [0, 1]: the first outside a 1 x 1
+# mesh is entry 2, and the dims the --set shrank are named.
+expect_bad entry_dims_shrunk "mesh dims that a --set shrank below the file's port nodes" \
+  "famsim: error: --set devices.0.noc.dims=[1, 1]: devices.0.noc.dims: port_nodes entry 2 [0, 1] is outside the 1 x 1 mesh" -- \
+  run --platform platforms/fam_mesh.yaml --set 'devices.0.noc.dims=[1, 1]' $(out entry_dims_shrunk)
+line=$(grep -n 'port_nodes: \[\[0, 0\]' platforms/fam_mesh.yaml | cut -d: -f1)
+sed 's/port_nodes: \[\[0, 0\], \[0, 0\]/port_nodes: [[0, 0], [0, 9]/' platforms/fam_mesh.yaml \
+  >"$WORK/mesh-entry.yaml"
+expect_bad entry_in_file "a port's mesh node outside the mesh in the file" \
+  "famsim: error: $WORK/mesh-entry.yaml:$line: devices.0.noc.port_nodes.1: port_nodes entry 1 [0, 9] is outside the 4 x 4 mesh" -- \
+  validate --platform "$WORK/mesh-entry.yaml"
+cat >"$WORK/striped.yaml" <<'YAML'
+name: striped
+streams:
+  - buffer: {bytes: 1MiB, location: [device/fam0, device/fam1]}
+    pattern: sequential
+    total_bytes: 64KiB
+YAML
+expect_bad entry_stripe "a --set of one device of a striped location" \
+  "famsim: error: --set workload.streams.0.buffer.location.1=device/fam0: workload.streams.0.buffer.location.1: device 'fam0' is listed twice" -- \
+  run --platform tests/cli/data/two_devices.yaml --workload "$WORK/striped.yaml" \
+  --set workload.streams.0.buffer.location.1=device/fam0 $(out entry_stripe)
+sed 's|device/fam1\]|device/fam9]|' "$WORK/striped.yaml" >"$WORK/striped9.yaml"
+expect_bad entry_stripe_file "an unknown device in a striped location in the file" \
+  "famsim: error: $WORK/striped9.yaml:3: workload.streams.0.buffer.location.1: no device named 'fam9' on this platform (devices: fam0, fam1)" -- \
+  validate --platform tests/cli/data/two_devices.yaml --workload "$WORK/striped9.yaml"
+expect_bad entry_gpus "a GPU listed twice" \
+  "famsim: error: --set workload.streams.0.gpus=[0, 0]: workload.streams.0.gpus.1: GPU 0 is listed twice" -- \
+  validate --platform platforms/minimal.yaml --set 'workload.streams.0.gpus=[0, 0]'
+
+# --- A DRAM organisation key a --set changed is named when the device density no longer adds up,
+# --- not the preset's device_density_gbit line, which the user did not touch.
+expect_bad density_rows "rows that no longer give the device density, by --set" \
+  "famsim: error: --set devices.0.memory.organization.rows=1000: devices.0.memory.organization.rows: banks x rows x columns x device_width_bits = " \
+  "Gbit, not the device_density_gbit of 16" -- \
+  run --platform platforms/minimal.yaml --set devices.0.memory.organization.rows=1000 \
+  $(out density_rows)
+
+# --- A trace in another format than the one given, or than the default (ramulator): the first
+# --- line's error says which format it is. Each line alone failed ("unknown command "0x40"").
+printf '0x40 READ 10\n0x80 WRITE 20\n' >"$WORK/format.trace"
+expect_bad format_default "a dramsim3 trace without --trace-format" \
+  "famsim: error: $WORK/format.trace:1: unknown command \"0x40\"; expected LD or ST; the line is a request of the dramsim3 format, not of ramulator: expected --trace-format dramsim3 (trace_player.format) for this trace" -- \
+  run "${DRAM[@]}" --trace "$WORK/format.trace" $(out format_default)
+printf '10: read 0x40\n' >"$WORK/format.stl"
+expect_bad format_other "a dramsys trace given as dramsim3" \
+  "$WORK/format.stl:1: " "the line is a request of the dramsys format, not of dramsim3: expected --trace-format dramsys" -- \
+  run "${DRAM[@]}" --trace "$WORK/format.stl" --trace-format dramsim3 $(out format_other)
+# A bad line of the right format, or a bad line after good ones, gets no such hint.
+printf 'LD 0x40\n0x80 READ 10\n' >"$WORK/format2.trace"
+run_famsim format_later run "${DRAM[@]}" --trace "$WORK/format2.trace" --out "$WORK/out-format_later"
+expect_rc 2 "a dramsim3 line after a ramulator one"
+case "$OUT" in *"is a request of"*) fail "a later line's error blames the format: $OUT" ;; esac
+pass "a later line in another format is only that line's error"
+
+# --- A real-valued key took strtod's hex ("clock_mhz: 0x7BC" ran at 1980 MHz, "0x10" at 16)
+# --- where the integer keys refuse it.
+expect_bad hex_double "a hex clock" \
+  "famsim: error: --set gpus.clock_mhz=0x7BC: gpus.clock_mhz: expected a number in [1, 100000], got '0x7BC'" -- \
+  run --platform platforms/minimal.yaml --set gpus.clock_mhz=0x7BC $(out hex_double)
+
+# --- A file that cannot be read says why: a typo in its name and a file without permission to
+# --- read it read alike ("cannot read file").
+expect_bad read_missing "a platform file that does not exist" \
+  "famsim: error: $WORK/no-such-platform.yaml: cannot read file (No such file or directory)" -- \
+  validate --platform "$WORK/no-such-platform.yaml"
+
+# --- A numeric option given text: CLI::Range said "Value lots not in range 1 to 1024", as though
+# --- lots were a number out of range.
+expect_bad jobs_text "sweep --jobs that is not a number" \
+  "famsim: error: --jobs: expected a whole number in [1, 1024], got 'lots'" -- \
+  sweep traffic/sweeps/kv_decode_llama70b.yaml --jobs lots --out "$WORK/out-jobs_text"
+expect_bad window_fraction "--max-outstanding that is not a whole number" \
+  "famsim: error: --max-outstanding: expected a whole number in [1, 1048576], got '1.5'" -- \
+  run "${DRAM[@]}" --trace "$WORK/format.trace" --trace-format dramsim3 --max-outstanding 1.5 \
+  $(out window_fraction)
+expect_bad progress_text "--progress that is not a number" \
+  "famsim: error: --progress: expected a number of seconds in [0, 1000000], got 'often'" -- \
+  run --platform platforms/minimal.yaml --progress often $(out progress_text)
+
+# --- A --set that empties devices: the links left with nothing to reach were blamed at the
+# --- platform file, not the --set that removed their devices.
+expect_bad no_devices "devices emptied by --set" \
+  "famsim: error: --set devices=[]: devices: the platform has no devices for links.gpu_device to reach; expected a device under devices, or no links.gpu_device" -- \
+  validate --platform platforms/minimal.yaml --set 'devices=[]'
+
+# --- An earlier run's file in --out that this user cannot remove (a plots/ folder another user
+# --- made): publish() removed stats.json and its neighbours, then stopped at plots/ with an
+# --- internal error after the whole run, losing the earlier results and this run's. Now bad input
+# --- before anything runs, the earlier run's files left as they were. Root removes anything, so
+# --- under root the run is made as nobody (setpriv), with plots/ root's.
+printf 'LD 0x40\nST 0x80\n' >"$WORK/keep.ram"
+keep_args=(run "${DRAM[@]}" --trace "$WORK/keep.ram" --trace-format ramulator
+  --out "$WORK/keep")
+as_user=()
+if [ "$(id -u)" -eq 0 ]; then
+  if command -v setpriv >/dev/null && setpriv --reuid=65534 --regid=65534 --clear-groups true; then
+    as_user=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+  fi
+fi
+if [ "$(id -u)" -ne 0 ] || [ ${#as_user[@]} -gt 0 ]; then
+  chmod 755 "$WORK"
+  mkdir "$WORK/keep"
+  [ ${#as_user[@]} -eq 0 ] || chown 65534:65534 "$WORK/keep"
+  run_tool keep_first "${as_user[@]}" "$FAMSIM" "${keep_args[@]}"
+  expect_rc 0 "the earlier run into the directory"
+  before=$(cat "$WORK/keep/stats.json")
+  mkdir "$WORK/keep/plots"
+  touch "$WORK/keep/plots/bandwidth.png"
+  [ ${#as_user[@]} -gt 0 ] || chmod 555 "$WORK/keep/plots"
+  run_tool keep_second "${as_user[@]}" "$FAMSIM" "${keep_args[@]}" --seed 2
+  [ ${#as_user[@]} -gt 0 ] || chmod 755 "$WORK/keep/plots"
+  expect_rc 2 "--out holding an earlier run's plots/ this user cannot remove"
+  expect_in_output "famsim: error: --out $WORK/keep: cannot remove $WORK/keep/plots: Permission denied; " \
+    "the folder in the way and why"
+  expect_in_output "a completed run replaces the earlier run's 'plots' there" "what it is for"
+  [ "$(cat "$WORK/keep/stats.json")" = "$before" ] || fail "the earlier stats.json was changed"
+  for f in config.yaml timeseries.csv timeline.json plots/bandwidth.png; do
+    [ -e "$WORK/keep/$f" ] || fail "the earlier run's $f was removed"
+  done
+  [ ! -e "$WORK/keep/.famsim-staging" ] || fail "the refused run left its staging directory"
+  pass "an earlier run's file this user cannot remove is bad input before the run"
+else
+  echo "skip: an unremovable earlier file in --out (root without setpriv)"
+fi
+
 echo "cli.input_errors: all checks passed"

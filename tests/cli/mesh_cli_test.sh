@@ -90,7 +90,9 @@ bad() {  # bad NAME WHAT NEEDLE SET
 }
 bad zero_dim "a zero mesh dimension" "devices.0.noc.dims" "devices.0.noc.dims=[0,4]"
 bad one_dim "dims with one entry" "devices.0.noc.dims: expected [cols, rows]" "devices.0.noc.dims=[4]"
-bad outside "a port outside the mesh" "devices.0.noc.port_nodes: entry 3 [4, 0] is outside" \
+# The entry the --set wrote is named with the --set, not the file's line of the list.
+bad outside "a port outside the mesh" \
+  "famsim: error: --set devices.0.noc.port_nodes.3=[4,0]: devices.0.noc.port_nodes.3: port_nodes entry 3 [4, 0] is outside" \
   "devices.0.noc.port_nodes.3=[4,0]"
 bad count "a placement list of the wrong length" "devices.0.noc.port_nodes: expected 8 entries" \
   "devices.0.noc.port_nodes=[[0,0]]"
@@ -100,5 +102,13 @@ bad small_vc "a VC buffer smaller than a packet" "devices.0.noc.vc_buffer_flits:
 bad crossbar_key "a crossbar key on a mesh" "unknown key 'devices.0.noc.pipeline_cycles'" \
   "devices.0.noc.pipeline_cycles=4"
 bad router0 "router_cycles 0" "devices.0.noc.router_cycles" "devices.0.noc.router_cycles=0"
-bad file "the error names the file" "fam_mesh.yaml" "devices.0.noc.port_nodes.3=[4,0]"
+# The same entry written in the file: the file, the line and the entry.
+line=$(grep -n 'port_nodes: \[\[0, 0\], \[0, 0\], \[0, 1\], \[0, 1\]' "$PLATFORM" | cut -d: -f1)
+sed 's/port_nodes: \[\[0, 0\], \[0, 0\], \[0, 1\], \[0, 1\]/port_nodes: [[0, 0], [0, 0], [0, 1], [4, 1]/' \
+  "$PLATFORM" >"$WORK/outside.yaml"
+run_famsim file validate --platform "$WORK/outside.yaml"
+expect_rc 2 "a port outside the mesh in the file"
+expect_in_output "famsim: error: $WORK/outside.yaml:$line: devices.0.noc.port_nodes.3: port_nodes entry 3 [4, 1] is outside" \
+  "a port outside the mesh in the file"
+pass "the error names the file, the line and the entry"
 echo "mesh cli: all passed"

@@ -351,6 +351,25 @@ TEST(TraceReader, UnknownCommandWord) {
   expect_error("1: (8)read 0x1\n", TraceFormat::kDramsys, 1, "malformed length", ".stl");
 }
 
+// A first request line in another format names that format: every line of a trace given with
+// the wrong format (or none: ramulator is the default) fails alike, and its own error does not
+// say why. A later line, or one no format reads, gets no such hint.
+TEST(TraceReader, FirstLineInAnotherFormatNamesIt) {
+  expect_error("0x40 READ 10\n", TraceFormat::kRamulator, 1,
+               "unknown command \"0x40\"; expected LD or ST; the line is a request of the "
+               "dramsim3 format, not of ramulator: expected --trace-format dramsim3");
+  expect_error("LD 0x40\n", TraceFormat::kDramsys, 1,
+               "the line is a request of the ramulator format, not of dramsys", ".stl");
+  expect_error("10: write 0x40\n", TraceFormat::kDramsim3, 1,
+               "the line is a request of the dramsys format, not of dramsim3");
+  TempTrace later("LD 0x40\n0x40 READ 10\n");
+  EXPECT_EQ(error_of(later.path(), TraceFormat::kRamulator).find("is a request of"),
+            std::string::npos);
+  TempTrace none("LOAD 0x40\n");
+  EXPECT_EQ(error_of(none.path(), TraceFormat::kRamulator).find("is a request of"),
+            std::string::npos);
+}
+
 TEST(TraceReader, MalformedNumbers) {
   expect_error("LD 0x\n", TraceFormat::kRamulator, 1, "malformed address \"0x\"");
   expect_error("LD 0x12g4\n", TraceFormat::kRamulator, 1, "malformed address \"0x12g4\"");

@@ -268,16 +268,18 @@ bool TraceReader::next(TraceRecord& record) {
   const char* e;
   while (lines_.next(b, e)) {
     LineKind kind;
-    switch (format_) {
-      case TraceFormat::kRamulator:
-        kind = parse_ramulator(b, e, record);
-        break;
-      case TraceFormat::kDramsim3:
-        kind = parse_dramsim3(b, e, record);
-        break;
-      default:
-        kind = parse_dramsys(b, e, record);
-        break;
+    try {
+      kind = parse(format_, b, e, record);
+    } catch (const TraceError& error) {
+      // A first request line in another format is a trace given with the wrong --trace-format,
+      // or none (ramulator is the default): every line would fail alike, and the line's own
+      // error ("unknown command "0x40"; expected LD or ST") does not say so.
+      const std::optional<TraceFormat> other = records_ == 0 ? other_format_of(b, e) : std::nullopt;
+      if (!other) throw;
+      throw TraceError(std::string(error.what()) + "; the line is a request of the " +
+                       to_string(*other) + " format, not of " + to_string(format_) +
+                       ": expected --trace-format " + to_string(*other) +
+                       " (trace_player.format) for this trace");
     }
     if (kind == LineKind::kRecord) {
       if (record.has_time && !record.relative_time) {
@@ -297,6 +299,31 @@ bool TraceReader::next(TraceRecord& record) {
 void TraceReader::time_went_back(std::uint64_t time) const {
   fail("timestamp " + std::to_string(time) + " is earlier than the previous request's " +
        std::to_string(last_time_) + "; expected timestamps that never decrease");
+}
+
+TraceReader::LineKind TraceReader::parse(TraceFormat format, const char* p, const char* end,
+                                         TraceRecord& r) const {
+  switch (format) {
+    case TraceFormat::kRamulator:
+      return parse_ramulator(p, end, r);
+    case TraceFormat::kDramsim3:
+      return parse_dramsim3(p, end, r);
+    default:
+      return parse_dramsys(p, end, r);
+  }
+}
+
+std::optional<TraceFormat> TraceReader::other_format_of(const char* p, const char* end) const {
+  for (TraceFormat f : {TraceFormat::kRamulator, TraceFormat::kDramsim3, TraceFormat::kDramsys}) {
+    if (f == format_) continue;
+    TraceRecord probe;
+    try {
+      if (parse(f, p, end, probe) == LineKind::kRecord) return f;
+    } catch (const TraceError&) {
+      // Not this one either.
+    }
+  }
+  return std::nullopt;
 }
 
 // [ws] ("LD" | "ST") ws ADDRESS [ws], ADDRESS = 0x HEX | DEC.

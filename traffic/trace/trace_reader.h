@@ -109,6 +109,9 @@ class TraceReader {
   LineKind parse_ramulator(const char* p, const char* end, TraceRecord& r) const;
   LineKind parse_dramsim3(const char* p, const char* end, TraceRecord& r) const;
   LineKind parse_dramsys(const char* p, const char* end, TraceRecord& r) const;
+  LineKind parse(TraceFormat format, const char* p, const char* end, TraceRecord& r) const;
+  // The format other than format() that the line [p, end) is a request of, if any.
+  std::optional<TraceFormat> other_format_of(const char* p, const char* end) const;
   [[noreturn]] void time_went_back(std::uint64_t time) const;
   [[noreturn]] void fail(const std::string& what) const { lines_.fail(what); }
 

@@ -213,9 +213,12 @@ void read_organization(ConfigNode& o, Standard s, Organization& org) {
         static_cast<double>(org.banks()) * org.rows * org.columns * org.device_width_bits;
     const double gbit = bits / static_cast<double>(1ULL << 30);
     if (std::fabs(gbit - density) > 1e-9 * density) {
-      o.fail("device_density_gbit",
-             fmt::format("banks x rows x columns x device_width_bits = {} Gbit, not {}", gbit,
-                         density));
+      // A rule across keys: a --set of rows (say) is named, not the preset's density line.
+      o.fail_among({"device_density_gbit", "rows", "columns", "bank_groups", "banks_per_group",
+                    "device_width_bits"},
+                   fmt::format("banks x rows x columns x device_width_bits = {} Gbit, not the "
+                               "device_density_gbit of {}",
+                               gbit, density));
     }
   }
 }
