@@ -548,8 +548,10 @@ void ControllerCore::look(int q, std::uint64_t now, std::uint64_t& next) {
     for (std::size_t w = 0; w < words; ++w, word_view += 64) {
       std::uint64_t bits = nonempty[w];
       if (except) bits &= ~except[w];
-      // (& 63 tells the compiler the index is not negative, which spares a sign extension.)
-      for (; bits != 0; bits &= bits - 1) look_at(word_view[__builtin_ctzll(bits) & 63]);
+      // (Unsigned: a signed index costs a sign extension per bank.)
+      for (; bits != 0; bits &= bits - 1) {
+        look_at(word_view[static_cast<unsigned>(__builtin_ctzll(bits))]);
+      }
     }
   }
   plan_.bank = pick ? static_cast<unsigned>(pick - view) : kNil;

@@ -257,8 +257,10 @@ class ControllerCore {
   void select(int q, std::uint64_t now, Choice* best, std::uint64_t& next);
   // Looks only: lowers `next` to the earliest cycle any candidate in direction q, ready or not,
   // can issue from `now` on, and plans in plan_ the bank whose standing command goes first then
-  // (by cycle, then priority, then the lowest bank). Runs after every command.
-  void look(int q, std::uint64_t now, std::uint64_t& next);
+  // (by cycle, then priority, then the lowest bank). Runs after every command, from run() only,
+  // which it is inlined into: a call would pass `next` through memory and save and restore the
+  // registers once more per command.
+  [[gnu::always_inline]] inline void look(int q, std::uint64_t now, std::uint64_t& next);
   // The parts of select() and look() besides the banks' standing commands, which `best` null
   // only looks at: forced refreshes (returns whether one blocks banks, marked in blocked_), and
   // under the timeout page policy rows to close.
