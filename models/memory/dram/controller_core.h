@@ -408,6 +408,11 @@ class ControllerCore {
   };
   Plan plan_;
   bool timeout_policy_ = false;
+  // Whether the page policy closes a row with its column command whatever else is queued for the
+  // row (open and timeout policies: never), asked once: work_out_choice() then need not look for
+  // another hit in the bank's queues. auto_precharge_ is the answer when it is fixed.
+  bool auto_precharge_fixed_ = false;
+  bool auto_precharge_ = false;
   std::uint64_t next_due_ = kNever;     // earliest next_due over the ranks
   std::uint64_t refresh_interval_ = 0;  // tREFI, or tREFIpb with per-bank refresh
   unsigned refreshes_owed_ = 0;         // sum of the ranks' pending refreshes
