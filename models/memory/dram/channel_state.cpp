@@ -27,10 +27,14 @@ void ChannelState::occupy_bus(unsigned rank, std::uint64_t start) {
   bus_rank_ = rank;
 }
 
-void ChannelState::update_ready(unsigned rank) {
+void ChannelState::update_act_ready(unsigned rank) {
   Rank& r = ranks_[rank];
   r.act_ready = r.act;
   if (r.acts >= 4) r.act_ready = std::max(r.act_ready, r.faw[r.faw_next] + t_.FAW);
+}
+
+void ChannelState::update_column_ready(unsigned rank) {
+  Rank& r = ranks_[rank];
   r.rd_ready = std::max(r.rd, bus_ready(rank, t_.CL));
   r.wr_ready = std::max(r.wr, bus_ready(rank, t_.CWL));
 }
@@ -104,10 +108,6 @@ std::uint64_t ChannelState::rule_horizon() const {
   return h;
 }
 
-void ChannelState::update_bus_ready() {
-  for (unsigned r = 0; r < ranks_.size(); ++r) update_ready(r);
-}
-
 std::uint64_t ChannelState::earliest_rank_wide(Command cmd, const Coord& c) const {
   const Rank& r = ranks_[c.rank];
   switch (cmd) {
@@ -160,11 +160,26 @@ void ChannelState::close(unsigned flat, unsigned rank, std::uint64_t precharge_c
 void ChannelState::issue(Command cmd, const Coord& c, std::uint64_t cycle) {
   issue_raw(cmd, c, cycle);
   command_bus_free_ = cycle + command_clocks_[static_cast<unsigned>(cmd)];
-  // Column commands move the data bus, which every rank's column timing depends on.
-  if (is_column(cmd)) {
-    update_bus_ready();
-  } else {
-    update_ready(c.rank);
+  // The derived "ready" values of the ranks follow what the command changed, and only that: a
+  // column command moves the data bus, which every rank's column timing depends on, and changes
+  // no ACT timing; an ACT or a bank refresh changes its rank's ACT timing (tRRD, tFAW, tRREFD) and
+  // no column timing; a PRE, PREA or REFab changes neither.
+  switch (cmd) {
+    case Command::kRD:
+    case Command::kRDA:
+    case Command::kWR:
+    case Command::kWRA:
+      for (unsigned r = 0; r < ranks_.size(); ++r) update_column_ready(r);
+      return;
+    case Command::kACT:
+    case Command::kREFpb:
+    case Command::kREFsb:
+      update_act_ready(c.rank);
+      return;
+    case Command::kPRE:
+    case Command::kPREA:
+    case Command::kREFab:
+      return;
   }
 }
 

@@ -164,9 +164,10 @@ class ChannelState {
   }
   static constexpr std::uint64_t kZero = 0;
   std::uint64_t earliest_rank_wide(Command cmd, const Coord& c) const;
-  // Refreshes the per-rank "ready" values after the rank's or the bus's state changed.
-  void update_ready(unsigned rank);
-  void update_bus_ready();
+  // Refresh a rank's derived "ready" values: act_ready after its ACT timing changed (r.act, the
+  // tFAW window), rd_ready and wr_ready after its column timing or the data bus did.
+  void update_act_ready(unsigned rank);
+  void update_column_ready(unsigned rank);
   void issue_raw(Command cmd, const Coord& c, std::uint64_t cycle);
   void close(unsigned flat, unsigned rank, std::uint64_t precharge_cycle);
   std::uint64_t bus_ready(unsigned rank, unsigned latency) const;

@@ -49,6 +49,8 @@ ControllerCore::ControllerCore(const Spec& spec, const CoreParams& params)
   for (auto& r : refresh_) r.next_due = refresh_interval_;
   next_due_ = params.refresh == RefreshMode::kOff ? kNever : refresh_interval_;
   timeout_policy_ = params.page_policy == "timeout";
+  auto_precharge_ = page_->auto_precharge(false);
+  auto_precharge_fixed_ = page_->auto_precharge(true) == auto_precharge_;
   postpone_limit_ = params.refresh_postpone ? spec.timing.refresh_postpone_max : 0;
   stats_.bank_open_cycles.assign(banks, 0);
   stats_.bank_activates.assign(banks, 0);
@@ -286,7 +288,8 @@ void ControllerCore::work_out_choice(unsigned flat, int q) {
     }
     if (hit != kNil) {
       const Entry& h = entries_[hit];
-      const bool ap = page_->auto_precharge(another_hit(flat, open, hit));
+      const bool ap = auto_precharge_fixed_ ? auto_precharge_
+                                            : page_->auto_precharge(another_hit(flat, open, hit));
       ch.cmd = hq == 1 ? (ap ? Command::kWRA : Command::kWR) : (ap ? Command::kRDA : Command::kRD);
       ch.c = h.c;
       ch.entry = hit;
@@ -548,8 +551,10 @@ void ControllerCore::look(int q, std::uint64_t now, std::uint64_t& next) {
     for (std::size_t w = 0; w < words; ++w, word_view += 64) {
       std::uint64_t bits = nonempty[w];
       if (except) bits &= ~except[w];
-      // (& 63 tells the compiler the index is not negative, which spares a sign extension.)
-      for (; bits != 0; bits &= bits - 1) look_at(word_view[__builtin_ctzll(bits) & 63]);
+      // (Unsigned: a signed index costs a sign extension per bank.)
+      for (; bits != 0; bits &= bits - 1) {
+        look_at(word_view[static_cast<unsigned>(__builtin_ctzll(bits))]);
+      }
     }
   }
   plan_.bank = pick ? static_cast<unsigned>(pick - view) : kNil;

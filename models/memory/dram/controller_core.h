@@ -257,8 +257,10 @@ class ControllerCore {
   void select(int q, std::uint64_t now, Choice* best, std::uint64_t& next);
   // Looks only: lowers `next` to the earliest cycle any candidate in direction q, ready or not,
   // can issue from `now` on, and plans in plan_ the bank whose standing command goes first then
-  // (by cycle, then priority, then the lowest bank). Runs after every command.
-  void look(int q, std::uint64_t now, std::uint64_t& next);
+  // (by cycle, then priority, then the lowest bank). Runs after every command, from run() only,
+  // which it is inlined into: a call would pass `next` through memory and save and restore the
+  // registers once more per command.
+  [[gnu::always_inline]] inline void look(int q, std::uint64_t now, std::uint64_t& next);
   // The parts of select() and look() besides the banks' standing commands, which `best` null
   // only looks at: forced refreshes (returns whether one blocks banks, marked in blocked_), and
   // under the timeout page policy rows to close.
@@ -406,6 +408,11 @@ class ControllerCore {
   };
   Plan plan_;
   bool timeout_policy_ = false;
+  // Whether the page policy closes a row with its column command whatever else is queued for the
+  // row (open and timeout policies: never), asked once: work_out_choice() then need not look for
+  // another hit in the bank's queues. auto_precharge_ is the answer when it is fixed.
+  bool auto_precharge_fixed_ = false;
+  bool auto_precharge_ = false;
   std::uint64_t next_due_ = kNever;     // earliest next_due over the ranks
   std::uint64_t refresh_interval_ = 0;  // tREFI, or tREFIpb with per-bank refresh
   unsigned refreshes_owed_ = 0;         // sum of the ranks' pending refreshes

@@ -30,43 +30,52 @@ struct Candidate {
   bool row_hit = false;        // a column command to an open row
 };
 
+// The two schedulers differ only in what they allow, which each states at construction: the
+// questions the controller core asks of every bank decision (may_overtake, priority), about once
+// per DRAM command, are then answered inline rather than through a virtual call.
 class SchedulerPolicy {
  public:
   virtual ~SchedulerPolicy() = default;
   virtual const char* name() const = 0;
   // Whether a bank may serve a younger row hit before its oldest burst, given how many hits have
   // overtaken that oldest burst already.
-  virtual bool may_overtake(unsigned overtaken_so_far) const = 0;
+  bool may_overtake(unsigned overtaken_so_far) const { return overtaken_so_far < overtake_cap_; }
   // Only the oldest burst of the channel (in the current direction) may get commands.
-  virtual bool in_order() const = 0;
+  bool in_order() const { return in_order_; }
   // The order among ready candidates as one number, smaller issuing first; worked out once per
   // bank decision, so the channel-wide choice compares integers. `arrival` stays below 2^63.
-  virtual std::uint64_t priority(const Candidate& c) const = 0;
+  std::uint64_t priority(const Candidate& c) const {
+    return (c.row_hit ? 0 : row_miss_rank_) | c.arrival;
+  }
   // True if candidate `a` should issue before `b` when both are ready.
   bool before(const Candidate& a, const Candidate& b) const { return priority(a) < priority(b); }
+
+ protected:
+  // `overtake_cap`: the row hits that may overtake a bank's oldest burst in a row;
+  // `row_hits_first`: a row hit ranks before every other candidate (else the oldest goes first).
+  SchedulerPolicy(bool in_order, unsigned overtake_cap, bool row_hits_first)
+      : in_order_(in_order),
+        overtake_cap_(overtake_cap),
+        row_miss_rank_(row_hits_first ? std::uint64_t{1} << 63 : 0) {}
+
+ private:
+  bool in_order_;
+  unsigned overtake_cap_;
+  std::uint64_t row_miss_rank_;  // added to the priority of a candidate that is no row hit
 };
 
 class FcfsScheduler final : public SchedulerPolicy {
  public:
+  FcfsScheduler() : SchedulerPolicy(true, 0, false) {}
   const char* name() const override { return "fcfs"; }
-  bool may_overtake(unsigned) const override { return false; }
-  bool in_order() const override { return true; }
-  std::uint64_t priority(const Candidate& c) const override { return c.arrival; }
 };
 
+// Row hits first (top bit of the priority clear), then the oldest.
 class FrFcfsScheduler final : public SchedulerPolicy {
  public:
-  explicit FrFcfsScheduler(unsigned starvation_cap) : cap_(starvation_cap) {}
+  explicit FrFcfsScheduler(unsigned starvation_cap)
+      : SchedulerPolicy(false, starvation_cap, true) {}
   const char* name() const override { return "frfcfs"; }
-  bool may_overtake(unsigned overtaken_so_far) const override { return overtaken_so_far < cap_; }
-  bool in_order() const override { return false; }
-  // Row hits first (top bit clear), then the oldest.
-  std::uint64_t priority(const Candidate& c) const override {
-    return (c.row_hit ? 0 : std::uint64_t{1} << 63) | c.arrival;
-  }
-
- private:
-  unsigned cap_;
 };
 
 class PagePolicy {
