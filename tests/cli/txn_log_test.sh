@@ -13,6 +13,7 @@
 set -euo pipefail
 CLI_TEST_NAME=txn-log
 source "$(dirname "$0")/lib.sh"
+SUPPORT="$(cd "$(dirname "$0")/../support" && pwd)"  # data_pattern.py
 PY=/usr/bin/python3
 
 cat >"$WORK/seq.yaml" <<'YAML'
@@ -108,7 +109,8 @@ pass "one line per request: times, bytes, operations and addresses as worked out
 #     for a write (posted: after its answer, so possibly after complete_ps);
 #   - data_hash = FNV-1a 64 of the bytes: the pattern the GPU writes, byte a of the buffer being
 #     byte (a mod 8) of splitmix64_mix((a >> 3) ^ data_seed + 0x9e3779b97f4a7c15) (traffic/
-#     pattern.h), written here again in Python; the reads return what was written.
+#     pattern.h), written again in Python in tests/support/data_pattern.py; the reads return what
+#     was written.
 cat >"$WORK/wv.yaml" <<'YAML'
 name: write_verify_small
 streams:
@@ -132,22 +134,10 @@ YAML
 run_famsim hash run --platform platforms/minimal.yaml --workload "$WORK/wv.yaml" --txn-data \
   --dram-log --out "$WORK/hash" || true
 expect_rc 0 "a run with --txn-data and --dram-log"
-"$PY" - "$WORK/hash" <<'PY' || fail "request ids, memory_done_ps and data_hash (above)"
+PYTHONPATH="$SUPPORT" "$PY" - "$WORK/hash" <<'PY' || fail "request ids, memory_done_ps and data_hash (above)"
 import csv, glob, json, os, sys
 d = sys.argv[1]
-M = (1 << 64) - 1
-def mix64(x):
-    z = (x + 0x9E3779B97F4A7C15) & M
-    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & M
-    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & M
-    return z ^ (z >> 31)
-def pattern(va, n, seed):
-    return bytes((mix64(((a >> 3) ^ seed) & M) >> (8 * (a & 7))) & 0xFF for a in range(va, va + n))
-def fnv1a(data):
-    h = 0xCBF29CE484222325
-    for b in data:
-        h = ((h ^ b) * 0x100000001B3) & M
-    return h
+from data_pattern import fnv1a, pattern  # tests/support: the pattern and hash again
 rows = list(csv.DictReader(open(f"{d}/transactions.csv")))
 header = open(f"{d}/transactions.csv").readline().strip()
 assert header.endswith(",status,memory_done_ps,data_hash"), header
@@ -199,21 +189,9 @@ run_famsim trace_hash run --platform platforms/dram_ddr4.yaml --trace "$WORK/wr.
   --trace-format ramulator --max-outstanding 1 --txn-data --out "$WORK/trace_hash" \
   --set memory.controller.backing_store=true || true
 expect_rc 0 "a trace run with --txn-data"
-"$PY" - "$WORK/trace_hash" <<'PY' || fail "a trace player's data_hash (above)"
+PYTHONPATH="$SUPPORT" "$PY" - "$WORK/trace_hash" <<'PY' || fail "a trace player's data_hash (above)"
 import csv, sys
-M = (1 << 64) - 1
-def mix64(x):
-    z = (x + 0x9E3779B97F4A7C15) & M
-    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & M
-    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & M
-    return z ^ (z >> 31)
-def pattern(va, n, seed):
-    return bytes((mix64(((a >> 3) ^ seed) & M) >> (8 * (a & 7))) & 0xFF for a in range(va, va + n))
-def fnv1a(data):
-    h = 0xCBF29CE484222325
-    for b in data:
-        h = ((h ^ b) * 0x100000001B3) & M
-    return h
+from data_pattern import fnv1a, pattern  # tests/support: the pattern and hash again
 rows = sorted(csv.DictReader(open(sys.argv[1] + "/transactions.csv")), key=lambda r: int(r["id"]))
 assert [r["op"] for r in rows] == ["write", "write", "read", "read", "read"], rows
 for r in rows[:4]:
