@@ -147,6 +147,13 @@ def fmt_time(ns):
     return f"{ns:,.1f} ns"
 
 
+def phase_span(p):
+    """A phase's span (bottlenecks.phases.phases entry), '0.0 - 960.0 \u00b5s', or None."""
+    start, end = get(p, "start_ns"), get(p, "end_ns")
+    return (f"{start / 1e3:,.1f} - {end / 1e3:,.1f} \u00b5s" if number(start) and number(end)
+            else None)
+
+
 def fmt_value(v):
     """A configuration value as written in YAML/JSON."""
     if v is None:
@@ -1566,10 +1573,7 @@ def section_phases(doc, bn):
             what = ["nothing saturated: the workload's pace"]
         targets_text = ", ".join(f"{k} {fmt_gbps(v)}"
                                  for k, v in as_dict(get(p, "by_target_gbps")).items())
-        start, end = get(p, "start_ns"), get(p, "end_ns")
-        span = (f"{start / 1e3:,.1f} - {end / 1e3:,.1f} \u00b5s" if number(start) and number(end)
-                else DASH)
-        rows.append([span,
+        rows.append([phase_span(p) or DASH,
                      fmt_gbps(get(p, "achieved_gbps")), targets_text or "-", what,
                      fmt_gbps(get(p, "analytic_bound_gbps"))])
     doc.table(["Span", "Achieved", "By target", "Limiter", "Bound"], rows, "lrlll")
@@ -1635,16 +1639,16 @@ def section_memory(doc, stats):
     limiter_component = str(limiter.get("component", "")) if isinstance(limiter, dict) else ""
     # The phases (bottlenecks.phases.phases) each memory limited: a memory that held back one
     # phase but not the run as a whole is named with those phases' spans, not as "no".
-    phase_limits = []  # (component, start_ns, end_ns)
-    for p in as_list(get(bn, "phases", "phases")):
+    phases = as_list(get(bn, "phases", "phases"))
+    phase_limits = []  # (limiter component, span)
+    for p in phases:
         c = get(p, "limiter", "component")
         if isinstance(c, str) and c:
-            phase_limits.append((c, get(p, "start_ns"), get(p, "end_ns")))
+            phase_limits.append((c, phase_span(p)))
 
     def of_group(component, group):
         return any(component == g or component.startswith(g + ".") for g in member_groups[group])
 
-    phase_limits_all = as_list(get(bn, "phases", "phases"))
     rows = []
     uneven = []
     not_limiting = []
@@ -1670,9 +1674,7 @@ def section_memory(doc, stats):
         if isinstance(bn, dict):
             limits = of_group(limiter_component, group)
             if not limits:
-                spans = [f"{start / 1e3:,.1f} - {end / 1e3:,.1f} \u00b5s"
-                         for c, start, end in phase_limits
-                         if of_group(c, group) and number(start) and number(end)]
+                spans = [span for c, span in phase_limits if of_group(c, group) and span]
         if spans:
             limited_phases.append((group, spans))
         elif limits is False:
@@ -1701,7 +1703,7 @@ def section_memory(doc, stats):
             direction("writes", lambda c: get(c, "write_queue", "mean")),
             direction("reads", lambda c: get(c, "read_latency_ns", "mean")),
             DASH if limits is None else "yes" if limits
-            else f"in {len(spans)} of {len(phase_limits_all)} phases" if spans else "no"])
+            else f"in {len(spans)} of {len(phases)} phases" if spans else "no"])
     if not rows:
         doc.p("No DRAM channel carried traffic.")
         return
@@ -1730,11 +1732,13 @@ def section_memory(doc, stats):
                         "a rate this run did not ask of it")
         doc.p(*text, ".")
     for group, spans in limited_phases:
-        named = f"{limiter_component} {limiter.get('resource', '')}".strip()
+        # A run with nothing saturated over its whole length has no limiter (null) to name.
+        named = (f"{limiter_component} {limiter.get('resource', '')}".strip()
+                 if limiter_component else None)
         doc.p(bold("Limiter in some phases: "), code(group), " limited the run in "
               + ("the phase " if len(spans) == 1 else f"{len(spans)} phases, ") + ", ".join(spans)
               + " (see Phases), though not over the whole run",
-              *([" (the run's limiter: ", code(named), ")"] if limiter_component else []),
+              *([" (the run's limiter: ", code(named), ")"] if named else []),
               ". Its figures are over the whole run: they mix the phases it held back with those "
               "it did not.")
     for group, spread, used, count in uneven:

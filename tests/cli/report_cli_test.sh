@@ -178,6 +178,20 @@ para = next(l for l in text.splitlines() if l.startswith("**Limiter in some phas
 assert "`fam0.memory` limited the run in the phase 0.0 - 2.0 \u00b5s" in para, para
 assert "Not the limiter" not in text
 PY
+# The same phases in a run with no limiter over its whole length (nothing saturated: null).
+cp -r "$WORK/lp_phase" "$WORK/lp_phase_none"
+"$PY" - "$WORK/lp_phase_none/stats.json" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+s["bottlenecks"]["limiter"] = None
+json.dump(s, open(sys.argv[1], "w"))
+PY
+report lp_phase_none "$WORK/lp_phase_none"
+[ "$RC" -eq 0 ] || fail "report.py on phases limited with no run limiter: exit code $RC: $OUT"
+grep -q "limited the run in the phase 0.0 - 2.0" "$WORK/lp_phase_none/report.md" ||
+  fail "a memory that limited a phase of a run with no limiter is not named"
+grep -q "the run's limiter" "$WORK/lp_phase_none/report.md" &&
+  fail "a run with no limiter names one"
 pass "a memory that limited one phase is named with it"
 
 # The memories' assumed values (stats.json assumptions, the report's assumptions). nvl8_fam, a few
