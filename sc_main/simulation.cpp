@@ -50,7 +50,8 @@ void flatten(const YAML::Node& n, const std::string& path,
 }
 
 // sim.seed when nothing sets it. config.yaml always records the seed used, so that a rerun from
-// it is identical; config_changes() compares a seed the base platform does not give with this.
+// it is identical; config_changes() compares a seed the base platform does not give with this
+// default, as with every key the base leaves out (a rerun of config.yaml lists no seed change).
 constexpr std::uint64_t kDefaultSeed = 1;
 
 bool under(const std::string& path, const char* root) {
@@ -239,10 +240,6 @@ nlohmann::json config_changes(const ConfigDoc& doc) {
                  d != base->sources->defaults().end()) {
         if (d->second == yaml_to_json(value)) continue;
         base_value = d->second;
-      } else if (path == "sim.seed") {
-        // A rerun of config.yaml gives the default seed from the file: no change.
-        if (value.Scalar() == std::to_string(kDefaultSeed)) continue;
-        base_value = kDefaultSeed;
       }
     } else if (source.find("presets/") != std::string::npos) {
       continue;  // no base platform: what the presets gave is not a choice of the user's

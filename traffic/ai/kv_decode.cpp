@@ -438,14 +438,14 @@ class KvDecodeSpec : public GeneratorSpec {
     return static_cast<double>(p_.compute.lm_head_ps(p_.model, p_.batch, p_.tp)) / 1000.0;
   }
 
-  // Every layer of the model moves the same KV bytes per token (kv_bytes_per_token_layer does not
-  // depend on the layer); true when every layer also computes for the same time.
   // The simulated layers have sliding windows in the same share as the model's layers, so that
   // their mean step time scales to the model's (each kind of layer read as much as the model's).
   bool windows_alike() const {
     return std::uint64_t{p_.model.sliding_layers(p_.layers)} * p_.model.layers ==
            std::uint64_t{p_.model.sliding_layers(p_.model.layers)} * p_.layers;
   }
+  // Every layer of the model moves the same KV bytes per token (kv_bytes_per_token_layer does not
+  // depend on the layer); true when every layer also computes for the same time.
   bool layers_alike() const {
     const std::uint64_t first = p_.compute.layer_ps(p_.model, 0, p_.batch, p_.tp);
     for (unsigned l = 1; l < p_.model.layers; ++l) {
