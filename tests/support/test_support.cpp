@@ -33,11 +33,19 @@ nlohmann::json run_sim(const std::string& platform_yaml, const std::string& work
   const std::string dir =
       (std::filesystem::temp_directory_path() / ("famsim-test-" + std::to_string(::getpid())))
           .string();
+  // Removed once the simulation, whose DRAM command logs live there until it ends, is gone; also
+  // when it throws.
+  struct RemoveDir {
+    const std::string& dir;
+    ~RemoveDir() {
+      std::error_code ec;
+      std::filesystem::remove_all(dir, ec);
+    }
+  } remove_dir{dir};
   Simulation sim(make_doc(platform_yaml, workload_yaml, with_log), dir);
   sim.run();
   if (sim.input_error()) throw std::runtime_error(*sim.input_error());
   nlohmann::json r = sim.results(0.0, 0.0);
-  std::filesystem::remove_all(dir);
   if (r.contains("dram_timing_check") && !r["dram_timing_check"]["ok"].get<bool>()) {
     ADD_FAILURE() << "DRAM timing check failed: " << r["dram_timing_check"].dump(2);
   }

@@ -16,13 +16,26 @@
 namespace famsim {
 namespace {
 
+// The sweep files the tests wrote, removed when the test program ends.
+struct WrittenFiles {
+  std::vector<std::string> paths;
+  ~WrittenFiles() {
+    for (const std::string& p : paths) {
+      std::error_code ec;
+      std::filesystem::remove(p, ec);
+    }
+  }
+};
+
 std::string write_sweep(const std::string& text) {
+  static WrittenFiles written;
   const std::string path =
       (std::filesystem::temp_directory_path() /
        ("famsim_sweep_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) +
         "_" + ::testing::UnitTest::GetInstance()->current_test_info()->name() + ".yaml"))
           .string();
   std::ofstream(path) << text;
+  written.paths.push_back(path);
   return path;
 }
 

@@ -1,0 +1,319 @@
+#include "models/cosim/tlm_bridge.h"
+
+#include <algorithm>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+
+namespace famsim {
+
+TlmBridge::TlmBridge(sc_core::sc_module_name name, SimContext& ctx, const TlmBridgeParams& params)
+    : sc_core::sc_module(name),
+      Component(ctx.registry, this->name(), BlockKind::kBridge),
+      Initiator(&ctx.memories),
+      in("in"),
+      out("out", *this, 0),
+      ctx_(ctx),
+      params_(params),
+      fw_(*this),
+      slots_(params.max_outstanding),
+      free_(params.max_outstanding),
+      to_issue_(params.max_outstanding),
+      answered_(params.max_outstanding),
+      wake_("wake", ctx.scheduler(), this, &Wakeup::call_behaviour<TlmBridge>),
+      outstanding_(params.max_outstanding) {
+  if (params.max_outstanding == 0) throw std::invalid_argument("max_outstanding is 0");
+  if (params.window_bytes == 0) throw std::invalid_argument("window_bytes is 0");
+  for (std::uint32_t s = 0; s < params.max_outstanding; ++s) free_.push_back(s);
+  in.bind(fw_);
+  SC_HAS_PROCESS(TlmBridge);
+  SC_METHOD(behaviour);
+  sensitive << wake_.event();
+  dont_initialize();
+}
+
+TlmBridge::~TlmBridge() = default;
+
+// --- The foreign initiator's side ---------------------------------------------------------------
+
+void TlmBridge::sync() {
+  if (Scheduler* s = ctx_.scheduler()) s->sync_to_systemc();
+}
+
+void TlmBridge::yield() {
+  if (Scheduler* s = ctx_.scheduler()) s->yield();
+}
+
+bool TlmBridge::admissible(Payload& p) {
+  tlm::tlm_response_status status = tlm::TLM_OK_RESPONSE;
+  const char* why = nullptr;
+  const std::uint64_t len = p.get_data_length();
+  const std::uint64_t pa = p.get_address() + params_.address_offset;
+  if (p.get_command() == tlm::TLM_IGNORE_COMMAND) {
+    why = "TLM_IGNORE_COMMAND";
+  } else if (pa < p.get_address() || pa < params_.window_base || len > params_.window_bytes ||
+             pa - params_.window_base > params_.window_bytes - len) {
+    status = tlm::TLM_ADDRESS_ERROR_RESPONSE;
+  } else if (p.get_byte_enable_ptr() != nullptr && p.get_byte_enable_length() > 0) {
+    status = tlm::TLM_BYTE_ENABLE_ERROR_RESPONSE;
+  } else if (len == 0 || len > ctx_.pool.max_data_bytes() || p.get_streaming_width() < len) {
+    // A streaming width at least the data length is no streaming (IEEE 1666-2011 14.17).
+    status = tlm::TLM_BURST_ERROR_RESPONSE;
+  } else {
+    return true;
+  }
+  p.set_response_status(status);
+  ++refused_[why ? why : p.get_response_string()];
+  return false;
+}
+
+Sync TlmBridge::foreign_fw(Payload& p, Phase& phase, sc_core::sc_time& t) {
+  sync();
+  const std::uint64_t now = now_ps();
+  if (phase == tlm::BEGIN_REQ) {
+    if (pending_) {
+      SC_REPORT_FATAL(name(),
+                      "BEGIN_REQ before END_REQ of the previous request: the base protocol's "
+                      "exclusion rule (IEEE 1666-2011 15.2.6) allows one request phase at a time");
+    }
+    if (!admissible(p)) return tlm::TLM_COMPLETED;
+    if (p.has_mm()) p.acquire();
+    pending_ = &p;
+    pending_at_ps_ = now + t.value();
+    wake_.at(pending_at_ps_, now);
+    return tlm::TLM_ACCEPTED;
+  }
+  if (phase == tlm::END_RESP) {
+    if (&p != responding_) {
+      SC_REPORT_FATAL(name(), "END_RESP for a transaction that has no BEGIN_RESP outstanding");
+    }
+    if (p.has_mm()) p.release();
+    responding_ = nullptr;
+    respond_from_ps_ = now + t.value();
+    wake_.at(respond_from_ps_, now);
+    return tlm::TLM_COMPLETED;
+  }
+  protocol_error(name(), phase, "the foreign initiator's socket");
+}
+
+void TlmBridge::foreign_b_transport(Payload& p, sc_core::sc_time& t) {
+  if (!admissible(p)) return;
+  if (t != sc_core::SC_ZERO_TIME) {
+    sc_core::wait(t);
+    t = sc_core::SC_ZERO_TIME;
+  }
+  sync();
+  while (free_.empty()) {
+    ++waiting_for_slot_;
+    sc_core::wait(slot_freed_);
+    --waiting_for_slot_;
+    sync();
+  }
+  sc_core::sc_event done;
+  to_issue_.push_back(take_slot(p, &done, now_ps()));
+  wake_.asap();
+  sc_core::wait(done);
+}
+
+// --- famsim's side ------------------------------------------------------------------------------
+
+Sync TlmBridge::bw(unsigned, Payload& p, Phase& phase, sc_core::sc_time&) {
+  const std::uint64_t now = now_ps();
+  if (phase == tlm::BEGIN_RESP) {
+    RequestExt& e = ext_of(p);
+    e.resp_enter(now);
+    const std::uint32_t s = e.phase;
+    if (s < slots_.size() && slots_[s].ours == &p && !slots_[s].answered) {
+      slots_[s].answered = true;
+      answered_.push_back(s);
+      wake_.asap();
+    } else {
+      ++duplicates_;
+    }
+    // The slot holds its reference until behaviour() hands the answer back.
+    phase = tlm::END_RESP;
+    return tlm::TLM_UPDATED;
+  }
+  if (phase == tlm::END_REQ) {
+    end_req_arrived_ = true;
+    wake_.asap();
+    return tlm::TLM_ACCEPTED;
+  }
+  protocol_error(name(), phase, "a bridge's famsim socket");
+}
+
+std::uint32_t TlmBridge::take_slot(Payload& foreign, sc_core::sc_event* done, std::uint64_t now) {
+  const std::uint32_t s = free_.front();
+  free_.pop_front();
+  const auto len = static_cast<std::uint32_t>(foreign.get_data_length());
+  const std::uint64_t pa = foreign.get_address() + params_.address_offset;
+  const bool write = foreign.is_write();
+  Payload& p = ctx_.pool.allocate();
+  p.acquire();  // the slot's
+  p.set_command(write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
+  p.set_address(pa);
+  p.set_data_length(len);
+  p.set_streaming_width(len);
+  p.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+  if (write) std::memcpy(p.get_data_ptr(), foreign.get_data_ptr(), len);
+  RequestExt& e = ext_of(p);
+  e.id = std::uint64_t{params_.source} << 40 | next_seq_++;
+  e.gpu = params_.source;
+  e.dest_gpu = RequestExt::kNoGpu;
+  e.stream = 0;
+  e.phase = s;
+  e.write = write;
+  e.length = len;
+  e.physical_address = pa;
+  e.virtual_address = foreign.get_address();
+  e.issue_ps = now;
+  e.outstanding = true;
+  e.target_class = params_.target_class;
+  e.enter(block_id(), 0, now);
+  slots_[s] = Slot{&foreign, &p, done, false};
+  if (issued_ == 0) first_issue_ps_ = now;
+  ++issued_;
+  bytes_requested_ += len;
+  outstanding_.set(outstanding_.level() + 1, now);
+  return s;
+}
+
+void TlmBridge::end_foreign_request(std::uint64_t now) {
+  Payload& p = *pending_;
+  pending_ = nullptr;
+  pending_slot_ = kNoSlot;
+  backpressure_ps_ += now - pending_at_ps_;
+  Phase phase = tlm::END_REQ;
+  sc_core::sc_time t = local_time_offset();
+  yield();
+  // The reference taken at BEGIN_REQ stays until the response has ended: the slot points at p.
+  if (in->nb_transport_bw(p, phase, t) != tlm::TLM_ACCEPTED) {
+    SC_REPORT_FATAL(name(), "the foreign initiator answered END_REQ with other than TLM_ACCEPTED");
+  }
+}
+
+void TlmBridge::free_slot(std::uint32_t s, std::uint64_t now) {
+  slots_[s] = Slot{};
+  free_.push_back(s);
+  outstanding_.set(outstanding_.level() - 1, now);
+  if (waiting_for_slot_ > 0) {
+    slot_freed_.notify(local_time_offset());
+    yield();
+  }
+}
+
+void TlmBridge::complete(std::uint32_t s, std::uint64_t now) {
+  const Slot slot = slots_[s];
+  Payload& ours = *slot.ours;
+  RequestExt& e = ext_of(ours);
+  e.outstanding = false;
+  const std::uint64_t arrived = e.hops[0].resp_in_ps();
+  const std::size_t memory = count_completion(params_.target_class, e.write, e.physical_address,
+                                              e.length, arrived - e.issue_ps);
+  const tlm::tlm_response_status status = ours.get_response_status();
+  if (status == tlm::TLM_OK_RESPONSE) bytes_delivered_ += e.length;
+  ctx_.record_completion(e, arrived, status, memory, ours.get_data_ptr());
+  ++completed_;
+  last_completion_ps_ = std::max(last_completion_ps_, arrived);
+  Payload& foreign = *slot.foreign;
+  if (!e.write && status == tlm::TLM_OK_RESPONSE) {
+    std::memcpy(foreign.get_data_ptr(), ours.get_data_ptr(), e.length);
+  }
+  foreign.set_response_status(status);
+  ours.release();
+  free_slot(s, now);
+  if (slot.done) {
+    // The b_transport caller resumes at famsim's local time.
+    slot.done->notify(local_time_offset());
+    yield();
+    return;
+  }
+  responding_ = &foreign;
+  Phase phase = tlm::BEGIN_RESP;
+  const sc_core::sc_time offset = local_time_offset();
+  sc_core::sc_time t = offset;
+  yield();
+  const Sync r = in->nb_transport_bw(foreign, phase, t);
+  if (r == tlm::TLM_ACCEPTED) return;  // END_RESP comes through foreign_fw()
+  if (r == tlm::TLM_COMPLETED || (r == tlm::TLM_UPDATED && phase == tlm::END_RESP)) {
+    responding_ = nullptr;
+    respond_from_ps_ = now + (t > offset ? (t - offset).value() : 0);
+    if (foreign.has_mm()) foreign.release();
+    return;
+  }
+  SC_REPORT_FATAL(name(), "the foreign initiator answered BEGIN_RESP with an unsupported phase");
+}
+
+void TlmBridge::behaviour() {
+  wake_.fired();
+  const std::uint64_t now = now_ps();
+  if (end_req_arrived_) {
+    end_req_arrived_ = false;
+    const std::uint32_t s = held_slot_;
+    held_slot_ = kNoSlot;
+    if (s == pending_slot_) end_foreign_request(now);
+  }
+  // famsim's answers, in arrival order; an nb_transport one waits for the initiator to end the
+  // previous BEGIN_RESP.
+  while (!answered_.empty() && (slots_[answered_.front()].done ||
+                                (!responding_ && respond_from_ps_ <= now))) {
+    const std::uint32_t s = answered_.front();
+    answered_.pop_front();
+    complete(s, now);
+  }
+  // The nb_transport request whose time has come takes a slot.
+  if (pending_ && pending_slot_ == kNoSlot && pending_at_ps_ <= now && !free_.empty()) {
+    pending_slot_ = take_slot(*pending_, nullptr, now);
+    to_issue_.push_back(pending_slot_);
+  }
+  while (held_slot_ == kNoSlot && !to_issue_.empty()) {
+    const std::uint32_t s = to_issue_.front();
+    to_issue_.pop_front();
+    if (!out.send_req(*slots_[s].ours)) {
+      held_slot_ = s;
+    } else if (s == pending_slot_) {
+      end_foreign_request(now);
+    }
+  }
+  std::uint64_t next = Wakeup::kNever;
+  if (pending_ && pending_slot_ == kNoSlot && pending_at_ps_ > now) next = pending_at_ps_;
+  if (!answered_.empty() && !responding_ && respond_from_ps_ > now) {
+    next = std::min(next, respond_from_ps_);
+  }
+  if (next != Wakeup::kNever) wake_.at(next, now);
+}
+
+// --- Statistics ---------------------------------------------------------------------------------
+
+std::uint64_t TlmBridge::refused() const {
+  std::uint64_t n = 0;
+  for (const auto& [status, count] : refused_) n += count;
+  return n;
+}
+
+std::size_t TlmBridge::occupancy() const {
+  return (slots_.size() - free_.size()) + (pending_ && pending_slot_ == kNoSlot ? 1 : 0) +
+         (responding_ ? 1 : 0);
+}
+
+void TlmBridge::probes(std::vector<ResourceProbe>& out) const {
+  out.push_back(pool_probe("outstanding window", outstanding_));
+}
+
+void TlmBridge::report(ComponentReport& r, const ReportWindow& window) const {
+  const TargetTraffic& t = traffic(params_.target_class);
+  r.bytes = static_cast<double>(t.read_bytes + t.write_bytes);
+  r.utilization = outstanding_.mean_fraction(window);
+  r.backpressure_ns = static_cast<double>(backpressure_ps_) * 1e-3;
+  if (issued_ > 0) r.resources.push_back(slot_pool("outstanding window", outstanding_, window));
+  const double secs = window.seconds();
+  r.extra["requests"] = issued_;
+  r.extra["answered_at_once"] = refused_;
+  r.extra["max_outstanding"] = params_.max_outstanding;
+  r.extra["mean_outstanding"] = outstanding_.mean(window);
+  r.extra["bandwidth_gbps"] = secs > 0 ? (t.read_bytes + t.write_bytes) / secs * 1e-9 : 0.0;
+  r.extra["read_latency_ns"] = t.read_latency.to_json();
+  r.extra["write_latency_ns"] = t.write_latency.to_json();
+}
+
+}  // namespace famsim

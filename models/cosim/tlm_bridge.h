@@ -1,0 +1,201 @@
+// TlmBridge: the way into famsim for a foreign TLM-2.0 initiator (co-simulation).
+//
+// A CPU, DMA engine or accelerator model written to the IEEE 1666-2011 base protocol knows nothing
+// of famsim's payload pool or its request extension (models/core/request.h), which every famsim
+// block reads. The bridge takes the foreign initiator's generic payloads on a plain target socket,
+// carries each through famsim as a pooled payload of its own (command, address, data and the
+// extension, filled in as a GPU fills it), and answers the foreign payload with the data and
+// response status that came back. It speaks both styles of the base protocol:
+//   nb_transport_fw  approximately timed, four phases. A BEGIN_REQ takes effect at
+//                    sc_time_stamp() + its annotated delay. END_REQ follows when the bridge had a
+//                    slot free (max_outstanding) and the famsim block behind it took the request:
+//                    that block's backpressure reaches the initiator, which may send nothing more
+//                    until then (exclusion rule). BEGIN_RESP goes out as famsim's answer arrives,
+//                    one at a time: the next waits for the initiator's END_RESP (or its
+//                    TLM_COMPLETED, or TLM_UPDATED with END_RESP, on return).
+//   b_transport      loosely timed initiators: the call waits out its annotated delay, then the
+//                    answer through the same approximately timed path, and returns with a zero
+//                    delay (the time has passed). It waits, so the caller must be an SC_THREAD;
+//                    several threads may call at once, up to max_outstanding in flight.
+// The bridge takes no time itself: a request enters famsim at the instant it takes effect and its
+// answer leaves at the instant it arrives. No debug transport (transport_dbg answers 0 bytes) and
+// no DMI (get_direct_mem_ptr answers false): every access is a timed one.
+//
+// What famsim cannot carry is answered at once (BEGIN_REQ returns TLM_COMPLETED; b_transport
+// returns without waiting) and never enters famsim:
+//   TLM_ADDRESS_ERROR_RESPONSE      an access not wholly inside the window (below), after
+//                                   address_offset is added
+//   TLM_BYTE_ENABLE_ERROR_RESPONSE  byte enables (famsim's memories write whole requests)
+//   TLM_BURST_ERROR_RESPONSE        a streaming width other than the data length, a data length
+//                                   of 0, or one above the payload pool's data size (SimContext's
+//                                   max_data_bytes)
+//   TLM_OK_RESPONSE                 TLM_IGNORE_COMMAND (nothing to do)
+//
+// Time under the famsim kernel (models/core/wakeup.h), which runs ahead of sc_time_stamp(): a call
+// from the initiator brings famsim's local time up to the initiator's (Scheduler::sync_to_systemc);
+// a call the bridge makes to the initiator from inside famsim's run-ahead carries the local time
+// offset as its annotated delay, as every famsim call does, and ends the run-ahead there
+// (Scheduler::yield), so the initiator can act at that time before famsim goes on. An initiator
+// that acts before a call's annotated delay has passed (no payload event queue) is taken at
+// famsim's local time. Under the systemc kernel both are plain SystemC time.
+//
+// Ports
+//   in    target socket: the foreign initiator binds its initiator socket here
+//   out   initiator socket to a famsim block's target socket: a device port (PortLogic::fabric),
+//         a link's `up`, a memory channel
+//
+// Parameters (TlmBridgeParams)
+//   max_outstanding  requests in flight through the bridge at most (its slots; each holds one
+//                    foreign payload and famsim's copy of it from BEGIN_REQ to BEGIN_RESP)
+//   address_offset   added to a foreign address to give the famsim physical address (an
+//                    initiator that sees the device at 0 while famsim places it at pa_base)
+//   window_base, window_bytes   the famsim physical addresses the block behind the bridge
+//                    serves: an access outside gets an address error instead of a famsim
+//                    internal error (a device's port logic checks its range as an invariant)
+//   source           RequestExt::gpu of its requests: a device's port logic orders responses per
+//                    source (in_order); request ids are source << 40 | sequence number, as a
+//                    GPU's, so give each bridge a source no GPU or other bridge of the run has
+//   target_class     the kind of memory its traffic counts as in the summaries
+//
+// Statistics (ComponentReport): bytes, utilization (mean of its slots in use), backpressure_ns
+// (time foreign requests waited for END_REQ after taking effect: the bridge's slots or famsim's
+// backpressure), requests, refused (answered at once with an error, by response status),
+// mean_outstanding, bandwidth_gbps, read_latency_ns and write_latency_ns (from a request taking
+// effect to its answer arriving at the bridge); the slots are a resource of the bottleneck
+// analysis, as a GPU's outstanding window.
+#pragma once
+
+#include "models/core/initiator.h"
+#include "models/core/occupancy.h"
+#include "models/core/ports.h"
+#include "models/core/ring.h"
+#include "models/core/sim_context.h"
+#include "models/core/wakeup.h"
+
+#include <systemc>
+#include <tlm>
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace famsim {
+
+struct TlmBridgeParams {
+  unsigned max_outstanding = 16;
+  std::uint64_t address_offset = 0;
+  std::uint64_t window_base = 0;
+  std::uint64_t window_bytes = 0;
+  std::uint16_t source = 0;
+  TargetClass target_class = TargetClass::kDevice;
+};
+
+class TlmBridge : public sc_core::sc_module, public Component, public Initiator {
+ public:
+  tlm::tlm_target_socket<> in;
+  InitiatorPort<TlmBridge> out;
+
+  // std::invalid_argument if max_outstanding is 0 or the window is empty.
+  TlmBridge(sc_core::sc_module_name name, SimContext& ctx, const TlmBridgeParams& params);
+  ~TlmBridge() override;
+
+  // famsim's side (`out`).
+  Sync bw(unsigned port, Payload& p, Phase& phase, sc_core::sc_time& t);
+
+  void report(ComponentReport& r, const ReportWindow& window) const override;
+  void probes(std::vector<ResourceProbe>& out) const override;
+  std::size_t occupancy() const override;
+
+  std::uint64_t issued() const override { return issued_; }
+  std::uint64_t completed() const override { return completed_; }
+  std::uint64_t bytes_requested() const override { return bytes_requested_; }
+  std::uint64_t bytes_delivered() const override { return bytes_delivered_; }
+  std::uint64_t duplicates() const override { return duplicates_; }
+  std::uint64_t data_mismatches() const override { return 0; }
+  std::uint64_t first_issue_ps() const override { return first_issue_ps_; }
+  std::uint64_t last_completion_ps() const override { return last_completion_ps_; }
+  // Nothing in flight: what the foreign initiator sent has been answered (the bridge cannot know
+  // whether it will send more).
+  bool finished() const override { return occupancy() == 0; }
+  // Requests answered at once with an error (never entered famsim).
+  std::uint64_t refused() const;
+
+ private:
+  static constexpr std::uint32_t kNoSlot = ~0u;
+
+  // The foreign initiator's side (`in`).
+  struct Fw : tlm::tlm_fw_transport_if<> {
+    explicit Fw(TlmBridge& b) : bridge(b) {}
+    Sync nb_transport_fw(Payload& p, Phase& phase, sc_core::sc_time& t) override {
+      return bridge.foreign_fw(p, phase, t);
+    }
+    void b_transport(Payload& p, sc_core::sc_time& t) override { bridge.foreign_b_transport(p, t); }
+    bool get_direct_mem_ptr(Payload&, tlm::tlm_dmi&) override { return false; }
+    unsigned int transport_dbg(Payload&) override { return 0; }
+    TlmBridge& bridge;
+  };
+
+  // One request in flight: the foreign payload and famsim's.
+  struct Slot {
+    Payload* foreign = nullptr;
+    Payload* ours = nullptr;
+    // b_transport's: the event its caller waits on (the caller's own, so that a slot used again
+    // at once cannot wake the previous caller's successor).
+    sc_core::sc_event* done = nullptr;
+    bool answered = false;  // famsim's answer arrived
+  };
+
+  Sync foreign_fw(Payload& p, Phase& phase, sc_core::sc_time& t);
+  void foreign_b_transport(Payload& p, sc_core::sc_time& t);
+  // What famsim cannot carry: sets the payload's error status and returns false.
+  bool admissible(Payload& p);
+  void sync();
+  void yield();
+  // Takes a free slot for `foreign` and builds famsim's payload for it, issued at `now`.
+  std::uint32_t take_slot(Payload& foreign, sc_core::sc_event* done, std::uint64_t now);
+  // famsim's answer in slot `s` arrived: copies it to the foreign payload and counts it.
+  void complete(std::uint32_t s, std::uint64_t now);
+  void free_slot(std::uint32_t s, std::uint64_t now);
+  // Tells the foreign initiator END_REQ for its pending request.
+  void end_foreign_request(std::uint64_t now);
+  friend class Wakeup;  // runs behaviour()
+  void behaviour();
+
+  SimContext& ctx_;
+  TlmBridgeParams params_;
+  Fw fw_;
+  std::vector<Slot> slots_;
+  Ring<std::uint32_t> free_;
+  Ring<std::uint32_t> to_issue_;   // slots waiting for the famsim block, in arrival order
+  Ring<std::uint32_t> answered_;   // slots famsim answered, for behaviour() to hand back
+  // The nb_transport request the initiator sent and has not had END_REQ for: at most one
+  // (exclusion rule). It takes a slot when its time has come and one is free.
+  Payload* pending_ = nullptr;
+  std::uint64_t pending_at_ps_ = 0;
+  std::uint32_t pending_slot_ = kNoSlot;
+  // The slot whose request the famsim block holds (TLM_ACCEPTED, END_REQ to come).
+  std::uint32_t held_slot_ = kNoSlot;
+  bool end_req_arrived_ = false;  // its END_REQ came (bw); behaviour() goes on
+  // A BEGIN_RESP the initiator has not ended yet, and when the next may go (its END_RESP's time).
+  Payload* responding_ = nullptr;
+  std::uint64_t respond_from_ps_ = 0;
+  // b_transport callers waiting for a free slot.
+  unsigned waiting_for_slot_ = 0;
+  sc_core::sc_event slot_freed_;
+  Wakeup wake_;
+
+  OccupancyGauge outstanding_;
+  std::uint64_t next_seq_ = 0;
+  std::uint64_t issued_ = 0;
+  std::uint64_t completed_ = 0;
+  std::uint64_t bytes_requested_ = 0;
+  std::uint64_t bytes_delivered_ = 0;
+  std::uint64_t duplicates_ = 0;
+  std::uint64_t first_issue_ps_ = 0;
+  std::uint64_t last_completion_ps_ = 0;
+  std::uint64_t backpressure_ps_ = 0;
+  std::map<std::string, std::uint64_t> refused_;  // by response status; rare, so a map
+};
+
+}  // namespace famsim

@@ -1,0 +1,408 @@
+// A foreign TLM-2.0 initiator drives the expansion device through TlmBridge (co-simulation):
+// textbook base-protocol initiators (a simple_initiator_socket, a payload event queue, their own
+// memory manager, nothing of famsim) write and read back through the whole device, with the
+// times worked out by hand from the device's configuration, under both simulation kernels.
+#include "tests/support/test_support.h"
+
+#include "models/cosim/tlm_bridge.h"
+#include "models/core/sim_context.h"
+#include "platforms/builder.h"
+#include "platforms/platform_config.h"
+
+#include <gtest/gtest.h>
+#include <tlm_utils/peq_with_cb_and_phase.h>
+#include <tlm_utils/simple_initiator_socket.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace famsim {
+namespace {
+
+using test::edge;
+using test::edge_after;
+
+constexpr std::uint64_t kBase = 1ULL << 40;  // the device's physical base in famsim
+constexpr std::uint32_t kPoolBytes = 256;    // the payload pool's data size
+
+// Port logic 500 MHz (2000 ps), ingress 3, egress 2 cycles; crossbar 1000 MHz, 4 pipeline
+// cycles, 32 B wide; ideal memory 2000 MT/s x 64 bit at 1000 MHz = 16 B per clock, 20 cycles of
+// access; 2 channels interleaved at 256 B. Its round trip is worked out in round_trip().
+DeviceConfig device_config() {
+  const std::string yaml = R"(
+name: bridge_test
+gpus: {count: 1, clock_mhz: 1000, request_bytes: 128, max_outstanding: 16}
+links:
+  gpu_device: {preset: nvlink4, per_gpu: 1}
+devices:
+  - name: fam0
+    capacity_gib: 1
+    fabric_ports: 1
+    port_logic: {clock_mhz: 500, ingress_cycles: 3, egress_cycles: 2, tags_per_port: 8}
+    noc: {kind: crossbar, clock_mhz: 1000, pipeline_cycles: 4, width_bytes: 32, input_buffer: 4,
+          output_buffer: 4}
+    memory: {model: ideal, standard: TEST, data_rate_mtps: 2000, channel_width_bits: 64,
+             clock_mhz: 1000, access_latency_cycles: 20, channels: 2,
+             interleave: {granule_bytes: 256, channel_select: modulo}}
+)";
+  const ConfigDoc doc = test::make_doc(yaml, "name: none\nstreams: []\n");
+  ConfigNode root(doc.root, "", doc.sources);
+  root.ignore("workload");
+  return parse_platform(root).devices.at(0);
+}
+
+// A 128 B request entering the device's fabric port at `arrive` ps: when its answer leaves the
+// port logic. `write`: the request carries the data forward, else the answer carries it back.
+std::uint64_t round_trip(std::uint64_t arrive, bool write) {
+  const std::uint64_t port = 2000, noc = 1000, mem = 1000;
+  std::uint64_t t = edge(arrive, port) + 3 * port;       // ingress: first edge, 3 cycles
+  t = edge_after(t, noc) + (4 + (write ? 4 : 1)) * noc;  // crossbar: pipeline + 32 B beats
+  t = edge(t, mem) + (20 + 128 / 16) * mem;              // memory: access + 8 clocks of burst
+  t = edge_after(t, noc) + (4 + (write ? 1 : 4)) * noc;  // crossbar back
+  return edge(t, port) + 2 * port;                       // egress: first edge, 2 cycles
+}
+
+std::vector<unsigned char> pattern(unsigned length, unsigned seed) {
+  std::vector<unsigned char> b(length);
+  for (unsigned i = 0; i < length; ++i) b[i] = static_cast<unsigned char>(seed * 37 + i * 11 + 3);
+  return b;
+}
+
+struct Op {
+  tlm::tlm_command command = tlm::TLM_READ_COMMAND;
+  std::uint64_t address = 0;  // as the foreign initiator sees it (the device at 0)
+  std::vector<unsigned char> data;  // a write's data, a read's answer
+  unsigned length = 128;
+  unsigned streaming_width = 0;  // 0: the length
+  bool byte_enables = false;
+  // Results.
+  tlm::tlm_sync_enum begin_req_return = tlm::TLM_ACCEPTED;
+  tlm::tlm_response_status status = tlm::TLM_INCOMPLETE_RESPONSE;
+  std::uint64_t begin_req_ps = 0;
+  std::uint64_t end_req_ps = 0;
+  std::uint64_t response_ps = 0;
+  bool answered = false;
+};
+
+Op write_op(std::uint64_t address, std::vector<unsigned char> data) {
+  Op o;
+  o.command = tlm::TLM_WRITE_COMMAND;
+  o.address = address;
+  o.length = static_cast<unsigned>(data.size());
+  o.data = std::move(data);
+  return o;
+}
+Op read_op(std::uint64_t address, unsigned length = 128) {
+  Op o;
+  o.address = address;
+  o.length = length;
+  return o;
+}
+
+// An approximately timed initiator as the standard's examples write one: it sends its operations
+// in order, the next as soon as the previous has had END_REQ (or was completed at once) while at
+// most `window` are unanswered; phases it receives go through a payload event queue, so each
+// takes effect at its annotated time. Its payloads have its own memory manager, which counts the
+// payloads given back: each must come back once, when the bridge and the initiator have both
+// let go.
+class ForeignAt : public sc_core::sc_module, public tlm::tlm_mm_interface {
+ public:
+  tlm_utils::simple_initiator_socket<ForeignAt> socket;
+
+  ForeignAt(sc_core::sc_module_name name, std::vector<Op>& ops, unsigned window)
+      : sc_core::sc_module(name),
+        socket("socket"),
+        ops_(ops),
+        window_(window),
+        peq_(this, &ForeignAt::on_phase) {
+    socket.register_nb_transport_bw(this, &ForeignAt::nb_transport_bw);
+    for (std::size_t i = 0; i < ops.size(); ++i) {
+      payloads_.push_back(std::make_unique<tlm::tlm_generic_payload>(this));
+      buffers_.emplace_back(ops[i].length);
+    }
+    SC_HAS_PROCESS(ForeignAt);
+    SC_METHOD(send);
+    sensitive << send_event_;
+  }
+
+  void free(tlm::tlm_generic_payload*) override { ++given_back; }
+
+  unsigned given_back = 0;
+
+ private:
+  std::size_t index_of(const tlm::tlm_generic_payload& p) const {
+    for (std::size_t i = 0; i < payloads_.size(); ++i)
+      if (payloads_[i].get() == &p) return i;
+    ADD_FAILURE() << "a payload the initiator did not send";
+    return 0;
+  }
+
+  void send() {
+    if (next_ >= ops_.size() || waiting_end_req_ || in_flight_ >= window_) return;
+    const std::size_t i = next_++;
+    Op& op = ops_[i];
+    tlm::tlm_generic_payload& p = *payloads_[i];
+    p.acquire();
+    p.set_command(op.command);
+    p.set_address(op.address);
+    if (op.command == tlm::TLM_WRITE_COMMAND) buffers_[i] = op.data;
+    p.set_data_ptr(buffers_[i].data());
+    p.set_data_length(op.length);
+    p.set_streaming_width(op.streaming_width ? op.streaming_width : op.length);
+    p.set_byte_enable_ptr(op.byte_enables ? buffers_[i].data() : nullptr);
+    p.set_byte_enable_length(op.byte_enables ? op.length : 0);
+    p.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+    op.begin_req_ps = sc_core::sc_time_stamp().value();
+    tlm::tlm_phase phase = tlm::BEGIN_REQ;
+    // A member, not a local: GCC 12 takes a local passed to the socket for a dangling pointer.
+    delay_ = sc_core::SC_ZERO_TIME;
+    op.begin_req_return = socket->nb_transport_fw(p, phase, delay_);
+    ++in_flight_;
+    if (op.begin_req_return == tlm::TLM_COMPLETED) {
+      answer(p, sc_core::sc_time_stamp().value() + delay_.value());
+      p.release();
+    } else if (op.begin_req_return == tlm::TLM_UPDATED && phase == tlm::END_REQ) {
+      op.end_req_ps = sc_core::sc_time_stamp().value() + delay_.value();
+    } else {
+      waiting_end_req_ = true;
+    }
+    send_event_.notify(sc_core::SC_ZERO_TIME);
+  }
+
+  tlm::tlm_sync_enum nb_transport_bw(tlm::tlm_generic_payload& p, tlm::tlm_phase& phase,
+                                     sc_core::sc_time& t) {
+    peq_.notify(p, phase, t);
+    return tlm::TLM_ACCEPTED;
+  }
+
+  void on_phase(tlm::tlm_generic_payload& p, const tlm::tlm_phase& phase) {
+    if (phase == tlm::END_REQ) {
+      ops_[index_of(p)].end_req_ps = sc_core::sc_time_stamp().value();
+      waiting_end_req_ = false;
+    } else if (phase == tlm::BEGIN_RESP) {
+      answer(p, sc_core::sc_time_stamp().value());
+      tlm::tlm_phase end = tlm::END_RESP;
+      sc_core::sc_time t = sc_core::SC_ZERO_TIME;
+      socket->nb_transport_fw(p, end, t);
+      p.release();
+    } else {
+      ADD_FAILURE() << "unexpected phase " << phase;
+    }
+    send_event_.notify(sc_core::SC_ZERO_TIME);
+  }
+
+  void answer(tlm::tlm_generic_payload& p, std::uint64_t at_ps) {
+    Op& op = ops_[index_of(p)];
+    if (op.answered) ADD_FAILURE() << "operation answered twice";
+    op.answered = true;
+    op.status = p.get_response_status();
+    op.response_ps = at_ps;
+    if (op.command == tlm::TLM_READ_COMMAND) op.data.assign(p.get_data_ptr(), p.get_data_ptr() + op.length);
+    --in_flight_;
+  }
+
+  std::vector<Op>& ops_;
+  unsigned window_;
+  std::vector<std::unique_ptr<tlm::tlm_generic_payload>> payloads_;
+  std::vector<std::vector<unsigned char>> buffers_;
+  tlm_utils::peq_with_cb_and_phase<ForeignAt> peq_;
+  sc_core::sc_event send_event_;
+  sc_core::sc_time delay_;
+  std::size_t next_ = 0;
+  unsigned in_flight_ = 0;
+  bool waiting_end_req_ = false;
+};
+
+// A loosely timed initiator: one SC_THREAD calling b_transport with payloads on its stack (no
+// memory manager), each annotated with `delay_ps`, recording the time each call returned at.
+class ForeignLt : public sc_core::sc_module {
+ public:
+  tlm_utils::simple_initiator_socket<ForeignLt> socket;
+
+  ForeignLt(sc_core::sc_module_name name, std::vector<Op>& ops, std::uint64_t delay_ps)
+      : sc_core::sc_module(name), socket("socket"), ops_(ops), delay_ps_(delay_ps) {
+    SC_HAS_PROCESS(ForeignLt);
+    SC_THREAD(run);
+  }
+
+ private:
+  void run() {
+    for (Op& op : ops_) {
+      std::vector<unsigned char> buffer = op.data;
+      buffer.resize(op.length);
+      tlm::tlm_generic_payload p;
+      p.set_command(op.command);
+      p.set_address(op.address);
+      p.set_data_ptr(buffer.data());
+      p.set_data_length(op.length);
+      p.set_streaming_width(op.length);
+      p.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+      op.begin_req_ps = sc_core::sc_time_stamp().value() + delay_ps_;
+      sc_core::sc_time t = sc_core::sc_time::from_value(delay_ps_);
+      socket->b_transport(p, t);
+      op.response_ps = sc_core::sc_time_stamp().value() + t.value();
+      op.status = p.get_response_status();
+      op.answered = true;
+      if (op.command == tlm::TLM_READ_COMMAND) op.data = buffer;
+    }
+  }
+
+  std::vector<Op>& ops_;
+  std::uint64_t delay_ps_;
+};
+
+// The device with a bridge on its fabric port: the foreign initiator sees the device at address
+// 0 (address_offset = its base in famsim).
+struct Bench {
+  explicit Bench(Kernel kernel, unsigned max_outstanding = 8)
+      : ctx(kPoolBytes, 1, kernel), cfg(device_config()), dev("fam0", ctx, cfg, kBase) {
+    TlmBridgeParams p;
+    p.max_outstanding = max_outstanding;
+    p.address_offset = kBase;
+    p.window_base = kBase;
+    p.window_bytes = cfg.capacity_bytes;  // 1 GiB
+    p.source = 7;
+    bridge = std::make_unique<TlmBridge>("bridge", ctx, p);
+    bridge->out.bind(dev.port_logic().fabric(0));
+  }
+  // Runs to the end; checks that nothing is left in flight or leaked.
+  nlohmann::json run() {
+    sc_core::sc_start();
+    EXPECT_TRUE(bridge->finished());
+    EXPECT_EQ(bridge->issued(), bridge->completed());
+    EXPECT_EQ(bridge->duplicates(), 0u);
+    EXPECT_EQ(ctx.pool.in_use(), 0u) << "famsim payloads leaked";
+    for (Component* c : ctx.registry.components()) {
+      EXPECT_EQ(c->occupancy(), 0u) << c->component_name() << " still holds requests";
+    }
+    return ctx.registry.report_all(ReportWindow{0, now_ps()});
+  }
+  SimContext ctx;
+  DeviceConfig cfg;
+  ExpansionDevice dev;
+  std::unique_ptr<TlmBridge> bridge;
+};
+
+Kernel kernel_of(const std::string& name) {
+  return name == "systemc" ? Kernel::kSystemC : Kernel::kFamsim;
+}
+
+class Bridge : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(Bridge, ApproximatelyTimedWriteThenReadTakesTheDevicesRoundTrips) {
+  Bench b(kernel_of(GetParam()));
+  const std::vector<unsigned char> data = pattern(128, 5);
+  std::vector<Op> ops{write_op(0x1000, data), read_op(0x1000)};
+  ForeignAt cpu("cpu", ops, 1);
+  cpu.socket.bind(b.bridge->in);
+  const nlohmann::json report = b.run();
+  ASSERT_TRUE(ops[0].answered && ops[1].answered);
+  EXPECT_EQ(ops[0].status, tlm::TLM_OK_RESPONSE);
+  EXPECT_EQ(ops[1].status, tlm::TLM_OK_RESPONSE);
+  EXPECT_EQ(ops[1].data, data) << "the read did not return the written bytes";
+  // The write enters the device at 0 and is answered at round_trip(0, write); the read is sent
+  // when that answer arrives (window 1) and enters at once. By hand: the write 0 -> ingress 6 ->
+  // crossbar 7 + 8 = 15 -> memory 15 + 28 = 43 -> crossbar 44 + 5 = 49 -> egress 50 + 4 = 54 ns;
+  // the read 54 -> 60 -> 61 + 5 = 66 -> 94 -> 95 + 8 = 103 -> 104 + 4 = 108 ns.
+  EXPECT_EQ(ops[0].response_ps, round_trip(0, true));
+  EXPECT_EQ(ops[0].response_ps, 54000u);
+  EXPECT_EQ(ops[1].begin_req_ps, ops[0].response_ps);
+  EXPECT_EQ(ops[1].response_ps, round_trip(ops[0].response_ps, false));
+  EXPECT_EQ(ops[1].response_ps, 108000u);
+  // END_REQ comes when the device's port took the request: at once on an idle device.
+  EXPECT_EQ(ops[0].end_req_ps, 0u);
+  EXPECT_EQ(ops[1].end_req_ps, ops[1].begin_req_ps);
+  EXPECT_EQ(cpu.given_back, 2u) << "each payload comes back to its memory manager once";
+  const nlohmann::json& r = report.at("bridge");
+  EXPECT_EQ(r["requests"], 2);
+  EXPECT_EQ(r["bytes"], 256.0);
+  EXPECT_DOUBLE_EQ(r["write_latency_ns"]["max"].get<double>(), 54.0);
+  EXPECT_DOUBLE_EQ(r["read_latency_ns"]["max"].get<double>(), 54.0);
+  // The device saw the bridge's source and addresses: its port logic took both requests.
+  EXPECT_EQ(report.at("fam0.port_logic")["bytes"], 256.0);
+}
+
+TEST_P(Bridge, LooselyTimedCallsWaitForTheDeviceAndHonourTheirDelay) {
+  Bench b(kernel_of(GetParam()));
+  const std::vector<unsigned char> data = pattern(128, 9);
+  std::vector<Op> ops{write_op(0x2000, data), read_op(0x2000)};
+  ForeignLt cpu("cpu", ops, 10000);  // each call annotated with 10 ns
+  cpu.socket.bind(b.bridge->in);
+  b.run();
+  ASSERT_TRUE(ops[0].answered && ops[1].answered);
+  EXPECT_EQ(ops[1].data, data);
+  // The write takes effect at 10 ns: 10 -> 16 -> 17 + 8 = 25 -> 53 -> 54 + 5 = 59 -> 60 + 4 =
+  // 64 ns; the read is called at 64 ns and takes effect at 74: 74 -> 80 -> 81 + 5 = 86 -> 114 ->
+  // 115 + 8 = 123 -> 124 + 4 = 128 ns.
+  EXPECT_EQ(ops[0].response_ps, round_trip(10000, true));
+  EXPECT_EQ(ops[0].response_ps, 64000u);
+  EXPECT_EQ(ops[1].response_ps, round_trip(ops[0].response_ps + 10000, false));
+  EXPECT_EQ(ops[1].response_ps, 128000u);
+}
+
+TEST_P(Bridge, WhatFamsimCannotCarryIsAnsweredAtOnceWithTheStandardsErrors) {
+  Bench b(kernel_of(GetParam()));
+  std::vector<Op> ops;
+  ops.push_back(read_op((1ULL << 30) - 64));  // runs past the 1 GiB device
+  ops.push_back(read_op(0x3000));
+  ops.back().byte_enables = true;
+  ops.push_back(read_op(0x3000));
+  ops.back().streaming_width = 4;  // a streaming burst
+  ops.push_back(read_op(0x3000, kPoolBytes + 64));  // longer than the pool's payloads
+  ops.push_back(read_op(0x3000));
+  ops.back().command = tlm::TLM_IGNORE_COMMAND;
+  ops.push_back(read_op(0x3000));  // a good one after them
+  ForeignAt cpu("cpu", ops, 1);
+  cpu.socket.bind(b.bridge->in);
+  const nlohmann::json report = b.run();
+  const tlm::tlm_response_status expected[] = {
+      tlm::TLM_ADDRESS_ERROR_RESPONSE, tlm::TLM_BYTE_ENABLE_ERROR_RESPONSE,
+      tlm::TLM_BURST_ERROR_RESPONSE, tlm::TLM_BURST_ERROR_RESPONSE, tlm::TLM_OK_RESPONSE};
+  for (std::size_t i = 0; i < 5; ++i) {
+    EXPECT_EQ(ops[i].begin_req_return, tlm::TLM_COMPLETED) << "operation " << i;
+    EXPECT_EQ(ops[i].status, expected[i]) << "operation " << i;
+    EXPECT_EQ(ops[i].response_ps, 0u) << "operation " << i;
+  }
+  EXPECT_EQ(ops[5].status, tlm::TLM_OK_RESPONSE);
+  EXPECT_EQ(ops[5].response_ps, round_trip(0, false));
+  // Only the good one entered famsim.
+  EXPECT_EQ(b.bridge->issued(), 1u);
+  EXPECT_EQ(b.bridge->refused(), 5u);
+  EXPECT_EQ(cpu.given_back, 6u);
+  const nlohmann::json& once = report.at("bridge")["answered_at_once"];
+  EXPECT_EQ(once["TLM_ADDRESS_ERROR_RESPONSE"], 1);
+  EXPECT_EQ(once["TLM_BYTE_ENABLE_ERROR_RESPONSE"], 1);
+  EXPECT_EQ(once["TLM_BURST_ERROR_RESPONSE"], 2);
+  EXPECT_EQ(once["TLM_IGNORE_COMMAND"], 1);
+}
+
+TEST_P(Bridge, AFullBridgeHoldsEndReqUntilAnAnswerFreesASlot) {
+  // Two slots, four reads sent back to back: the third and fourth wait for END_REQ until the
+  // first and second answers have gone back. The reads go to different 256 B granules of the
+  // two channels, so the device serves the first two side by side.
+  Bench b(kernel_of(GetParam()), 2);
+  std::vector<Op> ops{read_op(0), read_op(256), read_op(512), read_op(768)};
+  ForeignAt cpu("cpu", ops, 4);
+  cpu.socket.bind(b.bridge->in);
+  const nlohmann::json report = b.run();
+  for (const Op& op : ops) ASSERT_TRUE(op.answered);
+  EXPECT_EQ(ops[0].end_req_ps, 0u);
+  EXPECT_EQ(ops[1].end_req_ps, 0u);
+  EXPECT_EQ(ops[2].end_req_ps, ops[0].response_ps) << "the third waited for the first answer";
+  EXPECT_EQ(ops[3].end_req_ps, ops[1].response_ps) << "the fourth waited for the second answer";
+  EXPECT_GT(ops[2].end_req_ps, 0u);
+  const nlohmann::json& r = report.at("bridge");
+  // The waits for END_REQ are the bridge's backpressure.
+  EXPECT_DOUBLE_EQ(r["backpressure_ns"].get<double>(),
+                   static_cast<double>(ops[2].end_req_ps - ops[2].begin_req_ps +
+                                       ops[3].end_req_ps - ops[3].begin_req_ps) *
+                       1e-3);
+  EXPECT_EQ(r["requests"], 4);
+  EXPECT_EQ(cpu.given_back, 4u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Kernels, Bridge, ::testing::Values("famsim", "systemc"));
+
+}  // namespace
+}  // namespace famsim
