@@ -21,6 +21,7 @@ MemoryChannels::MemoryChannels(sc_core::sc_module_name name, SimContext& ctx,
     if (cfg.model == MemoryConfig::Model::kIdeal) {
       auto m = std::make_unique<IdealMemory>(ch.c_str(), ctx, cfg.timing, cfg.controller);
       targets_.push_back(&m->up);
+      stores_.push_back(m->debug_store());
       channels_.push_back(std::move(m));
     } else {
       DramControllerParams p = cfg.dram;
@@ -33,6 +34,7 @@ MemoryChannels::MemoryChannels(sc_core::sc_module_name name, SimContext& ctx,
       }
       auto m = std::make_unique<DramController>(ch.c_str(), ctx, p);
       targets_.push_back(&m->up);
+      stores_.push_back(m->debug_store());
       drams_.push_back(m.get());
       channels_.push_back(std::move(m));
     }
@@ -41,10 +43,12 @@ MemoryChannels::MemoryChannels(sc_core::sc_module_name name, SimContext& ctx,
 
 ExpansionDevice::ExpansionDevice(sc_core::sc_module_name name, SimContext& ctx,
                                  const DeviceConfig& cfg, std::uint64_t pa_base)
-    : sc_core::sc_module(name), pa_base_(pa_base) {
-  const AddressMap map = cfg.memory.channel_map();
+    : sc_core::sc_module(name),
+      pa_base_(pa_base),
+      capacity_bytes_(cfg.capacity_bytes),
+      map_(cfg.memory.channel_map()) {
   port_logic_ = std::make_unique<PortLogic>("port_logic", ctx, cfg.port_logic, cfg.fabric_ports,
-                                            pa_base, cfg.capacity_bytes, map);
+                                            pa_base, cfg.capacity_bytes, map_);
   // Both interconnects route a request to the memory channel the port logic decoded.
   if (cfg.noc_kind == NocKind::kMesh) {
     mesh_ = std::make_unique<Mesh>("noc", ctx, cfg.mesh, cfg.fabric_ports, cfg.memory.channels,
@@ -68,6 +72,32 @@ ExpansionDevice::ExpansionDevice(sc_core::sc_module_name name, SimContext& ctx,
       xbar_->down(c).bind(memory_->target(c));
     }
   }
+}
+
+std::uint64_t ExpansionDevice::debug_access(bool write, std::uint64_t pa, unsigned char* data,
+                                            std::uint64_t len) {
+  if (pa < pa_base_ || len > capacity_bytes_ || pa - pa_base_ > capacity_bytes_ - len) return 0;
+  // Split at the interleave's granules, as the port logic splits a request: each piece lies in
+  // one channel, at consecutive channel addresses. Checked whole before any byte moves.
+  const std::uint64_t granule = map_.granule_bytes();
+  for (int pass = 0; pass < 2; ++pass) {
+    for (std::uint64_t o = pa - pa_base_, done = 0; done < len;) {
+      const std::uint64_t n = std::min(len - done, granule - o % granule);
+      const AddressMap::Decoded d = map_.decode(o);
+      BackingStore* store = memory_->debug_store(d.channel);
+      if (!store) return 0;
+      if (pass == 1) {
+        if (write) {
+          store->write(d.channel_address, data + done, n);
+        } else {
+          store->read(d.channel_address, data + done, n);
+        }
+      }
+      o += n;
+      done += n;
+    }
+  }
+  return len;
 }
 
 std::vector<DramController*> Platform::dram_controllers() const {

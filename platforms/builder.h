@@ -22,6 +22,8 @@
 #pragma once
 
 #include "models/core/by_memory.h"
+#include "models/memory/address_map.h"
+#include "models/memory/backing_store.h"
 #include "platforms/platform_config.h"
 #include "platforms/switch_fabric.h"
 #include "traffic/vmm.h"
@@ -40,10 +42,13 @@ class MemoryChannels : public sc_core::sc_module {
   // Channel c's target socket.
   tlm::tlm_target_socket<>& target(unsigned c) { return *targets_[c]; }
   unsigned size() const { return static_cast<unsigned>(targets_.size()); }
+  // Channel c's data for a debug access (null when it keeps none).
+  BackingStore* debug_store(unsigned c) { return stores_[c]; }
 
  private:
   std::vector<std::unique_ptr<sc_core::sc_module>> channels_;
   std::vector<tlm::tlm_target_socket<>*> targets_;
+  std::vector<BackingStore*> stores_;
   std::vector<DramController*> drams_;
 };
 
@@ -58,9 +63,17 @@ class ExpansionDevice : public sc_core::sc_module {
   Mesh* mesh() { return mesh_.get(); }
   MemoryChannels& memory() { return *memory_; }
   std::uint64_t pa_base() const { return pa_base_; }
+  // A debug access (TLM transport_dbg semantics: it takes no simulated time, touches no block's
+  // state or statistics): `len` bytes at physical address `pa` read from or written to the
+  // channels' backing stores, through the device's interleave. What requests in flight will write
+  // lands when they reach their channel, after it. Returns the bytes done: `len`, or 0 when any
+  // of them is outside the device or on a channel that keeps no data.
+  std::uint64_t debug_access(bool write, std::uint64_t pa, unsigned char* data, std::uint64_t len);
 
  private:
   std::uint64_t pa_base_;
+  std::uint64_t capacity_bytes_;
+  AddressMap map_;
   std::unique_ptr<PortLogic> port_logic_;
   std::unique_ptr<Crossbar> xbar_;
   std::unique_ptr<Mesh> mesh_;

@@ -50,10 +50,11 @@ struct Group {
 
 std::string group_key(const ResourceRecord& r) { return resource_group(r.component, r.use.name); }
 
-// An initiator's window of requests in flight (a GPU's or the trace player's): its occupancy is
-// the requests the initiator has out.
+// An initiator's window of requests in flight (a GPU's, the trace player's, a TLM bridge's): its
+// occupancy is the requests the initiator has out.
 bool initiator_window(const ResourceRecord& r) {
-  return !bandwidth(r) && (r.kind == BlockKind::kGpu || r.kind == BlockKind::kTracePlayer);
+  return !bandwidth(r) && (r.kind == BlockKind::kGpu || r.kind == BlockKind::kTracePlayer ||
+                           r.kind == BlockKind::kBridge);
 }
 
 // A limiting bandwidth class whose members carry unequal shares (the device's fabric ports on
@@ -143,6 +144,7 @@ double path_depth(BlockKind k) {
   switch (k) {
     case BlockKind::kGpu:
     case BlockKind::kTracePlayer:
+    case BlockKind::kBridge:
       return 0;
     case BlockKind::kLink:
       return 1;

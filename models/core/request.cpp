@@ -31,6 +31,8 @@ const char* to_string(BlockKind kind) {
       return "gpu";
     case BlockKind::kTracePlayer:
       return "trace_player";
+    case BlockKind::kBridge:
+      return "tlm_bridge";
     case BlockKind::kLink:
       return "link";
     case BlockKind::kSwitch:

@@ -38,6 +38,7 @@ enum class BlockKind : std::uint8_t {
   kOther,  // not on a request's path (event players, test fixtures)
   kGpu,
   kTracePlayer,
+  kBridge,  // a foreign TLM initiator's way in (models/cosim/tlm_bridge.h)
   kLink,
   kSwitch,
   kHub,  // a GPU's memory hub
@@ -45,8 +46,9 @@ enum class BlockKind : std::uint8_t {
   kNoc,
   kMemory,
 };
-constexpr unsigned kBlockKinds = 9;
-// "gpu", "trace_player", "link", "switch", "hub", "device_port", "noc", "memory", "other".
+constexpr unsigned kBlockKinds = 10;
+// "gpu", "trace_player", "tlm_bridge", "link", "switch", "hub", "device_port", "noc", "memory",
+// "other".
 const char* to_string(BlockKind kind);
 
 // A read-modify-write the memory executes on one naturally aligned 4 or 8 B little-endian word
@@ -133,7 +135,9 @@ class RequestExt : public tlm::tlm_extension<RequestExt> {
   std::uint64_t virtual_address = 0;
   std::uint16_t stream = 0;  // the issuing GPU's stream (workload index)
   TargetClass target_class = TargetClass::kDevice;  // set by the issuing GPU
-  std::uint32_t phase = 0;   // the stream's tag for the access (traffic/source.h)
+  // The initiator's own tag for the access: a GPU's stream's (traffic/source.h), a TLM bridge's
+  // slot (models/cosim/tlm_bridge.h).
+  std::uint32_t phase = 0;
   // Atomic request (AtomicOp above); payload command READ, so the old value comes back as data.
   AtomicOp atomic = AtomicOp::kNone;
   // The device port's tag for this request (models/device/port_logic.h); a split request's parts

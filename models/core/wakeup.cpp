@@ -105,6 +105,14 @@ void Scheduler::notify(std::uint64_t at_ps) {
   }
 }
 
+void Scheduler::sync_to_systemc() {
+  if (running_) return;
+  const std::uint64_t sc_now = sc_core::sc_time_stamp().value();
+  detail::g_sc_now_ps = sc_now;
+  detail::g_now_ps = std::max(detail::g_now_ps, sc_now);
+  detail::g_offset_for_ps = ~std::uint64_t{0};  // local_time_offset() recomputes it
+}
+
 // Inlined into run(), its only caller, which calls it once per wake-up.
 inline Wakeup* Scheduler::earliest(std::uint64_t now_ps) {
   Wakeup* best = nullptr;
@@ -159,7 +167,7 @@ void Scheduler::run() {
     // Up to the next phase boundary; the sampler then samples the state before any event at it
     // (phases.h). Checked once per boundary, not per wake-up.
     const std::uint64_t stop = std::min(limit, sample_at_ps_ - 1);
-    for (; w && w->pending_ps_ <= stop && !stopped_; w = earliest(detail::g_now_ps)) {
+    for (; w && w->pending_ps_ <= stop && !halt_; w = earliest(detail::g_now_ps)) {
       detail::g_now_ps = std::max(detail::g_now_ps, w->pending_ps_);
       if (w->where_ == Wakeup::Where::kWheel) {
         unlink(w);
@@ -171,10 +179,11 @@ void Scheduler::run() {
       ++runs_;
       w->behaviour_(w->owner_);  // calls w->fired() first, and may schedule w again
     }
-    if (!w || stopped_ || w->pending_ps_ > limit) break;
+    if (!w || halt_ || w->pending_ps_ > limit) break;
     sample_at_ps_ = sampler_->before(w->pending_ps_);
   }
   running_ = false;
+  halt_ = stopped_;  // a yield() lasts one run-ahead
   if (after_run_ahead_) after_run_ahead_(detail::g_now_ps);
   if (w && !stopped_ && w->pending_ps_ < end_ps_) {
     notified_ps_ = w->pending_ps_;

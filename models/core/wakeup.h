@@ -54,8 +54,26 @@ class Scheduler : public sc_core::sc_module {
     after_run_ahead_ = std::move(f);
   }
   // Stops executing events (after an input error found mid-run); sc_stop() ends SystemC.
-  void stop() { stopped_ = true; }
+  void stop() {
+    stopped_ = true;
+    halt_ = true;
+  }
   bool stopped() const { return stopped_; }
+
+  // Co-simulation with SystemC processes outside famsim (a foreign TLM initiator behind
+  // models/cosim/tlm_bridge.h). A block that has just called into such a process from a
+  // wake-up (a response, an END_REQ, a notified event, each annotated with local_time_offset())
+  // asks the run-ahead to stop after that wake-up: the process can then act at that time before
+  // famsim goes further. Does nothing outside a run-ahead.
+  void yield() {
+    if (running_) halt_ = true;
+  }
+  // Called when such a process calls into famsim from its own activation: famsim's local time
+  // becomes its sc_time_stamp() (famsim never ran ahead past another process's next activity,
+  // so it is at most that, apart from a process acting earlier than a call's annotated delay
+  // said, which famsim then takes at its own local time). Does nothing inside a run-ahead (a
+  // call made back while famsim called out).
+  void sync_to_systemc();
 
  private:
   // A timing wheel: slot = time / kSlotPs modulo kSlots, each slot an intrusive list of wake-ups
@@ -109,6 +127,7 @@ class Scheduler : public sc_core::sc_module {
   std::uint64_t sample_at_ps_ = std::numeric_limits<std::uint64_t>::max();
   bool running_ = false;
   bool stopped_ = false;
+  bool halt_ = false;  // stop() or yield(): the run-ahead ends after the current wake-up
   sc_core::sc_event event_;
 };
 

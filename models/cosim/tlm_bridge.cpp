@@ -44,20 +44,27 @@ void TlmBridge::yield() {
   if (Scheduler* s = ctx_.scheduler()) s->yield();
 }
 
+bool TlmBridge::in_window(const Payload& p, std::uint64_t& pa) const {
+  const std::uint64_t len = p.get_data_length();
+  pa = p.get_address() + params_.address_offset;
+  return pa >= p.get_address() && pa >= params_.window_base && len <= params_.window_bytes &&
+         pa - params_.window_base <= params_.window_bytes - len;
+}
+
 bool TlmBridge::admissible(Payload& p) {
   tlm::tlm_response_status status = tlm::TLM_OK_RESPONSE;
   const char* why = nullptr;
   const std::uint64_t len = p.get_data_length();
-  const std::uint64_t pa = p.get_address() + params_.address_offset;
+  std::uint64_t pa = 0;
   if (p.get_command() == tlm::TLM_IGNORE_COMMAND) {
     why = "TLM_IGNORE_COMMAND";
-  } else if (pa < p.get_address() || pa < params_.window_base || len > params_.window_bytes ||
-             pa - params_.window_base > params_.window_bytes - len) {
+  } else if (!in_window(p, pa)) {
     status = tlm::TLM_ADDRESS_ERROR_RESPONSE;
   } else if (p.get_byte_enable_ptr() != nullptr && p.get_byte_enable_length() > 0) {
     status = tlm::TLM_BYTE_ENABLE_ERROR_RESPONSE;
   } else if (len == 0 || len > ctx_.pool.max_data_bytes() || p.get_streaming_width() < len) {
-    // A streaming width at least the data length is no streaming (IEEE 1666-2011 14.17).
+    // A streaming width at least the data length is no streaming (IEEE 1666-2011, the streaming
+    // width attribute).
     status = tlm::TLM_BURST_ERROR_RESPONSE;
   } else {
     return true;
@@ -67,6 +74,16 @@ bool TlmBridge::admissible(Payload& p) {
   return false;
 }
 
+unsigned TlmBridge::foreign_dbg(Payload& p) {
+  std::uint64_t pa = 0;
+  if (!debug_access_ || p.get_command() == tlm::TLM_IGNORE_COMMAND || !in_window(p, pa) ||
+      (p.get_byte_enable_ptr() != nullptr && p.get_byte_enable_length() > 0)) {
+    return 0;
+  }
+  return static_cast<unsigned>(
+      debug_access_(p.is_write(), pa, p.get_data_ptr(), p.get_data_length()));
+}
+
 Sync TlmBridge::foreign_fw(Payload& p, Phase& phase, sc_core::sc_time& t) {
   sync();
   const std::uint64_t now = now_ps();
@@ -74,7 +91,7 @@ Sync TlmBridge::foreign_fw(Payload& p, Phase& phase, sc_core::sc_time& t) {
     if (pending_) {
       SC_REPORT_FATAL(name(),
                       "BEGIN_REQ before END_REQ of the previous request: the base protocol's "
-                      "exclusion rule (IEEE 1666-2011 15.2.6) allows one request phase at a time");
+                      "exclusion rule (IEEE 1666-2011) allows one request phase at a time");
     }
     if (!admissible(p)) return tlm::TLM_COMPLETED;
     if (p.has_mm()) p.acquire();
@@ -255,8 +272,8 @@ void TlmBridge::behaviour() {
   }
   // famsim's answers, in arrival order; an nb_transport one waits for the initiator to end the
   // previous BEGIN_RESP.
-  while (!answered_.empty() && (slots_[answered_.front()].done ||
-                                (!responding_ && respond_from_ps_ <= now))) {
+  while (!answered_.empty() &&
+         (slots_[answered_.front()].done || (!responding_ && respond_from_ps_ <= now))) {
     const std::uint32_t s = answered_.front();
     answered_.pop_front();
     complete(s, now);

@@ -18,8 +18,11 @@
 //                    delay (the time has passed). It waits, so the caller must be an SC_THREAD;
 //                    several threads may call at once, up to max_outstanding in flight.
 // The bridge takes no time itself: a request enters famsim at the instant it takes effect and its
-// answer leaves at the instant it arrives. No debug transport (transport_dbg answers 0 bytes) and
-// no DMI (get_direct_mem_ptr answers false): every access is a timed one.
+// answer leaves at the instant it arrives. No DMI (get_direct_mem_ptr answers false): every
+// access through the bridge is timed, apart from debug transport: transport_dbg (loading an image
+// before the run, looking at results after it) goes to the function set_debug_access() gave
+// (ExpansionDevice::debug_access: the backing stores, no time), for a read or write wholly inside
+// the window without byte enables; otherwise it answers 0 bytes.
 //
 // What famsim cannot carry is answered at once (BEGIN_REQ returns TLM_COMPLETED; b_transport
 // returns without waiting) and never enters famsim:
@@ -76,8 +79,10 @@
 #include <tlm>
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace famsim {
@@ -99,6 +104,12 @@ class TlmBridge : public sc_core::sc_module, public Component, public Initiator 
   // std::invalid_argument if max_outstanding is 0 or the window is empty.
   TlmBridge(sc_core::sc_module_name name, SimContext& ctx, const TlmBridgeParams& params);
   ~TlmBridge() override;
+
+  // Where transport_dbg goes: reads or writes `len` bytes at famsim physical address `pa`,
+  // returns the bytes done. Unset: transport_dbg answers 0.
+  using DebugAccess = std::function<std::uint64_t(bool write, std::uint64_t pa, unsigned char* data,
+                                                  std::uint64_t len)>;
+  void set_debug_access(DebugAccess f) { debug_access_ = std::move(f); }
 
   // famsim's side (`out`).
   Sync bw(unsigned port, Payload& p, Phase& phase, sc_core::sc_time& t);
@@ -132,7 +143,7 @@ class TlmBridge : public sc_core::sc_module, public Component, public Initiator 
     }
     void b_transport(Payload& p, sc_core::sc_time& t) override { bridge.foreign_b_transport(p, t); }
     bool get_direct_mem_ptr(Payload&, tlm::tlm_dmi&) override { return false; }
-    unsigned int transport_dbg(Payload&) override { return 0; }
+    unsigned int transport_dbg(Payload& p) override { return bridge.foreign_dbg(p); }
     TlmBridge& bridge;
   };
 
@@ -148,6 +159,9 @@ class TlmBridge : public sc_core::sc_module, public Component, public Initiator 
 
   Sync foreign_fw(Payload& p, Phase& phase, sc_core::sc_time& t);
   void foreign_b_transport(Payload& p, sc_core::sc_time& t);
+  unsigned foreign_dbg(Payload& p);
+  // Whether [address + address_offset, + len) lies in the window; its famsim address in `pa`.
+  bool in_window(const Payload& p, std::uint64_t& pa) const;
   // What famsim cannot carry: sets the payload's error status and returns false.
   bool admissible(Payload& p);
   void sync();
@@ -164,11 +178,12 @@ class TlmBridge : public sc_core::sc_module, public Component, public Initiator 
 
   SimContext& ctx_;
   TlmBridgeParams params_;
+  DebugAccess debug_access_;
   Fw fw_;
   std::vector<Slot> slots_;
   Ring<std::uint32_t> free_;
-  Ring<std::uint32_t> to_issue_;   // slots waiting for the famsim block, in arrival order
-  Ring<std::uint32_t> answered_;   // slots famsim answered, for behaviour() to hand back
+  Ring<std::uint32_t> to_issue_;  // slots waiting for the famsim block, in arrival order
+  Ring<std::uint32_t> answered_;  // slots famsim answered, for behaviour() to hand back
   // The nb_transport request the initiator sent and has not had END_REQ for: at most one
   // (exclusion rule). It takes a slot when its time has come and one is free.
   Payload* pending_ = nullptr;

@@ -94,6 +94,9 @@ class DramController : public sc_core::sc_module, public Component {
   std::size_t occupancy() const override;
 
   const BackingStore& store() const { return store_; }
+  // The data for a debug access (TLM transport_dbg: no time, no statistics); null when the
+  // channel keeps none (backing_store: false).
+  BackingStore* debug_store() { return params_.backing_store ? &store_ : nullptr; }
   const dram::ControllerCore& core() const { return core_; }
   const std::string& command_log() const { return params_.command_log; }
   // Ends the run for this controller: replays refreshes an idle tail left unwoken up to

@@ -69,6 +69,9 @@ class IdealMemory : public sc_core::sc_module, public Component {
   std::size_t occupancy() const override;
 
   const BackingStore& store() const { return store_; }
+  // The data for a debug access (TLM transport_dbg: no time, no statistics); null when the
+  // channel keeps none (backing_store: false).
+  BackingStore* debug_store() { return params_.backing_store ? &store_ : nullptr; }
 
  private:
   struct InService {

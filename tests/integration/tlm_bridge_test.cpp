@@ -13,6 +13,7 @@
 #include <tlm_utils/peq_with_cb_and_phase.h>
 #include <tlm_utils/simple_initiator_socket.h>
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -71,7 +72,7 @@ std::vector<unsigned char> pattern(unsigned length, unsigned seed) {
 
 struct Op {
   tlm::tlm_command command = tlm::TLM_READ_COMMAND;
-  std::uint64_t address = 0;  // as the foreign initiator sees it (the device at 0)
+  std::uint64_t address = 0;        // as the foreign initiator sees it (the device at 0)
   std::vector<unsigned char> data;  // a write's data, a read's answer
   unsigned length = 128;
   unsigned streaming_width = 0;  // 0: the length
@@ -198,7 +199,8 @@ class ForeignAt : public sc_core::sc_module, public tlm::tlm_mm_interface {
     op.answered = true;
     op.status = p.get_response_status();
     op.response_ps = at_ps;
-    if (op.command == tlm::TLM_READ_COMMAND) op.data.assign(p.get_data_ptr(), p.get_data_ptr() + op.length);
+    if (op.command == tlm::TLM_READ_COMMAND)
+      op.data.assign(p.get_data_ptr(), p.get_data_ptr() + op.length);
     --in_flight_;
   }
 
@@ -250,6 +252,52 @@ class ForeignLt : public sc_core::sc_module {
 
   std::vector<Op>& ops_;
   std::uint64_t delay_ps_;
+};
+
+// A loosely timed initiator whose thread runs a script the test gives it.
+class ForeignScript : public sc_core::sc_module {
+ public:
+  tlm_utils::simple_initiator_socket<ForeignScript> socket;
+
+  ForeignScript(sc_core::sc_module_name name, std::function<void(ForeignScript&)> script)
+      : sc_core::sc_module(name), socket("socket"), script_(std::move(script)) {
+    SC_HAS_PROCESS(ForeignScript);
+    SC_THREAD(run);
+  }
+
+  // One access of `data.size()` bytes at `address`: timed (b_transport) or debug
+  // (transport_dbg). Returns the response status, or for debug the bytes done.
+  int timed(tlm::tlm_command command, std::uint64_t address, std::vector<unsigned char>& data) {
+    tlm::tlm_generic_payload p;
+    setup(p, command, address, data);
+    sc_core::sc_time t = sc_core::SC_ZERO_TIME;
+    socket->b_transport(p, t);
+    return p.get_response_status();
+  }
+  unsigned debug(tlm::tlm_command command, std::uint64_t address, std::vector<unsigned char>& data,
+                 bool byte_enables = false) {
+    tlm::tlm_generic_payload p;
+    setup(p, command, address, data);
+    if (byte_enables) {
+      p.set_byte_enable_ptr(data.data());
+      p.set_byte_enable_length(static_cast<unsigned>(data.size()));
+    }
+    return socket->transport_dbg(p);
+  }
+
+ private:
+  static void setup(tlm::tlm_generic_payload& p, tlm::tlm_command command, std::uint64_t address,
+                    std::vector<unsigned char>& data) {
+    p.set_command(command);
+    p.set_address(address);
+    p.set_data_ptr(data.data());
+    p.set_data_length(static_cast<unsigned>(data.size()));
+    p.set_streaming_width(static_cast<unsigned>(data.size()));
+    p.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+  }
+  void run() { script_(*this); }
+
+  std::function<void(ForeignScript&)> script_;
 };
 
 // The device with a bridge on its fabric port: the foreign initiator sees the device at address
@@ -348,7 +396,7 @@ TEST_P(Bridge, WhatFamsimCannotCarryIsAnsweredAtOnceWithTheStandardsErrors) {
   ops.push_back(read_op(0x3000));
   ops.back().byte_enables = true;
   ops.push_back(read_op(0x3000));
-  ops.back().streaming_width = 4;  // a streaming burst
+  ops.back().streaming_width = 4;                   // a streaming burst
   ops.push_back(read_op(0x3000, kPoolBytes + 64));  // longer than the pool's payloads
   ops.push_back(read_op(0x3000));
   ops.back().command = tlm::TLM_IGNORE_COMMAND;
@@ -395,11 +443,59 @@ TEST_P(Bridge, AFullBridgeHoldsEndReqUntilAnAnswerFreesASlot) {
   const nlohmann::json& r = report.at("bridge");
   // The waits for END_REQ are the bridge's backpressure.
   EXPECT_DOUBLE_EQ(r["backpressure_ns"].get<double>(),
-                   static_cast<double>(ops[2].end_req_ps - ops[2].begin_req_ps +
-                                       ops[3].end_req_ps - ops[3].begin_req_ps) *
+                   static_cast<double>(ops[2].end_req_ps - ops[2].begin_req_ps + ops[3].end_req_ps -
+                                       ops[3].begin_req_ps) *
                        1e-3);
   EXPECT_EQ(r["requests"], 4);
   EXPECT_EQ(cpu.given_back, 4u);
+}
+
+TEST_P(Bridge, DebugTransportReachesTheChannelsStoresThroughTheInterleaveWithoutTime) {
+  Bench b(kernel_of(GetParam()));
+  b.bridge->set_debug_access(
+      [&b](bool write, std::uint64_t pa, unsigned char* data, std::uint64_t len) {
+        return b.dev.debug_access(write, pa, data, len);
+      });
+  const std::vector<unsigned char> image = pattern(512, 3);
+  const std::vector<unsigned char> timed_data = pattern(128, 4);
+  std::vector<unsigned char> first(128), last(128), after(128), outside(128), masked(128);
+  unsigned loaded = 0, read_after = 0, outside_bytes = 1, masked_bytes = 1;
+  std::uint64_t loaded_at = 1;
+  ForeignScript cpu("cpu", [&](ForeignScript& f) {
+    // Load an image before any traffic: it takes no time.
+    std::vector<unsigned char> img = image;
+    loaded = f.debug(tlm::TLM_WRITE_COMMAND, 0x100, img);
+    loaded_at = sc_core::sc_time_stamp().value();
+    // Timed reads see it, at both ends of the image.
+    f.timed(tlm::TLM_READ_COMMAND, 0x100, first);
+    f.timed(tlm::TLM_READ_COMMAND, 0x280, last);
+    // A timed write is seen by a debug read after it.
+    std::vector<unsigned char> w = timed_data;
+    f.timed(tlm::TLM_WRITE_COMMAND, 0x1000, w);
+    read_after = f.debug(tlm::TLM_READ_COMMAND, 0x1000, after);
+    outside_bytes = f.debug(tlm::TLM_READ_COMMAND, (1ULL << 30) - 64, outside);
+    masked_bytes = f.debug(tlm::TLM_WRITE_COMMAND, 0x4000, masked, true);
+  });
+  cpu.socket.bind(b.bridge->in);
+  b.run();
+  EXPECT_EQ(loaded, 512u);
+  EXPECT_EQ(loaded_at, 0u) << "a debug access takes no simulated time";
+  EXPECT_EQ(first, std::vector<unsigned char>(image.begin(), image.begin() + 128));
+  EXPECT_EQ(last, std::vector<unsigned char>(image.begin() + 0x180, image.end()));
+  EXPECT_EQ(read_after, 128u);
+  EXPECT_EQ(after, timed_data);
+  EXPECT_EQ(outside_bytes, 0u) << "an access past the device's end does nothing";
+  EXPECT_EQ(masked_bytes, 0u) << "byte enables are not carried";
+  // Where the image went, by the modulo interleave of 256 B granules over 2 channels: device
+  // offset 0x100 is granule 1, channel 1 at channel address 0; 0x200 is granule 2, channel 0 at
+  // channel address 256.
+  std::vector<unsigned char> ch1(256), ch0(256);
+  b.dev.memory().debug_store(1)->read(0, ch1.data(), 256);
+  b.dev.memory().debug_store(0)->read(256, ch0.data(), 256);
+  EXPECT_EQ(ch1, std::vector<unsigned char>(image.begin(), image.begin() + 256));
+  EXPECT_EQ(ch0, std::vector<unsigned char>(image.begin() + 256, image.end()));
+  // Only the three timed accesses entered famsim.
+  EXPECT_EQ(b.bridge->issued(), 3u);
 }
 
 INSTANTIATE_TEST_SUITE_P(Kernels, Bridge, ::testing::Values("famsim", "systemc"));
