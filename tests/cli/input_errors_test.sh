@@ -669,6 +669,34 @@ expect_bad bench_mib_text "--mib-per-gpu that is not a number" "--mib-per-gpu" "
 expect_bad trace_format_alone "--trace-format on a GPU platform" \
   "platforms/minimal.yaml: --trace-format is an option of trace replay" "standalone memory platform" -- \
   run --platform platforms/minimal.yaml --trace-format ramulator $(out trace_format_alone)
+# --- An empty name ('name: ""') was accepted: stats.json's sim.platform or sim.workload, the
+# --- summary's names and a stream's key under workload.streams were blank. A device's name was
+# --- already refused (it must start with a letter); a memory's standard is a name as well.
+sed 's/^name: minimal$/name: ""/' platforms/minimal.yaml >"$WORK/noname.yaml"
+expect_bad name_platform "an empty platform name" \
+  "famsim: error: $WORK/noname.yaml:1: name: expected a non-empty platform name" -- \
+  run --platform "$WORK/noname.yaml" --set workload.streams.0.total_bytes=64KiB $(out name_platform)
+cat >"$WORK/noname-workload.yaml" <<'YAML'
+name: ""
+streams:
+  - buffer: {bytes: 1MiB, location: device/fam0}
+    pattern: sequential
+    total_bytes: 64KiB
+YAML
+expect_bad name_workload "an empty workload name" \
+  "famsim: error: $WORK/noname-workload.yaml:1: workload.name: expected a non-empty workload name" -- \
+  run --platform platforms/minimal.yaml --workload "$WORK/noname-workload.yaml" $(out name_workload)
+expect_bad name_stream "an empty stream name" \
+  "famsim: error: --set workload.streams.0.name=\"\": workload.streams.0.name: expected a non-empty stream name" -- \
+  run --platform platforms/minimal.yaml --set workload.streams.0.total_bytes=64KiB \
+  --set 'workload.streams.0.name=""' $(out name_stream)
+expect_bad name_device "an empty device name" \
+  "--set devices.0.name=\"\": devices.0.name: expected a name of letters, digits and _ starting with a letter, got ''" -- \
+  validate --platform platforms/minimal.yaml --set 'devices.0.name=""'
+expect_bad name_standard "an empty standard of an ideal memory" \
+  "--set devices.1.memory.standard=\"\": devices.1.memory.standard: expected a non-empty name of a standard" -- \
+  validate --platform tests/cli/data/two_devices.yaml --set 'devices.1.memory.standard=""'
+
 # --- Device names the builder gives its own blocks: SystemC renamed one of the two (stats.json then
 # named gpu3_0.noc and gpu3_link0_0), and gpu0_hbm was a VMM location added twice (exit 1).
 for name in gpu0_hbm gpu3 plane0_switch switch; do
