@@ -889,6 +889,23 @@ expect_bad out_missing "--out with no value before --seed" \
   "--out: expected a value after the option, got the option --seed" -- \
   run --platform platforms/minimal.yaml --out --seed 3
 
+# --set takes every argument up to the next option, the first whatever it is: "--set --out DIR"
+# took "--out" and DIR as two overrides and blamed the first ("--set '--out': expected
+# key.path=value"); given last, CLI11 said "--set: 1 required TEXT missing".
+expect_bad set_missing "--set with no value before --out" \
+  "famsim: error: --set: expected key.path=value after the option, got the option --out (is the value missing?)" -- \
+  run --platform platforms/minimal.yaml --set --out "$WORK/out-set_missing"
+[ ! -e "$WORK/out-set_missing" ] || fail "--set with no value: the refused run made its --out"
+expect_bad set_missing_validate "validate's --set with no value before --workload" \
+  "--set: expected key.path=value after the option, got the option --workload" -- \
+  validate --platform platforms/minimal.yaml --set --workload traffic/random_read.yaml
+expect_bad set_last "--set given last, with no value" \
+  "famsim: error: --set: expected key.path=value after the option, got nothing (is the value missing?)" -- \
+  validate --platform platforms/minimal.yaml --set
+expect_bad seed_last "--seed given last, with no value" \
+  "famsim: error: --seed: expected a value after the option, got nothing (is the value missing?)" -- \
+  run --platform platforms/minimal.yaml $(out seed_last) --seed
+
 # --- "Simulated time would pass 2^48 ps" named only the files: a vmm event ending past it, or a
 # --- link too slow for the workload, is now refused up front naming the key.
 # A workload file $1 of one stream, s, on every GPU and one vmm_events entry $2 (on line 9).
