@@ -199,6 +199,13 @@ int do_validate(const famsim::RunOptions& opt) {
 // independent timing checker. Exit 0 clean, 1 violations, 2 bad input.
 int do_check_dram_log(const std::string& preset, const std::vector<std::string>& overrides,
                       const std::vector<std::string>& files) {
+  if (files.empty()) {
+    throw famsim::ConfigError(
+        "check-dram-log: no command log given; expected one or more DRAM command log files (CSV, "
+        "as famsim run --dram-log writes into DIR/dram/) after the options: famsim "
+        "check-dram-log --preset " +
+        preset + " FILE...");
+  }
   const std::string path = "platforms/presets/memory/" + preset + ".yaml";
   const auto text = famsim::embedded_file(path);
   if (!text) {
@@ -408,8 +415,10 @@ int famsim_main(int argc, char** argv) {
   std::vector<std::string> check_sets, check_files;
   check->add_option("--preset", check_preset, "Memory preset, e.g. ddr5_4800_x4")->required();
   check->add_option("--set", check_sets, "Override a preset key: organization.ranks=2")
-      ->allow_extra_args(false);
-  check->add_option("files", check_files, "Command log files")->required();
+      ->allow_extra_args(false)
+      ->check(set_needs_value);
+  // Not required(): CLI11 would say "files is required"; do_check_dram_log says what they are.
+  check->add_option("files", check_files, "Command log files");
 
   CLI::App* sweep = app.add_subcommand(
       "sweep", "Run a design-space sweep: every point a famsim run, several at a time");

@@ -599,6 +599,14 @@ expect_bad dir_workload "--workload DIR" "$WORK/somedir/: is a directory" -- \
 expect_bad dir_log "check-dram-log DIR" "$WORK/somedir/: is a directory" -- \
   check-dram-log --preset ddr4_3200 "$WORK/somedir/"
 
+# check-dram-log without a log: CLI11 said "files is required", naming neither what files nor how.
+expect_bad log_no_files "check-dram-log without a command log" \
+  "famsim: error: check-dram-log: no command log given; expected one or more DRAM command log files (CSV, as famsim run --dram-log writes into DIR/dram/) after the options" -- \
+  check-dram-log --preset ddr4_3200
+expect_bad log_no_files_set "check-dram-log with a --set but no command log" \
+  "check-dram-log: no command log given; expected one or more DRAM command log files" -- \
+  check-dram-log --preset ddr4_3200 --set organization.ranks=1
+
 # check-dram-log --set: a key the DRAM spec does not read (the British spelling, a controller key,
 # which has no part in timing) is refused; it used to leave the preset's value in place and report
 # a correct log's commands as violations.
