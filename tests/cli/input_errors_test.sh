@@ -1098,6 +1098,29 @@ expect_bad no_devices "devices emptied by --set" \
   "famsim: error: --set devices=[]: devices: the platform has no devices for links.gpu_device to reach; expected a device under devices, or no links.gpu_device" -- \
   validate --platform platforms/minimal.yaml --set 'devices=[]'
 
+# --- A DRAM command log that could not be written whole (a full disk): its close went unchecked,
+# --- so the timing checker read the short log as the run's. A file size limit stands in for the
+# --- full disk (SIGXFSZ ignored: the write fails with EFBIG, as one fails with ENOSPC). The run
+# --- is an internal error with the system's reason, as a stats.json that cannot be written is,
+# --- and the earlier run's files stay as they were.
+python3 -c 'print("\n".join("LD 0x%x" % (i * 65536) for i in range(2000)))' >"$WORK/rows.ram"
+full_args=(run "${DRAM[@]}" --trace "$WORK/rows.ram" --trace-format ramulator --dram-log
+  --out "$WORK/full")
+run_famsim full_first "${full_args[@]}"
+expect_rc 0 "the earlier run with a DRAM command log"
+before=$(cat "$WORK/full/stats.json")
+[ "$(wc -c <"$WORK/full/dram/memory.ch0.csv")" -gt 65536 ] ||
+  fail "the DRAM command log is too short to pass the file size limit"
+run_tool full_second bash -c 'trap "" XFSZ; ulimit -f 64; exec "$@"' _ "$FAMSIM" "${full_args[@]}" \
+  --seed 2
+expect_rc 1 "a DRAM command log that could not be written whole"
+expect_in_output "famsim: internal error: cannot write DRAM command log $WORK/full/.famsim-staging/dram/memory.ch0.csv: File too large" \
+  "the log and the system's reason"
+[ "$(cat "$WORK/full/stats.json")" = "$before" ] || fail "the earlier stats.json was changed"
+[ "$(wc -c <"$WORK/full/dram/memory.ch0.csv")" -gt 65536 ] || fail "the earlier DRAM log was changed"
+[ ! -e "$WORK/full/.famsim-staging" ] || fail "the failed run left its staging directory"
+pass "a DRAM command log that could not be written whole is an error; the earlier run stays"
+
 # --- An earlier run's file in --out that this user cannot remove (a plots/ folder another user
 # --- made): publish() removed stats.json and its neighbours, then stopped at plots/ with an
 # --- internal error after the whole run, losing the earlier results and this run's. Now bad input
