@@ -284,6 +284,21 @@ sed 's/preset: nvlink4/preset: nvlink9/' platforms/minimal.yaml >"$WORK/nvlink9.
 expect_bad preset_name "an unknown link preset" \
   "$WORK/nvlink9.yaml:$line: links.gpu_device.preset: no link preset named 'nvlink9'" -- \
   validate --platform "$WORK/nvlink9.yaml"
+# An error about a preset-filled map as a whole named the file without the map's line: the map
+# expanded from the preset was a new node, with no place in the file.
+sed 's/^  switch_device: {preset: nvlink4}$/&\n  gpu_device: {preset: nvlink4}/' platforms/nvl8_fam.yaml \
+  >"$WORK/preset_line.yaml"
+line=$(grep -n '^  gpu_device: {preset: nvlink4}$' "$WORK/preset_line.yaml" | cut -d: -f1)
+expect_bad preset_line "a preset-filled link map a switched platform cannot have" \
+  "famsim: error: $WORK/preset_line.yaml:$line: links.gpu_device: direct GPU-to-device links only exist without a switch" -- \
+  validate --platform "$WORK/preset_line.yaml"
+# A key the preset file sets is named at its line there.
+sed 's/gpu_device: {preset: nvlink4, per_gpu: 1}/gpu_device: {preset: nvlink4, per_gpu: 1, max_payload_bytes: 4096}/' \
+  platforms/minimal.yaml >"$WORK/preset_key.yaml"
+line=$(grep -n '^request_vc_credits:' platforms/presets/link/nvlink4.yaml | cut -d: -f1)
+expect_bad preset_key "a preset's key too small for a payload the platform sets" \
+  "famsim: error: platforms/presets/link/nvlink4.yaml:$line: links.gpu_device.request_vc_credits: expected at least 257 credits" -- \
+  validate --platform "$WORK/preset_key.yaml"
 cat >"$WORK/nomodel.yaml" <<'YAML'
 name: nomodel
 streams:
