@@ -315,6 +315,8 @@ MemoryConfig parse_memory(ConfigNode n, unsigned request_bytes, bool capacity_he
                 : MemoryConfig::Model::kIdeal;
   if (m.model == MemoryConfig::Model::kIdeal) {
     m.timing.standard = n.get_string("standard", std::nullopt);
+    // It names the memory in stats.json (assumptions) and famsim validate.
+    if (m.timing.standard.empty()) n.fail("standard", "expected a non-empty name of a standard");
     m.timing.data_rate_mtps = n.get_double("data_rate_mtps", std::nullopt, 0.0, 1e5, true);
     m.timing.channel_width_bits =
         static_cast<unsigned>(n.get_uint("channel_width_bits", std::nullopt, 8, 1024));
@@ -539,6 +541,8 @@ void parse_standalone(ConfigNode& root, PlatformConfig& pc) {
 PlatformConfig parse_platform(ConfigNode& root) {
   PlatformConfig pc;
   pc.name = root.get_string("name", "platform");
+  // It names the platform in stats.json (sim.platform), the summary and famsim validate.
+  if (pc.name.empty()) root.fail("name", "expected a non-empty platform name");
   pc.description = root.get_string("description", "");
   if (root.has("trace_player")) {
     parse_standalone(root, pc);

@@ -199,6 +199,13 @@ int do_validate(const famsim::RunOptions& opt) {
 // independent timing checker. Exit 0 clean, 1 violations, 2 bad input.
 int do_check_dram_log(const std::string& preset, const std::vector<std::string>& overrides,
                       const std::vector<std::string>& files) {
+  if (files.empty()) {
+    throw famsim::ConfigError(
+        "check-dram-log: no command log given; expected one or more DRAM command log files (CSV, "
+        "as famsim run --dram-log writes into DIR/dram/) after the options: famsim "
+        "check-dram-log --preset " +
+        preset + " FILE...");
+  }
   const std::string path = "platforms/presets/memory/" + preset + ".yaml";
   const auto text = famsim::embedded_file(path);
   if (!text) {
@@ -305,6 +312,14 @@ int famsim_main(int argc, char** argv) {
                                  : std::string();
   };
 
+  // --set takes every argument up to the next option, and the first one whatever it is: "--set
+  // --out DIR" took "--out" and DIR as two overrides. No key path starts with "--".
+  const auto set_needs_value = [](const std::string& v) {
+    return v.rfind("--", 0) == 0 ? "expected key.path=value after the option, got the option " + v +
+                                       " (is the value missing?)"
+                                 : std::string();
+  };
+
   // CLI::Range says "Value lots not in range 1 to 1024" of text that is no number at all, and
   // takes "nan" for a number; these say what the option expects.
   const auto whole_number = [](std::uint64_t min, std::uint64_t max) {
@@ -325,7 +340,8 @@ int famsim_main(int argc, char** argv) {
                   "Workload YAML (default: the platform's, else random_read)")
       ->check(needs_value);
   run->add_option("--set", opt.overrides, "Override a configuration key: key.path=value")
-      ->take_all();
+      ->take_all()
+      ->check(set_needs_value);
   CLI::Option* seed_opt =
       run->add_option("--seed", seed, "Random seed (default: sim.seed or 1)")->check(needs_value);
   run->add_option("--out", out_dir, "Output directory (default: famsim-out)")->check(needs_value);
@@ -372,7 +388,8 @@ int famsim_main(int argc, char** argv) {
   validate->add_option("--platform", platform, "Platform YAML")->required()->check(needs_value);
   validate->add_option("--workload", workload, "Workload YAML")->check(needs_value);
   validate->add_option("--set", opt.overrides, "Override a configuration key: key.path=value")
-      ->take_all();
+      ->take_all()
+      ->check(set_needs_value);
 
   CLI::App* bench = app.add_subcommand(
       "bench", "Measure simulation speed (requests per host second, peak RSS); writes no files");
@@ -382,7 +399,8 @@ int famsim_main(int argc, char** argv) {
   bench->add_option("--workload", workload, "Workload YAML (default: saturating random reads)")
       ->check(needs_value);
   bench->add_option("--set", opt.overrides, "Override a configuration key: key.path=value")
-      ->take_all();
+      ->take_all()
+      ->check(set_needs_value);
   CLI::Option* bench_mib_opt =
       bench
           ->add_option("--mib-per-gpu", bench_mib,
@@ -397,8 +415,10 @@ int famsim_main(int argc, char** argv) {
   std::vector<std::string> check_sets, check_files;
   check->add_option("--preset", check_preset, "Memory preset, e.g. ddr5_4800_x4")->required();
   check->add_option("--set", check_sets, "Override a preset key: organization.ranks=2")
-      ->allow_extra_args(false);
-  check->add_option("files", check_files, "Command log files")->required();
+      ->allow_extra_args(false)
+      ->check(set_needs_value);
+  // Not required(): CLI11 would say "files is required"; do_check_dram_log says what they are.
+  check->add_option("files", check_files, "Command log files");
 
   CLI::App* sweep = app.add_subcommand(
       "sweep", "Run a design-space sweep: every point a famsim run, several at a time");
@@ -420,7 +440,17 @@ int famsim_main(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     // Every bad-input message starts alike, the command line's included (CLI11 prints its bare).
-    std::cerr << "famsim: error: " << e.what() << "\nRun with --help for more information.\n";
+    std::string what = e.what();
+    // An option that takes a value given last: CLI11 says "--set: 1 required TEXT missing".
+    const std::string name = what.substr(0, what.find(':'));
+    const std::string missing = " missing";
+    if (dynamic_cast<const CLI::ArgumentMismatch*>(&e) && name.rfind("--", 0) == 0 &&
+        what.size() > missing.size() &&
+        what.compare(what.size() - missing.size(), missing.size(), missing) == 0) {
+      what = name + ": expected " + (name == "--set" ? "key.path=value" : "a value") +
+             " after the option, got nothing (is the value missing?)";
+    }
+    std::cerr << "famsim: error: " << what << "\nRun with --help for more information.\n";
     return kExitBadInput;
   }
   if (!platform.empty()) opt.platform_file = platform;

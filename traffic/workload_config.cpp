@@ -502,6 +502,8 @@ void check_verified_reads(const WorkloadConfig& w, std::vector<ConfigNode>& node
 WorkloadConfig parse_workload(ConfigNode node, const PlatformFacts& facts) {
   WorkloadConfig w;
   w.name = node.get_string("name", "workload");
+  // It names the workload in stats.json (sim.workload), the summary and famsim bench.
+  if (w.name.empty()) node.fail("name", "expected a non-empty workload name");
   w.description = node.get_string("description", "");
   std::vector<ConfigNode> streams = node.list("streams", true);
   if (streams.empty()) node.fail("streams", "expected at least one stream");
@@ -512,6 +514,8 @@ WorkloadConfig parse_workload(ConfigNode node, const PlatformFacts& facts) {
     c.path = s.path();
     c.where = node.location("streams", i);
     c.name = s.get_string("name", "stream" + std::to_string(i));
+    // It keys the stream's results in stats.json (workload.streams.<name>) and start_after.
+    if (c.name.empty()) s.fail("name", "expected a non-empty stream name");
     for (const StreamConfig& other : w.streams) {
       if (other.name == c.name) s.fail("name", "another stream is already named '" + c.name + "'");
     }

@@ -6,7 +6,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
+#include <cstring>
 #include <stdexcept>
 
 namespace famsim {
@@ -612,7 +614,17 @@ void DramController::finish(std::uint64_t end_ps) {
     catch_up_before(end_ps);
   }
   core_.finish_stats(end_cycle);
-  if (log_) log_->flush();
+  if (log_ && log_->is_open()) {
+    // A write that failed (a full disk, a quota) leaves the stream bad and the log short of the
+    // commands after it, which the timing checker would read as the whole run. The last of them
+    // are only written out by the close, so its result counts as well.
+    core_.set_command_log(nullptr, params_.channel, params_.pseudo_channel);
+    log_->close();
+    if (!*log_) {
+      throw std::runtime_error("cannot write DRAM command log " + params_.command_log + ": " +
+                               std::strerror(errno));
+    }
+  }
   finished_at_ps_ = end_ps;
 }
 

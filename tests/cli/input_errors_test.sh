@@ -284,6 +284,21 @@ sed 's/preset: nvlink4/preset: nvlink9/' platforms/minimal.yaml >"$WORK/nvlink9.
 expect_bad preset_name "an unknown link preset" \
   "$WORK/nvlink9.yaml:$line: links.gpu_device.preset: no link preset named 'nvlink9'" -- \
   validate --platform "$WORK/nvlink9.yaml"
+# An error about a preset-filled map as a whole named the file without the map's line: the map
+# expanded from the preset was a new node, with no place in the file.
+sed 's/^  switch_device: {preset: nvlink4}$/&\n  gpu_device: {preset: nvlink4}/' platforms/nvl8_fam.yaml \
+  >"$WORK/preset_line.yaml"
+line=$(grep -n '^  gpu_device: {preset: nvlink4}$' "$WORK/preset_line.yaml" | cut -d: -f1)
+expect_bad preset_line "a preset-filled link map a switched platform cannot have" \
+  "famsim: error: $WORK/preset_line.yaml:$line: links.gpu_device: direct GPU-to-device links only exist without a switch" -- \
+  validate --platform "$WORK/preset_line.yaml"
+# A key the preset file sets is named at its line there.
+sed 's/gpu_device: {preset: nvlink4, per_gpu: 1}/gpu_device: {preset: nvlink4, per_gpu: 1, max_payload_bytes: 4096}/' \
+  platforms/minimal.yaml >"$WORK/preset_key.yaml"
+line=$(grep -n '^request_vc_credits:' platforms/presets/link/nvlink4.yaml | cut -d: -f1)
+expect_bad preset_key "a preset's key too small for a payload the platform sets" \
+  "famsim: error: platforms/presets/link/nvlink4.yaml:$line: links.gpu_device.request_vc_credits: expected at least 257 credits" -- \
+  validate --platform "$WORK/preset_key.yaml"
 cat >"$WORK/nomodel.yaml" <<'YAML'
 name: nomodel
 streams:
@@ -599,6 +614,14 @@ expect_bad dir_workload "--workload DIR" "$WORK/somedir/: is a directory" -- \
 expect_bad dir_log "check-dram-log DIR" "$WORK/somedir/: is a directory" -- \
   check-dram-log --preset ddr4_3200 "$WORK/somedir/"
 
+# check-dram-log without a log: CLI11 said "files is required", naming neither what files nor how.
+expect_bad log_no_files "check-dram-log without a command log" \
+  "famsim: error: check-dram-log: no command log given; expected one or more DRAM command log files (CSV, as famsim run --dram-log writes into DIR/dram/) after the options" -- \
+  check-dram-log --preset ddr4_3200
+expect_bad log_no_files_set "check-dram-log with a --set but no command log" \
+  "check-dram-log: no command log given; expected one or more DRAM command log files" -- \
+  check-dram-log --preset ddr4_3200 --set organization.ranks=1
+
 # check-dram-log --set: a key the DRAM spec does not read (the British spelling, a controller key,
 # which has no part in timing) is refused; it used to leave the preset's value in place and report
 # a correct log's commands as violations.
@@ -669,6 +692,34 @@ expect_bad bench_mib_text "--mib-per-gpu that is not a number" "--mib-per-gpu" "
 expect_bad trace_format_alone "--trace-format on a GPU platform" \
   "platforms/minimal.yaml: --trace-format is an option of trace replay" "standalone memory platform" -- \
   run --platform platforms/minimal.yaml --trace-format ramulator $(out trace_format_alone)
+# --- An empty name ('name: ""') was accepted: stats.json's sim.platform or sim.workload, the
+# --- summary's names and a stream's key under workload.streams were blank. A device's name was
+# --- already refused (it must start with a letter); a memory's standard is a name as well.
+sed 's/^name: minimal$/name: ""/' platforms/minimal.yaml >"$WORK/noname.yaml"
+expect_bad name_platform "an empty platform name" \
+  "famsim: error: $WORK/noname.yaml:1: name: expected a non-empty platform name" -- \
+  run --platform "$WORK/noname.yaml" --set workload.streams.0.total_bytes=64KiB $(out name_platform)
+cat >"$WORK/noname-workload.yaml" <<'YAML'
+name: ""
+streams:
+  - buffer: {bytes: 1MiB, location: device/fam0}
+    pattern: sequential
+    total_bytes: 64KiB
+YAML
+expect_bad name_workload "an empty workload name" \
+  "famsim: error: $WORK/noname-workload.yaml:1: workload.name: expected a non-empty workload name" -- \
+  run --platform platforms/minimal.yaml --workload "$WORK/noname-workload.yaml" $(out name_workload)
+expect_bad name_stream "an empty stream name" \
+  "famsim: error: --set workload.streams.0.name=\"\": workload.streams.0.name: expected a non-empty stream name" -- \
+  run --platform platforms/minimal.yaml --set workload.streams.0.total_bytes=64KiB \
+  --set 'workload.streams.0.name=""' $(out name_stream)
+expect_bad name_device "an empty device name" \
+  "--set devices.0.name=\"\": devices.0.name: expected a name of letters, digits and _ starting with a letter, got ''" -- \
+  validate --platform platforms/minimal.yaml --set 'devices.0.name=""'
+expect_bad name_standard "an empty standard of an ideal memory" \
+  "--set devices.1.memory.standard=\"\": devices.1.memory.standard: expected a non-empty name of a standard" -- \
+  validate --platform tests/cli/data/two_devices.yaml --set 'devices.1.memory.standard=""'
+
 # --- Device names the builder gives its own blocks: SystemC renamed one of the two (stats.json then
 # named gpu3_0.noc and gpu3_link0_0), and gpu0_hbm was a VMM location added twice (exit 1).
 for name in gpu0_hbm gpu3 plane0_switch switch; do
@@ -861,6 +912,23 @@ expect_bad out_missing "--out with no value before --seed" \
   "--out: expected a value after the option, got the option --seed" -- \
   run --platform platforms/minimal.yaml --out --seed 3
 
+# --set takes every argument up to the next option, the first whatever it is: "--set --out DIR"
+# took "--out" and DIR as two overrides and blamed the first ("--set '--out': expected
+# key.path=value"); given last, CLI11 said "--set: 1 required TEXT missing".
+expect_bad set_missing "--set with no value before --out" \
+  "famsim: error: --set: expected key.path=value after the option, got the option --out (is the value missing?)" -- \
+  run --platform platforms/minimal.yaml --set --out "$WORK/out-set_missing"
+[ ! -e "$WORK/out-set_missing" ] || fail "--set with no value: the refused run made its --out"
+expect_bad set_missing_validate "validate's --set with no value before --workload" \
+  "--set: expected key.path=value after the option, got the option --workload" -- \
+  validate --platform platforms/minimal.yaml --set --workload traffic/random_read.yaml
+expect_bad set_last "--set given last, with no value" \
+  "famsim: error: --set: expected key.path=value after the option, got nothing (is the value missing?)" -- \
+  validate --platform platforms/minimal.yaml --set
+expect_bad seed_last "--seed given last, with no value" \
+  "famsim: error: --seed: expected a value after the option, got nothing (is the value missing?)" -- \
+  run --platform platforms/minimal.yaml $(out seed_last) --seed
+
 # --- "Simulated time would pass 2^48 ps" named only the files: a vmm event ending past it, or a
 # --- link too slow for the workload, is now refused up front naming the key.
 # A workload file $1 of one stream, s, on every GPU and one vmm_events entry $2 (on line 9).
@@ -1044,6 +1112,29 @@ expect_bad progress_text "--progress that is not a number" \
 expect_bad no_devices "devices emptied by --set" \
   "famsim: error: --set devices=[]: devices: the platform has no devices for links.gpu_device to reach; expected a device under devices, or no links.gpu_device" -- \
   validate --platform platforms/minimal.yaml --set 'devices=[]'
+
+# --- A DRAM command log that could not be written whole (a full disk): its close went unchecked,
+# --- so the timing checker read the short log as the run's. A file size limit stands in for the
+# --- full disk (SIGXFSZ ignored: the write fails with EFBIG, as one fails with ENOSPC). The run
+# --- is an internal error with the system's reason, as a stats.json that cannot be written is,
+# --- and the earlier run's files stay as they were.
+python3 -c 'print("\n".join("LD 0x%x" % (i * 65536) for i in range(2000)))' >"$WORK/rows.ram"
+full_args=(run "${DRAM[@]}" --trace "$WORK/rows.ram" --trace-format ramulator --dram-log
+  --out "$WORK/full")
+run_famsim full_first "${full_args[@]}"
+expect_rc 0 "the earlier run with a DRAM command log"
+before=$(cat "$WORK/full/stats.json")
+[ "$(wc -c <"$WORK/full/dram/memory.ch0.csv")" -gt 65536 ] ||
+  fail "the DRAM command log is too short to pass the file size limit"
+run_tool full_second bash -c 'trap "" XFSZ; ulimit -f 64; exec "$@"' _ "$FAMSIM" "${full_args[@]}" \
+  --seed 2
+expect_rc 1 "a DRAM command log that could not be written whole"
+expect_in_output "famsim: internal error: cannot write DRAM command log $WORK/full/.famsim-staging/dram/memory.ch0.csv: File too large" \
+  "the log and the system's reason"
+[ "$(cat "$WORK/full/stats.json")" = "$before" ] || fail "the earlier stats.json was changed"
+[ "$(wc -c <"$WORK/full/dram/memory.ch0.csv")" -gt 65536 ] || fail "the earlier DRAM log was changed"
+[ ! -e "$WORK/full/.famsim-staging" ] || fail "the failed run left its staging directory"
+pass "a DRAM command log that could not be written whole is an error; the earlier run stays"
 
 # --- An earlier run's file in --out that this user cannot remove (a plots/ folder another user
 # --- made): publish() removed stats.json and its neighbours, then stopped at plots/ with an
