@@ -100,8 +100,9 @@ class DramController : public sc_core::sc_module, public Component {
   const dram::ControllerCore& core() const { return core_; }
   const std::string& command_log() const { return params_.command_log; }
   // Ends the run for this controller: replays refreshes an idle tail left unwoken up to
-  // `end_ps` and flushes the command log. Idempotent. report() over a window ending at `end_ps`
-  // needs it first (std::logic_error otherwise).
+  // `end_ps` and closes the command log (std::runtime_error when it could not be written whole:
+  // a full disk). Idempotent. report() over a window ending at `end_ps` needs it first
+  // (std::logic_error otherwise).
   void finish(std::uint64_t end_ps);
 
  private:
