@@ -71,7 +71,8 @@ inline void Scheduler::unlink(Wakeup* w) {
     slots_[slot].tail = w->prev_;
   }
   if (!slots_[slot].head) occupied_[slot >> 6] &= ~(std::uint64_t{1} << (slot & 63));
-  w->prev_ = w->next_ = nullptr;
+  // prev_ and next_ are left as they are: they are read only while the wake-up is in the wheel,
+  // and link() sets both.
   w->where_ = Wakeup::Where::kNone;
 }
 
@@ -162,7 +163,17 @@ void Scheduler::run() {
     for (; w && w->pending_ps_ <= stop && !stopped_; w = earliest(detail::g_now_ps)) {
       detail::g_now_ps = std::max(detail::g_now_ps, w->pending_ps_);
       if (w->where_ == Wakeup::Where::kWheel) {
-        unlink(w);
+        // unlink(), for a wake-up earliest() found at the head of its slot: it has no
+        // predecessor.
+        Slot& s = slots_[w->slot_];
+        s.head = w->next_;
+        if (w->next_) {
+          w->next_->prev_ = nullptr;
+        } else {
+          s.tail = nullptr;
+          occupied_[w->slot_ >> 6] &= ~(std::uint64_t{1} << (w->slot_ & 63));
+        }
+        w->where_ = Wakeup::Where::kNone;
       } else {
         std::pop_heap(overflow_.begin(), overflow_.end(), std::greater<Overflow>());
         overflow_.pop_back();
