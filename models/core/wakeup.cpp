@@ -80,11 +80,13 @@ void Scheduler::schedule(std::uint64_t at_ps, std::uint64_t now_ps, Wakeup* w) {
   w->seq_ = seq_++;
   if (w->where_ == Wakeup::Where::kWheel) unlink(w);
   // An overflow entry is left behind; its sequence number no longer matches, so it is skipped.
-  if (at_ps / kSlotPs - now_ps / kSlotPs < kSlots) {
-    link(w);
-  } else {
+  // Each path ends in its only call, so that the common one (a wheel slot, no notification) keeps
+  // nothing across a call and saves no registers.
+  if (at_ps / kSlotPs - now_ps / kSlotPs >= kSlots) {
     push_overflow(at_ps, w);
+    return;
   }
+  link(w);
   // While running, the loop in run() picks up entries due now and re-arms the event at the end.
   if (running_ || at_ps >= notified_ps_) return;
   notify(at_ps);
@@ -94,6 +96,9 @@ void Scheduler::push_overflow(std::uint64_t at_ps, Wakeup* w) {
   overflow_.push_back({at_ps, w->seq_, w});
   std::push_heap(overflow_.begin(), overflow_.end(), std::greater<Overflow>());
   w->where_ = Wakeup::Where::kOverflow;
+  // schedule()'s notification, made here on this path (see there).
+  if (running_ || at_ps >= notified_ps_) return;
+  notify(at_ps);
 }
 
 void Scheduler::notify(std::uint64_t at_ps) {
