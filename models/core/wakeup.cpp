@@ -71,7 +71,8 @@ inline void Scheduler::unlink(Wakeup* w) {
     slots_[slot].tail = w->prev_;
   }
   if (!slots_[slot].head) occupied_[slot >> 6] &= ~(std::uint64_t{1} << (slot & 63));
-  w->prev_ = w->next_ = nullptr;
+  // prev_ and next_ are left as they are: they are read only while the wake-up is in the wheel,
+  // and link() sets both.
   w->where_ = Wakeup::Where::kNone;
 }
 
@@ -79,11 +80,13 @@ void Scheduler::schedule(std::uint64_t at_ps, std::uint64_t now_ps, Wakeup* w) {
   w->seq_ = seq_++;
   if (w->where_ == Wakeup::Where::kWheel) unlink(w);
   // An overflow entry is left behind; its sequence number no longer matches, so it is skipped.
-  if (at_ps / kSlotPs - now_ps / kSlotPs < kSlots) {
-    link(w);
-  } else {
+  // Each path ends in its only call, so that the common one (a wheel slot, no notification) keeps
+  // nothing across a call and saves no registers.
+  if (at_ps / kSlotPs - now_ps / kSlotPs >= kSlots) {
     push_overflow(at_ps, w);
+    return;
   }
+  link(w);
   // While running, the loop in run() picks up entries due now and re-arms the event at the end.
   if (running_ || at_ps >= notified_ps_) return;
   notify(at_ps);
@@ -93,6 +96,9 @@ void Scheduler::push_overflow(std::uint64_t at_ps, Wakeup* w) {
   overflow_.push_back({at_ps, w->seq_, w});
   std::push_heap(overflow_.begin(), overflow_.end(), std::greater<Overflow>());
   w->where_ = Wakeup::Where::kOverflow;
+  // schedule()'s notification, made here on this path (see there).
+  if (running_ || at_ps >= notified_ps_) return;
+  notify(at_ps);
 }
 
 void Scheduler::notify(std::uint64_t at_ps) {
@@ -170,7 +176,17 @@ void Scheduler::run() {
     for (; w && w->pending_ps_ <= stop && !halt_; w = earliest(detail::g_now_ps)) {
       detail::g_now_ps = std::max(detail::g_now_ps, w->pending_ps_);
       if (w->where_ == Wakeup::Where::kWheel) {
-        unlink(w);
+        // unlink(), for a wake-up earliest() found at the head of its slot: it has no
+        // predecessor.
+        Slot& s = slots_[w->slot_];
+        s.head = w->next_;
+        if (w->next_) {
+          w->next_->prev_ = nullptr;
+        } else {
+          s.tail = nullptr;
+          occupied_[w->slot_ >> 6] &= ~(std::uint64_t{1} << (w->slot_ & 63));
+        }
+        w->where_ = Wakeup::Where::kNone;
       } else {
         std::pop_heap(overflow_.begin(), overflow_.end(), std::greater<Overflow>());
         overflow_.pop_back();

@@ -599,8 +599,13 @@ void Crossbar::behaviour() {
   // edge's grants depend on the order of the instant's events.
   if (clock_.on_edge(now_ps) && now_ps != arbitrated_edge_ps_) {
     arbitrated_edge_ps_ = now_ps;
-    arbitrate(req_, now_ps);
-    arbitrate(resp_, now_ps);
+    // arbitrate()'s first test, made here to save the call at most edges: with no pending head
+    // eligible by this edge and no waiting output that can take a message at it, it does nothing.
+    const auto has_work = [now_ps](const Plane& pl) {
+      return pl.head_due_ps <= now_ps || pl.next_arbitration_ps <= now_ps;
+    };
+    if (has_work(req_)) arbitrate(req_, now_ps);
+    if (has_work(resp_)) arbitrate(resp_, now_ps);
   }
   wake_.at(std::min(next_wakeup(req_, now_ps), next_wakeup(resp_, now_ps)), now_ps);
 }
