@@ -84,6 +84,12 @@ unsigned TlmBridge::foreign_dbg(Payload& p) {
       debug_access_(p.is_write(), pa, p.get_data_ptr(), p.get_data_length()));
 }
 
+std::uint64_t TlmBridge::takes_effect_ps(std::uint64_t now, const sc_core::sc_time& t) {
+  // The delay counts from sc_time_stamp(), which famsim's local time may be ahead of (a call the
+  // initiator makes back while famsim called it out of its run-ahead).
+  return std::max<std::uint64_t>(now, sc_core::sc_time_stamp().value() + t.value());
+}
+
 Sync TlmBridge::foreign_fw(Payload& p, Phase& phase, sc_core::sc_time& t) {
   sync();
   const std::uint64_t now = now_ps();
@@ -96,7 +102,7 @@ Sync TlmBridge::foreign_fw(Payload& p, Phase& phase, sc_core::sc_time& t) {
     if (!admissible(p)) return tlm::TLM_COMPLETED;
     if (p.has_mm()) p.acquire();
     pending_ = &p;
-    pending_at_ps_ = now + t.value();
+    pending_at_ps_ = takes_effect_ps(now, t);
     wake_.at(pending_at_ps_, now);
     return tlm::TLM_ACCEPTED;
   }
@@ -106,7 +112,7 @@ Sync TlmBridge::foreign_fw(Payload& p, Phase& phase, sc_core::sc_time& t) {
     }
     if (p.has_mm()) p.release();
     responding_ = nullptr;
-    respond_from_ps_ = now + t.value();
+    respond_from_ps_ = takes_effect_ps(now, t);
     wake_.at(respond_from_ps_, now);
     return tlm::TLM_COMPLETED;
   }
@@ -247,14 +253,13 @@ void TlmBridge::complete(std::uint32_t s, std::uint64_t now) {
   }
   responding_ = &foreign;
   Phase phase = tlm::BEGIN_RESP;
-  const sc_core::sc_time offset = local_time_offset();
-  sc_core::sc_time t = offset;
+  sc_core::sc_time t = local_time_offset();
   yield();
   const Sync r = in->nb_transport_bw(foreign, phase, t);
   if (r == tlm::TLM_ACCEPTED) return;  // END_RESP comes through foreign_fw()
   if (r == tlm::TLM_COMPLETED || (r == tlm::TLM_UPDATED && phase == tlm::END_RESP)) {
     responding_ = nullptr;
-    respond_from_ps_ = now + (t > offset ? (t - offset).value() : 0);
+    respond_from_ps_ = takes_effect_ps(now, t);
     if (foreign.has_mm()) foreign.release();
     return;
   }

@@ -166,6 +166,9 @@ class TlmBridge : public sc_core::sc_module, public Component, public Initiator 
   bool admissible(Payload& p);
   void sync();
   void yield();
+  // When a phase the initiator sent with annotated delay `t` takes effect, famsim's local time
+  // being `now`.
+  static std::uint64_t takes_effect_ps(std::uint64_t now, const sc_core::sc_time& t);
   // Takes a free slot for `foreign` and builds famsim's payload for it, issued at `now`.
   std::uint32_t take_slot(Payload& foreign, sc_core::sc_event* done, std::uint64_t now);
   // famsim's answer in slot `s` arrived: copies it to the foreign payload and counts it.

@@ -111,11 +111,16 @@ class ForeignAt : public sc_core::sc_module, public tlm::tlm_mm_interface {
  public:
   tlm_utils::simple_initiator_socket<ForeignAt> socket;
 
-  ForeignAt(sc_core::sc_module_name name, std::vector<Op>& ops, unsigned window)
+  // `synchronous`: it takes the bridge's phases in the call instead of through its payload event
+  // queue, at their annotated time (sc_time_stamp() + delay), and completes a response on return
+  // (TLM_COMPLETED), as a fast initiator may.
+  ForeignAt(sc_core::sc_module_name name, std::vector<Op>& ops, unsigned window,
+            bool synchronous = false)
       : sc_core::sc_module(name),
         socket("socket"),
         ops_(ops),
         window_(window),
+        synchronous_(synchronous),
         peq_(this, &ForeignAt::on_phase) {
     socket.register_nb_transport_bw(this, &ForeignAt::nb_transport_bw);
     for (std::size_t i = 0; i < ops.size(); ++i) {
@@ -173,8 +178,21 @@ class ForeignAt : public sc_core::sc_module, public tlm::tlm_mm_interface {
 
   tlm::tlm_sync_enum nb_transport_bw(tlm::tlm_generic_payload& p, tlm::tlm_phase& phase,
                                      sc_core::sc_time& t) {
-    peq_.notify(p, phase, t);
-    return tlm::TLM_ACCEPTED;
+    if (!synchronous_) {
+      peq_.notify(p, phase, t);
+      return tlm::TLM_ACCEPTED;
+    }
+    const std::uint64_t at = sc_core::sc_time_stamp().value() + t.value();
+    // The next request goes out from the initiator's own process, at the phase's time.
+    send_event_.notify(t);
+    if (phase == tlm::END_REQ) {
+      ops_[index_of(p)].end_req_ps = at;
+      waiting_end_req_ = false;
+      return tlm::TLM_ACCEPTED;
+    }
+    answer(p, at);
+    p.release();
+    return tlm::TLM_COMPLETED;
   }
 
   void on_phase(tlm::tlm_generic_payload& p, const tlm::tlm_phase& phase) {
@@ -206,6 +224,7 @@ class ForeignAt : public sc_core::sc_module, public tlm::tlm_mm_interface {
 
   std::vector<Op>& ops_;
   unsigned window_;
+  bool synchronous_;
   std::vector<std::unique_ptr<tlm::tlm_generic_payload>> payloads_;
   std::vector<std::vector<unsigned char>> buffers_;
   tlm_utils::peq_with_cb_and_phase<ForeignAt> peq_;
@@ -369,6 +388,27 @@ TEST_P(Bridge, ApproximatelyTimedWriteThenReadTakesTheDevicesRoundTrips) {
   EXPECT_DOUBLE_EQ(r["read_latency_ns"]["max"].get<double>(), 54.0);
   // The device saw the bridge's source and addresses: its port logic took both requests.
   EXPECT_EQ(report.at("fam0.port_logic")["bytes"], 256.0);
+}
+
+TEST_P(Bridge, AnInitiatorTakingPhasesInTheCallSeesTheSameTimes) {
+  // As the write-then-read test, but the initiator reads each phase's time off the call's
+  // annotated delay and completes responses on return: under the famsim kernel the bridge calls
+  // from famsim's run-ahead, so the delays carry famsim's local time.
+  Bench b(kernel_of(GetParam()));
+  const std::vector<unsigned char> data = pattern(128, 6);
+  std::vector<Op> ops{write_op(0x1000, data), read_op(0x1000), read_op(0x1000)};
+  ForeignAt cpu("cpu", ops, 1, true);
+  cpu.socket.bind(b.bridge->in);
+  b.run();
+  for (const Op& op : ops) ASSERT_TRUE(op.answered);
+  EXPECT_EQ(ops[1].data, data);
+  EXPECT_EQ(ops[2].data, data);
+  EXPECT_EQ(ops[0].response_ps, 54000u);   // round_trip(0, write), as worked out above
+  EXPECT_EQ(ops[1].response_ps, 108000u);  // round_trip(54 ns, read)
+  // The third: 108 -> 108 + 6 = 114 -> 115 + 5 = 120 -> 148 -> 149 + 8 = 157 -> 158 + 4 = 162 ns.
+  EXPECT_EQ(ops[2].response_ps, round_trip(108000, false));
+  EXPECT_EQ(ops[2].response_ps, 162000u);
+  EXPECT_EQ(cpu.given_back, 3u);
 }
 
 TEST_P(Bridge, LooselyTimedCallsWaitForTheDeviceAndHonourTheirDelay) {
