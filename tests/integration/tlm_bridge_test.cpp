@@ -2,6 +2,7 @@
 // textbook base-protocol initiators (a simple_initiator_socket, a payload event queue, their own
 // memory manager, nothing of famsim) write and read back through the whole device, with the
 // times worked out by hand from the device's configuration, under both simulation kernels.
+#include "tests/support/round_number_device.h"
 #include "tests/support/test_support.h"
 
 #include "models/cosim/tlm_bridge.h"
@@ -21,47 +22,26 @@
 namespace famsim {
 namespace {
 
-using test::edge;
-using test::edge_after;
-
 constexpr std::uint64_t kBase = 1ULL << 40;  // the device's physical base in famsim
 constexpr std::uint32_t kPoolBytes = 256;    // the payload pool's data size
 
-// Port logic 500 MHz (2000 ps), ingress 3, egress 2 cycles; crossbar 1000 MHz, 4 pipeline
-// cycles, 32 B wide; ideal memory 2000 MT/s x 64 bit at 1000 MHz = 16 B per clock, 20 cycles of
-// access; 2 channels interleaved at 256 B. Its round trip is worked out in round_trip().
+// The device of tests/support/round_number_device.h, as a platform file's parser reads it.
 DeviceConfig device_config() {
   const std::string yaml = R"(
 name: bridge_test
 gpus: {count: 1, clock_mhz: 1000, request_bytes: 128, max_outstanding: 16}
 links:
   gpu_device: {preset: nvlink4, per_gpu: 1}
-devices:
-  - name: fam0
-    capacity_gib: 1
-    fabric_ports: 1
-    port_logic: {clock_mhz: 500, ingress_cycles: 3, egress_cycles: 2, tags_per_port: 8}
-    noc: {kind: crossbar, clock_mhz: 1000, pipeline_cycles: 4, width_bytes: 32, input_buffer: 4,
-          output_buffer: 4}
-    memory: {model: ideal, standard: TEST, data_rate_mtps: 2000, channel_width_bits: 64,
-             clock_mhz: 1000, access_latency_cycles: 20, channels: 2,
-             interleave: {granule_bytes: 256, channel_select: modulo}}
-)";
+)" + test::kRoundNumberDevice;
   const ConfigDoc doc = test::make_doc(yaml, "name: none\nstreams: []\n");
   ConfigNode root(doc.root, "", doc.sources);
   root.ignore("workload");
   return parse_platform(root).devices.at(0);
 }
 
-// A 128 B request entering the device's fabric port at `arrive` ps: when its answer leaves the
-// port logic. `write`: the request carries the data forward, else the answer carries it back.
+// A 128 B request entering the device's fabric port at `arrive` ps: when its answer leaves it.
 std::uint64_t round_trip(std::uint64_t arrive, bool write) {
-  const std::uint64_t port = 2000, noc = 1000, mem = 1000;
-  std::uint64_t t = edge(arrive, port) + 3 * port;       // ingress: first edge, 3 cycles
-  t = edge_after(t, noc) + (4 + (write ? 4 : 1)) * noc;  // crossbar: pipeline + 32 B beats
-  t = edge(t, mem) + (20 + 128 / 16) * mem;              // memory: access + 8 clocks of burst
-  t = edge_after(t, noc) + (4 + (write ? 1 : 4)) * noc;  // crossbar back
-  return edge(t, port) + 2 * port;                       // egress: first edge, 2 cycles
+  return test::round_number_device_trip(arrive, write);
 }
 
 std::vector<unsigned char> pattern(unsigned length, unsigned seed) {

@@ -1,6 +1,7 @@
 // Zero-load latency: one request on an idle platform takes exactly the sum of the configured hop
 // latencies plus serialisation. The expected values are worked out here, step by step, from the
 // configuration and the timing rules documented in each block's header.
+#include "tests/support/round_number_device.h"
 #include "tests/support/test_support.h"
 
 #include <gtest/gtest.h>
@@ -22,21 +23,9 @@ constexpr std::uint64_t kLinkClock = 1000;
 // Test platform with round numbers (all times in ps).
 //   GPU clock 1000 MHz; link 4 lanes x 32 Gb/s x 1.0 = 16 GB/s per direction, 10 ns, link clock
 //   1000 MHz, 16 B flits of one slot, 16 B message headers (a 128 B transfer: 1 + 8 flits);
-//   port logic 500 MHz (2000 ps), ingress 3, egress 2 cycles; crossbar 1000 MHz, 4 pipeline
-//   cycles, 32 B wide; memory 2000 MT/s x 64 bit at 1000 MHz = 16 B per clock, 20 cycles access.
-// The device both platforms attach: the round trip through it is worked out in Device below.
-const std::string kDevice = R"(
-devices:
-  - name: fam0
-    capacity_gib: 1
-    fabric_ports: 1
-    port_logic: {clock_mhz: 500, ingress_cycles: 3, egress_cycles: 2, tags_per_port: 8}
-    noc: {kind: crossbar, clock_mhz: 1000, pipeline_cycles: 4, width_bytes: 32, input_buffer: 4,
-          output_buffer: 4}
-    memory: {model: ideal, standard: TEST, data_rate_mtps: 2000, channel_width_bits: 64, clock_mhz: 1000,
-             access_latency_cycles: 20, channels: 2,
-             interleave: {granule_bytes: 256, channel_select: modulo}}
-)";
+//   the device of tests/support/round_number_device.h.
+// The device both platforms attach (tests/support/round_number_device.h).
+const std::string& kDevice = test::kRoundNumberDevice;
 
 const std::string kDirect = R"(
 name: zero_load_direct
@@ -68,27 +57,6 @@ std::string one_request(const std::string& location, bool write) {
          "\n    access_bytes: 128\n    total_bytes: 128\n";
 }
 
-struct Device {
-  // Device path from the fabric port back to the fabric port; returns the time the response
-  // leaves the port logic. `data_forward`: the request carries the data (a write).
-  static std::uint64_t round_trip(std::uint64_t arrive, bool data_forward) {
-    const std::uint64_t port = 2000, noc = 1000, mem = 1000;
-    // Port logic ingress: first edge, then 3 cycles.
-    std::uint64_t t = edge(arrive, port) + 3 * port;
-    // Crossbar towards memory: beats = max(1, data / 32 B); leaves after pipeline + beats.
-    const std::uint64_t beats_fwd = data_forward ? 128 / 32 : 1;
-    t = edge_after(t, noc) + (4 + beats_fwd) * noc;
-    // Memory controller: service at the first edge, burst 128 B / 16 B per clock = 8 cycles,
-    // response ready after access latency + burst.
-    t = edge(t, mem) + (20 + 128 / 16) * mem;
-    // Crossbar back: reads carry the data.
-    const std::uint64_t beats_back = data_forward ? 1 : 128 / 32;
-    t = edge_after(t, noc) + (4 + beats_back) * noc;
-    // Port logic egress: first edge, then 2 cycles.
-    return edge(t, port) + 2 * port;
-  }
-};
-
 class ZeroLoad : public ::testing::TestWithParam<const char*> {
  protected:
   std::vector<std::string> kernel() const { return {std::string("sim.kernel=") + GetParam()}; }
@@ -100,7 +68,7 @@ TEST_P(ZeroLoad, DirectReadIsTheSumOfHopLatencies) {
   // header flit + 8 data flits.
   const double link = 16.0;
   std::uint64_t t = edge_after(0, kLinkClock) + ser(16, link) + 10000;
-  t = Device::round_trip(t, false);
+  t = test::round_number_device_trip(t, false);
   t = edge_after(t, kLinkClock) + ser(16 + 128, link) + 10000;
   ASSERT_EQ(r["conservation"]["completed"], 1);
   EXPECT_DOUBLE_EQ(r["summary"]["latency_ns"]["max"].get<double>(), t / 1000.0);
@@ -115,7 +83,7 @@ TEST_P(ZeroLoad, DirectWriteIsTheSumOfHopLatencies) {
   const nlohmann::json r = test::run_sim(kDirect, one_request("device/fam0", true), kernel());
   const double link = 16.0;
   std::uint64_t t = edge_after(0, kLinkClock) + ser(16 + 128, link) + 10000;
-  t = Device::round_trip(t, true);
+  t = test::round_number_device_trip(t, true);
   t = edge_after(t, kLinkClock) + ser(16, link) + 10000;
   ASSERT_EQ(r["conservation"]["completed"], 1);
   EXPECT_DOUBLE_EQ(r["summary"]["write_latency_ns"]["max"].get<double>(), t / 1000.0);
@@ -128,7 +96,7 @@ TEST_P(ZeroLoad, SwitchedReadAddsTwoLinksAndTheSwitch) {
   std::uint64_t t = edge_after(0, kLinkClock) + ser(16, gpu_link) + 10000;
   t = edge_after(t, sw) + (10 + 1) * sw;  // switch: pipeline + one beat (header only)
   t = edge_after(t, kLinkClock) + ser(16, dev_link) + 5000;
-  t = Device::round_trip(t, false);
+  t = test::round_number_device_trip(t, false);
   t = edge_after(t, kLinkClock) + ser(16 + 128, dev_link) + 5000;
   t = edge_after(t, sw) + (10 + 128 / 64) * sw;  // switch: pipeline + two 64 B beats
   t = edge_after(t, kLinkClock) + ser(16 + 128, gpu_link) + 10000;
