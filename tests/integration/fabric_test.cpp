@@ -1,6 +1,7 @@
 // Switch planes and leaf/spine pods: zero-load latency through a leaf/spine plane worked out hop by
 // hop, data integrity across planes and pods with peer traffic, and the spread of traffic over the
 // planes and the device ports.
+#include "tests/support/round_number_device.h"
 #include "tests/support/test_support.h"
 
 #include <gmock/gmock.h>
@@ -32,28 +33,12 @@ links:
                flit_bytes: 16}
 switch: {radix: 8, topology: leaf_spine, leaf_down_ports: 4, spines: 2, clock_mhz: 1000,
          pipeline_cycles: 10, port_bytes: 64, input_buffer: 4, output_buffer: 4}
-devices:
-  - name: fam0
-    capacity_gib: 1
-    fabric_ports: 1
-    port_logic: {clock_mhz: 500, ingress_cycles: 3, egress_cycles: 2, tags_per_port: 8}
-    noc: {kind: crossbar, clock_mhz: 1000, pipeline_cycles: 4, width_bytes: 32, input_buffer: 4,
-          output_buffer: 4}
-    memory: {model: ideal, standard: TEST, data_rate_mtps: 2000, channel_width_bits: 64,
-             clock_mhz: 1000, access_latency_cycles: 20, channels: 2,
-             interleave: {granule_bytes: 256, channel_select: modulo}}
-)";
+)" + test::kRoundNumberDevice;
 
-// Device round trip from its fabric port back to it (as in zero_load_test.cpp): port logic 500 MHz
-// ingress 3 / egress 2 cycles, crossbar 1000 MHz 4 pipeline cycles 32 B wide, memory 20 cycles +
-// 8 burst cycles.
+// A read's round trip from the device's fabric port back to it
+// (tests/support/round_number_device.h).
 std::uint64_t device_round_trip(std::uint64_t arrive) {
-  const std::uint64_t port = 2000, noc = 1000, mem = 1000;
-  std::uint64_t t = edge(arrive, port) + 3 * port;
-  t = edge_after(t, noc) + (4 + 1) * noc;
-  t = edge(t, mem) + (20 + 128 / 16) * mem;
-  t = edge_after(t, noc) + (4 + 128 / 32) * noc;
-  return edge(t, port) + 2 * port;
+  return test::round_number_device_trip(arrive, false);
 }
 
 TEST(LeafSpine, ZeroLoadReadCrossesLeafSpineLeaf) {

@@ -3,6 +3,7 @@
 // hop's time is the one worked out by hand from the configuration (the same arithmetic as
 // zero_load_test.cpp, cut at every block boundary); a deliberately slow link shows up as the
 // largest share.
+#include "tests/support/round_number_device.h"
 #include "tests/support/test_support.h"
 
 #include <gtest/gtest.h>
@@ -139,18 +140,7 @@ TEST(HopBreakdown, HopsAddUpOnASwitchedPlatformWithPeerAndLocalTraffic) {
 // 1000 MHz; link 16 GB/s, 10 ns, 16 B header flits; port logic 500 MHz, ingress 3, egress 2
 // cycles; NoC crossbar 1000 MHz, 4 pipeline cycles, 32 B wide; ideal memory 1000 MHz, 20 cycles
 // access, 16 B per clock.
-const std::string kDevice = R"(
-devices:
-  - name: fam0
-    capacity_gib: 1
-    fabric_ports: 1
-    port_logic: {clock_mhz: 500, ingress_cycles: 3, egress_cycles: 2, tags_per_port: 8}
-    noc: {kind: crossbar, clock_mhz: 1000, pipeline_cycles: 4, width_bytes: 32, input_buffer: 4,
-          output_buffer: 4}
-    memory: {model: ideal, standard: TEST, data_rate_mtps: 2000, channel_width_bits: 64, clock_mhz: 1000,
-             access_latency_cycles: 20, channels: 2,
-             interleave: {granule_bytes: 256, channel_select: modulo}}
-)";
+const std::string& kDevice = test::kRoundNumberDevice;  // tests/support/round_number_device.h
 
 std::string direct(const std::string& lane_gbps) {
   return R"(
