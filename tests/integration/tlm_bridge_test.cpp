@@ -14,6 +14,7 @@
 #include <tlm_utils/peq_with_cb_and_phase.h>
 #include <tlm_utils/simple_initiator_socket.h>
 
+#include <algorithm>
 #include <functional>
 #include <memory>
 #include <string>
@@ -468,6 +469,28 @@ TEST_P(Bridge, AFullBridgeHoldsEndReqUntilAnAnswerFreesASlot) {
                        1e-3);
   EXPECT_EQ(r["requests"], 4);
   EXPECT_EQ(cpu.given_back, 4u);
+}
+
+TEST_P(Bridge, TheDevicesBackpressureReachesTheInitiatorAsAWithheldEndReq) {
+  // 16 slots but 8 tags in the device's port: ten reads sent back to back; the ninth is held by
+  // the port logic until an answer leaves it and frees a tag, and only then has its END_REQ; the
+  // tenth waits for the next answer.
+  Bench b(kernel_of(GetParam()), 16);
+  std::vector<Op> ops;
+  for (unsigned i = 0; i < 10; ++i) ops.push_back(read_op(i * 256));
+  ForeignAt cpu("cpu", ops, 16);
+  cpu.socket.bind(b.bridge->in);
+  const nlohmann::json report = b.run();
+  for (const Op& op : ops) ASSERT_TRUE(op.answered);
+  for (unsigned i = 0; i < 8; ++i) EXPECT_EQ(ops[i].end_req_ps, 0u) << "read " << i;
+  std::vector<std::uint64_t> answers;
+  for (unsigned i = 0; i < 8; ++i) answers.push_back(ops[i].response_ps);
+  std::sort(answers.begin(), answers.end());
+  EXPECT_GT(answers[0], 0u);
+  EXPECT_EQ(ops[8].end_req_ps, answers[0]) << "the ninth waited for the first answer";
+  EXPECT_EQ(ops[9].end_req_ps, std::max(ops[9].begin_req_ps, answers[1]));
+  EXPECT_GT(report.at("bridge")["backpressure_ns"].get<double>(), 0.0);
+  EXPECT_EQ(report.at("fam0.port_logic")["bytes"], 10 * 128.0);
 }
 
 TEST_P(Bridge, DebugTransportReachesTheChannelsStoresThroughTheInterleaveWithoutTime) {
