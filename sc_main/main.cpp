@@ -304,21 +304,19 @@ int famsim_main(int argc, char** argv) {
   std::string platform, workload, out_dir = "famsim-out";
   std::string seed;
   // CLI11 takes the argument after an option that needs a value as its value, even the next
-  // option: "--seed --out DIR" set the seed to "--out" and then found DIR unexpected. No value of
-  // these options starts with "--", so one that does means the option's value is missing.
-  const auto needs_value = [](const std::string& v) {
-    return v.rfind("--", 0) == 0 ? "expected a value after the option, got the option " + v +
-                                       " (is the value missing?)"
-                                 : std::string();
+  // option: "--seed --out DIR" set the seed to "--out" and then found DIR unexpected; --set takes
+  // every argument up to the next option, and the first one whatever it is ("--set --out DIR" took
+  // "--out" and DIR as two overrides). No value of these options, and no key path, starts with
+  // "--", so one that does means the option's value is missing. `what`: the value expected.
+  const auto value_check = [](std::string what) {
+    return [what](const std::string& v) {
+      return v.rfind("--", 0) == 0 ? "expected " + what + " after the option, got the option " + v +
+                                         " (is the value missing?)"
+                                   : std::string();
+    };
   };
-
-  // --set takes every argument up to the next option, and the first one whatever it is: "--set
-  // --out DIR" took "--out" and DIR as two overrides. No key path starts with "--".
-  const auto set_needs_value = [](const std::string& v) {
-    return v.rfind("--", 0) == 0 ? "expected key.path=value after the option, got the option " + v +
-                                       " (is the value missing?)"
-                                 : std::string();
-  };
+  const auto needs_value = value_check("a value");
+  const auto set_needs_value = value_check("key.path=value");
 
   // CLI::Range says "Value lots not in range 1 to 1024" of text that is no number at all, and
   // takes "nan" for a number; these say what the option expects.
