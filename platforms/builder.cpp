@@ -18,7 +18,14 @@ MemoryChannels::MemoryChannels(sc_core::sc_module_name name, SimContext& ctx,
     : sc_core::sc_module(name) {
   for (unsigned c = 0; c < cfg.channels; ++c) {
     const std::string ch = "ch" + std::to_string(c);
-    if (cfg.model == MemoryConfig::Model::kIdeal) {
+    if (cfg.model == MemoryConfig::Model::kExternal) {
+      auto m = std::make_unique<TlmMemoryBridge>(ch.c_str(), ctx, cfg.external,
+                                                 ctx.pool.max_data_bytes());
+      targets_.push_back(&m->up);
+      stores_.push_back(nullptr);  // the data is the foreign target's
+      external_.push_back(m.get());
+      channels_.push_back(std::move(m));
+    } else if (cfg.model == MemoryConfig::Model::kIdeal) {
       auto m = std::make_unique<IdealMemory>(ch.c_str(), ctx, cfg.timing, cfg.controller);
       targets_.push_back(&m->up);
       stores_.push_back(m->debug_store());
@@ -39,6 +46,19 @@ MemoryChannels::MemoryChannels(sc_core::sc_module_name name, SimContext& ctx,
       channels_.push_back(std::move(m));
     }
   }
+}
+
+std::uint64_t MemoryChannels::debug(unsigned c, bool write, std::uint64_t a, unsigned char* data,
+                                    std::uint64_t n) {
+  if (!external_.empty()) return external_[c]->debug_access(write, a, data, n);
+  BackingStore* store = stores_[c];
+  if (!store) return 0;
+  if (write) {
+    store->write(a, data, n);
+  } else {
+    store->read(a, data, n);
+  }
+  return n;
 }
 
 ExpansionDevice::ExpansionDevice(sc_core::sc_module_name name, SimContext& ctx,
@@ -84,14 +104,11 @@ std::uint64_t ExpansionDevice::debug_access(bool write, std::uint64_t pa, unsign
     for (std::uint64_t o = pa - pa_base_, done = 0; done < len;) {
       const std::uint64_t n = std::min(len - done, granule - o % granule);
       const AddressMap::Decoded d = map_.decode(o);
-      BackingStore* store = memory_->debug_store(d.channel);
-      if (!store) return 0;
+      if (pass == 0 && !memory_->debuggable(d.channel)) return 0;
       if (pass == 1) {
-        if (write) {
-          store->write(d.channel_address, data + done, n);
-        } else {
-          store->read(d.channel_address, data + done, n);
-        }
+        const std::uint64_t got =
+            memory_->debug(d.channel, write, d.channel_address, data + done, n);
+        if (got < n) return done + got;  // a foreign target did less
       }
       o += n;
       done += n;
@@ -100,15 +117,25 @@ std::uint64_t ExpansionDevice::debug_access(bool write, std::uint64_t pa, unsign
   return len;
 }
 
-std::vector<DramController*> Platform::dram_controllers() const {
-  std::vector<DramController*> out;
+template <class T>
+std::vector<T*> Platform::from_memories(const std::vector<T*>& (MemoryChannels::*which)()
+                                            const) const {
+  std::vector<T*> out;
   auto add = [&](const MemoryChannels* m) {
-    if (m) out.insert(out.end(), m->dram_controllers().begin(), m->dram_controllers().end());
+    if (m) out.insert(out.end(), (m->*which)().begin(), (m->*which)().end());
   };
   add(memory_.get());
   for (const auto& m : local_memories_) add(m.get());
   for (const auto& d : devices_) add(&d->memory());
   return out;
+}
+
+std::vector<DramController*> Platform::dram_controllers() const {
+  return from_memories(&MemoryChannels::dram_controllers);
+}
+
+std::vector<TlmMemoryBridge*> Platform::external_channels() const {
+  return from_memories(&MemoryChannels::external_channels);
 }
 
 std::vector<MemoryTarget> Platform::address_layout(const PlatformConfig& cfg) {

@@ -39,17 +39,28 @@ class MemoryChannels : public sc_core::sc_module {
   MemoryChannels(sc_core::sc_module_name name, SimContext& ctx, const MemoryConfig& cfg);
   // The DRAM controllers among the channels (none with the ideal model).
   const std::vector<DramController*>& dram_controllers() const { return drams_; }
+  // The channels' bridges to foreign TLM-2.0 targets (model external; none otherwise): bind each
+  // one's `out` to a foreign target socket before the simulation starts.
+  const std::vector<TlmMemoryBridge*>& external_channels() const { return external_; }
   // Channel c's target socket.
   tlm::tlm_target_socket<>& target(unsigned c) { return *targets_[c]; }
   unsigned size() const { return static_cast<unsigned>(targets_.size()); }
-  // Channel c's data for a debug access (null when it keeps none).
+  // Channel c's data for a debug access (null when famsim keeps none: backing_store false, or a
+  // foreign target's).
   BackingStore* debug_store(unsigned c) { return stores_[c]; }
+  // A debug access (TLM transport_dbg semantics) to channel c: `n` bytes at its channel address
+  // `a`, in its backing store or through its foreign target's transport_dbg. Returns the bytes
+  // done: 0 when the channel keeps no data (debuggable() false).
+  std::uint64_t debug(unsigned c, bool write, std::uint64_t a, unsigned char* data,
+                      std::uint64_t n);
+  bool debuggable(unsigned c) const { return stores_[c] || !external_.empty(); }
 
  private:
   std::vector<std::unique_ptr<sc_core::sc_module>> channels_;
   std::vector<tlm::tlm_target_socket<>*> targets_;
   std::vector<BackingStore*> stores_;
   std::vector<DramController*> drams_;
+  std::vector<TlmMemoryBridge*> external_;
 };
 
 // The memory-expansion device: port logic, on-device crossbar or mesh, memory channels.
@@ -67,7 +78,8 @@ class ExpansionDevice : public sc_core::sc_module {
   // state or statistics): `len` bytes at physical address `pa` read from or written to the
   // channels' backing stores, through the device's interleave. What requests in flight will write
   // lands when they reach their channel, after it. Returns the bytes done: `len`, or 0 when any
-  // of them is outside the device or on a channel that keeps no data.
+  // of them is outside the device or on a channel that keeps no data; fewer when a foreign
+  // target (model external) did fewer.
   std::uint64_t debug_access(bool write, std::uint64_t pa, unsigned char* data, std::uint64_t len);
 
  private:
@@ -96,6 +108,10 @@ class Platform {
   const TracePlayer* trace_player() const { return trace_player_.get(); }
   // Every DRAM controller of the platform.
   std::vector<DramController*> dram_controllers() const;
+  // Every memory channel served by a foreign TLM-2.0 target (model external), in the order of
+  // the address layout: the user's sc_main binds each one's `out` (its name, as in stats.json,
+  // says which memory and channel it is: "fam0.memory.ch3").
+  std::vector<TlmMemoryBridge*> external_channels() const;
   unsigned gpu_count() const { return static_cast<unsigned>(gpus_.size()); }
   const PlatformConfig& config() const { return cfg_; }
 
@@ -103,6 +119,10 @@ class Platform {
   static std::vector<MemoryTarget> address_layout(const PlatformConfig& cfg);
 
  private:
+  // What `which` gives of every memory's channels, in the order of the address layout.
+  template <class T>
+  std::vector<T*> from_memories(const std::vector<T*>& (MemoryChannels::*which)() const) const;
+
   const PlatformConfig& cfg_;
   std::vector<MemoryTarget> targets_;
   std::vector<std::unique_ptr<Gpu>> gpus_;

@@ -310,10 +310,20 @@ MemoryConfig parse_memory(ConfigNode n, unsigned request_bytes, bool capacity_he
   MemoryConfig m;
   m.present = true;
   m.preset = n.get_string("preset", "");
-  m.model = n.get_choice("model", "dram", {"dram", "ideal"}) == "dram"
-                ? MemoryConfig::Model::kDram
-                : MemoryConfig::Model::kIdeal;
-  if (m.model == MemoryConfig::Model::kIdeal) {
+  const std::string model = n.get_choice("model", "dram", {"dram", "ideal", "external"});
+  m.model = model == "dram"    ? MemoryConfig::Model::kDram
+            : model == "ideal" ? MemoryConfig::Model::kIdeal
+                               : MemoryConfig::Model::kExternal;
+  if (m.model == MemoryConfig::Model::kExternal) {
+    // A foreign TLM-2.0 target per channel (models/cosim/tlm_memory_bridge.h): famsim knows only
+    // what its owner states of it.
+    m.external_where = n.location("model");
+    m.external.name = n.get_string("standard", "external");
+    if (m.external.name.empty()) n.fail("standard", "expected a non-empty name of the memory");
+    m.external.peak_gbps = n.get_double("channel_peak_gbps", std::nullopt, 0.0, 1e6, true);
+    m.external.max_outstanding = static_cast<unsigned>(n.get_uint("max_outstanding", 32, 1, 65536));
+    m.external.address_offset = n.get_bytes("address_offset", 0);
+  } else if (m.model == MemoryConfig::Model::kIdeal) {
     m.timing.standard = n.get_string("standard", std::nullopt);
     // It names the memory in stats.json (assumptions) and famsim validate.
     if (m.timing.standard.empty()) n.fail("standard", "expected a non-empty name of a standard");
@@ -528,10 +538,14 @@ void parse_standalone(ConfigNode& root, PlatformConfig& pc) {
   t.format = *parse_trace_format(format);
   t.open_loop = tp.get_choice("mode", "closed", {"closed", "open"}) == "open";
   t.max_outstanding = static_cast<unsigned>(tp.get_uint("max_outstanding", 32, 1, 1u << 20));
-  const double dram_mhz = pc.memory.model == MemoryConfig::Model::kDram
-                              ? 1e6 / pc.memory.dram.spec.timing.tck_ps
-                              : pc.memory.timing.clock_mhz;
-  t.clock_mhz = tp.get_double("clock_mhz", dram_mhz, 1.0, 1e5);
+  // The trace's cycles count the memory's clock unless given; a foreign memory's is unknown.
+  std::optional<double> memory_mhz;
+  if (pc.memory.model == MemoryConfig::Model::kDram) {
+    memory_mhz = 1e6 / pc.memory.dram.spec.timing.tck_ps;
+  } else if (pc.memory.model == MemoryConfig::Model::kIdeal) {
+    memory_mhz = pc.memory.timing.clock_mhz;
+  }
+  t.clock_mhz = tp.get_double("clock_mhz", memory_mhz, 1.0, 1e5);
   t.capacity_bytes = pc.memory.capacity_bytes;
   tp.finish();
 }

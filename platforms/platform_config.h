@@ -4,6 +4,7 @@
 #pragma once
 
 #include "models/core/config.h"
+#include "models/cosim/tlm_memory_bridge.h"
 #include "models/device/port_logic.h"
 #include "models/fabric/link.h"
 #include "models/gpu/gpu.h"
@@ -30,13 +31,18 @@ struct LinkConfig {
 };
 
 struct MemoryConfig {
-  enum class Model { kDram, kIdeal };
+  enum class Model { kDram, kIdeal, kExternal };
   bool present = false;
   std::string preset;
   Model model = Model::kDram;
   DramControllerParams dram;  // model dram
   MemoryTiming timing;        // model ideal
   ControllerParams controller;
+  // model external: a foreign TLM-2.0 target per channel behind a TlmMemoryBridge
+  // (models/cosim/tlm_memory_bridge.h), which the user's sc_main binds; where the model key is
+  // written ("file:line: key.path"), for the famsim command's refusal (it binds nothing).
+  TlmMemoryBridgeParams external;
+  std::string external_where;
   unsigned channels = 0;
   std::uint64_t capacity_bytes = 0;
   std::uint64_t granule_bytes = 256;
@@ -59,10 +65,26 @@ struct MemoryConfig {
   // Peak data bandwidth of one channel as modelled (a DRAM bus at its tCK,
   // dram::Spec::bus_peak_gbps), GB/s, and the standard's name.
   double channel_peak_gbps() const {
-    return model == Model::kDram ? dram.spec.bus_peak_gbps() : timing.peak_gbps();
+    switch (model) {
+      case Model::kDram:
+        return dram.spec.bus_peak_gbps();
+      case Model::kIdeal:
+        return timing.peak_gbps();
+      case Model::kExternal:
+        return external.peak_gbps;
+    }
+    return 0;
   }
   std::string standard() const {
-    return model == Model::kDram ? dram::to_string(dram.spec.standard) : timing.standard;
+    switch (model) {
+      case Model::kDram:
+        return dram::to_string(dram.spec.standard);
+      case Model::kIdeal:
+        return timing.standard;
+      case Model::kExternal:
+        return external.name;
+    }
+    return {};
   }
 };
 

@@ -748,6 +748,13 @@ std::string validation_text(const ResolvedConfig& cfg) {
           m.dram.xor_bank ? " + bank xor" : "",
           m.dram.posted_writes ? "posted" : "answered on completion");
     }
+    if (m.model == MemoryConfig::Model::kExternal) {
+      line += fmt::format(
+          "    external: a foreign TLM-2.0 target per channel, bound by your own sc_main (the "
+          "famsim command cannot run it); peak as stated, up to {} requests in flight each, "
+          "channel address + {} B\n",
+          m.external.max_outstanding, m.external.address_offset);
+    }
     if (!m.assumptions.empty()) {
       // The values marked as assumptions, each note in stats.json "assumptions" and the report;
       // a platform's own notes (not a preset's, which are about the standard) said here too.

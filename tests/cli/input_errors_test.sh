@@ -134,6 +134,41 @@ $OUT
 $base_out"
 pass "a platform with an alias to a value elsewhere reads as the value written out"
 
+# --- A memory served by a foreign TLM-2.0 target: validate checks and prints it; the command
+# cannot run it (nothing binds the targets: that is the user's sc_main's job). ---------------------
+cat >"$WORK/external.yaml" <<'YAML'
+name: external_memory
+gpus: {count: 1, clock_mhz: 1000, request_bytes: 128, max_outstanding: 16}
+links:
+  gpu_device: {preset: nvlink4, per_gpu: 1}
+devices:
+  - name: fam0
+    capacity_gib: 8
+    fabric_ports: 1
+    port_logic: {clock_mhz: 500, ingress_cycles: 3, egress_cycles: 2, tags_per_port: 8}
+    noc: {kind: crossbar, clock_mhz: 1000, pipeline_cycles: 4, width_bytes: 32, input_buffer: 4,
+          output_buffer: 4}
+    memory:
+      model: external
+      standard: DRAMSys DDR5-4800
+      channel_peak_gbps: 38.4
+      channels: 2
+YAML
+run_famsim external_validate validate --platform "$WORK/external.yaml"
+expect_rc 0 "a platform whose device memory is external validates"
+expect_in_output "memory: 2 DRAMSys DDR5-4800 channels x 38.40 GB/s = 76.80 GB/s peak" \
+  "validate names the foreign memory with its stated peak"
+expect_in_output "external: a foreign TLM-2.0 target per channel, bound by your own sc_main" \
+  "validate says who binds it"
+expect_bad external_run "famsim run on an external memory" \
+  "$WORK/external.yaml:13: devices.0.memory.model: external is a foreign TLM-2.0 target" \
+  "famsim command has none to bind" -- \
+  run --platform "$WORK/external.yaml" $(out external_run)
+grep -v channel_peak_gbps "$WORK/external.yaml" >"$WORK/external-no-peak.yaml"
+expect_bad external_peak "an external memory without its peak bandwidth" \
+  "$WORK/external-no-peak.yaml:13: devices.0.memory.channel_peak_gbps: missing" -- \
+  validate --platform "$WORK/external-no-peak.yaml"
+
 # --- A trace access that runs past the end of the memory after the modulo. -----------------------
 # dram_ddr4 has 8 GiB: 0x1ffffffc1 + 64 B ends 1 B past it; 0x7fff...ffff is 0x1ffffffff modulo it.
 printf 'LD 0x40\nLD 0x1ffffffc1\n' >"$WORK/end.ram"

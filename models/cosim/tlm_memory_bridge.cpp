@@ -1,0 +1,286 @@
+#include "models/cosim/tlm_memory_bridge.h"
+
+#include <algorithm>
+#include <cstring>
+#include <stdexcept>
+
+namespace famsim {
+
+TlmMemoryBridge::TlmMemoryBridge(sc_core::sc_module_name name, SimContext& ctx,
+                                 const TlmMemoryBridgeParams& params, std::uint32_t data_bytes)
+    : sc_core::sc_module(name),
+      Component(ctx.registry, this->name(), BlockKind::kMemory),
+      up("up", *this, 0),
+      out("out"),
+      params_(params),
+      scheduler_(ctx.scheduler()),
+      bw_(*this),
+      free_foreign_(params.max_outstanding),
+      answers_(params.max_outstanding),
+      wake_("wake", ctx.scheduler(), this, &Wakeup::call_behaviour<TlmMemoryBridge>),
+      outstanding_(params.max_outstanding) {
+  if (params.max_outstanding == 0) throw std::invalid_argument("max_outstanding is 0");
+  // Every payload the foreign target will see, made once: none is made per request.
+  for (unsigned i = 0; i < params.max_outstanding; ++i) {
+    foreign_.push_back(std::make_unique<ForeignPayload>(static_cast<tlm::tlm_mm_interface*>(this)));
+    foreign_.back()->data.resize(data_bytes);
+    free_foreign_.push_back(foreign_.back().get());
+  }
+  out.bind(bw_);
+  SC_HAS_PROCESS(TlmMemoryBridge);
+  SC_METHOD(behaviour);
+  sensitive << wake_.event();
+  dont_initialize();
+}
+
+TlmMemoryBridge::~TlmMemoryBridge() = default;
+
+void TlmMemoryBridge::sync() {
+  if (Scheduler* s = scheduler_) s->sync_to_systemc();
+}
+
+std::uint64_t TlmMemoryBridge::takes_effect_ps(std::uint64_t now, const sc_core::sc_time& t) {
+  return std::max<std::uint64_t>(now, sc_core::sc_time_stamp().value() + t.value());
+}
+
+// --- famsim's side ------------------------------------------------------------------------------
+
+Sync TlmMemoryBridge::fw(unsigned, Payload& p, Phase& phase, sc_core::sc_time&) {
+  const std::uint64_t now = now_ps();
+  if (phase == tlm::BEGIN_REQ) {
+    if (pending_) {
+      SC_REPORT_FATAL(name(), "BEGIN_REQ before END_REQ of the previous request");
+    }
+    ext_of(p).enter(block_id(), 0, now);
+    // END_REQ waits for the foreign target to take it (behaviour(), at this same instant when
+    // nothing is in the way).
+    p.acquire();  // held until its answer is taken by the block in front
+    pending_ = &p;
+    pending_since_ps_ = now;
+    wake_.at(now, now);
+    return tlm::TLM_ACCEPTED;
+  }
+  if (phase == tlm::END_RESP) {
+    upstream_busy_ = false;
+    wake_.at(now, now);
+    return tlm::TLM_ACCEPTED;
+  }
+  protocol_error(name(), phase, "its famsim port");
+}
+
+void TlmMemoryBridge::behaviour() {
+  wake_.fired();
+  const std::uint64_t now = now_ps();
+  // Answers whose time has come go back in order, each once the block in front took the last.
+  while (!upstream_busy_ && !answers_.empty() && answers_.front().ready_ps <= now) {
+    const Answer a = answers_.front();
+    answers_.pop_front();
+    RequestExt& e = ext_of(*a.ours);
+    const HopRecord& h = e.resp_enter(a.ready_ps);
+    (e.write ? write_latency_ : read_latency_).add_ps(now - h.req_in_ps());
+    upstream_busy_ = !up.send_resp(*a.ours);
+    a.ours->release();
+    --in_bridge_;
+    outstanding_.set(in_bridge_, now);
+  }
+  // The request in front goes out when a slot and a payload are free and none is on its way.
+  if (pending_ && !sending_ && end_req_ps_ == Wakeup::kNever && in_bridge_ < foreign_.size()) {
+    if (ext_of(*pending_).atomic != AtomicOp::kNone) {
+      // The base protocol has no atomics: answered here, at once, without the foreign target.
+      ++refused_atomics_;
+      ++in_bridge_;
+      outstanding_.set(in_bridge_, now);
+      ext_of(*pending_).service_start_ps = now;
+      pending_->set_response_status(tlm::TLM_COMMAND_ERROR_RESPONSE);
+      answers_.push_back({pending_, now});
+      end_req_ps_ = now;
+    } else if (!free_foreign_.empty()) {
+      send(now);
+    }
+  }
+  if (pending_ && end_req_ps_ <= now) {
+    Payload& p = *pending_;
+    pending_ = nullptr;
+    sending_ = nullptr;
+    end_req_ps_ = Wakeup::kNever;
+    backpressure_ps_ += now - pending_since_ps_;
+    up.send_end_req(p);
+  }
+  std::uint64_t next = pending_ ? end_req_ps_ : Wakeup::kNever;
+  if (!upstream_busy_ && !answers_.empty()) next = std::min(next, answers_.front().ready_ps);
+  // An answer that took effect earlier than one before it goes with that one.
+  if (next != Wakeup::kNever) wake_.at(std::max(next, now), now);
+}
+
+void TlmMemoryBridge::send(std::uint64_t now) {
+  ForeignPayload& f = *free_foreign_.front();
+  free_foreign_.pop_front();
+  Payload& ours = *pending_;
+  const RequestExt& e = ext_of(ours);
+  f.ours = &ours;
+  f.sent_ps = now;
+  f.request_ended = false;
+  f.set_command(e.write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
+  f.set_address(e.channel_address + params_.address_offset);
+  f.set_data_ptr(f.data.data());
+  f.set_data_length(e.length);
+  f.set_streaming_width(e.length);
+  f.set_byte_enable_ptr(nullptr);
+  f.set_byte_enable_length(0);
+  f.set_dmi_allowed(false);
+  f.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+  bytes_ += e.length;
+  if (e.write) {
+    std::memcpy(f.data.data(), ours.get_data_ptr(), e.length);
+    ++writes_;
+    write_bytes_ += e.length;
+  } else {
+    ++reads_;
+    read_bytes_ += e.length;
+  }
+  f.acquire();  // the bridge's, until the answer is in
+  sending_ = &f;
+  ++in_bridge_;
+  outstanding_.set(in_bridge_, now);
+
+  Phase phase = tlm::BEGIN_REQ;
+  sc_core::sc_time t = local_time_offset();
+  if (Scheduler* s = scheduler_) s->yield();
+  const Sync r = out->nb_transport_fw(f, phase, t);
+  if (r == tlm::TLM_ACCEPTED) return;  // END_REQ or BEGIN_RESP comes through foreign_bw()
+  const std::uint64_t at = takes_effect_ps(now, t);
+  if (r == tlm::TLM_UPDATED && phase == tlm::END_REQ) {
+    request_taken(f, at);
+  } else if (r == tlm::TLM_UPDATED && phase == tlm::BEGIN_RESP) {
+    // The target answered on return and waits for END_RESP: given at once, at that time.
+    Phase end = tlm::END_RESP;
+    sc_core::sc_time te = t;
+    out->nb_transport_fw(f, end, te);
+    answered(f, at);
+  } else if (r == tlm::TLM_COMPLETED) {
+    answered(f, at);
+  } else {
+    SC_REPORT_FATAL(name(), "the foreign target answered BEGIN_REQ with an unsupported phase");
+  }
+}
+
+// --- The foreign target's side ------------------------------------------------------------------
+
+Sync TlmMemoryBridge::foreign_bw(ForeignPayload& f, Phase& phase, sc_core::sc_time& t) {
+  sync();
+  const std::uint64_t now = now_ps();
+  const std::uint64_t at = takes_effect_ps(now, t);
+  if (!f.ours) SC_REPORT_FATAL(name(), "the foreign target sent a phase for a finished request");
+  if (phase == tlm::END_REQ) {
+    if (f.request_ended) SC_REPORT_FATAL(name(), "the foreign target sent END_REQ twice");
+    request_taken(f, at);
+    return tlm::TLM_ACCEPTED;
+  }
+  if (phase == tlm::BEGIN_RESP) {
+    answered(f, at);
+    // The slot is the answer's buffer: the target need not wait for famsim.
+    phase = tlm::END_RESP;
+    return tlm::TLM_COMPLETED;
+  }
+  protocol_error(name(), phase, "the foreign target's socket");
+}
+
+void TlmMemoryBridge::request_taken(ForeignPayload& f, std::uint64_t at_ps) {
+  f.request_ended = true;
+  if (&f != sending_) return;
+  end_req_ps_ = at_ps;
+  ext_of(*f.ours).service_start_ps = at_ps;
+  wake_.at(at_ps, now_ps());
+}
+
+void TlmMemoryBridge::answered(ForeignPayload& f, std::uint64_t at_ps) {
+  if (!f.request_ended) request_taken(f, at_ps);  // BEGIN_RESP implies END_REQ
+  Payload& ours = *f.ours;
+  const tlm::tlm_response_status status = f.get_response_status();
+  if (!f.is_write() && status == tlm::TLM_OK_RESPONSE) {
+    std::memcpy(ours.get_data_ptr(), f.data.data(), f.get_data_length());
+  }
+  ours.set_response_status(status);
+  answers_.push_back({&ours, at_ps});
+  f.ours = nullptr;
+  wake_.at(at_ps, now_ps());
+  f.release();  // free() takes it back once the target has let go too
+}
+
+void TlmMemoryBridge::free(tlm::tlm_generic_payload* p) {
+  free_foreign_.push_back(static_cast<ForeignPayload*>(p));
+  // A request waiting for a payload can go now.
+  if (pending_ && !sending_) {
+    sync();
+    wake_.asap();
+  }
+}
+
+std::uint64_t TlmMemoryBridge::debug_access(bool write, std::uint64_t a, unsigned char* data,
+                                            std::uint64_t len) {
+  tlm::tlm_generic_payload p;
+  p.set_command(write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
+  p.set_address(a + params_.address_offset);
+  p.set_data_ptr(data);
+  p.set_data_length(static_cast<unsigned>(len));
+  p.set_streaming_width(static_cast<unsigned>(len));
+  return out->transport_dbg(p);
+}
+
+// --- Statistics ---------------------------------------------------------------------------------
+
+unsigned TlmMemoryBridge::foreign_in_use() const {
+  return static_cast<unsigned>(foreign_.size() - free_foreign_.size());
+}
+
+std::size_t TlmMemoryBridge::occupancy() const { return in_bridge_ + (pending_ ? 1 : 0); }
+
+void TlmMemoryBridge::probes(std::vector<ResourceProbe>& out) const {
+  out.push_back(pool_probe("outstanding window", outstanding_));
+  if (params_.peak_gbps > 0) {
+    // Its bytes at the stated peak: 1000 / GB/s ps a byte.
+    ResourceProbe u;
+    u.use.name = "data path";
+    u.use.capacity = params_.peak_gbps;
+    u.counter = &bytes_;
+    u.scale = 1000.0 / params_.peak_gbps;
+    out.push_back(std::move(u));
+  }
+}
+
+void TlmMemoryBridge::report(ComponentReport& r, const ReportWindow& window) const {
+  const double secs = window.seconds();
+  const double bytes = static_cast<double>(bytes_);
+  const double gbps = secs > 0 ? bytes / secs * 1e-9 : 0.0;
+  r.bytes = bytes;
+  r.utilization = params_.peak_gbps > 0 ? std::min(1.0, gbps / params_.peak_gbps) : 0.0;
+  r.backpressure_ns = static_cast<double>(backpressure_ps_) * 1e-3;
+  r.extra["model"] = "external";
+  r.extra["standard"] = params_.name;
+  r.extra["peak_bandwidth_gbps"] = params_.peak_gbps;
+  r.extra["bandwidth_gbps"] = gbps;
+  r.extra["requests"] = reads_ + writes_ + refused_atomics_;
+  r.extra["reads"] = reads_;
+  r.extra["writes"] = writes_;
+  r.extra["read_bytes"] = read_bytes_;
+  r.extra["write_bytes"] = write_bytes_;
+  r.extra["answered_at_once"] = {{"atomics", refused_atomics_}};
+  r.extra["max_outstanding"] = params_.max_outstanding;
+  r.extra["mean_outstanding"] = outstanding_.mean(window);
+  r.extra["read_latency_ns"] = read_latency_.to_json();
+  r.extra["write_latency_ns"] = write_latency_.to_json();
+  if (reads_ + writes_ + refused_atomics_ > 0) {
+    r.resources.push_back(slot_pool("outstanding window", outstanding_, window));
+  }
+  if (reads_ + writes_ > 0 && params_.peak_gbps > 0) {
+    ResourceUse u;
+    u.name = "data path";
+    u.utilization = r.utilization;
+    u.capacity = params_.peak_gbps;
+    u.used = gbps;
+    u.backpressure_ns = r.backpressure_ns;
+    r.resources.push_back(std::move(u));
+  }
+}
+
+}  // namespace famsim

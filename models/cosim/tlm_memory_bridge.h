@@ -1,0 +1,179 @@
+// TlmMemoryBridge: a memory channel of famsim served by a foreign TLM-2.0 target (co-simulation).
+//
+// The mirror of TlmBridge (tlm_bridge.h): there a foreign initiator drives famsim's blocks, here
+// famsim's blocks drive a foreign memory model written to the IEEE 1666-2011 base protocol (a
+// DRAM simulator such as DRAMSys, a memory controller's RTL behind a transactor, a team's own
+// SystemC memory). It takes the place of a DramController or IdealMemory behind a device's
+// interconnect or a GPU's hub (`memory: {model: external}` in a platform file, which builds one
+// bridge per channel), so the fabric, port logic and on-device network run against the foreign
+// memory's timing. The foreign target sees plain generic payloads of the bridge's own (command,
+// address, data, length, streaming width = length, no byte enables, no extensions) from a memory
+// manager of the bridge's; famsim's payloads never leave famsim.
+//
+// Hand-shake, both sides approximately timed (four phases):
+//   famsim side   BEGIN_REQ from the block in front is answered END_REQ only when the foreign
+//                 target has taken the request (its END_REQ, or a BEGIN_RESP or TLM_COMPLETED
+//                 that implies it) and a slot was free: the foreign memory's backpressure reaches
+//                 famsim as a withheld END_REQ, as between famsim's own blocks. Responses go back
+//                 as BEGIN_RESP in the order the foreign target sent them, the next after the
+//                 block in front took the last (END_RESP).
+//   foreign side  one BEGIN_REQ at a time (exclusion rule), annotated with famsim's local time
+//                 offset; the foreign target's BEGIN_RESP is taken at once (TLM_COMPLETED: the
+//                 slot is its buffer), so the foreign target never waits for famsim. A target
+//                 that answers BEGIN_REQ with TLM_UPDATED/BEGIN_RESP gets END_RESP at once.
+// The bridge takes no time itself: a request goes out at the instant it arrives (when nothing
+// waits before it) and its answer is ready at the instant the foreign BEGIN_RESP takes effect.
+// An LT-only target on a convenience socket (tlm_utils::simple_target_socket with only
+// b_transport registered) works too: the socket turns the phases into a b_transport call.
+//
+// Addresses: the foreign target sees the channel's own address (RequestExt::channel_address: the
+// device's or GPU's interleave already took the channel bits out, as a channel's controller sees
+// it) plus address_offset.
+//
+// Atomics (famsim's extension) cannot be asked for through the base protocol: they are answered
+// at once with TLM_COMMAND_ERROR_RESPONSE without reaching the foreign target, and counted.
+//
+// Time under the famsim kernel (models/core/wakeup.h), as TlmBridge: a call to the foreign target
+// carries famsim's local time offset as its annotated delay and ends the run-ahead there
+// (Scheduler::yield); a call from it (its END_REQ, BEGIN_RESP, a payload given back) brings
+// famsim's local time up to its own first (Scheduler::sync_to_systemc), and takes effect at
+// sc_time_stamp() + its annotated delay.
+//
+// Ports
+//   up    famsim target socket: the interconnect's channel output binds here (as a memory's `up`)
+//   out   plain initiator socket: the foreign target binds its target socket here
+//
+// Parameters (TlmMemoryBridgeParams)
+//   name             the foreign memory's name in reports ("DRAMSys DDR5-4800", say)
+//   peak_gbps        its peak data bandwidth, GB/s, as its owner states it: famsim does not
+//                    measure it, but its validate figures, utilisation and bottleneck analysis
+//                    use it
+//   max_outstanding  requests in the bridge at once (its slots: one from the moment the foreign
+//                    target takes a request until the answer is taken by the block in front)
+//   address_offset   added to the channel address to give the foreign address
+//
+// Statistics (ComponentReport): bytes, utilization (achieved over peak bandwidth),
+// backpressure_ns (time requests from the block in front waited for END_REQ: the bridge's slots
+// or the foreign target's END_REQ), requests, reads, writes, read/write bytes, read_latency_ns
+// and write_latency_ns (arrival at the bridge to the answer taken by the block in front, as a
+// memory's), mean_outstanding, answered_at_once (atomics); the slots are a resource of the
+// bottleneck analysis, and the data path at peak_gbps one.
+#pragma once
+
+#include "models/core/ports.h"
+#include "models/core/ring.h"
+#include "models/core/occupancy.h"
+#include "models/core/sim_context.h"
+#include "models/core/wakeup.h"
+
+#include <systemc>
+#include <tlm>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace famsim {
+
+struct TlmMemoryBridgeParams {
+  std::string name = "external";
+  double peak_gbps = 0;
+  unsigned max_outstanding = 32;
+  std::uint64_t address_offset = 0;
+};
+
+class TlmMemoryBridge : public sc_core::sc_module, public Component, tlm::tlm_mm_interface {
+ public:
+  TargetPort<TlmMemoryBridge> up;
+  tlm::tlm_initiator_socket<> out;
+
+  // `data_bytes`: the largest request famsim sends it (the payload pool's data size).
+  // std::invalid_argument if max_outstanding is 0.
+  TlmMemoryBridge(sc_core::sc_module_name name, SimContext& ctx,
+                  const TlmMemoryBridgeParams& params, std::uint32_t data_bytes);
+  ~TlmMemoryBridge() override;
+
+  // famsim's side (`up`).
+  Sync fw(unsigned port, Payload& p, Phase& phase, sc_core::sc_time& t);
+
+  void report(ComponentReport& r, const ReportWindow& window) const override;
+  void probes(std::vector<ResourceProbe>& out) const override;
+  std::size_t occupancy() const override;
+
+  // Payloads the foreign target has not given back (their reference count is above 0).
+  unsigned foreign_in_use() const;
+  // A debug access (transport_dbg, no time, no statistics) of `len` bytes at channel address `a`
+  // (address_offset is added) in the foreign target. Returns the bytes it did.
+  std::uint64_t debug_access(bool write, std::uint64_t a, unsigned char* data, std::uint64_t len);
+
+ private:
+  static constexpr std::uint32_t kNone = ~0u;
+
+  // A payload of the bridge's own, and which of famsim's requests it carries.
+  struct ForeignPayload : tlm::tlm_generic_payload {
+    explicit ForeignPayload(tlm::tlm_mm_interface* mm) : tlm::tlm_generic_payload(mm) {}
+    std::vector<unsigned char> data;
+    Payload* ours = nullptr;
+    std::uint64_t sent_ps = 0;
+    bool request_ended = false;  // the foreign target took it (END_REQ or an implied one)
+  };
+  // An answer on its way back to the block in front.
+  struct Answer {
+    Payload* ours = nullptr;
+    std::uint64_t ready_ps = 0;
+  };
+
+  struct Bw : tlm::tlm_bw_transport_if<> {
+    explicit Bw(TlmMemoryBridge& b) : bridge(b) {}
+    Sync nb_transport_bw(tlm::tlm_generic_payload& p, Phase& phase, sc_core::sc_time& t) override {
+      return bridge.foreign_bw(static_cast<ForeignPayload&>(p), phase, t);
+    }
+    void invalidate_direct_mem_ptr(sc_dt::uint64, sc_dt::uint64) override {}
+    TlmMemoryBridge& bridge;
+  };
+
+  Sync foreign_bw(ForeignPayload& f, Phase& phase, sc_core::sc_time& t);
+  void free(tlm::tlm_generic_payload* p) override;  // tlm_mm_interface: a payload came back
+  void sync();
+  // When a phase the foreign target sent with annotated delay `t` takes effect, famsim's local
+  // time being `now`.
+  static std::uint64_t takes_effect_ps(std::uint64_t now, const sc_core::sc_time& t);
+  // Sends the pending request to the foreign target.
+  void send(std::uint64_t now);
+  // The foreign target took the request in `f` at `at_ps`.
+  void request_taken(ForeignPayload& f, std::uint64_t at_ps);
+  // Its answer took effect at `at_ps`: copies it into famsim's payload and queues it.
+  void answered(ForeignPayload& f, std::uint64_t at_ps);
+  friend class Wakeup;  // runs behaviour()
+  void behaviour();
+
+  TlmMemoryBridgeParams params_;
+  Scheduler* scheduler_;  // null under the systemc kernel
+  Bw bw_;
+  std::vector<std::unique_ptr<ForeignPayload>> foreign_;
+  Ring<ForeignPayload*> free_foreign_;
+  Ring<Answer> answers_;  // in the order the foreign target answered
+  // The request from the block in front that has not had END_REQ (at most one: exclusion rule),
+  // since when, and the foreign payload carrying it once sent (null before).
+  Payload* pending_ = nullptr;
+  std::uint64_t pending_since_ps_ = 0;
+  ForeignPayload* sending_ = nullptr;
+  std::uint64_t end_req_ps_ = Wakeup::kNever;  // when the foreign target took it
+  unsigned in_bridge_ = 0;                     // slots in use
+  bool upstream_busy_ = false;                 // a BEGIN_RESP not yet taken by the block in front
+  Wakeup wake_;
+
+  OccupancyGauge outstanding_;
+  std::uint64_t bytes_ = 0;  // sent to the foreign target, reads and writes
+  std::uint64_t reads_ = 0;
+  std::uint64_t writes_ = 0;
+  std::uint64_t read_bytes_ = 0;
+  std::uint64_t write_bytes_ = 0;
+  std::uint64_t refused_atomics_ = 0;
+  std::uint64_t backpressure_ps_ = 0;
+  LatencyHistogram read_latency_;
+  LatencyHistogram write_latency_;
+};
+
+}  // namespace famsim

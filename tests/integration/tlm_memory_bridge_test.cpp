@@ -1,0 +1,395 @@
+// famsim's device in front of foreign TLM-2.0 memories (co-simulation, TlmMemoryBridge): a device
+// whose memory is `model: external` gets a textbook base-protocol target bound to each channel (a
+// payload event queue, END_REQ while it has room, BEGIN_RESP a fixed latency later; or an LT-only
+// target behind the convenience socket), and a textbook initiator drives the device through
+// TlmBridge, so nothing at either end is famsim's. Times are worked out by hand from the device's
+// configuration and the targets' latency, under both simulation kernels.
+#include "tests/support/foreign_tlm.h"
+#include "tests/support/test_support.h"
+
+#include "models/core/sim_context.h"
+#include "models/cosim/tlm_bridge.h"
+#include "models/cosim/tlm_memory_bridge.h"
+#include "platforms/builder.h"
+#include "platforms/platform_config.h"
+
+#include <gtest/gtest.h>
+#include <tlm_utils/peq_with_cb_and_phase.h>
+#include <tlm_utils/simple_target_socket.h>
+
+#include <deque>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace famsim {
+namespace {
+
+using test::ForeignAt;
+using test::Op;
+using test::pattern;
+using test::read_op;
+using test::write_op;
+
+constexpr std::uint64_t kBase = 1ULL << 40;  // the device's physical base in famsim
+constexpr std::uint32_t kPoolBytes = 256;    // the payload pool's data size
+constexpr std::uint64_t kLatency = 30000;    // the foreign memories' BEGIN_REQ to BEGIN_RESP, ps
+constexpr std::uint64_t kOffset = 0x10000;   // address_offset: added to the channel address
+
+// The device of tests/support/round_number_device.h (port logic 500 MHz, ingress 3, egress 2
+// cycles; crossbar 1000 MHz, 4 pipeline cycles, 32 B wide; 1 GiB over 2 channels interleaved at
+// 256 B) with its memory replaced by foreign targets.
+DeviceConfig device_config(unsigned max_outstanding) {
+  const std::string yaml = R"(
+name: memory_bridge_test
+gpus: {count: 1, clock_mhz: 1000, request_bytes: 128, max_outstanding: 16}
+links:
+  gpu_device: {preset: nvlink4, per_gpu: 1}
+devices:
+  - name: fam0
+    capacity_gib: 1
+    fabric_ports: 1
+    port_logic: {clock_mhz: 500, ingress_cycles: 3, egress_cycles: 2, tags_per_port: 8}
+    noc: {kind: crossbar, clock_mhz: 1000, pipeline_cycles: 4, width_bytes: 32, input_buffer: 4,
+          output_buffer: 4}
+    memory: {model: external, standard: FOREIGN, channel_peak_gbps: 16, channels: 2,
+             max_outstanding: )" +
+                           std::to_string(max_outstanding) +
+                           R"(, address_offset: 65536,
+             interleave: {granule_bytes: 256, channel_select: modulo}}
+)";
+  const ConfigDoc doc = test::make_doc(yaml, "name: none\nstreams: []\n");
+  ConfigNode root(doc.root, "", doc.sources);
+  root.ignore("workload");
+  return parse_platform(root).devices.at(0);
+}
+
+// What a foreign memory saw of one request, at its own SystemC times.
+struct Seen {
+  tlm::tlm_command command = tlm::TLM_IGNORE_COMMAND;
+  std::uint64_t address = 0;
+  unsigned length = 0;
+  std::uint64_t begin_req_ps = 0;
+  std::uint64_t end_req_ps = 0;
+  std::uint64_t begin_resp_ps = 0;
+};
+
+// Bytes by address, as both kinds of foreign memory keep them (unwritten bytes read as 0).
+class Bytes {
+ public:
+  void access(tlm::tlm_generic_payload& p) {
+    unsigned char* d = p.get_data_ptr();
+    for (unsigned i = 0; i < p.get_data_length(); ++i) {
+      if (p.is_write()) {
+        bytes_[p.get_address() + i] = d[i];
+      } else {
+        const auto it = bytes_.find(p.get_address() + i);
+        d[i] = it == bytes_.end() ? 0 : it->second;
+      }
+    }
+    p.set_response_status(tlm::TLM_OK_RESPONSE);
+  }
+  std::vector<unsigned char> read(std::uint64_t address, unsigned length) const {
+    std::vector<unsigned char> out(length);
+    for (unsigned i = 0; i < length; ++i) {
+      const auto it = bytes_.find(address + i);
+      out[i] = it == bytes_.end() ? 0 : it->second;
+    }
+    return out;
+  }
+
+ private:
+  std::map<std::uint64_t, unsigned char> bytes_;
+};
+
+// An approximately timed memory as the standard's examples write one: phases through a payload
+// event queue; a request gets END_REQ at its BEGIN_REQ's time while fewer than `queue` requests
+// are unanswered, else when an answer leaves; BEGIN_RESP follows END_REQ by kLatency.
+class ForeignMemory : public sc_core::sc_module {
+ public:
+  tlm_utils::simple_target_socket<ForeignMemory> socket;
+  std::vector<Seen> seen;
+  Bytes bytes;
+
+  ForeignMemory(sc_core::sc_module_name name, unsigned queue)
+      : sc_core::sc_module(name), socket("socket"), queue_(queue), peq_(this, &ForeignMemory::on) {
+    socket.register_nb_transport_fw(this, &ForeignMemory::nb_transport_fw);
+    socket.register_transport_dbg(this, &ForeignMemory::transport_dbg);
+  }
+
+ private:
+  tlm::tlm_sync_enum nb_transport_fw(tlm::tlm_generic_payload& p, tlm::tlm_phase& phase,
+                                     sc_core::sc_time& t) {
+    if (phase != tlm::BEGIN_REQ) {
+      ADD_FAILURE() << "the bridge sent " << phase << ": it completes every BEGIN_RESP on return";
+      return tlm::TLM_COMPLETED;
+    }
+    peq_.notify(p, phase, t);
+    return tlm::TLM_ACCEPTED;
+  }
+  unsigned transport_dbg(tlm::tlm_generic_payload& p) {
+    bytes.access(p);
+    return p.get_data_length();
+  }
+  void on(tlm::tlm_generic_payload& p, const tlm::tlm_phase& phase) {
+    const std::uint64_t now = sc_core::sc_time_stamp().value();
+    if (phase == tlm::BEGIN_REQ) {
+      p.acquire();
+      index_[&p] = seen.size();
+      seen.push_back({p.get_command(), p.get_address(), p.get_data_length(), now, 0, 0});
+      if (unanswered_ < queue_) {
+        take(p, now);
+      } else {
+        waiting_.push_back(&p);
+      }
+      return;
+    }
+    // BEGIN_RESP, kLatency after END_REQ.
+    seen[index_[&p]].begin_resp_ps = now;
+    tlm::tlm_phase resp = tlm::BEGIN_RESP;
+    sc_core::sc_time t = sc_core::SC_ZERO_TIME;
+    EXPECT_EQ(socket->nb_transport_bw(p, resp, t), tlm::TLM_COMPLETED);
+    p.release();
+    --unanswered_;
+    if (!waiting_.empty()) {
+      tlm::tlm_generic_payload& next = *waiting_.front();
+      waiting_.pop_front();
+      take(next, now);
+    }
+  }
+  void take(tlm::tlm_generic_payload& p, std::uint64_t now) {
+    ++unanswered_;
+    seen[index_[&p]].end_req_ps = now;
+    bytes.access(p);
+    tlm::tlm_phase end = tlm::END_REQ;
+    sc_core::sc_time t = sc_core::SC_ZERO_TIME;
+    EXPECT_EQ(socket->nb_transport_bw(p, end, t), tlm::TLM_ACCEPTED);
+    tlm::tlm_phase resp = tlm::BEGIN_RESP;
+    peq_.notify(p, resp, sc_core::sc_time::from_value(kLatency));
+  }
+
+  unsigned queue_;
+  unsigned unanswered_ = 0;
+  std::deque<tlm::tlm_generic_payload*> waiting_;
+  std::map<const tlm::tlm_generic_payload*, std::size_t> index_;
+  tlm_utils::peq_with_cb_and_phase<ForeignMemory> peq_;
+};
+
+// A loosely timed memory: b_transport only (the convenience socket turns the bridge's phases into
+// calls, one at a time, and answers BEGIN_RESP after the delay the call adds), kLatency a call.
+class ForeignLtMemory : public sc_core::sc_module {
+ public:
+  tlm_utils::simple_target_socket<ForeignLtMemory> socket;
+  std::vector<Seen> seen;
+  Bytes bytes;
+
+  explicit ForeignLtMemory(sc_core::sc_module_name name)
+      : sc_core::sc_module(name), socket("socket") {
+    socket.register_b_transport(this, &ForeignLtMemory::b_transport);
+  }
+
+ private:
+  void b_transport(tlm::tlm_generic_payload& p, sc_core::sc_time& t) {
+    const std::uint64_t at = sc_core::sc_time_stamp().value() + t.value();
+    seen.push_back({p.get_command(), p.get_address(), p.get_data_length(), at, at, at + kLatency});
+    bytes.access(p);
+    t += sc_core::sc_time::from_value(kLatency);
+  }
+};
+
+// The device with foreign memories behind its channels and a foreign initiator in front of its
+// fabric port (TlmBridge; the initiator sees the device at address 0).
+struct Bench {
+  Bench(Kernel kernel, unsigned max_outstanding)
+      : ctx(kPoolBytes, 1, kernel),
+        cfg(device_config(max_outstanding)),
+        dev("fam0", ctx, cfg, kBase) {
+    TlmBridgeParams p;
+    p.max_outstanding = 16;
+    p.address_offset = kBase;
+    p.window_base = kBase;
+    p.window_bytes = cfg.capacity_bytes;
+    p.source = 7;
+    front = std::make_unique<TlmBridge>("front", ctx, p);
+    front->out.bind(dev.port_logic().fabric(0));
+  }
+  const std::vector<TlmMemoryBridge*>& channels() { return dev.memory().external_channels(); }
+  // Runs to the end; checks that nothing is left in flight or leaked.
+  nlohmann::json run() {
+    sc_core::sc_start();
+    EXPECT_EQ(front->issued(), front->completed());
+    EXPECT_EQ(ctx.pool.in_use(), 0u) << "famsim payloads leaked";
+    for (Component* c : ctx.registry.components()) {
+      EXPECT_EQ(c->occupancy(), 0u) << c->component_name() << " still holds requests";
+    }
+    for (const TlmMemoryBridge* m : channels()) {
+      EXPECT_EQ(m->foreign_in_use(), 0u) << "a foreign payload never came back";
+    }
+    return ctx.registry.report_all(ReportWindow{0, now_ps()});
+  }
+  SimContext ctx;
+  DeviceConfig cfg;
+  ExpansionDevice dev;
+  std::unique_ptr<TlmBridge> front;
+};
+
+// Two AT foreign memories, one per channel, bound.
+struct AtMemories {
+  AtMemories(Bench& b, unsigned queue) : ch0("mem0", queue), ch1("mem1", queue) {
+    b.channels().at(0)->out.bind(ch0.socket);
+    b.channels().at(1)->out.bind(ch1.socket);
+  }
+  ForeignMemory ch0;
+  ForeignMemory ch1;
+};
+
+Kernel kernel_of(const std::string& name) {
+  return name == "systemc" ? Kernel::kSystemC : Kernel::kFamsim;
+}
+
+class MemoryBridge : public ::testing::TestWithParam<const char*> {};
+
+// The write-then-read both memory kinds take, worked out by hand (ns): the write enters the port
+// at 0 -> ingress edge 0 + 3 x 2 = 6 -> crossbar first edge after, 7, + 4 pipeline + 4 beats =
+// 15 -> the foreign memory 15 .. 15 + 30 = 45 -> crossbar 46 + 4 + 1 beat = 51 -> egress edge 52
+// + 2 x 2 = 56; the read is sent when that answer arrives: 56 -> 62 -> 63 + 4 + 1 = 68 -> 68 ..
+// 98 -> 99 + 4 + 4 beats = 107 -> 108 + 4 = 112.
+constexpr std::uint64_t kWriteAtMemory = 15000, kWriteAnswered = 56000;
+constexpr std::uint64_t kReadAtMemory = 68000, kReadAnswered = 112000;
+// 0x1000 is 256 B granule 16: channel 16 mod 2 = 0, at channel address 16 / 2 x 256 = 2048.
+constexpr std::uint64_t kChannelAddress = 2048;
+
+TEST_P(MemoryBridge, AForeignMemoryServesTheDevicesWritesAndReads) {
+  Bench b(kernel_of(GetParam()), 8);
+  AtMemories mem(b, 4);
+  const std::vector<unsigned char> data = pattern(128, 3);
+  std::vector<Op> ops{write_op(0x1000, data), read_op(0x1000)};
+  ForeignAt cpu("cpu", ops, 1);
+  cpu.socket.bind(b.front->in);
+  const nlohmann::json report = b.run();
+  ASSERT_TRUE(ops[0].answered && ops[1].answered);
+  EXPECT_EQ(ops[0].status, tlm::TLM_OK_RESPONSE);
+  EXPECT_EQ(ops[1].status, tlm::TLM_OK_RESPONSE);
+  EXPECT_EQ(ops[1].data, data) << "the read did not return the written bytes";
+  EXPECT_EQ(ops[0].response_ps, kWriteAnswered);
+  EXPECT_EQ(ops[1].response_ps, kReadAnswered);
+  // Channel 0's memory saw both, at the channel address plus the offset, in plain payloads.
+  ASSERT_EQ(mem.ch0.seen.size(), 2u);
+  EXPECT_TRUE(mem.ch1.seen.empty());
+  EXPECT_EQ(mem.ch0.seen[0].command, tlm::TLM_WRITE_COMMAND);
+  EXPECT_EQ(mem.ch0.seen[1].command, tlm::TLM_READ_COMMAND);
+  for (const Seen& s : mem.ch0.seen) {
+    EXPECT_EQ(s.address, kChannelAddress + kOffset);
+    EXPECT_EQ(s.length, 128u);
+  }
+  EXPECT_EQ(mem.ch0.seen[0].begin_req_ps, kWriteAtMemory);
+  EXPECT_EQ(mem.ch0.seen[1].begin_req_ps, kReadAtMemory);
+  EXPECT_EQ(mem.ch0.bytes.read(kChannelAddress + kOffset, 128), data);
+  const nlohmann::json& r = report.at("fam0.memory.ch0");
+  EXPECT_EQ(r["model"], "external");
+  EXPECT_EQ(r["requests"], 2);
+  EXPECT_EQ(r["reads"], 1);
+  EXPECT_EQ(r["writes"], 1);
+  EXPECT_EQ(r["bytes"], 256.0);
+  // Arrival at the bridge to the answer taken by the crossbar: the memory's 30 ns each.
+  EXPECT_DOUBLE_EQ(r["write_latency_ns"]["max"].get<double>(), 30.0);
+  EXPECT_DOUBLE_EQ(r["read_latency_ns"]["max"].get<double>(), 30.0);
+  EXPECT_DOUBLE_EQ(r["backpressure_ns"].get<double>(), 0.0);
+  EXPECT_EQ(report.at("fam0.memory.ch1")["requests"], 0);
+  EXPECT_EQ(cpu.given_back, 2u);
+}
+
+TEST_P(MemoryBridge, ALooselyTimedMemoryBehindTheConvenienceSocketTakesTheSameTimes) {
+  Bench b(kernel_of(GetParam()), 8);
+  ForeignLtMemory ch0("mem0"), ch1("mem1");
+  b.channels().at(0)->out.bind(ch0.socket);
+  b.channels().at(1)->out.bind(ch1.socket);
+  const std::vector<unsigned char> data = pattern(128, 4);
+  std::vector<Op> ops{write_op(0x1000, data), read_op(0x1000)};
+  ForeignAt cpu("cpu", ops, 1);
+  cpu.socket.bind(b.front->in);
+  b.run();
+  ASSERT_TRUE(ops[0].answered && ops[1].answered);
+  EXPECT_EQ(ops[1].data, data);
+  // The socket answers BEGIN_REQ with nothing but the BEGIN_RESP 30 ns later (which implies
+  // END_REQ): one request at a time gives the same times as above.
+  EXPECT_EQ(ops[0].response_ps, kWriteAnswered);
+  EXPECT_EQ(ops[1].response_ps, kReadAnswered);
+  ASSERT_EQ(ch0.seen.size(), 2u);
+  EXPECT_EQ(ch0.seen[0].begin_req_ps, kWriteAtMemory);
+  EXPECT_EQ(ch0.seen[1].begin_req_ps, kReadAtMemory);
+  EXPECT_EQ(ch0.seen[1].address, kChannelAddress + kOffset);
+}
+
+TEST_P(MemoryBridge, AFullForeignMemoryHoldsTheDevicesRequestBack) {
+  // A memory with room for one request: the second read to the same channel gets its END_REQ
+  // only when the first answer leaves, and the bridge holds END_REQ towards the crossbar as long.
+  Bench b(kernel_of(GetParam()), 8);
+  AtMemories mem(b, 1);
+  std::vector<Op> ops{read_op(0), read_op(0x200)};  // granules 0 and 2: both channel 0
+  ForeignAt cpu("cpu", ops, 2);
+  cpu.socket.bind(b.front->in);
+  const nlohmann::json report = b.run();
+  ASSERT_TRUE(ops[0].answered && ops[1].answered);
+  ASSERT_EQ(mem.ch0.seen.size(), 2u);
+  const Seen& first = mem.ch0.seen[0];
+  const Seen& second = mem.ch0.seen[1];
+  EXPECT_EQ(first.address, 0 + kOffset);
+  EXPECT_EQ(second.address, 256 + kOffset);  // granule 2: 2 / 2 x 256
+  EXPECT_EQ(first.end_req_ps, first.begin_req_ps);
+  EXPECT_EQ(first.begin_resp_ps, first.end_req_ps + kLatency);
+  EXPECT_LT(second.begin_req_ps, first.begin_resp_ps) << "sent while the first was served";
+  EXPECT_EQ(second.end_req_ps, first.begin_resp_ps);
+  EXPECT_EQ(second.begin_resp_ps, second.end_req_ps + kLatency);
+  // The second waited at the bridge from its arrival (sent at once) to the memory's END_REQ.
+  const nlohmann::json& r = report.at("fam0.memory.ch0");
+  EXPECT_DOUBLE_EQ(r["backpressure_ns"].get<double>(),
+                   static_cast<double>(second.end_req_ps - second.begin_req_ps) * 1e-3);
+  EXPECT_GT(r["backpressure_ns"].get<double>(), 0.0);
+}
+
+TEST_P(MemoryBridge, TheBridgesSlotsBoundTheRequestsInTheForeignMemory) {
+  // One slot: the second read reaches the memory only when the first answer has been taken by
+  // the crossbar (at once: its response path is empty), though the memory has room for four.
+  Bench b(kernel_of(GetParam()), 1);
+  AtMemories mem(b, 4);
+  std::vector<Op> ops{read_op(0), read_op(0x200)};
+  ForeignAt cpu("cpu", ops, 2);
+  cpu.socket.bind(b.front->in);
+  const nlohmann::json report = b.run();
+  ASSERT_TRUE(ops[0].answered && ops[1].answered);
+  ASSERT_EQ(mem.ch0.seen.size(), 2u);
+  EXPECT_EQ(mem.ch0.seen[1].begin_req_ps, mem.ch0.seen[0].begin_resp_ps);
+  EXPECT_EQ(report.at("fam0.memory.ch0")["max_outstanding"], 1);
+}
+
+TEST_P(MemoryBridge, DebugTransportReachesTheForeignMemoriesThroughTheInterleave) {
+  Bench b(kernel_of(GetParam()), 8);
+  AtMemories mem(b, 4);
+  // 512 B from device offset 256: granule 1 is channel 1 at channel address 0, granule 2 channel
+  // 0 at channel address 256.
+  std::vector<unsigned char> image = pattern(512, 8);
+  EXPECT_EQ(b.dev.debug_access(true, kBase + 256, image.data(), image.size()), 512u);
+  EXPECT_EQ(mem.ch1.bytes.read(0 + kOffset, 256),
+            std::vector<unsigned char>(image.begin(), image.begin() + 256));
+  EXPECT_EQ(mem.ch0.bytes.read(256 + kOffset, 256),
+            std::vector<unsigned char>(image.begin() + 256, image.end()));
+  std::vector<unsigned char> back(512);
+  EXPECT_EQ(b.dev.debug_access(false, kBase + 256, back.data(), back.size()), 512u);
+  EXPECT_EQ(back, image);
+  // A timed read sees what debug transport wrote.
+  std::vector<Op> ops{read_op(256)};
+  ForeignAt cpu("cpu", ops, 1);
+  cpu.socket.bind(b.front->in);
+  b.run();
+  ASSERT_TRUE(ops[0].answered);
+  EXPECT_EQ(ops[0].data, std::vector<unsigned char>(image.begin(), image.begin() + 128));
+  EXPECT_TRUE(mem.ch0.seen.empty()) << "debug transport is not a timed access";
+  EXPECT_EQ(mem.ch1.seen.size(), 1u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Kernels, MemoryBridge, ::testing::Values("famsim", "systemc"));
+
+}  // namespace
+}  // namespace famsim
