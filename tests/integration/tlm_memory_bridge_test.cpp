@@ -7,6 +7,7 @@
 #include "tests/support/foreign_tlm.h"
 #include "tests/support/test_support.h"
 
+#include "models/core/ports.h"
 #include "models/core/sim_context.h"
 #include "models/cosim/tlm_bridge.h"
 #include "models/cosim/tlm_memory_bridge.h"
@@ -387,6 +388,72 @@ TEST_P(MemoryBridge, DebugTransportReachesTheForeignMemoriesThroughTheInterleave
   EXPECT_EQ(ops[0].data, std::vector<unsigned char>(image.begin(), image.begin() + 128));
   EXPECT_TRUE(mem.ch0.seen.empty()) << "debug transport is not a timed access";
   EXPECT_EQ(mem.ch1.seen.size(), 1u);
+}
+
+// famsim's side of a bridge on its own: sends one fetch-add at 0 and keeps what came back.
+class AtomicSender : public sc_core::sc_module {
+ public:
+  InitiatorPort<AtomicSender> out;
+  tlm::tlm_response_status status = tlm::TLM_INCOMPLETE_RESPONSE;
+  std::uint64_t end_req_ps = Wakeup::kNever;
+  std::uint64_t response_ps = Wakeup::kNever;
+
+  AtomicSender(sc_core::sc_module_name name, SimContext& ctx)
+      : sc_core::sc_module(name), out("out", *this, 0), ctx_(ctx) {
+    SC_HAS_PROCESS(AtomicSender);
+    SC_METHOD(send);
+  }
+  Sync bw(unsigned, Payload& p, Phase& phase, sc_core::sc_time&) {
+    if (phase == tlm::END_REQ) {
+      end_req_ps = now_ps();
+      return tlm::TLM_ACCEPTED;
+    }
+    response_ps = now_ps();
+    status = p.get_response_status();
+    p.release();
+    phase = tlm::END_RESP;
+    return tlm::TLM_COMPLETED;
+  }
+
+ private:
+  void send() {
+    Payload& p = ctx_.pool.allocate();
+    p.acquire();
+    p.set_command(tlm::TLM_READ_COMMAND);
+    p.set_data_length(8);
+    p.set_streaming_width(8);
+    RequestExt& e = ext_of(p);
+    e.length = 8;
+    e.atomic = AtomicOp::kFetchAdd;
+    e.atomic_operand = 1;
+    e.outstanding = true;
+    e.enter(0, 0, 0);
+    if (out.send_req(p)) end_req_ps = now_ps();
+  }
+  SimContext& ctx_;
+};
+
+TEST_P(MemoryBridge, AnAtomicIsAnsweredAtOnceWithACommandErrorWithoutReachingTheTarget) {
+  // The base protocol has no atomics: the bridge answers famsim's fetch-add itself.
+  SimContext ctx(kPoolBytes, 1, kernel_of(GetParam()));
+  TlmMemoryBridgeParams params;
+  params.peak_gbps = 16;
+  TlmMemoryBridge bridge("ch0", ctx, params, kPoolBytes);
+  ForeignMemory mem("mem", 4);
+  bridge.out.bind(mem.socket);
+  AtomicSender sender("sender", ctx);
+  sender.out.bind(bridge.up);
+  sc_core::sc_start();
+  EXPECT_EQ(sender.status, tlm::TLM_COMMAND_ERROR_RESPONSE);
+  EXPECT_EQ(sender.end_req_ps, 0u);
+  EXPECT_EQ(sender.response_ps, 0u);
+  EXPECT_TRUE(mem.seen.empty());
+  EXPECT_EQ(ctx.pool.in_use(), 0u);
+  EXPECT_EQ(bridge.occupancy(), 0u);
+  const nlohmann::json r = ctx.registry.report_all(ReportWindow{0, 1000}).at("ch0");
+  EXPECT_EQ(r["answered_at_once"]["atomics"], 1);
+  EXPECT_EQ(r["requests"], 1);
+  EXPECT_EQ(r["reads"], 0);
 }
 
 INSTANTIATE_TEST_SUITE_P(Kernels, MemoryBridge, ::testing::Values("famsim", "systemc"));
