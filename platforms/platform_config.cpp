@@ -317,7 +317,7 @@ MemoryConfig parse_memory(ConfigNode n, unsigned request_bytes, bool capacity_he
   if (m.model == MemoryConfig::Model::kExternal) {
     // A foreign TLM-2.0 target per channel (models/cosim/tlm_memory_bridge.h): famsim knows only
     // what its owner states of it.
-    m.external_where = n.location("model");
+    m.external.config_location = n.location("model");
     m.external.name = n.get_string("standard", "external");
     if (m.external.name.empty()) n.fail("standard", "expected a non-empty name of the memory");
     m.external.peak_gbps = n.get_double("channel_peak_gbps", std::nullopt, 0.0, 1e6, true);

@@ -39,10 +39,8 @@ struct MemoryConfig {
   MemoryTiming timing;        // model ideal
   ControllerParams controller;
   // model external: a foreign TLM-2.0 target per channel behind a TlmMemoryBridge
-  // (models/cosim/tlm_memory_bridge.h), which the user's sc_main binds; where the model key is
-  // written ("file:line: key.path"), for the famsim command's refusal (it binds nothing).
+  // (models/cosim/tlm_memory_bridge.h), which the user's sc_main binds.
   TlmMemoryBridgeParams external;
-  std::string external_where;
   unsigned channels = 0;
   std::uint64_t capacity_bytes = 0;
   std::uint64_t granule_bytes = 256;

@@ -976,17 +976,17 @@ void Simulation::report_progress(double every_seconds, std::ostream& os) {
 }
 
 void Simulation::run() {
-  // A foreign memory model is bound by the user's own sc_main; the command has none to bind
-  // (famsim validate elaborates it, and checks and prints its figures).
-  std::vector<const MemoryConfig*> memories{&cfg_.platform.memory, &cfg_.platform.gpu_local};
-  for (const DeviceConfig& d : cfg_.platform.devices) memories.push_back(&d.memory);
-  for (const MemoryConfig* m : memories) {
-    if (m->present && m->model == MemoryConfig::Model::kExternal) {
-      throw ConfigError(m->external_where +
-                        ": external is a foreign TLM-2.0 target that your own sc_main binds to "
-                        "each channel (README, \"Co-simulation\"); the famsim command has none "
-                        "to bind: give model dram or ideal to run it here");
-    }
+  // A foreign memory model (model: external) is bound by the user's own sc_main, which calls this
+  // after binding every channel (README, "Co-simulation"); the famsim command binds none. SystemC
+  // would only stop at the unbound socket with its own error.
+  for (TlmMemoryBridge* ch : platform_->external_channels()) {
+    if (ch->out.bind_count() > 0) continue;
+    throw ConfigError(ch->params().config_location +
+                      ": external is a foreign TLM-2.0 target that your own sc_main binds to each "
+                      "channel (README, \"Co-simulation\"); " +
+                      ch->name() +
+                      " has none bound: the famsim command binds none, so give model dram or "
+                      "ideal to run it here");
   }
   if (cfg_.platform.trace_player.present && cfg_.platform.trace_player.params.file.empty()) {
     throw ConfigError(doc_.sources->source_of("trace_player") +

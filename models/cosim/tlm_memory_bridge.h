@@ -81,6 +81,8 @@ struct TlmMemoryBridgeParams {
   double peak_gbps = 0;
   unsigned max_outstanding = 32;
   std::uint64_t address_offset = 0;
+  // Where a platform file asked for it ("file:line: key.path"), for messages; empty otherwise.
+  std::string config_location;
 };
 
 class TlmMemoryBridge : public sc_core::sc_module, public Component, tlm::tlm_mm_interface {
@@ -101,6 +103,7 @@ class TlmMemoryBridge : public sc_core::sc_module, public Component, tlm::tlm_mm
   void probes(std::vector<ResourceProbe>& out) const override;
   std::size_t occupancy() const override;
 
+  const TlmMemoryBridgeParams& params() const { return params_; }
   // Payloads the foreign target has not given back (their reference count is above 0).
   unsigned foreign_in_use() const;
   // A debug access (transport_dbg, no time, no statistics) of `len` bytes at channel address `a`

@@ -162,7 +162,7 @@ expect_in_output "external: a foreign TLM-2.0 target per channel, bound by your 
   "validate says who binds it"
 expect_bad external_run "famsim run on an external memory" \
   "$WORK/external.yaml:13: devices.0.memory.model: external is a foreign TLM-2.0 target" \
-  "famsim command has none to bind" -- \
+  "fam0.memory.ch0 has none bound: the famsim command binds none" -- \
   run --platform "$WORK/external.yaml" $(out external_run)
 grep -v channel_peak_gbps "$WORK/external.yaml" >"$WORK/external-no-peak.yaml"
 expect_bad external_peak "an external memory without its peak bandwidth" \

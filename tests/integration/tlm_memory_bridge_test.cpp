@@ -13,6 +13,7 @@
 #include "models/cosim/tlm_memory_bridge.h"
 #include "platforms/builder.h"
 #include "platforms/platform_config.h"
+#include "sc_main/simulation.h"
 
 #include <gtest/gtest.h>
 #include <tlm_utils/peq_with_cb_and_phase.h>
@@ -41,8 +42,8 @@ constexpr std::uint64_t kOffset = 0x10000;   // address_offset: added to the cha
 // The device of tests/support/round_number_device.h (port logic 500 MHz, ingress 3, egress 2
 // cycles; crossbar 1000 MHz, 4 pipeline cycles, 32 B wide; 1 GiB over 2 channels interleaved at
 // 256 B) with its memory replaced by foreign targets.
-DeviceConfig device_config(unsigned max_outstanding) {
-  const std::string yaml = R"(
+std::string platform_yaml(unsigned max_outstanding) {
+  return R"(
 name: memory_bridge_test
 gpus: {count: 1, clock_mhz: 1000, request_bytes: 128, max_outstanding: 16}
 links:
@@ -56,11 +57,13 @@ devices:
           output_buffer: 4}
     memory: {model: external, standard: FOREIGN, channel_peak_gbps: 16, channels: 2,
              max_outstanding: )" +
-                           std::to_string(max_outstanding) +
-                           R"(, address_offset: 65536,
+         std::to_string(max_outstanding) +
+         R"(, address_offset: 65536,
              interleave: {granule_bytes: 256, channel_select: modulo}}
 )";
-  const ConfigDoc doc = test::make_doc(yaml, "name: none\nstreams: []\n");
+}
+DeviceConfig device_config(unsigned max_outstanding) {
+  const ConfigDoc doc = test::make_doc(platform_yaml(max_outstanding), "name: none\nstreams: []\n");
   ConfigNode root(doc.root, "", doc.sources);
   root.ignore("workload");
   return parse_platform(root).devices.at(0);
@@ -454,6 +457,47 @@ TEST_P(MemoryBridge, AnAtomicIsAnsweredAtOnceWithACommandErrorWithoutReachingThe
   EXPECT_EQ(r["answered_at_once"]["atomics"], 1);
   EXPECT_EQ(r["requests"], 1);
   EXPECT_EQ(r["reads"], 0);
+}
+
+TEST_P(MemoryBridge, TheCommandsSimulationRunsAWorkloadOnForeignMemoriesBoundByTheCaller) {
+  // What a co-simulation's sc_main does to get stats.json: the command's own Simulation from a
+  // platform file whose device memory is external, its channels bound, then run. A GPU writes a
+  // pattern over 64 KiB and reads it back checking every byte.
+  const std::string workload = R"(
+name: write_then_verify_64k
+streams:
+  - name: write
+    buffer: {bytes: 64KiB, location: device/fam0}
+    pattern: sequential
+    read_fraction: 0.0
+    data_seed: 7
+  - name: read_back
+    buffer: {from_stream: write}
+    pattern: sequential
+    read_fraction: 1.0
+    verify_reads: true
+    data_seed: 7
+    start_after: [write]
+)";
+  const ConfigDoc doc =
+      test::make_doc(platform_yaml(8), workload, {std::string("sim.kernel=") + GetParam()});
+  Simulation sim(doc);
+  const std::vector<TlmMemoryBridge*> channels = sim.platform().external_channels();
+  ASSERT_EQ(channels.size(), 2u);
+  ForeignMemory ch0("mem0", 4), ch1("mem1", 4);
+  channels[0]->out.bind(ch0.socket);
+  channels[1]->out.bind(ch1.socket);
+  sim.run();
+  const nlohmann::json r = sim.results(0.0, 0.0);
+  EXPECT_TRUE(r["conservation"]["ok"].get<bool>()) << r["conservation"].dump();
+  EXPECT_EQ(r["conservation"]["data_mismatches"], 0);
+  // 64 KiB each way in 128 B requests; the 256 B modulo interleave gives each channel half.
+  EXPECT_EQ(r["summary"]["write_bytes"], 65536);
+  EXPECT_EQ(r["summary"]["read_bytes"], 65536);
+  EXPECT_EQ(ch0.seen.size(), 512u);
+  EXPECT_EQ(ch1.seen.size(), 512u);
+  EXPECT_EQ(r["components"]["fam0.memory.ch0"]["requests"], 512);
+  EXPECT_EQ(r["components"]["fam0.memory.ch0"]["standard"], "FOREIGN");
 }
 
 INSTANTIATE_TEST_SUITE_P(Kernels, MemoryBridge, ::testing::Values("famsim", "systemc"));
