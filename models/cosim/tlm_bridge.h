@@ -37,10 +37,11 @@
 // Time under the famsim kernel (models/core/wakeup.h), which runs ahead of sc_time_stamp(): a call
 // from the initiator brings famsim's local time up to the initiator's (Scheduler::sync_to_systemc);
 // a call the bridge makes to the initiator from inside famsim's run-ahead carries the local time
-// offset as its annotated delay, as every famsim call does, and ends the run-ahead there
-// (Scheduler::yield), so the initiator can act at that time before famsim goes on. An initiator
-// that acts before a call's annotated delay has passed (no payload event queue) is taken at
-// famsim's local time. Under the systemc kernel both are plain SystemC time.
+// offset as its annotated delay, as every famsim call to a module outside famsim does (ports.h),
+// and ends the run-ahead there (Scheduler::yield), so the initiator can act at that time before
+// famsim goes on. An initiator that acts before a call's annotated delay has passed (no payload
+// event queue) is taken at famsim's local time. Under the systemc kernel both are plain SystemC
+// time.
 //
 // Ports
 //   in    target socket: the foreign initiator binds its initiator socket here

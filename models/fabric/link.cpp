@@ -254,17 +254,10 @@ std::uint64_t Link::drain(Channel& c, std::uint64_t now) {
   return hot_.hand_on_ps[c.index];
 }
 
+// Flit by flit; commit() places flits with no error among them, and no replay window that can
+// bind, itself.
 std::uint64_t Link::append_flits(Wire& w, std::uint64_t start_fs, std::uint32_t count) {
   const std::uint64_t tf = flit_fs_;
-  if (!window_binds_ && w.good_left >= count) {
-    // No error among these flits and the replay window cannot bind: one stretch at wire rate.
-    w.good_left -= count;
-    w.open_start_fs = start_fs + (count - 1) * tf;
-    w.open_end_fs = w.free_fs = start_fs + count * tf;
-    w.busy_fs += count * tf;
-    w.flits += count;
-    return start_fs + tf;
-  }
   const std::uint64_t window = params_.replay_buffer_flits;
   const std::uint64_t lost_per_error = 1 + (replay_fs_ + tf - 1) / tf;
   std::uint64_t t = start_fs;
@@ -322,7 +315,22 @@ void Link::commit(Wire& w, Channel& c, std::uint64_t e_ps) {
   if (rem > 0) {
     const std::uint32_t per_flit = framing_.slots_per_flit();
     const std::uint32_t n = (rem + per_flit - 1) / per_flit;
-    const std::uint64_t fe = append_flits(w, std::max(w.free_fs, e_fs), n);
+    const std::uint64_t start_fs = std::max(w.free_fs, e_fs);
+    std::uint64_t fe;
+    if (!window_binds_ && w.good_left >= n) {
+      // No error among these flits and the replay window cannot bind: one stretch at wire rate.
+      // Placed here rather than in append_flits(): once per transfer, a few stores, and no call
+      // (with its register saves) for them.
+      const std::uint64_t tf = flit_fs_;
+      w.good_left -= n;
+      w.open_start_fs = start_fs + (n - 1) * tf;
+      w.open_end_fs = w.free_fs = start_fs + n * tf;
+      w.busy_fs += n * tf;
+      w.flits += n;
+      fe = start_fs + tf;
+    } else {
+      fe = append_flits(w, start_fs, n);
+    }
     if (first_end == 0) first_end = fe;
     last_end = w.open_end_fs;
     w.open_slots = n * per_flit - rem;

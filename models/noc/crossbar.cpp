@@ -330,7 +330,7 @@ void Crossbar::arbitrate(Plane& pl, std::uint64_t edge_ps) {
   if (!new_heads && pl.next_arbitration_ps > edge_ps) return;
 
   pl.popped.clear();
-  if (!voq()) pl.requested = pl.waiting_outputs;  // same size: copies words, no allocation
+  if (!voq()) pl.requested.copy_from(pl.waiting_outputs);
   if (!voq() && params_.arbiter == CrossbarArbiter::kRoundRobin) {
     arbitrate_fifo_round_robin(pl, edge_ps);
   } else {
