@@ -167,14 +167,10 @@ struct Bench {
   std::unique_ptr<TlmBridge> bridge;
 };
 
-Kernel kernel_of(const std::string& name) {
-  return name == "systemc" ? Kernel::kSystemC : Kernel::kFamsim;
-}
-
 class Bridge : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(Bridge, ApproximatelyTimedWriteThenReadTakesTheDevicesRoundTrips) {
-  Bench b(kernel_of(GetParam()));
+  Bench b(test::kernel_named(GetParam()));
   const std::vector<unsigned char> data = pattern(128, 5);
   std::vector<Op> ops{write_op(0x1000, data), read_op(0x1000)};
   ForeignAt cpu("cpu", ops, 1);
@@ -210,7 +206,7 @@ TEST_P(Bridge, AnInitiatorTakingPhasesInTheCallSeesTheSameTimes) {
   // As the write-then-read test, but the initiator reads each phase's time off the call's
   // annotated delay and completes responses on return: under the famsim kernel the bridge calls
   // from famsim's run-ahead, so the delays carry famsim's local time.
-  Bench b(kernel_of(GetParam()));
+  Bench b(test::kernel_named(GetParam()));
   const std::vector<unsigned char> data = pattern(128, 6);
   std::vector<Op> ops{write_op(0x1000, data), read_op(0x1000), read_op(0x1000)};
   ForeignAt cpu("cpu", ops, 1, true);
@@ -228,7 +224,7 @@ TEST_P(Bridge, AnInitiatorTakingPhasesInTheCallSeesTheSameTimes) {
 }
 
 TEST_P(Bridge, LooselyTimedCallsWaitForTheDeviceAndHonourTheirDelay) {
-  Bench b(kernel_of(GetParam()));
+  Bench b(test::kernel_named(GetParam()));
   const std::vector<unsigned char> data = pattern(128, 9);
   std::vector<Op> ops{write_op(0x2000, data), read_op(0x2000)};
   ForeignLt cpu("cpu", ops, 10000);  // each call annotated with 10 ns
@@ -246,7 +242,7 @@ TEST_P(Bridge, LooselyTimedCallsWaitForTheDeviceAndHonourTheirDelay) {
 }
 
 TEST_P(Bridge, WhatFamsimCannotCarryIsAnsweredAtOnceWithTheStandardsErrors) {
-  Bench b(kernel_of(GetParam()));
+  Bench b(test::kernel_named(GetParam()));
   std::vector<Op> ops;
   ops.push_back(read_op((1ULL << 30) - 64));  // runs past the 1 GiB device
   ops.push_back(read_op(0x3000));
@@ -285,7 +281,7 @@ TEST_P(Bridge, AFullBridgeHoldsEndReqUntilAnAnswerFreesASlot) {
   // Two slots, four reads sent back to back: the third and fourth wait for END_REQ until the
   // first and second answers have gone back. The reads go to different 256 B granules of the
   // two channels, so the device serves the first two side by side.
-  Bench b(kernel_of(GetParam()), 2);
+  Bench b(test::kernel_named(GetParam()), 2);
   std::vector<Op> ops{read_op(0), read_op(256), read_op(512), read_op(768)};
   ForeignAt cpu("cpu", ops, 4);
   cpu.socket.bind(b.bridge->in);
@@ -310,7 +306,7 @@ TEST_P(Bridge, TheDevicesBackpressureReachesTheInitiatorAsAWithheldEndReq) {
   // 16 slots but 8 tags in the device's port: ten reads sent back to back; the ninth is held by
   // the port logic until an answer leaves it and frees a tag, and only then has its END_REQ; the
   // tenth waits for the next answer.
-  Bench b(kernel_of(GetParam()), 16);
+  Bench b(test::kernel_named(GetParam()), 16);
   std::vector<Op> ops;
   for (unsigned i = 0; i < 10; ++i) ops.push_back(read_op(i * 256));
   ForeignAt cpu("cpu", ops, 16);
@@ -329,7 +325,7 @@ TEST_P(Bridge, TheDevicesBackpressureReachesTheInitiatorAsAWithheldEndReq) {
 }
 
 TEST_P(Bridge, DebugTransportReachesTheChannelsStoresThroughTheInterleaveWithoutTime) {
-  Bench b(kernel_of(GetParam()));
+  Bench b(test::kernel_named(GetParam()));
   b.bridge->set_debug_access(
       [&b](bool write, std::uint64_t pa, unsigned char* data, std::uint64_t len) {
         return b.dev.debug_access(write, pa, data, len);

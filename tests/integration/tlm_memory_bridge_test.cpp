@@ -248,10 +248,6 @@ struct AtMemories {
   ForeignMemory ch1;
 };
 
-Kernel kernel_of(const std::string& name) {
-  return name == "systemc" ? Kernel::kSystemC : Kernel::kFamsim;
-}
-
 class MemoryBridge : public ::testing::TestWithParam<const char*> {};
 
 // The write-then-read both memory kinds take, worked out by hand (ns): the write enters the port
@@ -265,7 +261,7 @@ constexpr std::uint64_t kReadAtMemory = 68000, kReadAnswered = 112000;
 constexpr std::uint64_t kChannelAddress = 2048;
 
 TEST_P(MemoryBridge, AForeignMemoryServesTheDevicesWritesAndReads) {
-  Bench b(kernel_of(GetParam()), 8);
+  Bench b(test::kernel_named(GetParam()), 8);
   AtMemories mem(b, 4);
   const std::vector<unsigned char> data = pattern(128, 3);
   std::vector<Op> ops{write_op(0x1000, data), read_op(0x1000)};
@@ -305,7 +301,7 @@ TEST_P(MemoryBridge, AForeignMemoryServesTheDevicesWritesAndReads) {
 }
 
 TEST_P(MemoryBridge, ALooselyTimedMemoryBehindTheConvenienceSocketTakesTheSameTimes) {
-  Bench b(kernel_of(GetParam()), 8);
+  Bench b(test::kernel_named(GetParam()), 8);
   ForeignLtMemory ch0("mem0"), ch1("mem1");
   b.channels().at(0)->out.bind(ch0.socket);
   b.channels().at(1)->out.bind(ch1.socket);
@@ -329,7 +325,7 @@ TEST_P(MemoryBridge, ALooselyTimedMemoryBehindTheConvenienceSocketTakesTheSameTi
 TEST_P(MemoryBridge, AFullForeignMemoryHoldsTheDevicesRequestBack) {
   // A memory with room for one request: the second read to the same channel gets its END_REQ
   // only when the first answer leaves, and the bridge holds END_REQ towards the crossbar as long.
-  Bench b(kernel_of(GetParam()), 8);
+  Bench b(test::kernel_named(GetParam()), 8);
   AtMemories mem(b, 1);
   std::vector<Op> ops{read_op(0), read_op(0x200)};  // granules 0 and 2: both channel 0
   ForeignAt cpu("cpu", ops, 2);
@@ -356,7 +352,7 @@ TEST_P(MemoryBridge, AFullForeignMemoryHoldsTheDevicesRequestBack) {
 TEST_P(MemoryBridge, TheBridgesSlotsBoundTheRequestsInTheForeignMemory) {
   // One slot: the second read reaches the memory only when the first answer has been taken by
   // the crossbar (at once: its response path is empty), though the memory has room for four.
-  Bench b(kernel_of(GetParam()), 1);
+  Bench b(test::kernel_named(GetParam()), 1);
   AtMemories mem(b, 4);
   std::vector<Op> ops{read_op(0), read_op(0x200)};
   ForeignAt cpu("cpu", ops, 2);
@@ -369,7 +365,7 @@ TEST_P(MemoryBridge, TheBridgesSlotsBoundTheRequestsInTheForeignMemory) {
 }
 
 TEST_P(MemoryBridge, DebugTransportReachesTheForeignMemoriesThroughTheInterleave) {
-  Bench b(kernel_of(GetParam()), 8);
+  Bench b(test::kernel_named(GetParam()), 8);
   AtMemories mem(b, 4);
   // 512 B from device offset 256: granule 1 is channel 1 at channel address 0, granule 2 channel
   // 0 at channel address 256.
@@ -438,7 +434,7 @@ class AtomicSender : public sc_core::sc_module {
 
 TEST_P(MemoryBridge, AnAtomicIsAnsweredAtOnceWithACommandErrorWithoutReachingTheTarget) {
   // The base protocol has no atomics: the bridge answers famsim's fetch-add itself.
-  SimContext ctx(kPoolBytes, 1, kernel_of(GetParam()));
+  SimContext ctx(kPoolBytes, 1, test::kernel_named(GetParam()));
   TlmMemoryBridgeParams params;
   params.peak_gbps = 16;
   TlmMemoryBridge bridge("ch0", ctx, params, kPoolBytes);

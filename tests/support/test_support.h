@@ -12,6 +12,11 @@
 
 namespace famsim::test {
 
+// The kernel a parameterised test names ("systemc" or "famsim"), as sim.kernel does.
+inline Kernel kernel_named(const std::string& name) {
+  return name == "systemc" ? Kernel::kSystemC : Kernel::kFamsim;
+}
+
 // A configuration document from platform YAML text and workload YAML text (the workload goes under
 // `workload:`), with "key.path=value" overrides applied and presets expanded.
 ConfigDoc make_doc(const std::string& platform_yaml, const std::string& workload_yaml,
