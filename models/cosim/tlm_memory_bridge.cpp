@@ -68,16 +68,31 @@ Sync TlmMemoryBridge::fw(unsigned, Payload& p, Phase& phase, sc_core::sc_time&) 
   protocol_error(name(), phase, "its famsim port");
 }
 
+void TlmMemoryBridge::end_request(std::uint64_t now) {
+  if (!pending_ || end_req_ps_ > now) return;
+  Payload& p = *pending_;
+  pending_ = nullptr;
+  sending_ = nullptr;
+  end_req_ps_ = Wakeup::kNever;
+  backpressure_ps_ += now - pending_since_ps_;
+  up.send_end_req(p);
+}
+
 void TlmMemoryBridge::behaviour() {
   wake_.fired();
   const std::uint64_t now = now_ps();
+  // END_REQ before the same request's BEGIN_RESP, when the target's answer implied its END_REQ.
+  end_request(now);
   // Answers whose time has come go back in order, each once the block in front took the last.
   while (!upstream_busy_ && !answers_.empty() && answers_.front().ready_ps <= now) {
     const Answer a = answers_.front();
     answers_.pop_front();
     RequestExt& e = ext_of(*a.ours);
     const HopRecord& h = e.resp_enter(a.ready_ps);
-    (e.write ? write_latency_ : read_latency_).add_ps(now - h.req_in_ps());
+    // (A refused atomic never reached the memory: no latency of it.)
+    if (e.atomic == AtomicOp::kNone) {
+      (e.write ? write_latency_ : read_latency_).add_ps(now - h.req_in_ps());
+    }
     upstream_busy_ = !up.send_resp(*a.ours);
     a.ours->release();
     --in_bridge_;
@@ -98,14 +113,7 @@ void TlmMemoryBridge::behaviour() {
       send(now);
     }
   }
-  if (pending_ && end_req_ps_ <= now) {
-    Payload& p = *pending_;
-    pending_ = nullptr;
-    sending_ = nullptr;
-    end_req_ps_ = Wakeup::kNever;
-    backpressure_ps_ += now - pending_since_ps_;
-    up.send_end_req(p);
-  }
+  end_request(now);
   std::uint64_t next = pending_ ? end_req_ps_ : Wakeup::kNever;
   if (!upstream_busy_ && !answers_.empty()) next = std::min(next, answers_.front().ready_ps);
   // An answer that took effect earlier than one before it goes with that one.
@@ -155,7 +163,9 @@ void TlmMemoryBridge::send(std::uint64_t now) {
     // The target answered on return and waits for END_RESP: given at once, at that time.
     Phase end = tlm::END_RESP;
     sc_core::sc_time te = t;
-    out->nb_transport_fw(f, end, te);
+    if (out->nb_transport_fw(f, end, te) != tlm::TLM_COMPLETED) {
+      SC_REPORT_FATAL(name(), "the foreign target answered END_RESP with other than TLM_COMPLETED");
+    }
     answered(f, at);
   } else if (r == tlm::TLM_COMPLETED) {
     answered(f, at);
@@ -194,7 +204,12 @@ void TlmMemoryBridge::request_taken(ForeignPayload& f, std::uint64_t at_ps) {
 }
 
 void TlmMemoryBridge::answered(ForeignPayload& f, std::uint64_t at_ps) {
-  if (!f.request_ended) request_taken(f, at_ps);  // BEGIN_RESP implies END_REQ
+  if (!f.request_ended) {
+    // BEGIN_RESP implies END_REQ (a target that answers on return, or an LT target behind a
+    // convenience socket): the request was in its hands from the moment it went out.
+    request_taken(f, at_ps);
+    ext_of(*f.ours).service_start_ps = f.sent_ps;
+  }
   Payload& ours = *f.ours;
   const tlm::tlm_response_status status = f.get_response_status();
   if (!f.is_write() && status == tlm::TLM_OK_RESPONSE) {
@@ -208,6 +223,7 @@ void TlmMemoryBridge::answered(ForeignPayload& f, std::uint64_t at_ps) {
 }
 
 void TlmMemoryBridge::free(tlm::tlm_generic_payload* p) {
+  p->reset();  // deletes the extensions a target set as auto extensions, as a memory manager must
   free_foreign_.push_back(static_cast<ForeignPayload*>(p));
   // A request waiting for a payload can go now.
   if (pending_ && !sending_) {
@@ -233,7 +249,10 @@ unsigned TlmMemoryBridge::foreign_in_use() const {
   return static_cast<unsigned>(foreign_.size() - free_foreign_.size());
 }
 
-std::size_t TlmMemoryBridge::occupancy() const { return in_bridge_ + (pending_ ? 1 : 0); }
+std::size_t TlmMemoryBridge::occupancy() const {
+  // A pending request that went out already holds a slot.
+  return in_bridge_ + (pending_ && !sending_ && end_req_ps_ == Wakeup::kNever ? 1 : 0);
+}
 
 void TlmMemoryBridge::probes(std::vector<ResourceProbe>& out) const {
   out.push_back(pool_probe("outstanding window", outstanding_));

@@ -48,8 +48,9 @@
 //   peak_gbps        its peak data bandwidth, GB/s, as its owner states it: famsim does not
 //                    measure it, but its validate figures, utilisation and bottleneck analysis
 //                    use it
-//   max_outstanding  requests in the bridge at once (its slots: one from the moment the foreign
-//                    target takes a request until the answer is taken by the block in front)
+//   max_outstanding  requests in the bridge at once (its slots: one from the moment a request
+//                    goes out to the foreign target until its answer is taken by the block in
+//                    front)
 //   address_offset   added to the channel address to give the foreign address
 //
 // Statistics (ComponentReport): bytes, utilization (achieved over peak bandwidth),
@@ -144,6 +145,8 @@ class TlmMemoryBridge : public sc_core::sc_module, public Component, tlm::tlm_mm
   static std::uint64_t takes_effect_ps(std::uint64_t now, const sc_core::sc_time& t);
   // Sends the pending request to the foreign target.
   void send(std::uint64_t now);
+  // The block in front gets END_REQ for the pending request once the foreign target took it.
+  void end_request(std::uint64_t now);
   // The foreign target took the request in `f` at `at_ps`.
   void request_taken(ForeignPayload& f, std::uint64_t at_ps);
   // Its answer took effect at `at_ps`: copies it into famsim's payload and queues it.

@@ -389,26 +389,41 @@ TEST_P(MemoryBridge, DebugTransportReachesTheForeignMemoriesThroughTheInterleave
   EXPECT_EQ(mem.ch1.seen.size(), 1u);
 }
 
-// famsim's side of a bridge on its own: sends one fetch-add at 0 and keeps what came back.
-class AtomicSender : public sc_core::sc_module {
+// famsim's side of a bridge on its own: a block that sends its requests one after another (the
+// next when the last had END_REQ) from 0 on, and records what came back and in which order.
+class FamsimSender : public sc_core::sc_module {
  public:
-  InitiatorPort<AtomicSender> out;
-  tlm::tlm_response_status status = tlm::TLM_INCOMPLETE_RESPONSE;
-  std::uint64_t end_req_ps = Wakeup::kNever;
-  std::uint64_t response_ps = Wakeup::kNever;
+  struct Request {
+    bool write = false;
+    bool atomic = false;
+    std::uint64_t channel_address = 0;
+    // Results.
+    tlm::tlm_response_status status = tlm::TLM_INCOMPLETE_RESPONSE;
+    std::uint64_t end_req_ps = Wakeup::kNever;
+    std::uint64_t response_ps = Wakeup::kNever;
+    std::uint64_t service_start_ps = 0;
+  };
+  InitiatorPort<FamsimSender> out;
+  std::vector<Request> requests;
+  bool response_before_end_req = false;
 
-  AtomicSender(sc_core::sc_module_name name, SimContext& ctx)
-      : sc_core::sc_module(name), out("out", *this, 0), ctx_(ctx) {
-    SC_HAS_PROCESS(AtomicSender);
+  FamsimSender(sc_core::sc_module_name name, SimContext& ctx, std::vector<Request> r)
+      : sc_core::sc_module(name), out("out", *this, 0), requests(std::move(r)), ctx_(ctx) {
+    SC_HAS_PROCESS(FamsimSender);
     SC_METHOD(send);
+    sensitive << next_;
   }
   Sync bw(unsigned, Payload& p, Phase& phase, sc_core::sc_time&) {
+    Request& r = requests[ext_of(p).id];
     if (phase == tlm::END_REQ) {
-      end_req_ps = now_ps();
+      r.end_req_ps = now_ps();
+      next_.notify(sc_core::SC_ZERO_TIME);
       return tlm::TLM_ACCEPTED;
     }
-    response_ps = now_ps();
-    status = p.get_response_status();
+    if (r.end_req_ps == Wakeup::kNever) response_before_end_req = true;
+    r.response_ps = now_ps();
+    r.status = p.get_response_status();
+    r.service_start_ps = ext_of(p).service_start_ps;
     p.release();
     phase = tlm::END_RESP;
     return tlm::TLM_COMPLETED;
@@ -416,84 +431,163 @@ class AtomicSender : public sc_core::sc_module {
 
  private:
   void send() {
+    if (sent_ >= requests.size()) return;
+    const Request& r = requests[sent_];
     Payload& p = ctx_.pool.allocate();
     p.acquire();
-    p.set_command(tlm::TLM_READ_COMMAND);
-    p.set_data_length(8);
-    p.set_streaming_width(8);
+    p.set_command(r.write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
+    p.set_data_length(r.atomic ? 8 : 128);
+    p.set_streaming_width(p.get_data_length());
     RequestExt& e = ext_of(p);
-    e.length = 8;
-    e.atomic = AtomicOp::kFetchAdd;
+    e.id = sent_++;
+    e.write = r.write;
+    e.length = p.get_data_length();
+    e.channel_address = r.channel_address;
+    e.atomic = r.atomic ? AtomicOp::kFetchAdd : AtomicOp::kNone;
     e.atomic_operand = 1;
     e.outstanding = true;
-    e.enter(0, 0, 0);
-    if (out.send_req(p)) end_req_ps = now_ps();
+    e.enter(0, 0, now_ps());
+    if (out.send_req(p)) {
+      requests[e.id].end_req_ps = now_ps();
+      next_.notify(sc_core::SC_ZERO_TIME);
+    }
   }
   SimContext& ctx_;
+  std::size_t sent_ = 0;
+  sc_core::sc_event next_;
+};
+
+// A target that answers in the call: `completes` returns TLM_COMPLETED with kLatency added to the
+// delay; otherwise TLM_UPDATED with END_REQ kAccept later, and BEGIN_RESP kLatency after that
+// through its payload event queue.
+constexpr std::uint64_t kAccept = 2000;
+class ForeignEagerMemory : public sc_core::sc_module {
+ public:
+  tlm_utils::simple_target_socket<ForeignEagerMemory> socket;
+  std::vector<std::uint64_t> begin_req_ps;
+
+  ForeignEagerMemory(sc_core::sc_module_name name, bool completes)
+      : sc_core::sc_module(name),
+        socket("socket"),
+        completes_(completes),
+        peq_(this, &ForeignEagerMemory::respond) {
+    socket.register_nb_transport_fw(this, &ForeignEagerMemory::nb_transport_fw);
+  }
+
+ private:
+  tlm::tlm_sync_enum nb_transport_fw(tlm::tlm_generic_payload& p, tlm::tlm_phase& phase,
+                                     sc_core::sc_time& t) {
+    if (phase != tlm::BEGIN_REQ) {
+      ADD_FAILURE() << "the bridge sent " << phase;
+      return tlm::TLM_COMPLETED;
+    }
+    begin_req_ps.push_back(sc_core::sc_time_stamp().value() + t.value());
+    bytes_.access(p);
+    if (completes_) {
+      t += sc_core::sc_time::from_value(kLatency);
+      return tlm::TLM_COMPLETED;
+    }
+    p.acquire();
+    tlm::tlm_phase resp = tlm::BEGIN_RESP;
+    peq_.notify(p, resp, t + sc_core::sc_time::from_value(kAccept + kLatency));
+    t += sc_core::sc_time::from_value(kAccept);
+    phase = tlm::END_REQ;
+    return tlm::TLM_UPDATED;
+  }
+  void respond(tlm::tlm_generic_payload& p, const tlm::tlm_phase&) {
+    tlm::tlm_phase resp = tlm::BEGIN_RESP;
+    sc_core::sc_time t = sc_core::SC_ZERO_TIME;
+    EXPECT_EQ(socket->nb_transport_bw(p, resp, t), tlm::TLM_COMPLETED);
+    p.release();
+  }
+
+  bool completes_;
+  Bytes bytes_;
+  tlm_utils::peq_with_cb_and_phase<ForeignEagerMemory> peq_;
+};
+
+// One bridge with `target` behind it and a FamsimSender in front.
+template <class Target>
+struct Alone {
+  Alone(Kernel kernel, Target& target, std::vector<FamsimSender::Request> requests)
+      : ctx(kPoolBytes, 1, kernel),
+        bridge("ch0", ctx, params(), kPoolBytes),
+        sender("sender", ctx, std::move(requests)) {
+    bridge.out.bind(target.socket);
+    sender.out.bind(bridge.up);
+  }
+  static TlmMemoryBridgeParams params() {
+    TlmMemoryBridgeParams p;
+    p.peak_gbps = 16;
+    return p;
+  }
+  nlohmann::json run() {
+    sc_core::sc_start();
+    EXPECT_EQ(ctx.pool.in_use(), 0u);
+    EXPECT_EQ(bridge.occupancy(), 0u);
+    EXPECT_EQ(bridge.foreign_in_use(), 0u);
+    EXPECT_FALSE(sender.response_before_end_req) << "BEGIN_RESP before the request's END_REQ";
+    return ctx.registry.report_all(ReportWindow{0, std::max<std::uint64_t>(now_ps(), 1)}).at("ch0");
+  }
+  SimContext ctx;
+  TlmMemoryBridge bridge;
+  FamsimSender sender;
 };
 
 TEST_P(MemoryBridge, AnAtomicIsAnsweredAtOnceWithACommandErrorWithoutReachingTheTarget) {
   // The base protocol has no atomics: the bridge answers famsim's fetch-add itself.
-  SimContext ctx(kPoolBytes, 1, test::kernel_named(GetParam()));
-  TlmMemoryBridgeParams params;
-  params.peak_gbps = 16;
-  TlmMemoryBridge bridge("ch0", ctx, params, kPoolBytes);
   ForeignMemory mem("mem", 4);
-  bridge.out.bind(mem.socket);
-  AtomicSender sender("sender", ctx);
-  sender.out.bind(bridge.up);
-  sc_core::sc_start();
-  EXPECT_EQ(sender.status, tlm::TLM_COMMAND_ERROR_RESPONSE);
-  EXPECT_EQ(sender.end_req_ps, 0u);
-  EXPECT_EQ(sender.response_ps, 0u);
+  FamsimSender::Request atomic;
+  atomic.atomic = true;
+  Alone<ForeignMemory> a(test::kernel_named(GetParam()), mem, {atomic});
+  const nlohmann::json r = a.run();
+  const FamsimSender::Request& got = a.sender.requests[0];
+  EXPECT_EQ(got.status, tlm::TLM_COMMAND_ERROR_RESPONSE);
+  EXPECT_EQ(got.end_req_ps, 0u);
+  EXPECT_EQ(got.response_ps, 0u);
   EXPECT_TRUE(mem.seen.empty());
-  EXPECT_EQ(ctx.pool.in_use(), 0u);
-  EXPECT_EQ(bridge.occupancy(), 0u);
-  const nlohmann::json r = ctx.registry.report_all(ReportWindow{0, 1000}).at("ch0");
   EXPECT_EQ(r["answered_at_once"]["atomics"], 1);
   EXPECT_EQ(r["requests"], 1);
   EXPECT_EQ(r["reads"], 0);
+  EXPECT_EQ(r["read_latency_ns"]["count"], 0) << "it never reached the memory";
 }
 
-TEST_P(MemoryBridge, TheCommandsSimulationRunsAWorkloadOnForeignMemoriesBoundByTheCaller) {
-  // What a co-simulation's sc_main does to get stats.json: the command's own Simulation from a
-  // platform file whose device memory is external, its channels bound, then run. A GPU writes a
-  // pattern over 64 KiB and reads it back checking every byte.
-  const std::string workload = R"(
-name: write_then_verify_64k
-streams:
-  - name: write
-    buffer: {bytes: 64KiB, location: device/fam0}
-    pattern: sequential
-    read_fraction: 0.0
-    data_seed: 7
-  - name: read_back
-    buffer: {from_stream: write}
-    pattern: sequential
-    read_fraction: 1.0
-    verify_reads: true
-    data_seed: 7
-    start_after: [write]
-)";
-  const ConfigDoc doc =
-      test::make_doc(platform_yaml(8), workload, {std::string("sim.kernel=") + GetParam()});
-  Simulation sim(doc);
-  const std::vector<TlmMemoryBridge*> channels = sim.platform().external_channels();
-  ASSERT_EQ(channels.size(), 2u);
-  ForeignMemory ch0("mem0", 4), ch1("mem1", 4);
-  channels[0]->out.bind(ch0.socket);
-  channels[1]->out.bind(ch1.socket);
-  sim.run();
-  const nlohmann::json r = sim.results(0.0, 0.0);
-  EXPECT_TRUE(r["conservation"]["ok"].get<bool>()) << r["conservation"].dump();
-  EXPECT_EQ(r["conservation"]["data_mismatches"], 0);
-  // 64 KiB each way in 128 B requests; the 256 B modulo interleave gives each channel half.
-  EXPECT_EQ(r["summary"]["write_bytes"], 65536);
-  EXPECT_EQ(r["summary"]["read_bytes"], 65536);
-  EXPECT_EQ(ch0.seen.size(), 512u);
-  EXPECT_EQ(ch1.seen.size(), 512u);
-  EXPECT_EQ(r["components"]["fam0.memory.ch0"]["requests"], 512);
-  EXPECT_EQ(r["components"]["fam0.memory.ch0"]["standard"], "FOREIGN");
+TEST_P(MemoryBridge, ATargetCompletingInTheCallTakesTheRequestWhenItAnswers) {
+  // TLM_COMPLETED with 30 ns added: END_REQ and BEGIN_RESP are both implied at 30 ns; the second
+  // read goes out then (its END_REQ), and is answered at 60 ns.
+  ForeignEagerMemory mem("mem", true);
+  Alone<ForeignEagerMemory> a(test::kernel_named(GetParam()), mem, {{}, {}});
+  const nlohmann::json r = a.run();
+  ASSERT_EQ(mem.begin_req_ps.size(), 2u);
+  EXPECT_EQ(mem.begin_req_ps[0], 0u);
+  EXPECT_EQ(mem.begin_req_ps[1], kLatency);
+  for (unsigned i = 0; i < 2; ++i) {
+    const FamsimSender::Request& got = a.sender.requests[i];
+    EXPECT_EQ(got.status, tlm::TLM_OK_RESPONSE);
+    EXPECT_EQ(got.end_req_ps, (i + 1) * kLatency) << i;
+    EXPECT_EQ(got.response_ps, (i + 1) * kLatency) << i;
+    // In the target's hands from going out: its whole latency is service.
+    EXPECT_EQ(got.service_start_ps, i * kLatency) << i;
+  }
+  // The protocol says the target took neither until it answered: 30 ns each of backpressure.
+  EXPECT_DOUBLE_EQ(r["backpressure_ns"].get<double>(), 60.0);
+}
+
+TEST_P(MemoryBridge, AnEndReqOnReturnWithADelayTakesEffectThen) {
+  // TLM_UPDATED with END_REQ 2 ns later, BEGIN_RESP 30 ns after that: the first read's END_REQ at
+  // 2 ns sends the second, whose END_REQ is at 4 ns; the answers at 32 and 34 ns.
+  ForeignEagerMemory mem("mem", false);
+  Alone<ForeignEagerMemory> a(test::kernel_named(GetParam()), mem, {{}, {}});
+  const nlohmann::json r = a.run();
+  ASSERT_EQ(mem.begin_req_ps.size(), 2u);
+  EXPECT_EQ(mem.begin_req_ps[1], kAccept);
+  for (unsigned i = 0; i < 2; ++i) {
+    const FamsimSender::Request& got = a.sender.requests[i];
+    EXPECT_EQ(got.end_req_ps, (i + 1) * kAccept) << i;
+    EXPECT_EQ(got.response_ps, (i + 1) * kAccept + kLatency) << i;
+    EXPECT_EQ(got.service_start_ps, (i + 1) * kAccept) << i;
+  }
+  EXPECT_DOUBLE_EQ(r["backpressure_ns"].get<double>(), 4.0);
 }
 
 INSTANTIATE_TEST_SUITE_P(Kernels, MemoryBridge, ::testing::Values("famsim", "systemc"));
