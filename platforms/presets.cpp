@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <filesystem>
-#include <utility>
 #include <vector>
 
 namespace famsim {
@@ -59,34 +58,6 @@ std::string at_line(const std::string& where, const YAML::Node& n) {
   return where + ":" + std::to_string(mark.line + 1);
 }
 
-// merge_yaml(base, over) written into `over` itself, map by map: a map merge_yaml makes anew has
-// no place in any file, so an error about a preset-filled map as a whole (a link a platform
-// without a switch cannot have) named the user's file without the line of the map written there.
-// Keys in merge_yaml's order, so the resolved configuration reads as before.
-void merge_in_place(YAML::Node over, const YAML::Node& base) {
-  const YAML::Node& cover = over;
-  const YAML::Node merged = merge_yaml(base, cover);
-  std::vector<std::pair<YAML::Node, YAML::Node>> entries;
-  for (const auto& kv : merged) {
-    const std::string key = kv.first.Scalar();
-    const YAML::Node b = base[key];
-    YAML::Node o = cover[key];
-    if (b.IsDefined() && b.IsMap() && o.IsDefined() && o.IsMap()) {
-      merge_in_place(o, b);
-      entries.emplace_back(kv.first, o);
-    } else {
-      entries.emplace_back(kv.first, kv.second);
-    }
-  }
-  std::vector<std::string> keys;
-  for (const auto& kv : cover) keys.push_back(kv.first.Scalar());
-  for (const std::string& k : keys) over.remove(k);
-  for (const auto& [k, v] : entries) over.force_insert(k, v);
-  // Written out as merge_yaml's new map was (config.yaml), not on one line as a flow map
-  // ({preset: nvlink4, per_gpu: 18}) with the preset's keys in it.
-  over.SetStyle(YAML::EmitterStyle::Default);
-}
-
 void expand_one(YAML::Node parent, const std::string& key, const std::string& kind,
                 const std::string& path, ConfigSources& sources) {
   // Const access throughout: yaml-cpp's non-const operator[] would insert missing keys.
@@ -111,7 +82,7 @@ void expand_one(YAML::Node parent, const std::string& key, const std::string& ki
   record_sources(preset, node, path, file, sources);
   // Where the preset was chosen, for a key found missing from it later.
   sources.note_preset(path, {name, file, fmt::format("{}: {}.preset", where, path)});
-  merge_in_place(node, preset);
+  merge_yaml_in_place(preset, node);
 }
 
 // A generator's model: {preset: NAME, ...} or the path of a model file.

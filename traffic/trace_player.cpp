@@ -80,7 +80,7 @@ void TracePlayer::read_next() {
     if (!next_.relative_time) {
       next_start_ps_ = time_ps;
       start_line_ = reader_.line();
-    } else if (issued_ == 0) {
+    } else if (issued() == 0) {
       next_start_ps_ = time_ps;  // .rstl: the first delay counts from 0
       start_line_ = reader_.line();
     }
@@ -125,18 +125,16 @@ void TracePlayer::complete(Payload& p, std::uint64_t now) {
   RequestExt& e = ext_of(p);
   const std::uint64_t arrived = e.hops[0].resp_in_ps();
   if (!e.outstanding) {
-    ++duplicates_;
+    count_duplicate_response();
     p.release();
     return;
   }
   e.outstanding = false;
   const std::size_t memory = count_completion(TargetClass::kStandaloneMemory, e.write,
                                               e.physical_address, e.length, arrived - e.issue_ps);
-  if (p.get_response_status() == tlm::TLM_OK_RESPONSE) bytes_delivered_ += e.length;
+  count_response(e.length, p.get_response_status() == tlm::TLM_OK_RESPONSE, arrived);
   ctx_.record_completion(e, arrived, p.get_response_status(), memory, p.get_data_ptr());
-  ++completed_;
   outstanding_.set(outstanding_.level() - 1, now);
-  last_completion_ps_ = std::max(last_completion_ps_, arrived);
   // .rstl: the next request's delay counts from this completion. Each delay is below 2^48 ps
   // (read_next), their sum need not be: past it, the line that got there is the input error, not
   // a wake-up the scheduler refuses.
@@ -224,10 +222,8 @@ void TracePlayer::behaviour() {
       e.channel_address = d.channel_address;
       e.enter(block_id(), 0, now);
       if (params_.open_loop && next_.has_time) issue_lag_.add(start, clock_.edge_ps(start), now);
-      if (issued_ == 0) first_issue_ps_ = now;
-      ++issued_;
+      count_issue(len, now);
       outstanding_.set(outstanding_.level() + 1, now);
-      bytes_requested_ += len;
       port_ready_ps_[d.channel] =
           ports_[d.channel]->send_req(p) ? now + clock_.period_ps() : Wakeup::kNever;
       p.release();
@@ -251,13 +247,13 @@ void TracePlayer::report(ComponentReport& r, const ReportWindow& window) const {
   const double secs = window.seconds();
   // Its limiting resource, as a GPU's: the window of requests in flight.
   r.utilization = outstanding_.mean_fraction(window);
-  if (issued_ > 0) r.resources.push_back(slot_pool("outstanding window", outstanding_, window));
+  if (issued() > 0) r.resources.push_back(slot_pool("outstanding window", outstanding_, window));
   r.extra["mean_outstanding"] = outstanding_.mean(window);
   r.backpressure_ns = 0;
   r.extra["trace"] = params_.file;
   r.extra["format"] = to_string(params_.format);
   r.extra["mode"] = params_.open_loop ? "open" : "closed";
-  r.extra["requests"] = issued_;
+  r.extra["requests"] = issued();
   r.extra["bandwidth_gbps"] = secs > 0 ? (t.read_bytes + t.write_bytes) / secs * 1e-9 : 0.0;
   r.extra["read_latency_ns"] = t.read_latency.to_json();
   r.extra["write_latency_ns"] = t.write_latency.to_json();

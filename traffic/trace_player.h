@@ -73,14 +73,6 @@ class TracePlayer : public sc_core::sc_module, public Component, public Initiato
   std::size_t occupancy() const override { return outstanding_.level(); }
   void probes(std::vector<ResourceProbe>& out) const override;
 
-  std::uint64_t issued() const override { return issued_; }
-  std::uint64_t completed() const override { return completed_; }
-  std::uint64_t bytes_requested() const override { return bytes_requested_; }
-  std::uint64_t bytes_delivered() const override { return bytes_delivered_; }
-  std::uint64_t duplicates() const override { return duplicates_; }
-  std::uint64_t data_mismatches() const override { return 0; }
-  std::uint64_t first_issue_ps() const override { return first_issue_ps_; }
-  std::uint64_t last_completion_ps() const override { return last_completion_ps_; }
   bool finished() const override { return exhausted_ && !have_next_ && outstanding_.level() == 0; }
   const IssueLag* issue_lag() const override {
     return issue_lag_.requests() > 0 ? &issue_lag_ : nullptr;
@@ -122,13 +114,6 @@ class TracePlayer : public sc_core::sc_module, public Component, public Initiato
   // player takes the completion (a resource in the bottleneck analysis, as a GPU's window).
   OccupancyGauge outstanding_;
 
-  std::uint64_t issued_ = 0;
-  std::uint64_t completed_ = 0;
-  std::uint64_t bytes_requested_ = 0;
-  std::uint64_t bytes_delivered_ = 0;
-  std::uint64_t duplicates_ = 0;
-  std::uint64_t first_issue_ps_ = 0;
-  std::uint64_t last_completion_ps_ = 0;
   IssueLag issue_lag_;  // open mode, lines with a time
 };
 

@@ -12,6 +12,7 @@
 #include <fstream>
 #include <regex>
 #include <sstream>
+#include <utility>
 
 namespace famsim {
 
@@ -449,28 +450,58 @@ void apply_overrides(ConfigDoc& doc, const std::vector<std::string>& assignments
   for (const std::string& a : assignments) apply_override(doc, a);
 }
 
-YAML::Node merge_yaml(const YAML::Node& base, const YAML::Node& over) {
-  if (!base.IsMap() || !over.IsMap()) return over;
-  // force_insert with the inputs' own key and value nodes shares them (operator[] would make a
-  // new key node, without a place in any file). Keys in base's order, then over's new ones.
-  YAML::Node out(YAML::NodeType::Map);
+namespace {
+
+// Writes merge_yaml(base, over) of two maps into the map `out`: a new map, or `over` itself, which
+// is then merged in place all the way down (each map of `over` that merges with one of base's is
+// rewritten where it is, so it keeps its node and with it its mark). force_insert with the
+// inputs' own key and value nodes shares them (operator[] would make a new key node, without a
+// place in any file). Keys in base's order, then over's new ones.
+void merge_maps_into(YAML::Node out, const YAML::Node& base, const YAML::Node& over) {
+  const bool in_place = out.is(over);
+  std::vector<std::pair<YAML::Node, YAML::Node>> merged;  // key and value nodes, in order
   for (const auto& b : base) {
     const std::string key = b.first.Scalar();
-    bool merged = false;
+    bool found = false;
     for (const auto& o : over) {
       if (o.first.Scalar() != key) continue;
-      out.force_insert(o.first, b.second.IsMap() && o.second.IsMap()
-                                    ? merge_yaml(b.second, o.second)
-                                    : o.second);
-      merged = true;
+      if (b.second.IsMap() && o.second.IsMap()) {
+        YAML::Node into = in_place ? o.second : YAML::Node(YAML::NodeType::Map);
+        merge_maps_into(into, b.second, o.second);
+        merged.emplace_back(o.first, into);
+      } else {
+        merged.emplace_back(o.first, o.second);
+      }
+      found = true;
       break;
     }
-    if (!merged) out.force_insert(b.first, b.second);
+    if (!found) merged.emplace_back(b.first, b.second);
   }
   for (const auto& o : over) {
-    if (!base[o.first.Scalar()].IsDefined()) out.force_insert(o.first, o.second);
+    if (!base[o.first.Scalar()].IsDefined()) merged.emplace_back(o.first, o.second);
   }
+  if (in_place) {
+    std::vector<std::string> keys;
+    for (const auto& o : over) keys.push_back(o.first.Scalar());
+    for (const std::string& k : keys) out.remove(k);
+    // Written out as a new map is (config.yaml), not on one line as a flow map
+    // ({preset: nvlink4, per_gpu: 18}) with base's keys in it.
+    out.SetStyle(YAML::EmitterStyle::Default);
+  }
+  for (const auto& [key, value] : merged) out.force_insert(key, value);
+}
+
+}  // namespace
+
+YAML::Node merge_yaml(const YAML::Node& base, const YAML::Node& over) {
+  if (!base.IsMap() || !over.IsMap()) return over;
+  YAML::Node out(YAML::NodeType::Map);
+  merge_maps_into(out, base, over);
   return out;
+}
+
+void merge_yaml_in_place(const YAML::Node& base, YAML::Node over) {
+  if (base.IsMap() && over.IsMap()) merge_maps_into(over, base, over);
 }
 
 nlohmann::json yaml_to_json(const YAML::Node& n) {

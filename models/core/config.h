@@ -130,6 +130,12 @@ void apply_overrides(ConfigDoc& doc, const std::vector<std::string>& assignments
 // them, so that those keep their place in their files (YAML::Clone puts every node at line 1)
 // and errors about them name the right line.
 YAML::Node merge_yaml(const YAML::Node& base, const YAML::Node& over);
+// merge_yaml(base, over) written into `over` itself (when both are maps): keys in the same order,
+// but every map of `over` that merges with one of base's keeps its node, and so its line, where a
+// new map would have none. A preset's keys go into the map the user wrote this way, so that an
+// error about the map as a whole names its line in the user's file. `base` is left as it was
+// (its nodes below are shared, as merge_yaml shares them).
+void merge_yaml_in_place(const YAML::Node& base, YAML::Node over);
 
 // Converts a YAML tree to JSON with typed scalars (bool, integer, float, null, string).
 nlohmann::json yaml_to_json(const YAML::Node& n);

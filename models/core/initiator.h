@@ -1,6 +1,8 @@
-// What the run asks of every block that starts requests (GPUs, trace players): totals for the
-// conservation check and the summary, the span of its activity, and what its completed requests
-// moved and how long they took, by the kind of memory they went to (TargetClass).
+// What the run asks of every block that starts requests (GPUs, trace players, TLM bridges): totals
+// for the conservation check and the summary, the span of its activity, and what its completed
+// requests moved and how long they took, by the kind of memory they went to (TargetClass). The
+// counts live here, once for every kind of initiator: a block calls count_issue, count_response
+// and the like as its requests go out and come back.
 #pragma once
 
 #include "models/core/by_memory.h"
@@ -8,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 
@@ -18,14 +21,19 @@ class Initiator {
   // `memories`: the platform's memories, which count every completion too (null: none).
   explicit Initiator(MemoryLayout* memories = nullptr) : memories_(memories) {}
   virtual ~Initiator() = default;
-  virtual std::uint64_t issued() const = 0;
-  virtual std::uint64_t completed() const = 0;
-  virtual std::uint64_t bytes_requested() const = 0;
-  virtual std::uint64_t bytes_delivered() const = 0;
-  virtual std::uint64_t duplicates() const = 0;
-  virtual std::uint64_t data_mismatches() const = 0;
-  virtual std::uint64_t first_issue_ps() const = 0;
-  virtual std::uint64_t last_completion_ps() const = 0;
+  // Requests issued, and completed (a request's first response; a second is a duplicate).
+  std::uint64_t issued() const { return issued_; }
+  std::uint64_t completed() const { return completed_; }
+  // Bytes of the requests issued, and of the completed ones answered with TLM_OK_RESPONSE.
+  std::uint64_t bytes_requested() const { return bytes_requested_; }
+  std::uint64_t bytes_delivered() const { return bytes_delivered_; }
+  // Responses to a request that had already completed.
+  std::uint64_t duplicates() const { return duplicates_; }
+  // Completed reads whose data was not what the initiator had written there (when it verifies).
+  std::uint64_t data_mismatches() const { return data_mismatches_; }
+  // Its first issue (0 before one) and its latest response's arrival.
+  std::uint64_t first_issue_ps() const { return first_issue_ps_; }
+  std::uint64_t last_completion_ps() const { return last_completion_ps_; }
   // When its work ended: its last completion, or later when its workload computes after its last
   // access (an AI generator's last layer). The run's simulated time ends at the latest of these.
   virtual std::uint64_t work_end_ps() const { return last_completion_ps(); }
@@ -41,6 +49,22 @@ class Initiator {
   TargetTraffic total_traffic() const;
 
  protected:
+  // The counts above, for a request of `bytes` issued at `now_ps`.
+  void count_issue(std::uint32_t bytes, std::uint64_t now_ps) {
+    if (issued_ == 0) first_issue_ps_ = now_ps;
+    ++issued_;
+    bytes_requested_ += bytes;
+  }
+  // For a request of `bytes` whose response arrived at `arrived_ps`: it completed, and delivered
+  // its bytes if `ok` (TLM_OK_RESPONSE).
+  void count_response(std::uint32_t bytes, bool ok, std::uint64_t arrived_ps) {
+    if (ok) bytes_delivered_ += bytes;
+    ++completed_;
+    last_completion_ps_ = std::max(last_completion_ps_, arrived_ps);
+  }
+  void count_duplicate_response() { ++duplicates_; }
+  void count_data_mismatch() { ++data_mismatches_; }
+
   // A completed request to physical address `pa`: a counter and a histogram sample, in place, by
   // its class here and by its memory in the layout (nothing allocates but a first sample, which
   // sizes its histogram). The histogram bin is worked out once for both. Returns the memory's
@@ -55,6 +79,14 @@ class Initiator {
  private:
   MemoryLayout* memories_;
   std::array<TargetTraffic, kTargetClasses> traffic_;
+  std::uint64_t issued_ = 0;
+  std::uint64_t completed_ = 0;
+  std::uint64_t bytes_requested_ = 0;
+  std::uint64_t bytes_delivered_ = 0;
+  std::uint64_t duplicates_ = 0;
+  std::uint64_t data_mismatches_ = 0;
+  std::uint64_t first_issue_ps_ = 0;
+  std::uint64_t last_completion_ps_ = 0;
 };
 
 }  // namespace famsim

@@ -151,7 +151,7 @@ Sync TlmBridge::bw(unsigned, Payload& p, Phase& phase, sc_core::sc_time&) {
       answered_.push_back(s);
       wake_.asap();
     } else {
-      ++duplicates_;
+      count_duplicate_response();
     }
     // The slot holds its reference until behaviour() hands the answer back.
     phase = tlm::END_RESP;
@@ -194,9 +194,7 @@ std::uint32_t TlmBridge::take_slot(Payload& foreign, sc_core::sc_event* done, st
   e.target_class = params_.target_class;
   e.enter(block_id(), 0, now);
   slots_[s] = Slot{&foreign, &p, done, false};
-  if (issued_ == 0) first_issue_ps_ = now;
-  ++issued_;
-  bytes_requested_ += len;
+  count_issue(len, now);
   outstanding_.set(outstanding_.level() + 1, now);
   return s;
 }
@@ -234,10 +232,8 @@ void TlmBridge::complete(std::uint32_t s, std::uint64_t now) {
   const std::size_t memory = count_completion(params_.target_class, e.write, e.physical_address,
                                               e.length, arrived - e.issue_ps);
   const tlm::tlm_response_status status = ours.get_response_status();
-  if (status == tlm::TLM_OK_RESPONSE) bytes_delivered_ += e.length;
+  count_response(e.length, status == tlm::TLM_OK_RESPONSE, arrived);
   ctx_.record_completion(e, arrived, status, memory, ours.get_data_ptr());
-  ++completed_;
-  last_completion_ps_ = std::max(last_completion_ps_, arrived);
   Payload& foreign = *slot.foreign;
   if (!e.write && status == tlm::TLM_OK_RESPONSE) {
     std::memcpy(foreign.get_data_ptr(), ours.get_data_ptr(), e.length);
@@ -327,9 +323,9 @@ void TlmBridge::report(ComponentReport& r, const ReportWindow& window) const {
   r.bytes = static_cast<double>(t.read_bytes + t.write_bytes);
   r.utilization = outstanding_.mean_fraction(window);
   r.backpressure_ns = static_cast<double>(backpressure_ps_) * 1e-3;
-  if (issued_ > 0) r.resources.push_back(slot_pool("outstanding window", outstanding_, window));
+  if (issued() > 0) r.resources.push_back(slot_pool("outstanding window", outstanding_, window));
   const double secs = window.seconds();
-  r.extra["requests"] = issued_;
+  r.extra["requests"] = issued();
   r.extra["answered_at_once"] = refused_;
   r.extra["max_outstanding"] = params_.max_outstanding;
   r.extra["mean_outstanding"] = outstanding_.mean(window);

@@ -119,14 +119,6 @@ class TlmBridge : public sc_core::sc_module, public Component, public Initiator 
   void probes(std::vector<ResourceProbe>& out) const override;
   std::size_t occupancy() const override;
 
-  std::uint64_t issued() const override { return issued_; }
-  std::uint64_t completed() const override { return completed_; }
-  std::uint64_t bytes_requested() const override { return bytes_requested_; }
-  std::uint64_t bytes_delivered() const override { return bytes_delivered_; }
-  std::uint64_t duplicates() const override { return duplicates_; }
-  std::uint64_t data_mismatches() const override { return 0; }
-  std::uint64_t first_issue_ps() const override { return first_issue_ps_; }
-  std::uint64_t last_completion_ps() const override { return last_completion_ps_; }
   // Nothing in flight: what the foreign initiator sent has been answered (the bridge cannot know
   // whether it will send more).
   bool finished() const override { return occupancy() == 0; }
@@ -206,13 +198,6 @@ class TlmBridge : public sc_core::sc_module, public Component, public Initiator 
 
   OccupancyGauge outstanding_;
   std::uint64_t next_seq_ = 0;
-  std::uint64_t issued_ = 0;
-  std::uint64_t completed_ = 0;
-  std::uint64_t bytes_requested_ = 0;
-  std::uint64_t bytes_delivered_ = 0;
-  std::uint64_t duplicates_ = 0;
-  std::uint64_t first_issue_ps_ = 0;
-  std::uint64_t last_completion_ps_ = 0;
   std::uint64_t backpressure_ps_ = 0;
   std::map<std::string, std::uint64_t> refused_;  // by response status; rare, so a map
 };

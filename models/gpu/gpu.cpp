@@ -287,11 +287,9 @@ bool Gpu::try_issue(Stream& s, std::uint64_t now_ps) {
     s.issue_lag.add(s.due_ps, due_edge, now_ps);
     issue_lag_.add(s.due_ps, due_edge, now_ps);
   }
-  if (issued_ == 0) first_issue_ps_ = now_ps;
-  ++issued_;
+  count_issue(s.len, now_ps);
   ++s.requests;
   s.bytes += s.len;
-  bytes_requested_ += s.len;
 
   if (!port_issues_.empty() && !s.to_local) ++port_issues_[s.port];
   InitiatorPort<Gpu>& port = s.to_local ? *local_[s.port] : *fabric_[s.port];
@@ -340,7 +338,7 @@ void Gpu::complete(Payload& p, std::uint64_t now_ps) {
   RequestExt& e = ext_of(p);
   const std::uint64_t arrived_ps = e.hops[0].resp_in_ps();
   if (!e.outstanding) {
-    ++duplicates_;
+    count_duplicate_response();
     p.release();
     return;
   }
@@ -351,13 +349,11 @@ void Gpu::complete(Payload& p, std::uint64_t now_ps) {
       count_completion(e.target_class, e.write, e.physical_address, len, arrived_ps - e.issue_ps);
   if (!e.write && s.cfg->verify_reads &&
       count_pattern_mismatches(p.get_data_ptr(), len, e.virtual_address, s.cfg->data_seed) != 0) {
-    ++mismatched_requests_;
+    count_data_mismatch();
   }
-  if (p.get_response_status() == tlm::TLM_OK_RESPONSE) bytes_delivered_ += len;
+  count_response(len, p.get_response_status() == tlm::TLM_OK_RESPONSE, arrived_ps);
   ctx_.record_completion(e, arrived_ps, p.get_response_status(), memory, p.get_data_ptr());
   s.source->completed(e.phase, len, arrived_ps);
-  ++completed_;
-  last_completion_ps_ = std::max(last_completion_ps_, arrived_ps);
   --s.outstanding;
   change_outstanding(-1, now_ps);
   p.release();
@@ -460,7 +456,7 @@ void Gpu::report(ComponentReport& r, const ReportWindow& window) const {
   r.utilization = outstanding_.mean_fraction(window);
   r.extra["mean_outstanding"] = mean_outstanding;
   r.extra["outstanding_occupancy"] = outstanding_.to_json(window);
-  if (issued_ > 0) {
+  if (issued() > 0) {
     r.resources.push_back(slot_pool("outstanding window", outstanding_, window));
     if (outstanding_.capacity() < params_.max_outstanding) {
       r.resources.back().advice = fmt::format(
@@ -479,8 +475,8 @@ void Gpu::report(ComponentReport& r, const ReportWindow& window) const {
   }
   r.backpressure_ns = 0;
   const double secs = window.seconds();
-  r.extra["requests_issued"] = issued_;
-  r.extra["requests_completed"] = completed_;
+  r.extra["requests_issued"] = issued();
+  r.extra["requests_completed"] = completed();
   r.extra["peer_requests"] = peer_requests_;
   r.extra["atomics"] = atomics_;
   r.extra["read_bytes"] = read_bytes;
@@ -497,7 +493,7 @@ void Gpu::report(ComponentReport& r, const ReportWindow& window) const {
   r.extra["read_latency_ns"] = total.read_latency.to_json();
   r.extra["write_latency_ns"] = total.write_latency.to_json();
   r.extra["by_target"] = by_target;
-  r.extra["data_mismatches"] = mismatched_requests_;
+  r.extra["data_mismatches"] = data_mismatches();
   if (issue_lag_.requests() > 0) r.extra["issue_lag"] = issue_lag_.to_json();
   nlohmann::json streams = nlohmann::json::object();
   for (const Stream& s : streams_) {

@@ -121,23 +121,15 @@ class Gpu : public sc_core::sc_module, public Component, public Initiator {
   void probes(std::vector<ResourceProbe>& out) const override;
   std::size_t occupancy() const override { return outstanding_.level() + completions_.size(); }
 
-  // Results, read by the simulation at the end.
-  std::uint64_t issued() const override { return issued_; }
-  std::uint64_t completed() const override { return completed_; }
-  std::uint64_t bytes_requested() const override { return bytes_requested_; }
-  std::uint64_t bytes_delivered() const override { return bytes_delivered_; }
-  std::uint64_t duplicates() const override { return duplicates_; }
-  std::uint64_t data_mismatches() const override { return mismatched_requests_; }
-  std::uint64_t last_completion_ps() const override { return last_completion_ps_; }
+  // Results, read by the simulation at the end (the counts: Initiator).
   std::uint64_t work_end_ps() const override {
-    return std::max(last_completion_ps_, sources_end_ps_);
+    return std::max(last_completion_ps(), sources_end_ps_);
   }
-  std::uint64_t first_issue_ps() const override { return first_issue_ps_; }
   bool all_streams_finished() const;
   // Phases of workload stream `stream_index` whose compute has ended by now_ps on this GPU (0 if
   // the GPU does not run it, or its source has no phases): the progress line's count.
   std::uint64_t phases_ended(unsigned stream_index, std::uint64_t now_ps) const;
-  bool finished() const override { return all_streams_finished() && issued_ == completed_; }
+  bool finished() const override { return all_streams_finished() && issued() == completed(); }
   const IssueLag* issue_lag() const override {
     return issue_lag_.requests() > 0 ? &issue_lag_ : nullptr;
   }
@@ -218,22 +210,14 @@ class Gpu : public sc_core::sc_module, public Component, public Initiator {
   Ring<Payload*> completions_;
   Wakeup wake_;
 
-  std::uint64_t issued_ = 0;
   std::uint64_t peer_requests_ = 0;
   std::uint64_t atomics_ = 0;  // issued atomics (also counted as reads)
   bool count_faults_ = false;
   std::uint64_t faults_unmapped_ = 0;
   std::uint64_t faults_permission_ = 0;
   std::string first_fault_;
-  std::uint64_t completed_ = 0;
-  std::uint64_t bytes_requested_ = 0;
-  std::uint64_t bytes_delivered_ = 0;
-  std::uint64_t duplicates_ = 0;
-  std::uint64_t mismatched_requests_ = 0;
-  std::uint64_t last_completion_ps_ = 0;
   // The latest work_end_ps() of the sources that ran to their end (not those a duration cut).
   std::uint64_t sources_end_ps_ = 0;
-  std::uint64_t first_issue_ps_ = 0;
   IssueLag issue_lag_;  // over its streams
 };
 

@@ -10,14 +10,6 @@ namespace famsim::test {
 class TestInitiator : public Initiator {
  public:
   explicit TestInitiator(MemoryLayout* memories = nullptr) : Initiator(memories) {}
-  std::uint64_t issued() const override { return 0; }
-  std::uint64_t completed() const override { return 0; }
-  std::uint64_t bytes_requested() const override { return 0; }
-  std::uint64_t bytes_delivered() const override { return 0; }
-  std::uint64_t duplicates() const override { return 0; }
-  std::uint64_t data_mismatches() const override { return 0; }
-  std::uint64_t first_issue_ps() const override { return 0; }
-  std::uint64_t last_completion_ps() const override { return 0; }
   bool finished() const override { return true; }
   // A request of class `c` to `pa` completed after `latency_ps`.
   void complete(TargetClass c, std::uint64_t pa, bool write, std::uint32_t bytes,

@@ -485,6 +485,61 @@ TEST(MergeYaml, NodesKeepTheirLines) {
   EXPECT_EQ(z_key_line, 5);
 }
 
+TEST(MergeYaml, InPlaceKeepsTheDestinationsMapsAndMergeYamlsOrder) {
+  // A preset (base) merged into the map a user wrote (over), two levels down. Lines are 0-based; a
+  // block map's mark is its first key's line, a flow map's its '{'.
+  const YAML::Node base = YAML::Load(
+      "lanes: 8\n"      // 0
+      "flit:\n"         // 1
+      "  crc: true\n"   // 2
+      "  timing:\n"     // 3
+      "    setup: 1\n"  // 4
+      "    hold: 2\n"   // 5
+      "rate: 1\n");     // 6
+  const char* const written =
+      "\n"                     // 0
+      "\n"                     // 1
+      "preset: x\n"            // 2
+      "flit:\n"                // 3
+      "  width: 4\n"           // 4
+      "  timing: {hold: 5}\n"  // 5
+      "extra: 1\n"             // 6
+      "rate: 2\n";             // 7
+  YAML::Node over = YAML::Load(written);
+  const YAML::Node& c = over;  // const access: operator[] would insert missing keys
+  const YAML::Node flit = c["flit"];
+  const YAML::Node timing = c["flit"]["timing"];
+  merge_yaml_in_place(base, over);
+  // The user's maps are still the user's nodes, at the user's lines (merge_yaml's new maps have
+  // none), with the preset's keys in them.
+  EXPECT_TRUE(c["flit"].is(flit));
+  EXPECT_TRUE(c["flit"]["timing"].is(timing));
+  EXPECT_EQ(c["flit"].Mark().line, 4);
+  EXPECT_EQ(c["flit"]["timing"].Mark().line, 5);
+  EXPECT_EQ(c["flit"]["timing"]["hold"].Mark().line, 5);   // over's value
+  EXPECT_EQ(c["flit"]["timing"]["setup"].Mark().line, 4);  // base's
+  EXPECT_EQ(c["flit"]["crc"].Mark().line, 2);              // base's
+  EXPECT_EQ(c["rate"].Mark().line, 7);
+  // merge_yaml's key order (base's keys, then over's new ones) and values (over's win), written
+  // out in block style: the flow map {hold: 5} took base's keys in.
+  EXPECT_EQ(YAML::Dump(over),
+            "lanes: 8\n"
+            "flit:\n"
+            "  crc: true\n"
+            "  timing:\n"
+            "    setup: 1\n"
+            "    hold: 5\n"
+            "  width: 4\n"
+            "rate: 2\n"
+            "preset: x\n"
+            "extra: 1");
+  EXPECT_EQ(YAML::Dump(over), YAML::Dump(merge_yaml(base, YAML::Load(written))));
+  // base is unchanged.
+  EXPECT_EQ(base["flit"]["timing"]["hold"].as<int>(), 2);
+  EXPECT_EQ(base["flit"].size(), 2u);
+  EXPECT_FALSE(base["extra"].IsDefined());
+}
+
 TEST(ConfigSources, LongestPrefixWins) {
   ConfigSources s("platform.yaml");
   s.set("workload", "work.yaml");
