@@ -72,7 +72,7 @@ std::string replace_line(const std::string& text, const std::string& from, const
 TEST(ModelConfig, PresetsParseWithTheirSources) {
   for (const char* file :
        {"llama3_8b.yaml", "llama3_70b.yaml", "mixtral_8x7b.yaml", "deepseek_v3.yaml",
-        "mistral_7b.yaml", "gemma2_27b.yaml"}) {
+        "mistral_7b.yaml", "gemma2_27b.yaml", "gpt_oss_120b.yaml", "gpt_oss_20b.yaml"}) {
     SCOPED_TRACE(file);
     const ModelConfig m = load_preset(file);
     EXPECT_FALSE(m.name.empty());
@@ -89,7 +89,7 @@ TEST(ModelConfig, PresetValuesMatchThePublishedConfigs) {
   EXPECT_EQ(l8.head_dim, 128u);
   EXPECT_EQ(l8.intermediate, 14336u);
   EXPECT_EQ(l8.vocab, 128256u);
-  EXPECT_EQ(l8.weight_dtype_bytes, 2u);
+  EXPECT_EQ(l8.weight_format.whole_bytes(), 2u);
   EXPECT_FALSE(l8.is_moe());
 
   const ModelConfig l70 = load_preset("llama3_70b.yaml");
@@ -125,7 +125,7 @@ TEST(ModelConfig, PresetValuesMatchThePublishedConfigs) {
   EXPECT_EQ(ds.dense_layers, 3u);
   EXPECT_EQ(ds.intermediate, 18432u);
   EXPECT_EQ(ds.vocab, 129280u);
-  EXPECT_EQ(ds.weight_dtype_bytes, 1u);
+  EXPECT_EQ(ds.weight_format.whole_bytes(), 1u);
   EXPECT_EQ(ds.unquantized_dtype_bytes, 2u);
   EXPECT_EQ(ds.kv_dtype_bytes, 2u);
 }
@@ -341,11 +341,134 @@ TEST(ModelConfig, DeepSeekV3ParameterCountsMatchPublishedSizes) {
   EXPECT_LT(std::abs(relative_error(without_input_embedding, 36.6e9)), 0.005);
 }
 
+// gpt-oss: BF16 attention, MXFP4 experts (17 bytes per block of 32 weights: 16 of 4-bit values
+// and an 8-bit scale), sliding window of 128 on even layers.
+TEST(ModelConfig, GptOss120bSizesAndMxfp4ExpertBytesByHand) {
+  const ModelConfig m = load_preset("gpt_oss_120b.yaml");
+  EXPECT_EQ(m.layers, 36u);
+  EXPECT_EQ(m.experts, 128u);
+  EXPECT_EQ(m.top_k, 4u);
+  EXPECT_EQ(m.expert_format.name, "mxfp4");
+  EXPECT_DOUBLE_EQ(m.expert_format.bits_per_value(), 4.25);
+  EXPECT_EQ(m.weight_format.whole_bytes(), 2u);
+  EXPECT_TRUE(m.is_sliding_layer(0));
+  EXPECT_FALSE(m.is_sliding_layer(35));
+  // An expert: gate and up 2880 rows of 2880 inputs, down 2880 rows of 2880: 8640 rows of 90
+  // blocks x 17 B = 1530 B: 13,219,200 B (BF16 would be 3 x 2880^2 x 2 = 49,766,400 B).
+  EXPECT_EQ(m.expert_weight_bytes(), 13219200u);
+  // tp = 8: each GPU holds 360 of the 2880 columns. Gate and up: 2 x 360 rows x 1530 B =
+  // 1,101,600 B; down: 2880 rows of 360 inputs, 12 blocks (11.25 rounded up) x 17 B = 204 B:
+  // 587,520 B. 1,689,120 B, more than an eighth (1,652,400) by the last block of each row.
+  EXPECT_EQ(m.expert_weight_bytes(8), 1689120u);
+  // Layer without routed experts (BF16): attention q 2880 x 4096 + k, v 2 x 2880 x 512 + o
+  // 4096 x 2880 = 26,542,080 x 2 B = 53,084,160; router 128 x 2880 x 2 B = 737,280; norms 2 x
+  // 2880 x 2 B = 11,520: 53,832,960 B.
+  EXPECT_EQ(m.layer_weight_bytes(0), 53832960u);
+  // Parameters: embedding and LM head 2 x 201088 x 2880 = 1,158,266,880; final norm 2880; per
+  // layer 26,542,080 + 128 x 24,883,200 (3,185,049,600) + router 368,640 + norms 5,760 =
+  // 3,211,966,080, x 36 = 115,630,778,880. Total 116,789,048,640; the model card's 116.83B adds
+  // the biases and sinks famsim leaves out.
+  EXPECT_EQ(m.parameters(), 116789048640u);
+  EXPECT_LT(std::abs(relative_error(m.parameters(), 116.83e9)), 0.001);
+  // Active: per layer 26,542,080 + 4 x 24,883,200 + 368,640 + 5,760 = 126,449,280, x 36 =
+  // 4,552,174,080, + 1,158,269,760 = 5,710,443,840. The card's 5.13B leaves out the embedding
+  // table (579,133,440): 5,131,310,400.
+  EXPECT_EQ(m.active_parameters(), 5710443840u);
+  EXPECT_LT(std::abs(relative_error(m.active_parameters() - 579133440u, 5.13e9)), 0.001);
+  // Weights as stored: embedding and LM head 2 x 579,133,440 x 2 B = 2,316,533,760; final norm
+  // 5,760; per layer 53,832,960 + 128 x 13,219,200 (1,692,057,600) = 1,745,890,560, x 36 =
+  // 62,852,060,160. 65,168,599,680 B = 60.69 GiB; the card's checkpoint is 60.8 GiB (with the
+  // biases' 80 MB).
+  EXPECT_EQ(m.weight_bytes(), 65168599680u);
+  EXPECT_LT(std::abs(relative_error(m.weight_bytes(), 60.8 * 1073741824.0)), 0.003);
+}
+
+TEST(ModelConfig, GptOss20bSizesByHand) {
+  const ModelConfig m = load_preset("gpt_oss_20b.yaml");
+  // Per layer 26,542,080 + 32 x 24,883,200 (796,262,400) + router 92,160 + norms 5,760 =
+  // 822,902,400, x 24 = 19,749,657,600, + 1,158,269,760 = 20,907,927,360 (card: 20.91B).
+  EXPECT_EQ(m.parameters(), 20907927360u);
+  // Active without the embedding table: 24 x (26,542,080 + 4 x 24,883,200 + 92,160 + 5,760) =
+  // 3,028,147,200 + LM head 579,133,440 + final norm 2880 = 3,607,283,520 (card: 3.61B).
+  EXPECT_EQ(m.active_parameters() - 579133440u, 3607283520u);
+  // Weights: 24 x (53,084,160 + 184,320 + 11,520 + 32 x 13,219,200) = 24 x 476,294,400 =
+  // 11,431,065,600, + 2,316,539,520 = 13,747,605,120 B = 12.80 GiB (card: 12.8 GiB).
+  EXPECT_EQ(m.weight_bytes(), 13747605120u);
+}
+
+TEST(ModelConfig, WeightFormatsByNameAndByTheirNumbers) {
+  // A block-scaled format: per row its blocks, each `block` values and a scale, whole bytes.
+  const ModelConfig nv = parse_text(std::string(kSmallModel) + "weight_format: nvfp4\n");
+  // NVFP4: 16 values of 4 bits and an 8-bit scale, 72 bits a block. q: 256 rows of 256 inputs,
+  // 16 blocks = 1152 bits = 144 B a row: 36,864 B; k and v: 64 rows x 144 B = 9,216 B each; o:
+  // 256 rows x 144 B = 36,864 B. 92,160 B.
+  EXPECT_EQ(nv.attention_weight_bytes(), 92160u);
+  EXPECT_DOUBLE_EQ(nv.weight_format.bits_per_value(), 4.5);
+  // Dense FFN: gate and up 512 rows x 144 B, down 256 rows of 512 inputs, 32 blocks x 9 B =
+  // 288 B: 2 x 73,728 + 73,728 = 221,184 B.
+  EXPECT_EQ(nv.dense_ffn_weight_bytes(), 221184u);
+  // The parts kept unquantized default to BF16 under a block-scaled format.
+  EXPECT_EQ(nv.unquantized_dtype_bytes, 2u);
+  // An unscaled name is weight_dtype_bytes by another name, and sets the unquantized default.
+  const ModelConfig fp8 = parse_text(std::string(kSmallModel) + "weight_format: fp8\n");
+  EXPECT_EQ(fp8.unquantized_dtype_bytes, 1u);
+  // q 65,536 + k, v 2 x 16,384 + o 65,536 values, 1 B each.
+  EXPECT_EQ(fp8.attention_weight_bytes(), 163840u);
+  // By its numbers: 3-bit values with a 16-bit scale per 64: a row of 256 inputs is 4 blocks of
+  // 192 + 16 bits = 832 bits = 104 B. q: 256 x 104 = 26,624; k, v: 64 x 104 = 6,656 each; o
+  // 26,624. 66,560 B. A row of 100 inputs would round up to 2 whole blocks: 52 B.
+  const ModelConfig custom = parse_text(std::string(kSmallModel) +
+                                        "weight_format: {bits: 3, block: 64, scale_bits: 16}\n");
+  EXPECT_EQ(custom.weight_format.name, "custom");
+  EXPECT_EQ(custom.attention_weight_bytes(), 66560u);
+  EXPECT_EQ(custom.weight_format.matrix_bytes(1, 100), 52u);
+  // Bits alone: unscaled, each row rounded up to whole bytes (5 x 100 bits = 63 B a row).
+  const ModelConfig five = parse_text(std::string(kSmallModel) + "weight_format: {bits: 5}\n");
+  EXPECT_EQ(five.weight_format.matrix_bytes(3, 100), 189u);
+  // Experts: their own format; the attention keeps the linear layers'.
+  const std::string moe = replace_line(
+      kSmallModel, "intermediate_size: 512\n",
+      "moe: {experts: 4, top_k: 2, expert_intermediate_size: 64}\nexpert_weight_format: mxfp4\n");
+  const ModelConfig mx = parse_text(moe);
+  // Gate and up: 64 rows of 256 inputs, 8 blocks x 17 B = 136 B; down: 256 rows of 64 inputs,
+  // 2 blocks x 17 B = 34 B. 2 x 8,704 + 8,704 = 26,112 B.
+  EXPECT_EQ(mx.expert_weight_bytes(), 26112u);
+  EXPECT_EQ(mx.attention_weight_bytes(), 163840u * 2);  // BF16
+}
+
+TEST(ModelConfig, WeightFormatErrorsNameTheKey) {
+  std::string e = error_of([] { parse_text(std::string(kSmallModel) + "weight_format: fp4\n"); });
+  EXPECT_THAT(e, HasSubstr("model.yaml:9"));
+  EXPECT_THAT(e, HasSubstr("weight_format"));
+  EXPECT_THAT(e, HasSubstr("mxfp4"));  // the names it takes
+  e = error_of([] {
+    parse_text(std::string(kSmallModel) + "weight_dtype_bytes: 1\nweight_format: mxfp4\n");
+  });
+  EXPECT_THAT(e, HasSubstr("give one of them"));
+  e = error_of([] { parse_text(std::string(kSmallModel) + "expert_weight_format: mxfp4\n"); });
+  EXPECT_THAT(e, HasSubstr("expert_weight_format: the model has no experts"));
+  e = error_of(
+      [] { parse_text(std::string(kSmallModel) + "weight_format: {bits: 4, block: 32}\n"); });
+  EXPECT_THAT(e, HasSubstr("weight_format.scale_bits: missing"));
+  e = error_of([] { parse_text(std::string(kSmallModel) + "weight_format: {bits: 0}\n"); });
+  EXPECT_THAT(e, HasSubstr("weight_format.bits: expected an integer in [1, 32]"));
+  e = error_of(
+      [] { parse_text(std::string(kSmallModel) + "weight_format: {bits: 4, group: 32}\n"); });
+  EXPECT_THAT(
+      e, HasSubstr("unknown key 'weight_format.group'; expected one of: bits, block, scale_bits"));
+  // config.json's quantization block is named for what it is.
+  e = error_of([] {
+    parse_text(std::string(kSmallModel) + "quantization_config: {quant_method: mxfp4}\n");
+  });
+  EXPECT_THAT(e, HasSubstr("expert_weight_format"));
+}
+
 TEST(ModelConfig, DefaultsAndDerivedHeadDim) {
   const ModelConfig m = parse_text(kSmallModel);
   EXPECT_EQ(m.attention, AttentionKind::kGqa);
   EXPECT_EQ(m.head_dim, 32u);  // 256 / 8
-  EXPECT_EQ(m.weight_dtype_bytes, 2u);
+  EXPECT_EQ(m.weight_format.whole_bytes(), 2u);
+  EXPECT_EQ(m.expert_format.whole_bytes(), 2u);
   EXPECT_EQ(m.unquantized_dtype_bytes, 2u);
   EXPECT_EQ(m.kv_dtype_bytes, 2u);
   EXPECT_FALSE(m.tied_embeddings);

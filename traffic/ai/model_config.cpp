@@ -50,29 +50,41 @@ void check_layer(const ModelConfig& m, unsigned layer) {
   }
 }
 
-// Linear-layer weights of one layer's attention on one GPU.
-u64 attention_linear_params(const ModelConfig& m, unsigned tp) {
+// The linear layers of one layer's attention on one GPU, each as visit(rows, inputs): a matrix
+// of `rows` outputs, each a row of `inputs` weights.
+template <class Visit>
+void attention_matrices(const ModelConfig& m, unsigned tp, Visit&& visit) {
   const u64 h = m.hidden;
   const u64 heads = heads_per_gpu(m, tp);
   if (m.attention == AttentionKind::kGqa) {
     const u64 kv = kv_heads_per_gpu(m, tp);
-    const u64 q = h * heads * m.head_dim;
-    const u64 k_and_v = 2 * h * kv * m.head_dim;
-    const u64 o = heads * m.head_dim * h;
-    return q + k_and_v + o;
+    visit(heads * m.head_dim, h);  // q
+    visit(kv * m.head_dim, h);     // k
+    visit(kv * m.head_dim, h);     // v
+    visit(h, heads * m.head_dim);  // o
+    return;
   }
   // MLA (DeepSeek-V3 inference/model.py): wq_a (replicated) and wq_b (by heads), or wq (by heads)
   // without query compression; wkv_a (hidden -> latent + rope key, replicated); wkv_b (latent ->
   // per-head key without RoPE and value, by heads); wo (by heads).
   const u64 qk_head = u64{m.mla_qk_nope_head_dim} + m.mla_rope_head_dim;
-  const u64 q = m.mla_q_lora_rank > 0
-                    ? h * m.mla_q_lora_rank + u64{m.mla_q_lora_rank} * heads * qk_head
-                    : h * heads * qk_head;
-  const u64 kv_a = h * (u64{m.mla_kv_lora_rank} + m.mla_rope_head_dim);
-  const u64 kv_b =
-      u64{m.mla_kv_lora_rank} * heads * (u64{m.mla_qk_nope_head_dim} + m.mla_v_head_dim);
-  const u64 o = heads * m.mla_v_head_dim * h;
-  return q + kv_a + kv_b + o;
+  if (m.mla_q_lora_rank > 0) {
+    visit(m.mla_q_lora_rank, h);                     // wq_a
+    visit(heads * qk_head, u64{m.mla_q_lora_rank});  // wq_b
+  } else {
+    visit(heads * qk_head, h);  // wq
+  }
+  visit(u64{m.mla_kv_lora_rank} + m.mla_rope_head_dim, h);  // wkv_a
+  visit(heads * (u64{m.mla_qk_nope_head_dim} + m.mla_v_head_dim),
+        u64{m.mla_kv_lora_rank});      // wkv_b
+  visit(h, heads * m.mla_v_head_dim);  // wo
+}
+
+// Linear-layer weights of one layer's attention on one GPU.
+u64 attention_linear_params(const ModelConfig& m, unsigned tp) {
+  u64 p = 0;
+  attention_matrices(m, tp, [&](u64 rows, u64 inputs) { p += rows * inputs; });
+  return p;
 }
 
 // Norm weights inside the attention: MLA normalises the compressed query and the KV latent.
@@ -86,6 +98,13 @@ u64 attention_norm_params(const ModelConfig& m) {
 u64 swiglu_params(const ModelConfig& m, u64 width, unsigned tp) {
   check_tp(tp);
   return 3 * u64{m.hidden} * ceil_div(width, tp);
+}
+
+// The same FFN's bytes in `format`: gate and up have hidden inputs, down the shard's width.
+u64 swiglu_bytes(const ModelConfig& m, u64 width, unsigned tp, const WeightFormat& format) {
+  check_tp(tp);
+  const u64 shard = ceil_div(width, tp);
+  return 2 * format.matrix_bytes(shard, m.hidden) + format.matrix_bytes(m.hidden, shard);
 }
 
 u64 layer_norm_params(const ModelConfig& m) { return 2 * u64{m.hidden}; }
@@ -115,11 +134,56 @@ unsigned get_dtype_bytes(ConfigNode& n, const std::string& key, unsigned def) {
   return v;
 }
 
+// The named weight formats (see the header for their sources).
+const WeightFormat kWeightFormats[] = {
+    {"fp32", 32, 0, 0},  {"bf16", 16, 0, 0},  {"fp16", 16, 0, 0},   {"fp8", 8, 0, 0},
+    {"int8", 8, 0, 0},   {"mxfp8", 8, 32, 8}, {"mxint8", 8, 32, 8}, {"mxfp6", 6, 32, 8},
+    {"mxfp4", 4, 32, 8}, {"nvfp4", 4, 16, 8},
+};
+
+// A weight format key: a name, or {bits, block, scale_bits}.
+WeightFormat get_weight_format(ConfigNode& n, const std::string& key) {
+  if (!n.is_map(key)) {
+    std::vector<std::string> names;
+    for (const WeightFormat& f : kWeightFormats) names.push_back(f.name);
+    const std::string name = n.get_choice(key, std::nullopt, names);
+    for (const WeightFormat& f : kWeightFormats) {
+      if (f.name == name) return f;
+    }
+  }
+  ConfigNode c = n.child(key, true);
+  WeightFormat f;
+  f.name = "custom";
+  f.bits = static_cast<unsigned>(c.get_uint("bits", std::nullopt, 1, 32));
+  if (c.has("block") || c.has("scale_bits")) {
+    f.block = static_cast<unsigned>(c.get_uint("block", std::nullopt, 1, 65536));
+    f.scale_bits = static_cast<unsigned>(c.get_uint("scale_bits", std::nullopt, 1, 32));
+  } else {
+    c.ignore("block");
+    c.ignore("scale_bits");
+  }
+  c.finish();
+  return f;
+}
+
+WeightFormat whole_bytes_format(unsigned bytes) {
+  for (const WeightFormat& f : kWeightFormats) {
+    if (f.whole_bytes() == bytes) return f;  // fp32, bf16 or fp8 (the first of each size)
+  }
+  throw std::logic_error(fmt::format("no weight format of {} bytes", bytes));
+}
+
 unsigned get_count(ConfigNode& n, const std::string& key, std::uint64_t min, std::uint64_t max) {
   return static_cast<unsigned>(n.get_uint(key, std::nullopt, min, max));
 }
 
 }  // namespace
+
+std::uint64_t WeightFormat::matrix_bytes(std::uint64_t rows, std::uint64_t inputs) const {
+  const u64 row_bits =
+      block == 0 ? inputs * bits : ceil_div(inputs, block) * (u64{block} * bits + scale_bits);
+  return rows * ceil_div(row_bits, 8);
+}
 
 bool ModelConfig::is_moe_layer(unsigned layer) const {
   check_layer(*this, layer);
@@ -141,20 +205,22 @@ std::uint64_t ModelConfig::kv_bytes_per_token(unsigned tp) const {
 }
 
 std::uint64_t ModelConfig::attention_weight_bytes(unsigned tp) const {
-  return attention_linear_params(*this, tp) * weight_dtype_bytes +
-         attention_norm_params(*this) * unquantized_dtype_bytes;
+  u64 bytes = attention_norm_params(*this) * unquantized_dtype_bytes;
+  attention_matrices(
+      *this, tp, [&](u64 rows, u64 inputs) { bytes += weight_format.matrix_bytes(rows, inputs); });
+  return bytes;
 }
 
 std::uint64_t ModelConfig::dense_ffn_weight_bytes(unsigned tp) const {
-  return swiglu_params(*this, intermediate, tp) * weight_dtype_bytes;
+  return swiglu_bytes(*this, intermediate, tp, weight_format);
 }
 
 std::uint64_t ModelConfig::expert_weight_bytes(unsigned tp) const {
-  return swiglu_params(*this, expert_intermediate, tp) * weight_dtype_bytes;
+  return swiglu_bytes(*this, expert_intermediate, tp, expert_format);
 }
 
 std::uint64_t ModelConfig::shared_expert_weight_bytes(unsigned tp) const {
-  return swiglu_params(*this, u64{shared_experts} * expert_intermediate, tp) * weight_dtype_bytes;
+  return swiglu_bytes(*this, u64{shared_experts} * expert_intermediate, tp, expert_format);
 }
 
 std::uint64_t ModelConfig::router_weight_bytes() const {
@@ -176,6 +242,17 @@ std::uint64_t ModelConfig::parameters() const {
   u64 p = embedding_and_head_params(*this) + hidden;  // + final norm
   for (unsigned l = 0; l < layers; ++l) p += layer_params(*this, l, experts);
   return p;
+}
+
+std::uint64_t ModelConfig::weight_bytes() const {
+  // Embedding table (counted once when the LM head shares it) and the final norm.
+  u64 bytes = (tied_embeddings ? 0 : u64{vocab} * hidden * unquantized_dtype_bytes) +
+              u64{hidden} * unquantized_dtype_bytes + lm_head_weight_bytes(1);
+  for (unsigned l = 0; l < layers; ++l) {
+    bytes += layer_weight_bytes(l, 1);
+    if (is_moe_layer(l)) bytes += u64{experts} * expert_weight_bytes(1);
+  }
+  return bytes;
 }
 
 std::uint64_t ModelConfig::active_parameters() const {
@@ -205,6 +282,9 @@ constexpr ConfigJsonName kConfigJsonNames[] = {
     {"num_local_experts", "moe.experts"},
     {"num_experts", "moe.experts"},
     {"num_experts_per_tok", "moe.top_k"},
+    {"experts_per_token", "moe.top_k"},
+    {"quantization_config",
+     "weight_format or expert_weight_format (quant_method mxfp4: expert_weight_format: mxfp4)"},
     {"n_shared_experts", "moe.shared_experts"},
     {"moe_intermediate_size", "moe.expert_intermediate_size"},
     {"first_k_dense_replace", "moe.dense_layers"},
@@ -229,10 +309,26 @@ void check_model_keys(const ConfigNode& node) {
                                   n.ours));
     }
   }
-  node.check_known({"preset", "name", "source", "layers", "hidden_size", "attention",
-                    "attention_heads", "kv_heads", "head_dim", "mla", "moe", "intermediate_size",
-                    "vocab_size", "tie_word_embeddings", "weight_dtype_bytes",
-                    "unquantized_dtype_bytes", "kv_dtype_bytes", "sliding_window"});
+  node.check_known({"preset",
+                    "name",
+                    "source",
+                    "layers",
+                    "hidden_size",
+                    "attention",
+                    "attention_heads",
+                    "kv_heads",
+                    "head_dim",
+                    "mla",
+                    "moe",
+                    "intermediate_size",
+                    "vocab_size",
+                    "tie_word_embeddings",
+                    "weight_dtype_bytes",
+                    "weight_format",
+                    "expert_weight_format",
+                    "unquantized_dtype_bytes",
+                    "kv_dtype_bytes",
+                    "sliding_window"});
 }
 
 // sliding_window: W (every layer) or {tokens: W, layer_types: [...]} (see the header).
@@ -353,9 +449,28 @@ ModelConfig parse_model(ConfigNode node) {
 
   m.vocab = get_count(node, "vocab_size", 1, 1u << 22);
   m.tied_embeddings = node.get_bool("tie_word_embeddings", false);
-  m.weight_dtype_bytes = get_dtype_bytes(node, "weight_dtype_bytes", 2);
+  if (node.has("weight_format")) {
+    if (node.has("weight_dtype_bytes")) {
+      node.fail_among({"weight_format", "weight_dtype_bytes"},
+                      "weight_format and weight_dtype_bytes both say how the linear layers' "
+                      "weights are stored: give one of them");
+    }
+    node.ignore("weight_dtype_bytes");
+    m.weight_format = get_weight_format(node, "weight_format");
+  } else {
+    node.ignore("weight_format");
+    m.weight_format = whole_bytes_format(get_dtype_bytes(node, "weight_dtype_bytes", 2));
+  }
+  if (node.has("expert_weight_format")) {
+    if (!m.is_moe()) node.fail("expert_weight_format", "the model has no experts (no moe)");
+    m.expert_format = get_weight_format(node, "expert_weight_format");
+  } else {
+    node.ignore("expert_weight_format");
+    m.expert_format = m.weight_format;
+  }
+  const unsigned linear_bytes = m.weight_format.whole_bytes();
   m.unquantized_dtype_bytes =
-      get_dtype_bytes(node, "unquantized_dtype_bytes", m.weight_dtype_bytes);
+      get_dtype_bytes(node, "unquantized_dtype_bytes", linear_bytes ? linear_bytes : 2);
   m.kv_dtype_bytes = get_dtype_bytes(node, "kv_dtype_bytes", 2);
   parse_sliding_window(node, m);
   node.finish();

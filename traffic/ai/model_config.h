@@ -5,9 +5,12 @@
 // What is modelled: a decoder-only transformer of `layers` identical blocks, each block
 //   RMSNorm -> attention (GQA or MLA) -> RMSNorm -> FFN (dense SwiGLU or mixture of experts),
 // a token embedding table, a final RMSNorm and an LM head (vocab x hidden). Linear layers have no
-// bias (true of Llama 3, Mixtral and DeepSeek-V3). Not modelled: DeepSeek-V3's multi-token
-// prediction module (see traffic/models/deepseek_v3.yaml), its 256-value routing bias per MoE layer
-// (e_score_correction_bias: 0.00002% of the parameters) and the per-block scales of FP8 weights.
+// bias (true of Llama 3, Mixtral and DeepSeek-V3; gpt-oss's attention, router and expert biases
+// and attention sinks, 0.03% of its parameters, are not counted). Not modelled: DeepSeek-V3's
+// multi-token prediction module (see traffic/models/deepseek_v3.yaml), its 256-value routing bias
+// per MoE layer (e_score_correction_bias: 0.00002% of the parameters) and the per-block scales of
+// its FP8 weights (one FP32 scale per 128 x 128 block: 0.02%; a block-scaled weight_format counts
+// scales).
 //
 // YAML keys (all sizes are counts of values unless a unit is named):
 //   name                 text, required: the model's name in reports
@@ -44,11 +47,27 @@
 //     dense_layers       leading layers with a dense FFN instead of experts, 0..layers-1, default 0
 //                        (HF first_k_dense_replace)
 //   weight_dtype_bytes   bytes per weight of the linear layers: 1 (FP8/INT8), 2 (BF16/FP16) or 4
-//                        (FP32), default 2
+//                        (FP32), default 2. Or, instead of it:
+//   weight_format        how the linear layers' weights are stored: a name, or for a block-scaled
+//                        format {bits: B, block: N, scale_bits: S} (B bits a value, 1..32; one
+//                        S-bit scale, 1..32, for each N consecutive values of a row along its
+//                        input dimension, 1..65536; without block and scale_bits: B bits a value,
+//                        unscaled). Names: fp32 (32 bits), bf16 and fp16 (16), fp8 and int8 (8);
+//                        the OCP Microscaling (MX) formats (OCP MX Specification v1.0, 2023: a
+//                        block of 32 values shares an 8-bit E8M0 scale) mxfp8 and mxint8 (8 bits a
+//                        value), mxfp6 (6), mxfp4 (4: 4.25 bits a value with the scales); and
+//                        nvfp4 (NVIDIA Blackwell: 4-bit E2M1 values, an 8-bit E4M3 scale per 16,
+//                        4.5 bits a value; its one FP32 scale per tensor is not counted). A row's
+//                        last block is stored whole (the checkpoints' [rows, blocks, bytes]
+//                        layout), so a tensor-parallel shard whose input is not a whole number of
+//                        blocks rounds up.
+//   expert_weight_format the routed and shared experts' format, in the same forms; default the
+//                        linear layers' (gpt-oss: BF16 attention, MXFP4 experts)
 //   unquantized_dtype_bytes  bytes per value of the parts a quantized checkpoint keeps in higher
 //                        precision: token embedding, LM head, MoE router and RMSNorm weights
 //                        (DeepSeek-V3: FP8 linear layers, these in BF16). 1, 2 or 4; default
-//                        weight_dtype_bytes
+//                        weight_dtype_bytes, or with weight_format the bytes of an unscaled
+//                        whole-byte format and 2 (BF16) for any other
 //   kv_dtype_bytes       bytes per KV cache value, 1, 2 or 4, default 2
 //   sliding_window       sliding-window attention (Mistral 7B, Gemma 2/3, gpt-oss): a layer
 //                        with it attends to the last W tokens only, the new one included, so a
@@ -90,6 +109,25 @@ namespace famsim {
 
 enum class AttentionKind { kGqa, kMla };  // GQA covers MHA (kv_heads == heads) and MQA
 
+// How weights are stored (the weight_format key): `bits` a value, and with block scaling one
+// `scale_bits` scale per `block` consecutive values along a row's input dimension.
+struct WeightFormat {
+  std::string name;  // the format's name, or "custom" for one given by its numbers
+  unsigned bits = 16;
+  unsigned block = 0;  // 0: no scales
+  unsigned scale_bits = 0;
+
+  // An unscaled whole-byte format (FP8, BF16, FP32): its bytes a value; 0 for any other.
+  unsigned whole_bytes() const { return block == 0 && bits % 8 == 0 ? bits / 8 : 0; }
+  // Bits a value with the scales (4.25 for MXFP4).
+  double bits_per_value() const {
+    return bits + (block ? static_cast<double>(scale_bits) / block : 0.0);
+  }
+  // Bytes of a matrix of `rows` rows of `inputs` values each: per row, its blocks stored whole
+  // (values and scale), rounded up to a whole byte.
+  std::uint64_t matrix_bytes(std::uint64_t rows, std::uint64_t inputs) const;
+};
+
 struct ModelConfig {
   std::string name;
   std::string source;  // citation text from the YAML
@@ -106,8 +144,10 @@ struct ModelConfig {
   // kv_lora_rank + qk_rope_head_dim values (512 + 64 = 576 for DeepSeek-V3).
   unsigned mla_kv_lora_rank = 0, mla_rope_head_dim = 0, mla_q_lora_rank = 0;
   unsigned mla_qk_nope_head_dim = 0, mla_v_head_dim = 0;
-  unsigned kv_dtype_bytes = 2;      // bytes per KV cache value
-  unsigned weight_dtype_bytes = 2;  // bytes per weight of the linear layers
+  unsigned kv_dtype_bytes = 2;  // bytes per KV cache value
+  // The linear layers' weights (attention, dense FFN) and the experts' (routed and shared).
+  WeightFormat weight_format{"bf16", 16, 0, 0};
+  WeightFormat expert_format{"bf16", 16, 0, 0};
   // Bytes per value of the token embedding, LM head, MoE router and norms (see the key list).
   unsigned unquantized_dtype_bytes = 2;
   unsigned intermediate = 0;  // dense FFN intermediate size (SwiGLU: 3 matrices)
@@ -162,6 +202,10 @@ struct ModelConfig {
   // Parameters of the whole model (embeddings + layers incl. all experts + final norm + LM head),
   // for checking a preset against its published size.
   std::uint64_t parameters() const;
+  // Bytes of the whole model's weights as stored (every layer with all its experts, the embedding
+  // table, the final norm and the LM head, on one GPU), for checking a preset against its
+  // checkpoint's size.
+  std::uint64_t weight_bytes() const;
   // Parameters active per token (top_k routed experts instead of all); includes the embedding
   // table and the LM head.
   std::uint64_t active_parameters() const;

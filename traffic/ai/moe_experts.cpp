@@ -265,6 +265,8 @@ class MoeSpec : public GeneratorSpec {
   nlohmann::json summary() const override {
     return {{"model", p_.model.name},
             {"expert_bytes_per_gpu", p_.expert_bytes()},
+            {"expert_weight_format", p_.model.expert_format.name},
+            {"expert_bits_per_weight", p_.model.expert_format.bits_per_value()},
             {"experts", p_.model.experts},
             {"top_k", p_.model.top_k},
             {"moe_layers_simulated", p_.layers},

@@ -196,13 +196,20 @@ class WeightStreamSpec : public GeneratorSpec {
     std::uint64_t compute = 0;
     for (unsigned l = 0; l < p_.layers; ++l)
       compute += p_.compute.layer_ps(p_.model, l, p_.batch, p_.tp);
-    return {{"model", p_.model.name},
-            {"bytes_per_pass_per_gpu", p_.total_bytes()},
-            {"layers_simulated", p_.layers},
-            {"passes", p_.steps},
-            {"tensor_parallel", p_.tp},
-            {"compute_ns_per_pass", static_cast<double>(compute) * 1e-3},
-            {"compute", p_.compute.to_json()}};
+    nlohmann::json j = {{"model", p_.model.name},
+                        {"bytes_per_pass_per_gpu", p_.total_bytes()},
+                        {"weight_format", p_.model.weight_format.name},
+                        {"bits_per_weight", p_.model.weight_format.bits_per_value()},
+                        {"layers_simulated", p_.layers},
+                        {"passes", p_.steps},
+                        {"tensor_parallel", p_.tp},
+                        {"compute_ns_per_pass", static_cast<double>(compute) * 1e-3},
+                        {"compute", p_.compute.to_json()}};
+    if (p_.model.is_moe()) {
+      j["expert_weight_format"] = p_.model.expert_format.name;
+      j["expert_bits_per_weight"] = p_.model.expert_format.bits_per_value();
+    }
+    return j;
   }
 
  private:
