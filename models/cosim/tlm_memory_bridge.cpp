@@ -116,7 +116,6 @@ void TlmMemoryBridge::behaviour() {
   end_request(now);
   std::uint64_t next = pending_ ? end_req_ps_ : Wakeup::kNever;
   if (!upstream_busy_ && !answers_.empty()) next = std::min(next, answers_.front().ready_ps);
-  // An answer that took effect earlier than one before it goes with that one.
   if (next != Wakeup::kNever) wake_.at(std::max(next, now), now);
 }
 
@@ -216,7 +215,13 @@ void TlmMemoryBridge::answered(ForeignPayload& f, std::uint64_t at_ps) {
     std::memcpy(ours.get_data_ptr(), f.data.data(), f.get_data_length());
   }
   ours.set_response_status(status);
+  // Answers go back by the time they take effect, not by when the target called: a target may
+  // annotate a later call with an earlier time (IEEE 1666-2011 leaves the order to the receiver's
+  // payload event queue). Equal times keep the order of the calls.
   answers_.push_back({&ours, at_ps});
+  for (std::size_t i = answers_.size() - 1; i > 0 && answers_[i - 1].ready_ps > at_ps; --i) {
+    std::swap(answers_[i - 1], answers_[i]);
+  }
   f.ours = nullptr;
   wake_.at(at_ps, now_ps());
   f.release();  // free() takes it back once the target has let go too

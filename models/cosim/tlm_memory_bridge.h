@@ -15,8 +15,10 @@
 //                 target has taken the request (its END_REQ, or a BEGIN_RESP or TLM_COMPLETED
 //                 that implies it) and a slot was free: the foreign memory's backpressure reaches
 //                 famsim as a withheld END_REQ, as between famsim's own blocks. Responses go back
-//                 as BEGIN_RESP in the order the foreign target sent them, the next after the
-//                 block in front took the last (END_RESP).
+//                 as BEGIN_RESP in the order of the times the foreign target's answers take
+//                 effect (sc_time_stamp() + annotated delay; equal times in the order it sent
+//                 them, whatever the order of the requests), the next after the block in front
+//                 took the last (END_RESP).
 //   foreign side  one BEGIN_REQ at a time (exclusion rule), annotated with famsim's local time
 //                 offset; the foreign target's BEGIN_RESP is taken at once (TLM_COMPLETED: the
 //                 slot is its buffer), so the foreign target never waits for famsim. A target
@@ -159,7 +161,7 @@ class TlmMemoryBridge : public sc_core::sc_module, public Component, tlm::tlm_mm
   Bw bw_;
   std::vector<std::unique_ptr<ForeignPayload>> foreign_;
   Ring<ForeignPayload*> free_foreign_;
-  Ring<Answer> answers_;  // in the order the foreign target answered
+  Ring<Answer> answers_;  // by the time they took effect, then in the order the target answered
   // The request from the block in front that has not had END_REQ (at most one: exclusion rule),
   // since when, and the foreign payload carrying it once sent (null before).
   Payload* pending_ = nullptr;

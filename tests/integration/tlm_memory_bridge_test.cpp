@@ -406,12 +406,22 @@ class FamsimSender : public sc_core::sc_module {
   InitiatorPort<FamsimSender> out;
   std::vector<Request> requests;
   bool response_before_end_req = false;
+  std::vector<std::size_t> answer_order;  // request indices, in the order answered
+  // Each BEGIN_RESP is taken (END_RESP) this long after it came, not on return (0).
+  std::uint64_t hold_response_ps = 0;
 
   FamsimSender(sc_core::sc_module_name name, SimContext& ctx, std::vector<Request> r)
-      : sc_core::sc_module(name), out("out", *this, 0), requests(std::move(r)), ctx_(ctx) {
+      : sc_core::sc_module(name),
+        out("out", *this, 0),
+        requests(std::move(r)),
+        ctx_(ctx),
+        end_resp_("end_resp", ctx.scheduler(), this, &Wakeup::call_behaviour<FamsimSender>) {
     SC_HAS_PROCESS(FamsimSender);
     SC_METHOD(send);
     sensitive << next_;
+    SC_METHOD(behaviour);
+    sensitive << end_resp_.event();
+    dont_initialize();
   }
   Sync bw(unsigned, Payload& p, Phase& phase, sc_core::sc_time&) {
     Request& r = requests[ext_of(p).id];
@@ -424,12 +434,26 @@ class FamsimSender : public sc_core::sc_module {
     r.response_ps = now_ps();
     r.status = p.get_response_status();
     r.service_start_ps = ext_of(p).service_start_ps;
+    answer_order.push_back(ext_of(p).id);
+    if (hold_response_ps > 0) {
+      held_ = &p;
+      end_resp_.at(now_ps() + hold_response_ps, now_ps());
+      return tlm::TLM_ACCEPTED;
+    }
     p.release();
     phase = tlm::END_RESP;
     return tlm::TLM_COMPLETED;
   }
 
  private:
+  friend class famsim::Wakeup;  // runs behaviour(): the held response's END_RESP, on famsim's time
+  void behaviour() {
+    end_resp_.fired();
+    Payload& p = *held_;
+    held_ = nullptr;
+    out.send_end_resp(p);
+    p.release();
+  }
   void send() {
     if (sent_ >= requests.size()) return;
     const Request& r = requests[sent_];
@@ -455,6 +479,8 @@ class FamsimSender : public sc_core::sc_module {
   SimContext& ctx_;
   std::size_t sent_ = 0;
   sc_core::sc_event next_;
+  Payload* held_ = nullptr;
+  Wakeup end_resp_;
 };
 
 // A target that answers in the call: `completes` returns TLM_COMPLETED with kLatency added to the
@@ -506,19 +532,105 @@ class ForeignEagerMemory : public sc_core::sc_module {
   tlm_utils::peq_with_cb_and_phase<ForeignEagerMemory> peq_;
 };
 
+// A target that takes every request at once (TLM_UPDATED with END_REQ) and answers each
+// kFar after its BEGIN_REQ at channel address 0, kNear elsewhere, so a later request can be
+// answered first, as a DRAM controller that reorders for row hits does. With `annotate`, it
+// answers both of the first two requests as soon as it has them, in the order they came, each
+// with the rest of its latency as the annotated delay (so the first call takes effect last);
+// otherwise each through its payload event queue at its time, with no delay. It gives a payload
+// back `keep_ps` after answering it.
+constexpr std::uint64_t kFar = 40000, kNear = 10000;
+class ForeignReorderingMemory : public sc_core::sc_module {
+ public:
+  tlm_utils::simple_target_socket<ForeignReorderingMemory> socket;
+  std::vector<std::uint64_t> begin_req_ps;
+
+  ForeignReorderingMemory(sc_core::sc_module_name name, bool annotate, std::uint64_t keep_ps = 0)
+      : sc_core::sc_module(name),
+        socket("socket"),
+        annotate_(annotate),
+        keep_ps_(keep_ps),
+        answer_peq_(this, &ForeignReorderingMemory::answer_one),
+        give_back_peq_(this, &ForeignReorderingMemory::give_back) {
+    socket.register_nb_transport_fw(this, &ForeignReorderingMemory::nb_transport_fw);
+    SC_HAS_PROCESS(ForeignReorderingMemory);
+    SC_METHOD(answer_both);
+    sensitive << both_;
+    dont_initialize();
+  }
+
+ private:
+  static std::uint64_t latency(const tlm::tlm_generic_payload& p) {
+    return p.get_address() == 0 ? kFar : kNear;
+  }
+  tlm::tlm_sync_enum nb_transport_fw(tlm::tlm_generic_payload& p, tlm::tlm_phase& phase,
+                                     sc_core::sc_time& t) {
+    if (phase != tlm::BEGIN_REQ) {
+      ADD_FAILURE() << "the bridge sent " << phase;
+      return tlm::TLM_COMPLETED;
+    }
+    const std::uint64_t at = sc_core::sc_time_stamp().value() + t.value();
+    begin_req_ps.push_back(at);
+    bytes_.access(p);
+    p.acquire();
+    if (annotate_) {
+      held_.push_back({&p, at + latency(p)});
+      if (held_.size() == 2) both_.notify(t);
+    } else {
+      tlm::tlm_phase resp = tlm::BEGIN_RESP;
+      answer_peq_.notify(p, resp, t + sc_core::sc_time::from_value(latency(p)));
+    }
+    phase = tlm::END_REQ;
+    return tlm::TLM_UPDATED;
+  }
+  void answer(tlm::tlm_generic_payload& p, std::uint64_t due_ps) {
+    tlm::tlm_phase resp = tlm::BEGIN_RESP;
+    sc_core::sc_time t = sc_core::sc_time::from_value(due_ps - sc_core::sc_time_stamp().value());
+    EXPECT_EQ(socket->nb_transport_bw(p, resp, t), tlm::TLM_COMPLETED);
+    if (keep_ps_ == 0) {
+      p.release();
+    } else {
+      tlm::tlm_phase mark = tlm::END_RESP;  // (only a label for the queue)
+      give_back_peq_.notify(p, mark, t + sc_core::sc_time::from_value(keep_ps_));
+    }
+  }
+  void answer_one(tlm::tlm_generic_payload& p, const tlm::tlm_phase&) {
+    answer(p, sc_core::sc_time_stamp().value());
+  }
+  void answer_both() {
+    for (const Held& h : held_) answer(*h.p, h.due_ps);
+    held_.clear();
+  }
+  void give_back(tlm::tlm_generic_payload& p, const tlm::tlm_phase&) { p.release(); }
+
+  struct Held {
+    tlm::tlm_generic_payload* p;
+    std::uint64_t due_ps;
+  };
+  bool annotate_;
+  std::uint64_t keep_ps_;
+  std::vector<Held> held_;
+  sc_core::sc_event both_;
+  Bytes bytes_;
+  tlm_utils::peq_with_cb_and_phase<ForeignReorderingMemory> answer_peq_;
+  tlm_utils::peq_with_cb_and_phase<ForeignReorderingMemory> give_back_peq_;
+};
+
 // One bridge with `target` behind it and a FamsimSender in front.
 template <class Target>
 struct Alone {
-  Alone(Kernel kernel, Target& target, std::vector<FamsimSender::Request> requests)
+  Alone(Kernel kernel, Target& target, std::vector<FamsimSender::Request> requests,
+        unsigned max_outstanding = 32)
       : ctx(kPoolBytes, 1, kernel),
-        bridge("ch0", ctx, params(), kPoolBytes),
+        bridge("ch0", ctx, params(max_outstanding), kPoolBytes),
         sender("sender", ctx, std::move(requests)) {
     bridge.out.bind(target.socket);
     sender.out.bind(bridge.up);
   }
-  static TlmMemoryBridgeParams params() {
+  static TlmMemoryBridgeParams params(unsigned max_outstanding) {
     TlmMemoryBridgeParams p;
     p.peak_gbps = 16;
+    p.max_outstanding = max_outstanding;
     return p;
   }
   nlohmann::json run() {
@@ -588,6 +700,71 @@ TEST_P(MemoryBridge, AnEndReqOnReturnWithADelayTakesEffectThen) {
     EXPECT_EQ(got.service_start_ps, (i + 1) * kAccept) << i;
   }
   EXPECT_DOUBLE_EQ(r["backpressure_ns"].get<double>(), 4.0);
+}
+
+// Two reads sent at 0, to channel addresses 0 (answered 40 ns later) and 256 (10 ns later).
+std::vector<FamsimSender::Request> far_then_near() {
+  FamsimSender::Request far, near;
+  far.channel_address = 0;
+  near.channel_address = 256;
+  return {far, near};
+}
+
+TEST_P(MemoryBridge, AnswersOutOfRequestOrderGoBackWhenTheyCome) {
+  // The second request is answered first (10 ns), the first at 40 ns: each goes back at its time.
+  ForeignReorderingMemory mem("mem", false);
+  Alone<ForeignReorderingMemory> a(test::kernel_named(GetParam()), mem, far_then_near());
+  const nlohmann::json r = a.run();
+  ASSERT_EQ(mem.begin_req_ps, (std::vector<std::uint64_t>{0, 0}));
+  EXPECT_EQ(a.sender.answer_order, (std::vector<std::size_t>{1, 0}));
+  EXPECT_EQ(a.sender.requests[0].response_ps, kFar);
+  EXPECT_EQ(a.sender.requests[1].response_ps, kNear);
+  EXPECT_EQ(a.sender.requests[0].status, tlm::TLM_OK_RESPONSE);
+  EXPECT_EQ(a.sender.requests[1].status, tlm::TLM_OK_RESPONSE);
+  EXPECT_DOUBLE_EQ(r["read_latency_ns"]["max"].get<double>(), 40.0);
+  EXPECT_DOUBLE_EQ(r["read_latency_ns"]["mean"].get<double>(), 25.0);
+}
+
+TEST_P(MemoryBridge, AnswersGoBackByTheirAnnotatedTimesNotByTheOrderOfTheCalls) {
+  // Both answers called at 0, the first request's first with 40 ns annotated, then the second's
+  // with 10 ns: the second takes effect first and goes back at 10 ns, not behind the first.
+  ForeignReorderingMemory mem("mem", true);
+  Alone<ForeignReorderingMemory> a(test::kernel_named(GetParam()), mem, far_then_near());
+  a.run();
+  EXPECT_EQ(a.sender.answer_order, (std::vector<std::size_t>{1, 0}));
+  EXPECT_EQ(a.sender.requests[0].response_ps, kFar);
+  EXPECT_EQ(a.sender.requests[1].response_ps, kNear);
+}
+
+TEST_P(MemoryBridge, ARequestWaitsForAPayloadTheTargetStillHolds) {
+  // One slot and so one payload of the bridge's; the target answers the first read at 10 ns and
+  // gives its payload back 20 ns later: the second read goes out then (30 ns), though the slot
+  // was free at 10, and is answered at 40 ns.
+  ForeignReorderingMemory mem("mem", false, 20000);
+  FamsimSender::Request near;
+  near.channel_address = 256;
+  Alone<ForeignReorderingMemory> a(test::kernel_named(GetParam()), mem, {near, near}, 1);
+  a.run();
+  EXPECT_EQ(mem.begin_req_ps, (std::vector<std::uint64_t>{0, kNear + 20000}));
+  EXPECT_EQ(a.sender.requests[0].response_ps, kNear);
+  EXPECT_EQ(a.sender.requests[1].end_req_ps, kNear + 20000);
+  EXPECT_EQ(a.sender.requests[1].response_ps, 2 * kNear + 20000);
+}
+
+TEST_P(MemoryBridge, AnAnswerWaitsWhileTheBlockInFrontHoldsTheLastOne) {
+  // Both reads answered at 10 ns; the block in front takes each answer 25 ns after it came
+  // (END_RESP): the second goes back only then, at 35 ns, and its latency counts the wait.
+  ForeignReorderingMemory mem("mem", false);
+  FamsimSender::Request near;
+  near.channel_address = 256;
+  Alone<ForeignReorderingMemory> a(test::kernel_named(GetParam()), mem, {near, near});
+  a.sender.hold_response_ps = 25000;
+  const nlohmann::json r = a.run();
+  EXPECT_EQ(mem.begin_req_ps, (std::vector<std::uint64_t>{0, 0}));
+  EXPECT_EQ(a.sender.requests[0].response_ps, kNear);
+  EXPECT_EQ(a.sender.requests[1].response_ps, kNear + 25000);
+  EXPECT_DOUBLE_EQ(r["read_latency_ns"]["max"].get<double>(), 35.0);
+  EXPECT_DOUBLE_EQ(r["read_latency_ns"]["min"].get<double>(), 10.0);
 }
 
 INSTANTIATE_TEST_SUITE_P(Kernels, MemoryBridge, ::testing::Values("famsim", "systemc"));
