@@ -78,7 +78,20 @@ void expand_one(YAML::Node parent, const std::string& key, const std::string& ki
     throw ConfigError(fmt::format("{}: {}.preset: no {} preset named '{}' (known: {})", where, path,
                                   kind, name, known));
   }
-  const YAML::Node preset = load_yaml_text(*text, file);
+  YAML::Node preset = load_yaml_text(*text, file);
+  if (kind == "model") {
+    // A model file says how values are stored in one of two ways (traffic/ai/model_config.h):
+    // the user's word in either replaces the preset's in the other.
+    static const char* const kAlternatives[][2] = {{"weight_format", "weight_dtype_bytes"},
+                                                   {"kv_format", "kv_dtype_bytes"}};
+    for (const auto& pair : kAlternatives) {
+      for (int i = 0; i < 2; ++i) {
+        if (node[pair[i]].IsDefined() && !node[pair[1 - i]].IsDefined()) {
+          preset.remove(pair[1 - i]);
+        }
+      }
+    }
+  }
   record_sources(preset, node, path, file, sources);
   // Where the preset was chosen, for a key found missing from it later.
   sources.note_preset(path, {name, file, fmt::format("{}: {}.preset", where, path)});

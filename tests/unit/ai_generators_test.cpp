@@ -195,6 +195,23 @@ TEST(KvDecode, DeepSeekV3LatentIsNotSplit) {
   EXPECT_EQ(d.written, 2u * 1152 * 4);
 }
 
+// An NVFP4 KV cache given next to a preset that says kv_dtype_bytes: 2 (the user's key replaces
+// the preset's): Llama-3-8B's head of 128 values is 8 blocks of 16 x 4 bits and an 8-bit scale,
+// 72 B; K and V of 8 heads, 1,152 B per token per layer (BF16: 4,096). 3 sequences of 40
+// tokens, 2 layers: 3 x 40 x 1,152 x 2 read, 3 x 1,152 x 2 written.
+TEST(KvDecode, AQuantizedKvFormatNextToAPresetSetsTheBytesMoved) {
+  const auto spec = spec_of(R"(gpus: [0]
+    kv_decode:
+      model: {preset: llama3_8b, kv_format: nvfp4}
+      batch: 3
+      context_tokens: 40
+      layers: 2
+      kv_location: device/fam0)");
+  const Drained d = drain(*spec);
+  EXPECT_EQ(d.read, 3u * 40 * 1152 * 2);
+  EXPECT_EQ(d.written, 3u * 1152 * 2);
+}
+
 // Tiers: Llama-3-8B, tp 1: K and V of 8 heads x 128 x 2 B = 2,048 B each, 4,096 B per token
 // per layer. Context 111 tokens in blocks of 16 (blocks 0..6, block 6 holding tokens 96..110),
 // the newest 32 tokens in HBM: a block is in HBM when it holds a token >= 111 - 32 = 79, so blocks

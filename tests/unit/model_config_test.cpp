@@ -127,7 +127,7 @@ TEST(ModelConfig, PresetValuesMatchThePublishedConfigs) {
   EXPECT_EQ(ds.vocab, 129280u);
   EXPECT_EQ(ds.weight_format.whole_bytes(), 1u);
   EXPECT_EQ(ds.unquantized_dtype_bytes, 2u);
-  EXPECT_EQ(ds.kv_dtype_bytes, 2u);
+  EXPECT_EQ(ds.kv_format.whole_bytes(), 2u);
 }
 
 TEST(ModelConfig, Llama3With70bKvBytes) {
@@ -396,7 +396,7 @@ TEST(ModelConfig, GptOss20bSizesByHand) {
   EXPECT_EQ(m.weight_bytes(), 13747605120u);
 }
 
-TEST(ModelConfig, WeightFormatsByNameAndByTheirNumbers) {
+TEST(ModelConfig, NumberFormatsByNameAndByTheirNumbers) {
   // A block-scaled format: per row its blocks, each `block` values and a scale, whole bytes.
   const ModelConfig nv = parse_text(std::string(kSmallModel) + "weight_format: nvfp4\n");
   // NVFP4: 16 values of 4 bits and an 8-bit scale, 72 bits a block. q: 256 rows of 256 inputs,
@@ -436,7 +436,7 @@ TEST(ModelConfig, WeightFormatsByNameAndByTheirNumbers) {
   EXPECT_EQ(mx.attention_weight_bytes(), 163840u * 2);  // BF16
 }
 
-TEST(ModelConfig, WeightFormatErrorsNameTheKey) {
+TEST(ModelConfig, NumberFormatErrorsNameTheKey) {
   std::string e = error_of([] { parse_text(std::string(kSmallModel) + "weight_format: fp4\n"); });
   EXPECT_THAT(e, HasSubstr("model.yaml:9"));
   EXPECT_THAT(e, HasSubstr("weight_format"));
@@ -463,6 +463,35 @@ TEST(ModelConfig, WeightFormatErrorsNameTheKey) {
   EXPECT_THAT(e, HasSubstr("expert_weight_format"));
 }
 
+TEST(ModelConfig, KvCacheFormatsByHand) {
+  // NVFP4 KV cache: a head's 32 values are 2 blocks of 16 x 4 bits and an 8-bit scale, 18 B.
+  // 2 (K, V) x 2 KV heads x 18 B = 72 B per token and layer (BF16: 256 B).
+  const ModelConfig nv = parse_text(std::string(kSmallModel) + "kv_format: nvfp4\n");
+  EXPECT_EQ(nv.kv_bytes_per_token_layer(), 72u);
+  // tp = 2: one head each, 36 B; x 4 layers = 144 B per token.
+  EXPECT_EQ(nv.kv_bytes_per_token_layer(2), 36u);
+  EXPECT_EQ(nv.kv_bytes_per_token(2), 144u);
+  // The weights keep their own format.
+  EXPECT_EQ(nv.weight_format.whole_bytes(), 2u);
+  // FP8 by name: as kv_dtype_bytes: 1, 2 x 2 x 32 x 1 B.
+  EXPECT_EQ(parse_text(std::string(kSmallModel) + "kv_format: fp8\n").kv_bytes_per_token_layer(),
+            128u);
+  // MLA: the latent (64 + 16 = 80 values) in MXFP4 is 3 blocks of 32 (the last one whole) x 17 B
+  // = 51 B, for any tp.
+  const ModelConfig mla = parse_text(
+      replace_line(replace_line(kSmallModel, "kv_heads: 2\n", "attention: mla\n"),
+                   "intermediate_size: 512\n",
+                   "intermediate_size: 512\nmla: {kv_lora_rank: 64, qk_rope_head_dim: 16, "
+                   "q_lora_rank: 0, qk_nope_head_dim: 32, v_head_dim: 32}\n") +
+      "kv_format: mxfp4\n");
+  EXPECT_EQ(mla.kv_bytes_per_token_layer(), 51u);
+  EXPECT_EQ(mla.kv_bytes_per_token_layer(4), 51u);
+  // One of the two keys.
+  const std::string e = error_of(
+      [] { parse_text(std::string(kSmallModel) + "kv_dtype_bytes: 1\nkv_format: nvfp4\n"); });
+  EXPECT_THAT(e, HasSubstr("kv_format and kv_dtype_bytes both say how the values are stored"));
+}
+
 TEST(ModelConfig, DefaultsAndDerivedHeadDim) {
   const ModelConfig m = parse_text(kSmallModel);
   EXPECT_EQ(m.attention, AttentionKind::kGqa);
@@ -470,7 +499,7 @@ TEST(ModelConfig, DefaultsAndDerivedHeadDim) {
   EXPECT_EQ(m.weight_format.whole_bytes(), 2u);
   EXPECT_EQ(m.expert_format.whole_bytes(), 2u);
   EXPECT_EQ(m.unquantized_dtype_bytes, 2u);
-  EXPECT_EQ(m.kv_dtype_bytes, 2u);
+  EXPECT_EQ(m.kv_format.whole_bytes(), 2u);
   EXPECT_FALSE(m.tied_embeddings);
   // 2 x 2 KV heads x 32 x 2 B = 256 B per layer.
   EXPECT_EQ(m.kv_bytes_per_token_layer(), 256u);

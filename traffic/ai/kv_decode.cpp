@@ -398,6 +398,7 @@ class KvDecodeSpec : public GeneratorSpec {
             {"kv_bytes_per_token_per_gpu", per_token},
             {"kv_bytes_per_token_per_gpu_per_layer", p_.model.kv_bytes_per_token_layer(p_.tp)},
             {"kv_bytes_per_token_model", p_.model.kv_bytes_per_token(1)},
+            {"kv_format", p_.model.kv_format.name},
             {"batch", p_.batch},
             {"steps", p_.steps},
             {"layers_simulated", p_.layers},

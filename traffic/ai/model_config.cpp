@@ -101,7 +101,7 @@ u64 swiglu_params(const ModelConfig& m, u64 width, unsigned tp) {
 }
 
 // The same FFN's bytes in `format`: gate and up have hidden inputs, down the shard's width.
-u64 swiglu_bytes(const ModelConfig& m, u64 width, unsigned tp, const WeightFormat& format) {
+u64 swiglu_bytes(const ModelConfig& m, u64 width, unsigned tp, const NumberFormat& format) {
   check_tp(tp);
   const u64 shard = ceil_div(width, tp);
   return 2 * format.matrix_bytes(shard, m.hidden) + format.matrix_bytes(m.hidden, shard);
@@ -135,24 +135,24 @@ unsigned get_dtype_bytes(ConfigNode& n, const std::string& key, unsigned def) {
 }
 
 // The named weight formats (see the header for their sources).
-const WeightFormat kWeightFormats[] = {
+const NumberFormat kNumberFormats[] = {
     {"fp32", 32, 0, 0},  {"bf16", 16, 0, 0},  {"fp16", 16, 0, 0},   {"fp8", 8, 0, 0},
     {"int8", 8, 0, 0},   {"mxfp8", 8, 32, 8}, {"mxint8", 8, 32, 8}, {"mxfp6", 6, 32, 8},
     {"mxfp4", 4, 32, 8}, {"nvfp4", 4, 16, 8},
 };
 
 // A weight format key: a name, or {bits, block, scale_bits}.
-WeightFormat get_weight_format(ConfigNode& n, const std::string& key) {
+NumberFormat get_number_format(ConfigNode& n, const std::string& key) {
   if (!n.is_map(key)) {
     std::vector<std::string> names;
-    for (const WeightFormat& f : kWeightFormats) names.push_back(f.name);
+    for (const NumberFormat& f : kNumberFormats) names.push_back(f.name);
     const std::string name = n.get_choice(key, std::nullopt, names);
-    for (const WeightFormat& f : kWeightFormats) {
+    for (const NumberFormat& f : kNumberFormats) {
       if (f.name == name) return f;
     }
   }
   ConfigNode c = n.child(key, true);
-  WeightFormat f;
+  NumberFormat f;
   f.name = "custom";
   f.bits = static_cast<unsigned>(c.get_uint("bits", std::nullopt, 1, 32));
   if (c.has("block") || c.has("scale_bits")) {
@@ -166,11 +166,28 @@ WeightFormat get_weight_format(ConfigNode& n, const std::string& key) {
   return f;
 }
 
-WeightFormat whole_bytes_format(unsigned bytes) {
-  for (const WeightFormat& f : kWeightFormats) {
+NumberFormat whole_bytes_format(unsigned bytes) {
+  for (const NumberFormat& f : kNumberFormats) {
     if (f.whole_bytes() == bytes) return f;  // fp32, bf16 or fp8 (the first of each size)
   }
   throw std::logic_error(fmt::format("no weight format of {} bytes", bytes));
+}
+
+// A format given either by its name or numbers (`format_key`) or as whole bytes a value
+// (`bytes_key`, default 2): one of the two.
+NumberFormat get_format_or_bytes(ConfigNode& n, const std::string& format_key,
+                                 const std::string& bytes_key) {
+  if (!n.has(format_key)) {
+    n.ignore(format_key);
+    return whole_bytes_format(get_dtype_bytes(n, bytes_key, 2));
+  }
+  if (n.has(bytes_key)) {
+    n.fail_among({format_key, bytes_key},
+                 fmt::format("{} and {} both say how the values are stored: give one of them",
+                             format_key, bytes_key));
+  }
+  n.ignore(bytes_key);
+  return get_number_format(n, format_key);
 }
 
 unsigned get_count(ConfigNode& n, const std::string& key, std::uint64_t min, std::uint64_t max) {
@@ -179,7 +196,7 @@ unsigned get_count(ConfigNode& n, const std::string& key, std::uint64_t min, std
 
 }  // namespace
 
-std::uint64_t WeightFormat::matrix_bytes(std::uint64_t rows, std::uint64_t inputs) const {
+std::uint64_t NumberFormat::matrix_bytes(std::uint64_t rows, std::uint64_t inputs) const {
   const u64 row_bits =
       block == 0 ? inputs * bits : ceil_div(inputs, block) * (u64{block} * bits + scale_bits);
   return rows * ceil_div(row_bits, 8);
@@ -195,9 +212,9 @@ unsigned ModelConfig::kv_vectors() const { return attention == AttentionKind::kG
 std::uint64_t ModelConfig::kv_bytes_per_token_layer(unsigned tp) const {
   if (attention == AttentionKind::kMla) {
     check_tp(tp);
-    return (u64{mla_kv_lora_rank} + mla_rope_head_dim) * kv_dtype_bytes;
+    return kv_format.matrix_bytes(1, u64{mla_kv_lora_rank} + mla_rope_head_dim);
   }
-  return kv_vectors() * kv_heads_per_gpu(*this, tp) * head_dim * kv_dtype_bytes;
+  return kv_vectors() * kv_format.matrix_bytes(kv_heads_per_gpu(*this, tp), head_dim);
 }
 
 std::uint64_t ModelConfig::kv_bytes_per_token(unsigned tp) const {
@@ -328,6 +345,7 @@ void check_model_keys(const ConfigNode& node) {
                     "expert_weight_format",
                     "unquantized_dtype_bytes",
                     "kv_dtype_bytes",
+                    "kv_format",
                     "sliding_window"});
 }
 
@@ -449,21 +467,10 @@ ModelConfig parse_model(ConfigNode node) {
 
   m.vocab = get_count(node, "vocab_size", 1, 1u << 22);
   m.tied_embeddings = node.get_bool("tie_word_embeddings", false);
-  if (node.has("weight_format")) {
-    if (node.has("weight_dtype_bytes")) {
-      node.fail_among({"weight_format", "weight_dtype_bytes"},
-                      "weight_format and weight_dtype_bytes both say how the linear layers' "
-                      "weights are stored: give one of them");
-    }
-    node.ignore("weight_dtype_bytes");
-    m.weight_format = get_weight_format(node, "weight_format");
-  } else {
-    node.ignore("weight_format");
-    m.weight_format = whole_bytes_format(get_dtype_bytes(node, "weight_dtype_bytes", 2));
-  }
+  m.weight_format = get_format_or_bytes(node, "weight_format", "weight_dtype_bytes");
   if (node.has("expert_weight_format")) {
     if (!m.is_moe()) node.fail("expert_weight_format", "the model has no experts (no moe)");
-    m.expert_format = get_weight_format(node, "expert_weight_format");
+    m.expert_format = get_number_format(node, "expert_weight_format");
   } else {
     node.ignore("expert_weight_format");
     m.expert_format = m.weight_format;
@@ -471,7 +478,7 @@ ModelConfig parse_model(ConfigNode node) {
   const unsigned linear_bytes = m.weight_format.whole_bytes();
   m.unquantized_dtype_bytes =
       get_dtype_bytes(node, "unquantized_dtype_bytes", linear_bytes ? linear_bytes : 2);
-  m.kv_dtype_bytes = get_dtype_bytes(node, "kv_dtype_bytes", 2);
+  m.kv_format = get_format_or_bytes(node, "kv_format", "kv_dtype_bytes");
   parse_sliding_window(node, m);
   node.finish();
   return m;

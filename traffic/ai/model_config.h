@@ -61,6 +61,8 @@
 //                        last block is stored whole (the checkpoints' [rows, blocks, bytes]
 //                        layout), so a tensor-parallel shard whose input is not a whole number of
 //                        blocks rounds up.
+//                        (Next to a preset, {preset: X, weight_format: F}, the user's key of
+//                        such a pair replaces the preset's other one: platforms/presets.cpp.)
 //   expert_weight_format the routed and shared experts' format, in the same forms; default the
 //                        linear layers' (gpt-oss: BF16 attention, MXFP4 experts)
 //   unquantized_dtype_bytes  bytes per value of the parts a quantized checkpoint keeps in higher
@@ -68,7 +70,12 @@
 //                        (DeepSeek-V3: FP8 linear layers, these in BF16). 1, 2 or 4; default
 //                        weight_dtype_bytes, or with weight_format the bytes of an unscaled
 //                        whole-byte format and 2 (BF16) for any other
-//   kv_dtype_bytes       bytes per KV cache value, 1, 2 or 4, default 2
+//   kv_dtype_bytes       bytes per KV cache value, 1, 2 or 4, default 2. Or, instead of it:
+//   kv_format            how the KV cache's values are stored, in weight_format's forms (nvfp4:
+//                        the NVFP4 KV cache of NVIDIA's Blackwell serving stacks); the blocks run
+//                        along one head's vector (GQA: head_dim values of one head's K or V; MLA:
+//                        the token's latent and RoPE key), each vector rounded up to whole blocks
+//                        and bytes
 //   sliding_window       sliding-window attention (Mistral 7B, Gemma 2/3, gpt-oss): a layer
 //                        with it attends to the last W tokens only, the new one included, so a
 //                        decode step reads at most W - 1 cached tokens there (HF sliding_window;
@@ -109,9 +116,10 @@ namespace famsim {
 
 enum class AttentionKind { kGqa, kMla };  // GQA covers MHA (kv_heads == heads) and MQA
 
-// How weights are stored (the weight_format key): `bits` a value, and with block scaling one
-// `scale_bits` scale per `block` consecutive values along a row's input dimension.
-struct WeightFormat {
+// How weights or KV cache values are stored (the weight_format and kv_format keys): `bits` a
+// value, and with block scaling one `scale_bits` scale per `block` consecutive values of a row (a
+// weight matrix's row along its input dimension; one head's K or V vector).
+struct NumberFormat {
   std::string name;  // the format's name, or "custom" for one given by its numbers
   unsigned bits = 16;
   unsigned block = 0;  // 0: no scales
@@ -144,10 +152,10 @@ struct ModelConfig {
   // kv_lora_rank + qk_rope_head_dim values (512 + 64 = 576 for DeepSeek-V3).
   unsigned mla_kv_lora_rank = 0, mla_rope_head_dim = 0, mla_q_lora_rank = 0;
   unsigned mla_qk_nope_head_dim = 0, mla_v_head_dim = 0;
-  unsigned kv_dtype_bytes = 2;  // bytes per KV cache value
+  NumberFormat kv_format{"bf16", 16, 0, 0};  // the KV cache's values
   // The linear layers' weights (attention, dense FFN) and the experts' (routed and shared).
-  WeightFormat weight_format{"bf16", 16, 0, 0};
-  WeightFormat expert_format{"bf16", 16, 0, 0};
+  NumberFormat weight_format{"bf16", 16, 0, 0};
+  NumberFormat expert_format{"bf16", 16, 0, 0};
   // Bytes per value of the token embedding, LM head, MoE router and norms (see the key list).
   unsigned unquantized_dtype_bytes = 2;
   unsigned intermediate = 0;  // dense FFN intermediate size (SwiGLU: 3 matrices)
@@ -179,8 +187,9 @@ struct ModelConfig {
   }
 
   // KV cache bytes one GPU of a tensor-parallel group of `tp` holds per token per layer: GQA
-  // 2 (K and V) x kv_heads/tp x head_dim x kv_dtype_bytes (one head when tp is a multiple of
-  // kv_heads); MLA: the latent (kv_lora_rank + rope) x kv_dtype_bytes, the same for any tp.
+  // 2 (K and V) x kv_heads/tp x the bytes of head_dim values (one head when tp is a multiple of
+  // kv_heads); MLA: the bytes of the latent's kv_lora_rank + rope values, the same for any tp.
+  // (head_dim x kv_dtype_bytes for a whole-byte format; with block scales, whole blocks a head.)
   std::uint64_t kv_bytes_per_token_layer(unsigned tp = 1) const;
   std::uint64_t kv_bytes_per_token(unsigned tp = 1) const;  // x layers
   // KV vectors per token per layer: 2 for GQA (K, V), 1 for MLA (the latent).

@@ -388,6 +388,7 @@ class PrefillSpec : public GeneratorSpec {
         {"tensor_parallel", p_.tp},
         {"kv_bytes_per_token_per_gpu", p_.model.kv_bytes_per_token_layer(p_.tp) * p_.layers},
         {"kv_bytes_per_token_per_gpu_per_layer", p_.model.kv_bytes_per_token_layer(p_.tp)},
+        {"kv_format", p_.model.kv_format.name},
         {"layers_simulated", p_.layers},
         {"block_tokens", p_.block_tokens},
         {"cache_tokens_per_gpu", p_.cache_tokens},
