@@ -237,6 +237,31 @@ TEST(KvDecode, HbmWindowSplitsReadsAndMovesTheBlockThatLeaves) {
   EXPECT_EQ(d.report["blocks_moved_to_kv_location"].get<std::uint64_t>(), 1u);
 }
 
+// gpt-oss-20b's first two layers (layer 0: sliding window of 128, layer 1: full), KV 2 x 8 x 64
+// x 2 B = 2,048 B per token per layer. 143 cached tokens, blocks of 16, the newest 128 in HBM: HBM
+// holds the blocks with a token >= 15, so all 9 (block 0 holds 0..15). Layer 0 reads the newest
+// 127 tokens (16..142), layer 1 all 143, both from HBM. After the step the HBM window starts at
+// 144 - 128 = 16: block 0 leaves. Layer 1 moves it down (16 tokens read from HBM, written to the
+// device); layer 0 drops it, as its next step reads from 144 - 127 = 17 on.
+TEST(KvDecode, ASlidingLayersBlockBehindTheWindowIsDroppedNotMoved) {
+  const auto spec = spec_of(R"(gpus: [0]
+    kv_decode:
+      model: {preset: gpt_oss_20b}
+      batch: 1
+      context_tokens: 143
+      layers: 2
+      hbm_tokens: 128
+      kv_location: device/fam0)");
+  const Drained d = drain(*spec);
+  const std::uint64_t tok = 2048;  // per token and layer
+  EXPECT_EQ(d.read_by_region.count(0), 0u) << "nothing read from the device";
+  EXPECT_EQ(d.read_by_region.at(1), (127 + 143 + 16) * tok);
+  EXPECT_EQ(d.written_by_region.at(1), 2 * tok);   // the new token, both layers
+  EXPECT_EQ(d.written_by_region.at(0), 16 * tok);  // block 0 of layer 1 only
+  EXPECT_EQ(d.report["blocks_moved_to_kv_location"].get<std::uint64_t>(), 1u);
+  EXPECT_EQ(d.report["sliding_blocks_dropped"].get<std::uint64_t>(), 1u);
+}
+
 // The stream's result counts a tensor-parallel group's step once and times it on the group's
 // critical path. GPUs 0 and 1 form one group (tp 2) decoding 1 sequence of 16 tokens, 1 layer, 2
 // steps, compute 100 ns, prefetch 0; every access takes 1000 ns on GPU 0 and 2000 ns on GPU 1,

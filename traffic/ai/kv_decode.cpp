@@ -15,7 +15,9 @@
 //   hbm_tokens        tier policy: the newest N tokens of each sequence (whole blocks holding
 //                     any of them) stay in HBM (hbm_location, default gpu_local), the rest on
 //                     kv_location; a block leaving the window is copied down (read from HBM,
-//                     written to kv_location) in the step it leaves. Default 0: all on kv_location
+//                     written to kv_location) in the step it leaves, unless it is a
+//                     sliding-window layer's block behind the window (dropped: no step reads it
+//                     again). Default 0: all on kv_location
 //   compute           per-layer compute (traffic/ai/llm_common.h), tokens = batch
 //   prefetch_layers   layers whose KV is fetched ahead of compute, default 0
 //
@@ -94,6 +96,7 @@ class KvDecodeSource : public PhasedSource {
     j["write_bytes_kv_location"] = write_dev_;
     j["write_bytes_hbm"] = write_hbm_;
     j["blocks_moved_to_kv_location"] = demoted_;
+    j["sliding_blocks_dropped"] = dropped_;
     const std::vector<double>& step_ns = steps_.ns();
     j["step_ns"] = step_ns;
     double sum = 0;
@@ -172,6 +175,11 @@ class KvDecodeSource : public PhasedSource {
             continue;
           }
           const std::uint64_t b = (c + 1 - h) / bt - 1;
+          if (dropped(layer_, b, c)) {
+            ++dropped_;
+            next_seq();
+            continue;
+          }
           const bool reading = stage_ == Stage::kDemoteRead;
           a.va = address(reading, seq_, b, vec_);
           a.bytes = static_cast<std::uint32_t>(p_.block_bytes());
@@ -182,7 +190,7 @@ class KvDecodeSource : public PhasedSource {
             if (reading) {
               stage_ = Stage::kDemoteWrite;
             } else {
-              if (layer_ == 0) ++demoted_;
+              if (layer_ == first_keeping(b, c)) ++demoted_;  // once a block, not a layer
               next_seq();
             }
           }
@@ -198,6 +206,21 @@ class KvDecodeSource : public PhasedSource {
  private:
   enum class Stage { kRead, kAppend, kDemoteRead, kDemoteWrite };
 
+  // A sliding-window layer's block b, leaving HBM as a sequence of c cached tokens takes its
+  // next one, is dropped rather than moved to kv_location when it lies wholly before the window
+  // of the next step (and so of every later one): no decode step reads it again (vLLM frees such
+  // blocks). Its slot on kv_location stays reserved.
+  bool dropped(unsigned layer, std::uint64_t b, std::uint64_t c) const {
+    if (!p_.model.is_sliding_layer(layer)) return false;
+    const std::uint64_t first_read = c + 1 - p_.model.attended_tokens(layer, c + 1);
+    return (b + 1) * p_.block_tokens <= first_read;
+  }
+  // The first simulated layer that moves that block down (the block counts as moved there).
+  unsigned first_keeping(std::uint64_t b, std::uint64_t c) const {
+    unsigned l = 0;
+    while (l + 1 < p_.layers && dropped(l, b, c)) ++l;
+    return l;
+  }
   // Block b of a sequence with c cached tokens is in HBM when it holds one of the newest
   // hbm_tokens tokens.
   bool in_window(std::uint64_t b, std::uint64_t c) const {
@@ -251,6 +274,7 @@ class KvDecodeSource : public PhasedSource {
   unsigned vec_ = 0;
   // Results.
   std::uint64_t read_dev_ = 0, read_hbm_ = 0, write_dev_ = 0, write_hbm_ = 0, demoted_ = 0;
+  std::uint64_t dropped_ = 0;  // (block, layer) pairs of sliding-window layers dropped
   StepTimes steps_;
 };
 
@@ -336,7 +360,10 @@ class KvDecodeSpec : public GeneratorSpec {
   //   steps_done                  decode steps every group completed (a group's step counts
   //                               once, not once per GPU): the configured steps when all ran
   //   blocks_moved_to_kv_location blocks that left the HBM window, once per group, summed over
-  //                               groups
+  //                               groups (a block moved in any simulated layer counts once)
+  //   sliding_blocks_dropped      with hbm_tokens and sliding-window layers: (block, layer) pairs
+  //                               that left HBM behind a sliding layer's window and were dropped
+  //                               instead of moved, once per group, summed over groups
   //   read_bytes_*, write_bytes_* totals over every GPU of the stream
   //   mean_step_ns                a step's time on the group's critical path (per step, its
   //                               slowest GPU), mean over steps and groups
@@ -356,6 +383,9 @@ class KvDecodeSpec : public GeneratorSpec {
          {"read_bytes_kv_location", "read_bytes_hbm", "write_bytes_kv_location", "write_bytes_hbm"})
       j[k] = g.gpu_sum(k);
     j["blocks_moved_to_kv_location"] = g.group_sum("blocks_moved_to_kv_location");
+    if (p_.hbm_tokens > 0 && p_.model.sliding_layers(p_.layers) > 0) {
+      j["sliding_blocks_dropped"] = g.group_sum("sliding_blocks_dropped");
+    }
     const TpGroups::Steps st = g.steps("step_ns", p_.batch);
     const double mean_step_ns = st.mean_step_ns;
     j["mean_step_ns"] = mean_step_ns;

@@ -87,7 +87,8 @@
 //                        one `sliding`. Absent: every layer attends to the whole context. Only
 //                        what is read changes (kv_decode's cached tokens, prefill's reused
 //                        prefix): the cache still holds every token (vLLM frees a sliding layer's
-//                        blocks once they leave the window; famsim keeps them), every new token
+//                        blocks once they leave the window; famsim keeps their slots, and
+//                        kv_decode's HBM tier drops rather than moves them), every new token
 //                        is written, and the compute model counts no attention-score FLOPs.
 // The caps keep every byte count of a model within 64 bits; real models are far inside them.
 //
