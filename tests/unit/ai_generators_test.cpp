@@ -826,6 +826,76 @@ TEST(MoeExperts, ResultCountsAGroupsLookupOnce) {
   EXPECT_DOUBLE_EQ(r["mean_distinct_experts_per_layer"].get<double>(), 4.0);
 }
 
+// Expert parallelism: kTinyMoe on 2 GPUs with expert_parallel 2, a cache of 4 on each. GPU 0
+// holds experts 0 and 1 of each layer, GPU 1 experts 2 and 3; every token needs all 4, so each
+// GPU looks up its 2 a layer: step 1 misses them (2 layers x 2 = 4 per GPU), step 2 hits them.
+// The group: 16 lookups, 8 misses, 8 hits, 4 distinct experts a layer. Each miss reads a whole
+// expert, 49,152 B (not half, as under tensor_parallel 2): 4 x 49,152 B on each GPU, evenly.
+TEST(MoeExperts, ExpertParallelRanksFetchTheirOwnWholeExperts) {
+  std::string yaml = std::string(kTinyMoe) + "\n      cache_experts: 4\n      expert_parallel: 2";
+  yaml.replace(yaml.find("gpus: [0]"), 9, "gpus: [0, 1]");
+  const auto spec = spec_of(yaml);
+  for (unsigned rank = 0; rank < 2; ++rank) {
+    const Drained d = drain(*spec, rank);
+    EXPECT_EQ(d.read, 4 * 49152ULL) << rank;
+    EXPECT_EQ(d.written, 4 * 49152ULL) << rank;  // into its cache
+    EXPECT_EQ(d.report["cache_misses"].get<std::uint64_t>(), 4u) << rank;
+  }
+  const nlohmann::json r = combined(*spec, 2);
+  EXPECT_EQ(r["expert_lookups"].get<std::uint64_t>(), 16u);
+  EXPECT_EQ(r["cache_misses"].get<std::uint64_t>(), 8u);
+  EXPECT_EQ(r["cache_hits"].get<std::uint64_t>(), 8u);
+  EXPECT_EQ(r["bytes_fetched"].get<std::uint64_t>(), 8 * 49152ULL);
+  EXPECT_DOUBLE_EQ(r["mean_distinct_experts_per_layer"].get<double>(), 4.0);
+  EXPECT_DOUBLE_EQ(r["fetch_imbalance"].get<double>(), 1.0);
+  EXPECT_EQ(r["expert_parallel"].get<unsigned>(), 2u);
+  // Warm, each GPU's cache starts with its own experts: nothing is fetched.
+  const auto warm = spec_of(yaml + "\n      warm_cache: true");
+  EXPECT_EQ(drain(*warm, 0).read + drain(*warm, 1).read, 0u);
+}
+
+// One token routed to 1 expert of 1 layer: only its owner fetches it, whichever it is. 49,152 B
+// on one GPU, none on the other: the most is twice the mean.
+TEST(MoeExperts, ExpertParallelLoadFallsOnTheHotExpertsRank) {
+  std::string yaml = std::string(kTinyMoe) + "\n      expert_parallel: 2\n      layers: 1";
+  yaml.replace(yaml.find("gpus: [0]"), 9, "gpus: [0, 1]");
+  yaml.replace(yaml.find("top_k: 4"), 8, "top_k: 1");
+  yaml.replace(yaml.find("batch: 2"), 8, "batch: 1");
+  yaml.replace(yaml.find("steps: 2"), 8, "steps: 1");
+  const auto spec = spec_of(yaml);
+  const std::uint64_t gpu0 = drain(*spec, 0).read, gpu1 = drain(*spec, 1).read;
+  EXPECT_EQ(gpu0 + gpu1, 49152u);
+  EXPECT_EQ(gpu0 * gpu1, 0u) << "both GPUs fetched";
+  const nlohmann::json r = combined(*spec, 2);
+  EXPECT_DOUBLE_EQ(r["bytes_fetched_max_gpu"].get<double>(), 49152.0);
+  EXPECT_DOUBLE_EQ(r["fetch_imbalance"].get<double>(), 2.0);
+  EXPECT_EQ(r["expert_lookups"].get<std::uint64_t>(), 1u);
+}
+
+TEST(MoeExperts, ExpertParallelErrorsNameTheKey) {
+  std::string two = std::string(kTinyMoe);
+  two.replace(two.find("gpus: [0]"), 9, "gpus: [0, 1]");
+  const auto error_of = [](const std::string& yaml) {
+    try {
+      spec_of(yaml);
+    } catch (const ConfigError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_THAT(error_of(two + "\n      expert_parallel: 2\n      tensor_parallel: 2"),
+              HasSubstr("expert_parallel and tensor_parallel both split the experts"));
+  // 4 experts do not split over 3 GPUs (nor 2 GPUs into groups of 3).
+  std::string three = std::string(kTinyMoe);
+  three.replace(three.find("gpus: [0]"), 9, "gpus: [0, 1, 2]");
+  EXPECT_THAT(error_of(three + "\n      expert_parallel: 3"),
+              HasSubstr("expert_parallel: 3 does not divide tiny's 4 experts per layer"));
+  // Each GPU holds 2 experts of each of the 2 layers: a cache of 5 is one too many.
+  EXPECT_THAT(error_of(two + "\n      expert_parallel: 2\n      cache_experts: 5"),
+              HasSubstr("cache_experts: 5 is more than the 4 experts of the 2 simulated MoE "
+                        "layers (2 x 2, each GPU's share under expert_parallel 2)"));
+}
+
 // The shipped traffic/moe_deepseek_v3.yaml: one group of 8 GPUs, 1 token per step routed to 8
 // distinct experts, 2 steps over 1 MoE layer: 16 lookups for the group (before: 128, 16 per
 // GPU). The cache starts full (64 warm experts), so every miss evicts; each miss reads a whole

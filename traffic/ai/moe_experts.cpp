@@ -15,6 +15,16 @@
 //                     with its own seeded popularity order; 0 = uniform routing. Default 1.0
 //   tensor_parallel   GPUs sharing each expert (each reads its 1/tp shard), default 1; the GPUs
 //                     of a group (consecutive GPUs of the stream) route the same tokens
+//   expert_parallel   instead of tensor_parallel: GPUs sharing the experts whole (expert
+//                     parallelism, as vLLM's --enable-expert-parallel and DeepSeek's serving do),
+//                     default 1. The GPUs of a group route the same tokens; rank r of N holds the
+//                     contiguous experts [r E/N, (r+1) E/N) of every layer (vLLM's linear
+//                     placement; N must divide the experts), keeps its own cache of them
+//                     (cache_experts per GPU) and fetches only those its tokens picked, so hot
+//                     experts load their rank: the group's step waits for its slowest rank.
+//                     Compute is the layer split evenly over the N GPUs (N must divide the
+//                     attention heads), as under uniform routing; a rank serving more tokens
+//                     computing longer is not modelled
 //   layers            MoE layers simulated (the first N of the model's MoE layers), default all
 //   compute           per-layer compute (traffic/ai/llm_common.h), tokens = batch
 //   prefetch_layers   default 0
@@ -46,6 +56,7 @@ struct MoeParams {
   unsigned steps = 1;
   double zipf = 1.0;
   unsigned tp = 1;
+  unsigned ep = 1;      // expert parallelism: GPUs sharing the experts whole
   unsigned layers = 1;  // MoE layers simulated
   ComputeModel compute;
   unsigned prefetch = 0;
@@ -53,6 +64,11 @@ struct MoeParams {
 
   std::uint64_t expert_bytes() const { return model.expert_weight_bytes(tp); }
   unsigned model_layer(unsigned moe_layer) const { return model.dense_layers + moe_layer; }
+  // GPUs that route the same tokens (one of tp and ep is 1).
+  unsigned group() const { return tp * ep; }
+  std::uint64_t experts_per_rank() const { return model.experts / ep; }
+  // The rank of an expert-parallel group that holds expert e (0 without expert parallelism).
+  unsigned owner(std::uint64_t e) const { return static_cast<unsigned>(e / experts_per_rank()); }
 };
 
 class MoeSource : public PhasedSource {
@@ -63,21 +79,28 @@ class MoeSource : public PhasedSource {
         experts_va_(c.region_va[0]),
         cache_va_(p.cache_experts > 0 ? c.region_va[1] : 0),
         zipf_(p.model.experts, p.zipf),
-        // The GPUs of a tensor-parallel group route the same tokens.
-        rng_(mix64(c.sim_seed ^ mix64((std::uint64_t{c.stream} << 32) | (c.rank / p.tp)))),
+        // The GPUs of a tensor- or expert-parallel group route the same tokens.
+        rng_(mix64(c.sim_seed ^ mix64((std::uint64_t{c.stream} << 32) | (c.rank / p.group())))),
+        rank_(c.rank % p.ep),
         cache_(p.cache_experts),
         needed_(p.model.experts, 0),
         picks_(p.model.top_k) {
     if (p.warm) {
-      // Least popular first, so the most popular end up most recently used.
+      // Each layer's most popular experts this GPU holds (all of them without expert
+      // parallelism), least popular first, so the most popular end up most recently used.
       const std::uint64_t per_layer =
-          std::min<std::uint64_t>(p.cache_experts / p.layers, p.model.experts);
+          std::min<std::uint64_t>(p.cache_experts / p.layers, p.experts_per_rank());
+      std::vector<std::vector<std::uint64_t>> popular(p.layers);
+      for (unsigned l = 0; l < p.layers; ++l) {
+        for (std::uint64_t r = 0; popular[l].size() < per_layer; ++r) {
+          const std::uint64_t e = scatter_rank(r, p.model.experts, perm_seed(l));
+          if (p.owner(e) == rank_) popular[l].push_back(e);
+        }
+      }
       for (std::uint64_t r = per_layer; r-- > 0;) {
         for (unsigned l = 0; l < p.layers; ++l) {
           std::uint64_t slot = 0;
-          cache_.insert(
-              std::uint64_t{l} * p.model.experts + scatter_rank(r, p.model.experts, perm_seed(l)),
-              slot);
+          cache_.insert(std::uint64_t{l} * p.model.experts + popular[l][r], slot);
         }
       }
     }
@@ -102,13 +125,16 @@ class MoeSource : public PhasedSource {
   bool open_phase(std::uint64_t i, PhaseStart& start) override {
     if (i / p_.layers >= p_.steps) return false;
     layer_ = static_cast<unsigned>(i % p_.layers);
-    start.compute_ps = p_.compute.layer_ps(p_.model, p_.model_layer(layer_), p_.batch, p_.tp);
-    // Route the batch: mark every expert some token picked.
+    start.compute_ps = p_.compute.layer_ps(p_.model, p_.model_layer(layer_), p_.batch, p_.group());
+    // Route the batch: mark every expert some token picked that this GPU holds.
     std::fill(needed_.begin(), needed_.end(), 0);
     const std::uint64_t seed = perm_seed(layer_);
     for (unsigned t = 0; t < p_.batch; ++t) {
       zipf_distinct(zipf_, p_.model.top_k, rng_, picks_.data());
-      for (std::uint64_t r : picks_) needed_[scatter_rank(r, p_.model.experts, seed)] = 1;
+      for (std::uint64_t r : picks_) {
+        const std::uint64_t e = scatter_rank(r, p_.model.experts, seed);
+        if (p_.owner(e) == rank_) needed_[e] = 1;
+      }
     }
     expert_ = 0;
     copy_ = ChunkCursor{};
@@ -151,6 +177,7 @@ class MoeSource : public PhasedSource {
   std::uint64_t cache_va_;
   ZipfDistribution zipf_;
   boost::random::mt19937_64 rng_;
+  unsigned rank_;  // in an expert-parallel group
   LruSlots cache_;
   std::vector<std::uint8_t> needed_;
   std::vector<std::uint64_t> picks_;
@@ -182,8 +209,9 @@ class MoeSpec : public GeneratorSpec {
                    p_.cache_where,
                    true,
                    {"cache_experts", "tensor_parallel"},
-                   fmt::format("cache_experts {} x {} B of each expert (tensor_parallel {})",
-                               p_.cache_experts, p_.expert_bytes(), p_.tp)});
+                   fmt::format("cache_experts {} x {} B of each expert (tensor_parallel {}, "
+                               "expert_parallel {})",
+                               p_.cache_experts, p_.expert_bytes(), p_.tp, p_.ep)});
     }
     return r;
   }
@@ -198,7 +226,9 @@ class MoeSpec : public GeneratorSpec {
   // experts its tokens route to at least (its shard of each). With a cache the hits are not known
   // up front (a warm cache may hold them all): no figure.
   std::vector<MovedBytes> bytes_moved_at_least(unsigned gpus) const override {
-    if (p_.cache_experts > 0) return {};
+    // (Under expert parallelism the ranks holding none of a step's experts read nothing: no
+    // per-GPU figure either.)
+    if (p_.cache_experts > 0 || p_.ep > 1) return {};
     MovedBytes m;
     m.bytes = static_cast<double>(gpus) * p_.steps * p_.layers * p_.model.top_k *
               static_cast<double>(p_.expert_bytes());
@@ -212,7 +242,9 @@ class MoeSpec : public GeneratorSpec {
   }
   // The stream's result. The GPUs of a tensor-parallel group (tp consecutive GPUs) route the
   // same tokens and each caches its 1/tp shard of the same experts, so a lookup, hit, miss or
-  // eviction is the group's and counts once per group; groups route their own tokens and add:
+  // eviction is the group's and counts once per group; under expert parallelism each rank looks
+  // up, caches and fetches its own experts, and the group's counts are its ranks' sums. Groups
+  // route their own tokens and add:
   //   steps_done                       steps every group completed (the configured steps when
   //                                    all ran)
   //   expert_lookups, cache_hits, cache_misses, evictions  once per group, summed over groups
@@ -230,23 +262,34 @@ class MoeSpec : public GeneratorSpec {
   //   tokens_per_second_per_group      batch x steps / the group's critical-path time, mean
   //                                    over groups; for the simulated MoE layers only
   //   moe_layers_simulated, model_layers, and a note saying what a step leaves out
+  //   with expert_parallel: bytes_fetched_max_gpu and fetch_imbalance (the most any GPU
+  //                                    fetched over the mean per GPU: 1 when the ranks share
+  //                                    the fetches evenly)
   nlohmann::json combine(const std::vector<nlohmann::json>& per_gpu) const override {
-    const TpGroups g(per_gpu, p_.tp);
-    const std::uint64_t lookups = g.group_sum("expert_lookups");
-    const std::uint64_t hits = g.group_sum("cache_hits");
+    const TpGroups g(per_gpu, p_.group());
+    // A group's event: once per group (its tensor-parallel GPUs count the same), or its
+    // expert-parallel ranks' own events added up.
+    const auto group_count = [&](const char* key) {
+      return p_.ep > 1 ? g.gpu_sum(key) : g.group_sum(key);
+    };
+    const std::uint64_t lookups = group_count("expert_lookups");
+    const std::uint64_t hits = group_count("cache_hits");
     const TpGroups::Steps st = g.steps("step_ns", p_.batch);
     const double mean_step_ns = st.mean_step_ns;
     const double compute_ns = compute_ns_per_step();
-    return {
+    const std::uint64_t phases = std::uint64_t{g.groups()} * g.completed("steps_done") * p_.layers;
+    nlohmann::json j = {
         {"tensor_parallel_groups", g.groups()},
         {"steps_done", g.completed("steps_done")},
         {"expert_lookups", lookups},
         {"cache_hits", hits},
-        {"cache_misses", g.group_sum("cache_misses")},
+        {"cache_misses", group_count("cache_misses")},
         {"hit_rate", lookups ? static_cast<double>(hits) / static_cast<double>(lookups) : 0.0},
-        {"evictions", g.group_sum("evictions")},
+        {"evictions", group_count("evictions")},
         {"bytes_fetched", g.gpu_sum("bytes_fetched")},
-        {"mean_distinct_experts_per_layer", g.gpu_mean("mean_distinct_experts_per_layer")},
+        {"mean_distinct_experts_per_layer",
+         p_.ep > 1 ? (phases ? static_cast<double>(lookups) / static_cast<double>(phases) : 0.0)
+                   : g.gpu_mean("mean_distinct_experts_per_layer")},
         {"mean_step_ns", mean_step_ns},
         {"compute_ns_per_step", compute_ns},
         {"exposed_fetch_ns_per_step", mean_step_ns > compute_ns ? mean_step_ns - compute_ns : 0.0},
@@ -261,6 +304,15 @@ class MoeSpec : public GeneratorSpec {
                              p_.model.dense_layers
                                  ? fmt::format(", not its {} dense layers", p_.model.dense_layers)
                                  : std::string())}};
+    if (p_.ep > 1) {
+      const double mean =
+          static_cast<double>(g.gpu_sum("bytes_fetched")) / static_cast<double>(per_gpu.size());
+      const double most = g.gpu_max("bytes_fetched");
+      j["expert_parallel"] = p_.ep;
+      j["bytes_fetched_max_gpu"] = most;
+      j["fetch_imbalance"] = mean > 0 ? most / mean : 0.0;
+    }
+    return j;
   }
   nlohmann::json summary() const override {
     return {{"model", p_.model.name},
@@ -269,6 +321,8 @@ class MoeSpec : public GeneratorSpec {
             {"expert_bits_per_weight", p_.model.expert_format.bits_per_value()},
             {"experts", p_.model.experts},
             {"top_k", p_.model.top_k},
+            {"tensor_parallel", p_.tp},
+            {"expert_parallel", p_.ep},
             {"moe_layers_simulated", p_.layers},
             {"batch", p_.batch},
             {"steps", p_.steps},
@@ -284,7 +338,7 @@ class MoeSpec : public GeneratorSpec {
   double compute_ns_per_step() const {
     std::uint64_t ps = 0;
     for (unsigned l = 0; l < p_.layers; ++l)
-      ps += p_.compute.layer_ps(p_.model, p_.model_layer(l), p_.batch, p_.tp);
+      ps += p_.compute.layer_ps(p_.model, p_.model_layer(l), p_.batch, p_.group());
     return static_cast<double>(ps) * 1e-3;
   }
 
@@ -315,17 +369,43 @@ std::shared_ptr<const GeneratorSpec> parse_moe_experts(ConfigNode& n, const Plat
   p.steps = static_cast<unsigned>(n.get_uint("steps", 1, 1, 1u << 24));
   p.zipf = n.get_double("zipf_exponent", 1.0, 0.0, 10.0);
   p.tp = parse_tp(n, p.model, gpus.size(), false);
+  p.ep = static_cast<unsigned>(n.get_uint("expert_parallel", 1, 1, 1024));
+  if (p.ep > 1) {
+    if (p.tp > 1) {
+      n.fail_among({"expert_parallel", "tensor_parallel"},
+                   "expert_parallel and tensor_parallel both split the experts over GPUs: give "
+                   "one of them");
+    }
+    if (gpus.size() % p.ep != 0) {
+      n.fail("expert_parallel",
+             fmt::format("the stream's {} GPUs do not split into groups of {}", gpus.size(), p.ep));
+    }
+    if (p.model.experts % p.ep != 0) {
+      n.fail("expert_parallel", fmt::format("{} does not divide {}'s {} experts per layer", p.ep,
+                                            p.model.name, p.model.experts));
+    }
+    if (p.model.heads % p.ep != 0) {
+      n.fail("expert_parallel",
+             fmt::format("{} does not divide {}'s {} attention heads (the compute model splits "
+                         "the layer over the group's GPUs)",
+                         p.ep, p.model.name, p.model.heads));
+    }
+  }
   const unsigned moe_layers = p.model.layers - p.model.dense_layers;
   p.layers = static_cast<unsigned>(n.get_uint("layers", moe_layers, 1, moe_layers));
-  // A cache larger than every expert of the simulated layers holds slots nothing can fill: a
-  // mistake (Mixtral's 8 experts with cache_experts: 64 for one layer), and memory the run
-  // allocates for nothing.
-  if (const std::uint64_t all = std::uint64_t{p.model.experts} * p.layers; p.cache_experts > all) {
-    n.fail("cache_experts",
-           fmt::format("{} is more than the {} experts of the {} simulated MoE layer{} ({} x {}); "
-                       "expected at most {} (which caches them all)",
-                       p.cache_experts, all, p.layers, p.layers == 1 ? "" : "s", p.model.experts,
-                       p.layers, all));
+  // A cache larger than every expert of the simulated layers (that this GPU holds) has slots
+  // nothing can fill: a mistake (Mixtral's 8 experts with cache_experts: 64 for one layer), and
+  // memory the run allocates for nothing.
+  if (const std::uint64_t all = p.experts_per_rank() * p.layers; p.cache_experts > all) {
+    n.fail(
+        "cache_experts",
+        fmt::format("{} is more than the {} experts of the {} simulated MoE layer{} ({} x {}{}); "
+                    "expected at most {} (which caches them all)",
+                    p.cache_experts, all, p.layers, p.layers == 1 ? "" : "s", p.experts_per_rank(),
+                    p.layers,
+                    p.ep > 1 ? fmt::format(", each GPU's share under expert_parallel {}", p.ep)
+                             : std::string(),
+                    all));
   }
   p.compute = parse_compute(n, facts.gpu_memory_gbps);
   p.prefetch = static_cast<unsigned>(n.get_uint("prefetch_layers", 0, 0, 64));
