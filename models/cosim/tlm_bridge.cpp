@@ -14,6 +14,7 @@ TlmBridge::TlmBridge(sc_core::sc_module_name name, SimContext& ctx, const TlmBri
       in("in"),
       out("out", *this, 0),
       ctx_(ctx),
+      time_(ctx.scheduler()),
       params_(params),
       fw_(*this),
       slots_(params.max_outstanding),
@@ -35,14 +36,6 @@ TlmBridge::TlmBridge(sc_core::sc_module_name name, SimContext& ctx, const TlmBri
 TlmBridge::~TlmBridge() = default;
 
 // --- The foreign initiator's side ---------------------------------------------------------------
-
-void TlmBridge::sync() {
-  if (Scheduler* s = ctx_.scheduler()) s->sync_to_systemc();
-}
-
-void TlmBridge::yield() {
-  if (Scheduler* s = ctx_.scheduler()) s->yield();
-}
 
 bool TlmBridge::in_window(const Payload& p, std::uint64_t& pa) const {
   const std::uint64_t len = p.get_data_length();
@@ -84,14 +77,8 @@ unsigned TlmBridge::foreign_dbg(Payload& p) {
       debug_access_(p.is_write(), pa, p.get_data_ptr(), p.get_data_length()));
 }
 
-std::uint64_t TlmBridge::takes_effect_ps(std::uint64_t now, const sc_core::sc_time& t) {
-  // The delay counts from sc_time_stamp(), which famsim's local time may be ahead of (a call the
-  // initiator makes back while famsim called it out of its run-ahead).
-  return std::max<std::uint64_t>(now, sc_core::sc_time_stamp().value() + t.value());
-}
-
 Sync TlmBridge::foreign_fw(Payload& p, Phase& phase, sc_core::sc_time& t) {
-  sync();
+  time_.sync();
   const std::uint64_t now = now_ps();
   if (phase == tlm::BEGIN_REQ) {
     if (pending_) {
@@ -102,7 +89,7 @@ Sync TlmBridge::foreign_fw(Payload& p, Phase& phase, sc_core::sc_time& t) {
     if (!admissible(p)) return tlm::TLM_COMPLETED;
     if (p.has_mm()) p.acquire();
     pending_ = &p;
-    pending_at_ps_ = takes_effect_ps(now, t);
+    pending_at_ps_ = ForeignTime::takes_effect_ps(now, t);
     wake_.at(pending_at_ps_, now);
     return tlm::TLM_ACCEPTED;
   }
@@ -112,7 +99,7 @@ Sync TlmBridge::foreign_fw(Payload& p, Phase& phase, sc_core::sc_time& t) {
     }
     if (p.has_mm()) p.release();
     responding_ = nullptr;
-    respond_from_ps_ = takes_effect_ps(now, t);
+    respond_from_ps_ = ForeignTime::takes_effect_ps(now, t);
     wake_.at(respond_from_ps_, now);
     return tlm::TLM_COMPLETED;
   }
@@ -125,12 +112,12 @@ void TlmBridge::foreign_b_transport(Payload& p, sc_core::sc_time& t) {
     sc_core::wait(t);
     t = sc_core::SC_ZERO_TIME;
   }
-  sync();
+  time_.sync();
   while (free_.empty()) {
     ++waiting_for_slot_;
     sc_core::wait(slot_freed_);
     --waiting_for_slot_;
-    sync();
+    time_.sync();
   }
   sc_core::sc_event done;
   to_issue_.push_back(take_slot(p, &done, now_ps()));
@@ -206,7 +193,7 @@ void TlmBridge::end_foreign_request(std::uint64_t now) {
   backpressure_ps_ += now - pending_at_ps_;
   Phase phase = tlm::END_REQ;
   sc_core::sc_time t = local_time_offset();
-  yield();
+  time_.yield();
   // The reference taken at BEGIN_REQ stays until the response has ended: the slot points at p.
   if (in->nb_transport_bw(p, phase, t) != tlm::TLM_ACCEPTED) {
     SC_REPORT_FATAL(name(), "the foreign initiator answered END_REQ with other than TLM_ACCEPTED");
@@ -219,7 +206,7 @@ void TlmBridge::free_slot(std::uint32_t s, std::uint64_t now) {
   outstanding_.set(outstanding_.level() - 1, now);
   if (waiting_for_slot_ > 0) {
     slot_freed_.notify(local_time_offset());
-    yield();
+    time_.yield();
   }
 }
 
@@ -244,18 +231,18 @@ void TlmBridge::complete(std::uint32_t s, std::uint64_t now) {
   if (slot.done) {
     // The b_transport caller resumes at famsim's local time.
     slot.done->notify(local_time_offset());
-    yield();
+    time_.yield();
     return;
   }
   responding_ = &foreign;
   Phase phase = tlm::BEGIN_RESP;
   sc_core::sc_time t = local_time_offset();
-  yield();
+  time_.yield();
   const Sync r = in->nb_transport_bw(foreign, phase, t);
   if (r == tlm::TLM_ACCEPTED) return;  // END_RESP comes through foreign_fw()
   if (r == tlm::TLM_COMPLETED || (r == tlm::TLM_UPDATED && phase == tlm::END_RESP)) {
     responding_ = nullptr;
-    respond_from_ps_ = takes_effect_ps(now, t);
+    respond_from_ps_ = ForeignTime::takes_effect_ps(now, t);
     if (foreign.has_mm()) foreign.release();
     return;
   }

@@ -75,6 +75,7 @@
 #include "models/core/ring.h"
 #include "models/core/sim_context.h"
 #include "models/core/wakeup.h"
+#include "models/cosim/foreign_time.h"
 
 #include <systemc>
 #include <tlm>
@@ -157,11 +158,6 @@ class TlmBridge : public sc_core::sc_module, public Component, public Initiator 
   bool in_window(const Payload& p, std::uint64_t& pa) const;
   // What famsim cannot carry: sets the payload's error status and returns false.
   bool admissible(Payload& p);
-  void sync();
-  void yield();
-  // When a phase the initiator sent with annotated delay `t` takes effect, famsim's local time
-  // being `now`.
-  static std::uint64_t takes_effect_ps(std::uint64_t now, const sc_core::sc_time& t);
   // Takes a free slot for `foreign` and builds famsim's payload for it, issued at `now`.
   std::uint32_t take_slot(Payload& foreign, sc_core::sc_event* done, std::uint64_t now);
   // famsim's answer in slot `s` arrived: copies it to the foreign payload and counts it.
@@ -173,6 +169,7 @@ class TlmBridge : public sc_core::sc_module, public Component, public Initiator 
   void behaviour();
 
   SimContext& ctx_;
+  ForeignTime time_;
   TlmBridgeParams params_;
   DebugAccess debug_access_;
   Fw fw_;

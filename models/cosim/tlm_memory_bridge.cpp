@@ -13,7 +13,7 @@ TlmMemoryBridge::TlmMemoryBridge(sc_core::sc_module_name name, SimContext& ctx,
       up("up", *this, 0),
       out("out"),
       params_(params),
-      scheduler_(ctx.scheduler()),
+      time_(ctx.scheduler()),
       bw_(*this),
       free_foreign_(params.max_outstanding),
       answers_(params.max_outstanding),
@@ -34,14 +34,6 @@ TlmMemoryBridge::TlmMemoryBridge(sc_core::sc_module_name name, SimContext& ctx,
 }
 
 TlmMemoryBridge::~TlmMemoryBridge() = default;
-
-void TlmMemoryBridge::sync() {
-  if (Scheduler* s = scheduler_) s->sync_to_systemc();
-}
-
-std::uint64_t TlmMemoryBridge::takes_effect_ps(std::uint64_t now, const sc_core::sc_time& t) {
-  return std::max<std::uint64_t>(now, sc_core::sc_time_stamp().value() + t.value());
-}
 
 // --- famsim's side ------------------------------------------------------------------------------
 
@@ -152,10 +144,10 @@ void TlmMemoryBridge::send(std::uint64_t now) {
 
   Phase phase = tlm::BEGIN_REQ;
   sc_core::sc_time t = local_time_offset();
-  if (Scheduler* s = scheduler_) s->yield();
+  time_.yield();
   const Sync r = out->nb_transport_fw(f, phase, t);
   if (r == tlm::TLM_ACCEPTED) return;  // END_REQ or BEGIN_RESP comes through foreign_bw()
-  const std::uint64_t at = takes_effect_ps(now, t);
+  const std::uint64_t at = ForeignTime::takes_effect_ps(now, t);
   if (r == tlm::TLM_UPDATED && phase == tlm::END_REQ) {
     request_taken(f, at);
   } else if (r == tlm::TLM_UPDATED && phase == tlm::BEGIN_RESP) {
@@ -176,9 +168,9 @@ void TlmMemoryBridge::send(std::uint64_t now) {
 // --- The foreign target's side ------------------------------------------------------------------
 
 Sync TlmMemoryBridge::foreign_bw(ForeignPayload& f, Phase& phase, sc_core::sc_time& t) {
-  sync();
+  time_.sync();
   const std::uint64_t now = now_ps();
-  const std::uint64_t at = takes_effect_ps(now, t);
+  const std::uint64_t at = ForeignTime::takes_effect_ps(now, t);
   if (!f.ours) SC_REPORT_FATAL(name(), "the foreign target sent a phase for a finished request");
   if (phase == tlm::END_REQ) {
     if (f.request_ended) SC_REPORT_FATAL(name(), "the foreign target sent END_REQ twice");
@@ -232,7 +224,7 @@ void TlmMemoryBridge::free(tlm::tlm_generic_payload* p) {
   free_foreign_.push_back(static_cast<ForeignPayload*>(p));
   // A request waiting for a payload can go now.
   if (pending_ && !sending_) {
-    sync();
+    time_.sync();
     wake_.asap();
   }
 }

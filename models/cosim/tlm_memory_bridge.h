@@ -68,6 +68,7 @@
 #include "models/core/occupancy.h"
 #include "models/core/sim_context.h"
 #include "models/core/wakeup.h"
+#include "models/cosim/foreign_time.h"
 
 #include <systemc>
 #include <tlm>
@@ -141,10 +142,6 @@ class TlmMemoryBridge : public sc_core::sc_module, public Component, tlm::tlm_mm
 
   Sync foreign_bw(ForeignPayload& f, Phase& phase, sc_core::sc_time& t);
   void free(tlm::tlm_generic_payload* p) override;  // tlm_mm_interface: a payload came back
-  void sync();
-  // When a phase the foreign target sent with annotated delay `t` takes effect, famsim's local
-  // time being `now`.
-  static std::uint64_t takes_effect_ps(std::uint64_t now, const sc_core::sc_time& t);
   // Sends the pending request to the foreign target.
   void send(std::uint64_t now);
   // The block in front gets END_REQ for the pending request once the foreign target took it.
@@ -157,7 +154,7 @@ class TlmMemoryBridge : public sc_core::sc_module, public Component, tlm::tlm_mm
   void behaviour();
 
   TlmMemoryBridgeParams params_;
-  Scheduler* scheduler_;  // null under the systemc kernel
+  ForeignTime time_;
   Bw bw_;
   std::vector<std::unique_ptr<ForeignPayload>> foreign_;
   Ring<ForeignPayload*> free_foreign_;
