@@ -57,8 +57,8 @@ devices:
           output_buffer: 4}
     memory: {model: external, standard: FOREIGN, channel_peak_gbps: 16, channels: 2,
              max_outstanding: )" +
-         std::to_string(max_outstanding) +
-         R"(, address_offset: 65536,
+         std::to_string(max_outstanding) + ", address_offset: " + std::to_string(kOffset) +
+         R"(,
              interleave: {granule_bytes: 256, channel_select: modulo}}
 )";
 }
