@@ -125,13 +125,7 @@ Sync Link::bw(unsigned port, Payload& p, Phase& phase, sc_core::sc_time&) {
 
 Sync Link::accept(Channel& c, Payload& p, Phase& phase, std::uint64_t now) {
   const Shape& shape = shape_of(c, ext_of(p));
-  if (shape.credits > c.credits_total) {
-    const std::string msg = std::string("a ") + std::to_string(ext_of(p).length) +
-                            " B transfer needs more credits than " +
-                            (c.is_request ? "request" : "response") +
-                            "_vc_credits holds: raise the credits or max_payload_bytes";
-    SC_REPORT_FATAL(name(), msg.c_str());
-  }
+  if (shape.credits > c.credits_total) too_few_credits(c, p);
   if (c.tx.full()) return c.hold.hold(p, now);
   c.tx.push_back({&p, now, shape});
   Wire& w = wire_of(c);
@@ -141,6 +135,14 @@ Sync Link::accept(Channel& c, Payload& p, Phase& phase, std::uint64_t now) {
     wake_.at(e, now);
   }
   return accept_now(p, phase, c.is_request ? tlm::END_REQ : tlm::END_RESP);
+}
+
+void Link::too_few_credits(const Channel& c, const Payload& p) const {
+  const std::string msg = std::string("a ") + std::to_string(ext_of(p).length) +
+                          " B transfer needs more credits than " +
+                          (c.is_request ? "request" : "response") +
+                          "_vc_credits holds: raise the credits or max_payload_bytes";
+  SC_REPORT_FATAL(name(), msg.c_str());
 }
 
 void Link::far_end_done(Channel& c, std::uint64_t now) {
@@ -193,6 +195,10 @@ inline const Link::Shape& Link::shape_of(Channel& c, const RequestExt& e) {
     std::swap(c.cache[0], c.cache[1]);
     return c.cache[0];
   }
+  return new_shape(c, e, key);
+}
+
+const Link::Shape& Link::new_shape(Channel& c, const RequestExt& e, std::uint32_t key) {
   c.cache[1] = c.cache[0];
   const TransferShape t = !c.is_request ? framing_.response(e.write, e.length)
                           : e.atomic != AtomicOp::kNone

@@ -301,6 +301,11 @@ class Link : public sc_core::sc_module, public Component {
   std::uint64_t append_flits(Wire& w, std::uint64_t start_fs, std::uint32_t count);
   std::uint64_t draw_good_flits(Wire& w);
   inline const Shape& shape_of(Channel& c, const RequestExt& e);  // link.cpp
+  // shape_of() for a size not in the channel's cache, and accept()'s report of a
+  // transfer larger than the credits: out of line, so that accept()'s common path (a size the
+  // cache holds) makes no call and saves fewer registers.
+  [[gnu::noinline]] const Shape& new_shape(Channel& c, const RequestExt& e, std::uint32_t key);
+  [[gnu::cold, gnu::noinline]] void too_few_credits(const Channel& c, const Payload& p) const;
   bool send_on(Channel& c, Payload& p);
   void send_end_upstream(Channel& c, Payload& p);
   Wire& wire_of(const Channel& c) { return wire_[c.index / 2]; }

@@ -29,6 +29,7 @@ ControllerCore::ControllerCore(const Spec& spec, const CoreParams& params)
   const unsigned entries = params.read_queue + params.write_queue;
   entries_.resize(entries);
   requests_.resize(entries);
+  arrival_banks_.resize(entries);
   for (unsigned i = entries; i-- > 0;) {
     free_entries_.push_back(i);
     free_requests_.push_back(i);
@@ -109,6 +110,7 @@ void ControllerCore::enqueue(void* tag, bool write, const Coord* bursts, unsigne
     (age.tail == kNil ? age.head : entries_[age.tail].younger) = e;
     age.tail = e;
     const unsigned flat = state_.flat_bank(bursts[i]);
+    arrival_banks_[i] = flat;
     BankQueue& bq = queue(q, flat);
     if (bq.tail == kNil) {
       bq.head = e;
@@ -127,10 +129,10 @@ void ControllerCore::enqueue(void* tag, bool write, const Coord* bursts, unsigne
     read_count_ += n;
     set_room(stats_.read_queue, read_count_, params_.read_queue, now);
   }
-  revise_plan(q, bursts, n, now);
+  revise_plan(q, n, now);
 }
 
-void ControllerCore::revise_plan(int q, const Coord* bursts, unsigned n, std::uint64_t now) {
+void ControllerCore::revise_plan(int q, unsigned n, std::uint64_t now) {
   if (!plan_.valid) return;
   // The plan was the first command from its cycle on among every bank's standing command in its
   // direction, and nothing could be ready before it. The arrival changes nothing else if it leaves
@@ -143,7 +145,7 @@ void ControllerCore::revise_plan(int q, const Coord* bursts, unsigned n, std::ui
     return;
   }
   for (unsigned i = 0; i < n; ++i) {
-    if (state_.flat_bank(bursts[i]) == plan_.bank) {
+    if (arrival_banks_[i] == plan_.bank) {
       plan_.valid = false;
       return;
     }
@@ -153,7 +155,7 @@ void ControllerCore::revise_plan(int q, const Coord* bursts, unsigned n, std::ui
   // Nothing issues before the last command lets go of the command bus.
   const std::uint64_t from = std::max(now, state_.command_bus_free());
   for (unsigned i = 0; i < n; ++i) {
-    const unsigned b = state_.flat_bank(bursts[i]);
+    const unsigned b = arrival_banks_[i];
     const BankView& v = view_[q][b];
     const std::uint64_t c = std::max(v.earliest(), from);
     if (c < plan_.cycle ||

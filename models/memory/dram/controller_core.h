@@ -277,9 +277,10 @@ class ControllerCore {
   // The command bank `flat` would issue next in direction q (its queue is not empty), into
   // cache_ and view_.
   void work_out_choice(unsigned flat, int q);
-  // Keeps the planned decision after bursts of direction q arrived at `now` when they cannot
-  // change it, or moves it to a bank of theirs whose command goes first; else drops it.
-  void revise_plan(int q, const Coord* bursts, unsigned n, std::uint64_t now);
+  // Keeps the planned decision after `n` bursts of direction q arrived at `now` (their banks in
+  // arrival_banks_) when they cannot change it, or moves it to a bank of theirs whose command
+  // goes first; else drops it.
+  void revise_plan(int q, unsigned n, std::uint64_t now);
   bool another_hit(unsigned flat, std::uint32_t row, std::uint32_t except) const;
   void mark_dirty(unsigned flat);
   void set_nonempty(int q, unsigned flat, bool on, std::uint64_t now) {
@@ -354,6 +355,8 @@ class ControllerCore {
   bool in_order_;
 
   std::vector<Entry> entries_;
+  // The flat banks of the bursts enqueue() is taking, worked out once for it and revise_plan().
+  std::vector<unsigned> arrival_banks_;
   std::array<AgeList, 2> age_;
   std::array<Guard, 2> guard_;
   std::vector<std::uint32_t> free_entries_;
