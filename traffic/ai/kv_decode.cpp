@@ -96,7 +96,9 @@ class KvDecodeSource : public PhasedSource {
     j["write_bytes_kv_location"] = write_dev_;
     j["write_bytes_hbm"] = write_hbm_;
     j["blocks_moved_to_kv_location"] = demoted_;
-    j["sliding_blocks_dropped"] = dropped_;
+    if (p_.hbm_tokens > 0 && p_.model.sliding_layers(p_.layers) > 0) {
+      j["sliding_blocks_dropped"] = dropped_;
+    }
     const std::vector<double>& step_ns = steps_.ns();
     j["step_ns"] = step_ns;
     double sum = 0;
