@@ -29,7 +29,6 @@ ControllerCore::ControllerCore(const Spec& spec, const CoreParams& params)
   const unsigned entries = params.read_queue + params.write_queue;
   entries_.resize(entries);
   requests_.resize(entries);
-  arrival_banks_.resize(entries);
   for (unsigned i = entries; i-- > 0;) {
     free_entries_.push_back(i);
     free_requests_.push_back(i);
@@ -101,6 +100,9 @@ void ControllerCore::enqueue(void* tag, bool write, const Coord* bursts, unsigne
   requests_[r] = Request{tag, now, 0, n, write, kNever};
   if (!request_ids_.empty()) request_ids_[r] = id;
   const int q = write ? 1 : 0;
+  // Grows to the largest request's bursts once (a few entries), not per request: sized to the
+  // queues up front it added 0.8 MiB to famsim bench's peak RSS over its 1296 channels.
+  if (arrival_banks_.size() < n) arrival_banks_.resize(n);
   for (unsigned i = 0; i < n; ++i) {
     const std::uint32_t e = free_entries_.back();
     free_entries_.pop_back();
