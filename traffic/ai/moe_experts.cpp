@@ -274,6 +274,7 @@ class MoeSpec : public GeneratorSpec {
     };
     const std::uint64_t lookups = group_count("expert_lookups");
     const std::uint64_t hits = group_count("cache_hits");
+    const std::uint64_t fetched = g.gpu_sum("bytes_fetched");
     const TpGroups::Steps st = g.steps("step_ns", p_.batch);
     const double mean_step_ns = st.mean_step_ns;
     const double compute_ns = compute_ns_per_step();
@@ -286,7 +287,7 @@ class MoeSpec : public GeneratorSpec {
         {"cache_misses", group_count("cache_misses")},
         {"hit_rate", lookups ? static_cast<double>(hits) / static_cast<double>(lookups) : 0.0},
         {"evictions", group_count("evictions")},
-        {"bytes_fetched", g.gpu_sum("bytes_fetched")},
+        {"bytes_fetched", fetched},
         {"mean_distinct_experts_per_layer",
          p_.ep > 1 ? (phases ? static_cast<double>(lookups) / static_cast<double>(phases) : 0.0)
                    : g.gpu_mean("mean_distinct_experts_per_layer")},
@@ -305,8 +306,7 @@ class MoeSpec : public GeneratorSpec {
                                  ? fmt::format(", not its {} dense layers", p_.model.dense_layers)
                                  : std::string())}};
     if (p_.ep > 1) {
-      const double mean =
-          static_cast<double>(g.gpu_sum("bytes_fetched")) / static_cast<double>(per_gpu.size());
+      const double mean = static_cast<double>(fetched) / static_cast<double>(per_gpu.size());
       const double most = g.gpu_max("bytes_fetched");
       j["expert_parallel"] = p_.ep;
       j["bytes_fetched_max_gpu"] = most;
