@@ -1,5 +1,7 @@
 #include "platforms/presets.h"
 
+#include "traffic/ai/model_config.h"
+
 #include <fmt/format.h>
 
 #include <filesystem>
@@ -82,13 +84,10 @@ void expand_one(YAML::Node parent, const std::string& key, const std::string& ki
   if (kind == "model") {
     // A model file says how values are stored in one of two ways (traffic/ai/model_config.h):
     // the user's word in either replaces the preset's in the other.
-    static const char* const kAlternatives[][2] = {{"weight_format", "weight_dtype_bytes"},
-                                                   {"kv_format", "kv_dtype_bytes"}};
-    for (const auto& pair : kAlternatives) {
+    for (const FormatKeys& pair : kFormatKeyPairs) {
+      const char* const keys[] = {pair.format, pair.bytes};
       for (int i = 0; i < 2; ++i) {
-        if (node[pair[i]].IsDefined() && !node[pair[1 - i]].IsDefined()) {
-          preset.remove(pair[1 - i]);
-        }
+        if (node[keys[i]].IsDefined() && !node[keys[1 - i]].IsDefined()) preset.remove(keys[1 - i]);
       }
     }
   }

@@ -173,10 +173,10 @@ NumberFormat whole_bytes_format(unsigned bytes) {
   throw std::logic_error(fmt::format("no weight format of {} bytes", bytes));
 }
 
-// A format given either by its name or numbers (`format_key`) or as whole bytes a value
-// (`bytes_key`, default 2): one of the two.
-NumberFormat get_format_or_bytes(ConfigNode& n, const std::string& format_key,
-                                 const std::string& bytes_key) {
+// A format given either by its name or numbers (keys.format) or as whole bytes a value
+// (keys.bytes, default 2): one of the two.
+NumberFormat get_format_or_bytes(ConfigNode& n, const FormatKeys& keys) {
+  const std::string format_key = keys.format, bytes_key = keys.bytes;
   if (!n.has(format_key)) {
     n.ignore(format_key);
     return whole_bytes_format(get_dtype_bytes(n, bytes_key, 2));
@@ -467,7 +467,7 @@ ModelConfig parse_model(ConfigNode node) {
 
   m.vocab = get_count(node, "vocab_size", 1, 1u << 22);
   m.tied_embeddings = node.get_bool("tie_word_embeddings", false);
-  m.weight_format = get_format_or_bytes(node, "weight_format", "weight_dtype_bytes");
+  m.weight_format = get_format_or_bytes(node, kWeightFormatKeys);
   if (node.has("expert_weight_format")) {
     if (!m.is_moe()) node.fail("expert_weight_format", "the model has no experts (no moe)");
     m.expert_format = get_number_format(node, "expert_weight_format");
@@ -478,7 +478,7 @@ ModelConfig parse_model(ConfigNode node) {
   const unsigned linear_bytes = m.weight_format.whole_bytes();
   m.unquantized_dtype_bytes =
       get_dtype_bytes(node, "unquantized_dtype_bytes", linear_bytes ? linear_bytes : 2);
-  m.kv_format = get_format_or_bytes(node, "kv_format", "kv_dtype_bytes");
+  m.kv_format = get_format_or_bytes(node, kKvFormatKeys);
   parse_sliding_window(node, m);
   node.finish();
   return m;

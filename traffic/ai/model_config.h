@@ -224,6 +224,17 @@ struct ModelConfig {
   std::uint64_t layer_active_parameters(unsigned layer) const;
 };
 
+// The keys of a model file that say how values are stored in two ways: a format, or whole bytes a
+// value. parse_model takes one of each pair; next to a preset, the user's key of a pair replaces
+// the preset's other one (platforms/presets.cpp), so that the merged model has one.
+struct FormatKeys {
+  const char* format;
+  const char* bytes;
+};
+inline constexpr FormatKeys kWeightFormatKeys{"weight_format", "weight_dtype_bytes"};
+inline constexpr FormatKeys kKvFormatKeys{"kv_format", "kv_dtype_bytes"};
+inline constexpr FormatKeys kFormatKeyPairs[] = {kWeightFormatKeys, kKvFormatKeys};
+
 // Reads a model description (the keys above); ConfigError on any bad key, value out of range or
 // inconsistent combination (e.g. top_k > experts, MLA without its ranks, heads not a multiple of
 // kv_heads). The error names the file, line and key path.
