@@ -70,9 +70,9 @@ std::string replace_line(const std::string& text, const std::string& from, const
 }
 
 TEST(ModelConfig, PresetsParseWithTheirSources) {
-  for (const char* file :
-       {"llama3_8b.yaml", "llama3_70b.yaml", "mixtral_8x7b.yaml", "deepseek_v3.yaml",
-        "mistral_7b.yaml", "gemma2_27b.yaml", "gpt_oss_120b.yaml", "gpt_oss_20b.yaml"}) {
+  for (const char* file : {"llama3_8b.yaml", "llama3_70b.yaml", "mixtral_8x7b.yaml",
+                           "deepseek_v3.yaml", "mistral_7b.yaml", "gemma2_27b.yaml",
+                           "gpt_oss_120b.yaml", "gpt_oss_20b.yaml", "qwen3_next_80b_a3b.yaml"}) {
     SCOPED_TRACE(file);
     const ModelConfig m = load_preset(file);
     EXPECT_FALSE(m.name.empty());
@@ -394,6 +394,153 @@ TEST(ModelConfig, GptOss20bSizesByHand) {
   // Weights: 24 x (53,084,160 + 184,320 + 11,520 + 32 x 13,219,200) = 24 x 476,294,400 =
   // 11,431,065,600, + 2,316,539,520 = 13,747,605,120 B = 12.80 GiB (card: 12.8 GiB).
   EXPECT_EQ(m.weight_bytes(), 13747605120u);
+}
+
+// Qwen3-Next-80B-A3B: three Gated DeltaNet layers to one gated full-attention layer, every layer
+// 512 experts (10 a token) and a gated shared expert.
+TEST(ModelConfig, Qwen3NextHybridSizesAndStateBytesByHand) {
+  const ModelConfig m = load_preset("qwen3_next_80b_a3b.yaml");
+  EXPECT_TRUE(m.has_linear_attention());
+  EXPECT_TRUE(m.is_linear_layer(0));
+  EXPECT_TRUE(m.is_linear_layer(2));
+  EXPECT_FALSE(m.is_linear_layer(3));
+  EXPECT_FALSE(m.is_linear_layer(47));
+  EXPECT_EQ(m.linear_layers(48), 36u);
+  EXPECT_EQ(m.kv_layers(48), 12u);
+  EXPECT_EQ(m.kv_layers(5), 1u);  // layer 3 of 0..4
+  // KV: a full layer 2 (K, V) x 2 heads x 256 x 2 B = 2048 B a token; 12 such layers: 24,576 B.
+  EXPECT_EQ(m.kv_bytes_per_token_layer(), 2048u);
+  EXPECT_EQ(m.kv_bytes_per_token(), 24576u);
+  // State of a sequence in one linear layer: 32 value heads x 128 x 128 values x 4 B (FP32) =
+  // 2,097,152 B; convolution 3 (kernel 4 - 1) x (2 x 16 x 128 + 32 x 128 = 8192 channels) x 2 B
+  // = 49,152 B.
+  EXPECT_EQ(m.recurrent_state_bytes(), 2097152u);
+  EXPECT_EQ(m.conv_state_bytes(), 49152u);
+  EXPECT_EQ(m.state_bytes_per_layer(), 2146304u);
+  // tp = 16: 1 key head and 2 value heads a GPU: 2 x 128 x 128 x 4 = 131,072 B; convolution 3 x
+  // (2 x 128 + 2 x 128) x 2 = 3,072 B.
+  EXPECT_EQ(m.state_bytes_per_layer(16), 134144u);
+  EXPECT_THROW(m.state_bytes_per_layer(32), std::invalid_argument);  // 16 key heads
+  // Attention parameters. Full layer: q (and gate) 2 x 16 x 256 = 8192 rows x 2048 =
+  // 16,777,216; k and v 2 x 512 x 2048 = 2,097,152; o 2048 x 4096 = 8,388,608; q/k norms 2 x 256:
+  // 27,263,488. Linear layer: in_proj_qkvz (2 x 2048 + 2 x 4096 = 12,288) x 2048 = 25,165,824;
+  // in_proj_ba 64 x 2048 = 131,072; out_proj 2048 x 4096 = 8,388,608; conv 8192 x 4 = 32,768;
+  // A_log and dt_bias 2 x 32; norm 128: 33,718,464.
+  // FFN: 512 experts x 3 x 2048 x 512 (3,145,728) = 1,610,612,736; shared expert 3,145,728;
+  // router 512 x 2048 = 1,048,576 and shared gate 2048: 1,614,809,088. Norms 2 x 2048 = 4096.
+  // Layer weights in BF16, without routed experts: linear (33,718,464 + 3,145,728 + 1,050,624 +
+  // 4096) x 2 = 75,837,824 B; full (27,263,488 + ...) x 2 = 62,927,872 B.
+  EXPECT_EQ(m.layer_weight_bytes(0), 75837824u);
+  EXPECT_EQ(m.layer_weight_bytes(3), 62927872u);
+  EXPECT_EQ(m.linear_attention_weight_bytes(), 33718464u * 2);
+  EXPECT_EQ(m.attention_weight_bytes(), 27263488u * 2);
+  EXPECT_EQ(m.router_weight_bytes(), (1048576u + 2048u) * 2);
+  // Whole model: 36 x (33,718,464 + 1,614,809,088 + 4096) = 59,347,139,328; 12 x (27,263,488 +
+  // 1,614,809,088 + 4096) = 19,704,920,064; embedding and LM head 2 x 151,936 x 2048 =
+  // 622,329,856; final norm 2048: 79,674,391,296 (the model card's 80B).
+  EXPECT_EQ(m.parameters(), 79674391296u);
+  // Active: 10 of 512 experts, 48 x 502 x 3,145,728 = 75,799,461,888 fewer: 3,874,929,408 (the
+  // card's 3B leaves out the embedding table: 3,563,764,480).
+  EXPECT_EQ(m.active_parameters(), 3874929408u);
+  EXPECT_EQ(m.weight_bytes(), 2 * 79674391296u);  // all BF16
+  // tp = 4 shards a linear layer by heads: in_proj_qkvz 3072 x 2048, in_proj_ba 16 x 2048,
+  // out_proj 2048 x 1024, conv 2048 x 4, A_log and dt_bias 2 x 8, norm 128: 6,291,456 + 32,768 +
+  // 2,097,152 + 8192 + 16 + 128 = 8,429,712 values x 2 B.
+  EXPECT_EQ(m.linear_attention_weight_bytes(4), 8429712u * 2);
+}
+
+// Linear attention's keys: the cycle, the heads' rule, the formats; Hugging Face's names point to
+// famsim's.
+TEST(ModelConfig, LinearAttentionKeysAndErrors) {
+  const std::string hybrid = std::string(kSmallModel) +
+                             "linear_attention:\n"               // 9
+                             "  kind: gated_deltanet\n"          // 10
+                             "  key_heads: 2\n"                  // 11
+                             "  value_heads: 4\n"                // 12
+                             "  key_head_dim: 32\n"              // 13
+                             "  value_head_dim: 16\n"            // 14
+                             "  conv_kernel: 4\n"                // 15
+                             "  layer_types: [linear, full]\n";  // 16
+  const ModelConfig m = parse_text(hybrid);
+  EXPECT_TRUE(m.is_linear_layer(0));
+  EXPECT_FALSE(m.is_linear_layer(1));
+  EXPECT_EQ(m.kv_layers(4), 2u);
+  // Defaults: FP32 state, BF16 convolution state. 4 x 32 x 16 x 4 B = 8192; 3 x (2 x 2 x 32 + 4 x
+  // 16 = 192) x 2 B = 1152.
+  EXPECT_EQ(m.recurrent_state_bytes(), 8192u);
+  EXPECT_EQ(m.conv_state_bytes(), 1152u);
+  // A block-scaled state: rows of 16 values, each 16 x 8 bits + one 8-bit scale = 17 B; 4 x 32
+  // rows.
+  const ModelConfig scaled =
+      parse_text(hybrid + "  state_format: {bits: 8, block: 16, scale_bits: 8}\n");
+  EXPECT_EQ(scaled.recurrent_state_bytes(), 4u * 32u * 17u);
+  // No linear attention: no state, every layer keeps a KV cache.
+  const ModelConfig dense = parse_text(kSmallModel);
+  EXPECT_EQ(dense.state_bytes_per_layer(), 0u);
+  EXPECT_EQ(dense.kv_layers(4), 4u);
+  EXPECT_EQ(dense.kv_bytes_per_token(), 4u * dense.kv_bytes_per_token_layer());
+
+  std::string e =
+      error_of([&] { parse_text(replace_line(hybrid, "kind: gated_deltanet", "kind: mamba2")); });
+  EXPECT_THAT(e, HasSubstr("model.yaml:10"));
+  EXPECT_THAT(e, HasSubstr("linear_attention.kind"));
+  e = error_of([&] { parse_text(replace_line(hybrid, "value_heads: 4", "value_heads: 3")); });
+  EXPECT_THAT(e, HasSubstr("linear_attention.value_heads: must be a multiple of key_heads (2)"));
+  e = error_of([&] { parse_text(replace_line(hybrid, "[linear, full]", "[linear, linear]")); });
+  EXPECT_THAT(e, HasSubstr("no entry is full"));
+  e = error_of([&] { parse_text(replace_line(hybrid, "[linear, full]", "[full]")); });
+  EXPECT_THAT(e, HasSubstr("no entry is linear"));
+  e = error_of([&] { parse_text(replace_line(hybrid, "[linear, full]", "[linear, global]")); });
+  EXPECT_THAT(e, HasSubstr("'global': expected linear or full"));
+  e = error_of([&] { parse_text(replace_line(hybrid, "  conv_kernel: 4\n", "")); });
+  EXPECT_THAT(e, HasSubstr("linear_attention.conv_kernel: missing"));
+  e = error_of([&] { parse_text(hybrid + "sliding_window: 128\n"); });
+  EXPECT_THAT(e, HasSubstr("both linear attention and sliding windows"));
+  // Hugging Face config.json names.
+  e = error_of([] { parse_text(std::string(kSmallModel) + "full_attention_interval: 4\n"); });
+  EXPECT_THAT(e, HasSubstr("famsim calls it linear_attention.layer_types"));
+  e = error_of([] { parse_text(std::string(kSmallModel) + "linear_num_value_heads: 32\n"); });
+  EXPECT_THAT(e, HasSubstr("famsim calls it linear_attention.value_heads"));
+  e = error_of([] { parse_text(std::string(kSmallModel) + "attn_output_gate: true\n"); });
+  EXPECT_THAT(e, HasSubstr("famsim calls it attention_output_gate"));
+}
+
+// The full attention's output gate and per-head norms; shared experts' own width and gate.
+TEST(ModelConfig, OutputGateQkNormAndSharedExpertKeysByHand) {
+  const ModelConfig plain = parse_text(kSmallModel);
+  // head_dim 256 / 8 = 32. q 256 x 256, k and v 2 x 64 x 256, o 256 x 256: 163,840 x 2 B.
+  EXPECT_EQ(plain.attention_weight_bytes(), 163840u * 2);
+  const ModelConfig gated =
+      parse_text(std::string(kSmallModel) + "attention_output_gate: true\nqk_norm: true\n");
+  // q doubles (+65,536) and two norms of 32: 229,440 x 2 B.
+  EXPECT_EQ(gated.attention_weight_bytes(), (163840u + 65536u + 64u) * 2);
+  EXPECT_EQ(gated.parameters() - plain.parameters(), 4u * (65536u + 64u));
+
+  const std::string moe = replace_line(kSmallModel, "intermediate_size: 512\n", "") +
+                          "moe: {experts: 4, top_k: 2, expert_intermediate_size: 64, "
+                          "shared_experts: 1";
+  const ModelConfig same = parse_text(moe + "}\n");
+  EXPECT_EQ(same.shared_expert_weight_bytes(), 3u * 256u * 64u * 2u);
+  const ModelConfig wide =
+      parse_text(moe + ", shared_expert_intermediate_size: 96, shared_expert_gate: true}\n");
+  EXPECT_EQ(wide.shared_expert_weight_bytes(), 3u * 256u * 96u * 2u);
+  EXPECT_EQ(wide.router_weight_bytes(), (4u + 1u) * 256u * 2u);
+  // Per layer 3 x 256 x 32 more shared-expert weights and 256 for the gate.
+  EXPECT_EQ(wide.parameters() - same.parameters(), 4u * (3u * 256u * 32u + 256u));
+
+  std::string e = error_of([&] {
+    parse_text(replace_line(moe, "shared_experts: 1", "shared_experts: 0") +
+               ", shared_expert_gate: true}\n");
+  });
+  EXPECT_THAT(e, HasSubstr("moe.shared_expert_gate: the model has no shared experts"));
+  e = error_of([] {
+    parse_text(
+        "name: m\nsource: test\nlayers: 2\nhidden_size: 256\nattention: mla\n"
+        "attention_heads: 4\nintermediate_size: 512\nvocab_size: 100\n"
+        "mla: {kv_lora_rank: 64, qk_rope_head_dim: 16, q_lora_rank: 0, qk_nope_head_dim: 32, "
+        "v_head_dim: 32}\nqk_norm: true\n");
+  });
+  EXPECT_THAT(e, HasSubstr("qk_norm: only applies to attention: gqa"));
 }
 
 TEST(ModelConfig, NumberFormatsByNameAndByTheirNumbers) {

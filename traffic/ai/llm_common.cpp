@@ -143,6 +143,13 @@ unsigned parse_tp(ConfigNode& parent, const ModelConfig& m, std::size_t gpus,
     parent.fail("tensor_parallel",
                 fmt::format("{} KV heads of {} do not split over {} GPUs", m.kv_heads, m.name, tp));
   }
+  // A linear-attention layer's weights and states are split by its heads (vLLM's Gated DeltaNet
+  // requires tp to divide the key heads).
+  if (m.has_linear_attention() && m.linear.key_heads % tp != 0) {
+    parent.fail("tensor_parallel",
+                fmt::format("{} linear-attention key heads of {} do not split over {} GPUs",
+                            m.linear.key_heads, m.name, tp));
+  }
   return tp;
 }
 

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 #include <stdexcept>
 
 namespace famsim {
@@ -58,7 +59,7 @@ void attention_matrices(const ModelConfig& m, unsigned tp, Visit&& visit) {
   const u64 heads = heads_per_gpu(m, tp);
   if (m.attention == AttentionKind::kGqa) {
     const u64 kv = kv_heads_per_gpu(m, tp);
-    visit(heads * m.head_dim, h);  // q
+    visit(heads * m.head_dim * (m.attention_output_gate ? 2 : 1), h);  // q (and the gate)
     visit(kv * m.head_dim, h);     // k
     visit(kv * m.head_dim, h);     // v
     visit(h, heads * m.head_dim);  // o
@@ -80,17 +81,72 @@ void attention_matrices(const ModelConfig& m, unsigned tp, Visit&& visit) {
   visit(h, heads * m.mla_v_head_dim);  // wo
 }
 
-// Linear-layer weights of one layer's attention on one GPU.
-u64 attention_linear_params(const ModelConfig& m, unsigned tp) {
+// Linear-attention heads one GPU runs: tp must divide the key heads (and so the value heads, a
+// multiple of them), as vLLM's Gated DeltaNet requires.
+void linear_heads_per_gpu(const ModelConfig& m, unsigned tp, u64& key_heads, u64& value_heads) {
+  check_tp(tp);
+  if (m.linear.key_heads % tp != 0) {
+    throw std::invalid_argument(
+        fmt::format("{}: tensor-parallel degree {} does not divide the {} linear-attention key "
+                    "heads",
+                    m.name, tp, m.linear.key_heads));
+  }
+  key_heads = m.linear.key_heads / tp;
+  value_heads = m.linear.value_heads / tp;
+}
+
+// The convolution's channels on one GPU: queries, keys and values (Gated DeltaNet convolves all
+// three).
+u64 linear_conv_channels(const ModelConfig& m, unsigned tp) {
+  u64 kh = 0, vh = 0;
+  linear_heads_per_gpu(m, tp, kh, vh);
+  return 2 * kh * m.linear.key_head_dim + vh * m.linear.value_head_dim;
+}
+
+// The linear layers of one linear-attention layer on one GPU (Hugging Face Qwen3NextGatedDeltaNet;
+// vLLM splits in_proj by heads, out_proj by its inputs), as attention_matrices.
+template <class Visit>
+void linear_attention_matrices(const ModelConfig& m, unsigned tp, Visit&& visit) {
+  u64 kh = 0, vh = 0;
+  linear_heads_per_gpu(m, tp, kh, vh);
+  const u64 keys = kh * m.linear.key_head_dim, values = vh * m.linear.value_head_dim;
+  visit(2 * keys + 2 * values, u64{m.hidden});  // in_proj_qkvz: q, k, v and the output gate z
+  visit(2 * vh, u64{m.hidden});                 // in_proj_ba: beta and the decay's input a
+  visit(u64{m.hidden}, values);                 // out_proj
+}
+
+// A linear-attention layer's other weights on one GPU: the convolution (a kernel per channel, no
+// bias), A_log and dt_bias (one each per value head) and the gated RMSNorm (value_head_dim,
+// replicated).
+u64 linear_attention_other_params(const ModelConfig& m, unsigned tp) {
+  u64 kh = 0, vh = 0;
+  linear_heads_per_gpu(m, tp, kh, vh);
+  return linear_conv_channels(m, tp) * m.linear.conv_kernel + 2 * vh + m.linear.value_head_dim;
+}
+
+// Weights of one layer's attention (full or linear) on one GPU, in parameters.
+u64 attention_linear_params(const ModelConfig& m, unsigned layer, unsigned tp) {
   u64 p = 0;
-  attention_matrices(m, tp, [&](u64 rows, u64 inputs) { p += rows * inputs; });
+  const auto add = [&](u64 rows, u64 inputs) { p += rows * inputs; };
+  if (m.is_linear_layer(layer)) {
+    linear_attention_matrices(m, tp, add);
+  } else {
+    attention_matrices(m, tp, add);
+  }
   return p;
 }
 
-// Norm weights inside the attention: MLA normalises the compressed query and the KV latent.
+// Norm weights inside a full attention: MLA normalises the compressed query and the KV latent;
+// qk_norm one RMSNorm of head_dim weights for the query heads and one for the key heads.
 u64 attention_norm_params(const ModelConfig& m) {
-  if (m.attention == AttentionKind::kGqa) return 0;
+  if (m.attention == AttentionKind::kGqa) return m.qk_norm ? 2 * u64{m.head_dim} : 0;
   return u64{m.mla_q_lora_rank} + m.mla_kv_lora_rank;
+}
+
+// A layer's attention parameters other than its linear layers (norms; the convolution and decay
+// parameters of a linear-attention layer).
+u64 attention_other_params(const ModelConfig& m, unsigned layer, unsigned tp) {
+  return m.is_linear_layer(layer) ? linear_attention_other_params(m, tp) : attention_norm_params(m);
 }
 
 // SwiGLU FFN of width `width` split over tp GPUs by columns: gate, up (hidden x width) and down
@@ -116,11 +172,12 @@ u64 embedding_and_head_params(const ModelConfig& m) {
 // Parameters of one layer with `routed` routed experts counted (all of them, or top_k).
 u64 layer_params(const ModelConfig& m, unsigned layer, u64 routed) {
   check_layer(m, layer);
-  u64 p = attention_linear_params(m, 1) + attention_norm_params(m) + layer_norm_params(m);
+  u64 p = attention_linear_params(m, layer, 1) + attention_other_params(m, layer, 1) +
+          layer_norm_params(m);
   if (m.is_moe_layer(layer)) {
     p += routed * swiglu_params(m, m.expert_intermediate, 1);
-    p += swiglu_params(m, u64{m.shared_experts} * m.expert_intermediate, 1);
-    p += u64{m.experts} * m.hidden;  // router
+    p += swiglu_params(m, u64{m.shared_experts} * m.shared_intermediate, 1);
+    p += (u64{m.experts} + (m.shared_expert_gate ? m.shared_experts : 0)) * m.hidden;  // gates
   } else {
     p += swiglu_params(m, m.intermediate, 1);
   }
@@ -141,12 +198,13 @@ const NumberFormat kNumberFormats[] = {
     {"mxfp4", 4, 32, 8}, {"nvfp4", 4, 16, 8},
 };
 
-// A weight format key: a name, or {bits, block, scale_bits}.
-NumberFormat get_number_format(ConfigNode& n, const std::string& key) {
+// A weight format key: a name, or {bits, block, scale_bits}; absent, the format named `def`.
+NumberFormat get_number_format(ConfigNode& n, const std::string& key,
+                               std::optional<std::string> def = std::nullopt) {
   if (!n.is_map(key)) {
     std::vector<std::string> names;
     for (const NumberFormat& f : kNumberFormats) names.push_back(f.name);
-    const std::string name = n.get_choice(key, std::nullopt, names);
+    const std::string name = n.get_choice(key, def, names);
     for (const NumberFormat& f : kNumberFormats) {
       if (f.name == name) return f;
     }
@@ -218,12 +276,35 @@ std::uint64_t ModelConfig::kv_bytes_per_token_layer(unsigned tp) const {
 }
 
 std::uint64_t ModelConfig::kv_bytes_per_token(unsigned tp) const {
-  return kv_bytes_per_token_layer(tp) * layers;
+  return kv_bytes_per_token_layer(tp) * kv_layers(layers);
+}
+
+std::uint64_t ModelConfig::recurrent_state_bytes(unsigned tp) const {
+  if (!has_linear_attention()) return 0;
+  u64 kh = 0, vh = 0;
+  linear_heads_per_gpu(*this, tp, kh, vh);
+  // Per value head a key_head_dim x value_head_dim matrix; rows of value_head_dim values.
+  return linear.state_format.matrix_bytes(vh * linear.key_head_dim, linear.value_head_dim);
+}
+
+std::uint64_t ModelConfig::conv_state_bytes(unsigned tp) const {
+  if (!has_linear_attention()) return 0;
+  // The last conv_kernel - 1 inputs of every channel; a row per input.
+  return linear.conv_state_format.matrix_bytes(linear.conv_kernel - 1,
+                                               linear_conv_channels(*this, tp));
 }
 
 std::uint64_t ModelConfig::attention_weight_bytes(unsigned tp) const {
   u64 bytes = attention_norm_params(*this) * unquantized_dtype_bytes;
   attention_matrices(
+      *this, tp, [&](u64 rows, u64 inputs) { bytes += weight_format.matrix_bytes(rows, inputs); });
+  return bytes;
+}
+
+std::uint64_t ModelConfig::linear_attention_weight_bytes(unsigned tp) const {
+  if (!has_linear_attention()) return 0;
+  u64 bytes = linear_attention_other_params(*this, tp) * unquantized_dtype_bytes;
+  linear_attention_matrices(
       *this, tp, [&](u64 rows, u64 inputs) { bytes += weight_format.matrix_bytes(rows, inputs); });
   return bytes;
 }
@@ -237,11 +318,12 @@ std::uint64_t ModelConfig::expert_weight_bytes(unsigned tp) const {
 }
 
 std::uint64_t ModelConfig::shared_expert_weight_bytes(unsigned tp) const {
-  return swiglu_bytes(*this, u64{shared_experts} * expert_intermediate, tp, expert_format);
+  return swiglu_bytes(*this, u64{shared_experts} * shared_intermediate, tp, expert_format);
 }
 
 std::uint64_t ModelConfig::router_weight_bytes() const {
-  return u64{experts} * hidden * unquantized_dtype_bytes;
+  return (u64{experts} + (shared_expert_gate ? shared_experts : 0)) * hidden *
+         unquantized_dtype_bytes;
 }
 
 std::uint64_t ModelConfig::lm_head_weight_bytes(unsigned tp) const {
@@ -252,7 +334,9 @@ std::uint64_t ModelConfig::lm_head_weight_bytes(unsigned tp) const {
 std::uint64_t ModelConfig::layer_weight_bytes(unsigned layer, unsigned tp) const {
   const u64 ffn = is_moe_layer(layer) ? shared_expert_weight_bytes(tp) + router_weight_bytes()
                                       : dense_ffn_weight_bytes(tp);
-  return attention_weight_bytes(tp) + ffn + layer_norm_params(*this) * unquantized_dtype_bytes;
+  const u64 attention =
+      is_linear_layer(layer) ? linear_attention_weight_bytes(tp) : attention_weight_bytes(tp);
+  return attention + ffn + layer_norm_params(*this) * unquantized_dtype_bytes;
 }
 
 std::uint64_t ModelConfig::parameters() const {
@@ -310,7 +394,19 @@ constexpr ConfigJsonName kConfigJsonNames[] = {
     {"qk_rope_head_dim", "mla.qk_rope_head_dim"},
     {"qk_nope_head_dim", "mla.qk_nope_head_dim"},
     {"v_head_dim", "mla.v_head_dim"},
-    {"layer_types", "sliding_window.layer_types"},
+    {"layer_types", "sliding_window.layer_types or linear_attention.layer_types"},
+    {"full_attention_interval",
+     "linear_attention.layer_types (a cycle: 4 is [linear, linear, linear, full])"},
+    {"linear_num_key_heads", "linear_attention.key_heads"},
+    {"linear_num_value_heads", "linear_attention.value_heads"},
+    {"linear_key_head_dim", "linear_attention.key_head_dim"},
+    {"linear_value_head_dim", "linear_attention.value_head_dim"},
+    {"linear_conv_kernel_dim", "linear_attention.conv_kernel"},
+    {"mamba_ssm_dtype", "linear_attention.state_format"},
+    {"attn_output_gate", "attention_output_gate"},
+    {"shared_expert_intermediate_size", "moe.shared_expert_intermediate_size"},
+    {"decoder_sparse_step",
+     "moe.dense_layers (the layers from dense_layers on are MoE layers; 1 is every layer)"},
     {"sliding_window_pattern",
      "sliding_window.layer_types (a cycle: 6 is [sliding, sliding, sliding, sliding, sliding, "
      "full])"},
@@ -346,7 +442,10 @@ void check_model_keys(const ConfigNode& node) {
                     "unquantized_dtype_bytes",
                     "kv_dtype_bytes",
                     "kv_format",
-                    "sliding_window"});
+                    "sliding_window",
+                    "linear_attention",
+                    "attention_output_gate",
+                    "qk_norm"});
 }
 
 // sliding_window: W (every layer) or {tokens: W, layer_types: [...]} (see the header).
@@ -382,6 +481,54 @@ void parse_sliding_window(ConfigNode& node, ModelConfig& m) {
     w.ignore("layer_types");
   }
   w.finish();
+}
+
+// linear_attention: {kind, heads, head widths, conv_kernel, layer_types, formats} (see the header).
+void parse_linear_attention(ConfigNode& node, ModelConfig& m) {
+  if (!node.has("linear_attention")) {
+    node.ignore("linear_attention");
+    return;
+  }
+  if (m.window_tokens > 0) {
+    node.fail_among({"linear_attention", "sliding_window"},
+                    "a model with both linear attention and sliding windows is not modelled: give "
+                    "one of them");
+  }
+  ConfigNode a = node.child("linear_attention", true);
+  a.get_choice("kind", std::nullopt, {"gated_deltanet"});
+  ModelConfig::LinearAttention& l = m.linear;
+  l.key_heads = get_count(a, "key_heads", 1, 1024);
+  l.value_heads = get_count(a, "value_heads", 1, 1024);
+  if (l.value_heads % l.key_heads != 0) {
+    a.fail("value_heads",
+           fmt::format("must be a multiple of key_heads ({}), got {}", l.key_heads, l.value_heads));
+  }
+  l.key_head_dim = get_count(a, "key_head_dim", 1, 1024);
+  l.value_head_dim = get_count(a, "value_head_dim", 1, 1024);
+  l.conv_kernel = get_count(a, "conv_kernel", 2, 64);  // a state of conv_kernel - 1 inputs
+  const std::vector<std::string> types = a.get_string_list("layer_types");
+  if (types.empty() || types.size() > m.layers) {
+    a.fail("layer_types", fmt::format("{} entries; expected 1 to the model's {} layers (a cycle "
+                                      "over them)",
+                                      types.size(), m.layers));
+  }
+  for (const std::string& t : types) {
+    if (t != "linear" && t != "full") {
+      a.fail("layer_types", fmt::format("'{}': expected linear or full for each entry", t));
+    }
+    l.cycle.push_back(t == "linear");
+  }
+  const auto linear = std::count(l.cycle.begin(), l.cycle.end(), true);
+  if (linear == 0 || linear == static_cast<long>(l.cycle.size())) {
+    a.fail("layer_types",
+           fmt::format("{}: expected at least one linear and one full entry (famsim models hybrid "
+                       "models: a KV cache in the full layers, recurrent states in the linear "
+                       "ones)",
+                       linear == 0 ? "no entry is linear" : "no entry is full"));
+  }
+  l.state_format = get_number_format(a, "state_format", "fp32");
+  l.conv_state_format = get_number_format(a, "conv_state_format", "bf16");
+  a.finish();
 }
 
 }  // namespace
@@ -449,6 +596,14 @@ ModelConfig parse_model(ConfigNode node) {
     m.shared_experts = static_cast<unsigned>(moe.get_uint("shared_experts", 0, 0, 64));
     m.expert_intermediate = get_count(moe, "expert_intermediate_size", 1, 1u << 20);
     m.dense_layers = static_cast<unsigned>(moe.get_uint("dense_layers", 0, 0, m.layers - 1));
+    for (const char* key : {"shared_expert_intermediate_size", "shared_expert_gate"}) {
+      if (m.shared_experts == 0 && moe.has(key)) {
+        moe.fail(key, "the model has no shared experts (moe.shared_experts is 0)");
+      }
+    }
+    m.shared_intermediate = static_cast<unsigned>(
+        moe.get_uint("shared_expert_intermediate_size", m.expert_intermediate, 1, 1u << 20));
+    m.shared_expert_gate = moe.get_bool("shared_expert_gate", false);
     moe.finish();
   } else {
     node.ignore("moe");
@@ -479,7 +634,15 @@ ModelConfig parse_model(ConfigNode node) {
   m.unquantized_dtype_bytes =
       get_dtype_bytes(node, "unquantized_dtype_bytes", linear_bytes ? linear_bytes : 2);
   m.kv_format = get_format_or_bytes(node, kKvFormatKeys);
+  m.qk_norm = node.get_bool("qk_norm", false);
+  m.attention_output_gate = node.get_bool("attention_output_gate", false);
+  if (m.attention == AttentionKind::kMla) {
+    for (const char* key : {"qk_norm", "attention_output_gate"}) {
+      if (node.has(key)) node.fail(key, "only applies to attention: gqa");
+    }
+  }
   parse_sliding_window(node, m);
+  parse_linear_attention(node, m);
   node.finish();
   return m;
 }

@@ -46,6 +46,10 @@
 //                        DeepSeek: moe_intermediate_size). Shared experts have the same width.
 //     dense_layers       leading layers with a dense FFN instead of experts, 0..layers-1, default 0
 //                        (HF first_k_dense_replace)
+//     shared_expert_intermediate_size  FFN width of each shared expert, 1..2^20, default
+//                        expert_intermediate_size (Qwen: shared_expert_intermediate_size)
+//     shared_expert_gate true: a sigmoid gate scales the shared experts' output (hidden weights,
+//                        Qwen2-MoE and Qwen3-Next's shared_expert_gate). Default false
 //   weight_dtype_bytes   bytes per weight of the linear layers: 1 (FP8/INT8), 2 (BF16/FP16) or 4
 //                        (FP32), default 2. Or, instead of it:
 //   weight_format        how the linear layers' weights are stored: a name, or for a block-scaled
@@ -90,6 +94,44 @@
 //                        blocks once they leave the window; famsim keeps their slots, and
 //                        kv_decode's HBM tier drops rather than moves them), every new token
 //                        is written, and the compute model counts no attention-score FLOPs.
+//   linear_attention     hybrid models whose layers mix full attention with linear attention
+//                        (Qwen3-Next, Qwen3.5: three Gated DeltaNet layers to one full-attention
+//                        layer). A linear-attention layer keeps no KV cache: each sequence has a
+//                        fixed recurrent state per layer, read and written whole by every decode
+//                        step (vLLM: fused_recurrent_gated_delta_rule updates it in place), plus
+//                        a short convolution's state of its last conv_kernel - 1 inputs. Keys:
+//     kind               gated_deltanet (the only kind modelled; Yang, Kautz, Hatamizadeh, "Gated
+//                        Delta Networks", ICLR 2025)
+//     key_heads          1..1024 (HF linear_num_key_heads)
+//     value_heads        1..1024, a multiple of key_heads (HF linear_num_value_heads)
+//     key_head_dim       1..1024 (HF linear_key_head_dim)
+//     value_head_dim     1..1024 (HF linear_value_head_dim)
+//     conv_kernel        the short convolution's width, 2..64 (HF linear_conv_kernel_dim)
+//     layer_types        required: a cycle of `linear` and `full` over the layers from layer 0,
+//                        as sliding_window's (HF layer_types linear_attention / full_attention;
+//                        full_attention_interval 4 is [linear, linear, linear, full]), with at
+//                        least one of each
+//     state_format       how the recurrent state's values are stored, in weight_format's forms,
+//                        default fp32 (Hugging Face transformers' Qwen3-Next keeps the recurrent
+//                        state in float32; Qwen3.5's config.json says mamba_ssm_dtype float32;
+//                        vLLM's --mamba-ssm-cache-dtype chooses it)
+//     conv_state_format  the convolution state's values, default bf16 (the activations' type)
+//                        Per sequence and linear layer on one GPU of tp: the recurrent state
+//                        value_heads/tp x key_head_dim x value_head_dim values, the convolution
+//                        state (conv_kernel - 1) x (2 x key_heads x key_head_dim + value_heads x
+//                        value_head_dim) / tp (vLLM MambaStateShapeCalculator's
+//                        gated_delta_net_state_shape). Weights of the layer (Hugging Face
+//                        Qwen3NextGatedDeltaNet): in_proj_qkvz (hidden -> 2 x key + 2 x value
+//                        dims), in_proj_ba (hidden -> 2 x value_heads), out_proj (value dims ->
+//                        hidden) in weight_format; the convolution's weights, A_log, dt_bias
+//                        and the gated norm's value_head_dim weights in unquantized_dtype_bytes.
+//                        tp must divide key_heads (vLLM's rule). Not with sliding_window.
+//                        The state update's FLOPs, like attention scores, are not counted.
+//   attention_output_gate  true: the full-attention layers' query projection also gives a
+//                        sigmoid gate per output value (Qwen3-Next; HF attn_output_gate): q_proj
+//                        has twice the rows. Default false
+//   qk_norm              true: RMSNorm on each query and key head (head_dim weights each; Qwen3,
+//                        Qwen3-Next). Default false
 // The caps keep every byte count of a model within 64 bits; real models are far inside them.
 //
 // Tensor parallelism (the `tp` argument): Megatron-style, as vLLM shards a model. Attention heads
@@ -165,10 +207,23 @@ struct ModelConfig {
   // Mixture of experts (0 experts: dense model)
   unsigned experts = 0, top_k = 0, shared_experts = 0, expert_intermediate = 0;
   unsigned dense_layers = 0;  // leading layers with a dense FFN instead of experts (DeepSeek-V3: 3)
+  unsigned shared_intermediate = 0;  // each shared expert's FFN width
+  bool shared_expert_gate = false;
+  bool attention_output_gate = false;  // q_proj also gives a gate per output value
+  bool qk_norm = false;                // RMSNorm per query and key head
   // Sliding-window attention: the window W in tokens (0: none), and which layers have it, a cycle
   // over the layers (true: sliding; empty with a window: every layer).
   std::uint64_t window_tokens = 0;
   std::vector<bool> window_cycle;
+  // Linear attention (Gated DeltaNet) in a hybrid model: its heads and the cycle of layers that
+  // have it (true: linear; empty: every layer has full attention).
+  struct LinearAttention {
+    unsigned key_heads = 0, value_heads = 0, key_head_dim = 0, value_head_dim = 0;
+    unsigned conv_kernel = 0;
+    NumberFormat state_format{"fp32", 32, 0, 0};
+    NumberFormat conv_state_format{"bf16", 16, 0, 0};
+    std::vector<bool> cycle;
+  } linear;
 
   bool is_moe() const { return experts > 0; }
   bool is_moe_layer(unsigned layer) const;
@@ -186,27 +241,51 @@ struct ModelConfig {
     for (unsigned l = 0; l < n; ++l) k += is_sliding_layer(l) ? 1 : 0;
     return k;
   }
+  bool has_linear_attention() const { return !linear.cycle.empty(); }
+  // A linear-attention layer: no KV cache, a recurrent state per sequence.
+  bool is_linear_layer(unsigned layer) const {
+    return !linear.cycle.empty() && linear.cycle[layer % linear.cycle.size()];
+  }
+  // Of layers [0, n): how many have linear attention, and how many keep a KV cache (the others).
+  unsigned linear_layers(unsigned n) const {
+    unsigned k = 0;
+    for (unsigned l = 0; l < n; ++l) k += is_linear_layer(l) ? 1 : 0;
+    return k;
+  }
+  unsigned kv_layers(unsigned n) const { return n - linear_layers(n); }
+  // Bytes of one sequence's state in one linear-attention layer on one GPU of tp (see the key
+  // list): the recurrent state, and the convolution's; throws std::invalid_argument when tp does
+  // not divide key_heads.
+  std::uint64_t recurrent_state_bytes(unsigned tp = 1) const;
+  std::uint64_t conv_state_bytes(unsigned tp = 1) const;
+  std::uint64_t state_bytes_per_layer(unsigned tp = 1) const {
+    return recurrent_state_bytes(tp) + conv_state_bytes(tp);
+  }
 
   // KV cache bytes one GPU of a tensor-parallel group of `tp` holds per token per layer: GQA
   // 2 (K and V) x kv_heads/tp x the bytes of head_dim values (one head when tp is a multiple of
   // kv_heads); MLA: the bytes of the latent's kv_lora_rank + rope values, the same for any tp.
   // (head_dim x kv_dtype_bytes for a whole-byte format; with block scales, whole blocks a head.)
+  // (A linear-attention layer keeps none: kv_bytes_per_token_layer is a full-attention layer's.)
   std::uint64_t kv_bytes_per_token_layer(unsigned tp = 1) const;
-  std::uint64_t kv_bytes_per_token(unsigned tp = 1) const;  // x layers
+  std::uint64_t kv_bytes_per_token(unsigned tp = 1) const;  // x the layers that keep a KV cache
   // KV vectors per token per layer: 2 for GQA (K, V), 1 for MLA (the latent).
   unsigned kv_vectors() const;
 
   // Weights, bytes, for one GPU of a tensor-parallel group of tp (split as the file comment says):
-  std::uint64_t attention_weight_bytes(unsigned tp = 1) const;  // per layer (incl. MLA projections
-                                                                // and MLA's two latent norms)
+  // A full-attention layer's attention (incl. MLA projections, MLA's two latent norms and the
+  // per-head q/k norms); a linear-attention layer's (Gated DeltaNet's projections, convolution,
+  // decay parameters and norm).
+  std::uint64_t attention_weight_bytes(unsigned tp = 1) const;
+  std::uint64_t linear_attention_weight_bytes(unsigned tp = 1) const;
   std::uint64_t dense_ffn_weight_bytes(unsigned tp = 1) const;  // per dense layer; 0 if none
   std::uint64_t expert_weight_bytes(unsigned tp = 1) const;     // one routed expert; 0 if dense
   std::uint64_t shared_expert_weight_bytes(unsigned tp = 1) const;  // all shared experts of a layer
   std::uint64_t router_weight_bytes()
       const;  // one MoE layer's router, experts x hidden; replicated
   std::uint64_t lm_head_weight_bytes(unsigned tp = 1) const;  // vocab x hidden, split by vocabulary
-  // A layer's weights read when it runs, excluding routed experts: attention + dense FFN (dense
-  // layer) or shared experts + router (MoE layer) + the layer's two RMSNorms.
+  // A layer's weights read when it runs, excluding routed experts: its attention (full or linear)
+  // + dense FFN (dense layer) or shared experts + router (MoE layer) + the layer's two RMSNorms.
   std::uint64_t layer_weight_bytes(unsigned layer, unsigned tp = 1) const;
 
   // Parameters of the whole model (embeddings + layers incl. all experts + final norm + LM head),

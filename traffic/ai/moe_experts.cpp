@@ -390,6 +390,12 @@ std::shared_ptr<const GeneratorSpec> parse_moe_experts(ConfigNode& n, const Plat
                          "the layer over the group's GPUs)",
                          p.ep, p.model.name, p.model.heads));
     }
+    if (p.model.has_linear_attention() && p.model.linear.key_heads % p.ep != 0) {
+      n.fail("expert_parallel",
+             fmt::format("{} does not divide {}'s {} linear-attention key heads (the compute "
+                         "model splits the layer over the group's GPUs)",
+                         p.ep, p.model.name, p.model.linear.key_heads));
+    }
   }
   const unsigned moe_layers = p.model.layers - p.model.dense_layers;
   p.layers = static_cast<unsigned>(n.get_uint("layers", moe_layers, 1, moe_layers));

@@ -32,7 +32,8 @@
 // layer and KV vector); the rest are written (and enter the cache). Reuse stops at the first block
 // not in the cache. Only full blocks are shared between prompts (a partly filled last block is the
 // prompt's own), as prefix caching hashes full blocks. Output tokens are not decoded here
-// (kv_decode models decode).
+// (kv_decode models decode). A hybrid model (linear_attention) is refused: its states' prefill
+// and prefix reuse are not modelled.
 #include "traffic/ai/generators.h"
 #include "models/core/time_text.h"
 #include "traffic/ai/llm_common.h"
@@ -413,6 +414,15 @@ std::shared_ptr<const GeneratorSpec> parse_prefill(ConfigNode& n, const Platform
                                                    const std::vector<unsigned>& gpus) {
   PrefillParams p;
   p.model = parse_model_key(n);
+  if (p.model.has_linear_attention()) {
+    // A hybrid model's prefill writes each linear-attention layer's final state, and a prefix
+    // cache must keep states at block boundaries to reuse a prefix (vLLM's prefix caching for
+    // such models): not modelled yet.
+    n.fail("model", fmt::format("{} has linear-attention layers, which prefill does not model yet "
+                                "(their recurrent states and how a prefix cache keeps them); "
+                                "kv_decode, weight_stream and moe_experts take such a model",
+                                p.model.name));
+  }
   p.where = parse_placement(n, "location", facts, gpus);
   p.block_tokens = static_cast<unsigned>(n.get_uint("block_tokens", 16, 1, 1u << 16));
   p.tp = parse_tp(n, p.model, gpus.size());
