@@ -274,7 +274,9 @@ std::string result_words(const nlohmann::json& r) {
     whole += fmt::format(", tokens per second per group {:.1f}",
                          r["tokens_per_second_per_group_whole_model_estimate"].get<double>());
   }
-  if (!whole.empty()) line += "; whole-model estimate (assuming identical layers): " + whole;
+  if (!whole.empty())
+    line +=
+        "; whole-model estimate (assuming every layer takes the simulated ones' mean): " + whole;
   return line;
 }
 

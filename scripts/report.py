@@ -1222,7 +1222,9 @@ def workload_assumptions(stats, f, stream):
     if kind == "kv_decode" and "mean_step_ns_whole_model_estimate" in as_dict(
             get(stream, "result")):
         out.append(f"Step time and tokens per second are for {f['layers_scope']} only; a "
-                   "whole-model estimate scales them to every layer assuming identical layers.")
+                   "whole-model estimate scales them to every layer, assuming each takes the simulated "
+                   "layers' mean (they are alike, or whole cycles of a model's sliding-window or "
+                   "linear-attention layers).")
     if kind == "weight_stream" and "mean_pass_ns_whole_model_estimate" in as_dict(
             get(stream, "result")):
         out.append(f"Pass time is for {f['layers_scope']} only; a whole-model estimate scales it "

@@ -25,7 +25,7 @@ S=workload.streams.0
 check kv_decode kv_decode traffic/kv_decode_llama70b.yaml \
   --set $S.kv_decode.layers=1 --set $S.kv_decode.steps=1 --set $S.kv_decode.batch=1
 expect_in_output "steps done 1," "kv_decode: the terminal counts the group's step once"
-expect_in_output "; for the first 1 of the model's 80 layers; whole-model estimate (assuming identical layers): step time " \
+expect_in_output "; for the first 1 of the model's 80 layers; whole-model estimate (assuming every layer takes the simulated ones' mean): step time " \
   "kv_decode: the terminal says which layers ran, in words"
 # Prompts of 256 tokens, shared whole within their group (the file's 1024-token prefix is longer
 # than they are, which is refused).

@@ -71,6 +71,27 @@ streams:
   EXPECT_EQ(served_by(r, "gpu0_hbm"), 0u);
 }
 
+// A hybrid model end to end (Qwen3-Next-80B-A3B, tp 1: layers 0-2 linear attention, layer 3
+// full). Its states in HBM, its KV cache on the device. One sequence of 100 cached tokens, one
+// step over 4 layers: the device serves the full layer's KV, 100 x 2048 B (K and V of 2 heads x
+// 256 x 2 B) read and 2048 B written; HBM the 3 linear layers' states, (2,097,152 + 49,152) x 3 =
+// 6,438,912 B read and as many written.
+TEST(Workload, HybridDecodeStatesAndKvGoWhereConfigured) {
+  const nlohmann::json r = test::run_sim(kPlatform, R"(
+name: decode
+streams:
+  - name: decode
+    gpus: [0]
+    kv_decode: {model: {preset: qwen3_next_80b_a3b}, batch: 1, context_tokens: 100, layers: 4,
+                kv_location: device/fam0, state_location: gpu_local}
+)");
+  EXPECT_TRUE(r["conservation"]["ok"].get<bool>());
+  EXPECT_EQ(served_by(r, "fam0"), 100u * 2048u + 2048u);
+  EXPECT_EQ(served_by(r, "gpu0_hbm"), 2u * 6438912u);
+  EXPECT_EQ(r["summary"]["read_bytes"].get<std::uint64_t>(), 100u * 2048u + 6438912u);
+  EXPECT_EQ(r["summary"]["write_bytes"].get<std::uint64_t>(), 2048u + 6438912u);
+}
+
 // Sliding-window attention (Llama-3-8B given a window for the test: 4,096 B per token per layer,
 // 16-token blocks): a decode step of 2 sequences with 100 cached tokens on `layers` layers.
 nlohmann::json sliding_decode(const std::string& window, unsigned layers) {

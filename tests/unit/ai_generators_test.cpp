@@ -10,6 +10,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <map>
@@ -34,6 +35,13 @@ struct Drained {
   std::uint64_t accesses = 0;
   std::uint64_t phases = 0;  // phases ended at the end
   nlohmann::json report;
+  // Every access: region, offset in it, bytes, write.
+  struct Span {
+    unsigned region;
+    std::uint64_t offset, bytes;
+    bool write;
+  };
+  std::vector<Span> spans;
 };
 
 // Parses `generator_yaml` as the only stream of a workload on nvl8_fam (8 GPUs with HBM, device
@@ -74,6 +82,7 @@ Drained drain(const GeneratorSpec& spec, unsigned rank = 0, std::uint64_t fetch_
     const unsigned region = static_cast<unsigned>((a.va - kRegionBase) / kRegionStride);
     (a.write ? d.written : d.read) += a.bytes;
     (a.write ? d.written_by_region : d.read_by_region)[region] += a.bytes;
+    d.spans.push_back({region, a.va - kRegionBase - region * kRegionStride, a.bytes, a.write});
     now += fetch_ps;
     src->completed(a.phase, a.bytes, now);
   }
@@ -450,6 +459,125 @@ TEST(KvDecode, WholeModelEstimateOnlyWhenLayersWereLeftOutAndAlike) {
   const nlohmann::json m = combined(*mixed, 1);
   EXPECT_FALSE(m.contains("tokens_per_second_per_group_whole_model_estimate"));
   EXPECT_THAT(m["note"].get<std::string>(), HasSubstr("first 4 of DeepSeek-V3's 61 layers"));
+}
+
+// A hybrid model (Qwen3-Next-80B-A3B: linear-attention layers 0-2, full attention in layer 3) on
+// one GPU of tensor_parallel 2. Per sequence and linear layer the state is 16 value heads x 128 x
+// 128 x 4 B = 1,048,576 B plus the convolution's 3 x (2 x 8 x 128 + 16 x 128) x 2 B = 24,576 B:
+// 1,073,152 B. The full layer's KV: K and V of 1 head x 256 x 2 B = 1024 B a token.
+// Batch 3, 100 cached tokens, 2 steps, 4 layers: state reads 2 x 3 x 3 x 1,073,152 = 19,316,736
+// B, written back the same; KV reads 3 x (100 + 101) x 1024 = 617,472 B, writes 2 x 3 x 1024 =
+// 6,144 B. The KV region holds only the full layer: 1 layer x 2 vectors x (3 x ceil(102 / 16) = 21
+// slots) x 16 x 512 B = 344,064 B; the state region 3 layers x 3 sequences x 1,073,152 B =
+// 9,658,368 B.
+TEST(KvDecode, HybridModelsLinearLayersReadAndWriteTheirStatesByHand) {
+  const auto spec = spec_of(R"(gpus: [0, 1]
+    kv_decode: {model: {preset: qwen3_next_80b_a3b}, batch: 3, context_tokens: 100, steps: 2,
+                layers: 4, tensor_parallel: 2, kv_location: device/fam0})");
+  const std::vector<RegionSpec> regions = spec->regions();
+  ASSERT_EQ(regions.size(), 2u);
+  EXPECT_EQ(regions[0].role, "kv_cache");
+  EXPECT_EQ(regions[0].bytes, 344064u);
+  EXPECT_EQ(regions[1].role, "recurrent_state");
+  EXPECT_EQ(regions[1].bytes, 9658368u);
+  EXPECT_EQ(regions[1].where.text, "device/fam0");  // state_location defaults to kv_location
+  const Drained d = drain(*spec);
+  EXPECT_EQ(d.read_by_region.at(0), 617472u);
+  EXPECT_EQ(d.written_by_region.at(0), 6144u);
+  EXPECT_EQ(d.read_by_region.at(1), 19316736u);
+  EXPECT_EQ(d.written_by_region.at(1), 19316736u);
+  EXPECT_EQ(d.report["read_bytes_state"].get<std::uint64_t>(), 19316736u);
+  EXPECT_EQ(d.report["read_bytes_kv_location"].get<std::uint64_t>(), 617472u);
+  // Each step's state writes cover the state region exactly once: no two sequences or layers
+  // share a byte, and none lies outside it.
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> writes;
+  for (const Drained::Span& a : d.spans) {
+    if (a.region == 1 && a.write) writes.emplace_back(a.offset, a.bytes);
+  }
+  writes.resize(writes.size() / 2);  // the first step's
+  std::sort(writes.begin(), writes.end());
+  std::uint64_t end = 0;
+  for (const auto& [offset, bytes] : writes) {
+    EXPECT_EQ(offset, end);
+    end = offset + bytes;
+  }
+  EXPECT_EQ(end, 9658368u);
+  // The summary's per-step figures: reads 3 x 100 x 1024 + 3 x 3 x 1,073,152 = 9,965,568 B.
+  const nlohmann::json s = spec->summary();
+  EXPECT_DOUBLE_EQ(s["mean_read_bytes_per_step_per_gpu"].get<double>(), 9965568.0);
+  EXPECT_EQ(s["write_bytes_per_step_per_gpu"].get<std::uint64_t>(), 3u * 1024u + 9658368u);
+  EXPECT_EQ(s["kv_layers_simulated"].get<unsigned>(), 1u);
+  EXPECT_EQ(s["linear_layers_simulated"].get<unsigned>(), 3u);
+}
+
+// Only linear layers simulated: no KV region at all; the states may live elsewhere.
+TEST(KvDecode, HybridModelsStatesAloneAndElsewhere) {
+  const auto spec = spec_of(R"(gpus: [0]
+    kv_decode: {model: {preset: qwen3_next_80b_a3b}, batch: 2, context_tokens: 100, layers: 1,
+                kv_location: device/fam0, state_location: gpu_local})");
+  const std::vector<RegionSpec> regions = spec->regions();
+  ASSERT_EQ(regions.size(), 1u);
+  EXPECT_EQ(regions[0].role, "recurrent_state");
+  EXPECT_EQ(regions[0].where.text, "gpu_local");
+  // tp 1: 2,097,152 + 49,152 = 2,146,304 B a sequence; 2 sequences, read and written.
+  const Drained d = drain(*spec);
+  EXPECT_EQ(d.read, 2u * 2146304u);
+  EXPECT_EQ(d.written, 2u * 2146304u);
+}
+
+// A hybrid model's step time scales to the whole model only when the simulated layers are whole
+// cycles of its layer kinds (4 of Qwen3-Next's [linear, linear, linear, full]).
+TEST(KvDecode, HybridWholeModelEstimateOnlyForWholeCycles) {
+  const auto cycle = spec_of(R"(gpus: [0]
+    kv_decode: {model: {preset: qwen3_next_80b_a3b}, batch: 1, context_tokens: 16, layers: 4,
+                kv_location: device/fam0, compute: {tflops: 700}})");
+  const nlohmann::json c = combined(*cycle, 1);
+  EXPECT_TRUE(c.contains("mean_step_ns_whole_model_estimate"));
+  EXPECT_FALSE(c.contains("note"));
+  const auto part = spec_of(R"(gpus: [0]
+    kv_decode: {model: {preset: qwen3_next_80b_a3b}, batch: 1, context_tokens: 16, layers: 2,
+                kv_location: device/fam0, compute: {tflops: 700}})");
+  const nlohmann::json p = combined(*part, 1);
+  EXPECT_FALSE(p.contains("mean_step_ns_whole_model_estimate"));
+  EXPECT_THAT(p["note"].get<std::string>(),
+              HasSubstr("2 of them have linear attention against 36 of the model's"));
+}
+
+TEST(KvDecode, HybridModelErrorsNameTheKey) {
+  const auto error_of = [](const std::string& stream) {
+    try {
+      spec_of(stream);
+    } catch (const ConfigError& e) {
+      return std::string(e.what());
+    }
+    ADD_FAILURE() << "expected an error";
+    return std::string();
+  };
+  EXPECT_THAT(error_of(R"(gpus: [0]
+    kv_decode: {model: {preset: llama3_8b}, batch: 1, context_tokens: 10,
+                state_location: gpu_local})"),
+              HasSubstr("kv_decode.state_location: only applies to a model with linear-attention "
+                        "layers"));
+  // Layer 0 only: no linear layer among the simulated ones of a model with them.
+  EXPECT_THAT(error_of(R"(gpus: [0]
+    kv_decode: {model: {preset: qwen3_next_80b_a3b, linear_attention: {kind: gated_deltanet,
+                key_heads: 3, value_heads: 3, key_head_dim: 8, value_head_dim: 8, conv_kernel: 4,
+                layer_types: [full, linear]}}, batch: 1, context_tokens: 10, layers: 1,
+                state_location: gpu_local})"),
+              HasSubstr("none among them"));
+  // 3 key heads do not split over 2 GPUs (the 2 KV heads do).
+  EXPECT_THAT(error_of(R"(gpus: [0, 1]
+    kv_decode: {model: {preset: qwen3_next_80b_a3b, linear_attention: {kind: gated_deltanet,
+                key_heads: 3, value_heads: 3, key_head_dim: 8, value_head_dim: 8, conv_kernel: 4,
+                layer_types: [linear, full]}}, batch: 1, context_tokens: 10,
+                tensor_parallel: 2})"),
+              HasSubstr("3 linear-attention key heads of Qwen3-Next-80B-A3B do not split over 2"));
+  // prefill does not take a hybrid model yet.
+  EXPECT_THAT(error_of(R"(gpus: [0]
+    prefill: {model: {preset: qwen3_next_80b_a3b}, location: device/fam0, prompts: 1,
+              input_tokens: 32})"),
+              HasSubstr("prefill.model: Qwen3-Next-80B-A3B has linear-attention layers, which "
+                        "prefill does not model yet"));
 }
 
 TEST(KvDecode, TensorParallelMustSplitTheHeads) {

@@ -18,6 +18,7 @@
 //                     written to kv_location) in the step it leaves, unless it is a
 //                     sliding-window layer's block behind the window (dropped: no step reads it
 //                     again). Default 0: all on kv_location
+//   state_location    a hybrid model's (linear_attention) recurrent states, default kv_location
 //   compute           per-layer compute (traffic/ai/llm_common.h), tokens = batch
 //   prefetch_layers   layers whose KV is fetched ahead of compute, default 0
 //
@@ -28,6 +29,12 @@
 // filled part of the last one) for each vector, then writes the new token's vectors: a step
 // reads sum(context) x kv_bytes_per_token and writes batch x kv_bytes_per_token (for the
 // simulated layers; the new token's own K and V are used from registers, not read back).
+//
+// A hybrid model's linear-attention layer (ModelConfig::is_linear_layer) keeps no KV blocks: per
+// step, every sequence reads its recurrent state and its convolution's state whole and writes
+// them back updated (vLLM's Gated DeltaNet decode updates them in place), each sequence's in its
+// own slot of the state region on state_location (ModelConfig::state_bytes_per_layer a slot). The
+// KV regions hold the full-attention layers only.
 #include "traffic/ai/generators.h"
 #include "traffic/ai/llm_common.h"
 #include "traffic/pattern.h"
@@ -50,6 +57,7 @@ struct KvDecodeParams {
   unsigned layers = 1;
   Placement kv;
   Placement hbm;
+  Placement state;  // linear-attention layers' states
   std::uint64_t hbm_tokens = 0;
   ComputeModel compute;
   unsigned prefetch = 0;
@@ -64,16 +72,30 @@ struct KvDecodeParams {
   std::uint64_t hbm_blocks() const {  // ring of HBM slots per sequence
     return hbm_tokens == 0 ? 0 : (hbm_tokens + block_tokens - 1) / block_tokens + 1;
   }
+  // Of the simulated layers, those that keep KV blocks and those with a recurrent state.
+  unsigned kv_layers() const { return model.kv_layers(layers); }
+  unsigned linear_layers() const { return model.linear_layers(layers); }
   std::uint64_t region_bytes(std::uint64_t slots) const {
-    return std::uint64_t{layers} * model.kv_vectors() * slots * block_bytes();
+    return std::uint64_t{kv_layers()} * model.kv_vectors() * slots * block_bytes();
   }
+  std::uint64_t state_region_bytes() const {
+    return std::uint64_t{linear_layers()} * batch * model.state_bytes_per_layer(tp);
+  }
+  // The regions regions() lists, in its order (a model whose simulated layers are all linear has
+  // no KV regions).
+  bool has_kv_region() const { return kv_layers() > 0; }
+  bool has_hbm_region() const { return hbm_tokens > 0 && kv_layers() > 0; }
+  bool has_state_region() const { return linear_layers() > 0; }
 };
 
 class KvDecodeSource : public PhasedSource {
  public:
   KvDecodeSource(const KvDecodeParams& p, const SourceContext& c)
-      : PhasedSource(p.prefetch), p_(p), dev_va_(c.region_va[0]) {
-    if (p.hbm_tokens > 0) hbm_va_ = c.region_va[1];
+      : PhasedSource(p.prefetch), p_(p) {
+    std::size_t region = 0;
+    if (p.has_kv_region()) dev_va_ = c.region_va[region++];
+    if (p.has_hbm_region()) hbm_va_ = c.region_va[region++];
+    if (p.has_state_region()) state_va_ = c.region_va[region++];
     // The group's sequences: the same context lengths on every GPU of a tensor-parallel group.
     const unsigned group = c.rank / p.tp;
     boost::random::mt19937_64 rng(
@@ -99,6 +121,10 @@ class KvDecodeSource : public PhasedSource {
     if (p_.hbm_tokens > 0 && p_.model.sliding_layers(p_.layers) > 0) {
       j["sliding_blocks_dropped"] = dropped_;
     }
+    if (p_.has_state_region()) {
+      j["read_bytes_state"] = read_state_;
+      j["write_bytes_state"] = write_state_;
+    }
     const std::vector<double>& step_ns = steps_.ns();
     j["step_ns"] = step_ns;
     double sum = 0;
@@ -122,10 +148,12 @@ class KvDecodeSource : public PhasedSource {
     // The model's last layer ends the step with the LM head (the logits of the batch's tokens).
     if (layer_ + 1 == p_.model.layers)
       start.compute_ps += p_.compute.lm_head_ps(p_.model, p_.batch, p_.tp);
+    linear_ = p_.model.is_linear_layer(layer_);
+    kv_layer_ = p_.model.kv_layers(layer_);
+    state_layer_ = p_.model.linear_layers(layer_);
     seq_ = 0;
-    stage_ = Stage::kRead;
+    next_stage(first_stage());
     block_ = 0;
-    vec_ = 0;
     return true;
   }
 
@@ -135,6 +163,34 @@ class KvDecodeSource : public PhasedSource {
     while (seq_ < p_.batch) {
       const std::uint64_t c = ctx_[seq_];
       switch (stage_) {
+        case Stage::kStateRead:
+        case Stage::kStateWrite: {
+          // The recurrent state (part 0), then the convolution's (part 1), in accesses of at
+          // most kMaxStateAccess bytes (an Access's size is 32 bits).
+          const std::uint64_t part_bytes =
+              vec_ == 0 ? p_.model.recurrent_state_bytes(p_.tp) : p_.model.conv_state_bytes(p_.tp);
+          const std::uint64_t left = part_bytes - block_;
+          const bool reading = stage_ == Stage::kStateRead;
+          a.va = state_va_ +
+                 (std::uint64_t{state_layer_} * p_.batch + seq_) *
+                     p_.model.state_bytes_per_layer(p_.tp) +
+                 (vec_ == 0 ? 0 : p_.model.recurrent_state_bytes(p_.tp)) + block_;
+          a.bytes = static_cast<std::uint32_t>(std::min(left, kMaxStateAccess));
+          a.write = !reading;
+          (reading ? read_state_ : write_state_) += a.bytes;
+          block_ += a.bytes;
+          if (block_ == part_bytes) {
+            block_ = 0;
+            if (++vec_ == 2) {
+              if (reading) {
+                next_stage(Stage::kStateWrite);
+              } else {
+                next_seq();
+              }
+            }
+          }
+          return true;
+        }
         case Stage::kRead: {
           const std::uint64_t blocks = (c + bt - 1) / bt;
           // A sliding-window layer reads only the newest tokens: from token `first` on, the
@@ -206,7 +262,11 @@ class KvDecodeSource : public PhasedSource {
   void phase_finished(const PhaseTimes& t) override { steps_.phase_finished(t, p_.layers); }
 
  private:
-  enum class Stage { kRead, kAppend, kDemoteRead, kDemoteWrite };
+  enum class Stage { kRead, kAppend, kDemoteRead, kDemoteWrite, kStateRead, kStateWrite };
+  // The largest access of a state (an Access's bytes are 32 bits).
+  static constexpr std::uint64_t kMaxStateAccess = std::uint64_t{1} << 30;
+
+  Stage first_stage() const { return linear_ ? Stage::kStateRead : Stage::kRead; }
 
   // A sliding-window layer's block b, leaving HBM as a sequence of c cached tokens takes its
   // next one, is dropped rather than moved to kv_location when it lies wholly before the window
@@ -217,10 +277,11 @@ class KvDecodeSource : public PhasedSource {
     const std::uint64_t first_read = c + 1 - p_.model.attended_tokens(layer, c + 1);
     return (b + 1) * p_.block_tokens <= first_read;
   }
-  // The first simulated layer that moves that block down (the block counts as moved there).
+  // The first simulated layer that moves that block down (the block counts as moved there):
+  // the first that keeps KV blocks and does not drop it.
   unsigned first_keeping(std::uint64_t b, std::uint64_t c) const {
     unsigned l = 0;
-    while (l + 1 < p_.layers && dropped(l, b, c)) ++l;
+    while (l + 1 < p_.layers && (p_.model.is_linear_layer(l) || dropped(l, b, c))) ++l;
     return l;
   }
   // Block b of a sequence with c cached tokens is in HBM when it holds one of the newest
@@ -240,7 +301,7 @@ class KvDecodeSource : public PhasedSource {
       slots = dev_slots_;
       base = dev_va_;
     }
-    return base + ((std::uint64_t{layer_} * p_.model.kv_vectors() + vec) * slots + slot) *
+    return base + ((std::uint64_t{kv_layer_} * p_.model.kv_vectors() + vec) * slots + slot) *
                       p_.block_bytes();
   }
   void advance_vector(unsigned vectors) {
@@ -255,7 +316,7 @@ class KvDecodeSource : public PhasedSource {
   }
   void next_seq() {
     ++seq_;
-    stage_ = Stage::kRead;
+    stage_ = first_stage();
     block_ = 0;
     vec_ = 0;
   }
@@ -263,13 +324,18 @@ class KvDecodeSource : public PhasedSource {
   const KvDecodeParams& p_;
   std::uint64_t dev_va_ = 0;
   std::uint64_t hbm_va_ = 0;
+  std::uint64_t state_va_ = 0;
   std::vector<std::uint64_t> ctx_;
   std::uint64_t dev_slots_ = 0;
   std::uint64_t hbm_slots_ = 0;
   std::vector<std::uint32_t> dev_slot_;
   std::vector<std::uint32_t> hbm_slot_;
-  // Cursor in the open phase.
+  // Cursor in the open phase. In a linear-attention layer, vec_ is the state's part (0 the
+  // recurrent state, 1 the convolution's) and block_ the bytes of it done.
   unsigned layer_ = 0;
+  bool linear_ = false;
+  unsigned kv_layer_ = 0;     // the layer's place among the layers with KV blocks
+  unsigned state_layer_ = 0;  // its place among the linear-attention layers
   unsigned seq_ = 0;
   Stage stage_ = Stage::kRead;
   std::uint64_t block_ = 0;
@@ -277,6 +343,7 @@ class KvDecodeSource : public PhasedSource {
   // Results.
   std::uint64_t read_dev_ = 0, read_hbm_ = 0, write_dev_ = 0, write_hbm_ = 0, demoted_ = 0;
   std::uint64_t dropped_ = 0;  // (block, layer) pairs of sliding-window layers dropped
+  std::uint64_t read_state_ = 0, write_state_ = 0;
   StepTimes steps_;
 };
 
@@ -287,18 +354,20 @@ class KvDecodeSpec : public GeneratorSpec {
   std::vector<RegionSpec> regions() const override {
     std::vector<RegionSpec> r;
     // Per GPU: layers x KV vectors (K and V, or MLA's one) x slots x a block of its KV shard.
-    const std::string per_slot =
-        fmt::format("{} layers x {} KV vectors x {} B a block of {} tokens (tensor_parallel {})",
-                    p_.layers, p_.model.kv_vectors(), p_.block_bytes(), p_.block_tokens, p_.tp);
-    r.push_back({"kv_cache",
-                 p_.region_bytes(p_.batch * p_.max_blocks()),
-                 p_.kv,
-                 true,
-                 {"batch", "context_tokens", "steps", "block_tokens", "layers"},
-                 fmt::format("batch {} x {} blocks a sequence (context_tokens up to {} + {} steps) "
-                             "x {}",
-                             p_.batch, p_.max_blocks(), p_.context.max, p_.steps, per_slot)});
-    if (p_.hbm_tokens > 0) {
+    const std::string per_slot = fmt::format(
+        "{} layers x {} KV vectors x {} B a block of {} tokens (tensor_parallel {})",
+        p_.kv_layers(), p_.model.kv_vectors(), p_.block_bytes(), p_.block_tokens, p_.tp);
+    if (p_.has_kv_region()) {
+      r.push_back({"kv_cache",
+                   p_.region_bytes(p_.batch * p_.max_blocks()),
+                   p_.kv,
+                   true,
+                   {"batch", "context_tokens", "steps", "block_tokens", "layers"},
+                   fmt::format("batch {} x {} blocks a sequence (context_tokens up to {} + {} "
+                               "steps) x {}",
+                               p_.batch, p_.max_blocks(), p_.context.max, p_.steps, per_slot)});
+    }
+    if (p_.has_hbm_region()) {
       r.push_back({"kv_cache_hbm",
                    p_.region_bytes(p_.batch * p_.hbm_blocks()),
                    p_.hbm,
@@ -306,6 +375,17 @@ class KvDecodeSpec : public GeneratorSpec {
                    {"hbm_tokens", "batch", "block_tokens", "layers"},
                    fmt::format("batch {} x {} blocks a sequence (hbm_tokens {}, and one more) x {}",
                                p_.batch, p_.hbm_blocks(), p_.hbm_tokens, per_slot)});
+    }
+    if (p_.has_state_region()) {
+      r.push_back({"recurrent_state",
+                   p_.state_region_bytes(),
+                   p_.state,
+                   true,
+                   {"batch", "layers"},
+                   fmt::format("{} linear-attention layers x batch {} x {} B of state a sequence "
+                               "(tensor_parallel {})",
+                               p_.linear_layers(), p_.batch, p_.model.state_bytes_per_layer(p_.tp),
+                               p_.tp)});
     }
     return r;
   }
@@ -325,15 +405,17 @@ class KvDecodeSpec : public GeneratorSpec {
   // layer below is then min(context_tokens.min, W - 1), added up over the simulated layers.
   std::vector<MovedBytes> bytes_moved_at_least(unsigned gpus) const override {
     const std::uint64_t per_token_layer = p_.model.kv_bytes_per_token_layer(p_.tp);
-    const std::uint64_t per_token = per_token_layer * p_.layers;
+    const std::uint64_t per_token = per_token_layer * p_.kv_layers();
     const std::uint64_t in_hbm = p_.hbm_tokens > 0 ? p_.hbm_tokens + p_.block_tokens - 1 : 0;
     const auto tokens_of = [&](std::uint64_t read) {
       return p_.hbm_tokens > 0 ? (read > in_hbm ? read - in_hbm : 0) : read + 1;
     };
     const std::uint64_t tokens = tokens_of(p_.context.min);
-    std::uint64_t token_layers = 0;  // over the simulated layers
+    std::uint64_t token_layers = 0;  // over the simulated layers that keep KV blocks
     for (unsigned l = 0; l < p_.layers; ++l) {
-      token_layers += tokens_of(p_.model.attended_tokens(l, p_.context.min));
+      if (!p_.model.is_linear_layer(l)) {
+        token_layers += tokens_of(p_.model.attended_tokens(l, p_.context.min));
+      }
     }
     MovedBytes m;
     m.bytes = static_cast<double>(gpus) * p_.steps * p_.batch * static_cast<double>(token_layers) *
@@ -345,8 +427,9 @@ class KvDecodeSpec : public GeneratorSpec {
     if (p_.model.sliding_layers(p_.layers) == 0) {
       m.how = fmt::format(
           "{} GPUs x {} steps x batch {} x {} tokens on kv_location (context_tokens at least "
-          "{}{}) x {} B of KV per token on each GPU ({} layers)",
-          gpus, p_.steps, p_.batch, tokens, p_.context.min, hbm_part, per_token, p_.layers);
+          "{}{}) x {} B of KV per token on each GPU ({} layers{})",
+          gpus, p_.steps, p_.batch, tokens, p_.context.min, hbm_part, per_token, p_.kv_layers(),
+          p_.has_state_region() ? " with full attention" : "");
     } else {
       m.how = fmt::format(
           "{} GPUs x {} steps x batch {} x {} tokens x layers on kv_location (context_tokens at "
@@ -355,7 +438,22 @@ class KvDecodeSpec : public GeneratorSpec {
           gpus, p_.steps, p_.batch, token_layers, p_.context.min, p_.model.window_tokens - 1,
           p_.model.sliding_layers(p_.layers), p_.layers, hbm_part, per_token_layer);
     }
-    return {m};
+    std::vector<MovedBytes> moved;
+    if (p_.has_kv_region()) moved.push_back(m);
+    if (p_.has_state_region()) {
+      // Every step reads and writes each sequence's state in each linear-attention layer.
+      MovedBytes s;
+      s.bytes = 2.0 * gpus * p_.steps * p_.batch * p_.linear_layers() *
+                static_cast<double>(p_.model.state_bytes_per_layer(p_.tp));
+      s.where = {p_.state};
+      s.keys = {"steps", "batch", "layers"};
+      s.how = fmt::format(
+          "{} GPUs x {} steps x batch {} x {} linear-attention layers x {} B of state a sequence, "
+          "read and written",
+          gpus, p_.steps, p_.batch, p_.linear_layers(), p_.model.state_bytes_per_layer(p_.tp));
+      moved.push_back(s);
+    }
+    return moved;
   }
   // The stream's result. Each tensor-parallel group (tp consecutive GPUs) decodes its own batch,
   // every GPU on its share of the KV heads:
@@ -388,6 +486,9 @@ class KvDecodeSpec : public GeneratorSpec {
     if (p_.hbm_tokens > 0 && p_.model.sliding_layers(p_.layers) > 0) {
       j["sliding_blocks_dropped"] = g.group_sum("sliding_blocks_dropped");
     }
+    if (p_.has_state_region()) {
+      for (const char* k : {"read_bytes_state", "write_bytes_state"}) j[k] = g.gpu_sum(k);
+    }
     const TpGroups::Steps st = g.steps("step_ns", p_.batch);
     const double mean_step_ns = st.mean_step_ns;
     j["mean_step_ns"] = mean_step_ns;
@@ -404,10 +505,18 @@ class KvDecodeSpec : public GeneratorSpec {
             "whole model (simulate a whole number of the window's layer cycle)",
             p_.layers, p_.model.name, p_.model.layers, p_.model.sliding_layers(p_.layers),
             p_.model.sliding_layers(p_.model.layers));
+      } else if (!linear_alike()) {
+        j["note"] = fmt::format(
+            "step time and tokens per second are for the first {} of {}'s {} layers only: {} of "
+            "them have linear attention against {} of the model's, so they are not scaled to the "
+            "whole model (simulate a whole number of linear_attention's layer cycle)",
+            p_.layers, p_.model.name, p_.model.layers, p_.linear_layers(),
+            p_.model.linear_layers(p_.model.layers));
       } else if (layers_alike()) {
         // Assumes every layer of the model takes as long per step as the simulated ones did on
         // average: sound when the layers are identical (same KV bytes per token, checked equal
-        // compute), as in a dense transformer; the pipeline's fill at the start of a step is
+        // compute), as in a dense transformer, or come in the model's shares of sliding-window or
+        // linear-attention layers (checked above); the pipeline's fill at the start of a step is
         // scaled too, so the estimate errs slightly long. The LM head, which the simulated
         // layers did not reach, is added once.
         const double scale = static_cast<double>(p_.model.layers) / static_cast<double>(p_.layers);
@@ -418,53 +527,74 @@ class KvDecodeSpec : public GeneratorSpec {
       } else {
         j["note"] = fmt::format(
             "step time and tokens per second are for the first {} of {}'s {} layers only; its "
-            "layers differ in compute, so they are not scaled to the whole model",
+            "layers differ in compute (the simulated ones' mean from the model's), so they are "
+            "not scaled to the whole model",
             p_.layers, p_.model.name, p_.model.layers);
       }
     }
     return j;
   }
   nlohmann::json summary() const override {
-    const std::uint64_t per_token = p_.model.kv_bytes_per_token_layer(p_.tp) * p_.layers;
-    return {{"model", p_.model.name},
-            {"kv_bytes_per_token_per_gpu", per_token},
-            {"kv_bytes_per_token_per_gpu_per_layer", p_.model.kv_bytes_per_token_layer(p_.tp)},
-            {"kv_bytes_per_token_model", p_.model.kv_bytes_per_token(1)},
-            {"kv_format", p_.model.kv_format.name},
-            {"batch", p_.batch},
-            {"steps", p_.steps},
-            {"layers_simulated", p_.layers},
-            // 0 and 0 without sliding-window attention.
-            {"sliding_window_tokens", p_.model.window_tokens},
-            {"sliding_layers_simulated", p_.model.sliding_layers(p_.layers)},
-            {"tensor_parallel", p_.tp},
-            {"block_bytes", p_.block_bytes()},
-            {"mean_read_bytes_per_step_per_gpu", mean_read_bytes_per_step()},
-            {"write_bytes_per_step_per_gpu", p_.batch * per_token},
-            {"compute", p_.compute.to_json()},
-            // The first layer's compute phase and the part of it reading its weights takes alone
-            // (the roofline's memory side), so that a model's figures can be checked by hand.
-            {"weight_bytes_first_layer_per_gpu",
-             ComputeModel::layer_read_weight_bytes(p_.model, 0, p_.batch, p_.tp)},
-            {"compute_ns_first_layer",
-             static_cast<double>(p_.compute.layer_ps(p_.model, 0, p_.batch, p_.tp)) / 1000.0},
-            {"weights_read_ns_first_layer",
-             static_cast<double>(p_.compute.weights_ps(p_.model, 0, p_.batch, p_.tp)) / 1000.0},
-            {"lm_head_bytes_per_gpu", p_.model.lm_head_weight_bytes(p_.tp)},
-            {"lm_head_ns_per_step", lm_head_ns_per_step()}};
+    const std::uint64_t per_token = p_.model.kv_bytes_per_token_layer(p_.tp) * p_.kv_layers();
+    const std::uint64_t state_per_step =
+        std::uint64_t{p_.batch} * p_.linear_layers() * p_.model.state_bytes_per_layer(p_.tp);
+    nlohmann::json j = {
+        {"model", p_.model.name},
+        {"kv_bytes_per_token_per_gpu", per_token},
+        {"kv_bytes_per_token_per_gpu_per_layer", p_.model.kv_bytes_per_token_layer(p_.tp)},
+        {"kv_bytes_per_token_model", p_.model.kv_bytes_per_token(1)},
+        {"kv_format", p_.model.kv_format.name},
+        {"batch", p_.batch},
+        {"steps", p_.steps},
+        {"layers_simulated", p_.layers},
+        // 0 and 0 without sliding-window attention.
+        {"sliding_window_tokens", p_.model.window_tokens},
+        {"sliding_layers_simulated", p_.model.sliding_layers(p_.layers)},
+        {"tensor_parallel", p_.tp},
+        {"block_bytes", p_.block_bytes()},
+        {"mean_read_bytes_per_step_per_gpu", mean_read_bytes_per_step()},
+        {"write_bytes_per_step_per_gpu", p_.batch * per_token + state_per_step},
+        {"compute", p_.compute.to_json()},
+        // The first layer's compute phase and the part of it reading its weights takes alone
+        // (the roofline's memory side), so that a model's figures can be checked by hand.
+        {"weight_bytes_first_layer_per_gpu",
+         ComputeModel::layer_read_weight_bytes(p_.model, 0, p_.batch, p_.tp)},
+        {"compute_ns_first_layer",
+         static_cast<double>(p_.compute.layer_ps(p_.model, 0, p_.batch, p_.tp)) / 1000.0},
+        {"weights_read_ns_first_layer",
+         static_cast<double>(p_.compute.weights_ps(p_.model, 0, p_.batch, p_.tp)) / 1000.0},
+        {"lm_head_bytes_per_gpu", p_.model.lm_head_weight_bytes(p_.tp)},
+        {"lm_head_ns_per_step", lm_head_ns_per_step()}};
+    if (p_.model.has_linear_attention()) {
+      // The KV figures above are for the kv_layers_simulated full-attention layers.
+      j["kv_layers_simulated"] = p_.kv_layers();
+      j["linear_layers_simulated"] = p_.linear_layers();
+      j["state_bytes_per_sequence_per_gpu_per_layer"] = p_.model.state_bytes_per_layer(p_.tp);
+      j["recurrent_state_bytes_per_sequence_per_gpu_per_layer"] =
+          p_.model.recurrent_state_bytes(p_.tp);
+      j["conv_state_bytes_per_sequence_per_gpu_per_layer"] = p_.model.conv_state_bytes(p_.tp);
+      j["state_format"] = p_.model.linear.state_format.name;
+      j["state_location"] = p_.state.text;
+      j["state_bytes_per_step_per_gpu"] = state_per_step;  // read, and written again
+    }
+    return j;
   }
 
  private:
-  // At the first step, per GPU: batch x each layer's mean attended context x its KV per token.
+  // At the first step, per GPU: batch x each layer's mean attended context x its KV per token,
+  // and each linear-attention layer's states.
   double mean_read_bytes_per_step() const {
     double token_layers = 0;
     for (unsigned l = 0; l < p_.layers; ++l) {
+      if (p_.model.is_linear_layer(l)) continue;
       token_layers += p_.model.is_sliding_layer(l)
                           ? p_.context.mean_capped(p_.model.window_tokens - 1)
                           : p_.context.mean();
     }
     return token_layers * static_cast<double>(p_.batch) *
-           static_cast<double>(p_.model.kv_bytes_per_token_layer(p_.tp));
+               static_cast<double>(p_.model.kv_bytes_per_token_layer(p_.tp)) +
+           static_cast<double>(p_.batch) * p_.linear_layers() *
+               static_cast<double>(p_.model.state_bytes_per_layer(p_.tp));
   }
   // The LM head's compute once per step after the model's last layer (0 with layer_ns compute).
   double lm_head_ns_per_step() const {
@@ -477,14 +607,23 @@ class KvDecodeSpec : public GeneratorSpec {
     return std::uint64_t{p_.model.sliding_layers(p_.layers)} * p_.model.layers ==
            std::uint64_t{p_.model.sliding_layers(p_.model.layers)} * p_.layers;
   }
-  // Every layer of the model moves the same KV bytes per token (kv_bytes_per_token_layer does not
-  // depend on the layer); true when every layer also computes for the same time.
+  // The simulated layers have linear attention in the same share as the model's.
+  bool linear_alike() const {
+    return std::uint64_t{p_.linear_layers()} * p_.model.layers ==
+           std::uint64_t{p_.model.linear_layers(p_.model.layers)} * p_.layers;
+  }
+  // Every full-attention layer of the model moves the same KV bytes per token
+  // (kv_bytes_per_token_layer does not depend on the layer), every linear-attention layer the
+  // same state; true when the simulated layers also compute for the model's mean time per layer
+  // (every layer alike, or a hybrid model's whole cycles of its layer kinds).
   bool layers_alike() const {
-    const std::uint64_t first = p_.compute.layer_ps(p_.model, 0, p_.batch, p_.tp);
-    for (unsigned l = 1; l < p_.model.layers; ++l) {
-      if (p_.compute.layer_ps(p_.model, l, p_.batch, p_.tp) != first) return false;
+    std::uint64_t simulated = 0, all = 0;  // picoseconds: far inside 64 bits
+    for (unsigned l = 0; l < p_.model.layers; ++l) {
+      const std::uint64_t ps = p_.compute.layer_ps(p_.model, l, p_.batch, p_.tp);
+      all += ps;
+      if (l < p_.layers) simulated += ps;
     }
-    return true;
+    return simulated * p_.model.layers == all * p_.layers;
   }
 
   KvDecodeParams p_;
@@ -507,6 +646,14 @@ std::shared_ptr<const GeneratorSpec> parse_kv_decode(ConfigNode& n, const Platfo
   p.hbm_tokens = n.get_uint("hbm_tokens", 0, 0, 1ULL << 30);
   p.hbm = n.has("hbm_location") ? parse_placement(n, "hbm_location", facts, gpus)
                                 : Placement{Placement::Kind::kGpuLocal, 0, {}, "gpu_local"};
+  if (n.has("state_location") && p.model.linear_layers(p.layers) == 0) {
+    n.fail("state_location",
+           fmt::format("only applies to a model with linear-attention layers among the simulated "
+                       "ones ({} has {})",
+                       p.model.name,
+                       p.model.has_linear_attention() ? "none among them" : "no linear_attention"));
+  }
+  p.state = n.has("state_location") ? parse_placement(n, "state_location", facts, gpus) : p.kv;
   if (p.hbm_tokens == 0 && n.has("hbm_location")) {
     n.fail("hbm_location", "only applies with hbm_tokens > 0");
   }
