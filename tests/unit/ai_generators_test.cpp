@@ -118,6 +118,7 @@ nlohmann::json combined(const GeneratorSpec& spec, unsigned gpus,
 TEST(GeneratorSpec, PhasesTotalByHandAndAsTheSourcesRunThem) {
   const std::pair<const char*, std::uint64_t> cases[] = {
       {"traffic/kv_decode_llama70b.yaml", 8 * 2 * 2},     // steps 2, layers 2
+      {"traffic/kv_decode_qwen3_next.yaml", 8 * 1 * 4},   // steps 1, layers 4
       {"traffic/moe_deepseek_v3.yaml", 8 * 2 * 1},        // steps 2, layers 1
       {"traffic/moe_gpt_oss_ep.yaml", 8 * 2 * 1},         // steps 2, layers 1
       {"traffic/weight_stream.yaml", 8 * 1 * 3},          // steps 1, layers 3
