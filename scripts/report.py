@@ -1211,6 +1211,22 @@ def workload_assumptions(stats, f, stream):
                        + ". The cache still holds every token, as if no block that left the "
                        "window were freed, so its size and any HBM tier's moves are a full "
                        "attention cache's.")
+    if kind == "kv_decode":
+        chunk = summary.get("attention_chunk_tokens")
+        if number(chunk):
+            out.append(f"Chunked attention of {fmt_int(chunk)} tokens on "
+                       f"{fmt_int(summary.get('chunked_layers_simulated'))} of the "
+                       f"{fmt_int(f['layers'])} simulated layers: each reads only the cached "
+                       "tokens of the new token's own chunk (its position mod the chunk), none "
+                       "when a chunk begins.")
+        linear = summary.get("linear_layers_simulated")
+        if number(linear) and linear > 0:
+            out.append(f"{fmt_int(linear)} of the {fmt_int(f['layers'])} simulated layers have "
+                       "linear attention: no KV cache, but each sequence's state of "
+                       f"{fmt_bytes(summary.get('state_bytes_per_sequence_per_gpu_per_layer'))} "
+                       "per layer and GPU is read and written whole every step, on "
+                       f"{summary.get('state_location')}; the state update's FLOPs are not "
+                       "counted.")
     if kind in ("kv_decode", "prefill", "moe_experts", "weight_stream"):
         unit = {"weight_stream": "pass", "prefill": "prompt"}.get(kind, "step")
         text = "Compute is a fixed time per layer: no kernel launch gaps."

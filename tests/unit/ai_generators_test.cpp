@@ -7,6 +7,7 @@
 #include "traffic/ai/model_config.h"
 #include "traffic/source.h"
 
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -579,6 +580,61 @@ TEST(KvDecode, HybridModelErrorsNameTheKey) {
               input_tokens: 32})"),
               HasSubstr("prefill.model: Qwen3-Next-80B-A3B has linear-attention layers, which "
                         "prefill does not model yet"));
+}
+
+// Chunked attention (Llama 4 Scout: chunks of 8192 in layers 0-2, layer 3 full), tp 8: K and V of
+// 1 head x 128 x 2 B = 512 B a token per layer and GPU. A sequence of 8200 cached tokens: the new
+// token (position 8200) reads the 8 cached tokens of its chunk in each chunked layer and all 8200
+// in the full one: (3 x 8 + 8200) x 512 = 4,210,688 B; at 8192 a chunk begins: 8192 x 512 =
+// 4,194,304 B (the full layer only). One token written a layer: 4 x 512 = 2048 B.
+TEST(KvDecode, ChunkedLayersReadTheirOwnChunkOnly) {
+  for (const auto& [context, read] : {std::pair<std::uint64_t, std::uint64_t>{8200, 4210688},
+                                      std::pair<std::uint64_t, std::uint64_t>{8192, 4194304}}) {
+    SCOPED_TRACE(context);
+    const auto spec = spec_of(fmt::format(R"(gpus: all
+    kv_decode: {{model: {{preset: llama4_scout}}, batch: 1, context_tokens: {}, layers: 4,
+                tensor_parallel: 8, kv_location: device/fam0}})",
+                                          context));
+    const Drained d = drain(*spec);
+    EXPECT_EQ(d.read, read);
+    EXPECT_EQ(d.written, 2048u);
+    EXPECT_EQ(spec->summary()["chunked_layers_simulated"].get<unsigned>(), 3u);
+    EXPECT_EQ(spec->summary()["attention_chunk_tokens"].get<std::uint64_t>(), 8192u);
+    EXPECT_EQ(spec->summary()["sliding_window_tokens"].get<std::uint64_t>(), 0u);
+  }
+  // Contexts 8190..8194 give the chunked layers 8190, 8191, 0, 1, 2 cached tokens, a mean of
+  // 3276.8: the summary's mean read (3 x 3276.8 + 8192) x 512 = 9,227,468.8 B. The lower bound
+  // on the bytes a run moves counts none in the chunked layers (a chunk may begin), the full one
+  // 8190 and the new token in each of the four: (3 x 1 + 8191) x 512 = 4,195,328 B.
+  const auto range = spec_of(R"(gpus: all
+    kv_decode: {model: {preset: llama4_scout}, batch: 1, context_tokens: {min: 8190, max: 8194},
+                layers: 4, tensor_parallel: 8, kv_location: device/fam0})");
+  EXPECT_DOUBLE_EQ(range->summary()["mean_read_bytes_per_step_per_gpu"].get<double>(), 9227468.8);
+  EXPECT_DOUBLE_EQ(range->bytes_moved_at_least(1).at(0).bytes, 4195328.0);
+  // Chunks of 100 tokens, blocks of 16: at position 200 a chunk begins inside block 12; nothing
+  // is read (no access of 0 bytes), the new token written (Llama-3-8B: 4096 B a token).
+  const auto odd = spec_of(R"(gpus: [0]
+    kv_decode: {model: {preset: llama3_8b, attention_chunk: 100}, batch: 1, context_tokens: 200,
+                layers: 1, kv_location: device/fam0})");
+  const Drained o = drain(*odd);
+  EXPECT_EQ(o.read, 0u);
+  EXPECT_EQ(o.written, 4096u);
+  EXPECT_EQ(o.accesses, 2u);  // K and V of the new token
+}
+
+// With an HBM tier of 32 tokens, the block of tokens 8176-8191 leaves HBM as a sequence of 8223
+// tokens takes its next one (8224 - 32 = 8192). The next step's chunk starts at 8192, so the
+// chunked layers 0-2 drop it; the full layer 3 moves it (read from HBM, written to the device).
+TEST(KvDecode, AChunkedLayersBlockOfAFinishedChunkIsDroppedNotMoved) {
+  const auto spec = spec_of(R"(gpus: all
+    kv_decode: {model: {preset: llama4_scout}, batch: 1, context_tokens: 8223, layers: 4,
+                tensor_parallel: 8, kv_location: device/fam0, hbm_tokens: 32})");
+  const Drained d = drain(*spec);
+  EXPECT_EQ(d.report["chunked_blocks_dropped"].get<std::uint64_t>(), 3u);
+  EXPECT_FALSE(d.report.contains("sliding_blocks_dropped"));
+  EXPECT_EQ(d.report["blocks_moved_to_kv_location"].get<std::uint64_t>(), 1u);
+  // The move: one block of 16 tokens x 512 B, K and V, written to the device.
+  EXPECT_EQ(d.report["write_bytes_kv_location"].get<std::uint64_t>(), 2u * 16u * 256u);
 }
 
 TEST(KvDecode, TensorParallelMustSplitTheHeads) {

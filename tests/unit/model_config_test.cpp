@@ -70,9 +70,10 @@ std::string replace_line(const std::string& text, const std::string& from, const
 }
 
 TEST(ModelConfig, PresetsParseWithTheirSources) {
-  for (const char* file : {"llama3_8b.yaml", "llama3_70b.yaml", "mixtral_8x7b.yaml",
-                           "deepseek_v3.yaml", "mistral_7b.yaml", "gemma2_27b.yaml",
-                           "gpt_oss_120b.yaml", "gpt_oss_20b.yaml", "qwen3_next_80b_a3b.yaml"}) {
+  for (const char* file :
+       {"llama3_8b.yaml", "llama3_70b.yaml", "mixtral_8x7b.yaml", "deepseek_v3.yaml",
+        "mistral_7b.yaml", "gemma2_27b.yaml", "gpt_oss_120b.yaml", "gpt_oss_20b.yaml",
+        "qwen3_next_80b_a3b.yaml", "llama4_scout.yaml"}) {
     SCOPED_TRACE(file);
     const ModelConfig m = load_preset(file);
     EXPECT_FALSE(m.name.empty());
@@ -495,7 +496,7 @@ TEST(ModelConfig, LinearAttentionKeysAndErrors) {
   e = error_of([&] { parse_text(replace_line(hybrid, "  conv_kernel: 4\n", "")); });
   EXPECT_THAT(e, HasSubstr("linear_attention.conv_kernel: missing"));
   e = error_of([&] { parse_text(hybrid + "sliding_window: 128\n"); });
-  EXPECT_THAT(e, HasSubstr("both linear attention and sliding windows"));
+  EXPECT_THAT(e, HasSubstr("both linear attention and sliding_window is not modelled"));
   // Hugging Face config.json names.
   e = error_of([] { parse_text(std::string(kSmallModel) + "full_attention_interval: 4\n"); });
   EXPECT_THAT(e, HasSubstr("famsim calls it linear_attention.layer_types"));
@@ -541,6 +542,53 @@ TEST(ModelConfig, OutputGateQkNormAndSharedExpertKeysByHand) {
         "v_head_dim: 32}\nqk_norm: true\n");
   });
   EXPECT_THAT(e, HasSubstr("qk_norm: only applies to attention: gqa"));
+}
+
+// Llama 4 Scout: chunked attention (8192) in three of every four layers, 16 experts and a shared
+// expert in every layer.
+TEST(ModelConfig, Llama4ScoutChunkedLayersAndSizesByHand) {
+  const ModelConfig m = load_preset("llama4_scout.yaml");
+  EXPECT_TRUE(m.window_chunked);
+  EXPECT_TRUE(m.is_windowed_layer(0));
+  EXPECT_FALSE(m.is_sliding_layer(0));
+  EXPECT_FALSE(m.is_windowed_layer(3));
+  EXPECT_EQ(m.chunked_layers(48), 36u);
+  EXPECT_EQ(m.sliding_layers(48), 0u);
+  // Position 8200 is the 9th token of its chunk (8192..): 8 cached tokens of its own chunk; at
+  // 8192 a chunk begins and none; the full layer all 8200.
+  EXPECT_EQ(m.attended_tokens(0, 8200), 8u);
+  EXPECT_EQ(m.attended_tokens(0, 8192), 0u);
+  EXPECT_EQ(m.attended_tokens(0, 100), 100u);
+  EXPECT_EQ(m.attended_tokens(3, 8200), 8200u);
+  // Parameters: embedding and LM head 2 x 202,048 x 5120 = 2,068,971,520; final norm 5120. Per
+  // layer: attention q and o 2 x 5120 x 5120 + k and v 2 x 5120 x 1024 = 62,914,560; 16 experts
+  // x 3 x 5120 x 8192 (125,829,120) = 2,013,265,920; the shared expert 125,829,120; router 16 x
+  // 5120 = 81,920; norms 10,240: 2,202,101,760, x 48 = 105,700,884,480. Total 107,769,861,120,
+  // 1.1 % under the card's 109B, which counts the vision encoder famsim does not model.
+  EXPECT_EQ(m.parameters(), 107769861120u);
+  EXPECT_LT(std::abs(relative_error(m.parameters(), 109e9)), 0.015);
+  // Active: per layer 62,914,560 + 2 x 125,829,120 + 81,920 + 10,240 = 314,664,960, x 48 =
+  // 15,103,918,080, + 2,068,976,640 = 17,172,894,720 (card: 17B).
+  EXPECT_EQ(m.active_parameters(), 17172894720u);
+  EXPECT_LT(std::abs(relative_error(m.active_parameters(), 17e9)), 0.015);
+}
+
+TEST(ModelConfig, AttentionChunkKeysAndErrors) {
+  const ModelConfig every = parse_text(std::string(kSmallModel) + "attention_chunk: 64\n");
+  EXPECT_EQ(every.chunked_layers(4), 4u);
+  EXPECT_EQ(every.attended_tokens(2, 130), 2u);  // 130 mod 64
+  std::string e = error_of([] {
+    parse_text(std::string(kSmallModel) +
+               "attention_chunk: {tokens: 64, layer_types: [chunked, sliding]}\n");
+  });
+  EXPECT_THAT(e, HasSubstr("attention_chunk.layer_types: 'sliding': expected chunked or full"));
+  e = error_of(
+      [] { parse_text(std::string(kSmallModel) + "sliding_window: 128\nattention_chunk: 64\n"); });
+  EXPECT_THAT(e, HasSubstr("sliding_window and attention_chunk both limit"));
+  e = error_of([] { parse_text(std::string(kSmallModel) + "attention_chunk_size: 8192\n"); });
+  EXPECT_THAT(e, HasSubstr("famsim calls it attention_chunk"));
+  e = error_of([] { parse_text(std::string(kSmallModel) + "no_rope_layer_interval: 4\n"); });
+  EXPECT_THAT(e, HasSubstr("famsim calls it attention_chunk.layer_types"));
 }
 
 TEST(ModelConfig, NumberFormatsByNameAndByTheirNumbers) {

@@ -88,6 +88,12 @@ struct KvDecodeParams {
   bool has_state_region() const { return linear_layers() > 0; }
 };
 
+// The result's count of blocks an HBM tier dropped: sliding_blocks_dropped or
+// chunked_blocks_dropped, after the model's kind of limited attention.
+std::string dropped_key(const ModelConfig& m) {
+  return fmt::format("{}_blocks_dropped", m.window_kind());
+}
+
 class KvDecodeSource : public PhasedSource {
  public:
   KvDecodeSource(const KvDecodeParams& p, const SourceContext& c)
@@ -118,8 +124,8 @@ class KvDecodeSource : public PhasedSource {
     j["write_bytes_kv_location"] = write_dev_;
     j["write_bytes_hbm"] = write_hbm_;
     j["blocks_moved_to_kv_location"] = demoted_;
-    if (p_.hbm_tokens > 0 && p_.model.sliding_layers(p_.layers) > 0) {
-      j["sliding_blocks_dropped"] = dropped_;
+    if (p_.hbm_tokens > 0 && p_.model.windowed_layers(p_.layers) > 0) {
+      j[dropped_key(p_.model)] = dropped_;
     }
     if (p_.has_state_region()) {
       j["read_bytes_state"] = read_state_;
@@ -197,7 +203,7 @@ class KvDecodeSource : public PhasedSource {
           // first block from that token's place in it.
           const std::uint64_t first = c - p_.model.attended_tokens(layer_, c);
           block_ = std::max(block_, first / bt);
-          if (block_ >= blocks) {
+          if (block_ >= blocks || first == c) {  // (a new chunk reads no cached token)
             next_stage(Stage::kAppend);
             continue;
           }
@@ -268,12 +274,12 @@ class KvDecodeSource : public PhasedSource {
 
   Stage first_stage() const { return linear_ ? Stage::kStateRead : Stage::kRead; }
 
-  // A sliding-window layer's block b, leaving HBM as a sequence of c cached tokens takes its
-  // next one, is dropped rather than moved to kv_location when it lies wholly before the window
-  // of the next step (and so of every later one): no decode step reads it again (vLLM frees such
-  // blocks). Its slot on kv_location stays reserved.
+  // A sliding-window (or chunked) layer's block b, leaving HBM as a sequence of c cached tokens
+  // takes its next one, is dropped rather than moved to kv_location when it lies wholly before
+  // the window (chunk) of the next step, and so of every later one: no decode step reads it again
+  // (vLLM frees such blocks). Its slot on kv_location stays reserved.
   bool dropped(unsigned layer, std::uint64_t b, std::uint64_t c) const {
-    if (!p_.model.is_sliding_layer(layer)) return false;
+    if (!p_.model.is_windowed_layer(layer)) return false;
     const std::uint64_t first_read = c + 1 - p_.model.attended_tokens(layer, c + 1);
     return (b + 1) * p_.block_tokens <= first_read;
   }
@@ -413,9 +419,7 @@ class KvDecodeSpec : public GeneratorSpec {
     const std::uint64_t tokens = tokens_of(p_.context.min);
     std::uint64_t token_layers = 0;  // over the simulated layers that keep KV blocks
     for (unsigned l = 0; l < p_.layers; ++l) {
-      if (!p_.model.is_linear_layer(l)) {
-        token_layers += tokens_of(p_.model.attended_tokens(l, p_.context.min));
-      }
+      if (!p_.model.is_linear_layer(l)) token_layers += tokens_of(least_attended(l));
     }
     MovedBytes m;
     m.bytes = static_cast<double>(gpus) * p_.steps * p_.batch * static_cast<double>(token_layers) *
@@ -424,7 +428,7 @@ class KvDecodeSpec : public GeneratorSpec {
     m.keys = {"steps", "batch", "context_tokens", "layers"};
     const std::string hbm_part =
         p_.hbm_tokens > 0 ? fmt::format(", less up to {} in HBM", in_hbm) : ", and the new one";
-    if (p_.model.sliding_layers(p_.layers) == 0) {
+    if (p_.model.windowed_layers(p_.layers) == 0) {
       m.how = fmt::format(
           "{} GPUs x {} steps x batch {} x {} tokens on kv_location (context_tokens at least "
           "{}{}) x {} B of KV per token on each GPU ({} layers{})",
@@ -433,10 +437,13 @@ class KvDecodeSpec : public GeneratorSpec {
     } else {
       m.how = fmt::format(
           "{} GPUs x {} steps x batch {} x {} tokens x layers on kv_location (context_tokens at "
-          "least {}, at most {} in each of the {} sliding-window layers of {}{}) x {} B of KV per "
-          "token per layer on each GPU",
-          gpus, p_.steps, p_.batch, token_layers, p_.context.min, p_.model.window_tokens - 1,
-          p_.model.sliding_layers(p_.layers), p_.layers, hbm_part, per_token_layer);
+          "least {}, at most {} in each of the {} {} layers of {}{}) x {} B of KV per token per "
+          "layer on each GPU",
+          gpus, p_.steps, p_.batch, token_layers, p_.context.min,
+          p_.model.window_chunked ? p_.model.window_tokens : p_.model.window_tokens - 1,
+          p_.model.windowed_layers(p_.layers),
+          p_.model.window_chunked ? "chunked-attention" : "sliding-window", p_.layers, hbm_part,
+          per_token_layer);
     }
     std::vector<MovedBytes> moved;
     if (p_.has_kv_region()) moved.push_back(m);
@@ -483,8 +490,8 @@ class KvDecodeSpec : public GeneratorSpec {
          {"read_bytes_kv_location", "read_bytes_hbm", "write_bytes_kv_location", "write_bytes_hbm"})
       j[k] = g.gpu_sum(k);
     j["blocks_moved_to_kv_location"] = g.group_sum("blocks_moved_to_kv_location");
-    if (p_.hbm_tokens > 0 && p_.model.sliding_layers(p_.layers) > 0) {
-      j["sliding_blocks_dropped"] = g.group_sum("sliding_blocks_dropped");
+    if (p_.hbm_tokens > 0 && p_.model.windowed_layers(p_.layers) > 0) {
+      j[dropped_key(p_.model)] = g.group_sum(dropped_key(p_.model));
     }
     if (p_.has_state_region()) {
       for (const char* k : {"read_bytes_state", "write_bytes_state"}) j[k] = g.gpu_sum(k);
@@ -501,10 +508,12 @@ class KvDecodeSpec : public GeneratorSpec {
       if (!windows_alike()) {
         j["note"] = fmt::format(
             "step time and tokens per second are for the first {} of {}'s {} layers only: {} of "
-            "them have a sliding window against {} of the model's, so they are not scaled to the "
-            "whole model (simulate a whole number of the window's layer cycle)",
-            p_.layers, p_.model.name, p_.model.layers, p_.model.sliding_layers(p_.layers),
-            p_.model.sliding_layers(p_.model.layers));
+            "them have {} against {} of the model's, so they are not scaled to the whole model "
+            "(simulate a whole number of the {}'s layer cycle)",
+            p_.layers, p_.model.name, p_.model.layers, p_.model.windowed_layers(p_.layers),
+            p_.model.window_chunked ? "chunked attention" : "a sliding window",
+            p_.model.windowed_layers(p_.model.layers),
+            p_.model.window_chunked ? "chunks" : "window");
       } else if (!linear_alike()) {
         j["note"] = fmt::format(
             "step time and tokens per second are for the first {} of {}'s {} layers only: {} of "
@@ -548,7 +557,7 @@ class KvDecodeSpec : public GeneratorSpec {
         {"steps", p_.steps},
         {"layers_simulated", p_.layers},
         // 0 and 0 without sliding-window attention.
-        {"sliding_window_tokens", p_.model.window_tokens},
+        {"sliding_window_tokens", p_.model.window_chunked ? 0 : p_.model.window_tokens},
         {"sliding_layers_simulated", p_.model.sliding_layers(p_.layers)},
         {"tensor_parallel", p_.tp},
         {"block_bytes", p_.block_bytes()},
@@ -565,6 +574,10 @@ class KvDecodeSpec : public GeneratorSpec {
          static_cast<double>(p_.compute.weights_ps(p_.model, 0, p_.batch, p_.tp)) / 1000.0},
         {"lm_head_bytes_per_gpu", p_.model.lm_head_weight_bytes(p_.tp)},
         {"lm_head_ns_per_step", lm_head_ns_per_step()}};
+    if (p_.model.window_chunked) {
+      j["attention_chunk_tokens"] = p_.model.window_tokens;
+      j["chunked_layers_simulated"] = p_.model.chunked_layers(p_.layers);
+    }
     if (p_.model.has_linear_attention()) {
       // The KV figures above are for the kv_layers_simulated full-attention layers.
       j["kv_layers_simulated"] = p_.kv_layers();
@@ -587,9 +600,13 @@ class KvDecodeSpec : public GeneratorSpec {
     double token_layers = 0;
     for (unsigned l = 0; l < p_.layers; ++l) {
       if (p_.model.is_linear_layer(l)) continue;
-      token_layers += p_.model.is_sliding_layer(l)
-                          ? p_.context.mean_capped(p_.model.window_tokens - 1)
-                          : p_.context.mean();
+      if (!p_.model.is_windowed_layer(l)) {
+        token_layers += p_.context.mean();
+      } else if (p_.model.window_chunked) {
+        token_layers += p_.context.mean_mod(p_.model.window_tokens);
+      } else {
+        token_layers += p_.context.mean_capped(p_.model.window_tokens - 1);
+      }
     }
     return token_layers * static_cast<double>(p_.batch) *
                static_cast<double>(p_.model.kv_bytes_per_token_layer(p_.tp)) +
@@ -604,8 +621,19 @@ class KvDecodeSpec : public GeneratorSpec {
   // The simulated layers have sliding windows in the same share as the model's layers, so that
   // their mean step time scales to the model's (each kind of layer read as much as the model's).
   bool windows_alike() const {
-    return std::uint64_t{p_.model.sliding_layers(p_.layers)} * p_.model.layers ==
-           std::uint64_t{p_.model.sliding_layers(p_.model.layers)} * p_.layers;
+    return std::uint64_t{p_.model.windowed_layers(p_.layers)} * p_.model.layers ==
+           std::uint64_t{p_.model.windowed_layers(p_.model.layers)} * p_.layers;
+  }
+  // The fewest cached tokens a step reads in layer l, over every context the steps see
+  // (context_tokens.min .. max + steps - 1): a sliding window's reads only grow with the context;
+  // a chunked layer's start again at each chunk, so none when a chunk may begin in that range.
+  std::uint64_t least_attended(unsigned l) const {
+    const std::uint64_t lo = p_.context.min;
+    if (!p_.model.is_windowed_layer(l) || !p_.model.window_chunked) {
+      return p_.model.attended_tokens(l, lo);
+    }
+    const std::uint64_t w = p_.model.window_tokens, hi = p_.context.max + p_.steps - 1;
+    return lo / w == hi / w ? lo % w : 0;
   }
   // The simulated layers have linear attention in the same share as the model's.
   bool linear_alike() const {

@@ -73,6 +73,17 @@ struct TokenRange {
     // Counts min..cap give themselves, the (max - cap) above cap give cap.
     return ((lo + c) * (c - lo + 1) / 2 + (hi - c) * c) / (hi - lo + 1);
   }
+  // The mean of tokens mod m over the range (every count alike likely): what chunked attention
+  // with chunks of m leaves of it (the cached tokens of the new token's own chunk).
+  double mean_mod(std::uint64_t m) const {
+    // sum_{t=0}^{n-1} (t mod m): n / m whole cycles of m (m - 1) / 2, and the rest's 0..r-1.
+    const auto below = [m](std::uint64_t n) {
+      const double q = static_cast<double>(n / m), r = static_cast<double>(n % m);
+      const double md = static_cast<double>(m);
+      return q * md * (md - 1) / 2 + r * (r - 1) / 2;
+    };
+    return (below(max + 1) - below(min)) / (static_cast<double>(max - min) + 1);
+  }
 };
 TokenRange parse_tokens(ConfigNode& parent, const std::string& key, std::uint64_t min_allowed);
 

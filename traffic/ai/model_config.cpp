@@ -394,7 +394,14 @@ constexpr ConfigJsonName kConfigJsonNames[] = {
     {"qk_rope_head_dim", "mla.qk_rope_head_dim"},
     {"qk_nope_head_dim", "mla.qk_nope_head_dim"},
     {"v_head_dim", "mla.v_head_dim"},
-    {"layer_types", "sliding_window.layer_types or linear_attention.layer_types"},
+    {"layer_types",
+     "sliding_window.layer_types, attention_chunk.layer_types or linear_attention.layer_types"},
+    {"attention_chunk_size", "attention_chunk (or attention_chunk.tokens)"},
+    {"no_rope_layers",
+     "attention_chunk.layer_types (Llama 4's layers without RoPE are its full ones: [chunked, "
+     "chunked, chunked, full])"},
+    {"no_rope_layer_interval",
+     "attention_chunk.layer_types (a cycle: 4 is [chunked, chunked, chunked, full])"},
     {"full_attention_interval",
      "linear_attention.layer_types (a cycle: 4 is [linear, linear, linear, full])"},
     {"linear_num_key_heads", "linear_attention.key_heads"},
@@ -443,23 +450,32 @@ void check_model_keys(const ConfigNode& node) {
                     "kv_dtype_bytes",
                     "kv_format",
                     "sliding_window",
+                    "attention_chunk",
                     "linear_attention",
                     "attention_output_gate",
                     "qk_norm"});
 }
 
-// sliding_window: W (every layer) or {tokens: W, layer_types: [...]} (see the header).
-void parse_sliding_window(ConfigNode& node, ModelConfig& m) {
+// sliding_window or attention_chunk: W (every layer) or {tokens: W, layer_types: [...]}, the
+// cycle's entries `kind` (sliding or chunked) and full (see the header).
+void parse_window(ConfigNode& node, ModelConfig& m, const std::string& key,
+                  const std::string& kind) {
   constexpr std::uint64_t kMaxWindow = std::uint64_t{1} << 32;
-  if (!node.has("sliding_window")) {
-    node.ignore("sliding_window");
+  if (!node.has(key)) {
+    node.ignore(key);
     return;
   }
-  if (!node.is_map("sliding_window")) {
-    m.window_tokens = node.get_uint("sliding_window", std::nullopt, 1, kMaxWindow);
+  if (m.window_tokens > 0) {
+    node.fail_among({key, "sliding_window"},
+                    "sliding_window and attention_chunk both limit what a layer attends to: give "
+                    "one of them");
+  }
+  m.window_chunked = kind == "chunked";
+  if (!node.is_map(key)) {
+    m.window_tokens = node.get_uint(key, std::nullopt, 1, kMaxWindow);
     return;
   }
-  ConfigNode w = node.child("sliding_window", true);
+  ConfigNode w = node.child(key, true);
   m.window_tokens = w.get_uint("tokens", std::nullopt, 1, kMaxWindow);
   if (w.has("layer_types")) {
     const std::vector<std::string> types = w.get_string_list("layer_types");
@@ -469,13 +485,14 @@ void parse_sliding_window(ConfigNode& node, ModelConfig& m) {
                                         types.size(), m.layers));
     }
     for (const std::string& t : types) {
-      if (t != "sliding" && t != "full") {
-        w.fail("layer_types", fmt::format("'{}': expected sliding or full for each entry", t));
+      if (t != kind && t != "full") {
+        w.fail("layer_types", fmt::format("'{}': expected {} or full for each entry", t, kind));
       }
-      m.window_cycle.push_back(t == "sliding");
+      m.window_cycle.push_back(t == kind);
     }
     if (std::find(m.window_cycle.begin(), m.window_cycle.end(), true) == m.window_cycle.end()) {
-      w.fail("layer_types", "no entry is sliding: expected at least one (or no sliding_window)");
+      w.fail("layer_types",
+             fmt::format("no entry is {}: expected at least one (or no {})", kind, key));
     }
   } else {
     w.ignore("layer_types");
@@ -490,9 +507,11 @@ void parse_linear_attention(ConfigNode& node, ModelConfig& m) {
     return;
   }
   if (m.window_tokens > 0) {
-    node.fail_among({"linear_attention", "sliding_window"},
-                    "a model with both linear attention and sliding windows is not modelled: give "
-                    "one of them");
+    const std::string window = m.window_chunked ? "attention_chunk" : "sliding_window";
+    node.fail_among({"linear_attention", window},
+                    fmt::format("a model with both linear attention and {} is not modelled: give "
+                                "one of them",
+                                window));
   }
   ConfigNode a = node.child("linear_attention", true);
   a.get_choice("kind", std::nullopt, {"gated_deltanet"});
@@ -641,7 +660,8 @@ ModelConfig parse_model(ConfigNode node) {
       if (node.has(key)) node.fail(key, "only applies to attention: gqa");
     }
   }
-  parse_sliding_window(node, m);
+  parse_window(node, m, "sliding_window", "sliding");
+  parse_window(node, m, "attention_chunk", "chunked");
   parse_linear_attention(node, m);
   node.finish();
   return m;

@@ -94,6 +94,15 @@
 //                        blocks once they leave the window; famsim keeps their slots, and
 //                        kv_decode's HBM tier drops rather than moves them), every new token
 //                        is written, and the compute model counts no attention-score FLOPs.
+//   attention_chunk      chunked attention (Llama 4): a layer with it attends only to the tokens
+//                        of its own chunk of C (positions floor(p / C) x C to p), so a decode
+//                        step at position p reads p mod C cached tokens there (HF
+//                        attention_chunk_size). C, 1..2^32, for every layer, or {tokens: C,
+//                        layer_types: [chunked, full, ...]}, a cycle as sliding_window's (Llama 4:
+//                        every fourth layer, without RoPE, attends to the whole context:
+//                        [chunked, chunked, chunked, full]). As a sliding window, it changes only
+//                        what is read (an hbm_tokens tier drops a block of a finished chunk), and
+//                        not with sliding_window.
 //   linear_attention     hybrid models whose layers mix full attention with linear attention
 //                        (Qwen3-Next, Qwen3.5: three Gated DeltaNet layers to one full-attention
 //                        layer). A linear-attention layer keeps no KV cache: each sequence has a
@@ -211,9 +220,11 @@ struct ModelConfig {
   bool shared_expert_gate = false;
   bool attention_output_gate = false;  // q_proj also gives a gate per output value
   bool qk_norm = false;                // RMSNorm per query and key head
-  // Sliding-window attention: the window W in tokens (0: none), and which layers have it, a cycle
-  // over the layers (true: sliding; empty with a window: every layer).
+  // Attention over a limited span of the context: a sliding window of W tokens, or chunks of W
+  // (window_chunked); W in tokens (0: none), and which layers have it, a cycle over the layers
+  // (true: windowed; empty with a window: every layer).
   std::uint64_t window_tokens = 0;
+  bool window_chunked = false;
   std::vector<bool> window_cycle;
   // Linear attention (Gated DeltaNet) in a hybrid model: its heads and the cycle of layers that
   // have it (true: linear; empty: every layer has full attention).
@@ -227,20 +238,30 @@ struct ModelConfig {
 
   bool is_moe() const { return experts > 0; }
   bool is_moe_layer(unsigned layer) const;
-  bool is_sliding_layer(unsigned layer) const {
+  // A layer whose attention reaches back over a limited span: a sliding window or a chunk.
+  bool is_windowed_layer(unsigned layer) const {
     return window_tokens > 0 && (window_cycle.empty() || window_cycle[layer % window_cycle.size()]);
   }
-  // Cached tokens a decode step's query attends to in `layer` when the cache holds `cached`:
-  // all of them, or with a sliding window the newest W - 1 (the new token is the window's W-th).
-  std::uint64_t attended_tokens(unsigned layer, std::uint64_t cached) const {
-    return is_sliding_layer(layer) ? std::min(cached, window_tokens - 1) : cached;
+  bool is_sliding_layer(unsigned layer) const {
+    return !window_chunked && is_windowed_layer(layer);
   }
-  // Of layers [0, n): how many have a sliding window.
-  unsigned sliding_layers(unsigned n) const {
+  // Cached tokens a decode step's query attends to in `layer` when the cache holds `cached` (the
+  // new token's position): all of them; with a sliding window the newest W - 1 (the new token is
+  // the window's W-th); with chunks of W those of its own chunk, cached mod W.
+  std::uint64_t attended_tokens(unsigned layer, std::uint64_t cached) const {
+    if (!is_windowed_layer(layer)) return cached;
+    return window_chunked ? cached % window_tokens : std::min(cached, window_tokens - 1);
+  }
+  // Of layers [0, n): how many have a limited span, and of which kind.
+  unsigned windowed_layers(unsigned n) const {
     unsigned k = 0;
-    for (unsigned l = 0; l < n; ++l) k += is_sliding_layer(l) ? 1 : 0;
+    for (unsigned l = 0; l < n; ++l) k += is_windowed_layer(l) ? 1 : 0;
     return k;
   }
+  unsigned sliding_layers(unsigned n) const { return window_chunked ? 0 : windowed_layers(n); }
+  unsigned chunked_layers(unsigned n) const { return window_chunked ? windowed_layers(n) : 0; }
+  // "sliding" or "chunked": the kind of a windowed layer, for report keys.
+  const char* window_kind() const { return window_chunked ? "chunked" : "sliding"; }
   bool has_linear_attention() const { return !linear.cycle.empty(); }
   // A linear-attention layer: no KV cache, a recurrent state per sequence.
   bool is_linear_layer(unsigned layer) const {

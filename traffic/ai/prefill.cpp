@@ -274,8 +274,9 @@ class PrefillSource : public PhasedSource {
           std::min<std::uint64_t>(p_.block_tokens, prompt_.tokens - k * p_.block_tokens);
       std::uint64_t skip = 0;
       if (k < reused_blocks_) {
-        // A sliding-window layer reads only the reused tokens its first new token attends to:
-        // the newest W - 1 before it (later new tokens reach back less far into the prefix).
+        // A sliding-window (or chunked) layer reads only the reused tokens its first new token
+        // attends to: the newest W - 1 before it (those of its own chunk); later new tokens reach
+        // back less far into the prefix.
         const std::uint64_t reused = reused_blocks_ * p_.block_tokens;
         const std::uint64_t first = reused - p_.model.attended_tokens(layer_, reused);
         if ((k + 1) * p_.block_tokens <= first) continue;
