@@ -475,7 +475,7 @@ TEST(KvDecode, WholeModelEstimateOnlyWhenLayersWereLeftOutAndAlike) {
 TEST(KvDecode, HybridModelsLinearLayersReadAndWriteTheirStatesByHand) {
   const auto spec = spec_of(R"(gpus: [0, 1]
     kv_decode: {model: {preset: qwen3_next_80b_a3b}, batch: 3, context_tokens: 100, steps: 2,
-                layers: 4, tensor_parallel: 2, kv_location: device/fam0})");
+                layers: 4, tensor_parallel: 2, kv_location: device/fam0, block_tokens: 16})");
   const std::vector<RegionSpec> regions = spec->regions();
   ASSERT_EQ(regions.size(), 2u);
   EXPECT_EQ(regions[0].role, "kv_cache");
@@ -527,6 +527,31 @@ TEST(KvDecode, HybridModelsStatesAloneAndElsewhere) {
   EXPECT_EQ(d.written, 2u * 2146304u);
 }
 
+// A hybrid model's KV blocks default to the smallest multiple of 16 tokens whose KV (one layer,
+// one GPU) holds a state, as vLLM sizes them. Qwen3.5-4B's numbers (4 KV heads of 256: 4096 B a
+// token; Gated DeltaNet 16/32 heads of 128, FP32 state: 2,146,304 B): 524 tokens, 528 as vLLM's
+// log says. Qwen3-Next-80B-A3B at tp 2: 1,073,152 B / 1024 B = 1048, 1056.
+TEST(KvDecode, HybridModelsBlocksHoldAState) {
+  const auto qwen35 = spec_of(R"(gpus: [0]
+    kv_decode:
+      model: {name: q35, source: test, layers: 4, hidden_size: 2560, attention_heads: 16,
+              kv_heads: 4, head_dim: 256, intermediate_size: 9216, vocab_size: 248320,
+              linear_attention: {kind: gated_deltanet, key_heads: 16, value_heads: 32,
+                                 key_head_dim: 128, value_head_dim: 128, conv_kernel: 4,
+                                 layer_types: [linear, linear, linear, full]}}
+      batch: 1
+      context_tokens: 10
+      kv_location: device/fam0)");
+  EXPECT_EQ(qwen35->summary()["block_bytes"].get<std::uint64_t>(), 528u * 2048u);  // K or V
+  const auto next = spec_of(R"(gpus: [0, 1]
+    prefill: {model: {preset: qwen3_next_80b_a3b}, location: device/fam0, prompts: 1,
+              input_tokens: 32, tensor_parallel: 2})");
+  EXPECT_EQ(next->summary()["block_tokens"].get<unsigned>(), 1056u);
+  const auto dense = spec_of(R"(gpus: [0]
+    kv_decode: {model: {preset: llama3_8b}, batch: 1, context_tokens: 10})");
+  EXPECT_EQ(dense->summary()["block_bytes"].get<std::uint64_t>(), 16u * 2048u);
+}
+
 // A hybrid model's step time scales to the whole model only when the simulated layers are whole
 // cycles of its layer kinds (4 of Qwen3-Next's [linear, linear, linear, full]).
 TEST(KvDecode, HybridWholeModelEstimateOnlyForWholeCycles) {
@@ -574,12 +599,6 @@ TEST(KvDecode, HybridModelErrorsNameTheKey) {
                 layer_types: [linear, full]}}, batch: 1, context_tokens: 10,
                 tensor_parallel: 2})"),
               HasSubstr("3 linear-attention key heads of Qwen3-Next-80B-A3B do not split over 2"));
-  // prefill does not take a hybrid model yet.
-  EXPECT_THAT(error_of(R"(gpus: [0]
-    prefill: {model: {preset: qwen3_next_80b_a3b}, location: device/fam0, prompts: 1,
-              input_tokens: 32})"),
-              HasSubstr("prefill.model: Qwen3-Next-80B-A3B has linear-attention layers, which "
-                        "prefill does not model yet"));
 }
 
 // Chunked attention (Llama 4 Scout: chunks of 8192 in layers 0-2, layer 3 full), tp 8: K and V of
@@ -869,6 +888,47 @@ TEST(Prefill, PrefixReuseBytesByHand) {
 // token (token 32) attends to the 10 tokens before it, 22..31, the last 10 of block 1, so layer 0
 // reads 10 of the 32 reused tokens and layer 1 all 32: 2 prompts x (10 + 32) x 4,096 B. Every new
 // token is still written on both layers.
+// A hybrid model's prefill (Qwen3-Next-80B-A3B, tp 1: layers 0-2 linear, layer 3 full; a state
+// of 2,146,304 B per layer, KV 2048 B a token). Two prompts of 40 tokens sharing their first 32
+// (blocks 0 and 1; block 2 is each prompt's own). Prompt 0 reuses nothing: the full layer writes
+// 40 x 2048 = 81,920 B; each linear layer writes the state after each of its 3 blocks: 3 x 3 x
+// 2,146,304 = 19,316,736 B. Prompt 1 reuses blocks 0-1: the full layer reads 32 x 2048 = 65,536
+// B and writes 8 x 2048 = 16,384 B; each linear layer reads block 1's state and writes block 2's:
+// 3 x 2,146,304 = 6,438,912 B each way.
+TEST(Prefill, HybridModelsLinearLayersKeepAStatePerBlock) {
+  const auto spec = spec_of(R"(gpus: [0]
+    prefill:
+      model: {preset: qwen3_next_80b_a3b}
+      location: device/fam0
+      block_tokens: 16
+      prompts: 2
+      input_tokens: 40
+      shared_prefix_tokens: 32
+      layers: 4)");
+  const std::vector<RegionSpec> regions = spec->regions();
+  ASSERT_EQ(regions.size(), 2u);
+  EXPECT_EQ(regions[1].role, "state_snapshots");
+  // Per cache slot: the full layer's K and V of 16 tokens (2 x 16 x 1024 B), 3 states.
+  const std::uint64_t slots = regions[0].bytes / (2 * 16 * 1024);
+  EXPECT_EQ(regions[1].bytes, slots * 3 * 2146304u);
+  const Drained d = drain(*spec);
+  EXPECT_EQ(d.read_by_region.at(0), 65536u);
+  EXPECT_EQ(d.written_by_region.at(0), 81920u + 16384u);
+  EXPECT_EQ(d.read_by_region.at(1), 6438912u);
+  EXPECT_EQ(d.written_by_region.at(1), 19316736u + 6438912u);
+  EXPECT_EQ(d.report["read_bytes_state"].get<std::uint64_t>(), 6438912u);
+  EXPECT_EQ(d.report["write_bytes"].get<std::uint64_t>(), 98304u + 25755648u);
+  EXPECT_EQ(d.report["reused_tokens"].get<std::uint64_t>(), 32u);
+  // The state read is the one prompt 0 wrote after block 1: the same bytes of the region.
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> read, written;
+  for (const Drained::Span& a : d.spans) {
+    if (a.region == 1) (a.write ? written : read).emplace_back(a.offset, a.bytes);
+  }
+  for (const auto& r : read) {
+    EXPECT_NE(std::find(written.begin(), written.end(), r), written.end()) << r.first;
+  }
+}
+
 TEST(Prefill, SlidingWindowLayerReadsOnlyTheReusedTokensItAttendsTo) {
   const auto spec = spec_of(R"(gpus: [0]
     prefill:

@@ -6,7 +6,8 @@
 //   context_tokens    tokens already in each sequence's cache: N or {min, max} (uniform, drawn
 //                     per sequence; the same for every GPU of a tensor-parallel group)
 //   steps             decode steps (each appends one token to every sequence), default 1
-//   block_tokens      tokens per KV block, default 16 (vLLM's default block size)
+//   block_tokens      tokens per KV block, default 16 (vLLM's default block size); for a hybrid
+//                     model the block that holds a state (llm_common.h parse_block_tokens)
 //   tensor_parallel   GPUs splitting the KV heads (GQA: kv_heads/tp heads each; MLA: every GPU
 //                     holds the whole latent), default 1; consecutive GPUs of the stream form a
 //                     group
@@ -664,10 +665,10 @@ std::shared_ptr<const GeneratorSpec> parse_kv_decode(ConfigNode& n, const Platfo
   KvDecodeParams p;
   p.model = parse_model_key(n);
   p.batch = static_cast<unsigned>(n.get_uint("batch", std::nullopt, 1, 1u << 20));
-  p.block_tokens = static_cast<unsigned>(n.get_uint("block_tokens", 16, 1, 1u << 16));
   p.context = parse_tokens(n, "context_tokens", 1);
   p.steps = static_cast<unsigned>(n.get_uint("steps", 1, 1, 1u << 24));
   p.tp = parse_tp(n, p.model, gpus.size());
+  p.block_tokens = parse_block_tokens(n, p.model, p.tp);
   p.layers = parse_layers(n, p.model);
   p.kv = n.has("kv_location") ? parse_placement(n, "kv_location", facts, gpus)
                               : Placement{Placement::Kind::kGpuLocal, 0, {}, "gpu_local"};

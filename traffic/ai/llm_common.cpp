@@ -153,6 +153,17 @@ unsigned parse_tp(ConfigNode& parent, const ModelConfig& m, std::size_t gpus,
   return tp;
 }
 
+unsigned parse_block_tokens(ConfigNode& parent, const ModelConfig& m, unsigned tp) {
+  constexpr std::uint64_t kAlign = 16, kMax = 1u << 16;
+  std::uint64_t def = kAlign;
+  if (m.has_linear_attention()) {
+    const std::uint64_t kv = m.kv_bytes_per_token_layer(tp);
+    const std::uint64_t tokens = (m.state_bytes_per_layer(tp) + kv - 1) / kv;
+    def = std::min(kMax, (tokens + kAlign - 1) / kAlign * kAlign);
+  }
+  return static_cast<unsigned>(parent.get_uint("block_tokens", def, 1, kMax));
+}
+
 unsigned parse_layers(ConfigNode& parent, const ModelConfig& m) {
   return static_cast<unsigned>(parent.get_uint("layers", m.layers, 1, m.layers));
 }

@@ -96,6 +96,13 @@ ModelConfig parse_model_key(ConfigNode& parent);
 unsigned parse_tp(ConfigNode& parent, const ModelConfig& m, std::size_t gpus,
                   bool splits_kv_heads = true);
 
+// Reads `block_tokens` (tokens per KV block): default 16 (vLLM's), and for a hybrid model
+// (linear_attention) the smallest multiple of 16 whose block of one layer's KV on a GPU of tp
+// holds at least one layer's state, as vLLM sizes its attention blocks so that a page of KV is at
+// least a page of state (its log for Qwen3.5-4B: "Setting attention block size to 528 tokens";
+// 4096 B of KV a token against a 2,146,304 B state: 524, rounded up to 528).
+unsigned parse_block_tokens(ConfigNode& parent, const ModelConfig& m, unsigned tp);
+
 // Reads `layers` (simulated layers, default all) for a model; the first `layers` layers run.
 unsigned parse_layers(ConfigNode& parent, const ModelConfig& m);
 

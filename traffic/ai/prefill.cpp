@@ -3,7 +3,8 @@
 // Keys (stream.prefill):
 //   model             the model (traffic/ai/generators.h)
 //   location          where the KV cache (and prefix cache) lives, e.g. device/fam0
-//   block_tokens      tokens per KV block, the unit of reuse, default 16
+//   block_tokens      tokens per KV block, the unit of reuse, default 16; for a hybrid model the
+//                     block that holds a state (llm_common.h parse_block_tokens)
 //   cache_tokens      prefix-cache capacity per GPU, tokens (LRU over blocks; rounded up to whole
 //                     blocks, at least one: block_tokens); default: every block of the synthetic
 //                     prompts (required with a trace)
@@ -32,8 +33,16 @@
 // layer and KV vector); the rest are written (and enter the cache). Reuse stops at the first block
 // not in the cache. Only full blocks are shared between prompts (a partly filled last block is the
 // prompt's own), as prefix caching hashes full blocks. Output tokens are not decoded here
-// (kv_decode models decode). A hybrid model (linear_attention) is refused: its states' prefill
-// and prefix reuse are not modelled.
+// (kv_decode models decode).
+//
+// A hybrid model's linear-attention layer (ModelConfig::is_linear_layer) keeps no KV: as vLLM's
+// prefix caching does for such layers, each cached block holds the layer's state (recurrent and
+// convolution) as it stands at the block's end, so a prefix hit resumes only at a block boundary
+// (vLLM then enlarges block_tokens so that a block's KV page is at least a state: give
+// block_tokens as the deployment sets it). Per prompt and linear layer: the state of the last
+// reused block is read (none without reuse), and each new block's state is written to its slot
+// (the last, partly filled block's is the state decode continues from). The state snapshots are a
+// region of their own beside the KV cache's, on `location`, one per cache slot and linear layer.
 #include "traffic/ai/generators.h"
 #include "models/core/time_text.h"
 #include "traffic/ai/llm_common.h"
@@ -83,6 +92,9 @@ struct PrefillParams {
   }
   std::uint64_t block_bytes() const { return block_tokens * vector_bytes(); }
   std::uint64_t slots() const { return (cache_tokens + block_tokens - 1) / block_tokens; }
+  // Of the simulated layers, those that keep KV blocks and those that keep states.
+  unsigned kv_layers() const { return model.kv_layers(layers); }
+  unsigned linear_layers() const { return model.linear_layers(layers); }
 };
 
 // One prompt, as the generator sees it.
@@ -210,20 +222,29 @@ class PrefillSource : public PhasedSource {
   PrefillSource(const PrefillParams& p, const SourceContext& c, unsigned ranks)
       : PhasedSource(p.prefetch),
         p_(p),
-        base_(c.region_va[0]),
         feed_(p, c.rank / p.tp, ranks / p.tp, mix64(c.sim_seed ^ (std::uint64_t{c.stream} << 32))),
-        cache_(p.slots()) {}
+        cache_(p.slots()) {
+    std::size_t region = 0;  // as PrefillSpec::regions lists them
+    if (p.kv_layers() > 0) base_ = c.region_va[region++];
+    if (p.linear_layers() > 0) state_va_ = c.region_va[region++];
+  }
 
   nlohmann::json report() const override {
-    return {{"prompts_done", phases_done() / p_.layers},
-            {"input_tokens", tokens_},
-            {"reused_tokens", reused_tokens_},
-            {"reuse_fraction",
-             tokens_ ? static_cast<double>(reused_tokens_) / static_cast<double>(tokens_) : 0.0},
-            {"read_bytes", read_},
-            {"write_bytes", written_},
-            {"cache_evictions", cache_.evictions()},
-            {"prefill_latency_ns", latency_.to_json()}};
+    nlohmann::json j = {
+        {"prompts_done", phases_done() / p_.layers},
+        {"input_tokens", tokens_},
+        {"reused_tokens", reused_tokens_},
+        {"reuse_fraction",
+         tokens_ ? static_cast<double>(reused_tokens_) / static_cast<double>(tokens_) : 0.0},
+        {"read_bytes", read_},
+        {"write_bytes", written_},
+        {"cache_evictions", cache_.evictions()},
+        {"prefill_latency_ns", latency_.to_json()}};
+    if (p_.linear_layers() > 0) {
+      j["read_bytes_state"] = read_state_;
+      j["write_bytes_state"] = written_state_;
+    }
+    return j;
   }
 
  protected:
@@ -254,12 +275,17 @@ class PrefillSource : public PhasedSource {
     start.not_before_ps = prompt_.arrival_ps;
     start.compute_ps =
         p_.compute.layer_ps(p_.model, layer_, std::max<std::uint64_t>(1, new_tokens_), p_.tp);
+    linear_ = p_.model.is_linear_layer(layer_);
+    kv_layer_ = p_.model.kv_layers(layer_);
+    state_layer_ = p_.model.linear_layers(layer_);
     block_ = 0;
     vec_ = 0;
+    offset_ = 0;
     return true;
   }
 
   bool phase_access(Access& a) override {
+    if (linear_) return state_access(a);
     const unsigned vectors = p_.model.kv_vectors();
     while (block_ < slot_.size()) {
       const std::uint64_t k = block_;
@@ -283,7 +309,8 @@ class PrefillSource : public PhasedSource {
         if (k * p_.block_tokens < first) skip = first - k * p_.block_tokens;
         tokens -= skip;
       }
-      a.va = base_ + ((std::uint64_t{layer_} * vectors + v) * p_.slots() + s) * p_.block_bytes() +
+      a.va = base_ +
+             ((std::uint64_t{kv_layer_} * vectors + v) * p_.slots() + s) * p_.block_bytes() +
              skip * p_.vector_bytes();
       a.bytes = static_cast<std::uint32_t>(tokens * p_.vector_bytes());
       a.write = k >= reused_blocks_;
@@ -302,8 +329,47 @@ class PrefillSource : public PhasedSource {
 
  private:
   static constexpr std::uint64_t kNoSlot = ~std::uint64_t{0};
+  // The largest access of a state (an Access's bytes are 32 bits).
+  static constexpr std::uint64_t kMaxStateAccess = std::uint64_t{1} << 30;
+
+  // A linear-attention layer's accesses: the last reused block's state read, each new block's
+  // written; per block its recurrent state (part 0, vec_) and its convolution's (part 1), in
+  // accesses of at most kMaxStateAccess bytes (offset_ the bytes of the part done).
+  bool state_access(Access& a) {
+    while (block_ < slot_.size()) {
+      const std::uint64_t k = block_;
+      const std::uint64_t s = slot_[k];
+      const bool reused = k < reused_blocks_;
+      if (s == kNoSlot || (reused && k + 1 != reused_blocks_)) {
+        ++block_;  // not kept (no cache room), or a reused block before the last: no access
+        continue;
+      }
+      const std::uint64_t recurrent = p_.model.recurrent_state_bytes(p_.tp);
+      const std::uint64_t part_bytes = vec_ == 0 ? recurrent : p_.model.conv_state_bytes(p_.tp);
+      a.va =
+          state_va_ +
+          (std::uint64_t{state_layer_} * p_.slots() + s) * p_.model.state_bytes_per_layer(p_.tp) +
+          (vec_ == 0 ? 0 : recurrent) + offset_;
+      a.bytes = static_cast<std::uint32_t>(std::min(part_bytes - offset_, kMaxStateAccess));
+      a.write = !reused;
+      (a.write ? written_state_ : read_state_) += a.bytes;
+      (a.write ? written_ : read_) += a.bytes;
+      offset_ += a.bytes;
+      if (offset_ == part_bytes) {
+        offset_ = 0;
+        if (++vec_ == 2) {
+          vec_ = 0;
+          ++block_;
+        }
+      }
+      return true;
+    }
+    return false;
+  }
+
   const PrefillParams& p_;
-  std::uint64_t base_;
+  std::uint64_t base_ = 0;
+  std::uint64_t state_va_ = 0;
   PromptFeed feed_;
   LruSlots cache_;
   Prompt prompt_;
@@ -311,10 +377,15 @@ class PrefillSource : public PhasedSource {
   std::uint64_t reused_blocks_ = 0;
   std::uint64_t new_tokens_ = 0;
   unsigned layer_ = 0;
+  bool linear_ = false;       // the layer has linear attention: states, no KV
+  unsigned kv_layer_ = 0;     // its place among the simulated layers with KV blocks
+  unsigned state_layer_ = 0;  // its place among the linear-attention layers
   std::uint64_t block_ = 0;
   unsigned vec_ = 0;
+  std::uint64_t offset_ = 0;
   std::vector<std::uint64_t> arrivals_;
   std::uint64_t tokens_ = 0, reused_tokens_ = 0, read_ = 0, written_ = 0;
+  std::uint64_t read_state_ = 0, written_state_ = 0;
   LatencyHistogram latency_;
 };
 
@@ -323,22 +394,38 @@ class PrefillSpec : public GeneratorSpec {
   PrefillSpec(PrefillParams p, unsigned ranks) : p_(std::move(p)), ranks_(ranks) {}
   const char* kind() const override { return "prefill"; }
   std::vector<RegionSpec> regions() const override {
-    return {{"kv_cache",
-             std::uint64_t{p_.layers} * p_.model.kv_vectors() * p_.slots() * p_.block_bytes(),
-             p_.where, true,
-             p_.cache_tokens_default
-                 ? std::vector<std::string>{"prompts", "input_tokens", "cache_tokens",
-                                            "block_tokens", "layers"}
-                 : std::vector<std::string>{"cache_tokens", "block_tokens", "layers"},
-             fmt::format("{} layers x {} KV vectors x {} blocks (cache_tokens {}{}) x {} B a block "
-                         "of {} tokens (tensor_parallel {})",
-                         p_.layers, p_.model.kv_vectors(), p_.slots(), p_.cache_tokens,
-                         p_.cache_tokens_default
-                             ? fmt::format(", by default every block of {} prompts of up to {} "
-                                           "tokens",
-                                           p_.prompts, p_.input.max)
-                             : "",
-                         p_.block_bytes(), p_.block_tokens, p_.tp)}};
+    const std::vector<std::string> keys =
+        p_.cache_tokens_default
+            ? std::vector<std::string>{"prompts", "input_tokens", "cache_tokens", "block_tokens",
+                                       "layers"}
+            : std::vector<std::string>{"cache_tokens", "block_tokens", "layers"};
+    const std::string blocks = fmt::format(
+        "{} blocks (cache_tokens {}{})", p_.slots(), p_.cache_tokens,
+        p_.cache_tokens_default ? fmt::format(", by default every block of {} prompts of up to {} "
+                                              "tokens",
+                                              p_.prompts, p_.input.max)
+                                : "");
+    std::vector<RegionSpec> r;
+    if (p_.kv_layers() > 0) {
+      r.push_back(
+          {"kv_cache",
+           std::uint64_t{p_.kv_layers()} * p_.model.kv_vectors() * p_.slots() * p_.block_bytes(),
+           p_.where, true, keys,
+           fmt::format("{} layers x {} KV vectors x {} x {} B a block of {} tokens "
+                       "(tensor_parallel {})",
+                       p_.kv_layers(), p_.model.kv_vectors(), blocks, p_.block_bytes(),
+                       p_.block_tokens, p_.tp)});
+    }
+    if (p_.linear_layers() > 0) {
+      r.push_back(
+          {"state_snapshots",
+           std::uint64_t{p_.linear_layers()} * p_.slots() * p_.model.state_bytes_per_layer(p_.tp),
+           p_.where, true, keys,
+           fmt::format("{} linear-attention layers x {} x {} B of state a block "
+                       "(tensor_parallel {})",
+                       p_.linear_layers(), blocks, p_.model.state_bytes_per_layer(p_.tp), p_.tp)});
+    }
+    return r;
   }
   std::unique_ptr<AccessSource> make_source(const SourceContext& c) const override {
     return std::make_unique<PrefillSource>(p_, c, ranks_);
@@ -349,12 +436,15 @@ class PrefillSpec : public GeneratorSpec {
     return p_.trace.empty() ? p_.prompts * p_.tp * p_.layers : 0;
   }
   // Synthetic prompts: every GPU of the group a prompt goes to reads (reused) or writes (new)
-  // each of its tokens' KV shard per simulated layer, so the stream moves prompts x
-  // tensor_parallel x input_tokens.min tokens at least. A trace's prompts are read during the
-  // run: no figure.
+  // each of its tokens' KV shard per simulated full-attention layer, so the stream moves prompts x
+  // tensor_parallel x input_tokens.min tokens at least. A sliding-window or chunked layer may
+  // read only part of a reused prefix, and a linear-attention layer moves states, not tokens:
+  // neither is counted. A trace's prompts are read during the run: no figure.
   std::vector<MovedBytes> bytes_moved_at_least(unsigned /*gpus*/) const override {
     if (!p_.trace.empty()) return {};
-    const std::uint64_t per_token = p_.model.kv_bytes_per_token_layer(p_.tp) * p_.layers;
+    const unsigned full = p_.kv_layers() - p_.model.windowed_layers(p_.layers);
+    if (full == 0) return {};
+    const std::uint64_t per_token = p_.model.kv_bytes_per_token_layer(p_.tp) * full;
     MovedBytes m;
     m.bytes = static_cast<double>(p_.prompts) * p_.tp * static_cast<double>(p_.input.min) *
               static_cast<double>(per_token);
@@ -362,8 +452,8 @@ class PrefillSpec : public GeneratorSpec {
     m.keys = {"prompts", "input_tokens", "layers"};
     m.how = fmt::format(
         "{} prompts x tensor_parallel {} x {} tokens (input_tokens at least) x {} B of KV per "
-        "token on each GPU ({} layers)",
-        p_.prompts, p_.tp, p_.input.min, per_token, p_.layers);
+        "token on each GPU ({} layers with full attention)",
+        p_.prompts, p_.tp, p_.input.min, per_token, full);
     return {m};
   }
   // The stream's result. Each tensor-parallel group prefills its own prompts, every GPU of it on
@@ -379,6 +469,9 @@ class PrefillSpec : public GeneratorSpec {
     for (const char* k : {"prompts_done", "input_tokens", "reused_tokens", "cache_evictions"})
       j[k] = g.group_sum(k);
     for (const char* k : {"read_bytes", "write_bytes"}) j[k] = g.gpu_sum(k);
+    if (p_.linear_layers() > 0) {
+      for (const char* k : {"read_bytes_state", "write_bytes_state"}) j[k] = g.gpu_sum(k);
+    }
     const double tokens = static_cast<double>(j["input_tokens"].get<std::uint64_t>());
     j["reuse_fraction"] =
         tokens > 0 ? static_cast<double>(j["reused_tokens"].get<std::uint64_t>()) / tokens : 0.0;
@@ -388,13 +481,18 @@ class PrefillSpec : public GeneratorSpec {
     nlohmann::json j = {
         {"model", p_.model.name},
         {"tensor_parallel", p_.tp},
-        {"kv_bytes_per_token_per_gpu", p_.model.kv_bytes_per_token_layer(p_.tp) * p_.layers},
+        {"kv_bytes_per_token_per_gpu", p_.model.kv_bytes_per_token_layer(p_.tp) * p_.kv_layers()},
         {"kv_bytes_per_token_per_gpu_per_layer", p_.model.kv_bytes_per_token_layer(p_.tp)},
         {"kv_format", p_.model.kv_format.name},
         {"layers_simulated", p_.layers},
         {"block_tokens", p_.block_tokens},
         {"cache_tokens_per_gpu", p_.cache_tokens},
         {"compute", p_.compute.to_json()}};
+    if (p_.model.has_linear_attention()) {
+      j["kv_layers_simulated"] = p_.kv_layers();
+      j["linear_layers_simulated"] = p_.linear_layers();
+      j["state_bytes_per_block_per_gpu_per_layer"] = p_.model.state_bytes_per_layer(p_.tp);
+    }
     if (!p_.trace.empty()) {
       j["trace"] = p_.trace;
     } else {
@@ -415,18 +513,9 @@ std::shared_ptr<const GeneratorSpec> parse_prefill(ConfigNode& n, const Platform
                                                    const std::vector<unsigned>& gpus) {
   PrefillParams p;
   p.model = parse_model_key(n);
-  if (p.model.has_linear_attention()) {
-    // A hybrid model's prefill writes each linear-attention layer's final state, and a prefix
-    // cache must keep states at block boundaries to reuse a prefix (vLLM's prefix caching for
-    // such models): not modelled yet.
-    n.fail("model", fmt::format("{} has linear-attention layers, which prefill does not model yet "
-                                "(their recurrent states and how a prefix cache keeps them); "
-                                "kv_decode, weight_stream and moe_experts take such a model",
-                                p.model.name));
-  }
   p.where = parse_placement(n, "location", facts, gpus);
-  p.block_tokens = static_cast<unsigned>(n.get_uint("block_tokens", 16, 1, 1u << 16));
   p.tp = parse_tp(n, p.model, gpus.size());
+  p.block_tokens = parse_block_tokens(n, p.model, p.tp);
   p.layers = parse_layers(n, p.model);
   p.compute = parse_compute(n, facts.gpu_memory_gbps);
   p.prefetch = static_cast<unsigned>(n.get_uint("prefetch_layers", 0, 0, 64));
