@@ -667,6 +667,26 @@ TEST(KvDecode, TensorParallelMustSplitTheHeads) {
   }
 }
 
+// tensor_parallel may be a multiple of the KV heads (each GPU one head, replicated) but must
+// divide the attention heads. Qwen3-Next at 8: 2 KV heads, each on 4 GPUs: K and V of one head
+// of 256 x 2 B = 1024 B a token per layer and GPU.
+TEST(KvDecode, TensorParallelMayReplicateKvHeadsButMustSplitTheHeads) {
+  const auto spec = spec_of(R"(gpus: all
+    kv_decode: {model: {preset: qwen3_next_80b_a3b}, batch: 1, context_tokens: 10,
+                tensor_parallel: 8, kv_location: device/fam0})");
+  EXPECT_EQ(spec->summary()["kv_bytes_per_token_per_gpu_per_layer"].get<std::uint64_t>(), 1024u);
+  try {
+    spec_of(R"(gpus: all
+    kv_decode: {model: {name: m, source: test, layers: 2, hidden_size: 768, attention_heads: 12,
+                kv_heads: 4, intermediate_size: 1024, vocab_size: 100}, batch: 1,
+                context_tokens: 10, tensor_parallel: 8})");
+    FAIL() << "expected an error";
+  } catch (const ConfigError& e) {
+    EXPECT_THAT(e.what(),
+                HasSubstr("tensor_parallel: 12 attention heads of m do not split over 8"));
+  }
+}
+
 TEST(KvDecode, UnknownKeyAndMissingModelNamed) {
   try {
     spec_of(
@@ -846,6 +866,23 @@ TEST(WeightStream, WholeModelEstimateOnlyWhenLayersWereLeftOutAndAlike) {
 // 711,785.373 ns (to the ps); 3 layers: 2,135,356.119 ns per pass. One pass configured: one pass
 // done, not 8 (one per GPU), and compute per pass is one GPU's, not 8 x 2.135 ms. Memory that
 // answers at once leaves the pass all compute.
+// A hybrid model's pass scales to the whole model when the simulated layers are whole cycles of
+// its layer kinds (Qwen3-Next: 4 of 48, x 12); 2 layers are all linear (2 of 2 against 36 of 48):
+// a note instead.
+TEST(WeightStream, HybridWholeModelEstimateOnlyForWholeCycles) {
+  const std::string yaml = R"(gpus: [0]
+    weight_stream:
+      model: {preset: qwen3_next_80b_a3b}
+      location: device/fam0
+      compute: {layer_ns: 400})";
+  nlohmann::json r = combined(*spec_of(yaml + "\n      layers: 4"), 1);
+  EXPECT_DOUBLE_EQ(r["mean_pass_ns_whole_model_estimate"].get<double>(),
+                   r["mean_pass_ns"].get<double>() * 12);
+  r = combined(*spec_of(yaml + "\n      layers: 2"), 1);
+  EXPECT_FALSE(r.contains("mean_pass_ns_whole_model_estimate"));
+  EXPECT_TRUE(r.contains("note"));
+}
+
 TEST(WeightStream, ShippedWorkloadResultIsPerPassAndPerGroup) {
   const auto spec = shipped_spec("traffic/weight_stream.yaml");
   const nlohmann::json r = combined(*spec, 8);

@@ -139,9 +139,18 @@ unsigned parse_tp(ConfigNode& parent, const ModelConfig& m, std::size_t gpus,
     parent.fail("tensor_parallel",
                 fmt::format("the stream's {} GPUs do not split into groups of {}", gpus, tp));
   }
-  if (splits_kv_heads && m.attention == AttentionKind::kGqa && m.kv_heads % tp != 0) {
+  // GQA key/value heads: tp divides them, or is a multiple of them (each GPU then holds one
+  // head, replicated on tp / kv_heads GPUs), as ModelConfig (and vLLM) split them.
+  if (splits_kv_heads && m.attention == AttentionKind::kGqa && m.kv_heads % tp != 0 &&
+      tp % m.kv_heads != 0) {
     parent.fail("tensor_parallel",
-                fmt::format("{} KV heads of {} do not split over {} GPUs", m.kv_heads, m.name, tp));
+                fmt::format("{} KV heads of {} do not split over {} GPUs ({} neither divides them "
+                            "nor is a multiple of them)",
+                            m.kv_heads, m.name, tp, tp));
+  }
+  if (m.heads % tp != 0) {
+    parent.fail("tensor_parallel", fmt::format("{} attention heads of {} do not split over {} GPUs",
+                                               m.heads, m.name, tp));
   }
   // A linear-attention layer's weights and states are split by its heads (vLLM's Gated DeltaNet
   // requires tp to divide the key heads).

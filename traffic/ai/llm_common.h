@@ -90,9 +90,10 @@ TokenRange parse_tokens(ConfigNode& parent, const std::string& key, std::uint64_
 // Reads `model:` of a generator node.
 ModelConfig parse_model_key(ConfigNode& parent);
 
-// Reads `tensor_parallel` (default 1) and checks it against the stream's GPUs and, when the GPUs
-// split the KV heads (`splits_kv_heads`; not MoE experts, which are sharded whole), the model's;
-// and for a hybrid model that it divides the linear-attention key heads.
+// Reads `tensor_parallel` (default 1) and checks it against the stream's GPUs, the model's
+// attention heads (tp must divide them), and, when the GPUs split the KV heads
+// (`splits_kv_heads`; not MoE experts, which are sharded whole), its KV heads (tp divides them or
+// is a multiple of them); and for a hybrid model that it divides the linear-attention key heads.
 unsigned parse_tp(ConfigNode& parent, const ModelConfig& m, std::size_t gpus,
                   bool splits_kv_heads = true);
 

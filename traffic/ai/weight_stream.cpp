@@ -179,8 +179,8 @@ class WeightStreamSpec : public GeneratorSpec {
     if (p_.layers < p_.model.layers) {
       if (layers_alike()) {
         // Every layer of the model reads as many bytes and computes as long as the simulated
-        // ones: the pass scales with the layers (the pipeline's fill at the start of a pass is
-        // scaled too, so the estimate errs slightly long).
+        // ones did on average: the pass scales with the layers (the pipeline's fill at the start
+        // of a pass is scaled too, so the estimate errs slightly long).
         j["mean_pass_ns_whole_model_estimate"] =
             mean_pass_ns * static_cast<double>(p_.model.layers) / static_cast<double>(p_.layers);
       } else {
@@ -213,17 +213,26 @@ class WeightStreamSpec : public GeneratorSpec {
   }
 
  private:
-  // True when every layer of the model reads the same weight bytes and computes for the same time
-  // (a dense transformer; not DeepSeek-V3, whose first layers are dense and the rest MoE).
+  // True when the simulated layers read, on average, the weight bytes of the model's layers and
+  // compute for their mean time, with the model's share of linear-attention layers: every layer
+  // alike (a dense transformer; not DeepSeek-V3, whose first layers are dense and the rest MoE),
+  // or whole cycles of a hybrid model's layer kinds (Qwen3-Next: 4 of its 48 layers).
   bool layers_alike() const {
-    const std::uint64_t bytes = p_.layer_bytes(0);
-    const std::uint64_t compute = p_.compute.layer_ps(p_.model, 0, p_.batch, p_.tp);
-    for (unsigned l = 1; l < p_.model.layers; ++l) {
-      if (p_.layer_bytes(l) != bytes ||
-          p_.compute.layer_ps(p_.model, l, p_.batch, p_.tp) != compute)
-        return false;
+    std::uint64_t bytes = 0, all_bytes = 0, ps = 0, all_ps = 0;  // far inside 64 bits
+    for (unsigned l = 0; l < p_.model.layers; ++l) {
+      const std::uint64_t b = p_.layer_bytes(l);
+      const std::uint64_t t = p_.compute.layer_ps(p_.model, l, p_.batch, p_.tp);
+      all_bytes += b;
+      all_ps += t;
+      if (l < p_.layers) {
+        bytes += b;
+        ps += t;
+      }
     }
-    return true;
+    const std::uint64_t n = p_.layers, all = p_.model.layers;
+    return bytes * all == all_bytes * n && ps * all == all_ps * n &&
+           std::uint64_t{p_.model.linear_layers(p_.layers)} * all ==
+               std::uint64_t{p_.model.linear_layers(p_.model.layers)} * n;
   }
 
   WeightStreamParams p_;
