@@ -1211,22 +1211,31 @@ def workload_assumptions(stats, f, stream):
                        + ". The cache still holds every token, as if no block that left the "
                        "window were freed, so its size and any HBM tier's moves are a full "
                        "attention cache's.")
-    if kind == "kv_decode":
+    if kind in ("kv_decode", "prefill"):
         chunk = summary.get("attention_chunk_tokens")
         if number(chunk):
             out.append(f"Chunked attention of {fmt_int(chunk)} tokens on "
                        f"{fmt_int(summary.get('chunked_layers_simulated'))} of the "
                        f"{fmt_int(f['layers'])} simulated layers: each reads only the cached "
                        "tokens of the new token's own chunk (its position mod the chunk), none "
-                       "when a chunk begins.")
+                       "when a chunk begins"
+                       + (" (prefill: of the reused prefix, for the first new token)"
+                          if kind == "prefill" else "") + ".")
         linear = summary.get("linear_layers_simulated")
-        if number(linear) and linear > 0:
+        if number(linear) and linear > 0 and kind == "kv_decode":
             out.append(f"{fmt_int(linear)} of the {fmt_int(f['layers'])} simulated layers have "
                        "linear attention: no KV cache, but each sequence's state of "
                        f"{fmt_bytes(summary.get('state_bytes_per_sequence_per_gpu_per_layer'))} "
                        "per layer and GPU is read and written whole every step, on "
                        f"{summary.get('state_location')}; the state update's FLOPs are not "
                        "counted.")
+        elif number(linear) and linear > 0:
+            out.append(f"{fmt_int(linear)} of the {fmt_int(f['layers'])} simulated layers have "
+                       "linear attention: each cached block keeps their state at its end "
+                       f"({fmt_bytes(summary.get('state_bytes_per_block_per_gpu_per_layer'))} "
+                       "per layer and GPU), so a prefix is reused only in whole blocks of "
+                       f"{fmt_int(summary.get('block_tokens'))} tokens: the last reused block's "
+                       "state is read, each new block's written.")
     if kind in ("kv_decode", "prefill", "moe_experts", "weight_stream"):
         unit = {"weight_stream": "pass", "prefill": "prompt"}.get(kind, "step")
         text = "Compute is a fixed time per layer: no kernel launch gaps."
@@ -1239,8 +1248,8 @@ def workload_assumptions(stats, f, stream):
             get(stream, "result")):
         out.append(f"Step time and tokens per second are for {f['layers_scope']} only; a "
                    "whole-model estimate scales them to every layer, assuming each takes the simulated "
-                   "layers' mean (they are alike, or whole cycles of a model's sliding-window or "
-                   "linear-attention layers).")
+                   "layers' mean (they are alike, or whole cycles of a model's sliding-window, "
+                   "chunked or linear-attention layers).")
     if kind == "weight_stream" and "mean_pass_ns_whole_model_estimate" in as_dict(
             get(stream, "result")):
         out.append(f"Pass time is for {f['layers_scope']} only; a whole-model estimate scales it "

@@ -921,10 +921,6 @@ TEST(Prefill, PrefixReuseBytesByHand) {
   EXPECT_EQ(d.report["prompts_done"].get<std::uint64_t>(), 3u);
 }
 
-// The same with a sliding window of 11 tokens on layer 0 ([sliding, full]): a prompt's first new
-// token (token 32) attends to the 10 tokens before it, 22..31, the last 10 of block 1, so layer 0
-// reads 10 of the 32 reused tokens and layer 1 all 32: 2 prompts x (10 + 32) x 4,096 B. Every new
-// token is still written on both layers.
 // A hybrid model's prefill (Qwen3-Next-80B-A3B, tp 1: layers 0-2 linear, layer 3 full; a state
 // of 2,146,304 B per layer, KV 2048 B a token). Two prompts of 40 tokens sharing their first 32
 // (blocks 0 and 1; block 2 is each prompt's own). Prompt 0 reuses nothing: the full layer writes
@@ -966,6 +962,26 @@ TEST(Prefill, HybridModelsLinearLayersKeepAStatePerBlock) {
   }
 }
 
+// With a trace, a hybrid model's default block (1056 tokens for Qwen3-Next) does not divide the
+// trace's 512-token hashes: an error naming block_tokens, not the trace's key the user wrote.
+TEST(Prefill, HybridModelsDefaultBlockAgainstATraceNamesBlockTokens) {
+  try {
+    spec_of(R"(gpus: [0]
+    prefill:
+      model: {preset: qwen3_next_80b_a3b}
+      location: device/fam0
+      trace: {file: traffic/traces/mooncake_sample.jsonl})");
+    FAIL() << "expected an error";
+  } catch (const ConfigError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("prefill.block_tokens: missing, and its default for "
+                                    "Qwen3-Next-80B-A3B's linear-attention layers, 1056 tokens"));
+  }
+}
+
+// PrefixReuseBytesByHand's prompts with a sliding window of 11 tokens on layer 0 ([sliding,
+// full]): a prompt's first new token (token 32) attends to the 10 tokens before it, 22..31, the
+// last 10 of block 1, so layer 0 reads 10 of the 32 reused tokens and layer 1 all 32: 2 prompts x
+// (10 + 32) x 4,096 B. Every new token is still written on both layers.
 TEST(Prefill, SlidingWindowLayerReadsOnlyTheReusedTokensItAttendsTo) {
   const auto spec = spec_of(R"(gpus: [0]
     prefill:
@@ -1177,6 +1193,20 @@ TEST(MoeExperts, ExpertParallelErrorsNameTheKey) {
   EXPECT_THAT(error_of(two + "\n      expert_parallel: 2\n      cache_experts: 5"),
               HasSubstr("cache_experts: 5 is more than the 4 experts of the 2 simulated MoE "
                         "layers (2 x 2, each GPU's share under expert_parallel 2)"));
+  // The compute model splits each layer's heads over the group: 8 neither divides 3 KV heads nor
+  // is a multiple of them.
+  const std::string odd_heads = R"(gpus: all
+    moe_experts:
+      model: {preset: llama4_scout, attention_heads: 24, kv_heads: 3}
+      location: device/fam0
+      batch: 2
+      compute: {tflops: 100})";
+  EXPECT_THAT(error_of(odd_heads + "\n      expert_parallel: 8"),
+              HasSubstr("expert_parallel: 3 KV heads of Llama-4-Scout-17B-16E do not split over "
+                        "8 GPUs"));
+  EXPECT_THAT(error_of(odd_heads + "\n      tensor_parallel: 8"),
+              HasSubstr("tensor_parallel: 3 KV heads of Llama-4-Scout-17B-16E do not split over "
+                        "8 GPUs"));
 }
 
 // The shipped traffic/moe_deepseek_v3.yaml: one group of 8 GPUs, 1 token per step routed to 8

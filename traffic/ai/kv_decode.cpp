@@ -161,6 +161,7 @@ class KvDecodeSource : public PhasedSource {
     seq_ = 0;
     next_stage(first_stage());
     block_ = 0;
+    state_.reset();
     return true;
   }
 
@@ -172,28 +173,18 @@ class KvDecodeSource : public PhasedSource {
       switch (stage_) {
         case Stage::kStateRead:
         case Stage::kStateWrite: {
-          // The recurrent state (part 0), then the convolution's (part 1), in accesses of at
-          // most kMaxStateAccess bytes (an Access's size is 32 bits).
-          const std::uint64_t part_bytes =
-              vec_ == 0 ? p_.model.recurrent_state_bytes(p_.tp) : p_.model.conv_state_bytes(p_.tp);
-          const std::uint64_t left = part_bytes - block_;
           const bool reading = stage_ == Stage::kStateRead;
-          a.va = state_va_ +
-                 (std::uint64_t{state_layer_} * p_.batch + seq_) *
-                     p_.model.state_bytes_per_layer(p_.tp) +
-                 (vec_ == 0 ? 0 : p_.model.recurrent_state_bytes(p_.tp)) + block_;
-          a.bytes = static_cast<std::uint32_t>(std::min(left, kMaxStateAccess));
+          const std::uint64_t state_bytes = p_.model.state_bytes_per_layer(p_.tp);
+          const bool last = state_.next(
+              p_.model, p_.tp,
+              state_va_ + (std::uint64_t{state_layer_} * p_.batch + seq_) * state_bytes, a);
           a.write = !reading;
           (reading ? read_state_ : write_state_) += a.bytes;
-          block_ += a.bytes;
-          if (block_ == part_bytes) {
-            block_ = 0;
-            if (++vec_ == 2) {
-              if (reading) {
-                next_stage(Stage::kStateWrite);
-              } else {
-                next_seq();
-              }
+          if (last) {
+            if (reading) {
+              next_stage(Stage::kStateWrite);
+            } else {
+              next_seq();
             }
           }
           return true;
@@ -270,8 +261,6 @@ class KvDecodeSource : public PhasedSource {
 
  private:
   enum class Stage { kRead, kAppend, kDemoteRead, kDemoteWrite, kStateRead, kStateWrite };
-  // The largest access of a state (an Access's bytes are 32 bits).
-  static constexpr std::uint64_t kMaxStateAccess = std::uint64_t{1} << 30;
 
   Stage first_stage() const { return linear_ ? Stage::kStateRead : Stage::kRead; }
 
@@ -337,8 +326,7 @@ class KvDecodeSource : public PhasedSource {
   std::uint64_t hbm_slots_ = 0;
   std::vector<std::uint32_t> dev_slot_;
   std::vector<std::uint32_t> hbm_slot_;
-  // Cursor in the open phase. In a linear-attention layer, vec_ is the state's part (0 the
-  // recurrent state, 1 the convolution's) and block_ the bytes of it done.
+  // Cursor in the open phase (in a linear-attention layer, state_ the place in the state).
   unsigned layer_ = 0;
   bool linear_ = false;
   unsigned kv_layer_ = 0;     // the layer's place among the layers with KV blocks
@@ -347,6 +335,7 @@ class KvDecodeSource : public PhasedSource {
   Stage stage_ = Stage::kRead;
   std::uint64_t block_ = 0;
   unsigned vec_ = 0;
+  StateWalk state_;
   // Results.
   std::uint64_t read_dev_ = 0, read_hbm_ = 0, write_dev_ = 0, write_hbm_ = 0, demoted_ = 0;
   std::uint64_t dropped_ = 0;  // (block, layer) pairs of sliding-window layers dropped
@@ -441,7 +430,7 @@ class KvDecodeSpec : public GeneratorSpec {
           "least {}, at most {} in each of the {} {} layers of {}{}) x {} B of KV per token per "
           "layer on each GPU",
           gpus, p_.steps, p_.batch, token_layers, p_.context.min,
-          p_.model.window_chunked ? p_.model.window_tokens : p_.model.window_tokens - 1,
+          p_.model.window_tokens - 1,  // a chunk's tokens before its last, or a window's
           p_.model.windowed_layers(p_.layers),
           p_.model.window_chunked ? "chunked-attention" : "sliding-window", p_.layers, hbm_part,
           per_token_layer);
@@ -472,6 +461,8 @@ class KvDecodeSpec : public GeneratorSpec {
   //   sliding_blocks_dropped      with hbm_tokens and sliding-window layers: (block, layer) pairs
   //                               that left HBM behind a sliding layer's window and were dropped
   //                               instead of moved, once per group, summed over groups
+  //                               (chunked_blocks_dropped with chunked layers: behind the chunk)
+  //   read_bytes_state, write_bytes_state  a hybrid model's states (totals over every GPU)
   //   read_bytes_*, write_bytes_* totals over every GPU of the stream
   //   mean_step_ns                a step's time on the group's critical path (per step, its
   //                               slowest GPU), mean over steps and groups

@@ -132,33 +132,34 @@ ModelConfig parse_model_key(ConfigNode& parent) {
   return parse_model(m);
 }
 
-unsigned parse_tp(ConfigNode& parent, const ModelConfig& m, std::size_t gpus,
-                  bool splits_kv_heads) {
+void check_heads_split(const ConfigNode& node, const std::string& key, const ModelConfig& m,
+                       unsigned n) {
+  // GQA key/value heads: n divides them, or is a multiple of them (each GPU then holds one head,
+  // replicated on n / kv_heads GPUs), as ModelConfig (and vLLM) split them.
+  if (m.attention == AttentionKind::kGqa && m.kv_heads % n != 0 && n % m.kv_heads != 0) {
+    node.fail(key, fmt::format("{} KV heads of {} do not split over {} GPUs ({} neither divides "
+                               "them nor is a multiple of them)",
+                               m.kv_heads, m.name, n, n));
+  }
+  if (m.heads % n != 0) {
+    node.fail(
+        key, fmt::format("{} attention heads of {} do not split over {} GPUs", m.heads, m.name, n));
+  }
+  // A linear-attention layer's weights and states are split by its heads (vLLM's Gated DeltaNet
+  // requires n to divide the key heads).
+  if (m.has_linear_attention() && m.linear.key_heads % n != 0) {
+    node.fail(key, fmt::format("{} linear-attention key heads of {} do not split over {} GPUs",
+                               m.linear.key_heads, m.name, n));
+  }
+}
+
+unsigned parse_tp(ConfigNode& parent, const ModelConfig& m, std::size_t gpus) {
   const unsigned tp = static_cast<unsigned>(parent.get_uint("tensor_parallel", 1, 1, 1024));
   if (gpus % tp != 0) {
     parent.fail("tensor_parallel",
                 fmt::format("the stream's {} GPUs do not split into groups of {}", gpus, tp));
   }
-  // GQA key/value heads: tp divides them, or is a multiple of them (each GPU then holds one
-  // head, replicated on tp / kv_heads GPUs), as ModelConfig (and vLLM) split them.
-  if (splits_kv_heads && m.attention == AttentionKind::kGqa && m.kv_heads % tp != 0 &&
-      tp % m.kv_heads != 0) {
-    parent.fail("tensor_parallel",
-                fmt::format("{} KV heads of {} do not split over {} GPUs ({} neither divides them "
-                            "nor is a multiple of them)",
-                            m.kv_heads, m.name, tp, tp));
-  }
-  if (m.heads % tp != 0) {
-    parent.fail("tensor_parallel", fmt::format("{} attention heads of {} do not split over {} GPUs",
-                                               m.heads, m.name, tp));
-  }
-  // A linear-attention layer's weights and states are split by its heads (vLLM's Gated DeltaNet
-  // requires tp to divide the key heads).
-  if (m.has_linear_attention() && m.linear.key_heads % tp != 0) {
-    parent.fail("tensor_parallel",
-                fmt::format("{} linear-attention key heads of {} do not split over {} GPUs",
-                            m.linear.key_heads, m.name, tp));
-  }
+  check_heads_split(parent, "tensor_parallel", m, tp);
   return tp;
 }
 

@@ -4,9 +4,11 @@
 
 #include "models/core/config.h"
 #include "traffic/ai/model_config.h"
+#include "traffic/source.h"
 
 #include <boost/random/mersenne_twister.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <list>
 #include <string>
@@ -90,12 +92,16 @@ TokenRange parse_tokens(ConfigNode& parent, const std::string& key, std::uint64_
 // Reads `model:` of a generator node.
 ModelConfig parse_model_key(ConfigNode& parent);
 
-// Reads `tensor_parallel` (default 1) and checks it against the stream's GPUs, the model's
-// attention heads (tp must divide them), and, when the GPUs split the KV heads
-// (`splits_kv_heads`; not MoE experts, which are sharded whole), its KV heads (tp divides them or
-// is a multiple of them); and for a hybrid model that it divides the linear-attention key heads.
-unsigned parse_tp(ConfigNode& parent, const ModelConfig& m, std::size_t gpus,
-                  bool splits_kv_heads = true);
+// Checks that `n` GPUs, each running a share of every layer (tensor parallelism; the compute
+// model under expert parallelism), split the model's heads: n divides the attention heads, the
+// linear-attention key heads, and the KV heads or is a multiple of them (each GPU then holds one,
+// replicated). ConfigError naming `key` otherwise.
+void check_heads_split(const ConfigNode& node, const std::string& key, const ModelConfig& m,
+                       unsigned n);
+
+// Reads `tensor_parallel` (default 1) and checks it against the stream's GPUs and the model's
+// heads (check_heads_split).
+unsigned parse_tp(ConfigNode& parent, const ModelConfig& m, std::size_t gpus);
 
 // Reads `block_tokens` (tokens per KV block): default 16 (vLLM's), and for a hybrid model
 // (linear_attention) the smallest multiple of 16 whose block of one layer's KV on a GPU of tp
@@ -106,6 +112,35 @@ unsigned parse_block_tokens(ConfigNode& parent, const ModelConfig& m, unsigned t
 
 // Reads `layers` (simulated layers, default all) for a model; the first `layers` layers run.
 unsigned parse_layers(ConfigNode& parent, const ModelConfig& m);
+
+// The accesses of one state of a linear-attention layer (ModelConfig::state_bytes_per_layer at
+// tp, laid out as its recurrent state, then its convolution's): a part at a time, each in
+// accesses of at most kMaxAccess bytes (an Access's size is 32 bits).
+class StateWalk {
+ public:
+  static constexpr std::uint64_t kMaxAccess = std::uint64_t{1} << 30;
+  // Sets a.va and a.bytes to the next access of the state at `base`; true when it was the
+  // state's last (the walk then starts over).
+  bool next(const ModelConfig& m, unsigned tp, std::uint64_t base, Access& a) {
+    const std::uint64_t recurrent = m.recurrent_state_bytes(tp);
+    const std::uint64_t part_bytes = part_ == 0 ? recurrent : m.conv_state_bytes(tp);
+    a.va = base + (part_ == 0 ? 0 : recurrent) + offset_;
+    a.bytes = static_cast<std::uint32_t>(std::min(part_bytes - offset_, kMaxAccess));
+    offset_ += a.bytes;
+    if (offset_ < part_bytes) return false;
+    offset_ = 0;
+    part_ = (part_ + 1) % 2;
+    return part_ == 0;
+  }
+  void reset() {
+    part_ = 0;
+    offset_ = 0;
+  }
+
+ private:
+  unsigned part_ = 0;         // 0: the recurrent state, 1: the convolution's
+  std::uint64_t offset_ = 0;  // bytes of the part done
+};
 
 // Seeded random permutation of 0..n-1 (setup time only): scatters blocks over a pool, as a
 // paged allocator's free list does after a while.

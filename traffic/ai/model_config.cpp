@@ -413,7 +413,9 @@ constexpr ConfigJsonName kConfigJsonNames[] = {
     {"attn_output_gate", "attention_output_gate"},
     {"shared_expert_intermediate_size", "moe.shared_expert_intermediate_size"},
     {"decoder_sparse_step",
-     "moe.dense_layers (the layers from dense_layers on are MoE layers; 1 is every layer)"},
+     "moe.dense_layers (famsim's MoE layers are every layer from dense_layers on; 1 is that with "
+     "dense_layers 0; MoE only on every k-th layer is not modelled)"},
+    {"mlp_only_layers", "moe.dense_layers (the leading layers with a dense FFN)"},
     {"sliding_window_pattern",
      "sliding_window.layer_types (a cycle: 6 is [sliding, sliding, sliding, sliding, sliding, "
      "full])"},
@@ -456,6 +458,30 @@ void check_model_keys(const ConfigNode& node) {
                     "qk_norm"});
 }
 
+// A cycle of layer kinds, layer_types of `n`: 1 to `layers` entries, each `kind` or full, at least
+// one `kind` (its absence is `key` absent). True for `kind`.
+std::vector<bool> parse_layer_cycle(ConfigNode& n, const std::string& kind, unsigned layers,
+                                    const std::string& key) {
+  const std::vector<std::string> types = n.get_string_list("layer_types");
+  if (types.empty() || types.size() > layers) {
+    n.fail("layer_types", fmt::format("{} entries; expected 1 to the model's {} layers (a cycle "
+                                      "over them)",
+                                      types.size(), layers));
+  }
+  std::vector<bool> cycle;
+  for (const std::string& t : types) {
+    if (t != kind && t != "full") {
+      n.fail("layer_types", fmt::format("'{}': expected {} or full for each entry", t, kind));
+    }
+    cycle.push_back(t == kind);
+  }
+  if (std::find(cycle.begin(), cycle.end(), true) == cycle.end()) {
+    n.fail("layer_types",
+           fmt::format("no entry is {}: expected at least one (or no {})", kind, key));
+  }
+  return cycle;
+}
+
 // sliding_window or attention_chunk: W (every layer) or {tokens: W, layer_types: [...]}, the
 // cycle's entries `kind` (sliding or chunked) and full (see the header).
 void parse_window(ConfigNode& node, ModelConfig& m, const std::string& key,
@@ -478,22 +504,7 @@ void parse_window(ConfigNode& node, ModelConfig& m, const std::string& key,
   ConfigNode w = node.child(key, true);
   m.window_tokens = w.get_uint("tokens", std::nullopt, 1, kMaxWindow);
   if (w.has("layer_types")) {
-    const std::vector<std::string> types = w.get_string_list("layer_types");
-    if (types.empty() || types.size() > m.layers) {
-      w.fail("layer_types", fmt::format("{} entries; expected 1 to the model's {} layers (a cycle "
-                                        "over them)",
-                                        types.size(), m.layers));
-    }
-    for (const std::string& t : types) {
-      if (t != kind && t != "full") {
-        w.fail("layer_types", fmt::format("'{}': expected {} or full for each entry", t, kind));
-      }
-      m.window_cycle.push_back(t == kind);
-    }
-    if (std::find(m.window_cycle.begin(), m.window_cycle.end(), true) == m.window_cycle.end()) {
-      w.fail("layer_types",
-             fmt::format("no entry is {}: expected at least one (or no {})", kind, key));
-    }
+    m.window_cycle = parse_layer_cycle(w, kind, m.layers, key);
   } else {
     w.ignore("layer_types");
   }
@@ -525,25 +536,11 @@ void parse_linear_attention(ConfigNode& node, ModelConfig& m) {
   l.key_head_dim = get_count(a, "key_head_dim", 1, 1024);
   l.value_head_dim = get_count(a, "value_head_dim", 1, 1024);
   l.conv_kernel = get_count(a, "conv_kernel", 2, 64);  // a state of conv_kernel - 1 inputs
-  const std::vector<std::string> types = a.get_string_list("layer_types");
-  if (types.empty() || types.size() > m.layers) {
-    a.fail("layer_types", fmt::format("{} entries; expected 1 to the model's {} layers (a cycle "
-                                      "over them)",
-                                      types.size(), m.layers));
-  }
-  for (const std::string& t : types) {
-    if (t != "linear" && t != "full") {
-      a.fail("layer_types", fmt::format("'{}': expected linear or full for each entry", t));
-    }
-    l.cycle.push_back(t == "linear");
-  }
-  const auto linear = std::count(l.cycle.begin(), l.cycle.end(), true);
-  if (linear == 0 || linear == static_cast<long>(l.cycle.size())) {
+  l.cycle = parse_layer_cycle(a, "linear", m.layers, "linear_attention");
+  if (std::find(l.cycle.begin(), l.cycle.end(), false) == l.cycle.end()) {
     a.fail("layer_types",
-           fmt::format("{}: expected at least one linear and one full entry (famsim models hybrid "
-                       "models: a KV cache in the full layers, recurrent states in the linear "
-                       "ones)",
-                       linear == 0 ? "no entry is linear" : "no entry is full"));
+           "no entry is full: expected at least one (famsim models hybrid models: "
+           "a KV cache in the full layers, recurrent states in the linear ones)");
   }
   l.state_format = get_number_format(a, "state_format", "fp32");
   l.conv_state_format = get_number_format(a, "conv_state_format", "bf16");
@@ -615,14 +612,18 @@ ModelConfig parse_model(ConfigNode node) {
     m.shared_experts = static_cast<unsigned>(moe.get_uint("shared_experts", 0, 0, 64));
     m.expert_intermediate = get_count(moe, "expert_intermediate_size", 1, 1u << 20);
     m.dense_layers = static_cast<unsigned>(moe.get_uint("dense_layers", 0, 0, m.layers - 1));
-    for (const char* key : {"shared_expert_intermediate_size", "shared_expert_gate"}) {
-      if (m.shared_experts == 0 && moe.has(key)) {
-        moe.fail(key, "the model has no shared experts (moe.shared_experts is 0)");
+    if (m.shared_experts == 0) {
+      for (const char* key : {"shared_expert_intermediate_size", "shared_expert_gate"}) {
+        if (moe.has(key))
+          moe.fail(key, "the model has no shared experts (moe.shared_experts is 0)");
+        moe.ignore(key);
       }
+      m.shared_intermediate = m.expert_intermediate;  // no shared expert: unused
+    } else {
+      m.shared_intermediate = static_cast<unsigned>(
+          moe.get_uint("shared_expert_intermediate_size", m.expert_intermediate, 1, 1u << 20));
+      m.shared_expert_gate = moe.get_bool("shared_expert_gate", false);
     }
-    m.shared_intermediate = static_cast<unsigned>(
-        moe.get_uint("shared_expert_intermediate_size", m.expert_intermediate, 1, 1u << 20));
-    m.shared_expert_gate = moe.get_bool("shared_expert_gate", false);
     moe.finish();
   } else {
     node.ignore("moe");
@@ -653,12 +654,14 @@ ModelConfig parse_model(ConfigNode node) {
   m.unquantized_dtype_bytes =
       get_dtype_bytes(node, "unquantized_dtype_bytes", linear_bytes ? linear_bytes : 2);
   m.kv_format = get_format_or_bytes(node, kKvFormatKeys);
-  m.qk_norm = node.get_bool("qk_norm", false);
-  m.attention_output_gate = node.get_bool("attention_output_gate", false);
   if (m.attention == AttentionKind::kMla) {
     for (const char* key : {"qk_norm", "attention_output_gate"}) {
       if (node.has(key)) node.fail(key, "only applies to attention: gqa");
+      node.ignore(key);
     }
+  } else {
+    m.qk_norm = node.get_bool("qk_norm", false);
+    m.attention_output_gate = node.get_bool("attention_output_gate", false);
   }
   parse_window(node, m, "sliding_window", "sliding");
   parse_window(node, m, "attention_chunk", "chunked");

@@ -43,7 +43,8 @@
 //     top_k              routed experts each token uses, 1..experts (HF num_experts_per_tok)
 //     shared_experts     experts every token uses, 0..64, default 0 (HF n_shared_experts)
 //     expert_intermediate_size  FFN width of one expert, 1..2^20 (Mixtral: intermediate_size;
-//                        DeepSeek: moe_intermediate_size). Shared experts have the same width.
+//                        DeepSeek: moe_intermediate_size). Shared experts have the same width
+//                        unless shared_expert_intermediate_size says otherwise.
 //     dense_layers       leading layers with a dense FFN instead of experts, 0..layers-1, default 0
 //                        (HF first_k_dense_replace)
 //     shared_expert_intermediate_size  FFN width of each shared expert, 1..2^20, default
@@ -302,8 +303,8 @@ struct ModelConfig {
   std::uint64_t dense_ffn_weight_bytes(unsigned tp = 1) const;  // per dense layer; 0 if none
   std::uint64_t expert_weight_bytes(unsigned tp = 1) const;     // one routed expert; 0 if dense
   std::uint64_t shared_expert_weight_bytes(unsigned tp = 1) const;  // all shared experts of a layer
-  std::uint64_t router_weight_bytes()
-      const;  // one MoE layer's router, experts x hidden; replicated
+  // One MoE layer's router (experts x hidden) and shared-expert gates (hidden each); replicated.
+  std::uint64_t router_weight_bytes() const;
   std::uint64_t lm_head_weight_bytes(unsigned tp = 1) const;  // vocab x hidden, split by vocabulary
   // A layer's weights read when it runs, excluding routed experts: its attention (full or linear)
   // + dense FFN (dense layer) or shared experts + router (MoE layer) + the layer's two RMSNorms.

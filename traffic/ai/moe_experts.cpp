@@ -368,7 +368,7 @@ std::shared_ptr<const GeneratorSpec> parse_moe_experts(ConfigNode& n, const Plat
   p.batch = static_cast<unsigned>(n.get_uint("batch", std::nullopt, 1, 1u << 20));
   p.steps = static_cast<unsigned>(n.get_uint("steps", 1, 1, 1u << 24));
   p.zipf = n.get_double("zipf_exponent", 1.0, 0.0, 10.0);
-  p.tp = parse_tp(n, p.model, gpus.size(), false);
+  p.tp = parse_tp(n, p.model, gpus.size());
   p.ep = static_cast<unsigned>(n.get_uint("expert_parallel", 1, 1, 1024));
   if (p.ep > 1) {
     if (p.tp > 1) {
@@ -384,18 +384,8 @@ std::shared_ptr<const GeneratorSpec> parse_moe_experts(ConfigNode& n, const Plat
       n.fail("expert_parallel", fmt::format("{} does not divide {}'s {} experts per layer", p.ep,
                                             p.model.name, p.model.experts));
     }
-    if (p.model.heads % p.ep != 0) {
-      n.fail("expert_parallel",
-             fmt::format("{} does not divide {}'s {} attention heads (the compute model splits "
-                         "the layer over the group's GPUs)",
-                         p.ep, p.model.name, p.model.heads));
-    }
-    if (p.model.has_linear_attention() && p.model.linear.key_heads % p.ep != 0) {
-      n.fail("expert_parallel",
-             fmt::format("{} does not divide {}'s {} linear-attention key heads (the compute "
-                         "model splits the layer over the group's GPUs)",
-                         p.ep, p.model.name, p.model.linear.key_heads));
-    }
+    // The compute model splits each layer over the group's GPUs.
+    check_heads_split(n, "expert_parallel", p.model, p.ep);
   }
   const unsigned moe_layers = p.model.layers - p.model.dense_layers;
   p.layers = static_cast<unsigned>(n.get_uint("layers", moe_layers, 1, moe_layers));

@@ -280,7 +280,7 @@ class PrefillSource : public PhasedSource {
     state_layer_ = p_.model.linear_layers(layer_);
     block_ = 0;
     vec_ = 0;
-    offset_ = 0;
+    state_.reset();
     return true;
   }
 
@@ -329,12 +329,8 @@ class PrefillSource : public PhasedSource {
 
  private:
   static constexpr std::uint64_t kNoSlot = ~std::uint64_t{0};
-  // The largest access of a state (an Access's bytes are 32 bits).
-  static constexpr std::uint64_t kMaxStateAccess = std::uint64_t{1} << 30;
-
   // A linear-attention layer's accesses: the last reused block's state read, each new block's
-  // written; per block its recurrent state (part 0, vec_) and its convolution's (part 1), in
-  // accesses of at most kMaxStateAccess bytes (offset_ the bytes of the part done).
+  // written.
   bool state_access(Access& a) {
     while (block_ < slot_.size()) {
       const std::uint64_t k = block_;
@@ -344,24 +340,15 @@ class PrefillSource : public PhasedSource {
         ++block_;  // not kept (no cache room), or a reused block before the last: no access
         continue;
       }
-      const std::uint64_t recurrent = p_.model.recurrent_state_bytes(p_.tp);
-      const std::uint64_t part_bytes = vec_ == 0 ? recurrent : p_.model.conv_state_bytes(p_.tp);
-      a.va =
-          state_va_ +
-          (std::uint64_t{state_layer_} * p_.slots() + s) * p_.model.state_bytes_per_layer(p_.tp) +
-          (vec_ == 0 ? 0 : recurrent) + offset_;
-      a.bytes = static_cast<std::uint32_t>(std::min(part_bytes - offset_, kMaxStateAccess));
+      const std::uint64_t state_bytes = p_.model.state_bytes_per_layer(p_.tp);
+      if (state_.next(p_.model, p_.tp,
+                      state_va_ + (std::uint64_t{state_layer_} * p_.slots() + s) * state_bytes,
+                      a)) {
+        ++block_;
+      }
       a.write = !reused;
       (a.write ? written_state_ : read_state_) += a.bytes;
       (a.write ? written_ : read_) += a.bytes;
-      offset_ += a.bytes;
-      if (offset_ == part_bytes) {
-        offset_ = 0;
-        if (++vec_ == 2) {
-          vec_ = 0;
-          ++block_;
-        }
-      }
       return true;
     }
     return false;
@@ -382,7 +369,7 @@ class PrefillSource : public PhasedSource {
   unsigned state_layer_ = 0;  // its place among the linear-attention layers
   std::uint64_t block_ = 0;
   unsigned vec_ = 0;
-  std::uint64_t offset_ = 0;
+  StateWalk state_;  // in a linear-attention layer, the place in a block's state
   std::vector<std::uint64_t> arrivals_;
   std::uint64_t tokens_ = 0, reused_tokens_ = 0, read_ = 0, written_ = 0;
   std::uint64_t read_state_ = 0, written_state_ = 0;
@@ -488,6 +475,10 @@ class PrefillSpec : public GeneratorSpec {
         {"block_tokens", p_.block_tokens},
         {"cache_tokens_per_gpu", p_.cache_tokens},
         {"compute", p_.compute.to_json()}};
+    if (p_.model.window_chunked) {
+      j["attention_chunk_tokens"] = p_.model.window_tokens;
+      j["chunked_layers_simulated"] = p_.model.chunked_layers(p_.layers);
+    }
     if (p_.model.has_linear_attention()) {
       j["kv_layers_simulated"] = p_.kv_layers();
       j["linear_layers_simulated"] = p_.linear_layers();
@@ -530,6 +521,17 @@ std::shared_ptr<const GeneratorSpec> parse_prefill(ConfigNode& n, const Platform
     p.trace = t.get_path("file");
     p.trace_block_tokens = t.get_uint("block_tokens", 512, 1, 1u << 20);
     if (p.trace_block_tokens % p.block_tokens != 0) {
+      if (!n.has("block_tokens")) {
+        // The default for a hybrid model (a block that holds a state) rarely divides a trace's
+        // blocks: the user must choose.
+        n.fail(
+            "block_tokens",
+            fmt::format("missing, and its default for {}'s linear-attention layers, {} tokens "
+                        "(the smallest multiple of 16 whose KV holds a state, as vLLM sizes "
+                        "blocks), does not divide trace.block_tokens ({}), the trace's hash "
+                        "granularity: give block_tokens, a divisor of {}",
+                        p.model.name, p.block_tokens, p.trace_block_tokens, p.trace_block_tokens));
+      }
       t.fail("block_tokens",
              fmt::format("expected a multiple of the KV block_tokens ({})", p.block_tokens));
     }
