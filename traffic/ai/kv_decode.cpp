@@ -566,14 +566,9 @@ class KvDecodeSpec : public GeneratorSpec {
          static_cast<double>(p_.compute.weights_ps(p_.model, 0, p_.batch, p_.tp)) / 1000.0},
         {"lm_head_bytes_per_gpu", p_.model.lm_head_weight_bytes(p_.tp)},
         {"lm_head_ns_per_step", lm_head_ns_per_step()}};
-    if (p_.model.window_chunked) {
-      j["attention_chunk_tokens"] = p_.model.window_tokens;
-      j["chunked_layers_simulated"] = p_.model.chunked_layers(p_.layers);
-    }
+    add_layer_kinds(j, p_.model, p_.layers);
     if (p_.model.has_linear_attention()) {
       // The KV figures above are for the kv_layers_simulated full-attention layers.
-      j["kv_layers_simulated"] = p_.kv_layers();
-      j["linear_layers_simulated"] = p_.linear_layers();
       j["state_bytes_per_sequence_per_gpu_per_layer"] = p_.model.state_bytes_per_layer(p_.tp);
       j["recurrent_state_bytes_per_sequence_per_gpu_per_layer"] =
           p_.model.recurrent_state_bytes(p_.tp);

@@ -174,6 +174,17 @@ unsigned parse_block_tokens(ConfigNode& parent, const ModelConfig& m, unsigned t
   return static_cast<unsigned>(parent.get_uint("block_tokens", def, 1, kMax));
 }
 
+void add_layer_kinds(nlohmann::json& summary, const ModelConfig& m, unsigned layers) {
+  if (m.window_chunked) {
+    summary["attention_chunk_tokens"] = m.window_tokens;
+    summary["chunked_layers_simulated"] = m.chunked_layers(layers);
+  }
+  if (m.has_linear_attention()) {
+    summary["kv_layers_simulated"] = m.kv_layers(layers);
+    summary["linear_layers_simulated"] = m.linear_layers(layers);
+  }
+}
+
 unsigned parse_layers(ConfigNode& parent, const ModelConfig& m) {
   return static_cast<unsigned>(parent.get_uint("layers", m.layers, 1, m.layers));
 }

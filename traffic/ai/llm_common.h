@@ -142,6 +142,11 @@ class StateWalk {
   std::uint64_t offset_ = 0;  // bytes of the part done
 };
 
+// A summary's keys for the kinds of the first `layers` layers: with chunked attention
+// attention_chunk_tokens and chunked_layers_simulated; for a hybrid model kv_layers_simulated and
+// linear_layers_simulated.
+void add_layer_kinds(nlohmann::json& summary, const ModelConfig& m, unsigned layers);
+
 // Seeded random permutation of 0..n-1 (setup time only): scatters blocks over a pool, as a
 // paged allocator's free list does after a while.
 std::vector<std::uint32_t> shuffled_slots(std::uint64_t n, std::uint64_t seed);

@@ -475,13 +475,8 @@ class PrefillSpec : public GeneratorSpec {
         {"block_tokens", p_.block_tokens},
         {"cache_tokens_per_gpu", p_.cache_tokens},
         {"compute", p_.compute.to_json()}};
-    if (p_.model.window_chunked) {
-      j["attention_chunk_tokens"] = p_.model.window_tokens;
-      j["chunked_layers_simulated"] = p_.model.chunked_layers(p_.layers);
-    }
+    add_layer_kinds(j, p_.model, p_.layers);
     if (p_.model.has_linear_attention()) {
-      j["kv_layers_simulated"] = p_.kv_layers();
-      j["linear_layers_simulated"] = p_.linear_layers();
       j["state_bytes_per_block_per_gpu_per_layer"] = p_.model.state_bytes_per_layer(p_.tp);
     }
     if (!p_.trace.empty()) {
