@@ -247,7 +247,10 @@ void PortLogic::behaviour() {
   wake_.fired();
   const std::uint64_t now_ps = famsim::now_ps();
   std::uint64_t next = Wakeup::kNever;
-  for (unsigned i = 0; i < ports_.size(); ++i) {
+  // The count kept: ports_.size() divides by a Port's size, and with the calls in the loop GCC
+  // worked it out again at every port (most of which, at a wake-up, have nothing due).
+  const unsigned ports = static_cast<unsigned>(ports_.size());
+  for (unsigned i = 0; i < ports; ++i) {
     if (port_due_[i] > now_ps) {
       next = std::min(next, port_due_[i]);
       continue;

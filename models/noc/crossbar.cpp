@@ -563,13 +563,28 @@ void Crossbar::find_hol_blocked_among_queued(Plane& pl, std::uint64_t edge_ps) {
     candidate |= free_bits != 0;
   }
   if (!candidate) return;
+  // Read through a local: GCC takes the store of hol_blocked's end as a possible store into the
+  // plane's vectors and reloaded their data for every input.
+  const std::uint64_t* wanted = pl.wanted.data();
+  std::vector<unsigned>& blocked = pl.hol_blocked;
+  if (words == 1) {
+    // Up to 64 outputs (every shipped platform): an input's row is one word, one AND, no loop.
+    const std::uint64_t free0 = free_wanted[0];
+    for (std::size_t iw = 0; iw < pl.waiting_inputs.words(); ++iw) {
+      for (std::uint64_t inputs = pl.waiting_inputs.word(iw); inputs; inputs &= inputs - 1) {
+        const unsigned i = static_cast<unsigned>(iw * 64 + __builtin_ctzll(inputs));
+        if (wanted[i] & free0) blocked.push_back(i);
+      }
+    }
+    return;
+  }
   for (std::size_t iw = 0; iw < pl.waiting_inputs.words(); ++iw) {
     for (std::uint64_t inputs = pl.waiting_inputs.word(iw); inputs; inputs &= inputs - 1) {
       const unsigned i = static_cast<unsigned>(iw * 64 + __builtin_ctzll(inputs));
-      const std::uint64_t* row = &pl.wanted[i * words];
+      const std::uint64_t* row = &wanted[i * words];
       for (std::size_t w = 0; w < words; ++w) {
         if (row[w] & free_wanted[w]) {
-          pl.hol_blocked.push_back(i);
+          blocked.push_back(i);
           break;
         }
       }
