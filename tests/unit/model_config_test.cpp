@@ -440,8 +440,8 @@ TEST(ModelConfig, Qwen3NextHybridSizesAndStateBytesByHand) {
   // 1,614,809,088 + 4096) = 19,704,920,064; embedding and LM head 2 x 151,936 x 2048 =
   // 622,329,856; final norm 2048: 79,674,391,296 (the model card's 80B).
   EXPECT_EQ(m.parameters(), 79674391296u);
-  // Active: 10 of 512 experts, 48 x 502 x 3,145,728 = 75,799,461,888 fewer: 3,874,929,408 (the
-  // card's 3B leaves out the embedding table: 3,563,764,480).
+  // Active: 10 of 512 experts, 48 x 502 x 3,145,728 = 75,799,461,888 fewer: 3,874,929,408, or
+  // 3,563,764,480 without the embedding table (the card: 3B activated).
   EXPECT_EQ(m.active_parameters(), 3874929408u);
   EXPECT_EQ(m.weight_bytes(), 2 * 79674391296u);  // all BF16
   // tp = 4 shards a linear layer by heads: in_proj_qkvz 3072 x 2048, in_proj_ba 16 x 2048,
