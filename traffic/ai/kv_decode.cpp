@@ -608,9 +608,10 @@ class KvDecodeSpec : public GeneratorSpec {
   // The simulated layers have sliding windows in the same share as the model's layers, so that
   // their mean step time scales to the model's (each kind of layer read as much as the model's).
   bool windows_alike() const {
-    return std::uint64_t{p_.model.windowed_layers(p_.layers)} * p_.model.layers ==
-           std::uint64_t{p_.model.windowed_layers(p_.model.layers)} * p_.layers;
+    return first_layers_average_the_models(
+        p_.model.layers, p_.layers, [&](unsigned l) { return p_.model.is_windowed_layer(l); });
   }
+
   // The fewest cached tokens a step reads in layer l, over every context the steps see
   // (context_tokens.min .. max + steps - 1): a sliding window's reads only grow with the context;
   // a chunked layer's start again at each chunk, so none when a chunk may begin in that range.
@@ -624,21 +625,18 @@ class KvDecodeSpec : public GeneratorSpec {
   }
   // The simulated layers have linear attention in the same share as the model's.
   bool linear_alike() const {
-    return std::uint64_t{p_.linear_layers()} * p_.model.layers ==
-           std::uint64_t{p_.model.linear_layers(p_.model.layers)} * p_.layers;
+    return first_layers_average_the_models(p_.model.layers, p_.layers,
+                                           [&](unsigned l) { return p_.model.is_linear_layer(l); });
   }
+
   // Every full-attention layer of the model moves the same KV bytes per token
   // (kv_bytes_per_token_layer does not depend on the layer), every linear-attention layer the
   // same state; true when the simulated layers also compute for the model's mean time per layer
   // (every layer alike, or a hybrid model's whole cycles of its layer kinds).
   bool layers_alike() const {
-    std::uint64_t simulated = 0, all = 0;  // picoseconds: far inside 64 bits
-    for (unsigned l = 0; l < p_.model.layers; ++l) {
-      const std::uint64_t ps = p_.compute.layer_ps(p_.model, l, p_.batch, p_.tp);
-      all += ps;
-      if (l < p_.layers) simulated += ps;
-    }
-    return simulated * p_.model.layers == all * p_.layers;
+    return first_layers_average_the_models(p_.model.layers, p_.layers, [&](unsigned l) {
+      return p_.compute.layer_ps(p_.model, l, p_.batch, p_.tp);
+    });
   }
 
   KvDecodeParams p_;

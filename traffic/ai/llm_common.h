@@ -142,6 +142,20 @@ class StateWalk {
   std::uint64_t offset_ = 0;  // bytes of the part done
 };
 
+// True when the first `simulated` of a model's `layers` layers have, on average, the model's mean
+// of per_layer(l), an integer per layer (1 for a kind of layer and 0 otherwise; picoseconds of
+// compute; bytes): what a whole-model estimate that scales the simulated layers assumes.
+template <class PerLayer>
+bool first_layers_average_the_models(unsigned layers, unsigned simulated, PerLayer&& per_layer) {
+  std::uint64_t first = 0, all = 0;  // far inside 64 bits for any model
+  for (unsigned l = 0; l < layers; ++l) {
+    const std::uint64_t v = per_layer(l);
+    all += v;
+    if (l < simulated) first += v;
+  }
+  return first * layers == all * simulated;
+}
+
 // A summary's keys for the kinds of the first `layers` layers: with chunked attention
 // attention_chunk_tokens and chunked_layers_simulated; for a hybrid model kv_layers_simulated and
 // linear_layers_simulated.

@@ -218,21 +218,12 @@ class WeightStreamSpec : public GeneratorSpec {
   // alike (a dense transformer; not DeepSeek-V3, whose first layers are dense and the rest MoE),
   // or whole cycles of a hybrid model's layer kinds (Qwen3-Next: 4 of its 48 layers).
   bool layers_alike() const {
-    std::uint64_t bytes = 0, all_bytes = 0, ps = 0, all_ps = 0;  // far inside 64 bits
-    for (unsigned l = 0; l < p_.model.layers; ++l) {
-      const std::uint64_t b = p_.layer_bytes(l);
-      const std::uint64_t t = p_.compute.layer_ps(p_.model, l, p_.batch, p_.tp);
-      all_bytes += b;
-      all_ps += t;
-      if (l < p_.layers) {
-        bytes += b;
-        ps += t;
-      }
-    }
-    const std::uint64_t n = p_.layers, all = p_.model.layers;
-    return bytes * all == all_bytes * n && ps * all == all_ps * n &&
-           std::uint64_t{p_.model.linear_layers(p_.layers)} * all ==
-               std::uint64_t{p_.model.linear_layers(p_.model.layers)} * n;
+    const auto alike = [&](auto per_layer) {
+      return first_layers_average_the_models(p_.model.layers, p_.layers, per_layer);
+    };
+    return alike([&](unsigned l) { return p_.layer_bytes(l); }) &&
+           alike([&](unsigned l) { return p_.compute.layer_ps(p_.model, l, p_.batch, p_.tp); }) &&
+           alike([&](unsigned l) { return p_.model.is_linear_layer(l) ? 1u : 0u; });
   }
 
   WeightStreamParams p_;
