@@ -54,6 +54,16 @@ std::shared_ptr<const GeneratorSpec> spec_of(const std::string& stream_yaml) {
   return rc.workload.streams.at(0).generator;
 }
 
+// The ConfigError spec_of gives for `stream_yaml`: its message, or "no error".
+std::string spec_error(const std::string& stream_yaml) {
+  try {
+    spec_of(stream_yaml);
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
 // Drains the source of the GPU at `rank`: every access completes `fetch_ps` after it is issued
 // (0: at once), the clock jumping to whatever time the source waits for.
 Drained drain(const GeneratorSpec& spec, unsigned rank = 0, std::uint64_t fetch_ps = 0) {
@@ -571,29 +581,20 @@ TEST(KvDecode, HybridWholeModelEstimateOnlyForWholeCycles) {
 }
 
 TEST(KvDecode, HybridModelErrorsNameTheKey) {
-  const auto error_of = [](const std::string& stream) {
-    try {
-      spec_of(stream);
-    } catch (const ConfigError& e) {
-      return std::string(e.what());
-    }
-    ADD_FAILURE() << "expected an error";
-    return std::string();
-  };
-  EXPECT_THAT(error_of(R"(gpus: [0]
+  EXPECT_THAT(spec_error(R"(gpus: [0]
     kv_decode: {model: {preset: llama3_8b}, batch: 1, context_tokens: 10,
                 state_location: gpu_local})"),
               HasSubstr("kv_decode.state_location: only applies to a model with linear-attention "
                         "layers"));
   // Layer 0 only: no linear layer among the simulated ones of a model with them.
-  EXPECT_THAT(error_of(R"(gpus: [0]
+  EXPECT_THAT(spec_error(R"(gpus: [0]
     kv_decode: {model: {preset: qwen3_next_80b_a3b, linear_attention: {kind: gated_deltanet,
                 key_heads: 3, value_heads: 3, key_head_dim: 8, value_head_dim: 8, conv_kernel: 4,
                 layer_types: [full, linear]}}, batch: 1, context_tokens: 10, layers: 1,
                 state_location: gpu_local})"),
               HasSubstr("none among them"));
   // 3 key heads do not split over 2 GPUs (the 2 KV heads do).
-  EXPECT_THAT(error_of(R"(gpus: [0, 1]
+  EXPECT_THAT(spec_error(R"(gpus: [0, 1]
     kv_decode: {model: {preset: qwen3_next_80b_a3b, linear_attention: {kind: gated_deltanet,
                 key_heads: 3, value_heads: 3, key_head_dim: 8, value_head_dim: 8, conv_kernel: 4,
                 layer_types: [linear, full]}}, batch: 1, context_tokens: 10,
@@ -675,16 +676,11 @@ TEST(KvDecode, TensorParallelMayReplicateKvHeadsButMustSplitTheHeads) {
     kv_decode: {model: {preset: qwen3_next_80b_a3b}, batch: 1, context_tokens: 10,
                 tensor_parallel: 8, kv_location: device/fam0})");
   EXPECT_EQ(spec->summary()["kv_bytes_per_token_per_gpu_per_layer"].get<std::uint64_t>(), 1024u);
-  try {
-    spec_of(R"(gpus: all
+  EXPECT_THAT(spec_error(R"(gpus: all
     kv_decode: {model: {name: m, source: test, layers: 2, hidden_size: 768, attention_heads: 12,
                 kv_heads: 4, intermediate_size: 1024, vocab_size: 100}, batch: 1,
-                context_tokens: 10, tensor_parallel: 8})");
-    FAIL() << "expected an error";
-  } catch (const ConfigError& e) {
-    EXPECT_THAT(e.what(),
-                HasSubstr("tensor_parallel: 12 attention heads of m do not split over 8"));
-  }
+                context_tokens: 10, tensor_parallel: 8})"),
+              HasSubstr("tensor_parallel: 12 attention heads of m do not split over 8"));
 }
 
 TEST(KvDecode, UnknownKeyAndMissingModelNamed) {
@@ -859,13 +855,6 @@ TEST(WeightStream, WholeModelEstimateOnlyWhenLayersWereLeftOutAndAlike) {
   EXPECT_FALSE(r.contains("note"));
 }
 
-// The shipped traffic/weight_stream.yaml: Llama-3.2-1B (hidden 2048, 32 heads of 64, 8 KV heads,
-// FFN 8192): a layer multiplies q 2048x2048 + k 2048x512 + v 2048x512 + o 2048x2048 = 10,485,760
-// and FFN 3 x 2048 x 8192 = 50,331,648 weights, plus 2 x 2048 norm weights: 60,821,504. On one GPU
-// of tp 8 at batch 32768: 2 x 60,821,504 x 32768 / 8 = 498,249,760,768 FLOPs at 700 TFLOP/s =
-// 711,785.373 ns (to the ps); 3 layers: 2,135,356.119 ns per pass. One pass configured: one pass
-// done, not 8 (one per GPU), and compute per pass is one GPU's, not 8 x 2.135 ms. Memory that
-// answers at once leaves the pass all compute.
 // A hybrid model's pass scales to the whole model when the simulated layers are whole cycles of
 // its layer kinds (Qwen3-Next: 4 of 48, x 12); 2 layers are all linear (2 of 2 against 36 of 48):
 // a note instead.
@@ -883,6 +872,13 @@ TEST(WeightStream, HybridWholeModelEstimateOnlyForWholeCycles) {
   EXPECT_TRUE(r.contains("note"));
 }
 
+// The shipped traffic/weight_stream.yaml: Llama-3.2-1B (hidden 2048, 32 heads of 64, 8 KV heads,
+// FFN 8192): a layer multiplies q 2048x2048 + k 2048x512 + v 2048x512 + o 2048x2048 = 10,485,760
+// and FFN 3 x 2048 x 8192 = 50,331,648 weights, plus 2 x 2048 norm weights: 60,821,504. On one GPU
+// of tp 8 at batch 32768: 2 x 60,821,504 x 32768 / 8 = 498,249,760,768 FLOPs at 700 TFLOP/s =
+// 711,785.373 ns (to the ps); 3 layers: 2,135,356.119 ns per pass. One pass configured: one pass
+// done, not 8 (one per GPU), and compute per pass is one GPU's, not 8 x 2.135 ms. Memory that
+// answers at once leaves the pass all compute.
 TEST(WeightStream, ShippedWorkloadResultIsPerPassAndPerGroup) {
   const auto spec = shipped_spec("traffic/weight_stream.yaml");
   const nlohmann::json r = combined(*spec, 8);
@@ -965,17 +961,13 @@ TEST(Prefill, HybridModelsLinearLayersKeepAStatePerBlock) {
 // With a trace, a hybrid model's default block (1056 tokens for Qwen3-Next) does not divide the
 // trace's 512-token hashes: an error naming block_tokens, not the trace's key the user wrote.
 TEST(Prefill, HybridModelsDefaultBlockAgainstATraceNamesBlockTokens) {
-  try {
-    spec_of(R"(gpus: [0]
+  EXPECT_THAT(spec_error(R"(gpus: [0]
     prefill:
       model: {preset: qwen3_next_80b_a3b}
       location: device/fam0
-      trace: {file: traffic/traces/mooncake_sample.jsonl})");
-    FAIL() << "expected an error";
-  } catch (const ConfigError& e) {
-    EXPECT_THAT(e.what(), HasSubstr("prefill.block_tokens: missing, and its default for "
-                                    "Qwen3-Next-80B-A3B's linear-attention layers, 1056 tokens"));
-  }
+      trace: {file: traffic/traces/mooncake_sample.jsonl})"),
+              HasSubstr("prefill.block_tokens: missing, and its default for "
+                        "Qwen3-Next-80B-A3B's linear-attention layers, 1056 tokens"));
 }
 
 // PrefixReuseBytesByHand's prompts with a sliding window of 11 tokens on layer 0 ([sliding,
@@ -1174,23 +1166,15 @@ TEST(MoeExperts, ExpertParallelLoadFallsOnTheHotExpertsRank) {
 TEST(MoeExperts, ExpertParallelErrorsNameTheKey) {
   std::string two = std::string(kTinyMoe);
   two.replace(two.find("gpus: [0]"), 9, "gpus: [0, 1]");
-  const auto error_of = [](const std::string& yaml) {
-    try {
-      spec_of(yaml);
-    } catch (const ConfigError& e) {
-      return std::string(e.what());
-    }
-    return std::string("no error");
-  };
-  EXPECT_THAT(error_of(two + "\n      expert_parallel: 2\n      tensor_parallel: 2"),
+  EXPECT_THAT(spec_error(two + "\n      expert_parallel: 2\n      tensor_parallel: 2"),
               HasSubstr("expert_parallel and tensor_parallel both split the experts"));
   // 4 experts do not split over 3 GPUs (nor 2 GPUs into groups of 3).
   std::string three = std::string(kTinyMoe);
   three.replace(three.find("gpus: [0]"), 9, "gpus: [0, 1, 2]");
-  EXPECT_THAT(error_of(three + "\n      expert_parallel: 3"),
+  EXPECT_THAT(spec_error(three + "\n      expert_parallel: 3"),
               HasSubstr("expert_parallel: 3 does not divide tiny's 4 experts per layer"));
   // Each GPU holds 2 experts of each of the 2 layers: a cache of 5 is one too many.
-  EXPECT_THAT(error_of(two + "\n      expert_parallel: 2\n      cache_experts: 5"),
+  EXPECT_THAT(spec_error(two + "\n      expert_parallel: 2\n      cache_experts: 5"),
               HasSubstr("cache_experts: 5 is more than the 4 experts of the 2 simulated MoE "
                         "layers (2 x 2, each GPU's share under expert_parallel 2)"));
   // The compute model splits each layer's heads over the group: 8 neither divides 3 KV heads nor
@@ -1201,10 +1185,10 @@ TEST(MoeExperts, ExpertParallelErrorsNameTheKey) {
       location: device/fam0
       batch: 2
       compute: {tflops: 100})";
-  EXPECT_THAT(error_of(odd_heads + "\n      expert_parallel: 8"),
+  EXPECT_THAT(spec_error(odd_heads + "\n      expert_parallel: 8"),
               HasSubstr("expert_parallel: 3 KV heads of Llama-4-Scout-17B-16E do not split over "
                         "8 GPUs"));
-  EXPECT_THAT(error_of(odd_heads + "\n      tensor_parallel: 8"),
+  EXPECT_THAT(spec_error(odd_heads + "\n      tensor_parallel: 8"),
               HasSubstr("tensor_parallel: 3 KV heads of Llama-4-Scout-17B-16E do not split over "
                         "8 GPUs"));
 }
