@@ -1181,7 +1181,10 @@ keep_args=(run "${DRAM[@]}" --trace "$WORK/keep.ram" --trace-format ramulator
   --out "$WORK/keep")
 as_user=()
 if [ "$(id -u)" -eq 0 ]; then
-  if command -v setpriv >/dev/null && setpriv --reuid=65534 --regid=65534 --clear-groups true; then
+  # nobody must also reach the executable and the platform file: a checkout inside a directory
+  # only root may enter (a clone straight into `mktemp -d`, mode 700) leaves it neither.
+  if command -v setpriv >/dev/null &&
+    setpriv --reuid=65534 --regid=65534 --clear-groups test -x "$FAMSIM" -a -r "${DRAM[1]}"; then
     as_user=(setpriv --reuid=65534 --regid=65534 --clear-groups)
   fi
 fi
@@ -1208,7 +1211,8 @@ if [ "$(id -u)" -ne 0 ] || [ ${#as_user[@]} -gt 0 ]; then
   [ ! -e "$WORK/keep/.famsim-staging" ] || fail "the refused run left its staging directory"
   pass "an earlier run's file this user cannot remove is bad input before the run"
 else
-  echo "skip: an unremovable earlier file in --out (root without setpriv)"
+  echo "skip: an unremovable earlier file in --out (root without setpriv, or a checkout nobody" \
+    "may enter)"
 fi
 
 echo "cli.input_errors: all checks passed"
