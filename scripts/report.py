@@ -1114,8 +1114,8 @@ def stream_facts(stats, name, stream):
     if kind == "moe_experts":
         what = "MoE layer"
         dense = get(model_cfg, "moe", "dense_layers")
-        f["model_layers"] = (f["model_layers"] - dense if number(f["model_layers"]) and
-                             number(dense) else None)
+        f["model_layers"] = get(summary, "model_moe_layers", default=(
+            f["model_layers"] - dense if number(f["model_layers"]) and number(dense) else None))
     f["layers_scope"] = layers_words(f["layers"], f["model_layers"], what) or "the simulated layers"
     for key in ("kv_location", "location"):
         f[key] = as_text(get(cfg, key, default="the device"))

@@ -469,6 +469,9 @@ TEST(KvDecode, WholeModelEstimateOnlyWhenLayersWereLeftOutAndAlike) {
     kv_decode: {model: {preset: deepseek_v3}, batch: 1, context_tokens: 16, layers: 4,
                 compute: {tflops: 700}})");
   const nlohmann::json m = combined(*mixed, 1);
+  // Of the 4 simulated layers, layer 3 has experts (moe.dense_layers 3); a dense model says none.
+  EXPECT_EQ(mixed->summary()["moe_layers_simulated"].get<unsigned>(), 1u);
+  EXPECT_FALSE(all->summary().contains("moe_layers_simulated"));
   EXPECT_FALSE(m.contains("tokens_per_second_per_group_whole_model_estimate"));
   EXPECT_THAT(m["note"].get<std::string>(), HasSubstr("first 4 of DeepSeek-V3's 61 layers"));
 }
@@ -872,6 +875,24 @@ TEST(WeightStream, HybridWholeModelEstimateOnlyForWholeCycles) {
   EXPECT_TRUE(r.contains("note"));
 }
 
+// Llama 4 Maverick alternates dense and MoE layers: one simulated layer (dense) is not the
+// model's mean, two are (24 of each), and scale by 24.
+TEST(WeightStream, InterleavedMoeWholeModelEstimateOnlyForWholeCycles) {
+  const std::string yaml = R"(gpus: [0]
+    weight_stream:
+      model: {preset: llama4_maverick}
+      location: device/fam0
+      compute: {layer_ns: 400})";
+  const auto two = spec_of(yaml + "\n      layers: 2");
+  EXPECT_EQ(two->summary()["moe_layers_simulated"].get<unsigned>(), 1u);
+  nlohmann::json r = combined(*two, 1);
+  EXPECT_DOUBLE_EQ(r["mean_pass_ns_whole_model_estimate"].get<double>(),
+                   r["mean_pass_ns"].get<double>() * 24);
+  r = combined(*spec_of(yaml + "\n      layers: 1"), 1);
+  EXPECT_FALSE(r.contains("mean_pass_ns_whole_model_estimate"));
+  EXPECT_THAT(r["note"].get<std::string>(), HasSubstr("its layers differ"));
+}
+
 // The shipped traffic/weight_stream.yaml: Llama-3.2-1B (hidden 2048, 32 heads of 64, 8 KV heads,
 // FFN 8192): a layer multiplies q 2048x2048 + k 2048x512 + v 2048x512 + o 2048x2048 = 10,485,760
 // and FFN 3 x 2048 x 8192 = 50,331,648 weights, plus 2 x 2048 norm weights: 60,821,504. On one GPU
@@ -1238,6 +1259,31 @@ TEST(MoeExperts, StepTimeAndExposedFetchByHand) {
   const nlohmann::json r = combined(*spec_of(yaml), 1);
   EXPECT_DOUBLE_EQ(r["mean_step_ns"].get<double>(), 800.0);
   EXPECT_DOUBLE_EQ(r["exposed_fetch_ns_per_step"].get<double>(), 0.0);
+}
+
+// Llama 4 Maverick has experts in layers 1, 3, ..., 47 only: moe_experts simulates those 24 by
+// default, and its first simulated MoE layer is model layer 1. With batch 1, tp 1 and 100 TFLOP/s
+// (weights' reads left out), that layer's compute is 2 x its active parameters (attention
+// 62,914,560 + norms 10,240 + the routed and the shared expert 2 x 125,829,120 + router 655,360 =
+// 315,238,400) / 1e14 s = 6,304.768 ns; model layer 0 (dense FFN: 314,583,040) would give 6,291.661
+// (to the ps).
+TEST(MoeExperts, InterleavedExpertLayersAreTheModelsMoeLayers) {
+  const std::string yaml = R"(gpus: [0]
+    moe_experts:
+      model: {preset: llama4_maverick}
+      location: device/fam0
+      batch: 1
+      compute: {tflops: 100, weights_gbps: 0})";
+  const nlohmann::json all = spec_of(yaml)->summary();
+  EXPECT_EQ(all["moe_layers_simulated"].get<unsigned>(), 24u);
+  EXPECT_EQ(all["model_moe_layers"].get<unsigned>(), 24u);
+  const auto one = spec_of(yaml + "\n      layers: 1");
+  EXPECT_NEAR(one->summary()["compute_ns_per_step"].get<double>(), 6304.768, 1e-6);
+  EXPECT_THAT(spec_error(yaml + "\n      layers: 25"), HasSubstr("layers"));
+  const nlohmann::json r = combined(*one, 1);
+  EXPECT_THAT(r["note"].get<std::string>(),
+              HasSubstr("1 of Llama-4-Maverick-17B-128E's 24 MoE layers only, not its 24 dense "
+                        "layers;"));
 }
 
 // kTinyMoe's 2 MoE layers have 4 experts each: a cache of 8 holds them all (the tests above), one

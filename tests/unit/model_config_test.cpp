@@ -73,7 +73,7 @@ TEST(ModelConfig, PresetsParseWithTheirSources) {
   for (const char* file :
        {"llama3_8b.yaml", "llama3_70b.yaml", "mixtral_8x7b.yaml", "deepseek_v3.yaml",
         "mistral_7b.yaml", "gemma2_27b.yaml", "gpt_oss_120b.yaml", "gpt_oss_20b.yaml",
-        "qwen3_next_80b_a3b.yaml", "llama4_scout.yaml"}) {
+        "qwen3_next_80b_a3b.yaml", "llama4_scout.yaml", "llama4_maverick.yaml"}) {
     SCOPED_TRACE(file);
     const ModelConfig m = load_preset(file);
     EXPECT_FALSE(m.name.empty());
@@ -571,6 +571,88 @@ TEST(ModelConfig, Llama4ScoutChunkedLayersAndSizesByHand) {
   // 15,103,918,080, + 2,068,976,640 = 17,172,894,720 (card: 17B).
   EXPECT_EQ(m.active_parameters(), 17172894720u);
   EXPECT_LT(std::abs(relative_error(m.active_parameters(), 17e9)), 0.015);
+}
+
+// Llama 4 Maverick: experts in every other layer (1, 3, ..., 47: Hugging Face's
+// interleave_moe_layer_step 2), 128 of them and a shared expert; a dense FFN of 16384 in the
+// others.
+TEST(ModelConfig, Llama4MaverickInterleavedExpertsAndSizesByHand) {
+  const ModelConfig m = load_preset("llama4_maverick.yaml");
+  EXPECT_FALSE(m.is_moe_layer(0));
+  EXPECT_TRUE(m.is_moe_layer(1));
+  EXPECT_FALSE(m.is_moe_layer(46));
+  EXPECT_TRUE(m.is_moe_layer(47));
+  EXPECT_EQ(m.moe_layers(48), 24u);
+  EXPECT_EQ(m.moe_layers(5), 2u);  // layers 1 and 3
+  EXPECT_EQ(m.nth_moe_layer(0), 1u);
+  EXPECT_EQ(m.nth_moe_layer(23), 47u);
+  EXPECT_THROW(m.nth_moe_layer(24), std::out_of_range);
+  // Parameters: embedding and LM head 2 x 202,048 x 5120 = 2,068,971,520; final norm 5120. Every
+  // layer: attention 62,914,560 (as Scout's) and norms 10,240. A dense layer's FFN 3 x 5120 x
+  // 16384 = 251,658,240; an MoE layer's 128 x 125,829,120 = 16,106,127,360, the shared expert
+  // 125,829,120 and the router 128 x 5120 = 655,360: 16,232,611,840. 48 x 62,924,800 +
+  // 24 x 251,658,240 + 24 x 16,232,611,840 = 3,020,390,400 + 6,039,797,760 + 389,582,684,160 =
+  // 398,642,872,320. Total 400,711,848,960 (card: 400B).
+  EXPECT_EQ(m.parameters(), 400711848960u);
+  EXPECT_LT(std::abs(relative_error(m.parameters(), 400e9)), 0.002);
+  // Active: 3,020,390,400 + 6,039,797,760 + 24 x (125,829,120 + 125,829,120 + 655,360 =
+  // 252,313,600) = 6,055,526,400, + 2,068,976,640 = 17,184,691,200 (card: 17B).
+  EXPECT_EQ(m.active_parameters(), 17184691200u);
+  EXPECT_LT(std::abs(relative_error(m.active_parameters(), 17e9)), 0.015);
+  // A layer's weights read when it runs, BF16, without routed experts: a dense layer's
+  // (62,914,560 + 251,658,240 + 10,240) x 2 = 629,166,080 B; an MoE layer's (62,914,560 +
+  // 125,829,120 + 655,360 + 10,240) x 2 = 378,818,560 B.
+  EXPECT_EQ(m.layer_weight_bytes(0), 629166080u);
+  EXPECT_EQ(m.layer_weight_bytes(1), 378818560u);
+}
+
+TEST(ModelConfig, MoeLayerTypesKeysAndErrors) {
+  // kSmallModel with experts in every third layer after one dense layer: of 4 layers, layer 2
+  // (cycle [dense, dense, moe]); layer 5 would be the next.
+  const std::string moe = std::string(kSmallModel) +
+                          "moe: {experts: 4, top_k: 1, expert_intermediate_size: 128, "
+                          "dense_layers: 1, layer_types: [dense, dense, moe]}\n";
+  const ModelConfig m = parse_text(moe);
+  EXPECT_FALSE(m.is_moe_layer(0));
+  EXPECT_FALSE(m.is_moe_layer(1));
+  EXPECT_TRUE(m.is_moe_layer(2));
+  EXPECT_FALSE(m.is_moe_layer(3));
+  EXPECT_EQ(m.moe_layers(4), 1u);
+  // dense_layers holds the cycle off the first layers: [moe, dense] with dense_layers 1 puts
+  // experts in layer 2 only (layer 0 is before dense_layers).
+  const ModelConfig lead = parse_text(replace_line(moe, "[dense, dense, moe]", "[moe, dense]"));
+  EXPECT_FALSE(lead.is_moe_layer(0));
+  EXPECT_TRUE(lead.is_moe_layer(2));
+  EXPECT_EQ(lead.moe_layers(4), 1u);
+  std::string e =
+      error_of([&] { parse_text(replace_line(moe, "[dense, dense, moe]", "[dense, full]")); });
+  EXPECT_THAT(e, HasSubstr("moe.layer_types: 'full': expected moe or dense"));
+  e = error_of([&] { parse_text(replace_line(moe, "[dense, dense, moe]", "[dense]")); });
+  EXPECT_THAT(e, HasSubstr("moe.layer_types: no entry is moe"));
+  // Only layer 0 of the cycle [moe, dense, dense, dense] has experts, and dense_layers 1 skips it.
+  e = error_of(
+      [&] { parse_text(replace_line(moe, "[dense, dense, moe]", "[moe, dense, dense, dense]")); });
+  EXPECT_THAT(e, HasSubstr("moe.layer_types: no layer from moe.dense_layers (1) on has experts"));
+  // Every layer has experts: no dense FFN, so intermediate_size is refused; with a dense entry it
+  // is required.
+  const std::string no_ffn = replace_line(moe, "intermediate_size: 512\n", "");
+  e = error_of([&] {
+    parse_text(replace_line(replace_line(moe, "dense_layers: 1", "dense_layers: 0"),
+                            "[dense, dense, moe]", "[moe]"));
+  });
+  EXPECT_THAT(e, HasSubstr("intermediate_size: no layer has a dense FFN"));
+  e = error_of([&] {
+    parse_text(replace_line(replace_line(no_ffn, "dense_layers: 1", "dense_layers: 0"),
+                            "[dense, dense, moe]", "[dense, moe]"));
+  });
+  EXPECT_THAT(e, HasSubstr("intermediate_size"));
+  // Hugging Face's names for it are refused with famsim's.
+  for (const char* hf : {"interleave_moe_layer_step: 2", "decoder_sparse_step: 2"}) {
+    e = error_of([&] { parse_text(std::string(kSmallModel) + hf + "\n"); });
+    EXPECT_THAT(e, HasSubstr("famsim calls it moe.layer_types (a cycle: 2 is [dense, moe]")) << hf;
+  }
+  e = error_of([] { parse_text(std::string(kSmallModel) + "intermediate_size_mlp: 16384\n"); });
+  EXPECT_THAT(e, HasSubstr("famsim calls it intermediate_size"));
 }
 
 TEST(ModelConfig, AttentionChunkKeysAndErrors) {

@@ -183,6 +183,9 @@ void add_layer_kinds(nlohmann::json& summary, const ModelConfig& m, unsigned lay
     summary["kv_layers_simulated"] = m.kv_layers(layers);
     summary["linear_layers_simulated"] = m.linear_layers(layers);
   }
+  if (m.is_moe() && m.moe_layers(m.layers) < m.layers) {
+    summary["moe_layers_simulated"] = m.moe_layers(layers);
+  }
 }
 
 unsigned parse_layers(ConfigNode& parent, const ModelConfig& m) {

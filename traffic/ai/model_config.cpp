@@ -262,7 +262,21 @@ std::uint64_t NumberFormat::matrix_bytes(std::uint64_t rows, std::uint64_t input
 
 bool ModelConfig::is_moe_layer(unsigned layer) const {
   check_layer(*this, layer);
-  return is_moe() && layer >= dense_layers;
+  return is_moe() && layer >= dense_layers &&
+         (moe_cycle.empty() || moe_cycle[layer % moe_cycle.size()]);
+}
+
+unsigned ModelConfig::moe_layers(unsigned n) const {
+  unsigned k = 0;
+  for (unsigned l = 0; l < n; ++l) k += is_moe_layer(l) ? 1 : 0;
+  return k;
+}
+
+unsigned ModelConfig::nth_moe_layer(unsigned k) const {
+  for (unsigned l = 0; l < layers; ++l) {
+    if (is_moe_layer(l) && k-- == 0) return l;
+  }
+  throw std::out_of_range(fmt::format("{} has no MoE layer {}", name, k));
 }
 
 unsigned ModelConfig::kv_vectors() const { return attention == AttentionKind::kGqa ? 2 : 1; }
@@ -413,8 +427,12 @@ constexpr ConfigJsonName kConfigJsonNames[] = {
     {"attn_output_gate", "attention_output_gate"},
     {"shared_expert_intermediate_size", "moe.shared_expert_intermediate_size"},
     {"decoder_sparse_step",
-     "moe.dense_layers (famsim's MoE layers are every layer from dense_layers on; 1 is that with "
-     "dense_layers 0; MoE only on every k-th layer is not modelled)"},
+     "moe.layer_types (a cycle: 2 is [dense, moe]; 1 is every layer, the default)"},
+    {"interleave_moe_layer_step",
+     "moe.layer_types (a cycle: 2 is [dense, moe]; 1 is every layer, the default)"},
+    {"moe_layers", "moe.layer_types (a cycle of dense and moe over the layers)"},
+    {"moe_layer_freq", "moe.layer_types (a cycle of dense and moe over the layers)"},
+    {"intermediate_size_mlp", "intermediate_size (the dense layers' FFN width)"},
     {"mlp_only_layers", "moe.dense_layers (the leading layers with a dense FFN)"},
     {"sliding_window_pattern",
      "sliding_window.layer_types (a cycle: 6 is [sliding, sliding, sliding, sliding, sliding, "
@@ -458,10 +476,10 @@ void check_model_keys(const ConfigNode& node) {
                     "qk_norm"});
 }
 
-// A cycle of layer kinds, layer_types of `n`: 1 to `layers` entries, each `kind` or full, at least
-// one `kind` (its absence is `key` absent). True for `kind`.
+// A cycle of layer kinds, layer_types of `n`: 1 to `layers` entries, each `kind` or `other`, at
+// least one `kind` (its absence is `key` absent). True for `kind`.
 std::vector<bool> parse_layer_cycle(ConfigNode& n, const std::string& kind, unsigned layers,
-                                    const std::string& key) {
+                                    const std::string& key, const std::string& other = "full") {
   const std::vector<std::string> types = n.get_string_list("layer_types");
   if (types.empty() || types.size() > layers) {
     n.fail("layer_types", fmt::format("{} entries; expected 1 to the model's {} layers (a cycle "
@@ -470,8 +488,8 @@ std::vector<bool> parse_layer_cycle(ConfigNode& n, const std::string& kind, unsi
   }
   std::vector<bool> cycle;
   for (const std::string& t : types) {
-    if (t != kind && t != "full") {
-      n.fail("layer_types", fmt::format("'{}': expected {} or full for each entry", t, kind));
+    if (t != kind && t != other) {
+      n.fail("layer_types", fmt::format("'{}': expected {} or {} for each entry", t, kind, other));
     }
     cycle.push_back(t == kind);
   }
@@ -612,6 +630,17 @@ ModelConfig parse_model(ConfigNode node) {
     m.shared_experts = static_cast<unsigned>(moe.get_uint("shared_experts", 0, 0, 64));
     m.expert_intermediate = get_count(moe, "expert_intermediate_size", 1, 1u << 20);
     m.dense_layers = static_cast<unsigned>(moe.get_uint("dense_layers", 0, 0, m.layers - 1));
+    if (moe.has("layer_types")) {
+      m.moe_cycle = parse_layer_cycle(moe, "moe", m.layers, "moe", "dense");
+      if (m.moe_layers(m.layers) == 0) {
+        moe.fail("layer_types",
+                 fmt::format("no layer from moe.dense_layers ({}) on has experts: expected at "
+                             "least one MoE layer in the model's {}",
+                             m.dense_layers, m.layers));
+      }
+    } else {
+      moe.ignore("layer_types");
+    }
     if (m.shared_experts == 0) {
       for (const char* key : {"shared_expert_intermediate_size", "shared_expert_gate"}) {
         if (moe.has(key))
@@ -629,13 +658,13 @@ ModelConfig parse_model(ConfigNode node) {
     node.ignore("moe");
   }
 
-  const bool has_dense_ffn = !m.is_moe() || m.dense_layers > 0;
+  const bool has_dense_ffn = !m.is_moe() || m.moe_layers(m.layers) < m.layers;
   if (has_dense_ffn) {
     m.intermediate = get_count(node, "intermediate_size", 1, 1u << 20);
   } else if (node.has("intermediate_size")) {
     node.fail("intermediate_size",
-              "no layer has a dense FFN (moe.dense_layers is 0); the experts' width is "
-              "moe.expert_intermediate_size");
+              "no layer has a dense FFN (moe.dense_layers is 0 and moe.layer_types, if given, is "
+              "all moe); the experts' width is moe.expert_intermediate_size");
   } else {
     node.ignore("intermediate_size");
   }

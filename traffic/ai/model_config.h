@@ -33,8 +33,8 @@
 //     qk_nope_head_dim   per-head query/key width without RoPE, 1..1024
 //     v_head_dim         per-head value width, 1..1024
 //   intermediate_size    dense FFN width, 1..2^20 (HF intermediate_size); required when some layer
-//                        has a dense FFN (a dense model, or moe.dense_layers > 0), an error
-//                        otherwise
+//                        has a dense FFN (a dense model, moe.dense_layers > 0, or a `dense` entry
+//                        in moe.layer_types), an error otherwise
 //   vocab_size           vocabulary entries, 1..2^22 (HF vocab_size)
 //   tie_word_embeddings  true: the LM head is the embedding table (counted once); default false
 //   moe                  mixture of experts; absent: a dense model
@@ -47,6 +47,13 @@
 //                        unless shared_expert_intermediate_size says otherwise.
 //     dense_layers       leading layers with a dense FFN instead of experts, 0..layers-1, default 0
 //                        (HF first_k_dense_replace)
+//     layer_types        which layers have experts, a cycle of `moe` and `dense` over the layers
+//                        from layer 0, as sliding_window's, with at least one `moe` (the layers
+//                        before dense_layers stay dense). Absent: every layer from dense_layers
+//                        on. Llama 4 Maverick's interleave_moe_layer_step 2 and Qwen's
+//                        decoder_sparse_step 2 (experts in layers 1, 3, 5, ...) are [dense, moe];
+//                        a step of k is k - 1 `dense` then `moe`. Dense layers have an FFN of
+//                        intermediate_size (Llama 4: intermediate_size_mlp)
 //     shared_expert_intermediate_size  FFN width of each shared expert, 1..2^20, default
 //                        expert_intermediate_size (Qwen: shared_expert_intermediate_size)
 //     shared_expert_gate true: a sigmoid gate scales the shared experts' output (hidden weights,
@@ -217,6 +224,9 @@ struct ModelConfig {
   // Mixture of experts (0 experts: dense model)
   unsigned experts = 0, top_k = 0, shared_experts = 0, expert_intermediate = 0;
   unsigned dense_layers = 0;  // leading layers with a dense FFN instead of experts (DeepSeek-V3: 3)
+  // Which layers from dense_layers on have experts, a cycle over the layers (true: experts;
+  // empty: every one).
+  std::vector<bool> moe_cycle;
   unsigned shared_intermediate = 0;  // each shared expert's FFN width
   bool shared_expert_gate = false;
   bool attention_output_gate = false;  // q_proj also gives a gate per output value
@@ -239,6 +249,10 @@ struct ModelConfig {
 
   bool is_moe() const { return experts > 0; }
   bool is_moe_layer(unsigned layer) const;
+  // Of layers [0, n): how many have experts; and the model layer of the k-th of them (k from 0,
+  // below moe_layers(layers)).
+  unsigned moe_layers(unsigned n) const;
+  unsigned nth_moe_layer(unsigned k) const;
   // A layer whose attention reaches back over a limited span: a sliding window or a chunk.
   bool is_windowed_layer(unsigned layer) const {
     return window_tokens > 0 && (window_cycle.empty() || window_cycle[layer % window_cycle.size()]);

@@ -63,7 +63,7 @@ struct MoeParams {
   std::uint64_t access_bytes = 64 * 1024;
 
   std::uint64_t expert_bytes() const { return model.expert_weight_bytes(tp); }
-  unsigned model_layer(unsigned moe_layer) const { return model.dense_layers + moe_layer; }
+  unsigned model_layer(unsigned moe_layer) const { return model.nth_moe_layer(moe_layer); }
   // GPUs that route the same tokens (one of tp and ep is 1).
   unsigned group() const { return tp * ep; }
   std::uint64_t experts_per_rank() const { return model.experts / ep; }
@@ -279,6 +279,7 @@ class MoeSpec : public GeneratorSpec {
     const double mean_step_ns = st.mean_step_ns;
     const double compute_ns = compute_ns_per_step();
     const std::uint64_t phases = std::uint64_t{g.groups()} * g.completed("steps_done") * p_.layers;
+    const unsigned moe_layers = p_.model.moe_layers(p_.model.layers);
     nlohmann::json j = {
         {"tensor_parallel_groups", g.groups()},
         {"steps_done", g.completed("steps_done")},
@@ -297,14 +298,15 @@ class MoeSpec : public GeneratorSpec {
         {"tokens_per_second_per_group", st.tokens_per_second},
         {"moe_layers_simulated", p_.layers},
         {"model_layers", p_.model.layers},
-        {"note", fmt::format("a step here is the expert fetches and compute of {} of {}'s {} MoE "
-                             "layers only{}; attention's KV reads and the LM head are not "
-                             "run either, so its step time and tokens per second are not "
-                             "the whole model's",
-                             p_.layers, p_.model.name, p_.model.layers - p_.model.dense_layers,
-                             p_.model.dense_layers
-                                 ? fmt::format(", not its {} dense layers", p_.model.dense_layers)
-                                 : std::string())}};
+        {"note",
+         fmt::format("a step here is the expert fetches and compute of {} of {}'s {} MoE "
+                     "layers only{}; attention's KV reads and the LM head are not "
+                     "run either, so its step time and tokens per second are not "
+                     "the whole model's",
+                     p_.layers, p_.model.name, moe_layers,
+                     moe_layers < p_.model.layers
+                         ? fmt::format(", not its {} dense layers", p_.model.layers - moe_layers)
+                         : std::string())}};
     if (p_.ep > 1) {
       const double mean = static_cast<double>(fetched) / static_cast<double>(per_gpu.size());
       const double most = g.gpu_max("bytes_fetched");
@@ -324,6 +326,7 @@ class MoeSpec : public GeneratorSpec {
             {"tensor_parallel", p_.tp},
             {"expert_parallel", p_.ep},
             {"moe_layers_simulated", p_.layers},
+            {"model_moe_layers", p_.model.moe_layers(p_.model.layers)},
             {"batch", p_.batch},
             {"steps", p_.steps},
             {"cache_experts", p_.cache_experts},
@@ -387,7 +390,7 @@ std::shared_ptr<const GeneratorSpec> parse_moe_experts(ConfigNode& n, const Plat
     // The compute model splits each layer over the group's GPUs.
     check_heads_split(n, "expert_parallel", p.model, p.ep);
   }
-  const unsigned moe_layers = p.model.layers - p.model.dense_layers;
+  const unsigned moe_layers = p.model.moe_layers(p.model.layers);
   p.layers = static_cast<unsigned>(n.get_uint("layers", moe_layers, 1, moe_layers));
   // A cache larger than every expert of the simulated layers (that this GPU holds) has slots
   // nothing can fill: a mistake (Mixtral's 8 experts with cache_experts: 64 for one layer), and
