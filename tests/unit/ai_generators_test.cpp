@@ -15,6 +15,7 @@
 #include <cmath>
 #include <fstream>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -282,6 +283,49 @@ TEST(KvDecode, ASlidingLayersBlockBehindTheWindowIsDroppedNotMoved) {
   EXPECT_EQ(d.written_by_region.at(0), 16 * tok);  // block 0 of layer 1 only
   EXPECT_EQ(d.report["blocks_moved_to_kv_location"].get<std::uint64_t>(), 1u);
   EXPECT_EQ(d.report["sliding_blocks_dropped"].get<std::uint64_t>(), 1u);
+}
+
+// gpt-oss-20b's first two layers again (layer 0: sliding window of 128, layer 1: full; one K or V
+// vector 1024 B a token, blocks of 16 tokens: 16,384 B). Batch 2 at 1000 cached tokens, 10 steps:
+// a sequence needs (1000 + 10 + 15) / 16 = 64 blocks, but a step of layer 0 reads at most the
+// newest 127 tokens and writes one, at most 127 / 16 + 2 = 9 blocks, which is all its ring keeps
+// (vLLM frees the blocks behind the window). The device's region: 2 vectors x 2 sequences x (9 +
+// 64) blocks x 16,384 B = 4,784,128 B (before: 2 x 2 x 2 x 64 x 16,384 = 8,388,608 B); layer 0's
+// part is the first 2 x 2 x 9 x 16,384 = 589,824 B. Step 0 reads tokens 873..999 of each
+// sequence, blocks 54..62: 9 blocks of each vector and sequence, 36 distinct slots filling layer
+// 0's part. Block 63 takes block 54's slot (63 mod 9 = 54 mod 9): the step at 1008 cached tokens
+// (step 8) writes its token 0 there, when the window starts at 881, past block 54.
+TEST(KvDecode, ASlidingLayerKeepsARingOfTheBlocksItCanStillRead) {
+  const auto spec = spec_of(R"(gpus: [0]
+    kv_decode:
+      model: {preset: gpt_oss_20b}
+      batch: 2
+      context_tokens: 1000
+      steps: 10
+      layers: 2
+      kv_location: device/fam0)");
+  ASSERT_EQ(spec->regions().size(), 1u);
+  EXPECT_EQ(spec->regions()[0].bytes, 4784128u);
+  const std::uint64_t block = 16384, layer0 = 589824;
+  const Drained d = drain(*spec);
+  std::vector<Drained::Span> reads0, appends0;
+  for (const Drained::Span& sp : d.spans) {
+    if (sp.offset < layer0) (sp.write ? appends0 : reads0).push_back(sp);
+    // Every access of layer 1 lies after layer 0's part, within the region.
+    EXPECT_LE(sp.offset + sp.bytes, 4784128u);
+  }
+  // Step 0's reads of layer 0: the first 36 read spans, one per slot.
+  ASSERT_GE(reads0.size(), 36u);
+  std::set<std::uint64_t> slots;
+  for (std::size_t i = 0; i < 36; ++i) slots.insert(reads0[i].offset / block);
+  EXPECT_EQ(slots.size(), 36u);
+  EXPECT_EQ(*slots.rbegin(), 35u);
+  // Reads of each sequence go K then V per block: the first is sequence 0's K of block 54, from
+  // token 873 (9 tokens into the block). Appends go K, V of sequence 0, then of sequence 1, 4 a
+  // step: step 8's first is sequence 0's K at token 1008, block 63's first place.
+  ASSERT_EQ(appends0.size(), 40u);
+  EXPECT_EQ(reads0[0].offset % block, 9u * 1024);
+  EXPECT_EQ(appends0[4 * 8].offset, reads0[0].offset - 9 * 1024);
 }
 
 // The stream's result counts a tensor-parallel group's step once and times it on the group's

@@ -26,10 +26,13 @@
 // Layout, per GPU and tier: for each layer and each KV vector (K and V, or MLA's one latent) an
 // array of block slots, block = block_tokens x (bytes of one vector per token). A sequence's
 // logical block b lives in a slot picked from a seeded shuffle of the pool (scattered, as a block
-// table is after some time). Per step and layer, every sequence reads each of its blocks (the
-// filled part of the last one) for each vector, then writes the new token's vectors: a step
-// reads sum(context) x kv_bytes_per_token and writes batch x kv_bytes_per_token (for the
-// simulated layers; the new token's own K and V are used from registers, not read back).
+// table is after some time). On kv_location a sliding-window or chunked layer has a ring of slots
+// a sequence, only as many as the blocks a step can read or write (window_blocks): block b takes
+// ring place b mod that, as vLLM frees a block behind the window and reuses its slot. Per step and
+// layer, every sequence reads each of its blocks (the filled part of the last one) for each vector,
+// then writes the new token's vectors: a step reads sum(context) x kv_bytes_per_token and writes
+// batch x kv_bytes_per_token (for the simulated layers; the new token's own K and V are used from
+// registers, not read back).
 //
 // A hybrid model's linear-attention layer (ModelConfig::is_linear_layer) keeps no KV blocks: per
 // step, every sequence reads its recurrent state and its convolution's state whole and writes
@@ -73,12 +76,35 @@ struct KvDecodeParams {
   std::uint64_t hbm_blocks() const {  // ring of HBM slots per sequence
     return hbm_tokens == 0 ? 0 : (hbm_tokens + block_tokens - 1) / block_tokens + 1;
   }
+  // A sliding-window or chunked layer's ring of slots per sequence on kv_location: the blocks a
+  // step can still read or write there. A step at position c reads tokens from c - (W - 1)
+  // (sliding) or from its chunk's start, at most C - 1 back (chunked), and writes token c: at
+  // most span / block_tokens + 2 blocks, span W - 1 or C - 1. vLLM frees a block once it is
+  // wholly behind them (SlidingWindowManager, ChunkedLocalAttentionManager), and reuses its slot.
+  std::uint64_t window_blocks() const {
+    const std::uint64_t span = model.window_tokens - 1;
+    return std::min(max_blocks(), span / block_tokens + 2);
+  }
+  // Slots per sequence of layer l on kv_location.
+  std::uint64_t layer_blocks(unsigned l) const {
+    return model.is_windowed_layer(l) ? window_blocks() : max_blocks();
+  }
   // Of the simulated layers, those that keep KV blocks and those with a recurrent state.
   unsigned kv_layers() const { return model.kv_layers(layers); }
   unsigned linear_layers() const { return model.linear_layers(layers); }
   std::uint64_t region_bytes(std::uint64_t slots) const {
     return std::uint64_t{kv_layers()} * model.kv_vectors() * slots * block_bytes();
   }
+  // Bytes of kv_location's region before layer l's slots: the layers before it that keep KV
+  // blocks, each its vectors x batch x layer_blocks blocks (kv_cache_bytes() at l = layers).
+  std::uint64_t kv_layer_offset(unsigned l) const {
+    std::uint64_t blocks = 0;
+    for (unsigned k = 0; k < l; ++k) {
+      if (!model.is_linear_layer(k)) blocks += layer_blocks(k);
+    }
+    return blocks * model.kv_vectors() * batch * block_bytes();
+  }
+  std::uint64_t kv_cache_bytes() const { return kv_layer_offset(layers); }
   std::uint64_t state_region_bytes() const {
     return std::uint64_t{linear_layers()} * batch * model.state_bytes_per_layer(tp);
   }
@@ -111,6 +137,10 @@ class KvDecodeSource : public PhasedSource {
     for (auto& t : ctx_) t = p.context.draw(rng);
     dev_slots_ = p.batch * p.max_blocks();
     dev_slot_ = shuffled_slots(dev_slots_, mix64(c.sim_seed ^ (0xdecULL + c.gpu)));
+    if (p.model.windowed_layers(p.layers) > 0) {
+      window_slots_ = p.batch * p.window_blocks();
+      window_slot_ = shuffled_slots(window_slots_, mix64(c.sim_seed ^ (0x5f1ULL + c.gpu)));
+    }
     if (p.hbm_tokens > 0) {
       hbm_slots_ = p.batch * p.hbm_blocks();
       hbm_slot_ = shuffled_slots(hbm_slots_, mix64(c.sim_seed ^ (0x4b3ULL + c.gpu)));
@@ -157,6 +187,8 @@ class KvDecodeSource : public PhasedSource {
       start.compute_ps += p_.compute.lm_head_ps(p_.model, p_.batch, p_.tp);
     linear_ = p_.model.is_linear_layer(layer_);
     kv_layer_ = p_.model.kv_layers(layer_);
+    windowed_ = p_.model.is_windowed_layer(layer_);
+    dev_layer_va_ = dev_va_ + p_.kv_layer_offset(layer_);
     state_layer_ = p_.model.linear_layers(layer_);
     seq_ = 0;
     next_stage(first_stage());
@@ -267,7 +299,8 @@ class KvDecodeSource : public PhasedSource {
   // A sliding-window (or chunked) layer's block b, leaving HBM as a sequence of c cached tokens
   // takes its next one, is dropped rather than moved to kv_location when it lies wholly before
   // the window (chunk) of the next step, and so of every later one: no decode step reads it again
-  // (vLLM frees such blocks). Its slot on kv_location stays reserved.
+  // (vLLM frees such blocks; its slot on kv_location is in the layer's ring, free for a later
+  // block).
   bool dropped(unsigned layer, std::uint64_t b, std::uint64_t c) const {
     if (!p_.model.is_windowed_layer(layer)) return false;
     const std::uint64_t first_read = c + 1 - p_.model.attended_tokens(layer, c + 1);
@@ -291,14 +324,17 @@ class KvDecodeSource : public PhasedSource {
     if (hbm) {
       slot = hbm_slot_[seq * p_.hbm_blocks() + b % p_.hbm_blocks()];
       slots = hbm_slots_;
-      base = hbm_va_;
+      base = hbm_va_ + std::uint64_t{kv_layer_} * p_.model.kv_vectors() * slots * p_.block_bytes();
+    } else if (windowed_) {
+      slot = window_slot_[seq * p_.window_blocks() + b % p_.window_blocks()];
+      slots = window_slots_;
+      base = dev_layer_va_;
     } else {
       slot = dev_slot_[seq * p_.max_blocks() + b];
       slots = dev_slots_;
-      base = dev_va_;
+      base = dev_layer_va_;
     }
-    return base + ((std::uint64_t{kv_layer_} * p_.model.kv_vectors() + vec) * slots + slot) *
-                      p_.block_bytes();
+    return base + (std::uint64_t{vec} * slots + slot) * p_.block_bytes();
   }
   void advance_vector(unsigned vectors) {
     if (++vec_ == vectors) {
@@ -326,10 +362,15 @@ class KvDecodeSource : public PhasedSource {
   std::uint64_t hbm_slots_ = 0;
   std::vector<std::uint32_t> dev_slot_;
   std::vector<std::uint32_t> hbm_slot_;
+  // Sliding-window or chunked layers' rings on kv_location (window_blocks a sequence).
+  std::uint64_t window_slots_ = 0;
+  std::vector<std::uint32_t> window_slot_;
   // Cursor in the open phase (in a linear-attention layer, state_ the place in the state).
   unsigned layer_ = 0;
   bool linear_ = false;
   unsigned kv_layer_ = 0;     // the layer's place among the layers with KV blocks
+  bool windowed_ = false;     // a sliding-window or chunked layer: its blocks in a ring
+  std::uint64_t dev_layer_va_ = 0;  // the layer's first slot on kv_location
   unsigned state_layer_ = 0;  // its place among the linear-attention layers
   unsigned seq_ = 0;
   Stage stage_ = Stage::kRead;
@@ -354,14 +395,23 @@ class KvDecodeSpec : public GeneratorSpec {
         "{} layers x {} KV vectors x {} B a block of {} tokens (tensor_parallel {})",
         p_.kv_layers(), p_.model.kv_vectors(), p_.block_bytes(), p_.block_tokens, p_.tp);
     if (p_.has_kv_region()) {
-      r.push_back({"kv_cache",
-                   p_.region_bytes(p_.batch * p_.max_blocks()),
-                   p_.kv,
-                   true,
-                   {"batch", "context_tokens", "steps", "block_tokens", "layers"},
-                   fmt::format("batch {} x {} blocks a sequence (context_tokens up to {} + {} "
-                               "steps) x {}",
-                               p_.batch, p_.max_blocks(), p_.context.max, p_.steps, per_slot)});
+      const unsigned windowed = p_.model.windowed_layers(p_.layers);
+      const std::string rings =
+          windowed == 0
+              ? std::string()
+              : fmt::format(
+                    ", of which {} {} layers keep a ring of {} blocks a sequence ({} "
+                    "tokens: the blocks a step reads or writes)",
+                    windowed, p_.model.window_kind(), p_.window_blocks(), p_.model.window_tokens);
+      r.push_back(
+          {"kv_cache",
+           p_.kv_cache_bytes(),
+           p_.kv,
+           true,
+           {"batch", "context_tokens", "steps", "block_tokens", "layers"},
+           fmt::format("batch {} x {} blocks a sequence (context_tokens up to {} + {} "
+                       "steps) x {}{}",
+                       p_.batch, p_.max_blocks(), p_.context.max, p_.steps, per_slot, rings)});
     }
     if (p_.has_hbm_region()) {
       r.push_back({"kv_cache_hbm",

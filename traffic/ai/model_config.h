@@ -97,11 +97,12 @@
 //                        its repeating part: gpt-oss [sliding, full]; Gemma 3's
 //                        sliding_window_pattern 6 is five `sliding` then `full`), with at least
 //                        one `sliding`. Absent: every layer attends to the whole context. Only
-//                        what is read changes (kv_decode's cached tokens, prefill's reused
-//                        prefix): the cache still holds every token (vLLM frees a sliding layer's
-//                        blocks once they leave the window; famsim keeps their slots, and
-//                        kv_decode's HBM tier drops rather than moves them), every new token
-//                        is written, and the compute model counts no attention-score FLOPs.
+//                        what is read and held changes (kv_decode's cached tokens, prefill's
+//                        reused prefix; kv_decode keeps, as vLLM, only the blocks a sliding
+//                        layer can still read, in a ring, and its HBM tier drops rather than
+//                        moves the others; prefill's prefix cache keeps them all), every new
+//                        token is written, and the compute model counts no attention-score
+//                        FLOPs.
 //   attention_chunk      chunked attention (Llama 4): a layer with it attends only to the tokens
 //                        of its own chunk of C (positions floor(p / C) x C to p), so a decode
 //                        step at position p reads p mod C cached tokens there (HF
