@@ -569,6 +569,33 @@ TEST(KvDecode, HybridModelsLinearLayersReadAndWriteTheirStatesByHand) {
   EXPECT_EQ(s["linear_layers_simulated"].get<unsigned>(), 3u);
 }
 
+// A Mamba-2 hybrid (model_config_test's Mamba2StatesAndWeightsByHand: layers 0-2 Mamba-2 with a
+// state of 16,384 + 1920 = 18,304 B a sequence, layer 3 full attention with K and V of 2 heads x
+// 32 x 2 B = 256 B a token). Batch 2 at 100 cached tokens, 1 step: states read and written 2 x 3
+// x 18,304 = 109,824 B; KV read 2 x 100 x 256 = 51,200 B, written 2 x 256 = 512 B. tp 4 would
+// split its 2 groups 4 ways: refused, naming the key.
+TEST(KvDecode, Mamba2HybridReadsAndWritesItsStatesByHand) {
+  const std::string yaml = R"(gpus: all
+    kv_decode:
+      model: {name: m2, source: test, layers: 4, hidden_size: 256, attention_heads: 8,
+              kv_heads: 2, intermediate_size: 512, vocab_size: 1000,
+              linear_attention: {kind: mamba2, heads: 8, head_dim: 32, state_size: 16, groups: 2,
+                                 conv_kernel: 4, layer_types: [linear, linear, linear, full]}}
+      batch: 2
+      context_tokens: 100
+      kv_location: device/fam0)";
+  const auto spec = spec_of(yaml);
+  const Drained d = drain(*spec);
+  EXPECT_EQ(d.read_by_region.at(1), 109824u);
+  EXPECT_EQ(d.written_by_region.at(1), 109824u);
+  EXPECT_EQ(d.read_by_region.at(0), 51200u);
+  EXPECT_EQ(d.written_by_region.at(0), 512u);
+  EXPECT_EQ(spec->summary()["linear_attention_kind"].get<std::string>(), "mamba2");
+  EXPECT_THAT(spec_error(yaml + "\n      tensor_parallel: 4"),
+              HasSubstr("tensor_parallel: 8 Mamba-2 heads in 2 groups of m2 do not split over 4 "
+                        "GPUs"));
+}
+
 // Only linear layers simulated: no KV region at all; the states may live elsewhere.
 TEST(KvDecode, HybridModelsStatesAloneAndElsewhere) {
   const auto spec = spec_of(R"(gpus: [0]

@@ -450,6 +450,61 @@ TEST(ModelConfig, Qwen3NextHybridSizesAndStateBytesByHand) {
   EXPECT_EQ(m.linear_attention_weight_bytes(4), 8429712u * 2);
 }
 
+// A Mamba-2 hybrid (as Granite 4.0-H or Bamba): kSmallModel (hidden 256, FFN 512, 8 heads of 32,
+// 2 KV heads, vocab 1000) with Mamba-2 mixers of 8 heads of 32 (inner width I = 256), a state of 16
+// per value and 2 groups, in layers 0-2; layer 3 full attention.
+TEST(ModelConfig, Mamba2StatesAndWeightsByHand) {
+  const std::string mamba = std::string(kSmallModel) +
+                            "linear_attention: {kind: mamba2, heads: 8, head_dim: 32, "
+                            "state_size: 16, groups: 2, conv_kernel: 4,\n"
+                            "                   layer_types: [linear, linear, linear, full]}\n";
+  const ModelConfig m = parse_text(mamba);
+  EXPECT_EQ(m.kv_layers(4), 1u);
+  // SSM state: 8 heads x 32 x 16 values x 4 B (FP32) = 16,384 B. The convolution runs over x, B
+  // and C: I + 2 x 2 groups x 16 = 320 channels; its state 3 x 320 x 2 B = 1920 B.
+  EXPECT_EQ(m.recurrent_state_bytes(), 16384u);
+  EXPECT_EQ(m.conv_state_bytes(), 1920u);
+  // Weights: in_proj 256 x (2 x 256 + 2 x 2 x 16 + 8 = 584) = 149,504; out_proj 256 x 256 =
+  // 65,536; convolution 320 x 4 + its bias 320 = 1600; dt_bias, A_log and D 3 x 8 = 24; the gated
+  // norm 256: 216,920 values, x 2 B.
+  EXPECT_EQ(m.linear_attention_weight_bytes(), 216920u * 2);
+  // tp 2: 4 heads, 1 group a GPU. State 4 x 32 x 16 x 4 = 8192 B; channels 128 + 2 x 16 = 160,
+  // state 3 x 160 x 2 = 960 B; in_proj 256 x (256 + 32 + 4 = 292) = 74,752, out_proj 256 x 128 =
+  // 32,768, convolution 160 x 5 = 800, 12 per-head values, norm 128: 108,460 values.
+  EXPECT_EQ(m.recurrent_state_bytes(2), 8192u);
+  EXPECT_EQ(m.conv_state_bytes(2), 960u);
+  EXPECT_EQ(m.linear_attention_weight_bytes(2), 108460u * 2);
+  // tp 4 would split 2 groups 4 ways: refused (vLLM's MambaMixer2 asserts it).
+  EXPECT_THROW(m.recurrent_state_bytes(4), std::invalid_argument);
+  // One group is kept whole by every GPU: tp 4 gives 2 heads and the group's B and C, 64 + 32 =
+  // 96 channels, a state of 3 x 96 x 2 = 576 B.
+  const ModelConfig one = parse_text(replace_line(mamba, "groups: 2", "groups: 1"));
+  EXPECT_EQ(one.conv_state_bytes(4), 576u);
+  // Parameters: a Mamba-2 layer 216,920 + FFN 3 x 256 x 512 = 393,216 + norms 512 = 610,648, x 3;
+  // the full layer q and o 2 x 256 x 256 + k and v 2 x 256 x 64 = 163,840, + 393,216 + 512 =
+  // 557,568; embedding and LM head 2 x 1000 x 256 = 512,000; final norm 256: 2,901,768.
+  EXPECT_EQ(m.parameters(), 2901768u);
+  // Without the convolution's bias: 3 x 320 fewer.
+  const ModelConfig no_bias =
+      parse_text(replace_line(mamba, "conv_kernel: 4", "conv_kernel: 4, conv_bias: false"));
+  EXPECT_EQ(no_bias.parameters(), 2901768u - 3 * 320);
+
+  std::string e = error_of([&] { parse_text(replace_line(mamba, "groups: 2", "groups: 3")); });
+  EXPECT_THAT(e, HasSubstr("linear_attention.groups: must divide heads (8), got 3"));
+  e = error_of([&] {
+    parse_text(replace_line(mamba, "mamba2, heads: 8", "mamba2, key_heads: 2, heads: 8"));
+  });
+  EXPECT_THAT(e, HasSubstr("linear_attention.key_heads: only applies to kind: gated_deltanet"));
+  e = error_of([&] { parse_text(replace_line(mamba, "state_size: 16, ", "")); });
+  EXPECT_THAT(e, HasSubstr("linear_attention.state_size: missing"));
+  for (const char* hf : {"mamba_n_heads: 128", "mamba_d_state: 128", "mamba_expand: 2"}) {
+    e = error_of([&] { parse_text(std::string(kSmallModel) + hf + "\n"); });
+    EXPECT_THAT(e, HasSubstr("famsim calls it linear_attention.")) << hf;
+  }
+  e = error_of([] { parse_text(std::string(kSmallModel) + "hybrid_override_pattern: M-M*\n"); });
+  EXPECT_THAT(e, HasSubstr("Nemotron-H's layers of a mixer alone are not modelled"));
+}
+
 // Linear attention's keys: the cycle, the heads' rule, the formats; Hugging Face's names point to
 // famsim's.
 TEST(ModelConfig, LinearAttentionKeysAndErrors) {
@@ -482,7 +537,7 @@ TEST(ModelConfig, LinearAttentionKeysAndErrors) {
   EXPECT_EQ(dense.kv_bytes_per_token(), 4u * dense.kv_bytes_per_token_layer());
 
   std::string e =
-      error_of([&] { parse_text(replace_line(hybrid, "kind: gated_deltanet", "kind: mamba2")); });
+      error_of([&] { parse_text(replace_line(hybrid, "kind: gated_deltanet", "kind: mamba")); });
   EXPECT_THAT(e, HasSubstr("model.yaml:10"));
   EXPECT_THAT(e, HasSubstr("linear_attention.kind"));
   e = error_of([&] { parse_text(replace_line(hybrid, "value_heads: 4", "value_heads: 3")); });

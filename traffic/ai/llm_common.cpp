@@ -146,10 +146,20 @@ void check_heads_split(const ConfigNode& node, const std::string& key, const Mod
         key, fmt::format("{} attention heads of {} do not split over {} GPUs", m.heads, m.name, n));
   }
   // A linear-attention layer's weights and states are split by its heads (vLLM's Gated DeltaNet
-  // requires n to divide the key heads).
-  if (m.has_linear_attention() && m.linear.key_heads % n != 0) {
+  // requires n to divide the key heads; its MambaMixer2 n to divide the heads, and the groups
+  // unless there is one).
+  if (!m.has_linear_attention()) return;
+  const ModelConfig::LinearAttention& l = m.linear;
+  if (l.kind == ModelConfig::LinearAttention::Kind::kMamba2) {
+    if (l.heads % n != 0 || (l.groups % n != 0 && l.groups != 1)) {
+      node.fail(key, fmt::format("{} Mamba-2 heads in {} groups of {} do not split over {} GPUs "
+                                 "(expected {} to divide the heads, and the groups unless there "
+                                 "is one)",
+                                 l.heads, l.groups, m.name, n, n));
+    }
+  } else if (l.key_heads % n != 0) {
     node.fail(key, fmt::format("{} linear-attention key heads of {} do not split over {} GPUs",
-                               m.linear.key_heads, m.name, n));
+                               l.key_heads, m.name, n));
   }
 }
 
@@ -182,6 +192,8 @@ void add_layer_kinds(nlohmann::json& summary, const ModelConfig& m, unsigned lay
   if (m.has_linear_attention()) {
     summary["kv_layers_simulated"] = m.kv_layers(layers);
     summary["linear_layers_simulated"] = m.linear_layers(layers);
+    summary["linear_attention_kind"] =
+        m.linear.kind == ModelConfig::LinearAttention::Kind::kMamba2 ? "mamba2" : "gated_deltanet";
   }
   if (m.is_moe() && m.moe_layers(m.layers) < m.layers) {
     summary["moe_layers_simulated"] = m.moe_layers(layers);

@@ -81,6 +81,26 @@ void attention_matrices(const ModelConfig& m, unsigned tp, Visit&& visit) {
   visit(h, heads * m.mla_v_head_dim);  // wo
 }
 
+using LinearKind = ModelConfig::LinearAttention::Kind;
+
+bool is_mamba2(const ModelConfig& m) { return m.linear.kind == LinearKind::kMamba2; }
+
+// A Mamba-2 mixer's share on one GPU: heads and groups (B and C), as vLLM's MambaMixer2 splits
+// them: tp must divide the heads, and divide the groups or the groups be 1, in which case every GPU
+// keeps that one group (extra_groups_for_head_shards makes them tp).
+void mamba2_per_gpu(const ModelConfig& m, unsigned tp, u64& heads, u64& groups) {
+  check_tp(tp);
+  const ModelConfig::LinearAttention& l = m.linear;
+  if (l.heads % tp != 0 || (l.groups % tp != 0 && l.groups != 1)) {
+    throw std::invalid_argument(
+        fmt::format("{}: tensor-parallel degree {} does not split the {} Mamba-2 heads in {} "
+                    "groups",
+                    m.name, tp, l.heads, l.groups));
+  }
+  heads = l.heads / tp;
+  groups = l.groups % tp == 0 ? l.groups / tp : 1;
+}
+
 // Linear-attention heads one GPU runs: tp must divide the key heads (and so the value heads, a
 // multiple of them), as vLLM's Gated DeltaNet requires.
 void linear_heads_per_gpu(const ModelConfig& m, unsigned tp, u64& key_heads, u64& value_heads) {
@@ -96,8 +116,13 @@ void linear_heads_per_gpu(const ModelConfig& m, unsigned tp, u64& key_heads, u64
 }
 
 // The convolution's channels on one GPU: queries, keys and values (Gated DeltaNet convolves all
-// three).
+// three); Mamba-2's x, B and C.
 u64 linear_conv_channels(const ModelConfig& m, unsigned tp) {
+  if (is_mamba2(m)) {
+    u64 heads = 0, groups = 0;
+    mamba2_per_gpu(m, tp, heads, groups);
+    return heads * m.linear.head_dim + 2 * groups * m.linear.state_size;
+  }
   u64 kh = 0, vh = 0;
   linear_heads_per_gpu(m, tp, kh, vh);
   return 2 * kh * m.linear.key_head_dim + vh * m.linear.value_head_dim;
@@ -107,6 +132,15 @@ u64 linear_conv_channels(const ModelConfig& m, unsigned tp) {
 // vLLM splits in_proj by heads, out_proj by its inputs), as attention_matrices.
 template <class Visit>
 void linear_attention_matrices(const ModelConfig& m, unsigned tp, Visit&& visit) {
+  if (is_mamba2(m)) {
+    u64 heads = 0, groups = 0;
+    mamba2_per_gpu(m, tp, heads, groups);
+    const u64 inner = heads * m.linear.head_dim;
+    // in_proj: the gate z and x (inner each), B and C (a group's state_size each), dt (a head's).
+    visit(2 * inner + 2 * groups * m.linear.state_size + heads, u64{m.hidden});
+    visit(u64{m.hidden}, inner);  // out_proj
+    return;
+  }
   u64 kh = 0, vh = 0;
   linear_heads_per_gpu(m, tp, kh, vh);
   const u64 keys = kh * m.linear.key_head_dim, values = vh * m.linear.value_head_dim;
@@ -118,7 +152,16 @@ void linear_attention_matrices(const ModelConfig& m, unsigned tp, Visit&& visit)
 // A linear-attention layer's other weights on one GPU: the convolution (a kernel per channel, no
 // bias), A_log and dt_bias (one each per value head) and the gated RMSNorm (value_head_dim,
 // replicated).
+// Mamba-2's: the depthwise convolution (and its bias), dt_bias, A_log and D (a value a head), and
+// the gated RMSNorm over the inner width.
 u64 linear_attention_other_params(const ModelConfig& m, unsigned tp) {
+  if (is_mamba2(m)) {
+    u64 heads = 0, groups = 0;
+    mamba2_per_gpu(m, tp, heads, groups);
+    const u64 channels = linear_conv_channels(m, tp);
+    return channels * (m.linear.conv_kernel + (m.linear.conv_bias ? 1 : 0)) + 3 * heads +
+           heads * m.linear.head_dim;
+  }
   u64 kh = 0, vh = 0;
   linear_heads_per_gpu(m, tp, kh, vh);
   return linear_conv_channels(m, tp) * m.linear.conv_kernel + 2 * vh + m.linear.value_head_dim;
@@ -295,6 +338,12 @@ std::uint64_t ModelConfig::kv_bytes_per_token(unsigned tp) const {
 
 std::uint64_t ModelConfig::recurrent_state_bytes(unsigned tp) const {
   if (!has_linear_attention()) return 0;
+  if (is_mamba2(*this)) {
+    u64 heads = 0, groups = 0;
+    mamba2_per_gpu(*this, tp, heads, groups);
+    // Per head a head_dim x state_size matrix; rows of state_size values.
+    return linear.state_format.matrix_bytes(heads * linear.head_dim, linear.state_size);
+  }
   u64 kh = 0, vh = 0;
   linear_heads_per_gpu(*this, tp, kh, vh);
   // Per value head a key_head_dim x value_head_dim matrix; rows of value_head_dim values.
@@ -424,6 +473,18 @@ constexpr ConfigJsonName kConfigJsonNames[] = {
     {"linear_value_head_dim", "linear_attention.value_head_dim"},
     {"linear_conv_kernel_dim", "linear_attention.conv_kernel"},
     {"mamba_ssm_dtype", "linear_attention.state_format"},
+    {"mamba_n_heads", "linear_attention.heads (kind: mamba2)"},
+    {"mamba_d_head", "linear_attention.head_dim (kind: mamba2)"},
+    {"mamba_d_state", "linear_attention.state_size (kind: mamba2)"},
+    {"mamba_n_groups", "linear_attention.groups (kind: mamba2)"},
+    {"mamba_d_conv", "linear_attention.conv_kernel"},
+    {"mamba_conv_bias", "linear_attention.conv_bias (kind: mamba2)"},
+    {"mamba_expand",
+     "linear_attention.heads and head_dim (kind: mamba2; their product is mamba_expand x "
+     "hidden_size)"},
+    {"hybrid_override_pattern",
+     "linear_attention.layer_types (famsim's layers all have an FFN: Nemotron-H's layers of a "
+     "mixer alone are not modelled)"},
     {"attn_output_gate", "attention_output_gate"},
     {"shared_expert_intermediate_size", "moe.shared_expert_intermediate_size"},
     {"decoder_sparse_step",
@@ -543,16 +604,40 @@ void parse_linear_attention(ConfigNode& node, ModelConfig& m) {
                                 window));
   }
   ConfigNode a = node.child("linear_attention", true);
-  a.get_choice("kind", std::nullopt, {"gated_deltanet"});
   ModelConfig::LinearAttention& l = m.linear;
-  l.key_heads = get_count(a, "key_heads", 1, 1024);
-  l.value_heads = get_count(a, "value_heads", 1, 1024);
-  if (l.value_heads % l.key_heads != 0) {
-    a.fail("value_heads",
-           fmt::format("must be a multiple of key_heads ({}), got {}", l.key_heads, l.value_heads));
+  const std::vector<std::string> deltanet_keys = {"key_heads", "value_heads", "key_head_dim",
+                                                  "value_head_dim"};
+  const std::vector<std::string> mamba2_keys = {"heads", "head_dim", "state_size", "groups",
+                                                "conv_bias"};
+  // Keys of the other kind are named as such, not as unknown keys.
+  const auto refuse = [&](const std::vector<std::string>& keys, const std::string& kind) {
+    for (const std::string& key : keys) {
+      if (a.has(key)) a.fail(key, fmt::format("only applies to kind: {}", kind));
+      a.ignore(key);
+    }
+  };
+  if (a.get_choice("kind", std::nullopt, {"gated_deltanet", "mamba2"}) == "mamba2") {
+    l.kind = LinearKind::kMamba2;
+    refuse(deltanet_keys, "gated_deltanet");
+    l.heads = get_count(a, "heads", 1, 1024);
+    l.head_dim = get_count(a, "head_dim", 1, 1024);
+    l.state_size = get_count(a, "state_size", 1, 1024);
+    l.groups = get_count(a, "groups", 1, 1024);
+    if (l.heads % l.groups != 0) {
+      a.fail("groups", fmt::format("must divide heads ({}), got {}", l.heads, l.groups));
+    }
+    l.conv_bias = a.get_bool("conv_bias", true);
+  } else {
+    refuse(mamba2_keys, "mamba2");
+    l.key_heads = get_count(a, "key_heads", 1, 1024);
+    l.value_heads = get_count(a, "value_heads", 1, 1024);
+    if (l.value_heads % l.key_heads != 0) {
+      a.fail("value_heads", fmt::format("must be a multiple of key_heads ({}), got {}", l.key_heads,
+                                        l.value_heads));
+    }
+    l.key_head_dim = get_count(a, "key_head_dim", 1, 1024);
+    l.value_head_dim = get_count(a, "value_head_dim", 1, 1024);
   }
-  l.key_head_dim = get_count(a, "key_head_dim", 1, 1024);
-  l.value_head_dim = get_count(a, "value_head_dim", 1, 1024);
   l.conv_kernel = get_count(a, "conv_kernel", 2, 64);  // a state of conv_kernel - 1 inputs
   l.cycle = parse_layer_cycle(a, "linear", m.layers, "linear_attention");
   if (std::find(l.cycle.begin(), l.cycle.end(), false) == l.cycle.end()) {

@@ -118,8 +118,8 @@
 //                        fixed recurrent state per layer, read and written whole by every decode
 //                        step (vLLM: fused_recurrent_gated_delta_rule updates it in place), plus
 //                        a short convolution's state of its last conv_kernel - 1 inputs. Keys:
-//     kind               gated_deltanet (the only kind modelled; Yang, Kautz, Hatamizadeh, "Gated
-//                        Delta Networks", ICLR 2025)
+//     kind               gated_deltanet (Yang, Kautz, Hatamizadeh, "Gated Delta Networks", ICLR
+//                        2025) or mamba2 (Dao, Gu, "Transformers are SSMs", ICML 2024; below)
 //     key_heads          1..1024 (HF linear_num_key_heads)
 //     value_heads        1..1024, a multiple of key_heads (HF linear_num_value_heads)
 //     key_head_dim       1..1024 (HF linear_key_head_dim)
@@ -145,6 +145,31 @@
 //                        and the gated norm's value_head_dim weights in unquantized_dtype_bytes.
 //                        tp must divide key_heads (vLLM's rule). Not with sliding_window.
 //                        The state update's FLOPs, like attention scores, are not counted.
+//     For kind mamba2 (Granite 4.0-H, Bamba: Mamba-2 mixers in place of attention in most layers,
+//     each layer keeping its FFN), instead of the four Gated DeltaNet head keys:
+//     heads              1..1024 (HF mamba_n_heads)
+//     head_dim           1..1024 (HF mamba_d_head; heads x head_dim is the mixer's inner width I,
+//                        HF mamba_expand x hidden_size)
+//     state_size         the SSM state per value, 1..1024 (HF mamba_d_state)
+//     groups             groups of heads sharing the B and C projections, 1..1024, dividing heads
+//                        (HF mamba_n_groups)
+//     conv_bias          the convolution has a bias, default true (HF mamba_conv_bias)
+//                        conv_kernel, layer_types, state_format and conv_state_format as above.
+//                        Per sequence and linear layer on one GPU of tp: the SSM state heads/tp x
+//                        head_dim x state_size values, the convolution state (conv_kernel - 1) x
+//                        (I + 2 x G x state_size) / tp, G the groups, or tp when groups is 1 and
+//                        tp > 1 (each GPU then keeps the one group's B and C: vLLM
+//                        MambaStateShapeCalculator's mamba2_state_shape and
+//                        extra_groups_for_head_shards). Weights (Hugging Face Mamba2Mixer, as in
+//                        GraniteMoeHybridMambaLayer): in_proj (hidden -> 2 x I + 2 x groups x
+//                        state_size + heads: z, x, B, C and dt), out_proj (I -> hidden) in
+//                        weight_format; the depthwise convolution over I + 2 x groups x
+//                        state_size channels (and its bias), dt_bias, A_log and D (a value a
+//                        head) and the gated norm's I weights in unquantized_dtype_bytes. tp must
+//                        divide heads, and divide groups or groups be 1 (vLLM's MambaMixer2).
+//                        vLLM keeps the SSM state in the model's dtype unless
+//                        --mamba-ssm-cache-dtype says otherwise: state_format: bf16 for a BF16
+//                        model served that way (the default here is fp32, the larger).
 //   attention_output_gate  true: the full-attention layers' query projection also gives a
 //                        sigmoid gate per output value (Qwen3-Next; HF attn_output_gate): q_proj
 //                        has twice the rows. Default false
@@ -241,7 +266,13 @@ struct ModelConfig {
   // Linear attention (Gated DeltaNet) in a hybrid model: its heads and the cycle of layers that
   // have it (true: linear; empty: every layer has full attention).
   struct LinearAttention {
+    enum class Kind { kGatedDeltaNet, kMamba2 } kind = Kind::kGatedDeltaNet;
+    // Gated DeltaNet.
     unsigned key_heads = 0, value_heads = 0, key_head_dim = 0, value_head_dim = 0;
+    // Mamba-2: heads of head_dim values (the mixer's inner width heads x head_dim), the SSM
+    // state's size per value, the groups sharing B and C, and a bias on the convolution.
+    unsigned heads = 0, head_dim = 0, state_size = 0, groups = 0;
+    bool conv_bias = true;
     unsigned conv_kernel = 0;
     NumberFormat state_format{"fp32", 32, 0, 0};
     NumberFormat conv_state_format{"bf16", 16, 0, 0};
