@@ -1011,8 +1011,8 @@ RESULT_FIELDS = {
          "batch over the whole-model step time estimate"),
         ("mean_step_ns_whole_model_estimate", "Decode step time, whole-model estimate", fmt_time,
          "the step time scaled by {model_layers} / {layers} to all {model_layers} layers, "
-         "assuming the model's layers are identical; it also scales the pipeline's fill at the "
-         "start of a step, so it errs slightly long"),
+         "assuming every layer takes the simulated layers' mean (identical layers, or whole cycles of the model's kinds of layer (sliding-window, chunked or full attention; linear or full; dense or MoE)); it also "
+         "scales the pipeline's fill at the start of a step, so it errs slightly long"),
         ("steps_done", "Decode steps done", fmt_int,
          "steps every group completed ({steps} configured)"),
         ("read_bytes_kv_location", "KV read from {kv_location}", fmt_bytes,
@@ -1039,8 +1039,8 @@ RESULT_FIELDS = {
          "the group's time beyond its compute over all passes, mean over groups"),
         ("mean_pass_ns_whole_model_estimate", "Pass time, whole-model estimate", fmt_time,
          "the pass time scaled by {model_layers} / {layers} to all {model_layers} layers, "
-         "assuming the model's layers are identical; it also scales the pipeline's fill at the "
-         "start of a pass, so it errs slightly long"),
+         "assuming every layer takes the simulated layers' mean (identical layers, or whole cycles of the model's kinds of layer (sliding-window, chunked or full attention; linear or full; dense or MoE)); it also "
+         "scales the pipeline's fill at the start of a pass, so it errs slightly long"),
         ("passes_done", "Passes done", fmt_int,
          "passes every group completed ({steps} configured)"),
         ("bytes_read", "Weights read from {location}", fmt_bytes, "total over every GPU"),
@@ -1248,12 +1248,11 @@ def workload_assumptions(stats, f, stream):
             get(stream, "result")):
         out.append(f"Step time and tokens per second are for {f['layers_scope']} only; a "
                    "whole-model estimate scales them to every layer, assuming each takes the simulated "
-                   "layers' mean (they are alike, or whole cycles of a model's sliding-window, "
-                   "chunked or linear-attention layers).")
+                   "layers' mean (identical layers, or whole cycles of the model's kinds of layer (sliding-window, chunked or full attention; linear or full; dense or MoE)).")
     if kind == "weight_stream" and "mean_pass_ns_whole_model_estimate" in as_dict(
             get(stream, "result")):
         out.append(f"Pass time is for {f['layers_scope']} only; a whole-model estimate scales it "
-                   "to every layer assuming identical layers.")
+                   "to every layer, assuming each takes the simulated layers' mean (identical layers, or whole cycles of the model's kinds of layer (sliding-window, chunked or full attention; linear or full; dense or MoE)).")
     if kind == "prefill":
         out.append("A prompt's output tokens are not decoded (kv_decode does that); each GPU "
                    "keeps its own prefix cache.")
@@ -1320,8 +1319,8 @@ def stream_lead(f, r):
         text = (f"{tokens_per_s(r['tokens_per_second_per_group'])} over "
                 f"{f['layers_scope']}, a decode step of {fmt_time(r.get('mean_step_ns'))}")
         if number(r.get("tokens_per_second_per_group_whole_model_estimate")):
-            text += (f"; scaled to all {fmt_int(f['model_layers'])} layers (assuming identical "
-                     "layers), an estimated "
+            text += (f"; scaled to all {fmt_int(f['model_layers'])} layers (assuming each takes "
+                     "the simulated layers' mean), an estimated "
                      f"{tokens_per_s(r['tokens_per_second_per_group_whole_model_estimate'])}, a "
                      f"step of {fmt_time(r.get('mean_step_ns_whole_model_estimate'))}")
         return text + "."

@@ -732,7 +732,7 @@ want = [
     us(step),
     f"{2 / (whole * 1e-9):,.1f} tokens/s per group",
     f"{whole / 1e6:,.2f} ms" if whole >= 1e6 else us(whole),
-    "assuming the model's layers are identical",
+    "assuming every layer takes the simulated layers' mean",
     # KV older than the newest 256 tokens is read from fam0, in MiB.
     f"KV read from device/fam0 | {r['read_bytes_kv_location'] / 2**20:,.2f} MiB",
     # Assumptions: the workload's 700 TFLOP/s; nvl8_fam's GPU memory peak, 4096 GB/s (README);
@@ -852,14 +852,16 @@ streams = s["workload"]["streams"]
 streams["decode"]["result"]["queue_depth_p42"] = 12.5
 streams["decode"]["result"]["note"] = "a note from the generator"
 streams["later"] = {"kind": "future_gen", "summary": {}, "result": {"widgets_done": 3}}
-# An moe_experts stream's step figures (those of ai_generators_test's StepTimeAndExposedFetchByHand).
-streams["experts"] = {"kind": "moe_experts", "summary": {"moe_layers_simulated": 2},
+# An moe_experts stream's step figures (those of ai_generators_test's StepTimeAndExposedFetchByHand),
+# on a model of 48 layers whose MoE layers are 24 (Llama 4 Maverick's every other).
+streams["experts"] = {"kind": "moe_experts",
+                      "summary": {"moe_layers_simulated": 2, "model_moe_layers": 24},
                       "result": {"mean_step_ns": 8800.0, "compute_ns_per_step": 800.0,
                                  "exposed_fetch_ns_per_step": 8000.0,
                                  "tokens_per_second_per_group": 227272.7, "hit_rate": 0.5,
                                  "expert_lookups": 16, "cache_misses": 8,
                                  "bytes_fetched": 393216, "moe_layers_simulated": 2,
-                                 "model_layers": 2}}
+                                 "model_layers": 48}}
 json.dump(s, open(sys.argv[2], "w"))
 PY
 report future "$WORK/future"
@@ -873,7 +875,9 @@ for t in ("| queue_depth_p42 | 12.5 |", "Stream later: future_gen", "| widgets_d
           # 8000 / 8800 ns exposed.
           "8.80 µs (8,800 ns), 8.00 µs (8,000 ns) (90.9%) of it expert fetches",
           "| Step time | 8.80 µs (8,800 ns) |", "| Exposed expert fetch per step | 8.00 µs",
-          "| Compute per step | 800.0 ns |"):
+          "| Compute per step | 800.0 ns |",
+          # The model's MoE layers, not its layers.
+          "the 2 simulated MoE layers of the model's 24"):
     assert t in got, f"{t!r} not in the section:\n{got}"
 PY
 pass "a result key the report does not know is listed by its raw name and value"

@@ -498,6 +498,23 @@ TEST(ComputeModel, WeightsGbpsRefusedWhereItCannotApply) {
           "expected 0 (weights not counted) or at least 0.001 GB/s");
 }
 
+// Llama 4 Maverick: 4 layers are whole cycles of its dense/MoE (2) and chunked/full (4) layers: a
+// whole-model estimate (48 / 4 = 12 x the step, + the LM head); 2 layers are both chunked, against
+// 36 of 48: a note. Its summary counts the simulated layers with experts.
+TEST(KvDecode, InterleavedMoeWholeModelEstimateOnlyForWholeCycles) {
+  const std::string yaml = R"(gpus: [0]
+    kv_decode: {model: {preset: llama4_maverick}, batch: 1, context_tokens: 16,
+                compute: {tflops: 700}, layers: )";
+  const auto four = spec_of(yaml + "4}");
+  EXPECT_EQ(four->summary()["moe_layers_simulated"].get<unsigned>(), 2u);
+  const nlohmann::json r = combined(*four, 1);
+  EXPECT_DOUBLE_EQ(r["mean_step_ns_whole_model_estimate"].get<double>(),
+                   r["mean_step_ns"].get<double>() * 12 + r["lm_head_ns_per_step"].get<double>());
+  const nlohmann::json two = combined(*spec_of(yaml + "2}"), 1);
+  EXPECT_FALSE(two.contains("mean_step_ns_whole_model_estimate"));
+  EXPECT_THAT(two["note"].get<std::string>(), HasSubstr("2 of them have chunked attention"));
+}
+
 // No estimate when every layer ran; a note instead of one when the model's layers differ
 // (DeepSeek-V3: 3 dense-FFN layers, then MoE layers with other active parameters).
 TEST(KvDecode, WholeModelEstimateOnlyWhenLayersWereLeftOutAndAlike) {
@@ -513,9 +530,14 @@ TEST(KvDecode, WholeModelEstimateOnlyWhenLayersWereLeftOutAndAlike) {
     kv_decode: {model: {preset: deepseek_v3}, batch: 1, context_tokens: 16, layers: 4,
                 compute: {tflops: 700}})");
   const nlohmann::json m = combined(*mixed, 1);
-  // Of the 4 simulated layers, layer 3 has experts (moe.dense_layers 3); a dense model says none.
+  // Of the 4 simulated layers, layer 3 has experts (moe.dense_layers 3); a dense model, and one
+  // with experts in every layer (Mixtral), say nothing of it.
   EXPECT_EQ(mixed->summary()["moe_layers_simulated"].get<unsigned>(), 1u);
   EXPECT_FALSE(all->summary().contains("moe_layers_simulated"));
+  EXPECT_FALSE(spec_of(R"(gpus: [0]
+    kv_decode: {model: {preset: mixtral_8x7b}, batch: 1, context_tokens: 16, layers: 4})")
+                   ->summary()
+                   .contains("moe_layers_simulated"));
   EXPECT_FALSE(m.contains("tokens_per_second_per_group_whole_model_estimate"));
   EXPECT_THAT(m["note"].get<std::string>(), HasSubstr("first 4 of DeepSeek-V3's 61 layers"));
 }
@@ -1005,6 +1027,14 @@ TEST(Prefill, PrefixReuseBytesByHand) {
   const std::uint64_t tok = 4096 * 2;
   EXPECT_EQ(d.read, 2 * 32 * tok);
   EXPECT_EQ(d.written, (64 + 32 + 32) * tok);
+  // A dense model's summary counts no MoE layers; DeepSeek-V3's first 4 have one (layer 3).
+  EXPECT_FALSE(spec->summary().contains("moe_layers_simulated"));
+  EXPECT_EQ(spec_of(R"(gpus: [0]
+    prefill: {model: {preset: deepseek_v3}, location: device/fam0, prompts: 1, input_tokens: 16,
+              layers: 4})")
+                ->summary()["moe_layers_simulated"]
+                .get<unsigned>(),
+            1u);
   EXPECT_EQ(d.report["reused_tokens"].get<std::uint64_t>(), 64u);
   EXPECT_EQ(d.report["prompts_done"].get<std::uint64_t>(), 3u);
 }
@@ -1350,7 +1380,8 @@ TEST(MoeExperts, InterleavedExpertLayersAreTheModelsMoeLayers) {
   EXPECT_EQ(all["model_moe_layers"].get<unsigned>(), 24u);
   const auto one = spec_of(yaml + "\n      layers: 1");
   EXPECT_NEAR(one->summary()["compute_ns_per_step"].get<double>(), 6304.768, 1e-6);
-  EXPECT_THAT(spec_error(yaml + "\n      layers: 25"), HasSubstr("layers"));
+  EXPECT_THAT(spec_error(yaml + "\n      layers: 25"),
+              HasSubstr("layers: expected an integer in [1, 24]"));
   const nlohmann::json r = combined(*one, 1);
   EXPECT_THAT(r["note"].get<std::string>(),
               HasSubstr("1 of Llama-4-Maverick-17B-128E's 24 MoE layers only, not its 24 dense "

@@ -650,8 +650,10 @@ TEST(ModelConfig, Llama4MaverickInterleavedExpertsAndSizesByHand) {
   // 398,642,872,320. Total 400,711,848,960 (card: 400B).
   EXPECT_EQ(m.parameters(), 400711848960u);
   EXPECT_LT(std::abs(relative_error(m.parameters(), 400e9)), 0.002);
-  // Active: 3,020,390,400 + 6,039,797,760 + 24 x (125,829,120 + 125,829,120 + 655,360 =
-  // 252,313,600) = 6,055,526,400, + 2,068,976,640 = 17,184,691,200 (card: 17B).
+  // Active: an MoE layer's routed expert, shared expert and router 125,829,120 + 125,829,120 +
+  // 655,360 = 252,313,600, x 24 = 6,055,526,400; with every layer's attention and norms
+  // 3,020,390,400, the dense FFNs 6,039,797,760 and the embedding, LM head and final norm
+  // 2,068,976,640: 17,184,691,200 (card: 17B).
   EXPECT_EQ(m.active_parameters(), 17184691200u);
   EXPECT_LT(std::abs(relative_error(m.active_parameters(), 17e9)), 0.015);
   // A layer's weights read when it runs, BF16, without routed experts: a dense layer's
@@ -696,6 +698,10 @@ TEST(ModelConfig, MoeLayerTypesKeysAndErrors) {
                             "[dense, dense, moe]", "[moe]"));
   });
   EXPECT_THAT(e, HasSubstr("intermediate_size: no layer has a dense FFN"));
+  // With dense layers and no intermediate_size, the message says which layers need it.
+  e = error_of([&] { parse_text(replace_line(moe, "intermediate_size: 512\n", "")); });
+  EXPECT_THAT(e, HasSubstr("intermediate_size: missing: 3 of the model's 4 layers have a dense "
+                           "FFN"));
   e = error_of([&] {
     parse_text(replace_line(replace_line(no_ffn, "dense_layers: 1", "dense_layers: 0"),
                             "[dense, dense, moe]", "[dense, moe]"));

@@ -316,10 +316,11 @@ unsigned ModelConfig::moe_layers(unsigned n) const {
 }
 
 unsigned ModelConfig::nth_moe_layer(unsigned k) const {
+  unsigned seen = 0;
   for (unsigned l = 0; l < layers; ++l) {
-    if (is_moe_layer(l) && k-- == 0) return l;
+    if (is_moe_layer(l) && seen++ == k) return l;
   }
-  throw std::out_of_range(fmt::format("{} has no MoE layer {}", name, k));
+  throw std::out_of_range(fmt::format("{} has no MoE layer {} (it has {})", name, k, seen));
 }
 
 unsigned ModelConfig::kv_vectors() const { return attention == AttentionKind::kGqa ? 2 : 1; }
@@ -492,8 +493,18 @@ constexpr ConfigJsonName kConfigJsonNames[] = {
     {"interleave_moe_layer_step",
      "moe.layer_types (a cycle: 2 is [dense, moe]; 1 is every layer, the default)"},
     {"moe_layers", "moe.layer_types (a cycle of dense and moe over the layers)"},
-    {"moe_layer_freq", "moe.layer_types (a cycle of dense and moe over the layers)"},
-    {"intermediate_size_mlp", "intermediate_size (the dense layers' FFN width)"},
+    {"moe_layer_freq",
+     "moe.layer_types (DeepSeek's experts are in the layers whose index is a multiple of k from "
+     "moe.dense_layers on: the cycle moe then k - 1 dense; 1 is every layer, the default)"},
+    {"expert_layer_period",
+     "moe.layer_types (a cycle of expert_layer_period entries, moe at expert_layer_offset: 2 and "
+     "1 are [dense, moe])"},
+    {"expert_layer_offset",
+     "moe.layer_types (a cycle of expert_layer_period entries, moe at expert_layer_offset: 2 and "
+     "1 are [dense, moe])"},
+    {"intermediate_size_mlp",
+     "intermediate_size (the dense layers' FFN width; Llama 4's intermediate_size, the experts' "
+     "width, is moe.expert_intermediate_size)"},
     {"mlp_only_layers", "moe.dense_layers (the leading layers with a dense FFN)"},
     {"sliding_window_pattern",
      "sliding_window.layer_types (a cycle: 6 is [sliding, sliding, sliding, sliding, sliding, "
@@ -556,7 +567,9 @@ std::vector<bool> parse_layer_cycle(ConfigNode& n, const std::string& kind, unsi
   }
   if (std::find(cycle.begin(), cycle.end(), true) == cycle.end()) {
     n.fail("layer_types",
-           fmt::format("no entry is {}: expected at least one (or no {})", kind, key));
+           fmt::format("no entry is {}: expected at least one (a model without any leaves out "
+                       "{})",
+                       kind, key));
   }
   return cycle;
 }
@@ -720,7 +733,7 @@ ModelConfig parse_model(ConfigNode node) {
       if (m.moe_layers(m.layers) == 0) {
         moe.fail("layer_types",
                  fmt::format("no layer from moe.dense_layers ({}) on has experts: expected at "
-                             "least one MoE layer in the model's {}",
+                             "least one MoE layer in the model's {} layers",
                              m.dense_layers, m.layers));
       }
     } else {
@@ -743,13 +756,21 @@ ModelConfig parse_model(ConfigNode node) {
     node.ignore("moe");
   }
 
-  const bool has_dense_ffn = !m.is_moe() || m.moe_layers(m.layers) < m.layers;
-  if (has_dense_ffn) {
+  const unsigned dense_ffn_layers = m.layers - (m.is_moe() ? m.moe_layers(m.layers) : 0);
+  if (dense_ffn_layers > 0) {
+    if (m.is_moe() && !node.has("intermediate_size")) {
+      node.fail("intermediate_size",
+                fmt::format("missing: {} of the model's {} layers have a dense FFN "
+                            "(moe.dense_layers, or `dense` in moe.layer_types); expected its "
+                            "width, 1..1048576 (Llama 4's intermediate_size_mlp)",
+                            dense_ffn_layers, m.layers));
+    }
     m.intermediate = get_count(node, "intermediate_size", 1, 1u << 20);
   } else if (node.has("intermediate_size")) {
     node.fail("intermediate_size",
               "no layer has a dense FFN (moe.dense_layers is 0 and moe.layer_types, if given, is "
-              "all moe); the experts' width is moe.expert_intermediate_size");
+              "all moe); the experts' width is moe.expert_intermediate_size (next to a preset "
+              "that gives intermediate_size, write intermediate_size: ~ to drop it)");
   } else {
     node.ignore("intermediate_size");
   }

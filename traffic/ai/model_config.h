@@ -2,8 +2,9 @@
 // under traffic/models/); workload generators derive the bytes a step moves from it: KV cache per
 // token, weights per layer, per GPU of a tensor-parallel group.
 //
-// What is modelled: a decoder-only transformer of `layers` identical blocks, each block
-//   RMSNorm -> attention (GQA or MLA) -> RMSNorm -> FFN (dense SwiGLU or mixture of experts),
+// What is modelled: a decoder-only transformer of `layers` blocks, each block
+//   RMSNorm -> attention (GQA or MLA; full, windowed or linear) -> RMSNorm -> FFN (dense SwiGLU or
+//   mixture of experts), the kinds of attention and FFN set per layer by the cycles below,
 // a token embedding table, a final RMSNorm and an LM head (vocab x hidden). Linear layers have no
 // bias (true of Llama 3, Mixtral and DeepSeek-V3; gpt-oss's attention, router and expert biases
 // and attention sinks, 0.03% of its parameters, are not counted). Not modelled: DeepSeek-V3's

@@ -208,8 +208,8 @@ class WeightStreamSpec : public GeneratorSpec {
     if (p_.model.is_moe()) {
       j["expert_weight_format"] = p_.model.expert_format.name;
       j["expert_bits_per_weight"] = p_.model.expert_format.bits_per_value();
-      j["moe_layers_simulated"] = p_.model.moe_layers(p_.layers);
     }
+    add_layer_kinds(j, p_.model, p_.layers);
     return j;
   }
 
