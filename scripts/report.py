@@ -1208,9 +1208,12 @@ def workload_assumptions(stats, f, stream):
             out.append(f"Sliding-window attention of {fmt_int(tokens)} tokens on {which}: each "
                        f"reads only the newest {fmt_int(tokens - 1)} cached tokens"
                        + (" (prefill: of the reused prefix)" if kind == "prefill" else "")
-                       + ". The cache still holds every token, as if no block that left the "
-                       "window were freed, so its size and any HBM tier's moves are a full "
-                       "attention cache's.")
+                       + (". The prefix cache still holds every block of a sliding layer, as "
+                          "if none that left the window were freed." if kind == "prefill" else
+                          ". As vLLM frees the blocks behind the window, a sliding layer keeps "
+                          "a ring of only the blocks a step can read or write on the KV "
+                          "location, and an HBM tier drops, rather than moves, a block that "
+                          "leaves HBM behind the window."))
     if kind in ("kv_decode", "prefill"):
         chunk = summary.get("attention_chunk_tokens")
         if number(chunk):

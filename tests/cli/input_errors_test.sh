@@ -493,7 +493,7 @@ CLI_TIMEOUT_S=60 expect_bad prefill_prompts_typo "prefill prompts fam0 cannot se
 # = 336855040000 B (a whole number of 2 MiB granules: 160625). GPU 0's fits on fam0's 512 GiB
 # (549755813888 B); GPU 1 finds 549755813888 - 336855040000 = 212900773888 B free.
 expect_bad kv_batch_capacity "a kv_decode batch whose KV cache does not fit on fam0" \
-  "--set workload.streams.0.kv_decode.batch=80000: workload.streams.0.kv_decode.batch: GPU 1's kv_cache region takes 336855040000 B (batch 80000 x 257 blocks" \
+  "--set workload.streams.0.kv_decode.batch=80000: workload.streams.0.kv_decode.batch: GPU 1's kv_cache region takes 336855040000 B (batch 80000 x (2 layers x 257 blocks) a sequence" \
   "location fam0 has 212900773888 B free" -- \
   run "${NVL8[@]}" --workload traffic/kv_decode_llama70b.yaml \
   --set workload.streams.0.kv_decode.batch=80000 $(out kv_batch_capacity)

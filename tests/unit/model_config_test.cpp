@@ -480,6 +480,12 @@ TEST(ModelConfig, Mamba2StatesAndWeightsByHand) {
   // 96 channels, a state of 3 x 96 x 2 = 576 B.
   const ModelConfig one = parse_text(replace_line(mamba, "groups: 2", "groups: 1"));
   EXPECT_EQ(one.conv_state_bytes(4), 576u);
+  // Its weights: tp 1, in_proj 256 x (2 x 256 + 2 x 16 + 8 = 552) = 141,312, out_proj 65,536,
+  // convolution (256 + 32) x 5 = 1440, 24 per-head values, norm 256: 208,568 values; tp 4, in_proj
+  // 256 x (2 x 64 + 2 x 16 + 2 = 162) = 41,472 (B and C whole on every GPU), out_proj 256 x 64 =
+  // 16,384, convolution 96 x 5 = 480, 6, norm 64: 58,406.
+  EXPECT_EQ(one.linear_attention_weight_bytes(), 208568u * 2);
+  EXPECT_EQ(one.linear_attention_weight_bytes(4), 58406u * 2);
   // Parameters: a Mamba-2 layer 216,920 + FFN 3 x 256 x 512 = 393,216 + norms 512 = 610,648, x 3;
   // the full layer q and o 2 x 256 x 256 + k and v 2 x 256 x 64 = 163,840, + 393,216 + 512 =
   // 557,568; embedding and LM head 2 x 1000 x 256 = 512,000; final norm 256: 2,901,768.

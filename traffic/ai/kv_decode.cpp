@@ -36,9 +36,9 @@
 //
 // A hybrid model's linear-attention layer (ModelConfig::is_linear_layer) keeps no KV blocks: per
 // step, every sequence reads its recurrent state and its convolution's state whole and writes
-// them back updated (vLLM's Gated DeltaNet decode updates them in place), each sequence's in its
-// own slot of the state region on state_location (ModelConfig::state_bytes_per_layer a slot). The
-// KV regions hold the full-attention layers only.
+// them back updated (vLLM's Gated DeltaNet and Mamba-2 decode update them in place), each
+// sequence's in its own slot of the state region on state_location
+// (ModelConfig::state_bytes_per_layer a slot). The KV regions hold the full-attention layers only.
 #include "traffic/ai/generators.h"
 #include "traffic/ai/llm_common.h"
 #include "traffic/pattern.h"
@@ -78,12 +78,13 @@ struct KvDecodeParams {
   }
   // A sliding-window or chunked layer's ring of slots per sequence on kv_location: the blocks a
   // step can still read or write there. A step at position c reads tokens from c - (W - 1)
-  // (sliding) or from its chunk's start, at most C - 1 back (chunked), and writes token c: at
-  // most span / block_tokens + 2 blocks, span W - 1 or C - 1. vLLM frees a block once it is
-  // wholly behind them (SlidingWindowManager, ChunkedLocalAttentionManager), and reuses its slot.
+  // (sliding) or from its chunk's start, at most C - 1 back (chunked), and writes token c: W (C)
+  // consecutive tokens, on at most ceil((W - 1) / block_tokens) + 1 blocks. vLLM frees a block
+  // once it is wholly behind them (SlidingWindowManager, ChunkedLocalAttentionManager), and
+  // reuses its slot.
   std::uint64_t window_blocks() const {
     const std::uint64_t span = model.window_tokens - 1;
-    return std::min(max_blocks(), span / block_tokens + 2);
+    return std::min(max_blocks(), (span + block_tokens - 1) / block_tokens + 1);
   }
   // Slots per sequence of layer l on kv_location.
   std::uint64_t layer_blocks(unsigned l) const {
@@ -395,23 +396,27 @@ class KvDecodeSpec : public GeneratorSpec {
         "{} layers x {} KV vectors x {} B a block of {} tokens (tensor_parallel {})",
         p_.kv_layers(), p_.model.kv_vectors(), p_.block_bytes(), p_.block_tokens, p_.tp);
     if (p_.has_kv_region()) {
+      // Full layers hold the whole context; sliding or chunked ones their ring (window_blocks).
       const unsigned windowed = p_.model.windowed_layers(p_.layers);
-      const std::string rings =
-          windowed == 0
-              ? std::string()
-              : fmt::format(
-                    ", of which {} {} layers keep a ring of {} blocks a sequence ({} "
-                    "tokens: the blocks a step reads or writes)",
-                    windowed, p_.model.window_kind(), p_.window_blocks(), p_.model.window_tokens);
-      r.push_back(
-          {"kv_cache",
-           p_.kv_cache_bytes(),
-           p_.kv,
-           true,
-           {"batch", "context_tokens", "steps", "block_tokens", "layers"},
-           fmt::format("batch {} x {} blocks a sequence (context_tokens up to {} + {} "
-                       "steps) x {}{}",
-                       p_.batch, p_.max_blocks(), p_.context.max, p_.steps, per_slot, rings)});
+      const unsigned full = p_.kv_layers() - windowed;
+      std::string blocks =
+          fmt::format("{} layer{} x {} blocks", full, full == 1 ? "" : "s", p_.max_blocks());
+      if (windowed > 0) {
+        blocks = fmt::format(
+            "{}{} {} layer{} x {} blocks (a ring for the {} tokens a step "
+            "reads or writes)",
+            full > 0 ? blocks + " + " : std::string(), windowed, p_.model.window_kind(),
+            windowed == 1 ? "" : "s", p_.window_blocks(), p_.model.window_tokens);
+      }
+      r.push_back({"kv_cache",
+                   p_.kv_cache_bytes(),
+                   p_.kv,
+                   true,
+                   {"batch", "context_tokens", "steps", "block_tokens", "layers", "model"},
+                   fmt::format("batch {} x ({}) a sequence (context_tokens up to {} + {} steps) "
+                               "x {} KV vectors x {} B a block of {} tokens (tensor_parallel {})",
+                               p_.batch, blocks, p_.context.max, p_.steps, p_.model.kv_vectors(),
+                               p_.block_bytes(), p_.block_tokens, p_.tp)});
     }
     if (p_.has_hbm_region()) {
       r.push_back({"kv_cache_hbm",

@@ -459,7 +459,8 @@ constexpr ConfigJsonName kConfigJsonNames[] = {
     {"qk_nope_head_dim", "mla.qk_nope_head_dim"},
     {"v_head_dim", "mla.v_head_dim"},
     {"layer_types",
-     "sliding_window.layer_types, attention_chunk.layer_types or linear_attention.layer_types"},
+     "sliding_window.layer_types, attention_chunk.layer_types or linear_attention.layer_types "
+     "(Granite 4.0-H's mamba and attention entries are linear and full)"},
     {"attention_chunk_size", "attention_chunk (or attention_chunk.tokens)"},
     {"no_rope_layers",
      "attention_chunk.layer_types (Llama 4's layers without RoPE are its full ones: [chunked, "
@@ -480,6 +481,9 @@ constexpr ConfigJsonName kConfigJsonNames[] = {
     {"mamba_n_groups", "linear_attention.groups (kind: mamba2)"},
     {"mamba_d_conv", "linear_attention.conv_kernel"},
     {"mamba_conv_bias", "linear_attention.conv_bias (kind: mamba2)"},
+    {"attn_layer_indices",
+     "linear_attention.layer_types (the listed layers full, the others linear; given whole or as "
+     "its repeating part)"},
     {"mamba_expand",
      "linear_attention.heads and head_dim (kind: mamba2; their product is mamba_expand x "
      "hidden_size)"},

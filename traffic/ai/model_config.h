@@ -110,9 +110,10 @@
 //                        attention_chunk_size). C, 1..2^32, for every layer, or {tokens: C,
 //                        layer_types: [chunked, full, ...]}, a cycle as sliding_window's (Llama 4:
 //                        every fourth layer, without RoPE, attends to the whole context:
-//                        [chunked, chunked, chunked, full]). As a sliding window, it changes only
-//                        what is read (an hbm_tokens tier drops a block of a finished chunk), and
-//                        not with sliding_window.
+//                        [chunked, chunked, chunked, full]). As a sliding window, it changes
+//                        what is read and held (kv_decode keeps a ring of the blocks of the
+//                        current chunk; an hbm_tokens tier drops a block of a finished chunk),
+//                        and not with sliding_window.
 //   linear_attention     hybrid models whose layers mix full attention with linear attention
 //                        (Qwen3-Next, Qwen3.5: three Gated DeltaNet layers to one full-attention
 //                        layer). A linear-attention layer keeps no KV cache: each sequence has a
@@ -264,8 +265,8 @@ struct ModelConfig {
   std::uint64_t window_tokens = 0;
   bool window_chunked = false;
   std::vector<bool> window_cycle;
-  // Linear attention (Gated DeltaNet) in a hybrid model: its heads and the cycle of layers that
-  // have it (true: linear; empty: every layer has full attention).
+  // Linear attention (Gated DeltaNet or Mamba-2) in a hybrid model: its kind, heads and the cycle
+  // of layers that have it (true: linear; empty: every layer has full attention).
   struct LinearAttention {
     enum class Kind { kGatedDeltaNet, kMamba2 } kind = Kind::kGatedDeltaNet;
     // Gated DeltaNet.
@@ -324,7 +325,8 @@ struct ModelConfig {
   unsigned kv_layers(unsigned n) const { return n - linear_layers(n); }
   // Bytes of one sequence's state in one linear-attention layer on one GPU of tp (see the key
   // list): the recurrent state, and the convolution's; throws std::invalid_argument when tp does
-  // not divide key_heads.
+  // not split the heads (Gated DeltaNet: divide key_heads; Mamba-2: divide heads, and groups
+  // unless it is 1).
   std::uint64_t recurrent_state_bytes(unsigned tp = 1) const;
   std::uint64_t conv_state_bytes(unsigned tp = 1) const;
   std::uint64_t state_bytes_per_layer(unsigned tp = 1) const {
