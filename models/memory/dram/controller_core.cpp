@@ -34,6 +34,8 @@ ControllerCore::ControllerCore(const Spec& spec, const CoreParams& params)
     free_requests_.push_back(i);
   }
   const unsigned banks = state_.banks_total();
+  // BankBook::busy_at holds a bank's place in a list of banks in 16 bits.
+  if (banks > 65536) throw std::invalid_argument("more than 65536 banks in one channel");
   books_.resize(banks);
   for (auto& c : cache_) c.resize(banks);
   for (auto& v : view_) v.resize(banks);
@@ -519,10 +521,11 @@ void ControllerCore::look(int q, std::uint64_t now, std::uint64_t& next) {
   const std::uint64_t* except = any_blocked ? blocked_.data() : nullptr;
 
   // The bank that would issue first from `now` on, by cycle then priority, as one 128-bit key
-  // (cycle above priority), so that the comparison needs no unpredictable branch; equal keys keep
-  // the lowest bank. This runs after every command over every bank with work, so it reads each
-  // bank's compact view and nothing else, and keeps the winning view's address rather than its
-  // bank, worked out once at the end.
+  // (cycle above priority), so that the comparison needs no unpredictable branch. No two keys
+  // are equal (busy_views_), so the order the banks are met in cannot change the pick. This runs
+  // after every command over every bank with work, so it reads each bank's compact view and
+  // nothing else, and keeps the winning view's address rather than its bank, worked out once at
+  // the end.
   const BankView* view = view_[q].data();
   using Key = unsigned __int128;
   Key pick_key = ~Key{0};
@@ -548,18 +551,12 @@ void ControllerCore::look(int q, std::uint64_t now, std::uint64_t& next) {
           if (b == guarded || view[b].prio >> 63) look_at(view[b]);
         },
         except);
+  } else if (!except) {
+    for (const BankView* v : busy_views_[q]) look_at(*v);
   } else {
-    const std::uint64_t* nonempty = nonempty_[q].data();
-    const std::size_t words = nonempty_[q].size();
-    const BankView* word_view = view;
-    for (std::size_t w = 0; w < words; ++w, word_view += 64) {
-      std::uint64_t bits = nonempty[w];
-      if (except) bits &= ~except[w];
-      // (Unsigned: a signed index costs a sign extension per bank.)
-      for (; bits != 0; bits &= bits - 1) {
-        look_at(word_view[static_cast<unsigned>(__builtin_ctzll(bits))]);
-      }
-    }
+    // A forced refresh holds some banks: the others with work, from the bit mask.
+    for_each_nonempty(
+        q, [&](unsigned b) { look_at(view[b]); }, except);
   }
   plan_.bank = pick ? static_cast<unsigned>(pick - view) : kNil;
   plan_.cycle = static_cast<std::uint64_t>(pick_key >> 64);

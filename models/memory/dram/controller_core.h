@@ -285,10 +285,19 @@ class ControllerCore {
   void mark_dirty(unsigned flat);
   void set_nonempty(int q, unsigned flat, bool on, std::uint64_t now) {
     const std::uint64_t bit = std::uint64_t{1} << (flat & 63);
+    std::vector<const BankView*>& listed = busy_views_[q];
+    std::uint16_t& at = books_[flat].busy_at[q];
     if (on) {
       nonempty_[q][flat >> 6] |= bit;
+      at = static_cast<std::uint16_t>(listed.size());
+      listed.push_back(&view_[q][flat]);
     } else {
       nonempty_[q][flat >> 6] &= ~bit;
+      // The last listed bank takes this one's place.
+      const BankView* last = listed.back();
+      listed[at] = last;
+      books_[static_cast<std::size_t>(last - view_[q].data())].busy_at[q] = at;
+      listed.pop_back();
     }
     if (nonempty_[1 - q][flat >> 6] & bit) return;  // the bank has work the other way
     const std::uint64_t busy = on ? stats_.busy_banks.level() + 1 : stats_.busy_banks.level() - 1;
@@ -371,6 +380,7 @@ class ControllerCore {
   struct alignas(64) BankBook {
     BankQueue queue[2];
     std::uint8_t dirty[2] = {0, 0};
+    std::uint16_t busy_at[2] = {0, 0};  // its place in busy_views_ while it has bursts queued
     std::uint64_t open_since = 0;
     std::uint64_t open_cycles = 0;
     std::uint64_t last_column = 0;
@@ -397,6 +407,12 @@ class ControllerCore {
   };
   std::array<std::vector<Choice>, 2> cache_;
   std::array<std::vector<BankView>, 2> view_;
+  // The views of the banks with bursts queued in each direction (those set in nonempty_), in no
+  // particular order: look() reads them straight from this list rather than working out each
+  // bank from the bit mask (a bit scan, a sign extension and an index per bank, a sixth of the
+  // look's instructions). Their order cannot matter: no two banks' commands have the same
+  // priority (each serves its own burst, and bursts are numbered apart).
+  std::array<std::vector<const BankView*>, 2> busy_views_;
   std::array<std::vector<unsigned>, 2> dirty_list_;
   std::vector<std::uint64_t> blocked_;  // bit per bank a forced refresh keeps new work from
   // The next decision as the look after the last command worked it out: bank `bank` of
