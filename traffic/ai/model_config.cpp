@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <initializer_list>
 #include <optional>
 #include <stdexcept>
 
@@ -552,6 +553,16 @@ void check_model_keys(const ConfigNode& node) {
                     "qk_norm"});
 }
 
+// Keys that do not apply given the rest of the model (MLA's attention, no shared experts, the
+// other kind of linear attention): each is an error naming it and `why` when given, and is known
+// (not an unknown key) when absent.
+void refuse_keys(ConfigNode& n, std::initializer_list<const char*> keys, const std::string& why) {
+  for (const char* key : keys) {
+    if (n.has(key)) n.fail(key, why);
+    n.ignore(key);
+  }
+}
+
 // A cycle of layer kinds, layer_types of `n`: 1 to `layers` entries, each `kind` or `other`, at
 // least one `kind` (its absence is `key` absent). True for `kind`.
 std::vector<bool> parse_layer_cycle(ConfigNode& n, const std::string& kind, unsigned layers,
@@ -622,20 +633,11 @@ void parse_linear_attention(ConfigNode& node, ModelConfig& m) {
   }
   ConfigNode a = node.child("linear_attention", true);
   ModelConfig::LinearAttention& l = m.linear;
-  const std::vector<std::string> deltanet_keys = {"key_heads", "value_heads", "key_head_dim",
-                                                  "value_head_dim"};
-  const std::vector<std::string> mamba2_keys = {"heads", "head_dim", "state_size", "groups",
-                                                "conv_bias"};
   // Keys of the other kind are named as such, not as unknown keys.
-  const auto refuse = [&](const std::vector<std::string>& keys, const std::string& kind) {
-    for (const std::string& key : keys) {
-      if (a.has(key)) a.fail(key, fmt::format("only applies to kind: {}", kind));
-      a.ignore(key);
-    }
-  };
   if (a.get_choice("kind", std::nullopt, {"gated_deltanet", "mamba2"}) == "mamba2") {
     l.kind = LinearKind::kMamba2;
-    refuse(deltanet_keys, "gated_deltanet");
+    refuse_keys(a, {"key_heads", "value_heads", "key_head_dim", "value_head_dim"},
+                "only applies to kind: gated_deltanet");
     l.heads = get_count(a, "heads", 1, 1024);
     l.head_dim = get_count(a, "head_dim", 1, 1024);
     l.state_size = get_count(a, "state_size", 1, 1024);
@@ -645,7 +647,8 @@ void parse_linear_attention(ConfigNode& node, ModelConfig& m) {
     }
     l.conv_bias = a.get_bool("conv_bias", true);
   } else {
-    refuse(mamba2_keys, "mamba2");
+    refuse_keys(a, {"heads", "head_dim", "state_size", "groups", "conv_bias"},
+                "only applies to kind: mamba2");
     l.key_heads = get_count(a, "key_heads", 1, 1024);
     l.value_heads = get_count(a, "value_heads", 1, 1024);
     if (l.value_heads % l.key_heads != 0) {
@@ -744,11 +747,8 @@ ModelConfig parse_model(ConfigNode node) {
       moe.ignore("layer_types");
     }
     if (m.shared_experts == 0) {
-      for (const char* key : {"shared_expert_intermediate_size", "shared_expert_gate"}) {
-        if (moe.has(key))
-          moe.fail(key, "the model has no shared experts (moe.shared_experts is 0)");
-        moe.ignore(key);
-      }
+      refuse_keys(moe, {"shared_expert_intermediate_size", "shared_expert_gate"},
+                  "the model has no shared experts (moe.shared_experts is 0)");
       m.shared_intermediate = m.expert_intermediate;  // no shared expert: unused
     } else {
       m.shared_intermediate = static_cast<unsigned>(
@@ -794,10 +794,7 @@ ModelConfig parse_model(ConfigNode node) {
       get_dtype_bytes(node, "unquantized_dtype_bytes", linear_bytes ? linear_bytes : 2);
   m.kv_format = get_format_or_bytes(node, kKvFormatKeys);
   if (m.attention == AttentionKind::kMla) {
-    for (const char* key : {"qk_norm", "attention_output_gate"}) {
-      if (node.has(key)) node.fail(key, "only applies to attention: gqa");
-      node.ignore(key);
-    }
+    refuse_keys(node, {"qk_norm", "attention_output_gate"}, "only applies to attention: gqa");
   } else {
     m.qk_norm = node.get_bool("qk_norm", false);
     m.attention_output_gate = node.get_bool("attention_output_gate", false);
