@@ -148,19 +148,16 @@ void check_heads_split(const ConfigNode& node, const std::string& key, const Mod
   // A linear-attention layer's weights and states are split by its heads (vLLM's Gated DeltaNet
   // requires n to divide the key heads; its MambaMixer2 n to divide the heads, and the groups
   // unless there is one).
-  if (!m.has_linear_attention()) return;
+  if (!m.has_linear_attention() || m.linear_heads_split(n)) return;
   const ModelConfig::LinearAttention& l = m.linear;
   if (l.kind == ModelConfig::LinearAttention::Kind::kMamba2) {
-    if (l.heads % n != 0 || (l.groups % n != 0 && l.groups != 1)) {
-      node.fail(key, fmt::format("{} Mamba-2 heads in {} groups of {} do not split over {} GPUs "
-                                 "(expected {} to divide the heads, and the groups unless there "
-                                 "is one)",
-                                 l.heads, l.groups, m.name, n, n));
-    }
-  } else if (l.key_heads % n != 0) {
-    node.fail(key, fmt::format("{} linear-attention key heads of {} do not split over {} GPUs",
-                               l.key_heads, m.name, n));
+    node.fail(key, fmt::format("{} Mamba-2 heads in {} groups of {} do not split over {} GPUs "
+                               "(expected {} to divide the heads, and the groups unless there "
+                               "is one)",
+                               l.heads, l.groups, m.name, n, n));
   }
+  node.fail(key, fmt::format("{} linear-attention key heads of {} do not split over {} GPUs",
+                             l.key_heads, m.name, n));
 }
 
 unsigned parse_tp(ConfigNode& parent, const ModelConfig& m, std::size_t gpus) {

@@ -92,7 +92,7 @@ bool is_mamba2(const ModelConfig& m) { return m.linear.kind == LinearKind::kMamb
 void mamba2_per_gpu(const ModelConfig& m, unsigned tp, u64& heads, u64& groups) {
   check_tp(tp);
   const ModelConfig::LinearAttention& l = m.linear;
-  if (l.heads % tp != 0 || (l.groups % tp != 0 && l.groups != 1)) {
+  if (!m.linear_heads_split(tp)) {
     throw std::invalid_argument(
         fmt::format("{}: tensor-parallel degree {} does not split the {} Mamba-2 heads in {} "
                     "groups",
@@ -106,7 +106,7 @@ void mamba2_per_gpu(const ModelConfig& m, unsigned tp, u64& heads, u64& groups) 
 // multiple of them), as vLLM's Gated DeltaNet requires.
 void linear_heads_per_gpu(const ModelConfig& m, unsigned tp, u64& key_heads, u64& value_heads) {
   check_tp(tp);
-  if (m.linear.key_heads % tp != 0) {
+  if (!m.linear_heads_split(tp)) {
     throw std::invalid_argument(
         fmt::format("{}: tensor-parallel degree {} does not divide the {} linear-attention key "
                     "heads",
@@ -302,6 +302,13 @@ std::uint64_t NumberFormat::matrix_bytes(std::uint64_t rows, std::uint64_t input
   const u64 row_bits =
       block == 0 ? inputs * bits : ceil_div(inputs, block) * (u64{block} * bits + scale_bits);
   return rows * ceil_div(row_bits, 8);
+}
+
+bool ModelConfig::linear_heads_split(unsigned n) const {
+  if (linear.kind == LinearAttention::Kind::kMamba2) {
+    return linear.heads % n == 0 && (linear.groups % n == 0 || linear.groups == 1);
+  }
+  return linear.key_heads % n == 0;
 }
 
 bool ModelConfig::is_moe_layer(unsigned layer) const {

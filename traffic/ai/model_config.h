@@ -312,6 +312,9 @@ struct ModelConfig {
   // "sliding" or "chunked": the kind of a windowed layer, for report keys.
   const char* window_kind() const { return window_chunked ? "chunked" : "sliding"; }
   bool has_linear_attention() const { return !linear.cycle.empty(); }
+  // Whether n GPUs split the linear-attention heads as vLLM requires: Gated DeltaNet, n divides
+  // key_heads; Mamba-2, n divides heads, and groups unless there is one (MambaMixer2).
+  bool linear_heads_split(unsigned n) const;
   // A linear-attention layer: no KV cache, a recurrent state per sequence.
   bool is_linear_layer(unsigned layer) const {
     return !linear.cycle.empty() && linear.cycle[layer % linear.cycle.size()];
