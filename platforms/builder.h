@@ -81,6 +81,13 @@ class ExpansionDevice : public sc_core::sc_module {
   // of them is outside the device or on a channel that keeps no data; fewer when a foreign
   // target (model external) did fewer.
   std::uint64_t debug_access(bool write, std::uint64_t pa, unsigned char* data, std::uint64_t len);
+  // Ends the run at `end_ps` for the device's DRAM controllers (DramController::finish: the
+  // refreshes of an idle tail, the command logs closed), which their statistics need first: call
+  // it before ComponentRegistry::report_all over a window ending at `end_ps`. famsim::Simulation
+  // does this itself; a sc_main of one's own that builds a device does it after sc_start().
+  void finish(std::uint64_t end_ps) {
+    for (DramController* c : memory_->dram_controllers()) c->finish(end_ps);
+  }
 
  private:
   std::uint64_t pa_base_;
