@@ -1094,6 +1094,31 @@ TEST(Prefill, HybridModelsLinearLayersKeepAStatePerBlock) {
   }
 }
 
+// A block's KV vector of one layer is one access, at most 1 GiB (an access's size is 32 bits):
+// with 1024 KV heads of 1024 values in BF16, a token's K vector of one layer is 1024 x 1024 x 2 B
+// = 2 MiB on one GPU, so 512 tokens make exactly 1 GiB and 513 tokens 1,075,838,976 B, too many;
+// on 2 GPUs (tensor_parallel 2, 512 heads each) 1 MiB a token, 1024 tokens at most.
+TEST(KvDecode, ABlockOfOneKvVectorIsAtMostOneGibibyte) {
+  const std::string model =
+      "model: {preset: llama3_8b, attention_heads: 1024, kv_heads: 1024, head_dim: 1024}, batch: "
+      "1, "
+      "context_tokens: 2048, layers: 1, kv_location: device/fam0";
+  EXPECT_EQ(spec_error("gpus: [0]\n    kv_decode: {" + model + ", block_tokens: 512}"), "no error");
+  EXPECT_THAT(spec_error("gpus: [0]\n    kv_decode: {" + model + ", block_tokens: 513}"),
+              HasSubstr("kv_decode.block_tokens: 513 tokens x 2097152 B (one KV vector of a token "
+                        "of one layer, on a GPU of tensor_parallel 1) = 1075838976 B in one "
+                        "access, above 1 GiB; at most 512 tokens"));
+  EXPECT_THAT(spec_error("gpus: [0, 1]\n    kv_decode: {" + model +
+                         ", tensor_parallel: 2, block_tokens: 1025}"),
+              HasSubstr("1025 tokens x 1048576 B (one KV vector of a token of one layer, on a GPU "
+                        "of tensor_parallel 2) = 1074790400 B in one access, above 1 GiB; at most "
+                        "1024 tokens"));
+  EXPECT_THAT(spec_error("gpus: [0]\n    prefill: {" + model.substr(0, model.find(", batch")) +
+                         ", location: device/fam0, prompts: 1, input_tokens: 600, "
+                         "block_tokens: 600}"),
+              HasSubstr("prefill.block_tokens: 600 tokens x 2097152 B"));
+}
+
 // With a trace, a hybrid model's default block (1056 tokens for Qwen3-Next) does not divide the
 // trace's 512-token hashes: an error naming block_tokens, not the trace's key the user wrote.
 TEST(Prefill, HybridModelsDefaultBlockAgainstATraceNamesBlockTokens) {

@@ -7,7 +7,8 @@
 //                     per sequence; the same for every GPU of a tensor-parallel group)
 //   steps             decode steps (each appends one token to every sequence), default 1
 //   block_tokens      tokens per KV block, default 16 (vLLM's default block size); for a hybrid
-//                     model the block that holds a state (llm_common.h parse_block_tokens)
+//                     model the block that holds a state (llm_common.h parse_block_tokens); a
+//                     block's KV vector of one layer on one GPU is at most 1 GiB
 //   tensor_parallel   GPUs splitting the KV heads (GQA: kv_heads/tp heads each; MLA: every GPU
 //                     holds the whole latent), default 1; consecutive GPUs of the stream form a
 //                     group

@@ -178,7 +178,21 @@ unsigned parse_block_tokens(ConfigNode& parent, const ModelConfig& m, unsigned t
     const std::uint64_t tokens = (m.state_bytes_per_layer(tp) + kv - 1) / kv;
     def = std::min(kMax, (tokens + kAlign - 1) / kAlign * kAlign);
   }
-  return static_cast<unsigned>(parent.get_uint("block_tokens", def, 1, kMax));
+  const bool given = parent.has("block_tokens");
+  const std::uint64_t tokens = parent.get_uint("block_tokens", def, 1, kMax);
+  // A block's KV vector of one layer is one access, whose size is 32 bits; the KV generators
+  // cap accesses at 1 GiB as the state walks do.
+  const std::uint64_t vector = m.kv_bytes_per_token_layer(tp) / m.kv_vectors();
+  if (tokens * vector > StateWalk::kMaxAccess) {
+    parent.fail(
+        "block_tokens",
+        fmt::format("{}{} tokens x {} B (one KV vector of a token of one layer, on a GPU of "
+                    "tensor_parallel {}) = {} B in one access, above 1 GiB; at most {} "
+                    "tokens",
+                    given ? "" : "its default, sized to hold a linear-attention state, ", tokens,
+                    vector, tp, tokens * vector, StateWalk::kMaxAccess / vector));
+  }
+  return static_cast<unsigned>(tokens);
 }
 
 void add_layer_kinds(nlohmann::json& summary, const ModelConfig& m, unsigned layers) {

@@ -107,7 +107,9 @@ unsigned parse_tp(ConfigNode& parent, const ModelConfig& m, std::size_t gpus);
 // (linear_attention) the smallest multiple of 16 whose block of one layer's KV on a GPU of tp
 // holds at least one layer's state, as vLLM sizes its attention blocks so that a page of KV is at
 // least a page of state (its log for Qwen3.5-4B: "Setting attention block size to 528 tokens";
-// 4096 B of KV a token against a 2,146,304 B state: 524, rounded up to 528).
+// 4096 B of KV a token against a 2,146,304 B state: 524, rounded up to 528). A block's KV vector of
+// one layer on one GPU is one access: ConfigError naming block_tokens when it is above 1 GiB
+// (StateWalk::kMaxAccess; an access's size is 32 bits).
 unsigned parse_block_tokens(ConfigNode& parent, const ModelConfig& m, unsigned tp);
 
 // Reads `layers` (simulated layers, default all) for a model; the first `layers` layers run.

@@ -4,7 +4,8 @@
 //   model             the model (traffic/ai/generators.h)
 //   location          where the KV cache (and prefix cache) lives, e.g. device/fam0
 //   block_tokens      tokens per KV block, the unit of reuse, default 16; for a hybrid model the
-//                     block that holds a state (llm_common.h parse_block_tokens)
+//                     block that holds a state (llm_common.h parse_block_tokens); a block's KV
+//                     vector of one layer on one GPU is at most 1 GiB
 //   cache_tokens      prefix-cache capacity per GPU, tokens (LRU over blocks; rounded up to whole
 //                     blocks, at least one: block_tokens); default: every block of the synthetic
 //                     prompts (required with a trace)
