@@ -42,8 +42,15 @@ class MemoryChannels : public sc_core::sc_module {
   // The channels' bridges to foreign TLM-2.0 targets (model external; none otherwise): bind each
   // one's `out` to a foreign target socket before the simulation starts.
   const std::vector<TlmMemoryBridge*>& external_channels() const { return external_; }
-  // Channel c's target socket.
-  tlm::tlm_target_socket<>& target(unsigned c) { return *targets_[c]; }
+  // Channel c's target socket (std::out_of_range for a channel the memory does not have).
+  tlm::tlm_target_socket<>& target(unsigned c) {
+    if (c >= targets_.size()) {
+      throw std::out_of_range(std::string(name()) + ": channel " + std::to_string(c) +
+                              " does not exist; the memory has " + std::to_string(targets_.size()) +
+                              " (channels)");
+    }
+    return *targets_[c];
+  }
   unsigned size() const { return static_cast<unsigned>(targets_.size()); }
   // Channel c's data for a debug access (null when famsim keeps none: backing_store false, or a
   // foreign target's).

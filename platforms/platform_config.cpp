@@ -236,7 +236,7 @@ void parse_dram(ConfigNode& n, DramControllerParams& d, unsigned request_bytes) 
   d.posted_writes =
       ctl.get_choice("write_response", "posted", {"posted", "on_completion"}) == "posted";
   d.backing_store = ctl.get_bool("backing_store", true);
-  const std::uint64_t bursts = request_bytes / d.spec.org.burst_bytes() + 1;
+  const std::uint64_t bursts = d.spec.org.max_bursts_spanned(request_bytes);
   if (bursts > c.read_queue || bursts > c.write_queue) {
     ctl.fail(bursts > c.read_queue ? "read_queue" : "write_queue",
              fmt::format("queues count bursts of {} B: a {} B request needs {} "

@@ -389,6 +389,12 @@ ResolvedConfig parse_config(const ConfigDoc& doc) {
   return rc;
 }
 
+PlatformConfig load_platform(const std::optional<std::string>& file) {
+  RunOptions o;
+  o.platform_file = file;
+  return parse_config(load_config(o)).platform;
+}
+
 Simulation::Simulation(ConfigDoc doc, const std::string& out_dir, const std::string& write_dir)
     : doc_(std::move(doc)), cfg_(parse_config(doc_)), out_dir_(out_dir) {
   const std::string files_dir = write_dir.empty() ? out_dir : write_dir;

@@ -67,6 +67,12 @@ struct ResolvedConfig {
 // Strictly reads the whole document (unknown keys anywhere are errors). Throws ConfigError.
 ResolvedConfig parse_config(const ConfigDoc& doc);
 
+// A platform file read as `famsim run --platform FILE` reads it (presets expanded, every key
+// checked, its `workload:` and `sim:` too), for an sc_main of one's own that builds famsim's
+// blocks from it (an ExpansionDevice from `devices[i]`); no file: the built-in default platform
+// (platforms/nvl8_fam.yaml). Throws ConfigError naming the file, line and key.
+PlatformConfig load_platform(const std::optional<std::string>& file);
+
 // What the configuration changes from the shipped platform it names (`name:`, when a built-in
 // platforms/NAME.yaml exists), leaf by leaf with the file or --set each value came from:
 // {base, workload_source, changes: [{key, value, base_value, source}]}. Without such a platform

@@ -4,6 +4,13 @@
 // expected; they are thrown as ConfigError, which the executable turns into exit code 2.
 #pragma once
 
+// famsim is C++17 (std::optional, structured bindings, ...), and SystemC's library refuses at link
+// time a program compiled for another standard than its own (Debian's: C++17): one message here
+// instead of dozens from the headers below.
+#if __cplusplus < 201703L
+#error "famsim needs C++17 (-std=c++17), the standard its SystemC library was built for"
+#endif
+
 #include <yaml-cpp/yaml.h>
 #include <nlohmann/json.hpp>
 

@@ -55,6 +55,8 @@
 #include <systemc>
 
 #include <memory>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 namespace famsim {
@@ -74,7 +76,16 @@ class PortLogic : public sc_core::sc_module, public Component {
   PortLogic(sc_core::sc_module_name name, SimContext& ctx, const PortLogicParams& params,
             unsigned ports, std::uint64_t base, std::uint64_t size, const AddressMap& map);
 
-  TargetPort<PortLogic>& fabric(unsigned p) { return *fabric_[p]; }
+  // Fabric port p, where a link or a TlmBridge binds (std::out_of_range naming the device's port
+  // count for a port it does not have: an sc_main of one's own binding by hand).
+  TargetPort<PortLogic>& fabric(unsigned p) {
+    if (p >= fabric_.size()) {
+      throw std::out_of_range(std::string(name()) + ": fabric port " + std::to_string(p) +
+                              " does not exist; the device has " + std::to_string(fabric_.size()) +
+                              " (fabric_ports)");
+    }
+    return *fabric_[p];
+  }
   InitiatorPort<PortLogic>& internal(unsigned p) { return *internal_[p]; }
   unsigned ports() const { return static_cast<unsigned>(fabric_.size()); }
 

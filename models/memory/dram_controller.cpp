@@ -26,12 +26,16 @@ DramController::DramController(sc_core::sc_module_name name, SimContext& ctx,
       fs_div_(tck_fs_),
       transactions_(ctx.transactions),
       wake_("wake", ctx.scheduler(), this, &Wakeup::call_behaviour<DramController>) {
-  // A request of the largest payload spans at most this many bursts (one more when unaligned).
-  const std::uint64_t max_bursts = ctx.pool.max_data_bytes() / burst_bytes_ + 1;
+  // The bursts a request of the largest payload spans at most, from any offset.
+  const std::uint64_t max_bytes = ctx.pool.max_data_bytes();
+  const std::uint64_t max_bursts = params.spec.org.max_bursts_spanned(max_bytes);
   if (max_bursts > params.core.read_queue || max_bursts > params.core.write_queue) {
-    throw std::invalid_argument(
-        "read_queue and write_queue (in bursts of " + std::to_string(burst_bytes_) +
-        " B) must hold the largest request: at least " + std::to_string(max_bursts));
+    throw std::invalid_argument(fmt::format(
+        "{}: memory.controller.read_queue and write_queue ({} and {}, in bursts of {} B) must "
+        "hold the largest request, {} B (the payload pool's data size) from any offset: at least "
+        "{} each",
+        this->name(), params.core.read_queue, params.core.write_queue, burst_bytes_, max_bytes,
+        max_bursts));
   }
   scratch_.resize(max_bursts);
   // The queues count room for whole largest requests, as they arrive aligned (the GPUs split
@@ -252,6 +256,12 @@ void DramController::behaviour() {
 void DramController::report(ComponentReport& r, const ReportWindow& window) const {
   // The refreshes of an idle tail are replayed by finish(), which the owner calls at the run's
   // end: a report before it would leave them out.
+  if (finished_at_ps_ == Wakeup::kNever) {
+    throw std::logic_error(fmt::format(
+        "{}: report up to {} ps before finish(): call finish({}) first (a device built in one's "
+        "own sc_main: ExpansionDevice::finish)",
+        name(), window.end_ps, window.end_ps));
+  }
   if (finished_at_ps_ != window.end_ps) {
     throw std::logic_error(fmt::format("{}: report up to {} ps, but finish() ran to {} ps", name(),
                                        window.end_ps, finished_at_ps_));

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # famsim installed (cmake --install) and used from a user's own sc_main: the installed command runs
-# from anywhere, and sc_main/examples/cosim builds against the installed package alone
+# from anywhere, and the installed copy of sc_main/examples/cosim (share/famsim/examples/cosim)
+# builds against the installed package alone
 # (find_package(famsim), no source tree) and runs. Expected values worked out by hand from the
 # examples' arguments and the platforms:
 # - device_dma on minimal.yaml (1 fabric port, 2 channels, modulo interleave at 256 B), 8 KiB in
@@ -25,7 +26,8 @@ expect_rc 0 "cmake --install"
 for f in bin/famsim lib/libfamsim.a lib/cmake/famsim/famsimConfig.cmake \
          include/famsim/models/cosim/tlm_bridge.h include/famsim/sc_main/simulation.h \
          share/famsim/platforms/minimal.yaml share/famsim/traffic/models/deepseek_v3.yaml \
-         share/famsim/scripts/report.py; do
+         share/famsim/scripts/report.py share/famsim/examples/cosim/device_dma.cpp \
+         share/famsim/examples/cosim/external_memory.yaml; do
   [ -e "$PREFIX/$f" ] || fail "cmake --install did not install $f"
 done
 [ -x "$PREFIX/share/famsim/scripts/report.py" ] || fail "report.py is not executable once installed"
@@ -43,14 +45,14 @@ pass "installed famsim validates the installed nvl8_fam.yaml from another direct
 
 # The examples against the installed package only (the source tree is not on any include path:
 # the package's target gives the installed headers).
-run_tool configure cmake -S "$SRC/sc_main/examples/cosim" -B "$WORK/examples" -G Ninja \
+run_tool configure cmake -S "$PREFIX/share/famsim/examples/cosim" -B "$WORK/examples" -G Ninja \
   -DCMAKE_PREFIX_PATH="$PREFIX" ${CXX:+-DCMAKE_CXX_COMPILER="$CXX"}
-expect_rc 0 "configuring sc_main/examples/cosim with find_package(famsim)"
+expect_rc 0 "configuring the installed examples/cosim with find_package(famsim)"
 run_tool build cmake --build "$WORK/examples"
-expect_rc 0 "building sc_main/examples/cosim against the installed famsim"
-grep -q -- "-I$SRC\b\|-I$SRC " "$WORK/examples/build.ninja" &&
-  fail "the examples' build reads headers from the source tree $SRC"
-pass "sc_main/examples/cosim builds against the installed package"
+expect_rc 0 "building the installed examples/cosim against the installed famsim"
+grep -q -- "$SRC" "$WORK/examples/build.ninja" &&
+  fail "the examples' build reads files from the source tree $SRC"
+pass "the installed examples/cosim build against the installed package"
 
 cd "$WORK"
 export SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1

@@ -216,10 +216,11 @@ struct DeviceRun {
   unsigned duplicates = 0;
   unsigned errors = 0;
 };
+// `pool_bytes`: the payload pool's data size, the largest request the tests send (the DRAM queues
+// must hold its bursts).
 DeviceRun run_device(const DeviceConfig& cfg, std::vector<std::vector<Op>*> per_port,
-                     unsigned window) {
-  // Payload data: the largest request the tests send (the DRAM queues must hold its bursts).
-  SimContext ctx(512, 1);
+                     unsigned window, std::uint32_t pool_bytes = 512) {
+  SimContext ctx(pool_bytes, 1);
   ExpansionDevice dev("fam0", ctx, cfg, kBase);
   std::vector<std::unique_ptr<Driver>> drivers;
   for (std::size_t p = 0; p < per_port.size(); ++p) {
@@ -265,6 +266,94 @@ TEST(DeviceSplit, AWriteAcrossGranulesIsSplitAndReadsBackWholeAndInPieces) {
   EXPECT_EQ(ops[5].answer, std::vector<unsigned char>(32, 0)) << "bytes before the write";
   EXPECT_EQ(r.port_logic["split_requests"].get<unsigned>(), 2u);
   EXPECT_EQ(r.port_logic["parts"].get<unsigned>(), 10u);
+}
+
+// A foreign initiator (through a TlmBridge) may send requests of any size from any offset, not
+// the GPUs' aligned powers of two: with a pool of 100 B, a 100 B write from offset 100 covers
+// bytes 100..199, bursts 1, 2 and 3 of 64 B (64..255) in channel 0 (256 B granules), one burst
+// more than 100 / 64 + 1 = 2, which the DRAM controller used to size its burst list by.
+TEST(DeviceSplit, AnUnalignedRequestOfAPoolNotAMultipleOfTheBurstReadsBack) {
+  const DeviceConfig cfg = device_config("", "granule_bytes: 256, channel_select: modulo", 20,
+                                         "{preset: ddr5_4800_x4, channels: 4");
+  const std::vector<unsigned char> data = pattern(100, 3);
+  std::vector<Op> ops{write_op(100, data), read_op(100, 100), read_op(36, 100)};
+  std::vector<Op> idle;
+  const DeviceRun r = run_device(cfg, {&ops, &idle}, 1, /*pool_bytes=*/100);
+  ASSERT_EQ(r.answered, ops.size());
+  EXPECT_EQ(r.errors, 0u);
+  EXPECT_EQ(ops[1].answer, data);
+  // Bytes 36..135: 64 unwritten (zero) bytes, then the write's first 36.
+  std::vector<unsigned char> second(64, 0);
+  second.insert(second.end(), data.begin(), data.begin() + 36);
+  EXPECT_EQ(ops[2].answer, second);
+}
+
+// The controller's queues must hold the largest request from any offset: 3 bursts of 64 B for
+// 100 B (above), 2 for 64 B, 1 for 1 B.
+TEST(DeviceSplit, DramQueuesSmallerThanTheLargestUnalignedRequestAreRefused) {
+  // The platform reader checks the queues against the GPUs' 128 B requests (3 bursts); set them
+  // after it, as an sc_main of one's own may.
+  DeviceConfig cfg = device_config("", "granule_bytes: 256, channel_select: modulo", 20,
+                                   "{preset: ddr5_4800_x4, channels: 4");
+  cfg.memory.dram.core.read_queue = 2;
+  cfg.memory.dram.core.write_queue = 2;
+  cfg.memory.dram.core.write_high_watermark = 2;
+  cfg.memory.dram.core.write_low_watermark = 1;
+  SimContext ctx(100, 1);
+  try {
+    ExpansionDevice dev("fam0", ctx, cfg, kBase);
+    FAIL() << "a 100 B pool against queues of 2 bursts was accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_THAT(
+        e.what(),
+        ::testing::HasSubstr("fam0.memory.ch0: memory.controller.read_queue and write_queue (2 and "
+                             "2, in bursts of 64 B) must hold the largest request, 100 B (the "
+                             "payload pool's data size) from any offset: at least 3 each"));
+  }
+}
+
+// An sc_main of one's own binds ports by number: one the device does not have is an error
+// naming the count (device_config: 2 fabric ports, 4 channels), not an out-of-range read.
+TEST(DevicePorts, APortOrChannelTheDeviceDoesNotHaveIsAnErrorNamingTheCount) {
+  SimContext ctx(128, 1);
+  ExpansionDevice dev("fam0", ctx, device_config(""), kBase);
+  EXPECT_NO_THROW(dev.port_logic().fabric(1));
+  try {
+    dev.port_logic().fabric(2);
+    FAIL() << "fabric port 2 of 2";
+  } catch (const std::out_of_range& e) {
+    EXPECT_STREQ(e.what(),
+                 "fam0.port_logic: fabric port 2 does not exist; the device has 2 "
+                 "(fabric_ports)");
+  }
+  EXPECT_NO_THROW(dev.memory().target(3));
+  try {
+    dev.memory().target(4);
+    FAIL() << "channel 4 of 4";
+  } catch (const std::out_of_range& e) {
+    EXPECT_STREQ(e.what(), "fam0.memory: channel 4 does not exist; the memory has 4 (channels)");
+  }
+}
+
+// A device's DRAM controllers report only after finish() (their idle tails' refreshes): the
+// error says so and names the call, rather than a finish() time of 2^64 - 1 ps.
+TEST(DevicePorts, ReportingBeforeFinishNamesTheCall) {
+  SimContext ctx(128, 1);
+  ExpansionDevice dev("fam0", ctx,
+                      device_config("", "granule_bytes: 256, channel_select: modulo", 20,
+                                    "{preset: ddr5_4800_x4, channels: 4"),
+                      kBase);
+  try {
+    ctx.registry.report_all(ReportWindow{0, 5000});
+    FAIL() << "reported before finish()";
+  } catch (const std::logic_error& e) {
+    EXPECT_STREQ(e.what(),
+                 "fam0.memory.ch0: report up to 5000 ps before finish(): call "
+                 "finish(5000) first (a device built in one's own sc_main: "
+                 "ExpansionDevice::finish)");
+  }
+  dev.finish(5000);
+  EXPECT_NO_THROW(ctx.registry.report_all(ReportWindow{0, 5000}));
 }
 
 TEST(DeviceSplit, BitListInterleaveSplitsAtItsLowestBit) {

@@ -10,6 +10,7 @@
 
 #include "models/memory/dram/dram_command.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -62,6 +63,14 @@ struct Organization {
   unsigned devices_per_rank() const { return channel_width_bits / device_width_bits; }
   std::uint64_t burst_bytes() const {
     return static_cast<std::uint64_t>(channel_width_bits) / 8 * burst_length;
+  }
+  // The most bursts a request of `bytes` (at least 1) spans from any offset: ceil((bytes - 1) /
+  // B) + 1 for bursts of B bytes, bytes / B + 1 when B divides it (the controller's queues count
+  // bursts; a foreign initiator's request through a TlmBridge need be neither a multiple of B nor
+  // aligned: 100 B from offset 100 spans 3 bursts of 64 B).
+  std::uint64_t max_bursts_spanned(std::uint64_t bytes) const {
+    const std::uint64_t b = burst_bytes();
+    return (std::max<std::uint64_t>(bytes, 1) - 1 + b - 1) / b + 1;
   }
   // Bytes of one row across the rank (all devices in lock step): the page size the controller
   // sees.

@@ -282,9 +282,8 @@ void print(const char* what, const DmaEngine::Result& r, std::uint64_t engines) 
 int sc_main(int argc, char** argv) {
   try {
     const Options o = parse(argc, argv);
-    famsim::RunOptions run;
-    run.platform_file = o.platform;
-    const famsim::PlatformConfig platform = famsim::parse_config(famsim::load_config(run)).platform;
+    // As `famsim run --platform FILE` reads it: presets expanded, every key checked.
+    const famsim::PlatformConfig platform = famsim::load_platform(o.platform);
     if (platform.devices.empty()) {
       throw famsim::ConfigError((o.platform ? *o.platform : std::string("the platform")) +
                                 ": devices: expected at least one device");

@@ -55,7 +55,10 @@ namespace {
 
 // A memory of your own: requests queue (at most `queue` taken), its data bus moves one request's
 // bytes at `gbps`, and each is answered `latency` after its transfer ends. Bytes never written
-// read as 0.
+// read as 0. Kept short for what famsim's TlmMemoryBridge sends (reads and writes of whole
+// requests, streaming width = length, no byte enables: tlm_memory_bridge.h); a target for other
+// initiators would also answer TLM_IGNORE_COMMAND, byte enables and streaming widths, with error
+// statuses for what it does not support.
 class MyMemory : public sc_core::sc_module {
  public:
   tlm_utils::simple_target_socket<MyMemory> socket;
@@ -98,7 +101,7 @@ class MyMemory : public sc_core::sc_module {
       responding_->release();
       responding_ = nullptr;
       respond_next();
-    } else {  // BEGIN_RESP, internal: the answer is ready
+    } else {  // BEGIN_RESP from take(): this event queue's own mark that an answer is ready
       ready_.push_back(&p);
       respond_next();
     }
@@ -128,10 +131,15 @@ class MyMemory : public sc_core::sc_module {
       --taken_;
       tlm::tlm_phase resp = tlm::BEGIN_RESP;
       sc_core::sc_time zero = sc_core::SC_ZERO_TIME;
-      if (socket->nb_transport_bw(p, resp, zero) == tlm::TLM_ACCEPTED) {
+      const tlm::tlm_sync_enum r = socket->nb_transport_bw(p, resp, zero);
+      if (r == tlm::TLM_ACCEPTED) {
         responding_ = &p;  // END_RESP to come
+      } else if (r == tlm::TLM_UPDATED && zero > sc_core::SC_ZERO_TIME) {
+        // END_RESP with a delay: the response path is busy until then.
+        responding_ = &p;
+        peq_.notify(p, tlm::END_RESP, zero);
       } else {
-        p.release();  // TLM_COMPLETED (famsim's bridge answers so), or TLM_UPDATED with END_RESP
+        p.release();  // TLM_COMPLETED (famsim's bridge answers so), or END_RESP at once
       }
       if (!waiting_.empty()) {
         tlm::tlm_generic_payload& next = *waiting_.front();
@@ -242,10 +250,12 @@ int sc_main(int argc, char** argv) {
     const nlohmann::json& s = stats.at("summary");
     std::cout << memories.size() << " channels of MyMemory (" << o.latency_ns << " ns, " << o.gbps
               << " GB/s, queue " << o.queue << ") behind " << sim.config().platform.name << "\n"
-              << "read " << s.at("read_bytes") << " B at " << s.at("read_bandwidth_gbps")
-              << " GB/s, wrote " << s.at("write_bytes") << " B at " << s.at("write_bandwidth_gbps")
-              << " GB/s; latency mean " << s.at("latency_ns").at("mean") << " ns, p99 "
-              << s.at("latency_ns").at("p99") << " ns\n"
+              << "read " << s.at("read_bytes") << " B and wrote " << s.at("write_bytes") << " B in "
+              << stats.at("sim").at("simulated_time_ns") << " ns: " << s.at("read_bandwidth_gbps")
+              << " and " << s.at("write_bandwidth_gbps")
+              << " GB/s over the whole run (the workload writes, then reads back); latency mean "
+              << s.at("latency_ns").at("mean") << " ns, p99 " << s.at("latency_ns").at("p99")
+              << " ns\n"
               << "statistics: " << o.stats << "\n";
     const nlohmann::json& c = stats.at("conservation");
     if (!c.at("ok").get<bool>()) {
