@@ -149,7 +149,7 @@ void TlmMemoryBridge::send(std::uint64_t now) {
   if (r == tlm::TLM_ACCEPTED) return;  // END_REQ or BEGIN_RESP comes through foreign_bw()
   const std::uint64_t at = ForeignTime::takes_effect_ps(now, t);
   if (r == tlm::TLM_UPDATED && phase == tlm::END_REQ) {
-    request_taken(f, at);
+    request_taken(f, at, at);
   } else if (r == tlm::TLM_UPDATED && phase == tlm::BEGIN_RESP) {
     // The target answered on return and waits for END_RESP: given at once, at that time.
     Phase end = tlm::END_RESP;
@@ -174,7 +174,7 @@ Sync TlmMemoryBridge::foreign_bw(ForeignPayload& f, Phase& phase, sc_core::sc_ti
   if (!f.ours) SC_REPORT_FATAL(name(), "the foreign target sent a phase for a finished request");
   if (phase == tlm::END_REQ) {
     if (f.request_ended) SC_REPORT_FATAL(name(), "the foreign target sent END_REQ twice");
-    request_taken(f, at);
+    request_taken(f, at, at);
     return tlm::TLM_ACCEPTED;
   }
   if (phase == tlm::BEGIN_RESP) {
@@ -186,11 +186,12 @@ Sync TlmMemoryBridge::foreign_bw(ForeignPayload& f, Phase& phase, sc_core::sc_ti
   protocol_error(name(), phase, "the foreign target's socket");
 }
 
-void TlmMemoryBridge::request_taken(ForeignPayload& f, std::uint64_t at_ps) {
+void TlmMemoryBridge::request_taken(ForeignPayload& f, std::uint64_t at_ps,
+                                    std::uint64_t service_start_ps) {
   f.request_ended = true;
   if (&f != sending_) return;
   end_req_ps_ = at_ps;
-  ext_of(*f.ours).service_start_ps = at_ps;
+  ext_of(*f.ours).service_start_ps = service_start_ps;
   wake_.at(at_ps, now_ps());
 }
 
@@ -198,8 +199,7 @@ void TlmMemoryBridge::answered(ForeignPayload& f, std::uint64_t at_ps) {
   if (!f.request_ended) {
     // BEGIN_RESP implies END_REQ (a target that answers on return, or an LT target behind a
     // convenience socket): the request was in its hands from the moment it went out.
-    request_taken(f, at_ps);
-    ext_of(*f.ours).service_start_ps = f.sent_ps;
+    request_taken(f, at_ps, f.sent_ps);
   }
   Payload& ours = *f.ours;
   const tlm::tlm_response_status status = f.get_response_status();

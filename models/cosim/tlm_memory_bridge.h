@@ -146,8 +146,9 @@ class TlmMemoryBridge : public sc_core::sc_module, public Component, tlm::tlm_mm
   void send(std::uint64_t now);
   // The block in front gets END_REQ for the pending request once the foreign target took it.
   void end_request(std::uint64_t now);
-  // The foreign target took the request in `f` at `at_ps`.
-  void request_taken(ForeignPayload& f, std::uint64_t at_ps);
+  // The foreign target took the request in `f` at `at_ps`; its service (the per-hop breakdown's)
+  // counts from `service_start_ps`.
+  void request_taken(ForeignPayload& f, std::uint64_t at_ps, std::uint64_t service_start_ps);
   // Its answer took effect at `at_ps`: copies it into famsim's payload and queues it.
   void answered(ForeignPayload& f, std::uint64_t at_ps);
   friend class Wakeup;  // runs behaviour()
