@@ -99,7 +99,8 @@ void TlmMemoryBridge::behaviour() {
       outstanding_.set(in_bridge_, now);
       ext_of(*pending_).service_start_ps = now;
       pending_->set_response_status(tlm::TLM_COMMAND_ERROR_RESPONSE);
-      answers_.push_back({pending_, now});
+      // Before a foreign answer that is due later (one annotated ahead), not behind it.
+      queue_answer(*pending_, now);
       end_req_ps_ = now;
     } else if (!free_foreign_.empty()) {
       send(now);
@@ -207,16 +208,20 @@ void TlmMemoryBridge::answered(ForeignPayload& f, std::uint64_t at_ps) {
     std::memcpy(ours.get_data_ptr(), f.data.data(), f.get_data_length());
   }
   ours.set_response_status(status);
-  // Answers go back by the time they take effect, not by when the target called: a target may
-  // annotate a later call with an earlier time (IEEE 1666-2011 leaves the order to the receiver's
-  // payload event queue). Equal times keep the order of the calls.
-  answers_.push_back({&ours, at_ps});
-  for (std::size_t i = answers_.size() - 1; i > 0 && answers_[i - 1].ready_ps > at_ps; --i) {
-    std::swap(answers_[i - 1], answers_[i]);
-  }
+  queue_answer(ours, at_ps);
   f.ours = nullptr;
   wake_.at(at_ps, now_ps());
   f.release();  // free() takes it back once the target has let go too
+}
+
+void TlmMemoryBridge::queue_answer(Payload& ours, std::uint64_t ready_ps) {
+  // Answers go back by the time they take effect, not by when the target called: a target may
+  // annotate a later call with an earlier time (IEEE 1666-2011 leaves the order to the receiver's
+  // payload event queue). Equal times keep the order of the calls.
+  answers_.push_back({&ours, ready_ps});
+  for (std::size_t i = answers_.size() - 1; i > 0 && answers_[i - 1].ready_ps > ready_ps; --i) {
+    std::swap(answers_[i - 1], answers_[i]);
+  }
 }
 
 void TlmMemoryBridge::free(tlm::tlm_generic_payload* p) {

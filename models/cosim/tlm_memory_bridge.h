@@ -151,6 +151,9 @@ class TlmMemoryBridge : public sc_core::sc_module, public Component, tlm::tlm_mm
   void request_taken(ForeignPayload& f, std::uint64_t at_ps, std::uint64_t service_start_ps);
   // Its answer took effect at `at_ps`: copies it into famsim's payload and queues it.
   void answered(ForeignPayload& f, std::uint64_t at_ps);
+  // Puts the answer in `ours`, ready at `ready_ps`, among answers_ by that time (after those
+  // ready at the same time).
+  void queue_answer(Payload& ours, std::uint64_t ready_ps);
   friend class Wakeup;  // runs behaviour()
   void behaviour();
 

@@ -431,13 +431,15 @@ streams:
 }
 
 // famsim's side of a bridge on its own: a block that sends its requests one after another (the
-// next when the last had END_REQ) from 0 on, and records what came back and in which order.
+// next when the last had END_REQ, and not before its send_at_ps) from 0 on, and records what came
+// back and in which order.
 class FamsimSender : public sc_core::sc_module {
  public:
   struct Request {
     bool write = false;
     bool atomic = false;
     std::uint64_t channel_address = 0;
+    std::uint64_t send_at_ps = 0;  // not sent before then
     // Results.
     tlm::tlm_response_status status = tlm::TLM_INCOMPLETE_RESPONSE;
     std::uint64_t end_req_ps = Wakeup::kNever;
@@ -456,10 +458,12 @@ class FamsimSender : public sc_core::sc_module {
         out("out", *this, 0),
         requests(std::move(r)),
         ctx_(ctx),
-        end_resp_("end_resp", ctx.scheduler(), this, &Wakeup::call_behaviour<FamsimSender>) {
+        end_resp_("end_resp", ctx.scheduler(), this, &Wakeup::call_behaviour<FamsimSender>),
+        send_at_("send_at", ctx.scheduler(), this,
+                 [](void* self) { static_cast<FamsimSender*>(self)->send(); }) {
     SC_HAS_PROCESS(FamsimSender);
     SC_METHOD(send);
-    sensitive << next_;
+    sensitive << next_ << send_at_.event();
     SC_METHOD(behaviour);
     sensitive << end_resp_.event();
     dont_initialize();
@@ -498,6 +502,11 @@ class FamsimSender : public sc_core::sc_module {
   void send() {
     if (sent_ >= requests.size()) return;
     const Request& r = requests[sent_];
+    if (now_ps() < r.send_at_ps) {
+      send_at_.at(r.send_at_ps, now_ps());  // (on famsim's time, as a block of it)
+      return;
+    }
+    send_at_.fired();
     Payload& p = ctx_.pool.allocate();
     p.acquire();
     p.set_command(r.write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
@@ -522,6 +531,7 @@ class FamsimSender : public sc_core::sc_module {
   sc_core::sc_event next_;
   Payload* held_ = nullptr;
   Wakeup end_resp_;
+  Wakeup send_at_;
 };
 
 // A target that answers in the call: `completes` returns TLM_COMPLETED with kLatency added to the
@@ -775,6 +785,30 @@ TEST_P(MemoryBridge, AnswersGoBackByTheirAnnotatedTimesNotByTheOrderOfTheCalls) 
   EXPECT_EQ(a.sender.answer_order, (std::vector<std::size_t>{1, 0}));
   EXPECT_EQ(a.sender.requests[0].response_ps, kFar);
   EXPECT_EQ(a.sender.requests[1].response_ps, kNear);
+}
+
+TEST_P(MemoryBridge, ARefusedAtomicGoesBackAtItsTimeNotBehindALaterForeignAnswer) {
+  // The target has both reads at 0 and answers both at once, the first due at 40 ns, the second
+  // at 10 ns (as above). The atomic comes at 20 ns, while the first read's answer waits in the
+  // bridge for its time: answered at once, it goes back at 20 ns, before that answer. In the
+  // order of the times: the second read at 10 ns, the atomic at 20, the first read at 40.
+  ForeignReorderingMemory mem("mem", true);
+  std::vector<FamsimSender::Request> requests = far_then_near();
+  FamsimSender::Request atomic;
+  atomic.atomic = true;
+  atomic.send_at_ps = 20000;
+  requests.push_back(atomic);
+  Alone<ForeignReorderingMemory> a(test::kernel_named(GetParam()), mem, requests);
+  const nlohmann::json r = a.run();
+  ASSERT_EQ(mem.begin_req_ps, (std::vector<std::uint64_t>{0, 0})) << "the atomic never reaches it";
+  EXPECT_EQ(a.sender.answer_order, (std::vector<std::size_t>{1, 2, 0}));
+  const FamsimSender::Request& got = a.sender.requests[2];
+  EXPECT_EQ(got.status, tlm::TLM_COMMAND_ERROR_RESPONSE);
+  EXPECT_EQ(got.end_req_ps, 20000u);
+  EXPECT_EQ(got.response_ps, 20000u);
+  EXPECT_EQ(a.sender.requests[0].response_ps, kFar);
+  EXPECT_EQ(a.sender.requests[1].response_ps, kNear);
+  EXPECT_EQ(r["answered_at_once"]["atomics"], 1);
 }
 
 TEST_P(MemoryBridge, ARequestWaitsForAPayloadTheTargetStillHolds) {
