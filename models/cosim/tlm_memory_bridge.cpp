@@ -152,11 +152,14 @@ void TlmMemoryBridge::send(std::uint64_t now) {
   if (r == tlm::TLM_UPDATED && phase == tlm::END_REQ) {
     request_taken(f, at, at);
   } else if (r == tlm::TLM_UPDATED && phase == tlm::BEGIN_RESP) {
-    // The target answered on return and waits for END_RESP: given at once, at that time.
+    // The target answered on return and waits for END_RESP: given at once, at that time. END_RESP
+    // ends the transaction whatever the target returns, TLM_COMPLETED or TLM_ACCEPTED (IEEE
+    // 1666-2011 allows either).
     Phase end = tlm::END_RESP;
     sc_core::sc_time te = t;
-    if (out->nb_transport_fw(f, end, te) != tlm::TLM_COMPLETED) {
-      SC_REPORT_FATAL(name(), "the foreign target answered END_RESP with other than TLM_COMPLETED");
+    const Sync re = out->nb_transport_fw(f, end, te);
+    if (re != tlm::TLM_COMPLETED && re != tlm::TLM_ACCEPTED) {
+      SC_REPORT_FATAL(name(), "the foreign target answered END_RESP with TLM_UPDATED");
     }
     answered(f, at);
   } else if (r == tlm::TLM_COMPLETED) {

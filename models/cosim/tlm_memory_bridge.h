@@ -22,7 +22,8 @@
 //   foreign side  one BEGIN_REQ at a time (exclusion rule), annotated with famsim's local time
 //                 offset; the foreign target's BEGIN_RESP is taken at once (TLM_COMPLETED: the
 //                 slot is its buffer), so the foreign target never waits for famsim. A target
-//                 that answers BEGIN_REQ with TLM_UPDATED/BEGIN_RESP gets END_RESP at once.
+//                 that answers BEGIN_REQ with TLM_UPDATED/BEGIN_RESP gets END_RESP at once (and
+//                 may return TLM_COMPLETED or TLM_ACCEPTED to it).
 // The bridge takes no time itself: a request goes out at the instant it arrives (when nothing
 // waits before it) and its answer is ready at the instant the foreign BEGIN_RESP takes effect.
 // An LT-only target on a convenience socket (tlm_utils::simple_target_socket with only

@@ -534,19 +534,25 @@ class FamsimSender : public sc_core::sc_module {
   Wakeup send_at_;
 };
 
-// A target that answers in the call: `completes` returns TLM_COMPLETED with kLatency added to the
-// delay; otherwise TLM_UPDATED with END_REQ kAccept later, and BEGIN_RESP kLatency after that
-// through its payload event queue.
+// A target that answers BEGIN_REQ in the call, as `answer` says:
+//   kCompletes          TLM_COMPLETED with kLatency added to the delay;
+//   kEndReq             TLM_UPDATED with END_REQ kAccept later, and BEGIN_RESP kLatency after that
+//                       through its payload event queue;
+//   kBeginResp          TLM_UPDATED with BEGIN_RESP kLatency later; it answers the END_RESP that
+//                       follows with TLM_ACCEPTED (the standard allows that or TLM_COMPLETED: the
+//                       transaction is over at END_RESP either way) and records its time.
 constexpr std::uint64_t kAccept = 2000;
 class ForeignEagerMemory : public sc_core::sc_module {
  public:
+  enum Answer { kCompletes, kEndReq, kBeginResp };
   tlm_utils::simple_target_socket<ForeignEagerMemory> socket;
   std::vector<std::uint64_t> begin_req_ps;
+  std::vector<std::uint64_t> end_resp_ps;
 
-  ForeignEagerMemory(sc_core::sc_module_name name, bool completes)
+  ForeignEagerMemory(sc_core::sc_module_name name, Answer answer)
       : sc_core::sc_module(name),
         socket("socket"),
-        completes_(completes),
+        answer_(answer),
         peq_(this, &ForeignEagerMemory::respond) {
     socket.register_nb_transport_fw(this, &ForeignEagerMemory::nb_transport_fw);
   }
@@ -554,15 +560,25 @@ class ForeignEagerMemory : public sc_core::sc_module {
  private:
   tlm::tlm_sync_enum nb_transport_fw(tlm::tlm_generic_payload& p, tlm::tlm_phase& phase,
                                      sc_core::sc_time& t) {
+    const std::uint64_t at = sc_core::sc_time_stamp().value() + t.value();
+    if (answer_ == kBeginResp && phase == tlm::END_RESP) {
+      end_resp_ps.push_back(at);
+      return tlm::TLM_ACCEPTED;
+    }
     if (phase != tlm::BEGIN_REQ) {
       ADD_FAILURE() << "the bridge sent " << phase;
       return tlm::TLM_COMPLETED;
     }
-    begin_req_ps.push_back(sc_core::sc_time_stamp().value() + t.value());
+    begin_req_ps.push_back(at);
     bytes_.access(p);
-    if (completes_) {
+    if (answer_ == kCompletes) {
       t += sc_core::sc_time::from_value(kLatency);
       return tlm::TLM_COMPLETED;
+    }
+    if (answer_ == kBeginResp) {
+      t += sc_core::sc_time::from_value(kLatency);
+      phase = tlm::BEGIN_RESP;
+      return tlm::TLM_UPDATED;
     }
     p.acquire();
     tlm::tlm_phase resp = tlm::BEGIN_RESP;
@@ -578,7 +594,7 @@ class ForeignEagerMemory : public sc_core::sc_module {
     p.release();
   }
 
-  bool completes_;
+  Answer answer_;
   Bytes bytes_;
   tlm_utils::peq_with_cb_and_phase<ForeignEagerMemory> peq_;
 };
@@ -718,7 +734,7 @@ TEST_P(MemoryBridge, AnAtomicIsAnsweredAtOnceWithACommandErrorWithoutReachingThe
 TEST_P(MemoryBridge, ATargetCompletingInTheCallTakesTheRequestWhenItAnswers) {
   // TLM_COMPLETED with 30 ns added: END_REQ and BEGIN_RESP are both implied at 30 ns; the second
   // read goes out then (its END_REQ), and is answered at 60 ns.
-  ForeignEagerMemory mem("mem", true);
+  ForeignEagerMemory mem("mem", ForeignEagerMemory::kCompletes);
   Alone<ForeignEagerMemory> a(test::kernel_named(GetParam()), mem, {{}, {}});
   const nlohmann::json r = a.run();
   ASSERT_EQ(mem.begin_req_ps.size(), 2u);
@@ -736,10 +752,29 @@ TEST_P(MemoryBridge, ATargetCompletingInTheCallTakesTheRequestWhenItAnswers) {
   EXPECT_DOUBLE_EQ(r["backpressure_ns"].get<double>(), 60.0);
 }
 
+TEST_P(MemoryBridge, ATargetAnsweringInTheCallMayAcceptTheEndRespThatFollows) {
+  // TLM_UPDATED with BEGIN_RESP 30 ns later: END_REQ is implied then, and the bridge ends the
+  // response at once, at that time (END_RESP annotated 30 ns); the target returns TLM_ACCEPTED,
+  // which ends the transaction as TLM_COMPLETED would. The same times as a target completing in
+  // the call: the second read goes out at 30 ns and is answered at 60.
+  ForeignEagerMemory mem("mem", ForeignEagerMemory::kBeginResp);
+  Alone<ForeignEagerMemory> a(test::kernel_named(GetParam()), mem, {{}, {}});
+  a.run();
+  EXPECT_EQ(mem.begin_req_ps, (std::vector<std::uint64_t>{0, kLatency}));
+  EXPECT_EQ(mem.end_resp_ps, (std::vector<std::uint64_t>{kLatency, 2 * kLatency}));
+  for (unsigned i = 0; i < 2; ++i) {
+    const FamsimSender::Request& got = a.sender.requests[i];
+    EXPECT_EQ(got.status, tlm::TLM_OK_RESPONSE);
+    EXPECT_EQ(got.end_req_ps, (i + 1) * kLatency) << i;
+    EXPECT_EQ(got.response_ps, (i + 1) * kLatency) << i;
+    EXPECT_EQ(got.service_start_ps, i * kLatency) << i;
+  }
+}
+
 TEST_P(MemoryBridge, AnEndReqOnReturnWithADelayTakesEffectThen) {
   // TLM_UPDATED with END_REQ 2 ns later, BEGIN_RESP 30 ns after that: the first read's END_REQ at
   // 2 ns sends the second, whose END_REQ is at 4 ns; the answers at 32 and 34 ns.
-  ForeignEagerMemory mem("mem", false);
+  ForeignEagerMemory mem("mem", ForeignEagerMemory::kEndReq);
   Alone<ForeignEagerMemory> a(test::kernel_named(GetParam()), mem, {{}, {}});
   const nlohmann::json r = a.run();
   ASSERT_EQ(mem.begin_req_ps.size(), 2u);
