@@ -1,5 +1,7 @@
 #include "models/cosim/tlm_bridge.h"
 
+#include "models/cosim/ignorable_phase.h"
+
 #include <algorithm>
 #include <cstring>
 #include <stdexcept>
@@ -103,6 +105,10 @@ Sync TlmBridge::foreign_fw(Payload& p, Phase& phase, sc_core::sc_time& t) {
     wake_.at(respond_from_ps_, now);
     return tlm::TLM_COMPLETED;
   }
+  if (ignorable_phase(phase)) {
+    ++ignored_phases_;
+    return tlm::TLM_ACCEPTED;
+  }
   protocol_error(name(), phase, "the foreign initiator's socket");
 }
 
@@ -195,7 +201,8 @@ void TlmBridge::end_foreign_request(std::uint64_t now) {
   sc_core::sc_time t = local_time_offset();
   time_.yield();
   // The reference taken at BEGIN_REQ stays until the response has ended: the slot points at p.
-  if (in->nb_transport_bw(p, phase, t) != tlm::TLM_ACCEPTED) {
+  if (ignoring_unknown_phase(in->nb_transport_bw(p, phase, t), phase, ignored_phases_) !=
+      tlm::TLM_ACCEPTED) {
     SC_REPORT_FATAL(name(), "the foreign initiator answered END_REQ with other than TLM_ACCEPTED");
   }
 }
@@ -238,7 +245,8 @@ void TlmBridge::complete(std::uint32_t s, std::uint64_t now) {
   Phase phase = tlm::BEGIN_RESP;
   sc_core::sc_time t = local_time_offset();
   time_.yield();
-  const Sync r = in->nb_transport_bw(foreign, phase, t);
+  const Sync r =
+      ignoring_unknown_phase(in->nb_transport_bw(foreign, phase, t), phase, ignored_phases_);
   if (r == tlm::TLM_ACCEPTED) return;  // END_RESP comes through foreign_fw()
   if (r == tlm::TLM_COMPLETED || (r == tlm::TLM_UPDATED && phase == tlm::END_RESP)) {
     responding_ = nullptr;
@@ -314,6 +322,7 @@ void TlmBridge::report(ComponentReport& r, const ReportWindow& window) const {
   const double secs = window.seconds();
   r.extra["requests"] = issued();
   r.extra["answered_at_once"] = refused_;
+  r.extra["ignored_phases"] = ignored_phases_;
   r.extra["max_outstanding"] = params_.max_outstanding;
   r.extra["mean_outstanding"] = outstanding_.mean(window);
   r.extra["bandwidth_gbps"] = secs > 0 ? (t.read_bytes + t.write_bytes) / secs * 1e-9 : 0.0;

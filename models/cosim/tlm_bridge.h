@@ -12,7 +12,11 @@
 //                    that block's backpressure reaches the initiator, which may send nothing more
 //                    until then (exclusion rule). BEGIN_RESP goes out as famsim's answer arrives,
 //                    one at a time: the next waits for the initiator's END_RESP (or its
-//                    TLM_COMPLETED, or TLM_UPDATED with END_RESP, on return).
+//                    TLM_COMPLETED, or TLM_UPDATED with END_RESP, on return). Phases other than
+//                    the base protocol's four are ignorable (ignorable_phase.h): one the
+//                    initiator sends is answered TLM_ACCEPTED, one it returns with TLM_UPDATED is
+//                    taken as TLM_ACCEPTED; either way the bridge does nothing else with it but
+//                    count it.
 //   b_transport      loosely timed initiators: the call waits out its annotated delay, then the
 //                    answer through the same approximately timed path, and returns with a zero
 //                    delay (the time has passed). It waits, so the caller must be an SC_THREAD;
@@ -65,8 +69,9 @@
 // (time foreign requests waited for END_REQ after taking effect: the bridge's slots or famsim's
 // backpressure), requests, refused (answered at once with an error, by response status),
 // mean_outstanding, bandwidth_gbps, read_latency_ns and write_latency_ns (from a request taking
-// effect to its answer arriving at the bridge); the slots are a resource of the bottleneck
-// analysis, as a GPU's outstanding window.
+// effect to its answer arriving at the bridge), ignored_phases (ignorable phases the initiator
+// sent or returned); the slots are a resource of the bottleneck analysis, as a GPU's outstanding
+// window.
 #pragma once
 
 #include "models/core/initiator.h"
@@ -196,6 +201,7 @@ class TlmBridge : public sc_core::sc_module, public Component, public Initiator 
   OccupancyGauge outstanding_;
   std::uint64_t next_seq_ = 0;
   std::uint64_t backpressure_ps_ = 0;
+  std::uint64_t ignored_phases_ = 0;
   std::map<std::string, std::uint64_t> refused_;  // by response status; rare, so a map
 };
 

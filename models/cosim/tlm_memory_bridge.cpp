@@ -1,5 +1,7 @@
 #include "models/cosim/tlm_memory_bridge.h"
 
+#include "models/cosim/ignorable_phase.h"
+
 #include <algorithm>
 #include <cstring>
 #include <stdexcept>
@@ -146,7 +148,7 @@ void TlmMemoryBridge::send(std::uint64_t now) {
   Phase phase = tlm::BEGIN_REQ;
   sc_core::sc_time t = local_time_offset();
   time_.yield();
-  const Sync r = out->nb_transport_fw(f, phase, t);
+  const Sync r = ignoring_unknown_phase(out->nb_transport_fw(f, phase, t), phase, ignored_phases_);
   if (r == tlm::TLM_ACCEPTED) return;  // END_REQ or BEGIN_RESP comes through foreign_bw()
   const std::uint64_t at = ForeignTime::takes_effect_ps(now, t);
   if (r == tlm::TLM_UPDATED && phase == tlm::END_REQ) {
@@ -157,9 +159,12 @@ void TlmMemoryBridge::send(std::uint64_t now) {
     // 1666-2011 allows either).
     Phase end = tlm::END_RESP;
     sc_core::sc_time te = t;
-    const Sync re = out->nb_transport_fw(f, end, te);
+    const Sync re = ignoring_unknown_phase(out->nb_transport_fw(f, end, te), end, ignored_phases_);
     if (re != tlm::TLM_COMPLETED && re != tlm::TLM_ACCEPTED) {
-      SC_REPORT_FATAL(name(), "the foreign target answered END_RESP with TLM_UPDATED");
+      SC_REPORT_FATAL(
+          name(),
+          "the foreign target answered END_RESP with TLM_UPDATED and a base-protocol phase: "
+          "none follows END_RESP");
     }
     answered(f, at);
   } else if (r == tlm::TLM_COMPLETED) {
@@ -175,6 +180,10 @@ Sync TlmMemoryBridge::foreign_bw(ForeignPayload& f, Phase& phase, sc_core::sc_ti
   time_.sync();
   const std::uint64_t now = now_ps();
   const std::uint64_t at = ForeignTime::takes_effect_ps(now, t);
+  if (ignorable_phase(phase)) {
+    ++ignored_phases_;
+    return tlm::TLM_ACCEPTED;
+  }
   if (!f.ours) SC_REPORT_FATAL(name(), "the foreign target sent a phase for a finished request");
   if (phase == tlm::END_REQ) {
     if (f.request_ended) SC_REPORT_FATAL(name(), "the foreign target sent END_REQ twice");
@@ -289,6 +298,7 @@ void TlmMemoryBridge::report(ComponentReport& r, const ReportWindow& window) con
   r.extra["read_bytes"] = read_bytes_;
   r.extra["write_bytes"] = write_bytes_;
   r.extra["answered_at_once"] = {{"atomics", refused_atomics_}};
+  r.extra["ignored_phases"] = ignored_phases_;
   r.extra["max_outstanding"] = params_.max_outstanding;
   r.extra["mean_outstanding"] = outstanding_.mean(window);
   r.extra["read_latency_ns"] = read_latency_.to_json();

@@ -135,6 +135,82 @@ class ForeignScript : public sc_core::sc_module {
   std::function<void(ForeignScript&)> script_;
 };
 
+// An ignorable phase of the tests' own (IEEE 1666-2011 lets a base-protocol socket carry such
+// phases: a callee that does not know one returns TLM_ACCEPTED and otherwise ignores it).
+TLM_DECLARE_EXTENDED_PHASE(bridge_test_hint);
+
+// An approximately timed initiator that uses the hint: it reads each of `addresses` in turn,
+// sends the hint on the forward path 10 ns into each transaction, returns TLM_UPDATED with the
+// hint to END_REQ and to BEGIN_RESP, and ends each response (END_RESP) 20 ns after it came; the
+// next read goes out then. Its payload has no memory manager.
+class ForeignHinting : public sc_core::sc_module {
+ public:
+  tlm_utils::simple_initiator_socket<ForeignHinting> socket;
+  struct Read {
+    std::uint64_t address = 0;
+    // Results.
+    std::uint64_t end_req_ps = 0;
+    std::uint64_t begin_resp_ps = 0;
+    tlm::tlm_response_status status = tlm::TLM_INCOMPLETE_RESPONSE;
+    tlm::tlm_sync_enum hint_return = tlm::TLM_UPDATED;
+    tlm::tlm_sync_enum end_resp_return = tlm::TLM_UPDATED;
+  };
+  std::vector<Read> reads;
+
+  ForeignHinting(sc_core::sc_module_name name, std::vector<Read> r)
+      : sc_core::sc_module(name), socket("socket"), reads(std::move(r)) {
+    socket.register_nb_transport_bw(this, &ForeignHinting::nb_transport_bw);
+    SC_HAS_PROCESS(ForeignHinting);
+    SC_THREAD(run);
+  }
+
+ private:
+  tlm::tlm_sync_enum nb_transport_bw(tlm::tlm_generic_payload&, tlm::tlm_phase& phase,
+                                     sc_core::sc_time& t) {
+    const std::uint64_t at = sc_core::sc_time_stamp().value() + t.value();
+    if (phase == tlm::END_REQ) {
+      reads[current_].end_req_ps = at;
+    } else if (phase == tlm::BEGIN_RESP) {
+      reads[current_].begin_resp_ps = at;
+      responded_.notify(t);
+    } else {
+      ADD_FAILURE() << "unexpected phase " << phase;
+      return tlm::TLM_ACCEPTED;
+    }
+    phase = bridge_test_hint;
+    return tlm::TLM_UPDATED;
+  }
+  void run() {
+    for (current_ = 0; current_ < reads.size(); ++current_) {
+      Read& r = reads[current_];
+      std::vector<unsigned char> data(128);
+      tlm::tlm_generic_payload p;
+      p.set_command(tlm::TLM_READ_COMMAND);
+      p.set_address(r.address);
+      p.set_data_ptr(data.data());
+      p.set_data_length(128);
+      p.set_streaming_width(128);
+      p.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+      transport(p, tlm::BEGIN_REQ);
+      sc_core::wait(10, sc_core::SC_NS);
+      r.hint_return = transport(p, bridge_test_hint);
+      sc_core::wait(responded_);
+      r.status = p.get_response_status();
+      sc_core::wait(20, sc_core::SC_NS);
+      r.end_resp_return = transport(p, tlm::END_RESP);
+    }
+  }
+  tlm::tlm_sync_enum transport(tlm::tlm_generic_payload& p, const tlm::tlm_phase& phase) {
+    tlm::tlm_phase ph = phase;
+    delay_ = sc_core::SC_ZERO_TIME;
+    return socket->nb_transport_fw(p, ph, delay_);
+  }
+
+  std::size_t current_ = 0;
+  sc_core::sc_event responded_;
+  sc_core::sc_time delay_;  // a member: see ForeignAt
+};
+
 // The device with a bridge on its fabric port: the foreign initiator sees the device at address
 // 0 (address_offset = its base in famsim).
 struct Bench {
@@ -275,6 +351,29 @@ TEST_P(Bridge, WhatFamsimCannotCarryIsAnsweredAtOnceWithTheStandardsErrors) {
   EXPECT_EQ(once["TLM_BYTE_ENABLE_ERROR_RESPONSE"], 1);
   EXPECT_EQ(once["TLM_BURST_ERROR_RESPONSE"], 2);
   EXPECT_EQ(once["TLM_IGNORE_COMMAND"], 1);
+}
+
+TEST_P(Bridge, IgnorablePhasesEitherWayAreIgnored) {
+  // Three hints a read: returned to END_REQ, sent 10 ns in, returned to BEGIN_RESP (which the
+  // bridge then takes as TLM_ACCEPTED: the response stays open until the END_RESP 20 ns later).
+  // Nothing else changes: the first read enters at 0 and is answered at 54 ns (as in the first
+  // test), ended at 74; the second enters at 74 and is answered at 74 + 54 = 128 ns.
+  Bench b(test::kernel_named(GetParam()));
+  ForeignHinting cpu("cpu", {{0x1000}, {0x2000}});
+  cpu.socket.bind(b.bridge->in);
+  const nlohmann::json report = b.run();
+  const std::vector<ForeignHinting::Read>& r = cpu.reads;
+  EXPECT_EQ(r[0].end_req_ps, 0u);
+  EXPECT_EQ(r[0].begin_resp_ps, 54000u);
+  EXPECT_EQ(r[1].end_req_ps, 74000u);
+  EXPECT_EQ(r[1].begin_resp_ps, round_trip(74000, false));
+  EXPECT_EQ(r[1].begin_resp_ps, 128000u);
+  for (const ForeignHinting::Read& read : r) {
+    EXPECT_EQ(read.status, tlm::TLM_OK_RESPONSE);
+    EXPECT_EQ(read.hint_return, tlm::TLM_ACCEPTED) << "a callee that does not know a phase";
+    EXPECT_EQ(read.end_resp_return, tlm::TLM_COMPLETED);
+  }
+  EXPECT_EQ(report.at("bridge")["ignored_phases"], 6);
 }
 
 TEST_P(Bridge, AFullBridgeHoldsEndReqUntilAnAnswerFreesASlot) {

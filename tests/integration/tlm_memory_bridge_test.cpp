@@ -540,11 +540,17 @@ class FamsimSender : public sc_core::sc_module {
 //                       through its payload event queue;
 //   kBeginResp          TLM_UPDATED with BEGIN_RESP kLatency later; it answers the END_RESP that
 //                       follows with TLM_ACCEPTED (the standard allows that or TLM_COMPLETED: the
-//                       transaction is over at END_RESP either way) and records its time.
-constexpr std::uint64_t kAccept = 2000;
+//                       transaction is over at END_RESP either way) and records its time;
+//   kHints              TLM_UPDATED with an ignorable phase of its own (a hint), then as kEndReq
+//                       through its payload event queue, with the hint sent again kHintAt after
+//                       the BEGIN_REQ, between END_REQ and BEGIN_RESP (IEEE 1666-2011 lets a
+//                       base-protocol socket carry such phases: a callee that does not know one
+//                       returns TLM_ACCEPTED and otherwise ignores it).
+TLM_DECLARE_EXTENDED_PHASE(memory_test_hint);
+constexpr std::uint64_t kAccept = 2000, kHintAt = 5000;
 class ForeignEagerMemory : public sc_core::sc_module {
  public:
-  enum Answer { kCompletes, kEndReq, kBeginResp };
+  enum Answer { kCompletes, kEndReq, kBeginResp, kHints };
   tlm_utils::simple_target_socket<ForeignEagerMemory> socket;
   std::vector<std::uint64_t> begin_req_ps;
   std::vector<std::uint64_t> end_resp_ps;
@@ -580,6 +586,15 @@ class ForeignEagerMemory : public sc_core::sc_module {
       phase = tlm::BEGIN_RESP;
       return tlm::TLM_UPDATED;
     }
+    if (answer_ == kHints) {
+      p.acquire();
+      tlm::tlm_phase end = tlm::END_REQ, hint = memory_test_hint, resp = tlm::BEGIN_RESP;
+      peq_.notify(p, end, t + sc_core::sc_time::from_value(kAccept));
+      peq_.notify(p, hint, t + sc_core::sc_time::from_value(kHintAt));
+      peq_.notify(p, resp, t + sc_core::sc_time::from_value(kAccept + kLatency));
+      phase = memory_test_hint;
+      return tlm::TLM_UPDATED;
+    }
     p.acquire();
     tlm::tlm_phase resp = tlm::BEGIN_RESP;
     peq_.notify(p, resp, t + sc_core::sc_time::from_value(kAccept + kLatency));
@@ -587,11 +602,16 @@ class ForeignEagerMemory : public sc_core::sc_module {
     phase = tlm::END_REQ;
     return tlm::TLM_UPDATED;
   }
-  void respond(tlm::tlm_generic_payload& p, const tlm::tlm_phase&) {
-    tlm::tlm_phase resp = tlm::BEGIN_RESP;
+  void respond(tlm::tlm_generic_payload& p, const tlm::tlm_phase& phase) {
+    tlm::tlm_phase send = phase;
     sc_core::sc_time t = sc_core::SC_ZERO_TIME;
-    EXPECT_EQ(socket->nb_transport_bw(p, resp, t), tlm::TLM_COMPLETED);
-    p.release();
+    const tlm::tlm_sync_enum r = socket->nb_transport_bw(p, send, t);
+    if (phase == tlm::BEGIN_RESP) {
+      EXPECT_EQ(r, tlm::TLM_COMPLETED);
+      p.release();
+    } else {
+      EXPECT_EQ(r, tlm::TLM_ACCEPTED) << phase;
+    }
   }
 
   Answer answer_;
@@ -786,6 +806,23 @@ TEST_P(MemoryBridge, AnEndReqOnReturnWithADelayTakesEffectThen) {
     EXPECT_EQ(got.service_start_ps, (i + 1) * kAccept) << i;
   }
   EXPECT_DOUBLE_EQ(r["backpressure_ns"].get<double>(), 4.0);
+}
+
+TEST_P(MemoryBridge, IgnorablePhasesFromTheTargetAreIgnored) {
+  // Two hints a read (returned to BEGIN_REQ, which the bridge then takes as TLM_ACCEPTED, and
+  // sent on the backward path 5 ns in); the END_REQ and BEGIN_RESP that follow give the times of
+  // the test above: END_REQ at 2 and 4 ns, answers at 32 and 34.
+  ForeignEagerMemory mem("mem", ForeignEagerMemory::kHints);
+  Alone<ForeignEagerMemory> a(test::kernel_named(GetParam()), mem, {{}, {}});
+  const nlohmann::json r = a.run();
+  EXPECT_EQ(mem.begin_req_ps, (std::vector<std::uint64_t>{0, kAccept}));
+  for (unsigned i = 0; i < 2; ++i) {
+    const FamsimSender::Request& got = a.sender.requests[i];
+    EXPECT_EQ(got.status, tlm::TLM_OK_RESPONSE);
+    EXPECT_EQ(got.end_req_ps, (i + 1) * kAccept) << i;
+    EXPECT_EQ(got.response_ps, (i + 1) * kAccept + kLatency) << i;
+  }
+  EXPECT_EQ(r["ignored_phases"], 4);
 }
 
 // Two reads sent at 0, to channel addresses 0 (answered 40 ns later) and 256 (10 ns later).
