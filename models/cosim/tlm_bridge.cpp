@@ -23,6 +23,7 @@ TlmBridge::TlmBridge(sc_core::sc_module_name name, SimContext& ctx, const TlmBri
       free_(params.max_outstanding),
       to_issue_(params.max_outstanding),
       answered_(params.max_outstanding),
+      blocking_answered_(params.max_outstanding),
       wake_("wake", ctx.scheduler(), this, &Wakeup::call_behaviour<TlmBridge>),
       outstanding_(params.max_outstanding) {
   if (params.max_outstanding == 0) throw std::invalid_argument("max_outstanding is 0");
@@ -141,7 +142,7 @@ Sync TlmBridge::bw(unsigned, Payload& p, Phase& phase, sc_core::sc_time&) {
     const std::uint32_t s = e.phase;
     if (s < slots_.size() && slots_[s].ours == &p && !slots_[s].answered) {
       slots_[s].answered = true;
-      answered_.push_back(s);
+      (slots_[s].done ? blocking_answered_ : answered_).push_back(s);
       wake_.asap();
     } else {
       count_duplicate_response();
@@ -266,14 +267,7 @@ void TlmBridge::behaviour() {
     held_slot_ = kNoSlot;
     if (s == pending_slot_) end_foreign_request(now);
   }
-  // famsim's answers, in arrival order; an nb_transport one waits for the initiator to end the
-  // previous BEGIN_RESP.
-  while (!answered_.empty() &&
-         (slots_[answered_.front()].done || (!responding_ && respond_from_ps_ <= now))) {
-    const std::uint32_t s = answered_.front();
-    answered_.pop_front();
-    complete(s, now);
-  }
+  hand_back(now);
   // The nb_transport request whose time has come takes a slot.
   if (pending_ && pending_slot_ == kNoSlot && pending_at_ps_ <= now && !free_.empty()) {
     pending_slot_ = take_slot(*pending_, nullptr, now);
@@ -294,6 +288,22 @@ void TlmBridge::behaviour() {
     next = std::min(next, respond_from_ps_);
   }
   if (next != Wakeup::kNever) wake_.at(next, now);
+}
+
+void TlmBridge::hand_back(std::uint64_t now) {
+  // A b_transport caller's answer goes back as it arrives: the exclusion rules are nb_transport's
+  // hand-shake, and another thread is another initiator to them.
+  while (!blocking_answered_.empty()) {
+    const std::uint32_t s = blocking_answered_.front();
+    blocking_answered_.pop_front();
+    complete(s, now);
+  }
+  // nb_transport's, in arrival order, each once the initiator ended the previous BEGIN_RESP.
+  while (!answered_.empty() && !responding_ && respond_from_ps_ <= now) {
+    const std::uint32_t s = answered_.front();
+    answered_.pop_front();
+    complete(s, now);
+  }
 }
 
 // --- Statistics ---------------------------------------------------------------------------------

@@ -20,7 +20,10 @@
 //   b_transport      loosely timed initiators: the call waits out its annotated delay, then the
 //                    answer through the same approximately timed path, and returns with a zero
 //                    delay (the time has passed). It waits, so the caller must be an SC_THREAD;
-//                    several threads may call at once, up to max_outstanding in flight.
+//                    several threads may call at once, up to max_outstanding in flight. Its
+//                    answer goes back as it arrives, not behind an nb_transport answer waiting
+//                    for its END_RESP: the exclusion rules are nb_transport's hand-shake, and
+//                    another thread is another initiator to them.
 // The bridge takes no time itself: a request enters famsim at the instant it takes effect and its
 // answer leaves at the instant it arrives. No DMI (get_direct_mem_ptr answers false): every
 // access through the bridge is timed, apart from debug transport: transport_dbg (loading an image
@@ -170,6 +173,8 @@ class TlmBridge : public sc_core::sc_module, public Component, public Initiator 
   void free_slot(std::uint32_t s, std::uint64_t now);
   // Tells the foreign initiator END_REQ for its pending request.
   void end_foreign_request(std::uint64_t now);
+  // Hands back the answers that may go now.
+  void hand_back(std::uint64_t now);
   friend class Wakeup;  // runs behaviour()
   void behaviour();
 
@@ -181,7 +186,10 @@ class TlmBridge : public sc_core::sc_module, public Component, public Initiator 
   std::vector<Slot> slots_;
   Ring<std::uint32_t> free_;
   Ring<std::uint32_t> to_issue_;  // slots waiting for the famsim block, in arrival order
-  Ring<std::uint32_t> answered_;  // slots famsim answered, for behaviour() to hand back
+  // Slots famsim answered, for behaviour() to hand back: nb_transport's (in arrival order, one
+  // BEGIN_RESP at a time) and b_transport's (at once).
+  Ring<std::uint32_t> answered_;
+  Ring<std::uint32_t> blocking_answered_;
   // The nb_transport request the initiator sent and has not had END_REQ for: at most one
   // (exclusion rule). It takes a slot when its time has come and one is free.
   Payload* pending_ = nullptr;

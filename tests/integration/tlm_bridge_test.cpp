@@ -65,24 +65,7 @@ class ForeignLt : public sc_core::sc_module {
 
  private:
   void run() {
-    for (Op& op : ops_) {
-      std::vector<unsigned char> buffer = op.data;
-      buffer.resize(op.length);
-      tlm::tlm_generic_payload p;
-      p.set_command(op.command);
-      p.set_address(op.address);
-      p.set_data_ptr(buffer.data());
-      p.set_data_length(op.length);
-      p.set_streaming_width(op.length);
-      p.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-      op.begin_req_ps = sc_core::sc_time_stamp().value() + delay_ps_;
-      sc_core::sc_time t = sc_core::sc_time::from_value(delay_ps_);
-      socket->b_transport(p, t);
-      op.response_ps = sc_core::sc_time_stamp().value() + t.value();
-      op.status = p.get_response_status();
-      op.answered = true;
-      if (op.command == tlm::TLM_READ_COMMAND) op.data = buffer;
-    }
+    for (Op& op : ops_) test::transport_blocking(socket, op, delay_ps_);
   }
 
   std::vector<Op>& ops_;
@@ -374,6 +357,34 @@ TEST_P(Bridge, IgnorablePhasesEitherWayAreIgnored) {
     EXPECT_EQ(read.end_resp_return, tlm::TLM_COMPLETED);
   }
   EXPECT_EQ(report.at("bridge")["ignored_phases"], 6);
+}
+
+TEST_P(Bridge, ABlockingCallsAnswerDoesNotWaitForAnotherThreadsEndResp) {
+  // One thread reads A and, when A is answered, B, ending each BEGIN_RESP 200 ns after it came;
+  // another thread of the same initiator reads C by b_transport annotated 110 ns. By hand, each
+  // read on an idle device from an even ns taking the first test's 54 ns: A 0 -> 54 ns, ended at
+  // 254; B enters at 54 and famsim answers it at 108, but its BEGIN_RESP waits for A's END_RESP,
+  // to 254; C takes effect at 110 (B left the device at 108) and is answered at 164, when the
+  // call returns: the exclusion rules are nb_transport's hand-shake, not b_transport's.
+  Bench b(test::kernel_named(GetParam()));
+  std::vector<Op> ops{read_op(0x1000), read_op(0x2000)};
+  std::vector<Op> blocking{read_op(0x3000)};
+  ForeignAt cpu("cpu", ops, 1);
+  cpu.hold_response_ps = 200000;
+  cpu.blocking_ops = &blocking;
+  cpu.blocking_delay_ps = 110000;
+  cpu.socket.bind(b.bridge->in);
+  b.run();
+  for (const Op& op : ops) ASSERT_TRUE(op.answered);
+  ASSERT_TRUE(blocking[0].answered);
+  EXPECT_EQ(ops[0].response_ps, 54000u);
+  EXPECT_EQ(ops[1].begin_req_ps, 54000u);
+  EXPECT_EQ(round_trip(54000, false), 108000u);
+  EXPECT_EQ(ops[1].response_ps, 254000u);
+  EXPECT_EQ(blocking[0].response_ps, round_trip(110000, false));
+  EXPECT_EQ(blocking[0].response_ps, 164000u);
+  for (const Op& op : {ops[0], ops[1], blocking[0]}) EXPECT_EQ(op.status, tlm::TLM_OK_RESPONSE);
+  EXPECT_EQ(cpu.given_back, 2u);
 }
 
 TEST_P(Bridge, AFullBridgeHoldsEndReqUntilAnAnswerFreesASlot) {
