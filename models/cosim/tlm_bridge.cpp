@@ -89,7 +89,14 @@ Sync TlmBridge::foreign_fw(Payload& p, Phase& phase, sc_core::sc_time& t) {
                       "BEGIN_REQ before END_REQ of the previous request: the base protocol's "
                       "exclusion rule (IEEE 1666-2011) allows one request phase at a time");
     }
-    if (!admissible(p)) return tlm::TLM_COMPLETED;
+    // What famsim cannot carry is answered at once: TLM_COMPLETED implies its BEGIN_RESP.
+    // While another BEGIN_RESP is open that would be two responses at once, which the response
+    // exclusion rule forbids: the request is then taken as any other (END_REQ when it takes
+    // effect and a slot is free), and its answer, its error status set already, goes out through
+    // the slot after the open response has ended.
+    const bool refused = !admissible(p);
+    if (refused && !responding_) return tlm::TLM_COMPLETED;
+    pending_refused_ = refused;
     if (p.has_mm()) p.acquire();
     pending_ = &p;
     pending_at_ps_ = ForeignTime::takes_effect_ps(now, t);
@@ -127,7 +134,9 @@ void TlmBridge::foreign_b_transport(Payload& p, sc_core::sc_time& t) {
     time_.sync();
   }
   sc_core::sc_event done;
-  to_issue_.push_back(take_slot(p, &done, now_ps()));
+  const std::uint32_t s = take_slot(p, &done, now_ps());
+  enter_famsim(s, now_ps());
+  to_issue_.push_back(s);
   wake_.asap();
   sc_core::wait(done);
 }
@@ -162,6 +171,13 @@ Sync TlmBridge::bw(unsigned, Payload& p, Phase& phase, sc_core::sc_time&) {
 std::uint32_t TlmBridge::take_slot(Payload& foreign, sc_core::sc_event* done, std::uint64_t now) {
   const std::uint32_t s = free_.front();
   free_.pop_front();
+  slots_[s] = Slot{&foreign, nullptr, done, false};
+  outstanding_.set(outstanding_.level() + 1, now);
+  return s;
+}
+
+void TlmBridge::enter_famsim(std::uint32_t s, std::uint64_t now) {
+  const Payload& foreign = *slots_[s].foreign;
   const auto len = static_cast<std::uint32_t>(foreign.get_data_length());
   const std::uint64_t pa = foreign.get_address() + params_.address_offset;
   const bool write = foreign.is_write();
@@ -187,10 +203,8 @@ std::uint32_t TlmBridge::take_slot(Payload& foreign, sc_core::sc_event* done, st
   e.outstanding = true;
   e.target_class = params_.target_class;
   e.enter(block_id(), 0, now);
-  slots_[s] = Slot{&foreign, &p, done, false};
+  slots_[s].ours = &p;
   count_issue(len, now);
-  outstanding_.set(outstanding_.level() + 1, now);
-  return s;
 }
 
 void TlmBridge::end_foreign_request(std::uint64_t now) {
@@ -220,21 +234,24 @@ void TlmBridge::free_slot(std::uint32_t s, std::uint64_t now) {
 
 void TlmBridge::complete(std::uint32_t s, std::uint64_t now) {
   const Slot slot = slots_[s];
-  Payload& ours = *slot.ours;
-  RequestExt& e = ext_of(ours);
-  e.outstanding = false;
-  const std::uint64_t arrived = e.hops[0].resp_in_ps();
-  const std::size_t memory = count_completion(params_.target_class, e.write, e.physical_address,
-                                              e.length, arrived - e.issue_ps);
-  const tlm::tlm_response_status status = ours.get_response_status();
-  count_response(e.length, status == tlm::TLM_OK_RESPONSE, arrived);
-  ctx_.record_completion(e, arrived, status, memory, ours.get_data_ptr());
   Payload& foreign = *slot.foreign;
-  if (!e.write && status == tlm::TLM_OK_RESPONSE) {
-    std::memcpy(foreign.get_data_ptr(), ours.get_data_ptr(), e.length);
+  // (A request refused by admissible() never entered famsim: its status is set already.)
+  if (slot.ours) {
+    Payload& ours = *slot.ours;
+    RequestExt& e = ext_of(ours);
+    e.outstanding = false;
+    const std::uint64_t arrived = e.hops[0].resp_in_ps();
+    const std::size_t memory = count_completion(params_.target_class, e.write, e.physical_address,
+                                                e.length, arrived - e.issue_ps);
+    const tlm::tlm_response_status status = ours.get_response_status();
+    count_response(e.length, status == tlm::TLM_OK_RESPONSE, arrived);
+    ctx_.record_completion(e, arrived, status, memory, ours.get_data_ptr());
+    if (!e.write && status == tlm::TLM_OK_RESPONSE) {
+      std::memcpy(foreign.get_data_ptr(), ours.get_data_ptr(), e.length);
+    }
+    foreign.set_response_status(status);
+    ours.release();
   }
-  foreign.set_response_status(status);
-  ours.release();
   free_slot(s, now);
   if (slot.done) {
     // The b_transport caller resumes at famsim's local time.
@@ -270,8 +287,19 @@ void TlmBridge::behaviour() {
   hand_back(now);
   // The nb_transport request whose time has come takes a slot.
   if (pending_ && pending_slot_ == kNoSlot && pending_at_ps_ <= now && !free_.empty()) {
-    pending_slot_ = take_slot(*pending_, nullptr, now);
-    to_issue_.push_back(pending_slot_);
+    const std::uint32_t s = take_slot(*pending_, nullptr, now);
+    if (pending_refused_) {
+      // Taken; its answer is ready, to go out when no other response is open.
+      pending_refused_ = false;
+      slots_[s].answered = true;
+      answered_.push_back(s);
+      end_foreign_request(now);
+      hand_back(now);
+    } else {
+      enter_famsim(s, now);
+      pending_slot_ = s;
+      to_issue_.push_back(s);
+    }
   }
   while (held_slot_ == kNoSlot && !to_issue_.empty()) {
     const std::uint32_t s = to_issue_.front();

@@ -31,8 +31,12 @@
 // (ExpansionDevice::debug_access: the backing stores, no time), for a read or write wholly inside
 // the window without byte enables; otherwise it answers 0 bytes.
 //
-// What famsim cannot carry is answered at once (BEGIN_REQ returns TLM_COMPLETED; b_transport
-// returns without waiting) and never enters famsim:
+// What famsim cannot carry never enters famsim and is answered at once: BEGIN_REQ returns
+// TLM_COMPLETED, b_transport returns without waiting. Only while a BEGIN_RESP is open (the
+// initiator has not ended it) does such a BEGIN_REQ get TLM_ACCEPTED instead, for TLM_COMPLETED
+// would imply a second response at once (the response exclusion rule): END_REQ follows as for
+// any request (a slot holds it), and its BEGIN_RESP after the open response has ended, through
+// the same path as famsim's answers. The response status it gets:
 //   TLM_ADDRESS_ERROR_RESPONSE      an access not wholly inside the window (below), after
 //                                   address_offset is added
 //   TLM_BYTE_ENABLE_ERROR_RESPONSE  byte enables (famsim's memories write whole requests)
@@ -149,7 +153,8 @@ class TlmBridge : public sc_core::sc_module, public Component, public Initiator 
     TlmBridge& bridge;
   };
 
-  // One request in flight: the foreign payload and famsim's.
+  // One request in flight: the foreign payload and famsim's (none for a request refused while a
+  // response was open, which waits in its slot for its turn to be answered).
   struct Slot {
     Payload* foreign = nullptr;
     Payload* ours = nullptr;
@@ -166,15 +171,17 @@ class TlmBridge : public sc_core::sc_module, public Component, public Initiator 
   bool in_window(const Payload& p, std::uint64_t& pa) const;
   // What famsim cannot carry: sets the payload's error status and returns false.
   bool admissible(Payload& p);
-  // Takes a free slot for `foreign` and builds famsim's payload for it, issued at `now`.
+  // Takes a free slot for `foreign`.
   std::uint32_t take_slot(Payload& foreign, sc_core::sc_event* done, std::uint64_t now);
+  // Builds famsim's payload for the request in slot `s`, issued at `now`.
+  void enter_famsim(std::uint32_t s, std::uint64_t now);
+  // Hands back the answers that may go now.
+  void hand_back(std::uint64_t now);
   // famsim's answer in slot `s` arrived: copies it to the foreign payload and counts it.
   void complete(std::uint32_t s, std::uint64_t now);
   void free_slot(std::uint32_t s, std::uint64_t now);
   // Tells the foreign initiator END_REQ for its pending request.
   void end_foreign_request(std::uint64_t now);
-  // Hands back the answers that may go now.
-  void hand_back(std::uint64_t now);
   friend class Wakeup;  // runs behaviour()
   void behaviour();
 
@@ -186,13 +193,14 @@ class TlmBridge : public sc_core::sc_module, public Component, public Initiator 
   std::vector<Slot> slots_;
   Ring<std::uint32_t> free_;
   Ring<std::uint32_t> to_issue_;  // slots waiting for the famsim block, in arrival order
-  // Slots famsim answered, for behaviour() to hand back: nb_transport's (in arrival order, one
-  // BEGIN_RESP at a time) and b_transport's (at once).
+  // Slots whose answer is ready, for behaviour() to hand back: nb_transport's (in arrival order,
+  // one BEGIN_RESP at a time) and b_transport's (at once).
   Ring<std::uint32_t> answered_;
   Ring<std::uint32_t> blocking_answered_;
   // The nb_transport request the initiator sent and has not had END_REQ for: at most one
   // (exclusion rule). It takes a slot when its time has come and one is free.
   Payload* pending_ = nullptr;
+  bool pending_refused_ = false;  // admissible() refused it (while a response was open)
   std::uint64_t pending_at_ps_ = 0;
   std::uint32_t pending_slot_ = kNoSlot;
   // The slot whose request the famsim block holds (TLM_ACCEPTED, END_REQ to come).

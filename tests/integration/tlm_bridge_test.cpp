@@ -359,6 +359,41 @@ TEST_P(Bridge, IgnorablePhasesEitherWayAreIgnored) {
   EXPECT_EQ(report.at("bridge")["ignored_phases"], 6);
 }
 
+TEST_P(Bridge, ARequestRefusedWhileAResponseIsOpenIsAnsweredAfterItsEndResp) {
+  // The initiator ends each BEGIN_RESP 20 ns after it came and sends its next operation as soon as
+  // the last was answered, so B (past the device's end) comes while A's response is open, and C
+  // (TLM_IGNORE_COMMAND) while B's is. TLM_COMPLETED would imply a second response at once (the
+  // response exclusion rule): the bridge takes each as a request (END_REQ when it takes effect,
+  // at once here) and answers it when the open response has ended. By hand: A, a read, enters
+  // at 0 and is answered at 54 ns (as in the first test), ended at 74; B is sent at 54, answered
+  // (address error) at 74 and ended at 94; C is sent at 74 and answered (OK) at 94.
+  Bench b(test::kernel_named(GetParam()));
+  std::vector<Op> ops{read_op(0x1000), read_op((1ULL << 30) - 64), read_op(0x1000)};
+  ops[2].command = tlm::TLM_IGNORE_COMMAND;
+  ForeignAt cpu("cpu", ops, 1);
+  cpu.hold_response_ps = 20000;
+  cpu.socket.bind(b.bridge->in);
+  const nlohmann::json report = b.run();
+  for (const Op& op : ops) ASSERT_TRUE(op.answered);
+  EXPECT_EQ(ops[0].status, tlm::TLM_OK_RESPONSE);
+  EXPECT_EQ(ops[0].response_ps, 54000u);
+  EXPECT_EQ(ops[1].begin_req_ps, 54000u);
+  EXPECT_EQ(ops[2].begin_req_ps, 74000u);
+  const tlm::tlm_response_status expected[] = {tlm::TLM_ADDRESS_ERROR_RESPONSE,
+                                               tlm::TLM_OK_RESPONSE};
+  for (std::size_t i = 1; i < 3; ++i) {
+    EXPECT_EQ(ops[i].begin_req_return, tlm::TLM_ACCEPTED) << "operation " << i;
+    EXPECT_EQ(ops[i].end_req_ps, ops[i].begin_req_ps) << "operation " << i;
+    EXPECT_EQ(ops[i].response_ps, ops[i].begin_req_ps + 20000) << "operation " << i;
+    EXPECT_EQ(ops[i].status, expected[i - 1]) << "operation " << i;
+  }
+  EXPECT_EQ(cpu.given_back, 3u);
+  EXPECT_EQ(b.bridge->issued(), 1u) << "only A entered famsim";
+  const nlohmann::json& once = report.at("bridge")["answered_at_once"];
+  EXPECT_EQ(once["TLM_ADDRESS_ERROR_RESPONSE"], 1);
+  EXPECT_EQ(once["TLM_IGNORE_COMMAND"], 1);
+}
+
 TEST_P(Bridge, ABlockingCallsAnswerDoesNotWaitForAnotherThreadsEndResp) {
   // One thread reads A and, when A is answered, B, ending each BEGIN_RESP 200 ns after it came;
   // another thread of the same initiator reads C by b_transport annotated 110 ns. By hand, each
