@@ -80,6 +80,16 @@ unsigned TlmBridge::foreign_dbg(Payload& p) {
       debug_access_(p.is_write(), pa, p.get_data_ptr(), p.get_data_length()));
 }
 
+bool TlmBridge::deny_dmi(tlm::tlm_dmi& dmi) {
+  // A target that denies DMI still says for which access and which addresses it denies it
+  // (IEEE 1666-2011, the DMI rules), so the initiator need not ask again: the bridge grants none
+  // anywhere, every access being timed.
+  dmi.allow_read_write();
+  dmi.set_start_address(0);
+  dmi.set_end_address(~sc_dt::uint64{0});
+  return false;
+}
+
 Sync TlmBridge::foreign_fw(Payload& p, Phase& phase, sc_core::sc_time& t) {
   time_.sync();
   const std::uint64_t now = now_ps();

@@ -25,11 +25,12 @@
 //                    for its END_RESP: the exclusion rules are nb_transport's hand-shake, and
 //                    another thread is another initiator to them.
 // The bridge takes no time itself: a request enters famsim at the instant it takes effect and its
-// answer leaves at the instant it arrives. No DMI (get_direct_mem_ptr answers false): every
-// access through the bridge is timed, apart from debug transport: transport_dbg (loading an image
-// before the run, looking at results after it) goes to the function set_debug_access() gave
-// (ExpansionDevice::debug_access: the backing stores, no time), for a read or write wholly inside
-// the window without byte enables; otherwise it answers 0 bytes.
+// answer leaves at the instant it arrives. No DMI: get_direct_mem_ptr answers false, with the
+// denial's access (read and write) and range (every address) set, so the initiator need not ask
+// again. Every access through the bridge is timed, apart from debug transport: transport_dbg
+// (loading an image before the run, looking at results after it) goes to the function
+// set_debug_access() gave (ExpansionDevice::debug_access: the backing stores, no time), for a
+// read or write wholly inside the window without byte enables; otherwise it answers 0 bytes.
 //
 // What famsim cannot carry never enters famsim and is answered at once: BEGIN_REQ returns
 // TLM_COMPLETED, b_transport returns without waiting. Only while a BEGIN_RESP is open (the
@@ -148,7 +149,7 @@ class TlmBridge : public sc_core::sc_module, public Component, public Initiator 
       return bridge.foreign_fw(p, phase, t);
     }
     void b_transport(Payload& p, sc_core::sc_time& t) override { bridge.foreign_b_transport(p, t); }
-    bool get_direct_mem_ptr(Payload&, tlm::tlm_dmi&) override { return false; }
+    bool get_direct_mem_ptr(Payload&, tlm::tlm_dmi& dmi) override { return deny_dmi(dmi); }
     unsigned int transport_dbg(Payload& p) override { return bridge.foreign_dbg(p); }
     TlmBridge& bridge;
   };
@@ -167,6 +168,8 @@ class TlmBridge : public sc_core::sc_module, public Component, public Initiator 
   Sync foreign_fw(Payload& p, Phase& phase, sc_core::sc_time& t);
   void foreign_b_transport(Payload& p, sc_core::sc_time& t);
   unsigned foreign_dbg(Payload& p);
+  // Fills in a DMI denial and returns false.
+  static bool deny_dmi(tlm::tlm_dmi& dmi);
   // Whether [address + address_offset, + len) lies in the window; its famsim address in `pa`.
   bool in_window(const Payload& p, std::uint64_t& pa) const;
   // What famsim cannot carry: sets the payload's error status and returns false.

@@ -102,6 +102,12 @@ class ForeignScript : public sc_core::sc_module {
     }
     return socket->transport_dbg(p);
   }
+  bool dmi(std::uint64_t address, tlm::tlm_dmi& dmi) {
+    tlm::tlm_generic_payload p;
+    std::vector<unsigned char> data(8);
+    setup(p, tlm::TLM_READ_COMMAND, address, data);
+    return socket->get_direct_mem_ptr(p, dmi);
+  }
 
  private:
   static void setup(tlm::tlm_generic_payload& p, tlm::tlm_command command, std::uint64_t address,
@@ -515,6 +521,24 @@ TEST_P(Bridge, DebugTransportReachesTheChannelsStoresThroughTheInterleaveWithout
   EXPECT_EQ(ch0, std::vector<unsigned char>(image.begin() + 256, image.end()));
   // Only the three timed accesses entered famsim.
   EXPECT_EQ(b.bridge->issued(), 3u);
+}
+
+TEST_P(Bridge, DirectMemoryAccessIsDeniedForReadsAndWritesAtEveryAddress) {
+  // The initiator's descriptor still holds what another target granted before (0x1000 to
+  // 0x1fff, no access written yet): the denial says it is for reads and writes, at every address.
+  Bench b(test::kernel_named(GetParam()));
+  tlm::tlm_dmi dmi;
+  dmi.set_start_address(0x1000);
+  dmi.set_end_address(0x1fff);
+  bool granted = true;
+  ForeignScript cpu("cpu", [&](ForeignScript& f) { granted = f.dmi(0x1000, dmi); });
+  cpu.socket.bind(b.bridge->in);
+  b.run();
+  EXPECT_FALSE(granted);
+  EXPECT_TRUE(dmi.is_read_write_allowed());
+  EXPECT_EQ(dmi.get_start_address(), 0u);
+  EXPECT_EQ(dmi.get_end_address(), ~sc_dt::uint64{0});
+  EXPECT_EQ(dmi.get_dmi_ptr(), nullptr);
 }
 
 INSTANTIATE_TEST_SUITE_P(Kernels, Bridge, ::testing::Values("famsim", "systemc"));
