@@ -71,9 +71,16 @@ bool TlmBridge::admissible(Payload& p) {
 }
 
 unsigned TlmBridge::foreign_dbg(Payload& p) {
+  // Under TLM_MIN_PAYLOAD (the default) only the command, address, data pointer and length are
+  // the initiator's to set; byte enables and streaming width count under TLM_FULL_PAYLOAD alone.
+  bool whole = true;
+  if (p.get_gp_option() == tlm::TLM_FULL_PAYLOAD) {
+    whole = (p.get_byte_enable_ptr() == nullptr || p.get_byte_enable_length() == 0) &&
+            p.get_streaming_width() >= p.get_data_length();
+    p.set_gp_option(tlm::TLM_FULL_PAYLOAD_ACCEPTED);
+  }
   std::uint64_t pa = 0;
-  if (!debug_access_ || p.get_command() == tlm::TLM_IGNORE_COMMAND || !in_window(p, pa) ||
-      (p.get_byte_enable_ptr() != nullptr && p.get_byte_enable_length() > 0)) {
+  if (!debug_access_ || !whole || p.get_command() == tlm::TLM_IGNORE_COMMAND || !in_window(p, pa)) {
     return 0;
   }
   return static_cast<unsigned>(

@@ -30,7 +30,12 @@
 // again. Every access through the bridge is timed, apart from debug transport: transport_dbg
 // (loading an image before the run, looking at results after it) goes to the function
 // set_debug_access() gave (ExpansionDevice::debug_access: the backing stores, no time), for a
-// read or write wholly inside the window without byte enables; otherwise it answers 0 bytes.
+// read or write wholly inside the window; otherwise it answers 0 bytes. Byte enables and a
+// streaming width count only in a payload whose gp_option is TLM_FULL_PAYLOAD (IEEE 1666-2011:
+// with the default TLM_MIN_PAYLOAD the initiator sets only command, address, data pointer and
+// length, and a payload used again may carry a stale byte-enable pointer): such an access with
+// byte enables, or a streaming width under its length, answers 0 bytes too, and the bridge sets
+// gp_option to TLM_FULL_PAYLOAD_ACCEPTED, for it took those attributes into account.
 //
 // What famsim cannot carry never enters famsim and is answered at once: BEGIN_REQ returns
 // TLM_COMPLETED, b_transport returns without waiting. Only while a BEGIN_RESP is open (the

@@ -92,15 +92,22 @@ class ForeignScript : public sc_core::sc_module {
     socket->b_transport(p, t);
     return p.get_response_status();
   }
+  // `byte_enables` sets a byte-enable pointer and length, `streaming_width` (0: the length) the
+  // streaming width, whatever `option`; `option_after` gets the gp_option the call left.
   unsigned debug(tlm::tlm_command command, std::uint64_t address, std::vector<unsigned char>& data,
-                 bool byte_enables = false) {
+                 tlm::tlm_gp_option option = tlm::TLM_MIN_PAYLOAD, bool byte_enables = false,
+                 unsigned streaming_width = 0, tlm::tlm_gp_option* option_after = nullptr) {
     tlm::tlm_generic_payload p;
     setup(p, command, address, data);
+    p.set_gp_option(option);
     if (byte_enables) {
       p.set_byte_enable_ptr(data.data());
       p.set_byte_enable_length(static_cast<unsigned>(data.size()));
     }
-    return socket->transport_dbg(p);
+    if (streaming_width > 0) p.set_streaming_width(streaming_width);
+    const unsigned done = socket->transport_dbg(p);
+    if (option_after) *option_after = p.get_gp_option();
+    return done;
   }
   bool dmi(std::uint64_t address, tlm::tlm_dmi& dmi) {
     tlm::tlm_generic_payload p;
@@ -484,7 +491,10 @@ TEST_P(Bridge, DebugTransportReachesTheChannelsStoresThroughTheInterleaveWithout
   const std::vector<unsigned char> image = pattern(512, 3);
   const std::vector<unsigned char> timed_data = pattern(128, 4);
   std::vector<unsigned char> first(128), last(128), after(128), outside(128), masked(128);
-  unsigned loaded = 0, read_after = 0, outside_bytes = 1, masked_bytes = 1;
+  std::vector<unsigned char> streamed(128), stale = pattern(128, 5), stale_back(128);
+  unsigned loaded = 0, read_after = 0, outside_bytes = 1, masked_bytes = 1, streamed_bytes = 1;
+  unsigned stale_bytes = 0, stale_back_bytes = 0;
+  tlm::tlm_gp_option masked_option = tlm::TLM_FULL_PAYLOAD, stale_option = tlm::TLM_FULL_PAYLOAD;
   std::uint64_t loaded_at = 1;
   ForeignScript cpu("cpu", [&](ForeignScript& f) {
     // Load an image before any traffic: it takes no time.
@@ -499,7 +509,17 @@ TEST_P(Bridge, DebugTransportReachesTheChannelsStoresThroughTheInterleaveWithout
     f.timed(tlm::TLM_WRITE_COMMAND, 0x1000, w);
     read_after = f.debug(tlm::TLM_READ_COMMAND, 0x1000, after);
     outside_bytes = f.debug(tlm::TLM_READ_COMMAND, (1ULL << 30) - 64, outside);
-    masked_bytes = f.debug(tlm::TLM_WRITE_COMMAND, 0x4000, masked, true);
+    // Byte enables and streaming count only with TLM_FULL_PAYLOAD: a payload with the default
+    // TLM_MIN_PAYLOAD whose byte-enable pointer is stale (set, as a reused payload may have it)
+    // is a whole write.
+    masked_bytes = f.debug(tlm::TLM_WRITE_COMMAND, 0x4000, masked, tlm::TLM_FULL_PAYLOAD, true, 0,
+                           &masked_option);
+    streamed_bytes =
+        f.debug(tlm::TLM_READ_COMMAND, 0x4000, streamed, tlm::TLM_FULL_PAYLOAD, false, 4);
+    std::vector<unsigned char> w2 = stale;
+    stale_bytes =
+        f.debug(tlm::TLM_WRITE_COMMAND, 0x4000, w2, tlm::TLM_MIN_PAYLOAD, true, 0, &stale_option);
+    stale_back_bytes = f.debug(tlm::TLM_READ_COMMAND, 0x4000, stale_back);
   });
   cpu.socket.bind(b.bridge->in);
   b.run();
@@ -511,6 +531,12 @@ TEST_P(Bridge, DebugTransportReachesTheChannelsStoresThroughTheInterleaveWithout
   EXPECT_EQ(after, timed_data);
   EXPECT_EQ(outside_bytes, 0u) << "an access past the device's end does nothing";
   EXPECT_EQ(masked_bytes, 0u) << "byte enables are not carried";
+  EXPECT_EQ(masked_option, tlm::TLM_FULL_PAYLOAD_ACCEPTED) << "it looked at them";
+  EXPECT_EQ(streamed_bytes, 0u) << "nor a streaming width";
+  EXPECT_EQ(stale_bytes, 128u) << "a TLM_MIN_PAYLOAD access's byte enables are not the initiator's";
+  EXPECT_EQ(stale_option, tlm::TLM_MIN_PAYLOAD);
+  EXPECT_EQ(stale_back_bytes, 128u);
+  EXPECT_EQ(stale_back, stale);
   // Where the image went, by the modulo interleave of 256 B granules over 2 channels: device
   // offset 0x100 is granule 1, channel 1 at channel address 0; 0x200 is granule 2, channel 0 at
   // channel address 256.
