@@ -67,7 +67,8 @@
 //
 // Parameters (TlmBridgeParams)
 //   max_outstanding  requests in flight through the bridge at most (its slots; each holds one
-//                    foreign payload and famsim's copy of it from BEGIN_REQ to BEGIN_RESP)
+//                    foreign payload and famsim's copy of it from BEGIN_REQ to BEGIN_RESP, or
+//                    only the foreign payload of a request refused while a response was open)
 //   address_offset   added to a foreign address to give the famsim physical address (an
 //                    initiator that sees the device at 0 while famsim places it at pa_base)
 //   window_base, window_bytes   the famsim physical addresses the block behind the bridge
@@ -80,11 +81,13 @@
 //
 // Statistics (ComponentReport): bytes, utilization (mean of its slots in use), backpressure_ns
 // (time foreign requests waited for END_REQ after taking effect: the bridge's slots or famsim's
-// backpressure), requests, refused (answered at once with an error, by response status),
-// mean_outstanding, bandwidth_gbps, read_latency_ns and write_latency_ns (from a request taking
-// effect to its answer arriving at the bridge), ignored_phases (ignorable phases the initiator
-// sent or returned); the slots are a resource of the bottleneck analysis, as a GPU's outstanding
-// window.
+// backpressure), requests (those that entered famsim), answered_at_once (requests the bridge
+// answered itself, never entering famsim, by response status: TLM_ADDRESS_ERROR_RESPONSE and the
+// other errors above, and TLM_IGNORE_COMMAND, answered TLM_OK_RESPONSE, under that name; at once
+// unless a response was open), mean_outstanding, bandwidth_gbps, read_latency_ns and
+// write_latency_ns (from a request taking effect to its answer arriving at the bridge),
+// ignored_phases (ignorable phases the initiator sent or returned); the slots are a resource of the
+// bottleneck analysis, as a GPU's outstanding window.
 #pragma once
 
 #include "models/core/initiator.h"
@@ -141,7 +144,8 @@ class TlmBridge : public sc_core::sc_module, public Component, public Initiator 
   // Nothing in flight: what the foreign initiator sent has been answered (the bridge cannot know
   // whether it will send more).
   bool finished() const override { return occupancy() == 0; }
-  // Requests answered at once with an error (never entered famsim).
+  // Requests the bridge answered itself, never entering famsim: those answered_at_once counts
+  // (the errors and TLM_IGNORE_COMMAND).
   std::uint64_t refused() const;
 
  private:
