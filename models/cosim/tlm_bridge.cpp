@@ -1,5 +1,7 @@
 #include "models/cosim/tlm_bridge.h"
 
+#include "models/cosim/ignorable_phase.h"
+
 #include <algorithm>
 #include <cstring>
 #include <stdexcept>
@@ -21,6 +23,7 @@ TlmBridge::TlmBridge(sc_core::sc_module_name name, SimContext& ctx, const TlmBri
       free_(params.max_outstanding),
       to_issue_(params.max_outstanding),
       answered_(params.max_outstanding),
+      blocking_answered_(params.max_outstanding),
       wake_("wake", ctx.scheduler(), this, &Wakeup::call_behaviour<TlmBridge>),
       outstanding_(params.max_outstanding) {
   if (params.max_outstanding == 0) throw std::invalid_argument("max_outstanding is 0");
@@ -68,13 +71,30 @@ bool TlmBridge::admissible(Payload& p) {
 }
 
 unsigned TlmBridge::foreign_dbg(Payload& p) {
+  // Under TLM_MIN_PAYLOAD (the default) only the command, address, data pointer and length are
+  // the initiator's to set; byte enables and streaming width count under TLM_FULL_PAYLOAD alone.
+  bool whole = true;
+  if (p.get_gp_option() == tlm::TLM_FULL_PAYLOAD) {
+    whole = (p.get_byte_enable_ptr() == nullptr || p.get_byte_enable_length() == 0) &&
+            p.get_streaming_width() >= p.get_data_length();
+    p.set_gp_option(tlm::TLM_FULL_PAYLOAD_ACCEPTED);
+  }
   std::uint64_t pa = 0;
-  if (!debug_access_ || p.get_command() == tlm::TLM_IGNORE_COMMAND || !in_window(p, pa) ||
-      (p.get_byte_enable_ptr() != nullptr && p.get_byte_enable_length() > 0)) {
+  if (!debug_access_ || !whole || p.get_command() == tlm::TLM_IGNORE_COMMAND || !in_window(p, pa)) {
     return 0;
   }
   return static_cast<unsigned>(
       debug_access_(p.is_write(), pa, p.get_data_ptr(), p.get_data_length()));
+}
+
+bool TlmBridge::deny_dmi(tlm::tlm_dmi& dmi) {
+  // A target that denies DMI still says for which access and which addresses it denies it
+  // (IEEE 1666-2011, the DMI rules), so the initiator need not ask again: the bridge grants none
+  // anywhere, every access being timed.
+  dmi.allow_read_write();
+  dmi.set_start_address(0);
+  dmi.set_end_address(~sc_dt::uint64{0});
+  return false;
 }
 
 Sync TlmBridge::foreign_fw(Payload& p, Phase& phase, sc_core::sc_time& t) {
@@ -86,7 +106,14 @@ Sync TlmBridge::foreign_fw(Payload& p, Phase& phase, sc_core::sc_time& t) {
                       "BEGIN_REQ before END_REQ of the previous request: the base protocol's "
                       "exclusion rule (IEEE 1666-2011) allows one request phase at a time");
     }
-    if (!admissible(p)) return tlm::TLM_COMPLETED;
+    // What famsim cannot carry is answered at once: TLM_COMPLETED implies its BEGIN_RESP.
+    // While another BEGIN_RESP is open that would be two responses at once, which the response
+    // exclusion rule forbids: the request is then taken as any other (END_REQ when it takes
+    // effect and a slot is free), and its answer, its error status set already, goes out through
+    // the slot after the open response has ended.
+    const bool refused = !admissible(p);
+    if (refused && !responding_) return tlm::TLM_COMPLETED;
+    pending_refused_ = refused;
     if (p.has_mm()) p.acquire();
     pending_ = &p;
     pending_at_ps_ = ForeignTime::takes_effect_ps(now, t);
@@ -102,6 +129,10 @@ Sync TlmBridge::foreign_fw(Payload& p, Phase& phase, sc_core::sc_time& t) {
     respond_from_ps_ = ForeignTime::takes_effect_ps(now, t);
     wake_.at(respond_from_ps_, now);
     return tlm::TLM_COMPLETED;
+  }
+  if (ignorable_phase(phase)) {
+    ++ignored_phases_;
+    return tlm::TLM_ACCEPTED;
   }
   protocol_error(name(), phase, "the foreign initiator's socket");
 }
@@ -120,7 +151,9 @@ void TlmBridge::foreign_b_transport(Payload& p, sc_core::sc_time& t) {
     time_.sync();
   }
   sc_core::sc_event done;
-  to_issue_.push_back(take_slot(p, &done, now_ps()));
+  const std::uint32_t s = take_slot(p, &done, now_ps());
+  enter_famsim(s, now_ps());
+  to_issue_.push_back(s);
   wake_.asap();
   sc_core::wait(done);
 }
@@ -135,7 +168,7 @@ Sync TlmBridge::bw(unsigned, Payload& p, Phase& phase, sc_core::sc_time&) {
     const std::uint32_t s = e.phase;
     if (s < slots_.size() && slots_[s].ours == &p && !slots_[s].answered) {
       slots_[s].answered = true;
-      answered_.push_back(s);
+      (slots_[s].done ? blocking_answered_ : answered_).push_back(s);
       wake_.asap();
     } else {
       count_duplicate_response();
@@ -155,6 +188,13 @@ Sync TlmBridge::bw(unsigned, Payload& p, Phase& phase, sc_core::sc_time&) {
 std::uint32_t TlmBridge::take_slot(Payload& foreign, sc_core::sc_event* done, std::uint64_t now) {
   const std::uint32_t s = free_.front();
   free_.pop_front();
+  slots_[s] = Slot{&foreign, nullptr, done, false};
+  outstanding_.set(outstanding_.level() + 1, now);
+  return s;
+}
+
+void TlmBridge::enter_famsim(std::uint32_t s, std::uint64_t now) {
+  const Payload& foreign = *slots_[s].foreign;
   const auto len = static_cast<std::uint32_t>(foreign.get_data_length());
   const std::uint64_t pa = foreign.get_address() + params_.address_offset;
   const bool write = foreign.is_write();
@@ -180,10 +220,8 @@ std::uint32_t TlmBridge::take_slot(Payload& foreign, sc_core::sc_event* done, st
   e.outstanding = true;
   e.target_class = params_.target_class;
   e.enter(block_id(), 0, now);
-  slots_[s] = Slot{&foreign, &p, done, false};
+  slots_[s].ours = &p;
   count_issue(len, now);
-  outstanding_.set(outstanding_.level() + 1, now);
-  return s;
 }
 
 void TlmBridge::end_foreign_request(std::uint64_t now) {
@@ -195,7 +233,8 @@ void TlmBridge::end_foreign_request(std::uint64_t now) {
   sc_core::sc_time t = local_time_offset();
   time_.yield();
   // The reference taken at BEGIN_REQ stays until the response has ended: the slot points at p.
-  if (in->nb_transport_bw(p, phase, t) != tlm::TLM_ACCEPTED) {
+  if (ignoring_unknown_phase(in->nb_transport_bw(p, phase, t), phase, ignored_phases_) !=
+      tlm::TLM_ACCEPTED) {
     SC_REPORT_FATAL(name(), "the foreign initiator answered END_REQ with other than TLM_ACCEPTED");
   }
 }
@@ -212,21 +251,24 @@ void TlmBridge::free_slot(std::uint32_t s, std::uint64_t now) {
 
 void TlmBridge::complete(std::uint32_t s, std::uint64_t now) {
   const Slot slot = slots_[s];
-  Payload& ours = *slot.ours;
-  RequestExt& e = ext_of(ours);
-  e.outstanding = false;
-  const std::uint64_t arrived = e.hops[0].resp_in_ps();
-  const std::size_t memory = count_completion(params_.target_class, e.write, e.physical_address,
-                                              e.length, arrived - e.issue_ps);
-  const tlm::tlm_response_status status = ours.get_response_status();
-  count_response(e.length, status == tlm::TLM_OK_RESPONSE, arrived);
-  ctx_.record_completion(e, arrived, status, memory, ours.get_data_ptr());
   Payload& foreign = *slot.foreign;
-  if (!e.write && status == tlm::TLM_OK_RESPONSE) {
-    std::memcpy(foreign.get_data_ptr(), ours.get_data_ptr(), e.length);
+  // (A request refused by admissible() never entered famsim: its status is set already.)
+  if (slot.ours) {
+    Payload& ours = *slot.ours;
+    RequestExt& e = ext_of(ours);
+    e.outstanding = false;
+    const std::uint64_t arrived = e.hops[0].resp_in_ps();
+    const std::size_t memory = count_completion(params_.target_class, e.write, e.physical_address,
+                                                e.length, arrived - e.issue_ps);
+    const tlm::tlm_response_status status = ours.get_response_status();
+    count_response(e.length, status == tlm::TLM_OK_RESPONSE, arrived);
+    ctx_.record_completion(e, arrived, status, memory, ours.get_data_ptr());
+    if (!e.write && status == tlm::TLM_OK_RESPONSE) {
+      std::memcpy(foreign.get_data_ptr(), ours.get_data_ptr(), e.length);
+    }
+    foreign.set_response_status(status);
+    ours.release();
   }
-  foreign.set_response_status(status);
-  ours.release();
   free_slot(s, now);
   if (slot.done) {
     // The b_transport caller resumes at famsim's local time.
@@ -238,7 +280,8 @@ void TlmBridge::complete(std::uint32_t s, std::uint64_t now) {
   Phase phase = tlm::BEGIN_RESP;
   sc_core::sc_time t = local_time_offset();
   time_.yield();
-  const Sync r = in->nb_transport_bw(foreign, phase, t);
+  const Sync r =
+      ignoring_unknown_phase(in->nb_transport_bw(foreign, phase, t), phase, ignored_phases_);
   if (r == tlm::TLM_ACCEPTED) return;  // END_RESP comes through foreign_fw()
   if (r == tlm::TLM_COMPLETED || (r == tlm::TLM_UPDATED && phase == tlm::END_RESP)) {
     responding_ = nullptr;
@@ -258,18 +301,22 @@ void TlmBridge::behaviour() {
     held_slot_ = kNoSlot;
     if (s == pending_slot_) end_foreign_request(now);
   }
-  // famsim's answers, in arrival order; an nb_transport one waits for the initiator to end the
-  // previous BEGIN_RESP.
-  while (!answered_.empty() &&
-         (slots_[answered_.front()].done || (!responding_ && respond_from_ps_ <= now))) {
-    const std::uint32_t s = answered_.front();
-    answered_.pop_front();
-    complete(s, now);
-  }
+  hand_back(now);
   // The nb_transport request whose time has come takes a slot.
   if (pending_ && pending_slot_ == kNoSlot && pending_at_ps_ <= now && !free_.empty()) {
-    pending_slot_ = take_slot(*pending_, nullptr, now);
-    to_issue_.push_back(pending_slot_);
+    const std::uint32_t s = take_slot(*pending_, nullptr, now);
+    if (pending_refused_) {
+      // Taken; its answer is ready, to go out when no other response is open.
+      pending_refused_ = false;
+      slots_[s].answered = true;
+      answered_.push_back(s);
+      end_foreign_request(now);
+      hand_back(now);
+    } else {
+      enter_famsim(s, now);
+      pending_slot_ = s;
+      to_issue_.push_back(s);
+    }
   }
   while (held_slot_ == kNoSlot && !to_issue_.empty()) {
     const std::uint32_t s = to_issue_.front();
@@ -286,6 +333,22 @@ void TlmBridge::behaviour() {
     next = std::min(next, respond_from_ps_);
   }
   if (next != Wakeup::kNever) wake_.at(next, now);
+}
+
+void TlmBridge::hand_back(std::uint64_t now) {
+  // A b_transport caller's answer goes back as it arrives: the exclusion rules are nb_transport's
+  // hand-shake, and another thread is another initiator to them.
+  while (!blocking_answered_.empty()) {
+    const std::uint32_t s = blocking_answered_.front();
+    blocking_answered_.pop_front();
+    complete(s, now);
+  }
+  // nb_transport's, in arrival order, each once the initiator ended the previous BEGIN_RESP.
+  while (!answered_.empty() && !responding_ && respond_from_ps_ <= now) {
+    const std::uint32_t s = answered_.front();
+    answered_.pop_front();
+    complete(s, now);
+  }
 }
 
 // --- Statistics ---------------------------------------------------------------------------------
@@ -314,6 +377,7 @@ void TlmBridge::report(ComponentReport& r, const ReportWindow& window) const {
   const double secs = window.seconds();
   r.extra["requests"] = issued();
   r.extra["answered_at_once"] = refused_;
+  r.extra["ignored_phases"] = ignored_phases_;
   r.extra["max_outstanding"] = params_.max_outstanding;
   r.extra["mean_outstanding"] = outstanding_.mean(window);
   r.extra["bandwidth_gbps"] = secs > 0 ? (t.read_bytes + t.write_bytes) / secs * 1e-9 : 0.0;

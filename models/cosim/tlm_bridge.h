@@ -12,20 +12,37 @@
 //                    that block's backpressure reaches the initiator, which may send nothing more
 //                    until then (exclusion rule). BEGIN_RESP goes out as famsim's answer arrives,
 //                    one at a time: the next waits for the initiator's END_RESP (or its
-//                    TLM_COMPLETED, or TLM_UPDATED with END_RESP, on return).
+//                    TLM_COMPLETED, or TLM_UPDATED with END_RESP, on return). Phases other than
+//                    the base protocol's four are ignorable (ignorable_phase.h): one the
+//                    initiator sends is answered TLM_ACCEPTED, one it returns with TLM_UPDATED is
+//                    taken as TLM_ACCEPTED; either way the bridge does nothing else with it but
+//                    count it.
 //   b_transport      loosely timed initiators: the call waits out its annotated delay, then the
 //                    answer through the same approximately timed path, and returns with a zero
 //                    delay (the time has passed). It waits, so the caller must be an SC_THREAD;
-//                    several threads may call at once, up to max_outstanding in flight.
+//                    several threads may call at once, up to max_outstanding in flight. Its
+//                    answer goes back as it arrives, not behind an nb_transport answer waiting
+//                    for its END_RESP: the exclusion rules are nb_transport's hand-shake, and
+//                    another thread is another initiator to them.
 // The bridge takes no time itself: a request enters famsim at the instant it takes effect and its
-// answer leaves at the instant it arrives. No DMI (get_direct_mem_ptr answers false): every
-// access through the bridge is timed, apart from debug transport: transport_dbg (loading an image
-// before the run, looking at results after it) goes to the function set_debug_access() gave
-// (ExpansionDevice::debug_access: the backing stores, no time), for a read or write wholly inside
-// the window without byte enables; otherwise it answers 0 bytes.
+// answer leaves at the instant it arrives. No DMI: get_direct_mem_ptr answers false, with the
+// denial's access (read and write) and range (every address) set, so the initiator need not ask
+// again. Every access through the bridge is timed, apart from debug transport: transport_dbg
+// (loading an image before the run, looking at results after it) goes to the function
+// set_debug_access() gave (ExpansionDevice::debug_access: the backing stores, no time), for a
+// read or write wholly inside the window; otherwise it answers 0 bytes. Byte enables and a
+// streaming width count only in a payload whose gp_option is TLM_FULL_PAYLOAD (IEEE 1666-2011:
+// with the default TLM_MIN_PAYLOAD the initiator sets only command, address, data pointer and
+// length, and a payload used again may carry a stale byte-enable pointer): such an access with
+// byte enables, or a streaming width under its length, answers 0 bytes too, and the bridge sets
+// gp_option to TLM_FULL_PAYLOAD_ACCEPTED, for it took those attributes into account.
 //
-// What famsim cannot carry is answered at once (BEGIN_REQ returns TLM_COMPLETED; b_transport
-// returns without waiting) and never enters famsim:
+// What famsim cannot carry never enters famsim and is answered at once: BEGIN_REQ returns
+// TLM_COMPLETED, b_transport returns without waiting. Only while a BEGIN_RESP is open (the
+// initiator has not ended it) does such a BEGIN_REQ get TLM_ACCEPTED instead, for TLM_COMPLETED
+// would imply a second response at once (the response exclusion rule): END_REQ follows as for
+// any request (a slot holds it), and its BEGIN_RESP after the open response has ended, through
+// the same path as famsim's answers. The response status it gets:
 //   TLM_ADDRESS_ERROR_RESPONSE      an access not wholly inside the window (below), after
 //                                   address_offset is added
 //   TLM_BYTE_ENABLE_ERROR_RESPONSE  byte enables (famsim's memories write whole requests)
@@ -50,7 +67,8 @@
 //
 // Parameters (TlmBridgeParams)
 //   max_outstanding  requests in flight through the bridge at most (its slots; each holds one
-//                    foreign payload and famsim's copy of it from BEGIN_REQ to BEGIN_RESP)
+//                    foreign payload and famsim's copy of it from BEGIN_REQ to BEGIN_RESP, or
+//                    only the foreign payload of a request refused while a response was open)
 //   address_offset   added to a foreign address to give the famsim physical address (an
 //                    initiator that sees the device at 0 while famsim places it at pa_base)
 //   window_base, window_bytes   the famsim physical addresses the block behind the bridge
@@ -63,10 +81,13 @@
 //
 // Statistics (ComponentReport): bytes, utilization (mean of its slots in use), backpressure_ns
 // (time foreign requests waited for END_REQ after taking effect: the bridge's slots or famsim's
-// backpressure), requests, refused (answered at once with an error, by response status),
-// mean_outstanding, bandwidth_gbps, read_latency_ns and write_latency_ns (from a request taking
-// effect to its answer arriving at the bridge); the slots are a resource of the bottleneck
-// analysis, as a GPU's outstanding window.
+// backpressure), requests (those that entered famsim), answered_at_once (requests the bridge
+// answered itself, never entering famsim, by response status: TLM_ADDRESS_ERROR_RESPONSE and the
+// other errors above, and TLM_IGNORE_COMMAND, answered TLM_OK_RESPONSE, under that name; at once
+// unless a response was open), mean_outstanding, bandwidth_gbps, read_latency_ns and
+// write_latency_ns (from a request taking effect to its answer arriving at the bridge),
+// ignored_phases (ignorable phases the initiator sent or returned); the slots are a resource of the
+// bottleneck analysis, as a GPU's outstanding window.
 #pragma once
 
 #include "models/core/initiator.h"
@@ -123,7 +144,8 @@ class TlmBridge : public sc_core::sc_module, public Component, public Initiator 
   // Nothing in flight: what the foreign initiator sent has been answered (the bridge cannot know
   // whether it will send more).
   bool finished() const override { return occupancy() == 0; }
-  // Requests answered at once with an error (never entered famsim).
+  // Requests the bridge answered itself, never entering famsim: those answered_at_once counts
+  // (the errors and TLM_IGNORE_COMMAND).
   std::uint64_t refused() const;
 
  private:
@@ -136,12 +158,13 @@ class TlmBridge : public sc_core::sc_module, public Component, public Initiator 
       return bridge.foreign_fw(p, phase, t);
     }
     void b_transport(Payload& p, sc_core::sc_time& t) override { bridge.foreign_b_transport(p, t); }
-    bool get_direct_mem_ptr(Payload&, tlm::tlm_dmi&) override { return false; }
+    bool get_direct_mem_ptr(Payload&, tlm::tlm_dmi& dmi) override { return deny_dmi(dmi); }
     unsigned int transport_dbg(Payload& p) override { return bridge.foreign_dbg(p); }
     TlmBridge& bridge;
   };
 
-  // One request in flight: the foreign payload and famsim's.
+  // One request in flight: the foreign payload and famsim's (none for a request refused while a
+  // response was open, which waits in its slot for its turn to be answered).
   struct Slot {
     Payload* foreign = nullptr;
     Payload* ours = nullptr;
@@ -154,12 +177,18 @@ class TlmBridge : public sc_core::sc_module, public Component, public Initiator 
   Sync foreign_fw(Payload& p, Phase& phase, sc_core::sc_time& t);
   void foreign_b_transport(Payload& p, sc_core::sc_time& t);
   unsigned foreign_dbg(Payload& p);
+  // Fills in a DMI denial and returns false.
+  static bool deny_dmi(tlm::tlm_dmi& dmi);
   // Whether [address + address_offset, + len) lies in the window; its famsim address in `pa`.
   bool in_window(const Payload& p, std::uint64_t& pa) const;
   // What famsim cannot carry: sets the payload's error status and returns false.
   bool admissible(Payload& p);
-  // Takes a free slot for `foreign` and builds famsim's payload for it, issued at `now`.
+  // Takes a free slot for `foreign`.
   std::uint32_t take_slot(Payload& foreign, sc_core::sc_event* done, std::uint64_t now);
+  // Builds famsim's payload for the request in slot `s`, issued at `now`.
+  void enter_famsim(std::uint32_t s, std::uint64_t now);
+  // Hands back the answers that may go now.
+  void hand_back(std::uint64_t now);
   // famsim's answer in slot `s` arrived: copies it to the foreign payload and counts it.
   void complete(std::uint32_t s, std::uint64_t now);
   void free_slot(std::uint32_t s, std::uint64_t now);
@@ -176,10 +205,14 @@ class TlmBridge : public sc_core::sc_module, public Component, public Initiator 
   std::vector<Slot> slots_;
   Ring<std::uint32_t> free_;
   Ring<std::uint32_t> to_issue_;  // slots waiting for the famsim block, in arrival order
-  Ring<std::uint32_t> answered_;  // slots famsim answered, for behaviour() to hand back
+  // Slots whose answer is ready, for behaviour() to hand back: nb_transport's (in arrival order,
+  // one BEGIN_RESP at a time) and b_transport's (at once).
+  Ring<std::uint32_t> answered_;
+  Ring<std::uint32_t> blocking_answered_;
   // The nb_transport request the initiator sent and has not had END_REQ for: at most one
   // (exclusion rule). It takes a slot when its time has come and one is free.
   Payload* pending_ = nullptr;
+  bool pending_refused_ = false;  // admissible() refused it (while a response was open)
   std::uint64_t pending_at_ps_ = 0;
   std::uint32_t pending_slot_ = kNoSlot;
   // The slot whose request the famsim block holds (TLM_ACCEPTED, END_REQ to come).
@@ -196,6 +229,7 @@ class TlmBridge : public sc_core::sc_module, public Component, public Initiator 
   OccupancyGauge outstanding_;
   std::uint64_t next_seq_ = 0;
   std::uint64_t backpressure_ps_ = 0;
+  std::uint64_t ignored_phases_ = 0;
   std::map<std::string, std::uint64_t> refused_;  // by response status; rare, so a map
 };
 

@@ -1,5 +1,7 @@
 #include "models/cosim/tlm_memory_bridge.h"
 
+#include "models/cosim/ignorable_phase.h"
+
 #include <algorithm>
 #include <cstring>
 #include <stdexcept>
@@ -99,7 +101,8 @@ void TlmMemoryBridge::behaviour() {
       outstanding_.set(in_bridge_, now);
       ext_of(*pending_).service_start_ps = now;
       pending_->set_response_status(tlm::TLM_COMMAND_ERROR_RESPONSE);
-      answers_.push_back({pending_, now});
+      // Before a foreign answer that is due later (one annotated ahead), not behind it.
+      queue_answer(*pending_, now);
       end_req_ps_ = now;
     } else if (!free_foreign_.empty()) {
       send(now);
@@ -145,17 +148,23 @@ void TlmMemoryBridge::send(std::uint64_t now) {
   Phase phase = tlm::BEGIN_REQ;
   sc_core::sc_time t = local_time_offset();
   time_.yield();
-  const Sync r = out->nb_transport_fw(f, phase, t);
+  const Sync r = ignoring_unknown_phase(out->nb_transport_fw(f, phase, t), phase, ignored_phases_);
   if (r == tlm::TLM_ACCEPTED) return;  // END_REQ or BEGIN_RESP comes through foreign_bw()
   const std::uint64_t at = ForeignTime::takes_effect_ps(now, t);
   if (r == tlm::TLM_UPDATED && phase == tlm::END_REQ) {
-    request_taken(f, at);
+    request_taken(f, at, at);
   } else if (r == tlm::TLM_UPDATED && phase == tlm::BEGIN_RESP) {
-    // The target answered on return and waits for END_RESP: given at once, at that time.
+    // The target answered on return and waits for END_RESP: given at once, at that time. END_RESP
+    // ends the transaction whatever the target returns, TLM_COMPLETED or TLM_ACCEPTED (IEEE
+    // 1666-2011 allows either).
     Phase end = tlm::END_RESP;
     sc_core::sc_time te = t;
-    if (out->nb_transport_fw(f, end, te) != tlm::TLM_COMPLETED) {
-      SC_REPORT_FATAL(name(), "the foreign target answered END_RESP with other than TLM_COMPLETED");
+    const Sync re = ignoring_unknown_phase(out->nb_transport_fw(f, end, te), end, ignored_phases_);
+    if (re != tlm::TLM_COMPLETED && re != tlm::TLM_ACCEPTED) {
+      SC_REPORT_FATAL(
+          name(),
+          "the foreign target answered END_RESP with TLM_UPDATED and a base-protocol phase: "
+          "none follows END_RESP");
     }
     answered(f, at);
   } else if (r == tlm::TLM_COMPLETED) {
@@ -171,10 +180,14 @@ Sync TlmMemoryBridge::foreign_bw(ForeignPayload& f, Phase& phase, sc_core::sc_ti
   time_.sync();
   const std::uint64_t now = now_ps();
   const std::uint64_t at = ForeignTime::takes_effect_ps(now, t);
+  if (ignorable_phase(phase)) {
+    ++ignored_phases_;
+    return tlm::TLM_ACCEPTED;
+  }
   if (!f.ours) SC_REPORT_FATAL(name(), "the foreign target sent a phase for a finished request");
   if (phase == tlm::END_REQ) {
     if (f.request_ended) SC_REPORT_FATAL(name(), "the foreign target sent END_REQ twice");
-    request_taken(f, at);
+    request_taken(f, at, at);
     return tlm::TLM_ACCEPTED;
   }
   if (phase == tlm::BEGIN_RESP) {
@@ -186,11 +199,12 @@ Sync TlmMemoryBridge::foreign_bw(ForeignPayload& f, Phase& phase, sc_core::sc_ti
   protocol_error(name(), phase, "the foreign target's socket");
 }
 
-void TlmMemoryBridge::request_taken(ForeignPayload& f, std::uint64_t at_ps) {
+void TlmMemoryBridge::request_taken(ForeignPayload& f, std::uint64_t at_ps,
+                                    std::uint64_t service_start_ps) {
   f.request_ended = true;
   if (&f != sending_) return;
   end_req_ps_ = at_ps;
-  ext_of(*f.ours).service_start_ps = at_ps;
+  ext_of(*f.ours).service_start_ps = service_start_ps;
   wake_.at(at_ps, now_ps());
 }
 
@@ -198,8 +212,7 @@ void TlmMemoryBridge::answered(ForeignPayload& f, std::uint64_t at_ps) {
   if (!f.request_ended) {
     // BEGIN_RESP implies END_REQ (a target that answers on return, or an LT target behind a
     // convenience socket): the request was in its hands from the moment it went out.
-    request_taken(f, at_ps);
-    ext_of(*f.ours).service_start_ps = f.sent_ps;
+    request_taken(f, at_ps, f.sent_ps);
   }
   Payload& ours = *f.ours;
   const tlm::tlm_response_status status = f.get_response_status();
@@ -207,16 +220,20 @@ void TlmMemoryBridge::answered(ForeignPayload& f, std::uint64_t at_ps) {
     std::memcpy(ours.get_data_ptr(), f.data.data(), f.get_data_length());
   }
   ours.set_response_status(status);
-  // Answers go back by the time they take effect, not by when the target called: a target may
-  // annotate a later call with an earlier time (IEEE 1666-2011 leaves the order to the receiver's
-  // payload event queue). Equal times keep the order of the calls.
-  answers_.push_back({&ours, at_ps});
-  for (std::size_t i = answers_.size() - 1; i > 0 && answers_[i - 1].ready_ps > at_ps; --i) {
-    std::swap(answers_[i - 1], answers_[i]);
-  }
+  queue_answer(ours, at_ps);
   f.ours = nullptr;
   wake_.at(at_ps, now_ps());
   f.release();  // free() takes it back once the target has let go too
+}
+
+void TlmMemoryBridge::queue_answer(Payload& ours, std::uint64_t ready_ps) {
+  // Answers go back by the time they take effect, not by when the target called: a target may
+  // annotate a later call with an earlier time (IEEE 1666-2011 leaves the order to the receiver's
+  // payload event queue). Equal times keep the order of the calls.
+  answers_.push_back({&ours, ready_ps});
+  for (std::size_t i = answers_.size() - 1; i > 0 && answers_[i - 1].ready_ps > ready_ps; --i) {
+    std::swap(answers_[i - 1], answers_[i]);
+  }
 }
 
 void TlmMemoryBridge::free(tlm::tlm_generic_payload* p) {
@@ -281,6 +298,7 @@ void TlmMemoryBridge::report(ComponentReport& r, const ReportWindow& window) con
   r.extra["read_bytes"] = read_bytes_;
   r.extra["write_bytes"] = write_bytes_;
   r.extra["answered_at_once"] = {{"atomics", refused_atomics_}};
+  r.extra["ignored_phases"] = ignored_phases_;
   r.extra["max_outstanding"] = params_.max_outstanding;
   r.extra["mean_outstanding"] = outstanding_.mean(window);
   r.extra["read_latency_ns"] = read_latency_.to_json();

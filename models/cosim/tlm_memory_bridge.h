@@ -22,7 +22,11 @@
 //   foreign side  one BEGIN_REQ at a time (exclusion rule), annotated with famsim's local time
 //                 offset; the foreign target's BEGIN_RESP is taken at once (TLM_COMPLETED: the
 //                 slot is its buffer), so the foreign target never waits for famsim. A target
-//                 that answers BEGIN_REQ with TLM_UPDATED/BEGIN_RESP gets END_RESP at once.
+//                 that answers BEGIN_REQ with TLM_UPDATED/BEGIN_RESP gets END_RESP at once (and
+//                 may return TLM_COMPLETED or TLM_ACCEPTED to it). Phases other than the base
+//                 protocol's four are ignorable (ignorable_phase.h): one the target sends is
+//                 answered TLM_ACCEPTED, one it returns with TLM_UPDATED is taken as TLM_ACCEPTED;
+//                 either way the bridge does nothing else with it but count it.
 // The bridge takes no time itself: a request goes out at the instant it arrives (when nothing
 // waits before it) and its answer is ready at the instant the foreign BEGIN_RESP takes effect.
 // An LT-only target on a convenience socket (tlm_utils::simple_target_socket with only
@@ -59,8 +63,9 @@
 // backpressure_ns (time requests from the block in front waited for END_REQ: the bridge's slots
 // or the foreign target's END_REQ), requests, reads, writes, read/write bytes, read_latency_ns
 // and write_latency_ns (arrival at the bridge to the answer taken by the block in front, as a
-// memory's), mean_outstanding, answered_at_once (atomics); the slots are a resource of the
-// bottleneck analysis, and the data path at peak_gbps one.
+// memory's), mean_outstanding, answered_at_once (atomics), ignored_phases (ignorable phases the
+// target sent or returned); the slots are a resource of the bottleneck analysis, and the data
+// path at peak_gbps one.
 #pragma once
 
 #include "models/core/ports.h"
@@ -146,10 +151,14 @@ class TlmMemoryBridge : public sc_core::sc_module, public Component, tlm::tlm_mm
   void send(std::uint64_t now);
   // The block in front gets END_REQ for the pending request once the foreign target took it.
   void end_request(std::uint64_t now);
-  // The foreign target took the request in `f` at `at_ps`.
-  void request_taken(ForeignPayload& f, std::uint64_t at_ps);
+  // The foreign target took the request in `f` at `at_ps`; its service (the per-hop breakdown's)
+  // counts from `service_start_ps`.
+  void request_taken(ForeignPayload& f, std::uint64_t at_ps, std::uint64_t service_start_ps);
   // Its answer took effect at `at_ps`: copies it into famsim's payload and queues it.
   void answered(ForeignPayload& f, std::uint64_t at_ps);
+  // Puts the answer in `ours`, ready at `ready_ps`, among answers_ by that time (after those
+  // ready at the same time).
+  void queue_answer(Payload& ours, std::uint64_t ready_ps);
   friend class Wakeup;  // runs behaviour()
   void behaviour();
 
@@ -176,6 +185,7 @@ class TlmMemoryBridge : public sc_core::sc_module, public Component, tlm::tlm_mm
   std::uint64_t read_bytes_ = 0;
   std::uint64_t write_bytes_ = 0;
   std::uint64_t refused_atomics_ = 0;
+  std::uint64_t ignored_phases_ = 0;
   std::uint64_t backpressure_ps_ = 0;
   LatencyHistogram read_latency_;
   LatencyHistogram write_latency_;

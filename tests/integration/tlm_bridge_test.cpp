@@ -65,24 +65,7 @@ class ForeignLt : public sc_core::sc_module {
 
  private:
   void run() {
-    for (Op& op : ops_) {
-      std::vector<unsigned char> buffer = op.data;
-      buffer.resize(op.length);
-      tlm::tlm_generic_payload p;
-      p.set_command(op.command);
-      p.set_address(op.address);
-      p.set_data_ptr(buffer.data());
-      p.set_data_length(op.length);
-      p.set_streaming_width(op.length);
-      p.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-      op.begin_req_ps = sc_core::sc_time_stamp().value() + delay_ps_;
-      sc_core::sc_time t = sc_core::sc_time::from_value(delay_ps_);
-      socket->b_transport(p, t);
-      op.response_ps = sc_core::sc_time_stamp().value() + t.value();
-      op.status = p.get_response_status();
-      op.answered = true;
-      if (op.command == tlm::TLM_READ_COMMAND) op.data = buffer;
-    }
+    for (Op& op : ops_) test::transport_blocking(socket, op, delay_ps_);
   }
 
   std::vector<Op>& ops_;
@@ -109,15 +92,28 @@ class ForeignScript : public sc_core::sc_module {
     socket->b_transport(p, t);
     return p.get_response_status();
   }
+  // `byte_enables` sets a byte-enable pointer and length, `streaming_width` (0: the length) the
+  // streaming width, whatever `option`; `option_after` gets the gp_option the call left.
   unsigned debug(tlm::tlm_command command, std::uint64_t address, std::vector<unsigned char>& data,
-                 bool byte_enables = false) {
+                 tlm::tlm_gp_option option = tlm::TLM_MIN_PAYLOAD, bool byte_enables = false,
+                 unsigned streaming_width = 0, tlm::tlm_gp_option* option_after = nullptr) {
     tlm::tlm_generic_payload p;
     setup(p, command, address, data);
+    p.set_gp_option(option);
     if (byte_enables) {
       p.set_byte_enable_ptr(data.data());
       p.set_byte_enable_length(static_cast<unsigned>(data.size()));
     }
-    return socket->transport_dbg(p);
+    if (streaming_width > 0) p.set_streaming_width(streaming_width);
+    const unsigned done = socket->transport_dbg(p);
+    if (option_after) *option_after = p.get_gp_option();
+    return done;
+  }
+  bool dmi(std::uint64_t address, tlm::tlm_dmi& dmi) {
+    tlm::tlm_generic_payload p;
+    std::vector<unsigned char> data(8);
+    setup(p, tlm::TLM_READ_COMMAND, address, data);
+    return socket->get_direct_mem_ptr(p, dmi);
   }
 
  private:
@@ -133,6 +129,82 @@ class ForeignScript : public sc_core::sc_module {
   void run() { script_(*this); }
 
   std::function<void(ForeignScript&)> script_;
+};
+
+// An ignorable phase of the tests' own (IEEE 1666-2011 lets a base-protocol socket carry such
+// phases: a callee that does not know one returns TLM_ACCEPTED and otherwise ignores it).
+TLM_DECLARE_EXTENDED_PHASE(bridge_test_hint);
+
+// An approximately timed initiator that uses the hint: it reads each of `addresses` in turn,
+// sends the hint on the forward path 10 ns into each transaction, returns TLM_UPDATED with the
+// hint to END_REQ and to BEGIN_RESP, and ends each response (END_RESP) 20 ns after it came; the
+// next read goes out then. Its payload has no memory manager.
+class ForeignHinting : public sc_core::sc_module {
+ public:
+  tlm_utils::simple_initiator_socket<ForeignHinting> socket;
+  struct Read {
+    std::uint64_t address = 0;
+    // Results.
+    std::uint64_t end_req_ps = 0;
+    std::uint64_t begin_resp_ps = 0;
+    tlm::tlm_response_status status = tlm::TLM_INCOMPLETE_RESPONSE;
+    tlm::tlm_sync_enum hint_return = tlm::TLM_UPDATED;
+    tlm::tlm_sync_enum end_resp_return = tlm::TLM_UPDATED;
+  };
+  std::vector<Read> reads;
+
+  ForeignHinting(sc_core::sc_module_name name, std::vector<Read> r)
+      : sc_core::sc_module(name), socket("socket"), reads(std::move(r)) {
+    socket.register_nb_transport_bw(this, &ForeignHinting::nb_transport_bw);
+    SC_HAS_PROCESS(ForeignHinting);
+    SC_THREAD(run);
+  }
+
+ private:
+  tlm::tlm_sync_enum nb_transport_bw(tlm::tlm_generic_payload&, tlm::tlm_phase& phase,
+                                     sc_core::sc_time& t) {
+    const std::uint64_t at = sc_core::sc_time_stamp().value() + t.value();
+    if (phase == tlm::END_REQ) {
+      reads[current_].end_req_ps = at;
+    } else if (phase == tlm::BEGIN_RESP) {
+      reads[current_].begin_resp_ps = at;
+      responded_.notify(t);
+    } else {
+      ADD_FAILURE() << "unexpected phase " << phase;
+      return tlm::TLM_ACCEPTED;
+    }
+    phase = bridge_test_hint;
+    return tlm::TLM_UPDATED;
+  }
+  void run() {
+    for (current_ = 0; current_ < reads.size(); ++current_) {
+      Read& r = reads[current_];
+      std::vector<unsigned char> data(128);
+      tlm::tlm_generic_payload p;
+      p.set_command(tlm::TLM_READ_COMMAND);
+      p.set_address(r.address);
+      p.set_data_ptr(data.data());
+      p.set_data_length(128);
+      p.set_streaming_width(128);
+      p.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+      transport(p, tlm::BEGIN_REQ);
+      sc_core::wait(10, sc_core::SC_NS);
+      r.hint_return = transport(p, bridge_test_hint);
+      sc_core::wait(responded_);
+      r.status = p.get_response_status();
+      sc_core::wait(20, sc_core::SC_NS);
+      r.end_resp_return = transport(p, tlm::END_RESP);
+    }
+  }
+  tlm::tlm_sync_enum transport(tlm::tlm_generic_payload& p, const tlm::tlm_phase& phase) {
+    tlm::tlm_phase ph = phase;
+    delay_ = sc_core::SC_ZERO_TIME;
+    return socket->nb_transport_fw(p, ph, delay_);
+  }
+
+  std::size_t current_ = 0;
+  sc_core::sc_event responded_;
+  sc_core::sc_time delay_;  // a member: see ForeignAt
 };
 
 // The device with a bridge on its fabric port: the foreign initiator sees the device at address
@@ -277,6 +349,92 @@ TEST_P(Bridge, WhatFamsimCannotCarryIsAnsweredAtOnceWithTheStandardsErrors) {
   EXPECT_EQ(once["TLM_IGNORE_COMMAND"], 1);
 }
 
+TEST_P(Bridge, IgnorablePhasesEitherWayAreIgnored) {
+  // Three hints a read: returned to END_REQ, sent 10 ns in, returned to BEGIN_RESP (which the
+  // bridge then takes as TLM_ACCEPTED: the response stays open until the END_RESP 20 ns later).
+  // Nothing else changes: the first read enters at 0 and is answered at 54 ns (as in the first
+  // test), ended at 74; the second enters at 74 and is answered at 74 + 54 = 128 ns.
+  Bench b(test::kernel_named(GetParam()));
+  ForeignHinting cpu("cpu", {{0x1000}, {0x2000}});
+  cpu.socket.bind(b.bridge->in);
+  const nlohmann::json report = b.run();
+  const std::vector<ForeignHinting::Read>& r = cpu.reads;
+  EXPECT_EQ(r[0].end_req_ps, 0u);
+  EXPECT_EQ(r[0].begin_resp_ps, 54000u);
+  EXPECT_EQ(r[1].end_req_ps, 74000u);
+  EXPECT_EQ(r[1].begin_resp_ps, round_trip(74000, false));
+  EXPECT_EQ(r[1].begin_resp_ps, 128000u);
+  for (const ForeignHinting::Read& read : r) {
+    EXPECT_EQ(read.status, tlm::TLM_OK_RESPONSE);
+    EXPECT_EQ(read.hint_return, tlm::TLM_ACCEPTED) << "a callee that does not know a phase";
+    EXPECT_EQ(read.end_resp_return, tlm::TLM_COMPLETED);
+  }
+  EXPECT_EQ(report.at("bridge")["ignored_phases"], 6);
+}
+
+TEST_P(Bridge, ARequestRefusedWhileAResponseIsOpenIsAnsweredAfterItsEndResp) {
+  // The initiator ends each BEGIN_RESP 20 ns after it came and sends its next operation as soon as
+  // the last was answered, so B (past the device's end) comes while A's response is open, and C
+  // (TLM_IGNORE_COMMAND) while B's is. TLM_COMPLETED would imply a second response at once (the
+  // response exclusion rule): the bridge takes each as a request (END_REQ when it takes effect,
+  // at once here) and answers it when the open response has ended. By hand: A, a read, enters
+  // at 0 and is answered at 54 ns (as in the first test), ended at 74; B is sent at 54, answered
+  // (address error) at 74 and ended at 94; C is sent at 74 and answered (OK) at 94.
+  Bench b(test::kernel_named(GetParam()));
+  std::vector<Op> ops{read_op(0x1000), read_op((1ULL << 30) - 64), read_op(0x1000)};
+  ops[2].command = tlm::TLM_IGNORE_COMMAND;
+  ForeignAt cpu("cpu", ops, 1);
+  cpu.hold_response_ps = 20000;
+  cpu.socket.bind(b.bridge->in);
+  const nlohmann::json report = b.run();
+  for (const Op& op : ops) ASSERT_TRUE(op.answered);
+  EXPECT_EQ(ops[0].status, tlm::TLM_OK_RESPONSE);
+  EXPECT_EQ(ops[0].response_ps, 54000u);
+  EXPECT_EQ(ops[1].begin_req_ps, 54000u);
+  EXPECT_EQ(ops[2].begin_req_ps, 74000u);
+  const tlm::tlm_response_status expected[] = {tlm::TLM_ADDRESS_ERROR_RESPONSE,
+                                               tlm::TLM_OK_RESPONSE};
+  for (std::size_t i = 1; i < 3; ++i) {
+    EXPECT_EQ(ops[i].begin_req_return, tlm::TLM_ACCEPTED) << "operation " << i;
+    EXPECT_EQ(ops[i].end_req_ps, ops[i].begin_req_ps) << "operation " << i;
+    EXPECT_EQ(ops[i].response_ps, ops[i].begin_req_ps + 20000) << "operation " << i;
+    EXPECT_EQ(ops[i].status, expected[i - 1]) << "operation " << i;
+  }
+  EXPECT_EQ(cpu.given_back, 3u);
+  EXPECT_EQ(b.bridge->issued(), 1u) << "only A entered famsim";
+  const nlohmann::json& once = report.at("bridge")["answered_at_once"];
+  EXPECT_EQ(once["TLM_ADDRESS_ERROR_RESPONSE"], 1);
+  EXPECT_EQ(once["TLM_IGNORE_COMMAND"], 1);
+}
+
+TEST_P(Bridge, ABlockingCallsAnswerDoesNotWaitForAnotherThreadsEndResp) {
+  // One thread reads A and, when A is answered, B, ending each BEGIN_RESP 200 ns after it came;
+  // another thread of the same initiator reads C by b_transport annotated 110 ns. By hand, each
+  // read on an idle device from an even ns taking the first test's 54 ns: A 0 -> 54 ns, ended at
+  // 254; B enters at 54 and famsim answers it at 108, but its BEGIN_RESP waits for A's END_RESP,
+  // to 254; C takes effect at 110 (B left the device at 108) and is answered at 164, when the
+  // call returns: the exclusion rules are nb_transport's hand-shake, not b_transport's.
+  Bench b(test::kernel_named(GetParam()));
+  std::vector<Op> ops{read_op(0x1000), read_op(0x2000)};
+  std::vector<Op> blocking{read_op(0x3000)};
+  ForeignAt cpu("cpu", ops, 1);
+  cpu.hold_response_ps = 200000;
+  cpu.blocking_ops = &blocking;
+  cpu.blocking_delay_ps = 110000;
+  cpu.socket.bind(b.bridge->in);
+  b.run();
+  for (const Op& op : ops) ASSERT_TRUE(op.answered);
+  ASSERT_TRUE(blocking[0].answered);
+  EXPECT_EQ(ops[0].response_ps, 54000u);
+  EXPECT_EQ(ops[1].begin_req_ps, 54000u);
+  EXPECT_EQ(round_trip(54000, false), 108000u);
+  EXPECT_EQ(ops[1].response_ps, 254000u);
+  EXPECT_EQ(blocking[0].response_ps, round_trip(110000, false));
+  EXPECT_EQ(blocking[0].response_ps, 164000u);
+  for (const Op& op : {ops[0], ops[1], blocking[0]}) EXPECT_EQ(op.status, tlm::TLM_OK_RESPONSE);
+  EXPECT_EQ(cpu.given_back, 2u);
+}
+
 TEST_P(Bridge, AFullBridgeHoldsEndReqUntilAnAnswerFreesASlot) {
   // Two slots, four reads sent back to back: the third and fourth wait for END_REQ until the
   // first and second answers have gone back. The reads go to different 256 B granules of the
@@ -333,7 +491,10 @@ TEST_P(Bridge, DebugTransportReachesTheChannelsStoresThroughTheInterleaveWithout
   const std::vector<unsigned char> image = pattern(512, 3);
   const std::vector<unsigned char> timed_data = pattern(128, 4);
   std::vector<unsigned char> first(128), last(128), after(128), outside(128), masked(128);
-  unsigned loaded = 0, read_after = 0, outside_bytes = 1, masked_bytes = 1;
+  std::vector<unsigned char> streamed(128), stale = pattern(128, 5), stale_back(128);
+  unsigned loaded = 0, read_after = 0, outside_bytes = 1, masked_bytes = 1, streamed_bytes = 1;
+  unsigned stale_bytes = 0, stale_back_bytes = 0;
+  tlm::tlm_gp_option masked_option = tlm::TLM_FULL_PAYLOAD, stale_option = tlm::TLM_FULL_PAYLOAD;
   std::uint64_t loaded_at = 1;
   ForeignScript cpu("cpu", [&](ForeignScript& f) {
     // Load an image before any traffic: it takes no time.
@@ -348,7 +509,17 @@ TEST_P(Bridge, DebugTransportReachesTheChannelsStoresThroughTheInterleaveWithout
     f.timed(tlm::TLM_WRITE_COMMAND, 0x1000, w);
     read_after = f.debug(tlm::TLM_READ_COMMAND, 0x1000, after);
     outside_bytes = f.debug(tlm::TLM_READ_COMMAND, (1ULL << 30) - 64, outside);
-    masked_bytes = f.debug(tlm::TLM_WRITE_COMMAND, 0x4000, masked, true);
+    // Byte enables and streaming count only with TLM_FULL_PAYLOAD: a payload with the default
+    // TLM_MIN_PAYLOAD whose byte-enable pointer is stale (set, as a reused payload may have it)
+    // is a whole write.
+    masked_bytes = f.debug(tlm::TLM_WRITE_COMMAND, 0x4000, masked, tlm::TLM_FULL_PAYLOAD, true, 0,
+                           &masked_option);
+    streamed_bytes =
+        f.debug(tlm::TLM_READ_COMMAND, 0x4000, streamed, tlm::TLM_FULL_PAYLOAD, false, 4);
+    std::vector<unsigned char> w2 = stale;
+    stale_bytes =
+        f.debug(tlm::TLM_WRITE_COMMAND, 0x4000, w2, tlm::TLM_MIN_PAYLOAD, true, 0, &stale_option);
+    stale_back_bytes = f.debug(tlm::TLM_READ_COMMAND, 0x4000, stale_back);
   });
   cpu.socket.bind(b.bridge->in);
   b.run();
@@ -360,6 +531,12 @@ TEST_P(Bridge, DebugTransportReachesTheChannelsStoresThroughTheInterleaveWithout
   EXPECT_EQ(after, timed_data);
   EXPECT_EQ(outside_bytes, 0u) << "an access past the device's end does nothing";
   EXPECT_EQ(masked_bytes, 0u) << "byte enables are not carried";
+  EXPECT_EQ(masked_option, tlm::TLM_FULL_PAYLOAD_ACCEPTED) << "it looked at them";
+  EXPECT_EQ(streamed_bytes, 0u) << "nor a streaming width";
+  EXPECT_EQ(stale_bytes, 128u) << "a TLM_MIN_PAYLOAD access's byte enables are not the initiator's";
+  EXPECT_EQ(stale_option, tlm::TLM_MIN_PAYLOAD);
+  EXPECT_EQ(stale_back_bytes, 128u);
+  EXPECT_EQ(stale_back, stale);
   // Where the image went, by the modulo interleave of 256 B granules over 2 channels: device
   // offset 0x100 is granule 1, channel 1 at channel address 0; 0x200 is granule 2, channel 0 at
   // channel address 256.
@@ -370,6 +547,24 @@ TEST_P(Bridge, DebugTransportReachesTheChannelsStoresThroughTheInterleaveWithout
   EXPECT_EQ(ch0, std::vector<unsigned char>(image.begin() + 256, image.end()));
   // Only the three timed accesses entered famsim.
   EXPECT_EQ(b.bridge->issued(), 3u);
+}
+
+TEST_P(Bridge, DirectMemoryAccessIsDeniedForReadsAndWritesAtEveryAddress) {
+  // The initiator's descriptor still holds what another target granted before (0x1000 to
+  // 0x1fff, no access written yet): the denial says it is for reads and writes, at every address.
+  Bench b(test::kernel_named(GetParam()));
+  tlm::tlm_dmi dmi;
+  dmi.set_start_address(0x1000);
+  dmi.set_end_address(0x1fff);
+  bool granted = true;
+  ForeignScript cpu("cpu", [&](ForeignScript& f) { granted = f.dmi(0x1000, dmi); });
+  cpu.socket.bind(b.bridge->in);
+  b.run();
+  EXPECT_FALSE(granted);
+  EXPECT_TRUE(dmi.is_read_write_allowed());
+  EXPECT_EQ(dmi.get_start_address(), 0u);
+  EXPECT_EQ(dmi.get_end_address(), ~sc_dt::uint64{0});
+  EXPECT_EQ(dmi.get_dmi_ptr(), nullptr);
 }
 
 INSTANTIATE_TEST_SUITE_P(Kernels, Bridge, ::testing::Values("famsim", "systemc"));

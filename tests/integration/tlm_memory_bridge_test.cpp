@@ -431,13 +431,15 @@ streams:
 }
 
 // famsim's side of a bridge on its own: a block that sends its requests one after another (the
-// next when the last had END_REQ) from 0 on, and records what came back and in which order.
+// next when the last had END_REQ, and not before its send_at_ps) from 0 on, and records what came
+// back and in which order.
 class FamsimSender : public sc_core::sc_module {
  public:
   struct Request {
     bool write = false;
     bool atomic = false;
     std::uint64_t channel_address = 0;
+    std::uint64_t send_at_ps = 0;  // not sent before then
     // Results.
     tlm::tlm_response_status status = tlm::TLM_INCOMPLETE_RESPONSE;
     std::uint64_t end_req_ps = Wakeup::kNever;
@@ -456,10 +458,12 @@ class FamsimSender : public sc_core::sc_module {
         out("out", *this, 0),
         requests(std::move(r)),
         ctx_(ctx),
-        end_resp_("end_resp", ctx.scheduler(), this, &Wakeup::call_behaviour<FamsimSender>) {
+        end_resp_("end_resp", ctx.scheduler(), this, &Wakeup::call_behaviour<FamsimSender>),
+        send_at_("send_at", ctx.scheduler(), this,
+                 [](void* self) { static_cast<FamsimSender*>(self)->send(); }) {
     SC_HAS_PROCESS(FamsimSender);
     SC_METHOD(send);
-    sensitive << next_;
+    sensitive << next_ << send_at_.event();
     SC_METHOD(behaviour);
     sensitive << end_resp_.event();
     dont_initialize();
@@ -498,6 +502,11 @@ class FamsimSender : public sc_core::sc_module {
   void send() {
     if (sent_ >= requests.size()) return;
     const Request& r = requests[sent_];
+    if (now_ps() < r.send_at_ps) {
+      send_at_.at(r.send_at_ps, now_ps());  // (on famsim's time, as a block of it)
+      return;
+    }
+    send_at_.fired();
     Payload& p = ctx_.pool.allocate();
     p.acquire();
     p.set_command(r.write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
@@ -522,21 +531,34 @@ class FamsimSender : public sc_core::sc_module {
   sc_core::sc_event next_;
   Payload* held_ = nullptr;
   Wakeup end_resp_;
+  Wakeup send_at_;
 };
 
-// A target that answers in the call: `completes` returns TLM_COMPLETED with kLatency added to the
-// delay; otherwise TLM_UPDATED with END_REQ kAccept later, and BEGIN_RESP kLatency after that
-// through its payload event queue.
-constexpr std::uint64_t kAccept = 2000;
+// A target that answers BEGIN_REQ in the call, as `answer` says:
+//   kCompletes          TLM_COMPLETED with kLatency added to the delay;
+//   kEndReq             TLM_UPDATED with END_REQ kAccept later, and BEGIN_RESP kLatency after that
+//                       through its payload event queue;
+//   kBeginResp          TLM_UPDATED with BEGIN_RESP kLatency later; it answers the END_RESP that
+//                       follows with TLM_ACCEPTED (the standard allows that or TLM_COMPLETED: the
+//                       transaction is over at END_RESP either way) and records its time;
+//   kHints              TLM_UPDATED with an ignorable phase of its own (a hint), then as kEndReq
+//                       through its payload event queue, with the hint sent again kHintAt after
+//                       the BEGIN_REQ, between END_REQ and BEGIN_RESP (IEEE 1666-2011 lets a
+//                       base-protocol socket carry such phases: a callee that does not know one
+//                       returns TLM_ACCEPTED and otherwise ignores it).
+TLM_DECLARE_EXTENDED_PHASE(memory_test_hint);
+constexpr std::uint64_t kAccept = 2000, kHintAt = 5000;
 class ForeignEagerMemory : public sc_core::sc_module {
  public:
+  enum Answer { kCompletes, kEndReq, kBeginResp, kHints };
   tlm_utils::simple_target_socket<ForeignEagerMemory> socket;
   std::vector<std::uint64_t> begin_req_ps;
+  std::vector<std::uint64_t> end_resp_ps;
 
-  ForeignEagerMemory(sc_core::sc_module_name name, bool completes)
+  ForeignEagerMemory(sc_core::sc_module_name name, Answer answer)
       : sc_core::sc_module(name),
         socket("socket"),
-        completes_(completes),
+        answer_(answer),
         peq_(this, &ForeignEagerMemory::respond) {
     socket.register_nb_transport_fw(this, &ForeignEagerMemory::nb_transport_fw);
   }
@@ -544,15 +566,34 @@ class ForeignEagerMemory : public sc_core::sc_module {
  private:
   tlm::tlm_sync_enum nb_transport_fw(tlm::tlm_generic_payload& p, tlm::tlm_phase& phase,
                                      sc_core::sc_time& t) {
+    const std::uint64_t at = sc_core::sc_time_stamp().value() + t.value();
+    if (answer_ == kBeginResp && phase == tlm::END_RESP) {
+      end_resp_ps.push_back(at);
+      return tlm::TLM_ACCEPTED;
+    }
     if (phase != tlm::BEGIN_REQ) {
       ADD_FAILURE() << "the bridge sent " << phase;
       return tlm::TLM_COMPLETED;
     }
-    begin_req_ps.push_back(sc_core::sc_time_stamp().value() + t.value());
+    begin_req_ps.push_back(at);
     bytes_.access(p);
-    if (completes_) {
+    if (answer_ == kCompletes) {
       t += sc_core::sc_time::from_value(kLatency);
       return tlm::TLM_COMPLETED;
+    }
+    if (answer_ == kBeginResp) {
+      t += sc_core::sc_time::from_value(kLatency);
+      phase = tlm::BEGIN_RESP;
+      return tlm::TLM_UPDATED;
+    }
+    if (answer_ == kHints) {
+      p.acquire();
+      tlm::tlm_phase end = tlm::END_REQ, hint = memory_test_hint, resp = tlm::BEGIN_RESP;
+      peq_.notify(p, end, t + sc_core::sc_time::from_value(kAccept));
+      peq_.notify(p, hint, t + sc_core::sc_time::from_value(kHintAt));
+      peq_.notify(p, resp, t + sc_core::sc_time::from_value(kAccept + kLatency));
+      phase = memory_test_hint;
+      return tlm::TLM_UPDATED;
     }
     p.acquire();
     tlm::tlm_phase resp = tlm::BEGIN_RESP;
@@ -561,14 +602,19 @@ class ForeignEagerMemory : public sc_core::sc_module {
     phase = tlm::END_REQ;
     return tlm::TLM_UPDATED;
   }
-  void respond(tlm::tlm_generic_payload& p, const tlm::tlm_phase&) {
-    tlm::tlm_phase resp = tlm::BEGIN_RESP;
+  void respond(tlm::tlm_generic_payload& p, const tlm::tlm_phase& phase) {
+    tlm::tlm_phase send = phase;
     sc_core::sc_time t = sc_core::SC_ZERO_TIME;
-    EXPECT_EQ(socket->nb_transport_bw(p, resp, t), tlm::TLM_COMPLETED);
-    p.release();
+    const tlm::tlm_sync_enum r = socket->nb_transport_bw(p, send, t);
+    if (phase == tlm::BEGIN_RESP) {
+      EXPECT_EQ(r, tlm::TLM_COMPLETED);
+      p.release();
+    } else {
+      EXPECT_EQ(r, tlm::TLM_ACCEPTED) << phase;
+    }
   }
 
-  bool completes_;
+  Answer answer_;
   Bytes bytes_;
   tlm_utils::peq_with_cb_and_phase<ForeignEagerMemory> peq_;
 };
@@ -708,7 +754,7 @@ TEST_P(MemoryBridge, AnAtomicIsAnsweredAtOnceWithACommandErrorWithoutReachingThe
 TEST_P(MemoryBridge, ATargetCompletingInTheCallTakesTheRequestWhenItAnswers) {
   // TLM_COMPLETED with 30 ns added: END_REQ and BEGIN_RESP are both implied at 30 ns; the second
   // read goes out then (its END_REQ), and is answered at 60 ns.
-  ForeignEagerMemory mem("mem", true);
+  ForeignEagerMemory mem("mem", ForeignEagerMemory::kCompletes);
   Alone<ForeignEagerMemory> a(test::kernel_named(GetParam()), mem, {{}, {}});
   const nlohmann::json r = a.run();
   ASSERT_EQ(mem.begin_req_ps.size(), 2u);
@@ -726,10 +772,29 @@ TEST_P(MemoryBridge, ATargetCompletingInTheCallTakesTheRequestWhenItAnswers) {
   EXPECT_DOUBLE_EQ(r["backpressure_ns"].get<double>(), 60.0);
 }
 
+TEST_P(MemoryBridge, ATargetAnsweringInTheCallMayAcceptTheEndRespThatFollows) {
+  // TLM_UPDATED with BEGIN_RESP 30 ns later: END_REQ is implied then, and the bridge ends the
+  // response at once, at that time (END_RESP annotated 30 ns); the target returns TLM_ACCEPTED,
+  // which ends the transaction as TLM_COMPLETED would. The same times as a target completing in
+  // the call: the second read goes out at 30 ns and is answered at 60.
+  ForeignEagerMemory mem("mem", ForeignEagerMemory::kBeginResp);
+  Alone<ForeignEagerMemory> a(test::kernel_named(GetParam()), mem, {{}, {}});
+  a.run();
+  EXPECT_EQ(mem.begin_req_ps, (std::vector<std::uint64_t>{0, kLatency}));
+  EXPECT_EQ(mem.end_resp_ps, (std::vector<std::uint64_t>{kLatency, 2 * kLatency}));
+  for (unsigned i = 0; i < 2; ++i) {
+    const FamsimSender::Request& got = a.sender.requests[i];
+    EXPECT_EQ(got.status, tlm::TLM_OK_RESPONSE);
+    EXPECT_EQ(got.end_req_ps, (i + 1) * kLatency) << i;
+    EXPECT_EQ(got.response_ps, (i + 1) * kLatency) << i;
+    EXPECT_EQ(got.service_start_ps, i * kLatency) << i;
+  }
+}
+
 TEST_P(MemoryBridge, AnEndReqOnReturnWithADelayTakesEffectThen) {
   // TLM_UPDATED with END_REQ 2 ns later, BEGIN_RESP 30 ns after that: the first read's END_REQ at
   // 2 ns sends the second, whose END_REQ is at 4 ns; the answers at 32 and 34 ns.
-  ForeignEagerMemory mem("mem", false);
+  ForeignEagerMemory mem("mem", ForeignEagerMemory::kEndReq);
   Alone<ForeignEagerMemory> a(test::kernel_named(GetParam()), mem, {{}, {}});
   const nlohmann::json r = a.run();
   ASSERT_EQ(mem.begin_req_ps.size(), 2u);
@@ -741,6 +806,23 @@ TEST_P(MemoryBridge, AnEndReqOnReturnWithADelayTakesEffectThen) {
     EXPECT_EQ(got.service_start_ps, (i + 1) * kAccept) << i;
   }
   EXPECT_DOUBLE_EQ(r["backpressure_ns"].get<double>(), 4.0);
+}
+
+TEST_P(MemoryBridge, IgnorablePhasesFromTheTargetAreIgnored) {
+  // Two hints a read (returned to BEGIN_REQ, which the bridge then takes as TLM_ACCEPTED, and
+  // sent on the backward path 5 ns in); the END_REQ and BEGIN_RESP that follow give the times of
+  // the test above: END_REQ at 2 and 4 ns, answers at 32 and 34.
+  ForeignEagerMemory mem("mem", ForeignEagerMemory::kHints);
+  Alone<ForeignEagerMemory> a(test::kernel_named(GetParam()), mem, {{}, {}});
+  const nlohmann::json r = a.run();
+  EXPECT_EQ(mem.begin_req_ps, (std::vector<std::uint64_t>{0, kAccept}));
+  for (unsigned i = 0; i < 2; ++i) {
+    const FamsimSender::Request& got = a.sender.requests[i];
+    EXPECT_EQ(got.status, tlm::TLM_OK_RESPONSE);
+    EXPECT_EQ(got.end_req_ps, (i + 1) * kAccept) << i;
+    EXPECT_EQ(got.response_ps, (i + 1) * kAccept + kLatency) << i;
+  }
+  EXPECT_EQ(r["ignored_phases"], 4);
 }
 
 // Two reads sent at 0, to channel addresses 0 (answered 40 ns later) and 256 (10 ns later).
@@ -775,6 +857,30 @@ TEST_P(MemoryBridge, AnswersGoBackByTheirAnnotatedTimesNotByTheOrderOfTheCalls) 
   EXPECT_EQ(a.sender.answer_order, (std::vector<std::size_t>{1, 0}));
   EXPECT_EQ(a.sender.requests[0].response_ps, kFar);
   EXPECT_EQ(a.sender.requests[1].response_ps, kNear);
+}
+
+TEST_P(MemoryBridge, ARefusedAtomicGoesBackAtItsTimeNotBehindALaterForeignAnswer) {
+  // The target has both reads at 0 and answers both at once, the first due at 40 ns, the second
+  // at 10 ns (as above). The atomic comes at 20 ns, while the first read's answer waits in the
+  // bridge for its time: answered at once, it goes back at 20 ns, before that answer. In the
+  // order of the times: the second read at 10 ns, the atomic at 20, the first read at 40.
+  ForeignReorderingMemory mem("mem", true);
+  std::vector<FamsimSender::Request> requests = far_then_near();
+  FamsimSender::Request atomic;
+  atomic.atomic = true;
+  atomic.send_at_ps = 20000;
+  requests.push_back(atomic);
+  Alone<ForeignReorderingMemory> a(test::kernel_named(GetParam()), mem, requests);
+  const nlohmann::json r = a.run();
+  ASSERT_EQ(mem.begin_req_ps, (std::vector<std::uint64_t>{0, 0})) << "the atomic never reaches it";
+  EXPECT_EQ(a.sender.answer_order, (std::vector<std::size_t>{1, 2, 0}));
+  const FamsimSender::Request& got = a.sender.requests[2];
+  EXPECT_EQ(got.status, tlm::TLM_COMMAND_ERROR_RESPONSE);
+  EXPECT_EQ(got.end_req_ps, 20000u);
+  EXPECT_EQ(got.response_ps, 20000u);
+  EXPECT_EQ(a.sender.requests[0].response_ps, kFar);
+  EXPECT_EQ(a.sender.requests[1].response_ps, kNear);
+  EXPECT_EQ(r["answered_at_once"]["atomics"], 1);
 }
 
 TEST_P(MemoryBridge, ARequestWaitsForAPayloadTheTargetStillHolds) {

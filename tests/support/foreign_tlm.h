@@ -54,12 +54,36 @@ inline Op read_op(std::uint64_t address, unsigned length = 128) {
   return o;
 }
 
+// One operation by b_transport from the calling SC_THREAD, annotated with `delay_ps`, with a
+// payload on the thread's stack (no memory manager); records when the call returned (its time
+// plus the delay it gave back).
+template <class Socket>
+void transport_blocking(Socket& socket, Op& op, std::uint64_t delay_ps) {
+  std::vector<unsigned char> buffer = op.data;
+  buffer.resize(op.length);
+  tlm::tlm_generic_payload p;
+  p.set_command(op.command);
+  p.set_address(op.address);
+  p.set_data_ptr(buffer.data());
+  p.set_data_length(op.length);
+  p.set_streaming_width(op.length);
+  p.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+  op.begin_req_ps = sc_core::sc_time_stamp().value() + delay_ps;
+  sc_core::sc_time t = sc_core::sc_time::from_value(delay_ps);
+  socket->b_transport(p, t);
+  op.response_ps = sc_core::sc_time_stamp().value() + t.value();
+  op.status = p.get_response_status();
+  op.answered = true;
+  if (op.command == tlm::TLM_READ_COMMAND) op.data = buffer;
+}
+
 // An approximately timed initiator as the standard's examples write one: it sends its operations
 // in order, the next as soon as the previous has had END_REQ (or was completed at once) while at
 // most `window` are unanswered; phases it receives go through a payload event queue, so each
 // takes effect at its annotated time. Its payloads have its own memory manager, which counts the
 // payloads given back: each must come back once, when the bridge and the initiator have both
-// let go.
+// let go. A second thread may send other operations by b_transport meanwhile (blocking_ops):
+// to the base protocol, another initiator on the same socket.
 class ForeignAt : public sc_core::sc_module, public tlm::tlm_mm_interface {
  public:
   tlm_utils::simple_initiator_socket<ForeignAt> socket;
@@ -74,7 +98,8 @@ class ForeignAt : public sc_core::sc_module, public tlm::tlm_mm_interface {
         ops_(ops),
         window_(window),
         synchronous_(synchronous),
-        peq_(this, &ForeignAt::on_phase) {
+        peq_(this, &ForeignAt::on_phase),
+        end_resp_peq_(this, &ForeignAt::end_response) {
     socket.register_nb_transport_bw(this, &ForeignAt::nb_transport_bw);
     for (std::size_t i = 0; i < ops.size(); ++i) {
       payloads_.push_back(std::make_unique<tlm::tlm_generic_payload>(this));
@@ -83,11 +108,19 @@ class ForeignAt : public sc_core::sc_module, public tlm::tlm_mm_interface {
     SC_HAS_PROCESS(ForeignAt);
     SC_METHOD(send);
     sensitive << send_event_;
+    SC_THREAD(send_blocking);
   }
 
   void free(tlm::tlm_generic_payload*) override { ++given_back; }
 
   unsigned given_back = 0;
+  // Each BEGIN_RESP taken through the payload event queue is ended (END_RESP) this long after it
+  // took effect rather than at once: the initiator holds the response meanwhile.
+  std::uint64_t hold_response_ps = 0;
+  // Operations the second thread sends by b_transport, one after another from 0, each annotated
+  // with blocking_delay_ps.
+  std::vector<Op>* blocking_ops = nullptr;
+  std::uint64_t blocking_delay_ps = 0;
 
  private:
   std::size_t index_of(const tlm::tlm_generic_payload& p) const {
@@ -155,13 +188,27 @@ class ForeignAt : public sc_core::sc_module, public tlm::tlm_mm_interface {
     } else if (phase == tlm::BEGIN_RESP) {
       answer(p, sc_core::sc_time_stamp().value());
       tlm::tlm_phase end = tlm::END_RESP;
-      sc_core::sc_time t = sc_core::SC_ZERO_TIME;
-      socket->nb_transport_fw(p, end, t);
-      p.release();
+      if (hold_response_ps > 0) {
+        end_resp_peq_.notify(p, end, sc_core::sc_time::from_value(hold_response_ps));
+      } else {
+        end_response(p, end);
+      }
     } else {
       ADD_FAILURE() << "unexpected phase " << phase;
     }
     send_event_.notify(sc_core::SC_ZERO_TIME);
+  }
+
+  void end_response(tlm::tlm_generic_payload& p, const tlm::tlm_phase&) {
+    tlm::tlm_phase end = tlm::END_RESP;
+    sc_core::sc_time t = sc_core::SC_ZERO_TIME;
+    socket->nb_transport_fw(p, end, t);
+    p.release();
+  }
+
+  void send_blocking() {
+    if (!blocking_ops) return;
+    for (Op& op : *blocking_ops) transport_blocking(socket, op, blocking_delay_ps);
   }
 
   void answer(tlm::tlm_generic_payload& p, std::uint64_t at_ps) {
@@ -181,6 +228,7 @@ class ForeignAt : public sc_core::sc_module, public tlm::tlm_mm_interface {
   std::vector<std::unique_ptr<tlm::tlm_generic_payload>> payloads_;
   std::vector<std::vector<unsigned char>> buffers_;
   tlm_utils::peq_with_cb_and_phase<ForeignAt> peq_;
+  tlm_utils::peq_with_cb_and_phase<ForeignAt> end_resp_peq_;
   sc_core::sc_event send_event_;
   sc_core::sc_time delay_;
   std::size_t next_ = 0;
