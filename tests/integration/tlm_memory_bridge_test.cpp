@@ -751,6 +751,19 @@ TEST_P(MemoryBridge, AnAtomicIsAnsweredAtOnceWithACommandErrorWithoutReachingThe
   EXPECT_EQ(r["read_latency_ns"]["count"], 0) << "it never reached the memory";
 }
 
+// Two reads to a target that answers each in the call, kLatency later: read i is taken (END_REQ)
+// and answered at (i + 1) x kLatency, and was in the target's hands from going out at i x
+// kLatency, so its whole latency is service.
+void expect_answered_in_the_call(const FamsimSender& sender) {
+  for (unsigned i = 0; i < 2; ++i) {
+    const FamsimSender::Request& got = sender.requests[i];
+    EXPECT_EQ(got.status, tlm::TLM_OK_RESPONSE);
+    EXPECT_EQ(got.end_req_ps, (i + 1) * kLatency) << i;
+    EXPECT_EQ(got.response_ps, (i + 1) * kLatency) << i;
+    EXPECT_EQ(got.service_start_ps, i * kLatency) << i;
+  }
+}
+
 TEST_P(MemoryBridge, ATargetCompletingInTheCallTakesTheRequestWhenItAnswers) {
   // TLM_COMPLETED with 30 ns added: END_REQ and BEGIN_RESP are both implied at 30 ns; the second
   // read goes out then (its END_REQ), and is answered at 60 ns.
@@ -760,14 +773,7 @@ TEST_P(MemoryBridge, ATargetCompletingInTheCallTakesTheRequestWhenItAnswers) {
   ASSERT_EQ(mem.begin_req_ps.size(), 2u);
   EXPECT_EQ(mem.begin_req_ps[0], 0u);
   EXPECT_EQ(mem.begin_req_ps[1], kLatency);
-  for (unsigned i = 0; i < 2; ++i) {
-    const FamsimSender::Request& got = a.sender.requests[i];
-    EXPECT_EQ(got.status, tlm::TLM_OK_RESPONSE);
-    EXPECT_EQ(got.end_req_ps, (i + 1) * kLatency) << i;
-    EXPECT_EQ(got.response_ps, (i + 1) * kLatency) << i;
-    // In the target's hands from going out: its whole latency is service.
-    EXPECT_EQ(got.service_start_ps, i * kLatency) << i;
-  }
+  expect_answered_in_the_call(a.sender);
   // The protocol says the target took neither until it answered: 30 ns each of backpressure.
   EXPECT_DOUBLE_EQ(r["backpressure_ns"].get<double>(), 60.0);
 }
@@ -782,13 +788,7 @@ TEST_P(MemoryBridge, ATargetAnsweringInTheCallMayAcceptTheEndRespThatFollows) {
   a.run();
   EXPECT_EQ(mem.begin_req_ps, (std::vector<std::uint64_t>{0, kLatency}));
   EXPECT_EQ(mem.end_resp_ps, (std::vector<std::uint64_t>{kLatency, 2 * kLatency}));
-  for (unsigned i = 0; i < 2; ++i) {
-    const FamsimSender::Request& got = a.sender.requests[i];
-    EXPECT_EQ(got.status, tlm::TLM_OK_RESPONSE);
-    EXPECT_EQ(got.end_req_ps, (i + 1) * kLatency) << i;
-    EXPECT_EQ(got.response_ps, (i + 1) * kLatency) << i;
-    EXPECT_EQ(got.service_start_ps, i * kLatency) << i;
-  }
+  expect_answered_in_the_call(a.sender);
 }
 
 TEST_P(MemoryBridge, AnEndReqOnReturnWithADelayTakesEffectThen) {
