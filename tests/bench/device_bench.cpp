@@ -68,7 +68,7 @@ devices:
   const double requests = static_cast<double>(count) * kPorts;
   bool ok = ctx.pool.in_use() == 0;
   for (const auto& s : sources) ok = ok && s->all_completed_once();
-  for (DramController* c : dev.memory().dram_controllers()) c->finish(now_ps());
+  dev.finish(now_ps());
   const nlohmann::json rep = ctx.registry.report_all(ReportWindow{0, now_ps()});
   fmt::print(
       "{{\"memory\": \"{}\", \"granule_bytes\": {}, \"request_bytes\": {}, \"requests\": {}, "

@@ -239,7 +239,7 @@ DeviceRun run_device(const DeviceConfig& cfg, std::vector<std::vector<Op>*> per_
   }
   ReportWindow w{0, now_ps()};
   // The end of the run for the controllers: their idle tails' refreshes and command logs.
-  for (DramController* c : dev.memory().dram_controllers()) c->finish(w.end_ps);
+  dev.finish(w.end_ps);
   const nlohmann::json all = ctx.registry.report_all(w);
   r.port_logic = all.at("fam0.port_logic");
   EXPECT_EQ(ctx.pool.in_use(), 0u) << "payloads leaked";

@@ -68,7 +68,7 @@ struct KvDecodeParams {
   unsigned prefetch = 0;
 
   std::uint64_t vector_bytes() const {  // one KV vector of one token of one layer, this GPU
-    return model.kv_bytes_per_token_layer(tp) / model.kv_vectors();
+    return model.kv_vector_bytes(tp);
   }
   std::uint64_t block_bytes() const { return block_tokens * vector_bytes(); }
   std::uint64_t max_blocks() const {

@@ -182,7 +182,7 @@ unsigned parse_block_tokens(ConfigNode& parent, const ModelConfig& m, unsigned t
   const std::uint64_t tokens = parent.get_uint("block_tokens", def, 1, kMax);
   // A block's KV vector of one layer is one access, whose size is 32 bits; the KV generators
   // cap accesses at 1 GiB as the state walks do.
-  const std::uint64_t vector = m.kv_bytes_per_token_layer(tp) / m.kv_vectors();
+  const std::uint64_t vector = m.kv_vector_bytes(tp);
   if (tokens * vector > StateWalk::kMaxAccess) {
     parent.fail(
         "block_tokens",

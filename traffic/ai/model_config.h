@@ -345,6 +345,10 @@ struct ModelConfig {
   std::uint64_t kv_bytes_per_token(unsigned tp = 1) const;  // x the layers that keep a KV cache
   // KV vectors per token per layer: 2 for GQA (K, V), 1 for MLA (the latent).
   unsigned kv_vectors() const;
+  // One of them (K, V or the latent) of one token in one layer on a GPU of tp, bytes.
+  std::uint64_t kv_vector_bytes(unsigned tp = 1) const {
+    return kv_bytes_per_token_layer(tp) / kv_vectors();
+  }
 
   // Weights, bytes, for one GPU of a tensor-parallel group of tp (split as the file comment says):
   // A full-attention layer's attention (incl. MLA projections, MLA's two latent norms and the

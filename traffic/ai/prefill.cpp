@@ -88,9 +88,7 @@ struct PrefillParams {
   double time_scale = 1.0;
   std::uint64_t max_requests = 0;  // 0: all
 
-  std::uint64_t vector_bytes() const {
-    return model.kv_bytes_per_token_layer(tp) / model.kv_vectors();
-  }
+  std::uint64_t vector_bytes() const { return model.kv_vector_bytes(tp); }
   std::uint64_t block_bytes() const { return block_tokens * vector_bytes(); }
   std::uint64_t slots() const { return (cache_tokens + block_tokens - 1) / block_tokens; }
   // Of the simulated layers, those that keep KV blocks and those that keep states.
