@@ -1,5 +1,6 @@
 #include "platforms/builder.h"
 
+#include "models/core/bits.h"
 #include "models/core/bottleneck.h"
 
 #include <algorithm>
@@ -10,7 +11,6 @@ namespace famsim {
 
 namespace {
 constexpr std::uint64_t kTiB = 1ULL << 40;
-std::uint64_t round_up(std::uint64_t v, std::uint64_t a) { return (v + a - 1) / a * a; }
 }  // namespace
 
 MemoryChannels::MemoryChannels(sc_core::sc_module_name name, SimContext& ctx,

@@ -1,5 +1,6 @@
 #include "platforms/platform_config.h"
 
+#include "models/core/bits.h"
 #include "traffic/vmm.h"
 
 #include <fmt/format.h>
@@ -14,8 +15,6 @@ namespace famsim {
 namespace {
 
 constexpr std::uint64_t kGiB = 1ULL << 30;
-
-bool is_pow2(std::uint64_t v) { return v != 0 && (v & (v - 1)) == 0; }
 
 // Clocks from 1 MHz to 100 GHz: slower ones would stretch a run past the 281 s famsim records.
 double get_mhz(ConfigNode& n, std::optional<double> def) {

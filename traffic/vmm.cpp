@@ -1,5 +1,7 @@
 #include "traffic/vmm.h"
 
+#include "models/core/bits.h"
+
 #include <fmt/format.h>
 
 #include <utility>
@@ -9,13 +11,11 @@ namespace famsim {
 namespace {
 // Virtual addresses start well above 0 so that a stray zero address is never valid.
 constexpr std::uint64_t kVaBase = 1ULL << 40;
-
-std::uint64_t round_up(std::uint64_t v, std::uint64_t a) { return (v + a - 1) / a * a; }
 }  // namespace
 
 AddressSpace::AddressSpace(unsigned gpus, std::uint64_t granularity)
     : gpus_(gpus), granularity_(granularity), next_va_(kVaBase), cache_(gpus) {
-  if (granularity_ == 0 || (granularity_ & (granularity_ - 1)) != 0) {
+  if (!is_pow2(granularity_)) {
     throw VmmError("allocation granularity must be a power of two");
   }
 }

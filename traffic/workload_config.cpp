@@ -1,5 +1,6 @@
 #include "traffic/workload_config.h"
 
+#include "models/core/bits.h"
 #include "traffic/ai/generators.h"
 
 #include <fmt/format.h>
@@ -90,7 +91,7 @@ Placement parse_one_location(ConfigNode& node, const std::string& key, const std
 
 std::uint32_t parse_access_bytes(ConfigNode& node, std::uint64_t def) {
   const std::uint64_t bytes = node.get_bytes("access_bytes", def, 1, 1ULL << 30);
-  if ((bytes & (bytes - 1)) != 0) {
+  if (!is_pow2(bytes)) {
     node.fail("access_bytes", fmt::format("expected a power of two, got {}", bytes));
   }
   return static_cast<std::uint32_t>(bytes);

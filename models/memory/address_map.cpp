@@ -1,14 +1,12 @@
 #include "models/memory/address_map.h"
 
+#include "models/core/bits.h"
+
 #include <algorithm>
 #include <stdexcept>
 #include <string>
 
 namespace famsim {
-
-namespace {
-bool is_pow2(std::uint64_t v) { return v != 0 && (v & (v - 1)) == 0; }
-}  // namespace
 
 AddressMap::AddressMap(unsigned channels, std::uint64_t granule_bytes, Select select)
     : channels_(channels), granule_(granule_bytes), select_(select) {

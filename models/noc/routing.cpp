@@ -1,5 +1,7 @@
 #include "models/noc/routing.h"
 
+#include "models/core/bits.h"
+
 #include <algorithm>
 #include <stdexcept>
 #include <utility>
@@ -8,7 +10,7 @@ namespace famsim {
 
 HashSpread::HashSpread(unsigned ports, std::uint64_t granule_bytes, std::uint64_t salt)
     : ports_(ports), salt_(salt) {
-  if (ports == 0 || granule_bytes == 0 || (granule_bytes & (granule_bytes - 1)) != 0) {
+  if (ports == 0 || !is_pow2(granule_bytes)) {
     throw std::invalid_argument("hash spreading needs ports and a power-of-two granule");
   }
   while ((std::uint64_t{1} << shift_) < granule_bytes) ++shift_;

@@ -1,5 +1,7 @@
 #include "models/memory/dram/address_mapping.h"
 
+#include "models/core/bits.h"
+
 #include <fmt/format.h>
 
 #include <stdexcept>
@@ -7,8 +9,6 @@
 namespace famsim::dram {
 
 namespace {
-
-bool is_pow2(std::uint64_t v) { return v != 0 && (v & (v - 1)) == 0; }
 
 constexpr std::array<std::pair<const char*, AddressMapping::Field>, 6> kFieldNames = {{
     {"Ro", AddressMapping::Field::kRow},

@@ -1,5 +1,6 @@
 #include "models/memory/dram/dram_spec.h"
 
+#include "models/core/bits.h"
 #include "models/core/config.h"
 #include "platforms/presets.h"
 
@@ -63,8 +64,6 @@ unsigned command_bus_clocks(Standard s, Command c) {
 namespace {
 
 std::uint64_t to_ps(double t_ns) { return static_cast<std::uint64_t>(std::llround(t_ns * 1000.0)); }
-
-bool is_pow2(std::uint64_t v) { return v != 0 && (v & (v - 1)) == 0; }
 
 }  // namespace
 
