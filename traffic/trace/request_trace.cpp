@@ -17,62 +17,15 @@
 namespace famsim {
 namespace {
 
-inline bool is_blank(char c) { return c == ' ' || c == '\t'; }
-inline bool is_digit(char c) { return static_cast<unsigned char>(c - '0') < 10; }
-
-// The parsers see a line [p, end) whose *end is '\n', '\r' or the sentinel '\n' that TraceLines
-// keeps behind the data: never a blank, digit, hex digit or '.'. Loops over those classes
-// therefore stop at end without comparing against it.
-inline const char* skip_blanks(const char* p) {
-  while (is_blank(*p)) ++p;
-  return p;
-}
-
-inline bool at_token_end(const char* p, const char* end) { return p == end || is_blank(*p); }
-
-inline const char* token_end(const char* p, const char* end) {
-  while (p != end && !is_blank(*p)) ++p;
-  return p;
-}
-
-// Hex digit value, or kNotHex.
-constexpr std::uint8_t kNotHex = 0xff;
-constexpr std::array<std::uint8_t, 256> make_hex_table() {
-  std::array<std::uint8_t, 256> t{};
-  for (auto& v : t) v = kNotHex;
-  for (int c = '0'; c <= '9'; ++c) t[c] = static_cast<std::uint8_t>(c - '0');
-  for (int c = 'a'; c <= 'f'; ++c) t[c] = static_cast<std::uint8_t>(c - 'a' + 10);
-  for (int c = 'A'; c <= 'F'; ++c) t[c] = static_cast<std::uint8_t>(c - 'A' + 10);
-  return t;
-}
-constexpr std::array<std::uint8_t, 256> kHex = make_hex_table();
-inline std::uint8_t hex_value(char c) { return kHex[static_cast<unsigned char>(c)]; }
-
-// Text for an error message, quoted, shortened and made printable.
-std::string quote(const char* p, const char* e) {
-  constexpr std::size_t kMaxShown = 40;
-  std::string s = "\"";
-  for (const char* c = p; c != e && s.size() <= kMaxShown; ++c) {
-    const unsigned char u = static_cast<unsigned char>(*c);
-    if (u >= 0x20 && u < 0x7f) {
-      s += *c;
-    } else {
-      static const char kDigits[] = "0123456789abcdef";
-      s += "\\x";
-      s += kDigits[u >> 4];
-      s += kDigits[u & 0xf];
-    }
-  }
-  if (static_cast<std::size_t>(e - p) > kMaxShown) s += "...";
-  s += '"';
-  return s;
-}
-
-// The token at p, quoted; "end of line" if there is none.
-std::string quote_token(const char* p, const char* end) {
-  const char* e = token_end(p, end);
-  return e == p ? std::string("end of line") : quote(p, e);
-}
+using detail::at_token_end;
+using detail::hex_value;
+using detail::is_blank;
+using detail::is_digit;
+using detail::kNotHex;
+using detail::quote;
+using detail::quote_token;
+using detail::skip_blanks;
+using detail::token_end;
 
 std::string format_ms(double ms) {
   char text[32];

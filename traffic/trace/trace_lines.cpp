@@ -143,6 +143,30 @@ bool TraceLines::next(const char*& begin, const char*& end) {
   }
 }
 
+std::string quote(const char* p, const char* e) {
+  constexpr std::size_t kMaxShown = 40;
+  std::string s = "\"";
+  for (const char* c = p; c != e && s.size() <= kMaxShown; ++c) {
+    const unsigned char u = static_cast<unsigned char>(*c);
+    if (u >= 0x20 && u < 0x7f) {
+      s += *c;
+    } else {
+      static const char kDigits[] = "0123456789abcdef";
+      s += "\\x";
+      s += kDigits[u >> 4];
+      s += kDigits[u & 0xf];
+    }
+  }
+  if (static_cast<std::size_t>(e - p) > kMaxShown) s += "...";
+  s += '"';
+  return s;
+}
+
+std::string quote_token(const char* p, const char* end) {
+  const char* e = token_end(p, end);
+  return e == p ? std::string("end of line") : quote(p, e);
+}
+
 }  // namespace detail
 
 }  // namespace famsim

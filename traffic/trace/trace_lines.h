@@ -4,6 +4,7 @@
 
 #include "traffic/trace/trace_error.h"
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -60,6 +61,42 @@ class TraceLines {
   bool eof_ = false;
   std::uint64_t line_ = 0;
 };
+
+// Character classes for the parsers. A line [p, end) from TraceLines::next ends in '\n' or '\r':
+// never a blank, digit, hex digit or '.', so loops over those classes stop at end without comparing
+// against it.
+inline constexpr std::uint8_t kNotHex = 0xff;
+inline constexpr std::array<std::uint8_t, 256> make_hex_table() {
+  std::array<std::uint8_t, 256> t{};
+  for (auto& v : t) v = kNotHex;
+  for (int c = '0'; c <= '9'; ++c) t[c] = static_cast<std::uint8_t>(c - '0');
+  for (int c = 'a'; c <= 'f'; ++c) t[c] = static_cast<std::uint8_t>(c - 'a' + 10);
+  for (int c = 'A'; c <= 'F'; ++c) t[c] = static_cast<std::uint8_t>(c - 'A' + 10);
+  return t;
+}
+inline constexpr std::array<std::uint8_t, 256> kHex = make_hex_table();
+
+// Hex digit value, or kNotHex.
+inline std::uint8_t hex_value(char c) { return kHex[static_cast<unsigned char>(c)]; }
+inline bool is_digit(char c) { return static_cast<unsigned char>(c - '0') < 10; }
+inline bool is_blank(char c) { return c == ' ' || c == '\t'; }
+inline bool at_token_end(const char* p, const char* end) { return p == end || is_blank(*p); }
+
+inline const char* skip_blanks(const char* p) {
+  while (is_blank(*p)) ++p;
+  return p;
+}
+
+inline const char* token_end(const char* p, const char* end) {
+  while (p != end && !is_blank(*p)) ++p;
+  return p;
+}
+
+// Text [p, e) for an error message, quoted, shortened and made printable.
+std::string quote(const char* p, const char* e);
+
+// The token at p, quoted; "end of line" if there is none.
+std::string quote_token(const char* p, const char* end);
 
 }  // namespace detail
 

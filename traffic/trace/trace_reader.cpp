@@ -13,37 +13,17 @@
 namespace famsim {
 namespace {
 
-// Hex digit value, or kNotHex.
-constexpr std::uint8_t kNotHex = 0xff;
-constexpr std::array<std::uint8_t, 256> make_hex_table() {
-  std::array<std::uint8_t, 256> t{};
-  for (auto& v : t) v = kNotHex;
-  for (int c = '0'; c <= '9'; ++c) t[c] = static_cast<std::uint8_t>(c - '0');
-  for (int c = 'a'; c <= 'f'; ++c) t[c] = static_cast<std::uint8_t>(c - 'a' + 10);
-  for (int c = 'A'; c <= 'F'; ++c) t[c] = static_cast<std::uint8_t>(c - 'A' + 10);
-  return t;
-}
-constexpr std::array<std::uint8_t, 256> kHex = make_hex_table();
+using detail::at_token_end;
+using detail::hex_value;
+using detail::is_blank;
+using detail::is_digit;
+using detail::kNotHex;
+using detail::quote_token;
+using detail::skip_blanks;
+using detail::token_end;
 
-inline std::uint8_t hex_value(char c) { return kHex[static_cast<unsigned char>(c)]; }
-inline bool is_digit(char c) { return static_cast<unsigned char>(c - '0') < 10; }
-inline bool is_blank(char c) { return c == ' ' || c == '\t'; }
-inline bool at_token_end(const char* p, const char* end) { return p == end || is_blank(*p); }
-
-// The parsers see a line [p, end) whose *end is '\n', '\r' or the sentinel '\n' that the reader
-// keeps behind the data: never a blank, digit or hex digit. Loops over those classes therefore
-// stop at end without comparing against it. Behind the sentinel the buffer holds at least
-// kPadding - 1 more bytes, so a few bytes past end may be read (hex_run).
-inline const char* skip_blanks(const char* p) {
-  while (is_blank(*p)) ++p;
-  return p;
-}
-
-inline const char* token_end(const char* p, const char* end) {
-  while (p != end && !is_blank(*p)) ++p;
-  return p;
-}
-
+// Behind the sentinel that ends a line the buffer holds at least kPadding - 1 more bytes
+// (TraceLines), so a few bytes past end may be read (hex_run).
 inline bool has_hex_prefix(const char* p, const char* end) {
   return end - p >= 2 && p[0] == '0' && (p[1] == 'x' || p[1] == 'X');
 }
@@ -202,28 +182,6 @@ inline Direction dramsim3_word(const char* p, std::size_t n) {
       break;
   }
   return Direction::kUnknown;
-}
-
-// The offending text for an error message: the token at p, quoted, shortened and made printable.
-std::string quote_token(const char* p, const char* end) {
-  constexpr std::size_t kMaxShown = 40;
-  const char* e = token_end(p, end);
-  if (e == p) return "end of line";
-  std::string s = "\"";
-  for (const char* c = p; c != e && s.size() <= kMaxShown; ++c) {
-    const unsigned char u = static_cast<unsigned char>(*c);
-    if (u >= 0x20 && u < 0x7f) {
-      s += *c;
-    } else {
-      static const char kDigits[] = "0123456789abcdef";
-      s += "\\x";
-      s += kDigits[u >> 4];
-      s += kDigits[u & 0xf];
-    }
-  }
-  if (static_cast<std::size_t>(e - p) > kMaxShown) s += "...";
-  s += '"';
-  return s;
 }
 
 bool ends_with(const std::string& s, std::string_view suffix) {
