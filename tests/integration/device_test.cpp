@@ -2,6 +2,7 @@
 // fabric ports by a scripted initiator: request splitting at interleave granules, atomics,
 // response ordering and the tag table's backpressure. Expected data and orders are worked out by
 // hand from the operations; expected counts from the interleave arithmetic.
+#include "tests/support/foreign_tlm.h"
 #include "tests/support/test_support.h"
 
 #include "models/core/ports.h"
@@ -24,7 +25,9 @@
 namespace famsim {
 namespace {
 
-struct Op {
+using test::pattern;
+
+struct PortOp {
   enum Kind { kRead, kWrite, kFetchAdd, kCompareSwap } kind = kRead;
   std::uint64_t offset = 0;  // into the device
   std::uint32_t length = 0;
@@ -45,23 +48,23 @@ struct Op {
   }
 };
 
-Op write_op(std::uint64_t offset, std::vector<unsigned char> data) {
-  Op o;
-  o.kind = Op::kWrite;
+PortOp port_write(std::uint64_t offset, std::vector<unsigned char> data) {
+  PortOp o;
+  o.kind = PortOp::kWrite;
   o.offset = offset;
   o.length = static_cast<std::uint32_t>(data.size());
   o.data = std::move(data);
   return o;
 }
-Op read_op(std::uint64_t offset, std::uint32_t length) {
-  Op o;
+PortOp port_read(std::uint64_t offset, std::uint32_t length) {
+  PortOp o;
   o.offset = offset;
   o.length = length;
   return o;
 }
-Op atomic_op(Op::Kind kind, std::uint64_t offset, std::uint32_t length, std::uint64_t operand,
-             std::uint64_t compare = 0) {
-  Op o;
+PortOp port_atomic(PortOp::Kind kind, std::uint64_t offset, std::uint32_t length,
+                   std::uint64_t operand, std::uint64_t compare = 0) {
+  PortOp o;
   o.kind = kind;
   o.offset = offset;
   o.length = length;
@@ -74,11 +77,6 @@ std::vector<unsigned char> word(std::uint64_t v, unsigned length) {
   for (unsigned i = 0; i < length; ++i) b[i] = static_cast<unsigned char>(v >> (8 * i));
   return b;
 }
-std::vector<unsigned char> pattern(unsigned length, unsigned seed) {
-  std::vector<unsigned char> b(length);
-  for (unsigned i = 0; i < length; ++i) b[i] = static_cast<unsigned char>(seed * 37 + i * 11 + 3);
-  return b;
-}
 
 // Sends its operations in order on one fabric port, at most `window` unanswered at once (1: each
 // waits for the previous answer).
@@ -86,8 +84,8 @@ class Driver : public sc_core::sc_module {
  public:
   InitiatorPort<Driver> out;
 
-  Driver(sc_core::sc_module_name name, SimContext& ctx, std::uint64_t base, std::vector<Op>& ops,
-         unsigned window)
+  Driver(sc_core::sc_module_name name, SimContext& ctx, std::uint64_t base,
+         std::vector<PortOp>& ops, unsigned window)
       : sc_core::sc_module(name),
         out("out", *this, 0),
         ctx_(ctx),
@@ -108,7 +106,7 @@ class Driver : public sc_core::sc_module {
     }
     if (phase != tlm::BEGIN_RESP) protocol_error(name(), phase, "the device");
     RequestExt& e = ext_of(p);
-    Op& op = ops_[e.id];
+    PortOp& op = ops_[e.id];
     if (op.answered) ++duplicates;
     op.answered = true;
     op.response_ps = now;
@@ -125,10 +123,10 @@ class Driver : public sc_core::sc_module {
     wake_.fired();
     const std::uint64_t now = now_ps();
     while (!waiting_end_req_ && next_ < ops_.size() && in_flight_ < window_) {
-      Op& op = ops_[next_];
+      PortOp& op = ops_[next_];
       Payload& p = ctx_.pool.allocate();
       p.acquire();
-      const bool write = op.kind == Op::kWrite;
+      const bool write = op.kind == PortOp::kWrite;
       p.set_command(write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
       p.set_address(base_ + op.offset);
       p.set_data_length(op.length);
@@ -142,8 +140,8 @@ class Driver : public sc_core::sc_module {
       e.issue_ps = now;
       e.outstanding = true;
       e.dest_gpu = RequestExt::kNoGpu;
-      if (op.kind == Op::kFetchAdd) e.atomic = AtomicOp::kFetchAdd;
-      if (op.kind == Op::kCompareSwap) e.atomic = AtomicOp::kCompareSwap;
+      if (op.kind == PortOp::kFetchAdd) e.atomic = AtomicOp::kFetchAdd;
+      if (op.kind == PortOp::kCompareSwap) e.atomic = AtomicOp::kCompareSwap;
       e.atomic_operand = op.operand;
       e.atomic_compare = op.compare;
       if (write) std::memcpy(p.get_data_ptr(), op.data.data(), op.length);
@@ -165,7 +163,7 @@ class Driver : public sc_core::sc_module {
  private:
   SimContext& ctx_;
   std::uint64_t base_;
-  std::vector<Op>& ops_;
+  std::vector<PortOp>& ops_;
   unsigned window_;
   std::size_t next_ = 0;
   unsigned in_flight_ = 0;
@@ -173,7 +171,7 @@ class Driver : public sc_core::sc_module {
   Wakeup wake_;
 };
 
-constexpr std::uint64_t kBase = 1ULL << 40;
+constexpr std::uint64_t kDeviceBase = 1ULL << 40;
 constexpr std::uint64_t kPortPeriodPs = 1000;  // port logic at 1000 MHz
 
 // A device of 2 fabric ports and 4 ideal channels interleaved at 64 B (modulo), with the given
@@ -218,14 +216,14 @@ struct DeviceRun {
 };
 // `pool_bytes`: the payload pool's data size, the largest request the tests send (the DRAM queues
 // must hold its bursts).
-DeviceRun run_device(const DeviceConfig& cfg, std::vector<std::vector<Op>*> per_port,
+DeviceRun run_device(const DeviceConfig& cfg, std::vector<std::vector<PortOp>*> per_port,
                      unsigned window, std::uint32_t pool_bytes = 512) {
   SimContext ctx(pool_bytes, 1);
-  ExpansionDevice dev("fam0", ctx, cfg, kBase);
+  ExpansionDevice dev("fam0", ctx, cfg, kDeviceBase);
   std::vector<std::unique_ptr<Driver>> drivers;
   for (std::size_t p = 0; p < per_port.size(); ++p) {
-    drivers.push_back(std::make_unique<Driver>(("driver" + std::to_string(p)).c_str(), ctx, kBase,
-                                               *per_port[p], window));
+    drivers.push_back(std::make_unique<Driver>(("driver" + std::to_string(p)).c_str(), ctx,
+                                               kDeviceBase, *per_port[p], window));
     drivers.back()->out.bind(dev.port_logic().fabric(static_cast<unsigned>(p)));
     drivers.back()->start(0);
   }
@@ -251,9 +249,9 @@ TEST(DeviceSplit, AWriteAcrossGranulesIsSplitAndReadsBackWholeAndInPieces) {
   // (32 + 64 + 64 + 64 + 32 B); the same for the read back. The 64 B reads of granules 1..3 are
   // each within one granule: not split.
   const std::vector<unsigned char> data = pattern(256, 1);
-  std::vector<Op> ops{write_op(32, data), read_op(32, 256), read_op(64, 64),
-                      read_op(128, 64),   read_op(192, 64), read_op(0, 32)};
-  std::vector<Op> idle;
+  std::vector<PortOp> ops{port_write(32, data), port_read(32, 256), port_read(64, 64),
+                          port_read(128, 64),   port_read(192, 64), port_read(0, 32)};
+  std::vector<PortOp> idle;
   const DeviceRun r = run_device(device_config(""), {&ops, &idle}, 1);
   ASSERT_EQ(r.answered, ops.size());
   EXPECT_EQ(r.duplicates, 0u);
@@ -276,8 +274,8 @@ TEST(DeviceSplit, AnUnalignedRequestOfAPoolNotAMultipleOfTheBurstReadsBack) {
   const DeviceConfig cfg = device_config("", "granule_bytes: 256, channel_select: modulo", 20,
                                          "{preset: ddr5_4800_x4, channels: 4");
   const std::vector<unsigned char> data = pattern(100, 3);
-  std::vector<Op> ops{write_op(100, data), read_op(100, 100), read_op(36, 100)};
-  std::vector<Op> idle;
+  std::vector<PortOp> ops{port_write(100, data), port_read(100, 100), port_read(36, 100)};
+  std::vector<PortOp> idle;
   const DeviceRun r = run_device(cfg, {&ops, &idle}, 1, /*pool_bytes=*/100);
   ASSERT_EQ(r.answered, ops.size());
   EXPECT_EQ(r.errors, 0u);
@@ -301,7 +299,7 @@ TEST(DeviceSplit, DramQueuesSmallerThanTheLargestUnalignedRequestAreRefused) {
   cfg.memory.dram.core.write_low_watermark = 1;
   SimContext ctx(100, 1);
   try {
-    ExpansionDevice dev("fam0", ctx, cfg, kBase);
+    ExpansionDevice dev("fam0", ctx, cfg, kDeviceBase);
     FAIL() << "a 100 B pool against queues of 2 bursts was accepted";
   } catch (const std::invalid_argument& e) {
     EXPECT_THAT(
@@ -316,7 +314,7 @@ TEST(DeviceSplit, DramQueuesSmallerThanTheLargestUnalignedRequestAreRefused) {
 // naming the count (device_config: 2 fabric ports, 4 channels), not an out-of-range read.
 TEST(DevicePorts, APortOrChannelTheDeviceDoesNotHaveIsAnErrorNamingTheCount) {
   SimContext ctx(128, 1);
-  ExpansionDevice dev("fam0", ctx, device_config(""), kBase);
+  ExpansionDevice dev("fam0", ctx, device_config(""), kDeviceBase);
   EXPECT_NO_THROW(dev.port_logic().fabric(1));
   try {
     dev.port_logic().fabric(2);
@@ -342,7 +340,7 @@ TEST(DevicePorts, ReportingBeforeFinishNamesTheCall) {
   ExpansionDevice dev("fam0", ctx,
                       device_config("", "granule_bytes: 256, channel_select: modulo", 20,
                                     "{preset: ddr5_4800_x4, channels: 4"),
-                      kBase);
+                      kDeviceBase);
   try {
     ctx.registry.report_all(ReportWindow{0, 5000});
     FAIL() << "reported before finish()";
@@ -359,8 +357,8 @@ TEST(DevicePorts, ReportingBeforeFinishNamesTheCall) {
 TEST(DeviceSplit, BitListInterleaveSplitsAtItsLowestBit) {
   // channel_bits [7, 9]: granule 128 B. A 256 B write at offset 64 covers granules 0..2: 3 parts.
   const std::vector<unsigned char> data = pattern(256, 2);
-  std::vector<Op> ops{write_op(64, data), read_op(64, 256), read_op(128, 128)};
-  std::vector<Op> idle;
+  std::vector<PortOp> ops{port_write(64, data), port_read(64, 256), port_read(128, 128)};
+  std::vector<PortOp> idle;
   const DeviceConfig cfg = device_config("", "channel_select: bits, channel_bits: [7, 9]");
   ASSERT_EQ(cfg.memory.channel_map().granule_bytes(), 128u);
   const DeviceRun r = run_device(cfg, {&ops, &idle}, 1);
@@ -390,8 +388,8 @@ TEST(DeviceMapping, AddressesLandWhereTheHandDecodeSaysInTheDramCommandLog) {
   // Within the device's 1 GiB.
   std::vector<std::uint64_t> offsets{0x0,        0x1c0,      0x2340,     0x7fffc0,
                                      0x12345640, 0x3fffffc0, 0x2a5a5a40, 0x10000100};
-  std::vector<Op> ops;
-  for (std::uint64_t o : offsets) ops.push_back(read_op(o, 64));
+  std::vector<PortOp> ops;
+  for (std::uint64_t o : offsets) ops.push_back(port_read(o, 64));
   for (std::uint64_t o : offsets) {
     const std::uint64_t a = (o >> 10) << 8 | (o & 255);
     const std::uint64_t b = a >> 6;
@@ -404,7 +402,7 @@ TEST(DeviceMapping, AddressesLandWhereTheHandDecodeSaysInTheDramCommandLog) {
     EXPECT_EQ(d.row, b >> 13) << std::hex << o;
     EXPECT_EQ(map.encode(d), o) << std::hex << o;
   }
-  std::vector<Op> idle;
+  std::vector<PortOp> idle;
   {
     const DeviceRun r = run_device(cfg, {&ops, &idle}, 1);
     ASSERT_EQ(r.answered, ops.size());
@@ -452,18 +450,18 @@ TEST(DeviceMapping, AddressesLandWhereTheHandDecodeSaysInTheDramCommandLog) {
 
 TEST(DeviceAtomics, FetchAddAndCompareSwapReturnOldValuesAndUpdateMemory) {
   const std::uint64_t v = 0x1122334455667788ULL;
-  std::vector<Op> ops{
-      write_op(4096, word(v, 8)),
-      atomic_op(Op::kFetchAdd, 4096, 8, 5),              // old v, now v+5
-      atomic_op(Op::kFetchAdd, 4096, 8, 5),              // old v+5, now v+10
-      atomic_op(Op::kCompareSwap, 4096, 8, 42, v + 10),  // old v+10, now 42
-      atomic_op(Op::kCompareSwap, 4096, 8, 7, 1),        // old 42, compare fails: stays 42
-      read_op(4096, 8),                                  // 42
-      write_op(8192, word(0xffffffffULL, 4)),            // a 4 B word
-      atomic_op(Op::kFetchAdd, 8192, 4, 2),              // old 0xffffffff, wraps to 1
-      read_op(8192, 8),                                  // word 1 and the 4 B above it (0)
+  std::vector<PortOp> ops{
+      port_write(4096, word(v, 8)),
+      port_atomic(PortOp::kFetchAdd, 4096, 8, 5),              // old v, now v+5
+      port_atomic(PortOp::kFetchAdd, 4096, 8, 5),              // old v+5, now v+10
+      port_atomic(PortOp::kCompareSwap, 4096, 8, 42, v + 10),  // old v+10, now 42
+      port_atomic(PortOp::kCompareSwap, 4096, 8, 7, 1),        // old 42, compare fails: stays 42
+      port_read(4096, 8),                                      // 42
+      port_write(8192, word(0xffffffffULL, 4)),                // a 4 B word
+      port_atomic(PortOp::kFetchAdd, 8192, 4, 2),              // old 0xffffffff, wraps to 1
+      port_read(8192, 8),                                      // word 1 and the 4 B above it (0)
   };
-  std::vector<Op> idle;
+  std::vector<PortOp> idle;
   const DeviceRun r = run_device(device_config(""), {&ops, &idle}, 1);
   ASSERT_EQ(r.answered, ops.size());
   EXPECT_EQ(ops[1].value(), v);
@@ -479,18 +477,18 @@ TEST(DeviceAtomics, FetchAddAndCompareSwapReturnOldValuesAndUpdateMemory) {
 TEST(DeviceAtomics, ConcurrentFetchAddsFromTwoPortsAreAtomic) {
   // 2 ports x 100 fetch-adds of 1 on one word, up to 16 in flight per port: every old value
   // 0..199 is returned exactly once and the word ends at 200.
-  std::vector<Op> a;
-  std::vector<Op> b;
+  std::vector<PortOp> a;
+  std::vector<PortOp> b;
   for (int i = 0; i < 100; ++i) {
-    a.push_back(atomic_op(Op::kFetchAdd, 512, 8, 1));
-    b.push_back(atomic_op(Op::kFetchAdd, 512, 8, 1));
+    a.push_back(port_atomic(PortOp::kFetchAdd, 512, 8, 1));
+    b.push_back(port_atomic(PortOp::kFetchAdd, 512, 8, 1));
   }
-  for (Op& o : b) o.source = 1;
+  for (PortOp& o : b) o.source = 1;
   const DeviceRun r = run_device(device_config(""), {&a, &b}, 16);
   ASSERT_EQ(r.answered, 200u);
   std::set<std::uint64_t> olds;
-  for (const Op& o : a) olds.insert(o.value());
-  for (const Op& o : b) olds.insert(o.value());
+  for (const PortOp& o : a) olds.insert(o.value());
+  for (const PortOp& o : b) olds.insert(o.value());
   ASSERT_EQ(olds.size(), 200u) << "an old value was returned twice: an update was lost";
   EXPECT_EQ(*olds.begin(), 0u);
   EXPECT_EQ(*olds.rbegin(), 199u);
@@ -499,8 +497,8 @@ TEST(DeviceAtomics, ConcurrentFetchAddsFromTwoPortsAreAtomic) {
 TEST(DeviceAtomics, TheAtomicUnitAddsItsLatency) {
   // At zero load an 8 B atomic and an 8 B read of the same word take the same path and the same
   // read burst; the atomic's answer then waits atomic_cycles = 30 port-logic cycles more.
-  std::vector<Op> ops{read_op(1024, 8), atomic_op(Op::kFetchAdd, 1024, 8, 1)};
-  std::vector<Op> idle;
+  std::vector<PortOp> ops{port_read(1024, 8), port_atomic(PortOp::kFetchAdd, 1024, 8, 1)};
+  std::vector<PortOp> idle;
   run_device(device_config(", atomic_cycles: 30"), {&ops, &idle}, 1);
   // Each op starts when the previous answer arrives; the driver issues on that instant.
   const std::uint64_t read_latency = ops[0].response_ps;
@@ -515,13 +513,13 @@ TEST(DeviceAtomics, TheAtomicUnitAddsItsLatency) {
 // An atomic (atomic_cycles 200) then a read of another channel, from one source on one port. Out
 // of order the read answers first; in order it waits for the atomic. (One simulation per test
 // process: SystemC elaborates once.)
-std::vector<Op> atomic_then_read() {
-  return std::vector<Op>{atomic_op(Op::kFetchAdd, 0, 8, 1), read_op(64, 64)};
+std::vector<PortOp> atomic_then_read() {
+  return std::vector<PortOp>{port_atomic(PortOp::kFetchAdd, 0, 8, 1), port_read(64, 64)};
 }
 
 TEST(DeviceOrder, OutOfOrderLetsAFinishedResponseOvertake) {
-  std::vector<Op> ops = atomic_then_read();
-  std::vector<Op> idle;
+  std::vector<PortOp> ops = atomic_then_read();
+  std::vector<PortOp> idle;
   const DeviceRun r = run_device(device_config(", atomic_cycles: 200"), {&ops, &idle}, 2);
   ASSERT_EQ(r.answered, 2u);
   EXPECT_LT(ops[1].response_ps, ops[0].response_ps);
@@ -529,8 +527,8 @@ TEST(DeviceOrder, OutOfOrderLetsAFinishedResponseOvertake) {
 }
 
 TEST(DeviceOrder, InOrderHoldsAFinishedResponseForAnOlderOne) {
-  std::vector<Op> ops = atomic_then_read();
-  std::vector<Op> idle;
+  std::vector<PortOp> ops = atomic_then_read();
+  std::vector<PortOp> idle;
   const DeviceRun r =
       run_device(device_config(", atomic_cycles: 200, response_order: in_order"), {&ops, &idle}, 2);
   ASSERT_EQ(r.answered, 2u);
@@ -542,9 +540,10 @@ TEST(DeviceOrder, InOrderHoldsAFinishedResponseForAnOlderOne) {
 TEST(DeviceOrder, InOrderIsPerSource) {
   // One port, two sources: source 1's read does not wait for source 0's slow atomic, while
   // source 0's own read does.
-  std::vector<Op> ops{atomic_op(Op::kFetchAdd, 0, 8, 1), read_op(128, 64), read_op(64, 64)};
+  std::vector<PortOp> ops{port_atomic(PortOp::kFetchAdd, 0, 8, 1), port_read(128, 64),
+                          port_read(64, 64)};
   ops[1].source = 1;
-  std::vector<Op> idle;
+  std::vector<PortOp> idle;
   const DeviceRun r =
       run_device(device_config(", atomic_cycles: 200, response_order: in_order"), {&ops, &idle}, 3);
   ASSERT_EQ(r.answered, 3u);
@@ -555,9 +554,9 @@ TEST(DeviceOrder, InOrderIsPerSource) {
 TEST(DeviceTags, AFullTagTableHoldsEndReqUntilAResponseLeaves) {
   // 2 tags per port and a slow memory (access 400 cycles): the third request is accepted (END_REQ)
   // only when the first one's response has left, and so on; nothing is lost.
-  std::vector<Op> ops;
-  for (unsigned i = 0; i < 12; ++i) ops.push_back(read_op(64 * i, 64));
-  std::vector<Op> idle;
+  std::vector<PortOp> ops;
+  for (unsigned i = 0; i < 12; ++i) ops.push_back(port_read(64 * i, 64));
+  std::vector<PortOp> idle;
   const DeviceRun r =
       run_device(device_config(", tags_per_port: 2", "granule_bytes: 64", 400), {&ops, &idle}, 12);
   ASSERT_EQ(r.answered, 12u);

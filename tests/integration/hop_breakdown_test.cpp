@@ -140,7 +140,6 @@ TEST(HopBreakdown, HopsAddUpOnASwitchedPlatformWithPeerAndLocalTraffic) {
 // 1000 MHz; link 16 GB/s, 10 ns, 16 B header flits; port logic 500 MHz, ingress 3, egress 2
 // cycles; NoC crossbar 1000 MHz, 4 pipeline cycles, 32 B wide; ideal memory 1000 MHz, 20 cycles
 // access, 16 B per clock.
-const std::string& kDevice = test::kRoundNumberDevice;  // tests/support/round_number_device.h
 
 std::string direct(const std::string& lane_gbps) {
   return R"(
@@ -150,29 +149,12 @@ links:
   gpu_device: {lanes: 4, lane_gbps: )" +
          lane_gbps + R"(, encoding_efficiency: 1.0, latency_ns: 10, clock_mhz: 1000,
                flit_bytes: 16, request_vc_credits: 32, response_vc_credits: 32, per_gpu: 1}
-)" + kDevice;
+)" + test::kRoundNumberDevice;
 }
 
-const std::string kSwitchedZeroLoad = R"(
-name: zero_load_switched
-gpus: {count: 1, clock_mhz: 1000, request_bytes: 128, max_outstanding: 16, issue_width: 1}
-links:
-  gpu_switch: {lanes: 4, lane_gbps: 32, encoding_efficiency: 1.0, latency_ns: 10, clock_mhz: 1000,
-               flit_bytes: 16, request_vc_credits: 32, response_vc_credits: 32, per_gpu: 1}
-  switch_device: {lanes: 8, lane_gbps: 32, encoding_efficiency: 1.0, latency_ns: 5, clock_mhz: 1000,
-                  flit_bytes: 16, request_vc_credits: 32, response_vc_credits: 32}
-switch: {radix: 8, clock_mhz: 1000, pipeline_cycles: 10, port_bytes: 64, input_buffer: 4,
-         output_buffer: 4}
-)" + kDevice;
-
-std::string one_request(bool write) {
-  return std::string(
-             "name: one\nstreams:\n  - gpus: all\n    buffer: {bytes: 2MiB, location: "
-             "device/fam0}\n    pattern: sequential\n    read_fraction: ") +
-         (write ? "0.0" : "1.0") + "\n    access_bytes: 128\n    total_bytes: 128\n";
-}
-
-constexpr std::uint64_t kLinkClock = 1000, kPort = 2000, kNoc = 1000, kMem = 1000;
+// The device's clock periods in ps: port logic, NoC, memory.
+constexpr std::uint64_t kDevicePort = 2000, kDeviceNoc = 1000, kDeviceMem = 1000;
+using test::kRoundNumberLinkClock;
 
 // The time of hop `name` in ns for the single request of `direction`.
 double hop_ns(const nlohmann::json& r, const char* direction, const std::string& name) {
@@ -187,37 +169,37 @@ struct DeviceHops {
   std::uint64_t leave;  // the response leaves the port logic
   DeviceHops(std::uint64_t arrive, bool data_forward) {
     // Port logic ingress: first edge, then 3 cycles.
-    std::uint64_t t = edge(arrive, kPort) + 3 * kPort;
+    std::uint64_t t = edge(arrive, kDevicePort) + 3 * kDevicePort;
     port_req = t - arrive;
     // Crossbar towards memory: next edge, pipeline 4 + beats (data / 32 B, at least 1).
     const std::uint64_t at_noc = t;
-    t = edge_after(t, kNoc) + (4 + (data_forward ? 128 / 32 : 1)) * kNoc;
+    t = edge_after(t, kDeviceNoc) + (4 + (data_forward ? 128 / 32 : 1)) * kDeviceNoc;
     noc_req = t - at_noc;
     // Memory: service starts at the first edge; ready after 20 + 128 / 16 burst cycles.
-    const std::uint64_t start = edge(t, kMem);
+    const std::uint64_t start = edge(t, kDeviceMem);
     mem_queue = start - t;
-    t = start + (20 + 128 / 16) * kMem;
+    t = start + (20 + 128 / 16) * kDeviceMem;
     mem_service = t - start;
     // Crossbar back, then port logic egress: first edge, 2 cycles.
     const std::uint64_t at_noc_back = t;
-    t = edge_after(t, kNoc) + (4 + (data_forward ? 1 : 128 / 32)) * kNoc;
+    t = edge_after(t, kDeviceNoc) + (4 + (data_forward ? 1 : 128 / 32)) * kDeviceNoc;
     noc_resp = t - at_noc_back;
     const std::uint64_t at_port_back = t;
-    t = edge(t, kPort) + 2 * kPort;
+    t = edge(t, kDevicePort) + 2 * kDevicePort;
     port_resp = t - at_port_back;
     leave = t;
   }
 };
 
 TEST(HopBreakdownZeroLoad, DirectReadHopsAreTheConfiguredLatencies) {
-  const auto r = test::run_sim(direct("32"), one_request(false));
+  const auto r = test::run_sim(direct("32"), test::one_request_workload("device/fam0", false));
   ASSERT_EQ(r["conservation"]["completed"], 1);
   // Link: edge after issue at 0, one 16 B header flit at 16 GB/s, then 10 ns.
-  const std::uint64_t link_req = edge_after(0, kLinkClock) + ser(16, 16.0) + 10000;
+  const std::uint64_t link_req = edge_after(0, kRoundNumberLinkClock) + ser(16, 16.0) + 10000;
   const DeviceHops dev(link_req, false);
   // Back: edge after the port logic hands it on, header + 128 B of data, 10 ns.
   const std::uint64_t link_resp =
-      edge_after(dev.leave, kLinkClock) + ser(16 + 128, 16.0) + 10000 - dev.leave;
+      edge_after(dev.leave, kRoundNumberLinkClock) + ser(16 + 128, 16.0) + 10000 - dev.leave;
   const nlohmann::json& rd = r["latency_breakdown_ns"]["read"];
   EXPECT_DOUBLE_EQ(hop_ns(r, "read", "gpu_issue"), 0.0);
   EXPECT_DOUBLE_EQ(hop_ns(r, "read", "link (request)"), link_req * 1e-3);
@@ -243,13 +225,13 @@ TEST(HopBreakdownZeroLoad, DirectReadHopsAreTheConfiguredLatencies) {
 }
 
 TEST(HopBreakdownZeroLoad, DirectWriteHopsAreTheConfiguredLatencies) {
-  const auto r = test::run_sim(direct("32"), one_request(true));
+  const auto r = test::run_sim(direct("32"), test::one_request_workload("device/fam0", true));
   ASSERT_EQ(r["conservation"]["completed"], 1);
   // The write carries its data forward, its response is a header.
-  const std::uint64_t link_req = edge_after(0, kLinkClock) + ser(16 + 128, 16.0) + 10000;
+  const std::uint64_t link_req = edge_after(0, kRoundNumberLinkClock) + ser(16 + 128, 16.0) + 10000;
   const DeviceHops dev(link_req, true);
   const std::uint64_t link_resp =
-      edge_after(dev.leave, kLinkClock) + ser(16, 16.0) + 10000 - dev.leave;
+      edge_after(dev.leave, kRoundNumberLinkClock) + ser(16, 16.0) + 10000 - dev.leave;
   EXPECT_DOUBLE_EQ(hop_ns(r, "write", "link (request)"), link_req * 1e-3);
   EXPECT_DOUBLE_EQ(hop_ns(r, "write", "device_port (request)"), dev.port_req * 1e-3);
   EXPECT_DOUBLE_EQ(hop_ns(r, "write", "noc (request)"), dev.noc_req * 1e-3);
@@ -260,16 +242,17 @@ TEST(HopBreakdownZeroLoad, DirectWriteHopsAreTheConfiguredLatencies) {
 }
 
 TEST(HopBreakdownZeroLoad, SwitchedReadSumsBothLinksIntoOneClass) {
-  const auto r = test::run_sim(kSwitchedZeroLoad, one_request(false));
+  const auto r =
+      test::run_sim(test::kRoundNumberSwitched, test::one_request_workload("device/fam0", false));
   ASSERT_EQ(r["conservation"]["completed"], 1);
   const std::uint64_t sw = 1000;
   // GPU link 16 GB/s + 10 ns; switch next edge + 10 pipeline + 1 beat; device link 32 GB/s + 5 ns.
-  const std::uint64_t gpu_link = edge_after(0, kLinkClock) + ser(16, 16.0) + 10000;
+  const std::uint64_t gpu_link = edge_after(0, kRoundNumberLinkClock) + ser(16, 16.0) + 10000;
   const std::uint64_t at_switch = gpu_link;
   const std::uint64_t switch_req = edge_after(at_switch, sw) + 11 * sw - at_switch;
   const std::uint64_t at_dev_link = at_switch + switch_req;
   const std::uint64_t dev_link =
-      edge_after(at_dev_link, kLinkClock) + ser(16, 32.0) + 5000 - at_dev_link;
+      edge_after(at_dev_link, kRoundNumberLinkClock) + ser(16, 32.0) + 5000 - at_dev_link;
   const DeviceHops dev(at_dev_link + dev_link, false);
   EXPECT_DOUBLE_EQ(hop_ns(r, "read", "link (request)"), (gpu_link + dev_link) * 1e-3);
   EXPECT_DOUBLE_EQ(hop_ns(r, "read", "switch (request)"), switch_req * 1e-3);

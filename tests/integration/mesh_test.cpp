@@ -23,7 +23,7 @@ using test::MeshDelivery;
 using test::MeshHarness;
 using test::MeshMessage;
 
-constexpr std::uint64_t kCycle = 1000;  // ps at 1000 MHz
+constexpr std::uint64_t kMeshCycle = 1000;  // ps at 1000 MHz
 
 MeshParams mesh_params(unsigned cols, unsigned rows) {
   MeshParams p;
@@ -72,7 +72,7 @@ std::vector<std::uint64_t> zero_load_run(const MeshParams& base,
   const unsigned n = static_cast<unsigned>(cases.size());
   MeshHarness h(ctx, "zl", p, n, n);
   for (unsigned i = 0; i < n; ++i) h.script(i, {{cases[i].at_ps, i, cases[i].data_bytes}});
-  test::run_until(ctx, 1000 * kCycle);
+  test::run_until(ctx, 1000 * kMeshCycle);
   std::vector<std::uint64_t> at(n, 0);
   for (const MeshDelivery& d : h.deliveries()) at[d.port] = d.at_ps;
   EXPECT_EQ(h.deliveries().size(), n);
@@ -134,10 +134,10 @@ double saturation(unsigned k, const MeshParams& p, std::uint64_t warmup, std::ui
   SimContext ctx(4096, 1);
   MeshHarness h(ctx, "sat" + std::to_string(k), q, k * k, k * k);
   h.saturate_uniform(100 + k);
-  test::run_until(ctx, (warmup + cycles) * kCycle);
-  const double tp = static_cast<double>(h.delivered_since(warmup * kCycle)) /
+  test::run_until(ctx, (warmup + cycles) * kMeshCycle);
+  const double tp = static_cast<double>(h.delivered_since(warmup * kMeshCycle)) /
                     (static_cast<double>(k * k) * static_cast<double>(cycles));
-  const nlohmann::json r = h.report((warmup + cycles) * kCycle);
+  const nlohmann::json r = h.report((warmup + cycles) * kMeshCycle);
   std::printf("%u x %u mesh, %u VCs x %u flits: %.4f flits/node/cycle, busiest link %.4f\n", k, k,
               p.vcs, p.vc_buffer_flits, tp, r["utilization"].get<double>());
   if (report) *report = r;
@@ -205,8 +205,8 @@ TEST(MeshBackpressure, TinyBuffersThrottleInjectionAndLoseNothing) {
   SimContext ctx(4096, 1);
   MeshHarness h(ctx, "bp", p, 4, 1);
   h.saturate_uniform(7, 25);
-  h.set_sink_service(10 * kCycle);
-  test::run_until(ctx, 1500 * kCycle);
+  h.set_sink_service(10 * kMeshCycle);
+  test::run_until(ctx, 1500 * kMeshCycle);
   // In flight = accepted (END_REQ given) - delivered, at every acceptance.
   const auto& accepted_at = h.accept_times();
   std::uint64_t worst = 0;
@@ -227,12 +227,12 @@ TEST(MeshBackpressure, TinyBuffersThrottleInjectionAndLoseNothing) {
   for (std::size_t k = 0; k < d.size(); ++k) {
     ++per_port[d[k].port];
     if (k > 0) {
-      EXPECT_GE(d[k].at_ps - d[k - 1].at_ps, 10 * kCycle) << k;
+      EXPECT_GE(d[k].at_ps - d[k - 1].at_ps, 10 * kMeshCycle) << k;
     }
   }
   for (unsigned i = 0; i < 4; ++i) EXPECT_EQ(per_port[i], 25u) << i;
-  EXPECT_GE(d.back().at_ps - d.front().at_ps, 99 * 10 * kCycle);
-  const nlohmann::json r = h.report(1500 * kCycle);
+  EXPECT_GE(d.back().at_ps - d.front().at_ps, 99 * 10 * kMeshCycle);
+  const nlohmann::json r = h.report(1500 * kMeshCycle);
   EXPECT_GT(r["backpressure_ns"].get<double>(), 0.0);
   EXPECT_EQ(r["requests"], 100);
   EXPECT_EQ(h.mesh().occupancy(), 0u);
@@ -266,8 +266,8 @@ PoolRun pool_run(unsigned buffer_flits, std::uint64_t messages, std::uint64_t en
   SimContext ctx(4096, 1);
   MeshHarness h(ctx, "pools", p, 1, 1);
   h.saturate_uniform(3, messages, 64);
-  test::run_until(ctx, end_cycles * kCycle);
-  const nlohmann::json res = h.report(end_cycles * kCycle)["resources"];
+  test::run_until(ctx, end_cycles * kMeshCycle);
+  const nlohmann::json res = h.report(end_cycles * kMeshCycle)["resources"];
   // The sinks never respond: the response network is idle and reports no pools.
   for (const auto& [name, u] : res.items()) {
     EXPECT_EQ(name.rfind("response", 0), std::string::npos) << name;

@@ -20,9 +20,10 @@ using test::ser;
 // clock, 20 cycles access) behind a memory hub at 500 MHz (3 pipeline cycles, 32 B wide).
 // Links to the switch: 4 lanes x 32 Gb/s = 16 GB/s, 10 ns, 16 B header. Switch: 1000 MHz,
 // 10 pipeline cycles, 64 B wide. The device is there because a switch needs one; it is idle.
-std::string platform(const std::string& gpu_link = "lanes: 4, lane_gbps: 32, per_gpu: 1",
-                     const std::string& hub = "clock_mhz: 500, pipeline_cycles: 3, width_bytes: 32",
-                     const std::string& hbm_channels = "4", unsigned max_outstanding = 16) {
+std::string peer_platform(
+    const std::string& gpu_link = "lanes: 4, lane_gbps: 32, per_gpu: 1",
+    const std::string& hub = "clock_mhz: 500, pipeline_cycles: 3, width_bytes: 32",
+    const std::string& hbm_channels = "4", unsigned max_outstanding = 16) {
   return R"(
 name: peer
 gpus: {count: 2, clock_mhz: 1000, request_bytes: 128, max_outstanding: )" +
@@ -55,7 +56,7 @@ devices:
 }
 
 // One 128 B request by GPU 0 to a buffer at `location`.
-std::string one_request(const std::string& location, bool write) {
+std::string peer_request(const std::string& location, bool write) {
   return std::string("name: one\nstreams:\n  - gpus: [0]\n    buffer: {bytes: 2MiB, location: ") +
          location + "}\n    pattern: sequential\n    read_fraction: " + (write ? "0.0" : "1.0") +
          "\n    access_bytes: 128\n    total_bytes: 128\n";
@@ -93,7 +94,7 @@ class PeerZeroLoad : public ::testing::TestWithParam<const char*> {
 };
 
 TEST_P(PeerZeroLoad, PeerReadIsTheSumOfHopLatencies) {
-  const nlohmann::json r = test::run_sim(platform(), one_request("gpu/1", false), kernel());
+  const nlohmann::json r = test::run_sim(peer_platform(), peer_request("gpu/1", false), kernel());
   const std::uint64_t t = peer_round_trip(false);
   ASSERT_EQ(r["conservation"]["completed"], 1);
   EXPECT_DOUBLE_EQ(r["summary"]["latency_ns"]["max"].get<double>(), t / 1000.0);
@@ -110,7 +111,7 @@ TEST_P(PeerZeroLoad, PeerReadIsTheSumOfHopLatencies) {
 }
 
 TEST_P(PeerZeroLoad, PeerWriteIsTheSumOfHopLatencies) {
-  const nlohmann::json r = test::run_sim(platform(), one_request("gpu/1", true), kernel());
+  const nlohmann::json r = test::run_sim(peer_platform(), peer_request("gpu/1", true), kernel());
   const std::uint64_t t = peer_round_trip(true);
   ASSERT_EQ(r["conservation"]["completed"], 1);
   EXPECT_DOUBLE_EQ(r["summary"]["write_latency_ns"]["max"].get<double>(), t / 1000.0);
@@ -124,7 +125,8 @@ TEST_P(PeerZeroLoad, LocalReadPassesThroughTheGpusOwnHub) {
   // With peer paths the GPU's own HBM requests cross its hub too (they share the channels with
   // the peers' requests): hub edge 2 + 4 x 2 -> 10 ns; HBM 10 + 28 -> 38; hub edge 40 + 7 x 2
   // -> 54 ns.
-  const nlohmann::json r = test::run_sim(platform(), one_request("gpu_local", false), kernel());
+  const nlohmann::json r =
+      test::run_sim(peer_platform(), peer_request("gpu_local", false), kernel());
   std::uint64_t t = edge_after(0, kHub) + (3 + 1) * kHub;
   t = edge(t, kMem) + (20 + 8) * kMem;
   t = edge_after(t, kHub) + (3 + 4) * kHub;
@@ -137,7 +139,7 @@ TEST_P(PeerZeroLoad, LocalReadPassesThroughTheGpusOwnHub) {
 
 TEST_P(PeerZeroLoad, OwnMemoryNamedByIndexIsLocal) {
   // gpu/0 seen from GPU 0 is its own HBM: the local path, not the fabric.
-  const nlohmann::json r = test::run_sim(platform(), one_request("gpu/0", false), kernel());
+  const nlohmann::json r = test::run_sim(peer_platform(), peer_request("gpu/0", false), kernel());
   ASSERT_EQ(r["conservation"]["completed"], 1);
   EXPECT_DOUBLE_EQ(r["summary"]["latency_ns"]["max"].get<double>(), 54.0);
   EXPECT_EQ(r["components"]["gpu0"]["peer_requests"], 0);
@@ -158,8 +160,8 @@ TEST(PeerThroughputBound, HubPortLimitsPeerReads) {
   // 1 GHz = 64 GB/s per port; HBM 4 x 16 GB/s. Hub 16 B x 1000 MHz = 16 GB/s on its port
   // towards GPU 1's single peer link (a 128 B response is 8 beats): the limit.
   const auto r =
-      test::run_sim(platform("lanes: 16, lane_gbps: 32, per_gpu: 1",
-                             "clock_mhz: 1000, pipeline_cycles: 3, width_bytes: 16", "4", 256),
+      test::run_sim(peer_platform("lanes: 16, lane_gbps: 32, per_gpu: 1",
+                                  "clock_mhz: 1000, pipeline_cycles: 3, width_bytes: 16", "4", 256),
                     "name: peer\nstreams:\n" + stream("[0]", "gpu/1", "peer"));
   const double bound = 16 * 1000e6 / 1e9;
   ASSERT_TRUE(r["conservation"]["ok"].get<bool>());
@@ -175,8 +177,8 @@ TEST(PeerThroughputBound, LinksLimitPeerReadsSpreadOverTwoPerGpu) {
   // 2k + 1 differ in parity). Switch 64 GB/s per port, hub 64 B x 1000 MHz = 64 GB/s per port,
   // HBM 4 x 16 GB/s.
   const auto r =
-      test::run_sim(platform("lanes: 4, lane_gbps: 32, per_gpu: 2",
-                             "clock_mhz: 1000, pipeline_cycles: 3, width_bytes: 64", "4", 256),
+      test::run_sim(peer_platform("lanes: 4, lane_gbps: 32, per_gpu: 2",
+                                  "clock_mhz: 1000, pipeline_cycles: 3, width_bytes: 64", "4", 256),
                     "name: peer\nstreams:\n" + stream("[0]", "gpu/1", "peer"));
   const double bound = 2 * 4 * 32 / 8.0 * 128.0 / (128.0 + 16.0);
   ASSERT_TRUE(r["conservation"]["ok"].get<bool>());
@@ -193,8 +195,8 @@ TEST(PeerThroughputBound, LocalAndPeerReadsShareTheHbmChannels) {
   // (peer: links 56.9 GB/s of data, hub 64 GB/s per port; local: hub 64 GB/s per port), so the
   // two together get 32 GB/s, never more.
   const auto r =
-      test::run_sim(platform("lanes: 16, lane_gbps: 32, per_gpu: 1",
-                             "clock_mhz: 1000, pipeline_cycles: 3, width_bytes: 64", "2", 256),
+      test::run_sim(peer_platform("lanes: 16, lane_gbps: 32, per_gpu: 1",
+                                  "clock_mhz: 1000, pipeline_cycles: 3, width_bytes: 64", "2", 256),
                     "name: shared\nstreams:\n" + stream("[0]", "gpu/1", "peer") +
                         stream("[1]", "gpu_local", "local"));
   const double bound = 2 * 2000e6 * 8 / 1e9;
@@ -230,7 +232,7 @@ std::string cross_write_then_read(std::uint64_t read_seed) {
 }
 
 TEST(PeerIntegrity, WhatOneGpuWritesIntoAnothersHbmReadsBack) {
-  const auto r = test::run_sim(platform(), cross_write_then_read(42));
+  const auto r = test::run_sim(peer_platform(), cross_write_then_read(42));
   // Per GPU: 1 MiB / 128 B = 8192 write and 8192 read requests, all peer requests.
   EXPECT_EQ(r["conservation"]["completed"].get<std::uint64_t>(), 2 * 2 * 8192u);
   EXPECT_EQ(r["components"]["gpu0"]["peer_requests"], 2 * 8192);
@@ -243,7 +245,7 @@ TEST(PeerIntegrity, WhatOneGpuWritesIntoAnothersHbmReadsBack) {
 TEST(PeerIntegrity, AWrongExpectedPatternIsCaughtOnThePeerPath) {
   // Reading back with another seed flags every read request (8192 per GPU): the check looks at
   // the data that came back over the peer path.
-  const auto r = test::run_sim(platform(), cross_write_then_read(43));
+  const auto r = test::run_sim(peer_platform(), cross_write_then_read(43));
   EXPECT_EQ(r["conservation"]["data_mismatches"].get<std::uint64_t>(), 2 * 8192u);
   EXPECT_FALSE(r["conservation"]["ok"].get<bool>());
 }
@@ -271,7 +273,7 @@ streams:
     data_seed: 5
     start_after: [write]
 )";
-  const auto r = test::run_sim(platform(), w);
+  const auto r = test::run_sim(peer_platform(), w);
   EXPECT_EQ(r["conservation"]["completed"].get<std::uint64_t>(), 2 * 2 * 8192u);
   EXPECT_EQ(r["components"]["gpu0"]["peer_requests"], 2 * 8192);
   EXPECT_EQ(r["components"]["gpu1"]["peer_requests"], 0);
@@ -342,11 +344,12 @@ std::string split_stream(const std::string& name, const std::string& location, b
 TEST(TargetSplit, BytesCountForTheTargetTheGpuRoutedThemTo) {
   // GPU 0, all at once: reads 64 KiB of its own HBM, reads 16 KiB and writes 8 KiB of the
   // device, writes 32 KiB into GPU 1's HBM.
-  const auto r = test::run_sim(
-      platform(), "name: split\nstreams:\n" + split_stream("local", "gpu_local", false, "64KiB") +
-                      split_stream("device_read", "device/fam0", false, "16KiB") +
-                      split_stream("device_write", "device/fam0", true, "8KiB") +
-                      split_stream("peer_write", "gpu/1", true, "32KiB"));
+  const auto r =
+      test::run_sim(peer_platform(),
+                    "name: split\nstreams:\n" + split_stream("local", "gpu_local", false, "64KiB") +
+                        split_stream("device_read", "device/fam0", false, "16KiB") +
+                        split_stream("device_write", "device/fam0", true, "8KiB") +
+                        split_stream("peer_write", "gpu/1", true, "32KiB"));
   ASSERT_TRUE(r["conservation"]["ok"].get<bool>());
   const auto& by = r["summary"]["by_target"];
   struct Expected {
@@ -394,9 +397,10 @@ TEST(TargetSplit, EachTargetKeepsItsOwnLatency) {
   // One read of GPU 0's own HBM at 0, and one of GPU 1's at 1000 ns, long after the first has
   // come back (1000 ns is an edge of every clock here, so the second sees the same edges as one
   // issued at 0): 54 ns and 143 ns, worked out by hand in PeerZeroLoad above.
-  const auto r = test::run_sim(
-      platform(), "name: split\nstreams:\n" + split_stream("local", "gpu_local", false, "128") +
-                      split_stream("peer", "gpu/1", false, "128", "    start_ns: 1000\n"));
+  const auto r =
+      test::run_sim(peer_platform(),
+                    "name: split\nstreams:\n" + split_stream("local", "gpu_local", false, "128") +
+                        split_stream("peer", "gpu/1", false, "128", "    start_ns: 1000\n"));
   ASSERT_TRUE(r["conservation"]["ok"].get<bool>());
   const auto& by = r["summary"]["by_target"];
   EXPECT_EQ(by["local_hbm"]["latency_ns"]["count"], 1);

@@ -11,7 +11,8 @@
 namespace famsim {
 namespace {
 
-std::string platform(const std::string& link, const std::string& noc, const std::string& memory) {
+std::string throughput_platform(const std::string& link, const std::string& noc,
+                                const std::string& memory) {
   return R"(
 name: bound
 gpus: {count: 1, clock_mhz: 1000, request_bytes: 128, max_outstanding: 256, issue_width: 2}
@@ -53,9 +54,9 @@ TEST(ThroughputBound, LinkLimitsReads) {
   // credit loop (64 flits per VC, round trip 9 + 10 + 10 (credit return = latency) + 1 (clock) =
   // 30 ns: 64 x 16 B / 30 ns = 34 GB/s) is not the limit.
   // Memory 4 channels x 16 GB/s, crossbar 64 B x 1 GHz = 64 GB/s per port: the link is the limit.
-  const auto r =
-      test::run_sim(platform("lanes: 4, lane_gbps: 32", "width_bytes: 64", "channels: 4"),
-                    stream("uniform_random", 1.0));
+  const auto r = test::run_sim(
+      throughput_platform("lanes: 4, lane_gbps: 32", "width_bytes: 64", "channels: 4"),
+      stream("uniform_random", 1.0));
   const double bound = 4 * 32 / 8.0 * 128.0 / (128.0 + 16.0);
   ASSERT_TRUE(r["conservation"]["ok"].get<bool>());
   EXPECT_LE(achieved(r, "read_bandwidth_gbps"), bound * (1 + 1e-9));
@@ -64,9 +65,9 @@ TEST(ThroughputBound, LinkLimitsReads) {
 
 TEST(ThroughputBound, LinkLimitsWrites) {
   // Writes carry a header flit + 8 data flits = 144 B forward; completions are one header flit.
-  const auto r =
-      test::run_sim(platform("lanes: 4, lane_gbps: 32", "width_bytes: 64", "channels: 4"),
-                    stream("sequential", 0.0));
+  const auto r = test::run_sim(
+      throughput_platform("lanes: 4, lane_gbps: 32", "width_bytes: 64", "channels: 4"),
+      stream("sequential", 0.0));
   const double bound = 4 * 32 / 8.0 * 128.0 / (128.0 + 16.0);
   ASSERT_TRUE(r["conservation"]["ok"].get<bool>());
   EXPECT_LE(achieved(r, "write_bandwidth_gbps"), bound * (1 + 1e-9));
@@ -76,9 +77,9 @@ TEST(ThroughputBound, LinkLimitsWrites) {
 TEST(ThroughputBound, MemoryChannelsLimitReads) {
   // Link 16 x 32 Gb/s = 64 GB/s (56.9 GB/s of data); crossbar 64 GB/s per port; memory
   // 2 channels x 2000 MT/s x 8 B = 32 GB/s. Sequential reads alternate the two channels.
-  const auto r =
-      test::run_sim(platform("lanes: 16, lane_gbps: 32", "width_bytes: 64", "channels: 2"),
-                    stream("sequential", 1.0));
+  const auto r = test::run_sim(
+      throughput_platform("lanes: 16, lane_gbps: 32", "width_bytes: 64", "channels: 2"),
+      stream("sequential", 1.0));
   const double bound = 2 * 2000e6 * 8 / 1e9;
   ASSERT_TRUE(r["conservation"]["ok"].get<bool>());
   EXPECT_LE(achieved(r, "read_bandwidth_gbps"), bound * (1 + 1e-9));
@@ -88,9 +89,9 @@ TEST(ThroughputBound, MemoryChannelsLimitReads) {
 TEST(ThroughputBound, CrossbarPortLimitsReads) {
   // Crossbar 16 B x 1 GHz = 16 GB/s on its port towards the fabric (each response is 8 beats);
   // link 64 GB/s, memory 4 x 16 GB/s.
-  const auto r =
-      test::run_sim(platform("lanes: 16, lane_gbps: 32", "width_bytes: 16", "channels: 4"),
-                    stream("sequential", 1.0));
+  const auto r = test::run_sim(
+      throughput_platform("lanes: 16, lane_gbps: 32", "width_bytes: 16", "channels: 4"),
+      stream("sequential", 1.0));
   const double bound = 16 * 1e9 / 1e9;
   ASSERT_TRUE(r["conservation"]["ok"].get<bool>());
   EXPECT_LE(achieved(r, "read_bandwidth_gbps"), bound * (1 + 1e-9));

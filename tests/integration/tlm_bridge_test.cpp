@@ -24,13 +24,12 @@ namespace famsim {
 namespace {
 
 using test::ForeignAt;
+using test::kBase;
+using test::kPoolBytes;
 using test::Op;
 using test::pattern;
 using test::read_op;
 using test::write_op;
-
-constexpr std::uint64_t kBase = 1ULL << 40;  // the device's physical base in famsim
-constexpr std::uint32_t kPoolBytes = 256;    // the payload pool's data size
 
 // The device of tests/support/round_number_device.h, as a platform file's parser reads it.
 DeviceConfig device_config() {

@@ -29,13 +29,13 @@ namespace famsim {
 namespace {
 
 using test::ForeignAt;
+using test::kBase;
+using test::kPoolBytes;
 using test::Op;
 using test::pattern;
 using test::read_op;
 using test::write_op;
 
-constexpr std::uint64_t kBase = 1ULL << 40;  // the device's physical base in famsim
-constexpr std::uint32_t kPoolBytes = 256;    // the payload pool's data size
 constexpr std::uint64_t kLatency = 30000;    // the foreign memories' BEGIN_REQ to BEGIN_RESP, ps
 constexpr std::uint64_t kOffset = 0x10000;   // address_offset: added to the channel address
 
@@ -204,8 +204,8 @@ class ForeignLtMemory : public sc_core::sc_module {
 
 // The device with foreign memories behind its channels and a foreign initiator in front of its
 // fabric port (TlmBridge; the initiator sees the device at address 0).
-struct Bench {
-  Bench(Kernel kernel, unsigned max_outstanding)
+struct MemoryBench {
+  MemoryBench(Kernel kernel, unsigned max_outstanding)
       : ctx(kPoolBytes, 1, kernel),
         cfg(device_config(max_outstanding)),
         dev("fam0", ctx, cfg, kBase) {
@@ -240,7 +240,7 @@ struct Bench {
 
 // Two AT foreign memories, one per channel, bound.
 struct AtMemories {
-  AtMemories(Bench& b, unsigned queue) : ch0("mem0", queue), ch1("mem1", queue) {
+  AtMemories(MemoryBench& b, unsigned queue) : ch0("mem0", queue), ch1("mem1", queue) {
     b.channels().at(0)->out.bind(ch0.socket);
     b.channels().at(1)->out.bind(ch1.socket);
   }
@@ -261,7 +261,7 @@ constexpr std::uint64_t kReadAtMemory = 68000, kReadAnswered = 112000;
 constexpr std::uint64_t kChannelAddress = 2048;
 
 TEST_P(MemoryBridge, AForeignMemoryServesTheDevicesWritesAndReads) {
-  Bench b(test::kernel_named(GetParam()), 8);
+  MemoryBench b(test::kernel_named(GetParam()), 8);
   AtMemories mem(b, 4);
   const std::vector<unsigned char> data = pattern(128, 3);
   std::vector<Op> ops{write_op(0x1000, data), read_op(0x1000)};
@@ -301,7 +301,7 @@ TEST_P(MemoryBridge, AForeignMemoryServesTheDevicesWritesAndReads) {
 }
 
 TEST_P(MemoryBridge, ALooselyTimedMemoryBehindTheConvenienceSocketTakesTheSameTimes) {
-  Bench b(test::kernel_named(GetParam()), 8);
+  MemoryBench b(test::kernel_named(GetParam()), 8);
   ForeignLtMemory ch0("mem0"), ch1("mem1");
   b.channels().at(0)->out.bind(ch0.socket);
   b.channels().at(1)->out.bind(ch1.socket);
@@ -325,7 +325,7 @@ TEST_P(MemoryBridge, ALooselyTimedMemoryBehindTheConvenienceSocketTakesTheSameTi
 TEST_P(MemoryBridge, AFullForeignMemoryHoldsTheDevicesRequestBack) {
   // A memory with room for one request: the second read to the same channel gets its END_REQ
   // only when the first answer leaves, and the bridge holds END_REQ towards the crossbar as long.
-  Bench b(test::kernel_named(GetParam()), 8);
+  MemoryBench b(test::kernel_named(GetParam()), 8);
   AtMemories mem(b, 1);
   std::vector<Op> ops{read_op(0), read_op(0x200)};  // granules 0 and 2: both channel 0
   ForeignAt cpu("cpu", ops, 2);
@@ -352,7 +352,7 @@ TEST_P(MemoryBridge, AFullForeignMemoryHoldsTheDevicesRequestBack) {
 TEST_P(MemoryBridge, TheBridgesSlotsBoundTheRequestsInTheForeignMemory) {
   // One slot: the second read reaches the memory only when the first answer has been taken by
   // the crossbar (at once: its response path is empty), though the memory has room for four.
-  Bench b(test::kernel_named(GetParam()), 1);
+  MemoryBench b(test::kernel_named(GetParam()), 1);
   AtMemories mem(b, 4);
   std::vector<Op> ops{read_op(0), read_op(0x200)};
   ForeignAt cpu("cpu", ops, 2);
@@ -365,7 +365,7 @@ TEST_P(MemoryBridge, TheBridgesSlotsBoundTheRequestsInTheForeignMemory) {
 }
 
 TEST_P(MemoryBridge, DebugTransportReachesTheForeignMemoriesThroughTheInterleave) {
-  Bench b(test::kernel_named(GetParam()), 8);
+  MemoryBench b(test::kernel_named(GetParam()), 8);
   AtMemories mem(b, 4);
   // 512 B from device offset 256: granule 1 is channel 1 at channel address 0, granule 2 channel
   // 0 at channel address 256.

@@ -18,14 +18,13 @@ using test::ser;
 
 // The link decides on the first edge of its 1000 MHz clock strictly after a message arrives
 // (models/fabric/link.h, timing step 1), then serialises it and adds its latency.
-constexpr std::uint64_t kLinkClock = 1000;
+using test::kRoundNumberLinkClock;
 
 // Test platform with round numbers (all times in ps).
 //   GPU clock 1000 MHz; link 4 lanes x 32 Gb/s x 1.0 = 16 GB/s per direction, 10 ns, link clock
 //   1000 MHz, 16 B flits of one slot, 16 B message headers (a 128 B transfer: 1 + 8 flits);
 //   the device of tests/support/round_number_device.h.
-// The device both platforms attach (tests/support/round_number_device.h).
-const std::string& kDevice = test::kRoundNumberDevice;
+// The device both platforms attach, and the switched platform: tests/support/round_number_device.h.
 
 const std::string kDirect = R"(
 name: zero_load_direct
@@ -36,26 +35,7 @@ gpus: {count: 1, clock_mhz: 1000, request_bytes: 128, max_outstanding: 16, issue
 links:
   gpu_device: {lanes: 4, lane_gbps: 32, encoding_efficiency: 1.0, latency_ns: 10, clock_mhz: 1000,
                flit_bytes: 16, request_vc_credits: 32, response_vc_credits: 32, per_gpu: 1}
-)" + kDevice;
-
-// The same device behind a switch: 1000 MHz, 10 pipeline cycles, 64 B per cycle.
-const std::string kSwitched = R"(
-name: zero_load_switched
-gpus: {count: 1, clock_mhz: 1000, request_bytes: 128, max_outstanding: 16, issue_width: 1}
-links:
-  gpu_switch: {lanes: 4, lane_gbps: 32, encoding_efficiency: 1.0, latency_ns: 10, clock_mhz: 1000,
-               flit_bytes: 16, request_vc_credits: 32, response_vc_credits: 32, per_gpu: 1}
-  switch_device: {lanes: 8, lane_gbps: 32, encoding_efficiency: 1.0, latency_ns: 5, clock_mhz: 1000,
-                  flit_bytes: 16, request_vc_credits: 32, response_vc_credits: 32}
-switch: {radix: 8, clock_mhz: 1000, pipeline_cycles: 10, port_bytes: 64, input_buffer: 4,
-         output_buffer: 4}
-)" + kDevice;
-
-std::string one_request(const std::string& location, bool write) {
-  return std::string("name: one\nstreams:\n  - gpus: all\n    buffer: {bytes: 2MiB, location: ") +
-         location + "}\n    pattern: sequential\n    read_fraction: " + (write ? "0.0" : "1.0") +
-         "\n    access_bytes: 128\n    total_bytes: 128\n";
-}
+)" + test::kRoundNumberDevice;
 
 class ZeroLoad : public ::testing::TestWithParam<const char*> {
  protected:
@@ -63,13 +43,14 @@ class ZeroLoad : public ::testing::TestWithParam<const char*> {
 };
 
 TEST_P(ZeroLoad, DirectReadIsTheSumOfHopLatencies) {
-  const nlohmann::json r = test::run_sim(kDirect, one_request("device/fam0", false), kernel());
+  const nlohmann::json r =
+      test::run_sim(kDirect, test::one_request_workload("device/fam0", false), kernel());
   // Link: edge after issue, one 16 B header flit at 16 GB/s, then 10 ns; the response is a
   // header flit + 8 data flits.
   const double link = 16.0;
-  std::uint64_t t = edge_after(0, kLinkClock) + ser(16, link) + 10000;
+  std::uint64_t t = edge_after(0, kRoundNumberLinkClock) + ser(16, link) + 10000;
   t = test::round_number_device_trip(t, false);
-  t = edge_after(t, kLinkClock) + ser(16 + 128, link) + 10000;
+  t = edge_after(t, kRoundNumberLinkClock) + ser(16 + 128, link) + 10000;
   ASSERT_EQ(r["conservation"]["completed"], 1);
   EXPECT_DOUBLE_EQ(r["summary"]["latency_ns"]["max"].get<double>(), t / 1000.0);
   EXPECT_DOUBLE_EQ(r["summary"]["latency_ns"]["min"].get<double>(), t / 1000.0);
@@ -80,32 +61,35 @@ TEST_P(ZeroLoad, DirectReadIsTheSumOfHopLatencies) {
 }
 
 TEST_P(ZeroLoad, DirectWriteIsTheSumOfHopLatencies) {
-  const nlohmann::json r = test::run_sim(kDirect, one_request("device/fam0", true), kernel());
+  const nlohmann::json r =
+      test::run_sim(kDirect, test::one_request_workload("device/fam0", true), kernel());
   const double link = 16.0;
-  std::uint64_t t = edge_after(0, kLinkClock) + ser(16 + 128, link) + 10000;
+  std::uint64_t t = edge_after(0, kRoundNumberLinkClock) + ser(16 + 128, link) + 10000;
   t = test::round_number_device_trip(t, true);
-  t = edge_after(t, kLinkClock) + ser(16, link) + 10000;
+  t = edge_after(t, kRoundNumberLinkClock) + ser(16, link) + 10000;
   ASSERT_EQ(r["conservation"]["completed"], 1);
   EXPECT_DOUBLE_EQ(r["summary"]["write_latency_ns"]["max"].get<double>(), t / 1000.0);
 }
 
 TEST_P(ZeroLoad, SwitchedReadAddsTwoLinksAndTheSwitch) {
-  const nlohmann::json r = test::run_sim(kSwitched, one_request("device/fam0", false), kernel());
+  const nlohmann::json r = test::run_sim(
+      test::kRoundNumberSwitched, test::one_request_workload("device/fam0", false), kernel());
   const double gpu_link = 16.0, dev_link = 32.0;
   const std::uint64_t sw = 1000;
-  std::uint64_t t = edge_after(0, kLinkClock) + ser(16, gpu_link) + 10000;
+  std::uint64_t t = edge_after(0, kRoundNumberLinkClock) + ser(16, gpu_link) + 10000;
   t = edge_after(t, sw) + (10 + 1) * sw;  // switch: pipeline + one beat (header only)
-  t = edge_after(t, kLinkClock) + ser(16, dev_link) + 5000;
+  t = edge_after(t, kRoundNumberLinkClock) + ser(16, dev_link) + 5000;
   t = test::round_number_device_trip(t, false);
-  t = edge_after(t, kLinkClock) + ser(16 + 128, dev_link) + 5000;
+  t = edge_after(t, kRoundNumberLinkClock) + ser(16 + 128, dev_link) + 5000;
   t = edge_after(t, sw) + (10 + 128 / 64) * sw;  // switch: pipeline + two 64 B beats
-  t = edge_after(t, kLinkClock) + ser(16 + 128, gpu_link) + 10000;
+  t = edge_after(t, kRoundNumberLinkClock) + ser(16 + 128, gpu_link) + 10000;
   ASSERT_EQ(r["conservation"]["completed"], 1);
   EXPECT_DOUBLE_EQ(r["summary"]["latency_ns"]["max"].get<double>(), t / 1000.0);
 }
 
 TEST_P(ZeroLoad, LocalHbmReadIsTheControllerAlone) {
-  const nlohmann::json r = test::run_sim(kDirect, one_request("gpu_local", false), kernel());
+  const nlohmann::json r =
+      test::run_sim(kDirect, test::one_request_workload("gpu_local", false), kernel());
   // Straight to the channel: first edge at 0, access 20 + burst 8 cycles of 1000 ps.
   const std::uint64_t t = (20 + 128 / 16) * 1000;
   ASSERT_EQ(r["conservation"]["completed"], 1);
@@ -122,10 +106,11 @@ TEST_P(ZeroLoad, DirectReadThroughDdr4IsTheSumOfHopLatenciesAndDramTiming) {
   const auto at = platform.find(ideal);
   ASSERT_NE(at, std::string::npos);
   platform.replace(at, ideal.size(), "memory: {preset: ddr4_3200, channels: 2,");
-  const nlohmann::json r = test::run_sim(platform, one_request("device/fam0", false), kernel());
+  const nlohmann::json r =
+      test::run_sim(platform, test::one_request_workload("device/fam0", false), kernel());
   const double link = 16.0;
   const std::uint64_t port = 2000, noc = 1000, tck = 625;
-  std::uint64_t t = edge_after(0, kLinkClock) + ser(16, link) + 10000;
+  std::uint64_t t = edge_after(0, kRoundNumberLinkClock) + ser(16, link) + 10000;
   t = edge(t, port) + 3 * port;
   t = edge_after(t, noc) + (4 + 1) * noc;
   // DRAM: the controller decides on the first clock after arrival (c0). The 128 B read is two
@@ -136,7 +121,7 @@ TEST_P(ZeroLoad, DirectReadThroughDdr4IsTheSumOfHopLatenciesAndDramTiming) {
   t = (c0 + 52) * tck;
   t = edge_after(t, noc) + (4 + 128 / 32) * noc;
   t = edge(t, port) + 2 * port;
-  t = edge_after(t, kLinkClock) + ser(16 + 128, link) + 10000;
+  t = edge_after(t, kRoundNumberLinkClock) + ser(16 + 128, link) + 10000;
   ASSERT_EQ(r["conservation"]["completed"], 1);
   EXPECT_DOUBLE_EQ(r["summary"]["latency_ns"]["max"].get<double>(), t / 1000.0);
   const nlohmann::json& ch = r["components"]["fam0.memory.ch0"];

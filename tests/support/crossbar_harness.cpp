@@ -7,7 +7,8 @@
 
 namespace famsim::test {
 
-namespace {
+// Not in an anonymous namespace: Parts holds them (GCC's -Wsubobject-linkage in a unity build).
+namespace crossbar_parts {
 
 class Sources : public sc_core::sc_module {
  public:
@@ -152,7 +153,10 @@ class Sinks : public sc_core::sc_module {
   Stall stall_;
   Wakeup wake_;
 };
-}  // namespace
+}  // namespace crossbar_parts
+
+using crossbar_parts::Sinks;
+using crossbar_parts::Sources;
 
 struct CrossbarHarness::Parts {
   Parts(SimContext& ctx, const std::string& name, const CrossbarParams& params, unsigned inputs,

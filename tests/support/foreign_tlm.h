@@ -17,6 +17,9 @@
 
 namespace famsim::test {
 
+inline constexpr std::uint64_t kBase = 1ULL << 40;  // the device's physical base in famsim
+inline constexpr std::uint32_t kPoolBytes = 256;    // the payload pool's data size
+
 inline std::vector<unsigned char> pattern(unsigned length, unsigned seed) {
   std::vector<unsigned char> b(length);
   for (unsigned i = 0; i < length; ++i) b[i] = static_cast<unsigned char>(seed * 37 + i * 11 + 3);

@@ -7,7 +7,8 @@
 
 namespace famsim::test {
 
-namespace {
+// Not in an anonymous namespace: Parts holds them (GCC's -Wsubobject-linkage in a unity build).
+namespace mesh_parts {
 
 class MeshSources : public sc_core::sc_module {
  public:
@@ -173,7 +174,10 @@ class MeshSinks : public sc_core::sc_module {
   Wakeup wake_;
 };
 
-}  // namespace
+}  // namespace mesh_parts
+
+using mesh_parts::MeshSinks;
+using mesh_parts::MeshSources;
 
 struct MeshHarness::Parts {
   Parts(SimContext& ctx, const std::string& name, const MeshParams& params, unsigned ports,

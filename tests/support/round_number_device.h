@@ -25,6 +25,31 @@ devices:
              interleave: {granule_bytes: 256, channel_select: modulo}}
 )";
 
+// The links' clock in the platforms below and in the tests' direct platforms: 1000 MHz, in ps.
+inline constexpr std::uint64_t kRoundNumberLinkClock = 1000;
+
+// One GPU (1000 MHz) reaching the device through a switch: GPU link 4 lanes x 32 Gb/s = 16 GB/s,
+// 10 ns; device link 8 lanes x 32 Gb/s = 32 GB/s, 5 ns; links at 1000 MHz with 16 B flits;
+// switch 1000 MHz, 10 pipeline cycles, 64 B per cycle.
+inline const std::string kRoundNumberSwitched = R"(
+name: zero_load_switched
+gpus: {count: 1, clock_mhz: 1000, request_bytes: 128, max_outstanding: 16, issue_width: 1}
+links:
+  gpu_switch: {lanes: 4, lane_gbps: 32, encoding_efficiency: 1.0, latency_ns: 10, clock_mhz: 1000,
+               flit_bytes: 16, request_vc_credits: 32, response_vc_credits: 32, per_gpu: 1}
+  switch_device: {lanes: 8, lane_gbps: 32, encoding_efficiency: 1.0, latency_ns: 5, clock_mhz: 1000,
+                  flit_bytes: 16, request_vc_credits: 32, response_vc_credits: 32}
+switch: {radix: 8, clock_mhz: 1000, pipeline_cycles: 10, port_bytes: 64, input_buffer: 4,
+         output_buffer: 4}
+)" + kRoundNumberDevice;
+
+// A workload of one 128 B read or write by every GPU to a buffer at `location`.
+inline std::string one_request_workload(const std::string& location, bool write) {
+  return std::string("name: one\nstreams:\n  - gpus: all\n    buffer: {bytes: 2MiB, location: ") +
+         location + "}\n    pattern: sequential\n    read_fraction: " + (write ? "0.0" : "1.0") +
+         "\n    access_bytes: 128\n    total_bytes: 128\n";
+}
+
 // A 128 B request reaching the device's fabric port at `arrive` ps: when its answer leaves the
 // port logic. `data_forward`: the request carries the data (a write), else the answer does.
 inline std::uint64_t round_number_device_trip(std::uint64_t arrive, bool data_forward) {

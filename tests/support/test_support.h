@@ -1,7 +1,10 @@
 // Helpers shared by the tests: build a simulation from YAML text, run it, read its results.
 #pragma once
 
+#include "models/core/config.h"
 #include "sc_main/simulation.h"
+
+#include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
 
@@ -11,6 +14,18 @@
 #include <vector>
 
 namespace famsim::test {
+
+// Runs `f`, which must throw ConfigError; returns its message (a test failure if it does not).
+template <class F>
+std::string config_error_of(F&& f) {
+  try {
+    f();
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "expected a ConfigError";
+  return "";
+}
 
 // The kernel a parameterised test names ("systemc" or "famsim"), as sim.kernel does.
 inline Kernel kernel_named(const std::string& name) {

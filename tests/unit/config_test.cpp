@@ -1,6 +1,7 @@
 // Strict configuration reading: getters and their errors, unknown keys, byte counts, --set
 // overrides, merging, source lookup and YAML -> JSON typing.
 #include "models/core/config.h"
+#include "tests/support/test_support.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -42,18 +43,6 @@ struct Fixture {
   ConfigNode node{root, "", sources};
   ConfigNode gpus = node.child("gpus");
 };
-
-// Runs `f`, which must throw ConfigError; returns the message.
-template <class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const ConfigError& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "expected a ConfigError";
-  return "";
-}
 
 TEST(ConfigNode, GettersReadTypedValues) {
   Fixture fx;
@@ -109,54 +98,54 @@ TEST(ConfigNode, DefaultsTakenAreRecordedByKeyPathAndGivenValuesAreNot) {
 TEST(ConfigNode, ErrorsNameFileLineAndFullKeyPath) {
   Fixture fx;
   // Wrong type: `name: eight` read as an integer (line 3).
-  std::string m = error_of([&] { fx.gpus.get_uint("name", std::nullopt); });
+  std::string m = test::config_error_of([&] { fx.gpus.get_uint("name", std::nullopt); });
   EXPECT_THAT(m, HasSubstr("my-config.yaml:3"));
   EXPECT_THAT(m, HasSubstr("gpus.name"));
   EXPECT_THAT(m, HasSubstr("'eight'"));
   // Out of range (line 2).
-  m = error_of([&] { fx.gpus.get_uint("count", std::nullopt, 1, 4); });
+  m = test::config_error_of([&] { fx.gpus.get_uint("count", std::nullopt, 1, 4); });
   EXPECT_THAT(m, HasSubstr("my-config.yaml:2"));
   EXPECT_THAT(m, HasSubstr("gpus.count"));
   EXPECT_THAT(m, HasSubstr("[1, 4]"));
   // Missing required key.
-  m = error_of([&] { fx.gpus.get_uint("missing_key", std::nullopt); });
+  m = test::config_error_of([&] { fx.gpus.get_uint("missing_key", std::nullopt); });
   EXPECT_THAT(m, HasSubstr(kFile));
   EXPECT_THAT(m, HasSubstr("gpus.missing_key"));
   EXPECT_THAT(m, HasSubstr("missing"));
   // Exclusive minimum.
-  m = error_of([&] { fx.gpus.get_double("zero", std::nullopt, 0.0, 1.0, true); });
+  m = test::config_error_of([&] { fx.gpus.get_double("zero", std::nullopt, 0.0, 1.0, true); });
   EXPECT_THAT(m, HasSubstr("my-config.yaml:11"));
   EXPECT_THAT(m, HasSubstr("gpus.zero"));
   // Not a number.
-  m = error_of([&] { fx.gpus.get_double("name", std::nullopt, 0.0, 1.0); });
+  m = test::config_error_of([&] { fx.gpus.get_double("name", std::nullopt, 0.0, 1.0); });
   EXPECT_THAT(m, HasSubstr("gpus.name"));
   // Not a boolean.
-  m = error_of([&] { fx.gpus.get_bool("name", std::nullopt); });
+  m = test::config_error_of([&] { fx.gpus.get_bool("name", std::nullopt); });
   EXPECT_THAT(m, HasSubstr("gpus.name"));
   EXPECT_THAT(m, HasSubstr("true or false"));
   // Not an allowed choice.
-  m = error_of([&] { fx.gpus.get_choice("name", std::nullopt, {"modulo", "xor"}); });
+  m = test::config_error_of([&] { fx.gpus.get_choice("name", std::nullopt, {"modulo", "xor"}); });
   EXPECT_THAT(m, HasSubstr("gpus.name"));
   EXPECT_THAT(m, HasSubstr("modulo | xor"));
   // Malformed byte count.
-  m = error_of([&] { fx.gpus.get_bytes("name", std::nullopt); });
+  m = test::config_error_of([&] { fx.gpus.get_bytes("name", std::nullopt); });
   EXPECT_THAT(m, HasSubstr("my-config.yaml:3"));
   EXPECT_THAT(m, HasSubstr("gpus.name"));
   // A list entry out of range.
-  m = error_of([&] { fx.gpus.get_uint_list("ids", 0, 2); });
+  m = test::config_error_of([&] { fx.gpus.get_uint_list("ids", 0, 2); });
   EXPECT_THAT(m, HasSubstr("gpus.ids"));
   // A map where a single value is expected.
-  m = error_of([&] { fx.gpus.get_uint("nested", std::nullopt); });
+  m = test::config_error_of([&] { fx.gpus.get_uint("nested", std::nullopt); });
   EXPECT_THAT(m, HasSubstr("gpus.nested"));
   EXPECT_THAT(m, HasSubstr("a map"));
   // A value where a map is expected.
-  m = error_of([&] { fx.gpus.child("count"); });
+  m = test::config_error_of([&] { fx.gpus.child("count"); });
   EXPECT_THAT(m, HasSubstr("gpus.count"));
   // A required child that is absent.
-  m = error_of([&] { fx.gpus.child("absent_child", true); });
+  m = test::config_error_of([&] { fx.gpus.child("absent_child", true); });
   EXPECT_THAT(m, HasSubstr("gpus.absent_child"));
   // A list element that is not a map (line 14) names its index.
-  m = error_of([&] { fx.node.list("streams"); });
+  m = test::config_error_of([&] { fx.node.list("streams"); });
   EXPECT_THAT(m, HasSubstr("my-config.yaml:14"));
   EXPECT_THAT(m, HasSubstr("streams.1"));
 }
@@ -169,7 +158,7 @@ TEST(ConfigNode, ListElementsHaveIndexedPaths) {
   EXPECT_EQ(items[0].path(), "s.0");
   EXPECT_EQ(items[1].path(), "s.1");
   EXPECT_EQ(items[0].get_uint("a", std::nullopt), 1u);
-  const std::string m = error_of([&] { items[1].get_uint("a", std::nullopt); });
+  const std::string m = test::config_error_of([&] { items[1].get_uint("a", std::nullopt); });
   EXPECT_THAT(m, HasSubstr("my-config.yaml:3"));
   EXPECT_THAT(m, HasSubstr("s.1.a"));
 }
@@ -179,12 +168,12 @@ TEST(ConfigNode, FinishReportsUnreadKeys) {
   ConfigNode root(load_yaml_text("a: {x: 1, typo: 2}\nb: 3\n", kFile), "", sources);
   ConfigNode a = root.child("a");
   a.get_uint("x", std::nullopt);
-  std::string m = error_of([&] { a.finish(); });
+  std::string m = test::config_error_of([&] { a.finish(); });
   EXPECT_THAT(m, HasSubstr(kFile));
   EXPECT_THAT(m, HasSubstr("a.typo"));
   EXPECT_THAT(m, HasSubstr("unknown key"));
   // Top level: `b` never read.
-  m = error_of([&] { root.finish(); });
+  m = test::config_error_of([&] { root.finish(); });
   EXPECT_THAT(m, HasSubstr("my-config.yaml:2"));
   EXPECT_THAT(m, HasSubstr("'b'"));
   // Once read (or ignored), no error.
@@ -199,7 +188,7 @@ TEST(ConfigNode, ComplexKeyIsNamedAsSuch) {
   auto sources = std::make_shared<ConfigSources>(kFile);
   ConfigNode root(load_yaml_text("a: {x: 1}\n? [p, q]\n: 3\n", kFile), "", sources);
   root.ignore("a");
-  const std::string m = error_of([&] { root.finish(); });
+  const std::string m = test::config_error_of([&] { root.finish(); });
   EXPECT_THAT(m, HasSubstr("my-config.yaml:2: (top level): a key that is a list, not a name"));
   EXPECT_THAT(m, Not(HasSubstr("''")));
   ConfigNode a = root.child("a");
@@ -246,10 +235,10 @@ TEST(ConfigNode, AssumptionsMirrorTheNodesKeys) {
   mem.ignore("timing");
   EXPECT_NO_THROW(mem.finish());
   EXPECT_TRUE(root.child("mem").assumptions("no_such_key").empty());
-  std::string m = error_of([&] { root.child("bad_key").assumptions("assumptions"); });
+  std::string m = test::config_error_of([&] { root.child("bad_key").assumptions("assumptions"); });
   EXPECT_THAT(m, HasSubstr("my-config.yaml:9: bad_key.assumptions.b: marks bad_key.b as an "
                            "assumption, but bad_key gives no such value"));
-  m = error_of([&] { root.child("bad_note").assumptions("assumptions"); });
+  m = test::config_error_of([&] { root.child("bad_note").assumptions("assumptions"); });
   EXPECT_THAT(m, HasSubstr("my-config.yaml:12: bad_note.assumptions.a: expected a map of notes"));
 }
 
@@ -261,16 +250,17 @@ TEST(ConfigNode, MissingKeyNamesALikelyMisspelling) {
   ConfigNode root(load_yaml_text("gpus:\n  count: 1\n  clock_mzh: 1980\n  colour: red\n", kFile),
                   "", sources);
   ConfigNode gpus = root.child("gpus");
-  std::string m = error_of([&] { gpus.get_double("clock_mhz", std::nullopt, 1, 1e5); });
+  std::string m =
+      test::config_error_of([&] { gpus.get_double("clock_mhz", std::nullopt, 1, 1e5); });
   EXPECT_THAT(m, HasSubstr("gpus.clock_mhz: missing"));
   EXPECT_THAT(m, HasSubstr("(is 'clock_mzh' on line 3 a misspelling of it?)"));
   // Three edits from "width" ("colour"): no hint.
-  m = error_of([&] { gpus.get_uint("width", std::nullopt); });
+  m = test::config_error_of([&] { gpus.get_uint("width", std::nullopt); });
   EXPECT_THAT(m, HasSubstr("gpus.width: missing"));
   EXPECT_THAT(m, Not(HasSubstr("misspelling")));
   // "count" was read: it is not offered for a missing "counts".
   gpus.get_uint("count", std::nullopt);
-  m = error_of([&] { gpus.get_uint("counts", std::nullopt); });
+  m = test::config_error_of([&] { gpus.get_uint("counts", std::nullopt); });
   EXPECT_THAT(m, Not(HasSubstr("misspelling")));
 }
 
@@ -281,20 +271,21 @@ TEST(ConfigNode, MissingKeyUnderAnAbsentMapNamesTheMapsMisspelling) {
   ConfigNode root(load_yaml_text("gpus: {count: 1}\nlinkz:\n  gpu_device: {per_gpu: 1}\n", kFile),
                   "", sources);
   ConfigNode links = root.child("links");
-  std::string m = error_of([&] { links.get_uint("per_gpu", std::nullopt); });
+  std::string m = test::config_error_of([&] { links.get_uint("per_gpu", std::nullopt); });
   EXPECT_THAT(m, HasSubstr("links.per_gpu: missing"));
   EXPECT_THAT(m, HasSubstr("(is 'linkz' on line 2 a misspelling of 'links'?)"));
   ConfigNode dev = links.child("gpu_device");
-  m = error_of([&] { dev.get_uint("per_gpu", std::nullopt); });
+  m = test::config_error_of([&] { dev.get_uint("per_gpu", std::nullopt); });
   EXPECT_THAT(m, HasSubstr("links.gpu_device.per_gpu: missing"));
   EXPECT_THAT(m, HasSubstr("a misspelling of 'links'?"));
   // A present map gives no such hint for its own missing keys, nor does an absent map that
   // nothing resembles.
   ConfigNode gpus = root.child("gpus");
-  EXPECT_THAT(error_of([&] { gpus.get_uint("width", std::nullopt); }),
+  EXPECT_THAT(test::config_error_of([&] { gpus.get_uint("width", std::nullopt); }),
               Not(HasSubstr("misspelling")));
   ConfigNode sw = root.child("switch");
-  EXPECT_THAT(error_of([&] { sw.get_uint("radix", std::nullopt); }), Not(HasSubstr("misspelling")));
+  EXPECT_THAT(test::config_error_of([&] { sw.get_uint("radix", std::nullopt); }),
+              Not(HasSubstr("misspelling")));
 }
 
 // A bad list entry is named as the entry, at its own line, or as the --set that wrote it alone:
@@ -313,22 +304,22 @@ TEST(ConfigNode, ListEntryErrorsNameTheEntryAndWhoWroteIt) {
                                kFile),
                 sources};
   ConfigNode noc = ConfigNode(doc.root, "", sources).child("noc");
-  std::string m = error_of([&] { noc.get_uint_list("dims", 1, 64); });
+  std::string m = test::config_error_of([&] { noc.get_uint_list("dims", 1, 64); });
   EXPECT_THAT(m, HasSubstr("my-config.yaml:4: noc.dims.1: expected an integer in [1, 64]"));
   EXPECT_THAT(m, HasSubstr("got '0'"));
-  m = error_of([&] { noc.get_uint_tuples("nodes", 2, 0, 9); });
+  m = test::config_error_of([&] { noc.get_uint_tuples("nodes", 2, 0, 9); });
   EXPECT_THAT(m, HasSubstr("my-config.yaml:7: noc.nodes.1: "));
   EXPECT_THAT(m, HasSubstr("got entry 1 with 1 values"));
-  m = error_of([&] { noc.get_uint_tuples("nodes", 2, 0, 0); });
+  m = test::config_error_of([&] { noc.get_uint_tuples("nodes", 2, 0, 0); });
   EXPECT_THAT(m, HasSubstr("my-config.yaml:6: noc.nodes.0.1: "));
   EXPECT_THAT(m, HasSubstr("got entry 0 with a value '1'"));
-  m = error_of([&] { noc.get_string_list("tags"); });
+  m = test::config_error_of([&] { noc.get_string_list("tags"); });
   EXPECT_THAT(m, HasSubstr("my-config.yaml:8: noc.tags.1: "));
 
   // The same entry written by a --set: the --set is named, not the file's line 4.
   apply_override(doc, "noc.dims.1=65");
   ConfigNode again = ConfigNode(doc.root, "", sources).child("noc");
-  m = error_of([&] { again.get_uint_list("dims", 1, 64); });
+  m = test::config_error_of([&] { again.get_uint_list("dims", 1, 64); });
   EXPECT_THAT(m, HasSubstr("--set noc.dims.1=65: noc.dims.1: expected an integer in [1, 64]"));
   EXPECT_THAT(m, Not(HasSubstr("my-config.yaml")));
 }
@@ -340,7 +331,7 @@ TEST(ConfigNode, ErrorsNameTheSourceOfTheSubtree) {
                   sources);
   auto streams = root.child("workload").list("streams");
   ASSERT_EQ(streams.size(), 1u);
-  const std::string m = error_of([&] { streams[0].get_bytes("bytes", std::nullopt); });
+  const std::string m = test::config_error_of([&] { streams[0].get_bytes("bytes", std::nullopt); });
   EXPECT_THAT(m, HasSubstr("work.yaml"));
   EXPECT_THAT(m, Not(HasSubstr("platform.yaml")));
   EXPECT_THAT(m, HasSubstr("workload.streams.0.bytes"));
@@ -416,27 +407,27 @@ TEST(ApplyOverride, ChangesExistingAndCreatesMissingKeys) {
 
 TEST(ApplyOverride, RejectsMalformedAssignments) {
   ConfigDoc d = doc_from("gpus: {count: 8}\nstreams: [{total_bytes: 1MiB}]\n");
-  std::string m = error_of([&] { apply_override(d, "gpus.count"); });
+  std::string m = test::config_error_of([&] { apply_override(d, "gpus.count"); });
   EXPECT_THAT(m, HasSubstr("gpus.count"));
   EXPECT_THAT(m, HasSubstr("key.path=value"));
-  m = error_of([&] { apply_override(d, "=3"); });
+  m = test::config_error_of([&] { apply_override(d, "=3"); });
   EXPECT_THAT(m, HasSubstr("key.path=value"));
-  m = error_of([&] { apply_override(d, "gpus..count=3"); });
+  m = test::config_error_of([&] { apply_override(d, "gpus..count=3"); });
   EXPECT_THAT(m, HasSubstr("empty key"));
   // A trailing '.' (which splitting at dots alone drops) and a leading one.
-  m = error_of([&] { apply_override(d, "gpus.count.=3"); });
+  m = test::config_error_of([&] { apply_override(d, "gpus.count.=3"); });
   EXPECT_THAT(m, HasSubstr("empty key"));
-  m = error_of([&] { apply_override(d, ".gpus.count=3"); });
+  m = test::config_error_of([&] { apply_override(d, ".gpus.count=3"); });
   EXPECT_THAT(m, HasSubstr("empty key"));
   // Index past the end of a one-entry list.
-  m = error_of([&] { apply_override(d, "streams.1.total_bytes=1"); });
+  m = test::config_error_of([&] { apply_override(d, "streams.1.total_bytes=1"); });
   EXPECT_THAT(m, HasSubstr("streams"));
   EXPECT_THAT(m, HasSubstr("list of 1"));
   // Not a number.
-  m = error_of([&] { apply_override(d, "streams.first.total_bytes=1"); });
+  m = test::config_error_of([&] { apply_override(d, "streams.first.total_bytes=1"); });
   EXPECT_THAT(m, HasSubstr("'first' is not an index"));
   // Through a scalar.
-  m = error_of([&] { apply_override(d, "gpus.count.x=1"); });
+  m = test::config_error_of([&] { apply_override(d, "gpus.count.x=1"); });
   EXPECT_THAT(m, HasSubstr("'gpus.count' is a value"));
   // Nothing changed by the failed overrides.
   const YAML::Node& r = d.root;
@@ -594,20 +585,22 @@ TEST(YamlToJson, TypesScalars) {
 }
 
 TEST(LoadYaml, SyntaxErrorNamesSourceAndLine) {
-  const std::string m = error_of([] { load_yaml_text("a: 1\nb: [1, 2\n", "broken.yaml"); });
+  const std::string m =
+      test::config_error_of([] { load_yaml_text("a: 1\nb: [1, 2\n", "broken.yaml"); });
   EXPECT_THAT(m, HasSubstr("broken.yaml"));
   EXPECT_THAT(m, HasSubstr("syntax"));
-  const std::string top = error_of([] { load_yaml_text("- 1\n- 2\n", "list.yaml"); });
+  const std::string top = test::config_error_of([] { load_yaml_text("- 1\n- 2\n", "list.yaml"); });
   EXPECT_THAT(top, HasSubstr("list.yaml"));
-  const std::string missing = error_of([] { load_yaml_file("/nonexistent/dir/x.yaml"); });
+  const std::string missing =
+      test::config_error_of([] { load_yaml_file("/nonexistent/dir/x.yaml"); });
   EXPECT_THAT(missing, HasSubstr("/nonexistent/dir/x.yaml"));
 }
 
 // A second document after '---' would be dropped unread: an error naming its line. A file that
 // starts with '---' (one document) is fine.
 TEST(LoadYaml, SecondDocumentIsAnError) {
-  const std::string m =
-      error_of([] { load_yaml_text("gpus: {count: 1}\n---\ngpus: {count: 99}\n", "two.yaml"); });
+  const std::string m = test::config_error_of(
+      [] { load_yaml_text("gpus: {count: 1}\n---\ngpus: {count: 99}\n", "two.yaml"); });
   EXPECT_THAT(m, HasSubstr("two.yaml:3: a second YAML document"));
   EXPECT_EQ(load_yaml_text("---\ngpus: {count: 2}\n", "one.yaml")["gpus"]["count"].as<int>(), 2);
 }
@@ -615,7 +608,7 @@ TEST(LoadYaml, SecondDocumentIsAnError) {
 // yaml-cpp keeps both entries of a key written twice: lookups find the first, while iteration
 // (config.yaml, stats.json) ends with the second, so a rerun from config.yaml would differ.
 TEST(LoadYaml, DuplicateKeyNamesBothLinesAndThePath) {
-  const std::string nested = error_of([] {
+  const std::string nested = test::config_error_of([] {
     load_yaml_text(
         "name: w\n"                  // 1
         "streams:\n"                 // 2
@@ -626,10 +619,11 @@ TEST(LoadYaml, DuplicateKeyNamesBothLinesAndThePath) {
   });
   EXPECT_THAT(nested,
               HasSubstr("w.yaml:5: streams.0.read_fraction: duplicate key (first on line 4)"));
-  const std::string top =
-      error_of([] { load_yaml_text("gpus: {count: 1}\nlinks: {}\ngpus: {count: 2}\n", "p.yaml"); });
+  const std::string top = test::config_error_of(
+      [] { load_yaml_text("gpus: {count: 1}\nlinks: {}\ngpus: {count: 2}\n", "p.yaml"); });
   EXPECT_THAT(top, HasSubstr("p.yaml:3: gpus: duplicate key (first on line 1)"));
-  const std::string flow = error_of([] { load_yaml_text("a:\n  b: {x: 1, x: 2}\n", "f.yaml"); });
+  const std::string flow =
+      test::config_error_of([] { load_yaml_text("a:\n  b: {x: 1, x: 2}\n", "f.yaml"); });
   EXPECT_THAT(flow, HasSubstr("f.yaml:2: a.b.x: duplicate key (first on line 2)"));
   // The same key in two different maps is no duplicate.
   EXPECT_NO_THROW(load_yaml_text("a: {x: 1}\nb: {x: 1}\nc: [{x: 1}, {x: 2}]\n", "ok.yaml"));
@@ -639,24 +633,25 @@ TEST(ApplyOverride, DuplicateKeyInAValueIsAnError) {
   ConfigDoc d;
   d.sources = std::make_shared<ConfigSources>("base.yaml");
   d.root = load_yaml_text("a: {b: 1}\n", "base.yaml");
-  const std::string m = error_of([&] { apply_override(d, "a={x: 1, x: 2}"); });
+  const std::string m = test::config_error_of([&] { apply_override(d, "a={x: 1, x: 2}"); });
   EXPECT_THAT(m, HasSubstr("--set a={x: 1, x: 2}: a.x: duplicate key"));
 }
 
 // stats.json (nlohmann::json) cannot hold text that is not UTF-8: refused where it is read.
 TEST(LoadYaml, InvalidUtf8NamesFileLineAndKey) {
   const std::string value =
-      error_of([] { load_yaml_text("name: x\ndescription: caf\xff\n", "u.yaml"); });
+      test::config_error_of([] { load_yaml_text("name: x\ndescription: caf\xff\n", "u.yaml"); });
   EXPECT_THAT(value, HasSubstr("u.yaml:2: description: not valid UTF-8 (byte 0xff after \"caf\")"));
   const std::string in_list =
-      error_of([] { load_yaml_text("s:\n  - {tag: \"a\xc3\"}\n", "u.yaml"); });
+      test::config_error_of([] { load_yaml_text("s:\n  - {tag: \"a\xc3\"}\n", "u.yaml"); });
   EXPECT_THAT(in_list, HasSubstr("u.yaml:2: s.0.tag: not valid UTF-8 (byte 0xc3 after \"a\")"));
-  const std::string key = error_of([] { load_yaml_text("a:\n  k\xe9y: 1\n", "u.yaml"); });
+  const std::string key =
+      test::config_error_of([] { load_yaml_text("a:\n  k\xe9y: 1\n", "u.yaml"); });
   EXPECT_THAT(key, HasSubstr("u.yaml:2: a.k\\xe9y: the key is not valid UTF-8"));
   // Overlong forms, surrogates and code points above U+10FFFF are not UTF-8 either.
   for (const char* bad :
        {"x: \xc0\xaf\n", "x: \xed\xa0\x80\n", "x: \xf4\x90\x80\x80\n", "x: \xe2\x82\n"}) {
-    EXPECT_THAT(error_of([&] { load_yaml_text(bad, "u.yaml"); }),
+    EXPECT_THAT(test::config_error_of([&] { load_yaml_text(bad, "u.yaml"); }),
                 HasSubstr("u.yaml:1: x: not valid UTF-8"))
         << bad;
   }
@@ -670,21 +665,23 @@ TEST(ApplyOverride, InvalidUtf8NamesTheSetAndKey) {
   ConfigDoc d;
   d.sources = std::make_shared<ConfigSources>("base.yaml");
   d.root = load_yaml_text("a: 1\n", "base.yaml");
-  const std::string value = error_of([&] { apply_override(d, "description=caf\xe9"); });
+  const std::string value =
+      test::config_error_of([&] { apply_override(d, "description=caf\xe9"); });
   EXPECT_THAT(
       value,
       HasSubstr("--set description: the value is not valid UTF-8 (byte 0xe9 after \"caf\")"));
-  const std::string key = error_of([&] { apply_override(d, "a\xff.b=1"); });
+  const std::string key = test::config_error_of([&] { apply_override(d, "a\xff.b=1"); });
   EXPECT_THAT(key, HasSubstr("--set 'a\\xff.b=1': the key path is not valid UTF-8"));
 }
 
 // yaml-cpp shares an aliased node instead of copying it: an alias inside the node it names makes
 // the tree a cycle, which every recursive walk followed until the stack overflowed (SIGSEGV).
 TEST(LoadYaml, AliasInsideTheNodeItNamesIsAnError) {
-  const std::string in_list = error_of([] { load_yaml_text("a: &a [*a]\n", "c.yaml"); });
+  const std::string in_list =
+      test::config_error_of([] { load_yaml_text("a: &a [*a]\n", "c.yaml"); });
   EXPECT_THAT(in_list, HasSubstr("c.yaml:1: a.0: an alias to a, which contains it; expected an "
                                  "alias that does not refer to a node containing it"));
-  const std::string in_map = error_of([] {
+  const std::string in_map = test::config_error_of([] {
     load_yaml_text(
         "x: 1\n"      // 1
         "b: &b\n"     // 2
@@ -695,9 +692,10 @@ TEST(LoadYaml, AliasInsideTheNodeItNamesIsAnError) {
   // The alias is the anchored node itself to yaml-cpp, so the line is the anchor's.
   EXPECT_THAT(in_map, HasSubstr("c.yaml:2: b.d: an alias to b, which contains it"));
   const std::string deeper =
-      error_of([] { load_yaml_text("a: &a {b: [1, {c: *a}]}\n", "c.yaml"); });
+      test::config_error_of([] { load_yaml_text("a: &a {b: [1, {c: *a}]}\n", "c.yaml"); });
   EXPECT_THAT(deeper, HasSubstr("c.yaml:1: a.b.1.c: an alias to a, which contains it"));
-  const std::string whole = error_of([] { load_yaml_text("&top {a: *top}\n", "c.yaml"); });
+  const std::string whole =
+      test::config_error_of([] { load_yaml_text("&top {a: *top}\n", "c.yaml"); });
   EXPECT_THAT(whole, HasSubstr("c.yaml:1: a: an alias to the whole document, which contains it"));
 }
 
@@ -705,12 +703,12 @@ TEST(ApplyOverride, AliasInsideTheNodeItNamesIsAnError) {
   ConfigDoc d;
   d.sources = std::make_shared<ConfigSources>("base.yaml");
   d.root = load_yaml_text("gpus: {count: 1}\n", "base.yaml");
-  EXPECT_THAT(error_of([&] { apply_override(d, "gpus.foo=&a [*a]"); }),
+  EXPECT_THAT(test::config_error_of([&] { apply_override(d, "gpus.foo=&a [*a]"); }),
               HasSubstr("--set gpus.foo=&a [*a]: gpus.foo.0: an alias to gpus.foo, which contains "
                         "it; expected an alias that does not refer to a node containing it"));
-  EXPECT_THAT(error_of([&] { apply_override(d, "gpus.foo=&a {b: *a}"); }),
+  EXPECT_THAT(test::config_error_of([&] { apply_override(d, "gpus.foo=&a {b: *a}"); }),
               HasSubstr("--set gpus.foo=&a {b: *a}: gpus.foo.b: an alias to gpus.foo"));
-  EXPECT_THAT(error_of([&] { apply_override(d, "organization={a: &a [*a]}"); }),
+  EXPECT_THAT(test::config_error_of([&] { apply_override(d, "organization={a: &a [*a]}"); }),
               HasSubstr("organization.a.0: an alias to organization.a"));
 }
 
@@ -746,14 +744,14 @@ TEST(ApplyOverride, KeyInsideAnAliasedNodeIsRefused) {
       "l1: &l {lanes: 2}\n"                           // 2
       "l2: *l\n",                                     // 3
       "a.yaml");
-  EXPECT_THAT(error_of([&] { apply_override(d, "port.ingress=3"); }),
+  EXPECT_THAT(test::config_error_of([&] { apply_override(d, "port.ingress=3"); }),
               HasSubstr("--set port.ingress: port.ingress is a YAML anchor's node (line 1) used 2 "
                         "times through aliases"));
-  EXPECT_THAT(error_of([&] { apply_override(d, "port.egress=3"); }),
+  EXPECT_THAT(test::config_error_of([&] { apply_override(d, "port.egress=3"); }),
               HasSubstr("port.egress is a YAML anchor's node"));
-  EXPECT_THAT(error_of([&] { apply_override(d, "l2.lanes=4"); }),
+  EXPECT_THAT(test::config_error_of([&] { apply_override(d, "l2.lanes=4"); }),
               HasSubstr("--set l2.lanes: l2 is a YAML anchor's node (line 2) used 2 times"));
-  EXPECT_THAT(error_of([&] { apply_override(d, "l1.width=4"); }),
+  EXPECT_THAT(test::config_error_of([&] { apply_override(d, "l1.width=4"); }),
               HasSubstr("l1 is a YAML anchor's node"));
   apply_override(d, "port.tags=16");
   EXPECT_EQ(d.root["port"]["tags"].as<int>(), 16);
@@ -770,7 +768,7 @@ TEST(LoadYaml, DocumentOfMoreThanAMillionNodesOnceExpandedIsAnError) {
     for (int k = 0; k < 10; ++k) laughs += (k ? ", *l" : "*l") + std::to_string(i - 1);
     laughs += "]\n";
   }
-  EXPECT_THAT(error_of([&] { load_yaml_text(laughs, "laughs.yaml"); }),
+  EXPECT_THAT(test::config_error_of([&] { load_yaml_text(laughs, "laughs.yaml"); }),
               HasSubstr("more than 1000000 nodes once aliases are expanded; expected a document "
                         "of at most 1000000 nodes"));
 
@@ -790,7 +788,7 @@ TEST(LoadYaml, DocumentOfMoreThanAMillionNodesOnceExpandedIsAnError) {
     return text + "]\n";
   };
   EXPECT_NO_THROW(load_yaml_text(document(994), "big.yaml"));
-  EXPECT_THAT(error_of([&] { load_yaml_text(document(995), "big.yaml"); }),
+  EXPECT_THAT(test::config_error_of([&] { load_yaml_text(document(995), "big.yaml"); }),
               HasSubstr("big.yaml:3: c.994: more than 1000000 nodes"));
 
   // The same limit for a --set value, which is a document of its own.
@@ -801,7 +799,7 @@ TEST(LoadYaml, DocumentOfMoreThanAMillionNodesOnceExpandedIsAnError) {
   for (std::size_t at = value.find('\n'); at != std::string::npos; at = value.find('\n')) {
     value.replace(at, 1, ", ");
   }
-  EXPECT_THAT(error_of([&] { apply_override(d, "gpus.foo=" + value); }),
+  EXPECT_THAT(test::config_error_of([&] { apply_override(d, "gpus.foo=" + value); }),
               HasSubstr("more than 1000000 nodes once aliases are expanded"));
 }
 
@@ -812,7 +810,7 @@ TEST(LoadYaml, DocumentNestedMoreThanAHundredLevelsIsAnError) {
     return "a: " + std::string(k, '[') + "x" + std::string(k, ']') + "\n";
   };
   EXPECT_NO_THROW(load_yaml_text(nested(99), "deep.yaml"));
-  const std::string m = error_of([&] { load_yaml_text(nested(100), "deep.yaml"); });
+  const std::string m = test::config_error_of([&] { load_yaml_text(nested(100), "deep.yaml"); });
   EXPECT_THAT(m, HasSubstr("deep.yaml:1: a.0.0."));
   EXPECT_THAT(m, HasSubstr("nested 101 levels deep once aliases are expanded; expected at most "
                            "100 levels"));
@@ -821,7 +819,7 @@ TEST(LoadYaml, DocumentNestedMoreThanAHundredLevelsIsAnError) {
 // yaml-cpp reads a merge key as an ordinary key named '<<': the keys it was meant to bring in were
 // reported missing ("gpus.count: missing"). Named for what it is.
 TEST(LoadYaml, MergeKeyIsAnError) {
-  const std::string m = error_of([] {
+  const std::string m = test::config_error_of([] {
     load_yaml_text(
         "base: &b {count: 2}\n"  // 1
         "gpus:\n"                // 2
@@ -837,7 +835,7 @@ TEST(LoadYaml, MergeKeyIsAnError) {
 
 TEST(LoadYaml, DirectoryIsNotAFile) {
   const std::string dir = ::testing::TempDir();
-  const std::string m = error_of([&] { load_yaml_file(dir); });
+  const std::string m = test::config_error_of([&] { load_yaml_file(dir); });
   EXPECT_THAT(m, HasSubstr(dir + ": is a directory; expected a YAML file"));
 }
 

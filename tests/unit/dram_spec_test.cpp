@@ -6,6 +6,7 @@
 
 #include "models/core/config.h"
 #include "platforms/presets.h"
+#include "tests/support/test_support.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -20,17 +21,6 @@ namespace {
 using ::testing::HasSubstr;
 
 constexpr const char* kSource = "edited.yaml";
-
-template <class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const ConfigError& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "expected a ConfigError";
-  return "";
-}
 
 YAML::Node preset_yaml(const std::string& name) {
   const std::string path = "platforms/presets/memory/" + name + ".yaml";
@@ -304,7 +294,7 @@ TEST(DramSpec, SecondSupplyDomainAndDerivedPerBankRefresh) {
 TEST(DramSpec, UnknownKeyBelowASectionIsAnError) {
   YAML::Node root = preset_yaml("ddr4_3200");
   root["timing"]["tRCD_sn"] = 13.75;
-  const std::string e = error_of([&] { load_node(root); });
+  const std::string e = test::config_error_of([&] { load_node(root); });
   EXPECT_THAT(e, HasSubstr("timing.tRCD_sn"));
   EXPECT_THAT(e, HasSubstr("unknown key"));
   EXPECT_THAT(e, HasSubstr(kSource));
@@ -316,13 +306,14 @@ TEST(DramSpec, LoadSpecLeavesTheCallersOtherKeysAlone) {
   ConfigNode node(root, "devices.memory", std::make_shared<ConfigSources>(kSource));
   EXPECT_NO_THROW(load_spec(node, "x"));
   node.ignore("assumptions");  // the preset's own other key, read by the memory reader
-  EXPECT_THAT(error_of([&] { node.finish(); }), HasSubstr("devices.memory.controller"));
+  EXPECT_THAT(test::config_error_of([&] { node.finish(); }),
+              HasSubstr("devices.memory.controller"));
 }
 
 TEST(DramSpec, MissingRequiredTimingNamesBothKeys) {
   YAML::Node root = preset_yaml("ddr4_3200");
   root["timing"].remove("tRAS_ns");
-  const std::string e = error_of([&] { load_node(root); });
+  const std::string e = test::config_error_of([&] { load_node(root); });
   EXPECT_THAT(e, HasSubstr("timing.tRAS_ns: missing"));
   EXPECT_THAT(e, HasSubstr("tRAS_ck"));
 }
@@ -364,7 +355,7 @@ TEST(DramSpec, ErrorsNameTheKeyPath) {
     SCOPED_TRACE(c.what);
     YAML::Node root = preset_yaml("ddr4_3200");
     c.edit(root);
-    const std::string e = error_of([&] { load_node(root); });
+    const std::string e = test::config_error_of([&] { load_node(root); });
     EXPECT_THAT(e, HasSubstr(std::string(c.key) + ":"));
   }
 }
@@ -377,12 +368,12 @@ TEST(DramSpec, ErrorNamesFileAndLine) {
   text.replace(at, from.size(), "  tRAS_ns: abc ");
   const int line = 1 + static_cast<int>(std::count(text.begin(), text.begin() + at, '\n'));
   ConfigNode node(load_yaml_text(text, kSource), "", std::make_shared<ConfigSources>(kSource));
-  const std::string e = error_of([&] { load_spec(node, "x"); });
+  const std::string e = test::config_error_of([&] { load_spec(node, "x"); });
   EXPECT_THAT(e, HasSubstr(std::string(kSource) + ":" + std::to_string(line) + ": timing.tRAS_ns"));
 }
 
 TEST(DramSpec, UnknownPresetListsTheKnownOnes) {
-  const std::string e = error_of([] { load_spec_preset("ddr3_1600"); });
+  const std::string e = test::config_error_of([] { load_spec_preset("ddr3_1600"); });
   EXPECT_THAT(e, HasSubstr("ddr3_1600"));
   EXPECT_THAT(e, HasSubstr("ddr4_3200"));
   EXPECT_THAT(e, HasSubstr("hbm3_6400"));

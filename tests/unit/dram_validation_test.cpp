@@ -181,7 +181,8 @@ Coord coord_of(const DramAddress& a) {
   return c;
 }
 
-Coord at(unsigned rank, unsigned bg, unsigned bank, std::uint32_t row, std::uint32_t column = 0) {
+Coord rank_coord(unsigned rank, unsigned bg, unsigned bank, std::uint32_t row,
+                 std::uint32_t column = 0) {
   Coord c;
   c.rank = static_cast<std::uint16_t>(rank);
   c.bank_group = static_cast<std::uint16_t>(bg);
@@ -345,7 +346,8 @@ TEST_P(OneBankRandomReads, BandwidthIsOneBurstPerTrc) {
   std::mt19937_64 rng(7);
   std::shuffle(rows.begin(), rows.end(), rng);
   std::vector<Access> reads;
-  for (std::size_t i = 0; i < kReads; ++i) reads.push_back(read_at(at(0, 0, 0, rows[i], 0)));
+  for (std::size_t i = 0; i < kReads; ++i)
+    reads.push_back(read_at(rank_coord(0, 0, 0, rows[i], 0)));
   DriveOptions opt;
   opt.max_outstanding = 16;
   const DriveResult run = drive(spec, params(RefreshMode::kOff), reads, opt);
@@ -407,7 +409,7 @@ TEST_P(AlternatingRows, EachAccessCostsPrechargeActivateRead) {
   constexpr std::size_t kReads = 40;
   std::vector<Access> reads;
   for (std::size_t i = 0; i < kReads; ++i) {
-    reads.push_back(read_at(at(0, 1, 2, i % 2 ? 900 : 100, 0)));
+    reads.push_back(read_at(rank_coord(0, 1, 2, i % 2 ? 900 : 100, 0)));
   }
   DriveOptions opt;
   opt.max_outstanding = 1;
@@ -467,9 +469,10 @@ TEST(DramValidation, FifthActivateWaitsForFaw) {
   ASSERT_EQ(spec.timing.RCD_RD, 22u);
   // Five reads to five closed banks, queued at once: bank groups 0, 1, 2, 3, then bank group 0
   // again (another bank).
-  const std::vector<Access> reads = {read_at(at(0, 0, 0, 5)), read_at(at(0, 1, 0, 5)),
-                                     read_at(at(0, 2, 0, 5)), read_at(at(0, 3, 0, 5)),
-                                     read_at(at(0, 0, 1, 5))};
+  const std::vector<Access> reads = {
+      read_at(rank_coord(0, 0, 0, 5)), read_at(rank_coord(0, 1, 0, 5)),
+      read_at(rank_coord(0, 2, 0, 5)), read_at(rank_coord(0, 3, 0, 5)),
+      read_at(rank_coord(0, 0, 1, 5))};
   auto acts_of = [&](const Spec& s) {
     const DriveResult run = drive(s, params(RefreshMode::kOff), reads);
     EXPECT_EQ(run.completed, reads.size());
@@ -518,8 +521,8 @@ TEST(DramValidation, Ddr5TwoCycleCommandsHoldTheCommandBusForTwoClocks) {
   ASSERT_EQ(t.burst, 8u);
   ASSERT_EQ(t.RRD_S, 8u);
   ASSERT_EQ(t.CCD_S, 8u);
-  const Coord p = at(0, 0, 0, 5);  // P's bank, then row hits there
-  const Coord b = at(0, 1, 0, 7);  // another bank group, closed
+  const Coord p = rank_coord(0, 0, 0, 5);  // P's bank, then row hits there
+  const Coord b = rank_coord(0, 1, 0, 7);  // another bank group, closed
 
   auto cycles = [](const DriveResult& run) {
     std::vector<std::pair<Command, std::uint64_t>> out;
@@ -644,9 +647,9 @@ TEST_P(RefreshCount, LightTrafficKeepsTheCountWithinThePostponingLimit) {
   std::mt19937_64 rng(11);
   std::vector<Access> reads;
   for (std::uint64_t c = 500; c < kLongRun - 5000; c += 1000) {
-    reads.push_back(read_at(at(0, static_cast<unsigned>(rng() % spec.org.bank_groups),
-                               static_cast<unsigned>(rng() % spec.org.banks_per_group),
-                               static_cast<std::uint32_t>(rng() % spec.org.rows), 0),
+    reads.push_back(read_at(rank_coord(0, static_cast<unsigned>(rng() % spec.org.bank_groups),
+                                       static_cast<unsigned>(rng() % spec.org.banks_per_group),
+                                       static_cast<std::uint32_t>(rng() % spec.org.rows), 0),
                             c));
   }
   DriveOptions opt;
@@ -732,7 +735,7 @@ Workload row_blocks(const Spec& spec, bool write, unsigned per_row, unsigned blo
   w.params = params(RefreshMode::kOff, "fcfs");
   for (unsigned b = 0; b < blocks; ++b) {
     for (unsigned k = 0; k < per_row; ++k) {
-      w.accesses.push_back(Access{write, at(0, 0, 0, b % 2, k * spec.org.burst_length)});
+      w.accesses.push_back(Access{write, rank_coord(0, 0, 0, b % 2, k * spec.org.burst_length)});
     }
   }
   return w;
@@ -744,7 +747,7 @@ Workload activates(const std::vector<std::pair<unsigned, unsigned>>& banks, unsi
   Workload w;
   w.params = params(RefreshMode::kOff);
   for (unsigned r = 0; r < rounds; ++r) {
-    for (const auto& [bg, bank] : banks) w.accesses.push_back(read_at(at(0, bg, bank, r)));
+    for (const auto& [bg, bank] : banks) w.accesses.push_back(read_at(rank_coord(0, bg, bank, r)));
   }
   return w;
 }
@@ -756,7 +759,8 @@ Workload alternating_hits(const Spec& spec, bool ranks, unsigned n = 200) {
   w.params = params(RefreshMode::kOff);
   for (unsigned i = 0; i < n; ++i) {
     const unsigned column = (i / 2) * spec.org.burst_length % spec.org.columns;
-    w.accesses.push_back(read_at(ranks ? at(i % 2, 0, 0, 0, column) : at(0, i % 2, 0, 0, column)));
+    w.accesses.push_back(
+        read_at(ranks ? rank_coord(i % 2, 0, 0, 0, column) : rank_coord(0, i % 2, 0, 0, column)));
   }
   return w;
 }
@@ -772,9 +776,10 @@ Workload turnarounds(const Spec& spec, bool same_group, unsigned n = 300) {
   for (unsigned i = 0; i < n; ++i) {
     const unsigned column = (i / 2) * spec.org.burst_length % spec.org.columns;
     if (i % 2 == 0) {
-      w.accesses.push_back(read_at(at(0, 0, 0, 0, column)));
+      w.accesses.push_back(read_at(rank_coord(0, 0, 0, 0, column)));
     } else {
-      w.accesses.push_back(write_at(same_group ? at(0, 0, 1, 0, column) : at(0, 1, 0, 0, column)));
+      w.accesses.push_back(
+          write_at(same_group ? rank_coord(0, 0, 1, 0, column) : rank_coord(0, 1, 0, 0, column)));
     }
   }
   return w;
@@ -787,7 +792,7 @@ Workload precharge_burst(const Spec& spec, unsigned phases = 20) {
   w.params = params(RefreshMode::kOff);
   for (unsigned p = 0; p < phases; ++p) {
     for (unsigned bg = 0; bg < spec.org.bank_groups; ++bg) {
-      w.accesses.push_back(read_at(at(0, bg, 0, p), p * 2000));
+      w.accesses.push_back(read_at(rank_coord(0, bg, 0, p), p * 2000));
     }
   }
   return w;
@@ -801,9 +806,9 @@ Workload refresh_traffic(const Spec& spec, RefreshMode mode, unsigned period, un
   const std::uint64_t T = static_cast<std::uint64_t>(intervals) * spec.timing.REFI;
   std::mt19937_64 rng(3);
   for (std::uint64_t c = 0; c < T; c += period) {
-    w.accesses.push_back(read_at(at(0, static_cast<unsigned>(rng() % spec.org.bank_groups),
-                                    static_cast<unsigned>(rng() % spec.org.banks_per_group),
-                                    static_cast<std::uint32_t>(rng() % 64), 0),
+    w.accesses.push_back(read_at(rank_coord(0, static_cast<unsigned>(rng() % spec.org.bank_groups),
+                                            static_cast<unsigned>(rng() % spec.org.banks_per_group),
+                                            static_cast<std::uint32_t>(rng() % 64), 0),
                                  c));
   }
   w.options.run_until = T;

@@ -17,7 +17,7 @@ namespace {
 using ::testing::HasSubstr;
 
 // Message of the invalid_argument a shape throws ("" when it is valid).
-std::string error_of(const FabricShape& s) {
+std::string plan_error_of(const FabricShape& s) {
   try {
     FabricPlan p(s);
   } catch (const std::invalid_argument& e) {
@@ -112,26 +112,26 @@ TEST(FabricPlan, ImpossibleShapesSayWhy) {
   s.links_per_gpu = 2;
   s.device_ports = {4};
   s.planes = 4;
-  EXPECT_THAT(error_of(s), HasSubstr("every GPU needs a link on every plane"));
+  EXPECT_THAT(plan_error_of(s), HasSubstr("every GPU needs a link on every plane"));
   s.links_per_gpu = 4;
   s.device_ports = {2};
-  EXPECT_THAT(error_of(s), HasSubstr("every device needs a port on every plane"));
+  EXPECT_THAT(plan_error_of(s), HasSubstr("every device needs a port on every plane"));
   s.planes = 1;
   s.radix = 9;  // 2 x 4 + 2 = 10 ports
-  EXPECT_THAT(error_of(s), HasSubstr("needs 10 ports"));
+  EXPECT_THAT(plan_error_of(s), HasSubstr("needs 10 ports"));
   s.radix = 10;
-  EXPECT_EQ(error_of(s), "");
+  EXPECT_EQ(plan_error_of(s), "");
   s.leaf_spine = true;
   s.leaf_down_ports = 4;
   s.spines = 4;  // 6 uplinks over 4 spines
-  EXPECT_THAT(error_of(s), HasSubstr("do not divide evenly over 4 spines"));
+  EXPECT_THAT(plan_error_of(s), HasSubstr("do not divide evenly over 4 spines"));
   s.radix = 6;  // 2 uplinks per leaf, 1 per spine... over 4 spines: not even either
   s.spines = 2;
   // 10 endpoints / 4 per leaf = 3 leaves x 1 link = 3 spine ports <= 6: valid.
-  EXPECT_EQ(error_of(s), "");
+  EXPECT_EQ(plan_error_of(s), "");
   s.radix = 5;
   s.leaf_down_ports = 1;  // 10 leaves x 2 links = 20 spine ports > 5
-  EXPECT_THAT(error_of(s), HasSubstr("each spine needs 10 leaves x 2 links = 20 ports"));
+  EXPECT_THAT(plan_error_of(s), HasSubstr("each spine needs 10 leaves x 2 links = 20 ports"));
 }
 
 // Routes every request to the out-endpoint written in its `channel` field, so the address only

@@ -124,7 +124,7 @@ TEST(LinkFraming, InconsistentFormatsNameTheKey) {
 
 // --- Configuration errors: each names the key and what was expected -----------------------------
 
-std::string error_of(const std::string& preset, const std::string& extra) {
+std::string link_error_of(const std::string& preset, const std::string& extra) {
   try {
     test::preset_link_params(preset, extra);
   } catch (const ConfigError& e) {
@@ -135,48 +135,48 @@ std::string error_of(const std::string& preset, const std::string& extra) {
 }
 
 TEST(LinkConfig, OverheadsLeavingNoMessageAreaNameFlitBytes) {
-  const std::string m = error_of("cxl_gen5_x16", ", flit_bytes: 4");
+  const std::string m = link_error_of("cxl_gen5_x16", ", flit_bytes: 4");
   EXPECT_THAT(m, HasSubstr("links.gpu_device.flit_bytes"));
   EXPECT_THAT(m, HasSubstr("no message area"));
 }
 
 TEST(LinkConfig, SlotNotDividingTheMessageAreaNamesSlotBytes) {
-  const std::string m = error_of("cxl_gen6_x16", ", slot_bytes: 64");
+  const std::string m = link_error_of("cxl_gen6_x16", ", slot_bytes: 64");
   EXPECT_THAT(m, HasSubstr("links.gpu_device.slot_bytes"));
   EXPECT_THAT(m, HasSubstr("240"));
 }
 
 TEST(LinkConfig, MaxPayloadNotWholeSlotsNamesMaxPayloadBytes) {
-  const std::string m = error_of("nvlink4", ", max_payload_bytes: 100");
+  const std::string m = link_error_of("nvlink4", ", max_payload_bytes: 100");
   EXPECT_THAT(m, HasSubstr("links.gpu_device.max_payload_bytes"));
   EXPECT_THAT(m, HasSubstr("multiple of slot_bytes"));
 }
 
 TEST(LinkConfig, TooFewCreditsForTheLargestMessageNameTheVc) {
   // nvlink4: a 256 B message is 1 + 16 = 17 flits.
-  std::string m = error_of("nvlink4", ", request_vc_credits: 16");
+  std::string m = link_error_of("nvlink4", ", request_vc_credits: 16");
   EXPECT_THAT(m, HasSubstr("links.gpu_device.request_vc_credits"));
   EXPECT_THAT(m, HasSubstr("at least 17"));
-  m = error_of("nvlink4", ", response_vc_credits: 8");
+  m = link_error_of("nvlink4", ", response_vc_credits: 8");
   EXPECT_THAT(m, HasSubstr("links.gpu_device.response_vc_credits"));
 }
 
 TEST(LinkConfig, BadChoicesAndRangesNameTheKey) {
-  EXPECT_THAT(error_of("nvlink4", ", packing: tight"), HasSubstr("links.gpu_device.packing"));
-  EXPECT_THAT(error_of("nvlink4", ", credit_unit: byte"),
+  EXPECT_THAT(link_error_of("nvlink4", ", packing: tight"), HasSubstr("links.gpu_device.packing"));
+  EXPECT_THAT(link_error_of("nvlink4", ", credit_unit: byte"),
               HasSubstr("links.gpu_device.credit_unit"));
-  EXPECT_THAT(error_of("nvlink4", ", flit_error_rate: 0.9"),
+  EXPECT_THAT(link_error_of("nvlink4", ", flit_error_rate: 0.9"),
               HasSubstr("links.gpu_device.flit_error_rate"));
-  EXPECT_THAT(error_of("nvlink4", ", replay_buffer_flits: 0"),
+  EXPECT_THAT(link_error_of("nvlink4", ", replay_buffer_flits: 0"),
               HasSubstr("links.gpu_device.replay_buffer_flits"));
-  EXPECT_THAT(error_of("nvlink4", ", request_header_bytes: 0"),
+  EXPECT_THAT(link_error_of("nvlink4", ", request_header_bytes: 0"),
               HasSubstr("links.gpu_device.request_header_bytes"));
-  EXPECT_THAT(error_of("nvlink4", ", clock_mhz: 0"), HasSubstr("links.gpu_device.clock_mhz"));
+  EXPECT_THAT(link_error_of("nvlink4", ", clock_mhz: 0"), HasSubstr("links.gpu_device.clock_mhz"));
 }
 
 TEST(LinkConfig, TheFirstCutKeysAreGone) {
-  EXPECT_THAT(error_of("nvlink4", ", header_bytes: 16"), HasSubstr("header_bytes"));
-  EXPECT_THAT(error_of("nvlink4", ", buffer_entries: 8"), HasSubstr("buffer_entries"));
+  EXPECT_THAT(link_error_of("nvlink4", ", header_bytes: 16"), HasSubstr("header_bytes"));
+  EXPECT_THAT(link_error_of("nvlink4", ", buffer_entries: 8"), HasSubstr("buffer_entries"));
 }
 
 TEST(LinkConfig, PresetsGiveTheirPublishedRates) {

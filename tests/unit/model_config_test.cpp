@@ -3,6 +3,7 @@
 // architecture (each expected value's arithmetic is in the comment above it) and the published
 // model sizes. Parser errors name the file, line and key.
 #include "traffic/ai/model_config.h"
+#include "tests/support/test_support.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -31,18 +32,6 @@ ModelConfig load_preset(const std::string& file) {
 ModelConfig parse_text(const std::string& text) {
   return parse_model(ConfigNode(load_yaml_text(text, "model.yaml"), "",
                                 std::make_shared<ConfigSources>("model.yaml")));
-}
-
-// Runs `f`, which must throw ConfigError; returns the message.
-template <class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const ConfigError& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "expected a ConfigError";
-  return "";
 }
 
 // |actual - published| / published.
@@ -495,19 +484,21 @@ TEST(ModelConfig, Mamba2StatesAndWeightsByHand) {
       parse_text(replace_line(mamba, "conv_kernel: 4", "conv_kernel: 4, conv_bias: false"));
   EXPECT_EQ(no_bias.parameters(), 2901768u - 3 * 320);
 
-  std::string e = error_of([&] { parse_text(replace_line(mamba, "groups: 2", "groups: 3")); });
+  std::string e =
+      test::config_error_of([&] { parse_text(replace_line(mamba, "groups: 2", "groups: 3")); });
   EXPECT_THAT(e, HasSubstr("linear_attention.groups: must divide heads (8), got 3"));
-  e = error_of([&] {
+  e = test::config_error_of([&] {
     parse_text(replace_line(mamba, "mamba2, heads: 8", "mamba2, key_heads: 2, heads: 8"));
   });
   EXPECT_THAT(e, HasSubstr("linear_attention.key_heads: only applies to kind: gated_deltanet"));
-  e = error_of([&] { parse_text(replace_line(mamba, "state_size: 16, ", "")); });
+  e = test::config_error_of([&] { parse_text(replace_line(mamba, "state_size: 16, ", "")); });
   EXPECT_THAT(e, HasSubstr("linear_attention.state_size: missing"));
   for (const char* hf : {"mamba_n_heads: 128", "mamba_d_state: 128", "mamba_expand: 2"}) {
-    e = error_of([&] { parse_text(std::string(kSmallModel) + hf + "\n"); });
+    e = test::config_error_of([&] { parse_text(std::string(kSmallModel) + hf + "\n"); });
     EXPECT_THAT(e, HasSubstr("famsim calls it linear_attention.")) << hf;
   }
-  e = error_of([] { parse_text(std::string(kSmallModel) + "hybrid_override_pattern: M-M*\n"); });
+  e = test::config_error_of(
+      [] { parse_text(std::string(kSmallModel) + "hybrid_override_pattern: M-M*\n"); });
   EXPECT_THAT(e, HasSubstr("Nemotron-H's layers of a mixer alone are not modelled"));
 }
 
@@ -542,28 +533,34 @@ TEST(ModelConfig, LinearAttentionKeysAndErrors) {
   EXPECT_EQ(dense.kv_layers(4), 4u);
   EXPECT_EQ(dense.kv_bytes_per_token(), 4u * dense.kv_bytes_per_token_layer());
 
-  std::string e =
-      error_of([&] { parse_text(replace_line(hybrid, "kind: gated_deltanet", "kind: mamba")); });
+  std::string e = test::config_error_of(
+      [&] { parse_text(replace_line(hybrid, "kind: gated_deltanet", "kind: mamba")); });
   EXPECT_THAT(e, HasSubstr("model.yaml:10"));
   EXPECT_THAT(e, HasSubstr("linear_attention.kind"));
-  e = error_of([&] { parse_text(replace_line(hybrid, "value_heads: 4", "value_heads: 3")); });
+  e = test::config_error_of(
+      [&] { parse_text(replace_line(hybrid, "value_heads: 4", "value_heads: 3")); });
   EXPECT_THAT(e, HasSubstr("linear_attention.value_heads: must be a multiple of key_heads (2)"));
-  e = error_of([&] { parse_text(replace_line(hybrid, "[linear, full]", "[linear, linear]")); });
+  e = test::config_error_of(
+      [&] { parse_text(replace_line(hybrid, "[linear, full]", "[linear, linear]")); });
   EXPECT_THAT(e, HasSubstr("no entry is full"));
-  e = error_of([&] { parse_text(replace_line(hybrid, "[linear, full]", "[full]")); });
+  e = test::config_error_of([&] { parse_text(replace_line(hybrid, "[linear, full]", "[full]")); });
   EXPECT_THAT(e, HasSubstr("no entry is linear"));
-  e = error_of([&] { parse_text(replace_line(hybrid, "[linear, full]", "[linear, global]")); });
+  e = test::config_error_of(
+      [&] { parse_text(replace_line(hybrid, "[linear, full]", "[linear, global]")); });
   EXPECT_THAT(e, HasSubstr("'global': expected linear or full"));
-  e = error_of([&] { parse_text(replace_line(hybrid, "  conv_kernel: 4\n", "")); });
+  e = test::config_error_of([&] { parse_text(replace_line(hybrid, "  conv_kernel: 4\n", "")); });
   EXPECT_THAT(e, HasSubstr("linear_attention.conv_kernel: missing"));
-  e = error_of([&] { parse_text(hybrid + "sliding_window: 128\n"); });
+  e = test::config_error_of([&] { parse_text(hybrid + "sliding_window: 128\n"); });
   EXPECT_THAT(e, HasSubstr("both linear attention and sliding_window is not modelled"));
   // Hugging Face config.json names.
-  e = error_of([] { parse_text(std::string(kSmallModel) + "full_attention_interval: 4\n"); });
+  e = test::config_error_of(
+      [] { parse_text(std::string(kSmallModel) + "full_attention_interval: 4\n"); });
   EXPECT_THAT(e, HasSubstr("famsim calls it linear_attention.layer_types"));
-  e = error_of([] { parse_text(std::string(kSmallModel) + "linear_num_value_heads: 32\n"); });
+  e = test::config_error_of(
+      [] { parse_text(std::string(kSmallModel) + "linear_num_value_heads: 32\n"); });
   EXPECT_THAT(e, HasSubstr("famsim calls it linear_attention.value_heads"));
-  e = error_of([] { parse_text(std::string(kSmallModel) + "attn_output_gate: true\n"); });
+  e = test::config_error_of(
+      [] { parse_text(std::string(kSmallModel) + "attn_output_gate: true\n"); });
   EXPECT_THAT(e, HasSubstr("famsim calls it attention_output_gate"));
 }
 
@@ -590,12 +587,12 @@ TEST(ModelConfig, OutputGateQkNormAndSharedExpertKeysByHand) {
   // Per layer 3 x 256 x 32 more shared-expert weights and 256 for the gate.
   EXPECT_EQ(wide.parameters() - same.parameters(), 4u * (3u * 256u * 32u + 256u));
 
-  std::string e = error_of([&] {
+  std::string e = test::config_error_of([&] {
     parse_text(replace_line(moe, "shared_experts: 1", "shared_experts: 0") +
                ", shared_expert_gate: true}\n");
   });
   EXPECT_THAT(e, HasSubstr("moe.shared_expert_gate: the model has no shared experts"));
-  e = error_of([] {
+  e = test::config_error_of([] {
     parse_text(
         "name: m\nsource: test\nlayers: 2\nhidden_size: 256\nattention: mla\n"
         "attention_heads: 4\nintermediate_size: 512\nvocab_size: 100\n"
@@ -687,38 +684,40 @@ TEST(ModelConfig, MoeLayerTypesKeysAndErrors) {
   EXPECT_FALSE(lead.is_moe_layer(0));
   EXPECT_TRUE(lead.is_moe_layer(2));
   EXPECT_EQ(lead.moe_layers(4), 1u);
-  std::string e =
-      error_of([&] { parse_text(replace_line(moe, "[dense, dense, moe]", "[dense, full]")); });
+  std::string e = test::config_error_of(
+      [&] { parse_text(replace_line(moe, "[dense, dense, moe]", "[dense, full]")); });
   EXPECT_THAT(e, HasSubstr("moe.layer_types: 'full': expected moe or dense"));
-  e = error_of([&] { parse_text(replace_line(moe, "[dense, dense, moe]", "[dense]")); });
+  e = test::config_error_of(
+      [&] { parse_text(replace_line(moe, "[dense, dense, moe]", "[dense]")); });
   EXPECT_THAT(e, HasSubstr("moe.layer_types: no entry is moe"));
   // Only layer 0 of the cycle [moe, dense, dense, dense] has experts, and dense_layers 1 skips it.
-  e = error_of(
+  e = test::config_error_of(
       [&] { parse_text(replace_line(moe, "[dense, dense, moe]", "[moe, dense, dense, dense]")); });
   EXPECT_THAT(e, HasSubstr("moe.layer_types: no layer from moe.dense_layers (1) on has experts"));
   // Every layer has experts: no dense FFN, so intermediate_size is refused; with a dense entry it
   // is required.
   const std::string no_ffn = replace_line(moe, "intermediate_size: 512\n", "");
-  e = error_of([&] {
+  e = test::config_error_of([&] {
     parse_text(replace_line(replace_line(moe, "dense_layers: 1", "dense_layers: 0"),
                             "[dense, dense, moe]", "[moe]"));
   });
   EXPECT_THAT(e, HasSubstr("intermediate_size: no layer has a dense FFN"));
   // With dense layers and no intermediate_size, the message says which layers need it.
-  e = error_of([&] { parse_text(replace_line(moe, "intermediate_size: 512\n", "")); });
+  e = test::config_error_of([&] { parse_text(replace_line(moe, "intermediate_size: 512\n", "")); });
   EXPECT_THAT(e, HasSubstr("intermediate_size: missing: 3 of the model's 4 layers have a dense "
                            "FFN"));
-  e = error_of([&] {
+  e = test::config_error_of([&] {
     parse_text(replace_line(replace_line(no_ffn, "dense_layers: 1", "dense_layers: 0"),
                             "[dense, dense, moe]", "[dense, moe]"));
   });
   EXPECT_THAT(e, HasSubstr("intermediate_size"));
   // Hugging Face's names for it are refused with famsim's.
   for (const char* hf : {"interleave_moe_layer_step: 2", "decoder_sparse_step: 2"}) {
-    e = error_of([&] { parse_text(std::string(kSmallModel) + hf + "\n"); });
+    e = test::config_error_of([&] { parse_text(std::string(kSmallModel) + hf + "\n"); });
     EXPECT_THAT(e, HasSubstr("famsim calls it moe.layer_types (a cycle: 2 is [dense, moe]")) << hf;
   }
-  e = error_of([] { parse_text(std::string(kSmallModel) + "intermediate_size_mlp: 16384\n"); });
+  e = test::config_error_of(
+      [] { parse_text(std::string(kSmallModel) + "intermediate_size_mlp: 16384\n"); });
   EXPECT_THAT(e, HasSubstr("famsim calls it intermediate_size"));
 }
 
@@ -726,17 +725,19 @@ TEST(ModelConfig, AttentionChunkKeysAndErrors) {
   const ModelConfig every = parse_text(std::string(kSmallModel) + "attention_chunk: 64\n");
   EXPECT_EQ(every.chunked_layers(4), 4u);
   EXPECT_EQ(every.attended_tokens(2, 130), 2u);  // 130 mod 64
-  std::string e = error_of([] {
+  std::string e = test::config_error_of([] {
     parse_text(std::string(kSmallModel) +
                "attention_chunk: {tokens: 64, layer_types: [chunked, sliding]}\n");
   });
   EXPECT_THAT(e, HasSubstr("attention_chunk.layer_types: 'sliding': expected chunked or full"));
-  e = error_of(
+  e = test::config_error_of(
       [] { parse_text(std::string(kSmallModel) + "sliding_window: 128\nattention_chunk: 64\n"); });
   EXPECT_THAT(e, HasSubstr("sliding_window and attention_chunk both limit"));
-  e = error_of([] { parse_text(std::string(kSmallModel) + "attention_chunk_size: 8192\n"); });
+  e = test::config_error_of(
+      [] { parse_text(std::string(kSmallModel) + "attention_chunk_size: 8192\n"); });
   EXPECT_THAT(e, HasSubstr("famsim calls it attention_chunk"));
-  e = error_of([] { parse_text(std::string(kSmallModel) + "no_rope_layer_interval: 4\n"); });
+  e = test::config_error_of(
+      [] { parse_text(std::string(kSmallModel) + "no_rope_layer_interval: 4\n"); });
   EXPECT_THAT(e, HasSubstr("famsim calls it attention_chunk.layer_types"));
 }
 
@@ -781,27 +782,30 @@ TEST(ModelConfig, NumberFormatsByNameAndByTheirNumbers) {
 }
 
 TEST(ModelConfig, NumberFormatErrorsNameTheKey) {
-  std::string e = error_of([] { parse_text(std::string(kSmallModel) + "weight_format: fp4\n"); });
+  std::string e =
+      test::config_error_of([] { parse_text(std::string(kSmallModel) + "weight_format: fp4\n"); });
   EXPECT_THAT(e, HasSubstr("model.yaml:9"));
   EXPECT_THAT(e, HasSubstr("weight_format"));
   EXPECT_THAT(e, HasSubstr("mxfp4"));  // the names it takes
-  e = error_of([] {
+  e = test::config_error_of([] {
     parse_text(std::string(kSmallModel) + "weight_dtype_bytes: 1\nweight_format: mxfp4\n");
   });
   EXPECT_THAT(e, HasSubstr("give one of them"));
-  e = error_of([] { parse_text(std::string(kSmallModel) + "expert_weight_format: mxfp4\n"); });
+  e = test::config_error_of(
+      [] { parse_text(std::string(kSmallModel) + "expert_weight_format: mxfp4\n"); });
   EXPECT_THAT(e, HasSubstr("expert_weight_format: the model has no experts"));
-  e = error_of(
+  e = test::config_error_of(
       [] { parse_text(std::string(kSmallModel) + "weight_format: {bits: 4, block: 32}\n"); });
   EXPECT_THAT(e, HasSubstr("weight_format.scale_bits: missing"));
-  e = error_of([] { parse_text(std::string(kSmallModel) + "weight_format: {bits: 0}\n"); });
+  e = test::config_error_of(
+      [] { parse_text(std::string(kSmallModel) + "weight_format: {bits: 0}\n"); });
   EXPECT_THAT(e, HasSubstr("weight_format.bits: expected an integer in [1, 32]"));
-  e = error_of(
+  e = test::config_error_of(
       [] { parse_text(std::string(kSmallModel) + "weight_format: {bits: 4, group: 32}\n"); });
   EXPECT_THAT(
       e, HasSubstr("unknown key 'weight_format.group'; expected one of: bits, block, scale_bits"));
   // config.json's quantization block is named for what it is.
-  e = error_of([] {
+  e = test::config_error_of([] {
     parse_text(std::string(kSmallModel) + "quantization_config: {quant_method: mxfp4}\n");
   });
   EXPECT_THAT(e, HasSubstr("expert_weight_format"));
@@ -831,7 +835,7 @@ TEST(ModelConfig, KvCacheFormatsByHand) {
   EXPECT_EQ(mla.kv_bytes_per_token_layer(), 51u);
   EXPECT_EQ(mla.kv_bytes_per_token_layer(4), 51u);
   // One of the two keys.
-  const std::string e = error_of(
+  const std::string e = test::config_error_of(
       [] { parse_text(std::string(kSmallModel) + "kv_dtype_bytes: 1\nkv_format: nvfp4\n"); });
   EXPECT_THAT(e, HasSubstr("kv_format and kv_dtype_bytes both say how the values are stored"));
 }
@@ -857,26 +861,28 @@ TEST(ModelConfig, DefaultsAndDerivedHeadDim) {
 
 TEST(ModelConfig, ErrorsNameFileLineAndKey) {
   // Unknown key.
-  std::string e = error_of([] { parse_text(std::string(kSmallModel) + "num_layers: 4\n"); });
+  std::string e =
+      test::config_error_of([] { parse_text(std::string(kSmallModel) + "num_layers: 4\n"); });
   EXPECT_THAT(e, HasSubstr("model.yaml:9"));
   EXPECT_THAT(e, HasSubstr("unknown key 'num_layers'"));
 
   // Missing required key.
-  e = error_of([] { parse_text(replace_line(kSmallModel, "layers: 4\n", "")); });
+  e = test::config_error_of([] { parse_text(replace_line(kSmallModel, "layers: 4\n", "")); });
   EXPECT_THAT(e, HasSubstr("layers: missing"));
 
   // A required key under a name too far from its own to be a misspelling: the unknown key is
   // named (with the keys a model has), not `layers` as missing.
-  e = error_of([] { parse_text(replace_line(kSmallModel, "layers: 4\n", "depth: 4\n")); });
+  e = test::config_error_of(
+      [] { parse_text(replace_line(kSmallModel, "layers: 4\n", "depth: 4\n")); });
   EXPECT_THAT(e, HasSubstr("unknown key 'depth'"));
   EXPECT_THAT(e, HasSubstr("expected one of: "));
   EXPECT_THAT(e, Not(HasSubstr("missing")));
   // Hugging Face config.json's name for it: famsim's name is given.
-  e = error_of(
+  e = test::config_error_of(
       [] { parse_text(replace_line(kSmallModel, "layers: 4\n", "num_hidden_layers: 4\n")); });
   EXPECT_THAT(e, HasSubstr("num_hidden_layers: unknown key: Hugging Face config.json's name; "
                            "famsim calls it layers"));
-  e = error_of([] {
+  e = test::config_error_of([] {
     parse_text(replace_line(kSmallModel, "intermediate_size: 512\n",
                             "moe: {experts: 4, top_k: 2, expert_intermediate_size: 64}\n"
                             "num_experts_per_tok: 2\n"));
@@ -884,7 +890,8 @@ TEST(ModelConfig, ErrorsNameFileLineAndKey) {
   EXPECT_THAT(e, HasSubstr("famsim calls it moe.top_k"));
 
   // attention_heads not a multiple of kv_heads.
-  e = error_of([] { parse_text(replace_line(kSmallModel, "kv_heads: 2", "kv_heads: 3")); });
+  e = test::config_error_of(
+      [] { parse_text(replace_line(kSmallModel, "kv_heads: 2", "kv_heads: 3")); });
   EXPECT_THAT(e, HasSubstr("model.yaml:6"));
   EXPECT_THAT(e, HasSubstr("kv_heads"));
   EXPECT_THAT(e, HasSubstr("multiple"));
@@ -893,14 +900,15 @@ TEST(ModelConfig, ErrorsNameFileLineAndKey) {
   const std::string moe =
       replace_line(kSmallModel, "intermediate_size: 512\n",
                    "moe: {experts: 4, top_k: 5, expert_intermediate_size: 64}\n");
-  e = error_of([&] { parse_text(moe); });
+  e = test::config_error_of([&] { parse_text(moe); });
   EXPECT_THAT(e, HasSubstr("moe.top_k"));
   EXPECT_THAT(e, HasSubstr("model.yaml:7"));
 
   // A value out of range.
-  e = error_of([] { parse_text(replace_line(kSmallModel, "layers: 4", "layers: 0")); });
+  e = test::config_error_of(
+      [] { parse_text(replace_line(kSmallModel, "layers: 4", "layers: 0")); });
   EXPECT_THAT(e, HasSubstr("layers: expected an integer in [1, 1024]"));
-  e = error_of([] { parse_text(std::string(kSmallModel) + "kv_dtype_bytes: 3\n"); });
+  e = test::config_error_of([] { parse_text(std::string(kSmallModel) + "kv_dtype_bytes: 3\n"); });
   EXPECT_THAT(e, HasSubstr("kv_dtype_bytes"));
 }
 
@@ -934,31 +942,34 @@ TEST(ModelConfig, SlidingWindowLayersAndAttendedTokens) {
 }
 
 TEST(ModelConfig, SlidingWindowErrorsNameTheKey) {
-  std::string e = error_of([] { parse_text(std::string(kSmallModel) + "sliding_window: 0\n"); });
+  std::string e =
+      test::config_error_of([] { parse_text(std::string(kSmallModel) + "sliding_window: 0\n"); });
   EXPECT_THAT(e, HasSubstr("model.yaml:9"));
   EXPECT_THAT(e, HasSubstr("sliding_window"));
-  e = error_of([] {
+  e = test::config_error_of([] {
     parse_text(std::string(kSmallModel) +
                "sliding_window: {tokens: 64, layer_types: [sliding, local]}\n");
   });
   EXPECT_THAT(e, HasSubstr("sliding_window.layer_types: 'local': expected sliding or full"));
-  e = error_of([] {
+  e = test::config_error_of([] {
     parse_text(std::string(kSmallModel) +
                "sliding_window: {tokens: 64, layer_types: [full, full]}\n");
   });
   EXPECT_THAT(e, HasSubstr("no entry is sliding"));
-  e = error_of([] {
+  e = test::config_error_of([] {
     parse_text(std::string(kSmallModel) +
                "sliding_window: {tokens: 64, layer_types: [sliding, full, full, full, full]}\n");
   });
   EXPECT_THAT(e, HasSubstr("5 entries; expected 1 to the model's 4 layers"));
-  e = error_of(
+  e = test::config_error_of(
       [] { parse_text(std::string(kSmallModel) + "sliding_window: {layer_types: [sliding]}\n"); });
   EXPECT_THAT(e, HasSubstr("sliding_window.tokens: missing"));
   // Hugging Face's names for the cycle.
-  e = error_of([] { parse_text(std::string(kSmallModel) + "sliding_window_pattern: 6\n"); });
+  e = test::config_error_of(
+      [] { parse_text(std::string(kSmallModel) + "sliding_window_pattern: 6\n"); });
   EXPECT_THAT(e, HasSubstr("famsim calls it sliding_window.layer_types"));
-  e = error_of([] { parse_text(std::string(kSmallModel) + "layer_types: [sliding_attention]\n"); });
+  e = test::config_error_of(
+      [] { parse_text(std::string(kSmallModel) + "layer_types: [sliding_attention]\n"); });
   EXPECT_THAT(e, HasSubstr("famsim calls it sliding_window.layer_types"));
 }
 
@@ -967,9 +978,9 @@ TEST(ModelConfig, InconsistentCombinationsAreErrors) {
   const std::string mla_base =
       "name: m\nsource: test\nlayers: 2\nhidden_size: 256\nattention: mla\n"
       "attention_heads: 4\nintermediate_size: 512\nvocab_size: 100\n";
-  std::string e = error_of([&] { parse_text(mla_base); });
+  std::string e = test::config_error_of([&] { parse_text(mla_base); });
   EXPECT_THAT(e, HasSubstr("mla: missing"));
-  e = error_of([&] {
+  e = test::config_error_of([&] {
     parse_text(mla_base +
                "mla: {kv_lora_rank: 64, q_lora_rank: 0, qk_nope_head_dim: 32, "
                "v_head_dim: 32}\n");
@@ -980,28 +991,30 @@ TEST(ModelConfig, InconsistentCombinationsAreErrors) {
                              "mla: {kv_lora_rank: 64, qk_rope_head_dim: 16, q_lora_rank: 0, "
                              "qk_nope_head_dim: 32, v_head_dim: 32}\n";
   EXPECT_EQ(parse_text(mla_ok).kv_bytes_per_token_layer(), (64u + 16u) * 2u);
-  e = error_of([&] { parse_text(mla_ok + "kv_heads: 4\n"); });
+  e = test::config_error_of([&] { parse_text(mla_ok + "kv_heads: 4\n"); });
   EXPECT_THAT(e, HasSubstr("kv_heads"));
   // mla with gqa attention.
-  e = error_of([] { parse_text(std::string(kSmallModel) + "mla: {kv_lora_rank: 64}\n"); });
+  e = test::config_error_of(
+      [] { parse_text(std::string(kSmallModel) + "mla: {kv_lora_rank: 64}\n"); });
   EXPECT_THAT(e, HasSubstr("mla: only applies to attention: mla"));
 
   // A dense model needs intermediate_size; an all-MoE model must not have one.
-  e = error_of([] { parse_text(replace_line(kSmallModel, "intermediate_size: 512\n", "")); });
+  e = test::config_error_of(
+      [] { parse_text(replace_line(kSmallModel, "intermediate_size: 512\n", "")); });
   EXPECT_THAT(e, HasSubstr("intermediate_size: missing"));
-  e = error_of([] {
+  e = test::config_error_of([] {
     parse_text(std::string(kSmallModel) +
                "moe: {experts: 4, top_k: 2, expert_intermediate_size: 64}\n");
   });
   EXPECT_THAT(e, HasSubstr("intermediate_size: no layer has a dense FFN"));
   // dense_layers must leave at least one MoE layer.
-  e = error_of([] {
+  e = test::config_error_of([] {
     parse_text(std::string(kSmallModel) +
                "moe: {experts: 4, top_k: 2, expert_intermediate_size: 64, dense_layers: 4}\n");
   });
   EXPECT_THAT(e, HasSubstr("moe.dense_layers"));
   // hidden_size not a multiple of attention_heads and no head_dim.
-  e = error_of(
+  e = test::config_error_of(
       [] { parse_text(replace_line(kSmallModel, "hidden_size: 256", "hidden_size: 260")); });
   EXPECT_THAT(e, HasSubstr("head_dim: missing"));
 }

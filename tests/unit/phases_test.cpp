@@ -51,7 +51,7 @@ class Pool : public Component {
 };
 
 // An initiator whose completed bytes the test sets (reads to a device, 1 ps each).
-class Source : public test::TestInitiator {
+class PhaseSource : public test::TestInitiator {
  public:
   void complete(std::uint32_t bytes) {
     TestInitiator::complete(TargetClass::kDevice, 0, false, bytes, 1);
@@ -81,7 +81,7 @@ class Phases : public ::testing::Test {
   ComponentRegistry reg;
   Server a{reg, "a0"};
   Server b{reg, "b0"};
-  Source src;
+  PhaseSource src;
   PhaseSampler s;
 };
 

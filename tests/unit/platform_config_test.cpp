@@ -80,8 +80,8 @@ std::string edit(std::string text, const std::string& from, const std::string& t
 }
 
 // The ConfigError message of building and parsing the document; fails the test when it parses.
-std::string error_of(const std::string& platform, const std::string& workload,
-                     const std::vector<std::string>& overrides = {}) {
+std::string platform_error_of(const std::string& platform, const std::string& workload,
+                              const std::vector<std::string>& overrides = {}) {
   try {
     parse_config(make_doc(platform, workload, overrides));
   } catch (const ConfigError& e) {
@@ -206,11 +206,12 @@ TEST(PlatformConfig, ValidLocalMemoryOnlyPlatform) {
 TEST(PlatformConfig, UnusedLinkSectionIsStillCheckedForUnknownKeys) {
   // parse_config reads the whole document strictly ("unknown keys anywhere are errors"); a link
   // section the topology does not use must not become a place where typos go unnoticed.
-  const std::string m = error_of(std::string(kLocalPlatform) +
-                                     "links:\n"
-                                     "  gpu_device: {lanes: 2, lane_gbps: 50, latency_ns: 10, "
-                                     "typo_key: 1}\n",
-                                 kLocalWorkload);
+  const std::string m =
+      platform_error_of(std::string(kLocalPlatform) +
+                            "links:\n"
+                            "  gpu_device: {lanes: 2, lane_gbps: 50, latency_ns: 10, "
+                            "typo_key: 1}\n",
+                        kLocalWorkload);
   EXPECT_THAT(m, HasSubstr(kPlatformFile));
   EXPECT_THAT(m, HasSubstr("links.gpu_device"));
 }
@@ -219,13 +220,13 @@ TEST(PlatformConfig, LinkCreditsMustHoldAWholeTransfer) {
   // 512 B requests over the default framing (16 B flits and headers, 256 B max payload): a write
   // is 2 messages of 16 + 256 B = 2 x 17 = 34 flits, and a link takes a transfer's credits all at
   // once, so 20 request credits (enough for one 17-flit message) would stall the first write.
-  std::string m = error_of(kPlatform, kWorkload,
-                           {"gpus.request_bytes=512", "links.gpu_device.request_vc_credits=20"});
+  std::string m = platform_error_of(
+      kPlatform, kWorkload, {"gpus.request_bytes=512", "links.gpu_device.request_vc_credits=20"});
   EXPECT_THAT(m, HasSubstr("links.gpu_device.request_vc_credits"));
   EXPECT_THAT(m, HasSubstr("expected at least 34 credits"));
   // The read response of 512 B is the same 34 flits on the response VC.
-  m = error_of(kPlatform, kWorkload,
-               {"gpus.request_bytes=512", "links.gpu_device.response_vc_credits=33"});
+  m = platform_error_of(kPlatform, kWorkload,
+                        {"gpus.request_bytes=512", "links.gpu_device.response_vc_credits=33"});
   EXPECT_THAT(m, HasSubstr("links.gpu_device.response_vc_credits"));
   EXPECT_THAT(m, HasSubstr("expected at least 34 credits"));
   const ResolvedConfig c =
@@ -246,7 +247,7 @@ TEST(PlatformConfig, OverridesApplyBeforeValidation) {
 }
 
 TEST(PlatformConfig, UnknownTopLevelKey) {
-  const std::string m = error_of(std::string(kPlatform) + "bogus_block: 1\n", kWorkload);
+  const std::string m = platform_error_of(std::string(kPlatform) + "bogus_block: 1\n", kWorkload);
   EXPECT_THAT(m, HasSubstr(kPlatformFile));
   EXPECT_THAT(m, HasSubstr("bogus_block"));
   EXPECT_THAT(m, HasSubstr("unknown key"));
@@ -255,7 +256,8 @@ TEST(PlatformConfig, UnknownTopLevelKey) {
 TEST(PlatformConfig, ValueInAPresetNodeNamesItsOwnLine) {
   // A value the user wrote next to `preset` is reported at its line (19), not at line 1: the
   // expansion used to copy the node, and a copy has no place in any file.
-  const std::string m = error_of(edit(kPlatform, "channels: 2}", "channels: 0}"), kWorkload);
+  const std::string m =
+      platform_error_of(edit(kPlatform, "channels: 2}", "channels: 0}"), kWorkload);
   EXPECT_THAT(m, HasSubstr(std::string(kPlatformFile) + ":19: devices.0.memory.channels"));
 }
 
@@ -266,7 +268,7 @@ TEST(PlatformConfig, KeyMissingFromAPresetNamesThePresetAndItsChoice) {
   const std::string platform = edit(kPlatform, "    memory: {preset: ddr5_4800_x8, channels: 2}\n",
                                     "    memory: {preset: lpddr5x_8533, channels: 2,\n"  // 19
                                     "             organization: {ranks: 2}}\n");         // 20
-  const std::string m = error_of(platform, kWorkload);
+  const std::string m = platform_error_of(platform, kWorkload);
   EXPECT_THAT(m, HasSubstr("devices.0.memory.timing.tRTRS_ck"));
   EXPECT_THAT(m, HasSubstr("platforms/presets/memory/lpddr5x_8533.yaml"));
   EXPECT_THAT(m, HasSubstr("not in preset 'lpddr5x_8533', chosen at " + std::string(kPlatformFile) +
@@ -277,22 +279,23 @@ TEST(PlatformConfig, KeyMissingFromAPresetNamesThePresetAndItsChoice) {
 }
 
 TEST(PlatformConfig, UnknownNestedKey) {
-  std::string m =
-      error_of(edit(kPlatform, "tags_per_port: 64}", "tags_per_port: 64, tagz: 3}"), kWorkload);
+  std::string m = platform_error_of(
+      edit(kPlatform, "tags_per_port: 64}", "tags_per_port: 64, tagz: 3}"), kWorkload);
   EXPECT_THAT(m, HasSubstr("test-platform.yaml:17"));
   EXPECT_THAT(m, HasSubstr("devices.0.port_logic.tagz"));
   EXPECT_THAT(m, HasSubstr("unknown key"));
   // In a node expanded from a preset, the typo is still the user's file's, at its own line.
-  m = error_of(edit(kPlatform, "channels: 2}", "channels: 2, chanels: 3}"), kWorkload);
+  m = platform_error_of(edit(kPlatform, "channels: 2}", "channels: 2, chanels: 3}"), kWorkload);
   EXPECT_THAT(m, HasSubstr(std::string(kPlatformFile) + ":19:"));
   EXPECT_THAT(m, HasSubstr("devices.0.memory.chanels"));
   EXPECT_THAT(m, Not(HasSubstr("presets")));
   // In a link.
-  m = error_of(edit(kPlatform, "    per_gpu: 2\n", "    per_gpu: 2\n    lane: 3\n"), kWorkload);
+  m = platform_error_of(edit(kPlatform, "    per_gpu: 2\n", "    per_gpu: 2\n    lane: 3\n"),
+                        kWorkload);
   EXPECT_THAT(m, HasSubstr(kPlatformFile));
   EXPECT_THAT(m, HasSubstr("links.gpu_device.lane"));
   // In the workload: the workload file is named.
-  m = error_of(kPlatform, edit(kWorkload, "pattern:", "patern:"));
+  m = platform_error_of(kPlatform, edit(kWorkload, "pattern:", "patern:"));
   EXPECT_THAT(m, HasSubstr("test-workload.yaml:5"));
   EXPECT_THAT(m, HasSubstr("workload.streams.0.patern"));
   EXPECT_THAT(m, Not(HasSubstr(kPlatformFile)));
@@ -301,45 +304,47 @@ TEST(PlatformConfig, UnknownNestedKey) {
 TEST(PlatformConfig, UnknownKeyCreatedBySetNamesTheSet) {
   // config.h, apply_override: "Missing map keys are created, so an unknown key is reported later by
   // the strict reader, which names the --set as its source."
-  std::string m = error_of(kPlatform, kWorkload, {"no_such_block.width=3"});
+  std::string m = platform_error_of(kPlatform, kWorkload, {"no_such_block.width=3"});
   EXPECT_THAT(m, HasSubstr("no_such_block"));
   EXPECT_THAT(m, HasSubstr("--set no_such_block.width=3"));
   EXPECT_THAT(m, Not(HasSubstr(kPlatformFile)));
   // The same one level down, under an existing map.
-  m = error_of(kPlatform, kWorkload, {"gpus.typo.x=3"});
+  m = platform_error_of(kPlatform, kWorkload, {"gpus.typo.x=3"});
   EXPECT_THAT(m, HasSubstr("gpus.typo"));
   EXPECT_THAT(m, HasSubstr("--set gpus.typo.x=3"));
   // A single-segment unknown key is attributed correctly already.
-  m = error_of(kPlatform, kWorkload, {"gpus.typo=3"});
+  m = platform_error_of(kPlatform, kWorkload, {"gpus.typo=3"});
   EXPECT_THAT(m, HasSubstr("gpus.typo"));
   EXPECT_THAT(m, HasSubstr("--set gpus.typo=3"));
 }
 
 TEST(PlatformConfig, WrongType) {
-  const std::string m = error_of(edit(kPlatform, "count: 2", "count: eight"), kWorkload);
+  const std::string m = platform_error_of(edit(kPlatform, "count: 2", "count: eight"), kWorkload);
   EXPECT_THAT(m, HasSubstr("test-platform.yaml:3"));
   EXPECT_THAT(m, HasSubstr("gpus.count"));
   EXPECT_THAT(m, HasSubstr("'eight'"));
 }
 
 TEST(PlatformConfig, NegativeBandwidth) {
-  const std::string m = error_of(edit(kPlatform, "lane_gbps: 50", "lane_gbps: -5"), kWorkload);
+  const std::string m =
+      platform_error_of(edit(kPlatform, "lane_gbps: 50", "lane_gbps: -5"), kWorkload);
   EXPECT_THAT(m, HasSubstr("test-platform.yaml:9"));
   EXPECT_THAT(m, HasSubstr("links.gpu_device.lane_gbps"));
   // Zero is no bandwidth either.
-  const std::string z = error_of(edit(kPlatform, "lane_gbps: 50", "lane_gbps: 0"), kWorkload);
+  const std::string z =
+      platform_error_of(edit(kPlatform, "lane_gbps: 50", "lane_gbps: 0"), kWorkload);
   EXPECT_THAT(z, HasSubstr("links.gpu_device.lane_gbps"));
 }
 
 TEST(PlatformConfig, NegativeBandwidthFromSetNamesTheSet) {
-  const std::string m = error_of(kPlatform, kWorkload, {"links.gpu_device.lane_gbps=-5"});
+  const std::string m = platform_error_of(kPlatform, kWorkload, {"links.gpu_device.lane_gbps=-5"});
   EXPECT_THAT(m, HasSubstr("--set links.gpu_device.lane_gbps=-5"));
   EXPECT_THAT(m, HasSubstr("links.gpu_device.lane_gbps"));
 }
 
 TEST(PlatformConfig, BufferOnMissingDevice) {
-  const std::string m =
-      error_of(kPlatform, edit(kWorkload, "location: device/fam0", "location: device/fam9"));
+  const std::string m = platform_error_of(
+      kPlatform, edit(kWorkload, "location: device/fam0", "location: device/fam9"));
   EXPECT_THAT(m, HasSubstr("test-workload.yaml:4"));
   EXPECT_THAT(m, HasSubstr("workload.streams.0.buffer.location"));
   EXPECT_THAT(m, HasSubstr("fam9"));
@@ -348,14 +353,15 @@ TEST(PlatformConfig, BufferOnMissingDevice) {
 
 TEST(PlatformConfig, BufferOnGpuLocalWithoutLocalMemory) {
   const std::string m =
-      error_of(kPlatform, edit(kWorkload, "location: device/fam0", "location: gpu_local"));
+      platform_error_of(kPlatform, edit(kWorkload, "location: device/fam0", "location: gpu_local"));
   EXPECT_THAT(m, HasSubstr(kWorkloadFile));
   EXPECT_THAT(m, HasSubstr("workload.streams.0.buffer.location"));
 }
 
 TEST(PlatformConfig, SwitchRadixTooSmall) {
   // 2 GPUs x 4 links + 8 device ports = 16 ports on a radix-15 switch.
-  const std::string m = error_of(edit(kSwitchPlatform, "radix: 16", "radix: 15"), kWorkload);
+  const std::string m =
+      platform_error_of(edit(kSwitchPlatform, "radix: 16", "radix: 15"), kWorkload);
   EXPECT_THAT(m, HasSubstr(kPlatformFile));
   EXPECT_THAT(m, HasSubstr("switch.radix"));
   EXPECT_THAT(m, HasSubstr("16"));
@@ -363,12 +369,13 @@ TEST(PlatformConfig, SwitchRadixTooSmall) {
 
 TEST(PlatformConfig, NoSwitchLinksMustMatchDevicePorts) {
   // 2 GPUs x 2 links = 4 GPU links, but the device has 3 fabric ports.
-  const std::string m = error_of(edit(kPlatform, "fabric_ports: 4", "fabric_ports: 3"), kWorkload);
+  const std::string m =
+      platform_error_of(edit(kPlatform, "fabric_ports: 4", "fabric_ports: 3"), kWorkload);
   EXPECT_THAT(m, HasSubstr(kPlatformFile));
   EXPECT_THAT(m, HasSubstr("devices"));
   EXPECT_THAT(m, HasSubstr("impossible topology"));
   // The same mismatch from the GPU side, made by a --set: the error names that key.
-  const std::string g = error_of(kPlatform, kWorkload, {"links.gpu_device.per_gpu=1"});
+  const std::string g = platform_error_of(kPlatform, kWorkload, {"links.gpu_device.per_gpu=1"});
   EXPECT_THAT(g, HasSubstr("--set links.gpu_device.per_gpu=1: links.gpu_device.per_gpu: "
                            "impossible topology"));
 }
@@ -395,46 +402,49 @@ TEST(PlatformConfig, LinkPresetLoopsFollowAChangedLatency) {
 
 TEST(PlatformConfig, UnknownPresetName) {
   const std::string bad =
-      error_of(edit(kPlatform, "preset: ddr5_4800_x8", "preset: ddr9_9999"), kWorkload);
+      platform_error_of(edit(kPlatform, "preset: ddr5_4800_x8", "preset: ddr9_9999"), kWorkload);
   EXPECT_THAT(bad, HasSubstr(kPlatformFile));
   EXPECT_THAT(bad, HasSubstr("devices.0.memory.preset"));
   EXPECT_THAT(bad, HasSubstr("ddr9_9999"));
   const std::string link =
-      error_of(kSwitchPlatform, kWorkload, {"links.gpu_switch.preset=nvlink9"});
+      platform_error_of(kSwitchPlatform, kWorkload, {"links.gpu_switch.preset=nvlink9"});
   EXPECT_THAT(link, HasSubstr("links.gpu_switch.preset"));
   EXPECT_THAT(link, HasSubstr("nvlink9"));
 }
 
 TEST(PlatformConfig, OtherChecks) {
   // Non-power-of-two request size.
-  std::string m = error_of(edit(kPlatform, "request_bytes: 128", "request_bytes: 96"), kWorkload);
+  std::string m =
+      platform_error_of(edit(kPlatform, "request_bytes: 128", "request_bytes: 96"), kWorkload);
   EXPECT_THAT(m, HasSubstr("gpus.request_bytes"));
   // Two devices without a switch.
-  m = error_of(std::string(kPlatform) +
-                   "  - name: fam1\n"
-                   "    capacity_gib: 4\n"
-                   "    fabric_ports: 4\n"
-                   "    port_logic: {clock_mhz: 1000, ingress_cycles: 8, tags_per_port: 64}\n"
-                   "    noc: {clock_mhz: 1500, pipeline_cycles: 4, width_bytes: 64}\n"
-                   "    memory: {preset: ddr5_4800_x8, channels: 2}\n",
-               kWorkload);
+  m = platform_error_of(
+      std::string(kPlatform) +
+          "  - name: fam1\n"
+          "    capacity_gib: 4\n"
+          "    fabric_ports: 4\n"
+          "    port_logic: {clock_mhz: 1000, ingress_cycles: 8, tags_per_port: 64}\n"
+          "    noc: {clock_mhz: 1500, pipeline_cycles: 4, width_bytes: 64}\n"
+          "    memory: {preset: ddr5_4800_x8, channels: 2}\n",
+      kWorkload);
   EXPECT_THAT(m, HasSubstr("devices"));
   // Two devices with the same name behind a switch (radix raised so the ports fit).
-  m = error_of(std::string(kSwitchPlatform) +
-                   "  - name: fam0\n"
-                   "    capacity_gib: 4\n"
-                   "    fabric_ports: 8\n"
-                   "    port_logic: {clock_mhz: 1000, ingress_cycles: 8, tags_per_port: 64}\n"
-                   "    noc: {clock_mhz: 1500, pipeline_cycles: 4, width_bytes: 64}\n"
-                   "    memory: {preset: ddr5_4800_x8, channels: 2}\n",
-               kWorkload, {"switch.radix=64"});
+  m = platform_error_of(
+      std::string(kSwitchPlatform) +
+          "  - name: fam0\n"
+          "    capacity_gib: 4\n"
+          "    fabric_ports: 8\n"
+          "    port_logic: {clock_mhz: 1000, ingress_cycles: 8, tags_per_port: 64}\n"
+          "    noc: {clock_mhz: 1500, pipeline_cycles: 4, width_bytes: 64}\n"
+          "    memory: {preset: ddr5_4800_x8, channels: 2}\n",
+      kWorkload, {"switch.radix=64"});
   EXPECT_THAT(m, HasSubstr("devices.1.name"));
 }
 
 TEST(PlatformConfig, XorNeedsPowerOfTwoChannels) {
-  const std::string m =
-      error_of(edit(kPlatform, "channels: 2}", "channels: 6, interleave: {channel_select: xor}}"),
-               kWorkload);
+  const std::string m = platform_error_of(
+      edit(kPlatform, "channels: 2}", "channels: 6, interleave: {channel_select: xor}}"),
+      kWorkload);
   EXPECT_THAT(m, HasSubstr(kPlatformFile));
   // Both written in the file: the channel count is named, with the way out.
   EXPECT_THAT(m, HasSubstr("devices.0.memory.channels: 6 channels with xor channel selection"));
@@ -471,26 +481,27 @@ TEST(DeviceKeys, ErrorsNameTheKey) {
   auto with_interleave = [](const std::string& il) {
     return edit(kPlatform, "channels: 2}", "channels: 4, interleave: {" + il + "}}");
   };
-  std::string m = error_of(with_interleave("granule_bytes: 32"), kWorkload);
+  std::string m = platform_error_of(with_interleave("granule_bytes: 32"), kWorkload);
   EXPECT_THAT(m, HasSubstr("devices.0.memory.interleave.granule_bytes"));
   EXPECT_THAT(m, HasSubstr(">= 64 B"));
-  m = error_of(with_interleave("channel_select: bits, channel_bits: [8]"), kWorkload);
+  m = platform_error_of(with_interleave("channel_select: bits, channel_bits: [8]"), kWorkload);
   EXPECT_THAT(m, HasSubstr("devices.0.memory.interleave.channel_bits"));
   EXPECT_THAT(m, HasSubstr("4 channels"));
-  m = error_of(with_interleave("channel_select: bits, channel_bits: [8, 8]"), kWorkload);
+  m = platform_error_of(with_interleave("channel_select: bits, channel_bits: [8, 8]"), kWorkload);
   EXPECT_THAT(m, HasSubstr("listed twice"));
-  m = error_of(with_interleave("channel_select: bits"), kWorkload);
+  m = platform_error_of(with_interleave("channel_select: bits"), kWorkload);
   EXPECT_THAT(m, HasSubstr("channel_bits"));
-  m = error_of(with_interleave("channel_select: xor, channel_bits: [8, 9]"), kWorkload);
+  m = platform_error_of(with_interleave("channel_select: xor, channel_bits: [8, 9]"), kWorkload);
   EXPECT_THAT(m, HasSubstr("channel_select: bits"));
-  m = error_of(edit(kPlatform, "tags_per_port: 64}", "tags_per_port: 64, response_order: fifo}"),
-               kWorkload);
+  m = platform_error_of(
+      edit(kPlatform, "tags_per_port: 64}", "tags_per_port: 64, response_order: fifo}"), kWorkload);
   EXPECT_THAT(m, HasSubstr("devices.0.port_logic.response_order"));
   // A GPU's local memory does not split: its granule must hold a request.
-  m = error_of(edit(kPlatform, "  count: 2\n",
-                    "  count: 2\n  local_memory: {preset: hbm3_6400, stacks: 1, interleave: "
-                    "{granule_bytes: 64}}\n"),
-               kWorkload);
+  m = platform_error_of(
+      edit(kPlatform, "  count: 2\n",
+           "  count: 2\n  local_memory: {preset: hbm3_6400, stacks: 1, interleave: "
+           "{granule_bytes: 64}}\n"),
+      kWorkload);
   EXPECT_THAT(m, HasSubstr("gpus.local_memory.interleave.granule_bytes"));
 }
 
@@ -504,34 +515,37 @@ TEST(PlatformConfig, AtomicStreamKeys) {
   EXPECT_EQ(s.atomic_compare, 5u);
   EXPECT_EQ(s.atomic_operand, 9u);
   // Word size, operands that fit it, and keys an atomic stream cannot have.
-  std::string m = error_of(kPlatform, kWorkload, {"workload.streams.0.atomic={op: fetch_add}"});
+  std::string m =
+      platform_error_of(kPlatform, kWorkload, {"workload.streams.0.atomic={op: fetch_add}"});
   EXPECT_THAT(m, HasSubstr("workload.streams.0.access_bytes"));
-  m = error_of(kPlatform, kWorkload,
-               {"workload.streams.0.access_bytes=4",
-                "workload.streams.0.atomic={op: fetch_add, operand: 4294967296}"});
+  m = platform_error_of(kPlatform, kWorkload,
+                        {"workload.streams.0.access_bytes=4",
+                         "workload.streams.0.atomic={op: fetch_add, operand: 4294967296}"});
   EXPECT_THAT(m, HasSubstr("workload.streams.0.atomic.operand"));
-  m = error_of(kPlatform, kWorkload, {atomic8, "workload.streams.0.atomic={op: compare_swap}"});
+  m = platform_error_of(kPlatform, kWorkload,
+                        {atomic8, "workload.streams.0.atomic={op: compare_swap}"});
   EXPECT_THAT(m, HasSubstr("workload.streams.0.atomic.compare"));
-  m = error_of(kPlatform, kWorkload,
-               {atomic8, "workload.streams.0.atomic={op: fetch_add}",
-                "workload.streams.0.read_fraction=0.5"});
+  m = platform_error_of(kPlatform, kWorkload,
+                        {atomic8, "workload.streams.0.atomic={op: fetch_add}",
+                         "workload.streams.0.read_fraction=0.5"});
   EXPECT_THAT(m, HasSubstr("workload.streams.0.read_fraction"));
-  m = error_of(kPlatform, kWorkload, {atomic8, "workload.streams.0.atomic={op: swap}"});
+  m = platform_error_of(kPlatform, kWorkload, {atomic8, "workload.streams.0.atomic={op: swap}"});
   EXPECT_THAT(m, HasSubstr("workload.streams.0.atomic.op"));
 }
 
 TEST(PlatformConfig, WorkloadStreamChecks) {
   // access_bytes larger than the buffer.
-  std::string m = error_of(kPlatform, kWorkload, {"workload.streams.0.buffer.bytes=64"});
+  std::string m = platform_error_of(kPlatform, kWorkload, {"workload.streams.0.buffer.bytes=64"});
   EXPECT_THAT(m, HasSubstr("workload.streams.0.access_bytes"));
   // stride_bytes only for strided.
-  m = error_of(kPlatform, kWorkload, {"workload.streams.0.stride_bytes=4KiB"});
+  m = platform_error_of(kPlatform, kWorkload, {"workload.streams.0.stride_bytes=4KiB"});
   EXPECT_THAT(m, HasSubstr("workload.streams.0.stride_bytes"));
   // read_fraction above 1.
-  m = error_of(kPlatform, kWorkload, {"workload.streams.0.read_fraction=1.5"});
+  m = platform_error_of(kPlatform, kWorkload, {"workload.streams.0.read_fraction=1.5"});
   EXPECT_THAT(m, HasSubstr("workload.streams.0.read_fraction"));
   // A GPU index past the platform's GPUs (2 GPUs: 0 and 1).
-  m = error_of(kPlatform, edit(kWorkload, "  - name: reads\n", "  - name: reads\n    gpus: [2]\n"));
+  m = platform_error_of(kPlatform,
+                        edit(kWorkload, "  - name: reads\n", "  - name: reads\n    gpus: [2]\n"));
   EXPECT_THAT(m, HasSubstr(kWorkloadFile));
   EXPECT_THAT(m, HasSubstr("workload.streams.0.gpus"));
 }
@@ -587,13 +601,13 @@ TEST(PeerPaths, NoPeerPathsWithoutSwitchLocalMemoryOrASecondGpu) {
 }
 
 TEST(PeerPaths, HubErrorsNameTheKey) {
-  std::string m = error_of(peer_platform("  hub: {width_bytes: 0}\n"), kWorkload);
+  std::string m = platform_error_of(peer_platform("  hub: {width_bytes: 0}\n"), kWorkload);
   EXPECT_THAT(m, HasSubstr("gpus.hub.width_bytes"));
   EXPECT_THAT(m, HasSubstr(kPlatformFile));
-  m = error_of(peer_platform("  hub: {widht_bytes: 64}\n"), kWorkload);
+  m = platform_error_of(peer_platform("  hub: {widht_bytes: 64}\n"), kWorkload);
   EXPECT_THAT(m, HasSubstr("gpus.hub.widht_bytes"));
   // A hub on a platform without peer paths (no switch) is a mistake, not silently ignored.
-  m = error_of(kPlatform, kWorkload, {"gpus.hub.width_bytes=64"});
+  m = platform_error_of(kPlatform, kWorkload, {"gpus.hub.width_bytes=64"});
   EXPECT_THAT(m, HasSubstr("gpus.hub"));
   EXPECT_THAT(m, HasSubstr("peer paths"));
 }
@@ -607,23 +621,25 @@ TEST(PeerPaths, BufferOnAnotherGpusMemory) {
 
 TEST(PeerPaths, BufferLocationErrors) {
   // A GPU that does not exist.
-  std::string m =
-      error_of(peer_platform(), edit(kWorkload, "location: device/fam0", "location: gpu/2"));
+  std::string m = platform_error_of(peer_platform(),
+                                    edit(kWorkload, "location: device/fam0", "location: gpu/2"));
   EXPECT_THAT(m, HasSubstr("test-workload.yaml:4"));
   EXPECT_THAT(m, HasSubstr("workload.streams.0.buffer.location"));
   EXPECT_THAT(m, HasSubstr("no GPU 2"));
   // Not an index.
-  m = error_of(peer_platform(), edit(kWorkload, "location: device/fam0", "location: gpu/one"));
+  m = platform_error_of(peer_platform(),
+                        edit(kWorkload, "location: device/fam0", "location: gpu/one"));
   EXPECT_THAT(m, HasSubstr("workload.streams.0.buffer.location"));
   // No local memory.
-  m = error_of(kSwitchPlatform, edit(kWorkload, "location: device/fam0", "location: gpu/1"));
+  m = platform_error_of(kSwitchPlatform,
+                        edit(kWorkload, "location: device/fam0", "location: gpu/1"));
   EXPECT_THAT(m, HasSubstr("workload.streams.0.buffer.location"));
   EXPECT_THAT(m, HasSubstr("no local memory"));
   // Local memory but no switch: GPU 0 cannot reach GPU 1's memory.
   const std::string direct = edit(kPlatform, "  request_bytes: 128\n",
                                   "  request_bytes: 128\n  local_memory: {preset: hbm3_6400, "
                                   "stacks: 1}\n");
-  m = error_of(direct, edit(kWorkload, "location: device/fam0", "location: gpu/1"));
+  m = platform_error_of(direct, edit(kWorkload, "location: device/fam0", "location: gpu/1"));
   EXPECT_THAT(m, HasSubstr("workload.streams.0.buffer.location"));
   EXPECT_THAT(m, HasSubstr("GPU 0 cannot reach GPU 1"));
   // ... while the GPU's own memory by index is fine there.
@@ -669,21 +685,22 @@ TEST(CrossbarKeys, ReadOnEveryCrossbar) {
 }
 
 TEST(CrossbarKeys, ErrorsNameTheKey) {
-  std::string m = error_of(kSwitchPlatform, kWorkload, {"switch.arbiter=fastest"});
+  std::string m = platform_error_of(kSwitchPlatform, kWorkload, {"switch.arbiter=fastest"});
   EXPECT_THAT(m, HasSubstr("switch.arbiter"));
   EXPECT_THAT(m, HasSubstr("islip"));  // says what is allowed
-  m = error_of(kSwitchPlatform, kWorkload, {"switch.arbiter=islip", "switch.islip_iterations=0"});
+  m = platform_error_of(kSwitchPlatform, kWorkload,
+                        {"switch.arbiter=islip", "switch.islip_iterations=0"});
   EXPECT_THAT(m, HasSubstr("switch.islip_iterations"));
-  m = error_of(kSwitchPlatform, kWorkload, {"switch.islip_iterations=2"});
+  m = platform_error_of(kSwitchPlatform, kWorkload, {"switch.islip_iterations=2"});
   EXPECT_THAT(m, HasSubstr("switch.islip_iterations"));
   EXPECT_THAT(m, HasSubstr("arbiter: islip"));
-  m = error_of(kSwitchPlatform, kWorkload, {"switch.input_queues=shared"});
+  m = platform_error_of(kSwitchPlatform, kWorkload, {"switch.input_queues=shared"});
   EXPECT_THAT(m, HasSubstr("switch.input_queues"));
-  m = error_of(kSwitchPlatform, kWorkload, {"switch.forwarding=wormhole"});
+  m = platform_error_of(kSwitchPlatform, kWorkload, {"switch.forwarding=wormhole"});
   EXPECT_THAT(m, HasSubstr("switch.forwarding"));
-  m = error_of(kSwitchPlatform, kWorkload, {"devices.0.noc.input_queues=7"});
+  m = platform_error_of(kSwitchPlatform, kWorkload, {"devices.0.noc.input_queues=7"});
   EXPECT_THAT(m, HasSubstr("devices.0.noc.input_queues"));
-  m = error_of(peer_platform("  hub: {arbiter: lottery}\n"), kWorkload);
+  m = platform_error_of(peer_platform("  hub: {arbiter: lottery}\n"), kWorkload);
   EXPECT_THAT(m, HasSubstr("gpus.hub.arbiter"));
   EXPECT_THAT(m, HasSubstr(kPlatformFile));
 }
@@ -752,17 +769,17 @@ TEST(MeshKeys, ErrorsNameTheFileAndKey) {
       {", credit_return_cycles: 0", {"devices.0.noc.credit_return_cycles"}},
   };
   for (const Case& k : cases) {
-    const std::string m = error_of(mesh_platform(k.extra), kWorkload);
+    const std::string m = platform_error_of(mesh_platform(k.extra), kWorkload);
     EXPECT_THAT(m, HasSubstr(kPlatformFile)) << k.extra;
     for (const std::string& n : k.needles) EXPECT_THAT(m, HasSubstr(n)) << k.extra;
   }
-  EXPECT_THAT(error_of(mesh_platform(), kWorkload, {"devices.0.noc.dims=[0, 3]"}),
+  EXPECT_THAT(platform_error_of(mesh_platform(), kWorkload, {"devices.0.noc.dims=[0, 3]"}),
               HasSubstr("devices.0.noc.dims"));
-  EXPECT_THAT(error_of(mesh_platform(), kWorkload, {"devices.0.noc.dims=[2, 3, 4]"}),
+  EXPECT_THAT(platform_error_of(mesh_platform(), kWorkload, {"devices.0.noc.dims=[2, 3, 4]"}),
               HasSubstr("expected [cols, rows] (2 entries), got 3"));
-  EXPECT_THAT(error_of(mesh_platform(), kWorkload, {"devices.0.noc.kind=torus"}),
+  EXPECT_THAT(platform_error_of(mesh_platform(), kWorkload, {"devices.0.noc.kind=torus"}),
               HasSubstr("devices.0.noc.kind"));
-  EXPECT_THAT(error_of(mesh_platform(), kWorkload, {"devices.0.noc.router_cycles=0"}),
+  EXPECT_THAT(platform_error_of(mesh_platform(), kWorkload, {"devices.0.noc.router_cycles=0"}),
               HasSubstr("devices.0.noc.router_cycles"));
 }
 

@@ -119,7 +119,7 @@ void expect_accesses(const std::vector<TimedAccess>& got, const std::vector<Time
 
 // Reads until the reader throws; the message, or "" if it never threw.
 template <typename Reader, typename Record>
-std::string error_of(const std::string& path) {
+std::string reader_error_of(const std::string& path) {
   try {
     Reader reader(path);
     Record r;
@@ -136,7 +136,7 @@ template <typename Reader, typename Record>
 void expect_error(const std::string& content, int line, const std::string& words) {
   SCOPED_TRACE(content);
   TempFile t(content);
-  const std::string msg = error_of<Reader, Record>(t.path());
+  const std::string msg = reader_error_of<Reader, Record>(t.path());
   EXPECT_THAT(msg, StartsWith(t.path() + ":" + std::to_string(line) + ": "));
   EXPECT_THAT(msg, HasSubstr(words));
 }
@@ -371,7 +371,7 @@ TEST(MooncakeReader, LineLongerThanLimit) {
   std::string text = mooncake_line("1") + "{\"timestamp\": 2, \"pad\": \"" +
                      std::string(MooncakeReader::kMaxLineBytes, 'x') + "\"}\n";
   TempFile t(text, ".jsonl");
-  EXPECT_THAT((error_of<MooncakeReader, MooncakeRecord>(t.path())),
+  EXPECT_THAT((reader_error_of<MooncakeReader, MooncakeRecord>(t.path())),
               StartsWith(t.path() + ":2: line longer than 16777216 bytes"));
 }
 

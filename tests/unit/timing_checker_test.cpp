@@ -1,6 +1,6 @@
 // TimingChecker: legal command sequences pass; for every rule a sequence one clock too early is
 // flagged with the rule's name and the same sequence one clock later passes. Every expected
-// cycle is worked out by hand from the Timing built in test_spec() (the arithmetic is in the
+// cycle is worked out by hand from the Timing built in checker_spec() (the arithmetic is in the
 // comments), never taken from the checker.
 #include "models/memory/dram/timing_checker.h"
 
@@ -34,7 +34,7 @@ using ::testing::UnorderedElementsAre;
 //   write_to_read_s    = CWL + burst + WTR_S = 8 + 4 + 2 = 14
 //   read data  [RD + 10, RD + 14), write data [WR + 8, WR + 12)
 //   per-bank refresh interval of one bank = banks * REFIpb = 8 * 125 = 1000
-Spec test_spec() {
+Spec checker_spec() {
   Spec s;
   s.name = "checker_test";
   s.standard = Standard::kLPDDR5X;
@@ -76,7 +76,7 @@ Spec test_spec() {
 }
 
 Spec one_rank_spec() {
-  Spec s = test_spec();
+  Spec s = checker_spec();
   s.org.ranks = 1;
   return s;
 }
@@ -182,7 +182,7 @@ TEST(TimingChecker, LegalSequenceHasNoViolations) {
   legal.push_back(refab(152));        // tRP: 140 + 12
   legal.push_back(act(202, 1, 1));    // tRFC: 152 + 50
   legal.push_back(wra(211, 1, 1));    // tRCD_WR: 202 + 9
-  TimingChecker checker(test_spec());
+  TimingChecker checker(checker_spec());
   for (std::size_t i = 0; i < legal.size(); ++i) checker.check(legal[i], i + 1);
   checker.finish(212);
   EXPECT_THAT(names(checker.violations()), IsEmpty()) << dump(checker.violations());
@@ -200,7 +200,7 @@ TEST(TimingChecker, LegalSequenceHasNoViolations) {
   EXPECT_EQ(checker.checks_of(Constraint::kRFC), legal.size());
 
   // With the original rank-1 read at 114: data [124, 128) overlaps rank 0's [122, 126).
-  const std::vector<Violation> v = run(test_spec(), cmds);
+  const std::vector<Violation> v = run(checker_spec(), cmds);
   EXPECT_THAT(names(v), ElementsAre("data_bus")) << dump(v);
 }
 
@@ -209,7 +209,7 @@ TEST(TimingChecker, LegalSequenceHasNoViolations) {
 TEST(TimingChecker, ActToActSameBankIsTRC) {
   // PRE at 25 allows ACT at 25 + 12 = 37, tRC only at 0 + 40.
   expect_earliest(
-      test_spec(),
+      checker_spec(),
       [](auto c) {
         return std::vector{act(0, 0, 0), pre(25, 0, 0), act(c, 0, 0)};
       },
@@ -219,7 +219,7 @@ TEST(TimingChecker, ActToActSameBankIsTRC) {
 TEST(TimingChecker, PreToActSameBankIsTRP) {
   // tRP: 30 + 12 = 42 > tRC 40.
   expect_earliest(
-      test_spec(),
+      checker_spec(),
       [](auto c) {
         return std::vector{act(0, 0, 0), pre(30, 0, 0), act(c, 0, 0)};
       },
@@ -228,7 +228,7 @@ TEST(TimingChecker, PreToActSameBankIsTRP) {
 
 TEST(TimingChecker, ActToRdIsTRCD_RD) {
   expect_earliest(
-      test_spec(),
+      checker_spec(),
       [](auto c) {
         return std::vector{act(0, 0, 0), rd(c, 0, 0)};
       },
@@ -237,7 +237,7 @@ TEST(TimingChecker, ActToRdIsTRCD_RD) {
 
 TEST(TimingChecker, ActToWrIsTRCD_WR) {
   expect_earliest(
-      test_spec(),
+      checker_spec(),
       [](auto c) {
         return std::vector{act(0, 0, 0), wr(c, 0, 0)};
       },
@@ -246,7 +246,7 @@ TEST(TimingChecker, ActToWrIsTRCD_WR) {
 
 TEST(TimingChecker, ActToPreIsTRAS) {
   expect_earliest(
-      test_spec(),
+      checker_spec(),
       [](auto c) {
         return std::vector{act(0, 0, 0), pre(c, 0, 0)};
       },
@@ -256,7 +256,7 @@ TEST(TimingChecker, ActToPreIsTRAS) {
 TEST(TimingChecker, RdToPreIsTRTP) {
   // tRTP: 20 + 6 = 26 > tRAS 25.
   expect_earliest(
-      test_spec(),
+      checker_spec(),
       [](auto c) {
         return std::vector{act(0, 0, 0), rd(20, 0, 0), pre(c, 0, 0)};
       },
@@ -266,7 +266,7 @@ TEST(TimingChecker, RdToPreIsTRTP) {
 TEST(TimingChecker, WrToPreIsTWR) {
   // tWR: 10 + 19 = 29 > tRAS 25.
   expect_earliest(
-      test_spec(),
+      checker_spec(),
       [](auto c) {
         return std::vector{act(0, 0, 0), wr(10, 0, 0), pre(c, 0, 0)};
       },
@@ -276,19 +276,19 @@ TEST(TimingChecker, WrToPreIsTWR) {
 TEST(TimingChecker, RdaPrechargesAfterTRTPThenTRP) {
   // Auto-precharge at max(30 + 6, 0 + 25) = 36; ACT at 36 + 12 = 48 > tRC 40.
   expect_earliest(
-      test_spec(),
+      checker_spec(),
       [](auto c) {
         return std::vector{act(0, 0, 0), rda(30, 0, 0), act(c, 0, 0)};
       },
       48, "tRP");
-  const auto v = run(test_spec(), {act(0, 0, 0), rda(30, 0, 0), act(47, 0, 0)});
+  const auto v = run(checker_spec(), {act(0, 0, 0), rda(30, 0, 0), act(47, 0, 0)});
   ASSERT_EQ(v.size(), 1u);
   EXPECT_THAT(v[0].message, HasSubstr("auto-precharge of RDA"));
   EXPECT_THAT(v[0].message, HasSubstr("internal precharge at cycle 36"));
 }
 
 TEST(TimingChecker, RdaPrechargeWaitsForTRAS) {
-  Spec s = test_spec();
+  Spec s = checker_spec();
   s.timing.RC = 30;  // so that tRP after the auto-precharge binds, not tRC
   // Auto-precharge at max(11 + 6, 0 + 25) = 25; ACT at 25 + 12 = 37.
   expect_earliest(
@@ -302,7 +302,7 @@ TEST(TimingChecker, RdaPrechargeWaitsForTRAS) {
 TEST(TimingChecker, WraPrechargesAfterWriteRecoveryThenTRP) {
   // Auto-precharge at max(12 + 19, 0 + 25) = 31; ACT at 31 + 12 = 43 > tRC 40.
   expect_earliest(
-      test_spec(),
+      checker_spec(),
       [](auto c) {
         return std::vector{act(0, 0, 0), wra(12, 0, 0), act(c, 0, 0)};
       },
@@ -310,21 +310,21 @@ TEST(TimingChecker, WraPrechargesAfterWriteRecoveryThenTRP) {
 }
 
 TEST(TimingChecker, ColumnCommandAfterAutoPrechargeIsBankState) {
-  const auto v = run(test_spec(), {act(0, 0, 0), rda(11, 0, 0), rd(30, 0, 0)});
+  const auto v = run(checker_spec(), {act(0, 0, 0), rda(11, 0, 0), rd(30, 0, 0)});
   EXPECT_THAT(names(v), ElementsAre("bank_state")) << dump(v);
 }
 
 TEST(TimingChecker, PreAfterRdaMustWaitTRTPAndTRAS) {
   // JEDEC clarification table: RDA -> PRE same bank >= tRTP: 20 + 6 = 26.
   expect_earliest(
-      test_spec(),
+      checker_spec(),
       [](auto c) {
         return std::vector{act(0, 0, 0), rda(20, 0, 0), pre(c, 0, 0)};
       },
       26, "tRTP");
   // RDA at 11: the row stays open until 0 + 25, a PREA before that cuts tRAS.
   expect_earliest(
-      test_spec(),
+      checker_spec(),
       [](auto c) {
         return std::vector{act(0, 0, 0), rda(11, 0, 0), prea(c)};
       },
@@ -335,19 +335,19 @@ TEST(TimingChecker, PreToIdleBankIsLegalAndRestartsTRP) {
   // PRE at 30 to the bank closed at 25 is a NOP for the bank but restarts the precharge
   // period: ACT at 30 + 12 = 42 (tRC 40, tRP from the first PRE 37).
   expect_earliest(
-      test_spec(),
+      checker_spec(),
       [](auto c) {
         return std::vector{act(0, 0, 0), pre(25, 0, 0), pre(30, 0, 0), act(c, 0, 0)};
       },
       42, "tRP");
-  const auto v = run(test_spec(), {pre(5, 1, 2), prea(8)});  // never-opened banks: legal
+  const auto v = run(checker_spec(), {pre(5, 1, 2), prea(8)});  // never-opened banks: legal
   EXPECT_THAT(names(v), IsEmpty()) << dump(v);
 }
 
 // ---- Bank state --------------------------------------------------------------------------
 
 TEST(TimingChecker, BankStateRules) {
-  const Spec s = test_spec();
+  const Spec s = checker_spec();
   // ACT to an open bank (tRC met at 40).
   EXPECT_THAT(names(run(s, {act(0, 0, 0), act(40, 0, 0)})), ElementsAre("bank_state"));
   // RD / WR / RDA / WRA to a closed bank.
@@ -368,7 +368,7 @@ TEST(TimingChecker, BankStateRules) {
 
 TEST(TimingChecker, ActToActSameBankGroupIsTRRD_L) {
   expect_earliest(
-      test_spec(),
+      checker_spec(),
       [](auto c) {
         return std::vector{act(0, 0, 0), act(c, 0, 1)};
       },
@@ -377,7 +377,7 @@ TEST(TimingChecker, ActToActSameBankGroupIsTRRD_L) {
 
 TEST(TimingChecker, ActToActOtherBankGroupIsTRRD_S) {
   expect_earliest(
-      test_spec(),
+      checker_spec(),
       [](auto c) {
         return std::vector{act(0, 0, 0), act(c, 1, 0)};
       },
@@ -386,12 +386,12 @@ TEST(TimingChecker, ActToActOtherBankGroupIsTRRD_S) {
 
 TEST(TimingChecker, ActsInOtherRanksAreNotSpaced) {
   // One clock apart (the command bus takes one command per clock), well inside tRRD_L 5.
-  EXPECT_THAT(names(run(test_spec(), {act(0, 0, 0, 0), act(1, 0, 0, 1)})), IsEmpty());
+  EXPECT_THAT(names(run(checker_spec(), {act(0, 0, 0, 0), act(1, 0, 0, 1)})), IsEmpty());
 }
 
 TEST(TimingChecker, TwoCommandsInOneClockAreACommandBusConflict) {
   // Two ranks, so no other rule relates the two ACTs.
-  EXPECT_THAT(names(run(test_spec(), {act(0, 0, 0, 0), act(0, 0, 0, 1)})),
+  EXPECT_THAT(names(run(checker_spec(), {act(0, 0, 0, 0), act(0, 0, 0, 1)})),
               ElementsAre("command_bus"));
 }
 
@@ -401,7 +401,7 @@ TEST(TimingChecker, TwoCommandsInOneClockAreACommandBusConflict) {
 // as DDR4 (every command one clock, JESD79-4); commands to the other rank, which no other rule
 // relates to the first.
 Spec as_standard(Standard standard) {
-  Spec s = test_spec();
+  Spec s = checker_spec();
   s.standard = standard;
   return s;
 }
@@ -442,7 +442,7 @@ TEST(TimingChecker, FifthActIsTFAW) {
   // ACTs at 0 (g0), 3 (g1), 8 (g0: tRRD_L 0 + 5, tRRD_S 3 + 3), 11 (g1: 3 + 5, 8 + 3).
   // Fifth in g0: tRRD_L 8 + 5 = 13, tRRD_S 11 + 3 = 14, tFAW 0 + 20 = 20.
   expect_earliest(
-      test_spec(),
+      checker_spec(),
       [](auto c) {
         return std::vector{act(0, 0, 0), act(3, 1, 0), act(8, 0, 1), act(11, 1, 1), act(c, 0, 2)};
       },
@@ -453,7 +453,7 @@ TEST(TimingChecker, TFAWWindowSlides) {
   // ACTs at 0, 10, 13, 16, 20 (fifth legal: tFAW 0 + 20). Sixth in g1: tFAW from the second
   // ACT 10 + 20 = 30; tRRD_S 20 + 3 = 23; tRRD_L 16 + 5 = 21.
   expect_earliest(
-      test_spec(),
+      checker_spec(),
       [](auto c) {
         return std::vector{act(0, 0, 0),  act(10, 1, 0), act(13, 0, 1),
                            act(16, 1, 1), act(20, 0, 2), act(c, 1, 2)};
@@ -464,7 +464,7 @@ TEST(TimingChecker, TFAWWindowSlides) {
 TEST(TimingChecker, RdToRdSameBankGroupIsTCCD_L) {
   // tRCD_RD of bank 1: 5 + 11 = 16; tCCD_L 11 + 7 = 18.
   expect_earliest(
-      test_spec(),
+      checker_spec(),
       [](auto c) {
         return std::vector{act(0, 0, 0), act(5, 0, 1), rd(11, 0, 0), rd(c, 0, 1)};
       },
@@ -474,7 +474,7 @@ TEST(TimingChecker, RdToRdSameBankGroupIsTCCD_L) {
 TEST(TimingChecker, RdToRdOtherBankGroupIsTCCD_S) {
   // tRCD_RD: 3 + 11 = 14; tCCD_S 11 + 5 = 16. At 15 the data [25, 29) follows [21, 25).
   expect_earliest(
-      test_spec(),
+      checker_spec(),
       [](auto c) {
         return std::vector{act(0, 0, 0), act(3, 1, 0), rd(11, 0, 0), rd(c, 1, 0)};
       },
@@ -484,7 +484,7 @@ TEST(TimingChecker, RdToRdOtherBankGroupIsTCCD_S) {
 TEST(TimingChecker, WrToWrSameBankGroupIsTCCD_L_WR) {
   // tRCD_WR: 5 + 9 = 14; tCCD_L_WR 9 + 9 = 18 (tCCD_L would give 16).
   expect_earliest(
-      test_spec(),
+      checker_spec(),
       [](auto c) {
         return std::vector{act(0, 0, 0), act(5, 0, 1), wr(9, 0, 0), wr(c, 0, 1)};
       },
@@ -494,7 +494,7 @@ TEST(TimingChecker, WrToWrSameBankGroupIsTCCD_L_WR) {
 TEST(TimingChecker, WrToWrOtherBankGroupIsTCCD_S) {
   // tRCD_WR: 3 + 9 = 12; tCCD_S 9 + 5 = 14.
   expect_earliest(
-      test_spec(),
+      checker_spec(),
       [](auto c) {
         return std::vector{act(0, 0, 0), act(3, 1, 0), wr(9, 0, 0), wr(c, 1, 0)};
       },
@@ -504,7 +504,7 @@ TEST(TimingChecker, WrToWrOtherBankGroupIsTCCD_S) {
 TEST(TimingChecker, WrToRdSameBankGroupIsTWTR_L) {
   // tWTR_L: 9 + 17 = 26; tCCD_L 9 + 7 = 16; tRCD_RD 5 + 11 = 16.
   expect_earliest(
-      test_spec(),
+      checker_spec(),
       [](auto c) {
         return std::vector{act(0, 0, 0), act(5, 0, 1), wr(9, 0, 0), rd(c, 0, 1)};
       },
@@ -514,7 +514,7 @@ TEST(TimingChecker, WrToRdSameBankGroupIsTWTR_L) {
 TEST(TimingChecker, WrToRdOtherBankGroupIsTWTR_S) {
   // tWTR_S: 9 + 14 = 23; tCCD_S 9 + 5 = 14; tRCD_RD 3 + 11 = 14.
   expect_earliest(
-      test_spec(),
+      checker_spec(),
       [](auto c) {
         return std::vector{act(0, 0, 0), act(3, 1, 0), wr(9, 0, 0), rd(c, 1, 0)};
       },
@@ -525,7 +525,7 @@ TEST(TimingChecker, RdToWrIsTRTW) {
   // tRTW: 11 + 13 = 24; tCCD_S 11 + 5 = 16; tRCD_WR 3 + 9 = 12. At 23 the write data
   // [31, 35) is clear of the read data [21, 25).
   expect_earliest(
-      test_spec(),
+      checker_spec(),
       [](auto c) {
         return std::vector{act(0, 0, 0), act(3, 1, 0), rd(11, 0, 0), wr(c, 1, 0)};
       },
@@ -535,14 +535,14 @@ TEST(TimingChecker, RdToWrIsTRTW) {
 TEST(TimingChecker, PreToPreIsTPPD) {
   // PRE g0 at 27; PRE g1: tPPD 27 + 3 = 30 > tRAS 3 + 25 = 28.
   expect_earliest(
-      test_spec(),
+      checker_spec(),
       [](auto c) {
         return std::vector{act(0, 0, 0), act(3, 1, 0), pre(27, 0, 0), pre(c, 1, 0)};
       },
       30, "tPPD");
   // PREA counts too: PRE at 25, PREA at 25 + 3 = 28.
   expect_earliest(
-      test_spec(),
+      checker_spec(),
       [](auto c) {
         return std::vector{act(0, 0, 0), pre(25, 0, 0), prea(c)};
       },
@@ -550,13 +550,13 @@ TEST(TimingChecker, PreToPreIsTPPD) {
 }
 
 TEST(TimingChecker, NoTPPDWhenZero) {
-  Spec s = test_spec();
+  Spec s = checker_spec();
   s.timing.PPD = 0;
   EXPECT_THAT(names(run(s, {act(0, 0, 0), act(3, 1, 0), pre(28, 0, 0), pre(29, 1, 0)})), IsEmpty());
 }
 
 TEST(TimingChecker, OneBankGroupUsesTheSameGroupValues) {
-  Spec s = test_spec();
+  Spec s = checker_spec();
   s.org.bank_groups = 1;
   // Two banks of the only group: tRRD_L (5), not tRRD_S (3).
   expect_earliest(
@@ -571,32 +571,32 @@ TEST(TimingChecker, OneBankGroupUsesTheSameGroupValues) {
 
 TEST(TimingChecker, RefabToAnyCommandIsTRFC) {
   expect_earliest(
-      test_spec(),
+      checker_spec(),
       [](auto c) {
         return std::vector{refab(0), act(c, 1, 3)};
       },
       50, "tRFC");
   expect_earliest(
-      test_spec(),
+      checker_spec(),
       [](auto c) {
         return std::vector{refab(0), refab(c)};
       },
       50, "tRFC");
   // The other rank is not blocked.
-  EXPECT_THAT(names(run(test_spec(), {refab(0, 0), act(1, 0, 0, 1)})), IsEmpty());
+  EXPECT_THAT(names(run(checker_spec(), {refab(0, 0), act(1, 0, 0, 1)})), IsEmpty());
 }
 
 TEST(TimingChecker, PreToRefabIsTRP) {
   // The latest precharge of any bank: 25 + 12 = 37.
   expect_earliest(
-      test_spec(),
+      checker_spec(),
       [](auto c) {
         return std::vector{act(0, 0, 0), pre(25, 0, 0), refab(c)};
       },
       37, "tRP");
   // After RDA the auto-precharge counts: max(20 + 6, 25) = 26, + 12 = 38.
   expect_earliest(
-      test_spec(),
+      checker_spec(),
       [](auto c) {
         return std::vector{act(0, 0, 0), rda(20, 0, 0), refab(c)};
       },
@@ -605,19 +605,19 @@ TEST(TimingChecker, PreToRefabIsTRP) {
 
 TEST(TimingChecker, RefpbBlocksItsBankForTRFCpb) {
   expect_earliest(
-      test_spec(),
+      checker_spec(),
       [](auto c) {
         return std::vector{refpb(0, 1, 2), act(c, 1, 2)};
       },
       30, "tRFCpb");
   expect_earliest(
-      test_spec(),
+      checker_spec(),
       [](auto c) {
         return std::vector{refpb(0, 1, 2), refpb(c, 1, 2)};
       },
       30, "tRFCpb");
   expect_earliest(
-      test_spec(),
+      checker_spec(),
       [](auto c) {
         return std::vector{refpb(0, 1, 2), refab(c)};
       },
@@ -626,13 +626,13 @@ TEST(TimingChecker, RefpbBlocksItsBankForTRFCpb) {
 
 TEST(TimingChecker, RefpbToOtherBankIsTRREFD) {
   expect_earliest(
-      test_spec(),
+      checker_spec(),
       [](auto c) {
         return std::vector{refpb(0, 0, 0), act(c, 1, 0)};
       },
       8, "tRREFD");
   expect_earliest(
-      test_spec(),
+      checker_spec(),
       [](auto c) {
         return std::vector{refpb(0, 0, 0), refpb(c, 0, 1)};
       },
@@ -641,7 +641,7 @@ TEST(TimingChecker, RefpbToOtherBankIsTRREFD) {
 
 TEST(TimingChecker, RefpbToRefpbIsTPBR2PBRWhereTheStandardSeparatesIt) {
   // LPDDR5-style: REFpb -> REFpb of another bank 12 clocks, REFpb -> ACT (tRREFD) 8.
-  Spec s = test_spec();
+  Spec s = checker_spec();
   s.timing.PBR2PBR = 12;
   expect_earliest(
       s,
@@ -653,13 +653,13 @@ TEST(TimingChecker, RefpbToRefpbIsTPBR2PBRWhereTheStandardSeparatesIt) {
 
 TEST(TimingChecker, ActToRefpbIsTRRD) {
   expect_earliest(
-      test_spec(),
+      checker_spec(),
       [](auto c) {
         return std::vector{act(0, 0, 0), refpb(c, 0, 1)};
       },
       5, "tRRD_L");
   expect_earliest(
-      test_spec(),
+      checker_spec(),
       [](auto c) {
         return std::vector{act(0, 0, 0), refpb(c, 1, 1)};
       },
@@ -667,7 +667,7 @@ TEST(TimingChecker, ActToRefpbIsTRRD) {
 }
 
 TEST(TimingChecker, RefpbWithoutPerBankRefreshIsRefreshMode) {
-  Spec s = test_spec();
+  Spec s = checker_spec();
   s.timing.REFIpb = 0;
   EXPECT_THAT(names(run(s, {refpb(0, 0, 0)})), ElementsAre("refresh_mode"));
 }
@@ -678,14 +678,14 @@ TEST(TimingChecker, BurstsOfDifferentRanksNeedTRTRS) {
   // Rank 0 read data [21, 25). Rank 1 read at c has data [c + 10, c + 14): it must start at
   // 25 + 2 = 27, so c >= 17. At 16: [26, 30) does not overlap but is 1 clock after.
   expect_earliest(
-      test_spec(),
+      checker_spec(),
       [](auto c) {
         return std::vector{act(0, 0, 0, 0), act(1, 0, 0, 1), rd(11, 0, 0, 0), rd(c, 0, 0, 1)};
       },
       17, "tRTRS");
   // At 14: [24, 28) overlaps [21, 25).
   const auto v =
-      run(test_spec(), {act(0, 0, 0, 0), act(1, 0, 0, 1), rd(11, 0, 0, 0), rd(14, 0, 0, 1)});
+      run(checker_spec(), {act(0, 0, 0, 0), act(1, 0, 0, 1), rd(11, 0, 0, 0), rd(14, 0, 0, 1)});
   EXPECT_THAT(names(v), ElementsAre("data_bus")) << dump(v);
 }
 
@@ -693,7 +693,7 @@ TEST(TimingChecker, OverlappingBurstsOfOneRankAreDataBus) {
   // Only a tCCD_S shorter than the burst lets one rank overlap itself: CCD_S = 3 < burst = 4.
   // Read data [21, 25); the g1 read (tRCD_RD 3 + 11 = 14, tCCD_S 11 + 3 = 14) has data
   // [c + 10, c + 14), clear of the first from c = 15.
-  Spec s = test_spec();
+  Spec s = checker_spec();
   s.timing.CCD_S = 3;
   expect_earliest(
       s,
@@ -711,16 +711,16 @@ TEST(TimingChecker, LaterWriteCanLandOnEarlierBursts) {
     return std::vector{act(0, 0, 0, 0), act(1, 0, 0, 1), act(3, 1, 0, 0),
                        rd(20, 0, 0, 0), rd(25, 1, 0, 0), wr(c, 0, 0, 1)};
   };
-  const auto v = run(test_spec(), seq(26));
+  const auto v = run(checker_spec(), seq(26));
   EXPECT_THAT(names(v), UnorderedElementsAre("data_bus", "tRTRS")) << dump(v);
   // A write at 31 ([39, 43)) starts 0 clocks after the second read: tRTRS; at 33 ([41, 45))
   // it is RTRS after.
-  EXPECT_THAT(names(run(test_spec(), seq(31))), ElementsAre("tRTRS"));
-  EXPECT_THAT(names(run(test_spec(), seq(33))), IsEmpty());
+  EXPECT_THAT(names(run(checker_spec(), seq(31))), ElementsAre("tRTRS"));
+  EXPECT_THAT(names(run(checker_spec(), seq(33))), IsEmpty());
 }
 
 TEST(TimingChecker, ChannelsAndPseudoChannelsAreIndependent) {
-  Spec s = test_spec();
+  Spec s = checker_spec();
   s.org.pseudo_channels = 2;
   std::vector<CommandRecord> cmds = {act(0, 0, 0), act(1, 0, 0), rd(11, 0, 0), rd(12, 0, 0)};
   cmds[1].pseudo_channel = 1;  // same bank, other pseudo-channel: no tRC, tRRD, bank state
@@ -792,11 +792,11 @@ TEST(TimingChecker, FinishChecksTheRefreshOfTheWholeRun) {
   // Gap only: REFab at 0, 50, 100, end 3101: gap 3001; floor(3100 / 1000) = 3 <= 3 + 2.
   EXPECT_THAT(names(run(s, {refab(0), refab(50), refab(100)}, 3101)), ElementsAre("tREFI"));
   // An empty log of 3001 clocks: both ranks of the two-rank spec missed their refreshes.
-  TimingChecker empty(test_spec());
+  TimingChecker empty(checker_spec());
   empty.finish(3001);
   EXPECT_THAT(names(empty.violations()),
               ElementsAre("tREFI", "refresh_count", "tREFI", "refresh_count"));
-  TimingChecker short_run(test_spec());
+  TimingChecker short_run(checker_spec());
   short_run.finish(3000);
   EXPECT_THAT(names(short_run.violations()), IsEmpty());
 }
@@ -822,7 +822,7 @@ TEST(TimingChecker, PerBankFinishCountsEveryBank) {
   // One REFpb to g0 b0 at 100 puts rank 0 in per-bank mode. At end 3001 the other 7 banks of
   // rank 0 have gone 3001 > 3000 clocks without refresh and have floor(3000 / 1000) = 3 > 0 +
   // 2 due; g0 b0 is fine (gap 2901, 3 <= 1 + 2). Rank 1 (all-bank mode) misses its REFab: 2.
-  const auto v = run(test_spec(), {refpb(100, 0, 0)}, 3001);
+  const auto v = run(checker_spec(), {refpb(100, 0, 0)}, 3001);
   EXPECT_EQ(v.size(), 7u * 2 + 2) << dump(v);
   unsigned pb = 0;
   for (const Violation& x : v) {
@@ -848,13 +848,13 @@ TEST(TimingChecker, RefabRefreshesEveryBankInPerBankMode) {
 // ---- Stream and address checks -----------------------------------------------------------
 
 TEST(TimingChecker, DecreasingCycleIsCycleOrder) {
-  const auto v = run(test_spec(), {act(10, 0, 0, 0), act(9, 0, 0, 1)});
+  const auto v = run(checker_spec(), {act(10, 0, 0, 0), act(9, 0, 0, 1)});
   EXPECT_THAT(names(v), ElementsAre("cycle_order")) << dump(v);
   EXPECT_EQ(v[0].line, 2u);
 }
 
 TEST(TimingChecker, OutOfRangeAddressesAreReported) {
-  const Spec s = test_spec();
+  const Spec s = checker_spec();
   EXPECT_THAT(names(run(s, {act(0, 0, 0, 2)})), ElementsAre("address"));  // 2 ranks
   EXPECT_THAT(names(run(s, {act(0, 2, 0)})), ElementsAre("address"));     // 2 bank groups
   EXPECT_THAT(names(run(s, {act(0, 0, 4)})), ElementsAre("address"));     // 4 banks per group
@@ -877,7 +877,7 @@ TEST(TimingChecker, OutOfRangeAddressesAreReported) {
 }
 
 TEST(TimingChecker, KeepsTheFirstNMessagesAndCountsAll) {
-  TimingChecker checker(test_spec(), 3);
+  TimingChecker checker(checker_spec(), 3);
   for (unsigned i = 0; i < 5; ++i) checker.check(rd(i * 10, 0, 0), i + 1);
   EXPECT_EQ(checker.violations().size(), 3u);
   EXPECT_EQ(checker.violation_count(), 5u);
@@ -887,7 +887,7 @@ TEST(TimingChecker, KeepsTheFirstNMessagesAndCountsAll) {
 }
 
 TEST(TimingChecker, MessageNamesCommandBankAndCycles) {
-  const auto v = run(test_spec(), {act(0, 1, 2), rd(10, 1, 2)});
+  const auto v = run(checker_spec(), {act(0, 1, 2), rd(10, 1, 2)});
   ASSERT_EQ(v.size(), 1u);
   EXPECT_EQ(v[0].constraint, "tRCD_RD");
   EXPECT_EQ(v[0].cycle, 10u);
@@ -907,10 +907,10 @@ TEST(TimingChecker, ConstraintNamesAreStable) {
 }
 
 TEST(TimingChecker, RejectsUnusableSpec) {
-  Spec s = test_spec();
+  Spec s = checker_spec();
   s.org.banks_per_group = 0;
   EXPECT_THROW(TimingChecker{s}, std::invalid_argument);
-  s = test_spec();
+  s = checker_spec();
   s.timing.REFI = 0;
   EXPECT_THROW(TimingChecker{s}, std::invalid_argument);
 }
@@ -941,7 +941,7 @@ TEST_F(TimingCheckerLog, GoodFileHasNoViolations) {
         "40,25000,0,0,0,1,2,ACT,18,-\n"
         "65,40625,0,0,0,-,-,PREA,-,-\n"
         "77,48125,0,0,0,-,-,REFab,-,-\n");
-  const LogCheckResult res = check_log_file(path_, test_spec());
+  const LogCheckResult res = check_log_file(path_, checker_spec());
   EXPECT_EQ(res.commands, 5u);
   EXPECT_EQ(res.last_cycle, 77u);
   EXPECT_EQ(res.violation_count, 0u);
@@ -962,13 +962,13 @@ TEST_F(TimingCheckerLog, LogWithRequestColumnIsCheckedAlike) {
         "40,25000,0,0,0,1,2,ACT,18,-,3\n"
         "65,40625,0,0,0,-,-,PREA,-,-,-\n"
         "77,48125,0,0,0,-,-,REFab,-,-,-\n");
-  const LogCheckResult res = check_log_file(path_, test_spec());
+  const LogCheckResult res = check_log_file(path_, checker_spec());
   EXPECT_EQ(res.commands, 5u);
   EXPECT_EQ(res.violation_count, 0u) << dump(res.violations);
   write(std::string(kHeaderWithRequest) +
         "0,0,0,0,0,0,0,ACT,1,-,4\n"
         "10,6250,0,0,0,0,0,RD,-,0,4\n");
-  const LogCheckResult bad = check_log_file(path_, test_spec());
+  const LogCheckResult bad = check_log_file(path_, checker_spec());
   ASSERT_EQ(bad.violations.size(), 1u);
   EXPECT_EQ(bad.violations[0].constraint, "tRCD_RD");
   EXPECT_EQ(bad.violations[0].line, 3u);
@@ -978,14 +978,14 @@ TEST_F(TimingCheckerLog, LogWithRequestColumnIsCheckedAlike) {
 TEST_F(TimingCheckerLog, LineMustMatchItsHeadersFormat) {
   write(std::string(kHeaderWithRequest) + "0,0,0,0,0,0,0,ACT,1,-\n");
   try {
-    check_log_file(path_, test_spec());
+    check_log_file(path_, checker_spec());
     FAIL() << "a 10-field line under the 11-column header was accepted";
   } catch (const std::runtime_error& e) {
     EXPECT_THAT(e.what(), HasSubstr(":2: expected 11 comma-separated fields"));
   }
   write(std::string(kHeader) + "0,0,0,0,0,0,0,ACT,1,-,5\n");
   try {
-    check_log_file(path_, test_spec());
+    check_log_file(path_, checker_spec());
     FAIL() << "an 11-field line under the old header was accepted";
   } catch (const std::runtime_error& e) {
     EXPECT_THAT(e.what(), HasSubstr(":2: expected 10 comma-separated fields"));
@@ -997,7 +997,7 @@ TEST_F(TimingCheckerLog, ViolationCarriesTheFileLine) {
         "0,0,0,0,0,0,0,ACT,1,-\n"
         "# RD one clock before tRCD_RD\n"
         "10,6250,0,0,0,0,0,RD,-,0\n");
-  const LogCheckResult res = check_log_file(path_, test_spec());
+  const LogCheckResult res = check_log_file(path_, checker_spec());
   ASSERT_EQ(res.violations.size(), 1u);
   EXPECT_EQ(res.violations[0].constraint, "tRCD_RD");
   EXPECT_EQ(res.violations[0].line, 4u);
@@ -1007,14 +1007,14 @@ TEST_F(TimingCheckerLog, EndCycleChecksRefresh) {
   write(std::string(kHeader) + "0,0,0,0,0,-,-,REFab,-,-\n");
   // The second rank never refreshes: gap 3001 and floor(3000 / 1000) = 3 > 0 + 2 (rank 0:
   // floor(3000 / 1000) = 3 <= 1 + 2 but gap 3001 > 3000).
-  const LogCheckResult res = check_log_file(path_, test_spec(), 3001);
+  const LogCheckResult res = check_log_file(path_, checker_spec(), 3001);
   EXPECT_THAT(names(res.violations), ElementsAre("tREFI", "tREFI", "refresh_count"));
 }
 
 TEST_F(TimingCheckerLog, BadLineNamesFileAndLine) {
   write(std::string(kHeader) + "0,0,0,0,0,0,0,ACT,1,-\n5,0,0,0,0,0,RD,-,0\n");
   try {
-    check_log_file(path_, test_spec());
+    check_log_file(path_, checker_spec());
     FAIL() << "expected std::runtime_error";
   } catch (const std::runtime_error& e) {
     EXPECT_THAT(e.what(), HasSubstr(path_ + ":3: expected 10 comma-separated fields"));
@@ -1024,7 +1024,7 @@ TEST_F(TimingCheckerLog, BadLineNamesFileAndLine) {
 TEST_F(TimingCheckerLog, UnknownCommandNamesFileAndLine) {
   write(std::string(kHeader) + "0,0,0,0,0,0,0,NOP,-,-\n");
   try {
-    check_log_file(path_, test_spec());
+    check_log_file(path_, checker_spec());
     FAIL() << "expected std::runtime_error";
   } catch (const std::runtime_error& e) {
     EXPECT_THAT(e.what(), HasSubstr(path_ + ":2: unknown command 'NOP'"));
@@ -1033,15 +1033,15 @@ TEST_F(TimingCheckerLog, UnknownCommandNamesFileAndLine) {
 
 TEST_F(TimingCheckerLog, MissingHeaderOrFileThrows) {
   write("0,0,0,0,0,0,0,ACT,1,-\n");
-  EXPECT_THROW(check_log_file(path_, test_spec()), std::runtime_error);
-  EXPECT_THROW(check_log_file(path_ + ".missing", test_spec()), std::runtime_error);
+  EXPECT_THROW(check_log_file(path_, checker_spec()), std::runtime_error);
+  EXPECT_THROW(check_log_file(path_ + ".missing", checker_spec()), std::runtime_error);
 }
 
 // A directory opens and reads as an empty file would: say what it is, not "no header line".
 TEST_F(TimingCheckerLog, DirectoryIsNotALog) {
   const std::string dir = std::filesystem::temp_directory_path().string();
   try {
-    check_log_file(dir, test_spec());
+    check_log_file(dir, checker_spec());
     FAIL() << "expected std::runtime_error";
   } catch (const std::runtime_error& e) {
     EXPECT_THAT(e.what(), HasSubstr(dir + ": is a directory; expected a command log file"));

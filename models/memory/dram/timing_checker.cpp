@@ -54,6 +54,12 @@ constexpr std::array<const char*, kConstraintCount> kConstraintNames = {
 
 constexpr unsigned kNumCommands = kCommandCount;
 
+}  // namespace
+
+// The state's parts below are members of TimingChecker's state types, so they are not in an
+// anonymous namespace (GCC's -Wsubobject-linkage when this file is part of a unity build).
+namespace timing_state {
+
 // Refresh bookkeeping of one refresh unit: a rank (all-bank refresh) or a bank (per-bank).
 // Refresh number k is nominally due at k * interval (k = 1, 2, ...); the start of the log counts
 // as a refresh point, as after initialisation.
@@ -78,6 +84,14 @@ struct Burst {
   int bank = -1;
   Command command = Command::kRD;
 };
+
+}  // namespace timing_state
+
+using timing_state::Burst;
+using timing_state::RefreshTracker;
+using timing_state::Stamp;
+
+namespace {
 
 unsigned flat_bank(const CommandRecord& r, const Organization& org) {
   return r.bank_group * org.banks_per_group + r.bank;
