@@ -2,6 +2,8 @@
 
 #include "models/cosim/ignorable_phase.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cstring>
 #include <stdexcept>
@@ -66,8 +68,40 @@ bool TlmBridge::admissible(Payload& p) {
     return true;
   }
   p.set_response_status(status);
-  ++refused_[why ? why : p.get_response_string()];
+  if (refused_[why ? why : p.get_response_string()]++ == 0 && why == nullptr) warn_refused(p, pa);
   return false;
+}
+
+void TlmBridge::warn_refused(const Payload& p, std::uint64_t pa) const {
+  const std::uint64_t len = p.get_data_length();
+  std::string why;
+  switch (p.get_response_status()) {
+    case tlm::TLM_ADDRESS_ERROR_RESPONSE:
+      why = fmt::format(
+          "with address_offset {:#x} it is famsim address {:#x}, not wholly inside the window "
+          "(window_base {:#x}, window_bytes {})",
+          params_.address_offset, pa, params_.window_base, params_.window_bytes);
+      break;
+    case tlm::TLM_BYTE_ENABLE_ERROR_RESPONSE:
+      why = "it has byte enables, which famsim does not carry (its memories write whole requests)";
+      break;
+    default:
+      if (len == 0) {
+        why = "its data length is 0";
+      } else if (len > ctx_.pool.max_data_bytes()) {
+        why = fmt::format("its data length is above the {} B of famsim's payloads (max_data_bytes)",
+                          ctx_.pool.max_data_bytes());
+      } else {
+        why = fmt::format("its streaming width, {} B, is under its data length",
+                          p.get_streaming_width());
+      }
+      break;
+  }
+  log().write(LogLevel::kWarning,
+              fmt::format("a {} of {} B at {:#x} was answered {} without entering famsim: {}. "
+                          "Later answers with this status are only counted (answered_at_once).",
+                          p.is_write() ? "write" : "read", len, p.get_address(),
+                          p.get_response_string(), why));
 }
 
 unsigned TlmBridge::foreign_dbg(Payload& p) {

@@ -50,6 +50,9 @@
 //                                   of 0, or one above the payload pool's data size (SimContext's
 //                                   max_data_bytes)
 //   TLM_OK_RESPONSE                 TLM_IGNORE_COMMAND (nothing to do)
+// The first request answered with each error status is reported as a warning (SC_REPORT_WARNING
+// with the bridge's name as its message type, models/core/log.h) naming the request and why, for
+// an initiator may not look at response statuses; later ones are only counted (answered_at_once).
 //
 // Time under the famsim kernel (models/core/wakeup.h), which runs ahead of sc_time_stamp(): a call
 // from the initiator brings famsim's local time up to the initiator's (Scheduler::sync_to_systemc);
@@ -181,8 +184,11 @@ class TlmBridge : public sc_core::sc_module, public Component, public Initiator 
   static bool deny_dmi(tlm::tlm_dmi& dmi);
   // Whether [address + address_offset, + len) lies in the window; its famsim address in `pa`.
   bool in_window(const Payload& p, std::uint64_t& pa) const;
-  // What famsim cannot carry: sets the payload's error status and returns false.
+  // What famsim cannot carry: sets the payload's error status and returns false. The first
+  // refusal of each error status is reported as a warning (an initiator that ignores response
+  // statuses would otherwise carry on unaware).
   bool admissible(Payload& p);
+  void warn_refused(const Payload& p, std::uint64_t pa) const;
   // Takes a free slot for `foreign`.
   std::uint32_t take_slot(Payload& foreign, sc_core::sc_event* done, std::uint64_t now);
   // Builds famsim's payload for the request in slot `s`, issued at `now`.

@@ -11,6 +11,7 @@
 #include "platforms/builder.h"
 #include "platforms/platform_config.h"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <tlm_utils/simple_initiator_socket.h>
 
@@ -30,6 +31,7 @@ using test::Op;
 using test::pattern;
 using test::read_op;
 using test::write_op;
+using ::testing::HasSubstr;
 
 // The device of tests/support/round_number_device.h, as a platform file's parser reads it.
 DeviceConfig device_config() {
@@ -326,6 +328,7 @@ TEST_P(Bridge, WhatFamsimCannotCarryIsAnsweredAtOnceWithTheStandardsErrors) {
   ops.push_back(read_op(0x3000));  // a good one after them
   ForeignAt cpu("cpu", ops, 1);
   cpu.socket.bind(b.bridge->in);
+  test::CapturedWarnings warnings;
   const nlohmann::json report = b.run();
   const tlm::tlm_response_status expected[] = {
       tlm::TLM_ADDRESS_ERROR_RESPONSE, tlm::TLM_BYTE_ENABLE_ERROR_RESPONSE,
@@ -346,6 +349,39 @@ TEST_P(Bridge, WhatFamsimCannotCarryIsAnsweredAtOnceWithTheStandardsErrors) {
   EXPECT_EQ(once["TLM_BYTE_ENABLE_ERROR_RESPONSE"], 1);
   EXPECT_EQ(once["TLM_BURST_ERROR_RESPONSE"], 2);
   EXPECT_EQ(once["TLM_IGNORE_COMMAND"], 1);
+  // A warning for the first answer of each error status (not the second burst error, nor
+  // TLM_IGNORE_COMMAND), saying why. By hand: the read at 1 GiB - 64 = 0x3fffffc0 is famsim
+  // address 2^40 + 2^30 - 64 = 0x1003fffffc0; the window is the 1 GiB device at 2^40.
+  const std::vector<std::string>& w = warnings.messages();
+  ASSERT_EQ(w.size(), 3u);
+  EXPECT_THAT(w[0], HasSubstr("bridge: a read of 128 B at 0x3fffffc0 was answered "
+                              "TLM_ADDRESS_ERROR_RESPONSE without entering famsim: with "
+                              "address_offset 0x10000000000 it is famsim address 0x1003fffffc0, "
+                              "not wholly inside the window (window_base 0x10000000000, "
+                              "window_bytes 1073741824)"));
+  EXPECT_THAT(w[1], HasSubstr("bridge: a read of 128 B at 0x3000 was answered "
+                              "TLM_BYTE_ENABLE_ERROR_RESPONSE without entering famsim: it has "
+                              "byte enables"));
+  EXPECT_THAT(w[2], HasSubstr("bridge: a read of 128 B at 0x3000 was answered "
+                              "TLM_BURST_ERROR_RESPONSE without entering famsim: its streaming "
+                              "width, 4 B, is under its data length"));
+}
+
+TEST_P(Bridge, ARequestLongerThanFamsimsPayloadsIsRefusedWithAWarningSayingSo) {
+  Bench b(test::kernel_named(GetParam()));
+  std::vector<Op> ops{read_op(0x3000, kPoolBytes + 64), read_op(0x4000, 2 * kPoolBytes)};
+  ForeignAt cpu("cpu", ops, 1);
+  cpu.socket.bind(b.bridge->in);
+  test::CapturedWarnings warnings;
+  b.run();
+  EXPECT_EQ(ops[0].status, tlm::TLM_BURST_ERROR_RESPONSE);
+  EXPECT_EQ(ops[1].status, tlm::TLM_BURST_ERROR_RESPONSE);
+  // Only the first is reported: 256 + 64 = 320 B against the pool's 256 B.
+  ASSERT_EQ(warnings.messages().size(), 1u);
+  EXPECT_THAT(warnings.messages()[0],
+              HasSubstr("bridge: a read of 320 B at 0x3000 was answered TLM_BURST_ERROR_RESPONSE "
+                        "without entering famsim: its data length is above the 256 B of famsim's "
+                        "payloads (max_data_bytes)"));
 }
 
 TEST_P(Bridge, IgnorablePhasesEitherWayAreIgnored) {
@@ -385,7 +421,12 @@ TEST_P(Bridge, ARequestRefusedWhileAResponseIsOpenIsAnsweredAfterItsEndResp) {
   ForeignAt cpu("cpu", ops, 1);
   cpu.hold_response_ps = 20000;
   cpu.socket.bind(b.bridge->in);
+  test::CapturedWarnings warnings;
   const nlohmann::json report = b.run();
+  ASSERT_EQ(warnings.messages().size(), 1u) << "B's address error, not C";
+  EXPECT_THAT(warnings.messages()[0],
+              HasSubstr("bridge: a read of 128 B at 0x3fffffc0 was answered "
+                        "TLM_ADDRESS_ERROR_RESPONSE"));
   for (const Op& op : ops) ASSERT_TRUE(op.answered);
   EXPECT_EQ(ops[0].status, tlm::TLM_OK_RESPONSE);
   EXPECT_EQ(ops[0].response_ps, 54000u);

@@ -106,4 +106,21 @@ std::string source_file(const std::string& relative_path) {
   return s.str();
 }
 
+namespace {
+CapturedWarnings* active_capture = nullptr;
+}  // namespace
+
+CapturedWarnings::CapturedWarnings() {
+  EXPECT_EQ(active_capture, nullptr) << "one CapturedWarnings at a time";
+  active_capture = this;
+}
+
+CapturedWarnings::~CapturedWarnings() { active_capture = nullptr; }
+
+bool CapturedWarnings::take(const std::string& type, const std::string& text) {
+  if (active_capture == nullptr) return false;
+  active_capture->messages_.push_back(type + ": " + text);
+  return true;
+}
+
 }  // namespace famsim::test

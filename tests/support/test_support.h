@@ -28,6 +28,23 @@ std::string config_error_of(F&& f) {
 }
 
 // The kernel a parameterised test names ("systemc" or "famsim"), as sim.kernel does.
+// While one lives, SystemC warnings are collected here ("message type: text") instead of failing
+// the test (test_main.cpp): for a test that expects warnings and checks them.
+class CapturedWarnings {
+ public:
+  CapturedWarnings();
+  ~CapturedWarnings();
+  CapturedWarnings(const CapturedWarnings&) = delete;
+  CapturedWarnings& operator=(const CapturedWarnings&) = delete;
+  const std::vector<std::string>& messages() const { return messages_; }
+
+  // test_main.cpp's report handler: takes a warning if a capture lives.
+  static bool take(const std::string& type, const std::string& text);
+
+ private:
+  std::vector<std::string> messages_;
+};
+
 inline Kernel kernel_named(const std::string& name) {
   return name == "systemc" ? Kernel::kSystemC : Kernel::kFamsim;
 }
