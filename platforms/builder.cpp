@@ -94,6 +94,28 @@ ExpansionDevice::ExpansionDevice(sc_core::sc_module_name name, SimContext& ctx,
   }
 }
 
+unsigned ExpansionDevice::tie_off_unused_ports() {
+  // Named after the device's full name, for the sockets may be made outside its hierarchy.
+  std::string prefix = name();
+  std::replace(prefix.begin(), prefix.end(), '.', '_');
+  unsigned tied = 0;
+  for (unsigned p = 0; p < port_logic_->ports(); ++p) {
+    TargetPort<PortLogic>& port = port_logic_->fabric(p);
+    if (port.get_base_port().size() != 0) continue;
+    tie_offs_.push_back(
+        std::make_unique<TieOff>((prefix + "_unused_port" + std::to_string(p)).c_str()));
+    tie_offs_.back()->socket.bind(port);
+    ++tied;
+  }
+  return tied;
+}
+
+tlm::tlm_sync_enum ExpansionDevice::TieOff::nb_transport_bw(tlm::tlm_generic_payload&,
+                                                            tlm::tlm_phase&, sc_core::sc_time&) {
+  SC_REPORT_ERROR(socket.name(), "a fabric port tied off as unused was answered: it sent nothing");
+  return tlm::TLM_COMPLETED;
+}
+
 std::uint64_t ExpansionDevice::debug_access(bool write, std::uint64_t pa, unsigned char* data,
                                             std::uint64_t len) {
   if (pa < pa_base_ || len > capacity_bytes_ || pa - pa_base_ > capacity_bytes_ - len) return 0;

@@ -95,8 +95,27 @@ class ExpansionDevice : public sc_core::sc_module {
   void finish(std::uint64_t end_ps) {
     for (DramController* c : memory_->dram_controllers()) c->finish(end_ps);
   }
+  // Binds every fabric port still unbound to an initiator that sends nothing, so that a platform
+  // of one's own may drive fewer ports than the device has (SystemC stops elaboration with E109
+  // for an unbound port). Call it after binding the ports in use, before sc_start(). Returns how
+  // many ports it tied off. A port bound through a parent module's socket (hierarchical binding)
+  // counts as bound only at the end of elaboration: bind such ports directly before calling this.
+  unsigned tie_off_unused_ports();
 
  private:
+  // An initiator that sends nothing, on a fabric port nobody drives (a module: SystemC allows
+  // ports in modules only).
+  struct TieOff : sc_core::sc_module, tlm::tlm_bw_transport_if<> {
+    explicit TieOff(const sc_core::sc_module_name& name) : sc_core::sc_module(name) {
+      socket.bind(*this);
+    }
+    tlm::tlm_sync_enum nb_transport_bw(tlm::tlm_generic_payload&, tlm::tlm_phase&,
+                                       sc_core::sc_time&) override;
+    void invalidate_direct_mem_ptr(sc_dt::uint64, sc_dt::uint64) override {}
+    tlm::tlm_initiator_socket<> socket{"out"};
+  };
+  std::vector<std::unique_ptr<TieOff>> tie_offs_;
+
   std::uint64_t pa_base_;
   std::uint64_t capacity_bytes_;
   AddressMap map_;
