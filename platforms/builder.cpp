@@ -101,7 +101,9 @@ unsigned ExpansionDevice::tie_off_unused_ports() {
   unsigned tied = 0;
   for (unsigned p = 0; p < port_logic_->ports(); ++p) {
     TargetPort<PortLogic>& port = port_logic_->fabric(p);
-    if (port.get_base_port().size() != 0) continue;
+    // Every bind made so far, to an initiator or through a parent's socket (SystemC 2.3's
+    // sc_port_base::bind_count; size() counts the latter only after elaboration).
+    if (port.get_base_port().bind_count() != 0) continue;
     tie_offs_.push_back(
         std::make_unique<TieOff>((prefix + "_unused_port" + std::to_string(p)).c_str()));
     tie_offs_.back()->socket.bind(port);

@@ -98,8 +98,8 @@ class ExpansionDevice : public sc_core::sc_module {
   // Binds every fabric port still unbound to an initiator that sends nothing, so that a platform
   // of one's own may drive fewer ports than the device has (SystemC stops elaboration with E109
   // for an unbound port). Call it after binding the ports in use, before sc_start(). Returns how
-  // many ports it tied off. A port bound through a parent module's socket (hierarchical binding)
-  // counts as bound only at the end of elaboration: bind such ports directly before calling this.
+  // many ports it tied off. The initiators are made in the module whose constructor calls it (or
+  // at the top level), and live as long as the device.
   unsigned tie_off_unused_ports();
 
  private:

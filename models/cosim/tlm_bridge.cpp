@@ -51,57 +51,76 @@ bool TlmBridge::in_window(const Payload& p, std::uint64_t& pa) const {
 
 bool TlmBridge::admissible(Payload& p) {
   tlm::tlm_response_status status = tlm::TLM_OK_RESPONSE;
-  const char* why = nullptr;
+  Refusal why = Refusal::kIgnoreCommand;
   const std::uint64_t len = p.get_data_length();
   std::uint64_t pa = 0;
   if (p.get_command() == tlm::TLM_IGNORE_COMMAND) {
-    why = "TLM_IGNORE_COMMAND";
+    why = Refusal::kIgnoreCommand;
   } else if (!in_window(p, pa)) {
     status = tlm::TLM_ADDRESS_ERROR_RESPONSE;
+    why = Refusal::kOutsideWindow;
   } else if (p.get_byte_enable_ptr() != nullptr && p.get_byte_enable_length() > 0) {
     status = tlm::TLM_BYTE_ENABLE_ERROR_RESPONSE;
+    why = Refusal::kByteEnables;
   } else if (len == 0 || len > ctx_.pool.max_data_bytes() || p.get_streaming_width() < len) {
     // A streaming width at least the data length is no streaming (IEEE 1666-2011, the streaming
     // width attribute).
     status = tlm::TLM_BURST_ERROR_RESPONSE;
+    why = len == 0                           ? Refusal::kNoData
+          : len > ctx_.pool.max_data_bytes() ? Refusal::kTooLong
+                                             : Refusal::kStreaming;
   } else {
     return true;
   }
   p.set_response_status(status);
-  if (refused_[why ? why : p.get_response_string()]++ == 0 && why == nullptr) warn_refused(p, pa);
+  if (why == Refusal::kIgnoreCommand) {
+    ++refused_["TLM_IGNORE_COMMAND"];
+    return false;
+  }
+  ++refused_[p.get_response_string()];
+  const unsigned bit = 1u << static_cast<unsigned>(why);
+  if ((warned_ & bit) == 0) {
+    warned_ |= bit;
+    warn_refused(p, pa, why);
+  }
   return false;
 }
 
-void TlmBridge::warn_refused(const Payload& p, std::uint64_t pa) const {
+void TlmBridge::warn_refused(const Payload& p, std::uint64_t pa, Refusal why) const {
   const std::uint64_t len = p.get_data_length();
-  std::string why;
-  switch (p.get_response_status()) {
-    case tlm::TLM_ADDRESS_ERROR_RESPONSE:
-      why = fmt::format(
-          "with address_offset {:#x} it is famsim address {:#x}, not wholly inside the window "
-          "(window_base {:#x}, window_bytes {})",
-          params_.address_offset, pa, params_.window_base, params_.window_bytes);
+  std::string text;
+  switch (why) {
+    case Refusal::kOutsideWindow:
+      text = pa < p.get_address()
+                 ? fmt::format("its address + address_offset {:#x} wraps past 2^64",
+                               params_.address_offset)
+                 : fmt::format(
+                       "with address_offset {:#x} it is famsim address {:#x}, not wholly inside "
+                       "the window (window_base {:#x}, window_bytes {})",
+                       params_.address_offset, pa, params_.window_base, params_.window_bytes);
       break;
-    case tlm::TLM_BYTE_ENABLE_ERROR_RESPONSE:
-      why = "it has byte enables, which famsim does not carry (its memories write whole requests)";
+    case Refusal::kByteEnables:
+      text = "it has byte enables, which famsim does not carry (its memories write whole requests)";
       break;
-    default:
-      if (len == 0) {
-        why = "its data length is 0";
-      } else if (len > ctx_.pool.max_data_bytes()) {
-        why = fmt::format("its data length is above the {} B of famsim's payloads (max_data_bytes)",
-                          ctx_.pool.max_data_bytes());
-      } else {
-        why = fmt::format("its streaming width, {} B, is under its data length",
-                          p.get_streaming_width());
-      }
+    case Refusal::kNoData:
+      text = "its data length is 0";
       break;
+    case Refusal::kTooLong:
+      text = fmt::format("its data length is above the {} B of famsim's payloads (max_data_bytes)",
+                         ctx_.pool.max_data_bytes());
+      break;
+    case Refusal::kStreaming:
+      text = fmt::format("its streaming width, {} B, is under its data length",
+                         p.get_streaming_width());
+      break;
+    case Refusal::kIgnoreCommand:
+      return;
   }
   log().write(LogLevel::kWarning,
               fmt::format("a {} of {} B at {:#x} was answered {} without entering famsim: {}. "
-                          "Later answers with this status are only counted (answered_at_once).",
+                          "Later answers for this reason are only counted (answered_at_once).",
                           p.is_write() ? "write" : "read", len, p.get_address(),
-                          p.get_response_string(), why));
+                          p.get_response_string(), text));
 }
 
 unsigned TlmBridge::foreign_dbg(Payload& p) {

@@ -50,9 +50,11 @@
 //                                   of 0, or one above the payload pool's data size (SimContext's
 //                                   max_data_bytes)
 //   TLM_OK_RESPONSE                 TLM_IGNORE_COMMAND (nothing to do)
-// The first request answered with each error status is reported as a warning (SC_REPORT_WARNING
-// with the bridge's name as its message type, models/core/log.h) naming the request and why, for
-// an initiator may not look at response statuses; later ones are only counted (answered_at_once).
+// The first request refused for each reason (outside the window; byte enables; a length of 0;
+// above max_data_bytes; a streaming width under the length) is reported as a warning
+// (SC_REPORT_WARNING with the bridge's name as its message type, at famsim's warning log level,
+// models/core/log.h) naming the request and why, for an initiator may not look at response
+// statuses; later ones are only counted (answered_at_once).
 //
 // Time under the famsim kernel (models/core/wakeup.h), which runs ahead of sc_time_stamp(): a call
 // from the initiator brings famsim's local time up to the initiator's (Scheduler::sync_to_systemc);
@@ -184,11 +186,20 @@ class TlmBridge : public sc_core::sc_module, public Component, public Initiator 
   static bool deny_dmi(tlm::tlm_dmi& dmi);
   // Whether [address + address_offset, + len) lies in the window; its famsim address in `pa`.
   bool in_window(const Payload& p, std::uint64_t& pa) const;
+  // Why admissible() refused a request (a bit of warned_ each).
+  enum class Refusal : std::uint8_t {
+    kIgnoreCommand,
+    kOutsideWindow,
+    kByteEnables,
+    kNoData,
+    kTooLong,
+    kStreaming
+  };
   // What famsim cannot carry: sets the payload's error status and returns false. The first
-  // refusal of each error status is reported as a warning (an initiator that ignores response
+  // refusal for each reason is reported as a warning (an initiator that ignores response
   // statuses would otherwise carry on unaware).
   bool admissible(Payload& p);
-  void warn_refused(const Payload& p, std::uint64_t pa) const;
+  void warn_refused(const Payload& p, std::uint64_t pa, Refusal why) const;
   // Takes a free slot for `foreign`.
   std::uint32_t take_slot(Payload& foreign, sc_core::sc_event* done, std::uint64_t now);
   // Builds famsim's payload for the request in slot `s`, issued at `now`.
@@ -237,6 +248,7 @@ class TlmBridge : public sc_core::sc_module, public Component, public Initiator 
   std::uint64_t backpressure_ps_ = 0;
   std::uint64_t ignored_phases_ = 0;
   std::map<std::string, std::uint64_t> refused_;  // by response status; rare, so a map
+  unsigned warned_ = 0;                           // the Refusal reasons warned about
 };
 
 }  // namespace famsim

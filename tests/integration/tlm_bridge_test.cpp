@@ -375,11 +375,11 @@ TEST_P(Bridge, WhatFamsimCannotCarryIsAnsweredAtOnceWithTheStandardsErrors) {
   EXPECT_EQ(once["TLM_BYTE_ENABLE_ERROR_RESPONSE"], 1);
   EXPECT_EQ(once["TLM_BURST_ERROR_RESPONSE"], 2);
   EXPECT_EQ(once["TLM_IGNORE_COMMAND"], 1);
-  // A warning for the first answer of each error status (not the second burst error, nor
-  // TLM_IGNORE_COMMAND), saying why. By hand: the read at 1 GiB - 64 = 0x3fffffc0 is famsim
-  // address 2^40 + 2^30 - 64 = 0x1003fffffc0; the window is the 1 GiB device at 2^40.
+  // A warning for each reason (the two burst errors have two; none for TLM_IGNORE_COMMAND),
+  // saying why. By hand: the read at 1 GiB - 64 = 0x3fffffc0 is famsim address
+  // 2^40 + 2^30 - 64 = 0x1003fffffc0; the window is the 1 GiB device at 2^40; 256 + 64 = 320 B.
   const std::vector<std::string>& w = warnings.messages();
-  ASSERT_EQ(w.size(), 3u);
+  ASSERT_EQ(w.size(), 4u);
   EXPECT_THAT(w[0], HasSubstr("bridge: a read of 128 B at 0x3fffffc0 was answered "
                               "TLM_ADDRESS_ERROR_RESPONSE without entering famsim: with "
                               "address_offset 0x10000000000 it is famsim address 0x1003fffffc0, "
@@ -391,6 +391,9 @@ TEST_P(Bridge, WhatFamsimCannotCarryIsAnsweredAtOnceWithTheStandardsErrors) {
   EXPECT_THAT(w[2], HasSubstr("bridge: a read of 128 B at 0x3000 was answered "
                               "TLM_BURST_ERROR_RESPONSE without entering famsim: its streaming "
                               "width, 4 B, is under its data length"));
+  EXPECT_THAT(w[3], HasSubstr("bridge: a read of 320 B at 0x3000 was answered "
+                              "TLM_BURST_ERROR_RESPONSE without entering famsim: its data length "
+                              "is above the 256 B of famsim's payloads (max_data_bytes)"));
 }
 
 TEST_P(Bridge, ARequestLongerThanFamsimsPayloadsIsRefusedWithAWarningSayingSo) {
@@ -402,7 +405,7 @@ TEST_P(Bridge, ARequestLongerThanFamsimsPayloadsIsRefusedWithAWarningSayingSo) {
   b.run();
   EXPECT_EQ(ops[0].status, tlm::TLM_BURST_ERROR_RESPONSE);
   EXPECT_EQ(ops[1].status, tlm::TLM_BURST_ERROR_RESPONSE);
-  // Only the first is reported: 256 + 64 = 320 B against the pool's 256 B.
+  // Only the first is reported (the same reason twice): 256 + 64 = 320 B against the pool's 256 B.
   ASSERT_EQ(warnings.messages().size(), 1u);
   EXPECT_THAT(warnings.messages()[0],
               HasSubstr("bridge: a read of 320 B at 0x3000 was answered TLM_BURST_ERROR_RESPONSE "

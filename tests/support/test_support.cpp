@@ -110,12 +110,12 @@ namespace {
 CapturedWarnings* active_capture = nullptr;
 }  // namespace
 
-CapturedWarnings::CapturedWarnings() {
-  EXPECT_EQ(active_capture, nullptr) << "one CapturedWarnings at a time";
-  active_capture = this;
-}
+CapturedWarnings::CapturedWarnings() : outer_(active_capture) { active_capture = this; }
 
-CapturedWarnings::~CapturedWarnings() { active_capture = nullptr; }
+CapturedWarnings::~CapturedWarnings() {
+  EXPECT_EQ(active_capture, this) << "CapturedWarnings ended out of order";
+  active_capture = outer_;
+}
 
 bool CapturedWarnings::take(const std::string& type, const std::string& text) {
   if (active_capture == nullptr) return false;

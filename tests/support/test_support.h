@@ -27,9 +27,9 @@ std::string config_error_of(F&& f) {
   return "";
 }
 
-// The kernel a parameterised test names ("systemc" or "famsim"), as sim.kernel does.
 // While one lives, SystemC warnings are collected here ("message type: text") instead of failing
-// the test (test_main.cpp): for a test that expects warnings and checks them.
+// the test (test_main.cpp): for a test that expects warnings and checks them. The innermost of
+// nested ones collects.
 class CapturedWarnings {
  public:
   CapturedWarnings();
@@ -43,8 +43,10 @@ class CapturedWarnings {
 
  private:
   std::vector<std::string> messages_;
+  CapturedWarnings* outer_;
 };
 
+// The kernel a parameterised test names ("systemc" or "famsim"), as sim.kernel does.
 inline Kernel kernel_named(const std::string& name) {
   return name == "systemc" ? Kernel::kSystemC : Kernel::kFamsim;
 }

@@ -62,9 +62,9 @@ class TraceLines {
   std::uint64_t line_ = 0;
 };
 
-// Character classes for the parsers. A line [p, end) from TraceLines::next ends in '\n' or '\r':
-// never a blank, digit, hex digit or '.', so loops over those classes stop at end without comparing
-// against it.
+// Character classes for the parsers. The byte at `end` of a line [p, end) from TraceLines::next
+// is '\n' or '\r': never a blank, digit, hex digit or '.', so loops over those classes stop at end
+// without comparing against it.
 inline constexpr std::uint8_t kNotHex = 0xff;
 inline constexpr std::array<std::uint8_t, 256> make_hex_table() {
   std::array<std::uint8_t, 256> t{};
