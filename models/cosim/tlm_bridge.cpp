@@ -50,33 +50,32 @@ bool TlmBridge::in_window(const Payload& p, std::uint64_t& pa) const {
 }
 
 bool TlmBridge::admissible(Payload& p) {
-  tlm::tlm_response_status status = tlm::TLM_OK_RESPONSE;
-  Refusal why = Refusal::kIgnoreCommand;
   const std::uint64_t len = p.get_data_length();
   std::uint64_t pa = 0;
   if (p.get_command() == tlm::TLM_IGNORE_COMMAND) {
-    why = Refusal::kIgnoreCommand;
-  } else if (!in_window(p, pa)) {
-    status = tlm::TLM_ADDRESS_ERROR_RESPONSE;
-    why = Refusal::kOutsideWindow;
-  } else if (p.get_byte_enable_ptr() != nullptr && p.get_byte_enable_length() > 0) {
-    status = tlm::TLM_BYTE_ENABLE_ERROR_RESPONSE;
-    why = Refusal::kByteEnables;
-  } else if (len == 0 || len > ctx_.pool.max_data_bytes() || p.get_streaming_width() < len) {
-    // A streaming width at least the data length is no streaming (IEEE 1666-2011, the streaming
-    // width attribute).
-    status = tlm::TLM_BURST_ERROR_RESPONSE;
-    why = len == 0                           ? Refusal::kNoData
-          : len > ctx_.pool.max_data_bytes() ? Refusal::kTooLong
-                                             : Refusal::kStreaming;
-  } else {
-    return true;
-  }
-  p.set_response_status(status);
-  if (why == Refusal::kIgnoreCommand) {
+    p.set_response_status(tlm::TLM_OK_RESPONSE);
     ++refused_["TLM_IGNORE_COMMAND"];
     return false;
   }
+  Refusal why;
+  if (!in_window(p, pa)) {
+    why = Refusal::kOutsideWindow;
+  } else if (p.get_byte_enable_ptr() != nullptr && p.get_byte_enable_length() > 0) {
+    why = Refusal::kByteEnables;
+  } else if (len == 0) {
+    why = Refusal::kNoData;
+  } else if (len > ctx_.pool.max_data_bytes()) {
+    why = Refusal::kTooLong;
+  } else if (p.get_streaming_width() < len) {
+    // A streaming width at least the data length is no streaming (IEEE 1666-2011, the streaming
+    // width attribute).
+    why = Refusal::kStreaming;
+  } else {
+    return true;
+  }
+  p.set_response_status(why == Refusal::kOutsideWindow ? tlm::TLM_ADDRESS_ERROR_RESPONSE
+                        : why == Refusal::kByteEnables ? tlm::TLM_BYTE_ENABLE_ERROR_RESPONSE
+                                                       : tlm::TLM_BURST_ERROR_RESPONSE);
   ++refused_[p.get_response_string()];
   const unsigned bit = 1u << static_cast<unsigned>(why);
   if ((warned_ & bit) == 0) {
@@ -113,8 +112,6 @@ void TlmBridge::warn_refused(const Payload& p, std::uint64_t pa, Refusal why) co
       text = fmt::format("its streaming width, {} B, is under its data length",
                          p.get_streaming_width());
       break;
-    case Refusal::kIgnoreCommand:
-      return;
   }
   log().write(LogLevel::kWarning,
               fmt::format("a {} of {} B at {:#x} was answered {} without entering famsim: {}. "

@@ -186,15 +186,8 @@ class TlmBridge : public sc_core::sc_module, public Component, public Initiator 
   static bool deny_dmi(tlm::tlm_dmi& dmi);
   // Whether [address + address_offset, + len) lies in the window; its famsim address in `pa`.
   bool in_window(const Payload& p, std::uint64_t& pa) const;
-  // Why admissible() refused a request (a bit of warned_ each).
-  enum class Refusal : std::uint8_t {
-    kIgnoreCommand,
-    kOutsideWindow,
-    kByteEnables,
-    kNoData,
-    kTooLong,
-    kStreaming
-  };
+  // Why admissible() refused a request with an error (a bit of warned_ each).
+  enum class Refusal : std::uint8_t { kOutsideWindow, kByteEnables, kNoData, kTooLong, kStreaming };
   // What famsim cannot carry: sets the payload's error status and returns false. The first
   // refusal for each reason is reported as a warning (an initiator that ignores response
   // statuses would otherwise carry on unaware).
