@@ -140,7 +140,6 @@ TEST(HopBreakdown, HopsAddUpOnASwitchedPlatformWithPeerAndLocalTraffic) {
 // 1000 MHz; link 16 GB/s, 10 ns, 16 B header flits; port logic 500 MHz, ingress 3, egress 2
 // cycles; NoC crossbar 1000 MHz, 4 pipeline cycles, 32 B wide; ideal memory 1000 MHz, 20 cycles
 // access, 16 B per clock.
-
 std::string direct(const std::string& lane_gbps) {
   return R"(
 name: zero_load_direct
