@@ -647,6 +647,66 @@ TEST(KvDecode, HybridModelsStatesAloneAndElsewhere) {
   EXPECT_EQ(d.written, 2u * 2146304u);
 }
 
+// A block pattern's layers (model_config_test's BlockPatternOfEachPartByHand): layer 0 a Mamba-2
+// mixer (a state of 16,384 + 1920 = 18,304 B a sequence), 1 attention (K and V of 2 heads x 32 x
+// 2 B = 256 B a token), 2 a dense FFN and 3 experts, which keep neither. Batch 2 at 100 cached
+// tokens, 1 step: states read and written 2 x 18,304 = 36,608 B; KV read 2 x 100 x 256 = 51,200
+// B, written 2 x 256 = 512 B; the FFN layers move no KV or state. The KV region holds the one
+// attention layer: 2 vectors x (2 x ceil(101 / 16) = 14 slots) x 16 x 128 B = 57,344 B.
+constexpr const char* kBlockPatternModel =
+    "{name: parts, source: test, layers: 4, hidden_size: 256, attention_heads: 8, kv_heads: 2, "
+    "intermediate_size: 512, vocab_size: 1000, block_pattern: \"M*-E\", ffn_activation: relu2, "
+    "moe: {experts: 4, top_k: 2, expert_intermediate_size: 128}, "
+    "linear_attention: {kind: mamba2, heads: 8, head_dim: 32, state_size: 16, groups: 2, "
+    "conv_kernel: 4}}";
+
+TEST(KvDecode, BlockPatternLayersMoveOnlyWhatTheirPartKeepsByHand) {
+  const auto spec = spec_of(std::string(R"(gpus: [0]
+    kv_decode: {model: )") + kBlockPatternModel +
+                            R"(, batch: 2, context_tokens: 100, block_tokens: 16,
+                kv_location: device/fam0})");
+  const std::vector<RegionSpec> regions = spec->regions();
+  ASSERT_EQ(regions.size(), 2u);
+  EXPECT_EQ(regions[0].role, "kv_cache");
+  EXPECT_EQ(regions[0].bytes, 57344u);
+  EXPECT_EQ(regions[1].role, "recurrent_state");
+  EXPECT_EQ(regions[1].bytes, 36608u);
+  const Drained d = drain(*spec);
+  EXPECT_EQ(d.read_by_region.at(0), 51200u);
+  EXPECT_EQ(d.written_by_region.at(0), 512u);
+  EXPECT_EQ(d.read_by_region.at(1), 36608u);
+  EXPECT_EQ(d.written_by_region.at(1), 36608u);
+  EXPECT_EQ(d.read + d.written, 51200u + 512u + 2 * 36608u);
+  EXPECT_EQ(d.phases, 4u);  // one a layer, the FFN layers' without accesses
+  const nlohmann::json s = spec->summary();
+  EXPECT_DOUBLE_EQ(s["mean_read_bytes_per_step_per_gpu"].get<double>(), 51200.0 + 36608.0);
+  EXPECT_EQ(s["block_pattern_simulated"].get<std::string>(), "M*-E");
+  EXPECT_EQ(s["kv_layers_simulated"].get<unsigned>(), 1u);
+  EXPECT_EQ(s["linear_layers_simulated"].get<unsigned>(), 1u);
+  EXPECT_EQ(s["moe_layers_simulated"].get<unsigned>(), 1u);
+}
+
+// Nemotron-H-8B's first 8 layers (M-M-M-M*): 4 Mamba-2 layers of 4,194,304 + 61,440 = 4,255,744
+// B of state, and attention in layer 7 only, 4096 B of KV a token. One sequence at 100 tokens:
+// state 4 x 4,255,744 = 17,022,976 B read and written; KV read 100 x 4096 = 409,600 B. The 8
+// layers do not have the model's shares of parts (4, 1 and 3 of 8 against 24, 4 and 24 of 52):
+// no whole-model estimate.
+TEST(KvDecode, NemotronHFirstLayersByHand) {
+  const auto spec = spec_of(R"(gpus: [0]
+    kv_decode: {model: {preset: nemotron_h_8b}, batch: 1, context_tokens: 100, layers: 8,
+                block_tokens: 16, kv_location: device/fam0, compute: {tflops: 700}})");
+  const Drained d = drain(*spec);
+  EXPECT_EQ(d.read_by_region.at(0), 409600u);
+  EXPECT_EQ(d.read_by_region.at(1), 17022976u);
+  EXPECT_EQ(d.written_by_region.at(1), 17022976u);
+  const nlohmann::json c = combined(*spec, 1);
+  EXPECT_FALSE(c.contains("mean_step_ns_whole_model_estimate"));
+  EXPECT_THAT(c["note"].get<std::string>(),
+              HasSubstr("4 of them have linear attention and 1 full attention against 24 and 4 of "
+                        "the model's, so they are not scaled to the whole model (simulate every "
+                        "layer of block_pattern)"));
+}
+
 // A hybrid model's KV blocks default to the smallest multiple of 16 tokens whose KV (one layer,
 // one GPU) holds a state, as vLLM sizes them. Qwen3.5-4B's numbers (4 KV heads of 256: 4096 B a
 // token; Gated DeltaNet 16/32 heads of 128, FP32 state: 2,146,304 B): 524 tokens, 528 as vLLM's
@@ -687,7 +747,8 @@ TEST(KvDecode, HybridWholeModelEstimateOnlyForWholeCycles) {
   const nlohmann::json p = combined(*part, 1);
   EXPECT_FALSE(p.contains("mean_step_ns_whole_model_estimate"));
   EXPECT_THAT(p["note"].get<std::string>(),
-              HasSubstr("2 of them have linear attention against 36 of the model's"));
+              HasSubstr("2 of them have linear attention and 0 full attention against 36 and 12 "
+                        "of the model's"));
 }
 
 TEST(KvDecode, HybridModelErrorsNameTheKey) {
@@ -1117,6 +1178,21 @@ TEST(KvDecode, ABlockOfOneKvVectorIsAtMostOneGibibyte) {
                          ", location: device/fam0, prompts: 1, input_tokens: 600, "
                          "block_tokens: 600}"),
               HasSubstr("prefill.block_tokens: 600 tokens x 2097152 B"));
+}
+
+// A block pattern's layers in prefill (kBlockPatternModel): one prompt of 40 new tokens in blocks
+// of 16 writes the attention layer's K and V, 40 x 2 x 128 = 10,240 B, and the Mamba-2 layer's
+// state after each of its 3 blocks, 3 x 18,304 = 54,912 B; the FFN layers nothing.
+TEST(Prefill, BlockPatternLayersWriteOnlyWhatTheirPartKeepsByHand) {
+  const auto spec = spec_of(std::string(R"(gpus: [0]
+    prefill: {model: )") + kBlockPatternModel +
+                            R"(, location: device/fam0, block_tokens: 16, prompts: 1,
+              input_tokens: 40})");
+  const Drained d = drain(*spec);
+  EXPECT_EQ(d.read, 0u);
+  EXPECT_EQ(d.written_by_region.at(0), 10240u);
+  EXPECT_EQ(d.written_by_region.at(1), 54912u);
+  EXPECT_EQ(d.written, 10240u + 54912u);
 }
 
 // With a trace, a hybrid model's default block (1056 tokens for Qwen3-Next) does not divide the

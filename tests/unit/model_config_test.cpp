@@ -499,7 +499,7 @@ TEST(ModelConfig, Mamba2StatesAndWeightsByHand) {
   }
   e = test::config_error_of(
       [] { parse_text(std::string(kSmallModel) + "hybrid_override_pattern: M-M*\n"); });
-  EXPECT_THAT(e, HasSubstr("Nemotron-H's layers of a mixer alone are not modelled"));
+  EXPECT_THAT(e, HasSubstr("famsim calls it block_pattern (the same string"));
 }
 
 // Linear attention's keys: the cycle, the heads' rule, the formats; Hugging Face's names point to
@@ -562,6 +562,143 @@ TEST(ModelConfig, LinearAttentionKeysAndErrors) {
   e = test::config_error_of(
       [] { parse_text(std::string(kSmallModel) + "attn_output_gate: true\n"); });
   EXPECT_THAT(e, HasSubstr("famsim calls it attention_output_gate"));
+}
+
+// Nemotron-H-8B: a block pattern of 24 Mamba-2 layers, 24 MLP layers (squared ReLU, no gate) and
+// 4 attention layers (7, 18, 29, 40), each a part alone behind one RMSNorm.
+TEST(ModelConfig, NemotronH8bBlockPatternSizesAndStatesByHand) {
+  const ModelConfig m = load_preset("nemotron_h_8b.yaml");
+  EXPECT_THAT(m.source, HasSubstr("Megatron-Bridge"));
+  EXPECT_TRUE(m.has_block_pattern());
+  EXPECT_FALSE(m.ffn_gated);
+  EXPECT_TRUE(m.is_linear_layer(0));
+  EXPECT_FALSE(m.has_ffn(0));
+  EXPECT_FALSE(m.is_linear_layer(1));
+  EXPECT_FALSE(m.is_attention_layer(1));
+  EXPECT_TRUE(m.has_dense_ffn(1));
+  EXPECT_TRUE(m.is_attention_layer(7));
+  EXPECT_FALSE(m.has_ffn(7));
+  EXPECT_FALSE(m.is_moe_layer(1));
+  EXPECT_EQ(m.linear_layers(52), 24u);
+  EXPECT_EQ(m.kv_layers(52), 4u);
+  EXPECT_EQ(m.kv_layers(8), 1u);      // layer 7
+  EXPECT_EQ(m.linear_layers(8), 4u);  // layers 0, 2, 4, 6
+  // KV: K and V of 8 heads x 128 x 2 B = 4096 B a token in each of the 4 attention layers.
+  EXPECT_EQ(m.kv_bytes_per_token_layer(), 4096u);
+  EXPECT_EQ(m.kv_bytes_per_token(), 16384u);
+  // SSM state: 128 heads x 64 x 128 values x 4 B = 4,194,304 B; the convolution over x, B and C,
+  // 8192 + 2 x 8 x 128 = 10,240 channels, keeps 3 inputs of each: 3 x 10,240 x 2 B = 61,440 B.
+  EXPECT_EQ(m.recurrent_state_bytes(), 4194304u);
+  EXPECT_EQ(m.conv_state_bytes(), 61440u);
+  // tp 8: 16 heads and 1 group a GPU: 16 x 64 x 128 x 4 = 524,288 B; 3 x (1024 + 2 x 128) x 2 =
+  // 7680 B. KV: 1 head a GPU, 2 x 128 x 2 = 512 B a token.
+  EXPECT_EQ(m.state_bytes_per_layer(8), 524288u + 7680u);
+  EXPECT_EQ(m.kv_bytes_per_token_layer(8), 512u);
+  // A Mamba-2 layer: in_proj 4096 x (2 x 8192 + 2 x 8 x 128 + 128 = 18,560) = 76,021,760;
+  // out_proj 4096 x 8192 = 33,554,432; convolution 10,240 x (4 + bias 1) = 51,200; dt_bias, A_log
+  // and D 3 x 128; gated norm 8192: 109,635,968. An MLP layer: up and down 2 x 4096 x 21,504 =
+  // 176,160,768. An attention layer: q and o 2 x 4096 x 4096, k and v 2 x 1024 x 4096:
+  // 41,943,040. Each with its one norm of 4096, in BF16.
+  EXPECT_EQ(m.layer_weight_bytes(0), (109635968u + 4096u) * 2);
+  EXPECT_EQ(m.layer_weight_bytes(1), (176160768u + 4096u) * 2);
+  EXPECT_EQ(m.layer_weight_bytes(7), (41943040u + 4096u) * 2);
+  // tp 8 splits the MLP by columns: 21,504 / 8 = 2688; up and down 2 x 4096 x 2688 x 2 B.
+  EXPECT_EQ(m.dense_ffn_weight_bytes(8), 2u * 4096u * 2688u * 2u);
+  // Whole model: 24 x 109,640,064 = 2,631,361,536; 24 x 176,164,864 = 4,227,956,736; 4 x
+  // 41,947,136 = 167,788,544; embedding and LM head 2 x 131,072 x 4096 = 1,073,741,824; final norm
+  // 4096: 8,100,852,736 (NVIDIA's "8B").
+  EXPECT_EQ(m.parameters(), 8100852736u);
+  EXPECT_EQ(m.active_parameters(), 8100852736u);  // no experts
+  EXPECT_EQ(m.weight_bytes(), 2u * 8100852736u);
+}
+
+// A block pattern of each kind of part on kSmallModel (hidden 256, 8 heads of 32, 2 KV heads,
+// FFN 512, vocab 1000): layer 0 a Mamba-2 mixer (Mamba2StatesAndWeightsByHand's: 216,920), 1
+// attention (163,840), 2 a dense FFN, 3 experts (4 of width 128, top 2, a router of 4 x 256), each
+// with one norm of 256.
+TEST(ModelConfig, BlockPatternOfEachPartByHand) {
+  const std::string parts =
+      std::string(kSmallModel) +
+      "block_pattern: \"M*-E\"\n"
+      "ffn_activation: relu2\n"
+      "moe: {experts: 4, top_k: 2, expert_intermediate_size: 128}\n"
+      "linear_attention: {kind: mamba2, heads: 8, head_dim: 32, state_size: 16, groups: 2, "
+      "conv_kernel: 4}\n";
+  const ModelConfig m = parse_text(parts);
+  EXPECT_EQ(m.linear_layers(4), 1u);
+  EXPECT_EQ(m.kv_layers(4), 1u);
+  EXPECT_EQ(m.moe_layers(4), 1u);
+  EXPECT_TRUE(m.is_moe_layer(3));
+  EXPECT_FALSE(m.is_moe_layer(2));
+  EXPECT_TRUE(m.has_dense_ffn(2));
+  EXPECT_FALSE(m.has_dense_ffn(3));
+  EXPECT_EQ(m.mixer_kind(0), 2u);
+  EXPECT_EQ(m.mixer_kind(1), 1u);
+  EXPECT_EQ(m.mixer_kind(2), 0u);
+  EXPECT_EQ(m.mixer_kind(3), 0u);
+  // relu2: the dense FFN up and down 2 x 256 x 512 = 262,144; an expert 2 x 256 x 128 = 65,536.
+  EXPECT_EQ(m.dense_ffn_weight_bytes(), 262144u * 2);
+  EXPECT_EQ(m.expert_weight_bytes(), 65536u * 2);
+  // The expert layer without its routed experts: router 1024 + norm 256.
+  EXPECT_EQ(m.layer_weight_bytes(3), (1024u + 256u) * 2);
+  EXPECT_EQ(m.layer_weight_bytes(2), (262144u + 256u) * 2);
+  // Parameters: 217,176 + 164,096 + 262,400 + (4 x 65,536 + 1024 + 256 = 263,424) + embedding and
+  // LM head 512,000 + final norm 256 = 1,419,352; active: 2 of the 4 experts, 131,072 fewer.
+  EXPECT_EQ(m.parameters(), 1419352u);
+  EXPECT_EQ(m.active_parameters(), 1419352u - 131072u);
+  // SwiGLU instead: a gate matrix more in the dense FFN (131,072) and in each expert (32,768).
+  const ModelConfig swiglu = parse_text(replace_line(parts, "ffn_activation: relu2\n", ""));
+  EXPECT_TRUE(swiglu.ffn_gated);
+  EXPECT_EQ(swiglu.parameters(), 1419352u + 131072u + 4u * 32768u);
+}
+
+TEST(ModelConfig, BlockPatternErrorsNameTheKey) {
+  const std::string mamba =
+      "linear_attention: {kind: mamba2, heads: 8, head_dim: 32, state_size: 16, groups: 2, "
+      "conv_kernel: 4}\n";
+  const std::string moe = "moe: {experts: 4, top_k: 2, expert_intermediate_size: 128}\n";
+  const auto error_of = [](const std::string& extra) {
+    return test::config_error_of([&] { parse_text(std::string(kSmallModel) + extra); });
+  };
+  EXPECT_THAT(error_of("block_pattern: \"M*-\"\n" + mamba),
+              HasSubstr("block_pattern: 3 characters; expected one a layer, 4 (layers)"));
+  EXPECT_THAT(error_of("block_pattern: \"M*X-\"\n" + mamba),
+              HasSubstr("block_pattern: 'X' for layer 2: expected M (a linear-attention mixer)"));
+  EXPECT_THAT(error_of("block_pattern: \"M-M-\"\n" + mamba),
+              HasSubstr("block_pattern: no attention layer (*)"));
+  EXPECT_THAT(error_of("block_pattern: \"*M--\"\n"),
+              HasSubstr("block_pattern: layer 1 is M (a linear-attention mixer), but the model "
+                        "has no linear_attention key"));
+  EXPECT_THAT(error_of("block_pattern: \"*-*-\"\n" + mamba),
+              HasSubstr("linear_attention: block_pattern has no M layer"));
+  EXPECT_THAT(error_of("block_pattern: \"M*--\"\n" + replace_line(mamba, "conv_kernel: 4}",
+                                                                  "conv_kernel: 4, layer_types: "
+                                                                  "[linear, full]}")),
+              HasSubstr("linear_attention.layer_types: block_pattern says which layers are "
+                        "linear (M)"));
+  EXPECT_THAT(error_of("block_pattern: \"*-*E\"\n"),
+              HasSubstr("block_pattern: layer 3 is E (experts), but the model has no moe key"));
+  EXPECT_THAT(error_of("block_pattern: \"*-*-\"\n" + moe),
+              HasSubstr("moe: block_pattern has no E layer"));
+  EXPECT_THAT(
+      error_of("block_pattern: \"*-*E\"\n" + replace_line(moe, "128}", "128, dense_layers: 1}")),
+      HasSubstr("moe.dense_layers: block_pattern says which layers have experts (E)"));
+  // A dense FFN needs its width; without one, the width is refused.
+  EXPECT_THAT(test::config_error_of([&] {
+                parse_text(replace_line(kSmallModel, "intermediate_size: 512\n", "") +
+                           "block_pattern: \"*-*E\"\n" + moe);
+              }),
+              HasSubstr("intermediate_size: missing: 1 of the model's 4 layers have a dense FFN "
+                        "(`-` in block_pattern)"));
+  EXPECT_THAT(error_of("block_pattern: \"*E*E\"\n" + moe),
+              HasSubstr("intermediate_size: no layer has a dense FFN (block_pattern has no -)"));
+  EXPECT_THAT(error_of("block_pattern: \"*-*-\"\nsliding_window: 64\n"),
+              HasSubstr("a model with both block_pattern and sliding_window is not modelled"));
+  EXPECT_THAT(error_of("ffn_activation: gelu\n"), HasSubstr("ffn_activation"));
+  for (const char* hf : {"hybrid_override_pattern: \"M*\"", "mlp_hidden_act: relu2",
+                         "mamba_num_heads: 128", "ssm_state_size: 128", "n_groups: 8"}) {
+    EXPECT_THAT(error_of(std::string(hf) + "\n"), HasSubstr("famsim calls it ")) << hf;
+  }
 }
 
 // The full attention's output gate and per-head norms; shared experts' own width and gate.

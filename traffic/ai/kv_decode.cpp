@@ -102,7 +102,7 @@ struct KvDecodeParams {
   std::uint64_t kv_layer_offset(unsigned l) const {
     std::uint64_t blocks = 0;
     for (unsigned k = 0; k < l; ++k) {
-      if (!model.is_linear_layer(k)) blocks += layer_blocks(k);
+      if (model.is_attention_layer(k)) blocks += layer_blocks(k);
     }
     return blocks * model.kv_vectors() * batch * block_bytes();
   }
@@ -188,6 +188,7 @@ class KvDecodeSource : public PhasedSource {
     if (layer_ + 1 == p_.model.layers)
       start.compute_ps += p_.compute.lm_head_ps(p_.model, p_.batch, p_.tp);
     linear_ = p_.model.is_linear_layer(layer_);
+    attention_ = p_.model.is_attention_layer(layer_);
     kv_layer_ = p_.model.kv_layers(layer_);
     windowed_ = p_.model.is_windowed_layer(layer_);
     dev_layer_va_ = dev_va_ + p_.kv_layer_offset(layer_);
@@ -200,6 +201,7 @@ class KvDecodeSource : public PhasedSource {
   }
 
   bool phase_access(Access& a) override {
+    if (!linear_ && !attention_) return false;  // a block pattern's FFN layer: weights only
     const unsigned vectors = p_.model.kv_vectors();
     const std::uint64_t bt = p_.block_tokens;
     while (seq_ < p_.batch) {
@@ -312,7 +314,7 @@ class KvDecodeSource : public PhasedSource {
   // the first that keeps KV blocks and does not drop it.
   unsigned first_keeping(std::uint64_t b, std::uint64_t c) const {
     unsigned l = 0;
-    while (l + 1 < p_.layers && (p_.model.is_linear_layer(l) || dropped(l, b, c))) ++l;
+    while (l + 1 < p_.layers && (!p_.model.is_attention_layer(l) || dropped(l, b, c))) ++l;
     return l;
   }
   // Block b of a sequence with c cached tokens is in HBM when it holds one of the newest
@@ -370,6 +372,7 @@ class KvDecodeSource : public PhasedSource {
   // Cursor in the open phase (in a linear-attention layer, state_ the place in the state).
   unsigned layer_ = 0;
   bool linear_ = false;
+  bool attention_ = false;    // full attention: KV blocks
   unsigned kv_layer_ = 0;     // the layer's place among the layers with KV blocks
   bool windowed_ = false;     // a sliding-window or chunked layer: its blocks in a ring
   std::uint64_t dev_layer_va_ = 0;  // the layer's first slot on kv_location
@@ -465,7 +468,7 @@ class KvDecodeSpec : public GeneratorSpec {
     const std::uint64_t tokens = tokens_of(p_.context.min);
     std::uint64_t token_layers = 0;  // over the simulated layers that keep KV blocks
     for (unsigned l = 0; l < p_.layers; ++l) {
-      if (!p_.model.is_linear_layer(l)) token_layers += tokens_of(least_attended(l));
+      if (p_.model.is_attention_layer(l)) token_layers += tokens_of(least_attended(l));
     }
     MovedBytes m;
     m.bytes = static_cast<double>(gpus) * p_.steps * p_.batch * static_cast<double>(token_layers) *
@@ -565,10 +568,12 @@ class KvDecodeSpec : public GeneratorSpec {
       } else if (!linear_alike()) {
         j["note"] = fmt::format(
             "step time and tokens per second are for the first {} of {}'s {} layers only: {} of "
-            "them have linear attention against {} of the model's, so they are not scaled to the "
-            "whole model (simulate a whole number of linear_attention's layer cycle)",
-            p_.layers, p_.model.name, p_.model.layers, p_.linear_layers(),
-            p_.model.linear_layers(p_.model.layers));
+            "them have linear attention and {} full attention against {} and {} of the model's, "
+            "so they are not scaled to the whole model (simulate {})",
+            p_.layers, p_.model.name, p_.model.layers, p_.linear_layers(), p_.kv_layers(),
+            p_.model.linear_layers(p_.model.layers), p_.model.kv_layers(p_.model.layers),
+            p_.model.has_block_pattern() ? "every layer of block_pattern"
+                                         : "a whole number of linear_attention's layer cycle");
       } else if (layers_alike()) {
         // Assumes every layer of the model takes as long per step as the simulated ones did on
         // average: sound when the layers are identical (same KV bytes per token, checked equal
@@ -642,7 +647,7 @@ class KvDecodeSpec : public GeneratorSpec {
   double mean_read_bytes_per_step() const {
     double token_layers = 0;
     for (unsigned l = 0; l < p_.layers; ++l) {
-      if (p_.model.is_linear_layer(l)) continue;
+      if (!p_.model.is_attention_layer(l)) continue;
       if (!p_.model.is_windowed_layer(l)) {
         token_layers += p_.context.mean();
       } else if (p_.model.window_chunked) {
@@ -679,10 +684,11 @@ class KvDecodeSpec : public GeneratorSpec {
     const std::uint64_t w = p_.model.window_tokens, hi = p_.context.max + p_.steps - 1;
     return lo / w == hi / w ? lo % w : 0;
   }
-  // The simulated layers have linear attention in the same share as the model's.
+  // The simulated layers have linear attention (and, with a block pattern, attention) in the same
+  // share as the model's.
   bool linear_alike() const {
     return first_layers_average_the_models(p_.model.layers, p_.layers,
-                                           [&](unsigned l) { return p_.model.is_linear_layer(l); });
+                                           [&](unsigned l) { return p_.model.mixer_kind(l); });
   }
 
   // Every full-attention layer of the model moves the same KV bytes per token

@@ -200,8 +200,11 @@ void add_layer_kinds(nlohmann::json& summary, const ModelConfig& m, unsigned lay
     summary["attention_chunk_tokens"] = m.window_tokens;
     summary["chunked_layers_simulated"] = m.chunked_layers(layers);
   }
-  if (m.has_linear_attention()) {
+  if (m.has_block_pattern()) summary["block_pattern_simulated"] = m.blocks.substr(0, layers);
+  if (m.has_linear_attention() || m.has_block_pattern()) {
     summary["kv_layers_simulated"] = m.kv_layers(layers);
+  }
+  if (m.has_linear_attention()) {
     summary["linear_layers_simulated"] = m.linear_layers(layers);
     summary["linear_attention_kind"] =
         m.linear.kind == ModelConfig::LinearAttention::Kind::kMamba2 ? "mamba2" : "gated_deltanet";

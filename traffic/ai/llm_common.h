@@ -160,8 +160,9 @@ bool first_layers_average_the_models(unsigned layers, unsigned simulated, PerLay
 
 // A summary's keys for the kinds of the first `layers` layers: with chunked attention
 // attention_chunk_tokens and chunked_layers_simulated; for a hybrid model kv_layers_simulated,
-// linear_layers_simulated and linear_attention_kind; for a model with experts in some layers only
-// (dense_layers, or a moe.layer_types cycle) moe_layers_simulated.
+// linear_layers_simulated and linear_attention_kind; with a block pattern block_pattern_simulated
+// (its first `layers` characters) and kv_layers_simulated; for a model with experts in some layers
+// only (dense_layers, a moe.layer_types cycle, or E in a block pattern) moe_layers_simulated.
 void add_layer_kinds(nlohmann::json& summary, const ModelConfig& m, unsigned layers);
 
 // Seeded random permutation of 0..n-1 (setup time only): scatters blocks over a pool, as a

@@ -168,13 +168,14 @@ u64 linear_attention_other_params(const ModelConfig& m, unsigned tp) {
   return linear_conv_channels(m, tp) * m.linear.conv_kernel + 2 * vh + m.linear.value_head_dim;
 }
 
-// Weights of one layer's attention (full or linear) on one GPU, in parameters.
+// Weights of one layer's attention (full or linear; none in a block pattern's FFN layer) on one
+// GPU, in parameters.
 u64 attention_linear_params(const ModelConfig& m, unsigned layer, unsigned tp) {
   u64 p = 0;
   const auto add = [&](u64 rows, u64 inputs) { p += rows * inputs; };
   if (m.is_linear_layer(layer)) {
     linear_attention_matrices(m, tp, add);
-  } else {
+  } else if (m.is_attention_layer(layer)) {
     attention_matrices(m, tp, add);
   }
   return p;
@@ -190,24 +191,33 @@ u64 attention_norm_params(const ModelConfig& m) {
 // A layer's attention parameters other than its linear layers (norms; the convolution and decay
 // parameters of a linear-attention layer).
 u64 attention_other_params(const ModelConfig& m, unsigned layer, unsigned tp) {
-  return m.is_linear_layer(layer) ? linear_attention_other_params(m, tp) : attention_norm_params(m);
+  if (m.is_linear_layer(layer)) return linear_attention_other_params(m, tp);
+  return m.is_attention_layer(layer) ? attention_norm_params(m) : 0;
 }
 
-// SwiGLU FFN of width `width` split over tp GPUs by columns: gate, up (hidden x width) and down
-// (width x hidden).
-u64 swiglu_params(const ModelConfig& m, u64 width, unsigned tp) {
+// The matrices of an FFN with inputs from the hidden state: gate and up (SwiGLU), or up alone
+// (relu2).
+u64 ffn_input_matrices(const ModelConfig& m) { return m.ffn_gated ? 2 : 1; }
+
+// An FFN of width `width` split over tp GPUs by columns: gate (SwiGLU) and up (hidden x width)
+// and down (width x hidden).
+u64 ffn_params(const ModelConfig& m, u64 width, unsigned tp) {
   check_tp(tp);
-  return 3 * u64{m.hidden} * ceil_div(width, tp);
+  return (ffn_input_matrices(m) + 1) * u64{m.hidden} * ceil_div(width, tp);
 }
 
 // The same FFN's bytes in `format`: gate and up have hidden inputs, down the shard's width.
-u64 swiglu_bytes(const ModelConfig& m, u64 width, unsigned tp, const NumberFormat& format) {
+u64 ffn_bytes(const ModelConfig& m, u64 width, unsigned tp, const NumberFormat& format) {
   check_tp(tp);
   const u64 shard = ceil_div(width, tp);
-  return 2 * format.matrix_bytes(shard, m.hidden) + format.matrix_bytes(m.hidden, shard);
+  return ffn_input_matrices(m) * format.matrix_bytes(shard, m.hidden) +
+         format.matrix_bytes(m.hidden, shard);
 }
 
-u64 layer_norm_params(const ModelConfig& m) { return 2 * u64{m.hidden}; }
+// A layer's RMSNorms: one before its attention and one before its FFN, or a block pattern's one.
+u64 layer_norm_params(const ModelConfig& m) {
+  return (m.has_block_pattern() ? 1 : 2) * u64{m.hidden};
+}
 
 u64 embedding_and_head_params(const ModelConfig& m) {
   return u64{m.vocab} * m.hidden * (m.tied_embeddings ? 1 : 2);
@@ -219,11 +229,11 @@ u64 layer_params(const ModelConfig& m, unsigned layer, u64 routed) {
   u64 p = attention_linear_params(m, layer, 1) + attention_other_params(m, layer, 1) +
           layer_norm_params(m);
   if (m.is_moe_layer(layer)) {
-    p += routed * swiglu_params(m, m.expert_intermediate, 1);
-    p += swiglu_params(m, u64{m.shared_experts} * m.shared_intermediate, 1);
+    p += routed * ffn_params(m, m.expert_intermediate, 1);
+    p += ffn_params(m, u64{m.shared_experts} * m.shared_intermediate, 1);
     p += (u64{m.experts} + (m.shared_expert_gate ? m.shared_experts : 0)) * m.hidden;  // gates
-  } else {
-    p += swiglu_params(m, m.intermediate, 1);
+  } else if (m.has_ffn(layer)) {
+    p += ffn_params(m, m.intermediate, 1);
   }
   return p;
 }
@@ -382,15 +392,15 @@ std::uint64_t ModelConfig::linear_attention_weight_bytes(unsigned tp) const {
 }
 
 std::uint64_t ModelConfig::dense_ffn_weight_bytes(unsigned tp) const {
-  return swiglu_bytes(*this, intermediate, tp, weight_format);
+  return ffn_bytes(*this, intermediate, tp, weight_format);
 }
 
 std::uint64_t ModelConfig::expert_weight_bytes(unsigned tp) const {
-  return swiglu_bytes(*this, expert_intermediate, tp, expert_format);
+  return ffn_bytes(*this, expert_intermediate, tp, expert_format);
 }
 
 std::uint64_t ModelConfig::shared_expert_weight_bytes(unsigned tp) const {
-  return swiglu_bytes(*this, u64{shared_experts} * shared_intermediate, tp, expert_format);
+  return ffn_bytes(*this, u64{shared_experts} * shared_intermediate, tp, expert_format);
 }
 
 std::uint64_t ModelConfig::router_weight_bytes() const {
@@ -404,10 +414,17 @@ std::uint64_t ModelConfig::lm_head_weight_bytes(unsigned tp) const {
 }
 
 std::uint64_t ModelConfig::layer_weight_bytes(unsigned layer, unsigned tp) const {
-  const u64 ffn = is_moe_layer(layer) ? shared_expert_weight_bytes(tp) + router_weight_bytes()
-                                      : dense_ffn_weight_bytes(tp);
-  const u64 attention =
-      is_linear_layer(layer) ? linear_attention_weight_bytes(tp) : attention_weight_bytes(tp);
+  u64 ffn = 0, attention = 0;
+  if (is_moe_layer(layer)) {
+    ffn = shared_expert_weight_bytes(tp) + router_weight_bytes();
+  } else if (has_ffn(layer)) {
+    ffn = dense_ffn_weight_bytes(tp);
+  }
+  if (is_linear_layer(layer)) {
+    attention = linear_attention_weight_bytes(tp);
+  } else if (is_attention_layer(layer)) {
+    attention = attention_weight_bytes(tp);
+  }
   return attention + ffn + layer_norm_params(*this) * unquantized_dtype_bytes;
 }
 
@@ -492,12 +509,20 @@ constexpr ConfigJsonName kConfigJsonNames[] = {
     {"attn_layer_indices",
      "linear_attention.layer_types (the listed layers full, the others linear; given whole or as "
      "its repeating part)"},
+    {"expand",
+     "linear_attention.heads and head_dim (kind: mamba2; their product is expand x hidden_size)"},
     {"mamba_expand",
      "linear_attention.heads and head_dim (kind: mamba2; their product is mamba_expand x "
      "hidden_size)"},
-    {"hybrid_override_pattern",
-     "linear_attention.layer_types (famsim's layers all have an FFN: Nemotron-H's layers of a "
-     "mixer alone are not modelled)"},
+    {"hybrid_override_pattern", "block_pattern (the same string: M, *, - and E a layer)"},
+    {"mlp_hidden_act", "ffn_activation (relu2 or swiglu)"},
+    {"mamba_num_heads", "linear_attention.heads (kind: mamba2)"},
+    {"mamba_head_dim", "linear_attention.head_dim (kind: mamba2)"},
+    {"ssm_state_size", "linear_attention.state_size (kind: mamba2)"},
+    {"n_groups", "linear_attention.groups (kind: mamba2)"},
+    {"conv_kernel", "linear_attention.conv_kernel"},
+    {"use_conv_bias", "linear_attention.conv_bias (kind: mamba2)"},
+    {"attention_head_dim", "head_dim"},
     {"attn_output_gate", "attention_output_gate"},
     {"shared_expert_intermediate_size", "moe.shared_expert_intermediate_size"},
     {"decoder_sparse_step",
@@ -557,7 +582,9 @@ void check_model_keys(const ConfigNode& node) {
                     "attention_chunk",
                     "linear_attention",
                     "attention_output_gate",
-                    "qk_norm"});
+                    "qk_norm",
+                    "ffn_activation",
+                    "block_pattern"});
 }
 
 // Keys that do not apply given the rest of the model (MLA's attention, no shared experts, the
@@ -596,6 +623,55 @@ std::vector<bool> parse_layer_cycle(ConfigNode& n, const std::string& kind, unsi
   return cycle;
 }
 
+// block_pattern: one character a layer (see the header). The linear-attention and MoE keys build
+// their cycles from it.
+void parse_block_pattern(ConfigNode& node, ModelConfig& m) {
+  if (!node.has("block_pattern")) {
+    node.ignore("block_pattern");
+    return;
+  }
+  const std::string p = node.get_string("block_pattern", std::nullopt);
+  if (p.size() != m.layers) {
+    node.fail("block_pattern",
+              fmt::format("{} characters; expected one a layer, {} (layers)", p.size(), m.layers));
+  }
+  const std::size_t bad = p.find_first_not_of("M*-E");
+  if (bad != std::string::npos) {
+    node.fail("block_pattern",
+              fmt::format("'{}' for layer {}: expected M (a linear-attention mixer), * "
+                          "(attention), - (a dense FFN) or E (experts)",
+                          p[bad], bad));
+  }
+  if (p.find('*') == std::string::npos) {
+    node.fail("block_pattern",
+              "no attention layer (*): expected at least one (famsim models hybrid models: a KV "
+              "cache in the attention layers)");
+  }
+  m.blocks = p;
+}
+
+// A block pattern's cycle of the layers marked `kind` (one entry a layer), for a part the model
+// has (`key` given); without the part, none may be marked. `what` names the part.
+std::vector<bool> pattern_cycle(ConfigNode& node, const ModelConfig& m, char kind,
+                                const std::string& key, const std::string& what) {
+  const std::size_t first = m.blocks.find(kind);
+  if (!node.has(key)) {
+    if (first != std::string::npos) {
+      node.fail("block_pattern", fmt::format("layer {} is {} ({}), but the model has no {} key",
+                                             first, kind, what, key));
+    }
+    return {};
+  }
+  if (first == std::string::npos) {
+    node.fail(key, fmt::format("block_pattern has no {} layer ({}): remove {}, or mark its "
+                               "layers {} in block_pattern",
+                               kind, what, key, kind));
+  }
+  std::vector<bool> cycle;
+  for (const char c : m.blocks) cycle.push_back(c == kind);
+  return cycle;
+}
+
 // sliding_window or attention_chunk: W (every layer) or {tokens: W, layer_types: [...]}, the
 // cycle's entries `kind` (sliding or chunked) and full (see the header).
 void parse_window(ConfigNode& node, ModelConfig& m, const std::string& key,
@@ -604,6 +680,12 @@ void parse_window(ConfigNode& node, ModelConfig& m, const std::string& key,
   if (!node.has(key)) {
     node.ignore(key);
     return;
+  }
+  if (m.has_block_pattern()) {
+    node.fail_among({key, "block_pattern"},
+                    fmt::format("a model with both block_pattern and {} is not modelled: give "
+                                "one of them",
+                                key));
   }
   if (m.window_tokens > 0) {
     node.fail_among({key, "sliding_window"},
@@ -627,6 +709,10 @@ void parse_window(ConfigNode& node, ModelConfig& m, const std::string& key,
 
 // linear_attention: {kind, heads, head widths, conv_kernel, layer_types, formats} (see the header).
 void parse_linear_attention(ConfigNode& node, ModelConfig& m) {
+  std::vector<bool> pattern;
+  if (m.has_block_pattern()) {
+    pattern = pattern_cycle(node, m, 'M', "linear_attention", "a linear-attention mixer");
+  }
   if (!node.has("linear_attention")) {
     node.ignore("linear_attention");
     return;
@@ -666,11 +752,16 @@ void parse_linear_attention(ConfigNode& node, ModelConfig& m) {
     l.value_head_dim = get_count(a, "value_head_dim", 1, 1024);
   }
   l.conv_kernel = get_count(a, "conv_kernel", 2, 64);  // a state of conv_kernel - 1 inputs
-  l.cycle = parse_layer_cycle(a, "linear", m.layers, "linear_attention");
-  if (std::find(l.cycle.begin(), l.cycle.end(), false) == l.cycle.end()) {
-    a.fail("layer_types",
-           "no entry is full: expected at least one (famsim models hybrid models: "
-           "a KV cache in the full layers, recurrent states in the linear ones)");
+  if (m.has_block_pattern()) {
+    refuse_keys(a, {"layer_types"}, "block_pattern says which layers are linear (M): remove it");
+    l.cycle = std::move(pattern);
+  } else {
+    l.cycle = parse_layer_cycle(a, "linear", m.layers, "linear_attention");
+    if (std::find(l.cycle.begin(), l.cycle.end(), false) == l.cycle.end()) {
+      a.fail("layer_types",
+             "no entry is full: expected at least one (famsim models hybrid models: "
+             "a KV cache in the full layers, recurrent states in the linear ones)");
+    }
   }
   l.state_format = get_number_format(a, "state_format", "fp32");
   l.conv_state_format = get_number_format(a, "conv_state_format", "bf16");
@@ -687,6 +778,7 @@ ModelConfig parse_model(ConfigNode node) {
   if (m.name.empty()) node.fail("name", "expected a non-empty model name");
   if (m.source.empty()) node.fail("source", "expected where the numbers come from");
   m.layers = get_count(node, "layers", 1, 1024);
+  parse_block_pattern(node, m);
   m.hidden = get_count(node, "hidden_size", 1, 65536);
   m.heads = get_count(node, "attention_heads", 1, 1024);
   m.attention = node.get_choice("attention", std::string("gqa"), {"gqa", "mla"}) == "mla"
@@ -731,6 +823,8 @@ ModelConfig parse_model(ConfigNode node) {
     m.head_dim = m.mla_qk_nope_head_dim + m.mla_rope_head_dim;
   }
 
+  std::vector<bool> moe_pattern;
+  if (m.has_block_pattern()) moe_pattern = pattern_cycle(node, m, 'E', "moe", "experts");
   if (node.has("moe")) {
     ConfigNode moe = node.child("moe", true);
     m.experts = get_count(moe, "experts", 1, 4096);
@@ -741,17 +835,23 @@ ModelConfig parse_model(ConfigNode node) {
     }
     m.shared_experts = static_cast<unsigned>(moe.get_uint("shared_experts", 0, 0, 64));
     m.expert_intermediate = get_count(moe, "expert_intermediate_size", 1, 1u << 20);
-    m.dense_layers = static_cast<unsigned>(moe.get_uint("dense_layers", 0, 0, m.layers - 1));
-    if (moe.has("layer_types")) {
-      m.moe_cycle = parse_layer_cycle(moe, "moe", m.layers, "moe", "dense");
-      if (m.moe_layers(m.layers) == 0) {
-        moe.fail("layer_types",
-                 fmt::format("no layer from moe.dense_layers ({}) on has experts: expected at "
-                             "least one MoE layer in the model's {} layers",
-                             m.dense_layers, m.layers));
-      }
+    if (m.has_block_pattern()) {
+      refuse_keys(moe, {"dense_layers", "layer_types"},
+                  "block_pattern says which layers have experts (E): remove it");
+      m.moe_cycle = std::move(moe_pattern);
     } else {
-      moe.ignore("layer_types");
+      m.dense_layers = static_cast<unsigned>(moe.get_uint("dense_layers", 0, 0, m.layers - 1));
+      if (moe.has("layer_types")) {
+        m.moe_cycle = parse_layer_cycle(moe, "moe", m.layers, "moe", "dense");
+        if (m.moe_layers(m.layers) == 0) {
+          moe.fail("layer_types",
+                   fmt::format("no layer from moe.dense_layers ({}) on has experts: expected at "
+                               "least one MoE layer in the model's {} layers",
+                               m.dense_layers, m.layers));
+        }
+      } else {
+        moe.ignore("layer_types");
+      }
     }
     if (m.shared_experts == 0) {
       refuse_keys(moe, {"shared_expert_intermediate_size", "shared_expert_gate"},
@@ -767,21 +867,28 @@ ModelConfig parse_model(ConfigNode node) {
     node.ignore("moe");
   }
 
-  const unsigned dense_ffn_layers = m.layers - (m.is_moe() ? m.moe_layers(m.layers) : 0);
+  unsigned dense_ffn_layers = 0;
+  for (unsigned l = 0; l < m.layers; ++l) dense_ffn_layers += m.has_dense_ffn(l) ? 1 : 0;
+  const char* dense_marks = m.has_block_pattern()
+                                ? "`-` in block_pattern"
+                                : "moe.dense_layers, or `dense` in moe.layer_types";
   if (dense_ffn_layers > 0) {
-    if (m.is_moe() && !node.has("intermediate_size")) {
+    if ((m.is_moe() || m.has_block_pattern()) && !node.has("intermediate_size")) {
       node.fail("intermediate_size",
-                fmt::format("missing: {} of the model's {} layers have a dense FFN "
-                            "(moe.dense_layers, or `dense` in moe.layer_types); expected its "
-                            "width, 1..1048576 (Llama 4's intermediate_size_mlp)",
-                            dense_ffn_layers, m.layers));
+                fmt::format("missing: {} of the model's {} layers have a dense FFN ({}); "
+                            "expected its width, 1..1048576 (Llama 4's intermediate_size_mlp)",
+                            dense_ffn_layers, m.layers, dense_marks));
     }
     m.intermediate = get_count(node, "intermediate_size", 1, 1u << 20);
   } else if (node.has("intermediate_size")) {
     node.fail("intermediate_size",
-              "no layer has a dense FFN (moe.dense_layers is 0 and moe.layer_types, if given, is "
-              "all moe); the experts' width is moe.expert_intermediate_size (next to a preset "
-              "that gives intermediate_size, write intermediate_size: ~ to drop it)");
+              fmt::format("no layer has a dense FFN ({}); the experts' width is "
+                          "moe.expert_intermediate_size (next to a preset that gives "
+                          "intermediate_size, write intermediate_size: ~ to drop it)",
+                          m.has_block_pattern()
+                              ? "block_pattern has no -"
+                              : "moe.dense_layers is 0 and moe.layer_types, if given, is all "
+                                "moe"));
   } else {
     node.ignore("intermediate_size");
   }
@@ -800,6 +907,8 @@ ModelConfig parse_model(ConfigNode node) {
   m.unquantized_dtype_bytes =
       get_dtype_bytes(node, "unquantized_dtype_bytes", linear_bytes ? linear_bytes : 2);
   m.kv_format = get_format_or_bytes(node, kKvFormatKeys);
+  m.ffn_gated =
+      node.get_choice("ffn_activation", std::string("swiglu"), {"swiglu", "relu2"}) == "swiglu";
   if (m.attention == AttentionKind::kMla) {
     refuse_keys(node, {"qk_norm", "attention_output_gate"}, "only applies to attention: gqa");
   } else {

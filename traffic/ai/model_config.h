@@ -5,6 +5,8 @@
 // What is modelled: a decoder-only transformer of `layers` blocks, each block
 //   RMSNorm -> attention (GQA or MLA; full, windowed or linear) -> RMSNorm -> FFN (dense SwiGLU or
 //   mixture of experts), the kinds of attention and FFN set per layer by the cycles below,
+// or, with block_pattern (Nemotron-H), each block RMSNorm -> one part alone: a Mamba-2 mixer,
+// attention, a dense FFN or experts;
 // a token embedding table, a final RMSNorm and an LM head (vocab x hidden). Linear layers have no
 // bias (true of Llama 3, Mixtral and DeepSeek-V3; gpt-oss's attention, router and expert biases
 // and attention sinks, 0.03% of its parameters, are not counted). Not modelled: DeepSeek-V3's
@@ -34,8 +36,21 @@
 //     qk_nope_head_dim   per-head query/key width without RoPE, 1..1024
 //     v_head_dim         per-head value width, 1..1024
 //   intermediate_size    dense FFN width, 1..2^20 (HF intermediate_size); required when some layer
-//                        has a dense FFN (a dense model, moe.dense_layers > 0, or a `dense` entry
-//                        in moe.layer_types), an error otherwise
+//                        has a dense FFN (a dense model, moe.dense_layers > 0, a `dense` entry
+//                        in moe.layer_types, or a `-` in block_pattern), an error otherwise
+//   ffn_activation       swiglu (default: gate, up and down matrices, SiLU(gate) x up; Llama,
+//                        Mixtral, DeepSeek, Qwen) or relu2 (up and down only, squared ReLU, no
+//                        gate: Nemotron-H's NemotronHMLP, HF mlp_hidden_act relu2). The dense
+//                        FFN's and the experts' (routed and shared) matrices alike
+//   block_pattern        Nemotron-H's per-layer composition (HF hybrid_override_pattern, copied
+//                        as it is): one character a layer, `layers` of them, each layer an
+//                        RMSNorm and one part alone: M a linear-attention mixer (the
+//                        linear_attention key's, mamba2 for Nemotron-H), * attention (a KV
+//                        cache), - a dense FFN of intermediate_size, E experts (the moe key's).
+//                        At least one *. With it, linear_attention.layer_types, moe.layer_types
+//                        and moe.dense_layers are the pattern's to say (an error when given), and
+//                        sliding_window and attention_chunk are not modelled. Absent: every layer
+//                        has attention (full or linear) and an FFN
 //   vocab_size           vocabulary entries, 1..2^22 (HF vocab_size)
 //   tie_word_embeddings  true: the LM head is the embedding table (counted once); default false
 //   moe                  mixture of experts; absent: a dense model
@@ -127,7 +142,8 @@
 //     key_head_dim       1..1024 (HF linear_key_head_dim)
 //     value_head_dim     1..1024 (HF linear_value_head_dim)
 //     conv_kernel        the short convolution's width, 2..64 (HF linear_conv_kernel_dim)
-//     layer_types        required: a cycle of `linear` and `full` over the layers from layer 0,
+//     layer_types        required (without block_pattern, whose Ms are the linear layers): a
+//                        cycle of `linear` and `full` over the layers from layer 0,
 //                        as sliding_window's (HF layer_types linear_attention / full_attention;
 //                        full_attention_interval 4 is [linear, linear, linear, full]), with at
 //                        least one of each
@@ -247,6 +263,12 @@ struct ModelConfig {
   // Bytes per value of the token embedding, LM head, MoE router and norms (see the key list).
   unsigned unquantized_dtype_bytes = 2;
   unsigned intermediate = 0;  // dense FFN intermediate size (SwiGLU: 3 matrices)
+  // The FFNs (dense and experts) have a gate matrix (SwiGLU), or up and down only (relu2).
+  bool ffn_gated = true;
+  // Per-layer composition (block_pattern): a character a layer, M, *, - or E (a Mamba-2 mixer,
+  // attention, a dense FFN, experts, each alone); empty: every layer attention and an FFN. The
+  // linear-attention and MoE cycles are built from it (a cycle of `layers` entries).
+  std::string blocks;
   unsigned vocab = 0;
   bool tied_embeddings = false;  // LM head shares the embedding table
   // Mixture of experts (0 experts: dense model)
@@ -282,6 +304,21 @@ struct ModelConfig {
   } linear;
 
   bool is_moe() const { return experts > 0; }
+  bool has_block_pattern() const { return !blocks.empty(); }
+  // What a layer has: full attention (a KV cache), and an FFN (dense or experts). Without a block
+  // pattern every layer has an FFN, and full attention unless it is a linear-attention layer.
+  bool is_attention_layer(unsigned layer) const {
+    return blocks.empty() ? !is_linear_layer(layer) : blocks[layer] == '*';
+  }
+  bool has_ffn(unsigned layer) const {
+    return blocks.empty() || blocks[layer] == '-' || blocks[layer] == 'E';
+  }
+  bool has_dense_ffn(unsigned layer) const { return has_ffn(layer) && !is_moe_layer(layer); }
+  // The kind of mixer, for checks that the simulated layers are like the model's: 0 none (an
+  // FFN alone), 1 full attention, 2 linear attention.
+  unsigned mixer_kind(unsigned layer) const {
+    return is_linear_layer(layer) ? 2 : is_attention_layer(layer) ? 1 : 0;
+  }
   bool is_moe_layer(unsigned layer) const;
   // Of layers [0, n): how many have experts; and the model layer of the k-th of them (k from 0,
   // below moe_layers(layers)).
@@ -319,13 +356,18 @@ struct ModelConfig {
   bool is_linear_layer(unsigned layer) const {
     return !linear.cycle.empty() && linear.cycle[layer % linear.cycle.size()];
   }
-  // Of layers [0, n): how many have linear attention, and how many keep a KV cache (the others).
+  // Of layers [0, n): how many have linear attention, and how many keep a KV cache (full
+  // attention: without a block pattern, the others).
   unsigned linear_layers(unsigned n) const {
     unsigned k = 0;
     for (unsigned l = 0; l < n; ++l) k += is_linear_layer(l) ? 1 : 0;
     return k;
   }
-  unsigned kv_layers(unsigned n) const { return n - linear_layers(n); }
+  unsigned kv_layers(unsigned n) const {
+    unsigned k = 0;
+    for (unsigned l = 0; l < n; ++l) k += is_attention_layer(l) ? 1 : 0;
+    return k;
+  }
   // Bytes of one sequence's state in one linear-attention layer on one GPU of tp (see the key
   // list): the recurrent state, and the convolution's; throws std::invalid_argument when tp does
   // not split the heads (Gated DeltaNet: divide key_heads; Mamba-2: divide heads, and groups
@@ -356,14 +398,15 @@ struct ModelConfig {
   // decay parameters and norm).
   std::uint64_t attention_weight_bytes(unsigned tp = 1) const;
   std::uint64_t linear_attention_weight_bytes(unsigned tp = 1) const;
-  std::uint64_t dense_ffn_weight_bytes(unsigned tp = 1) const;  // per dense layer; 0 if none
+  std::uint64_t dense_ffn_weight_bytes(unsigned tp = 1) const;  // per dense FFN
   std::uint64_t expert_weight_bytes(unsigned tp = 1) const;     // one routed expert; 0 if dense
   std::uint64_t shared_expert_weight_bytes(unsigned tp = 1) const;  // all shared experts of a layer
   // One MoE layer's router (experts x hidden) and shared-expert gates (hidden each); replicated.
   std::uint64_t router_weight_bytes() const;
   std::uint64_t lm_head_weight_bytes(unsigned tp = 1) const;  // vocab x hidden, split by vocabulary
   // A layer's weights read when it runs, excluding routed experts: its attention (full or linear)
-  // + dense FFN (dense layer) or shared experts + router (MoE layer) + the layer's two RMSNorms.
+  // + dense FFN (dense layer) or shared experts + router (MoE layer) + the layer's two RMSNorms
+  // (with a block pattern: its one part and its one RMSNorm).
   std::uint64_t layer_weight_bytes(unsigned layer, unsigned tp = 1) const;
 
   // Parameters of the whole model (embeddings + layers incl. all experts + final norm + LM head),

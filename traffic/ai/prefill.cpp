@@ -275,6 +275,7 @@ class PrefillSource : public PhasedSource {
     start.compute_ps =
         p_.compute.layer_ps(p_.model, layer_, std::max<std::uint64_t>(1, new_tokens_), p_.tp);
     linear_ = p_.model.is_linear_layer(layer_);
+    attention_ = p_.model.is_attention_layer(layer_);
     kv_layer_ = p_.model.kv_layers(layer_);
     state_layer_ = p_.model.linear_layers(layer_);
     block_ = 0;
@@ -285,6 +286,7 @@ class PrefillSource : public PhasedSource {
 
   bool phase_access(Access& a) override {
     if (linear_) return state_access(a);
+    if (!attention_) return false;  // a block pattern's FFN layer: weights only
     const unsigned vectors = p_.model.kv_vectors();
     while (block_ < slot_.size()) {
       const std::uint64_t k = block_;
@@ -364,6 +366,7 @@ class PrefillSource : public PhasedSource {
   std::uint64_t new_tokens_ = 0;
   unsigned layer_ = 0;
   bool linear_ = false;       // the layer has linear attention: states, no KV
+  bool attention_ = false;    // the layer has full attention: KV blocks
   unsigned kv_layer_ = 0;     // its place among the simulated layers with KV blocks
   unsigned state_layer_ = 0;  // its place among the linear-attention layers
   std::uint64_t block_ = 0;

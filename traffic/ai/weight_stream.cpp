@@ -215,16 +215,17 @@ class WeightStreamSpec : public GeneratorSpec {
 
  private:
   // True when the simulated layers read, on average, the weight bytes of the model's layers and
-  // compute for their mean time, with the model's share of linear-attention layers: every layer
-  // alike (a dense transformer; not DeepSeek-V3, whose first layers are dense and the rest MoE),
-  // or whole cycles of a hybrid model's layer kinds (Qwen3-Next: 4 of its 48 layers).
+  // compute for their mean time, with the model's share of each kind of mixer (linear attention,
+  // full attention, none): every layer alike (a dense transformer; not DeepSeek-V3, whose first
+  // layers are dense and the rest MoE), or whole cycles of a hybrid model's layer kinds
+  // (Qwen3-Next: 4 of its 48 layers).
   bool layers_alike() const {
     const auto alike = [&](auto per_layer) {
       return first_layers_average_the_models(p_.model.layers, p_.layers, per_layer);
     };
     return alike([&](unsigned l) { return p_.layer_bytes(l); }) &&
            alike([&](unsigned l) { return p_.compute.layer_ps(p_.model, l, p_.batch, p_.tp); }) &&
-           alike([&](unsigned l) { return p_.model.is_linear_layer(l) ? 1u : 0u; });
+           alike([&](unsigned l) { return p_.model.mixer_kind(l); });
   }
 
   WeightStreamParams p_;
