@@ -568,7 +568,7 @@ TEST(ModelConfig, LinearAttentionKeysAndErrors) {
 // 4 attention layers (7, 18, 29, 40), each a part alone behind one RMSNorm.
 TEST(ModelConfig, NemotronH8bBlockPatternSizesAndStatesByHand) {
   const ModelConfig m = load_preset("nemotron_h_8b.yaml");
-  EXPECT_THAT(m.source, HasSubstr("Megatron-Bridge"));
+  EXPECT_THAT(m.source, HasSubstr("Nemotron-H-8B-Base-8K.sh"));
   EXPECT_TRUE(m.has_block_pattern());
   EXPECT_FALSE(m.ffn_gated);
   EXPECT_TRUE(m.is_linear_layer(0));
@@ -610,6 +610,37 @@ TEST(ModelConfig, NemotronH8bBlockPatternSizesAndStatesByHand) {
   EXPECT_EQ(m.parameters(), 8100852736u);
   EXPECT_EQ(m.active_parameters(), 8100852736u);  // no experts
   EXPECT_EQ(m.weight_bytes(), 2u * 8100852736u);
+}
+
+// Nemotron Nano 9B v2: 27 Mamba-2 layers (two of them in a row twice: "MM"), 25 MLP layers and 4
+// attention layers (14, 21, 30, 39); heads of 128 that are not hidden_size / heads (40 x 128 =
+// 5120 against 4480).
+TEST(ModelConfig, NemotronNano9bV2SizesAndStatesByHand) {
+  const ModelConfig m = load_preset("nemotron_nano_9b_v2.yaml");
+  EXPECT_THAT(m.source, HasSubstr("NVIDIA-Nemotron-Nano-9B-v2.sh"));
+  EXPECT_EQ(m.linear_layers(56), 27u);
+  EXPECT_EQ(m.kv_layers(56), 4u);
+  EXPECT_TRUE(m.is_linear_layer(6));
+  EXPECT_TRUE(m.is_linear_layer(7));  // "MM"
+  EXPECT_TRUE(m.is_attention_layer(14));
+  EXPECT_TRUE(m.is_attention_layer(39));
+  EXPECT_TRUE(m.has_dense_ffn(55));
+  // KV: 2 x 8 heads x 128 x 2 B = 4096 B a token a layer. SSM state: 128 heads x 80 x 128 x 4 B =
+  // 5,242,880 B; convolution 3 x (10,240 + 2 x 8 x 128 = 12,288 channels) x 2 B = 73,728 B.
+  EXPECT_EQ(m.kv_bytes_per_token(), 4u * 4096u);
+  EXPECT_EQ(m.recurrent_state_bytes(), 5242880u);
+  EXPECT_EQ(m.conv_state_bytes(), 73728u);
+  // A Mamba-2 layer: in_proj 4480 x (2 x 10,240 + 2 x 8 x 128 + 128 = 22,656) = 101,498,880;
+  // out_proj 4480 x 10,240 = 45,875,200; convolution 12,288 x 5 = 61,440; 3 x 128; norm 10,240:
+  // 147,446,144. An MLP layer: 2 x 4480 x 15,680 = 140,492,800. Attention: q and o 2 x 4480 x
+  // 5120, k and v 2 x 1024 x 4480: 55,050,240. Each with a norm of 4480.
+  EXPECT_EQ(m.layer_weight_bytes(0), (147446144u + 4480u) * 2);
+  EXPECT_EQ(m.layer_weight_bytes(1), (140492800u + 4480u) * 2);
+  EXPECT_EQ(m.layer_weight_bytes(14), (55050240u + 4480u) * 2);
+  // 27 x 147,450,624 = 3,981,166,848; 25 x 140,497,280 = 3,512,432,000; 4 x 55,054,720 =
+  // 220,218,880; embedding and LM head 2 x 131,072 x 4480 = 1,174,405,120; final norm 4480:
+  // 8,888,227,328 (NVIDIA's "9B").
+  EXPECT_EQ(m.parameters(), 8888227328u);
 }
 
 // A block pattern of each kind of part on kSmallModel (hidden 256, 8 heads of 32, 2 KV heads,
