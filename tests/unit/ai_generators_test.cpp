@@ -1503,6 +1503,23 @@ TEST(MoeExperts, InterleavedExpertLayersAreTheModelsMoeLayers) {
                         "layers;"));
 }
 
+// A block pattern's expert layer (kBlockPatternModel's layer 3, E) is its one MoE layer. With batch
+// 1, tp 1 and 100 TFLOP/s (weights' reads left out), its compute is 2 x its active parameters (2
+// experts of 2 x 256 x 128 = 65,536 without a gate, the router 4 x 256 = 1024 and the norm 256:
+// 132,352) / 1e14 s = 2.64704 ns, 2.647 to the ps: no attention in that layer.
+TEST(MoeExperts, BlockPatternExpertLayersAlone) {
+  const auto spec = spec_of(std::string(R"(gpus: [0]
+    moe_experts: {model: )") +
+                            kBlockPatternModel +
+                            R"(, location: device/fam0, batch: 1,
+                  compute: {tflops: 100, weights_gbps: 0}})");
+  const nlohmann::json s = spec->summary();
+  EXPECT_EQ(s["model_moe_layers"].get<unsigned>(), 1u);
+  EXPECT_NEAR(s["compute_ns_per_step"].get<double>(), 2.647, 1e-9);
+  EXPECT_THAT(combined(*spec, 1)["note"].get<std::string>(),
+              HasSubstr("1 of parts's 1 MoE layers only, not its 3 other layers;"));
+}
+
 // kTinyMoe's 2 MoE layers have 4 experts each: a cache of 8 holds them all (the tests above), one
 // of 9 has a slot nothing can fill, a mistake named with the most that is useful.
 TEST(MoeExperts, CacheLargerThanEveryExpertRefused) {

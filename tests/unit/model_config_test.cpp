@@ -643,6 +643,38 @@ TEST(ModelConfig, NemotronNano9bV2SizesAndStatesByHand) {
   EXPECT_EQ(m.parameters(), 8888227328u);
 }
 
+// Nemotron 3 Nano 30B-A3B: 23 Mamba-2 layers, 23 expert layers (128 experts of squared ReLU, 6 a
+// token, one shared expert of 3712) and 6 attention layers of 2 KV heads.
+TEST(ModelConfig, Nemotron3NanoExpertBlocksSizesByHand) {
+  const ModelConfig m = load_preset("nemotron3_nano_30b_a3b.yaml");
+  EXPECT_EQ(m.linear_layers(52), 23u);
+  EXPECT_EQ(m.moe_layers(52), 23u);
+  EXPECT_EQ(m.kv_layers(52), 6u);
+  EXPECT_EQ(m.nth_moe_layer(0), 1u);
+  EXPECT_EQ(m.nth_moe_layer(22), 51u);
+  EXPECT_FALSE(m.has_ffn(5));  // the first attention layer
+  // KV: 2 x 2 heads x 128 x 2 B = 1024 B a token a layer. State: 64 heads x 64 x 128 x 4 B =
+  // 2,097,152 B; convolution 3 x (4096 + 2 x 8 x 128 = 6144) x 2 B = 36,864 B.
+  EXPECT_EQ(m.kv_bytes_per_token(), 6u * 1024u);
+  EXPECT_EQ(m.state_bytes_per_layer(), 2097152u + 36864u);
+  // An expert: up and down 2 x 2688 x 1856 = 9,977,856; the shared one 2 x 2688 x 3712 =
+  // 19,955,712; the router 128 x 2688 = 344,064.
+  EXPECT_EQ(m.expert_weight_bytes(), 9977856u * 2);
+  EXPECT_EQ(m.layer_weight_bytes(1), (19955712u + 344064u + 2688u) * 2);
+  // A Mamba-2 layer: in_proj 2688 x (2 x 4096 + 2 x 8 x 128 + 64 = 10,304) = 27,697,152; out_proj
+  // 2688 x 4096 = 11,010,048; convolution 6144 x 5 = 30,720; 3 x 64; norm 4096: 38,742,208.
+  // Attention: q and o 2 x 2688 x 4096, k and v 2 x 256 x 2688: 23,396,352.
+  EXPECT_EQ(m.layer_weight_bytes(0), (38742208u + 2688u) * 2);
+  EXPECT_EQ(m.layer_weight_bytes(5), (23396352u + 2688u) * 2);
+  // 23 x 38,744,896 = 891,132,608; 23 x (128 x 9,977,856 + 19,955,712 + 344,064 + 2688 =
+  // 1,297,468,032) = 29,841,764,736; 6 x 23,399,040 = 140,394,240; embedding and LM head 2 x
+  // 131,072 x 2688 = 704,643,072; final norm 2688: 31,577,937,344 (31.6B). Active: 6 experts
+  // instead of 128, 23 x 122 x 9,977,856 fewer: 3,580,073,408 (3.6B), 3,227,751,872 without the
+  // embedding table (3.2B).
+  EXPECT_EQ(m.parameters(), 31577937344u);
+  EXPECT_EQ(m.active_parameters(), 3580073408u);
+}
+
 // A block pattern of each kind of part on kSmallModel (hidden 256, 8 heads of 32, 2 KV heads,
 // FFN 512, vocab 1000): layer 0 a Mamba-2 mixer (Mamba2StatesAndWeightsByHand's: 216,920), 1
 // attention (163,840), 2 a dense FFN, 3 experts (4 of width 128, top 2, a router of 4 x 256), each

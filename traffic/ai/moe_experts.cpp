@@ -305,7 +305,8 @@ class MoeSpec : public GeneratorSpec {
                      "the whole model's",
                      p_.layers, p_.model.name, moe_layers,
                      moe_layers < p_.model.layers
-                         ? fmt::format(", not its {} dense layers", p_.model.layers - moe_layers)
+                         ? fmt::format(", not its {} {} layers", p_.model.layers - moe_layers,
+                                       p_.model.has_block_pattern() ? "other" : "dense")
                          : std::string())}};
     if (p_.ep > 1) {
       const double mean = static_cast<double>(fetched) / static_cast<double>(per_gpu.size());
