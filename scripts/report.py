@@ -1239,6 +1239,13 @@ def workload_assumptions(stats, f, stream):
                        "per layer and GPU), so a prefix is reused only in whole blocks of "
                        f"{fmt_int(summary.get('block_tokens'))} tokens: the last reused block's "
                        "state is read, each new block's written.")
+        pattern = summary.get("block_pattern_simulated")
+        if isinstance(pattern, str) and pattern:
+            ffn_only = sum(1 for c in pattern if c in "-E")
+            out.append(f"The model's layers each hold one part alone (block pattern {pattern} for "
+                       f"the simulated layers: M a linear-attention mixer, * attention, - a dense "
+                       f"FFN, E experts): the {fmt_int(ffn_only)} FFN layers keep no KV cache or "
+                       "state, and take only their compute time.")
     if kind in ("kv_decode", "prefill", "moe_experts", "weight_stream"):
         unit = {"weight_stream": "pass", "prefill": "prompt"}.get(kind, "step")
         text = "Compute is a fixed time per layer: no kernel launch gaps."

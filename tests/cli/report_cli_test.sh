@@ -795,6 +795,18 @@ grep -qF "Sliding-window attention of 513 tokens on 1 of the 2 simulated layers:
   "$WORK/kvw/report.md" || fail "the report does not state the sliding window"
 pass "report of a sliding-window decode states the window"
 
+# A model of layers of one part alone (Nemotron-H-8B's first 4: M-M-) says which the simulated
+# layers are, and that its 2 FFN layers move neither KV nor state.
+run_famsim kvb run --platform platforms/nvl8_fam.yaml --workload traffic/kv_decode_llama70b.yaml \
+  --out "$WORK/kvb" --set $S.kv_decode.steps=1 --set $S.kv_decode.batch=2 \
+  --set $S.kv_decode.layers=4 --set $S.kv_decode.model.preset=nemotron_h_8b || true
+expect_rc 0 "kv_decode run of a block pattern"
+report report_kvb "$WORK/kvb"
+[ "$RC" -eq 0 ] || fail "report.py on the block-pattern run: exit code $RC: $OUT"
+grep -qF "The model's layers each hold one part alone (block pattern M-M- for the simulated layers: M a linear-attention mixer, \\* attention, - a dense FFN, E experts): the 2 FFN layers keep no KV cache or state, and take only their compute time." \
+  "$WORK/kvb/report.md" || fail "the report does not state the block pattern"
+pass "report of a block-pattern decode states the layers' parts"
+
 # The bandwidth figure marks each phase of the per-phase bottleneck analysis with its limiter, its
 # legend beside the plot (it sat over the labels on the shipped kv_decode run). Three phases, the
 # middle one cut to 4 us of the run's span: its label cannot fit, so the phases are numbered and

@@ -285,6 +285,43 @@ TEST(KvDecode, ASlidingLayersBlockBehindTheWindowIsDroppedNotMoved) {
   EXPECT_EQ(d.report["sliding_blocks_dropped"].get<std::uint64_t>(), 1u);
 }
 
+// The same two layers with the newest 128 tokens in HBM: layer 0 reads at most 127 cached tokens,
+// all in HBM, writes its new token there, and drops each block leaving HBM (the test above), so
+// the device keeps no ring for it. The device's region holds layer 1 alone: 2 vectors x (143 + 1
+// + 15) / 16 = 9 blocks x 16 x 1024 B = 294,912 B. With 126 tokens in HBM, a step's oldest read
+// token may be on the device: layer 0's ring of min(9, ceil(127 / 16) + 1) = 9 blocks a vector is
+// back, 294,912 B more.
+TEST(KvDecode, ASlidingLayerKeepsNoRingWhenTheHbmTierHoldsItsWindow) {
+  const std::string yaml = R"(gpus: [0]
+    kv_decode:
+      model: {preset: gpt_oss_20b}
+      batch: 1
+      context_tokens: 143
+      layers: 2
+      kv_location: device/fam0
+      hbm_tokens: )";
+  const auto held = spec_of(yaml + "128");
+  EXPECT_EQ(held->regions().at(0).bytes, 294912u);
+  EXPECT_THAT(held->regions().at(0).how, HasSubstr("none for the 1 sliding layer"));
+  const Drained d = drain(*held);
+  EXPECT_EQ(d.read_by_region.count(0), 0u);
+  EXPECT_EQ(d.written_by_region.at(0), 16u * 2048u);  // layer 1's block 0 moved down
+  EXPECT_EQ(spec_of(yaml + "126")->regions().at(0).bytes, 2u * 294912u);
+  // At 127 = W - 1 tokens in HBM the window is still held: no ring. Over 40 steps (blocks leaving
+  // HBM every 16) every device access is layer 1's, inside its 294,912 B.
+  const auto edge = spec_of(yaml + "127\n      steps: 40");
+  // Layer 1 alone: 2 vectors x (143 + 40 + 15) / 16 = 12 blocks x 16,384 B.
+  ASSERT_EQ(edge->regions().at(0).bytes, 2u * 12u * 16384u);
+  const Drained e = drain(*edge);
+  EXPECT_GT(e.read_by_region.at(0), 0u);
+  for (const Drained::Span& a : e.spans) {
+    if (a.region == 0) {
+      EXPECT_LE(a.offset + a.bytes, edge->regions().at(0).bytes);
+    }
+  }
+  EXPECT_GT(e.report["sliding_blocks_dropped"].get<std::uint64_t>(), 0u);
+}
+
 // gpt-oss-20b's first two layers again (layer 0: sliding window of 128, layer 1: full; one K or V
 // vector 1024 B a token, blocks of 16 tokens: 16,384 B). Batch 2 at 1000 cached tokens, 10 steps:
 // a sequence needs (1000 + 10 + 15) / 16 = 64 blocks, but a step of layer 0 reads at most the
@@ -703,8 +740,18 @@ TEST(KvDecode, NemotronHFirstLayersByHand) {
   EXPECT_FALSE(c.contains("mean_step_ns_whole_model_estimate"));
   EXPECT_THAT(c["note"].get<std::string>(),
               HasSubstr("4 of them have linear attention and 1 full attention against 24 and 4 of "
-                        "the model's, so they are not scaled to the whole model (simulate every "
-                        "layer of block_pattern)"));
+                        "the model's, so they are not scaled to the whole model (simulate first "
+                        "layers with the model's shares"));
+  // 2 layers (M-): 1 linear layer in 2 where the model has 24 in 52, and no attention. Averaging
+  // the kinds coded 0, 1 and 2 took them as alike (a mean of 1, as the model's (24 x 2 + 4 x 1) /
+  // 52); with the same compute in every layer (layer_ns) no other check catches it. No estimate.
+  const auto two = spec_of(R"(gpus: [0]
+    kv_decode: {model: {preset: nemotron_h_8b}, batch: 1, context_tokens: 100, layers: 2,
+                block_tokens: 16, kv_location: device/fam0, compute: {layer_ns: 1000}})");
+  const nlohmann::json t = combined(*two, 1);
+  EXPECT_FALSE(t.contains("mean_step_ns_whole_model_estimate"));
+  EXPECT_THAT(t["note"].get<std::string>(),
+              HasSubstr("1 of them have linear attention and 0 full attention against 24 and 4"));
 }
 
 // A hybrid model's KV blocks default to the smallest multiple of 16 tokens whose KV (one layer,

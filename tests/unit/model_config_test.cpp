@@ -695,10 +695,13 @@ TEST(ModelConfig, BlockPatternOfEachPartByHand) {
   EXPECT_FALSE(m.is_moe_layer(2));
   EXPECT_TRUE(m.has_dense_ffn(2));
   EXPECT_FALSE(m.has_dense_ffn(3));
-  EXPECT_EQ(m.mixer_kind(0), 2u);
-  EXPECT_EQ(m.mixer_kind(1), 1u);
-  EXPECT_EQ(m.mixer_kind(2), 0u);
-  EXPECT_EQ(m.mixer_kind(3), 0u);
+  EXPECT_TRUE(m.is_linear_layer(0));
+  EXPECT_FALSE(m.is_attention_layer(0));
+  EXPECT_TRUE(m.is_attention_layer(1));
+  EXPECT_FALSE(m.is_attention_layer(2));
+  EXPECT_FALSE(m.is_attention_layer(3));
+  EXPECT_FALSE(m.is_linear_layer(3));
+  EXPECT_THROW(m.has_ffn(4), std::out_of_range);
   // relu2: the dense FFN up and down 2 x 256 x 512 = 262,144; an expert 2 x 256 x 128 = 65,536.
   EXPECT_EQ(m.dense_ffn_weight_bytes(), 262144u * 2);
   EXPECT_EQ(m.expert_weight_bytes(), 65536u * 2);
@@ -724,7 +727,8 @@ TEST(ModelConfig, BlockPatternErrorsNameTheKey) {
     return test::config_error_of([&] { parse_text(std::string(kSmallModel) + extra); });
   };
   EXPECT_THAT(error_of("block_pattern: \"M*-\"\n" + mamba),
-              HasSubstr("block_pattern: 3 characters; expected one a layer, 4 (layers)"));
+              HasSubstr("block_pattern: 3 characters; expected one a layer, 4 (layers; to "
+                        "simulate fewer layers, give the generator's layers instead)"));
   EXPECT_THAT(error_of("block_pattern: \"M*X-\"\n" + mamba),
               HasSubstr("block_pattern: 'X' for layer 2: expected M (a linear-attention mixer)"));
   EXPECT_THAT(error_of("block_pattern: \"M-M-\"\n" + mamba),
@@ -758,6 +762,14 @@ TEST(ModelConfig, BlockPatternErrorsNameTheKey) {
   EXPECT_THAT(error_of("block_pattern: \"*-*-\"\nsliding_window: 64\n"),
               HasSubstr("a model with both block_pattern and sliding_window is not modelled"));
   EXPECT_THAT(error_of("ffn_activation: gelu\n"), HasSubstr("ffn_activation"));
+  EXPECT_THAT(test::config_error_of([&] {
+                parse_text(replace_line(kSmallModel, "intermediate_size: 512\n", "") +
+                           "block_pattern: \"M*M*\"\nffn_activation: relu2\n" + mamba);
+              }),
+              HasSubstr("ffn_activation: no layer has an FFN (block_pattern has no - or E)"));
+  EXPECT_THAT(error_of("block_pattern: \"M*M*\"\n" + mamba),
+              HasSubstr("intermediate_size: no layer has a dense FFN (block_pattern has no -); "
+                        "remove it"));
   for (const char* hf : {"hybrid_override_pattern: \"M*\"", "mlp_hidden_act: relu2",
                          "mamba_num_heads: 128", "ssm_state_size: 128", "n_groups: 8"}) {
     EXPECT_THAT(error_of(std::string(hf) + "\n"), HasSubstr("famsim calls it ")) << hf;

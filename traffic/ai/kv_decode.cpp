@@ -40,6 +40,8 @@
 // them back updated (vLLM's Gated DeltaNet and Mamba-2 decode update them in place), each
 // sequence's in its own slot of the state region on state_location
 // (ModelConfig::state_bytes_per_layer a slot). The KV regions hold the full-attention layers only.
+// A block pattern's layer of an FFN alone (ModelConfig::has_ffn without attention) keeps neither:
+// its phase has no accesses, only its compute.
 #include "traffic/ai/generators.h"
 #include "traffic/ai/llm_common.h"
 #include "traffic/pattern.h"
@@ -87,9 +89,15 @@ struct KvDecodeParams {
     const std::uint64_t span = model.window_tokens - 1;
     return std::min(max_blocks(), (span + block_tokens - 1) / block_tokens + 1);
   }
+  // Whether the windowed layers' rings on kv_location are used: not when the HBM tier holds every
+  // token such a layer reads (hbm_tokens >= W - 1). Each step's reads then fall in HBM, its new
+  // token goes there, and a block leaving HBM lies wholly behind the next step's window (chunk),
+  // so it is dropped: nothing of those layers reaches kv_location, which keeps no ring for them.
+  bool window_ring_used() const { return hbm_tokens == 0 || hbm_tokens + 1 < model.window_tokens; }
   // Slots per sequence of layer l on kv_location.
   std::uint64_t layer_blocks(unsigned l) const {
-    return model.is_windowed_layer(l) ? window_blocks() : max_blocks();
+    if (!model.is_windowed_layer(l)) return max_blocks();
+    return window_ring_used() ? window_blocks() : 0;
   }
   // Of the simulated layers, those that keep KV blocks and those with a recurrent state.
   unsigned kv_layers() const { return model.kv_layers(layers); }
@@ -112,7 +120,7 @@ struct KvDecodeParams {
   }
   // The regions regions() lists, in its order (a model whose simulated layers are all linear has
   // no KV regions).
-  bool has_kv_region() const { return kv_layers() > 0; }
+  bool has_kv_region() const { return kv_cache_bytes() > 0; }
   bool has_hbm_region() const { return hbm_tokens > 0 && kv_layers() > 0; }
   bool has_state_region() const { return linear_layers() > 0; }
 };
@@ -139,7 +147,7 @@ class KvDecodeSource : public PhasedSource {
     for (auto& t : ctx_) t = p.context.draw(rng);
     dev_slots_ = p.batch * p.max_blocks();
     dev_slot_ = shuffled_slots(dev_slots_, mix64(c.sim_seed ^ (0xdecULL + c.gpu)));
-    if (p.model.windowed_layers(p.layers) > 0) {
+    if (p.model.windowed_layers(p.layers) > 0 && p.window_ring_used()) {
       window_slots_ = p.batch * p.window_blocks();
       window_slot_ = shuffled_slots(window_slots_, mix64(c.sim_seed ^ (0x5f1ULL + c.gpu)));
     }
@@ -405,12 +413,17 @@ class KvDecodeSpec : public GeneratorSpec {
       const unsigned full = p_.kv_layers() - windowed;
       std::string blocks =
           fmt::format("{} layer{} x {} blocks", full, full == 1 ? "" : "s", p_.max_blocks());
-      if (windowed > 0) {
+      if (windowed > 0 && p_.window_ring_used()) {
         blocks = fmt::format(
             "{}{} {} layer{} x {} blocks (a ring for the {} tokens a step "
             "reads or writes)",
             full > 0 ? blocks + " + " : std::string(), windowed, p_.model.window_kind(),
             windowed == 1 ? "" : "s", p_.window_blocks(), p_.model.window_tokens);
+      } else if (windowed > 0) {
+        blocks += fmt::format(
+            "; none for the {} {} layer{}: hbm_tokens {} holds the {} tokens a step reads there",
+            windowed, p_.model.window_kind(), windowed == 1 ? "" : "s", p_.hbm_tokens,
+            p_.model.window_tokens - 1);
       }
       r.push_back({"kv_cache",
                    p_.kv_cache_bytes(),
@@ -572,8 +585,10 @@ class KvDecodeSpec : public GeneratorSpec {
             "so they are not scaled to the whole model (simulate {})",
             p_.layers, p_.model.name, p_.model.layers, p_.linear_layers(), p_.kv_layers(),
             p_.model.linear_layers(p_.model.layers), p_.model.kv_layers(p_.model.layers),
-            p_.model.has_block_pattern() ? "every layer of block_pattern"
-                                         : "a whole number of linear_attention's layer cycle");
+            p_.model.has_block_pattern()
+                ? "first layers with the model's shares of block_pattern's M, * and other "
+                  "layers, or every layer"
+                : "a whole number of linear_attention's layer cycle");
       } else if (layers_alike()) {
         // Assumes every layer of the model takes as long per step as the simulated ones did on
         // average: sound when the layers are identical (same KV bytes per token, checked equal
@@ -684,11 +699,15 @@ class KvDecodeSpec : public GeneratorSpec {
     const std::uint64_t w = p_.model.window_tokens, hi = p_.context.max + p_.steps - 1;
     return lo / w == hi / w ? lo % w : 0;
   }
-  // The simulated layers have linear attention (and, with a block pattern, attention) in the same
-  // share as the model's.
+  // The simulated layers have linear attention, and full attention, each in the same share as the
+  // model's (without a block pattern, the one gives the other; with one, layers of an FFN alone
+  // have neither).
   bool linear_alike() const {
-    return first_layers_average_the_models(p_.model.layers, p_.layers,
-                                           [&](unsigned l) { return p_.model.mixer_kind(l); });
+    const auto alike = [&](auto per_layer) {
+      return first_layers_average_the_models(p_.model.layers, p_.layers, per_layer);
+    };
+    return alike([&](unsigned l) { return p_.model.is_linear_layer(l) ? 1u : 0u; }) &&
+           alike([&](unsigned l) { return p_.model.is_attention_layer(l) ? 1u : 0u; });
   }
 
   // Every full-attention layer of the model moves the same KV bytes per token

@@ -633,7 +633,9 @@ void parse_block_pattern(ConfigNode& node, ModelConfig& m) {
   const std::string p = node.get_string("block_pattern", std::nullopt);
   if (p.size() != m.layers) {
     node.fail("block_pattern",
-              fmt::format("{} characters; expected one a layer, {} (layers)", p.size(), m.layers));
+              fmt::format("{} character{}; expected one a layer, {} (layers; to simulate fewer "
+                          "layers, give the generator's layers instead)",
+                          p.size(), p.size() == 1 ? "" : "s", m.layers));
   }
   const std::size_t bad = p.find_first_not_of("M*-E");
   if (bad != std::string::npos) {
@@ -881,14 +883,15 @@ ModelConfig parse_model(ConfigNode node) {
     }
     m.intermediate = get_count(node, "intermediate_size", 1, 1u << 20);
   } else if (node.has("intermediate_size")) {
-    node.fail("intermediate_size",
-              fmt::format("no layer has a dense FFN ({}); the experts' width is "
-                          "moe.expert_intermediate_size (next to a preset that gives "
-                          "intermediate_size, write intermediate_size: ~ to drop it)",
-                          m.has_block_pattern()
-                              ? "block_pattern has no -"
-                              : "moe.dense_layers is 0 and moe.layer_types, if given, is all "
-                                "moe"));
+    node.fail(
+        "intermediate_size",
+        fmt::format(
+            "no layer has a dense FFN ({}); {}(next to a preset that gives "
+            "intermediate_size, write intermediate_size: ~ to drop it)",
+            m.has_block_pattern() ? "block_pattern has no -"
+                                  : "moe.dense_layers is 0 and moe.layer_types, if given, is all "
+                                    "moe",
+            m.is_moe() ? "the experts' width is moe.expert_intermediate_size " : "remove it "));
   } else {
     node.ignore("intermediate_size");
   }
@@ -909,6 +912,10 @@ ModelConfig parse_model(ConfigNode node) {
   m.kv_format = get_format_or_bytes(node, kKvFormatKeys);
   m.ffn_gated =
       node.get_choice("ffn_activation", std::string("swiglu"), {"swiglu", "relu2"}) == "swiglu";
+  if (node.has("ffn_activation") && m.has_block_pattern() &&
+      m.blocks.find_first_of("-E") == std::string::npos) {
+    node.fail("ffn_activation", "no layer has an FFN (block_pattern has no - or E): remove it");
+  }
   if (m.attention == AttentionKind::kMla) {
     refuse_keys(node, {"qk_norm", "attention_output_gate"}, "only applies to attention: gqa");
   } else {

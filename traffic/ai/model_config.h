@@ -3,8 +3,9 @@
 // token, weights per layer, per GPU of a tensor-parallel group.
 //
 // What is modelled: a decoder-only transformer of `layers` blocks, each block
-//   RMSNorm -> attention (GQA or MLA; full, windowed or linear) -> RMSNorm -> FFN (dense SwiGLU or
-//   mixture of experts), the kinds of attention and FFN set per layer by the cycles below,
+//   RMSNorm -> attention (GQA or MLA; full, windowed or linear) -> RMSNorm -> FFN (dense or
+//   mixture of experts; SwiGLU, or squared ReLU without a gate), the kinds of attention and FFN
+//   set per layer by the cycles below,
 // or, with block_pattern (Nemotron-H), each block RMSNorm -> one part alone: a Mamba-2 mixer,
 // attention, a dense FFN or experts;
 // a token embedding table, a final RMSNorm and an LM head (vocab x hidden). Linear layers have no
@@ -164,7 +165,8 @@
 //                        tp must divide key_heads (vLLM's rule). Not with sliding_window.
 //                        The state update's FLOPs, like attention scores, are not counted.
 //     For kind mamba2 (Granite 4.0-H, Bamba: Mamba-2 mixers in place of attention in most layers,
-//     each layer keeping its FFN), instead of the four Gated DeltaNet head keys:
+//     each layer keeping its FFN; Nemotron-H: a Mamba-2 mixer alone, in block_pattern's M layers),
+//     instead of the four Gated DeltaNet head keys:
 //     heads              1..1024 (HF mamba_n_heads)
 //     head_dim           1..1024 (HF mamba_d_head; heads x head_dim is the mixer's inner width I,
 //                        HF mamba_expand x hidden_size)
@@ -262,7 +264,7 @@ struct ModelConfig {
   NumberFormat expert_format{"bf16", 16, 0, 0};
   // Bytes per value of the token embedding, LM head, MoE router and norms (see the key list).
   unsigned unquantized_dtype_bytes = 2;
-  unsigned intermediate = 0;  // dense FFN intermediate size (SwiGLU: 3 matrices)
+  unsigned intermediate = 0;  // dense FFN intermediate size (SwiGLU: 3 matrices; relu2: 2)
   // The FFNs (dense and experts) have a gate matrix (SwiGLU), or up and down only (relu2).
   bool ffn_gated = true;
   // Per-layer composition (block_pattern): a character a layer, M, *, - or E (a Mamba-2 mixer,
@@ -307,18 +309,14 @@ struct ModelConfig {
   bool has_block_pattern() const { return !blocks.empty(); }
   // What a layer has: full attention (a KV cache), and an FFN (dense or experts). Without a block
   // pattern every layer has an FFN, and full attention unless it is a linear-attention layer.
+  // (With a block pattern, a layer index >= layers throws std::out_of_range.)
   bool is_attention_layer(unsigned layer) const {
-    return blocks.empty() ? !is_linear_layer(layer) : blocks[layer] == '*';
+    return blocks.empty() ? !is_linear_layer(layer) : blocks.at(layer) == '*';
   }
   bool has_ffn(unsigned layer) const {
-    return blocks.empty() || blocks[layer] == '-' || blocks[layer] == 'E';
+    return blocks.empty() || blocks.at(layer) == '-' || blocks.at(layer) == 'E';
   }
   bool has_dense_ffn(unsigned layer) const { return has_ffn(layer) && !is_moe_layer(layer); }
-  // The kind of mixer, for checks that the simulated layers are like the model's: 0 none (an
-  // FFN alone), 1 full attention, 2 linear attention.
-  unsigned mixer_kind(unsigned layer) const {
-    return is_linear_layer(layer) ? 2 : is_attention_layer(layer) ? 1 : 0;
-  }
   bool is_moe_layer(unsigned layer) const;
   // Of layers [0, n): how many have experts; and the model layer of the k-th of them (k from 0,
   // below moe_layers(layers)).
@@ -420,7 +418,8 @@ struct ModelConfig {
   // table and the LM head.
   std::uint64_t active_parameters() const;
   // Parameters of one layer that one token multiplies (for FLOP estimates: 2 x this per token):
-  // attention, norms, and the dense FFN or the router + shared experts + top_k routed experts.
+  // attention, norms, and the dense FFN or the router + shared experts + top_k routed experts
+  // (with a block pattern, the layer's one part and its norm).
   std::uint64_t layer_active_parameters(unsigned layer) const;
 };
 

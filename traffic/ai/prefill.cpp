@@ -44,6 +44,8 @@
 // reused block is read (none without reuse), and each new block's state is written to its slot
 // (the last, partly filled block's is the state decode continues from). The state snapshots are a
 // region of their own beside the KV cache's, on `location`, one per cache slot and linear layer.
+// A block pattern's layer of an FFN alone keeps neither KV nor state: its phase has no accesses,
+// only its compute.
 #include "traffic/ai/generators.h"
 #include "models/core/time_text.h"
 #include "traffic/ai/llm_common.h"
