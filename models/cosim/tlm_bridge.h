@@ -138,6 +138,7 @@ class TlmBridge : public sc_core::sc_module, public Component, public Initiator 
   using DebugAccess = std::function<std::uint64_t(bool write, std::uint64_t pa, unsigned char* data,
                                                   std::uint64_t len)>;
   void set_debug_access(DebugAccess f) { debug_access_ = std::move(f); }
+  const TlmBridgeParams& params() const { return params_; }
 
   // famsim's side (`out`).
   Sync bw(unsigned port, Payload& p, Phase& phase, sc_core::sc_time& t);
