@@ -741,6 +741,105 @@ TEST(BridgeAttach, RefusesAWindowThatIsNotTheDevicesAndAPortItLacks) {
   }
 }
 
+// An initiator that holds each response (no END_RESP for 1 ms) and a bridge of one slot, three
+// reads sent back to back, the run stopped at 500 ns. By hand: A (0x0) takes the slot at 0 and is
+// answered at 54 ns (the first test's read); its BEGIN_RESP stays open. B (0x100), sent at 0,
+// waits for the slot: it takes A's at 54 ns, has its END_REQ then and is answered by famsim at
+// round_trip(54 ns) = 108 ns, behind A's open response. C (0x200), sent at 54 ns after B's
+// END_REQ, finds no slot. At 500 ns: A waits for END_RESP, B to be sent back, C to be taken.
+TEST_P(Bridge, ARunStoppedWithRequestsInTheBridgeWarnsOnceNamingThem) {
+  test::CapturedWarnings warnings;
+  auto b = std::make_unique<Bench>(test::kernel_named(GetParam()), 1);
+  std::vector<Op> ops{read_op(0x0), read_op(0x100), read_op(0x200)};
+  ForeignAt cpu("cpu", ops, 4);
+  cpu.hold_response_ps = 1000000000;
+  cpu.socket.bind(b->bridge->in);
+  sc_core::sc_start(500, sc_core::SC_NS);
+  EXPECT_TRUE(warnings.messages().empty()) << "the run may go on after sc_start() returns";
+  EXPECT_EQ(ops[0].response_ps, 54000u);
+  EXPECT_EQ(ops[1].end_req_ps, 54000u);
+  EXPECT_FALSE(ops[1].answered);
+  EXPECT_EQ(round_trip(54000, false), 108000u);
+  EXPECT_EQ(ops[2].begin_req_ps, 54000u);
+  EXPECT_FALSE(ops[2].answered);
+  EXPECT_EQ(b->bridge->occupancy(), 3u);
+  sc_core::sc_stop();  // end_of_simulation()
+  ASSERT_EQ(warnings.messages().size(), 1u);
+  EXPECT_EQ(warnings.messages()[0],
+            "bridge: the run ended at 500 ns with 3 requests still in the bridge: 1 waiting for "
+            "the initiator's END_RESP; 1 answered, waiting to be sent back; 1 not taken yet "
+            "(BEGIN_REQ without END_REQ). The first, a read of 128 B at 0x0, is waiting for the "
+            "initiator's END_RESP. Typical causes: sc_start() with a time limit that ended the run "
+            "before they were answered, or an initiator that does not send END_RESP (the bridge "
+            "sends one BEGIN_RESP at a time, so every later answer waits for it).");
+  b.reset();
+  EXPECT_EQ(warnings.messages().size(), 1u) << "once: not again when the bridge is destroyed";
+}
+
+TEST_P(Bridge, ARunEndedByATimeLimitWarnsWhenTheBridgeIsDestroyed) {
+  // A write at 0x1000, the run ended by sc_start(20 ns) with no sc_stop() (so no
+  // end_of_simulation()): by hand (the first test's write) it is in the device's memory from 15
+  // to 43 ns. A 1 ns clock keeps the famsim kernel from running ahead of SystemC time by more
+  // than half a cycle (it never runs past another process's next activity).
+  test::CapturedWarnings warnings;
+  auto b = std::make_unique<Bench>(test::kernel_named(GetParam()));
+  sc_core::sc_clock tick("tick", 1, sc_core::SC_NS);
+  std::vector<Op> ops{write_op(0x1000, pattern(128, 2))};
+  ForeignAt cpu("cpu", ops, 1);
+  cpu.socket.bind(b->bridge->in);
+  sc_core::sc_start(20, sc_core::SC_NS);
+  EXPECT_FALSE(ops[0].answered);
+  EXPECT_TRUE(warnings.messages().empty());
+  b.reset();
+  ASSERT_EQ(warnings.messages().size(), 1u);
+  EXPECT_THAT(warnings.messages()[0],
+              HasSubstr("bridge: the run ended at 20 ns with 1 request still in the bridge: 1 in "
+                        "famsim, not answered. The first, a write of 128 B at 0x1000, is in "
+                        "famsim, not answered. Typical causes: sc_start() with a time limit"));
+}
+
+TEST_P(Bridge, UnderTheFamsimKernelTheWarningSaysHowFarFamsimRanAhead) {
+  // As above without the clock: no other SystemC process has anything to do before 1 ms, so the
+  // famsim kernel runs ahead of SystemC's time (up to its 1 us quantum) and the bridge sends the
+  // write's BEGIN_RESP at famsim's 54 ns (the first test's write), annotated 54 ns past
+  // SystemC's 0; the initiator would take it at 54 ns, after the run's end at 20 ns. The systemc
+  // kernel has no run-ahead: the write is still in famsim.
+  const bool famsim_kernel = test::kernel_named(GetParam()) == Kernel::kFamsim;
+  test::CapturedWarnings warnings;
+  auto b = std::make_unique<Bench>(test::kernel_named(GetParam()));
+  std::vector<Op> ops{write_op(0x1000, pattern(128, 2))};
+  ForeignAt cpu("cpu", ops, 1);
+  cpu.socket.bind(b->bridge->in);
+  sc_core::sc_start(20, sc_core::SC_NS);
+  EXPECT_FALSE(ops[0].answered);
+  b.reset();
+  ASSERT_EQ(warnings.messages().size(), 1u);
+  EXPECT_THAT(warnings.messages()[0],
+              HasSubstr(famsim_kernel
+                            ? "bridge: the run ended at 20 ns (famsim's blocks had run ahead to 54 "
+                              "ns: the famsim kernel's decoupling) with 1 request still in the "
+                              "bridge: 1 waiting for the initiator's END_RESP. The first, a write "
+                              "of 128 B at 0x1000, is waiting for the initiator's END_RESP."
+                            : "bridge: the run ended at 20 ns with 1 request still in the bridge: "
+                              "1 in famsim, not answered. The first, a write of 128 B at 0x1000, "
+                              "is in famsim, not answered."));
+}
+
+TEST_P(Bridge, ARunThatDrainsEndsWithoutAWarning) {
+  // The first test's write and read, answered at 54 and 108 ns, then sc_stop() and the bridge's
+  // destruction: nothing is left in it.
+  test::CapturedWarnings warnings;
+  auto b = std::make_unique<Bench>(test::kernel_named(GetParam()));
+  std::vector<Op> ops{write_op(0x1000, pattern(128, 5)), read_op(0x1000)};
+  ForeignAt cpu("cpu", ops, 1);
+  cpu.socket.bind(b->bridge->in);
+  b->run();
+  EXPECT_EQ(ops[1].response_ps, 108000u);
+  sc_core::sc_stop();
+  b.reset();
+  EXPECT_TRUE(warnings.messages().empty());
+}
+
 INSTANTIATE_TEST_SUITE_P(Kernels, Bridge, ::testing::Values("famsim", "systemc"));
 
 }  // namespace
