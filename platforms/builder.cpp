@@ -3,6 +3,8 @@
 #include "models/core/bits.h"
 #include "models/core/bottleneck.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <stdexcept>
 #include <string>
@@ -110,6 +112,28 @@ unsigned ExpansionDevice::tie_off_unused_ports() {
     ++tied;
   }
   return tied;
+}
+
+TlmBridgeParams ExpansionDevice::bridge_params(TlmBridgeParams p, BridgeAddresses addresses) const {
+  p.window_base = pa_base_;
+  p.window_bytes = capacity_bytes_;
+  p.address_offset = addresses == BridgeAddresses::kDeviceAtZero ? pa_base_ : 0;
+  return p;
+}
+
+void ExpansionDevice::attach(TlmBridge& bridge, unsigned port) {
+  const TlmBridgeParams& p = bridge.params();
+  if (p.window_base != pa_base_ || p.window_bytes != capacity_bytes_) {
+    throw std::invalid_argument(fmt::format(
+        "{}: cannot attach {}: its window is [{:#x}, {:#x}) (window_base, window_bytes {}), the "
+        "device serves [{:#x}, {:#x}) (pa_base, capacity {} B); make its parameters with {}'s "
+        "bridge_params()",
+        name(), bridge.name(), p.window_base, p.window_base + p.window_bytes, p.window_bytes,
+        pa_base_, pa_base_ + capacity_bytes_, capacity_bytes_, name()));
+  }
+  bridge.out.bind(port_logic_->fabric(port));
+  bridge.set_debug_access([this](bool write, std::uint64_t pa, unsigned char* data,
+                                 std::uint64_t len) { return debug_access(write, pa, data, len); });
 }
 
 tlm::tlm_sync_enum ExpansionDevice::TieOff::nb_transport_bw(tlm::tlm_generic_payload&,

@@ -22,6 +22,7 @@
 #pragma once
 
 #include "models/core/by_memory.h"
+#include "models/cosim/tlm_bridge.h"
 #include "models/memory/address_map.h"
 #include "models/memory/backing_store.h"
 #include "platforms/platform_config.h"
@@ -70,6 +71,13 @@ class MemoryChannels : public sc_core::sc_module {
   std::vector<TlmMemoryBridge*> external_;
 };
 
+// Where a foreign initiator in front of a TlmBridge sees an expansion device
+// (ExpansionDevice::bridge_params).
+enum class BridgeAddresses {
+  kDeviceAtZero,     // at 0: address_offset is the device's pa_base
+  kFamsimAddresses,  // at famsim's physical addresses, [pa_base, pa_base + capacity)
+};
+
 // The memory-expansion device: port logic, on-device crossbar or mesh, memory channels.
 class ExpansionDevice : public sc_core::sc_module {
  public:
@@ -101,6 +109,19 @@ class ExpansionDevice : public sc_core::sc_module {
   // many ports it tied off. The initiators are made in the module whose constructor calls it (or
   // at the top level), and live as long as the device.
   unsigned tie_off_unused_ports();
+
+  // A foreign TLM-2.0 initiator in front of the device (models/cosim/tlm_bridge.h):
+  //   famsim::TlmBridgeParams p;  // max_outstanding, source, target_class as you want them
+  //   famsim::TlmBridge bridge("bridge", ctx,
+  //                            fam.bridge_params(p, famsim::BridgeAddresses::kDeviceAtZero));
+  //   fam.attach(bridge, /*port=*/0);
+  // bridge_params() returns `p` with the window the device serves, [pa_base, pa_base +
+  // capacity), and the address_offset that makes the initiator see the device at `addresses`.
+  TlmBridgeParams bridge_params(TlmBridgeParams p, BridgeAddresses addresses) const;
+  // Binds bridge.out to fabric port `port` and gives the bridge the device's debug_access (its
+  // transport_dbg). std::invalid_argument if the bridge's window is not the device's (a bridge
+  // not made with bridge_params()); std::out_of_range for a port the device does not have.
+  void attach(TlmBridge& bridge, unsigned port);
 
  private:
   // An initiator that sends nothing, on a fabric port nobody drives (a module: SystemC allows

@@ -6,8 +6,10 @@
 
 #include <algorithm>
 #include <cstring>
+#include <exception>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace famsim {
 
@@ -38,7 +40,91 @@ TlmBridge::TlmBridge(sc_core::sc_module_name name, SimContext& ctx, const TlmBri
   dont_initialize();
 }
 
-TlmBridge::~TlmBridge() = default;
+TlmBridge::~TlmBridge() {
+  // A run that sc_stop() did not end (sc_start()'s time limit, starvation) had no
+  // end_of_simulation(): the bridge's destruction is the last point to say what it still held.
+  // Not while an exception unwinds, and a report that throws (warnings made SC_THROW) is dropped:
+  // a destructor must not throw.
+  if (std::uncaught_exceptions() > 0) return;
+  try {
+    warn_in_flight();
+  } catch (...) {
+  }
+}
+
+void TlmBridge::end_of_simulation() { warn_in_flight(); }
+
+void TlmBridge::warn_in_flight() {
+  const std::size_t held = occupancy();
+  if (warned_in_flight_ || held == 0) return;
+  warned_in_flight_ = true;
+  // By state, and the first of them: the next to go back to the initiator (the open response,
+  // then the answers waiting to be sent back in order, then the earliest in famsim, then the
+  // request not taken yet).
+  static const char* const kResponding = "waiting for the initiator's END_RESP";
+  static const char* const kAnswered = "answered, waiting to be sent back";
+  static const char* const kInFamsim = "in famsim, not answered";
+  static const char* const kPending = "not taken yet (BEGIN_REQ without END_REQ)";
+  std::size_t answered = 0, in_famsim = 0;
+  const Slot* first_in_famsim = nullptr;
+  for (const Slot& slot : slots_) {
+    if (!slot.foreign) continue;
+    if (slot.answered) {
+      ++answered;
+    } else {
+      ++in_famsim;
+      if (!first_in_famsim || slot.order < first_in_famsim->order) first_in_famsim = &slot;
+    }
+  }
+  const bool pending = pending_ && pending_slot_ == kNoSlot;
+  std::vector<std::string> states;
+  if (responding_) states.push_back(fmt::format("1 {}", kResponding));
+  if (answered > 0) states.push_back(fmt::format("{} {}", answered, kAnswered));
+  if (in_famsim > 0) states.push_back(fmt::format("{} {}", in_famsim, kInFamsim));
+  if (pending) states.push_back(fmt::format("1 {}", kPending));
+  Asked first;
+  const char* first_state = nullptr;
+  if (responding_) {
+    first = responding_asked_;
+    first_state = kResponding;
+  } else if (answered > 0) {
+    // hand_back() gives b_transport's answers back first.
+    first =
+        slots_[!blocking_answered_.empty() ? blocking_answered_.front() : answered_.front()].asked;
+    first_state = kAnswered;
+  } else if (first_in_famsim) {
+    first = first_in_famsim->asked;
+    first_state = kInFamsim;
+  } else {
+    first = pending_asked_;
+    first_state = kPending;
+  }
+  // Under the famsim kernel its blocks may have run ahead of SystemC's time (models/core/wakeup.h)
+  // and, with no other SystemC process to stop them, handled events past the end of sc_start().
+  const std::uint64_t sc_now = sc_core::sc_time_stamp().value();
+  const std::string ahead =
+      now_ps() > sc_now
+          ? fmt::format(" (famsim's blocks had run ahead to {}: the famsim kernel's decoupling)",
+                        sc_core::sc_time::from_value(now_ps()).to_string())
+          : std::string();
+  const char* command = first.command == tlm::TLM_READ_COMMAND    ? "read"
+                        : first.command == tlm::TLM_WRITE_COMMAND ? "write"
+                                                                  : "TLM_IGNORE_COMMAND";
+  log().write(
+      LogLevel::kWarning,
+      fmt::format("the run ended at {}{} with {} request{} still in the bridge: {}{}. The first, a "
+                  "{} of {} B at {:#x}, is {}. Typical causes: sc_start() with a time limit that "
+                  "ended the run before they were answered, or an initiator that does not send "
+                  "END_RESP (the bridge sends one BEGIN_RESP at a time, so every later answer "
+                  "waits for it).",
+                  sc_core::sc_time::from_value(sc_now).to_string(), ahead, held,
+                  held == 1 ? "" : "s", fmt::join(states, "; "),
+                  waiting_for_slot_ > 0
+                      ? fmt::format("; and {} b_transport call{} waiting for a slot",
+                                    waiting_for_slot_, waiting_for_slot_ == 1 ? "" : "s")
+                      : std::string(),
+                  command, first.length, first.address, first_state));
+}
 
 // --- The foreign initiator's side ---------------------------------------------------------------
 
@@ -166,6 +252,7 @@ Sync TlmBridge::foreign_fw(Payload& p, Phase& phase, sc_core::sc_time& t) {
     pending_refused_ = refused;
     if (p.has_mm()) p.acquire();
     pending_ = &p;
+    pending_asked_ = Asked::of(p);
     pending_at_ps_ = ForeignTime::takes_effect_ps(now, t);
     wake_.at(pending_at_ps_, now);
     return tlm::TLM_ACCEPTED;
@@ -238,7 +325,7 @@ Sync TlmBridge::bw(unsigned, Payload& p, Phase& phase, sc_core::sc_time&) {
 std::uint32_t TlmBridge::take_slot(Payload& foreign, sc_core::sc_event* done, std::uint64_t now) {
   const std::uint32_t s = free_.front();
   free_.pop_front();
-  slots_[s] = Slot{&foreign, nullptr, done, false};
+  slots_[s] = Slot{&foreign, nullptr, done, false, Asked::of(foreign), slots_taken_++};
   outstanding_.set(outstanding_.level() + 1, now);
   return s;
 }
@@ -327,6 +414,7 @@ void TlmBridge::complete(std::uint32_t s, std::uint64_t now) {
     return;
   }
   responding_ = &foreign;
+  responding_asked_ = slot.asked;
   Phase phase = tlm::BEGIN_RESP;
   sc_core::sc_time t = local_time_offset();
   time_.yield();

@@ -56,6 +56,15 @@
 // models/core/log.h) naming the request and why, for an initiator may not look at response
 // statuses; later ones are only counted (answered_at_once).
 //
+// A run that ends with requests still in the bridge (occupancy() above 0: in famsim unanswered,
+// answered and waiting to go back, a BEGIN_RESP waiting for its END_RESP, a BEGIN_REQ not yet
+// taken) is reported the same way, once, with how many are in each state and the first of them:
+// the initiator did not have every answer, and the usual causes (sc_start() with a time limit
+// that ended the run first, an initiator that never sends END_RESP) are easy to overlook. The end
+// of the run is SystemC's end_of_simulation(), which the Accellera kernel (2.3.4) calls only when
+// sc_stop() ended the simulation, not when sc_start() returned at its time limit or for want of
+// events, or else the bridge's destruction, the last point at which nothing can continue the run.
+//
 // Time under the famsim kernel (models/core/wakeup.h), which runs ahead of sc_time_stamp(): a call
 // from the initiator brings famsim's local time up to the initiator's (Scheduler::sync_to_systemc);
 // a call the bridge makes to the initiator from inside famsim's run-ahead carries the local time
@@ -138,6 +147,7 @@ class TlmBridge : public sc_core::sc_module, public Component, public Initiator 
   using DebugAccess = std::function<std::uint64_t(bool write, std::uint64_t pa, unsigned char* data,
                                                   std::uint64_t len)>;
   void set_debug_access(DebugAccess f) { debug_access_ = std::move(f); }
+  const TlmBridgeParams& params() const { return params_; }
 
   // famsim's side (`out`).
   Sync bw(unsigned port, Payload& p, Phase& phase, sc_core::sc_time& t);
@@ -152,6 +162,10 @@ class TlmBridge : public sc_core::sc_module, public Component, public Initiator 
   // Requests the bridge answered itself, never entering famsim: those answered_at_once counts
   // (the errors and TLM_IGNORE_COMMAND).
   std::uint64_t refused() const;
+
+ protected:
+  // The end of the run (after sc_stop()): warns of requests still in the bridge.
+  void end_of_simulation() override;
 
  private:
   static constexpr std::uint32_t kNoSlot = ~0u;
@@ -168,6 +182,17 @@ class TlmBridge : public sc_core::sc_module, public Component, public Initiator 
     TlmBridge& bridge;
   };
 
+  // What a foreign request asked for, copied: the end-of-run warning names it, when the
+  // initiator may have let go of (or destroyed) the payload.
+  struct Asked {
+    tlm::tlm_command command = tlm::TLM_IGNORE_COMMAND;
+    std::uint64_t address = 0;
+    unsigned length = 0;
+    static Asked of(const Payload& p) {
+      return {p.get_command(), p.get_address(), p.get_data_length()};
+    }
+  };
+
   // One request in flight: the foreign payload and famsim's (none for a request refused while a
   // response was open, which waits in its slot for its turn to be answered).
   struct Slot {
@@ -177,6 +202,8 @@ class TlmBridge : public sc_core::sc_module, public Component, public Initiator 
     // at once cannot wake the previous caller's successor).
     sc_core::sc_event* done = nullptr;
     bool answered = false;  // famsim's answer arrived
+    Asked asked;
+    std::uint64_t order = 0;  // slots taken before it
   };
 
   Sync foreign_fw(Payload& p, Phase& phase, sc_core::sc_time& t);
@@ -193,6 +220,8 @@ class TlmBridge : public sc_core::sc_module, public Component, public Initiator 
   // statuses would otherwise carry on unaware).
   bool admissible(Payload& p);
   void warn_refused(const Payload& p, std::uint64_t pa, Refusal why) const;
+  // The end-of-run warning, if anything is still in the bridge and it was not given yet.
+  void warn_in_flight();
   // Takes a free slot for `foreign`.
   std::uint32_t take_slot(Payload& foreign, sc_core::sc_event* done, std::uint64_t now);
   // Builds famsim's payload for the request in slot `s`, issued at `now`.
@@ -222,6 +251,7 @@ class TlmBridge : public sc_core::sc_module, public Component, public Initiator 
   // The nb_transport request the initiator sent and has not had END_REQ for: at most one
   // (exclusion rule). It takes a slot when its time has come and one is free.
   Payload* pending_ = nullptr;
+  Asked pending_asked_;
   bool pending_refused_ = false;  // admissible() refused it (while a response was open)
   std::uint64_t pending_at_ps_ = 0;
   std::uint32_t pending_slot_ = kNoSlot;
@@ -230,6 +260,7 @@ class TlmBridge : public sc_core::sc_module, public Component, public Initiator 
   bool end_req_arrived_ = false;  // its END_REQ came (bw); behaviour() goes on
   // A BEGIN_RESP the initiator has not ended yet, and when the next may go (its END_RESP's time).
   Payload* responding_ = nullptr;
+  Asked responding_asked_;
   std::uint64_t respond_from_ps_ = 0;
   // b_transport callers waiting for a free slot.
   unsigned waiting_for_slot_ = 0;
@@ -238,10 +269,12 @@ class TlmBridge : public sc_core::sc_module, public Component, public Initiator 
 
   OccupancyGauge outstanding_;
   std::uint64_t next_seq_ = 0;
+  std::uint64_t slots_taken_ = 0;
   std::uint64_t backpressure_ps_ = 0;
   std::uint64_t ignored_phases_ = 0;
   std::map<std::string, std::uint64_t> refused_;  // by response status; rare, so a map
   unsigned warned_ = 0;                           // the Refusal reasons warned about
+  bool warned_in_flight_ = false;
 };
 
 }  // namespace famsim

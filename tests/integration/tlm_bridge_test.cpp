@@ -212,22 +212,19 @@ class ForeignHinting : public sc_core::sc_module {
   sc_core::sc_time delay_;  // a member: see ForeignAt
 };
 
-// The device with a bridge on its fabric port `port` (of `fabric_ports`): the foreign initiator
-// sees the device at address 0 (address_offset = its base in famsim).
+// The device at kBase with a bridge attached to its fabric port `port` (of `fabric_ports`): the
+// foreign initiator sees the device at address 0 unless `addresses` says otherwise.
 struct Bench {
   explicit Bench(Kernel kernel, unsigned max_outstanding = 8, unsigned fabric_ports = 1,
-                 unsigned port = 0)
+                 unsigned port = 0, BridgeAddresses addresses = BridgeAddresses::kDeviceAtZero)
       : ctx(kPoolBytes, 1, kernel),
         cfg(bridge_device_config(fabric_ports)),
         dev("fam0", ctx, cfg, kBase) {
     TlmBridgeParams p;
     p.max_outstanding = max_outstanding;
-    p.address_offset = kBase;
-    p.window_base = kBase;
-    p.window_bytes = cfg.capacity_bytes;  // 1 GiB
     p.source = 7;
-    bridge = std::make_unique<TlmBridge>("bridge", ctx, p);
-    bridge->out.bind(dev.port_logic().fabric(port));
+    bridge = std::make_unique<TlmBridge>("bridge", ctx, dev.bridge_params(p, addresses));
+    dev.attach(*bridge, port);
   }
   // Runs to the end; checks that nothing is left in flight or leaked.
   nlohmann::json run() {
@@ -552,11 +549,7 @@ TEST_P(Bridge, TheDevicesBackpressureReachesTheInitiatorAsAWithheldEndReq) {
 }
 
 TEST_P(Bridge, DebugTransportReachesTheChannelsStoresThroughTheInterleaveWithoutTime) {
-  Bench b(test::kernel_named(GetParam()));
-  b.bridge->set_debug_access(
-      [&b](bool write, std::uint64_t pa, unsigned char* data, std::uint64_t len) {
-        return b.dev.debug_access(write, pa, data, len);
-      });
+  Bench b(test::kernel_named(GetParam()));  // attach() gave the bridge the device's debug access
   const std::vector<unsigned char> image = pattern(512, 3);
   const std::vector<unsigned char> timed_data = pattern(128, 4);
   std::vector<unsigned char> first(128), last(128), after(128), outside(128), masked(128);
@@ -634,6 +627,217 @@ TEST_P(Bridge, DirectMemoryAccessIsDeniedForReadsAndWritesAtEveryAddress) {
   EXPECT_EQ(dmi.get_start_address(), 0u);
   EXPECT_EQ(dmi.get_end_address(), ~sc_dt::uint64{0});
   EXPECT_EQ(dmi.get_dmi_ptr(), nullptr);
+}
+
+TEST_P(Bridge, AttachGivesTheDevicesWindowSeenFromZero) {
+  // The device at kBase = 2^40 = 0x10000000000, 1 GiB: the window [2^40, 2^40 + 2^30), the
+  // initiator's 0 at famsim's 2^40. Writes to the device's first and last 128 B, then a read of
+  // the 128 B from its end, 2^30 = 0x40000000, which is past it. By hand, one at a time, each
+  // sent when the last was answered: the first write 0 -> 54 ns (the first test's write), the
+  // second 54 -> 60 -> 61 + 8 = 69 -> 97 -> 98 + 5 = 103 -> 104 + 4 = 108 ns, the read answered
+  // at once at 108 ns.
+  Bench b(test::kernel_named(GetParam()));
+  const TlmBridgeParams& p = b.bridge->params();
+  EXPECT_EQ(p.window_base, 0x10000000000u);
+  EXPECT_EQ(p.window_bytes, 0x40000000u);
+  EXPECT_EQ(p.address_offset, 0x10000000000u);
+  EXPECT_EQ(p.max_outstanding, 8u) << "the caller's own parameters are kept";
+  EXPECT_EQ(p.source, 7u);
+  const std::vector<unsigned char> first = pattern(128, 1), last = pattern(128, 2);
+  std::vector<Op> ops{write_op(0, first), write_op(0x40000000 - 128, last), read_op(0x40000000)};
+  ForeignAt cpu("cpu", ops, 1);
+  cpu.socket.bind(b.bridge->in);
+  test::CapturedWarnings warnings;
+  b.run();
+  for (const Op& op : ops) ASSERT_TRUE(op.answered);
+  EXPECT_EQ(ops[0].status, tlm::TLM_OK_RESPONSE);
+  EXPECT_EQ(ops[1].status, tlm::TLM_OK_RESPONSE);
+  EXPECT_EQ(ops[2].status, tlm::TLM_ADDRESS_ERROR_RESPONSE);
+  EXPECT_EQ(ops[0].response_ps, 54000u);
+  EXPECT_EQ(ops[1].response_ps, round_trip(54000, true));
+  EXPECT_EQ(ops[1].response_ps, 108000u);
+  EXPECT_EQ(ops[2].begin_req_return, tlm::TLM_COMPLETED);
+  EXPECT_EQ(ops[2].response_ps, 108000u);
+  // The writes landed at the device's first and last bytes in famsim's address space, read here
+  // through the device itself: 2^40 and 2^40 + 2^30 - 128.
+  std::vector<unsigned char> at_first(128), at_last(128);
+  EXPECT_EQ(b.dev.debug_access(false, 0x10000000000, at_first.data(), 128), 128u);
+  EXPECT_EQ(b.dev.debug_access(false, 0x1003fffff80, at_last.data(), 128), 128u);
+  EXPECT_EQ(at_first, first);
+  EXPECT_EQ(at_last, last);
+  EXPECT_EQ(b.bridge->issued(), 2u) << "the read past the end never entered famsim";
+  ASSERT_EQ(warnings.messages().size(), 1u);
+  EXPECT_THAT(warnings.messages()[0],
+              HasSubstr("bridge: a read of 128 B at 0x40000000 was answered "
+                        "TLM_ADDRESS_ERROR_RESPONSE without entering famsim: with address_offset "
+                        "0x10000000000 it is famsim address 0x10040000000, not wholly inside the "
+                        "window (window_base 0x10000000000, window_bytes 1073741824)"));
+}
+
+TEST_P(Bridge, AttachAtFamsimAddressesWithDebugAccess) {
+  // The initiator sees the device where famsim has it, [2^40, 2^40 + 2^30): no offset. Through
+  // the bridge's debug transport it loads the device's last 128 B (2^40 + 2^30 - 128 =
+  // 0x1003fffff80) and reads them back timed, at 0 -> 54 ns (the first test's read); a debug read
+  // of the 128 B just past the end does nothing, a timed read of the 128 B just before the device
+  // (0xffffffff80) is an address error.
+  Bench b(test::kernel_named(GetParam()), 8, 1, 0, BridgeAddresses::kFamsimAddresses);
+  EXPECT_EQ(b.bridge->params().window_base, 0x10000000000u);
+  EXPECT_EQ(b.bridge->params().window_bytes, 0x40000000u);
+  EXPECT_EQ(b.bridge->params().address_offset, 0u);
+  const std::vector<unsigned char> image = pattern(128, 8);
+  std::vector<unsigned char> timed(128), past(128), before(128);
+  unsigned loaded = 0, past_bytes = 1;
+  int timed_status = 0, before_status = 0;
+  std::uint64_t timed_at = 0;
+  ForeignScript cpu("cpu", [&](ForeignScript& f) {
+    std::vector<unsigned char> img = image;
+    loaded = f.debug(tlm::TLM_WRITE_COMMAND, 0x1003fffff80, img);
+    timed_status = f.timed(tlm::TLM_READ_COMMAND, 0x1003fffff80, timed);
+    timed_at = sc_core::sc_time_stamp().value();
+    past_bytes = f.debug(tlm::TLM_READ_COMMAND, 0x10040000000, past);
+    before_status = f.timed(tlm::TLM_READ_COMMAND, 0xffffffff80, before);
+  });
+  cpu.socket.bind(b.bridge->in);
+  test::CapturedWarnings warnings;
+  b.run();
+  EXPECT_EQ(loaded, 128u);
+  EXPECT_EQ(timed_status, tlm::TLM_OK_RESPONSE);
+  EXPECT_EQ(timed, image);
+  EXPECT_EQ(timed_at, 54000u);
+  EXPECT_EQ(past_bytes, 0u);
+  EXPECT_EQ(before_status, tlm::TLM_ADDRESS_ERROR_RESPONSE);
+  ASSERT_EQ(warnings.messages().size(), 1u);
+  EXPECT_THAT(warnings.messages()[0],
+              HasSubstr("bridge: a read of 128 B at 0xffffffff80 was answered "
+                        "TLM_ADDRESS_ERROR_RESPONSE without entering famsim: with address_offset "
+                        "0x0 it is famsim address 0xffffffff80"));
+}
+
+TEST(BridgeAttach, RefusesAWindowThatIsNotTheDevicesAndAPortItLacks) {
+  SimContext ctx(kPoolBytes, 1, Kernel::kFamsim);
+  const DeviceConfig cfg = bridge_device_config();
+  ExpansionDevice dev("fam0", ctx, cfg, kBase);
+  // Filled in by hand as if the device were at 0: the window is [0, 2^30), the device's
+  // [2^40, 2^40 + 2^30).
+  TlmBridgeParams p;
+  p.window_bytes = cfg.capacity_bytes;
+  TlmBridge wrong("wrong", ctx, p);
+  try {
+    dev.attach(wrong, 0);
+    ADD_FAILURE() << "attached a bridge whose window is not the device's";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(),
+                 "fam0: cannot attach wrong: its window is [0x0, 0x40000000) (window_base, "
+                 "window_bytes 1073741824), the device serves [0x10000000000, 0x10040000000) "
+                 "(pa_base, capacity 1073741824 B); make its parameters with fam0's "
+                 "bridge_params()");
+  }
+  TlmBridge right("right", ctx, dev.bridge_params(p, BridgeAddresses::kDeviceAtZero));
+  try {
+    dev.attach(right, 1);
+    ADD_FAILURE() << "attached to port 1 of a device with one port";
+  } catch (const std::out_of_range& e) {
+    EXPECT_THAT(e.what(), HasSubstr("fabric port 1 does not exist; the device has 1"));
+  }
+}
+
+// An initiator that holds each response (no END_RESP for 1 ms) and a bridge of one slot, three
+// reads sent back to back, the run stopped at 500 ns. By hand: A (0x0) takes the slot at 0 and is
+// answered at 54 ns (the first test's read); its BEGIN_RESP stays open. B (0x100), sent at 0,
+// waits for the slot: it takes A's at 54 ns, has its END_REQ then and is answered by famsim at
+// round_trip(54 ns) = 108 ns, behind A's open response. C (0x200), sent at 54 ns after B's
+// END_REQ, finds no slot. At 500 ns: A waits for END_RESP, B to be sent back, C to be taken.
+TEST_P(Bridge, ARunStoppedWithRequestsInTheBridgeWarnsOnceNamingThem) {
+  test::CapturedWarnings warnings;
+  auto b = std::make_unique<Bench>(test::kernel_named(GetParam()), 1);
+  std::vector<Op> ops{read_op(0x0), read_op(0x100), read_op(0x200)};
+  ForeignAt cpu("cpu", ops, 4);
+  cpu.hold_response_ps = 1000000000;
+  cpu.socket.bind(b->bridge->in);
+  sc_core::sc_start(500, sc_core::SC_NS);
+  EXPECT_TRUE(warnings.messages().empty()) << "the run may go on after sc_start() returns";
+  EXPECT_EQ(ops[0].response_ps, 54000u);
+  EXPECT_EQ(ops[1].end_req_ps, 54000u);
+  EXPECT_FALSE(ops[1].answered);
+  EXPECT_EQ(round_trip(54000, false), 108000u);
+  EXPECT_EQ(ops[2].begin_req_ps, 54000u);
+  EXPECT_FALSE(ops[2].answered);
+  EXPECT_EQ(b->bridge->occupancy(), 3u);
+  sc_core::sc_stop();  // end_of_simulation()
+  ASSERT_EQ(warnings.messages().size(), 1u);
+  EXPECT_EQ(warnings.messages()[0],
+            "bridge: the run ended at 500 ns with 3 requests still in the bridge: 1 waiting for "
+            "the initiator's END_RESP; 1 answered, waiting to be sent back; 1 not taken yet "
+            "(BEGIN_REQ without END_REQ). The first, a read of 128 B at 0x0, is waiting for the "
+            "initiator's END_RESP. Typical causes: sc_start() with a time limit that ended the run "
+            "before they were answered, or an initiator that does not send END_RESP (the bridge "
+            "sends one BEGIN_RESP at a time, so every later answer waits for it).");
+  b.reset();
+  EXPECT_EQ(warnings.messages().size(), 1u) << "once: not again when the bridge is destroyed";
+}
+
+TEST_P(Bridge, ARunEndedByATimeLimitWarnsWhenTheBridgeIsDestroyed) {
+  // A write at 0x1000, the run ended by sc_start(20 ns) with no sc_stop() (so no
+  // end_of_simulation()): by hand (the first test's write) it is in the device's memory from 15
+  // to 43 ns. A 1 ns clock keeps the famsim kernel from running ahead of SystemC time by more
+  // than half a cycle (it never runs past another process's next activity).
+  test::CapturedWarnings warnings;
+  auto b = std::make_unique<Bench>(test::kernel_named(GetParam()));
+  sc_core::sc_clock tick("tick", 1, sc_core::SC_NS);
+  std::vector<Op> ops{write_op(0x1000, pattern(128, 2))};
+  ForeignAt cpu("cpu", ops, 1);
+  cpu.socket.bind(b->bridge->in);
+  sc_core::sc_start(20, sc_core::SC_NS);
+  EXPECT_FALSE(ops[0].answered);
+  EXPECT_TRUE(warnings.messages().empty());
+  b.reset();
+  ASSERT_EQ(warnings.messages().size(), 1u);
+  EXPECT_THAT(warnings.messages()[0],
+              HasSubstr("bridge: the run ended at 20 ns with 1 request still in the bridge: 1 in "
+                        "famsim, not answered. The first, a write of 128 B at 0x1000, is in "
+                        "famsim, not answered. Typical causes: sc_start() with a time limit"));
+}
+
+TEST_P(Bridge, UnderTheFamsimKernelTheWarningSaysHowFarFamsimRanAhead) {
+  // As above without the clock: no other SystemC process has anything to do before 1 ms, so the
+  // famsim kernel runs ahead of SystemC's time (up to its 1 us quantum) and the bridge sends the
+  // write's BEGIN_RESP at famsim's 54 ns (the first test's write), annotated 54 ns past
+  // SystemC's 0; the initiator would take it at 54 ns, after the run's end at 20 ns. The systemc
+  // kernel has no run-ahead: the write is still in famsim.
+  const bool famsim_kernel = test::kernel_named(GetParam()) == Kernel::kFamsim;
+  test::CapturedWarnings warnings;
+  auto b = std::make_unique<Bench>(test::kernel_named(GetParam()));
+  std::vector<Op> ops{write_op(0x1000, pattern(128, 2))};
+  ForeignAt cpu("cpu", ops, 1);
+  cpu.socket.bind(b->bridge->in);
+  sc_core::sc_start(20, sc_core::SC_NS);
+  EXPECT_FALSE(ops[0].answered);
+  b.reset();
+  ASSERT_EQ(warnings.messages().size(), 1u);
+  EXPECT_THAT(warnings.messages()[0],
+              HasSubstr(famsim_kernel
+                            ? "bridge: the run ended at 20 ns (famsim's blocks had run ahead to 54 "
+                              "ns: the famsim kernel's decoupling) with 1 request still in the "
+                              "bridge: 1 waiting for the initiator's END_RESP. The first, a write "
+                              "of 128 B at 0x1000, is waiting for the initiator's END_RESP."
+                            : "bridge: the run ended at 20 ns with 1 request still in the bridge: "
+                              "1 in famsim, not answered. The first, a write of 128 B at 0x1000, "
+                              "is in famsim, not answered."));
+}
+
+TEST_P(Bridge, ARunThatDrainsEndsWithoutAWarning) {
+  // The first test's write and read, answered at 54 and 108 ns, then sc_stop() and the bridge's
+  // destruction: nothing is left in it.
+  test::CapturedWarnings warnings;
+  auto b = std::make_unique<Bench>(test::kernel_named(GetParam()));
+  std::vector<Op> ops{write_op(0x1000, pattern(128, 5)), read_op(0x1000)};
+  ForeignAt cpu("cpu", ops, 1);
+  cpu.socket.bind(b->bridge->in);
+  b->run();
+  EXPECT_EQ(ops[1].response_ps, 108000u);
+  sc_core::sc_stop();
+  b.reset();
+  EXPECT_TRUE(warnings.messages().empty());
 }
 
 INSTANTIATE_TEST_SUITE_P(Kernels, Bridge, ::testing::Values("famsim", "systemc"));

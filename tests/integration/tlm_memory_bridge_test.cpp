@@ -211,12 +211,10 @@ struct MemoryBench {
         dev("fam0", ctx, cfg, kBase) {
     TlmBridgeParams p;
     p.max_outstanding = 16;
-    p.address_offset = kBase;
-    p.window_base = kBase;
-    p.window_bytes = cfg.capacity_bytes;
     p.source = 7;
-    front = std::make_unique<TlmBridge>("front", ctx, p);
-    front->out.bind(dev.port_logic().fabric(0));
+    front = std::make_unique<TlmBridge>("front", ctx,
+                                        dev.bridge_params(p, BridgeAddresses::kDeviceAtZero));
+    dev.attach(*front, 0);
   }
   const std::vector<TlmMemoryBridge*>& channels() { return dev.memory().external_channels(); }
   // Runs to the end; checks that nothing is left in flight or leaked.

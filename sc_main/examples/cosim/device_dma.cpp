@@ -304,11 +304,14 @@ int sc_main(int argc, char** argv) {
     for (unsigned port = 0; port < ports; ++port) {
       famsim::TlmBridgeParams p;
       p.max_outstanding = o.window;
-      p.window_bytes = device.capacity_bytes;
       p.source = static_cast<std::uint16_t>(port);
       const std::string n = std::to_string(port);
-      bridges.push_back(std::make_unique<famsim::TlmBridge>(("bridge" + n).c_str(), ctx, p));
-      bridges.back()->out.bind(fam.port_logic().fabric(port));
+      // The window the device serves, the engine seeing it at 0; then bound to the port, with
+      // the device's debug access.
+      bridges.push_back(std::make_unique<famsim::TlmBridge>(
+          ("bridge" + n).c_str(), ctx,
+          fam.bridge_params(p, famsim::BridgeAddresses::kDeviceAtZero)));
+      fam.attach(*bridges.back(), port);
       // 1 GHz: the engine's clock, one BEGIN_REQ per cycle at most.
       engines.push_back(std::make_unique<DmaEngine>(("dma" + n).c_str(), port * o.bytes, o.bytes,
                                                     o.request_bytes, o.window,
