@@ -23,7 +23,7 @@ SRC=$PWD
 
 run_tool install cmake --install "$BUILD" --prefix "$PREFIX"
 expect_rc 0 "cmake --install"
-for f in bin/famsim lib/libfamsim.a lib/cmake/famsim/famsimConfig.cmake \
+for f in bin/famsim lib/libfamsim.a lib/cmake/famsim/famsimConfig.cmake lib/pkgconfig/famsim.pc \
          include/famsim/models/cosim/tlm_bridge.h include/famsim/sc_main/simulation.h \
          share/famsim/platforms/minimal.yaml share/famsim/traffic/models/deepseek_v3.yaml \
          share/famsim/scripts/report.py share/famsim/examples/cosim/device_dma.cpp \
@@ -71,6 +71,21 @@ for ch in ("fam0.memory.ch0", "fam0.memory.ch1"):
 assert c["bridge0"]["requests"] == 128, c["bridge0"]["requests"]
 PY
 pass "device_dma: 64 writes and 64 reads, 4 KiB each way on each channel, every byte as written"
+
+# The same example built without CMake, from pkg-config's famsim.pc alone (P/lib/pkgconfig): its
+# flags name the installed headers and library, not the source tree, and the program runs.
+run_tool pc_flags env PKG_CONFIG_PATH="$PREFIX/lib/pkgconfig" pkg-config --cflags --libs famsim
+expect_rc 0 "pkg-config --cflags --libs famsim"
+PC_FLAGS=$OUT
+case "$PC_FLAGS" in *"$SRC"*) fail "famsim.pc's flags name the source tree: $PC_FLAGS" ;; esac
+run_tool pc_build ${CXX:-c++} -O0 "$PREFIX/share/famsim/examples/cosim/device_dma.cpp" \
+  $PC_FLAGS -o "$WORK/device_dma_pc"
+expect_rc 0 "building device_dma with famsim.pc's flags ($PC_FLAGS)"
+run_tool pc_dma "$WORK/device_dma_pc" --platform "$SRC/platforms/minimal.yaml" --bytes 8192 \
+  --window 8
+expect_rc 0 "device_dma built with famsim.pc"
+expect_in_output "verified 8192 B: every byte read back as written" "device_dma built with famsim.pc"
+pass "device_dma builds from famsim.pc alone (no CMake) and reads back what it wrote"
 
 run_tool dma_bad "$WORK/examples/device_dma" --window 0
 expect_rc 2 "device_dma --window 0"
