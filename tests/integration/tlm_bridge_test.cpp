@@ -6,6 +6,7 @@
 #include "tests/support/round_number_device.h"
 #include "tests/support/test_support.h"
 
+#include "models/cosim/bus_width_adapter.h"
 #include "models/cosim/tlm_bridge.h"
 #include "models/core/sim_context.h"
 #include "platforms/builder.h"
@@ -57,14 +58,16 @@ std::uint64_t round_trip(std::uint64_t arrive, bool write) {
 }
 
 // A loosely timed initiator: one SC_THREAD calling b_transport with payloads on its stack (no
-// memory manager), each annotated with `delay_ps`, recording the time each call returned at.
-class ForeignLt : public sc_core::sc_module {
+// memory manager), each annotated with `delay_ps`, recording the time each call returned at. Its
+// socket is BUSWIDTH bits wide.
+template <unsigned BUSWIDTH>
+class ForeignLtOfWidth : public sc_core::sc_module {
  public:
-  tlm_utils::simple_initiator_socket<ForeignLt> socket;
+  tlm_utils::simple_initiator_socket<ForeignLtOfWidth, BUSWIDTH> socket;
 
-  ForeignLt(sc_core::sc_module_name name, std::vector<Op>& ops, std::uint64_t delay_ps)
+  ForeignLtOfWidth(sc_core::sc_module_name name, std::vector<Op>& ops, std::uint64_t delay_ps)
       : sc_core::sc_module(name), socket("socket"), ops_(ops), delay_ps_(delay_ps) {
-    SC_HAS_PROCESS(ForeignLt);
+    SC_HAS_PROCESS(ForeignLtOfWidth);
     SC_THREAD(run);
   }
 
@@ -76,6 +79,7 @@ class ForeignLt : public sc_core::sc_module {
   std::vector<Op>& ops_;
   std::uint64_t delay_ps_;
 };
+using ForeignLt = ForeignLtOfWidth<32>;
 
 // A loosely timed initiator whose thread runs a script the test gives it.
 class ForeignScript : public sc_core::sc_module {
@@ -334,6 +338,44 @@ TEST_P(Bridge, LooselyTimedCallsWaitForTheDeviceAndHonourTheirDelay) {
   EXPECT_EQ(ops[0].response_ps, round_trip(10000, true));
   EXPECT_EQ(ops[0].response_ps, 64000u);
   EXPECT_EQ(ops[1].response_ps, round_trip(ops[0].response_ps + 10000, false));
+  EXPECT_EQ(ops[1].response_ps, 128000u);
+}
+
+// An initiator whose socket is 64 bits wide reaches the bridge's 32-bit socket through
+// BusWidthAdapter, which passes every call through unchanged both ways: the times and data are
+// those of the 32-bit initiator of the first test, by hand: write 54 ns, read 108 ns.
+TEST_P(Bridge, AnInitiatorOfA64BitSocketThroughTheBusWidthAdapterSeesTheSameTimes) {
+  Bench b(test::kernel_named(GetParam()));
+  const std::vector<unsigned char> data = pattern(128, 12);
+  std::vector<Op> ops{write_op(0x1000, data), read_op(0x1000)};
+  test::ForeignAtOfWidth<64> cpu("cpu64", ops, 1);
+  BusWidthAdapter<64> adapter("adapter64");
+  cpu.socket.bind(adapter.in);
+  adapter.out.bind(b.bridge->in);
+  b.run();
+  ASSERT_TRUE(ops[0].answered && ops[1].answered);
+  EXPECT_EQ(ops[1].data, data);
+  EXPECT_EQ(ops[0].end_req_ps, 0u);
+  EXPECT_EQ(ops[0].response_ps, 54000u);
+  EXPECT_EQ(ops[1].response_ps, 108000u);
+  EXPECT_EQ(cpu.given_back, 2u);
+}
+
+// The same for a loosely timed initiator of a 128-bit socket: b_transport through the adapter,
+// each call annotated 10 ns, returns as LooselyTimedCallsWaitForTheDeviceAndHonourTheirDelay's
+// calls do, by hand: 64 and 128 ns.
+TEST_P(Bridge, ALooselyTimedInitiatorOfA128BitSocketThroughTheAdapter) {
+  Bench b(test::kernel_named(GetParam()));
+  const std::vector<unsigned char> data = pattern(128, 13);
+  std::vector<Op> ops{write_op(0x2000, data), read_op(0x2000)};
+  ForeignLtOfWidth<128> cpu("cpu128", ops, 10000);
+  BusWidthAdapter<128> adapter("adapter128");
+  cpu.socket.bind(adapter.in);
+  adapter.out.bind(b.bridge->in);
+  b.run();
+  ASSERT_TRUE(ops[0].answered && ops[1].answered);
+  EXPECT_EQ(ops[1].data, data);
+  EXPECT_EQ(ops[0].response_ps, 64000u);
   EXPECT_EQ(ops[1].response_ps, 128000u);
 }
 

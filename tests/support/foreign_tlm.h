@@ -86,29 +86,30 @@ void transport_blocking(Socket& socket, Op& op, std::uint64_t delay_ps) {
 // takes effect at its annotated time. Its payloads have its own memory manager, which counts the
 // payloads given back: each must come back once, when the bridge and the initiator have both
 // let go. A second thread may send other operations by b_transport meanwhile (blocking_ops):
-// to the base protocol, another initiator on the same socket.
-class ForeignAt : public sc_core::sc_module, public tlm::tlm_mm_interface {
+// to the base protocol, another initiator on the same socket. Its socket is BUSWIDTH bits wide.
+template <unsigned BUSWIDTH>
+class ForeignAtOfWidth : public sc_core::sc_module, public tlm::tlm_mm_interface {
  public:
-  tlm_utils::simple_initiator_socket<ForeignAt> socket;
+  tlm_utils::simple_initiator_socket<ForeignAtOfWidth, BUSWIDTH> socket;
 
   // `synchronous`: it takes the bridge's phases in the call instead of through its payload event
   // queue, at their annotated time (sc_time_stamp() + delay), and completes a response on return
   // (TLM_COMPLETED), as a fast initiator may.
-  ForeignAt(sc_core::sc_module_name name, std::vector<Op>& ops, unsigned window,
-            bool synchronous = false)
+  ForeignAtOfWidth(sc_core::sc_module_name name, std::vector<Op>& ops, unsigned window,
+                   bool synchronous = false)
       : sc_core::sc_module(name),
         socket("socket"),
         ops_(ops),
         window_(window),
         synchronous_(synchronous),
-        peq_(this, &ForeignAt::on_phase),
-        end_resp_peq_(this, &ForeignAt::end_response) {
-    socket.register_nb_transport_bw(this, &ForeignAt::nb_transport_bw);
+        peq_(this, &ForeignAtOfWidth::on_phase),
+        end_resp_peq_(this, &ForeignAtOfWidth::end_response) {
+    socket.register_nb_transport_bw(this, &ForeignAtOfWidth::nb_transport_bw);
     for (std::size_t i = 0; i < ops.size(); ++i) {
       payloads_.push_back(std::make_unique<tlm::tlm_generic_payload>(this));
       buffers_.emplace_back(ops[i].length);
     }
-    SC_HAS_PROCESS(ForeignAt);
+    SC_HAS_PROCESS(ForeignAtOfWidth);
     SC_METHOD(send);
     sensitive << send_event_;
     SC_THREAD(send_blocking);
@@ -230,13 +231,15 @@ class ForeignAt : public sc_core::sc_module, public tlm::tlm_mm_interface {
   bool synchronous_;
   std::vector<std::unique_ptr<tlm::tlm_generic_payload>> payloads_;
   std::vector<std::vector<unsigned char>> buffers_;
-  tlm_utils::peq_with_cb_and_phase<ForeignAt> peq_;
-  tlm_utils::peq_with_cb_and_phase<ForeignAt> end_resp_peq_;
+  tlm_utils::peq_with_cb_and_phase<ForeignAtOfWidth> peq_;
+  tlm_utils::peq_with_cb_and_phase<ForeignAtOfWidth> end_resp_peq_;
   sc_core::sc_event send_event_;
   sc_core::sc_time delay_;
   std::size_t next_ = 0;
   unsigned in_flight_ = 0;
   bool waiting_end_req_ = false;
 };
+
+using ForeignAt = ForeignAtOfWidth<32>;  // the default socket width
 
 }  // namespace famsim::test
