@@ -1,6 +1,8 @@
 #include "models/cosim/tlm_bridge.h"
 
 #include "models/cosim/ignorable_phase.h"
+#include "models/cosim/tlm_atomic.h"
+#include "models/memory/atomic.h"
 
 #include <fmt/format.h>
 
@@ -12,6 +14,16 @@
 #include <vector>
 
 namespace famsim {
+
+namespace {
+
+// A foreign request asking for an atomic (a TlmAtomic other than kNone).
+bool is_atomic(const tlm::tlm_generic_payload& p) {
+  const TlmAtomic* a = p.get_extension<TlmAtomic>();
+  return a != nullptr && a->op != AtomicOp::kNone;
+}
+
+}  // namespace
 
 TlmBridge::TlmBridge(sc_core::sc_module_name name, SimContext& ctx, const TlmBridgeParams& params)
     : sc_core::sc_module(name),
@@ -156,12 +168,22 @@ bool TlmBridge::admissible(Payload& p) {
     // A streaming width at least the data length is no streaming (IEEE 1666-2011, the streaming
     // width attribute).
     why = Refusal::kStreaming;
+  } else if (!is_atomic(p)) {
+    return true;
+  } else if (!p.is_read()) {
+    why = Refusal::kAtomicNotRead;
+  } else if (!valid_atomic_length(static_cast<std::uint32_t>(len))) {
+    why = Refusal::kAtomicLength;
+  } else if ((pa - params_.window_base) % len != 0) {
+    why = Refusal::kAtomicAlignment;
   } else {
     return true;
   }
-  p.set_response_status(why == Refusal::kOutsideWindow ? tlm::TLM_ADDRESS_ERROR_RESPONSE
-                        : why == Refusal::kByteEnables ? tlm::TLM_BYTE_ENABLE_ERROR_RESPONSE
-                                                       : tlm::TLM_BURST_ERROR_RESPONSE);
+  p.set_response_status(why == Refusal::kOutsideWindow || why == Refusal::kAtomicAlignment
+                            ? tlm::TLM_ADDRESS_ERROR_RESPONSE
+                        : why == Refusal::kByteEnables   ? tlm::TLM_BYTE_ENABLE_ERROR_RESPONSE
+                        : why == Refusal::kAtomicNotRead ? tlm::TLM_COMMAND_ERROR_RESPONSE
+                                                         : tlm::TLM_BURST_ERROR_RESPONSE);
   ++refused_[p.get_response_string()];
   const unsigned bit = 1u << static_cast<unsigned>(why);
   if ((warned_ & bit) == 0) {
@@ -197,6 +219,20 @@ void TlmBridge::warn_refused(const Payload& p, std::uint64_t pa, Refusal why) co
     case Refusal::kStreaming:
       text = fmt::format("its streaming width, {} B, is under its data length",
                          p.get_streaming_width());
+      break;
+    case Refusal::kAtomicNotRead:
+      text =
+          "it carries a TlmAtomic, which famsim executes on a read command only (the response "
+          "holds the word's old value)";
+      break;
+    case Refusal::kAtomicLength:
+      text = "it carries a TlmAtomic, which acts on a word of 4 or 8 B";
+      break;
+    case Refusal::kAtomicAlignment:
+      text = fmt::format(
+          "it carries a TlmAtomic, whose word must lie at a multiple of its length "
+          "from window_base {:#x} (famsim address {:#x})",
+          params_.window_base, pa);
       break;
   }
   log().write(LogLevel::kWarning,
@@ -344,6 +380,13 @@ void TlmBridge::enter_famsim(std::uint32_t s, std::uint64_t now) {
   p.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
   if (write) std::memcpy(p.get_data_ptr(), foreign.get_data_ptr(), len);
   RequestExt& e = ext_of(p);
+  if (const TlmAtomic* atomic = foreign.get_extension<TlmAtomic>();
+      atomic && atomic->op != AtomicOp::kNone) {
+    e.atomic = atomic->op;  // admissible() checked the command, length and alignment
+    e.atomic_operand = atomic->operand;
+    e.atomic_compare = atomic->compare;
+    ++atomics_;
+  }
   e.id = std::uint64_t{params_.source} << 40 | next_seq_++;
   e.gpu = params_.source;
   e.dest_gpu = RequestExt::kNoGpu;
@@ -516,6 +559,7 @@ void TlmBridge::report(ComponentReport& r, const ReportWindow& window) const {
   r.extra["requests"] = issued();
   r.extra["answered_at_once"] = refused_;
   r.extra["ignored_phases"] = ignored_phases_;
+  r.extra["atomics"] = atomics_;
   r.extra["max_outstanding"] = params_.max_outstanding;
   r.extra["mean_outstanding"] = outstanding_.mean(window);
   r.extra["bandwidth_gbps"] = secs > 0 ? (t.read_bytes + t.write_bytes) / secs * 1e-9 : 0.0;

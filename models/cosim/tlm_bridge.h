@@ -37,6 +37,11 @@
 // byte enables, or a streaming width under its length, answers 0 bytes too, and the bridge sets
 // gp_option to TLM_FULL_PAYLOAD_ACCEPTED, for it took those attributes into account.
 //
+// Atomics: a read carrying a TlmAtomic extension (models/cosim/tlm_atomic.h: fetch-add or
+// compare-and-swap of a 4 or 8 B little-endian word) enters famsim as an atomic request
+// (RequestExt::atomic), which the device executes at its memory channel as it does a GPU's; the
+// response's data is the word's old value.
+//
 // What famsim cannot carry never enters famsim and is answered at once: BEGIN_REQ returns
 // TLM_COMPLETED, b_transport returns without waiting. Only while a BEGIN_RESP is open (the
 // initiator has not ended it) does such a BEGIN_REQ get TLM_ACCEPTED instead, for TLM_COMPLETED
@@ -48,10 +53,14 @@
 //   TLM_BYTE_ENABLE_ERROR_RESPONSE  byte enables (famsim's memories write whole requests)
 //   TLM_BURST_ERROR_RESPONSE        a streaming width other than the data length, a data length
 //                                   of 0, or one above the payload pool's data size (SimContext's
-//                                   max_data_bytes)
+//                                   max_data_bytes); an atomic (below) of other than 4 or 8 B
+//   TLM_COMMAND_ERROR_RESPONSE      an atomic on a command other than a read
+//   TLM_ADDRESS_ERROR_RESPONSE      also an atomic's word not at a multiple of its length from
+//                                   window_base
 //   TLM_OK_RESPONSE                 TLM_IGNORE_COMMAND (nothing to do)
 // The first request refused for each reason (outside the window; byte enables; a length of 0;
-// above max_data_bytes; a streaming width under the length) is reported as a warning
+// above max_data_bytes; a streaming width under the length; each of the three for atomics) is
+// reported as a warning
 // (SC_REPORT_WARNING with the bridge's name as its message type, at famsim's warning log level,
 // models/core/log.h) naming the request and why, for an initiator may not look at response
 // statuses; later ones are only counted (answered_at_once).
@@ -99,7 +108,8 @@
 // answered itself, never entering famsim, by response status: TLM_ADDRESS_ERROR_RESPONSE and the
 // other errors above, and TLM_IGNORE_COMMAND, answered TLM_OK_RESPONSE, under that name; at once
 // unless a response was open), mean_outstanding, bandwidth_gbps, read_latency_ns and
-// write_latency_ns (from a request taking effect to its answer arriving at the bridge),
+// write_latency_ns (from a request taking effect to its answer arriving at the bridge), atomics
+// (TlmAtomic requests that entered famsim, counted among the reads),
 // ignored_phases (ignorable phases the initiator sent or returned); the slots are a resource of the
 // bottleneck analysis, as a GPU's outstanding window.
 #pragma once
@@ -214,7 +224,16 @@ class TlmBridge : public sc_core::sc_module, public Component, public Initiator 
   // Whether [address + address_offset, + len) lies in the window; its famsim address in `pa`.
   bool in_window(const Payload& p, std::uint64_t& pa) const;
   // Why admissible() refused a request with an error (a bit of warned_ each).
-  enum class Refusal : std::uint8_t { kOutsideWindow, kByteEnables, kNoData, kTooLong, kStreaming };
+  enum class Refusal : std::uint8_t {
+    kOutsideWindow,
+    kByteEnables,
+    kNoData,
+    kTooLong,
+    kStreaming,
+    kAtomicNotRead,    // a TlmAtomic on a command other than a read
+    kAtomicLength,     // ... of a length other than 4 or 8 B
+    kAtomicAlignment,  // ... at an address not a multiple of its length from window_base
+  };
   // What famsim cannot carry: sets the payload's error status and returns false. The first
   // refusal for each reason is reported as a warning (an initiator that ignores response
   // statuses would otherwise carry on unaware).
@@ -272,6 +291,7 @@ class TlmBridge : public sc_core::sc_module, public Component, public Initiator 
   std::uint64_t slots_taken_ = 0;
   std::uint64_t backpressure_ps_ = 0;
   std::uint64_t ignored_phases_ = 0;
+  std::uint64_t atomics_ = 0;                     // TlmAtomic requests that entered famsim
   std::map<std::string, std::uint64_t> refused_;  // by response status; rare, so a map
   unsigned warned_ = 0;                           // the Refusal reasons warned about
   bool warned_in_flight_ = false;

@@ -7,6 +7,7 @@
 #include "tests/support/test_support.h"
 
 #include "models/cosim/bus_width_adapter.h"
+#include "models/cosim/tlm_atomic.h"
 #include "models/cosim/tlm_bridge.h"
 #include "models/core/sim_context.h"
 #include "platforms/builder.h"
@@ -93,12 +94,16 @@ class ForeignScript : public sc_core::sc_module {
   }
 
   // One access of `data.size()` bytes at `address`: timed (b_transport) or debug
-  // (transport_dbg). Returns the response status, or for debug the bytes done.
-  int timed(tlm::tlm_command command, std::uint64_t address, std::vector<unsigned char>& data) {
+  // (transport_dbg). Returns the response status, or for debug the bytes done. A timed access
+  // may carry an atomic (the extension is the caller's, taken off again before the payload goes).
+  int timed(tlm::tlm_command command, std::uint64_t address, std::vector<unsigned char>& data,
+            TlmAtomic* atomic = nullptr) {
     tlm::tlm_generic_payload p;
     setup(p, command, address, data);
+    if (atomic) p.set_extension(atomic);
     sc_core::sc_time t = sc_core::SC_ZERO_TIME;
     socket->b_transport(p, t);
+    if (atomic) p.clear_extension(atomic);
     return p.get_response_status();
   }
   // `byte_enables` sets a byte-enable pointer and length, `streaming_width` (0: the length) the
@@ -377,6 +382,87 @@ TEST_P(Bridge, ALooselyTimedInitiatorOfA128BitSocketThroughTheAdapter) {
   EXPECT_EQ(ops[1].data, data);
   EXPECT_EQ(ops[0].response_ps, 64000u);
   EXPECT_EQ(ops[1].response_ps, 128000u);
+}
+
+// Atomics a foreign initiator asks for with TlmAtomic on a read, executed by the device on its
+// little-endian words; the answers and the words after them worked out by hand. An 8 B word v =
+// 0x0102030405060708 at 0x40: fetch-add 5 answers v and leaves v + 5; compare-and-swap (v + 5 ->
+// 42) answers v + 5 and leaves 42; compare-and-swap (7 -> 1) answers 42 and leaves it. A 4 B word
+// 0xffffffff at 0x48: fetch-add 1 answers it and wraps to 0, leaving the next word (0x4c) as
+// written. What famsim cannot execute is answered at once, with a warning each: an atomic write
+// (TLM_COMMAND_ERROR_RESPONSE), one of 16 B (TLM_BURST_ERROR_RESPONSE), an 8 B one at 0x44
+// (TLM_ADDRESS_ERROR_RESPONSE).
+TEST_P(Bridge, AtomicsFromAForeignInitiatorAreExecutedOnTheDevicesWords) {
+  Bench b(test::kernel_named(GetParam()));
+  const auto word = [](std::uint64_t v, unsigned bytes) {
+    std::vector<unsigned char> w(bytes);
+    for (unsigned i = 0; i < bytes; ++i) w[i] = static_cast<unsigned char>(v >> (8 * i));
+    return w;
+  };
+  const std::uint64_t v = 0x0102030405060708ULL;
+  std::vector<std::vector<unsigned char>> answers, after;
+  std::vector<int> refused;
+  ForeignScript cpu("cpu", [&](ForeignScript& f) {
+    std::vector<unsigned char> w = word(v, 8);
+    f.timed(tlm::TLM_WRITE_COMMAND, 0x40, w);
+    std::vector<unsigned char> w4 = word(0xffffffffULL, 4), next = word(0x11223344ULL, 4);
+    f.timed(tlm::TLM_WRITE_COMMAND, 0x48, w4);
+    f.timed(tlm::TLM_WRITE_COMMAND, 0x4c, next);
+    TlmAtomic add;
+    add.op = AtomicOp::kFetchAdd;
+    add.operand = 5;
+    TlmAtomic swap;
+    swap.op = AtomicOp::kCompareSwap;
+    swap.compare = v + 5;
+    swap.operand = 42;
+    TlmAtomic miss;
+    miss.op = AtomicOp::kCompareSwap;
+    miss.compare = 7;
+    miss.operand = 1;
+    for (TlmAtomic* a : {&add, &swap, &miss}) {
+      std::vector<unsigned char> old(8), now(8);
+      EXPECT_EQ(f.timed(tlm::TLM_READ_COMMAND, 0x40, old, a), tlm::TLM_OK_RESPONSE);
+      f.timed(tlm::TLM_READ_COMMAND, 0x40, now);
+      answers.push_back(old);
+      after.push_back(now);
+    }
+    TlmAtomic one;
+    one.op = AtomicOp::kFetchAdd;
+    one.operand = 1;
+    std::vector<unsigned char> old4(4), now8(8);
+    EXPECT_EQ(f.timed(tlm::TLM_READ_COMMAND, 0x48, old4, &one), tlm::TLM_OK_RESPONSE);
+    f.timed(tlm::TLM_READ_COMMAND, 0x48, now8);
+    answers.push_back(old4);
+    after.push_back(now8);
+    std::vector<unsigned char> b8(8), b16(16);
+    refused.push_back(f.timed(tlm::TLM_WRITE_COMMAND, 0x40, b8, &add));
+    refused.push_back(f.timed(tlm::TLM_READ_COMMAND, 0x40, b16, &add));
+    refused.push_back(f.timed(tlm::TLM_READ_COMMAND, 0x44, b8, &add));
+  });
+  cpu.socket.bind(b.bridge->in);
+  test::CapturedWarnings warnings;
+  const nlohmann::json report = b.run();
+  ASSERT_EQ(answers.size(), 4u);
+  EXPECT_EQ(answers[0], word(v, 8));
+  EXPECT_EQ(after[0], word(v + 5, 8));
+  EXPECT_EQ(answers[1], word(v + 5, 8));
+  EXPECT_EQ(after[1], word(42, 8));
+  EXPECT_EQ(answers[2], word(42, 8));
+  EXPECT_EQ(after[2], word(42, 8));
+  EXPECT_EQ(answers[3], word(0xffffffffULL, 4));
+  EXPECT_EQ(after[3], word(0x1122334400000000ULL, 8));
+  EXPECT_EQ(refused,
+            (std::vector<int>{tlm::TLM_COMMAND_ERROR_RESPONSE, tlm::TLM_BURST_ERROR_RESPONSE,
+                              tlm::TLM_ADDRESS_ERROR_RESPONSE}));
+  EXPECT_EQ(report.at("bridge")["atomics"], 4);
+  const std::vector<std::string>& w = warnings.messages();
+  ASSERT_EQ(w.size(), 3u);
+  EXPECT_THAT(w[0], HasSubstr("a write of 8 B at 0x40 was answered TLM_COMMAND_ERROR_RESPONSE"));
+  EXPECT_THAT(w[0], HasSubstr("on a read command only"));
+  EXPECT_THAT(w[1], HasSubstr("TLM_BURST_ERROR_RESPONSE without entering famsim: it carries a "
+                              "TlmAtomic, which acts on a word of 4 or 8 B"));
+  EXPECT_THAT(w[2], HasSubstr("a read of 8 B at 0x44 was answered TLM_ADDRESS_ERROR_RESPONSE"));
+  EXPECT_THAT(w[2], HasSubstr("(famsim address 0x10000000044)"));
 }
 
 TEST_P(Bridge, WhatFamsimCannotCarryIsAnsweredAtOnceWithTheStandardsErrors) {
