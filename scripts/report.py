@@ -1212,8 +1212,9 @@ def workload_assumptions(stats, f, stream):
                           "if none that left the window were freed." if kind == "prefill" else
                           ". As vLLM frees the blocks behind the window, a sliding layer keeps "
                           "a ring of only the blocks a step can read or write on the KV "
-                          "location, and an HBM tier drops, rather than moves, a block that "
-                          "leaves HBM behind the window."))
+                          "location (none when an HBM tier holds the window), and an HBM tier "
+                          "drops, rather than moves, a block that leaves HBM behind the "
+                          "window."))
     if kind in ("kv_decode", "prefill"):
         chunk = summary.get("attention_chunk_tokens")
         if number(chunk):

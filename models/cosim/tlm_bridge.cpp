@@ -68,11 +68,17 @@ void TlmBridge::end_of_simulation() { warn_in_flight(); }
 
 void TlmBridge::warn_in_flight() {
   const std::size_t held = occupancy();
-  if (warned_in_flight_ || held == 0) return;
+  // b_transport calls in the bridge that hold no slot: in their annotated delay, waiting for a
+  // slot, or answered (the slot freed) and not returned yet.
+  std::size_t calls_holding = 0;
+  for (const Slot& slot : slots_) calls_holding += slot.foreign && slot.done ? 1 : 0;
+  const std::size_t calls_without_slot =
+      blocking_calls_ > calls_holding ? blocking_calls_ - calls_holding : 0;
+  if (warned_in_flight_ || held + calls_without_slot == 0) return;
   warned_in_flight_ = true;
-  // By state, and the first of them: the next to go back to the initiator (the open response,
-  // then the answers waiting to be sent back in order, then the earliest in famsim, then the
-  // request not taken yet).
+  // By state, and the first of them: the one that goes back to the initiator first if the target
+  // answers in order (the open response, then the answers waiting to be sent back in order, then
+  // the earliest taken into famsim, then the request not taken yet).
   static const char* const kResponding = "waiting for the initiator's END_RESP";
   static const char* const kAnswered = "answered, waiting to be sent back";
   static const char* const kInFamsim = "in famsim, not answered";
@@ -94,12 +100,19 @@ void TlmBridge::warn_in_flight() {
   if (answered > 0) states.push_back(fmt::format("{} {}", answered, kAnswered));
   if (in_famsim > 0) states.push_back(fmt::format("{} {}", in_famsim, kInFamsim));
   if (pending) states.push_back(fmt::format("1 {}", kPending));
+  if (calls_without_slot > 0) {
+    states.push_back(
+        fmt::format("{} b_transport call{} holding no slot (in {} annotated delay, "
+                    "waiting for a slot, or answered and not returned yet)",
+                    calls_without_slot, calls_without_slot == 1 ? "" : "s",
+                    calls_without_slot == 1 ? "its" : "their"));
+  }
   Asked first;
   const char* first_state = nullptr;
   if (responding_) {
     first = responding_asked_;
     first_state = kResponding;
-  } else if (answered > 0) {
+  } else if (answered > 0 && !(blocking_answered_.empty() && answered_.empty())) {
     // hand_back() gives b_transport's answers back first.
     first =
         slots_[!blocking_answered_.empty() ? blocking_answered_.front() : answered_.front()].asked;
@@ -107,7 +120,7 @@ void TlmBridge::warn_in_flight() {
   } else if (first_in_famsim) {
     first = first_in_famsim->asked;
     first_state = kInFamsim;
-  } else {
+  } else if (pending) {
     first = pending_asked_;
     first_state = kPending;
   }
@@ -122,20 +135,19 @@ void TlmBridge::warn_in_flight() {
   const char* command = first.command == tlm::TLM_READ_COMMAND    ? "read"
                         : first.command == tlm::TLM_WRITE_COMMAND ? "write"
                                                                   : "TLM_IGNORE_COMMAND";
+  const std::size_t in_bridge = held + calls_without_slot;
+  const std::string first_text =
+      first_state ? fmt::format(" The first, a {} of {} B at {:#x}, is {}.", command, first.length,
+                                first.address, first_state)
+                  : std::string();
   log().write(
       LogLevel::kWarning,
-      fmt::format("the run ended at {}{} with {} request{} still in the bridge: {}{}. The first, a "
-                  "{} of {} B at {:#x}, is {}. Typical causes: sc_start() with a time limit that "
-                  "ended the run before they were answered, or an initiator that does not send "
-                  "END_RESP (the bridge sends one BEGIN_RESP at a time, so every later answer "
-                  "waits for it).",
-                  sc_core::sc_time::from_value(sc_now).to_string(), ahead, held,
-                  held == 1 ? "" : "s", fmt::join(states, "; "),
-                  waiting_for_slot_ > 0
-                      ? fmt::format("; and {} b_transport call{} waiting for a slot",
-                                    waiting_for_slot_, waiting_for_slot_ == 1 ? "" : "s")
-                      : std::string(),
-                  command, first.length, first.address, first_state));
+      fmt::format("the run ended at {}{} with {} request{} still in the bridge: {}.{} Typical "
+                  "causes: sc_start() with a time limit that ended the run before they were "
+                  "answered, or an initiator that does not send END_RESP (the bridge sends one "
+                  "BEGIN_RESP at a time, so every later answer waits for it).",
+                  sc_core::sc_time::from_value(sc_now).to_string(), ahead, in_bridge,
+                  in_bridge == 1 ? "" : "s", fmt::join(states, "; "), first_text));
 }
 
 // --- The foreign initiator's side ---------------------------------------------------------------
@@ -312,6 +324,9 @@ Sync TlmBridge::foreign_fw(Payload& p, Phase& phase, sc_core::sc_time& t) {
 
 void TlmBridge::foreign_b_transport(Payload& p, sc_core::sc_time& t) {
   if (!admissible(p)) return;
+  // Counted until it returns, for the end-of-run warning (not by a guard object: a thread the
+  // kernel never resumes is not unwound before the bridge goes).
+  ++blocking_calls_;
   if (t != sc_core::SC_ZERO_TIME) {
     sc_core::wait(t);
     t = sc_core::SC_ZERO_TIME;
@@ -329,6 +344,7 @@ void TlmBridge::foreign_b_transport(Payload& p, sc_core::sc_time& t) {
   to_issue_.push_back(s);
   wake_.asap();
   sc_core::wait(done);
+  --blocking_calls_;
 }
 
 // --- famsim's side ------------------------------------------------------------------------------

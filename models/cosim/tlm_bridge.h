@@ -67,8 +67,10 @@
 //
 // A run that ends with requests still in the bridge (occupancy() above 0: in famsim unanswered,
 // answered and waiting to go back, a BEGIN_RESP waiting for its END_RESP, a BEGIN_REQ not yet
-// taken) is reported the same way, once, with how many are in each state and the first of them:
-// the initiator did not have every answer, and the usual causes (sc_start() with a time limit
+// taken; or a b_transport call not returned, holding no slot: in its annotated delay, waiting for
+// a slot, or answered and about to return) is reported the same way, once, with how many are in
+// each state and the first of them: the initiator did not have, or did not finish taking, every
+// answer, and the usual causes (sc_start() with a time limit
 // that ended the run first, an initiator that never sends END_RESP) are easy to overlook. The end
 // of the run is SystemC's end_of_simulation(), which the Accellera kernel (2.3.4) calls only when
 // sc_stop() ended the simulation, not when sc_start() returned at its time limit or for want of
@@ -283,6 +285,8 @@ class TlmBridge : public sc_core::sc_module, public Component, public Initiator 
   std::uint64_t respond_from_ps_ = 0;
   // b_transport callers waiting for a free slot.
   unsigned waiting_for_slot_ = 0;
+  // b_transport calls in the bridge, from taking effect (admissible) until they return.
+  std::size_t blocking_calls_ = 0;
   sc_core::sc_event slot_freed_;
   Wakeup wake_;
 

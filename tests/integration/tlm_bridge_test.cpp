@@ -926,6 +926,26 @@ TEST_P(Bridge, ARunEndedByATimeLimitWarnsWhenTheBridgeIsDestroyed) {
                         "famsim, not answered. Typical causes: sc_start() with a time limit"));
 }
 
+TEST_P(Bridge, ABlockingCallStillInItsDelayWhenTheRunEndsIsReported) {
+  // A b_transport read annotated 100 ns, the run ended by sc_start(50 ns): the call is in the
+  // bridge, waiting out its delay, holding no slot (occupancy 0). The clock as above.
+  test::CapturedWarnings warnings;
+  auto b = std::make_unique<Bench>(test::kernel_named(GetParam()));
+  sc_core::sc_clock tick("tick", 1, sc_core::SC_NS);
+  std::vector<Op> ops{read_op(0x1000)};
+  ForeignLt cpu("cpu", ops, 100000);
+  cpu.socket.bind(b->bridge->in);
+  sc_core::sc_start(50, sc_core::SC_NS);
+  EXPECT_FALSE(ops[0].answered);
+  EXPECT_EQ(b->bridge->occupancy(), 0u);
+  b.reset();
+  ASSERT_EQ(warnings.messages().size(), 1u);
+  EXPECT_THAT(warnings.messages()[0],
+              HasSubstr("bridge: the run ended at 50 ns with 1 request still in the bridge: 1 "
+                        "b_transport call holding no slot (in its annotated delay, waiting for a "
+                        "slot, or answered and not returned yet). Typical causes:"));
+}
+
 TEST_P(Bridge, UnderTheFamsimKernelTheWarningSaysHowFarFamsimRanAhead) {
   // As above without the clock: no other SystemC process has anything to do before 1 ms, so the
   // famsim kernel runs ahead of SystemC's time (up to its 1 us quantum) and the bridge sends the

@@ -308,7 +308,7 @@ TEST(KvDecode, ASlidingLayerKeepsNoRingWhenTheHbmTierHoldsItsWindow) {
   EXPECT_EQ(d.written_by_region.at(0), 16u * 2048u);  // layer 1's block 0 moved down
   EXPECT_EQ(spec_of(yaml + "126")->regions().at(0).bytes, 2u * 294912u);
   // At 127 = W - 1 tokens in HBM the window is still held: no ring. Over 40 steps (blocks leaving
-  // HBM every 16) every device access is layer 1's, inside its 294,912 B.
+  // HBM every 16) every device access is layer 1's, inside its region.
   const auto edge = spec_of(yaml + "127\n      steps: 40");
   // Layer 1 alone: 2 vectors x (143 + 40 + 15) / 16 = 12 blocks x 16,384 B.
   ASSERT_EQ(edge->regions().at(0).bytes, 2u * 12u * 16384u);

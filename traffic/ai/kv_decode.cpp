@@ -29,7 +29,8 @@
 // logical block b lives in a slot picked from a seeded shuffle of the pool (scattered, as a block
 // table is after some time). On kv_location a sliding-window or chunked layer has a ring of slots
 // a sequence, only as many as the blocks a step can read or write (window_blocks): block b takes
-// ring place b mod that, as vLLM frees a block behind the window and reuses its slot. Per step and
+// ring place b mod that, as vLLM frees a block behind the window and reuses its slot; none when
+// an HBM tier holds the window (hbm_tokens >= W - 1: window_ring_used). Per step and
 // layer, every sequence reads each of its blocks (the filled part of the last one) for each vector,
 // then writes the new token's vectors: a step reads sum(context) x kv_bytes_per_token and writes
 // batch x kv_bytes_per_token (for the simulated layers; the new token's own K and V are used from
@@ -382,7 +383,7 @@ class KvDecodeSource : public PhasedSource {
   bool linear_ = false;
   bool attention_ = false;    // full attention: KV blocks
   unsigned kv_layer_ = 0;     // the layer's place among the layers with KV blocks
-  bool windowed_ = false;     // a sliding-window or chunked layer: its blocks in a ring
+  bool windowed_ = false;     // a sliding-window or chunked layer: its blocks in a ring (if any)
   std::uint64_t dev_layer_va_ = 0;  // the layer's first slot on kv_location
   unsigned state_layer_ = 0;  // its place among the linear-attention layers
   unsigned seq_ = 0;
@@ -421,7 +422,8 @@ class KvDecodeSpec : public GeneratorSpec {
             windowed == 1 ? "" : "s", p_.window_blocks(), p_.model.window_tokens);
       } else if (windowed > 0) {
         blocks += fmt::format(
-            "; none for the {} {} layer{}: hbm_tokens {} holds the {} tokens a step reads there",
+            "; none for the {} {} layer{}: hbm_tokens {} holds the at most {} tokens a step "
+            "reads there",
             windowed, p_.model.window_kind(), windowed == 1 ? "" : "s", p_.hbm_tokens,
             p_.model.window_tokens - 1);
       }
