@@ -9,8 +9,9 @@
 // transport_dbg forward, nb_transport_bw and invalidate_direct_mem_ptr back. It takes no time and
 // keeps nothing: the payload, its phase and its annotated delay are the initiator's own.
 //
-// The generic payload's data array does not depend on BUSWIDTH: the bytes are stored and read
-// back in the array's order whatever the width. BUSWIDTH matters to byte enables and streaming
+// On a little-endian host (those famsim is built for) the generic payload's data array does not
+// depend on BUSWIDTH: the bytes are stored and read back in the array's order whatever the width
+// (IEEE 1666-2011, 14.18: words in host order). BUSWIDTH matters to byte enables and streaming
 // widths narrower than a bus word (IEEE 1666-2011, 14.18), which the bridge refuses anyway
 // (TLM_BYTE_ENABLE_ERROR_RESPONSE, TLM_BURST_ERROR_RESPONSE).
 //

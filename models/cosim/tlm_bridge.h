@@ -51,9 +51,9 @@
 //   TLM_ADDRESS_ERROR_RESPONSE      an access not wholly inside the window (below), after
 //                                   address_offset is added
 //   TLM_BYTE_ENABLE_ERROR_RESPONSE  byte enables (famsim's memories write whole requests)
-//   TLM_BURST_ERROR_RESPONSE        a streaming width other than the data length, a data length
+//   TLM_BURST_ERROR_RESPONSE        a streaming width under the data length, a data length
 //                                   of 0, or one above the payload pool's data size (SimContext's
-//                                   max_data_bytes); an atomic (below) of other than 4 or 8 B
+//                                   max_data_bytes); an atomic (above) of other than 4 or 8 B
 //   TLM_COMMAND_ERROR_RESPONSE      an atomic on a command other than a read
 //   TLM_ADDRESS_ERROR_RESPONSE      also an atomic's word not at a multiple of its length from
 //                                   window_base

@@ -77,7 +77,13 @@ pass "device_dma: 64 writes and 64 reads, 4 KiB each way on each channel, every 
 run_tool pc_flags env PKG_CONFIG_PATH="$PREFIX/lib/pkgconfig" pkg-config --cflags --libs famsim
 expect_rc 0 "pkg-config --cflags --libs famsim"
 PC_FLAGS=$OUT
-case "$PC_FLAGS" in *"$SRC"*) fail "famsim.pc's flags name the source tree: $PC_FLAGS" ;; esac
+case "$PC_FLAGS" in *"-std=c++17"*) ;; *) fail "famsim.pc's flags lack -std=c++17: $PC_FLAGS" ;; esac
+case "$PC_FLAGS" in *"-I$PREFIX/lib/pkgconfig/../../include/famsim"*) ;;
+  *) fail "famsim.pc's flags do not name the installed headers: $PC_FLAGS" ;; esac
+run_tool pc_requires env PKG_CONFIG_PATH="$PREFIX/lib/pkgconfig" pkg-config --print-requires famsim
+for r in "systemc >= 2.3.4" yaml-cpp fmt "nlohmann_json >= 3.10"; do
+  expect_in_output "$r" "famsim.pc's Requires"
+done
 run_tool pc_build ${CXX:-c++} -O0 "$PREFIX/share/famsim/examples/cosim/device_dma.cpp" \
   $PC_FLAGS -o "$WORK/device_dma_pc"
 expect_rc 0 "building device_dma with famsim.pc's flags ($PC_FLAGS)"
