@@ -3,6 +3,7 @@
 // architecture (each expected value's arithmetic is in the comment above it) and the published
 // model sizes. Parser errors name the file, line and key.
 #include "traffic/ai/model_config.h"
+#include "traffic/ai/llm_common.h"
 #include "tests/support/test_support.h"
 
 #include <gmock/gmock.h>
@@ -716,6 +717,31 @@ TEST(ModelConfig, BlockPatternOfEachPartByHand) {
   const ModelConfig swiglu = parse_text(replace_line(parts, "ffn_activation: relu2\n", ""));
   EXPECT_TRUE(swiglu.ffn_gated);
   EXPECT_EQ(swiglu.parameters(), 1419352u + 131072u + 4u * 32768u);
+}
+
+// A whole-model estimate scales the first layers only when they have the model's share of each
+// mixer. "M*M-": the first 2 ("M*") have its share of linear layers (1 of 2, 2 of 4) but twice its
+// share of attention (1 of 2 against 1 of 4); "M-M*"'s first 2 have none; both shares hold for
+// the first 4 alone. "M*-M*-": the first 3 have both (1 of 3 each, 2 of 6).
+TEST(ModelConfig, MixersAlikeComparesLinearAndAttentionSharesEach) {
+  const std::string mamba =
+      "linear_attention: {kind: mamba2, heads: 8, head_dim: 32, state_size: 16, groups: 2, "
+      "conv_kernel: 4}\n";
+  const auto with_pattern = [&](const std::string& pattern) {
+    std::string text = std::string(kSmallModel) + "block_pattern: \"" + pattern + "\"\n" + mamba;
+    if (pattern.size() != 4) text = replace_line(text, "layers: 4", "layers: 6");
+    return parse_text(text);
+  };
+  for (const char* pattern : {"M*M-", "M-M*"}) {
+    const ModelConfig m = with_pattern(pattern);
+    EXPECT_FALSE(mixers_alike(m, 2)) << pattern;
+    EXPECT_FALSE(mixers_alike(m, 1)) << pattern;
+    EXPECT_FALSE(mixers_alike(m, 3)) << pattern;
+    EXPECT_TRUE(mixers_alike(m, 4)) << pattern;
+  }
+  const ModelConfig six = with_pattern("M*-M*-");
+  EXPECT_TRUE(mixers_alike(six, 3));
+  EXPECT_FALSE(mixers_alike(six, 2));
 }
 
 TEST(ModelConfig, BlockPatternErrorsNameTheKey) {

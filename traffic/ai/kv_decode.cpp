@@ -580,7 +580,7 @@ class KvDecodeSpec : public GeneratorSpec {
             p_.model.window_chunked ? "chunked attention" : "a sliding window",
             p_.model.windowed_layers(p_.model.layers),
             p_.model.window_chunked ? "chunks" : "window");
-      } else if (!linear_alike()) {
+      } else if (!mixers_alike(p_.model, p_.layers)) {
         j["note"] = fmt::format(
             "step time and tokens per second are for the first {} of {}'s {} layers only: {} of "
             "them have linear attention and {} full attention against {} and {} of the model's, "
@@ -701,17 +701,6 @@ class KvDecodeSpec : public GeneratorSpec {
     const std::uint64_t w = p_.model.window_tokens, hi = p_.context.max + p_.steps - 1;
     return lo / w == hi / w ? lo % w : 0;
   }
-  // The simulated layers have linear attention, and full attention, each in the same share as the
-  // model's (without a block pattern, the one gives the other; with one, layers of an FFN alone
-  // have neither).
-  bool linear_alike() const {
-    const auto alike = [&](auto per_layer) {
-      return first_layers_average_the_models(p_.model.layers, p_.layers, per_layer);
-    };
-    return alike([&](unsigned l) { return p_.model.is_linear_layer(l) ? 1u : 0u; }) &&
-           alike([&](unsigned l) { return p_.model.is_attention_layer(l) ? 1u : 0u; });
-  }
-
   // Every full-attention layer of the model moves the same KV bytes per token
   // (kv_bytes_per_token_layer does not depend on the layer), every linear-attention layer the
   // same state; true when the simulated layers also compute for the model's mean time per layer

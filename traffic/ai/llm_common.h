@@ -158,6 +158,17 @@ bool first_layers_average_the_models(unsigned layers, unsigned simulated, PerLay
   return first * layers == all * simulated;
 }
 
+// True when the first `simulated` of the model's layers have linear-attention layers, and
+// full-attention layers, each in the model's share (without a block pattern the one share gives
+// the other; with one, layers of an FFN alone have neither): the mix of mixers a whole-model
+// estimate that scales the simulated layers assumes.
+inline bool mixers_alike(const ModelConfig& m, unsigned simulated) {
+  return first_layers_average_the_models(
+             m.layers, simulated, [&](unsigned l) { return m.is_linear_layer(l) ? 1u : 0u; }) &&
+         first_layers_average_the_models(
+             m.layers, simulated, [&](unsigned l) { return m.is_attention_layer(l) ? 1u : 0u; });
+}
+
 // A summary's keys for the kinds of the first `layers` layers: with chunked attention
 // attention_chunk_tokens and chunked_layers_simulated; for a hybrid model kv_layers_simulated,
 // linear_layers_simulated and linear_attention_kind; with a block pattern block_pattern_simulated

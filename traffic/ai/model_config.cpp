@@ -173,10 +173,15 @@ u64 linear_attention_other_params(const ModelConfig& m, unsigned tp) {
 u64 attention_linear_params(const ModelConfig& m, unsigned layer, unsigned tp) {
   u64 p = 0;
   const auto add = [&](u64 rows, u64 inputs) { p += rows * inputs; };
-  if (m.is_linear_layer(layer)) {
-    linear_attention_matrices(m, tp, add);
-  } else if (m.is_attention_layer(layer)) {
-    attention_matrices(m, tp, add);
+  switch (m.mixer(layer)) {
+    case ModelConfig::Mixer::kLinear:
+      linear_attention_matrices(m, tp, add);
+      break;
+    case ModelConfig::Mixer::kAttention:
+      attention_matrices(m, tp, add);
+      break;
+    case ModelConfig::Mixer::kNone:
+      break;
   }
   return p;
 }
@@ -191,8 +196,15 @@ u64 attention_norm_params(const ModelConfig& m) {
 // A layer's attention parameters other than its linear layers (norms; the convolution and decay
 // parameters of a linear-attention layer).
 u64 attention_other_params(const ModelConfig& m, unsigned layer, unsigned tp) {
-  if (m.is_linear_layer(layer)) return linear_attention_other_params(m, tp);
-  return m.is_attention_layer(layer) ? attention_norm_params(m) : 0;
+  switch (m.mixer(layer)) {
+    case ModelConfig::Mixer::kLinear:
+      return linear_attention_other_params(m, tp);
+    case ModelConfig::Mixer::kAttention:
+      return attention_norm_params(m);
+    case ModelConfig::Mixer::kNone:
+      return 0;
+  }
+  return 0;  // not reached: every kind returns above
 }
 
 // The matrices of an FFN with inputs from the hidden state: gate and up (SwiGLU), or up alone
@@ -228,12 +240,17 @@ u64 layer_params(const ModelConfig& m, unsigned layer, u64 routed) {
   check_layer(m, layer);
   u64 p = attention_linear_params(m, layer, 1) + attention_other_params(m, layer, 1) +
           layer_norm_params(m);
-  if (m.is_moe_layer(layer)) {
-    p += routed * ffn_params(m, m.expert_intermediate, 1);
-    p += ffn_params(m, u64{m.shared_experts} * m.shared_intermediate, 1);
-    p += (u64{m.experts} + (m.shared_expert_gate ? m.shared_experts : 0)) * m.hidden;  // gates
-  } else if (m.has_ffn(layer)) {
-    p += ffn_params(m, m.intermediate, 1);
+  switch (m.ffn(layer)) {
+    case ModelConfig::Ffn::kExperts:
+      p += routed * ffn_params(m, m.expert_intermediate, 1);
+      p += ffn_params(m, u64{m.shared_experts} * m.shared_intermediate, 1);
+      p += (u64{m.experts} + (m.shared_expert_gate ? m.shared_experts : 0)) * m.hidden;  // gates
+      break;
+    case ModelConfig::Ffn::kDense:
+      p += ffn_params(m, m.intermediate, 1);
+      break;
+    case ModelConfig::Ffn::kNone:
+      break;
   }
   return p;
 }
@@ -414,18 +431,28 @@ std::uint64_t ModelConfig::lm_head_weight_bytes(unsigned tp) const {
 }
 
 std::uint64_t ModelConfig::layer_weight_bytes(unsigned layer, unsigned tp) const {
-  u64 ffn = 0, attention = 0;
-  if (is_moe_layer(layer)) {
-    ffn = shared_expert_weight_bytes(tp) + router_weight_bytes();
-  } else if (has_ffn(layer)) {
-    ffn = dense_ffn_weight_bytes(tp);
+  u64 ffn_part = 0, mixer_part = 0;
+  switch (ffn(layer)) {
+    case Ffn::kExperts:
+      ffn_part = shared_expert_weight_bytes(tp) + router_weight_bytes();
+      break;
+    case Ffn::kDense:
+      ffn_part = dense_ffn_weight_bytes(tp);
+      break;
+    case Ffn::kNone:
+      break;
   }
-  if (is_linear_layer(layer)) {
-    attention = linear_attention_weight_bytes(tp);
-  } else if (is_attention_layer(layer)) {
-    attention = attention_weight_bytes(tp);
+  switch (mixer(layer)) {
+    case Mixer::kLinear:
+      mixer_part = linear_attention_weight_bytes(tp);
+      break;
+    case Mixer::kAttention:
+      mixer_part = attention_weight_bytes(tp);
+      break;
+    case Mixer::kNone:
+      break;
   }
-  return attention + ffn + layer_norm_params(*this) * unquantized_dtype_bytes;
+  return mixer_part + ffn_part + layer_norm_params(*this) * unquantized_dtype_bytes;
 }
 
 std::uint64_t ModelConfig::parameters() const {

@@ -318,6 +318,18 @@ struct ModelConfig {
   }
   bool has_dense_ffn(unsigned layer) const { return has_ffn(layer) && !is_moe_layer(layer); }
   bool is_moe_layer(unsigned layer) const;
+  // A layer's parts, each of one kind: what counts a layer's weights and parameters switches over
+  // them (without a default, so a new kind of part is a compile error wherever it is not handled).
+  enum class Mixer { kNone, kLinear, kAttention };
+  enum class Ffn { kNone, kDense, kExperts };
+  Mixer mixer(unsigned layer) const {
+    if (is_linear_layer(layer)) return Mixer::kLinear;
+    return is_attention_layer(layer) ? Mixer::kAttention : Mixer::kNone;
+  }
+  Ffn ffn(unsigned layer) const {
+    if (is_moe_layer(layer)) return Ffn::kExperts;
+    return has_ffn(layer) ? Ffn::kDense : Ffn::kNone;
+  }
   // Of layers [0, n): how many have experts; and the model layer of the k-th of them (k from 0,
   // below moe_layers(layers)).
   unsigned moe_layers(unsigned n) const;

@@ -225,8 +225,7 @@ class WeightStreamSpec : public GeneratorSpec {
     };
     return alike([&](unsigned l) { return p_.layer_bytes(l); }) &&
            alike([&](unsigned l) { return p_.compute.layer_ps(p_.model, l, p_.batch, p_.tp); }) &&
-           alike([&](unsigned l) { return p_.model.is_linear_layer(l) ? 1u : 0u; }) &&
-           alike([&](unsigned l) { return p_.model.is_attention_layer(l) ? 1u : 0u; });
+           mixers_alike(p_.model, p_.layers);
   }
 
   WeightStreamParams p_;
