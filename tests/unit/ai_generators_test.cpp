@@ -669,6 +669,35 @@ TEST(KvDecode, Mamba2HybridReadsAndWritesItsStatesByHand) {
                         "GPUs"));
 }
 
+// A Mamba-1 hybrid (model_config_test's Mamba1StatesAndWeightsByHand: inner width 512, layers 0 and
+// 2 Mamba with a state of 32,768 + 3072 = 35,840 B a sequence, 1 and 3 full attention with 256 B
+// of K and V a token). Batch 2 at 100 cached tokens, 1 step: states read and written 2 x 2 x
+// 35,840 = 143,360 B; KV read 2 x 2 x 100 x 256 = 102,400 B, written 2 x 2 x 256 = 1024 B. tp 4
+// does not split an inner width of 514: refused, naming the key.
+TEST(KvDecode, Mamba1HybridReadsAndWritesItsStatesByHand) {
+  const std::string yaml = R"(gpus: all
+    kv_decode:
+      model: {name: m1, source: test, layers: 4, hidden_size: 256, attention_heads: 8,
+              kv_heads: 2, intermediate_size: 512, vocab_size: 1000,
+              linear_attention: {kind: mamba1, inner_size: 512, state_size: 16, dt_rank: 16,
+                                 conv_kernel: 4, layer_types: [linear, full]}}
+      batch: 2
+      context_tokens: 100
+      kv_location: device/fam0)";
+  const auto spec = spec_of(yaml);
+  const Drained d = drain(*spec);
+  EXPECT_EQ(d.read_by_region.at(1), 143360u);
+  EXPECT_EQ(d.written_by_region.at(1), 143360u);
+  EXPECT_EQ(d.read_by_region.at(0), 102400u);
+  EXPECT_EQ(d.written_by_region.at(0), 1024u);
+  EXPECT_EQ(spec->summary()["linear_attention_kind"].get<std::string>(), "mamba1");
+  std::string odd = yaml;
+  odd.replace(odd.find("inner_size: 512"), 15, "inner_size: 514");
+  EXPECT_THAT(spec_error(odd + "\n      tensor_parallel: 4"),
+              HasSubstr("tensor_parallel: the Mamba mixers' inner width of m1, 514, does not split "
+                        "over 4 GPUs"));
+}
+
 // Only linear layers simulated: no KV region at all; the states may live elsewhere.
 TEST(KvDecode, HybridModelsStatesAloneAndElsewhere) {
   const auto spec = spec_of(R"(gpus: [0]

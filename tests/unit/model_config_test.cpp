@@ -503,6 +503,111 @@ TEST(ModelConfig, Mamba2StatesAndWeightsByHand) {
   EXPECT_THAT(e, HasSubstr("famsim calls it block_pattern (the same string"));
 }
 
+// A Mamba-1 mixer (kind mamba1, Jamba's) on kSmallModel (hidden 256): inner width 512, state 16 a
+// channel, dt_rank 16, a convolution of 4 with its bias, the RMSNorms on dt, B and C.
+TEST(ModelConfig, Mamba1StatesAndWeightsByHand) {
+  const std::string mamba = std::string(kSmallModel) +
+                            "linear_attention: {kind: mamba1, inner_size: 512, state_size: 16, "
+                            "dt_rank: 16, conv_kernel: 4, inner_norms: true,\n"
+                            "                   layer_types: [linear, full]}\n";
+  const ModelConfig m = parse_text(mamba);
+  EXPECT_EQ(m.kv_layers(4), 2u);
+  EXPECT_EQ(m.linear_layers(4), 2u);
+  // SSM state: 512 channels x 16 values x 4 B (FP32) = 32,768 B; the convolution's: 3 x 512 x 2 B
+  // = 3072 B.
+  EXPECT_EQ(m.recurrent_state_bytes(), 32768u);
+  EXPECT_EQ(m.conv_state_bytes(), 3072u);
+  // Weights: in_proj 2 x 512 x 256 = 262,144; x_proj (16 + 2 x 16) x 512 = 24,576; dt_proj 512 x
+  // 16 = 8192; out_proj 256 x 512 = 131,072: 425,984. Others: convolution 512 x (4 + 1) = 2560,
+  // dt_proj's bias 512, A_log 512 x 16 = 8192, D 512, norms 16 + 16 + 16 = 48: 11,824. 437,808
+  // values, x 2 B.
+  EXPECT_EQ(m.linear_attention_weight_bytes(), 437808u * 2);
+  // tp 2: 256 channels a GPU. State 256 x 16 x 4 = 16,384 B, 3 x 256 x 2 = 1536 B; in_proj
+  // 131,072, x_proj 48 x 256 = 12,288, dt_proj 4096, out_proj 65,536; convolution 1280, bias 256,
+  // A_log 4096, D 256, norms 48 (replicated): 218,928 values.
+  EXPECT_EQ(m.recurrent_state_bytes(2), 16384u);
+  EXPECT_EQ(m.conv_state_bytes(2), 1536u);
+  EXPECT_EQ(m.linear_attention_weight_bytes(2), 218928u * 2);
+  // tp 3 does not divide 512 channels (vLLM's MambaMixer splits them).
+  EXPECT_FALSE(m.linear_heads_split(3));
+  EXPECT_THROW(m.recurrent_state_bytes(3), std::invalid_argument);
+  // Parameters: a Mamba layer 437,808 + FFN 3 x 256 x 512 = 393,216 + norms 512 = 831,536, x 2;
+  // a full layer 163,840 + 393,216 + 512 = 557,568, x 2; embedding and LM head 512,000; final
+  // norm 256: 3,290,464.
+  EXPECT_EQ(m.parameters(), 3290464u);
+  // Without the inner norms 2 x 48 fewer, without the convolution's bias 2 x 512 fewer.
+  EXPECT_EQ(parse_text(replace_line(mamba, "inner_norms: true", "inner_norms: false")).parameters(),
+            3290464u - 2 * 48);
+  EXPECT_EQ(parse_text(replace_line(mamba, "conv_kernel: 4", "conv_kernel: 4, conv_bias: false"))
+                .parameters(),
+            3290464u - 2 * 512);
+
+  std::string e = test::config_error_of([&] {
+    parse_text(replace_line(mamba, "mamba1, inner_size", "mamba1, heads: 8, inner_size"));
+  });
+  EXPECT_THAT(e, HasSubstr("linear_attention.heads: only applies to kind: mamba2"));
+  e = test::config_error_of([&] { parse_text(replace_line(mamba, "dt_rank: 16, ", "")); });
+  EXPECT_THAT(e, HasSubstr("linear_attention.dt_rank: missing"));
+  e = test::config_error_of([&] {
+    parse_text(replace_line(mamba, "kind: mamba1", "kind: mamba2, heads: 8, head_dim: 64"));
+  });
+  EXPECT_THAT(e, HasSubstr("linear_attention.inner_size: only applies to kind: mamba1"));
+  e = test::config_error_of([&] {
+    parse_text(std::string(kSmallModel) +
+               "linear_attention: {kind: gated_deltanet, key_heads: 2, value_heads: 2, "
+               "key_head_dim: 32, value_head_dim: 32, conv_kernel: 4, state_size: 16, "
+               "layer_types: [linear, full]}\n");
+  });
+  EXPECT_THAT(e, HasSubstr("linear_attention.state_size: only applies to kind: mamba2 or mamba1"));
+  for (const char* hf :
+       {"mamba_dt_rank: 256", "attn_layer_period: 8", "mamba_inner_layernorms: true"}) {
+    e = test::config_error_of([&] { parse_text(std::string(kSmallModel) + hf + "\n"); });
+    EXPECT_THAT(e, HasSubstr("famsim calls it linear_attention.")) << hf;
+  }
+}
+
+// Jamba-1.5-Mini and -Large (Mamba-1 mixers, attention in 1 layer of 8, experts in every other
+// layer). Mini: a Mamba layer's mixer, inner 8192: in_proj 2 x 8192 x 4096 = 67,108,864; x_proj
+// (256 + 32) x 8192 = 2,359,296; dt_proj 8192 x 256 = 2,097,152; out_proj 33,554,432; convolution
+// 8192 x 5 = 40,960; dt_proj's bias 8192; A_log 8192 x 16 = 131,072; D 8192; norms 256 + 32 = 288:
+// 105,308,448. Attention q and o 2 x 4096^2 + k and v 2 x 4096 x 1024 = 41,943,040. A dense MLP
+// 3 x 4096 x 14336 = 176,160,768; an expert layer 16 of them + router 16 x 4096 = 2,818,637,824.
+// 28 Mamba and 4 attention layers, 16 dense and 16 expert layers, 2 x 4096 of norms a layer:
+// 2,948,636,544 + 167,772,160 + 2,818,572,288 + 45,098,205,184 + 262,144; embedding and LM head
+// 2 x 65,536 x 4096 = 536,870,912; final norm 4096: 51,570,323,328 (AI21: 52B). Active: 14 of
+// the 16 experts fewer in 16 layers, 16 x 14 x 176,160,768 = 39,460,012,032 fewer:
+// 12,110,311,296 (12B).
+// Large, hidden 8192, inner 16384, dt_rank 512, MLP 24576, 72 layers (63 Mamba, 9 attention; 36
+// dense, 36 expert): a Mamba mixer 268,435,456 + 8,912,896 + 8,388,608 + 134,217,728 + 81,920 +
+// 16,384 + 262,144 + 16,384 + 544 = 420,332,064; attention 2 x 8192^2 + 2 x 8192 x 1024 =
+// 150,994,944; an MLP 3 x 8192 x 24576 = 603,979,776; 63 x 420,332,064 + 9 x 150,994,944 + 36 x
+// 603,979,776 + 36 x (16 x 603,979,776 + 16 x 8192) + 72 x 16,384 + 2 x 65,536 x 8192 + 8192 =
+// 398,555,145,696 (398B); active 36 x 14 x 603,979,776 = 304,405,807,104 fewer: 94,149,338,592
+// (94B).
+TEST(ModelConfig, JambaPresetsByHand) {
+  const ModelConfig mini = load_preset("jamba_1_5_mini.yaml");
+  EXPECT_EQ(mini.linear_layers(32), 28u);
+  EXPECT_EQ(mini.kv_layers(32), 4u);
+  EXPECT_TRUE(mini.is_attention_layer(4));
+  EXPECT_TRUE(mini.is_attention_layer(28));
+  EXPECT_EQ(mini.moe_layers(32), 16u);
+  EXPECT_TRUE(mini.is_moe_layer(1));
+  EXPECT_FALSE(mini.is_moe_layer(4));
+  EXPECT_EQ(mini.parameters(), 51570323328u);
+  EXPECT_EQ(mini.active_parameters(), 12110311296u);
+  // A sequence's state in one layer: 8192 x 16 x 4 B = 524,288 and 3 x 8192 x 2 B = 49,152; KV:
+  // 4 layers x K and V x 8 heads x 128 x 2 B = 16,384 B a token (Llama-3-8B: 131,072).
+  EXPECT_EQ(mini.recurrent_state_bytes(), 524288u);
+  EXPECT_EQ(mini.conv_state_bytes(), 49152u);
+  EXPECT_EQ(mini.kv_bytes_per_token(), 16384u);
+  const ModelConfig large = load_preset("jamba_1_5_large.yaml");
+  EXPECT_EQ(large.linear_layers(72), 63u);
+  EXPECT_EQ(large.moe_layers(72), 36u);
+  EXPECT_EQ(large.parameters(), 398555145696u);
+  EXPECT_EQ(large.active_parameters(), 94149338592u);
+  EXPECT_EQ(large.recurrent_state_bytes(8), 16384u / 8 * 16 * 4);
+}
+
 // Linear attention's keys: the cycle, the heads' rule, the formats; Hugging Face's names point to
 // famsim's.
 TEST(ModelConfig, LinearAttentionKeysAndErrors) {

@@ -147,9 +147,14 @@ void check_heads_split(const ConfigNode& node, const std::string& key, const Mod
   }
   // A linear-attention layer's weights and states are split by its heads (vLLM's Gated DeltaNet
   // requires n to divide the key heads; its MambaMixer2 n to divide the heads, and the groups
-  // unless there is one).
+  // unless there is one; its MambaMixer n to divide the inner width).
   if (!m.has_linear_attention() || m.linear_heads_split(n)) return;
   const ModelConfig::LinearAttention& l = m.linear;
+  if (l.kind == ModelConfig::LinearAttention::Kind::kMamba1) {
+    node.fail(key, fmt::format("the Mamba mixers' inner width of {}, {}, does not split over {} "
+                               "GPUs (expected {} to divide it)",
+                               m.name, l.inner_size, n, n));
+  }
   if (l.kind == ModelConfig::LinearAttention::Kind::kMamba2) {
     node.fail(key, fmt::format("{} Mamba-2 heads in {} groups of {} do not split over {} GPUs "
                                "(expected {} to divide the heads, and the groups unless there "
@@ -206,8 +211,7 @@ void add_layer_kinds(nlohmann::json& summary, const ModelConfig& m, unsigned lay
   }
   if (m.has_linear_attention()) {
     summary["linear_layers_simulated"] = m.linear_layers(layers);
-    summary["linear_attention_kind"] =
-        m.linear.kind == ModelConfig::LinearAttention::Kind::kMamba2 ? "mamba2" : "gated_deltanet";
+    summary["linear_attention_kind"] = m.linear.kind_name();
   }
   if (m.is_moe() && m.moe_layers(m.layers) < m.layers) {
     summary["moe_layers_simulated"] = m.moe_layers(layers);

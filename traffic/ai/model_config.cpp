@@ -85,6 +85,19 @@ void attention_matrices(const ModelConfig& m, unsigned tp, Visit&& visit) {
 using LinearKind = ModelConfig::LinearAttention::Kind;
 
 bool is_mamba2(const ModelConfig& m) { return m.linear.kind == LinearKind::kMamba2; }
+bool is_mamba1(const ModelConfig& m) { return m.linear.kind == LinearKind::kMamba1; }
+
+// A Mamba-1 mixer's inner channels on one GPU: vLLM's MambaMixer splits the inner width by tp.
+u64 mamba1_inner_per_gpu(const ModelConfig& m, unsigned tp) {
+  check_tp(tp);
+  if (!m.linear_heads_split(tp)) {
+    throw std::invalid_argument(
+        fmt::format("{}: tensor-parallel degree {} does not split the "
+                    "Mamba mixer's inner width of {}",
+                    m.name, tp, m.linear.inner_size));
+  }
+  return m.linear.inner_size / tp;
+}
 
 // A Mamba-2 mixer's share on one GPU: heads and groups (B and C), as vLLM's MambaMixer2 splits
 // them: tp must divide the heads, and divide the groups or the groups be 1, in which case every GPU
@@ -117,8 +130,9 @@ void linear_heads_per_gpu(const ModelConfig& m, unsigned tp, u64& key_heads, u64
 }
 
 // The convolution's channels on one GPU: queries, keys and values (Gated DeltaNet convolves all
-// three); Mamba-2's x, B and C.
+// three); Mamba-2's x, B and C; Mamba-1's x.
 u64 linear_conv_channels(const ModelConfig& m, unsigned tp) {
+  if (is_mamba1(m)) return mamba1_inner_per_gpu(m, tp);
   if (is_mamba2(m)) {
     u64 heads = 0, groups = 0;
     mamba2_per_gpu(m, tp, heads, groups);
@@ -133,6 +147,14 @@ u64 linear_conv_channels(const ModelConfig& m, unsigned tp) {
 // vLLM splits in_proj by heads, out_proj by its inputs), as attention_matrices.
 template <class Visit>
 void linear_attention_matrices(const ModelConfig& m, unsigned tp, Visit&& visit) {
+  if (is_mamba1(m)) {
+    const u64 inner = mamba1_inner_per_gpu(m, tp), rank = m.linear.dt_rank;
+    visit(2 * inner, u64{m.hidden});                    // in_proj: x and the gate z
+    visit(rank + 2 * u64{m.linear.state_size}, inner);  // x_proj: dt's input, B and C
+    visit(inner, rank);                                 // dt_proj
+    visit(u64{m.hidden}, inner);                        // out_proj
+    return;
+  }
   if (is_mamba2(m)) {
     u64 heads = 0, groups = 0;
     mamba2_per_gpu(m, tp, heads, groups);
@@ -155,7 +177,16 @@ void linear_attention_matrices(const ModelConfig& m, unsigned tp, Visit&& visit)
 // replicated).
 // Mamba-2's: the depthwise convolution (and its bias), dt_bias, A_log and D (a value a head), and
 // the gated RMSNorm over the inner width.
+// Mamba-1's: the convolution (and its bias), dt_proj's bias, A_log (state_size a channel), D, and
+// Jamba's RMSNorms on dt, B and C (replicated).
 u64 linear_attention_other_params(const ModelConfig& m, unsigned tp) {
+  if (is_mamba1(m)) {
+    const ModelConfig::LinearAttention& l = m.linear;
+    const u64 inner = mamba1_inner_per_gpu(m, tp);
+    const u64 norms = l.inner_norms ? l.dt_rank + 2 * u64{l.state_size} : 0;
+    return inner * (l.conv_kernel + (l.conv_bias ? 1 : 0)) + inner + inner * l.state_size + inner +
+           norms;
+  }
   if (is_mamba2(m)) {
     u64 heads = 0, groups = 0;
     mamba2_per_gpu(m, tp, heads, groups);
@@ -335,6 +366,7 @@ bool ModelConfig::linear_heads_split(unsigned n) const {
   if (linear.kind == LinearAttention::Kind::kMamba2) {
     return linear.heads % n == 0 && (linear.groups % n == 0 || linear.groups == 1);
   }
+  if (linear.kind == LinearAttention::Kind::kMamba1) return linear.inner_size % n == 0;
   return linear.key_heads % n == 0;
 }
 
@@ -374,6 +406,10 @@ std::uint64_t ModelConfig::kv_bytes_per_token(unsigned tp) const {
 
 std::uint64_t ModelConfig::recurrent_state_bytes(unsigned tp) const {
   if (!has_linear_attention()) return 0;
+  if (is_mamba1(*this)) {
+    // Per inner channel state_size values.
+    return linear.state_format.matrix_bytes(mamba1_inner_per_gpu(*this, tp), linear.state_size);
+  }
   if (is_mamba2(*this)) {
     u64 heads = 0, groups = 0;
     mamba2_per_gpu(*this, tp, heads, groups);
@@ -529,10 +565,20 @@ constexpr ConfigJsonName kConfigJsonNames[] = {
     {"mamba_ssm_dtype", "linear_attention.state_format"},
     {"mamba_n_heads", "linear_attention.heads (kind: mamba2)"},
     {"mamba_d_head", "linear_attention.head_dim (kind: mamba2)"},
-    {"mamba_d_state", "linear_attention.state_size (kind: mamba2)"},
+    {"mamba_d_state", "linear_attention.state_size (kind: mamba2 or mamba1)"},
+    {"mamba_dt_rank", "linear_attention.dt_rank (kind: mamba1; auto is ceil(hidden_size / 16))"},
+    {"mamba_inner_layernorms", "linear_attention.inner_norms (kind: mamba1)"},
+    {"attn_layer_period",
+     "linear_attention.layer_types (a cycle of attn_layer_period entries, full at "
+     "attn_layer_offset: 8 and 4 are [linear, linear, linear, linear, full, linear, linear, "
+     "linear])"},
+    {"attn_layer_offset",
+     "linear_attention.layer_types (a cycle of attn_layer_period entries, full at "
+     "attn_layer_offset: 8 and 4 are [linear, linear, linear, linear, full, linear, linear, "
+     "linear])"},
     {"mamba_n_groups", "linear_attention.groups (kind: mamba2)"},
     {"mamba_d_conv", "linear_attention.conv_kernel"},
-    {"mamba_conv_bias", "linear_attention.conv_bias (kind: mamba2)"},
+    {"mamba_conv_bias", "linear_attention.conv_bias (kind: mamba2 or mamba1)"},
     {"attn_layer_indices",
      "linear_attention.layer_types (the listed layers full, the others linear; given whole or as "
      "its repeating part)"},
@@ -540,7 +586,7 @@ constexpr ConfigJsonName kConfigJsonNames[] = {
      "linear_attention.heads and head_dim (kind: mamba2; their product is expand x hidden_size)"},
     {"mamba_expand",
      "linear_attention.heads and head_dim (kind: mamba2; their product is mamba_expand x "
-     "hidden_size)"},
+     "hidden_size) or linear_attention.inner_size (kind: mamba1; mamba_expand x hidden_size)"},
     {"hybrid_override_pattern", "block_pattern (the same string: M, *, - and E a layer)"},
     {"mlp_hidden_act", "ffn_activation (relu2 or swiglu)"},
     {"mamba_num_heads", "linear_attention.heads (kind: mamba2)"},
@@ -756,7 +802,22 @@ void parse_linear_attention(ConfigNode& node, ModelConfig& m) {
   ConfigNode a = node.child("linear_attention", true);
   ModelConfig::LinearAttention& l = m.linear;
   // Keys of the other kind are named as such, not as unknown keys.
-  if (a.get_choice("kind", std::nullopt, {"gated_deltanet", "mamba2"}) == "mamba2") {
+  const std::string kind =
+      a.get_choice("kind", std::nullopt, {"gated_deltanet", "mamba2", "mamba1"});
+  if (kind != "mamba1") {
+    refuse_keys(a, {"inner_size", "dt_rank", "inner_norms"}, "only applies to kind: mamba1");
+  }
+  if (kind == "mamba1") {
+    l.kind = LinearKind::kMamba1;
+    refuse_keys(a, {"key_heads", "value_heads", "key_head_dim", "value_head_dim"},
+                "only applies to kind: gated_deltanet");
+    refuse_keys(a, {"heads", "head_dim", "groups"}, "only applies to kind: mamba2");
+    l.inner_size = get_count(a, "inner_size", 1, 262144);
+    l.state_size = get_count(a, "state_size", 1, 1024);
+    l.dt_rank = get_count(a, "dt_rank", 1, 65536);
+    l.conv_bias = a.get_bool("conv_bias", true);
+    l.inner_norms = a.get_bool("inner_norms", false);
+  } else if (kind == "mamba2") {
     l.kind = LinearKind::kMamba2;
     refuse_keys(a, {"key_heads", "value_heads", "key_head_dim", "value_head_dim"},
                 "only applies to kind: gated_deltanet");
@@ -769,8 +830,8 @@ void parse_linear_attention(ConfigNode& node, ModelConfig& m) {
     }
     l.conv_bias = a.get_bool("conv_bias", true);
   } else {
-    refuse_keys(a, {"heads", "head_dim", "state_size", "groups", "conv_bias"},
-                "only applies to kind: mamba2");
+    refuse_keys(a, {"heads", "head_dim", "groups"}, "only applies to kind: mamba2");
+    refuse_keys(a, {"state_size", "conv_bias"}, "only applies to kind: mamba2 or mamba1");
     l.key_heads = get_count(a, "key_heads", 1, 1024);
     l.value_heads = get_count(a, "value_heads", 1, 1024);
     if (l.value_heads % l.key_heads != 0) {

@@ -137,7 +137,8 @@
 //                        step (vLLM: fused_recurrent_gated_delta_rule updates it in place), plus
 //                        a short convolution's state of its last conv_kernel - 1 inputs. Keys:
 //     kind               gated_deltanet (Yang, Kautz, Hatamizadeh, "Gated Delta Networks", ICLR
-//                        2025) or mamba2 (Dao, Gu, "Transformers are SSMs", ICML 2024; below)
+//                        2025), mamba2 (Dao, Gu, "Transformers are SSMs", ICML 2024; below) or
+//                        mamba1 (below)
 //     key_heads          1..1024 (HF linear_num_key_heads)
 //     value_heads        1..1024, a multiple of key_heads (HF linear_num_value_heads)
 //     key_head_dim       1..1024 (HF linear_key_head_dim)
@@ -190,6 +191,29 @@
 //                        vLLM keeps the SSM state in the model's dtype unless
 //                        --mamba-ssm-cache-dtype says otherwise: state_format: bf16 for a BF16
 //                        model served that way (the default here is fp32, the larger).
+//     For kind mamba1 (Jamba: Mamba mixers (Gu, Dao, "Mamba: Linear-Time Sequence Modeling
+//     with Selective State Spaces", 2023) in place of attention in most layers, each layer keeping
+//     its FFN or experts), instead of the head keys:
+//     inner_size         the mixer's inner width I, 1..262144 (HF mamba_expand x hidden_size)
+//     state_size         the SSM state per channel, 1..1024 (HF mamba_d_state)
+//     dt_rank            the step size's low-rank projection, 1..65536 (HF mamba_dt_rank; "auto"
+//                        is ceil(hidden_size / 16))
+//     conv_bias          as above (HF mamba_conv_bias)
+//     inner_norms        RMSNorms on the step size (dt_rank weights), B and C (state_size each)
+//                        before the scan, default false (Jamba has them: Hugging Face
+//                        JambaMambaMixer's dt_layernorm, b_layernorm, c_layernorm)
+//                        conv_kernel, layer_types, state_format and conv_state_format as above.
+//                        Per sequence and linear layer on one GPU of tp: the SSM state I/tp x
+//                        state_size values, the convolution state (conv_kernel - 1) x I/tp
+//                        (vLLM MambaStateShapeCalculator's mamba1_state_shape). Weights (Hugging
+//                        Face JambaMambaMixer, MambaMixer; no bias on in_proj, x_proj and
+//                        out_proj, HF mamba_proj_bias false): in_proj (hidden -> 2 x I: x and the
+//                        gate z), x_proj (I -> dt_rank + 2 x state_size: the step size's input, B
+//                        and C), dt_proj (dt_rank -> I), out_proj (I -> hidden) in weight_format,
+//                        split by the inner width (vLLM's MambaMixer: x_proj and out_proj by
+//                        their inputs); the depthwise convolution over I channels (and its bias),
+//                        dt_proj's bias, A_log (I x state_size), D (I) and the inner norms in
+//                        unquantized_dtype_bytes. tp must divide I.
 //   attention_output_gate  true: the full-attention layers' query projection also gives a
 //                        sigmoid gate per output value (Qwen3-Next; HF attn_output_gate): q_proj
 //                        has twice the rows. Default false
@@ -289,16 +313,32 @@ struct ModelConfig {
   std::uint64_t window_tokens = 0;
   bool window_chunked = false;
   std::vector<bool> window_cycle;
-  // Linear attention (Gated DeltaNet or Mamba-2) in a hybrid model: its kind, heads and the cycle
-  // of layers that have it (true: linear; empty: every layer has full attention).
+  // Linear attention (Gated DeltaNet, Mamba-2 or Mamba-1) in a hybrid model: its kind, heads and
+  // the cycle of layers that have it (true: linear; empty: every layer has full attention).
   struct LinearAttention {
-    enum class Kind { kGatedDeltaNet, kMamba2 } kind = Kind::kGatedDeltaNet;
+    enum class Kind { kGatedDeltaNet, kMamba2, kMamba1 } kind = Kind::kGatedDeltaNet;
+    // The kind as the model file's `kind` key names it.
+    const char* kind_name() const {
+      switch (kind) {
+        case Kind::kGatedDeltaNet:
+          return "gated_deltanet";
+        case Kind::kMamba2:
+          return "mamba2";
+        case Kind::kMamba1:
+          return "mamba1";
+      }
+      return "";  // not reached
+    }
     // Gated DeltaNet.
     unsigned key_heads = 0, value_heads = 0, key_head_dim = 0, value_head_dim = 0;
     // Mamba-2: heads of head_dim values (the mixer's inner width heads x head_dim), the SSM
     // state's size per value, the groups sharing B and C, and a bias on the convolution.
     unsigned heads = 0, head_dim = 0, state_size = 0, groups = 0;
     bool conv_bias = true;
+    // Mamba-1 (also state_size and conv_bias): the inner width, the rank of the step size's
+    // projection, and RMSNorms on the step size, B and C (Jamba's).
+    unsigned inner_size = 0, dt_rank = 0;
+    bool inner_norms = false;
     unsigned conv_kernel = 0;
     NumberFormat state_format{"fp32", 32, 0, 0};
     NumberFormat conv_state_format{"bf16", 16, 0, 0};
@@ -360,7 +400,8 @@ struct ModelConfig {
   const char* window_kind() const { return window_chunked ? "chunked" : "sliding"; }
   bool has_linear_attention() const { return !linear.cycle.empty(); }
   // Whether n GPUs split the linear-attention heads as vLLM requires: Gated DeltaNet, n divides
-  // key_heads; Mamba-2, n divides heads, and groups unless there is one (MambaMixer2).
+  // key_heads; Mamba-2, n divides heads, and groups unless there is one (MambaMixer2); Mamba-1, n
+  // divides the inner width (MambaMixer).
   bool linear_heads_split(unsigned n) const;
   // A linear-attention layer: no KV cache, a recurrent state per sequence.
   bool is_linear_layer(unsigned layer) const {
