@@ -261,6 +261,13 @@ struct AtMemories {
 
 class MemoryBridge : public ::testing::TestWithParam<const char*> {};
 
+// The little-endian bytes of the `length`-byte word `w` (famsim's atomics' byte order).
+std::vector<unsigned char> word(std::uint64_t w, unsigned length) {
+  std::vector<unsigned char> b(length);
+  for (unsigned i = 0; i < length; ++i) b[i] = static_cast<unsigned char>(w >> (8 * i));
+  return b;
+}
+
 // The write-then-read both memory kinds take, worked out by hand (ns): the write enters the port
 // at 0 -> ingress edge 0 + 3 x 2 = 6 -> crossbar first edge after, 7, + 4 pipeline + 4 beats =
 // 15 -> the foreign memory 15 .. 15 + 30 = 45 -> crossbar 46 + 4 + 1 beat = 51 -> egress edge 52
@@ -439,6 +446,58 @@ streams:
   EXPECT_EQ(ch1.seen.size(), 512u);
   EXPECT_EQ(r["components"]["fam0.memory.ch0"]["requests"], 512);
   EXPECT_EQ(r["components"]["fam0.memory.ch0"]["standard"], "FOREIGN");
+}
+
+TEST_P(MemoryBridge, AGpusFetchAddsOnTwoWordsThroughTheDeviceLoseNoUpdate) {
+  // A GPU's stream of 64 fetch-adds of 3 on a 16 B buffer (two 8 B words, one granule, so one
+  // channel), up to 16 in flight: each word takes 32 of them, so it ends at 32 x 3 = 96 only if
+  // no two fetch-adds on it interleaved at the foreign memory. Each is one read and one write of
+  // 8 B there.
+  const std::string workload = R"(
+name: fetch_add_two_words
+streams:
+  - name: counters
+    buffer: {bytes: 16, location: device/fam0}
+    pattern: sequential
+    access_bytes: 8
+    total_bytes: 512
+    atomic: {op: fetch_add, operand: 3}
+)";
+  const ConfigDoc doc =
+      test::make_doc(platform_yaml(8), workload, {std::string("sim.kernel=") + GetParam()});
+  Simulation sim(doc);
+  const std::vector<TlmMemoryBridge*> channels = sim.platform().external_channels();
+  ASSERT_EQ(channels.size(), 2u);
+  ForeignMemory ch0("mem0", 4), ch1("mem1", 4);
+  channels[0]->out.bind(ch0.socket);
+  channels[1]->out.bind(ch1.socket);
+  sim.run();
+  const nlohmann::json r = sim.results(0.0, 0.0);
+  EXPECT_TRUE(r["conservation"]["ok"].get<bool>()) << r["conservation"].dump();
+  EXPECT_EQ(r["conservation"]["completed"], 64);
+  // The words' foreign addresses, from the reads the memories saw (wherever the buffer's page is).
+  std::map<std::uint64_t, const ForeignMemory*> words;
+  for (const ForeignMemory* m : {&ch0, &ch1}) {
+    for (const Seen& s : m->seen) {
+      EXPECT_EQ(s.length, 8u);
+      if (s.command == tlm::TLM_READ_COMMAND) words[s.address] = m;
+    }
+  }
+  ASSERT_EQ(words.size(), 2u);
+  for (const auto& [address, m] : words) {
+    EXPECT_EQ(m->bytes.read(address, 8), word(96, 8)) << "the word at " << address;
+  }
+  std::uint64_t atomics = 0, reads = 0, writes = 0;
+  for (const char* ch : {"fam0.memory.ch0", "fam0.memory.ch1"}) {
+    const nlohmann::json& c = r["components"][ch];
+    atomics += c["atomics"].get<std::uint64_t>();
+    reads += c["reads"].get<std::uint64_t>();
+    writes += c["writes"].get<std::uint64_t>();
+    EXPECT_EQ(c["requests"], c["atomics"]) << ch;
+  }
+  EXPECT_EQ(atomics, 64u);
+  EXPECT_EQ(reads, 64u);
+  EXPECT_EQ(writes, 64u);
 }
 
 // famsim's side of a bridge on its own: a block that sends its requests one after another (the
@@ -893,12 +952,6 @@ TEST_P(MemoryBridge, AnAnswerWaitsWhileTheBlockInFrontHoldsTheLastOne) {
 
 // --- Atomics, executed on the foreign memory as its read and a write-back ---------------------
 
-// The little-endian bytes of the `length`-byte word `w` (famsim's atomics' byte order).
-std::vector<unsigned char> word(std::uint64_t w, unsigned length) {
-  std::vector<unsigned char> b(length);
-  for (unsigned i = 0; i < length; ++i) b[i] = static_cast<unsigned char>(w >> (8 * i));
-  return b;
-}
 FamsimSender::Request atomic_request(AtomicOp op, std::uint64_t channel_address,
                                      std::uint64_t operand, std::uint64_t compare = 0,
                                      unsigned length = 8) {
