@@ -28,7 +28,9 @@
 //                 answered TLM_ACCEPTED, one it returns with TLM_UPDATED is taken as TLM_ACCEPTED;
 //                 either way the bridge does nothing else with it but count it.
 // The bridge takes no time itself: a request goes out at the instant it arrives (when nothing
-// waits before it) and its answer is ready at the instant the foreign BEGIN_RESP takes effect.
+// waits before it and no atomic holds the way, below) and its answer is ready at the instant the
+// foreign BEGIN_RESP takes effect; an atomic's write-back goes out at the instant its read's
+// BEGIN_RESP takes effect (when a payload is free).
 // An LT-only target on a convenience socket (tlm_utils::simple_target_socket with only
 // b_transport registered) works too: the socket turns the phases into a b_transport call.
 //
@@ -41,19 +43,23 @@
 // executes them on the foreign memory itself, as a memory-side atomic unit in front of a plain
 // memory would:
 //   1. a TLM_READ_COMMAND of the word (its length, at its address as any request's) goes out;
+//      the block in front gets END_REQ when the foreign target took it, as for a read;
 //   2. when its answer takes effect, OK, the bridge works out the new word (atomic_result,
 //      models/memory/atomic.h, the arithmetic the device's own memories use) and, if it differs
 //      from the old, sends a TLM_WRITE_COMMAND of it to the same address at that time. An
 //      unchanged word (a compare-and-swap that missed, a fetch-add of 0) is not written back:
 //      the memory holds the result already, and the write would only cost the foreign memory's
-//      bandwidth (execute_atomic leaves the device's own backing store alone then too, though
-//      their timing counts a write-back burst for every atomic);
+//      bandwidth (execute_atomic leaves the device's own backing stores alone then too, though
+//      DramController's and IdealMemory's timing count a write-back burst for every atomic).
+//      The write-back takes a payload of the pool, as a request does (it waits for one if the
+//      target keeps them all); the atomic keeps the one slot it took for its read;
 //   3. famsim's request is answered with the word's OLD value in its data and OK, as a
 //      DramController or IdealMemory answers an atomic, when the write-back's answer takes effect
 //      (with no write-back: the read's). Not already at the write-back's END_REQ, which would be
-//      atomic too (see 4), because a write-back the foreign memory then fails must reach famsim as
-//      the atomic's status, not an OK for a word that was never stored; it costs the atomic's
-//      latency one write's service, not throughput (the way is free from the END_REQ on).
+//      atomic too (the rule below), because a write-back the foreign memory then fails must reach
+//      famsim as the atomic's status, not an OK for a word that was never stored. It costs the
+//      atomic's latency one write's service, and its slot is held as long; the way is free for
+//      other requests from the write-back's END_REQ on all the same.
 //   A foreign error on the read or the write-back is famsim's answer with that status, as for any
 //   request; a failed read is not written back.
 //   Atomicity, the rule: from the atomic's read going out until its write-back has been taken by
