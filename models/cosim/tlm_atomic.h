@@ -16,9 +16,10 @@
 // length other than 4 or 8 TLM_BURST_ERROR_RESPONSE, a misaligned word TLM_ADDRESS_ERROR_RESPONSE.
 // The alignment is taken from window_base, which must be the device's base or a multiple of 8 B
 // from it (bridge_params() and attach() make it the base): the device stops the run on a word it
-// finds misaligned. A device whose memory is `model: external` answers an atomic
-// TLM_COMMAND_ERROR_RESPONSE (the foreign memory has none). Debug transport ignores the
-// extension (a plain read or write, with no side effect).
+// finds misaligned. On a device whose memory is `model: external` the channel's bridge executes
+// the atomic on the foreign memory as a read and a write-back of the word (TlmMemoryBridge,
+// tlm_memory_bridge.h). Debug transport ignores the extension (a plain read or write, with no
+// side effect).
 //
 // The extension is the initiator's, and the generic payload deletes every extension still set
 // when it is destroyed (IEEE 1666-2011 tlm_generic_payload), so:

@@ -1,6 +1,7 @@
 #include "models/cosim/tlm_memory_bridge.h"
 
 #include "models/cosim/ignorable_phase.h"
+#include "models/memory/atomic.h"
 
 #include <algorithm>
 #include <cstring>
@@ -83,46 +84,80 @@ void TlmMemoryBridge::behaviour() {
     answers_.pop_front();
     RequestExt& e = ext_of(*a.ours);
     const HopRecord& h = e.resp_enter(a.ready_ps);
-    // (A refused atomic never reached the memory: no latency of it.)
-    if (e.atomic == AtomicOp::kNone) {
-      (e.write ? write_latency_ : read_latency_).add_ps(now - h.req_in_ps());
-    }
+    // An atomic's (its read, and a write-back after it) is neither a read's latency nor a write's.
+    (e.atomic != AtomicOp::kNone ? atomic_latency_
+     : e.write                   ? write_latency_
+                                 : read_latency_)
+        .add_ps(now - h.req_in_ps());
     upstream_busy_ = !up.send_resp(*a.ours);
     a.ours->release();
     --in_bridge_;
     outstanding_.set(in_bridge_, now);
   }
-  // The request in front goes out when a slot and a payload are free and none is on its way.
-  if (pending_ && !sending_ && end_req_ps_ == Wakeup::kNever && in_bridge_ < foreign_.size()) {
-    if (ext_of(*pending_).atomic != AtomicOp::kNone) {
-      // The base protocol has no atomics: answered here, at once, without the foreign target.
-      ++refused_atomics_;
-      ++in_bridge_;
-      outstanding_.set(in_bridge_, now);
-      ext_of(*pending_).service_start_ps = now;
-      pending_->set_response_status(tlm::TLM_COMMAND_ERROR_RESPONSE);
-      // Before a foreign answer that is due later (one annotated ahead), not behind it.
-      queue_answer(*pending_, now);
-      end_req_ps_ = now;
-    } else if (!free_foreign_.empty()) {
-      send(now);
-    }
+  // An atomic's write-back goes out once its read's answer has taken effect (nothing else can be
+  // on its way then: the atomic holds the way, see below), when a payload is free (else free()
+  // calls again).
+  if (write_back_ps_ <= now && !free_foreign_.empty()) send_write_back(now);
+  // The request in front goes out when a slot and a payload are free, none is on its way and no
+  // atomic holds the way.
+  const bool may_send = pending_ && !sending_ && end_req_ps_ == Wakeup::kNever;
+  if (may_send && hold_until_ps_ <= now && in_bridge_ < foreign_.size() && !free_foreign_.empty()) {
+    send(now);
   }
   end_request(now);
   std::uint64_t next = pending_ ? end_req_ps_ : Wakeup::kNever;
+  // (An atomic still reading or writing back says when it lets go: answered(), request_taken().)
+  if (may_send && hold_until_ps_ > now && hold_until_ps_ != Wakeup::kNever) {
+    next = std::min(next, hold_until_ps_);
+  }
+  if (write_back_ps_ > now && write_back_ps_ != Wakeup::kNever) {
+    next = std::min(next, write_back_ps_);
+  }
   if (!upstream_busy_ && !answers_.empty()) next = std::min(next, answers_.front().ready_ps);
   if (next != Wakeup::kNever) wake_.at(std::max(next, now), now);
 }
 
 void TlmMemoryBridge::send(std::uint64_t now) {
+  Payload& ours = *pending_;
+  const RequestExt& e = ext_of(ours);
+  const bool atomic = e.atomic != AtomicOp::kNone;
+  // As the device's memories do (execute_atomic): a malformed atomic is famsim's own error.
+  if (atomic) check_atomic_word(e.channel_address, e);
+  // An atomic's first access is a plain read of its word (its payload's command is a read too).
+  const bool write = e.write && !atomic;
+  ForeignPayload& f = take_foreign(ours, write, now);
+  if (write) std::memcpy(f.data.data(), ours.get_data_ptr(), e.length);
+  if (atomic) {
+    // Nothing else goes out until its write-back has been taken, or its read answered without one.
+    hold_until_ps_ = Wakeup::kNever;
+    atomic_ = &ours;
+    ++atomics_;
+  }
+  sending_ = &f;
+  ++in_bridge_;
+  outstanding_.set(in_bridge_, now);
+  transmit(f, now);
+}
+
+void TlmMemoryBridge::send_write_back(std::uint64_t now) {
+  Payload& ours = *atomic_;
+  write_back_ps_ = Wakeup::kNever;
+  ForeignPayload& f = take_foreign(ours, true, now);
+  std::memcpy(f.data.data(), write_back_word_, ext_of(ours).length);
+  ++write_backs_;
+  // The atomic holds its slot from its read on: no slot of its own.
+  transmit(f, now);
+}
+
+TlmMemoryBridge::ForeignPayload& TlmMemoryBridge::take_foreign(Payload& ours, bool write,
+                                                               std::uint64_t now) {
   ForeignPayload& f = *free_foreign_.front();
   free_foreign_.pop_front();
-  Payload& ours = *pending_;
   const RequestExt& e = ext_of(ours);
   f.ours = &ours;
   f.sent_ps = now;
   f.request_ended = false;
-  f.set_command(e.write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
+  f.set_command(write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
   f.set_address(e.channel_address + params_.address_offset);
   f.set_data_ptr(f.data.data());
   f.set_data_length(e.length);
@@ -132,8 +167,7 @@ void TlmMemoryBridge::send(std::uint64_t now) {
   f.set_dmi_allowed(false);
   f.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
   bytes_ += e.length;
-  if (e.write) {
-    std::memcpy(f.data.data(), ours.get_data_ptr(), e.length);
+  if (write) {
     ++writes_;
     write_bytes_ += e.length;
   } else {
@@ -141,10 +175,10 @@ void TlmMemoryBridge::send(std::uint64_t now) {
     read_bytes_ += e.length;
   }
   f.acquire();  // the bridge's, until the answer is in
-  sending_ = &f;
-  ++in_bridge_;
-  outstanding_.set(in_bridge_, now);
+  return f;
+}
 
+void TlmMemoryBridge::transmit(ForeignPayload& f, std::uint64_t now) {
   Phase phase = tlm::BEGIN_REQ;
   sc_core::sc_time t = local_time_offset();
   time_.yield();
@@ -202,6 +236,14 @@ Sync TlmMemoryBridge::foreign_bw(ForeignPayload& f, Phase& phase, sc_core::sc_ti
 void TlmMemoryBridge::request_taken(ForeignPayload& f, std::uint64_t at_ps,
                                     std::uint64_t service_start_ps) {
   f.request_ended = true;
+  if (f.is_write() && ext_of(*f.ours).atomic != AtomicOp::kNone) {
+    // An atomic's write-back: any access sent from now reaches the word after it (the foreign
+    // target keeps the order of accesses to one address), so the way is free from this time.
+    hold_until_ps_ = at_ps;
+    atomic_ = nullptr;
+    wake_.at(at_ps, now_ps());
+    return;
+  }
   if (&f != sending_) return;
   end_req_ps_ = at_ps;
   ext_of(*f.ours).service_start_ps = service_start_ps;
@@ -215,12 +257,34 @@ void TlmMemoryBridge::answered(ForeignPayload& f, std::uint64_t at_ps) {
     request_taken(f, at_ps, f.sent_ps);
   }
   Payload& ours = *f.ours;
+  const RequestExt& e = ext_of(ours);
   const tlm::tlm_response_status status = f.get_response_status();
+  // A read's data, an atomic's read's too: the word's old value is the atomic's answer, as the
+  // device's memories give it (execute_atomic).
   if (!f.is_write() && status == tlm::TLM_OK_RESPONSE) {
     std::memcpy(ours.get_data_ptr(), f.data.data(), f.get_data_length());
   }
-  ours.set_response_status(status);
-  queue_answer(ours, at_ps);
+  bool answer = true;
+  if (e.atomic != AtomicOp::kNone && !f.is_write()) {
+    // The atomic's read. A changed word is written back when this answer takes effect
+    // (behaviour()), and famsim's answer waits for the write-back's, whose status it takes; a
+    // failed read (nothing to write) or an unchanged word (a compare-and-swap that missed, a
+    // fetch-add of 0: the memory holds the result already) ends the atomic here.
+    const std::uint64_t old = load_atomic_word(f.data.data(), e.length);
+    const std::uint64_t result = atomic_result(e, old);
+    if (status == tlm::TLM_OK_RESPONSE && result != old) {
+      store_atomic_word(result, write_back_word_);
+      write_back_ps_ = at_ps;
+      answer = false;
+    } else {
+      hold_until_ps_ = at_ps;
+      atomic_ = nullptr;
+    }
+  }
+  if (answer) {
+    ours.set_response_status(status);
+    queue_answer(ours, at_ps);
+  }
   f.ours = nullptr;
   wake_.at(at_ps, now_ps());
   f.release();  // free() takes it back once the target has let go too
@@ -239,8 +303,8 @@ void TlmMemoryBridge::queue_answer(Payload& ours, std::uint64_t ready_ps) {
 void TlmMemoryBridge::free(tlm::tlm_generic_payload* p) {
   p->reset();  // deletes the extensions a target set as auto extensions, as a memory manager must
   free_foreign_.push_back(static_cast<ForeignPayload*>(p));
-  // A request waiting for a payload can go now.
-  if (pending_ && !sending_) {
+  // A request or a write-back waiting for a payload can go now.
+  if ((pending_ && !sending_) || write_back_ps_ != Wakeup::kNever) {
     time_.sync();
     wake_.asap();
   }
@@ -292,18 +356,24 @@ void TlmMemoryBridge::report(ComponentReport& r, const ReportWindow& window) con
   r.extra["standard"] = params_.name;
   r.extra["peak_bandwidth_gbps"] = params_.peak_gbps;
   r.extra["bandwidth_gbps"] = gbps;
-  r.extra["requests"] = reads_ + writes_ + refused_atomics_;
+  // Each of famsim's requests is one foreign read or write, an atomic a read and its write-back.
+  r.extra["requests"] = reads_ + writes_ - write_backs_;
   r.extra["reads"] = reads_;
   r.extra["writes"] = writes_;
   r.extra["read_bytes"] = read_bytes_;
   r.extra["write_bytes"] = write_bytes_;
-  r.extra["answered_at_once"] = {{"atomics", refused_atomics_}};
+  // Atomics are executed on the foreign memory now, none answered by the bridge itself: the key
+  // stays, as stats.json's keys do.
+  r.extra["answered_at_once"] = {{"atomics", 0}};
+  r.extra["atomics"] = atomics_;
+  r.extra["atomic_write_backs"] = write_backs_;
   r.extra["ignored_phases"] = ignored_phases_;
   r.extra["max_outstanding"] = params_.max_outstanding;
   r.extra["mean_outstanding"] = outstanding_.mean(window);
   r.extra["read_latency_ns"] = read_latency_.to_json();
   r.extra["write_latency_ns"] = write_latency_.to_json();
-  if (reads_ + writes_ + refused_atomics_ > 0) {
+  r.extra["atomic_latency_ns"] = atomic_latency_.to_json();
+  if (reads_ + writes_ > 0) {
     r.resources.push_back(slot_pool("outstanding window", outstanding_, window));
   }
   if (reads_ + writes_ > 0 && params_.peak_gbps > 0) {

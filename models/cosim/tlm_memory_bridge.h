@@ -28,7 +28,9 @@
 //                 answered TLM_ACCEPTED, one it returns with TLM_UPDATED is taken as TLM_ACCEPTED;
 //                 either way the bridge does nothing else with it but count it.
 // The bridge takes no time itself: a request goes out at the instant it arrives (when nothing
-// waits before it) and its answer is ready at the instant the foreign BEGIN_RESP takes effect.
+// waits before it and no atomic holds the way, below) and its answer is ready at the instant the
+// foreign BEGIN_RESP takes effect; an atomic's write-back goes out at the instant its read's
+// BEGIN_RESP takes effect (when a payload is free).
 // An LT-only target on a convenience socket (tlm_utils::simple_target_socket with only
 // b_transport registered) works too: the socket turns the phases into a b_transport call.
 //
@@ -36,8 +38,40 @@
 // device's or GPU's interleave already took the channel bits out, as a channel's controller sees
 // it) plus address_offset.
 //
-// Atomics (famsim's extension) cannot be asked for through the base protocol: they are answered
-// at once with TLM_COMMAND_ERROR_RESPONSE without reaching the foreign target, and counted.
+// Atomics (famsim's extension, RequestExt::atomic: fetch-add or compare-and-swap on a naturally
+// aligned 4 or 8 B little-endian word) have no command in the base protocol, so the bridge
+// executes them on the foreign memory itself, as a memory-side atomic unit in front of a plain
+// memory would:
+//   1. a TLM_READ_COMMAND of the word (its length, at its address as any request's) goes out;
+//      the block in front gets END_REQ when the foreign target took it, as for a read;
+//   2. when its answer takes effect, OK, the bridge works out the new word (atomic_result,
+//      models/memory/atomic.h, the arithmetic the device's own memories use) and, if it differs
+//      from the old, sends a TLM_WRITE_COMMAND of it to the same address at that time. An
+//      unchanged word (a compare-and-swap that missed, a fetch-add of 0) is not written back:
+//      the memory holds the result already, and the write would only cost the foreign memory's
+//      bandwidth (execute_atomic leaves the device's own backing stores alone then too, though
+//      DramController's and IdealMemory's timing count a write-back burst for every atomic).
+//      The write-back takes a payload of the pool, as a request does (it waits for one if the
+//      target keeps them all); the atomic keeps the one slot it took for its read;
+//   3. famsim's request is answered with the word's OLD value in its data and OK, as a
+//      DramController or IdealMemory answers an atomic, when the write-back's answer takes effect
+//      (with no write-back: the read's). Not already at the write-back's END_REQ, which would be
+//      atomic too (the rule below), because a write-back the foreign memory then fails must reach
+//      famsim as the atomic's status, not an OK for a word that was never stored. It costs the
+//      atomic's latency one write's service, and its slot is held as long; the way is free for
+//      other requests from the write-back's END_REQ on all the same.
+//   A foreign error on the read or the write-back is famsim's answer with that status, as for any
+//   request; a failed read is not written back.
+//   Atomicity, the rule: from the atomic's read going out until its write-back has been taken by
+//   the foreign target (its END_REQ, or an implied one), or until the read's answer took effect
+//   when nothing is written back, the bridge sends nothing else to the foreign target. famsim's
+//   next request waits with END_REQ withheld (real backpressure, counted in backpressure_ns), so
+//   no access of famsim's can come between the read and the write-back. Its cost: while an
+//   atomic is in that window the channel serves nothing else, even other addresses; requests sent
+//   before the atomic are unaffected. Assumed of the foreign target, as of any memory: it keeps
+//   the order of accesses to one address (a later read of the word sees the write-back taken
+//   before it), whatever it reorders among different addresses. Another initiator that the
+//   foreign memory has besides this bridge is not held back by the rule.
 //
 // Time under the famsim kernel (models/core/wakeup.h), as TlmBridge: a call to the foreign target
 // carries famsim's local time offset as its annotated delay and ends the run-ahead there
@@ -60,12 +94,18 @@
 //   address_offset   added to the channel address to give the foreign address
 //
 // Statistics (ComponentReport): bytes, utilization (achieved over peak bandwidth),
-// backpressure_ns (time requests from the block in front waited for END_REQ: the bridge's slots
-// or the foreign target's END_REQ), requests, reads, writes, read/write bytes, read_latency_ns
-// and write_latency_ns (arrival at the bridge to the answer taken by the block in front, as a
-// memory's), mean_outstanding, answered_at_once (atomics), ignored_phases (ignorable phases the
-// target sent or returned); the slots are a resource of the bottleneck analysis, and the data
-// path at peak_gbps one.
+// backpressure_ns (time requests from the block in front waited for END_REQ: the bridge's slots,
+// the foreign target's END_REQ or an atomic holding the way), requests (famsim's), reads, writes,
+// read/write bytes (the foreign accesses made: an atomic is one read of its length and, when it
+// changes the word, one write), atomics (famsim's atomics executed: their read went out, whether
+// it failed or not), atomic_write_backs (of those, the ones written back), read_latency_ns and
+// write_latency_ns (arrival at the bridge to the answer taken by the block in front, as a
+// memory's), atomic_latency_ns (the same for atomics, apart: a read and a write-back in a row,
+// which would skew the reads'; the device's own memories count theirs among reads, where an
+// atomic costs about a read), mean_outstanding, answered_at_once.atomics (atomics the bridge
+// answered itself; 0 since it executes them, kept as a stable key), ignored_phases (ignorable
+// phases the target sent or returned); the slots are a resource of the bottleneck analysis, and
+// the data path at peak_gbps one.
 #pragma once
 
 #include "models/core/ports.h"
@@ -147,8 +187,15 @@ class TlmMemoryBridge : public sc_core::sc_module, public Component, tlm::tlm_mm
 
   Sync foreign_bw(ForeignPayload& f, Phase& phase, sc_core::sc_time& t);
   void free(tlm::tlm_generic_payload* p) override;  // tlm_mm_interface: a payload came back
-  // Sends the pending request to the foreign target.
+  // Sends the pending request to the foreign target (an atomic's read, for an atomic).
   void send(std::uint64_t now);
+  // Sends the held atomic's write-back of write_back_word_.
+  void send_write_back(std::uint64_t now);
+  // A free payload filled for a `write` or read of `ours`'s length at its address, counted in the
+  // statistics and acquired.
+  ForeignPayload& take_foreign(Payload& ours, bool write, std::uint64_t now);
+  // Its BEGIN_REQ to the foreign target, and what the call's return says.
+  void transmit(ForeignPayload& f, std::uint64_t now);
   // The block in front gets END_REQ for the pending request once the foreign target took it.
   void end_request(std::uint64_t now);
   // The foreign target took the request in `f` at `at_ps`; its service (the per-hop breakdown's)
@@ -175,6 +222,14 @@ class TlmMemoryBridge : public sc_core::sc_module, public Component, tlm::tlm_mm
   ForeignPayload* sending_ = nullptr;
   std::uint64_t end_req_ps_ = Wakeup::kNever;  // when the foreign target took it
   unsigned in_bridge_ = 0;                     // slots in use
+  // The atomic holding the way (module comment: from its read going out to its write-back taken,
+  // at most one), nothing going out before hold_until_ps_ (kNever while the atomic's read or
+  // write-back is unanswered or untaken), and its write-back, due at write_back_ps_ (kNever: none
+  // due) with the new word's bytes.
+  Payload* atomic_ = nullptr;
+  std::uint64_t hold_until_ps_ = 0;
+  std::uint64_t write_back_ps_ = Wakeup::kNever;
+  unsigned char write_back_word_[8] = {};
   bool upstream_busy_ = false;                 // a BEGIN_RESP not yet taken by the block in front
   Wakeup wake_;
 
@@ -184,11 +239,13 @@ class TlmMemoryBridge : public sc_core::sc_module, public Component, tlm::tlm_mm
   std::uint64_t writes_ = 0;
   std::uint64_t read_bytes_ = 0;
   std::uint64_t write_bytes_ = 0;
-  std::uint64_t refused_atomics_ = 0;
+  std::uint64_t atomics_ = 0;
+  std::uint64_t write_backs_ = 0;
   std::uint64_t ignored_phases_ = 0;
   std::uint64_t backpressure_ps_ = 0;
   LatencyHistogram read_latency_;
   LatencyHistogram write_latency_;
+  LatencyHistogram atomic_latency_;
 };
 
 }  // namespace famsim

@@ -19,6 +19,7 @@
 #include <tlm_utils/peq_with_cb_and_phase.h>
 #include <tlm_utils/simple_target_socket.h>
 
+#include <cstring>
 #include <deque>
 #include <map>
 #include <memory>
@@ -94,6 +95,9 @@ class Bytes {
     }
     p.set_response_status(tlm::TLM_OK_RESPONSE);
   }
+  void write(std::uint64_t address, const std::vector<unsigned char>& data) {
+    for (std::size_t i = 0; i < data.size(); ++i) bytes_[address + i] = data[i];
+  }
   std::vector<unsigned char> read(std::uint64_t address, unsigned length) const {
     std::vector<unsigned char> out(length);
     for (unsigned i = 0; i < length; ++i) {
@@ -109,12 +113,17 @@ class Bytes {
 
 // An approximately timed memory as the standard's examples write one: phases through a payload
 // event queue; a request gets END_REQ at its BEGIN_REQ's time while fewer than `queue` requests
-// are unanswered, else when an answer leaves; BEGIN_RESP follows END_REQ by kLatency.
+// are unanswered, else when an answer leaves; BEGIN_RESP follows END_REQ by kLatency. It does a
+// request's access when it takes it (END_REQ), so accesses land in the order it took them.
 class ForeignMemory : public sc_core::sc_module {
  public:
   tlm_utils::simple_target_socket<ForeignMemory> socket;
   std::vector<Seen> seen;
   Bytes bytes;
+  // Requests with this command are answered `fail_status` and change nothing
+  // (TLM_IGNORE_COMMAND: none is).
+  tlm::tlm_command fail_command = tlm::TLM_IGNORE_COMMAND;
+  tlm::tlm_response_status fail_status = tlm::TLM_GENERIC_ERROR_RESPONSE;
 
   ForeignMemory(sc_core::sc_module_name name, unsigned queue)
       : sc_core::sc_module(name), socket("socket"), queue_(queue), peq_(this, &ForeignMemory::on) {
@@ -165,7 +174,11 @@ class ForeignMemory : public sc_core::sc_module {
   void take(tlm::tlm_generic_payload& p, std::uint64_t now) {
     ++unanswered_;
     seen[index_[&p]].end_req_ps = now;
-    bytes.access(p);
+    if (p.get_command() == fail_command) {
+      p.set_response_status(fail_status);
+    } else {
+      bytes.access(p);
+    }
     tlm::tlm_phase end = tlm::END_REQ;
     sc_core::sc_time t = sc_core::SC_ZERO_TIME;
     EXPECT_EQ(socket->nb_transport_bw(p, end, t), tlm::TLM_ACCEPTED);
@@ -247,6 +260,13 @@ struct AtMemories {
 };
 
 class MemoryBridge : public ::testing::TestWithParam<const char*> {};
+
+// The little-endian bytes of the `length`-byte word `w` (famsim's atomics' byte order).
+std::vector<unsigned char> word(std::uint64_t w, unsigned length) {
+  std::vector<unsigned char> b(length);
+  for (unsigned i = 0; i < length; ++i) b[i] = static_cast<unsigned char>(w >> (8 * i));
+  return b;
+}
 
 // The write-then-read both memory kinds take, worked out by hand (ns): the write enters the port
 // at 0 -> ingress edge 0 + 3 x 2 = 6 -> crossbar first edge after, 7, + 4 pipeline + 4 beats =
@@ -428,6 +448,58 @@ streams:
   EXPECT_EQ(r["components"]["fam0.memory.ch0"]["standard"], "FOREIGN");
 }
 
+TEST_P(MemoryBridge, AGpusFetchAddsOnTwoWordsThroughTheDeviceLoseNoUpdate) {
+  // A GPU's stream of 64 fetch-adds of 3 on a 16 B buffer (two 8 B words, one granule, so one
+  // channel), up to 16 in flight: each word takes 32 of them, so it ends at 32 x 3 = 96 only if
+  // no two fetch-adds on it interleaved at the foreign memory. Each is one read and one write of
+  // 8 B there.
+  const std::string workload = R"(
+name: fetch_add_two_words
+streams:
+  - name: counters
+    buffer: {bytes: 16, location: device/fam0}
+    pattern: sequential
+    access_bytes: 8
+    total_bytes: 512
+    atomic: {op: fetch_add, operand: 3}
+)";
+  const ConfigDoc doc =
+      test::make_doc(platform_yaml(8), workload, {std::string("sim.kernel=") + GetParam()});
+  Simulation sim(doc);
+  const std::vector<TlmMemoryBridge*> channels = sim.platform().external_channels();
+  ASSERT_EQ(channels.size(), 2u);
+  ForeignMemory ch0("mem0", 4), ch1("mem1", 4);
+  channels[0]->out.bind(ch0.socket);
+  channels[1]->out.bind(ch1.socket);
+  sim.run();
+  const nlohmann::json r = sim.results(0.0, 0.0);
+  EXPECT_TRUE(r["conservation"]["ok"].get<bool>()) << r["conservation"].dump();
+  EXPECT_EQ(r["conservation"]["completed"], 64);
+  // The words' foreign addresses, from the reads the memories saw (wherever the buffer's page is).
+  std::map<std::uint64_t, const ForeignMemory*> words;
+  for (const ForeignMemory* m : {&ch0, &ch1}) {
+    for (const Seen& s : m->seen) {
+      EXPECT_EQ(s.length, 8u);
+      if (s.command == tlm::TLM_READ_COMMAND) words[s.address] = m;
+    }
+  }
+  ASSERT_EQ(words.size(), 2u);
+  for (const auto& [address, m] : words) {
+    EXPECT_EQ(m->bytes.read(address, 8), word(96, 8)) << "the word at " << address;
+  }
+  std::uint64_t atomics = 0, reads = 0, writes = 0;
+  for (const char* ch : {"fam0.memory.ch0", "fam0.memory.ch1"}) {
+    const nlohmann::json& c = r["components"][ch];
+    atomics += c["atomics"].get<std::uint64_t>();
+    reads += c["reads"].get<std::uint64_t>();
+    writes += c["writes"].get<std::uint64_t>();
+    EXPECT_EQ(c["requests"], c["atomics"]) << ch;
+  }
+  EXPECT_EQ(atomics, 64u);
+  EXPECT_EQ(reads, 64u);
+  EXPECT_EQ(writes, 64u);
+}
+
 // famsim's side of a bridge on its own: a block that sends its requests one after another (the
 // next when the last had END_REQ, and not before its send_at_ps) from 0 on, and records what came
 // back and in which order.
@@ -435,9 +507,13 @@ class FamsimSender : public sc_core::sc_module {
  public:
   struct Request {
     bool write = false;
-    bool atomic = false;
+    AtomicOp atomic = AtomicOp::kNone;
+    std::uint64_t operand = 0;  // the atomic's
+    std::uint64_t compare = 0;
+    unsigned length = 0;  // bytes; 0: 8 for an atomic, else 128
     std::uint64_t channel_address = 0;
     std::uint64_t send_at_ps = 0;  // not sent before then
+    std::vector<unsigned char> data;  // a write's data (when not empty); the answer's data
     // Results.
     tlm::tlm_response_status status = tlm::TLM_INCOMPLETE_RESPONSE;
     std::uint64_t end_req_ps = Wakeup::kNever;
@@ -476,6 +552,7 @@ class FamsimSender : public sc_core::sc_module {
     if (r.end_req_ps == Wakeup::kNever) response_before_end_req = true;
     r.response_ps = now_ps();
     r.status = p.get_response_status();
+    if (!r.write) r.data.assign(p.get_data_ptr(), p.get_data_ptr() + p.get_data_length());
     r.service_start_ps = ext_of(p).service_start_ps;
     answer_order.push_back(ext_of(p).id);
     if (hold_response_ps > 0) {
@@ -508,15 +585,18 @@ class FamsimSender : public sc_core::sc_module {
     Payload& p = ctx_.pool.allocate();
     p.acquire();
     p.set_command(r.write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
-    p.set_data_length(r.atomic ? 8 : 128);
+    const bool atomic = r.atomic != AtomicOp::kNone;
+    p.set_data_length(r.length != 0 ? r.length : atomic ? 8 : 128);
     p.set_streaming_width(p.get_data_length());
+    if (r.write && !r.data.empty()) std::memcpy(p.get_data_ptr(), r.data.data(), r.data.size());
     RequestExt& e = ext_of(p);
     e.id = sent_++;
     e.write = r.write;
     e.length = p.get_data_length();
     e.channel_address = r.channel_address;
-    e.atomic = r.atomic ? AtomicOp::kFetchAdd : AtomicOp::kNone;
-    e.atomic_operand = 1;
+    e.atomic = r.atomic;
+    e.atomic_operand = r.operand;
+    e.atomic_compare = r.compare;
     e.outstanding = true;
     e.enter(0, 0, now_ps());
     if (out.send_req(p)) {
@@ -731,24 +811,6 @@ struct Alone {
   FamsimSender sender;
 };
 
-TEST_P(MemoryBridge, AnAtomicIsAnsweredAtOnceWithACommandErrorWithoutReachingTheTarget) {
-  // The base protocol has no atomics: the bridge answers famsim's fetch-add itself.
-  ForeignMemory mem("mem", 4);
-  FamsimSender::Request atomic;
-  atomic.atomic = true;
-  Alone<ForeignMemory> a(test::kernel_named(GetParam()), mem, {atomic});
-  const nlohmann::json r = a.run();
-  const FamsimSender::Request& got = a.sender.requests[0];
-  EXPECT_EQ(got.status, tlm::TLM_COMMAND_ERROR_RESPONSE);
-  EXPECT_EQ(got.end_req_ps, 0u);
-  EXPECT_EQ(got.response_ps, 0u);
-  EXPECT_TRUE(mem.seen.empty());
-  EXPECT_EQ(r["answered_at_once"]["atomics"], 1);
-  EXPECT_EQ(r["requests"], 1);
-  EXPECT_EQ(r["reads"], 0);
-  EXPECT_EQ(r["read_latency_ns"]["count"], 0) << "it never reached the memory";
-}
-
 // Two reads to a target that answers each in the call, kLatency later: read i is taken (END_REQ)
 // and answered at (i + 1) x kLatency, and was in the target's hands from going out at i x
 // kLatency, so its whole latency is service.
@@ -857,30 +919,6 @@ TEST_P(MemoryBridge, AnswersGoBackByTheirAnnotatedTimesNotByTheOrderOfTheCalls) 
   EXPECT_EQ(a.sender.requests[1].response_ps, kNear);
 }
 
-TEST_P(MemoryBridge, ARefusedAtomicGoesBackAtItsTimeNotBehindALaterForeignAnswer) {
-  // The target has both reads at 0 and answers both at once, the first due at 40 ns, the second
-  // at 10 ns (as above). The atomic comes at 20 ns, while the first read's answer waits in the
-  // bridge for its time: answered at once, it goes back at 20 ns, before that answer. In the
-  // order of the times: the second read at 10 ns, the atomic at 20, the first read at 40.
-  ForeignReorderingMemory mem("mem", true);
-  std::vector<FamsimSender::Request> requests = far_then_near();
-  FamsimSender::Request atomic;
-  atomic.atomic = true;
-  atomic.send_at_ps = 20000;
-  requests.push_back(atomic);
-  Alone<ForeignReorderingMemory> a(test::kernel_named(GetParam()), mem, requests);
-  const nlohmann::json r = a.run();
-  ASSERT_EQ(mem.begin_req_ps, (std::vector<std::uint64_t>{0, 0})) << "the atomic never reaches it";
-  EXPECT_EQ(a.sender.answer_order, (std::vector<std::size_t>{1, 2, 0}));
-  const FamsimSender::Request& got = a.sender.requests[2];
-  EXPECT_EQ(got.status, tlm::TLM_COMMAND_ERROR_RESPONSE);
-  EXPECT_EQ(got.end_req_ps, 20000u);
-  EXPECT_EQ(got.response_ps, 20000u);
-  EXPECT_EQ(a.sender.requests[0].response_ps, kFar);
-  EXPECT_EQ(a.sender.requests[1].response_ps, kNear);
-  EXPECT_EQ(r["answered_at_once"]["atomics"], 1);
-}
-
 TEST_P(MemoryBridge, ARequestWaitsForAPayloadTheTargetStillHolds) {
   // One slot and so one payload of the bridge's; the target answers the first read at 10 ns and
   // gives its payload back 20 ns later: the second read goes out then (30 ns), though the slot
@@ -910,6 +948,252 @@ TEST_P(MemoryBridge, AnAnswerWaitsWhileTheBlockInFrontHoldsTheLastOne) {
   EXPECT_EQ(a.sender.requests[1].response_ps, kNear + 25000);
   EXPECT_DOUBLE_EQ(r["read_latency_ns"]["max"].get<double>(), 35.0);
   EXPECT_DOUBLE_EQ(r["read_latency_ns"]["min"].get<double>(), 10.0);
+}
+
+// --- Atomics, executed on the foreign memory as its read and a write-back ---------------------
+
+FamsimSender::Request atomic_request(AtomicOp op, std::uint64_t channel_address,
+                                     std::uint64_t operand, std::uint64_t compare = 0,
+                                     unsigned length = 8) {
+  FamsimSender::Request r;
+  r.atomic = op;
+  r.channel_address = channel_address;
+  r.operand = operand;
+  r.compare = compare;
+  r.length = length;
+  return r;
+}
+FamsimSender::Request read_request(std::uint64_t channel_address, unsigned length) {
+  FamsimSender::Request r;
+  r.channel_address = channel_address;
+  r.length = length;
+  return r;
+}
+constexpr std::uint64_t kWord = 0x40;  // an 8 B aligned channel address (the foreign one too:
+                                       // Alone's bridge has no address_offset)
+
+TEST_P(MemoryBridge, AFetchAddReadsTheWordThenWritesBackTheSumAndAnswersTheOldWord) {
+  // The word holds 0x1122334455667788. The fetch-add of 1 goes out as an 8 B read at 0, taken at
+  // once and answered kLatency later (30 ns); the write of 0x1122334455667789 goes out then, taken
+  // at once and answered kLatency later: famsim's answer, the old word, at the read's round trip
+  // plus the write's, 30 + 30 = 60 ns.
+  ForeignMemory mem("mem", 4);
+  mem.bytes.write(kWord, word(0x1122334455667788, 8));
+  Alone<ForeignMemory> a(test::kernel_named(GetParam()), mem,
+                         {atomic_request(AtomicOp::kFetchAdd, kWord, 1)});
+  const nlohmann::json r = a.run();
+  const FamsimSender::Request& got = a.sender.requests[0];
+  EXPECT_EQ(got.status, tlm::TLM_OK_RESPONSE);
+  EXPECT_EQ(got.data, word(0x1122334455667788, 8)) << "famsim gets the old word";
+  EXPECT_EQ(mem.bytes.read(kWord, 8), word(0x1122334455667789, 8));
+  EXPECT_EQ(got.end_req_ps, 0u) << "END_REQ when the memory took the read";
+  EXPECT_EQ(got.service_start_ps, 0u);
+  EXPECT_EQ(got.response_ps, kLatency + kLatency);
+  ASSERT_EQ(mem.seen.size(), 2u);
+  EXPECT_EQ(mem.seen[0].command, tlm::TLM_READ_COMMAND);
+  EXPECT_EQ(mem.seen[1].command, tlm::TLM_WRITE_COMMAND);
+  for (const Seen& s : mem.seen) {
+    EXPECT_EQ(s.address, kWord);
+    EXPECT_EQ(s.length, 8u);
+  }
+  EXPECT_EQ(mem.seen[0].begin_req_ps, 0u);
+  EXPECT_EQ(mem.seen[1].begin_req_ps, kLatency) << "the write-back goes when the read answered";
+  EXPECT_EQ(mem.seen[1].begin_resp_ps, 2 * kLatency);
+  // One request of famsim's, one foreign read and one write of 8 B each.
+  EXPECT_EQ(r["requests"], 1);
+  EXPECT_EQ(r["reads"], 1);
+  EXPECT_EQ(r["writes"], 1);
+  EXPECT_EQ(r["read_bytes"], 8);
+  EXPECT_EQ(r["write_bytes"], 8);
+  EXPECT_EQ(r["bytes"], 16.0);
+  EXPECT_EQ(r["atomics"], 1);
+  EXPECT_EQ(r["atomic_write_backs"], 1);
+  EXPECT_EQ(r["answered_at_once"]["atomics"], 0);
+  EXPECT_EQ(r["atomic_latency_ns"]["count"], 1);
+  EXPECT_DOUBLE_EQ(r["atomic_latency_ns"]["max"].get<double>(), 60.0);
+  EXPECT_EQ(r["read_latency_ns"]["count"], 0) << "an atomic's latency is not a read's";
+  EXPECT_DOUBLE_EQ(r["backpressure_ns"].get<double>(), 0.0);
+}
+
+TEST_P(MemoryBridge, AFourByteFetchAddWrapsToZeroAndLeavesTheNextWord) {
+  // 0xFFFFFFFF + 1 = 0 (mod 2^32): the write-back is 4 B of 0, and bytes 4..7 keep 11 22 33 44.
+  ForeignMemory mem("mem", 4);
+  mem.bytes.write(kWord, {0xFF, 0xFF, 0xFF, 0xFF, 0x11, 0x22, 0x33, 0x44});
+  Alone<ForeignMemory> a(test::kernel_named(GetParam()), mem,
+                         {atomic_request(AtomicOp::kFetchAdd, kWord, 1, 0, 4)});
+  const nlohmann::json r = a.run();
+  const FamsimSender::Request& got = a.sender.requests[0];
+  EXPECT_EQ(got.status, tlm::TLM_OK_RESPONSE);
+  EXPECT_EQ(got.data, word(0xFFFFFFFF, 4));
+  EXPECT_EQ(mem.bytes.read(kWord, 8),
+            (std::vector<unsigned char>{0, 0, 0, 0, 0x11, 0x22, 0x33, 0x44}));
+  ASSERT_EQ(mem.seen.size(), 2u);
+  EXPECT_EQ(mem.seen[0].length, 4u);
+  EXPECT_EQ(mem.seen[1].length, 4u);
+  EXPECT_EQ(r["bytes"], 8.0);
+  EXPECT_EQ(got.response_ps, 2 * kLatency);
+}
+
+TEST_P(MemoryBridge, ACompareAndSwapWritesOnAHitAndSendsNoWriteOnAMiss) {
+  // The word holds 5. The first compare-and-swap (5 -> 9) hits: read 0..30 ns, write-back
+  // 30..60, answered 5 at 60. The second (5 -> 7), sent at 100 ns, misses (the word is 9): its
+  // read 100..130 ns is all, it is answered 9 at 130, and the memory keeps 9.
+  ForeignMemory mem("mem", 4);
+  mem.bytes.write(kWord, word(5, 8));
+  FamsimSender::Request miss = atomic_request(AtomicOp::kCompareSwap, kWord, 7, 5);
+  miss.send_at_ps = 100000;
+  Alone<ForeignMemory> a(test::kernel_named(GetParam()), mem,
+                         {atomic_request(AtomicOp::kCompareSwap, kWord, 9, 5), miss});
+  const nlohmann::json r = a.run();
+  const FamsimSender::Request& hit = a.sender.requests[0];
+  const FamsimSender::Request& missed = a.sender.requests[1];
+  EXPECT_EQ(hit.status, tlm::TLM_OK_RESPONSE);
+  EXPECT_EQ(hit.data, word(5, 8));
+  EXPECT_EQ(hit.response_ps, 2 * kLatency);
+  EXPECT_EQ(missed.status, tlm::TLM_OK_RESPONSE);
+  EXPECT_EQ(missed.data, word(9, 8));
+  EXPECT_EQ(missed.response_ps, 100000 + kLatency);
+  EXPECT_EQ(mem.bytes.read(kWord, 8), word(9, 8));
+  ASSERT_EQ(mem.seen.size(), 3u);
+  EXPECT_EQ(mem.seen[0].command, tlm::TLM_READ_COMMAND);
+  EXPECT_EQ(mem.seen[1].command, tlm::TLM_WRITE_COMMAND);
+  EXPECT_EQ(mem.seen[2].command, tlm::TLM_READ_COMMAND);
+  EXPECT_EQ(mem.seen[2].begin_req_ps, 100000u);
+  EXPECT_EQ(r["atomics"], 2);
+  EXPECT_EQ(r["atomic_write_backs"], 1) << "a miss changes nothing and is not written back";
+  EXPECT_EQ(r["reads"], 2);
+  EXPECT_EQ(r["writes"], 1);
+  EXPECT_EQ(r["requests"], 2);
+  EXPECT_DOUBLE_EQ(r["atomic_latency_ns"]["min"].get<double>(), 30.0);
+  EXPECT_DOUBLE_EQ(r["atomic_latency_ns"]["max"].get<double>(), 60.0);
+}
+
+TEST_P(MemoryBridge, NothingReachesTheMemoryBetweenAnAtomicsReadAndItsWriteBack) {
+  // A fetch-add of 1 on the word (41), then an 8 B read of it, sent when the atomic had END_REQ
+  // (0: the memory took its read). The read waits in front of the bridge, END_REQ withheld, until
+  // the write-back has been taken (30 ns), and reaches the memory after it: it reads 42. Held 0 to
+  // 30 ns: 30 ns of backpressure; taken at 30, answered at 60.
+  ForeignMemory mem("mem", 4);
+  mem.bytes.write(kWord, word(41, 8));
+  Alone<ForeignMemory> a(test::kernel_named(GetParam()), mem,
+                         {atomic_request(AtomicOp::kFetchAdd, kWord, 1), read_request(kWord, 8)});
+  const nlohmann::json r = a.run();
+  const FamsimSender::Request& atomic = a.sender.requests[0];
+  const FamsimSender::Request& read = a.sender.requests[1];
+  EXPECT_EQ(atomic.data, word(41, 8));
+  EXPECT_EQ(read.data, word(42, 8)) << "the read came between the atomic's read and write-back";
+  ASSERT_EQ(mem.seen.size(), 3u);
+  EXPECT_EQ(mem.seen[0].command, tlm::TLM_READ_COMMAND);
+  EXPECT_EQ(mem.seen[1].command, tlm::TLM_WRITE_COMMAND);
+  EXPECT_EQ(mem.seen[2].command, tlm::TLM_READ_COMMAND);
+  EXPECT_EQ(mem.seen[2].begin_req_ps, kLatency);
+  EXPECT_EQ(read.end_req_ps, kLatency);
+  EXPECT_EQ(read.response_ps, 2 * kLatency);
+  EXPECT_EQ(atomic.response_ps, 2 * kLatency);
+  EXPECT_DOUBLE_EQ(r["backpressure_ns"].get<double>(), 30.0);
+}
+
+TEST_P(MemoryBridge, TheWayFreesWhenTheWriteBackIsTakenNotWhenItIsAnswered) {
+  // A target that takes a request kAccept (2 ns) after its BEGIN_REQ and answers kLatency after
+  // that. The atomic's read goes out at 0, taken at 2, answered at 32; its write-back goes out at
+  // 32, taken at 34, answered at 64: famsim's answer at 2 x (kAccept + kLatency). A read of
+  // another address, sent at 2 (the atomic's END_REQ), is held too (the rule holds every
+  // address) and goes out when the write-back is taken, 34, not when it is answered: taken at 36,
+  // answered at 66. Backpressure: the atomic's 2 ns and the read's 2 to 36, 3 x kAccept + kLatency.
+  ForeignEagerMemory mem("mem", ForeignEagerMemory::kEndReq);
+  Alone<ForeignEagerMemory> a(
+      test::kernel_named(GetParam()), mem,
+      {atomic_request(AtomicOp::kFetchAdd, kWord, 1), read_request(256, 128)});
+  const nlohmann::json r = a.run();
+  EXPECT_EQ(mem.begin_req_ps,
+            (std::vector<std::uint64_t>{0, kAccept + kLatency, 2 * kAccept + kLatency}));
+  const FamsimSender::Request& atomic = a.sender.requests[0];
+  const FamsimSender::Request& read = a.sender.requests[1];
+  EXPECT_EQ(atomic.status, tlm::TLM_OK_RESPONSE);
+  EXPECT_EQ(atomic.data, word(0, 8));
+  EXPECT_EQ(atomic.end_req_ps, kAccept);
+  EXPECT_EQ(atomic.response_ps, 2 * (kAccept + kLatency));
+  EXPECT_EQ(read.end_req_ps, 3 * kAccept + kLatency);
+  EXPECT_EQ(read.response_ps, 3 * kAccept + 2 * kLatency);
+  EXPECT_DOUBLE_EQ(r["backpressure_ns"].get<double>(),
+                   static_cast<double>(3 * kAccept + kLatency) * 1e-3);
+}
+
+TEST_P(MemoryBridge, AnAtomicOnALooselyTimedMemoryHoldsTheWayUntilItsWriteBackReturns) {
+  // Behind the convenience socket every access is taken only when answered (kLatency after it
+  // goes out): the read 0..30 ns, the write-back 30..60 (taken, so the way free, at 60), and the
+  // read sent behind the atomic at 30 (the atomic's implied END_REQ) goes out at 60, answered at
+  // 90 with the sum.
+  ForeignLtMemory mem("mem");
+  mem.bytes.write(kWord, word(41, 8));
+  Alone<ForeignLtMemory> a(test::kernel_named(GetParam()), mem,
+                           {atomic_request(AtomicOp::kFetchAdd, kWord, 1), read_request(kWord, 8)});
+  a.run();
+  ASSERT_EQ(mem.seen.size(), 3u);
+  EXPECT_EQ(mem.seen[0].begin_req_ps, 0u);
+  EXPECT_EQ(mem.seen[1].command, tlm::TLM_WRITE_COMMAND);
+  EXPECT_EQ(mem.seen[1].begin_req_ps, kLatency);
+  EXPECT_EQ(mem.seen[2].begin_req_ps, 2 * kLatency);
+  EXPECT_EQ(a.sender.requests[0].response_ps, 2 * kLatency);
+  EXPECT_EQ(a.sender.requests[0].data, word(41, 8));
+  EXPECT_EQ(a.sender.requests[1].response_ps, 3 * kLatency);
+  EXPECT_EQ(a.sender.requests[1].data, word(42, 8));
+}
+
+TEST_P(MemoryBridge, AFailedAtomicReadIsFamsimsAnswerAndNothingIsWrittenBack) {
+  // The memory answers reads TLM_ADDRESS_ERROR_RESPONSE: the atomic gets that status when the
+  // read's answer comes (30 ns), no write goes out, and the word keeps 41.
+  ForeignMemory mem("mem", 4);
+  mem.fail_command = tlm::TLM_READ_COMMAND;
+  mem.fail_status = tlm::TLM_ADDRESS_ERROR_RESPONSE;
+  mem.bytes.write(kWord, word(41, 8));
+  Alone<ForeignMemory> a(test::kernel_named(GetParam()), mem,
+                         {atomic_request(AtomicOp::kFetchAdd, kWord, 1)});
+  const nlohmann::json r = a.run();
+  const FamsimSender::Request& got = a.sender.requests[0];
+  EXPECT_EQ(got.status, tlm::TLM_ADDRESS_ERROR_RESPONSE);
+  EXPECT_EQ(got.response_ps, kLatency);
+  ASSERT_EQ(mem.seen.size(), 1u) << "a write-back after a failed read";
+  EXPECT_EQ(mem.bytes.read(kWord, 8), word(41, 8));
+  EXPECT_EQ(r["atomics"], 1);
+  EXPECT_EQ(r["atomic_write_backs"], 0);
+  EXPECT_EQ(r["writes"], 0);
+  EXPECT_EQ(r["requests"], 1);
+}
+
+TEST_P(MemoryBridge, AFailedWriteBackIsFamsimsAnswer) {
+  // The memory answers writes TLM_GENERIC_ERROR_RESPONSE: the read succeeds (0..30 ns), the
+  // write-back fails (30..60), and famsim's atomic gets that status at 60 ns; the word keeps 41.
+  ForeignMemory mem("mem", 4);
+  mem.fail_command = tlm::TLM_WRITE_COMMAND;
+  mem.bytes.write(kWord, word(41, 8));
+  Alone<ForeignMemory> a(test::kernel_named(GetParam()), mem,
+                         {atomic_request(AtomicOp::kFetchAdd, kWord, 1)});
+  a.run();
+  const FamsimSender::Request& got = a.sender.requests[0];
+  EXPECT_EQ(got.status, tlm::TLM_GENERIC_ERROR_RESPONSE);
+  EXPECT_EQ(got.response_ps, 2 * kLatency);
+  ASSERT_EQ(mem.seen.size(), 2u);
+  EXPECT_EQ(mem.bytes.read(kWord, 8), word(41, 8));
+}
+
+TEST_P(MemoryBridge, RequestsSentBeforeAnAtomicAreNotHeldByIt) {
+  // Two reads at 0: channel address 0 answered at 40 ns, 256 at 10. A fetch-add at 512 sent at
+  // 25 ns goes out at once though the first read is still in the memory (it was sent before):
+  // its read 25..35 ns, its write-back 35..45. Answers in the order of their times: the second
+  // read (10), the first (40), the atomic (45).
+  ForeignReorderingMemory mem("mem", false);
+  std::vector<FamsimSender::Request> requests = far_then_near();
+  FamsimSender::Request atomic = atomic_request(AtomicOp::kFetchAdd, 512, 1);
+  atomic.send_at_ps = 25000;
+  requests.push_back(atomic);
+  Alone<ForeignReorderingMemory> a(test::kernel_named(GetParam()), mem, requests);
+  a.run();
+  EXPECT_EQ(mem.begin_req_ps, (std::vector<std::uint64_t>{0, 0, 25000, 25000 + kNear}));
+  EXPECT_EQ(a.sender.answer_order, (std::vector<std::size_t>{1, 0, 2}));
+  EXPECT_EQ(a.sender.requests[0].response_ps, kFar);
+  EXPECT_EQ(a.sender.requests[2].response_ps, 25000 + 2 * kNear);
+  EXPECT_EQ(a.sender.requests[2].status, tlm::TLM_OK_RESPONSE);
 }
 
 INSTANTIATE_TEST_SUITE_P(Kernels, MemoryBridge, ::testing::Values("famsim", "systemc"));
