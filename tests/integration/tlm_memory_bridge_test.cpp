@@ -138,6 +138,14 @@ class ForeignMemory : public sc_core::sc_module {
       ADD_FAILURE() << "the bridge sent " << phase << ": it completes every BEGIN_RESP on return";
       return tlm::TLM_COMPLETED;
     }
+    // The base protocol's request exclusion rule (IEEE 1666-2011): no BEGIN_REQ before the last
+    // request's END_REQ. A bridge that broke it (an atomic's hold, say) is named here, not found
+    // later as a corrupted word or a crash.
+    if (request_open_) {
+      ADD_FAILURE() << "BEGIN_REQ for address " << p.get_address()
+                    << " before END_REQ of the last request (the exclusion rule)";
+    }
+    request_open_ = true;
     peq_.notify(p, phase, t);
     return tlm::TLM_ACCEPTED;
   }
@@ -181,6 +189,7 @@ class ForeignMemory : public sc_core::sc_module {
     }
     tlm::tlm_phase end = tlm::END_REQ;
     sc_core::sc_time t = sc_core::SC_ZERO_TIME;
+    request_open_ = false;
     EXPECT_EQ(socket->nb_transport_bw(p, end, t), tlm::TLM_ACCEPTED);
     tlm::tlm_phase resp = tlm::BEGIN_RESP;
     peq_.notify(p, resp, sc_core::sc_time::from_value(kLatency));
@@ -188,6 +197,7 @@ class ForeignMemory : public sc_core::sc_module {
 
   unsigned queue_;
   unsigned unanswered_ = 0;
+  bool request_open_ = false;  // a BEGIN_REQ not yet given END_REQ
   std::deque<tlm::tlm_generic_payload*> waiting_;
   std::map<const tlm::tlm_generic_payload*, std::size_t> index_;
   tlm_utils::peq_with_cb_and_phase<ForeignMemory> peq_;
