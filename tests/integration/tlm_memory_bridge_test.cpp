@@ -23,6 +23,7 @@
 #include <deque>
 #include <map>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -269,6 +270,26 @@ struct AtMemories {
   ForeignMemory ch1;
 };
 
+// `workload` run to its end through the whole of platform_yaml(8) on `kernel`, with an AT foreign
+// memory 4 deep bound to each of the device's two channels.
+struct WholePlatformRun {
+  WholePlatformRun(const std::string& workload, const char* kernel)
+      : sim(test::make_doc(platform_yaml(8), workload, {std::string("sim.kernel=") + kernel})),
+        ch0("mem0", 4),
+        ch1("mem1", 4) {
+    const std::vector<TlmMemoryBridge*> channels = sim.platform().external_channels();
+    if (channels.size() != 2) throw std::logic_error("platform_yaml has two external channels");
+    channels[0]->out.bind(ch0.socket);
+    channels[1]->out.bind(ch1.socket);
+    sim.run();
+    results = sim.results(0.0, 0.0);
+  }
+  Simulation sim;
+  ForeignMemory ch0;
+  ForeignMemory ch1;
+  nlohmann::json results;
+};
+
 class MemoryBridge : public ::testing::TestWithParam<const char*> {};
 
 // The little-endian bytes of the `length`-byte word `w` (famsim's atomics' byte order).
@@ -437,16 +458,9 @@ streams:
     data_seed: 7
     start_after: [write]
 )";
-  const ConfigDoc doc =
-      test::make_doc(platform_yaml(8), workload, {std::string("sim.kernel=") + GetParam()});
-  Simulation sim(doc);
-  const std::vector<TlmMemoryBridge*> channels = sim.platform().external_channels();
-  ASSERT_EQ(channels.size(), 2u);
-  ForeignMemory ch0("mem0", 4), ch1("mem1", 4);
-  channels[0]->out.bind(ch0.socket);
-  channels[1]->out.bind(ch1.socket);
-  sim.run();
-  const nlohmann::json r = sim.results(0.0, 0.0);
+  WholePlatformRun run(workload, GetParam());
+  const ForeignMemory &ch0 = run.ch0, &ch1 = run.ch1;
+  const nlohmann::json& r = run.results;
   EXPECT_TRUE(r["conservation"]["ok"].get<bool>()) << r["conservation"].dump();
   EXPECT_EQ(r["conservation"]["data_mismatches"], 0);
   // 64 KiB each way in 128 B requests; the 256 B modulo interleave gives each channel half.
@@ -473,16 +487,9 @@ streams:
     total_bytes: 512
     atomic: {op: fetch_add, operand: 3}
 )";
-  const ConfigDoc doc =
-      test::make_doc(platform_yaml(8), workload, {std::string("sim.kernel=") + GetParam()});
-  Simulation sim(doc);
-  const std::vector<TlmMemoryBridge*> channels = sim.platform().external_channels();
-  ASSERT_EQ(channels.size(), 2u);
-  ForeignMemory ch0("mem0", 4), ch1("mem1", 4);
-  channels[0]->out.bind(ch0.socket);
-  channels[1]->out.bind(ch1.socket);
-  sim.run();
-  const nlohmann::json r = sim.results(0.0, 0.0);
+  WholePlatformRun run(workload, GetParam());
+  const ForeignMemory &ch0 = run.ch0, &ch1 = run.ch1;
+  const nlohmann::json& r = run.results;
   EXPECT_TRUE(r["conservation"]["ok"].get<bool>()) << r["conservation"].dump();
   EXPECT_EQ(r["conservation"]["completed"], 64);
   // The words' foreign addresses, from the reads the memories saw (wherever the buffer's page is).
