@@ -1213,6 +1213,97 @@ TEST_P(MemoryBridge, RequestsSentBeforeAnAtomicAreNotHeldByIt) {
   EXPECT_EQ(a.sender.requests[2].status, tlm::TLM_OK_RESPONSE);
 }
 
+// A target that completes every BEGIN_REQ in the call (TLM_COMPLETED, kLatency added to the
+// annotated delay): its END_REQ and BEGIN_RESP are implied, both kLatency after the request.
+class ForeignCompletingMemory : public sc_core::sc_module {
+ public:
+  tlm_utils::simple_target_socket<ForeignCompletingMemory> socket;
+  std::vector<Seen> seen;
+  Bytes bytes;
+
+  explicit ForeignCompletingMemory(sc_core::sc_module_name name)
+      : sc_core::sc_module(name), socket("socket") {
+    socket.register_nb_transport_fw(this, &ForeignCompletingMemory::nb_transport_fw);
+  }
+
+ private:
+  tlm::tlm_sync_enum nb_transport_fw(tlm::tlm_generic_payload& p, tlm::tlm_phase& phase,
+                                     sc_core::sc_time& t) {
+    EXPECT_EQ(phase, tlm::BEGIN_REQ);
+    const std::uint64_t at = sc_core::sc_time_stamp().value() + t.value();
+    seen.push_back(
+        {p.get_command(), p.get_address(), p.get_data_length(), at, at + kLatency, at + kLatency});
+    bytes.access(p);
+    t += sc_core::sc_time::from_value(kLatency);
+    return tlm::TLM_COMPLETED;
+  }
+};
+
+// Two fetch-adds of 1 on 41, then a read of the word, on a target that completes each call
+// kLatency (30 ns) later. The first's read goes at 0 and is answered at 30, its write-back goes
+// then and is taken and answered at 60 (the hold ends, famsim's answer 41); the second's read at
+// 60, write-back at 90, answer 42 at 120; the read at 120, answered 43 at 150.
+TEST_P(MemoryBridge, AtomicsBackToBackOnATargetThatCompletesInTheCall) {
+  ForeignCompletingMemory mem("mem");
+  mem.bytes.write(kWord, word(41, 8));
+  Alone<ForeignCompletingMemory> a(
+      test::kernel_named(GetParam()), mem,
+      {atomic_request(AtomicOp::kFetchAdd, kWord, 1), atomic_request(AtomicOp::kFetchAdd, kWord, 1),
+       read_request(kWord, 8)});
+  const nlohmann::json r = a.run();
+  std::vector<std::uint64_t> sent;
+  std::vector<tlm::tlm_command> commands;
+  for (const Seen& s : mem.seen) {
+    sent.push_back(s.begin_req_ps);
+    commands.push_back(s.command);
+  }
+  EXPECT_EQ(sent, (std::vector<std::uint64_t>{0, 30000, 60000, 90000, 120000}));
+  EXPECT_EQ(commands, (std::vector<tlm::tlm_command>{tlm::TLM_READ_COMMAND, tlm::TLM_WRITE_COMMAND,
+                                                     tlm::TLM_READ_COMMAND, tlm::TLM_WRITE_COMMAND,
+                                                     tlm::TLM_READ_COMMAND}));
+  EXPECT_EQ(a.sender.requests[0].data, word(41, 8));
+  EXPECT_EQ(a.sender.requests[1].data, word(42, 8));
+  EXPECT_EQ(a.sender.requests[2].data, word(43, 8));
+  EXPECT_EQ(a.sender.requests[0].end_req_ps, 30000u);
+  EXPECT_EQ(a.sender.requests[0].response_ps, 60000u);
+  EXPECT_EQ(a.sender.requests[1].response_ps, 120000u);
+  EXPECT_EQ(a.sender.requests[2].response_ps, 150000u);
+  EXPECT_EQ(mem.bytes.read(kWord, 8), word(43, 8));
+  EXPECT_EQ(r["atomics"], 2);
+  EXPECT_EQ(r["atomic_write_backs"], 2);
+  EXPECT_EQ(r["requests"], 3);
+}
+
+// The write-back waits for a payload: one slot and one payload, on a target that answers a
+// request at channel address 512 kNear (10 ns) after taking it and gives its payload back 20 ns
+// after answering. The atomic's read goes at 0 and is answered at 10; its payload comes back at 30,
+// when the write-back goes (answered at 40: famsim's answer); the read behind it waits for that
+// payload, back at 60, and sees the new word.
+TEST_P(MemoryBridge, AnAtomicsWriteBackWaitsForAFreePayload) {
+  ForeignReorderingMemory mem("mem", false, 20000);
+  Alone<ForeignReorderingMemory> a(
+      test::kernel_named(GetParam()), mem,
+      {atomic_request(AtomicOp::kFetchAdd, 512, 1), read_request(512, 8)}, 1);
+  a.run();
+  EXPECT_EQ(mem.begin_req_ps, (std::vector<std::uint64_t>{0, 30000, 60000}));
+  EXPECT_EQ(a.sender.requests[0].data, word(0, 8));
+  EXPECT_EQ(a.sender.requests[0].response_ps, 40000u);
+  EXPECT_EQ(a.sender.requests[1].data, word(1, 8));
+  EXPECT_EQ(a.sender.requests[1].response_ps, 70000u);
+}
+
+// The same atomic alone: nothing else waits when its read's payload comes back at 30 ns, so only
+// the write-back's own call for a payload sends it (at 30; answered at 40).
+TEST_P(MemoryBridge, AnAtomicAloneWhoseWriteBackWaitsForAPayloadIsAnswered) {
+  ForeignReorderingMemory mem("mem", false, 20000);
+  Alone<ForeignReorderingMemory> a(test::kernel_named(GetParam()), mem,
+                                   {atomic_request(AtomicOp::kFetchAdd, 512, 1)}, 1);
+  const nlohmann::json r = a.run();
+  EXPECT_EQ(mem.begin_req_ps, (std::vector<std::uint64_t>{0, 30000}));
+  EXPECT_EQ(a.sender.requests[0].response_ps, 40000u);
+  EXPECT_EQ(r["atomic_write_backs"], 1);
+}
+
 INSTANTIATE_TEST_SUITE_P(Kernels, MemoryBridge, ::testing::Values("famsim", "systemc"));
 
 }  // namespace

@@ -559,8 +559,8 @@ TEST(ModelConfig, Mamba1StatesAndWeightsByHand) {
                "layer_types: [linear, full]}\n");
   });
   EXPECT_THAT(e, HasSubstr("linear_attention.state_size: only applies to kind: mamba2 or mamba1"));
-  for (const char* hf :
-       {"mamba_dt_rank: 256", "attn_layer_period: 8", "mamba_inner_layernorms: true"}) {
+  for (const char* hf : {"mamba_dt_rank: 256", "time_step_rank: 256", "attn_layer_period: 8",
+                         "mamba_inner_layernorms: true"}) {
     e = test::config_error_of([&] { parse_text(std::string(kSmallModel) + hf + "\n"); });
     EXPECT_THAT(e, HasSubstr("famsim calls it linear_attention.")) << hf;
   }

@@ -583,7 +583,8 @@ constexpr ConfigJsonName kConfigJsonNames[] = {
      "linear_attention.layer_types (the listed layers full, the others linear; given whole or as "
      "its repeating part)"},
     {"expand",
-     "linear_attention.heads and head_dim (kind: mamba2; their product is expand x hidden_size)"},
+     "linear_attention.heads and head_dim (kind: mamba2; their product is expand x hidden_size) "
+     "or linear_attention.inner_size (kind: mamba1; expand x hidden_size)"},
     {"mamba_expand",
      "linear_attention.heads and head_dim (kind: mamba2; their product is mamba_expand x "
      "hidden_size) or linear_attention.inner_size (kind: mamba1; mamba_expand x hidden_size)"},
@@ -591,10 +592,11 @@ constexpr ConfigJsonName kConfigJsonNames[] = {
     {"mlp_hidden_act", "ffn_activation (relu2 or swiglu)"},
     {"mamba_num_heads", "linear_attention.heads (kind: mamba2)"},
     {"mamba_head_dim", "linear_attention.head_dim (kind: mamba2)"},
-    {"ssm_state_size", "linear_attention.state_size (kind: mamba2)"},
+    {"ssm_state_size", "linear_attention.state_size (kind: mamba2 or mamba1)"},
     {"n_groups", "linear_attention.groups (kind: mamba2)"},
     {"conv_kernel", "linear_attention.conv_kernel"},
-    {"use_conv_bias", "linear_attention.conv_bias (kind: mamba2)"},
+    {"use_conv_bias", "linear_attention.conv_bias (kind: mamba2 or mamba1)"},
+    {"time_step_rank", "linear_attention.dt_rank (kind: mamba1; auto is ceil(hidden_size / 16))"},
     {"attention_head_dim", "head_dim"},
     {"attn_output_gate", "attention_output_gate"},
     {"shared_expert_intermediate_size", "moe.shared_expert_intermediate_size"},
