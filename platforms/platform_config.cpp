@@ -322,6 +322,12 @@ MemoryConfig parse_memory(ConfigNode n, unsigned request_bytes, bool capacity_he
     m.external.peak_gbps = n.get_double("channel_peak_gbps", std::nullopt, 0.0, 1e6, true);
     m.external.max_outstanding = static_cast<unsigned>(n.get_uint("max_outstanding", 32, 1, 65536));
     m.external.address_offset = n.get_bytes("address_offset", 0);
+    if (m.external.address_offset % 8 != 0) {
+      n.fail("address_offset",
+             fmt::format("expected a multiple of 8 B, got {}: an atomic's 4 or 8 B word, aligned "
+                         "at the channel, must stay aligned at the foreign memory",
+                         m.external.address_offset));
+    }
   } else if (m.model == MemoryConfig::Model::kIdeal) {
     m.timing.standard = n.get_string("standard", std::nullopt);
     // It names the memory in stats.json (assumptions) and famsim validate.

@@ -23,6 +23,12 @@ TlmMemoryBridge::TlmMemoryBridge(sc_core::sc_module_name name, SimContext& ctx,
       wake_("wake", ctx.scheduler(), this, &Wakeup::call_behaviour<TlmMemoryBridge>),
       outstanding_(params.max_outstanding) {
   if (params.max_outstanding == 0) throw std::invalid_argument("max_outstanding is 0");
+  // An atomic's word, naturally aligned at the channel address, must stay so at the foreign one.
+  if (params.address_offset % 8 != 0) {
+    throw std::invalid_argument("address_offset " + std::to_string(params.address_offset) +
+                                " is not a multiple of 8 B: an atomic's word would be misaligned "
+                                "at the foreign memory");
+  }
   // Every payload the foreign target will see, made once: none is made per request.
   for (unsigned i = 0; i < params.max_outstanding; ++i) {
     foreign_.push_back(std::make_unique<ForeignPayload>(static_cast<tlm::tlm_mm_interface*>(this)));

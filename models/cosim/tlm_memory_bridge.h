@@ -91,7 +91,8 @@
 //   max_outstanding  requests in the bridge at once (its slots: one from the moment a request
 //                    goes out to the foreign target until its answer is taken by the block in
 //                    front)
-//   address_offset   added to the channel address to give the foreign address
+//   address_offset   added to the channel address to give the foreign address; a multiple of
+//                    8 B, so that an atomic's word stays aligned (std::invalid_argument otherwise)
 //
 // Statistics (ComponentReport): bytes, utilization (achieved over peak bandwidth),
 // backpressure_ns (time requests from the block in front waited for END_REQ: the bridge's slots,

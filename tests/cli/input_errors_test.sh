@@ -169,6 +169,11 @@ expect_bad external_peak "an external memory without its peak bandwidth" \
   "$WORK/external-no-peak.yaml:13: devices.0.memory.channel_peak_gbps: missing" -- \
   validate --platform "$WORK/external-no-peak.yaml"
 
+sed 's/channels: 2/channels: 2\n      address_offset: 12/' "$WORK/external.yaml" >"$WORK/external-offset.yaml"
+expect_bad external_offset "an external memory's address_offset that would misalign an atomic" \
+  "$WORK/external-offset.yaml:17: devices.0.memory.address_offset: expected a multiple of 8 B, got 12" -- \
+  validate --platform "$WORK/external-offset.yaml"
+
 # --- A trace access that runs past the end of the memory after the modulo. -----------------------
 # dram_ddr4 has 8 GiB: 0x1ffffffc1 + 64 B ends 1 B past it; 0x7fff...ffff is 0x1ffffffff modulo it.
 printf 'LD 0x40\nLD 0x1ffffffc1\n' >"$WORK/end.ram"
