@@ -136,6 +136,7 @@ void TlmMemoryBridge::send(std::uint64_t now) {
   if (atomic) {
     // Nothing else goes out until its write-back has been taken, or its read answered without one.
     hold_until_ps_ = Wakeup::kNever;
+    hold_since_ps_ = now;
     atomic_ = &ours;
     ++atomics_;
   }
@@ -239,14 +240,19 @@ Sync TlmMemoryBridge::foreign_bw(ForeignPayload& f, Phase& phase, sc_core::sc_ti
   protocol_error(name(), phase, "the foreign target's socket");
 }
 
+void TlmMemoryBridge::end_hold(std::uint64_t at_ps) {
+  hold_until_ps_ = at_ps;
+  held_ps_ += at_ps - hold_since_ps_;
+  atomic_ = nullptr;
+}
+
 void TlmMemoryBridge::request_taken(ForeignPayload& f, std::uint64_t at_ps,
                                     std::uint64_t service_start_ps) {
   f.request_ended = true;
   if (f.is_write() && ext_of(*f.ours).atomic != AtomicOp::kNone) {
     // An atomic's write-back: any access sent from now reaches the word after it (the foreign
     // target keeps the order of accesses to one address), so the way is free from this time.
-    hold_until_ps_ = at_ps;
-    atomic_ = nullptr;
+    end_hold(at_ps);
     wake_.at(at_ps, now_ps());
     return;
   }
@@ -283,8 +289,7 @@ void TlmMemoryBridge::answered(ForeignPayload& f, std::uint64_t at_ps) {
       write_back_ps_ = at_ps;
       answer = false;
     } else {
-      hold_until_ps_ = at_ps;
-      atomic_ = nullptr;
+      end_hold(at_ps);
     }
   }
   if (answer) {
@@ -382,6 +387,7 @@ void TlmMemoryBridge::report(ComponentReport& r, const ReportWindow& window) con
   if (reads_ + writes_ > 0) {
     r.resources.push_back(slot_pool("outstanding window", outstanding_, window));
   }
+  atomic_hold(r, window);
   if (reads_ + writes_ > 0 && params_.peak_gbps > 0) {
     ResourceUse u;
     u.name = "data path";
@@ -391,6 +397,32 @@ void TlmMemoryBridge::report(ComponentReport& r, const ReportWindow& window) con
     u.backpressure_ns = r.backpressure_ns;
     r.resources.push_back(std::move(u));
   }
+}
+
+// The atomics' hold on the way (module comment): the share of the window during which an atomic
+// kept every other request from the foreign memory, at what rate atomics could pass if they came
+// back to back at their mean hold, and the rate they came. Whole run only: the held time is
+// added when each hold ends (one still on at the window's end counts to there).
+void TlmMemoryBridge::atomic_hold(ComponentReport& r, const ReportWindow& window) const {
+  const std::uint64_t span = window.duration_ps();
+  const std::uint64_t open =
+      atomic_ && hold_since_ps_ < window.end_ps ? window.end_ps - hold_since_ps_ : 0;
+  const std::uint64_t held = held_ps_ + open;
+  if (atomics_ == 0 || span == 0 || held == 0) return;
+  const double atomics = static_cast<double>(atomics_);
+  ResourceUse u;
+  u.name = "atomic hold (from an atomic's read to its write-back taken)";
+  u.unit = "M atomics/s";
+  u.utilization = std::min(1.0, static_cast<double>(held) / static_cast<double>(span));
+  u.capacity = atomics / static_cast<double>(held) * 1e6;  // per ps -> M/s
+  u.used = atomics / window.seconds() * 1e-6;
+  u.advice =
+      "Atomics on this channel hold the foreign memory's way from each one's read to its "
+      "write-back: the channel serves nothing else meanwhile, whatever the other requests' "
+      "addresses. Spread the atomics over more channels (more words, or a finer interleave), or "
+      "model a memory that executes atomics itself.";
+  u.whole_run_only = true;
+  r.resources.push_back(std::move(u));
 }
 
 }  // namespace famsim

@@ -105,8 +105,11 @@
 // which would skew the reads'; the device's own memories count theirs among reads, where an
 // atomic costs about a read), mean_outstanding, answered_at_once.atomics (atomics the bridge
 // answered itself; 0 since it executes them, kept as a stable key), ignored_phases (ignorable
-// phases the target sent or returned); the slots are a resource of the bottleneck analysis, and
-// the data path at peak_gbps one.
+// phases the target sent or returned); the slots are a resource of the bottleneck analysis, the
+// data path at peak_gbps one, and, once an atomic ran, the atomics' hold on the way (whole run
+// only: its share of the time, in M atomics/s), so that a run whose atomics keep the foreign
+// memory from other requests names the hold, not a lightly used data path (requests it held back
+// still count in backpressure_ns).
 #pragma once
 
 #include "models/core/ports.h"
@@ -197,6 +200,10 @@ class TlmMemoryBridge : public sc_core::sc_module, public Component, tlm::tlm_mm
   ForeignPayload& take_foreign(Payload& ours, bool write, std::uint64_t now);
   // Its BEGIN_REQ to the foreign target, and what the call's return says.
   void transmit(ForeignPayload& f, std::uint64_t now);
+  // The atomic's hold ends at `at_ps` (its write-back taken, or its read answered without one).
+  void end_hold(std::uint64_t at_ps);
+  // The hold as a resource of the bottleneck analysis (a ComponentReport entry).
+  void atomic_hold(ComponentReport& r, const ReportWindow& window) const;
   // The block in front gets END_REQ for the pending request once the foreign target took it.
   void end_request(std::uint64_t now);
   // The foreign target took the request in `f` at `at_ps`; its service (the per-hop breakdown's)
@@ -229,6 +236,8 @@ class TlmMemoryBridge : public sc_core::sc_module, public Component, tlm::tlm_mm
   // due) with the new word's bytes.
   Payload* atomic_ = nullptr;
   std::uint64_t hold_until_ps_ = 0;
+  std::uint64_t hold_since_ps_ = 0;  // when the hold on now began (its read went out)
+  std::uint64_t held_ps_ = 0;        // the ended holds' time, for the report
   std::uint64_t write_back_ps_ = Wakeup::kNever;
   unsigned char write_back_word_[8] = {};
   bool upstream_busy_ = false;                 // a BEGIN_RESP not yet taken by the block in front

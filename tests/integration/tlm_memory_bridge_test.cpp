@@ -1272,6 +1272,18 @@ TEST_P(MemoryBridge, AtomicsBackToBackOnATargetThatCompletesInTheCall) {
   EXPECT_EQ(r["atomics"], 2);
   EXPECT_EQ(r["atomic_write_backs"], 2);
   EXPECT_EQ(r["requests"], 3);
+  // The holds, 0 to 60 and 60 to 120 ns, are 120 of the run's 150 ns: the way held 80 % of the
+  // time, for 2 atomics in 120 ns (16.67 M/s back to back) where 2 came in 150 ns (13.33 M/s).
+  bool found = false;
+  for (const auto& u : r["resources"]) {
+    if (u["name"].get<std::string>().rfind("atomic hold", 0) != 0) continue;
+    found = true;
+    EXPECT_DOUBLE_EQ(u["utilization"].get<double>(), 0.8);
+    EXPECT_NEAR(u["capacity"].get<double>(), 2.0 / 120e-9 * 1e-6, 1e-9);
+    EXPECT_NEAR(u["used"].get<double>(), 2.0 / 150e-9 * 1e-6, 1e-9);
+    EXPECT_EQ(u["unit"], "M atomics/s");
+  }
+  EXPECT_TRUE(found) << r["resources"].dump();
 }
 
 // The write-back waits for a payload: one slot and one payload, on a target that answers a
