@@ -150,19 +150,20 @@ void check_heads_split(const ConfigNode& node, const std::string& key, const Mod
   // unless there is one; its MambaMixer n to divide the inner width).
   if (!m.has_linear_attention() || m.linear_heads_split(n)) return;
   const ModelConfig::LinearAttention& l = m.linear;
-  if (l.kind == ModelConfig::LinearAttention::Kind::kMamba1) {
-    node.fail(key, fmt::format("the Mamba mixers' inner width of {}, {}, does not split over {} "
-                               "GPUs (expected {} to divide it)",
-                               m.name, l.inner_size, n, n));
+  switch (l.kind) {
+    case ModelConfig::LinearAttention::Kind::kGatedDeltaNet:
+      node.fail(key, fmt::format("{} linear-attention key heads of {} do not split over {} GPUs",
+                                 l.key_heads, m.name, n));
+    case ModelConfig::LinearAttention::Kind::kMamba2:
+      node.fail(key, fmt::format("{} Mamba-2 heads in {} groups of {} do not split over {} GPUs "
+                                 "(expected {} to divide the heads, and the groups unless there "
+                                 "is one)",
+                                 l.heads, l.groups, m.name, n, n));
+    case ModelConfig::LinearAttention::Kind::kMamba1:
+      node.fail(key, fmt::format("the Mamba mixers' inner width of {}, {}, does not split over {} "
+                                 "GPUs (expected {} to divide it)",
+                                 m.name, l.inner_size, n, n));
   }
-  if (l.kind == ModelConfig::LinearAttention::Kind::kMamba2) {
-    node.fail(key, fmt::format("{} Mamba-2 heads in {} groups of {} do not split over {} GPUs "
-                               "(expected {} to divide the heads, and the groups unless there "
-                               "is one)",
-                               l.heads, l.groups, m.name, n, n));
-  }
-  node.fail(key, fmt::format("{} linear-attention key heads of {} do not split over {} GPUs",
-                             l.key_heads, m.name, n));
 }
 
 unsigned parse_tp(ConfigNode& parent, const ModelConfig& m, std::size_t gpus) {

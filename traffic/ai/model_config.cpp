@@ -84,9 +84,6 @@ void attention_matrices(const ModelConfig& m, unsigned tp, Visit&& visit) {
 
 using LinearKind = ModelConfig::LinearAttention::Kind;
 
-bool is_mamba2(const ModelConfig& m) { return m.linear.kind == LinearKind::kMamba2; }
-bool is_mamba1(const ModelConfig& m) { return m.linear.kind == LinearKind::kMamba1; }
-
 // A Mamba-1 mixer's inner channels on one GPU: vLLM's MambaMixer splits the inner width by tp.
 u64 mamba1_inner_per_gpu(const ModelConfig& m, unsigned tp) {
   check_tp(tp);
@@ -132,44 +129,55 @@ void linear_heads_per_gpu(const ModelConfig& m, unsigned tp, u64& key_heads, u64
 // The convolution's channels on one GPU: queries, keys and values (Gated DeltaNet convolves all
 // three); Mamba-2's x, B and C; Mamba-1's x.
 u64 linear_conv_channels(const ModelConfig& m, unsigned tp) {
-  if (is_mamba1(m)) return mamba1_inner_per_gpu(m, tp);
-  if (is_mamba2(m)) {
-    u64 heads = 0, groups = 0;
-    mamba2_per_gpu(m, tp, heads, groups);
-    return heads * m.linear.head_dim + 2 * groups * m.linear.state_size;
+  switch (m.linear.kind) {
+    case LinearKind::kGatedDeltaNet: {
+      u64 kh = 0, vh = 0;
+      linear_heads_per_gpu(m, tp, kh, vh);
+      return 2 * kh * m.linear.key_head_dim + vh * m.linear.value_head_dim;
+    }
+    case LinearKind::kMamba2: {
+      u64 heads = 0, groups = 0;
+      mamba2_per_gpu(m, tp, heads, groups);
+      return heads * m.linear.head_dim + 2 * groups * m.linear.state_size;
+    }
+    case LinearKind::kMamba1:
+      return mamba1_inner_per_gpu(m, tp);
   }
-  u64 kh = 0, vh = 0;
-  linear_heads_per_gpu(m, tp, kh, vh);
-  return 2 * kh * m.linear.key_head_dim + vh * m.linear.value_head_dim;
+  return 0;  // not reached
 }
 
 // The linear layers of one linear-attention layer on one GPU (Hugging Face Qwen3NextGatedDeltaNet;
 // vLLM splits in_proj by heads, out_proj by its inputs), as attention_matrices.
 template <class Visit>
 void linear_attention_matrices(const ModelConfig& m, unsigned tp, Visit&& visit) {
-  if (is_mamba1(m)) {
-    const u64 inner = mamba1_inner_per_gpu(m, tp), rank = m.linear.dt_rank;
-    visit(2 * inner, u64{m.hidden});                    // in_proj: x and the gate z
-    visit(rank + 2 * u64{m.linear.state_size}, inner);  // x_proj: dt's input, B and C
-    visit(inner, rank);                                 // dt_proj
-    visit(u64{m.hidden}, inner);                        // out_proj
-    return;
+  switch (m.linear.kind) {
+    case LinearKind::kGatedDeltaNet: {
+      u64 kh = 0, vh = 0;
+      linear_heads_per_gpu(m, tp, kh, vh);
+      const u64 keys = kh * m.linear.key_head_dim, values = vh * m.linear.value_head_dim;
+      visit(2 * keys + 2 * values, u64{m.hidden});  // in_proj_qkvz: q, k, v and the output gate z
+      visit(2 * vh, u64{m.hidden});                 // in_proj_ba: beta and the decay's input a
+      visit(u64{m.hidden}, values);                 // out_proj
+      return;
+    }
+    case LinearKind::kMamba2: {
+      u64 heads = 0, groups = 0;
+      mamba2_per_gpu(m, tp, heads, groups);
+      const u64 inner = heads * m.linear.head_dim;
+      // in_proj: the gate z and x (inner each), B and C (a group's state_size each), dt (a head's).
+      visit(2 * inner + 2 * groups * m.linear.state_size + heads, u64{m.hidden});
+      visit(u64{m.hidden}, inner);  // out_proj
+      return;
+    }
+    case LinearKind::kMamba1: {
+      const u64 inner = mamba1_inner_per_gpu(m, tp), rank = m.linear.dt_rank;
+      visit(2 * inner, u64{m.hidden});                    // in_proj: x and the gate z
+      visit(rank + 2 * u64{m.linear.state_size}, inner);  // x_proj: dt's input, B and C
+      visit(inner, rank);                                 // dt_proj
+      visit(u64{m.hidden}, inner);                        // out_proj
+      return;
+    }
   }
-  if (is_mamba2(m)) {
-    u64 heads = 0, groups = 0;
-    mamba2_per_gpu(m, tp, heads, groups);
-    const u64 inner = heads * m.linear.head_dim;
-    // in_proj: the gate z and x (inner each), B and C (a group's state_size each), dt (a head's).
-    visit(2 * inner + 2 * groups * m.linear.state_size + heads, u64{m.hidden});
-    visit(u64{m.hidden}, inner);  // out_proj
-    return;
-  }
-  u64 kh = 0, vh = 0;
-  linear_heads_per_gpu(m, tp, kh, vh);
-  const u64 keys = kh * m.linear.key_head_dim, values = vh * m.linear.value_head_dim;
-  visit(2 * keys + 2 * values, u64{m.hidden});  // in_proj_qkvz: q, k, v and the output gate z
-  visit(2 * vh, u64{m.hidden});                 // in_proj_ba: beta and the decay's input a
-  visit(u64{m.hidden}, values);                 // out_proj
 }
 
 // A linear-attention layer's other weights on one GPU: the convolution (a kernel per channel, no
@@ -180,23 +188,27 @@ void linear_attention_matrices(const ModelConfig& m, unsigned tp, Visit&& visit)
 // Mamba-1's: the convolution (and its bias), dt_proj's bias, A_log (state_size a channel), D, and
 // Jamba's RMSNorms on dt, B and C (replicated).
 u64 linear_attention_other_params(const ModelConfig& m, unsigned tp) {
-  if (is_mamba1(m)) {
-    const ModelConfig::LinearAttention& l = m.linear;
-    const u64 inner = mamba1_inner_per_gpu(m, tp);
-    const u64 norms = l.inner_norms ? l.dt_rank + 2 * u64{l.state_size} : 0;
-    return inner * (l.conv_kernel + (l.conv_bias ? 1 : 0)) + inner + inner * l.state_size + inner +
-           norms;
+  const ModelConfig::LinearAttention& l = m.linear;
+  switch (l.kind) {
+    case LinearKind::kGatedDeltaNet: {
+      u64 kh = 0, vh = 0;
+      linear_heads_per_gpu(m, tp, kh, vh);
+      return linear_conv_channels(m, tp) * l.conv_kernel + 2 * vh + l.value_head_dim;
+    }
+    case LinearKind::kMamba2: {
+      u64 heads = 0, groups = 0;
+      mamba2_per_gpu(m, tp, heads, groups);
+      const u64 channels = linear_conv_channels(m, tp);
+      return channels * (l.conv_kernel + (l.conv_bias ? 1 : 0)) + 3 * heads + heads * l.head_dim;
+    }
+    case LinearKind::kMamba1: {
+      const u64 inner = mamba1_inner_per_gpu(m, tp);
+      const u64 norms = l.inner_norms ? l.dt_rank + 2 * u64{l.state_size} : 0;
+      return inner * (l.conv_kernel + (l.conv_bias ? 1 : 0)) + inner + inner * l.state_size +
+             inner + norms;
+    }
   }
-  if (is_mamba2(m)) {
-    u64 heads = 0, groups = 0;
-    mamba2_per_gpu(m, tp, heads, groups);
-    const u64 channels = linear_conv_channels(m, tp);
-    return channels * (m.linear.conv_kernel + (m.linear.conv_bias ? 1 : 0)) + 3 * heads +
-           heads * m.linear.head_dim;
-  }
-  u64 kh = 0, vh = 0;
-  linear_heads_per_gpu(m, tp, kh, vh);
-  return linear_conv_channels(m, tp) * m.linear.conv_kernel + 2 * vh + m.linear.value_head_dim;
+  return 0;  // not reached
 }
 
 // Weights of one layer's attention (full or linear; none in a block pattern's FFN layer) on one
@@ -363,11 +375,15 @@ std::uint64_t NumberFormat::matrix_bytes(std::uint64_t rows, std::uint64_t input
 }
 
 bool ModelConfig::linear_heads_split(unsigned n) const {
-  if (linear.kind == LinearAttention::Kind::kMamba2) {
-    return linear.heads % n == 0 && (linear.groups % n == 0 || linear.groups == 1);
+  switch (linear.kind) {
+    case LinearAttention::Kind::kGatedDeltaNet:
+      return linear.key_heads % n == 0;
+    case LinearAttention::Kind::kMamba2:
+      return linear.heads % n == 0 && (linear.groups % n == 0 || linear.groups == 1);
+    case LinearAttention::Kind::kMamba1:
+      return linear.inner_size % n == 0;
   }
-  if (linear.kind == LinearAttention::Kind::kMamba1) return linear.inner_size % n == 0;
-  return linear.key_heads % n == 0;
+  return false;  // not reached
 }
 
 bool ModelConfig::is_moe_layer(unsigned layer) const {
@@ -406,20 +422,24 @@ std::uint64_t ModelConfig::kv_bytes_per_token(unsigned tp) const {
 
 std::uint64_t ModelConfig::recurrent_state_bytes(unsigned tp) const {
   if (!has_linear_attention()) return 0;
-  if (is_mamba1(*this)) {
-    // Per inner channel state_size values.
-    return linear.state_format.matrix_bytes(mamba1_inner_per_gpu(*this, tp), linear.state_size);
+  switch (linear.kind) {
+    case LinearKind::kGatedDeltaNet: {
+      u64 kh = 0, vh = 0;
+      linear_heads_per_gpu(*this, tp, kh, vh);
+      // Per value head a key_head_dim x value_head_dim matrix; rows of value_head_dim values.
+      return linear.state_format.matrix_bytes(vh * linear.key_head_dim, linear.value_head_dim);
+    }
+    case LinearKind::kMamba2: {
+      u64 heads = 0, groups = 0;
+      mamba2_per_gpu(*this, tp, heads, groups);
+      // Per head a head_dim x state_size matrix; rows of state_size values.
+      return linear.state_format.matrix_bytes(heads * linear.head_dim, linear.state_size);
+    }
+    case LinearKind::kMamba1:
+      // Per inner channel state_size values.
+      return linear.state_format.matrix_bytes(mamba1_inner_per_gpu(*this, tp), linear.state_size);
   }
-  if (is_mamba2(*this)) {
-    u64 heads = 0, groups = 0;
-    mamba2_per_gpu(*this, tp, heads, groups);
-    // Per head a head_dim x state_size matrix; rows of state_size values.
-    return linear.state_format.matrix_bytes(heads * linear.head_dim, linear.state_size);
-  }
-  u64 kh = 0, vh = 0;
-  linear_heads_per_gpu(*this, tp, kh, vh);
-  // Per value head a key_head_dim x value_head_dim matrix; rows of value_head_dim values.
-  return linear.state_format.matrix_bytes(vh * linear.key_head_dim, linear.value_head_dim);
+  return 0;  // not reached
 }
 
 std::uint64_t ModelConfig::conv_state_bytes(unsigned tp) const {
@@ -784,6 +804,48 @@ void parse_window(ConfigNode& node, ModelConfig& m, const std::string& key,
   w.finish();
 }
 
+// The kinds of linear attention, in the order the model file's `kind` choices list them.
+constexpr LinearKind kLinearKinds[] = {LinearKind::kGatedDeltaNet, LinearKind::kMamba2,
+                                       LinearKind::kMamba1};
+
+constexpr unsigned kind_bit(LinearKind k) { return 1u << static_cast<unsigned>(k); }
+
+// The keys of linear_attention that only some kinds have, and which (a mask of kind_bit); the
+// others (kind, conv_kernel, layer_types, the formats) every kind has.
+struct KindKey {
+  const char* key;
+  unsigned kinds;
+};
+constexpr KindKey kKindKeys[] = {
+    {"key_heads", kind_bit(LinearKind::kGatedDeltaNet)},
+    {"value_heads", kind_bit(LinearKind::kGatedDeltaNet)},
+    {"key_head_dim", kind_bit(LinearKind::kGatedDeltaNet)},
+    {"value_head_dim", kind_bit(LinearKind::kGatedDeltaNet)},
+    {"heads", kind_bit(LinearKind::kMamba2)},
+    {"head_dim", kind_bit(LinearKind::kMamba2)},
+    {"groups", kind_bit(LinearKind::kMamba2)},
+    {"state_size", kind_bit(LinearKind::kMamba2) | kind_bit(LinearKind::kMamba1)},
+    {"conv_bias", kind_bit(LinearKind::kMamba2) | kind_bit(LinearKind::kMamba1)},
+    {"inner_size", kind_bit(LinearKind::kMamba1)},
+    {"dt_rank", kind_bit(LinearKind::kMamba1)},
+    {"inner_norms", kind_bit(LinearKind::kMamba1)},
+};
+
+// A key of another kind than `kind` is named as such ("only applies to kind: mamba2 or mamba1"),
+// not as an unknown key.
+void refuse_other_kinds_keys(ConfigNode& a, LinearKind kind) {
+  for (const KindKey& k : kKindKeys) {
+    if ((k.kinds & kind_bit(kind)) != 0) continue;
+    std::string owners;
+    for (LinearKind owner : kLinearKinds) {
+      if ((k.kinds & kind_bit(owner)) == 0) continue;
+      owners += (owners.empty() ? "" : " or ") +
+                std::string(ModelConfig::LinearAttention::name_of(owner));
+    }
+    refuse_keys(a, {k.key}, "only applies to kind: " + owners);
+  }
+}
+
 // linear_attention: {kind, heads, head widths, conv_kernel, layer_types, formats} (see the header).
 void parse_linear_attention(ConfigNode& node, ModelConfig& m) {
   std::vector<bool> pattern;
@@ -803,45 +865,39 @@ void parse_linear_attention(ConfigNode& node, ModelConfig& m) {
   }
   ConfigNode a = node.child("linear_attention", true);
   ModelConfig::LinearAttention& l = m.linear;
-  // Keys of the other kind are named as such, not as unknown keys.
-  const std::string kind =
-      a.get_choice("kind", std::nullopt, {"gated_deltanet", "mamba2", "mamba1"});
-  if (kind != "mamba1") {
-    refuse_keys(a, {"inner_size", "dt_rank", "inner_norms"}, "only applies to kind: mamba1");
-  }
-  if (kind == "mamba1") {
-    l.kind = LinearKind::kMamba1;
-    refuse_keys(a, {"key_heads", "value_heads", "key_head_dim", "value_head_dim"},
-                "only applies to kind: gated_deltanet");
-    refuse_keys(a, {"heads", "head_dim", "groups"}, "only applies to kind: mamba2");
-    l.inner_size = get_count(a, "inner_size", 1, 262144);
-    l.state_size = get_count(a, "state_size", 1, 1024);
-    l.dt_rank = get_count(a, "dt_rank", 1, 65536);
-    l.conv_bias = a.get_bool("conv_bias", true);
-    l.inner_norms = a.get_bool("inner_norms", false);
-  } else if (kind == "mamba2") {
-    l.kind = LinearKind::kMamba2;
-    refuse_keys(a, {"key_heads", "value_heads", "key_head_dim", "value_head_dim"},
-                "only applies to kind: gated_deltanet");
-    l.heads = get_count(a, "heads", 1, 1024);
-    l.head_dim = get_count(a, "head_dim", 1, 1024);
-    l.state_size = get_count(a, "state_size", 1, 1024);
-    l.groups = get_count(a, "groups", 1, 1024);
-    if (l.heads % l.groups != 0) {
-      a.fail("groups", fmt::format("must divide heads ({}), got {}", l.heads, l.groups));
-    }
-    l.conv_bias = a.get_bool("conv_bias", true);
-  } else {
-    refuse_keys(a, {"heads", "head_dim", "groups"}, "only applies to kind: mamba2");
-    refuse_keys(a, {"state_size", "conv_bias"}, "only applies to kind: mamba2 or mamba1");
-    l.key_heads = get_count(a, "key_heads", 1, 1024);
-    l.value_heads = get_count(a, "value_heads", 1, 1024);
-    if (l.value_heads % l.key_heads != 0) {
-      a.fail("value_heads", fmt::format("must be a multiple of key_heads ({}), got {}", l.key_heads,
-                                        l.value_heads));
-    }
-    l.key_head_dim = get_count(a, "key_head_dim", 1, 1024);
-    l.value_head_dim = get_count(a, "value_head_dim", 1, 1024);
+  std::vector<std::string> names;
+  for (LinearKind k : kLinearKinds) names.push_back(ModelConfig::LinearAttention::name_of(k));
+  const std::string kind = a.get_choice("kind", std::nullopt, names);
+  l.kind = kLinearKinds[std::find(names.begin(), names.end(), kind) - names.begin()];
+  refuse_other_kinds_keys(a, l.kind);
+  switch (l.kind) {
+    case LinearKind::kGatedDeltaNet:
+      l.key_heads = get_count(a, "key_heads", 1, 1024);
+      l.value_heads = get_count(a, "value_heads", 1, 1024);
+      if (l.value_heads % l.key_heads != 0) {
+        a.fail("value_heads", fmt::format("must be a multiple of key_heads ({}), got {}",
+                                          l.key_heads, l.value_heads));
+      }
+      l.key_head_dim = get_count(a, "key_head_dim", 1, 1024);
+      l.value_head_dim = get_count(a, "value_head_dim", 1, 1024);
+      break;
+    case LinearKind::kMamba2:
+      l.heads = get_count(a, "heads", 1, 1024);
+      l.head_dim = get_count(a, "head_dim", 1, 1024);
+      l.state_size = get_count(a, "state_size", 1, 1024);
+      l.groups = get_count(a, "groups", 1, 1024);
+      if (l.heads % l.groups != 0) {
+        a.fail("groups", fmt::format("must divide heads ({}), got {}", l.heads, l.groups));
+      }
+      l.conv_bias = a.get_bool("conv_bias", true);
+      break;
+    case LinearKind::kMamba1:
+      l.inner_size = get_count(a, "inner_size", 1, 262144);
+      l.state_size = get_count(a, "state_size", 1, 1024);
+      l.dt_rank = get_count(a, "dt_rank", 1, 65536);
+      l.conv_bias = a.get_bool("conv_bias", true);
+      l.inner_norms = a.get_bool("inner_norms", false);
+      break;
   }
   l.conv_kernel = get_count(a, "conv_kernel", 2, 64);  // a state of conv_kernel - 1 inputs
   if (m.has_block_pattern()) {

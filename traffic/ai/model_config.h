@@ -318,8 +318,9 @@ struct ModelConfig {
   struct LinearAttention {
     enum class Kind { kGatedDeltaNet, kMamba2, kMamba1 } kind = Kind::kGatedDeltaNet;
     // The kind as the model file's `kind` key names it.
-    const char* kind_name() const {
-      switch (kind) {
+    const char* kind_name() const { return name_of(kind); }
+    static const char* name_of(Kind k) {
+      switch (k) {
         case Kind::kGatedDeltaNet:
           return "gated_deltanet";
         case Kind::kMamba2:
