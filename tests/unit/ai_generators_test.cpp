@@ -669,6 +669,35 @@ TEST(KvDecode, Mamba2HybridReadsAndWritesItsStatesByHand) {
                         "GPUs"));
 }
 
+// Kimi-Linear-48B-A3B's first 4 layers (KDA in 0-2, MLA in 3) at tp 2, batch 2 at 100 cached
+// tokens, 1 step, on GPU 0: a KDA layer's state on a GPU is 16 heads x 128 x 128 x 4 B = 1,048,576
+// B and 3 x 3 x 2048 x 2 B = 36,864 B, 1,085,440 B; read and written 2 x 3 x 1,085,440 = 6,512,640
+// B. MLA's latent, 576 x 2 B = 1152 B a token on every GPU: read 2 x 100 x 1152 = 230,400 B,
+// written 2 x 1152 = 2304 B. A model whose 6 KDA heads tp 4 does not split is refused, naming the
+// key.
+TEST(KvDecode, KdaHybridWithMlaReadsAndWritesItsStatesByHand) {
+  const auto spec = spec_of(R"(gpus: [0, 1]
+    kv_decode: {model: {preset: kimi_linear_48b_a3b}, batch: 2, context_tokens: 100, steps: 1,
+                layers: 4, tensor_parallel: 2, kv_location: device/fam0, block_tokens: 16})");
+  const Drained d = drain(*spec);
+  EXPECT_EQ(d.read_by_region.at(1), 6512640u);
+  EXPECT_EQ(d.written_by_region.at(1), 6512640u);
+  EXPECT_EQ(d.read_by_region.at(0), 230400u);
+  EXPECT_EQ(d.written_by_region.at(0), 2304u);
+  EXPECT_EQ(spec->summary()["linear_attention_kind"].get<std::string>(), "kda");
+  EXPECT_THAT(spec_error(R"(gpus: all
+    kv_decode:
+      model: {name: k, source: test, layers: 4, hidden_size: 256, attention_heads: 8,
+              kv_heads: 2, intermediate_size: 512, vocab_size: 1000,
+              linear_attention: {kind: kda, heads: 6, head_dim: 32, conv_kernel: 4,
+                                 layer_types: [linear, full]}}
+      batch: 2
+      context_tokens: 100
+      kv_location: device/fam0
+      tensor_parallel: 4)"),
+              HasSubstr("tensor_parallel: 6 KDA heads of k do not split over 4 GPUs"));
+}
+
 // A Mamba-1 hybrid (model_config_test's Mamba1StatesAndWeightsByHand: inner width 512, layers 0 and
 // 2 Mamba with a state of 32,768 + 3072 = 35,840 B a sequence, 1 and 3 full attention with 256 B
 // of K and V a token). Batch 2 at 100 cached tokens, 1 step: states read and written 2 x 2 x

@@ -608,6 +608,99 @@ TEST(ModelConfig, JambaPresetsByHand) {
   EXPECT_EQ(large.recurrent_state_bytes(8), 16384u / 8 * 16 * 4);
 }
 
+// A KDA layer (kind kda, Kimi Linear's) on kSmallModel (hidden 256): 4 heads of 32, so P = 128
+// channels each for q, k and v.
+TEST(ModelConfig, KdaStatesAndWeightsByHand) {
+  const std::string kda = std::string(kSmallModel) +
+                          "linear_attention: {kind: kda, heads: 4, head_dim: 32, conv_kernel: 4,\n"
+                          "                   layer_types: [linear, full]}\n";
+  const ModelConfig m = parse_text(kda);
+  EXPECT_EQ(m.linear.kind_name(), std::string("kda"));
+  EXPECT_EQ(m.linear_layers(4), 2u);
+  EXPECT_EQ(m.kv_layers(4), 2u);
+  // Recurrent state: 4 heads x 32 x 32 values x 4 B (FP32) = 16,384 B; the convolutions': 3 inputs
+  // x 3 x 128 channels x 2 B = 2304 B.
+  EXPECT_EQ(m.recurrent_state_bytes(), 16384u);
+  EXPECT_EQ(m.conv_state_bytes(), 2304u);
+  // Weights: q, k, v 3 x 128 x 256 = 98,304; f_a 32 x 256 = 8192; f_b 128 x 32 = 4096; b 4 x 256 =
+  // 1024; g_a 8192; g_b 4096; o 256 x 128 = 32,768: 156,672. Others: convolutions 384 x 4 = 1536,
+  // dt_bias 128, A_log 4, the output norm 32: 1700. 158,372 values, x 2 B.
+  EXPECT_EQ(m.linear_attention_weight_bytes(), 158372u * 2);
+  // tp 2: 2 heads, 64 channels each of q, k, v. State 2 x 32 x 32 x 4 = 8192 B, 3 x 192 x 2 = 1152
+  // B; q, k, v 3 x 64 x 256 = 49,152, f_a 8192 (replicated), f_b 64 x 32 = 2048, b 2 x 256 = 512,
+  // g_a 8192 (replicated), g_b 2048, o 256 x 64 = 16,384; convolutions 192 x 4 = 768, dt_bias 64,
+  // A_log 2, norm 32 (replicated): 87,394 values.
+  EXPECT_EQ(m.recurrent_state_bytes(2), 8192u);
+  EXPECT_EQ(m.conv_state_bytes(2), 1152u);
+  EXPECT_EQ(m.linear_attention_weight_bytes(2), 87394u * 2);
+  // tp 8 does not divide 4 heads (vLLM's KimiDeltaAttention splits them).
+  EXPECT_TRUE(m.linear_heads_split(4));
+  EXPECT_FALSE(m.linear_heads_split(8));
+  EXPECT_THROW(m.conv_state_bytes(8), std::invalid_argument);
+  // Parameters: a KDA layer 158,372 + FFN 3 x 256 x 512 = 393,216 + norms 512 = 552,100, x 2; a
+  // full layer 163,840 + 393,216 + 512 = 557,568, x 2; embedding and LM head 512,000; final norm
+  // 256: 2,731,592.
+  EXPECT_EQ(m.parameters(), 2731592u);
+
+  std::string e = test::config_error_of(
+      [&] { parse_text(replace_line(kda, "kind: kda, ", "kind: kda, key_heads: 4, ")); });
+  EXPECT_THAT(e, HasSubstr("linear_attention.key_heads: only applies to kind: gated_deltanet"));
+  e = test::config_error_of(
+      [&] { parse_text(replace_line(kda, "kind: kda, ", "kind: kda, state_size: 16, ")); });
+  EXPECT_THAT(e, HasSubstr("linear_attention.state_size: only applies to kind: mamba2 or mamba1"));
+  e = test::config_error_of([&] { parse_text(replace_line(kda, "head_dim: 32, ", "")); });
+  EXPECT_THAT(e, HasSubstr("linear_attention.head_dim: missing"));
+  // heads belongs to Mamba-2 and KDA, not to Gated DeltaNet.
+  e = test::config_error_of([&] {
+    parse_text(std::string(kSmallModel) +
+               "linear_attention: {kind: gated_deltanet, key_heads: 2, value_heads: 2, "
+               "key_head_dim: 32, value_head_dim: 32, conv_kernel: 4, heads: 2, "
+               "layer_types: [linear, full]}\n");
+  });
+  EXPECT_THAT(e, HasSubstr("linear_attention.heads: only applies to kind: mamba2 or kda"));
+  // Kimi Linear's config.json names point to famsim's.
+  for (const char* hf :
+       {"linear_attn_config: {num_heads: 4}", "kda_layers: [1, 2]", "full_attn_layers: [2, 4]",
+        "short_conv_kernel_size: 4", "num_experts_per_token: 8", "num_shared_experts: 1"}) {
+    e = test::config_error_of([&] { parse_text(std::string(kSmallModel) + hf + "\n"); });
+    EXPECT_THAT(e, HasSubstr("famsim calls it ")) << hf;
+  }
+}
+
+// Kimi-Linear-48B-A3B: 27 layers, MLA in layers 3, 7, 11, 15, 19, 23 and 26 (config.json's
+// full_attn_layers counted from 1), KDA in the other 20; layer 0 a dense FFN, 1-26 experts.
+// A KDA layer (hidden 2304, 32 heads of 128, P = 4096): q, k, v 3 x 4096 x 2304 = 28,311,552;
+// f_a and g_a 2 x 128 x 2304 = 589,824; f_b and g_b 2 x 4096 x 128 = 1,048,576; b 32 x 2304 =
+// 73,728; o 2304 x 4096 = 9,437,184; convolutions 3 x 4096 x 4 = 49,152; dt_bias 4096; A_log 32;
+// norm 128: 39,514,272. An MLA layer (no q LoRA): q 32 x (128 + 64) x 2304 = 14,155,776;
+// kv_a (512 + 64) x 2304 = 1,327,104; the latent's norm 512; kv_b 32 x (128 + 128) x 512 =
+// 4,194,304; o 2304 x 32 x 128 = 9,437,184: 29,114,880. Layer 0's FFN 3 x 2304 x 9216 =
+// 63,700,992. An expert 3 x 2304 x 1024 = 7,077,888; a MoE layer 256 + 1 shared of them + the
+// router 256 x 2304 = 589,824: 1,819,607,040. Norms 2 x 2304 a layer; embedding and LM head
+// 2 x 163,840 x 2304 = 754,974,720; final norm 2304. Total 20 x 39,514,272 + 7 x 29,114,880 +
+// 63,700,992 + 26 x 1,819,607,040 + 27 x 4608 + 754,974,720 + 2304 = 49,122,675,072 (Moonshot:
+// 48B). Active: 9 experts instead of 257 in 26 layers, 26 x 248 x 7,077,888 = 45,638,221,824
+// fewer: 3,484,453,248 (3B: 3.11 B without the embedding table).
+TEST(ModelConfig, KimiLinearPresetByHand) {
+  const ModelConfig m = load_preset("kimi_linear_48b_a3b.yaml");
+  EXPECT_EQ(m.linear_layers(27), 20u);
+  EXPECT_EQ(m.kv_layers(27), 7u);
+  for (unsigned l : {3u, 7u, 11u, 15u, 19u, 23u, 26u}) EXPECT_TRUE(m.is_attention_layer(l)) << l;
+  EXPECT_TRUE(m.is_linear_layer(25));
+  EXPECT_EQ(m.moe_layers(27), 26u);
+  EXPECT_FALSE(m.is_moe_layer(0));
+  EXPECT_EQ(m.parameters(), 49122675072u);
+  EXPECT_EQ(m.active_parameters(), 3484453248u);
+  // A sequence's state in one KDA layer: 32 x 128 x 128 x 4 B = 2,097,152 and 3 x 3 x 4096 x 2 B =
+  // 73,728 (vLLM's kda_state_shape); KV: 7 layers x (512 + 64) x 2 B = 8064 B a token, the same on
+  // every GPU of tp (MLA's latent is not split).
+  EXPECT_EQ(m.recurrent_state_bytes(), 2097152u);
+  EXPECT_EQ(m.conv_state_bytes(), 73728u);
+  EXPECT_EQ(m.kv_bytes_per_token(), 8064u);
+  EXPECT_EQ(m.kv_bytes_per_token(4), 8064u);
+  EXPECT_EQ(m.state_bytes_per_layer(4), (2097152u + 73728u) / 4);
+}
+
 // Linear attention's keys: the cycle, the heads' rule, the formats; Hugging Face's names point to
 // famsim's.
 TEST(ModelConfig, LinearAttentionKeysAndErrors) {

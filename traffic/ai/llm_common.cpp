@@ -147,7 +147,8 @@ void check_heads_split(const ConfigNode& node, const std::string& key, const Mod
   }
   // A linear-attention layer's weights and states are split by its heads (vLLM's Gated DeltaNet
   // requires n to divide the key heads; its MambaMixer2 n to divide the heads, and the groups
-  // unless there is one; its MambaMixer n to divide the inner width).
+  // unless there is one; its MambaMixer n to divide the inner width; its KimiDeltaAttention n to
+  // divide the heads).
   if (!m.has_linear_attention() || m.linear_heads_split(n)) return;
   const ModelConfig::LinearAttention& l = m.linear;
   switch (l.kind) {
@@ -163,6 +164,10 @@ void check_heads_split(const ConfigNode& node, const std::string& key, const Mod
       node.fail(key, fmt::format("the Mamba mixers' inner width of {}, {}, does not split over {} "
                                  "GPUs (expected {} to divide it)",
                                  m.name, l.inner_size, n, n));
+    case ModelConfig::LinearAttention::Kind::kKda:
+      node.fail(key, fmt::format("{} KDA heads of {} do not split over {} GPUs (expected {} to "
+                                 "divide them)",
+                                 l.heads, m.name, n, n));
   }
 }
 

@@ -112,6 +112,17 @@ void mamba2_per_gpu(const ModelConfig& m, unsigned tp, u64& heads, u64& groups) 
   groups = l.groups % tp == 0 ? l.groups / tp : 1;
 }
 
+// KDA heads one GPU runs: tp must divide them, as vLLM's KimiDeltaAttention requires.
+u64 kda_heads_per_gpu(const ModelConfig& m, unsigned tp) {
+  check_tp(tp);
+  if (!m.linear_heads_split(tp)) {
+    throw std::invalid_argument(
+        fmt::format("{}: tensor-parallel degree {} does not divide the {} KDA heads", m.name, tp,
+                    m.linear.heads));
+  }
+  return m.linear.heads / tp;
+}
+
 // Linear-attention heads one GPU runs: tp must divide the key heads (and so the value heads, a
 // multiple of them), as vLLM's Gated DeltaNet requires.
 void linear_heads_per_gpu(const ModelConfig& m, unsigned tp, u64& key_heads, u64& value_heads) {
@@ -127,7 +138,7 @@ void linear_heads_per_gpu(const ModelConfig& m, unsigned tp, u64& key_heads, u64
 }
 
 // The convolution's channels on one GPU: queries, keys and values (Gated DeltaNet convolves all
-// three); Mamba-2's x, B and C; Mamba-1's x.
+// three); Mamba-2's x, B and C; Mamba-1's x; KDA's q, k and v (three convolutions).
 u64 linear_conv_channels(const ModelConfig& m, unsigned tp) {
   switch (m.linear.kind) {
     case LinearKind::kGatedDeltaNet: {
@@ -142,6 +153,8 @@ u64 linear_conv_channels(const ModelConfig& m, unsigned tp) {
     }
     case LinearKind::kMamba1:
       return mamba1_inner_per_gpu(m, tp);
+    case LinearKind::kKda:
+      return 3 * kda_heads_per_gpu(m, tp) * m.linear.head_dim;
   }
   return 0;  // not reached
 }
@@ -177,6 +190,18 @@ void linear_attention_matrices(const ModelConfig& m, unsigned tp, Visit&& visit)
       visit(u64{m.hidden}, inner);                        // out_proj
       return;
     }
+    case LinearKind::kKda: {
+      const u64 heads = kda_heads_per_gpu(m, tp), d = m.linear.head_dim, p = heads * d;
+      const u64 h = m.hidden;
+      for (int qkv = 0; qkv < 3; ++qkv) visit(p, h);  // q_proj, k_proj, v_proj
+      visit(d, h);                                    // f_a_proj (replicated)
+      visit(p, d);                                    // f_b_proj: the decay per channel
+      visit(heads, h);                                // b_proj: beta
+      visit(d, h);                                    // g_a_proj (replicated)
+      visit(p, d);                                    // g_b_proj: the output gate
+      visit(h, p);                                    // o_proj
+      return;
+    }
   }
 }
 
@@ -187,6 +212,8 @@ void linear_attention_matrices(const ModelConfig& m, unsigned tp, Visit&& visit)
 // the gated RMSNorm over the inner width.
 // Mamba-1's: the convolution (and its bias), dt_proj's bias, A_log (state_size a channel), D, and
 // Jamba's RMSNorms on dt, B and C (replicated).
+// KDA's: the three convolutions (no bias), dt_bias (a value a channel), A_log (a value a head) and
+// the gated output norm (head_dim, replicated).
 u64 linear_attention_other_params(const ModelConfig& m, unsigned tp) {
   const ModelConfig::LinearAttention& l = m.linear;
   switch (l.kind) {
@@ -206,6 +233,10 @@ u64 linear_attention_other_params(const ModelConfig& m, unsigned tp) {
       const u64 norms = l.inner_norms ? l.dt_rank + 2 * u64{l.state_size} : 0;
       return inner * (l.conv_kernel + (l.conv_bias ? 1 : 0)) + inner + inner * l.state_size +
              inner + norms;
+    }
+    case LinearKind::kKda: {
+      const u64 heads = kda_heads_per_gpu(m, tp);
+      return linear_conv_channels(m, tp) * l.conv_kernel + heads * l.head_dim + heads + l.head_dim;
     }
   }
   return 0;  // not reached
@@ -382,6 +413,8 @@ bool ModelConfig::linear_heads_split(unsigned n) const {
       return linear.heads % n == 0 && (linear.groups % n == 0 || linear.groups == 1);
     case LinearAttention::Kind::kMamba1:
       return linear.inner_size % n == 0;
+    case LinearAttention::Kind::kKda:
+      return linear.heads % n == 0;
   }
   return false;  // not reached
 }
@@ -438,6 +471,10 @@ std::uint64_t ModelConfig::recurrent_state_bytes(unsigned tp) const {
     case LinearKind::kMamba1:
       // Per inner channel state_size values.
       return linear.state_format.matrix_bytes(mamba1_inner_per_gpu(*this, tp), linear.state_size);
+    case LinearKind::kKda:
+      // Per head a head_dim x head_dim matrix (keys by values); rows of head_dim values.
+      return linear.state_format.matrix_bytes(kda_heads_per_gpu(*this, tp) * linear.head_dim,
+                                              linear.head_dim);
   }
   return 0;  // not reached
 }
@@ -638,6 +675,19 @@ constexpr ConfigJsonName kConfigJsonNames[] = {
      "intermediate_size (the dense layers' FFN width; Llama 4's intermediate_size, the experts' "
      "width, is moe.expert_intermediate_size)"},
     {"mlp_only_layers", "moe.dense_layers (the leading layers with a dense FFN)"},
+    {"linear_attn_config",
+     "linear_attention (kind: kda; its num_heads, head_dim and short_conv_kernel_size are heads, "
+     "head_dim and conv_kernel; its kda_layers and full_attn_layers, counted from 1, are "
+     "layer_types' linear and full entries counted from 0)"},
+    {"kda_layers",
+     "linear_attention.layer_types (the listed layers, counted from 1, are linear; give the "
+     "list whole when the pattern does not repeat to the end)"},
+    {"full_attn_layers",
+     "linear_attention.layer_types (the listed layers, counted from 1, are full; give the list "
+     "whole when the pattern does not repeat to the end)"},
+    {"short_conv_kernel_size", "linear_attention.conv_kernel"},
+    {"num_experts_per_token", "moe.top_k"},
+    {"num_shared_experts", "moe.shared_experts"},
     {"sliding_window_pattern",
      "sliding_window.layer_types (a cycle: 6 is [sliding, sliding, sliding, sliding, sliding, "
      "full])"},
@@ -806,7 +856,7 @@ void parse_window(ConfigNode& node, ModelConfig& m, const std::string& key,
 
 // The kinds of linear attention, in the order the model file's `kind` choices list them.
 constexpr LinearKind kLinearKinds[] = {LinearKind::kGatedDeltaNet, LinearKind::kMamba2,
-                                       LinearKind::kMamba1};
+                                       LinearKind::kMamba1, LinearKind::kKda};
 
 constexpr unsigned kind_bit(LinearKind k) { return 1u << static_cast<unsigned>(k); }
 
@@ -821,8 +871,8 @@ constexpr KindKey kKindKeys[] = {
     {"value_heads", kind_bit(LinearKind::kGatedDeltaNet)},
     {"key_head_dim", kind_bit(LinearKind::kGatedDeltaNet)},
     {"value_head_dim", kind_bit(LinearKind::kGatedDeltaNet)},
-    {"heads", kind_bit(LinearKind::kMamba2)},
-    {"head_dim", kind_bit(LinearKind::kMamba2)},
+    {"heads", kind_bit(LinearKind::kMamba2) | kind_bit(LinearKind::kKda)},
+    {"head_dim", kind_bit(LinearKind::kMamba2) | kind_bit(LinearKind::kKda)},
     {"groups", kind_bit(LinearKind::kMamba2)},
     {"state_size", kind_bit(LinearKind::kMamba2) | kind_bit(LinearKind::kMamba1)},
     {"conv_bias", kind_bit(LinearKind::kMamba2) | kind_bit(LinearKind::kMamba1)},
@@ -897,6 +947,10 @@ void parse_linear_attention(ConfigNode& node, ModelConfig& m) {
       l.dt_rank = get_count(a, "dt_rank", 1, 65536);
       l.conv_bias = a.get_bool("conv_bias", true);
       l.inner_norms = a.get_bool("inner_norms", false);
+      break;
+    case LinearKind::kKda:
+      l.heads = get_count(a, "heads", 1, 1024);
+      l.head_dim = get_count(a, "head_dim", 1, 1024);
       break;
   }
   l.conv_kernel = get_count(a, "conv_kernel", 2, 64);  // a state of conv_kernel - 1 inputs

@@ -137,8 +137,8 @@
 //                        step (vLLM: fused_recurrent_gated_delta_rule updates it in place), plus
 //                        a short convolution's state of its last conv_kernel - 1 inputs. Keys:
 //     kind               gated_deltanet (Yang, Kautz, Hatamizadeh, "Gated Delta Networks", ICLR
-//                        2025), mamba2 (Dao, Gu, "Transformers are SSMs", ICML 2024; below) or
-//                        mamba1 (below)
+//                        2025), mamba2 (Dao, Gu, "Transformers are SSMs", ICML 2024; below),
+//                        mamba1 (below) or kda (below)
 //     key_heads          1..1024 (HF linear_num_key_heads)
 //     value_heads        1..1024, a multiple of key_heads (HF linear_num_value_heads)
 //     key_head_dim       1..1024 (HF linear_key_head_dim)
@@ -214,6 +214,33 @@
 //                        their inputs); the depthwise convolution over I channels (and its bias),
 //                        dt_proj's bias, A_log (I x state_size), D (I) and the inner norms in
 //                        unquantized_dtype_bytes. tp must divide I.
+//     For kind kda (Kimi Delta Attention: Kimi Team, "Kimi Linear: An Expressive, Efficient
+//     Attention Architecture", arXiv:2510.26692, 2025; a Gated DeltaNet whose decay is per
+//     channel rather than per head, three KDA layers to one MLA layer in Kimi Linear), instead of
+//     the Gated DeltaNet head keys:
+//     heads              1..1024, query, key and value heads alike (HF linear_attn_config
+//                        num_heads)
+//     head_dim           1..1024, the key and value width of a head (HF linear_attn_config
+//                        head_dim); P = heads x head_dim
+//                        conv_kernel (HF short_conv_kernel_size), layer_types (HF kda_layers and
+//                        full_attn_layers count layers from 1: give the list whole when the
+//                        pattern does not repeat to the end, as Kimi Linear's), state_format and
+//                        conv_state_format as above.
+//                        Per sequence and linear layer on one GPU of tp: the recurrent state
+//                        heads/tp x head_dim x head_dim values, the convolution state
+//                        (conv_kernel - 1) x 3 x P/tp (q, k and v each convolved: vLLM
+//                        MambaStateShapeCalculator's kda_state_shape). Weights (Hugging Face
+//                        modeling_kimi.py KimiDeltaAttention, as vLLM's kda.py splits them; no
+//                        biases): q_proj, k_proj and v_proj (hidden -> P each), f_b_proj and
+//                        g_b_proj (head_dim -> P: the decay's and the output gate's low-rank
+//                        up-projections), b_proj (hidden -> heads: beta), o_proj (P -> hidden),
+//                        split by heads; f_a_proj and g_a_proj (hidden -> head_dim, their
+//                        down-projections), replicated; all in weight_format; the three depthwise
+//                        convolutions (3 x P/tp x conv_kernel, no bias), dt_bias (P/tp), A_log
+//                        (heads/tp) and the gated output norm (head_dim, replicated) in
+//                        unquantized_dtype_bytes (vLLM keeps A_log and dt_bias in FP32: a few
+//                        thousand values a layer counted short). tp must divide heads (vLLM's
+//                        KimiDeltaAttention).
 //   attention_output_gate  true: the full-attention layers' query projection also gives a
 //                        sigmoid gate per output value (Qwen3-Next; HF attn_output_gate): q_proj
 //                        has twice the rows. Default false
@@ -313,10 +340,10 @@ struct ModelConfig {
   std::uint64_t window_tokens = 0;
   bool window_chunked = false;
   std::vector<bool> window_cycle;
-  // Linear attention (Gated DeltaNet, Mamba-2 or Mamba-1) in a hybrid model: its kind, heads and
-  // the cycle of layers that have it (true: linear; empty: every layer has full attention).
+  // Linear attention (Gated DeltaNet, Mamba-2, Mamba-1 or KDA) in a hybrid model: its kind, heads
+  // and the cycle of layers that have it (true: linear; empty: every layer has full attention).
   struct LinearAttention {
-    enum class Kind { kGatedDeltaNet, kMamba2, kMamba1 } kind = Kind::kGatedDeltaNet;
+    enum class Kind { kGatedDeltaNet, kMamba2, kMamba1, kKda } kind = Kind::kGatedDeltaNet;
     // The kind as the model file's `kind` key names it.
     const char* kind_name() const { return name_of(kind); }
     static const char* name_of(Kind k) {
@@ -327,13 +354,16 @@ struct ModelConfig {
           return "mamba2";
         case Kind::kMamba1:
           return "mamba1";
+        case Kind::kKda:
+          return "kda";
       }
       return "";  // not reached
     }
     // Gated DeltaNet.
     unsigned key_heads = 0, value_heads = 0, key_head_dim = 0, value_head_dim = 0;
     // Mamba-2: heads of head_dim values (the mixer's inner width heads x head_dim), the SSM
-    // state's size per value, the groups sharing B and C, and a bias on the convolution.
+    // state's size per value, the groups sharing B and C, and a bias on the convolution. KDA:
+    // heads and head_dim (a head's key and value width).
     unsigned heads = 0, head_dim = 0, state_size = 0, groups = 0;
     bool conv_bias = true;
     // Mamba-1 (also state_size and conv_bias): the inner width, the rank of the step size's
@@ -402,7 +432,7 @@ struct ModelConfig {
   bool has_linear_attention() const { return !linear.cycle.empty(); }
   // Whether n GPUs split the linear-attention heads as vLLM requires: Gated DeltaNet, n divides
   // key_heads; Mamba-2, n divides heads, and groups unless there is one (MambaMixer2); Mamba-1, n
-  // divides the inner width (MambaMixer).
+  // divides the inner width (MambaMixer); KDA, n divides heads (KimiDeltaAttention).
   bool linear_heads_split(unsigned n) const;
   // A linear-attention layer: no KV cache, a recurrent state per sequence.
   bool is_linear_layer(unsigned layer) const {
@@ -422,8 +452,7 @@ struct ModelConfig {
   }
   // Bytes of one sequence's state in one linear-attention layer on one GPU of tp (see the key
   // list): the recurrent state, and the convolution's; throws std::invalid_argument when tp does
-  // not split the heads (Gated DeltaNet: divide key_heads; Mamba-2: divide heads, and groups
-  // unless it is 1).
+  // not split the heads (linear_heads_split).
   std::uint64_t recurrent_state_bytes(unsigned tp = 1) const;
   std::uint64_t conv_state_bytes(unsigned tp = 1) const;
   std::uint64_t state_bytes_per_layer(unsigned tp = 1) const {
