@@ -815,7 +815,9 @@ TEST(KvDecode, NemotronHFirstLayersByHand) {
 // A hybrid model's KV blocks default to the smallest multiple of 16 tokens whose KV (one layer,
 // one GPU) holds a state, as vLLM sizes them. Qwen3.5-4B's numbers (4 KV heads of 256: 4096 B a
 // token; Gated DeltaNet 16/32 heads of 128, FP32 state: 2,146,304 B): 524 tokens, 528 as vLLM's
-// log says. Qwen3-Next-80B-A3B at tp 2: 1,073,152 B / 1024 B = 1048, 1056.
+// log says. Qwen3-Next-80B-A3B at tp 2: 1,073,152 B / 1024 B = 1048, 1056. With MLA vLLM aligns to
+// 64 tokens: Kimi-Linear-48B-A3B (a KDA state of 2,170,880 B at tp 1, 1,085,440 B at tp 2; 1152 B
+// of latent a token) 1885 tokens, 1920; at tp 2 943, 960.
 TEST(KvDecode, HybridModelsBlocksHoldAState) {
   const auto qwen35 = spec_of(R"(gpus: [0]
     kv_decode:
@@ -832,6 +834,13 @@ TEST(KvDecode, HybridModelsBlocksHoldAState) {
     prefill: {model: {preset: qwen3_next_80b_a3b}, location: device/fam0, prompts: 1,
               input_tokens: 32, tensor_parallel: 2})");
   EXPECT_EQ(next->summary()["block_tokens"].get<unsigned>(), 1056u);
+  for (const auto& [tp, tokens] : {std::pair{1u, 1920u}, std::pair{2u, 960u}}) {
+    const auto kimi = spec_of(fmt::format(R"(gpus: [0, 1]
+    prefill: {{model: {{preset: kimi_linear_48b_a3b}}, location: device/fam0, prompts: 1,
+              input_tokens: 32, tensor_parallel: {}}})",
+                                          tp));
+    EXPECT_EQ(kimi->summary()["block_tokens"].get<unsigned>(), tokens) << tp;
+  }
   const auto dense = spec_of(R"(gpus: [0]
     kv_decode: {model: {preset: llama3_8b}, batch: 1, context_tokens: 10})");
   EXPECT_EQ(dense->summary()["block_bytes"].get<std::uint64_t>(), 16u * 2048u);

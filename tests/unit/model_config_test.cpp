@@ -545,7 +545,7 @@ TEST(ModelConfig, Mamba1StatesAndWeightsByHand) {
   std::string e = test::config_error_of([&] {
     parse_text(replace_line(mamba, "mamba1, inner_size", "mamba1, heads: 8, inner_size"));
   });
-  EXPECT_THAT(e, HasSubstr("linear_attention.heads: only applies to kind: mamba2"));
+  EXPECT_THAT(e, HasSubstr("linear_attention.heads: only applies to kind: mamba2 or kda"));
   e = test::config_error_of([&] { parse_text(replace_line(mamba, "dt_rank: 16, ", "")); });
   EXPECT_THAT(e, HasSubstr("linear_attention.dt_rank: missing"));
   e = test::config_error_of([&] {
@@ -699,6 +699,12 @@ TEST(ModelConfig, KimiLinearPresetByHand) {
   EXPECT_EQ(m.kv_bytes_per_token(), 8064u);
   EXPECT_EQ(m.kv_bytes_per_token(4), 8064u);
   EXPECT_EQ(m.state_bytes_per_layer(4), (2097152u + 73728u) / 4);
+  // Layer 0's weights on a GPU of tp 2 (16 KDA heads, P = 2048): q, k, v 3 x 2048 x 2304 =
+  // 14,155,776; f_a and g_a 2 x 128 x 2304 = 589,824 (replicated); f_b and g_b 2 x 2048 x 128 =
+  // 524,288; b 16 x 2304 = 36,864; o 2304 x 2048 = 4,718,592; convolutions 3 x 2048 x 4 = 24,576;
+  // dt_bias 2048; A_log 16; norm 128: 20,052,112. Its dense FFN 3 x 2304 x 9216 / 2 = 31,850,496;
+  // norms 2 x 2304. 51,907,216 values, x 2 B.
+  EXPECT_EQ(m.layer_weight_bytes(0, 2), 51907216u * 2);
 }
 
 // Linear attention's keys: the cycle, the heads' rule, the formats; Hugging Face's names point to

@@ -38,7 +38,7 @@
 //
 // A hybrid model's linear-attention layer (ModelConfig::is_linear_layer) keeps no KV blocks: per
 // step, every sequence reads its recurrent state and its convolution's state whole and writes
-// them back updated (vLLM's Gated DeltaNet and Mamba-2 decode update them in place), each
+// them back updated (vLLM's linear-attention and Mamba decode kernels update them in place), each
 // sequence's in its own slot of the state region on state_location
 // (ModelConfig::state_bytes_per_layer a slot). The KV regions hold the full-attention layers only.
 // A block pattern's layer of an FFN alone (ModelConfig::has_ffn without attention) keeps neither:

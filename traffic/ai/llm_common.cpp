@@ -182,12 +182,13 @@ unsigned parse_tp(ConfigNode& parent, const ModelConfig& m, std::size_t gpus) {
 }
 
 unsigned parse_block_tokens(ConfigNode& parent, const ModelConfig& m, unsigned tp) {
-  constexpr std::uint64_t kAlign = 16, kMax = 1u << 16;
-  std::uint64_t def = kAlign;
+  constexpr std::uint64_t kDefault = 16, kMax = 1u << 16;
+  std::uint64_t def = kDefault;
   if (m.has_linear_attention()) {
+    const std::uint64_t align = m.attention == AttentionKind::kMla ? 64 : 16;
     const std::uint64_t kv = m.kv_bytes_per_token_layer(tp);
     const std::uint64_t tokens = (m.state_bytes_per_layer(tp) + kv - 1) / kv;
-    def = std::min(kMax, (tokens + kAlign - 1) / kAlign * kAlign);
+    def = std::min(kMax, (tokens + align - 1) / align * align);
   }
   const bool given = parent.has("block_tokens");
   const std::uint64_t tokens = parent.get_uint("block_tokens", def, 1, kMax);

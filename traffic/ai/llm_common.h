@@ -93,8 +93,9 @@ TokenRange parse_tokens(ConfigNode& parent, const std::string& key, std::uint64_
 ModelConfig parse_model_key(ConfigNode& parent);
 
 // Checks that `n` GPUs, each running a share of every layer (tensor parallelism; the compute
-// model under expert parallelism), split the model's heads: n divides the attention heads, the
-// linear-attention key heads, and the KV heads or is a multiple of them (each GPU then holds one,
+// model under expert parallelism), split the model's heads: n divides the attention heads, splits
+// the linear-attention layers (ModelConfig::linear_heads_split: the key heads, heads or inner
+// width by kind), and divides the KV heads or is a multiple of them (each GPU then holds one,
 // replicated). ConfigError naming `key` otherwise.
 void check_heads_split(const ConfigNode& node, const std::string& key, const ModelConfig& m,
                        unsigned n);
@@ -104,10 +105,12 @@ void check_heads_split(const ConfigNode& node, const std::string& key, const Mod
 unsigned parse_tp(ConfigNode& parent, const ModelConfig& m, std::size_t gpus);
 
 // Reads `block_tokens` (tokens per KV block): default 16 (vLLM's), and for a hybrid model
-// (linear_attention) the smallest multiple of 16 whose block of one layer's KV on a GPU of tp
-// holds at least one layer's state, as vLLM sizes its attention blocks so that a page of KV is at
-// least a page of state (its log for Qwen3.5-4B: "Setting attention block size to 528 tokens";
-// 4096 B of KV a token against a 2,146,304 B state: 524, rounded up to 528). A block's KV vector of
+// (linear_attention) the smallest multiple of 16 (64 with MLA) whose block of one layer's KV on a
+// GPU of tp holds at least one layer's state, as vLLM sizes its attention blocks so that a page of
+// KV is at least a page of state (its log for Qwen3.5-4B: "Setting attention block size to 528
+// tokens"; 4096 B of KV a token against a 2,146,304 B state: 524, rounded up to 528). vLLM's
+// HybridAttentionMambaModelConfig aligns to 64 tokens for MLA kernels other than CUTLASS MLA's
+// (128; give block_tokens for that one). A block's KV vector of
 // one layer on one GPU is one access: ConfigError naming block_tokens when it is above 1 GiB
 // (StateWalk::kMaxAccess; an access's size is 32 bits).
 unsigned parse_block_tokens(ConfigNode& parent, const ModelConfig& m, unsigned tp);

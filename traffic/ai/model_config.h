@@ -152,7 +152,7 @@
 //     state_format       how the recurrent state's values are stored, in weight_format's forms,
 //                        default fp32 (Hugging Face transformers' Qwen3-Next keeps the recurrent
 //                        state in float32; Qwen3.5's config.json says mamba_ssm_dtype float32;
-//                        vLLM's --mamba-ssm-cache-dtype chooses it)
+//                        vLLM's --mamba-ssm-cache-dtype chooses it, apart from kind kda's)
 //     conv_state_format  the convolution state's values, default bf16 (the activations' type)
 //                        Per sequence and linear layer on one GPU of tp: the recurrent state
 //                        value_heads/tp x key_head_dim x value_head_dim values, the convolution
@@ -238,9 +238,15 @@
 //                        down-projections), replicated; all in weight_format; the three depthwise
 //                        convolutions (3 x P/tp x conv_kernel, no bias), dt_bias (P/tp), A_log
 //                        (heads/tp) and the gated output norm (head_dim, replicated) in
-//                        unquantized_dtype_bytes (vLLM keeps A_log and dt_bias in FP32: a few
-//                        thousand values a layer counted short). tp must divide heads (vLLM's
-//                        KimiDeltaAttention).
+//                        unquantized_dtype_bytes (vLLM keeps the convolutions, A_log and dt_bias
+//                        in FP32: Kimi Linear's 53,408 such values a layer, 0.14 % of its KDA
+//                        weights, are counted at 2 B). tp must divide heads (vLLM's
+//                        KimiDeltaAttention). vLLM keeps KDA's recurrent state in FP32 whatever
+//                        --mamba-ssm-cache-dtype says (state_format's default; the convolution
+//                        state follows --mamba-cache-dtype). The kind covers Kimi Linear's layout:
+//                        as many key as value heads, of one width, and low-rank gates of rank
+//                        head_dim; a KDA variant with separate key heads or full-rank gates is
+//                        not described by these keys.
 //   attention_output_gate  true: the full-attention layers' query projection also gives a
 //                        sigmoid gate per output value (Qwen3-Next; HF attn_output_gate): q_proj
 //                        has twice the rows. Default false
