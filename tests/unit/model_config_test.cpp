@@ -707,6 +707,51 @@ TEST(ModelConfig, KimiLinearPresetByHand) {
   EXPECT_EQ(m.layer_weight_bytes(0, 2), 51907216u * 2);
 }
 
+// IBM's Mamba-2 hybrids whose layers each keep their FFN. Granite-4.0-H-Small (hidden 4096; 128
+// Mamba heads of 64, inner 8192, state 128, 1 group): a mixer's in_proj (2 x 8192 + 2 x 128 + 128)
+// x 4096 = 68,681,728; convolution (8192 + 256) x (4 + 1) = 42,240; dt_bias, A_log, D 3 x 128 and
+// the norm 8192: 8576; out_proj 33,554,432: 102,286,976. Attention 2 x 4096^2 + 2 x 4096 x 1024 =
+// 41,943,040. Every layer 72 experts of 3 x 4096 x 768 = 9,437,184 and the router 72 x 4096 =
+// 294,912, the shared MLP 3 x 4096 x 1536 = 18,874,368, norms 8192: 698,654,720. 36 x
+// 102,286,976 + 4 x 41,943,040 + 40 x 698,654,720 + the tied embedding 100,352 x 4096 =
+// 411,041,792 + 4096 = 32,207,337,984 (IBM: 32B); 62 experts fewer in 40 layers, 23,404,216,320:
+// 8,803,121,664 active (9B).
+// H-Tiny (hidden 1536; 48 Mamba heads of 64, inner 3072): mixer 6448 x 1536 + 3328 x 5 + 3 x 48 +
+// 3072 + 3072 x 1536 = 14,642,576; attention 2 x 1536^2 + 2 x 1536 x 512 = 6,291,456; every layer
+// 64 x 3 x 1536 x 512 = 150,994,944 + router 98,304 + shared 3 x 1536 x 1024 = 4,718,592 + norms
+// 3072; 36 x 14,642,576 + 4 x 6,291,456 + 40 x 155,814,912 + 100,352 x 1536 + 1536 =
+// 6,939,037,248 (7B); 58 experts fewer, 40 x 58 x 2,359,296: 1,465,470,528 active (1B: 1.31 B
+// without the embedding table).
+// Bamba-9B (hidden 4096, Mamba as H-Small's, attention in layers 9, 18, 27, a dense MLP of 14336
+// in every layer): 29 x 102,286,976 + 3 x 41,943,040 + 32 x (3 x 4096 x 14336 + 8192) + 2 x
+// 128,256 x 4096 (untied) + 4096 = 9,780,235,392 (9.78B).
+TEST(ModelConfig, GraniteAndBambaPresetsByHand) {
+  const ModelConfig small = load_preset("granite_4_0_h_small.yaml");
+  EXPECT_EQ(small.linear_layers(40), 36u);
+  for (unsigned l : {5u, 15u, 25u, 35u}) EXPECT_TRUE(small.is_attention_layer(l)) << l;
+  EXPECT_EQ(small.moe_layers(40), 40u);
+  EXPECT_EQ(small.parameters(), 32207337984u);
+  EXPECT_EQ(small.active_parameters(), 8803121664u);
+  // A sequence's state in a Mamba layer: 128 x 64 x 128 x 4 B = 4,194,304 and 3 x 8448 x 2 B =
+  // 50,688; at tp 4, 32 heads and the one group kept whole on each GPU: 1,048,576 and 3 x (2048 +
+  // 256) x 2 B = 13,824. KV: 4 layers x K and V x 8 heads x 128 x 2 B = 16,384 B a token.
+  EXPECT_EQ(small.recurrent_state_bytes(), 4194304u);
+  EXPECT_EQ(small.conv_state_bytes(), 50688u);
+  EXPECT_EQ(small.recurrent_state_bytes(4), 1048576u);
+  EXPECT_EQ(small.conv_state_bytes(4), 13824u);
+  EXPECT_EQ(small.kv_bytes_per_token(), 16384u);
+  const ModelConfig tiny = load_preset("granite_4_0_h_tiny.yaml");
+  EXPECT_EQ(tiny.parameters(), 6939037248u);
+  EXPECT_EQ(tiny.active_parameters(), 1465470528u);
+  EXPECT_EQ(tiny.kv_bytes_per_token(), 8192u);  // 4 x 2 x 4 x 128 x 2 B
+  const ModelConfig bamba = load_preset("bamba_9b.yaml");
+  EXPECT_EQ(bamba.linear_layers(32), 29u);
+  for (unsigned l : {9u, 18u, 27u}) EXPECT_TRUE(bamba.is_attention_layer(l)) << l;
+  EXPECT_FALSE(bamba.is_moe());
+  EXPECT_EQ(bamba.parameters(), 9780235392u);
+  EXPECT_EQ(bamba.kv_bytes_per_token(), 12288u);  // 3 x 2 x 8 x 128 x 2 B
+}
+
 // Linear attention's keys: the cycle, the heads' rule, the formats; Hugging Face's names point to
 // famsim's.
 TEST(ModelConfig, LinearAttentionKeysAndErrors) {
