@@ -75,6 +75,7 @@ Drained drain(const GeneratorSpec& spec, unsigned rank = 0, std::uint64_t fetch_
     c.region_va.push_back(kRegionBase + i * kRegionStride);
   }
   std::unique_ptr<AccessSource> src = spec.make_source(c);
+  const std::vector<RegionSpec> regions = spec.regions();
   Drained d;
   std::uint64_t now = 0;
   for (;;) {
@@ -94,7 +95,13 @@ Drained drain(const GeneratorSpec& spec, unsigned rank = 0, std::uint64_t fetch_
     const unsigned region = static_cast<unsigned>((a.va - kRegionBase) / kRegionStride);
     (a.write ? d.written : d.read) += a.bytes;
     (a.write ? d.written_by_region : d.read_by_region)[region] += a.bytes;
-    d.spans.push_back({region, a.va - kRegionBase - region * kRegionStride, a.bytes, a.write});
+    const std::uint64_t offset = a.va - kRegionBase - region * kRegionStride;
+    // Every access moves bytes and lies inside one of the regions the spec asked for (a GPU may
+    // not touch a page it did not map).
+    EXPECT_GT(a.bytes, 0u) << "region " << region << " offset " << offset;
+    EXPECT_TRUE(region < regions.size() && offset + a.bytes <= regions[region].bytes)
+        << "region " << region << " offset " << offset << " bytes " << a.bytes;
+    d.spans.push_back({region, offset, a.bytes, a.write});
     now += fetch_ps;
     src->completed(a.phase, a.bytes, now);
   }
@@ -696,6 +703,47 @@ TEST(KvDecode, KdaHybridWithMlaReadsAndWritesItsStatesByHand) {
       kv_location: device/fam0
       tensor_parallel: 4)"),
               HasSubstr("tensor_parallel: 6 KDA heads of k do not split over 4 GPUs"));
+}
+
+// MiniMax-Text-01's first 8 layers (lightning attention in 0-6, softmax in 7) at tp 8, batch 2 at
+// 100 cached tokens, 1 step, on GPU 0: a lightning layer's state on a GPU is 8 heads x 128 x 128 x
+// 4 B = 524,288 B, no convolution's; read and written 2 x 7 x 524,288 = 7,340,032 B. KV: one of
+// the 8 KV heads a GPU, K and V of 128 x 2 B, 512 B a token: read 2 x 100 x 512 = 102,400 B,
+// written 2 x 512 = 1024 B. A model whose 6 heads tp 4 does not split is refused, naming the key.
+TEST(KvDecode, LightningHybridReadsAndWritesItsStatesByHand) {
+  const auto spec = spec_of(R"(gpus: all
+    kv_decode: {model: {preset: minimax_text_01}, batch: 2, context_tokens: 100, steps: 1,
+                layers: 8, tensor_parallel: 8, kv_location: device/fam0, block_tokens: 16})");
+  const Drained d = drain(*spec);
+  EXPECT_EQ(d.read_by_region.at(1), 7340032u);
+  EXPECT_EQ(d.written_by_region.at(1), 7340032u);
+  EXPECT_EQ(d.read_by_region.at(0), 102400u);
+  EXPECT_EQ(d.written_by_region.at(0), 1024u);
+  EXPECT_EQ(spec->summary()["linear_attention_kind"].get<std::string>(), "lightning");
+  // Its prefill of one 32-token prompt in blocks of 16 on GPU 0 writes each new block's state in
+  // every lightning layer, 2 x 7 x 524,288 = 7,340,032 B, and reads none (no reuse); the softmax
+  // layer's KV 32 x 512 B = 16,384 B. (Before the state walk knew a model without a convolution
+  // state, every state ended with an access of 0 bytes past its end: drain() fails on one.)
+  const auto pre = spec_of(R"(gpus: all
+    prefill: {model: {preset: minimax_text_01}, location: device/fam0, prompts: 1,
+              input_tokens: 32, layers: 8, tensor_parallel: 8, block_tokens: 16})");
+  const Drained p = drain(*pre);
+  ASSERT_EQ(pre->regions().size(), 2u);
+  EXPECT_EQ(p.written_by_region.at(1), 7340032u);
+  EXPECT_EQ(p.read_by_region.count(1), 0u);
+  EXPECT_EQ(p.written_by_region.at(0), 16384u);
+  EXPECT_THAT(spec_error(R"(gpus: all
+    kv_decode:
+      model: {name: l, source: test, layers: 4, hidden_size: 256, attention_heads: 8,
+              kv_heads: 2, intermediate_size: 512, vocab_size: 1000,
+              linear_attention: {kind: lightning, heads: 6, head_dim: 32,
+                                 layer_types: [linear, full]}}
+      batch: 2
+      context_tokens: 100
+      kv_location: device/fam0
+      tensor_parallel: 4)"),
+              HasSubstr("tensor_parallel: 6 lightning-attention heads of l do not split over 4 "
+                        "GPUs"));
 }
 
 // A Mamba-1 hybrid (model_config_test's Mamba1StatesAndWeightsByHand: inner width 512, layers 0 and

@@ -707,6 +707,64 @@ TEST(ModelConfig, KimiLinearPresetByHand) {
   EXPECT_EQ(m.layer_weight_bytes(0, 2), 51907216u * 2);
 }
 
+// Lightning attention (kind lightning, MiniMax's) on kSmallModel (hidden 256): 4 heads of 32, P =
+// 128, no convolution.
+TEST(ModelConfig, LightningStatesAndWeightsByHand) {
+  const std::string light = std::string(kSmallModel) +
+                            "linear_attention: {kind: lightning, heads: 4, head_dim: 32,\n"
+                            "                   layer_types: [linear, full]}\n";
+  const ModelConfig m = parse_text(light);
+  EXPECT_EQ(m.linear.kind_name(), std::string("lightning"));
+  // State: 4 heads x 32 x 32 values x 4 B (FP32) = 16,384 B; no convolution state.
+  EXPECT_EQ(m.recurrent_state_bytes(), 16384u);
+  EXPECT_EQ(m.conv_state_bytes(), 0u);
+  // Weights: qkv 3 x 128 x 256 = 98,304; output gate 128 x 256 = 32,768; out 256 x 128 = 32,768;
+  // the norm 128: 163,968 values, x 2 B. tp 2: 49,152 + 16,384 + 16,384 + 64 = 81,984; state
+  // 8192 B.
+  EXPECT_EQ(m.linear_attention_weight_bytes(), 163968u * 2);
+  EXPECT_EQ(m.linear_attention_weight_bytes(2), 81984u * 2);
+  EXPECT_EQ(m.recurrent_state_bytes(2), 8192u);
+  EXPECT_FALSE(m.linear_heads_split(8));
+  // Parameters: a lightning layer 163,968 + FFN 393,216 + norms 512 = 557,696, x 2; a full layer
+  // 557,568, x 2; embedding and LM head 512,000; final norm 256: 2,742,784.
+  EXPECT_EQ(m.parameters(), 2742784u);
+  std::string e = test::config_error_of(
+      [&] { parse_text(replace_line(light, "head_dim: 32,", "head_dim: 32, conv_kernel: 4,")); });
+  EXPECT_THAT(e, HasSubstr("linear_attention.conv_kernel: only applies to kind: gated_deltanet or "
+                           "mamba2 or mamba1 or kda"));
+  e = test::config_error_of([&] {
+    parse_text(replace_line(light, "head_dim: 32,", "head_dim: 32, conv_state_format: fp32,"));
+  });
+  EXPECT_THAT(e, HasSubstr("linear_attention.conv_state_format: only applies to kind:"));
+  e = test::config_error_of(
+      [&] { parse_text(std::string(kSmallModel) + "attn_type_list: [0, 1]\n"); });
+  EXPECT_THAT(e, HasSubstr("famsim calls it linear_attention.layer_types"));
+}
+
+// MiniMax-Text-01: 80 layers, softmax attention in layers 7, 15, ..., 79, lightning in the other
+// 70; 32 experts in every layer. A lightning layer (hidden 6144, 64 heads of 128, P = 8192): qkv 3
+// x 8192 x 6144 = 150,994,944; output gate and out 2 x 8192 x 6144 = 100,663,296; norm 8192:
+// 251,666,432. A softmax layer: q and o 2 x 8192 x 6144 = 100,663,296, k and v 2 x 1024 x 6144 =
+// 12,582,912: 113,246,208. An expert 3 x 6144 x 9216 = 169,869,312; a layer's 32 and the router
+// 32 x 6144 = 196,608: 5,436,014,592; norms 2 x 6144. 70 x 251,666,432 + 10 x 113,246,208 + 80 x
+// 5,436,026,880 + embedding and LM head 2 x 200,064 x 6144 = 2,458,386,432 + 6144 =
+// 456,089,655,296 (MiniMax: 456B). Active: 30 experts fewer in 80 layers, 80 x 30 x 169,869,312 =
+// 407,686,348,800: 48,403,306,496; without the embedding and LM head 45,944,920,064 (45.9B).
+TEST(ModelConfig, MiniMaxPresetByHand) {
+  const ModelConfig m = load_preset("minimax_text_01.yaml");
+  EXPECT_EQ(m.linear_layers(80), 70u);
+  for (unsigned l = 7; l < 80; l += 8) EXPECT_TRUE(m.is_attention_layer(l)) << l;
+  EXPECT_TRUE(m.is_linear_layer(78));
+  EXPECT_EQ(m.parameters(), 456089655296u);
+  EXPECT_EQ(m.active_parameters(), 48403306496u);
+  // A sequence's state in a lightning layer: 64 x 128 x 128 x 4 B = 4,194,304 (tp 8: 524,288); KV:
+  // 10 layers x K and V x 8 heads x 128 x 2 B = 40,960 B a token (tp 8: one KV head, 5120).
+  EXPECT_EQ(m.state_bytes_per_layer(), 4194304u);
+  EXPECT_EQ(m.state_bytes_per_layer(8), 524288u);
+  EXPECT_EQ(m.kv_bytes_per_token(), 40960u);
+  EXPECT_EQ(m.kv_bytes_per_token(8), 5120u);
+}
+
 // IBM's Mamba-2 hybrids whose layers each keep their FFN. Granite-4.0-H-Small (hidden 4096; 128
 // Mamba heads of 64, inner 8192, state 128, 1 group): a mixer's in_proj (2 x 8192 + 2 x 128 + 128)
 // x 4096 = 68,681,728; convolution (8192 + 256) x (4 + 1) = 42,240; dt_bias, A_log, D 3 x 128 and

@@ -165,9 +165,14 @@ void check_heads_split(const ConfigNode& node, const std::string& key, const Mod
                                  "GPUs (expected {} to divide it)",
                                  m.name, l.inner_size, n, n));
     case ModelConfig::LinearAttention::Kind::kKda:
-      node.fail(key, fmt::format("{} KDA heads of {} do not split over {} GPUs (expected {} to "
+    case ModelConfig::LinearAttention::Kind::kLightning:
+      node.fail(key, fmt::format("{} {} heads of {} do not split over {} GPUs (expected {} to "
                                  "divide them)",
-                                 l.heads, m.name, n, n));
+                                 l.heads,
+                                 l.kind == ModelConfig::LinearAttention::Kind::kKda
+                                     ? "KDA"
+                                     : "lightning-attention",
+                                 m.name, n, n));
   }
 }
 

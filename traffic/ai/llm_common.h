@@ -125,16 +125,18 @@ class StateWalk {
  public:
   static constexpr std::uint64_t kMaxAccess = std::uint64_t{1} << 30;
   // Sets a.va and a.bytes to the next access of the state at `base`; true when it was the
-  // state's last (the walk then starts over).
+  // state's last (the walk then starts over). A model without a convolution state (lightning
+  // attention) has the recurrent state's accesses only.
   bool next(const ModelConfig& m, unsigned tp, std::uint64_t base, Access& a) {
     const std::uint64_t recurrent = m.recurrent_state_bytes(tp);
-    const std::uint64_t part_bytes = part_ == 0 ? recurrent : m.conv_state_bytes(tp);
+    const std::uint64_t conv = m.conv_state_bytes(tp);
+    const std::uint64_t part_bytes = part_ == 0 ? recurrent : conv;
     a.va = base + (part_ == 0 ? 0 : recurrent) + offset_;
     a.bytes = static_cast<std::uint32_t>(std::min(part_bytes - offset_, kMaxAccess));
     offset_ += a.bytes;
     if (offset_ < part_bytes) return false;
     offset_ = 0;
-    part_ = (part_ + 1) % 2;
+    part_ = part_ == 0 && conv > 0 ? 1 : 0;
     return part_ == 0;
   }
   void reset() {

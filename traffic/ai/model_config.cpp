@@ -112,13 +112,15 @@ void mamba2_per_gpu(const ModelConfig& m, unsigned tp, u64& heads, u64& groups) 
   groups = l.groups % tp == 0 ? l.groups / tp : 1;
 }
 
-// KDA heads one GPU runs: tp must divide them, as vLLM's KimiDeltaAttention requires.
-u64 kda_heads_per_gpu(const ModelConfig& m, unsigned tp) {
+// KDA or lightning-attention heads (queries, keys and values alike) one GPU runs: tp must divide
+// them, as vLLM's KimiDeltaAttention and MiniMaxText01LinearAttention require.
+u64 qkv_heads_per_gpu(const ModelConfig& m, unsigned tp) {
   check_tp(tp);
   if (!m.linear_heads_split(tp)) {
     throw std::invalid_argument(
-        fmt::format("{}: tensor-parallel degree {} does not divide the {} KDA heads", m.name, tp,
-                    m.linear.heads));
+        fmt::format("{}: tensor-parallel degree {} does not divide the {} "
+                    "{} heads",
+                    m.name, tp, m.linear.heads, m.linear.kind_name()));
   }
   return m.linear.heads / tp;
 }
@@ -154,7 +156,9 @@ u64 linear_conv_channels(const ModelConfig& m, unsigned tp) {
     case LinearKind::kMamba1:
       return mamba1_inner_per_gpu(m, tp);
     case LinearKind::kKda:
-      return 3 * kda_heads_per_gpu(m, tp) * m.linear.head_dim;
+      return 3 * qkv_heads_per_gpu(m, tp) * m.linear.head_dim;
+    case LinearKind::kLightning:
+      return 0;  // no convolution
   }
   return 0;  // not reached
 }
@@ -191,7 +195,7 @@ void linear_attention_matrices(const ModelConfig& m, unsigned tp, Visit&& visit)
       return;
     }
     case LinearKind::kKda: {
-      const u64 heads = kda_heads_per_gpu(m, tp), d = m.linear.head_dim, p = heads * d;
+      const u64 heads = qkv_heads_per_gpu(m, tp), d = m.linear.head_dim, p = heads * d;
       const u64 h = m.hidden;
       for (int qkv = 0; qkv < 3; ++qkv) visit(p, h);  // q_proj, k_proj, v_proj
       visit(d, h);                                    // f_a_proj (replicated)
@@ -200,6 +204,13 @@ void linear_attention_matrices(const ModelConfig& m, unsigned tp, Visit&& visit)
       visit(d, h);                                    // g_a_proj (replicated)
       visit(p, d);                                    // g_b_proj: the output gate
       visit(h, p);                                    // o_proj
+      return;
+    }
+    case LinearKind::kLightning: {
+      const u64 p = qkv_heads_per_gpu(m, tp) * m.linear.head_dim, h = m.hidden;
+      visit(3 * p, h);  // qkv_proj
+      visit(p, h);      // output_gate
+      visit(h, p);      // out_proj
       return;
     }
   }
@@ -235,9 +246,11 @@ u64 linear_attention_other_params(const ModelConfig& m, unsigned tp) {
              inner + norms;
     }
     case LinearKind::kKda: {
-      const u64 heads = kda_heads_per_gpu(m, tp);
+      const u64 heads = qkv_heads_per_gpu(m, tp);
       return linear_conv_channels(m, tp) * l.conv_kernel + heads * l.head_dim + heads + l.head_dim;
     }
+    case LinearKind::kLightning:
+      return qkv_heads_per_gpu(m, tp) * l.head_dim;  // the output norm's share
   }
   return 0;  // not reached
 }
@@ -414,6 +427,7 @@ bool ModelConfig::linear_heads_split(unsigned n) const {
     case LinearAttention::Kind::kMamba1:
       return linear.inner_size % n == 0;
     case LinearAttention::Kind::kKda:
+    case LinearAttention::Kind::kLightning:
       return linear.heads % n == 0;
   }
   return false;  // not reached
@@ -472,8 +486,9 @@ std::uint64_t ModelConfig::recurrent_state_bytes(unsigned tp) const {
       // Per inner channel state_size values.
       return linear.state_format.matrix_bytes(mamba1_inner_per_gpu(*this, tp), linear.state_size);
     case LinearKind::kKda:
+    case LinearKind::kLightning:
       // Per head a head_dim x head_dim matrix (keys by values); rows of head_dim values.
-      return linear.state_format.matrix_bytes(kda_heads_per_gpu(*this, tp) * linear.head_dim,
+      return linear.state_format.matrix_bytes(qkv_heads_per_gpu(*this, tp) * linear.head_dim,
                                               linear.head_dim);
   }
   return 0;  // not reached
@@ -481,7 +496,9 @@ std::uint64_t ModelConfig::recurrent_state_bytes(unsigned tp) const {
 
 std::uint64_t ModelConfig::conv_state_bytes(unsigned tp) const {
   if (!has_linear_attention()) return 0;
-  // The last conv_kernel - 1 inputs of every channel; a row per input.
+  // The last conv_kernel - 1 inputs of every channel; a row per input (none without a
+  // convolution: lightning attention).
+  if (linear.conv_kernel == 0) return 0;
   return linear.conv_state_format.matrix_bytes(linear.conv_kernel - 1,
                                                linear_conv_channels(*this, tp));
 }
@@ -686,6 +703,13 @@ constexpr ConfigJsonName kConfigJsonNames[] = {
      "linear_attention.layer_types (the listed layers, counted from 1, are full; give the list "
      "whole when the pattern does not repeat to the end)"},
     {"short_conv_kernel_size", "linear_attention.conv_kernel"},
+    {"attn_type_list",
+     "linear_attention.layer_types (0 lightning is linear, 1 softmax is full; given whole or as "
+     "its "
+     "repeating part)"},
+    {"shared_intermediate_size",
+     "moe.shared_expert_intermediate_size (Granite 4.0-H's shared MLP is one shared expert; "
+     "MiniMax's 0 is none)"},
     {"num_experts_per_token", "moe.top_k"},
     {"num_shared_experts", "moe.shared_experts"},
     {"sliding_window_pattern",
@@ -856,12 +880,18 @@ void parse_window(ConfigNode& node, ModelConfig& m, const std::string& key,
 
 // The kinds of linear attention, in the order the model file's `kind` choices list them.
 constexpr LinearKind kLinearKinds[] = {LinearKind::kGatedDeltaNet, LinearKind::kMamba2,
-                                       LinearKind::kMamba1, LinearKind::kKda};
+                                       LinearKind::kMamba1, LinearKind::kKda,
+                                       LinearKind::kLightning};
 
 constexpr unsigned kind_bit(LinearKind k) { return 1u << static_cast<unsigned>(k); }
 
+// The kinds with a short convolution before the mixer (all but lightning attention).
+constexpr unsigned kConvKinds = kind_bit(LinearKind::kGatedDeltaNet) |
+                                kind_bit(LinearKind::kMamba2) | kind_bit(LinearKind::kMamba1) |
+                                kind_bit(LinearKind::kKda);
+
 // The keys of linear_attention that only some kinds have, and which (a mask of kind_bit); the
-// others (kind, conv_kernel, layer_types, the formats) every kind has.
+// others (kind, layer_types, state_format) every kind has.
 struct KindKey {
   const char* key;
   unsigned kinds;
@@ -871,14 +901,18 @@ constexpr KindKey kKindKeys[] = {
     {"value_heads", kind_bit(LinearKind::kGatedDeltaNet)},
     {"key_head_dim", kind_bit(LinearKind::kGatedDeltaNet)},
     {"value_head_dim", kind_bit(LinearKind::kGatedDeltaNet)},
-    {"heads", kind_bit(LinearKind::kMamba2) | kind_bit(LinearKind::kKda)},
-    {"head_dim", kind_bit(LinearKind::kMamba2) | kind_bit(LinearKind::kKda)},
+    {"heads",
+     kind_bit(LinearKind::kMamba2) | kind_bit(LinearKind::kKda) | kind_bit(LinearKind::kLightning)},
+    {"head_dim",
+     kind_bit(LinearKind::kMamba2) | kind_bit(LinearKind::kKda) | kind_bit(LinearKind::kLightning)},
     {"groups", kind_bit(LinearKind::kMamba2)},
     {"state_size", kind_bit(LinearKind::kMamba2) | kind_bit(LinearKind::kMamba1)},
     {"conv_bias", kind_bit(LinearKind::kMamba2) | kind_bit(LinearKind::kMamba1)},
     {"inner_size", kind_bit(LinearKind::kMamba1)},
     {"dt_rank", kind_bit(LinearKind::kMamba1)},
     {"inner_norms", kind_bit(LinearKind::kMamba1)},
+    {"conv_kernel", kConvKinds},
+    {"conv_state_format", kConvKinds},
 };
 
 // A key of another kind than `kind` is named as such ("only applies to kind: mamba2 or mamba1"),
@@ -949,11 +983,15 @@ void parse_linear_attention(ConfigNode& node, ModelConfig& m) {
       l.inner_norms = a.get_bool("inner_norms", false);
       break;
     case LinearKind::kKda:
+    case LinearKind::kLightning:
       l.heads = get_count(a, "heads", 1, 1024);
       l.head_dim = get_count(a, "head_dim", 1, 1024);
       break;
   }
-  l.conv_kernel = get_count(a, "conv_kernel", 2, 64);  // a state of conv_kernel - 1 inputs
+  if ((kConvKinds & kind_bit(l.kind)) != 0) {
+    l.conv_kernel = get_count(a, "conv_kernel", 2, 64);  // a state of conv_kernel - 1 inputs
+    l.conv_state_format = get_number_format(a, "conv_state_format", "bf16");
+  }
   if (m.has_block_pattern()) {
     refuse_keys(a, {"layer_types"}, "block_pattern says which layers are linear (M): remove it");
     l.cycle = std::move(pattern);
@@ -966,7 +1004,6 @@ void parse_linear_attention(ConfigNode& node, ModelConfig& m) {
     }
   }
   l.state_format = get_number_format(a, "state_format", "fp32");
-  l.conv_state_format = get_number_format(a, "conv_state_format", "bf16");
   a.finish();
 }
 

@@ -138,7 +138,7 @@
 //                        a short convolution's state of its last conv_kernel - 1 inputs. Keys:
 //     kind               gated_deltanet (Yang, Kautz, Hatamizadeh, "Gated Delta Networks", ICLR
 //                        2025), mamba2 (Dao, Gu, "Transformers are SSMs", ICML 2024; below),
-//                        mamba1 (below) or kda (below)
+//                        mamba1 (below), kda or lightning (below)
 //     key_heads          1..1024 (HF linear_num_key_heads)
 //     value_heads        1..1024, a multiple of key_heads (HF linear_num_value_heads)
 //     key_head_dim       1..1024 (HF linear_key_head_dim)
@@ -247,6 +247,27 @@
 //                        as many key as value heads, of one width, and low-rank gates of rank
 //                        head_dim; a KDA variant with separate key heads or full-rank gates is
 //                        not described by these keys.
+//     For kind lightning (MiniMax-Text-01 and MiniMax-M1's lightning attention: MiniMax,
+//     "MiniMax-01: Scaling Foundation Models with Lightning Attention", arXiv:2501.08313; a linear
+//     attention with a fixed decay per head, seven lightning layers to one softmax layer), instead
+//     of the Gated DeltaNet head keys, and without conv_kernel and conv_state_format (it has no
+//     convolution):
+//     heads              1..1024, query, key and value heads alike (HF num_attention_heads)
+//     head_dim           1..1024, the key and value width of a head (HF head_dim); P = heads x
+//                        head_dim
+//                        layer_types (HF attn_type_list: 0 lightning is linear, 1 softmax is
+//                        full) and state_format as above.
+//                        Per sequence and linear layer on one GPU of tp: the state heads/tp x
+//                        head_dim x head_dim values (vLLM MambaStateShapeCalculator's
+//                        linear_attention_state_shape), no convolution state. Weights (Hugging
+//                        Face MiniMaxLightningAttention; vLLM MiniMaxText01LinearAttention; no
+//                        biases): qkv_proj (hidden -> 3 x P), output_gate (hidden -> P), out_proj
+//                        (P -> hidden) in weight_format, and the output RMSNorm's P weights in
+//                        unquantized_dtype_bytes, all split by heads (vLLM splits the norm's
+//                        weights too); the decay slopes are computed, not weights. tp must divide
+//                        heads. vLLM keeps the state in the model's dtype unless
+//                        --mamba-cache-dtype float32 is given (its first implementation and
+//                        Hugging Face's kept float32): state_format: bf16 for the former.
 //   attention_output_gate  true: the full-attention layers' query projection also gives a
 //                        sigmoid gate per output value (Qwen3-Next; HF attn_output_gate): q_proj
 //                        has twice the rows. Default false
@@ -349,7 +370,13 @@ struct ModelConfig {
   // Linear attention (Gated DeltaNet, Mamba-2, Mamba-1 or KDA) in a hybrid model: its kind, heads
   // and the cycle of layers that have it (true: linear; empty: every layer has full attention).
   struct LinearAttention {
-    enum class Kind { kGatedDeltaNet, kMamba2, kMamba1, kKda } kind = Kind::kGatedDeltaNet;
+    enum class Kind {
+      kGatedDeltaNet,
+      kMamba2,
+      kMamba1,
+      kKda,
+      kLightning
+    } kind = Kind::kGatedDeltaNet;
     // The kind as the model file's `kind` key names it.
     const char* kind_name() const { return name_of(kind); }
     static const char* name_of(Kind k) {
@@ -362,6 +389,8 @@ struct ModelConfig {
           return "mamba1";
         case Kind::kKda:
           return "kda";
+        case Kind::kLightning:
+          return "lightning";
       }
       return "";  // not reached
     }
