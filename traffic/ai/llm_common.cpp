@@ -147,8 +147,8 @@ void check_heads_split(const ConfigNode& node, const std::string& key, const Mod
   }
   // A linear-attention layer's weights and states are split by its heads (vLLM's Gated DeltaNet
   // requires n to divide the key heads; its MambaMixer2 n to divide the heads, and the groups
-  // unless there is one; its MambaMixer n to divide the inner width; its KimiDeltaAttention n to
-  // divide the heads).
+  // unless there is one; its MambaMixer n to divide the inner width; its KimiDeltaAttention and
+  // MiniMaxText01LinearAttention n to divide the heads).
   if (!m.has_linear_attention() || m.linear_heads_split(n)) return;
   const ModelConfig::LinearAttention& l = m.linear;
   switch (l.kind) {

@@ -709,7 +709,8 @@ constexpr ConfigJsonName kConfigJsonNames[] = {
      "repeating part)"},
     {"shared_intermediate_size",
      "moe.shared_expert_intermediate_size (Granite 4.0-H's shared MLP is one shared expert; "
-     "MiniMax's 0 is none)"},
+     "MiniMax's 0 is none), or intermediate_size in a model without experts (Granite 4.0-H-Micro: "
+     "the shared MLP is its dense FFN)"},
     {"num_experts_per_token", "moe.top_k"},
     {"num_shared_experts", "moe.shared_experts"},
     {"sliding_window_pattern",

@@ -135,7 +135,8 @@
 //                        layer). A linear-attention layer keeps no KV cache: each sequence has a
 //                        fixed recurrent state per layer, read and written whole by every decode
 //                        step (vLLM: fused_recurrent_gated_delta_rule updates it in place), plus
-//                        a short convolution's state of its last conv_kernel - 1 inputs. Keys:
+//                        (all kinds but lightning) a short convolution's state of its last
+//                        conv_kernel - 1 inputs. Keys:
 //     kind               gated_deltanet (Yang, Kautz, Hatamizadeh, "Gated Delta Networks", ICLR
 //                        2025), mamba2 (Dao, Gu, "Transformers are SSMs", ICML 2024; below),
 //                        mamba1 (below), kda or lightning (below)
@@ -367,8 +368,9 @@ struct ModelConfig {
   std::uint64_t window_tokens = 0;
   bool window_chunked = false;
   std::vector<bool> window_cycle;
-  // Linear attention (Gated DeltaNet, Mamba-2, Mamba-1 or KDA) in a hybrid model: its kind, heads
-  // and the cycle of layers that have it (true: linear; empty: every layer has full attention).
+  // Linear attention (Gated DeltaNet, Mamba-2, Mamba-1, KDA or lightning) in a hybrid model: its
+  // kind, heads and the cycle of layers that have it (true: linear; empty: every layer has full
+  // attention).
   struct LinearAttention {
     enum class Kind {
       kGatedDeltaNet,
@@ -397,8 +399,8 @@ struct ModelConfig {
     // Gated DeltaNet.
     unsigned key_heads = 0, value_heads = 0, key_head_dim = 0, value_head_dim = 0;
     // Mamba-2: heads of head_dim values (the mixer's inner width heads x head_dim), the SSM
-    // state's size per value, the groups sharing B and C, and a bias on the convolution. KDA:
-    // heads and head_dim (a head's key and value width).
+    // state's size per value, the groups sharing B and C, and a bias on the convolution. KDA and
+    // lightning: heads and head_dim (a head's key and value width).
     unsigned heads = 0, head_dim = 0, state_size = 0, groups = 0;
     bool conv_bias = true;
     // Mamba-1 (also state_size and conv_bias): the inner width, the rank of the step size's
