@@ -637,6 +637,13 @@ TEST(ModelConfig, KdaStatesAndWeightsByHand) {
   EXPECT_TRUE(m.linear_heads_split(4));
   EXPECT_FALSE(m.linear_heads_split(8));
   EXPECT_THROW(m.conv_state_bytes(8), std::invalid_argument);
+  // The exception says what a workload's ConfigError says (linear_split_failure).
+  try {
+    m.recurrent_state_bytes(8);
+    ADD_FAILURE() << "tp 8 split 4 KDA heads";
+  } catch (const std::invalid_argument& x) {
+    EXPECT_THAT(x.what(), HasSubstr("4 KDA heads of small do not split over 8 GPUs"));
+  }
   // Parameters: a KDA layer 158,372 + FFN 3 x 256 x 512 = 393,216 + norms 512 = 552,100, x 2; a
   // full layer 163,840 + 393,216 + 512 = 557,568, x 2; embedding and LM head 512,000; final norm
   // 256: 2,731,592.

@@ -149,30 +149,8 @@ void check_heads_split(const ConfigNode& node, const std::string& key, const Mod
   // requires n to divide the key heads; its MambaMixer2 n to divide the heads, and the groups
   // unless there is one; its MambaMixer n to divide the inner width; its KimiDeltaAttention and
   // MiniMaxText01LinearAttention n to divide the heads).
-  if (!m.has_linear_attention() || m.linear_heads_split(n)) return;
-  const ModelConfig::LinearAttention& l = m.linear;
-  switch (l.kind) {
-    case ModelConfig::LinearAttention::Kind::kGatedDeltaNet:
-      node.fail(key, fmt::format("{} linear-attention key heads of {} do not split over {} GPUs",
-                                 l.key_heads, m.name, n));
-    case ModelConfig::LinearAttention::Kind::kMamba2:
-      node.fail(key, fmt::format("{} Mamba-2 heads in {} groups of {} do not split over {} GPUs "
-                                 "(expected {} to divide the heads, and the groups unless there "
-                                 "is one)",
-                                 l.heads, l.groups, m.name, n, n));
-    case ModelConfig::LinearAttention::Kind::kMamba1:
-      node.fail(key, fmt::format("the Mamba mixers' inner width of {}, {}, does not split over {} "
-                                 "GPUs (expected {} to divide it)",
-                                 m.name, l.inner_size, n, n));
-    case ModelConfig::LinearAttention::Kind::kKda:
-    case ModelConfig::LinearAttention::Kind::kLightning:
-      node.fail(key, fmt::format("{} {} heads of {} do not split over {} GPUs (expected {} to "
-                                 "divide them)",
-                                 l.heads,
-                                 l.kind == ModelConfig::LinearAttention::Kind::kKda
-                                     ? "KDA"
-                                     : "lightning-attention",
-                                 m.name, n, n));
+  if (m.has_linear_attention() && !m.linear_heads_split(n)) {
+    node.fail(key, m.linear_split_failure(n));
   }
 }
 

@@ -84,15 +84,19 @@ void attention_matrices(const ModelConfig& m, unsigned tp, Visit&& visit) {
 
 using LinearKind = ModelConfig::LinearAttention::Kind;
 
-// A Mamba-1 mixer's inner channels on one GPU: vLLM's MambaMixer splits the inner width by tp.
-u64 mamba1_inner_per_gpu(const ModelConfig& m, unsigned tp) {
+// Throws std::invalid_argument, with linear_split_failure's words, unless tp GPUs split the
+// linear-attention layers (the per-GPU shares below all check this first).
+void check_linear_split(const ModelConfig& m, unsigned tp) {
   check_tp(tp);
   if (!m.linear_heads_split(tp)) {
     throw std::invalid_argument(
-        fmt::format("{}: tensor-parallel degree {} does not split the "
-                    "Mamba mixer's inner width of {}",
-                    m.name, tp, m.linear.inner_size));
+        fmt::format("{}: tensor-parallel degree {}: {}", m.name, tp, m.linear_split_failure(tp)));
   }
+}
+
+// A Mamba-1 mixer's inner channels on one GPU: vLLM's MambaMixer splits the inner width by tp.
+u64 mamba1_inner_per_gpu(const ModelConfig& m, unsigned tp) {
+  check_linear_split(m, tp);
   return m.linear.inner_size / tp;
 }
 
@@ -100,14 +104,8 @@ u64 mamba1_inner_per_gpu(const ModelConfig& m, unsigned tp) {
 // them: tp must divide the heads, and divide the groups or the groups be 1, in which case every GPU
 // keeps that one group (extra_groups_for_head_shards makes them tp).
 void mamba2_per_gpu(const ModelConfig& m, unsigned tp, u64& heads, u64& groups) {
-  check_tp(tp);
+  check_linear_split(m, tp);
   const ModelConfig::LinearAttention& l = m.linear;
-  if (!m.linear_heads_split(tp)) {
-    throw std::invalid_argument(
-        fmt::format("{}: tensor-parallel degree {} does not split the {} Mamba-2 heads in {} "
-                    "groups",
-                    m.name, tp, l.heads, l.groups));
-  }
   heads = l.heads / tp;
   groups = l.groups % tp == 0 ? l.groups / tp : 1;
 }
@@ -115,26 +113,14 @@ void mamba2_per_gpu(const ModelConfig& m, unsigned tp, u64& heads, u64& groups) 
 // KDA or lightning-attention heads (queries, keys and values alike) one GPU runs: tp must divide
 // them, as vLLM's KimiDeltaAttention and MiniMaxText01LinearAttention require.
 u64 qkv_heads_per_gpu(const ModelConfig& m, unsigned tp) {
-  check_tp(tp);
-  if (!m.linear_heads_split(tp)) {
-    throw std::invalid_argument(
-        fmt::format("{}: tensor-parallel degree {} does not divide the {} "
-                    "{} heads",
-                    m.name, tp, m.linear.heads, m.linear.kind_name()));
-  }
+  check_linear_split(m, tp);
   return m.linear.heads / tp;
 }
 
 // Linear-attention heads one GPU runs: tp must divide the key heads (and so the value heads, a
 // multiple of them), as vLLM's Gated DeltaNet requires.
 void linear_heads_per_gpu(const ModelConfig& m, unsigned tp, u64& key_heads, u64& value_heads) {
-  check_tp(tp);
-  if (!m.linear_heads_split(tp)) {
-    throw std::invalid_argument(
-        fmt::format("{}: tensor-parallel degree {} does not divide the {} linear-attention key "
-                    "heads",
-                    m.name, tp, m.linear.key_heads));
-  }
+  check_linear_split(m, tp);
   key_heads = m.linear.key_heads / tp;
   value_heads = m.linear.value_heads / tp;
 }
@@ -431,6 +417,36 @@ bool ModelConfig::linear_heads_split(unsigned n) const {
       return linear.heads % n == 0;
   }
   return false;  // not reached
+}
+
+std::string ModelConfig::linear_split_failure(unsigned n) const {
+  const LinearAttention& l = linear;
+  switch (l.kind) {
+    case LinearKind::kGatedDeltaNet:
+      return fmt::format("{} linear-attention key heads of {} do not split over {} GPUs",
+                         l.key_heads, name, n);
+    case LinearKind::kMamba2:
+      return fmt::format(
+          "{} Mamba-2 heads in {} groups of {} do not split over {} GPUs (expected "
+          "{} to divide the heads, and the groups unless there is one)",
+          l.heads, l.groups, name, n, n);
+    case LinearKind::kMamba1:
+      return fmt::format(
+          "the Mamba mixers' inner width of {}, {}, does not split over {} GPUs "
+          "(expected {} to divide it)",
+          name, l.inner_size, n, n);
+    case LinearKind::kKda:
+      return fmt::format(
+          "{} KDA heads of {} do not split over {} GPUs (expected {} to divide "
+          "them)",
+          l.heads, name, n, n);
+    case LinearKind::kLightning:
+      return fmt::format(
+          "{} lightning-attention heads of {} do not split over {} GPUs (expected "
+          "{} to divide them)",
+          l.heads, name, n, n);
+  }
+  return "";  // not reached
 }
 
 bool ModelConfig::is_moe_layer(unsigned layer) const {

@@ -471,6 +471,10 @@ struct ModelConfig {
   // key_heads; Mamba-2, n divides heads, and groups unless there is one (MambaMixer2); Mamba-1, n
   // divides the inner width (MambaMixer); KDA, n divides heads (KimiDeltaAttention).
   bool linear_heads_split(unsigned n) const;
+  // When it does not: what fails, for an error message ("6 KDA heads of k do not split over 4 GPUs
+  // (expected 4 to divide them)"); the generators' ConfigError and the per-GPU shares' exception
+  // both say it.
+  std::string linear_split_failure(unsigned n) const;
   // A linear-attention layer: no KV cache, a recurrent state per sequence.
   bool is_linear_layer(unsigned layer) const {
     return !linear.cycle.empty() && linear.cycle[layer % linear.cycle.size()];
