@@ -63,7 +63,8 @@ TEST(ModelConfig, PresetsParseWithTheirSources) {
   for (const char* file :
        {"llama3_8b.yaml", "llama3_70b.yaml", "mixtral_8x7b.yaml", "deepseek_v3.yaml",
         "mistral_7b.yaml", "gemma2_27b.yaml", "gpt_oss_120b.yaml", "gpt_oss_20b.yaml",
-        "qwen3_next_80b_a3b.yaml", "llama4_scout.yaml", "llama4_maverick.yaml"}) {
+        "qwen3_next_80b_a3b.yaml", "llama4_scout.yaml", "llama4_maverick.yaml", "qwen3_32b.yaml",
+        "qwen3_30b_a3b.yaml", "qwen3_235b_a22b.yaml", "gemma3_27b.yaml"}) {
     SCOPED_TRACE(file);
     const ModelConfig m = load_preset(file);
     EXPECT_FALSE(m.name.empty());
@@ -815,6 +816,62 @@ TEST(ModelConfig, GraniteAndBambaPresetsByHand) {
   EXPECT_FALSE(bamba.is_moe());
   EXPECT_EQ(bamba.parameters(), 9780235392u);
   EXPECT_EQ(bamba.kv_bytes_per_token(), 12288u);  // 3 x 2 x 8 x 128 x 2 B
+}
+
+// Qwen3's dense and MoE flagships and Gemma 3, worked out from their config.json values.
+// Qwen3-32B: attention 5120 x 8192 (q) + 2 x 5120 x 1024 (k, v) + 8192 x 5120 (o) = 94,371,840,
+// q/k norms 256, two norms 10,240, SwiGLU 3 x 5120 x 25600 = 393,216,000: a layer of
+// 487,598,336, x 64 = 31,206,293,504; embedding and LM head 2 x 151936 x 5120 = 1,555,824,640;
+// final norm 5,120. Total 32,762,123,264 (Qwen: 32.8B; 31.2B without embeddings).
+// Qwen3-30B-A3B: attention 2048 x 4096 + 2 x 2048 x 512 + 4096 x 2048 = 18,874,368, norms 256 +
+// 4,096; an expert 3 x 2048 x 768 = 4,718,592, 128 of them 603,979,776; router 2048 x 128 =
+// 262,144: a layer of 623,120,640, x 48 = 29,909,790,720; embedding and head 2 x 151936 x 2048 =
+// 622,329,856; final norm 2,048. Total 30,532,122,624 (30.5B). Active: a layer 18,878,720 + 8
+// experts 37,748,736 + router 262,144 = 56,889,600, x 48 = 2,730,700,800, + 622,331,904 =
+// 3,353,032,704 (3.3B).
+// Qwen3-235B-A22B: attention 4096 x 8192 + 2 x 4096 x 512 + 8192 x 4096 = 71,303,168, norms 256
+// + 8,192; an expert 3 x 4096 x 1536 = 18,874,368, 128 of them 2,415,919,104; router 524,288: a
+// layer of 2,487,755,008, x 94 = 233,848,970,752; embedding and head 2 x 151936 x 4096 =
+// 1,244,659,712; final norm 4,096. Total 235,093,634,560 (235B). Active: 71,311,616 + 8 experts
+// 150,994,944 + 524,288 = 222,830,848 a layer, x 94 = 20,946,099,712, + 1,244,663,808 =
+// 22,190,763,520 (22B).
+// Gemma 3 27B: attention 5376 x 4096 + 2 x 5376 x 2048 + 4096 x 5376 = 66,060,288, q/k norms
+// 256, two norms 10,752, GeGLU 3 x 5376 x 21504 = 346,816,512: a layer of 412,887,808, x 62 =
+// 25,599,044,096; the tied embedding 262208 x 5376 = 1,409,630,208 once; final norm 5,376. Total
+// 27,008,679,680 (27B).
+TEST(ModelConfig, Qwen3AndGemma3PresetsByHand) {
+  const ModelConfig q32 = load_preset("qwen3_32b.yaml");
+  EXPECT_FALSE(q32.is_moe());
+  EXPECT_EQ(q32.layer_active_parameters(0), 487598336u);
+  EXPECT_EQ(q32.parameters(), 32762123264u);
+  EXPECT_EQ(q32.active_parameters(), 32762123264u);
+  // 64 layers x K and V x 8 heads x 128 x 2 B.
+  EXPECT_EQ(q32.kv_bytes_per_token(), 262144u);
+
+  const ModelConfig q30 = load_preset("qwen3_30b_a3b.yaml");
+  EXPECT_EQ(q30.moe_layers(48), 48u);
+  EXPECT_EQ(q30.parameters(), 30532122624u);
+  EXPECT_EQ(q30.active_parameters(), 3353032704u);
+  EXPECT_EQ(q30.layer_active_parameters(0), 56889600u);
+  EXPECT_EQ(q30.kv_bytes_per_token(), 98304u);  // 48 x 2 x 4 x 128 x 2 B
+
+  const ModelConfig q235 = load_preset("qwen3_235b_a22b.yaml");
+  EXPECT_EQ(q235.parameters(), 235093634560u);
+  EXPECT_EQ(q235.active_parameters(), 22190763520u);
+  EXPECT_EQ(q235.kv_bytes_per_token(), 192512u);  // 94 x 2 x 4 x 128 x 2 B
+
+  const ModelConfig g3 = load_preset("gemma3_27b.yaml");
+  EXPECT_EQ(g3.layer_active_parameters(0), 412887808u);
+  EXPECT_EQ(g3.parameters(), 27008679680u);
+  // Layer i slides unless i + 1 is a multiple of 6: layers 5, 11, ..., 59 are full, and the last
+  // two (60, 61) slide.
+  EXPECT_EQ(g3.sliding_layers(62), 52u);
+  for (unsigned l : {0u, 4u, 6u, 60u, 61u}) EXPECT_TRUE(g3.is_sliding_layer(l)) << l;
+  for (unsigned l : {5u, 11u, 59u}) EXPECT_FALSE(g3.is_sliding_layer(l)) << l;
+  // A sliding layer reads the newest W - 1 = 1023 cached tokens; a full one all of them.
+  EXPECT_EQ(g3.attended_tokens(0, 8192), 1023u);
+  EXPECT_EQ(g3.attended_tokens(5, 8192), 8192u);
+  EXPECT_EQ(g3.kv_bytes_per_token_layer(), 8192u);  // 2 x 16 x 128 x 2 B
 }
 
 // Linear attention's keys: the cycle, the heads' rule, the formats; Hugging Face's names point to
