@@ -64,7 +64,8 @@ TEST(ModelConfig, PresetsParseWithTheirSources) {
        {"llama3_8b.yaml", "llama3_70b.yaml", "mixtral_8x7b.yaml", "deepseek_v3.yaml",
         "mistral_7b.yaml", "gemma2_27b.yaml", "gpt_oss_120b.yaml", "gpt_oss_20b.yaml",
         "qwen3_next_80b_a3b.yaml", "llama4_scout.yaml", "llama4_maverick.yaml", "qwen3_32b.yaml",
-        "qwen3_30b_a3b.yaml", "qwen3_235b_a22b.yaml", "gemma3_27b.yaml"}) {
+        "qwen3_30b_a3b.yaml", "qwen3_235b_a22b.yaml", "gemma3_27b.yaml", "glm4_5.yaml",
+        "glm4_5_air.yaml", "llama3_1_405b.yaml"}) {
     SCOPED_TRACE(file);
     const ModelConfig m = load_preset(file);
     EXPECT_FALSE(m.name.empty());
@@ -872,6 +873,47 @@ TEST(ModelConfig, Qwen3AndGemma3PresetsByHand) {
   EXPECT_EQ(g3.attended_tokens(0, 8192), 1023u);
   EXPECT_EQ(g3.attended_tokens(5, 8192), 8192u);
   EXPECT_EQ(g3.kv_bytes_per_token_layer(), 8192u);  // 2 x 16 x 128 x 2 B
+}
+
+// GLM-4.5: attention 5120 x 12288 (q) + 2 x 5120 x 1024 (k, v) + 12288 x 5120 (o) = 136,314,880,
+// q/k norms 256, two norms 10,240: 136,325,376. Dense layers (0-2): + 3 x 5120 x 12288 =
+// 188,743,680 = 325,069,056. Expert layers: an expert 3 x 5120 x 1536 = 23,592,960; 160 routed
+// and one shared 3,798,466,560; router 5120 x 160 = 819,200: 3,935,611,136, x 89 =
+// 350,269,391,104. Embedding and LM head 2 x 151552 x 5120 = 1,551,892,480; final norm 5,120.
+// Total 975,207,168 + 350,269,391,104 + 1,551,897,600 = 352,796,495,872 (GLM: 355B with its MTP
+// layer, not counted). Active: an expert layer 136,325,376 + 9 experts 212,336,640 + router
+// 819,200 = 349,481,216, x 89 = 31,103,828,224, + 975,207,168 + 1,551,897,600 = 33,630,932,992
+// (32,079,040,512 without the embedding table and LM head: GLM's 32B).
+// GLM-4.5-Air (no q/k norms): attention 4096 x 12288 + 2 x 4096 x 1024 + 12288 x 4096 =
+// 109,051,904 + norms 8,192; the dense layer + 3 x 4096 x 10944 = 243,539,968; an expert
+// 3 x 4096 x 1408 = 17,301,504, 129 of them 2,231,894,016, router 524,288: 2,341,478,400 a layer,
+// x 45 = 105,366,528,000; embedding and head 2 x 151552 x 4096 = 1,241,513,984, final norm
+// 4,096. Total 106,851,586,048 (106B). Active: 109,060,096 + 9 x 17,301,504 + 524,288 =
+// 265,297,920 a layer, x 45 = 11,938,406,400, + 243,539,968 + 1,241,518,080 = 13,423,464,448.
+// Llama-3.1-405B: attention 2 x 16384 x 16384 + 2 x 16384 x 1024 = 570,425,344, norms 32,768,
+// SwiGLU 3 x 16384 x 53248 = 2,617,245,696: 3,187,703,808 a layer, x 126 = 401,650,679,808;
+// embedding and head 2 x 128256 x 16384 = 4,202,692,608; final norm 16,384. Total
+// 405,853,388,800 (405B).
+TEST(ModelConfig, GlmAndLlama405bPresetsByHand) {
+  const ModelConfig glm = load_preset("glm4_5.yaml");
+  EXPECT_EQ(glm.moe_layers(92), 89u);
+  EXPECT_FALSE(glm.is_moe_layer(2));
+  EXPECT_TRUE(glm.is_moe_layer(3));
+  EXPECT_EQ(glm.layer_active_parameters(0), 325069056u);
+  EXPECT_EQ(glm.layer_active_parameters(3), 349481216u);
+  EXPECT_EQ(glm.parameters(), 352796495872u);
+  EXPECT_EQ(glm.active_parameters(), 33630932992u);
+  EXPECT_EQ(glm.kv_bytes_per_token(), 376832u);  // 92 x 2 x 8 x 128 x 2 B
+
+  const ModelConfig air = load_preset("glm4_5_air.yaml");
+  EXPECT_EQ(air.moe_layers(46), 45u);
+  EXPECT_EQ(air.parameters(), 106851586048u);
+  EXPECT_EQ(air.active_parameters(), 13423464448u);
+
+  const ModelConfig l405 = load_preset("llama3_1_405b.yaml");
+  EXPECT_EQ(l405.layer_active_parameters(0), 3187703808u);
+  EXPECT_EQ(l405.parameters(), 405853388800u);
+  EXPECT_EQ(l405.kv_bytes_per_token(), 516096u);  // 126 x 2 x 8 x 128 x 2 B
 }
 
 // Linear attention's keys: the cycle, the heads' rule, the formats; Hugging Face's names point to
