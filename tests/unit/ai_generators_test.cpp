@@ -746,6 +746,78 @@ TEST(KvDecode, LightningHybridReadsAndWritesItsStatesByHand) {
                         "GPUs"));
 }
 
+// Sparse attention on a small MLA model: a latent of 64 + 16 values in BF16, 160 B a token and
+// layer; an index key of 128 FP8 values and a 32-bit scale, 132 B; top_k 16. Two layers, batch
+// 1, one step, blocks of 16 on the device.
+std::string sparse_decode(const std::string& rest) {
+  return R"(gpus: [0]
+    kv_decode:
+      model: {name: s, source: test, layers: 2, hidden_size: 256, attention: mla,
+              attention_heads: 4, intermediate_size: 512, vocab_size: 1000,
+              mla: {kv_lora_rank: 64, qk_rope_head_dim: 16, q_lora_rank: 32,
+                    qk_nope_head_dim: 16, v_head_dim: 16},
+              sparse_attention: {top_k: 16, index_heads: 2, index_head_dim: 128}}
+      batch: 1
+      steps: 1
+      layers: 2
+      block_tokens: 16
+      kv_location: device/fam0
+)" + rest;
+}
+
+// At 100 cached tokens each layer reads the 100 index keys (13,200 B) and the latents of 16
+// distinct tokens (2,560 B), and writes the new token's latent and key (292 B): 31,520 B read and
+// 584 B written over the two layers, no two latent reads overlapping. At 10 cached tokens (no
+// more than top_k) every latent is read: 2 x 10 x (132 + 160) = 5,840 B.
+TEST(KvDecode, SparseAttentionReadsEveryIndexKeyAndTopKLatentsByHand) {
+  const Drained d = drain(*spec_of(sparse_decode("      context_tokens: 100\n")));
+  EXPECT_EQ(d.read, 31520u);
+  EXPECT_EQ(d.written, 584u);
+  EXPECT_EQ(d.report["read_bytes_index_keys"].get<std::uint64_t>(), 26400u);
+  EXPECT_EQ(d.report["write_bytes_index_keys"].get<std::uint64_t>(), 264u);
+  EXPECT_EQ(d.report["selected_tokens_read"].get<std::uint64_t>(), 32u);
+  // The latent reads: multiples of 160 B (the index keys' reads, 16 or 4 keys, are not), disjoint.
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> latents;
+  std::uint64_t latent_bytes = 0;
+  for (const Drained::Span& sp : d.spans) {
+    if (sp.write || sp.bytes % 160 != 0) continue;
+    latents.emplace_back(sp.offset, sp.offset + sp.bytes);
+    latent_bytes += sp.bytes;
+  }
+  EXPECT_EQ(latent_bytes, 2u * 16u * 160u);
+  std::sort(latents.begin(), latents.end());
+  for (std::size_t i = 1; i < latents.size(); ++i) {
+    EXPECT_LE(latents[i - 1].second, latents[i].first) << "latent reads overlap";
+  }
+  const Drained few = drain(*spec_of(sparse_decode("      context_tokens: 10\n")));
+  EXPECT_EQ(few.read, 5840u);
+  EXPECT_EQ(few.report["selected_tokens_read"].get<std::uint64_t>(), 20u);
+  EXPECT_THAT(spec_error(R"(gpus: [0]
+    prefill: {model: {preset: deepseek_v3_2_exp}, location: device/fam0, prompts: 1,
+              input_tokens: 32, layers: 1, block_tokens: 64})"),
+              HasSubstr("has sparse_attention, which prefill does not model yet"));
+}
+
+// With hbm_tokens 32 at 111 cached tokens, blocks 4-6 (tokens 64-110) are in HBM: the index keys
+// of tokens 0-63 are read on the device (8,448 B a layer), of 64-110 in HBM (6,204 B). After the
+// step block 4 leaves HBM (112 - 32 = 80 = 5 x 16) with its index keys: 16 x (160 + 132) = 4,672
+// B a layer read from HBM and written to the device.
+TEST(KvDecode, SparseAttentionsIndexKeysMoveWithTheirBlocks) {
+  const Drained d =
+      drain(*spec_of(sparse_decode("      context_tokens: 111\n      hbm_tokens: 32\n")));
+  const nlohmann::json& r = d.report;
+  EXPECT_EQ(r["read_bytes_index_keys"].get<std::uint64_t>(), 2u * (8448u + 6204u + 2112u));
+  EXPECT_EQ(r["write_bytes_index_keys"].get<std::uint64_t>(), 2u * (132u + 2112u));
+  EXPECT_EQ(r["write_bytes_kv_location"].get<std::uint64_t>(), 2u * 4672u);
+  // The new token's latent and key go to HBM.
+  EXPECT_EQ(r["write_bytes_hbm"].get<std::uint64_t>(), 2u * 292u);
+  // Reads: index keys and 16 latents a layer, split between the tiers, and the moved block.
+  EXPECT_EQ(
+      r["read_bytes_kv_location"].get<std::uint64_t>() + r["read_bytes_hbm"].get<std::uint64_t>(),
+      2u * (8448u + 6204u + 16u * 160u + 4672u));
+  EXPECT_EQ(r["blocks_moved_to_kv_location"].get<std::uint64_t>(), 1u);
+}
+
 // A Mamba-1 hybrid (model_config_test's Mamba1StatesAndWeightsByHand: inner width 512, layers 0 and
 // 2 Mamba with a state of 32,768 + 3072 = 35,840 B a sequence, 1 and 3 full attention with 256 B
 // of K and V a token). Batch 2 at 100 cached tokens, 1 step: states read and written 2 x 2 x

@@ -65,7 +65,7 @@ TEST(ModelConfig, PresetsParseWithTheirSources) {
         "mistral_7b.yaml", "gemma2_27b.yaml", "gpt_oss_120b.yaml", "gpt_oss_20b.yaml",
         "qwen3_next_80b_a3b.yaml", "llama4_scout.yaml", "llama4_maverick.yaml", "qwen3_32b.yaml",
         "qwen3_30b_a3b.yaml", "qwen3_235b_a22b.yaml", "gemma3_27b.yaml", "glm4_5.yaml",
-        "glm4_5_air.yaml", "llama3_1_405b.yaml"}) {
+        "glm4_5_air.yaml", "llama3_1_405b.yaml", "deepseek_v3_2_exp.yaml"}) {
     SCOPED_TRACE(file);
     const ModelConfig m = load_preset(file);
     EXPECT_FALSE(m.name.empty());
@@ -332,6 +332,70 @@ TEST(ModelConfig, DeepSeekV3ParameterCountsMatchPublishedSizes) {
   // input embedding (129280 x 7168 = 926,679,040): 36,625,603,584.
   const std::uint64_t without_input_embedding = m.active_parameters() - 926679040u;
   EXPECT_LT(std::abs(relative_error(without_input_embedding, 36.6e9)), 0.005);
+}
+
+// DeepSeek-V3.2-Exp: DeepSeek-V3 and a lightning indexer in each of its 61 layers: wq_b 1536 x
+// (64 x 128) = 12,582,912 and wk 7168 x 128 = 917,504 (FP8, 1 B each), k_norm's weight and bias
+// 256 and weights_proj 7168 x 64 = 458,752 (BF16, 2 B each): 13,959,424 parameters a layer,
+// 851,524,864 in all: 671,026,404,352 + 851,524,864 = 671,877,929,216, and 37,552,282,624 +
+// 851,524,864 = 38,403,807,488 active (DeepSeekV3ParameterCountsMatchPublishedSizes works out
+// V3's). A layer's weights grow by 13,500,416 + 2 x 459,008 = 14,418,432 B on every GPU of any
+// tp: the indexer is replicated. An index key: 128 FP8 values and one 32-bit scale, 132 B.
+TEST(ModelConfig, DeepSeekV32SparseAttentionByHand) {
+  const ModelConfig v3 = load_preset("deepseek_v3.yaml");
+  const ModelConfig m = load_preset("deepseek_v3_2_exp.yaml");
+  ASSERT_TRUE(m.has_sparse_attention());
+  EXPECT_FALSE(v3.has_sparse_attention());
+  EXPECT_EQ(m.sparse.top_k, 2048u);
+  EXPECT_EQ(m.parameters(), 671877929216u);
+  EXPECT_EQ(m.active_parameters(), 38403807488u);
+  EXPECT_EQ(m.layer_active_parameters(3), 585318400u + 13959424u);
+  for (unsigned tp : {1u, 8u}) {
+    EXPECT_EQ(m.layer_weight_bytes(3, tp) - v3.layer_weight_bytes(3, tp), 14418432u) << tp;
+  }
+  EXPECT_EQ(m.index_key_bytes(), 132u);
+  EXPECT_EQ(v3.index_key_bytes(), 0u);
+  EXPECT_EQ(m.kv_bytes_per_token_layer(), 1152u);  // the latent, as V3's
+  EXPECT_EQ(m.selected_tokens(100000), 2048u);
+  EXPECT_EQ(m.selected_tokens(1000), 1000u);
+  EXPECT_EQ(v3.selected_tokens(100000), 100000u);
+}
+
+// sparse_attention's keys: the index key's format; where it applies; Hugging Face's names.
+TEST(ModelConfig, SparseAttentionKeysAndErrors) {
+  const std::string mla =
+      "name: s\nsource: test\nlayers: 2\nhidden_size: 256\nattention: mla\n"  // 1-5
+      "attention_heads: 4\n"                                                  // 6
+      "mla: {kv_lora_rank: 64, qk_rope_head_dim: 16, q_lora_rank: 32, qk_nope_head_dim: 16, "
+      "v_head_dim: 16}\n"                            // 7
+      "intermediate_size: 512\nvocab_size: 1000\n";  // 8-9
+  const std::string sparse = "sparse_attention: {top_k: 16, index_heads: 2, index_head_dim: 64}\n";
+  const ModelConfig m = parse_text(mla + sparse);
+  // 64 FP8 values in a block of 128 stored whole (a row's last block), and its scale: 132 B.
+  EXPECT_EQ(m.index_key_bytes(), 132u);
+  // In BF16 without scales: 64 x 2 B.
+  const ModelConfig b = parse_text(mla +
+                                   "sparse_attention: {top_k: 16, index_heads: 2, "
+                                   "index_head_dim: 64, index_key_format: bf16}\n");
+  EXPECT_EQ(b.index_key_bytes(), 128u);
+  // Indexer parameters a layer: wq_b 32 x (2 x 64) = 4096, wk 256 x 64 = 16,384, k_norm 128,
+  // weights_proj 256 x 2 = 512: 21,120 more than without it.
+  EXPECT_EQ(m.parameters() - parse_text(mla).parameters(), 2u * 21120u);
+
+  std::string e = test::config_error_of([&] { parse_text(std::string(kSmallModel) + sparse); });
+  EXPECT_THAT(e, HasSubstr("sparse_attention"));
+  EXPECT_THAT(e, HasSubstr("expected attention: mla with mla.q_lora_rank above 0"));
+  e = test::config_error_of(
+      [&] { parse_text(replace_line(mla, "q_lora_rank: 32", "q_lora_rank: 0") + sparse); });
+  EXPECT_THAT(e, HasSubstr("mla.q_lora_rank above 0"));
+  e = test::config_error_of([&] { parse_text(mla + sparse + "sliding_window: 128\n"); });
+  EXPECT_THAT(e, HasSubstr("sparse_attention is not modelled together with sliding_window"));
+  e = test::config_error_of([&] { parse_text(mla + "index_topk: 2048\n"); });
+  EXPECT_THAT(e, HasSubstr("famsim calls it sparse_attention.top_k"));
+  e = test::config_error_of([&] {
+    parse_text(mla + "sparse_attention: {top_k: 0, index_heads: 2, index_head_dim: 64}\n");
+  });
+  EXPECT_THAT(e, HasSubstr("top_k"));
 }
 
 // gpt-oss: BF16 attention, MXFP4 experts (17 bytes per block of 32 weights: 16 of 4-bit values

@@ -43,11 +43,24 @@
 // (ModelConfig::state_bytes_per_layer a slot). The KV regions hold the full-attention layers only.
 // A block pattern's layer of an FFN alone (ModelConfig::has_ffn without attention) keeps neither:
 // its phase has no accesses, only its compute.
+//
+// Sparse attention (DeepSeek Sparse Attention, ModelConfig::sparse): each block slot also holds
+// the block's tokens' index keys (block_tokens x index_key_bytes, after the layer's KV vectors'
+// slots), which move with it between the tiers. Per step, layer and sequence with c cached
+// tokens: the indexer reads the index keys of all c (block by block), then the attention reads
+// the KV of the top_k tokens it selects, or of all c when c <= top_k; the new token's KV and
+// index key are written. Which tokens the indexer selects depends on the data; famsim draws them
+// uniformly among the c, without repeats, per step, layer and sequence (the same on every GPU of
+// a tensor-parallel group), an assumption: real selections favour recent tokens and a few early
+// ones, so a uniform draw has the least locality (the most blocks touched). Selected tokens that
+// are neighbours in one block are read as one access.
 #include "traffic/ai/generators.h"
 #include "traffic/ai/llm_common.h"
 #include "traffic/pattern.h"
 
 #include <fmt/format.h>
+
+#include <boost/random/uniform_int_distribution.hpp>
 
 #include <algorithm>
 
@@ -74,6 +87,12 @@ struct KvDecodeParams {
     return model.kv_vector_bytes(tp);
   }
   std::uint64_t block_bytes() const { return block_tokens * vector_bytes(); }
+  // A block's index keys (sparse attention; 0 without), kept beside its KV vectors.
+  std::uint64_t index_block_bytes() const { return block_tokens * model.index_key_bytes(); }
+  // All a block slot holds in one layer: its KV vectors and its index keys.
+  std::uint64_t slot_bytes() const {
+    return model.kv_vectors() * block_bytes() + index_block_bytes();
+  }
   std::uint64_t max_blocks() const {
     return (context.max + steps + block_tokens - 1) / block_tokens;
   }
@@ -104,16 +123,17 @@ struct KvDecodeParams {
   unsigned kv_layers() const { return model.kv_layers(layers); }
   unsigned linear_layers() const { return model.linear_layers(layers); }
   std::uint64_t region_bytes(std::uint64_t slots) const {
-    return std::uint64_t{kv_layers()} * model.kv_vectors() * slots * block_bytes();
+    return std::uint64_t{kv_layers()} * slots * slot_bytes();
   }
   // Bytes of kv_location's region before layer l's slots: the layers before it that keep KV
-  // blocks, each its vectors x batch x layer_blocks blocks (kv_cache_bytes() at l = layers).
+  // blocks, each batch x layer_blocks slots of its vectors and index keys (kv_cache_bytes() at
+  // l = layers).
   std::uint64_t kv_layer_offset(unsigned l) const {
     std::uint64_t blocks = 0;
     for (unsigned k = 0; k < l; ++k) {
       if (model.is_attention_layer(k)) blocks += layer_blocks(k);
     }
-    return blocks * model.kv_vectors() * batch * block_bytes();
+    return blocks * batch * slot_bytes();
   }
   std::uint64_t kv_cache_bytes() const { return kv_layer_offset(layers); }
   std::uint64_t state_region_bytes() const {
@@ -142,8 +162,8 @@ class KvDecodeSource : public PhasedSource {
     if (p.has_state_region()) state_va_ = c.region_va[region++];
     // The group's sequences: the same context lengths on every GPU of a tensor-parallel group.
     const unsigned group = c.rank / p.tp;
-    boost::random::mt19937_64 rng(
-        mix64(c.sim_seed ^ mix64((std::uint64_t{c.stream} << 32) | group)));
+    group_seed_ = mix64(c.sim_seed ^ mix64((std::uint64_t{c.stream} << 32) | group));
+    boost::random::mt19937_64 rng(group_seed_);
     ctx_.resize(p.batch);
     for (auto& t : ctx_) t = p.context.draw(rng);
     dev_slots_ = p.batch * p.max_blocks();
@@ -156,6 +176,9 @@ class KvDecodeSource : public PhasedSource {
       hbm_slots_ = p.batch * p.hbm_blocks();
       hbm_slot_ = shuffled_slots(hbm_slots_, mix64(c.sim_seed ^ (0x4b3ULL + c.gpu)));
     }
+    // A bit per cached token for the indexer's selection: the most a step sees is the largest
+    // context plus the tokens the steps before it appended.
+    if (p.model.has_sparse_attention()) picked_.assign((p.context.max + p.steps + 63) / 64, 0);
   }
 
   nlohmann::json report() const override {
@@ -173,6 +196,11 @@ class KvDecodeSource : public PhasedSource {
       j["read_bytes_state"] = read_state_;
       j["write_bytes_state"] = write_state_;
     }
+    if (p_.model.has_sparse_attention()) {
+      j["read_bytes_index_keys"] = read_index_;
+      j["write_bytes_index_keys"] = write_index_;
+      j["selected_tokens_read"] = selected_read_;
+    }
     const std::vector<double>& step_ns = steps_.ns();
     j["step_ns"] = step_ns;
     double sum = 0;
@@ -189,6 +217,7 @@ class KvDecodeSource : public PhasedSource {
     const std::uint64_t step = i / p_.layers;
     if (step >= p_.steps) return false;
     layer_ = static_cast<unsigned>(i % p_.layers);
+    step_ = step;
     if (layer_ == 0 && step > 0) {
       for (auto& t : ctx_) ++t;  // the previous step appended a token
     }
@@ -198,6 +227,7 @@ class KvDecodeSource : public PhasedSource {
       start.compute_ps += p_.compute.lm_head_ps(p_.model, p_.batch, p_.tp);
     linear_ = p_.model.is_linear_layer(layer_);
     attention_ = p_.model.is_attention_layer(layer_);
+    sparse_ = attention_ && p_.model.has_sparse_attention();
     kv_layer_ = p_.model.kv_layers(layer_);
     windowed_ = p_.model.is_windowed_layer(layer_);
     dev_layer_va_ = dev_va_ + p_.kv_layer_offset(layer_);
@@ -234,6 +264,50 @@ class KvDecodeSource : public PhasedSource {
           }
           return true;
         }
+        case Stage::kIndexRead: {
+          // The indexer scores every cached token: each block's index keys, its filled part.
+          const std::uint64_t blocks = (c + bt - 1) / bt;
+          if (block_ >= blocks) {
+            block_ = 0;
+            if (c > p_.model.sparse.top_k) {
+              draw_selection(c);
+              next_stage(Stage::kGather);
+            } else {
+              next_stage(Stage::kRead);  // it selects every cached token
+            }
+            continue;
+          }
+          const bool in_hbm = in_window(block_, c);
+          a.va = index_address(in_hbm, seq_, block_);
+          a.bytes = static_cast<std::uint32_t>(std::min(bt, c - block_ * bt) *
+                                               p_.model.index_key_bytes());
+          a.write = false;
+          (in_hbm ? read_hbm_ : read_dev_) += a.bytes;
+          read_index_ += a.bytes;
+          ++block_;
+          return true;
+        }
+        case Stage::kGather: {
+          // The selected tokens in order, neighbours in one block as one access (a run), each
+          // run for every KV vector.
+          if (vec_ == 0 && !find_run(c)) {
+            std::fill_n(picked_.begin(), (c + 63) / 64, 0);
+            next_stage(Stage::kAppend);
+            continue;
+          }
+          const std::uint64_t b = run_first_ / bt;
+          const bool in_hbm = in_window(b, c);
+          a.va = address(in_hbm, seq_, b, vec_) + (run_first_ % bt) * p_.vector_bytes();
+          a.bytes = static_cast<std::uint32_t>(run_tokens_ * p_.vector_bytes());
+          a.write = false;
+          (in_hbm ? read_hbm_ : read_dev_) += a.bytes;
+          if (++vec_ == vectors) {
+            vec_ = 0;
+            selected_read_ += run_tokens_;
+            pick_from_ = run_first_ + run_tokens_;
+          }
+          return true;
+        }
         case Stage::kRead: {
           const std::uint64_t blocks = (c + bt - 1) / bt;
           // A sliding-window layer reads only the newest tokens: from token `first` on, the
@@ -251,6 +325,7 @@ class KvDecodeSource : public PhasedSource {
           a.bytes = static_cast<std::uint32_t>(tokens * p_.vector_bytes());
           a.write = false;
           (in_hbm ? read_hbm_ : read_dev_) += a.bytes;
+          if (sparse_ && vec_ + 1 == vectors) selected_read_ += tokens;
           advance_vector(vectors);
           return true;
         }
@@ -263,7 +338,18 @@ class KvDecodeSource : public PhasedSource {
           a.bytes = static_cast<std::uint32_t>(p_.vector_bytes());
           a.write = true;
           (in_hbm ? write_hbm_ : write_dev_) += a.bytes;
-          if (++vec_ == vectors) next_stage(Stage::kDemoteRead);
+          if (++vec_ == vectors) next_stage(sparse_ ? Stage::kIndexAppend : Stage::kDemoteRead);
+          return true;
+        }
+        case Stage::kIndexAppend: {
+          // The new token's index key, beside its KV.
+          const bool in_hbm = p_.hbm_tokens > 0;
+          a.va = index_address(in_hbm, seq_, c / bt) + (c % bt) * p_.model.index_key_bytes();
+          a.bytes = static_cast<std::uint32_t>(p_.model.index_key_bytes());
+          a.write = true;
+          (in_hbm ? write_hbm_ : write_dev_) += a.bytes;
+          write_index_ += a.bytes;
+          next_stage(Stage::kDemoteRead);
           return true;
         }
         case Stage::kDemoteRead:
@@ -282,11 +368,14 @@ class KvDecodeSource : public PhasedSource {
             continue;
           }
           const bool reading = stage_ == Stage::kDemoteRead;
-          a.va = address(reading, seq_, b, vec_);
-          a.bytes = static_cast<std::uint32_t>(p_.block_bytes());
+          // The block's KV vectors, then a sparse layer's index keys (they move together).
+          const bool index = vec_ == vectors;
+          a.va = index ? index_address(reading, seq_, b) : address(reading, seq_, b, vec_);
+          a.bytes = static_cast<std::uint32_t>(index ? p_.index_block_bytes() : p_.block_bytes());
           a.write = !reading;
           (reading ? read_hbm_ : write_dev_) += a.bytes;
-          if (++vec_ == vectors) {
+          if (index) (reading ? read_index_ : write_index_) += a.bytes;
+          if (++vec_ == vectors + (sparse_ ? 1u : 0u)) {
             vec_ = 0;
             if (reading) {
               stage_ = Stage::kDemoteWrite;
@@ -305,9 +394,58 @@ class KvDecodeSource : public PhasedSource {
   void phase_finished(const PhaseTimes& t) override { steps_.phase_finished(t, p_.layers); }
 
  private:
-  enum class Stage { kRead, kAppend, kDemoteRead, kDemoteWrite, kStateRead, kStateWrite };
+  enum class Stage {
+    kIndexRead,
+    kGather,
+    kRead,
+    kAppend,
+    kIndexAppend,
+    kDemoteRead,
+    kDemoteWrite,
+    kStateRead,
+    kStateWrite
+  };
 
-  Stage first_stage() const { return linear_ ? Stage::kStateRead : Stage::kRead; }
+  Stage first_stage() const {
+    if (linear_) return Stage::kStateRead;
+    return sparse_ ? Stage::kIndexRead : Stage::kRead;
+  }
+
+  // The indexer's selection for the open layer and sequence of c cached tokens (c > top_k): top_k
+  // distinct tokens of [0, c), every set of them equally likely (Floyd's algorithm), from a
+  // stream seeded by the group, the step, the layer and the sequence, so that every GPU of a
+  // tensor-parallel group selects alike.
+  void draw_selection(std::uint64_t c) {
+    boost::random::mt19937_64 rng(mix64(
+        group_seed_ ^ mix64((step_ << 40) ^ (std::uint64_t{layer_} << 20) ^ std::uint64_t{seq_})));
+    for (std::uint64_t j = c - p_.model.sparse.top_k; j < c; ++j) {
+      const std::uint64_t t = boost::random::uniform_int_distribution<std::uint64_t>(0, j)(rng);
+      const std::uint64_t pick = picked(t) ? j : t;
+      picked_[pick >> 6] |= std::uint64_t{1} << (pick & 63);
+    }
+    pick_from_ = 0;
+  }
+  bool picked(std::uint64_t t) const { return picked_[t >> 6] >> (t & 63) & 1; }
+  // The next run of selected tokens from pick_from_: its first token and how many follow it in
+  // its block; false when no selected token is left.
+  bool find_run(std::uint64_t c) {
+    const std::size_t words = (c + 63) / 64;
+    std::size_t w = pick_from_ >> 6;
+    if (w >= words) return false;
+    std::uint64_t bits = picked_[w] & (~std::uint64_t{0} << (pick_from_ & 63));
+    while (bits == 0) {
+      if (++w == words) return false;
+      bits = picked_[w];
+    }
+    run_first_ = (std::uint64_t{w} << 6) + static_cast<std::uint64_t>(__builtin_ctzll(bits));
+    run_tokens_ = 1;
+    const std::uint64_t bt = p_.block_tokens;
+    while (run_first_ + run_tokens_ < c && (run_first_ + run_tokens_) % bt != 0 &&
+           picked(run_first_ + run_tokens_)) {
+      ++run_tokens_;
+    }
+    return true;
+  }
 
   // A sliding-window (or chunked) layer's block b, leaving HBM as a sequence of c cached tokens
   // takes its next one, is dropped rather than moved to kv_location when it lies wholly before
@@ -332,12 +470,15 @@ class KvDecodeSource : public PhasedSource {
     const std::uint64_t h = p_.hbm_tokens;
     return h > 0 && (b + 1) * p_.block_tokens + h > c;
   }
-  std::uint64_t address(bool hbm, unsigned seq, std::uint64_t b, unsigned vec) const {
-    std::uint64_t slot, slots, base;
+  // Where block b of sequence seq lies in a tier (HBM, or kv_location): its slot, the slots the
+  // tier has for a layer, and the layer's first byte there. A layer's slots hold, in turn, each
+  // KV vector's blocks, then (sparse attention) the blocks' index keys.
+  void locate(bool hbm, unsigned seq, std::uint64_t b, std::uint64_t& slot, std::uint64_t& slots,
+              std::uint64_t& base) const {
     if (hbm) {
       slot = hbm_slot_[seq * p_.hbm_blocks() + b % p_.hbm_blocks()];
       slots = hbm_slots_;
-      base = hbm_va_ + std::uint64_t{kv_layer_} * p_.model.kv_vectors() * slots * p_.block_bytes();
+      base = hbm_va_ + std::uint64_t{kv_layer_} * slots * p_.slot_bytes();
     } else if (windowed_) {
       slot = window_slot_[seq * p_.window_blocks() + b % p_.window_blocks()];
       slots = window_slots_;
@@ -347,7 +488,17 @@ class KvDecodeSource : public PhasedSource {
       slots = dev_slots_;
       base = dev_layer_va_;
     }
+  }
+  std::uint64_t address(bool hbm, unsigned seq, std::uint64_t b, unsigned vec) const {
+    std::uint64_t slot, slots, base;
+    locate(hbm, seq, b, slot, slots, base);
     return base + (std::uint64_t{vec} * slots + slot) * p_.block_bytes();
+  }
+  // The index keys of block b (sparse attention).
+  std::uint64_t index_address(bool hbm, unsigned seq, std::uint64_t b) const {
+    std::uint64_t slot, slots, base;
+    locate(hbm, seq, b, slot, slots, base);
+    return base + p_.model.kv_vectors() * slots * p_.block_bytes() + slot * p_.index_block_bytes();
   }
   void advance_vector(unsigned vectors) {
     if (++vec_ == vectors) {
@@ -367,6 +518,7 @@ class KvDecodeSource : public PhasedSource {
   }
 
   const KvDecodeParams& p_;
+  std::uint64_t group_seed_ = 0;  // the tensor-parallel group's: contexts, selections
   std::uint64_t dev_va_ = 0;
   std::uint64_t hbm_va_ = 0;
   std::uint64_t state_va_ = 0;
@@ -380,7 +532,9 @@ class KvDecodeSource : public PhasedSource {
   std::vector<std::uint32_t> window_slot_;
   // Cursor in the open phase (in a linear-attention layer, state_ the place in the state).
   unsigned layer_ = 0;
+  std::uint64_t step_ = 0;
   bool linear_ = false;
+  bool sparse_ = false;       // an attention layer with sparse attention: index keys, selection
   bool attention_ = false;    // full attention: KV blocks
   unsigned kv_layer_ = 0;     // the layer's place among the layers with KV blocks
   bool windowed_ = false;     // a sliding-window or chunked layer: its blocks in a ring (if any)
@@ -391,10 +545,16 @@ class KvDecodeSource : public PhasedSource {
   std::uint64_t block_ = 0;
   unsigned vec_ = 0;
   StateWalk state_;
+  // Sparse attention: a bit per cached token the indexer selected (clear between selections), and
+  // the gather's cursor: where the next run is looked for, the run at hand.
+  std::vector<std::uint64_t> picked_;
+  std::uint64_t pick_from_ = 0, run_first_ = 0, run_tokens_ = 0;
   // Results.
   std::uint64_t read_dev_ = 0, read_hbm_ = 0, write_dev_ = 0, write_hbm_ = 0, demoted_ = 0;
   std::uint64_t dropped_ = 0;  // (block, layer) pairs of sliding-window layers dropped
   std::uint64_t read_state_ = 0, write_state_ = 0;
+  // Index keys read and written (also in the tiers' counts), and KV tokens read in sparse layers.
+  std::uint64_t read_index_ = 0, write_index_ = 0, selected_read_ = 0;
   StepTimes steps_;
 };
 
@@ -405,9 +565,10 @@ class KvDecodeSpec : public GeneratorSpec {
   std::vector<RegionSpec> regions() const override {
     std::vector<RegionSpec> r;
     // Per GPU: layers x KV vectors (K and V, or MLA's one) x slots x a block of its KV shard.
-    const std::string per_slot = fmt::format(
-        "{} layers x {} KV vectors x {} B a block of {} tokens (tensor_parallel {})",
-        p_.kv_layers(), p_.model.kv_vectors(), p_.block_bytes(), p_.block_tokens, p_.tp);
+    const std::string per_slot =
+        fmt::format("{} layers x {} KV vectors x {} B a block of {} tokens (tensor_parallel {}){}",
+                    p_.kv_layers(), p_.model.kv_vectors(), p_.block_bytes(), p_.block_tokens, p_.tp,
+                    index_keys_text());
     if (p_.has_kv_region()) {
       // Full layers hold the whole context; sliding or chunked ones their ring (window_blocks).
       const unsigned windowed = p_.model.windowed_layers(p_.layers);
@@ -433,9 +594,9 @@ class KvDecodeSpec : public GeneratorSpec {
                    true,
                    {"batch", "context_tokens", "steps", "block_tokens", "layers", "model"},
                    fmt::format("batch {} x ({}) a sequence (context_tokens up to {} + {} steps) "
-                               "x {} KV vectors x {} B a block of {} tokens (tensor_parallel {})",
+                               "x {} KV vectors x {} B a block of {} tokens (tensor_parallel {}){}",
                                p_.batch, blocks, p_.context.max, p_.steps, p_.model.kv_vectors(),
-                               p_.block_bytes(), p_.block_tokens, p_.tp)});
+                               p_.block_bytes(), p_.block_tokens, p_.tp, index_keys_text())});
     }
     if (p_.has_hbm_region()) {
       r.push_back({"kv_cache_hbm",
@@ -472,7 +633,9 @@ class KvDecodeSpec : public GeneratorSpec {
   // blocks, so up to hbm_tokens + block_tokens - 1 of them) and the new one are in HBM; only the
   // older ones are counted, on kv_location (HBM's own share is left out: still a lower bound).
   // A sliding-window layer reads at most the window's newest W - 1 cached tokens: the count per
-  // layer below is then min(context_tokens.min, W - 1), added up over the simulated layers.
+  // layer below is then min(context_tokens.min, W - 1), added up over the simulated layers; with
+  // sparse attention, min(context_tokens.min, top_k), and the index keys of every cached token
+  // (their own count, below).
   std::vector<MovedBytes> bytes_moved_at_least(unsigned gpus) const override {
     const std::uint64_t per_token_layer = p_.model.kv_bytes_per_token_layer(p_.tp);
     const std::uint64_t per_token = per_token_layer * p_.kv_layers();
@@ -511,6 +674,20 @@ class KvDecodeSpec : public GeneratorSpec {
     }
     std::vector<MovedBytes> moved;
     if (p_.has_kv_region()) moved.push_back(m);
+    if (p_.has_kv_region() && p_.model.has_sparse_attention()) {
+      // The indexer reads every cached token's index key in every layer.
+      MovedBytes x;
+      x.bytes = static_cast<double>(gpus) * p_.steps * p_.batch * p_.kv_layers() *
+                static_cast<double>(tokens) * static_cast<double>(p_.model.index_key_bytes());
+      x.where = {p_.kv};
+      x.keys = {"steps", "batch", "context_tokens", "layers"};
+      x.how = fmt::format(
+          "{} GPUs x {} steps x batch {} x {} layers x {} tokens on kv_location (context_tokens at "
+          "least {}{}) x {} B of index key per token (sparse attention's indexer)",
+          gpus, p_.steps, p_.batch, p_.kv_layers(), tokens, p_.context.min, hbm_part,
+          p_.model.index_key_bytes());
+      moved.push_back(x);
+    }
     if (p_.has_state_region()) {
       // Every step reads and writes each sequence's state in each linear-attention layer.
       MovedBytes s;
@@ -561,6 +738,11 @@ class KvDecodeSpec : public GeneratorSpec {
     }
     if (p_.has_state_region()) {
       for (const char* k : {"read_bytes_state", "write_bytes_state"}) j[k] = g.gpu_sum(k);
+    }
+    if (p_.model.has_sparse_attention()) {
+      for (const char* k : {"read_bytes_index_keys", "write_bytes_index_keys"}) j[k] = g.gpu_sum(k);
+      // Each GPU of a group reads the same selection: counted once a group.
+      j["selected_tokens_read"] = g.group_sum("selected_tokens_read");
     }
     const TpGroups::Steps st = g.steps("step_ns", p_.batch);
     const double mean_step_ns = st.mean_step_ns;
@@ -632,7 +814,8 @@ class KvDecodeSpec : public GeneratorSpec {
         {"tensor_parallel", p_.tp},
         {"block_bytes", p_.block_bytes()},
         {"mean_read_bytes_per_step_per_gpu", mean_read_bytes_per_step()},
-        {"write_bytes_per_step_per_gpu", p_.batch * per_token + state_per_step},
+        {"write_bytes_per_step_per_gpu",
+         p_.batch * (per_token + p_.kv_layers() * p_.model.index_key_bytes()) + state_per_step},
         {"compute", p_.compute.to_json()},
         // The first layer's compute phase and the part of it reading its weights takes alone
         // (the roofline's memory side), so that a model's figures can be checked by hand.
@@ -655,6 +838,11 @@ class KvDecodeSpec : public GeneratorSpec {
       j["state_location"] = p_.state.text;
       j["state_bytes_per_step_per_gpu"] = state_per_step;  // read, and written again
     }
+    if (p_.model.has_sparse_attention()) {
+      j["sparse_attention_top_k"] = p_.model.sparse.top_k;
+      j["index_key_bytes_per_token_per_layer"] = p_.model.index_key_bytes();
+      j["index_key_format"] = p_.model.sparse.index_key_format.name;
+    }
     return j;
   }
 
@@ -665,7 +853,9 @@ class KvDecodeSpec : public GeneratorSpec {
     double token_layers = 0;
     for (unsigned l = 0; l < p_.layers; ++l) {
       if (!p_.model.is_attention_layer(l)) continue;
-      if (!p_.model.is_windowed_layer(l)) {
+      if (p_.model.has_sparse_attention()) {
+        token_layers += p_.context.mean_capped(p_.model.sparse.top_k);
+      } else if (!p_.model.is_windowed_layer(l)) {
         token_layers += p_.context.mean();
       } else if (p_.model.window_chunked) {
         token_layers += p_.context.mean_mod(p_.model.window_tokens);
@@ -673,10 +863,19 @@ class KvDecodeSpec : public GeneratorSpec {
         token_layers += p_.context.mean_capped(p_.model.window_tokens - 1);
       }
     }
+    // Sparse attention's indexer reads every cached token's index key.
+    const double index_keys = static_cast<double>(p_.batch) * p_.kv_layers() * p_.context.mean() *
+                              static_cast<double>(p_.model.index_key_bytes());
     return token_layers * static_cast<double>(p_.batch) *
                static_cast<double>(p_.model.kv_bytes_per_token_layer(p_.tp)) +
+           index_keys +
            static_cast<double>(p_.batch) * p_.linear_layers() *
                static_cast<double>(p_.model.state_bytes_per_layer(p_.tp));
+  }
+  // The regions' words for a block slot's index keys (sparse attention), or nothing.
+  std::string index_keys_text() const {
+    if (!p_.model.has_sparse_attention()) return std::string();
+    return fmt::format(", and {} B of the block's index keys", p_.index_block_bytes());
   }
   // The LM head's compute once per step after the model's last layer (0 with layer_ns compute).
   double lm_head_ns_per_step() const {
@@ -695,6 +894,7 @@ class KvDecodeSpec : public GeneratorSpec {
   // a chunked layer's start again at each chunk, so none when a chunk may begin in that range.
   std::uint64_t least_attended(unsigned l) const {
     const std::uint64_t lo = p_.context.min;
+    if (p_.model.has_sparse_attention()) return p_.model.selected_tokens(lo);
     if (!p_.model.is_windowed_layer(l) || !p_.model.window_chunked) {
       return p_.model.attended_tokens(l, lo);
     }

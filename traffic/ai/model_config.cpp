@@ -80,6 +80,13 @@ void attention_matrices(const ModelConfig& m, unsigned tp, Visit&& visit) {
   visit(heads * (u64{m.mla_qk_nope_head_dim} + m.mla_v_head_dim),
         u64{m.mla_kv_lora_rank});      // wkv_b
   visit(h, heads * m.mla_v_head_dim);  // wo
+  if (m.has_sparse_attention()) {
+    // The lightning indexer (DeepSeek-V3.2 inference/model.py, Indexer), replicated: wq_b from the
+    // compressed query to its heads, wk from the hidden state to its one key.
+    const ModelConfig::SparseAttention& s = m.sparse;
+    visit(u64{s.index_heads} * s.index_head_dim, u64{m.mla_q_lora_rank});  // wq_b
+    visit(s.index_head_dim, h);                                            // wk
+  }
 }
 
 using LinearKind = ModelConfig::LinearAttention::Kind;
@@ -259,11 +266,16 @@ u64 attention_linear_params(const ModelConfig& m, unsigned layer, unsigned tp) {
   return p;
 }
 
-// Norm weights inside a full attention: MLA normalises the compressed query and the KV latent;
-// qk_norm one RMSNorm of head_dim weights for the query heads and one for the key heads.
+// Weights inside a full attention kept at unquantized_dtype_bytes: MLA normalises the compressed
+// query and the KV latent; qk_norm one RMSNorm of head_dim weights for the query heads and one for
+// the key heads; sparse attention's indexer a LayerNorm on its key (weight and bias) and
+// weights_proj (hidden -> index_heads, BF16 in DeepSeek-V3.2's checkpoint).
 u64 attention_norm_params(const ModelConfig& m) {
   if (m.attention == AttentionKind::kGqa) return m.qk_norm ? 2 * u64{m.head_dim} : 0;
-  return u64{m.mla_q_lora_rank} + m.mla_kv_lora_rank;
+  const u64 indexer = m.has_sparse_attention()
+                          ? 2 * u64{m.sparse.index_head_dim} + u64{m.hidden} * m.sparse.index_heads
+                          : 0;
+  return u64{m.mla_q_lora_rank} + m.mla_kv_lora_rank + indexer;
 }
 
 // A layer's attention parameters other than its linear layers (norms; the convolution and decay
@@ -631,6 +643,9 @@ constexpr ConfigJsonName kConfigJsonNames[] = {
     {"n_shared_experts", "moe.shared_experts"},
     {"moe_intermediate_size", "moe.expert_intermediate_size"},
     {"first_k_dense_replace", "moe.dense_layers"},
+    {"index_topk", "sparse_attention.top_k"},
+    {"index_n_heads", "sparse_attention.index_heads"},
+    {"index_head_dim", "sparse_attention.index_head_dim"},
     {"kv_lora_rank", "mla.kv_lora_rank"},
     {"q_lora_rank", "mla.q_lora_rank"},
     {"qk_rope_head_dim", "mla.qk_rope_head_dim"},
@@ -769,6 +784,7 @@ void check_model_keys(const ConfigNode& node) {
                     "linear_attention",
                     "attention_output_gate",
                     "qk_norm",
+                    "sparse_attention",
                     "ffn_activation",
                     "block_pattern"});
 }
@@ -1024,6 +1040,38 @@ void parse_linear_attention(ConfigNode& node, ModelConfig& m) {
   a.finish();
 }
 
+// sparse_attention (see the header): DeepSeek Sparse Attention's top_k and lightning indexer.
+void parse_sparse_attention(ConfigNode& node, ModelConfig& m) {
+  if (!node.has("sparse_attention")) {
+    node.ignore("sparse_attention");
+    return;
+  }
+  if (m.attention != AttentionKind::kMla || m.mla_q_lora_rank == 0) {
+    node.fail("sparse_attention",
+              "the indexer takes its queries from MLA's compressed query: expected attention: mla "
+              "with mla.q_lora_rank above 0 (DeepSeek-V3.2)");
+  }
+  for (const char* other :
+       {"sliding_window", "attention_chunk", "linear_attention", "block_pattern"}) {
+    if (node.has(other)) {
+      node.fail_among({"sparse_attention", other},
+                      fmt::format("sparse_attention is not modelled together with {}: give one "
+                                  "of them",
+                                  other));
+    }
+  }
+  ConfigNode s = node.child("sparse_attention", true);
+  m.sparse.top_k = get_count(s, "top_k", 1, 1u << 30);
+  m.sparse.index_heads = get_count(s, "index_heads", 1, 1024);
+  m.sparse.index_head_dim = get_count(s, "index_head_dim", 1, 1024);
+  if (s.has("index_key_format")) {
+    m.sparse.index_key_format = get_number_format(s, "index_key_format");
+  } else {
+    s.ignore("index_key_format");
+  }
+  s.finish();
+}
+
 }  // namespace
 
 ModelConfig parse_model(ConfigNode node) {
@@ -1179,6 +1227,7 @@ ModelConfig parse_model(ConfigNode node) {
   parse_window(node, m, "sliding_window", "sliding");
   parse_window(node, m, "attention_chunk", "chunked");
   parse_linear_attention(node, m);
+  parse_sparse_attention(node, m);
   node.finish();
   return m;
 }

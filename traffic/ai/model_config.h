@@ -274,6 +274,27 @@
 //                        has twice the rows. Default false
 //   qk_norm              true: RMSNorm on each query and key head (head_dim weights each; Qwen3,
 //                        Qwen3-Next). Default false
+//   sparse_attention     DeepSeek Sparse Attention (DeepSeek-V3.2-Exp and V3.2): in every
+//                        layer a lightning indexer scores each cached token against the new one,
+//                        with a small key per token and layer cached beside the KV, and the
+//                        attention reads the KV of only the top_k tokens it scores highest. MLA
+//                        with a compressed query only (the indexer's queries come from it); not
+//                        with sliding_window, attention_chunk, linear_attention or block_pattern.
+//     top_k              tokens each query attends to, 1..2^30 (HF index_topk; V3.2: 2048)
+//     index_heads        the indexer's query heads, 1..1024 (HF index_n_heads; V3.2: 64)
+//     index_head_dim     values of its key and of each query head, 1..1024 (HF index_head_dim;
+//                        V3.2: 128)
+//     index_key_format   how the cached index keys are stored, in weight_format's forms; default
+//                        8-bit values with a 32-bit scale per 128 ({bits: 8, block: 128,
+//                        scale_bits: 32}: 132 B a 128-value key, as DeepSeek's inference code and
+//                        vLLM's indexer cache keep them)
+//                        Weights per layer (DeepSeek-V3.2 inference/model.py, Indexer): wq_b
+//                        (q_lora_rank -> index_heads x index_head_dim) and wk (hidden ->
+//                        index_head_dim) in weight_format; k_norm (a LayerNorm: weight and bias,
+//                        index_head_dim each) and weights_proj (hidden -> index_heads, kept in
+//                        BF16 by the checkpoint) in unquantized_dtype_bytes; all replicated on
+//                        every GPU of a tensor-parallel group (plain Linear layers there,
+//                        ReplicatedLinear in vLLM), and so is the index key cache.
 // The caps keep every byte count of a model within 64 bits; real models are far inside them.
 //
 // Tensor parallelism (the `tp` argument): Megatron-style, as vLLM shards a model. Attention heads
@@ -362,6 +383,11 @@ struct ModelConfig {
   bool shared_expert_gate = false;
   bool attention_output_gate = false;  // q_proj also gives a gate per output value
   bool qk_norm = false;                // RMSNorm per query and key head
+  // DeepSeek Sparse Attention (see the key list): top_k 0 when the model has none.
+  struct SparseAttention {
+    unsigned top_k = 0, index_heads = 0, index_head_dim = 0;
+    NumberFormat index_key_format{"fp8 with a 32-bit scale per 128", 8, 128, 32};
+  } sparse;
   // Attention over a limited span of the context: a sliding window of W tokens, or chunks of W
   // (window_chunked); W in tokens (0: none), and which layers have it, a cycle over the layers
   // (true: windowed; empty with a window: every layer).
@@ -467,6 +493,18 @@ struct ModelConfig {
   // "sliding" or "chunked": the kind of a windowed layer, for report keys.
   const char* window_kind() const { return window_chunked ? "chunked" : "sliding"; }
   bool has_linear_attention() const { return !linear.cycle.empty(); }
+  bool has_sparse_attention() const { return sparse.top_k > 0; }
+  // Cached tokens whose KV a decode step reads in an attention layer when the cache holds
+  // `cached`: all of them, or with sparse attention at most top_k (those the indexer selects).
+  std::uint64_t selected_tokens(std::uint64_t cached) const {
+    return has_sparse_attention() ? std::min<std::uint64_t>(cached, sparse.top_k) : cached;
+  }
+  // Bytes of one token's index key in one attention layer (every GPU of a group holds it whole);
+  // 0 without sparse attention.
+  std::uint64_t index_key_bytes() const {
+    return has_sparse_attention() ? sparse.index_key_format.matrix_bytes(1, sparse.index_head_dim)
+                                  : 0;
+  }
   // Whether n GPUs split the linear-attention heads as vLLM requires: Gated DeltaNet, n divides
   // key_heads; Mamba-2, n divides heads, and groups unless there is one (MambaMixer2); Mamba-1, n
   // divides the inner width (MambaMixer); KDA, n divides heads (KimiDeltaAttention).

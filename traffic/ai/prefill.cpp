@@ -503,6 +503,14 @@ std::shared_ptr<const GeneratorSpec> parse_prefill(ConfigNode& n, const Platform
                                                    const std::vector<unsigned>& gpus) {
   PrefillParams p;
   p.model = parse_model_key(n);
+  if (p.model.has_sparse_attention()) {
+    // Its prefill reads what each new token's indexer selects from the reused prefix, which the
+    // union over a prompt's tokens makes hard to bound; not modelled rather than modelled dense.
+    n.fail("model", fmt::format("{} has sparse_attention, which prefill does not model yet "
+                                "(kv_decode does); drop it for a dense prefill "
+                                "(model: {{preset: ..., sparse_attention: ~}})",
+                                p.model.name));
+  }
   p.where = parse_placement(n, "location", facts, gpus);
   p.tp = parse_tp(n, p.model, gpus.size());
   p.block_tokens = parse_block_tokens(n, p.model, p.tp);
