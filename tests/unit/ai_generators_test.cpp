@@ -792,10 +792,32 @@ TEST(KvDecode, SparseAttentionReadsEveryIndexKeyAndTopKLatentsByHand) {
   const Drained few = drain(*spec_of(sparse_decode("      context_tokens: 10\n")));
   EXPECT_EQ(few.read, 5840u);
   EXPECT_EQ(few.report["selected_tokens_read"].get<std::uint64_t>(), 20u);
-  EXPECT_THAT(spec_error(R"(gpus: [0]
-    prefill: {model: {preset: deepseek_v3_2_exp}, location: device/fam0, prompts: 1,
-              input_tokens: 32, layers: 1, block_tokens: 64})"),
-              HasSubstr("has sparse_attention, which prefill does not model yet"));
+}
+
+// Prefill of the same model, two prompts of 64 tokens sharing a 32-token prefix, blocks of 16, on
+// GPU 0: the first writes its 4 blocks' latents and index keys, 64 x (160 + 132) = 18,688 B a
+// layer; the second reads the 2 reused blocks' latents and keys (32 x 292 = 9,344 B: the whole
+// prefix, as dense attention) and writes its other 2 (9,344 B). Over the two layers: 18,688 B read
+// (8,448 of them index keys) and 56,064 written (25,344 index keys).
+TEST(Prefill, SparseAttentionReadsAReusedPrefixAndItsIndexKeysByHand) {
+  const auto spec = spec_of(R"(gpus: [0]
+    prefill:
+      model: {name: s, source: test, layers: 2, hidden_size: 256, attention: mla,
+              attention_heads: 4, intermediate_size: 512, vocab_size: 1000,
+              mla: {kv_lora_rank: 64, qk_rope_head_dim: 16, q_lora_rank: 32,
+                    qk_nope_head_dim: 16, v_head_dim: 16},
+              sparse_attention: {top_k: 16, index_heads: 2, index_head_dim: 128}}
+      location: device/fam0
+      prompts: 2
+      input_tokens: 64
+      shared_prefix_tokens: 32
+      block_tokens: 16
+      layers: 2)");
+  const Drained d = drain(*spec);
+  EXPECT_EQ(d.read, 18688u);
+  EXPECT_EQ(d.written, 56064u);
+  EXPECT_EQ(d.report["read_bytes_index_keys"].get<std::uint64_t>(), 8448u);
+  EXPECT_EQ(d.report["write_bytes_index_keys"].get<std::uint64_t>(), 25344u);
 }
 
 // With hbm_tokens 32 at 111 cached tokens, blocks 4-6 (tokens 64-110) are in HBM: the index keys

@@ -46,6 +46,13 @@
 // region of their own beside the KV cache's, on `location`, one per cache slot and linear layer.
 // A block pattern's layer of an FFN alone keeps neither KV nor state: its phase has no accesses,
 // only its compute.
+//
+// Sparse attention (ModelConfig::sparse, DeepSeek-V3.2): each cache slot also holds its block's
+// index keys (after the layer's KV vectors' slots); a reused block's keys are read (the indexer
+// scores the prefix) and a new block's written, beside its KV. A reused prefix's KV is read once,
+// as for dense attention: a prompt's new tokens each select top_k tokens of what precedes them,
+// and famsim takes the union of their selections to be the whole prefix, an assumption that
+// overstates the reads of a prompt with few new tokens after a long prefix.
 #include "traffic/ai/generators.h"
 #include "models/core/time_text.h"
 #include "traffic/ai/llm_common.h"
@@ -92,6 +99,11 @@ struct PrefillParams {
 
   std::uint64_t vector_bytes() const { return model.kv_vector_bytes(tp); }
   std::uint64_t block_bytes() const { return block_tokens * vector_bytes(); }
+  // A block's index keys (sparse attention; 0 without), and all a slot holds in one layer.
+  std::uint64_t index_block_bytes() const { return block_tokens * model.index_key_bytes(); }
+  std::uint64_t slot_bytes() const {
+    return model.kv_vectors() * block_bytes() + index_block_bytes();
+  }
   std::uint64_t slots() const { return (cache_tokens + block_tokens - 1) / block_tokens; }
   // Of the simulated layers, those that keep KV blocks and those that keep states.
   unsigned kv_layers() const { return model.kv_layers(layers); }
@@ -245,6 +257,10 @@ class PrefillSource : public PhasedSource {
       j["read_bytes_state"] = read_state_;
       j["write_bytes_state"] = written_state_;
     }
+    if (p_.model.has_sparse_attention()) {
+      j["read_bytes_index_keys"] = read_index_;
+      j["write_bytes_index_keys"] = written_index_;
+    }
     return j;
   }
 
@@ -290,11 +306,14 @@ class PrefillSource : public PhasedSource {
     if (linear_) return state_access(a);
     if (!attention_) return false;  // a block pattern's FFN layer: weights only
     const unsigned vectors = p_.model.kv_vectors();
+    // Each block's KV vectors, then with sparse attention its index keys.
+    const bool sparse = p_.model.has_sparse_attention();
+    const unsigned parts = vectors + (sparse ? 1 : 0);
     while (block_ < slot_.size()) {
       const std::uint64_t k = block_;
       const std::uint64_t s = slot_[k];
       const unsigned v = vec_;
-      if (++vec_ == vectors) {
+      if (++vec_ == parts) {
         vec_ = 0;
         ++block_;
       }
@@ -312,11 +331,18 @@ class PrefillSource : public PhasedSource {
         if (k * p_.block_tokens < first) skip = first - k * p_.block_tokens;
         tokens -= skip;
       }
-      a.va = base_ +
-             ((std::uint64_t{kv_layer_} * vectors + v) * p_.slots() + s) * p_.block_bytes() +
-             skip * p_.vector_bytes();
-      a.bytes = static_cast<std::uint32_t>(tokens * p_.vector_bytes());
+      const std::uint64_t layer_va =
+          base_ + std::uint64_t{kv_layer_} * p_.slots() * p_.slot_bytes();
       a.write = k >= reused_blocks_;
+      if (v == vectors) {  // the block's index keys (no window: sparse attention has none)
+        a.va = layer_va + vectors * p_.slots() * p_.block_bytes() + s * p_.index_block_bytes();
+        a.bytes = static_cast<std::uint32_t>(tokens * p_.model.index_key_bytes());
+        (a.write ? written_index_ : read_index_) += a.bytes;
+      } else {
+        a.va = layer_va + (std::uint64_t{v} * p_.slots() + s) * p_.block_bytes() +
+               skip * p_.vector_bytes();
+        a.bytes = static_cast<std::uint32_t>(tokens * p_.vector_bytes());
+      }
       (a.write ? written_ : read_) += a.bytes;
       return true;
     }
@@ -377,6 +403,7 @@ class PrefillSource : public PhasedSource {
   std::vector<std::uint64_t> arrivals_;
   std::uint64_t tokens_ = 0, reused_tokens_ = 0, read_ = 0, written_ = 0;
   std::uint64_t read_state_ = 0, written_state_ = 0;
+  std::uint64_t read_index_ = 0, written_index_ = 0;  // sparse attention's index keys
   LatencyHistogram latency_;
 };
 
@@ -398,14 +425,16 @@ class PrefillSpec : public GeneratorSpec {
                                 : "");
     std::vector<RegionSpec> r;
     if (p_.kv_layers() > 0) {
-      r.push_back(
-          {"kv_cache",
-           std::uint64_t{p_.kv_layers()} * p_.model.kv_vectors() * p_.slots() * p_.block_bytes(),
-           p_.where, true, keys,
-           fmt::format("{} layers x {} KV vectors x {} x {} B a block of {} tokens "
-                       "(tensor_parallel {})",
-                       p_.kv_layers(), p_.model.kv_vectors(), blocks, p_.block_bytes(),
-                       p_.block_tokens, p_.tp)});
+      r.push_back({"kv_cache", std::uint64_t{p_.kv_layers()} * p_.slots() * p_.slot_bytes(),
+                   p_.where, true, keys,
+                   fmt::format("{} layers x {} KV vectors x {} x {} B a block of {} tokens "
+                               "(tensor_parallel {}){}",
+                               p_.kv_layers(), p_.model.kv_vectors(), blocks, p_.block_bytes(),
+                               p_.block_tokens, p_.tp,
+                               p_.model.has_sparse_attention()
+                                   ? fmt::format(", and {} B of each block's index keys",
+                                                 p_.index_block_bytes())
+                                   : std::string())});
     }
     if (p_.linear_layers() > 0) {
       r.push_back(
@@ -435,15 +464,17 @@ class PrefillSpec : public GeneratorSpec {
     if (!p_.trace.empty()) return {};
     const unsigned full = p_.kv_layers() - p_.model.windowed_layers(p_.layers);
     if (full == 0) return {};
-    const std::uint64_t per_token = p_.model.kv_bytes_per_token_layer(p_.tp) * full;
+    // With sparse attention a token's index key moves with its KV.
+    const std::uint64_t per_token =
+        (p_.model.kv_bytes_per_token_layer(p_.tp) + p_.model.index_key_bytes()) * full;
     MovedBytes m;
     m.bytes = static_cast<double>(p_.prompts) * p_.tp * static_cast<double>(p_.input.min) *
               static_cast<double>(per_token);
     m.where = {p_.where};
     m.keys = {"prompts", "input_tokens", "layers"};
     m.how = fmt::format(
-        "{} prompts x tensor_parallel {} x {} tokens (input_tokens at least) x {} B of KV per "
-        "token on each GPU ({} layers with full attention)",
+        "{} prompts x tensor_parallel {} x {} tokens (input_tokens at least) x {} B of KV (and "
+        "index keys) per token on each GPU ({} layers with full attention)",
         p_.prompts, p_.tp, p_.input.min, per_token, full);
     return {m};
   }
@@ -462,6 +493,9 @@ class PrefillSpec : public GeneratorSpec {
     for (const char* k : {"read_bytes", "write_bytes"}) j[k] = g.gpu_sum(k);
     if (p_.linear_layers() > 0) {
       for (const char* k : {"read_bytes_state", "write_bytes_state"}) j[k] = g.gpu_sum(k);
+    }
+    if (p_.model.has_sparse_attention()) {
+      for (const char* k : {"read_bytes_index_keys", "write_bytes_index_keys"}) j[k] = g.gpu_sum(k);
     }
     const double tokens = static_cast<double>(j["input_tokens"].get<std::uint64_t>());
     j["reuse_fraction"] =
@@ -503,14 +537,6 @@ std::shared_ptr<const GeneratorSpec> parse_prefill(ConfigNode& n, const Platform
                                                    const std::vector<unsigned>& gpus) {
   PrefillParams p;
   p.model = parse_model_key(n);
-  if (p.model.has_sparse_attention()) {
-    // Its prefill reads what each new token's indexer selects from the reused prefix, which the
-    // union over a prompt's tokens makes hard to bound; not modelled rather than modelled dense.
-    n.fail("model", fmt::format("{} has sparse_attention, which prefill does not model yet "
-                                "(kv_decode does); drop it for a dense prefill "
-                                "(model: {{preset: ..., sparse_attention: ~}})",
-                                p.model.name));
-  }
   p.where = parse_placement(n, "location", facts, gpus);
   p.tp = parse_tp(n, p.model, gpus.size());
   p.block_tokens = parse_block_tokens(n, p.model, p.tp);
