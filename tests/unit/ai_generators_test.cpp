@@ -785,9 +785,23 @@ TEST(KvDecode, SparseAttentionReadsEveryIndexKeyAndTopKLatentsByHand) {
     latent_bytes += sp.bytes;
   }
   EXPECT_EQ(latent_bytes, 2u * 16u * 160u);
-  std::sort(latents.begin(), latents.end());
-  for (std::size_t i = 1; i < latents.size(); ++i) {
-    EXPECT_LE(latents[i - 1].second, latents[i].first) << "latent reads overlap";
+  // In one step nothing is read twice: no two reads overlap, latents or index keys (a block's keys
+  // have a place of their own, apart from every latent and from other blocks' keys), and no write
+  // lands on anything read.
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> reads;
+  for (const Drained::Span& sp : d.spans) {
+    if (!sp.write) reads.emplace_back(sp.offset, sp.offset + sp.bytes);
+  }
+  std::sort(reads.begin(), reads.end());
+  for (std::size_t i = 1; i < reads.size(); ++i) {
+    EXPECT_LE(reads[i - 1].second, reads[i].first) << "reads overlap at " << reads[i].first;
+  }
+  for (const Drained::Span& sp : d.spans) {
+    if (!sp.write) continue;
+    for (const auto& r : reads) {
+      EXPECT_TRUE(sp.offset + sp.bytes <= r.first || r.second <= sp.offset)
+          << "a write at " << sp.offset << " lands on a read";
+    }
   }
   const Drained few = drain(*spec_of(sparse_decode("      context_tokens: 10\n")));
   EXPECT_EQ(few.read, 5840u);

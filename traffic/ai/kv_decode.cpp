@@ -655,7 +655,14 @@ class KvDecodeSpec : public GeneratorSpec {
     m.keys = {"steps", "batch", "context_tokens", "layers"};
     const std::string hbm_part =
         p_.hbm_tokens > 0 ? fmt::format(", less up to {} in HBM", in_hbm) : ", and the new one";
-    if (p_.model.windowed_layers(p_.layers) == 0) {
+    if (p_.model.has_sparse_attention()) {
+      // Every layer reads the latents of min(context, top_k) tokens.
+      m.how = fmt::format(
+          "{} GPUs x {} steps x batch {} x {} tokens on kv_location (the latents of context_tokens "
+          "at least {}, at most top_k {} of them{}) x {} B of KV per token on each GPU ({} layers)",
+          gpus, p_.steps, p_.batch, tokens_of(p_.model.selected_tokens(p_.context.min)),
+          p_.context.min, p_.model.sparse.top_k, hbm_part, per_token, p_.kv_layers());
+    } else if (p_.model.windowed_layers(p_.layers) == 0) {
       m.how = fmt::format(
           "{} GPUs x {} steps x batch {} x {} tokens on kv_location (context_tokens at least "
           "{}{}) x {} B of KV per token on each GPU ({} layers{})",
@@ -714,6 +721,13 @@ class KvDecodeSpec : public GeneratorSpec {
   //                               instead of moved, once per group, summed over groups
   //                               (chunked_blocks_dropped with chunked layers: behind the chunk)
   //   read_bytes_state, write_bytes_state  a hybrid model's states (totals over every GPU)
+  //   read_bytes_index_keys, write_bytes_index_keys  sparse attention's index keys (totals over
+  //                               every GPU, also in the tiers' read_bytes_* and write_bytes_*):
+  //                               the indexer's reads, the new tokens' keys, and the keys of
+  //                               blocks moved from HBM to kv_location
+  //   selected_tokens_read        sparse attention: tokens whose KV the attention read (of the
+  //                               top_k selected, or every cached one when there are no more),
+  //                               over steps, layers and sequences, once per group
   //   read_bytes_*, write_bytes_* totals over every GPU of the stream
   //   mean_step_ns                a step's time on the group's critical path (per step, its
   //                               slowest GPU), mean over steps and groups
