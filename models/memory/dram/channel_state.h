@@ -168,7 +168,6 @@ class ChannelState {
   // tFAW window), rd_ready and wr_ready after its column timing or the data bus did.
   void update_act_ready(unsigned rank);
   void update_column_ready(unsigned rank);
-  void issue_raw(Command cmd, const Coord& c, std::uint64_t cycle);
   void close(unsigned flat, unsigned rank, std::uint64_t precharge_cycle);
   std::uint64_t bus_ready(unsigned rank, unsigned latency) const;
   void occupy_bus(unsigned rank, std::uint64_t start);
