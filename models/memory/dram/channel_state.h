@@ -23,6 +23,7 @@
 #include "models/memory/dram/dram_command.h"
 #include "models/memory/dram/dram_spec.h"
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <stdexcept>
@@ -184,5 +185,140 @@ class ChannelState {
   std::array<std::uint8_t, kCommandCount> command_clocks_{};
   std::uint64_t command_bus_free_ = 0;
 };
+
+// issue() and the helpers it uses, defined here so that they inline into ControllerCore::issue():
+// a call into channel_state.cpp per DRAM command cost the call and the registers saved around it.
+// issue() is forced inline (one call site): GCC otherwise kept it out of line, which saved nothing.
+inline std::uint64_t ChannelState::bus_ready(unsigned rank, unsigned latency) const {
+  // The burst starts `latency` clocks after the command; it must start after the bus is free,
+  // plus the rank-to-rank switch time when another rank drove the last burst.
+  const std::uint64_t free = bus_free_ + (rank != bus_rank_ ? t_.RTRS : 0);
+  return free > latency ? free - latency : 0;
+}
+
+inline void ChannelState::occupy_bus(unsigned rank, std::uint64_t start) {
+  bus_free_ = start + t_.burst;
+  bus_rank_ = rank;
+}
+
+inline void ChannelState::update_act_ready(unsigned rank) {
+  Rank& r = ranks_[rank];
+  r.act_ready = r.act;
+  if (r.acts >= 4) r.act_ready = std::max(r.act_ready, r.faw[r.faw_next] + t_.FAW);
+}
+
+inline void ChannelState::update_column_ready(unsigned rank) {
+  Rank& r = ranks_[rank];
+  r.rd_ready = std::max(r.rd, bus_ready(rank, t_.CL));
+  r.wr_ready = std::max(r.wr, bus_ready(rank, t_.CWL));
+}
+
+inline void ChannelState::close(unsigned flat, unsigned rank, std::uint64_t precharge_cycle) {
+  Bank& b = banks_[flat];
+  if (!b.open) return;
+  b.open = false;
+  b.act = std::max(b.act, precharge_cycle + t_.RP);
+  --ranks_[rank].open_banks;
+}
+
+[[gnu::always_inline]] inline void ChannelState::issue(Command cmd, const Coord& c,
+                                                       std::uint64_t cycle) {
+  command_bus_free_ = cycle + command_clocks_[static_cast<unsigned>(cmd)];
+  // Each case records its command, then refreshes the derived "ready" values of the ranks that
+  // the command changed, and only those: a column command moves the data bus, which every rank's
+  // column timing depends on, and changes no ACT timing; an ACT or a bank refresh changes its
+  // rank's ACT timing (tRRD, tFAW, tRREFD) and no column timing; a PRE, PREA or REFab changes
+  // neither. One switch in one function: recording in a function of its own and switching again
+  // for the derived values cost a call and a second dispatch per command (about 18 instructions,
+  // 0.5 % of famsim bench).
+  Rank& r = ranks_[c.rank];
+  switch (cmd) {
+    case Command::kACT: {
+      Bank& b = banks_[flat_bank(c)];
+      Group& g = group(c);
+      b.open = true;
+      b.row = c.row;
+      ++r.open_banks;
+      b.act = std::max(b.act, cycle + t_.RC);
+      b.rd = std::max(b.rd, cycle + t_.RCD_RD);
+      b.wr = std::max(b.wr, cycle + t_.RCD_WR);
+      b.pre = std::max(b.pre, cycle + t_.RAS);
+      g.act = std::max(g.act, cycle + t_.RRD_L);
+      r.act = std::max(r.act, cycle + t_.RRD_S);
+      r.faw[r.faw_next] = cycle;
+      r.faw_next = (r.faw_next + 1) & 3;
+      if (r.acts < 4) ++r.acts;
+      update_act_ready(c.rank);
+      return;
+    }
+    case Command::kRD:
+    case Command::kRDA: {
+      const unsigned f = flat_bank(c);
+      Bank& b = banks_[f];
+      Group& g = group(c);
+      g.rd = std::max(g.rd, cycle + t_.CCD_L);
+      r.rd = std::max(r.rd, cycle + t_.CCD_S);
+      r.wr = std::max(r.wr, cycle + t_.RTW);
+      b.pre = std::max(b.pre, cycle + t_.RTP);
+      occupy_bus(c.rank, cycle + t_.CL);
+      if (cmd == Command::kRDA) close(f, c.rank, b.pre);
+      for (unsigned k = 0; k < ranks_.size(); ++k) update_column_ready(k);
+      return;
+    }
+    case Command::kWR:
+    case Command::kWRA: {
+      const unsigned f = flat_bank(c);
+      Bank& b = banks_[f];
+      Group& g = group(c);
+      g.wr = std::max(g.wr, cycle + t_.CCD_L_WR);
+      r.wr = std::max(r.wr, cycle + t_.CCD_S);
+      g.rd = std::max(g.rd, cycle + t_.write_to_read_l());
+      r.rd = std::max(r.rd, cycle + t_.write_to_read_s());
+      b.pre = std::max(b.pre, cycle + t_.write_to_precharge());
+      occupy_bus(c.rank, cycle + t_.CWL);
+      if (cmd == Command::kWRA) close(f, c.rank, b.pre);
+      for (unsigned k = 0; k < ranks_.size(); ++k) update_column_ready(k);
+      return;
+    }
+    case Command::kPRE:
+      close(flat_bank(c), c.rank, cycle);
+      if (t_.PPD) r.pre = std::max(r.pre, cycle + t_.PPD);
+      return;
+    case Command::kPREA: {
+      const unsigned first = c.rank * org_.banks();
+      for (unsigned b = first; b < first + org_.banks(); ++b) {
+        close(b, c.rank, cycle);
+        banks_[b].act = std::max(banks_[b].act, cycle + t_.RP);  // restarts tRP of closed banks
+      }
+      if (t_.PPD) r.pre = std::max(r.pre, cycle + t_.PPD);
+      return;
+    }
+    case Command::kREFab: {
+      const unsigned first = c.rank * org_.banks();
+      for (unsigned b = first; b < first + org_.banks(); ++b) {
+        banks_[b].act = std::max(banks_[b].act, cycle + t_.RFC);
+      }
+      return;
+    }
+    case Command::kREFpb:
+    case Command::kREFsb: {
+      // REFpb refreshes one bank, REFsb bank c.bank of every group: nothing reaches them during
+      // tRFCpb (tRFCsb).
+      const unsigned groups = cmd == Command::kREFsb ? org_.bank_groups : 1;
+      for (unsigned g = 0; g < groups; ++g) {
+        Coord bc = c;
+        if (cmd == Command::kREFsb) bc.bank_group = static_cast<std::uint16_t>(g);
+        Bank& b = banks_[flat_bank(bc)];
+        b.act = std::max(b.act, cycle + t_.RFCpb);
+        b.pre = std::max(b.pre, cycle + t_.RFCpb);
+      }
+      if (t_.RREFD) r.act = std::max(r.act, cycle + t_.RREFD);
+      const unsigned to_next_refpb = t_.PBR2PBR ? t_.PBR2PBR : t_.RREFD;
+      r.refpb = std::max(r.refpb, cycle + to_next_refpb);
+      update_act_ready(c.rank);
+      return;
+    }
+  }
+}
 
 }  // namespace famsim::dram

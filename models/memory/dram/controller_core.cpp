@@ -723,22 +723,24 @@ void ControllerCore::issue(const Choice& ch, std::uint64_t now) {
     first = std::min(first, now);
   }
 
-  if (cmd == Command::kPREA || cmd == Command::kREFab) {
+  // One call of ChannelState::issue(), which is inline: a copy of it per kind of command would
+  // triple its code here.
+  const bool one_bank = cmd != Command::kPREA && cmd != Command::kREFab && cmd != Command::kREFsb;
+  bool was_open = false;
+  if (one_bank) {
+    mark_dirty(flat);
+    was_open = state_.is_open(flat);
+  } else if (cmd == Command::kREFsb) {
+    for_each_unit_bank(rank, ch.c.bank, [&](unsigned b) { mark_dirty(b); });
+  } else {
     const unsigned first = rank * state_.banks_per_rank();
     for (unsigned b = first; b < first + state_.banks_per_rank(); ++b) {
       if (state_.is_open(b)) books_[b].open_cycles += now - books_[b].open_since;
       mark_dirty(b);
     }
-    state_.issue(cmd, ch.c, now);
-  } else if (cmd == Command::kREFsb) {
-    for_each_unit_bank(rank, ch.c.bank, [&](unsigned b) { mark_dirty(b); });
-    state_.issue(cmd, ch.c, now);
-  } else {
-    mark_dirty(flat);
-    const bool was_open = state_.is_open(flat);
-    state_.issue(cmd, ch.c, now);
-    note_open_change(flat, was_open, now);
   }
+  state_.issue(cmd, ch.c, now);
+  if (one_bank) note_open_change(flat, was_open, now);
   const bool rank_active = state_.open_banks(rank) > 0;
   if (rank_active != rank_was_active) {
     if (rank_active) {
