@@ -250,7 +250,7 @@ void ControllerCore::refresh_choices(int q) {
   dirty_list_[q].clear();
 }
 
-void ControllerCore::work_out_choice(unsigned flat, int q) {
+inline void ControllerCore::work_out_choice(unsigned flat, int q) {
   Choice& ch = cache_[q][flat];
   const BankQueue& bq = queue(q, flat);
   const Entry& head = entries_[bq.head];
