@@ -59,6 +59,15 @@ class RequestSet {
   }
   // First set index at or after `from`, wrapping around; size() when empty.
   unsigned next_from(unsigned from) const {
+    if (words_.size() == 1) {
+      // Up to 64 indices (every arbiter of a shipped platform, once per grant): the set is one
+      // word, so the first index at or after `from`, else the first at all, is a mask and a
+      // count of trailing zeros, without next_at_or_after()'s word loop run twice.
+      const std::uint64_t w = words_[0];
+      if (w == 0) return n_;
+      const std::uint64_t later = from < 64 ? w & (~std::uint64_t{0} << from) : 0;
+      return static_cast<unsigned>(__builtin_ctzll(later != 0 ? later : w));
+    }
     const unsigned i = next_at_or_after(from);
     return i < n_ ? i : next_at_or_after(0);
   }

@@ -379,13 +379,12 @@ void Crossbar::arbitrate(Plane& pl, std::uint64_t edge_ps) {
 // output, so the per-output choices are a matching without further work.
 void Crossbar::arbitrate_fifo_round_robin(Plane& pl, std::uint64_t edge_ps) {
   std::uint64_t next_arbitration = Wakeup::kNever;
-  for (unsigned o = pl.waiting_outputs.next_at_or_after(0); o < pl.outputs;
-       o = pl.waiting_outputs.next_at_or_after(o + 1)) {
+  const auto serve = [&](unsigned o) {
     Output& out = pl.out[o];
-    if (out.pipe.full()) continue;  // draining the pipe re-arms arbitration
+    if (out.pipe.full()) return;  // draining the pipe re-arms arbitration
     if (out.free_at_ps > edge_ps) {
       next_arbitration = std::min(next_arbitration, out.free_at_ps);
-      continue;
+      return;
     }
     // A lone requester (one word with at most one bit set) needs no count: the popcount is a
     // library call on baseline x86-64.
@@ -400,6 +399,19 @@ void Crossbar::arbitrate_fifo_round_robin(Plane& pl, std::uint64_t edge_ps) {
     transfer(pl, out.arbiter.pick(out.requesters), o, edge_ps);
     if (out.requesters.any() && !out.pipe.full()) {
       next_arbitration = std::min(next_arbitration, out.free_at_ps);
+    }
+  };
+  if (pl.out_words == 1) {
+    // Up to 64 outputs (every shipped platform): the waiting outputs are one word, walked bit by
+    // bit from a copy rather than searched again from each output. transfer() changes only the
+    // bit of the output it serves, which the walk has passed, so the copy visits the same outputs.
+    for (std::uint64_t bits = pl.waiting_outputs.word(0); bits != 0; bits &= bits - 1) {
+      serve(static_cast<unsigned>(__builtin_ctzll(bits)));
+    }
+  } else {
+    for (unsigned o = pl.waiting_outputs.next_at_or_after(0); o < pl.outputs;
+         o = pl.waiting_outputs.next_at_or_after(o + 1)) {
+      serve(o);
     }
   }
   pl.next_arbitration_ps = next_arbitration;
