@@ -64,6 +64,10 @@ Link::Link(sc_core::sc_module_name name, SimContext& ctx, const LinkParams& para
     // The configuration reader refuses credits that cannot hold one such transfer.
     if (c.room_unit > c.credits_total) c.room_unit = c.credits_total;
     c.room_transfers = c.credits_total / c.room_unit;
+    c.room_held_for_free.resize(std::size_t{c.credits_total} + 1);
+    for (std::uint32_t free = 0; free <= c.credits_total; ++free) {
+      c.room_held_for_free[free] = (c.room_transfers - free / c.room_unit) * c.room_unit;
+    }
     c.credits_held.set_capacity(c.room_held(0));
     c.tx.set_capacity(params.tx_queue_entries);
     c.rx.set_capacity(c.credits_total);
@@ -320,7 +324,8 @@ void Link::commit(Wire& w, Channel& c, std::uint64_t e_ps) {
   }
   if (rem > 0) {
     const std::uint32_t per_flit = framing_.slots_per_flit();
-    const std::uint32_t n = (rem + per_flit - 1) / per_flit;
+    // One slot per flit (NVLink's 16 B flits) needs no division.
+    const std::uint32_t n = per_flit == 1 ? rem : (rem + per_flit - 1) / per_flit;
     const std::uint64_t start_fs = std::max(w.free_fs, e_fs);
     std::uint64_t fe;
     if (!window_binds_ && w.good_left >= n) {

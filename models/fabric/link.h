@@ -239,9 +239,10 @@ class Link : public sc_core::sc_module, public Component {
     // The credits transfers can use: whole largest transfers' worth.
     std::uint32_t usable_credits() const { return room_transfers * room_unit; }
     // The room in use with `free` credits free: credits_held's level.
-    std::uint32_t room_held(std::uint32_t free) const {
-      return (room_transfers - free / room_unit) * room_unit;
-    }
+    std::uint32_t room_held(std::uint32_t free) const { return room_held_for_free[free]; }
+    // room_held() for each count of free credits, 0..credits_total, worked out at elaboration:
+    // it changes at every commit and returned credit, and working it out divides by room_unit.
+    std::vector<std::uint32_t> room_held_for_free;
   };
   // One direction of the link. Wire time is kept in femtoseconds so that fractional flit times
   // do not accumulate rounding (64 bits of fs cover 5 hours).
