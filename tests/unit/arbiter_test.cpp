@@ -81,6 +81,28 @@ TEST(RequestSet, NextFromWraps) {
   EXPECT_EQ(one.next_from(129), 129u);
 }
 
+TEST(RequestSet, NextFromWrapsWithinOneWord) {
+  // Up to 64 indices take next_from()'s one-word path: the same answers as across words.
+  RequestSet full(64);
+  full.set(5);
+  full.set(63);
+  EXPECT_EQ(full.next_from(0), 5u);
+  EXPECT_EQ(full.next_from(5), 5u);
+  EXPECT_EQ(full.next_from(6), 63u);
+  EXPECT_EQ(full.next_from(63), 63u);  // the word's last bit
+  EXPECT_EQ(full.next_from(64), 5u);   // from past the end wraps to the first
+  EXPECT_EQ(full.next_from(1000), 5u);
+  RequestSet part(40);
+  part.set(7);
+  part.set(20);
+  EXPECT_EQ(part.next_from(21), 7u);  // wraps
+  EXPECT_EQ(part.next_from(45), 7u);  // past the end, still inside the word
+  part.clear(7);
+  part.clear(20);
+  EXPECT_EQ(part.next_from(0), 40u);  // empty: size()
+  EXPECT_EQ(part.next_from(39), 40u);
+}
+
 TEST(RoundRobinArbiter, FixedPatternGrantsInTurn) {
   // Requesters 0, 2, 3 of 4 always request: grants 0, 2, 3, then wrap.
   RequestSet s(4);
