@@ -748,16 +748,17 @@ TEST(KvDecode, LightningHybridReadsAndWritesItsStatesByHand) {
 
 // Sparse attention on a small MLA model: a latent of 64 + 16 values in BF16, 160 B a token and
 // layer; an index key of 128 FP8 values and a 32-bit scale, 132 B; top_k 16. Two layers, batch
-// 1, one step, blocks of 16 on the device.
-std::string sparse_decode(const std::string& rest) {
-  return R"(gpus: [0]
-    kv_decode:
+// 1, one step, blocks of 16 on the device. The model, as a stream's `model` key (kv_decode's and
+// prefill's tests share it).
+constexpr const char* kSparseMlaModel = R"(
       model: {name: s, source: test, layers: 2, hidden_size: 256, attention: mla,
               attention_heads: 4, intermediate_size: 512, vocab_size: 1000,
               mla: {kv_lora_rank: 64, qk_rope_head_dim: 16, q_lora_rank: 32,
                     qk_nope_head_dim: 16, v_head_dim: 16},
               sparse_attention: {top_k: 16, index_heads: 2, index_head_dim: 128}}
-      batch: 1
+)";
+std::string sparse_decode(const std::string& rest) {
+  return std::string("gpus: [0]\n    kv_decode:") + kSparseMlaModel + R"(      batch: 1
       steps: 1
       layers: 2
       block_tokens: 16
@@ -814,14 +815,8 @@ TEST(KvDecode, SparseAttentionReadsEveryIndexKeyAndTopKLatentsByHand) {
 // prefix, as dense attention) and writes its other 2 (9,344 B). Over the two layers: 18,688 B read
 // (8,448 of them index keys) and 56,064 written (25,344 index keys).
 TEST(Prefill, SparseAttentionReadsAReusedPrefixAndItsIndexKeysByHand) {
-  const auto spec = spec_of(R"(gpus: [0]
-    prefill:
-      model: {name: s, source: test, layers: 2, hidden_size: 256, attention: mla,
-              attention_heads: 4, intermediate_size: 512, vocab_size: 1000,
-              mla: {kv_lora_rank: 64, qk_rope_head_dim: 16, q_lora_rank: 32,
-                    qk_nope_head_dim: 16, v_head_dim: 16},
-              sparse_attention: {top_k: 16, index_heads: 2, index_head_dim: 128}}
-      location: device/fam0
+  const auto spec = spec_of(std::string("gpus: [0]\n    prefill:") + kSparseMlaModel +
+                            R"(      location: device/fam0
       prompts: 2
       input_tokens: 64
       shared_prefix_tokens: 32
