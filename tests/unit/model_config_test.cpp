@@ -361,6 +361,29 @@ TEST(ModelConfig, DeepSeekV32SparseAttentionByHand) {
   EXPECT_EQ(v3.selected_tokens(100000), 100000u);
 }
 
+// kv_format fp8_ds_mla: DeepSeek's FP8 MLA entry, the 512-value latent in FP8 with 4 FP32 scales
+// (528 B) and the 64-value RoPE key in BF16 (128 B): 656 B a token and layer, against 1152 B in
+// BF16 and 5 x (128 + 4) = 660 B for a plain block format over all 576 values ({bits: 8, block:
+// 128, scale_bits: 32}: the RoPE key scaled too, and the last of 4.5 blocks stored whole). Refused
+// for GQA and next to kv_dtype_bytes.
+TEST(ModelConfig, Fp8DsMlaKvFormatByHand) {
+  const std::string v3 = test::source_file("traffic/models/deepseek_v3.yaml");
+  const ModelConfig ds = parse_text(replace_line(v3, "kv_dtype_bytes: 2", "kv_format: fp8_ds_mla"));
+  EXPECT_EQ(ds.kv_bytes_per_token_layer(), 656u);
+  EXPECT_EQ(ds.kv_bytes_per_token_layer(8), 656u);
+  EXPECT_EQ(ds.kv_format.name, "fp8_ds_mla");
+  const ModelConfig blocks = parse_text(
+      replace_line(v3, "kv_dtype_bytes: 2", "kv_format: {bits: 8, block: 128, scale_bits: 32}"));
+  EXPECT_EQ(blocks.kv_bytes_per_token_layer(), 660u);
+  std::string e = test::config_error_of(
+      [&] { parse_text(std::string(kSmallModel) + "kv_format: fp8_ds_mla\n"); });
+  EXPECT_THAT(e, HasSubstr("only applies to attention: mla"));
+  e = test::config_error_of([&] {
+    parse_text(replace_line(v3, "kv_dtype_bytes: 2", "kv_dtype_bytes: 2\nkv_format: fp8_ds_mla"));
+  });
+  EXPECT_THAT(e, HasSubstr("give one of them"));
+}
+
 // sparse_attention's keys: the index key's format; where it applies; Hugging Face's names.
 TEST(ModelConfig, SparseAttentionKeysAndErrors) {
   const std::string mla =

@@ -486,6 +486,8 @@ unsigned ModelConfig::kv_vectors() const { return attention == AttentionKind::kG
 std::uint64_t ModelConfig::kv_bytes_per_token_layer(unsigned tp) const {
   if (attention == AttentionKind::kMla) {
     check_tp(tp);
+    if (kv_fp8_ds_mla)
+      return kv_format.matrix_bytes(1, mla_kv_lora_rank) + 2 * u64{mla_rope_head_dim};
     return kv_format.matrix_bytes(1, u64{mla_kv_lora_rank} + mla_rope_head_dim);
   }
   return kv_vectors() * kv_format.matrix_bytes(kv_heads_per_gpu(*this, tp), head_dim);
@@ -1211,7 +1213,25 @@ ModelConfig parse_model(ConfigNode node) {
   const unsigned linear_bytes = m.weight_format.whole_bytes();
   m.unquantized_dtype_bytes =
       get_dtype_bytes(node, "unquantized_dtype_bytes", linear_bytes ? linear_bytes : 2);
-  m.kv_format = get_format_or_bytes(node, kKvFormatKeys);
+  if (node.has("kv_format") && !node.is_map("kv_format") &&
+      node.get_string("kv_format", std::nullopt) == "fp8_ds_mla") {
+    // DeepSeek's FP8 MLA entry (see the key list): not a format of every value alike.
+    if (m.attention != AttentionKind::kMla) {
+      node.fail("kv_format",
+                "fp8_ds_mla is DeepSeek's layout of an MLA latent and RoPE key: it "
+                "only applies to attention: mla");
+    }
+    if (node.has("kv_dtype_bytes")) {
+      node.fail_among({"kv_format", "kv_dtype_bytes"},
+                      "kv_format and kv_dtype_bytes both say how the values are stored: give one "
+                      "of them");
+    }
+    node.ignore("kv_dtype_bytes");
+    m.kv_format = NumberFormat{"fp8_ds_mla", 8, 128, 32};
+    m.kv_fp8_ds_mla = true;
+  } else {
+    m.kv_format = get_format_or_bytes(node, kKvFormatKeys);
+  }
   m.ffn_gated =
       node.get_choice("ffn_activation", std::string("swiglu"), {"swiglu", "relu2"}) == "swiglu";
   if (node.has("ffn_activation") && m.has_block_pattern() &&

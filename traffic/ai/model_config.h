@@ -104,7 +104,10 @@
 //                        the NVFP4 KV cache of NVIDIA's Blackwell serving stacks); the blocks run
 //                        along one head's vector (GQA: head_dim values of one head's K or V; MLA:
 //                        the token's latent and RoPE key), each vector rounded up to whole blocks
-//                        and bytes
+//                        and bytes. MLA also takes fp8_ds_mla: DeepSeek's FP8 layout of a token's
+//                        entry (FlashMLA's, vLLM's --kv-cache-dtype fp8 for DeepSeek-V3.2): the
+//                        latent in FP8 with an FP32 scale per 128 values, the RoPE key in BF16
+//                        (512 + 16 + 128 = 656 B for DeepSeek-V3's 512 + 64)
 //   sliding_window       sliding-window attention (Mistral 7B, Gemma 2/3, gpt-oss): a layer
 //                        with it attends to the last W tokens only, the new one included, so a
 //                        decode step reads at most W - 1 cached tokens there (HF sliding_window;
@@ -359,6 +362,9 @@ struct ModelConfig {
   unsigned mla_kv_lora_rank = 0, mla_rope_head_dim = 0, mla_q_lora_rank = 0;
   unsigned mla_qk_nope_head_dim = 0, mla_v_head_dim = 0;
   NumberFormat kv_format{"bf16", 16, 0, 0};  // the KV cache's values
+  // kv_format fp8_ds_mla (MLA): kv_format is the latent's (FP8, an FP32 scale per 128 values) and
+  // the RoPE key stays BF16.
+  bool kv_fp8_ds_mla = false;
   // The linear layers' weights (attention, dense FFN) and the experts' (routed and shared).
   NumberFormat weight_format{"bf16", 16, 0, 0};
   NumberFormat expert_format{"bf16", 16, 0, 0};
