@@ -52,8 +52,9 @@
 // index key are written. Which tokens the indexer selects depends on the data; famsim draws them
 // uniformly among the c, without repeats, per step, layer and sequence (the same on every GPU of
 // a tensor-parallel group), an assumption: real selections favour recent tokens and a few early
-// ones, so a uniform draw has the least locality (the most blocks touched). Selected tokens that
-// are neighbours in one block are read as one access.
+// ones, so a uniform draw is pessimistic for the device: its picks are seldom neighbours, and
+// fewer of them fall in an HBM tier. Selected tokens that are neighbours in one block are read as
+// one access.
 #include "traffic/ai/generators.h"
 #include "traffic/ai/llm_common.h"
 #include "traffic/pattern.h"
@@ -86,13 +87,9 @@ struct KvDecodeParams {
   std::uint64_t vector_bytes() const {  // one KV vector of one token of one layer, this GPU
     return model.kv_vector_bytes(tp);
   }
-  std::uint64_t block_bytes() const { return block_tokens * vector_bytes(); }
-  // A block's index keys (sparse attention; 0 without), kept beside its KV vectors.
-  std::uint64_t index_block_bytes() const { return block_tokens * model.index_key_bytes(); }
-  // All a block slot holds in one layer: its KV vectors and its index keys.
-  std::uint64_t slot_bytes() const {
-    return model.kv_vectors() * block_bytes() + index_block_bytes();
-  }
+  // Where a layer's blocks (KV vectors, and index keys with sparse attention) lie in a region.
+  KvBlockLayout layout() const { return KvBlockLayout(model, block_tokens, tp); }
+  std::uint64_t block_bytes() const { return layout().block_bytes; }
   std::uint64_t max_blocks() const {
     return (context.max + steps + block_tokens - 1) / block_tokens;
   }
@@ -123,7 +120,7 @@ struct KvDecodeParams {
   unsigned kv_layers() const { return model.kv_layers(layers); }
   unsigned linear_layers() const { return model.linear_layers(layers); }
   std::uint64_t region_bytes(std::uint64_t slots) const {
-    return std::uint64_t{kv_layers()} * slots * slot_bytes();
+    return std::uint64_t{kv_layers()} * slots * layout().slot_bytes();
   }
   // Bytes of kv_location's region before layer l's slots: the layers before it that keep KV
   // blocks, each batch x layer_blocks slots of its vectors and index keys (kv_cache_bytes() at
@@ -133,7 +130,7 @@ struct KvDecodeParams {
     for (unsigned k = 0; k < l; ++k) {
       if (model.is_attention_layer(k)) blocks += layer_blocks(k);
     }
-    return blocks * batch * slot_bytes();
+    return blocks * batch * layout().slot_bytes();
   }
   std::uint64_t kv_cache_bytes() const { return kv_layer_offset(layers); }
   std::uint64_t state_region_bytes() const {
@@ -371,7 +368,8 @@ class KvDecodeSource : public PhasedSource {
           // The block's KV vectors, then a sparse layer's index keys (they move together).
           const bool index = vec_ == vectors;
           a.va = index ? index_address(reading, seq_, b) : address(reading, seq_, b, vec_);
-          a.bytes = static_cast<std::uint32_t>(index ? p_.index_block_bytes() : p_.block_bytes());
+          a.bytes =
+              static_cast<std::uint32_t>(index ? p_.layout().index_block_bytes : p_.block_bytes());
           a.write = !reading;
           (reading ? read_hbm_ : write_dev_) += a.bytes;
           if (index) (reading ? read_index_ : write_index_) += a.bytes;
@@ -478,7 +476,7 @@ class KvDecodeSource : public PhasedSource {
     if (hbm) {
       slot = hbm_slot_[seq * p_.hbm_blocks() + b % p_.hbm_blocks()];
       slots = hbm_slots_;
-      base = hbm_va_ + std::uint64_t{kv_layer_} * slots * p_.slot_bytes();
+      base = hbm_va_ + std::uint64_t{kv_layer_} * slots * p_.layout().slot_bytes();
     } else if (windowed_) {
       slot = window_slot_[seq * p_.window_blocks() + b % p_.window_blocks()];
       slots = window_slots_;
@@ -492,13 +490,13 @@ class KvDecodeSource : public PhasedSource {
   std::uint64_t address(bool hbm, unsigned seq, std::uint64_t b, unsigned vec) const {
     std::uint64_t slot, slots, base;
     locate(hbm, seq, b, slot, slots, base);
-    return base + (std::uint64_t{vec} * slots + slot) * p_.block_bytes();
+    return base + p_.layout().kv_offset(vec, slot, slots);
   }
   // The index keys of block b (sparse attention).
   std::uint64_t index_address(bool hbm, unsigned seq, std::uint64_t b) const {
     std::uint64_t slot, slots, base;
     locate(hbm, seq, b, slot, slots, base);
-    return base + p_.model.kv_vectors() * slots * p_.block_bytes() + slot * p_.index_block_bytes();
+    return base + p_.layout().index_offset(slot, slots);
   }
   void advance_vector(unsigned vectors) {
     if (++vec_ == vectors) {
@@ -568,7 +566,7 @@ class KvDecodeSpec : public GeneratorSpec {
     const std::string per_slot =
         fmt::format("{} layers x {} KV vectors x {} B a block of {} tokens (tensor_parallel {}){}",
                     p_.kv_layers(), p_.model.kv_vectors(), p_.block_bytes(), p_.block_tokens, p_.tp,
-                    index_keys_text());
+                    p_.layout().index_keys_text());
     if (p_.has_kv_region()) {
       // Full layers hold the whole context; sliding or chunked ones their ring (window_blocks).
       const unsigned windowed = p_.model.windowed_layers(p_.layers);
@@ -588,15 +586,16 @@ class KvDecodeSpec : public GeneratorSpec {
             windowed, p_.model.window_kind(), windowed == 1 ? "" : "s", p_.hbm_tokens,
             p_.model.window_tokens - 1);
       }
-      r.push_back({"kv_cache",
-                   p_.kv_cache_bytes(),
-                   p_.kv,
-                   true,
-                   {"batch", "context_tokens", "steps", "block_tokens", "layers", "model"},
-                   fmt::format("batch {} x ({}) a sequence (context_tokens up to {} + {} steps) "
-                               "x {} KV vectors x {} B a block of {} tokens (tensor_parallel {}){}",
-                               p_.batch, blocks, p_.context.max, p_.steps, p_.model.kv_vectors(),
-                               p_.block_bytes(), p_.block_tokens, p_.tp, index_keys_text())});
+      r.push_back(
+          {"kv_cache",
+           p_.kv_cache_bytes(),
+           p_.kv,
+           true,
+           {"batch", "context_tokens", "steps", "block_tokens", "layers", "model"},
+           fmt::format("batch {} x ({}) a sequence (context_tokens up to {} + {} steps) "
+                       "x {} KV vectors x {} B a block of {} tokens (tensor_parallel {}){}",
+                       p_.batch, blocks, p_.context.max, p_.steps, p_.model.kv_vectors(),
+                       p_.block_bytes(), p_.block_tokens, p_.tp, p_.layout().index_keys_text())});
     }
     if (p_.has_hbm_region()) {
       r.push_back({"kv_cache_hbm",
@@ -885,11 +884,6 @@ class KvDecodeSpec : public GeneratorSpec {
            index_keys +
            static_cast<double>(p_.batch) * p_.linear_layers() *
                static_cast<double>(p_.model.state_bytes_per_layer(p_.tp));
-  }
-  // The regions' words for a block slot's index keys (sparse attention), or nothing.
-  std::string index_keys_text() const {
-    if (!p_.model.has_sparse_attention()) return std::string();
-    return fmt::format(", and {} B of the block's index keys", p_.index_block_bytes());
   }
   // The LM head's compute once per step after the model's last layer (0 with layer_ns compute).
   double lm_head_ns_per_step() const {

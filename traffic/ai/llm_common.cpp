@@ -212,6 +212,11 @@ unsigned parse_layers(ConfigNode& parent, const ModelConfig& m) {
   return static_cast<unsigned>(parent.get_uint("layers", m.layers, 1, m.layers));
 }
 
+std::string KvBlockLayout::index_keys_text() const {
+  if (index_block_bytes == 0) return std::string();
+  return fmt::format(", and {} B of each block's index keys", index_block_bytes);
+}
+
 std::vector<std::uint32_t> shuffled_slots(std::uint64_t n, std::uint64_t seed) {
   std::vector<std::uint32_t> v(n);
   std::iota(v.begin(), v.end(), 0u);

@@ -181,6 +181,30 @@ inline bool mixers_alike(const ModelConfig& m, unsigned simulated) {
 // only (dense_layers, a moe.layer_types cycle, or E in a block pattern) moe_layers_simulated.
 void add_layer_kinds(nlohmann::json& summary, const ModelConfig& m, unsigned layers);
 
+// How a layer's KV blocks lie in a region of `slots` block slots, in kv_decode and prefill alike:
+// each KV vector's blocks in turn (vector v's block in slot s at (v x slots + s) x block_bytes),
+// then, with sparse attention, the slots' index keys (slot s's at vectors x slots x block_bytes +
+// s x index_block_bytes); a layer takes slots x slot_bytes().
+struct KvBlockLayout {
+  KvBlockLayout(const ModelConfig& m, unsigned block_tokens, unsigned tp)
+      : vectors(m.kv_vectors()),
+        block_bytes(block_tokens * m.kv_vector_bytes(tp)),
+        index_block_bytes(block_tokens * m.index_key_bytes()) {}
+  unsigned vectors;
+  std::uint64_t block_bytes;        // one KV vector of a block's tokens on one GPU
+  std::uint64_t index_block_bytes;  // a block's index keys (0 without sparse attention)
+  std::uint64_t slot_bytes() const { return vectors * block_bytes + index_block_bytes; }
+  std::uint64_t kv_offset(unsigned vec, std::uint64_t slot, std::uint64_t slots) const {
+    return (std::uint64_t{vec} * slots + slot) * block_bytes;
+  }
+  std::uint64_t index_offset(std::uint64_t slot, std::uint64_t slots) const {
+    return vectors * slots * block_bytes + slot * index_block_bytes;
+  }
+  // A region description's words for the index keys: ", and N B of each block's index keys", or
+  // nothing without sparse attention.
+  std::string index_keys_text() const;
+};
+
 // Seeded random permutation of 0..n-1 (setup time only): scatters blocks over a pool, as a
 // paged allocator's free list does after a while.
 std::vector<std::uint32_t> shuffled_slots(std::uint64_t n, std::uint64_t seed);

@@ -98,12 +98,9 @@ struct PrefillParams {
   std::uint64_t max_requests = 0;  // 0: all
 
   std::uint64_t vector_bytes() const { return model.kv_vector_bytes(tp); }
-  std::uint64_t block_bytes() const { return block_tokens * vector_bytes(); }
-  // A block's index keys (sparse attention; 0 without), and all a slot holds in one layer.
-  std::uint64_t index_block_bytes() const { return block_tokens * model.index_key_bytes(); }
-  std::uint64_t slot_bytes() const {
-    return model.kv_vectors() * block_bytes() + index_block_bytes();
-  }
+  // Where a layer's blocks (KV vectors, and index keys with sparse attention) lie in a region.
+  KvBlockLayout layout() const { return KvBlockLayout(model, block_tokens, tp); }
+  std::uint64_t block_bytes() const { return layout().block_bytes; }
   std::uint64_t slots() const { return (cache_tokens + block_tokens - 1) / block_tokens; }
   // Of the simulated layers, those that keep KV blocks and those that keep states.
   unsigned kv_layers() const { return model.kv_layers(layers); }
@@ -331,16 +328,16 @@ class PrefillSource : public PhasedSource {
         if (k * p_.block_tokens < first) skip = first - k * p_.block_tokens;
         tokens -= skip;
       }
+      const KvBlockLayout layout = p_.layout();
       const std::uint64_t layer_va =
-          base_ + std::uint64_t{kv_layer_} * p_.slots() * p_.slot_bytes();
+          base_ + std::uint64_t{kv_layer_} * p_.slots() * layout.slot_bytes();
       a.write = k >= reused_blocks_;
       if (v == vectors) {  // the block's index keys (no window: sparse attention has none)
-        a.va = layer_va + vectors * p_.slots() * p_.block_bytes() + s * p_.index_block_bytes();
+        a.va = layer_va + layout.index_offset(s, p_.slots());
         a.bytes = static_cast<std::uint32_t>(tokens * p_.model.index_key_bytes());
         (a.write ? written_index_ : read_index_) += a.bytes;
       } else {
-        a.va = layer_va + (std::uint64_t{v} * p_.slots() + s) * p_.block_bytes() +
-               skip * p_.vector_bytes();
+        a.va = layer_va + layout.kv_offset(v, s, p_.slots()) + skip * p_.vector_bytes();
         a.bytes = static_cast<std::uint32_t>(tokens * p_.vector_bytes());
       }
       (a.write ? written_ : read_) += a.bytes;
@@ -425,16 +422,13 @@ class PrefillSpec : public GeneratorSpec {
                                 : "");
     std::vector<RegionSpec> r;
     if (p_.kv_layers() > 0) {
-      r.push_back({"kv_cache", std::uint64_t{p_.kv_layers()} * p_.slots() * p_.slot_bytes(),
-                   p_.where, true, keys,
+      r.push_back({"kv_cache",
+                   std::uint64_t{p_.kv_layers()} * p_.slots() * p_.layout().slot_bytes(), p_.where,
+                   true, keys,
                    fmt::format("{} layers x {} KV vectors x {} x {} B a block of {} tokens "
                                "(tensor_parallel {}){}",
                                p_.kv_layers(), p_.model.kv_vectors(), blocks, p_.block_bytes(),
-                               p_.block_tokens, p_.tp,
-                               p_.model.has_sparse_attention()
-                                   ? fmt::format(", and {} B of each block's index keys",
-                                                 p_.index_block_bytes())
-                                   : std::string())});
+                               p_.block_tokens, p_.tp, p_.layout().index_keys_text())});
     }
     if (p_.linear_layers() > 0) {
       r.push_back(
