@@ -65,7 +65,8 @@ TEST(ModelConfig, PresetsParseWithTheirSources) {
         "mistral_7b.yaml", "gemma2_27b.yaml", "gpt_oss_120b.yaml", "gpt_oss_20b.yaml",
         "qwen3_next_80b_a3b.yaml", "llama4_scout.yaml", "llama4_maverick.yaml", "qwen3_32b.yaml",
         "qwen3_30b_a3b.yaml", "qwen3_235b_a22b.yaml", "gemma3_27b.yaml", "glm4_5.yaml",
-        "glm4_5_air.yaml", "llama3_1_405b.yaml", "deepseek_v3_2_exp.yaml"}) {
+        "glm4_5_air.yaml", "llama3_1_405b.yaml", "deepseek_v3_2_exp.yaml",
+        "qwen3_coder_480b_a35b.yaml"}) {
     SCOPED_TRACE(file);
     const ModelConfig m = load_preset(file);
     EXPECT_FALSE(m.name.empty());
@@ -947,6 +948,20 @@ TEST(ModelConfig, Qwen3AndGemma3PresetsByHand) {
   EXPECT_EQ(q235.parameters(), 235093634560u);
   EXPECT_EQ(q235.active_parameters(), 22190763520u);
   EXPECT_EQ(q235.kv_bytes_per_token(), 192512u);  // 94 x 2 x 4 x 128 x 2 B
+
+  // Qwen3-Coder-480B-A35B: attention 6144 x 12288 (q) + 2 x 6144 x 1024 (k, v) + 12288 x 6144
+  // (o) = 163,577,856; q/k norms 256 and two norms 12,288: 12,544; router 6144 x 160 = 983,040;
+  // an expert 3 x 6144 x 2560 = 47,185,920, 160 of them 7,549,747,200: 7,714,320,640 a layer,
+  // x 62 = 478,287,879,680; embedding and LM head 2 x 151936 x 6144 = 1,866,989,568, final norm
+  // 6,144. Total 480,154,875,392 (480B). Active: 163,577,856 + 12,544 + 983,040 + 8 experts
+  // 377,487,360 = 542,060,800 a layer, x 62 = 33,607,769,600, + 1,866,995,712 = 35,474,765,312
+  // (35B).
+  const ModelConfig coder = load_preset("qwen3_coder_480b_a35b.yaml");
+  EXPECT_EQ(coder.moe_layers(62), 62u);
+  EXPECT_EQ(coder.layer_active_parameters(0), 542060800u);
+  EXPECT_EQ(coder.parameters(), 480154875392u);
+  EXPECT_EQ(coder.active_parameters(), 35474765312u);
+  EXPECT_EQ(coder.kv_bytes_per_token(), 253952u);  // 62 x 2 x 8 x 128 x 2 B
 
   const ModelConfig g3 = load_preset("gemma3_27b.yaml");
   EXPECT_EQ(g3.layer_active_parameters(0), 412887808u);
