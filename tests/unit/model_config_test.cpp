@@ -66,7 +66,7 @@ TEST(ModelConfig, PresetsParseWithTheirSources) {
         "qwen3_next_80b_a3b.yaml", "llama4_scout.yaml", "llama4_maverick.yaml", "qwen3_32b.yaml",
         "qwen3_30b_a3b.yaml", "qwen3_235b_a22b.yaml", "gemma3_27b.yaml", "glm4_5.yaml",
         "glm4_5_air.yaml", "llama3_1_405b.yaml", "deepseek_v3_2_exp.yaml",
-        "qwen3_coder_480b_a35b.yaml"}) {
+        "qwen3_coder_480b_a35b.yaml", "gemma3_12b.yaml"}) {
     SCOPED_TRACE(file);
     const ModelConfig m = load_preset(file);
     EXPECT_FALSE(m.name.empty());
@@ -975,6 +975,17 @@ TEST(ModelConfig, Qwen3AndGemma3PresetsByHand) {
   EXPECT_EQ(g3.attended_tokens(0, 8192), 1023u);
   EXPECT_EQ(g3.attended_tokens(5, 8192), 8192u);
   EXPECT_EQ(g3.kv_bytes_per_token_layer(), 8192u);  // 2 x 16 x 128 x 2 B
+
+  // Gemma 3 12B: attention 3840 x 4096 (q) + 2 x 3840 x 2048 (k, v) + 4096 x 3840 (o) =
+  // 47,185,920; q/k norms 512 and two norms 7,680; GeGLU 3 x 3840 x 15360 = 176,947,200:
+  // 224,141,312 a layer, x 48 = 10,758,782,976; tied embedding 262208 x 3840 = 1,006,878,720;
+  // final norm 3,840. Total 11,765,665,536.
+  const ModelConfig g12 = load_preset("gemma3_12b.yaml");
+  EXPECT_EQ(g12.layer_active_parameters(0), 224141312u);
+  EXPECT_EQ(g12.parameters(), 11765665536u);
+  EXPECT_EQ(g12.sliding_layers(48), 40u);
+  EXPECT_FALSE(g12.is_sliding_layer(47));
+  EXPECT_EQ(g12.kv_bytes_per_token_layer(), 8192u);  // 2 x 8 x 256 x 2 B
 }
 
 // GLM-4.5: attention 5120 x 12288 (q) + 2 x 5120 x 1024 (k, v) + 12288 x 5120 (o) = 136,314,880,
