@@ -66,7 +66,7 @@ TEST(ModelConfig, PresetsParseWithTheirSources) {
         "qwen3_next_80b_a3b.yaml", "llama4_scout.yaml", "llama4_maverick.yaml", "qwen3_32b.yaml",
         "qwen3_30b_a3b.yaml", "qwen3_235b_a22b.yaml", "gemma3_27b.yaml", "glm4_5.yaml",
         "glm4_5_air.yaml", "llama3_1_405b.yaml", "deepseek_v3_2_exp.yaml",
-        "qwen3_coder_480b_a35b.yaml", "gemma3_12b.yaml"}) {
+        "qwen3_coder_480b_a35b.yaml", "gemma3_12b.yaml", "kimi_k2.yaml"}) {
     SCOPED_TRACE(file);
     const ModelConfig m = load_preset(file);
     EXPECT_FALSE(m.name.empty());
@@ -333,6 +333,28 @@ TEST(ModelConfig, DeepSeekV3ParameterCountsMatchPublishedSizes) {
   // input embedding (129280 x 7168 = 926,679,040): 36,625,603,584.
   const std::uint64_t without_input_embedding = m.active_parameters() - 926679040u;
   EXPECT_LT(std::abs(relative_error(without_input_embedding, 36.6e9)), 0.005);
+}
+
+// Kimi K2: DeepSeek-V3's layers with 64 heads and 384 experts. MLA linear layers: wq_a 7168 x 1536
+// = 11,010,048; wq_b 1536 x 64 x (128 + 64) = 18,874,368; wkv_a 7168 x 576 = 4,128,768; wkv_b
+// 512 x 64 x (128 + 128) = 8,388,608; wo 64 x 128 x 7168 = 58,720,256: 101,122,048, + latent norms
+// 2,048 and layer norms 14,336. Dense layer (the first): + 3 x 7168 x 18432 = 396,361,728:
+// 497,500,160. MoE layer: + 384 x 44,040,192 (16,911,433,728) + shared 44,040,192 + router
+// 384 x 7168 (2,752,512) = 17,059,364,864; x 60 = 1,023,561,891,840. Embedding and head
+// 2 x 163840 x 7168 = 2,348,810,240; final norm 7,168. Total 1,026,408,209,408 (Moonshot: 1T).
+// Active MoE layer: 101,138,432 + 9 x 44,040,192 + 2,752,512 = 500,252,672; x 60 =
+// 30,015,160,320, + 497,500,160 + 2,348,817,408 = 32,861,477,888 (Moonshot: 32B).
+TEST(ModelConfig, KimiK2ParameterCountsByHand) {
+  const ModelConfig m = load_preset("kimi_k2.yaml");
+  EXPECT_EQ(m.moe_layers(61), 60u);
+  EXPECT_FALSE(m.is_moe_layer(0));
+  EXPECT_TRUE(m.is_moe_layer(1));
+  EXPECT_EQ(m.layer_active_parameters(0), 497500160u);
+  EXPECT_EQ(m.layer_active_parameters(1), 500252672u);
+  EXPECT_EQ(m.parameters(), 1026408209408u);
+  EXPECT_EQ(m.active_parameters(), 32861477888u);
+  // The latent and RoPE key as DeepSeek-V3's: 576 x 2 B x 61 layers, whatever the heads.
+  EXPECT_EQ(m.kv_bytes_per_token(8), 70272u);
 }
 
 // DeepSeek-V3.2-Exp: DeepSeek-V3 and a lightning indexer in each of its 61 layers: wq_b 1536 x
