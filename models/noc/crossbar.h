@@ -187,32 +187,36 @@ class Crossbar : public sc_core::sc_module, public Component {
     unsigned data = 0;
     std::uint64_t since_ps = 0;  // reached the block's port (oldest_first's age)
   };
-  struct Input {
-    Ring<Queued> fifo;                // input_queues: fifo
-    VirtualOutputQueues<Queued> voq;  // input_queues: voq
+  // Input and Output start on a cache line and keep what a message's arrival, its grant and the
+  // arbitration use first, statistics after: with thousands of messages in flight their state
+  // has left the cache between two steps of a message, and each line a step touches is a likely
+  // miss (famsim bench, cachegrind).
+  struct alignas(64) Input {
+    Ring<Queued> fifo;  // input_queues: fifo
     HoldSlot hold;
-    std::uint64_t backpressure_ps = 0;
-    std::uint64_t head_eligible_ps = 0;          // fifo: when the head started competing
-    std::vector<std::uint64_t> voq_eligible_ps;  // voq: the same per output queue
+    std::uint64_t head_eligible_ps = 0;  // fifo: when the head started competing
     // Statistics.
     std::uint64_t bytes = 0;
     std::uint64_t messages = 0;
-    OccupancyGauge queue;  // messages held (all its queues), of input_buffer
     std::uint64_t hol_ps = 0;
+    std::uint64_t backpressure_ps = 0;
+    alignas(64) OccupancyGauge queue;            // messages held (all its queues), of input_buffer
+    VirtualOutputQueues<Queued> voq;             // input_queues: voq
+    std::vector<std::uint64_t> voq_eligible_ps;  // voq: the same per output queue
   };
   struct Staged {
     Payload* payload = nullptr;
     std::uint64_t leave_ps = 0;
   };
-  struct Output {
+  struct alignas(64) Output {
     Ring<Staged> pipe;
-    bool far_end_busy = false;
     std::uint64_t free_at_ps = 0;
+    bool far_end_busy = false;
+    RequestSet requesters;
+    RoundRobinArbiter arbiter;  // fifo + round_robin
     std::uint64_t busy_ps = 0;
     std::uint64_t bytes = 0;
     std::uint64_t messages = 0;
-    RequestSet requesters;
-    RoundRobinArbiter arbiter;  // fifo + round_robin
   };
   struct PendingHead {  // a queue head that competes from `eligible_ps` on
     unsigned input;
@@ -227,17 +231,27 @@ class Crossbar : public sc_core::sc_module, public Component {
     }
   };
   // One direction of traffic: requests (up -> down) or responses (down -> up).
-  struct Plane {
+  // Fields in the order the default configuration (FIFO inputs, round-robin) uses them, the
+  // matchers' and the bottleneck report's state last: a plane is a few kB, and a message's steps
+  // touch its hot part several times.
+  struct alignas(64) Plane {
     // Read at every wake-up, so first: the earliest of the staged messages' leave times (now,
     // with a far end that took a message back waiting in `unblocked`), and of the pending heads'
     // eligible times; kNever when there are none.
     std::uint64_t send_due_ps = Wakeup::kNever;
     std::uint64_t head_due_ps = Wakeup::kNever;
+    std::uint64_t next_arbitration_ps =
+        Wakeup::kNever;  // earliest edge a waiting output can be won
     bool is_request = true;
+    unsigned outputs = 0;  // out.size(), kept: working that out divides by an Output's size
     std::vector<Input> in;
     std::vector<Output> out;
-    unsigned outputs = 0;  // out.size(), kept: working that out divides by an Output's size
     RequestSet waiting_outputs;  // outputs with at least one registered requester
+    RequestSet waiting_inputs;
+    RequestSet requested;
+    RequestSet full_outputs;
+    std::vector<PendingHead> pending_heads;
+    std::vector<Grant> popped;  // messages sent at this edge (scratch, reserved at elaboration)
     // fifo, for head-of-line blocking (flat per-plane arrays, so the per-edge scan reads
     // contiguous memory): messages in each input's FIFO per output (inputs x outputs), the
     // outputs with any as rows of out_words bits (inputs x out_words), the inputs whose head is
@@ -245,9 +259,7 @@ class Crossbar : public sc_core::sc_module, public Component {
     // the outputs whose buffer is full.
     std::vector<std::uint32_t> queued_for;
     std::vector<std::uint64_t> wanted;
-    // Scratch of the head-of-line scan, out_words bits: the outputs that some queued message
-    // wants, free at the edge and requested by no head.
-    std::vector<std::uint64_t> free_wanted;
+    std::size_t out_words = 0;
     // Messages in all FIFOs per output, and the outputs with any: an edge at which none of these
     // is free and unrequested has no head-of-line blocking, without looking at the inputs.
     std::vector<std::uint32_t> queued_total;
@@ -256,10 +268,18 @@ class Crossbar : public sc_core::sc_module, public Component {
     // instant with arrivals.
     std::uint64_t arrived_at_ps = Wakeup::kNever;
     std::vector<Grant> arrived;
-    std::size_t out_words = 0;
-    RequestSet waiting_inputs;
-    RequestSet requested;
-    RequestSet full_outputs;
+    // Head-of-line blocking: inputs found blocked at the last arbitration edge, and that edge.
+    std::vector<unsigned> hol_blocked;
+    std::uint64_t hol_since_ps = 0;
+    // Scratch of the head-of-line scan, out_words bits: the outputs that some queued message
+    // wants, free at the edge and requested by no head.
+    std::vector<std::uint64_t> free_wanted;
+    // Beats of the last message size seen (sizes repeat: saves a division per message).
+    unsigned beats_for_bytes = ~0U;
+    std::uint64_t beats = 1;
+    // Messages in each output's pipe, of output_buffer: apart from Output, which arbitration
+    // reads at every edge, so that stays compact.
+    std::vector<OccupancyGauge> out_level;
     // When staged messages are due. A message leaves a fixed number of cycles after its grant
     // for a given beat count (store-and-forward) or always (cut-through), so messages with the
     // same count leave in grant order: one FIFO per count keeps them sorted for free (a few
@@ -271,33 +291,20 @@ class Crossbar : public sc_core::sc_module, public Component {
     std::array<LeaveClass, 4> leave_classes;
     std::vector<LeaveEvent> leave_heap;  // min-heap for counts without a class
     std::vector<unsigned> unblocked;     // outputs whose far end just took a message back
-    std::vector<PendingHead> pending_heads;
-    std::vector<Grant> popped;  // messages sent at this edge (scratch, reserved at elaboration)
-    std::vector<Grant> grants;  // the matcher's answer (scratch, reserved at elaboration)
-    std::uint64_t next_arbitration_ps =
-        Wakeup::kNever;  // earliest edge a waiting output can be won
     std::uint64_t delayed_grants = 0;
     std::uint64_t delay_ps = 0;
     std::uint64_t conflicts = 0;
     std::uint64_t lost_requests = 0;
-    // Head-of-line blocking: inputs found blocked at the last arbitration edge, and that edge.
-    std::vector<unsigned> hol_blocked;
-    std::uint64_t hol_since_ps = 0;
     // Matching (every configuration but fifo + round_robin), scratch reserved at elaboration.
+    std::vector<Grant> grants;  // the matcher's answer (scratch, reserved at elaboration)
     RequestSet available;
     RoundRobinMatcher round_robin;
     IslipMatcher islip;
     OldestFirstMatcher oldest_first;
     std::vector<OldestFirstMatcher::Candidate> candidates;
-    // Beats of the last message size seen (sizes repeat: saves a division per message).
-    unsigned beats_for_bytes = ~0U;
-    std::uint64_t beats = 1;
     // Per input, its buffer's depth for the bottleneck ranking; -1: the block kind's.
     std::vector<double> input_depth;
     std::vector<double> output_depth;  // the same per output
-    // Messages in each output's pipe, of output_buffer: apart from Output, which arbitration
-    // reads at every edge, so that stays compact.
-    std::vector<OccupancyGauge> out_level;
   };
 
   bool voq() const { return params_.input_queues == InputQueues::kVoq; }
@@ -344,12 +351,12 @@ class Crossbar : public sc_core::sc_module, public Component {
 
   CrossbarParams params_;
   Clock clock_;
+  std::uint64_t arbitrated_edge_ps_ = Wakeup::kNever;  // the last edge both planes arbitrated at
   std::unique_ptr<Routing> routing_;
   std::vector<std::unique_ptr<TargetPort<Crossbar>>> up_;
   std::vector<std::unique_ptr<InitiatorPort<Crossbar>>> down_;
   Plane req_;
   Plane resp_;
-  std::uint64_t arbitrated_edge_ps_ = Wakeup::kNever;  // the last edge both planes arbitrated at
   Wakeup wake_;
 };
 
