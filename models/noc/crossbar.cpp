@@ -90,11 +90,13 @@ void Crossbar::init_plane(Plane& pl, bool is_request, unsigned inputs, unsigned 
   pl.is_request = is_request;
   pl.in.resize(inputs);
   pl.input_depth.assign(inputs, -1.0);
-  for (Input& in : pl.in) {
+  if (voq()) pl.voq_in.resize(inputs);
+  for (unsigned i = 0; i < inputs; ++i) {
+    Input& in = pl.in[i];
     in.queue.set_capacity(params_.input_buffer);
     if (voq()) {
-      in.voq.configure(outputs, params_.input_buffer);
-      in.voq_eligible_ps.assign(outputs, 0);
+      pl.voq_in[i].queues.configure(outputs, params_.input_buffer);
+      pl.voq_in[i].eligible_ps.assign(outputs, 0);
     } else {
       in.fifo.set_capacity(params_.input_buffer);
     }
@@ -147,8 +149,7 @@ Sync Crossbar::fw(unsigned port, Payload& p, Phase& phase, sc_core::sc_time&) {
   const std::uint64_t now = now_ps();
   if (phase == tlm::BEGIN_REQ) {
     ext_of(p).enter(block_id(), static_cast<std::uint16_t>(port), now);
-    Input& in = req_.in[port];
-    if (input_full(in)) return in.hold.hold(p, now);
+    if (input_full(req_, port)) return req_.in[port].hold.hold(p, now);
     arrive(req_, port, p, now);
     return accept_now(p, phase, tlm::END_REQ);
   }
@@ -163,8 +164,7 @@ Sync Crossbar::bw(unsigned port, Payload& p, Phase& phase, sc_core::sc_time&) {
   const std::uint64_t now = now_ps();
   if (phase == tlm::BEGIN_RESP) {
     ext_of(p).resp_enter(now);
-    Input& in = resp_.in[port];
-    if (input_full(in)) return in.hold.hold(p, now);
+    if (input_full(resp_, port)) return resp_.in[port].hold.hold(p, now);
     arrive(resp_, port, p, now);
     return accept_now(p, phase, tlm::END_RESP);
   }
@@ -190,8 +190,9 @@ void Crossbar::enqueue(Plane& pl, unsigned in, const Queued& q, std::uint64_t no
   Input& input = pl.in[in];
   input.queue.set(input.queue.level() + 1, now_ps);
   if (voq()) {
-    const bool was_empty = input.voq.empty(q.dest);
-    input.voq.push_back(q.dest, q);
+    VirtualOutputQueues<Queued>& queues = pl.voq_in[in].queues;
+    const bool was_empty = queues.empty(q.dest);
+    queues.push_back(q.dest, q);
     if (was_empty) schedule_head(pl, in, q.dest, now_ps);
   } else {
     const bool was_empty = input.fifo.empty();
@@ -313,7 +314,7 @@ void Crossbar::arbitrate(Plane& pl, std::uint64_t edge_ps) {
     pl.out[h.output].requesters.set(h.input);
     pl.waiting_outputs.set(h.output);
     if (voq()) {
-      pl.in[h.input].voq_eligible_ps[h.output] = h.eligible_ps;
+      pl.voq_in[h.input].eligible_ps[h.output] = h.eligible_ps;
     } else {
       pl.in[h.input].head_eligible_ps = h.eligible_ps;
       pl.waiting_inputs.set(h.input);
@@ -353,8 +354,9 @@ void Crossbar::arbitrate(Plane& pl, std::uint64_t edge_ps) {
       const Queued q = classify(pl, held, since);
       in.queue.set(in.queue.level() + 1, edge_ps);
       if (voq()) {
-        const bool was_empty = in.voq.empty(q.dest);
-        in.voq.push_back(q.dest, q);
+        VirtualOutputQueues<Queued>& queues = pl.voq_in[g.input].queues;
+        const bool was_empty = queues.empty(q.dest);
+        queues.push_back(q.dest, q);
         if (was_empty && q.dest != g.output) schedule_head(pl, g.input, q.dest, edge_ps);
       } else {
         in.fifo.push_back(q);
@@ -367,7 +369,9 @@ void Crossbar::arbitrate(Plane& pl, std::uint64_t edge_ps) {
       }
     }
     if (voq()) {
-      if (!in.voq.empty(g.output)) schedule_head(pl, g.input, g.output, edge_ps);
+      if (!pl.voq_in[g.input].queues.empty(g.output)) {
+        schedule_head(pl, g.input, g.output, edge_ps);
+      }
     } else if (!in.fifo.empty()) {
       schedule_head(pl, g.input, in.fifo.front().dest, edge_ps);
     }
@@ -452,8 +456,8 @@ void Crossbar::arbitrate_matching(Plane& pl, std::uint64_t edge_ps) {
            o = pl.available.next_at_or_after(o + 1)) {
         const RequestSet& r = pl.out[o].requesters;
         for (unsigned i = r.next_at_or_after(0); i < r.size(); i = r.next_at_or_after(i + 1)) {
-          const Input& in = pl.in[i];
-          const std::uint64_t since = voq() ? in.voq.front(o).since_ps : in.fifo.front().since_ps;
+          const std::uint64_t since =
+              voq() ? pl.voq_in[i].queues.front(o).since_ps : pl.in[i].fifo.front().since_ps;
           pl.candidates.push_back({since, i, o});
         }
       }
@@ -482,9 +486,10 @@ void Crossbar::transfer(Plane& pl, unsigned i, unsigned o, std::uint64_t edge_ps
   Queued q;
   std::uint64_t eligible;
   if (voq()) {
-    q = in.voq.front(o);
-    in.voq.pop_front(o);
-    eligible = in.voq_eligible_ps[o];
+    VoqInput& v = pl.voq_in[i];
+    q = v.queues.front(o);
+    v.queues.pop_front(o);
+    eligible = v.eligible_ps[o];
   } else {
     q = in.fifo.front();
     in.fifo.pop_front();
