@@ -199,35 +199,43 @@ class Link : public sc_core::sc_module, public Component {
   };
   // One VC of one wire: the sender's transmit queue and credit counter, the transfers on the wire
   // or in the receive buffer, and the hand-shake with the next block.
-  struct Channel {
+  // 512 bytes from a cache-line boundary, in lines by the step that uses them: the sender's queue
+  // and credits (accept, decide, commit), the transfer's shape, commit's counters, the receive
+  // buffer (drain), then the rarely used fields and the credits-held gauge. With thousands of
+  // transfers in flight a channel's lines leave the cache between two steps, and each line a
+  // step touches is a likely miss (famsim bench, cachegrind).
+  struct alignas(64) Channel {
     bool active = false;
     bool is_request = true;
     // Its place in ch_, kept: &c - ch_ divides by a Channel's size, several times per transfer.
     std::uint8_t index = 0;
-    Ring<TxEntry> tx;
-    HoldSlot hold;
+    bool far_end_busy = false;  // handed on, waiting for the next block's END phase
     std::uint32_t credits_total = 0;
     std::uint32_t credits_free = 0;
+    Ring<TxEntry> tx;
     Ring<CreditReturn> returning;  // freed at the receiver, travelling back
-    Ring<RxEntry> rx;              // committed, not yet handed on
-    bool far_end_busy = false;     // handed on, waiting for the next block's END phase
-    RxEntry awaiting_end;          // the transfer the next block has not accepted yet
     Shape cache[2];
+    // room_held() for each count of free credits, 0..credits_total, worked out at elaboration:
+    // it changes at every commit and returned credit, and working it out divides by room_unit.
+    std::vector<std::uint32_t> room_held_for_free;
+    std::uint64_t stall_since_ps = kNever;
+    HoldSlot hold;
     // Statistics.
     std::uint64_t transfers = 0;
     std::uint64_t messages = 0;
     std::uint64_t payload_bytes = 0;
-    std::uint64_t backpressure_ps = 0;
-    std::uint64_t stall_since_ps = kNever;
-    std::uint64_t stall_ps = 0;
     // Credits x the least time each transfer holds them (from its commit to its last flit's
     // arrival + credit_return_ns: its credit round trip had the next block taken it at once), ps:
     // the VC's credits as a server, busy when they could not carry more whatever the receiver did.
     std::uint64_t round_trip_credit_ps = 0;
+    std::uint64_t backpressure_ps = 0;
+    Ring<RxEntry> rx;               // committed, not yet handed on
     std::size_t rx_arrived = 0;     // entries at the front of rx that have arrived
     std::uint64_t rx_occupied = 0;  // credits in the receive buffer now
     std::uint64_t rx_max = 0;
     std::uint64_t rx_integral = 0;  // credits x ps
+    std::uint64_t stall_ps = 0;
+    RxEntry awaiting_end;  // the transfer the next block has not accepted yet
     // Credits taken by transfers and not yet back at the sender (on the wire, in the receive
     // buffer, or returning): the VC's window, full when credits limit it. Counted as the mesh
     // counts its buffers (mesh.h set_room): in whole largest transfers of room_unit credits (a
@@ -235,29 +243,28 @@ class Link : public sc_core::sc_module, public Component {
     // that C credits read full once fewer than room_unit are free, however many that leaves.
     std::uint32_t room_unit = 1;
     std::uint32_t room_transfers = 0;  // credits_total / room_unit
-    OccupancyGauge credits_held;
+    alignas(64) OccupancyGauge credits_held;
     // The credits transfers can use: whole largest transfers' worth.
     std::uint32_t usable_credits() const { return room_transfers * room_unit; }
     // The room in use with `free` credits free: credits_held's level.
     std::uint32_t room_held(std::uint32_t free) const { return room_held_for_free[free]; }
-    // room_held() for each count of free credits, 0..credits_total, worked out at elaboration:
-    // it changes at every commit and returned credit, and working it out divides by room_unit.
-    std::vector<std::uint32_t> room_held_for_free;
   };
   // One direction of the link. Wire time is kept in femtoseconds so that fractional flit times
   // do not accumulate rounding (64 bits of fs cover 5 hours).
-  struct Wire {
+  // From a cache-line boundary: what a decision and a commit read first (one line), then the
+  // replay state and the statistics.
+  struct alignas(64) Wire {
     Channel* vc[2] = {nullptr, nullptr};  // request VC, response VC
     unsigned rr = 0;                      // VC the arbiter tries first
-    std::uint64_t free_fs = 0;            // the next new flit may start here
-    std::uint64_t open_start_fs = 0;      // the last flit (the one that may still take slots)
-    std::uint64_t open_end_fs = 0;
     std::uint32_t open_slots = 0;
+    std::uint64_t free_fs = 0;        // the next new flit may start here
+    std::uint64_t open_start_fs = 0;  // the last flit (the one that may still take slots)
+    std::uint64_t open_end_fs = 0;
     std::uint64_t next_decision_ps = kNever;
     // Errors: the number of good flits before the next errored one, drawn from a geometric
     // distribution with the wire's own seeded generator.
-    std::uint64_t rng = 0;
     std::uint64_t good_left = ~std::uint64_t{0};
+    std::uint64_t rng = 0;
     // ACK times of the last replay_buffer_flits flits, when the window can bind.
     std::vector<std::uint64_t> ack_fs;
     std::uint64_t flit_index = 0;
@@ -343,7 +350,7 @@ class Link : public sc_core::sc_module, public Component {
   // channels' own (large) state: when the first transfer in the receive buffer arrives (kNever:
   // empty), and when it can be handed on (kNever also while the far end has not taken the last
   // one).
-  struct Hot {
+  struct alignas(64) Hot {
     std::uint64_t rx_front_ps[4] = {kNever, kNever, kNever, kNever};
     std::uint64_t hand_on_ps[4] = {kNever, kNever, kNever, kNever};
   };
