@@ -12,6 +12,13 @@ ControllerCore::ControllerCore(const Spec& spec, const CoreParams& params)
       state_(spec),
       scheduler_(make_scheduler(params.scheduler, params.starvation_cap)),
       page_(make_page_policy(params.page_policy, params.page_timeout_cycles)),
+      read_queue_depth_(params.read_queue),
+      write_queue_depth_(params.write_queue),
+      write_high_watermark_(params.write_high_watermark),
+      write_low_watermark_(params.write_low_watermark),
+      starvation_cap_(params.starvation_cap),
+      burst_cycles_(spec.timing.burst),
+      banks_per_group_(spec.org.banks_per_group),
       in_order_(scheduler_->in_order()) {
   stats_.read_queue.set_capacity(params.read_queue);
   stats_.write_queue.set_capacity(params.write_queue);
@@ -128,10 +135,10 @@ void ControllerCore::enqueue(void* tag, bool write, const Coord* bursts, unsigne
   }
   if (write) {
     write_count_ += n;
-    set_room(stats_.write_queue, write_count_, params_.write_queue, now);
+    set_room(stats_.write_queue, write_count_, write_queue_depth_, now);
   } else {
     read_count_ += n;
-    set_room(stats_.read_queue, read_count_, params_.read_queue, now);
+    set_room(stats_.read_queue, read_count_, read_queue_depth_, now);
   }
   revise_plan(q, n, now);
 }
@@ -172,7 +179,8 @@ void ControllerCore::revise_plan(int q, unsigned n, std::uint64_t now) {
 }
 
 void ControllerCore::advance_refresh(std::uint64_t now) {
-  if (params_.refresh == RefreshMode::kOff || now < next_due_) return;
+  // next_due_ first: the parameters lie on a cache line of their own.
+  if (now < next_due_ || params_.refresh == RefreshMode::kOff) return;
   next_due_ = kNever;
   for (RankRefresh& r : refresh_) {
     while (r.next_due <= now) {
@@ -701,7 +709,7 @@ void ControllerCore::guard_column(int q, unsigned flat, std::uint32_t e, std::ui
   // waiting for its row (tRCD, a precharge) is not being pushed out by this one.
   const Choice& c = cache_[q][ob];
   if (books_[ob].dirty[q] || !c.valid || !is_column(c.cmd)) return;
-  if (view_[q][ob].earliest() > now + spec_.timing.burst) return;
+  if (view_[q][ob].earliest() > now + burst_cycles_) return;
   ++g.passed;
 }
 
@@ -808,15 +816,15 @@ void ControllerCore::issue(const Choice& ch, std::uint64_t now) {
     ++stats_.row_hits;
   }
   books_[flat].last_column = now;
-  stats_.data_bus_cycles += spec_.timing.burst;
+  stats_.data_bus_cycles += burst_cycles_;
   Request& req = requests_[ent.request];
-  const unsigned group = flat / spec_.org.banks_per_group;
+  const unsigned group = flat / banks_per_group_;
   if (ch.queue == 1) {
-    set_room(stats_.write_queue, --write_count_, params_.write_queue, now);
+    set_room(stats_.write_queue, --write_count_, write_queue_depth_, now);
     ++stats_.write_bursts;
     ++stats_.group_writes[group];
   } else {
-    set_room(stats_.read_queue, --read_count_, params_.read_queue, now);
+    set_room(stats_.read_queue, --read_count_, read_queue_depth_, now);
     ++stats_.read_bursts;
     ++stats_.group_reads[group];
   }

@@ -98,8 +98,8 @@ class ControllerCore {
   // on backpressures instead of overflowing).
   bool has_room(bool write, unsigned bursts) const {
     if (free_requests_.empty()) return false;
-    return write ? write_count_ + bursts <= params_.write_queue
-                 : read_count_ + bursts <= params_.read_queue;
+    return write ? write_count_ + bursts <= write_queue_depth_
+                 : read_count_ + bursts <= read_queue_depth_;
   }
   // Queues a request of `n` bursts arriving at cycle `now`. `tag` comes back from
   // pop_completion(); a null tag asks for no completion (a posted write). `id`: what the command
@@ -246,8 +246,8 @@ class ControllerCore {
   int direction() const;  // 0 reads, 1 writes (write drain)
   // The write drain's hysteresis: on at the high watermark, off at the low one.
   bool drain_wanted() const {
-    return write_count_ >= params_.write_high_watermark ||
-           (draining_ && write_count_ > params_.write_low_watermark);
+    return write_count_ >= write_high_watermark_ ||
+           (draining_ && write_count_ > write_low_watermark_);
   }
   void update_draining() { draining_ = drain_wanted(); }
   void advance_refresh(std::uint64_t now);
@@ -336,7 +336,7 @@ class ControllerCore {
   // The bank whose column command direction q's guard holds the others back for, or kNil.
   unsigned guarded_bank(int q) const {
     const Guard& g = guard_[q];
-    if (g.passed < params_.starvation_cap || in_order_) return kNil;
+    if (g.passed < starvation_cap_ || in_order_) return kNil;
     const std::uint32_t oldest = age_[q].head;
     if (oldest == kNil || entries_[oldest].seq != g.seq) return kNil;
     // Only while that bank's command is a column command: a refresh may have closed its row.
@@ -362,19 +362,59 @@ class ControllerCore {
   ChannelState state_;
   std::unique_ptr<SchedulerPolicy> scheduler_;
   std::unique_ptr<PagePolicy> page_;
+
+  // The next decision as the look after the last command worked it out: bank `bank` of
+  // direction `queue` issues at `cycle`, unless work arrives first (see run()).
+  struct Plan {
+    std::uint64_t cycle = 0;
+    std::uint64_t prio = 0;  // the planned command's priority
+    unsigned bank = 0;
+    int queue = 0;
+    bool valid = false;
+    bool refresh_forced = false;  // the last select() met a forced refresh
+  };
+
+  // What every command and arrival reads or changes, together in the three cache lines from
+  // here: with many channels busy, a channel's state is out of the L1 cache each time its
+  // controller decides, and these members spread over the object (among the parameters, vectors
+  // and statistics) cost a cache miss each per command. The parameters it needs are copied here.
+  alignas(64) std::uint64_t last_run_ = 0;  // the latest cycle run() decided at
+  std::uint64_t next_due_ = kNever;         // earliest next_due over the ranks
+  Plan plan_;
+  unsigned read_count_ = 0, write_count_ = 0;
+  unsigned refreshes_owed_ = 0;  // sum of the ranks' pending refreshes
+  // The direction of the last column command (0 reads, 1 writes; -1 before the first): the way the
+  // data bus faces, which decides whether a burst of the other direction may keep the row opened
+  // for it (work_out_choice).
+  int bus_direction_ = -1;
+  unsigned tagged_in_flight_ = 0;
+  unsigned room_unit_ = 1;  // count_room_in()
+  // params_'s queue depths, write watermarks and starvation cap; spec_'s burst time (tBL) and
+  // banks per bank group.
+  unsigned read_queue_depth_, write_queue_depth_;
+  unsigned write_high_watermark_, write_low_watermark_;
+  unsigned starvation_cap_;
+  unsigned burst_cycles_;
+  unsigned banks_per_group_;
+  bool draining_ = false;
   // scheduler_->in_order(), asked once: select() and look() need it at every decision.
   bool in_order_;
-
-  std::vector<Entry> entries_;
-  // The flat banks of the bursts enqueue() is taking, worked out once for it and revise_plan().
-  std::vector<unsigned> arrival_banks_;
+  bool timeout_policy_ = false;
+  // Whether the page policy closes a row with its column command whatever else is queued for the
+  // row (open and timeout policies: never), asked once: work_out_choice() then need not look for
+  // another hit in the bank's queues. auto_precharge_ is the answer when it is fixed.
+  bool auto_precharge_fixed_ = false;
+  bool auto_precharge_ = false;
+  bool idle_recording_ = false;  // see idle_period_log_
+  std::uint64_t seq_ = 0;
+  std::size_t requests_in_use_ = 0;
+  std::uint64_t next_completion_ = kNever;  // the earlier of the done rings' first done cycles
+  std::ostream* log_ = nullptr;
   std::array<AgeList, 2> age_;
   std::array<Guard, 2> guard_;
-  std::vector<std::uint32_t> free_entries_;
+
+  std::vector<Entry> entries_;
   std::vector<Request> requests_;
-  std::vector<std::uint32_t> free_requests_;
-  std::size_t requests_in_use_ = 0;
-  unsigned tagged_in_flight_ = 0;
   // Per flat bank, what a command or an arrival for it updates, in one cache line: its queues
   // ([0] reads, [1] writes), whether each direction's standing choice is stale (listed in
   // dirty_list_), when its row opened, its open cycles so far (copied to the statistics by
@@ -391,7 +431,6 @@ class ControllerCore {
   BankQueue& queue(int q, unsigned flat) { return books_[flat].queue[q]; }
   const BankQueue& queue(int q, unsigned flat) const { return books_[flat].queue[q]; }
   std::vector<BankBook> books_;
-  std::array<std::vector<std::uint64_t>, 2> nonempty_;  // bit per bank with bursts queued
   // Per direction and bank: the command the bank would issue next, kept until the bank's queues
   // or state change (then it is listed in dirty_list_), and the part of it the per-decision scan
   // reads: its earliest cycle as the bank's own "not before" cycle (a copy: only a command to the
@@ -416,49 +455,25 @@ class ControllerCore {
   // priority (each serves its own burst, and bursts are numbered apart).
   std::array<std::vector<const BankView*>, 2> busy_views_;
   std::array<std::vector<unsigned>, 2> dirty_list_;
-  std::vector<std::uint64_t> blocked_;  // bit per bank a forced refresh keeps new work from
-  // The next decision as the look after the last command worked it out: bank `bank` of
-  // direction `queue` issues at `cycle`, unless work arrives first (see run()).
-  struct Plan {
-    bool valid = false;
-    int queue = 0;
-    unsigned bank = 0;
-    std::uint64_t cycle = 0;
-    std::uint64_t prio = 0;       // the planned command's priority
-    bool refresh_forced = false;  // the last select() met a forced refresh
-  };
-  Plan plan_;
-  bool timeout_policy_ = false;
-  // Whether the page policy closes a row with its column command whatever else is queued for the
-  // row (open and timeout policies: never), asked once: work_out_choice() then need not look for
-  // another hit in the bank's queues. auto_precharge_ is the answer when it is fixed.
-  bool auto_precharge_fixed_ = false;
-  bool auto_precharge_ = false;
-  std::uint64_t next_due_ = kNever;     // earliest next_due over the ranks
-  std::uint64_t refresh_interval_ = 0;  // tREFI, or tREFIpb with per-bank refresh
-  unsigned refreshes_owed_ = 0;         // sum of the ranks' pending refreshes
-  std::uint64_t last_run_ = 0;          // the latest cycle run() decided at
-  std::vector<unsigned> rank_entries_;  // queued bursts per rank
-  unsigned read_count_ = 0, write_count_ = 0;
-  unsigned room_unit_ = 1;  // count_room_in()
+  std::vector<std::uint32_t> free_entries_;
+  std::vector<std::uint32_t> free_requests_;
+  std::vector<unsigned> rank_entries_;                  // queued bursts per rank
+  std::array<std::vector<std::uint64_t>, 2> nonempty_;  // bit per bank with bursts queued
+  // The flat banks of the bursts enqueue() is taking, worked out once for it and revise_plan().
+  std::vector<unsigned> arrival_banks_;
+  std::vector<RankRefresh> refresh_;
+  Ring<std::uint32_t> read_done_, write_done_;  // requests in completion order
+  void update_next_completion();
   // Sets queue gauge `g` (capacity: the entries whole requests can use) for `count` of `depth`
   // entries taken at `now`.
   void set_room(OccupancyGauge& g, unsigned count, unsigned depth, std::uint64_t now) const {
     g.set(g.capacity() - (depth - count) / room_unit_ * room_unit_, now);
   }
-  bool draining_ = false;
-  // The direction of the last column command (0 reads, 1 writes; -1 before the first): the way the
-  // data bus faces, which decides whether a burst of the other direction may keep the row opened
-  // for it (work_out_choice).
-  int bus_direction_ = -1;
-  std::uint64_t seq_ = 0;
-  Ring<std::uint32_t> read_done_, write_done_;  // requests in completion order
-  std::uint64_t next_completion_ = kNever;      // the earlier of their first entries' done cycles
-  void update_next_completion();
-  std::vector<RankRefresh> refresh_;
+
+  std::vector<std::uint64_t> blocked_;  // bit per bank a forced refresh keeps new work from
+  std::uint64_t refresh_interval_ = 0;  // tREFI, or tREFIpb with per-bank refresh
   unsigned postpone_limit_ = 0;
 
-  std::ostream* log_ = nullptr;
   unsigned log_channel_ = 0, log_pseudo_channel_ = 0;
   UntaggedDone untagged_done_ = nullptr;
   void* untagged_context_ = nullptr;
@@ -478,7 +493,6 @@ class ControllerCore {
   std::uint64_t idle_skip_span_ = kNever;  // 3 x idle_period_: the shortest stretch worth a try
   std::uint64_t idle_horizon_ = 0;
   std::vector<CommandRecord> idle_period_log_;
-  bool idle_recording_ = false;
   std::uint64_t idle_periods_skipped_ = 0;
 };
 
