@@ -115,7 +115,7 @@ void ControllerCore::enqueue(void* tag, bool write, const Coord* bursts, unsigne
   for (unsigned i = 0; i < n; ++i) {
     const std::uint32_t e = free_entries_.back();
     free_entries_.pop_back();
-    entries_[e] = Entry{bursts[i], r, kNil, seq_++, 0};
+    entries_[e] = Entry{bursts[i], r, kNil, seq_++, kNil, kNil, 0, 0};
     AgeList& age = age_[q];
     entries_[e].older = age.tail;
     (age.tail == kNil ? age.head : entries_[age.tail].younger) = e;
@@ -726,10 +726,6 @@ void ControllerCore::issue(const Choice& ch, std::uint64_t now) {
     log(cmd, ch.c, now, ch.entry != kNil ? request_ids_[entries_[ch.entry].request] : kNoRequest);
   ++stats_.commands[static_cast<unsigned>(cmd)];
   if (!in_order_ && is_column(cmd)) guard_column(ch.queue, flat, ch.entry, now);
-  if (ch.entry != kNil) {
-    std::uint64_t& first = requests_[entries_[ch.entry].request].first_command;
-    first = std::min(first, now);
-  }
 
   // One call of ChannelState::issue(), which is inline: a copy of it per kind of command would
   // triple its code here.
@@ -773,10 +769,10 @@ void ControllerCore::issue(const Choice& ch, std::uint64_t now) {
       return;
     case Command::kACT:
       ++stats_.bank_activates[flat];
-      if (ch.entry != kNil) entries_[ch.entry].flags |= kMissed;
+      if (ch.entry != kNil) note_row_command(ch.entry, kMissed, now);
       return;
     case Command::kPRE:
-      if (ch.entry != kNil) entries_[ch.entry].flags |= kConflicted;
+      if (ch.entry != kNil) note_row_command(ch.entry, kConflicted, now);
       return;
     default:
       break;
@@ -818,6 +814,11 @@ void ControllerCore::issue(const Choice& ch, std::uint64_t now) {
   books_[flat].last_column = now;
   stats_.data_bus_cycles += burst_cycles_;
   Request& req = requests_[ent.request];
+  // The request's service began at its first command: this one, or the first PRE or ACT of this
+  // burst (note_row_command()), or a command of another of its bursts.
+  req.first_command =
+      std::min(req.first_command,
+               ent.flags & (kMissed | kConflicted) ? std::uint64_t{ent.first_command} : now);
   const unsigned group = flat / banks_per_group_;
   if (ch.queue == 1) {
     set_room(stats_.write_queue, --write_count_, write_queue_depth_, now);

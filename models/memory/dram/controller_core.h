@@ -189,13 +189,25 @@ class ControllerCore {
 
   struct Entry {
     Coord c;
-    std::uint32_t request = 0;
-    std::uint32_t next = kNil;
-    std::uint64_t seq = 0;  // arrival order
-    std::uint8_t flags = 0;
+    std::uint32_t request;
+    std::uint32_t next;
+    std::uint64_t seq;  // arrival order
     // The direction's bursts in arrival order (age_), across banks.
-    std::uint32_t older = kNil, younger = kNil;
+    std::uint32_t older, younger;
+    std::uint64_t flags : 8;
+    // The cycle of the first PRE or ACT issued for the burst, set with the first of kConflicted
+    // and kMissed; its column command folds it into its request's first_command. Kept here, in
+    // the bits beside the flags (a cycle in picoseconds' range is below 2^56), so that a PRE or
+    // an ACT, which sets the flags, does not also touch the request's record: a cache miss per
+    // command with many channels.
+    std::uint64_t first_command : 56;
   };
+  // Records a PRE (kConflicted) or an ACT (kMissed) issued for entry e at `now`.
+  void note_row_command(std::uint32_t e, Flags flag, std::uint64_t now) {
+    Entry& ent = entries_[e];
+    if (!(ent.flags & (kMissed | kConflicted))) ent.first_command = now;
+    ent.flags |= flag;
+  }
   // The bursts of one direction in arrival order: the oldest is `head`.
   struct AgeList {
     std::uint32_t head = kNil, tail = kNil;
