@@ -804,12 +804,11 @@ void ControllerCore::issue(const Choice& ch, std::uint64_t now) {
   if (bq.tail == e) bq.tail = ch.prev;
   if (--bq.count == 0) set_nonempty(ch.queue, flat, false, now);
   --rank_entries_[rank];
+  // A row hit otherwise (finish_stats()).
   if (ent.flags & kConflicted) {
     ++stats_.row_conflicts;
   } else if (ent.flags & kMissed) {
     ++stats_.row_misses;
-  } else {
-    ++stats_.row_hits;
   }
   books_[flat].last_column = now;
   stats_.data_bus_cycles += burst_cycles_;
@@ -822,11 +821,9 @@ void ControllerCore::issue(const Choice& ch, std::uint64_t now) {
   const unsigned group = flat / banks_per_group_;
   if (ch.queue == 1) {
     set_room(stats_.write_queue, --write_count_, write_queue_depth_, now);
-    ++stats_.write_bursts;
     ++stats_.group_writes[group];
   } else {
     set_room(stats_.read_queue, --read_count_, read_queue_depth_, now);
-    ++stats_.read_bursts;
     ++stats_.group_reads[group];
   }
   AgeList& age = age_[ch.queue];
@@ -888,6 +885,13 @@ void* ControllerCore::pop_completion(bool& write, std::uint64_t& arrival_cycle,
 }
 
 void ControllerCore::finish_stats(std::uint64_t now) {
+  // Every column command moves one burst, RD or RDA a read, WR or WRA a write; a row hit unless
+  // its burst met a conflict or a miss.
+  const auto count = [&](Command c) { return stats_.commands[static_cast<unsigned>(c)]; };
+  stats_.read_bursts = count(Command::kRD) + count(Command::kRDA);
+  stats_.write_bursts = count(Command::kWR) + count(Command::kWRA);
+  stats_.row_hits =
+      stats_.read_bursts + stats_.write_bursts - stats_.row_misses - stats_.row_conflicts;
   for (unsigned b = 0; b < state_.banks_total(); ++b) {
     BankBook& book = books_[b];
     if (state_.is_open(b) && now > book.open_since) {

@@ -63,10 +63,14 @@ struct CoreParams {
 };
 
 struct CoreStats {
+  // What a command counts, in one cache line from here but for WR and the rarer commands: with
+  // many channels busy, a line per counter touched cost a cache miss per command. row_hits and
+  // the bursts follow from the command counts, and are worked out by finish_stats().
+  alignas(64) std::uint64_t data_bus_cycles = 0;
+  std::uint64_t row_misses = 0, row_conflicts = 0;
   std::array<std::uint64_t, kCommandCount> commands{};  // by Command
-  std::uint64_t row_hits = 0, row_misses = 0, row_conflicts = 0;
+  std::uint64_t row_hits = 0;
   std::uint64_t read_bursts = 0, write_bursts = 0;
-  std::uint64_t data_bus_cycles = 0;
   // Queue room in use over time, in cycles: bursts, counted in whole largest requests (see
   // ControllerCore::count_room_in), so a queue reads full once it cannot take such a request.
   OccupancyGauge read_queue, write_queue;
@@ -176,7 +180,8 @@ class ControllerCore {
   // next command: an owner that only hands completions on may sleep until then (DramController).
   unsigned tagged_in_flight() const { return tagged_in_flight_; }
   std::uint64_t min_completion_delay() const { return state_.min_data_delay(); }
-  // Brings time-weighted statistics up to `now` (call before reading stats()).
+  // Brings time-weighted statistics up to `now` and works out the counts that follow from others
+  // (call before reading stats()).
   void finish_stats(std::uint64_t now);
   const CoreStats& stats() const { return stats_; }
   std::uint64_t last_run_cycle() const { return last_run_; }
@@ -419,9 +424,9 @@ class ControllerCore {
   bool auto_precharge_ = false;
   bool idle_recording_ = false;  // see idle_period_log_
   std::uint64_t seq_ = 0;
-  std::size_t requests_in_use_ = 0;
-  std::uint64_t next_completion_ = kNever;  // the earlier of the done rings' first done cycles
   std::ostream* log_ = nullptr;
+  std::uint64_t next_completion_ = kNever;  // the earlier of the done rings' first done cycles
+  std::size_t requests_in_use_ = 0;
   std::array<AgeList, 2> age_;
   std::array<Guard, 2> guard_;
 
