@@ -45,7 +45,8 @@ ControllerCore::ControllerCore(const Spec& spec, const CoreParams& params)
   if (banks > 65536) throw std::invalid_argument("more than 65536 banks in one channel");
   books_.resize(banks);
   for (auto& c : cache_) c.resize(banks);
-  for (auto& v : view_) v.resize(banks);
+  for (auto& v : busy_) v.reserve(banks);
+  for (auto& b : busy_bank_) b.reserve(banks);
   blocked_.assign((banks + 63) / 64, 0);
   for (auto& n : nonempty_) n.assign((banks + 63) / 64, 0);
   stats_.busy_banks.set_capacity(banks);
@@ -167,7 +168,7 @@ void ControllerCore::revise_plan(int q, unsigned n, std::uint64_t now) {
   const std::uint64_t from = std::max(now, state_.command_bus_free());
   for (unsigned i = 0; i < n; ++i) {
     const unsigned b = arrival_banks_[i];
-    const BankView& v = view_[q][b];
+    const BankView& v = view(q, b);
     const std::uint64_t c = std::max(v.earliest(), from);
     if (c < plan_.cycle ||
         (c == plan_.cycle && (v.prio < plan_.prio || (v.prio == plan_.prio && b < plan_.bank)))) {
@@ -322,7 +323,7 @@ inline void ControllerCore::work_out_choice(unsigned flat, int q) {
     ch.cand = Candidate{0, head.seq, false};
   }
   ch.prio = scheduler_->priority(ch.cand);
-  BankView& v = view_[q][flat];
+  BankView& v = view(q, flat);
   const ChannelState::Slots slots = state_.slots(ch.cmd, ch.c);
   v.bank_ready = *slots.at[0];
   v.group_ready = slots.at[1];
@@ -484,11 +485,10 @@ void ControllerCore::select(int q, std::uint64_t now, Choice* best, std::uint64_
   // The banks' standing commands: among those ready at `now`, the one the scheduler ranks first
   // (the lowest bank on equal priority) issues; the others say when they could. Each bank is read
   // through its compact view (three "not before" cycles and a priority) and nothing else.
-  const BankView* view = view_[q].data();
   unsigned pick = kNil;
   std::uint64_t pick_prio = kNever;
   auto decide = [&](unsigned b) {
-    const BankView& v = view[b];
+    const BankView& v = view(q, b);
     const std::uint64_t e = v.earliest();
     if (e <= now) {
       if (pick == kNil || v.prio < pick_prio) {
@@ -509,7 +509,7 @@ void ControllerCore::select(int q, std::uint64_t now, Choice* best, std::uint64_
     for_each_nonempty(
         q,
         [&](unsigned b) {
-          if (b == guarded || view[b].prio >> 63) decide(b);
+          if (b == guarded || view(q, b).prio >> 63) decide(b);
         },
         except);
   } else {
@@ -530,11 +530,11 @@ void ControllerCore::look(int q, std::uint64_t now, std::uint64_t& next) {
 
   // The bank that would issue first from `now` on, by cycle then priority, as one 128-bit key
   // (cycle above priority), so that the comparison needs no unpredictable branch. No two keys
-  // are equal (busy_views_), so the order the banks are met in cannot change the pick. This runs
+  // are equal (busy_), so the order the banks are met in cannot change the pick. This runs
   // after every command over every bank with work, so it reads each bank's compact view and
   // nothing else, and keeps the winning view's address rather than its bank, worked out once at
   // the end.
-  const BankView* view = view_[q].data();
+  const BankView* views = busy_[q].data();
   using Key = unsigned __int128;
   Key pick_key = ~Key{0};
   const BankView* pick = nullptr;
@@ -550,23 +550,24 @@ void ControllerCore::look(int q, std::uint64_t now, std::uint64_t& next) {
   if (in_order_) {
     // Only the oldest burst of this direction gets commands.
     const unsigned oldest = oldest_bank(q, except);
-    if (oldest != kNil) look_at(view[oldest]);
+    if (oldest != kNil) look_at(view(q, oldest));
   } else if (guarded != kNil) {
     // The guard holds the other banks' column commands (row hits) back.
     for_each_nonempty(
         q,
         [&](unsigned b) {
-          if (b == guarded || view[b].prio >> 63) look_at(view[b]);
+          const BankView& v = view(q, b);
+          if (b == guarded || v.prio >> 63) look_at(v);
         },
         except);
   } else if (!except) {
-    for (const BankView* v : busy_views_[q]) look_at(*v);
+    for (const BankView& v : busy_[q]) look_at(v);
   } else {
     // A forced refresh holds some banks: the others with work, from the bit mask.
     for_each_nonempty(
-        q, [&](unsigned b) { look_at(view[b]); }, except);
+        q, [&](unsigned b) { look_at(view(q, b)); }, except);
   }
-  plan_.bank = pick ? static_cast<unsigned>(pick - view) : kNil;
+  plan_.bank = pick ? busy_bank_[q][static_cast<std::size_t>(pick - views)] : kNil;
   plan_.cycle = static_cast<std::uint64_t>(pick_key >> 64);
   plan_.prio = static_cast<std::uint64_t>(pick_key);
   // The earliest cycle any bank's command can issue, clamped to `now` (kNever with no bank): the
@@ -709,7 +710,7 @@ void ControllerCore::guard_column(int q, unsigned flat, std::uint32_t e, std::ui
   // waiting for its row (tRCD, a precharge) is not being pushed out by this one.
   const Choice& c = cache_[q][ob];
   if (books_[ob].dirty[q] || !c.valid || !is_column(c.cmd)) return;
-  if (view_[q][ob].earliest() > now + burst_cycles_) return;
+  if (view(q, ob).earliest() > now + burst_cycles_) return;
   ++g.passed;
 }
 

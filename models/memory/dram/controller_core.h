@@ -292,7 +292,7 @@ class ControllerCore {
   // Works out again the standing command in direction q of every bank marked dirty.
   void refresh_choices(int q);
   // The command bank `flat` would issue next in direction q (its queue is not empty), into
-  // cache_ and view_. Inlined into refresh_choices(), its one caller, which runs it for about one
+  // cache_ and busy_. Inlined into refresh_choices(), its one caller, which runs it for about one
   // bank per command: as a call it saved and restored six registers each time, and its caller
   // kept its own values on the stack across it (0.7 % of famsim bench's instructions).
   [[gnu::always_inline]] inline void work_out_choice(unsigned flat, int q);
@@ -304,19 +304,22 @@ class ControllerCore {
   void mark_dirty(unsigned flat);
   void set_nonempty(int q, unsigned flat, bool on, std::uint64_t now) {
     const std::uint64_t bit = std::uint64_t{1} << (flat & 63);
-    std::vector<const BankView*>& listed = busy_views_[q];
+    std::vector<BankView>& listed = busy_[q];
+    std::vector<std::uint16_t>& banks = busy_bank_[q];
     std::uint16_t& at = books_[flat].busy_at[q];
     if (on) {
       nonempty_[q][flat >> 6] |= bit;
       at = static_cast<std::uint16_t>(listed.size());
-      listed.push_back(&view_[q][flat]);
+      listed.emplace_back();  // worked out by refresh_choices() before it is read: flat is dirty
+      banks.push_back(static_cast<std::uint16_t>(flat));
     } else {
       nonempty_[q][flat >> 6] &= ~bit;
       // The last listed bank takes this one's place.
-      const BankView* last = listed.back();
-      listed[at] = last;
-      books_[static_cast<std::size_t>(last - view_[q].data())].busy_at[q] = at;
+      listed[at] = listed.back();
+      banks[at] = banks.back();
+      books_[banks[at]].busy_at[q] = at;
       listed.pop_back();
+      banks.pop_back();
     }
     if (nonempty_[1 - q][flat >> 6] & bit) return;  // the bank has work the other way
     const std::uint64_t busy = on ? stats_.busy_banks.level() + 1 : stats_.busy_banks.level() - 1;
@@ -439,7 +442,7 @@ class ControllerCore {
   struct alignas(64) BankBook {
     BankQueue queue[2];
     std::uint8_t dirty[2] = {0, 0};
-    std::uint16_t busy_at[2] = {0, 0};  // its place in busy_views_ while it has bursts queued
+    std::uint16_t busy_at[2] = {0, 0};  // its place in busy_ while it has bursts queued
     std::uint64_t open_since = 0;
     std::uint64_t open_cycles = 0;
     std::uint64_t last_column = 0;
@@ -464,13 +467,18 @@ class ControllerCore {
     }
   };
   std::array<std::vector<Choice>, 2> cache_;
-  std::array<std::vector<BankView>, 2> view_;
-  // The views of the banks with bursts queued in each direction (those set in nonempty_), in no
-  // particular order: look() reads them straight from this list rather than working out each
-  // bank from the bit mask (a bit scan, a sign extension and an index per bank, a sixth of the
-  // look's instructions). Their order cannot matter: no two banks' commands have the same
-  // priority (each serves its own burst, and bursts are numbered apart).
-  std::array<std::vector<const BankView*>, 2> busy_views_;
+  // The views of the banks with bursts queued in each direction (those set in nonempty_), one
+  // after the other in no particular order (a bank's place: BankBook::busy_at), and their banks:
+  // look() reads them in a row, two to a cache line, rather than from a table by bank, where the
+  // banks with work lay a line apart each (with many channels busy, a cache miss each), or by
+  // working out each bank from the bit mask (a bit scan, a sign extension and an index per bank,
+  // a sixth of the look's instructions). Their order cannot matter: no two banks' commands have
+  // the same priority (each serves its own burst, and bursts are numbered apart).
+  std::array<std::vector<BankView>, 2> busy_;
+  std::array<std::vector<std::uint16_t>, 2> busy_bank_;
+  // The view of bank `flat`, which has bursts queued in direction q.
+  BankView& view(int q, unsigned flat) { return busy_[q][books_[flat].busy_at[q]]; }
+  const BankView& view(int q, unsigned flat) const { return busy_[q][books_[flat].busy_at[q]]; }
   std::array<std::vector<unsigned>, 2> dirty_list_;
   std::vector<std::uint32_t> free_entries_;
   std::vector<std::uint32_t> free_requests_;
