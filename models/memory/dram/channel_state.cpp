@@ -5,11 +5,11 @@
 namespace famsim::dram {
 
 ChannelState::ChannelState(const Spec& spec)
-    : org_(spec.org),
-      t_(spec.timing),
-      banks_(static_cast<std::size_t>(spec.org.ranks) * spec.org.banks()),
+    : banks_(static_cast<std::size_t>(spec.org.ranks) * spec.org.banks()),
       groups_(static_cast<std::size_t>(spec.org.ranks) * spec.org.bank_groups),
-      ranks_(spec.org.ranks) {
+      ranks_(spec.org.ranks),
+      org_(spec.org),
+      t_(spec.timing) {
   for (unsigned c = 0; c < kCommandCount; ++c) {
     command_clocks_[c] = static_cast<std::uint8_t>(spec.command_clocks(static_cast<Command>(c)));
   }

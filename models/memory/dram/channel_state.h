@@ -149,15 +149,21 @@ class ChannelState {
   struct Group {
     std::uint64_t act = 0, rd = 0, wr = 0;
   };
+  // What most commands and every scheduling look read first, on one cache line (a column command
+  // updates every rank's rd_ready and wr_ready); the ACT window after it. With many channels busy
+  // a channel's ranks are out of the L1 cache at each decision: a line each time.
   struct Rank {
-    std::uint64_t act = 0, rd = 0, wr = 0, pre = 0, refpb = 0;
-    std::array<std::uint64_t, 4> faw{};  // cycles of the last four ACTs (ring)
-    unsigned faw_next = 0;
-    unsigned acts = 0;  // ACTs so far, saturating at 4
-    unsigned open_banks = 0;
     // Derived, kept current by issue(): act with tFAW; rd and wr with the data bus.
-    std::uint64_t act_ready = 0, rd_ready = 0, wr_ready = 0;
+    alignas(64) std::uint64_t act_ready = 0;
+    std::uint64_t rd_ready = 0, wr_ready = 0;
+    std::uint64_t act = 0, rd = 0, wr = 0, pre = 0;
+    unsigned open_banks = 0;
+    unsigned faw_next = 0;
+    std::array<std::uint64_t, 4> faw{};  // cycles of the last four ACTs (ring)
+    std::uint64_t refpb = 0;
+    unsigned acts = 0;  // ACTs so far, saturating at 4
   };
+  static_assert(sizeof(Rank) == 128, "a rank's state is two cache lines");
 
   Group& group(const Coord& c) { return groups_[c.rank * org_.bank_groups + c.bank_group]; }
   const Group& group(const Coord& c) const {
@@ -173,17 +179,21 @@ class ChannelState {
   std::uint64_t bus_ready(unsigned rank, unsigned latency) const;
   void occupy_bus(unsigned rank, std::uint64_t start);
 
-  Organization org_;
-  Timing t_;
-  std::vector<Bank> banks_;
+  // Every command reads the first two cache lines from here and two of the timing values: with
+  // many channels busy a channel's state is out of the L1 cache at each decision, and a line
+  // touched is a miss. (Unaligned and in declaration order the same members spread over six.)
+  alignas(64) std::vector<Bank> banks_;
   std::vector<Group> groups_;
-  std::vector<Rank> ranks_;
+  // The command bus: when the last command lets go of it, and the clocks each command holds it
+  // (by Command).
+  std::uint64_t command_bus_free_ = 0;
   // The data bus: end of the last burst and the rank that drove it.
   std::uint64_t bus_free_ = 0;
+  std::vector<Rank> ranks_;
   unsigned bus_rank_ = 0;
-  // The command bus: clocks each command holds it (by Command), and when the last one lets go.
   std::array<std::uint8_t, kCommandCount> command_clocks_{};
-  std::uint64_t command_bus_free_ = 0;
+  Organization org_;
+  alignas(64) Timing t_;
 };
 
 // issue() and the helpers it uses, defined here so that they inline into ControllerCore::issue():
