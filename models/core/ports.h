@@ -116,21 +116,20 @@ class TargetPort : public tlm::tlm_target_socket<> {
         });
   }
 
+  // The owner and index are FamsimSide's, which famsim peers copy.
   struct Fw : tlm::tlm_fw_transport_if<>, PeerCall::FamsimSide {
-    Fw(Owner& o, unsigned i) : PeerCall::FamsimSide{&o, i, &call_fw}, owner(o), index(i) {}
+    Fw(Owner& o, unsigned i) : PeerCall::FamsimSide{&o, i, &call_fw} {}
     static Sync call_fw(void* o, unsigned i, Payload& p, Phase& phase, sc_core::sc_time& t) {
       return static_cast<Owner*>(o)->fw(i, p, phase, t);
     }
     Sync nb_transport_fw(Payload& p, Phase& phase, sc_core::sc_time& t) override {
-      return owner.fw(index, p, phase, t);
+      return call_fw(owner, index, p, phase, t);
     }
     void b_transport(Payload&, sc_core::sc_time&) override {
       SC_REPORT_ERROR("famsim", "famsim blocks implement the approximately-timed protocol only");
     }
     bool get_direct_mem_ptr(Payload&, tlm::tlm_dmi&) override { return false; }
     unsigned int transport_dbg(Payload&) override { return 0; }
-    Owner& owner;
-    unsigned index;
   } fw_;
   PeerCall peer_;
 };
@@ -168,17 +167,16 @@ class InitiatorPort : public tlm::tlm_initiator_socket<> {
         });
   }
 
+  // The owner and index are FamsimSide's, which famsim peers copy.
   struct Bw : tlm::tlm_bw_transport_if<>, PeerCall::FamsimSide {
-    Bw(Owner& o, unsigned i) : PeerCall::FamsimSide{&o, i, &call_bw}, owner(o), index(i) {}
+    Bw(Owner& o, unsigned i) : PeerCall::FamsimSide{&o, i, &call_bw} {}
     static Sync call_bw(void* o, unsigned i, Payload& p, Phase& phase, sc_core::sc_time& t) {
       return static_cast<Owner*>(o)->bw(i, p, phase, t);
     }
     Sync nb_transport_bw(Payload& p, Phase& phase, sc_core::sc_time& t) override {
-      return owner.bw(index, p, phase, t);
+      return call_bw(owner, index, p, phase, t);
     }
     void invalidate_direct_mem_ptr(sc_dt::uint64, sc_dt::uint64) override {}
-    Owner& owner;
-    unsigned index;
   } bw_;
   PeerCall peer_;
 };
