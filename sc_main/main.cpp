@@ -13,6 +13,7 @@
 #include "models/core/json_text.h"
 #include "models/memory/dram/timing_checker.h"
 #include "platforms/presets.h"
+#include "sc_main/huge_pages.h"
 #include "sc_main/output_dir.h"
 #include "sc_main/report.h"
 #include "sc_main/simulation.h"
@@ -483,6 +484,9 @@ int famsim_main(int argc, char** argv) {
 int sc_main(int argc, char** argv) { return famsim_main(argc, argv); }
 
 int main(int argc, char** argv) {
+  // Before anything is built: 512 MiB of address space, the heap of any platform the presets
+  // describe with room to spare (famsim bench uses about 80 MiB), taken only where written.
+  famsim::place_heap_on_huge_pages(std::size_t{512} << 20);
   // SystemC prints its banner when the kernel starts unless this is set.
   setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 1);
   return sc_core::sc_elab_and_sim(argc, argv);
