@@ -122,7 +122,13 @@ class RequestExt : public tlm::tlm_extension<RequestExt> {
   std::uint16_t dest_gpu = kNoGpu;
   std::uint64_t physical_address = 0;
   std::uint64_t channel_address = 0;
-  std::uint64_t issue_ps = 0;
+  // The device port's tag for this request (models/device/port_logic.h); a split request's parts
+  // carry their parent's.
+  std::uint32_t device_tag = 0;
+  // Atomic request (AtomicOp above); payload command READ, so the old value comes back as data.
+  // Here, not with the operands: every link, the device port logic and the DRAM controller read
+  // it, and in the last line it cost each of them a cache miss (famsim bench, perf record).
+  AtomicOp atomic = AtomicOp::kNone;
 
   // The hop records start on the next cache line: a typical path's fit in two lines.
   std::array<HopRecord, kMaxHops> hops{};
@@ -131,6 +137,7 @@ class RequestExt : public tlm::tlm_extension<RequestExt> {
   // When the target began serving the request: a DRAM controller's first command for it (set at
   // completion; until then its arrival cycle), a posted write's acceptance.
   std::uint64_t service_start_ps = 0;
+  std::uint64_t issue_ps = 0;
   std::uint64_t id = 0;
   std::uint64_t virtual_address = 0;
   std::uint16_t stream = 0;  // the issuing GPU's stream (workload index)
@@ -138,11 +145,6 @@ class RequestExt : public tlm::tlm_extension<RequestExt> {
   // The initiator's own tag for the access: a GPU's stream's (traffic/source.h), a TLM bridge's
   // slot (models/cosim/tlm_bridge.h).
   std::uint32_t phase = 0;
-  // Atomic request (AtomicOp above); payload command READ, so the old value comes back as data.
-  AtomicOp atomic = AtomicOp::kNone;
-  // The device port's tag for this request (models/device/port_logic.h); a split request's parts
-  // carry their parent's.
-  std::uint32_t device_tag = 0;
   std::uint64_t atomic_operand = 0;
   std::uint64_t atomic_compare = 0;
 
