@@ -40,14 +40,19 @@ inline void Scheduler::link(Wakeup* w) {
   Slot& s = slots_[slot];
   // Keep the slot sorted by time, equal times in request order: walk back from the tail past
   // later entries (usually none: new requests tend to be the latest).
+  const std::uint64_t at_ps = w->pending_ps_;
   Wakeup* after = s.tail;
-  while (after && after->pending_ps_ > w->pending_ps_) after = after->prev_;
+  if (after && s.tail_ps > at_ps) {
+    after = after->prev_;
+    while (after && after->pending_ps_ > at_ps) after = after->prev_;
+  }
   w->prev_ = after;
   w->next_ = after ? after->next_ : s.head;
   if (w->next_) {
     w->next_->prev_ = w;
   } else {
     s.tail = w;
+    s.tail_ps = at_ps;
   }
   if (after) {
     after->next_ = w;
@@ -69,6 +74,7 @@ inline void Scheduler::unlink(Wakeup* w) {
     w->next_->prev_ = w->prev_;
   } else {
     slots_[slot].tail = w->prev_;
+    if (w->prev_) slots_[slot].tail_ps = w->prev_->pending_ps_;
   }
   if (!slots_[slot].head) occupied_[slot >> 6] &= ~(std::uint64_t{1} << (slot & 63));
   // prev_ and next_ are left as they are: they are read only while the wake-up is in the wheel,
