@@ -61,5 +61,15 @@ bench plain 8192 "no --set" --mib-per-gpu 1
 got=$(json_field overrides)
 [ "$got" = "[]" ] || fail "overrides without --set: got $got"
 pass "bench without --set lists no overrides"
+# Whether the heap was on huge pages: a boolean, and false when the environment switches it off
+# (true depends on the machine and the build: tests/unit/huge_pages_test.cpp checks that).
+got=$(json_field heap_huge_pages)
+[ "$got" = True ] || [ "$got" = False ] || fail "heap_huge_pages: got '$got', expected a boolean"
+export FAMSIM_HUGE_PAGES=0
+bench no_huge_pages 8192 "FAMSIM_HUGE_PAGES=0" --mib-per-gpu 1
+unset FAMSIM_HUGE_PAGES
+got=$(json_field heap_huge_pages)
+[ "$got" = False ] || fail "heap_huge_pages with FAMSIM_HUGE_PAGES=0: got '$got', expected False"
+pass "bench says whether the heap was on huge pages"
 
 echo "cli.bench: all checks passed"
