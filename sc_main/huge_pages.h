@@ -18,7 +18,10 @@
 //
 // Does nothing (and says nothing) where it cannot work: not Linux with glibc, a sanitised build
 // (the sanitiser's allocator does not use glibc's heap), THP switched off, or the environment
-// variable FAMSIM_HUGE_PAGES=0. Results never depend on it, only host speed.
+// variable FAMSIM_HUGE_PAGES=0. Results never depend on it, only host speed. Should the heap not
+// grow, or madvise fail, after malloc was told to serve large blocks from the heap, that stays
+// so (glibc cannot be given back its adaptive threshold): a matter of speed and address space
+// only, and the function returns false.
 #pragma once
 
 #include <cstddef>

@@ -146,12 +146,12 @@ void size_bench_workload(famsim::ConfigDoc& doc, const famsim::RunOptions& opt,
   doc.sources->set(key, "famsim bench --mib-per-gpu " + std::to_string(mib_per_gpu));
 }
 
-// Speed benchmark: the default platform (nvl8_fam) under the saturating random-read workload, or
-// the given ones; reports simulated requests per host second and peak memory, writes no files.
 // Whether main() put the heap on huge pages (sc_main/huge_pages.h): the bench reports it beside
 // its figures, which it changes by a few per cent.
 bool g_heap_huge_pages = false;
 
+// Speed benchmark: the default platform (nvl8_fam) under the saturating random-read workload, or
+// the given ones; reports simulated requests per host second and peak memory, writes no files.
 int do_bench(const famsim::RunOptions& opt, std::uint64_t mib_per_gpu, bool mib_given) {
   const auto t0 = std::chrono::steady_clock::now();
   famsim::ConfigDoc doc = famsim::load_config(opt);

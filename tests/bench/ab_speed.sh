@@ -7,9 +7,9 @@
 # out: with famsim's heap on huge pages (sc_main/huge_pages.h), a run right after another
 # executable's paid 0.3 s of clearing fresh huge pages that the next runs, reusing the pages the
 # one before freed, did not (2026-12-06, on a virtual machine whose host likely takes back free
-# memory). Single runs alternated
-# A, B, A, B charged that cost to every run. Wall clock on a shared host still varies by a few
-# per cent from block to block, so a difference under about 2 % is not shown by one call.
+# memory). Single runs alternated A, B, A, B charged that cost to every run. Wall clock on a
+# shared host still varies from block to block: three calls on the same two executables gave
+# +4.3 %, -0.7 % and +1.3 % (2026-12-06), so a difference under about 3 % needs several calls.
 #
 # Prints, per executable, the mean simulation seconds (the bench's own `simulation_seconds`, the
 # run without elaboration and teardown), the requests per host second that gives, mean elapsed
