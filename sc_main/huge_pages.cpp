@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <stdexcept>
 #include <string>
 
 #if defined(__linux__) && defined(__GLIBC__)
@@ -23,10 +24,19 @@
 
 namespace famsim {
 
+bool huge_pages_wanted() {
+  const char* v = std::getenv("FAMSIM_HUGE_PAGES");
+  if (!v || *v == '\0' || std::strcmp(v, "1") == 0) return true;
+  if (std::strcmp(v, "0") == 0) return false;
+  throw std::invalid_argument(std::string("environment variable FAMSIM_HUGE_PAGES is '") + v +
+                              "': expected 0 (the heap on ordinary pages) or 1 (on huge pages, "
+                              "the default)");
+}
+
 bool place_heap_on_huge_pages(std::size_t reserve_bytes) {
+  // Checked in every build, so that a bad value is refused whether or not it could matter here.
+  if (!huge_pages_wanted()) return false;
 #ifdef FAMSIM_HEAP_ON_HUGE_PAGES
-  const char* opt_out = std::getenv("FAMSIM_HUGE_PAGES");
-  if (opt_out && std::strcmp(opt_out, "0") == 0) return false;
   {
     // "always [madvise] never": huge pages where asked (madvise) or everywhere (always).
     std::ifstream thp("/sys/kernel/mm/transparent_hugepage/enabled");

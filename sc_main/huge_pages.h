@@ -28,7 +28,11 @@
 
 namespace famsim {
 
-// Returns true when a range of the heap was marked for huge pages.
+// FAMSIM_HUGE_PAGES from the environment: unset, empty or "1" (the default): true; "0": false;
+// anything else throws std::invalid_argument naming the variable and the values it takes.
+bool huge_pages_wanted();
+
+// Returns true when a range of the heap was marked for huge pages. Throws as huge_pages_wanted().
 bool place_heap_on_huge_pages(std::size_t reserve_bytes);
 
 }  // namespace famsim

@@ -491,7 +491,12 @@ int sc_main(int argc, char** argv) { return famsim_main(argc, argv); }
 int main(int argc, char** argv) {
   // Before anything is built: 512 MiB of address space, the heap of any platform the presets
   // describe with room to spare (famsim bench uses about 80 MiB), taken only where written.
-  g_heap_huge_pages = famsim::place_heap_on_huge_pages(std::size_t{512} << 20);
+  try {
+    g_heap_huge_pages = famsim::place_heap_on_huge_pages(std::size_t{512} << 20);
+  } catch (const std::invalid_argument& e) {
+    std::cerr << "famsim: error: " << e.what() << "\n";
+    return kExitBadInput;
+  }
   // SystemC prints its banner when the kernel starts unless this is set.
   setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 1);
   return sc_core::sc_elab_and_sim(argc, argv);

@@ -71,5 +71,14 @@ unset FAMSIM_HUGE_PAGES
 got=$(json_field heap_huge_pages)
 [ "$got" = False ] || fail "heap_huge_pages with FAMSIM_HUGE_PAGES=0: got '$got', expected False"
 pass "bench says whether the heap was on huge pages"
+# Any other value than 0 or 1 is refused, naming the variable: exit 2, nothing run.
+export FAMSIM_HUGE_PAGES=off
+run_famsim bad_huge_pages bench --platform platforms/minimal.yaml --mib-per-gpu 1
+unset FAMSIM_HUGE_PAGES
+expect_rc 2 "FAMSIM_HUGE_PAGES=off"
+case "$OUT" in
+  *"FAMSIM_HUGE_PAGES is 'off'"*"expected 0"*) pass "FAMSIM_HUGE_PAGES=off refused by name" ;;
+  *) fail "FAMSIM_HUGE_PAGES=off: message does not name the variable and its values: $OUT" ;;
+esac
 
 echo "cli.bench: all checks passed"

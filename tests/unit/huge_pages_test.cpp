@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 
 #include <sys/wait.h>
@@ -85,7 +86,30 @@ TEST(HugePagesFreshProcess, BlocksAllocatedAfterwardsLieInAMappingMarkedForHugeP
 
 TEST(HugePages, EnvironmentVariableSwitchesItOff) {
   setenv("FAMSIM_HUGE_PAGES", "0", 1);
+  EXPECT_FALSE(huge_pages_wanted());
   EXPECT_FALSE(place_heap_on_huge_pages(std::size_t{64} << 20));
+  unsetenv("FAMSIM_HUGE_PAGES");
+}
+
+TEST(HugePages, EnvironmentVariableTakesZeroOrOne) {
+  unsetenv("FAMSIM_HUGE_PAGES");
+  EXPECT_TRUE(huge_pages_wanted());
+  setenv("FAMSIM_HUGE_PAGES", "", 1);
+  EXPECT_TRUE(huge_pages_wanted());
+  setenv("FAMSIM_HUGE_PAGES", "1", 1);
+  EXPECT_TRUE(huge_pages_wanted());
+  for (const char* bad : {"off", "yes", "2", " 0"}) {
+    setenv("FAMSIM_HUGE_PAGES", bad, 1);
+    try {
+      huge_pages_wanted();
+      ADD_FAILURE() << "FAMSIM_HUGE_PAGES='" << bad << "' was taken";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find("FAMSIM_HUGE_PAGES is '" + std::string(bad) + "'"),
+                std::string::npos)
+          << e.what();
+      EXPECT_NE(std::string(e.what()).find("expected 0"), std::string::npos) << e.what();
+    }
+  }
   unsetenv("FAMSIM_HUGE_PAGES");
 }
 
