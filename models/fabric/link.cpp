@@ -356,7 +356,8 @@ void Link::commit(Wire& w, Channel& c, std::uint64_t e_ps) {
   r.credits = s.credits;
   c.round_trip_credit_ps += s.credits * (r.last_arrive_ps + credit_return_ps_ - e_ps);
   c.rx.push_back(r);
-  if (c.rx.size() == 1) note_rx(c);
+  // The first in the buffer, or (the far end holding one) the first not yet counted as arrived.
+  if (c.rx_arrived == c.rx.size() - 1) note_rx(c);
   // behaviour(), commit()'s only caller, asks for the wake-up once it knows all its times.
   committed_due_ps_ = std::min(committed_due_ps_, r.deliver_ps);
   // A transmit-queue entry is free: take the transfer that was held back, if any.
@@ -434,7 +435,7 @@ void Link::behaviour() {
   std::uint64_t next = kNever;
   for (unsigned k = 0; k < 4; ++k) {
     // Transfers arrive in the order they were committed: with the first not due, none is.
-    if (hot_.rx_front_ps[k] > now) {
+    if (hot_.drain_due_ps[k] > now) {
       next = std::min(next, hot_.hand_on_ps[k]);
     } else {
       next = std::min(next, drain(ch_[k], now));
