@@ -176,7 +176,8 @@ class ChannelState {
   void update_act_ready(unsigned rank);
   void update_column_ready(unsigned rank);
   void close(unsigned flat, unsigned rank, std::uint64_t precharge_cycle);
-  std::uint64_t bus_ready(unsigned rank, unsigned latency) const;
+  // The first cycle a burst of `rank` may start on the data bus.
+  std::uint64_t bus_free_for(unsigned rank) const;
   void occupy_bus(unsigned rank, std::uint64_t start);
 
   // Every command reads the first two cache lines from here and two of the timing values: with
@@ -199,11 +200,9 @@ class ChannelState {
 // issue() and the helpers it uses, defined here so that they inline into ControllerCore::issue():
 // a call into channel_state.cpp per DRAM command cost the call and the registers saved around it.
 // issue() is forced inline (one call site): GCC otherwise kept it out of line, which saved nothing.
-inline std::uint64_t ChannelState::bus_ready(unsigned rank, unsigned latency) const {
-  // The burst starts `latency` clocks after the command; it must start after the bus is free,
-  // plus the rank-to-rank switch time when another rank drove the last burst.
-  const std::uint64_t free = bus_free_ + (rank != bus_rank_ ? t_.RTRS : 0);
-  return free > latency ? free - latency : 0;
+inline std::uint64_t ChannelState::bus_free_for(unsigned rank) const {
+  // After the last burst, plus the rank-to-rank switch time when another rank drove it.
+  return bus_free_ + (rank != bus_rank_ ? t_.RTRS : 0);
 }
 
 inline void ChannelState::occupy_bus(unsigned rank, std::uint64_t start) {
@@ -219,8 +218,13 @@ inline void ChannelState::update_act_ready(unsigned rank) {
 
 inline void ChannelState::update_column_ready(unsigned rank) {
   Rank& r = ranks_[rank];
-  r.rd_ready = std::max(r.rd, bus_ready(rank, t_.CL));
-  r.wr_ready = std::max(r.wr, bus_ready(rank, t_.CWL));
+  // A column command's burst starts CL (reads) or CWL (writes) clocks after it, when the bus is
+  // free. The bus read once for both: the store to rd_ready in between would otherwise have the
+  // compiler read it again.
+  const std::uint64_t free = bus_free_for(rank);
+  const unsigned cl = t_.CL, cwl = t_.CWL;
+  r.rd_ready = std::max(r.rd, free > cl ? free - cl : 0);
+  r.wr_ready = std::max(r.wr, free > cwl ? free - cwl : 0);
 }
 
 inline void ChannelState::close(unsigned flat, unsigned rank, std::uint64_t precharge_cycle) {

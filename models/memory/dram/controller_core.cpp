@@ -332,7 +332,7 @@ inline void ControllerCore::work_out_choice(unsigned flat, int q) {
 }
 
 int ControllerCore::direction() const {
-  return (drain_wanted() || read_count_ == 0) && write_count_ > 0 ? 1 : 0;
+  return write_count_ > 0 && (read_count_ == 0 || drain_wanted()) ? 1 : 0;
 }
 
 std::uint64_t ControllerCore::run(std::uint64_t now) {

@@ -262,9 +262,12 @@ class ControllerCore {
 
   int direction() const;  // 0 reads, 1 writes (write drain)
   // The write drain's hysteresis: on at the high watermark, off at the low one.
+  // Written as (above low) and (at high, or draining), which is the same (low < high): with no
+  // write queued, as in read-only traffic, the first test settles it and this and direction()
+  // cost a load and a test each, four times per command.
   bool drain_wanted() const {
-    return write_count_ >= write_high_watermark_ ||
-           (draining_ && write_count_ > write_low_watermark_);
+    return write_count_ > write_low_watermark_ &&
+           (write_count_ >= write_high_watermark_ || draining_);
   }
   void update_draining() { draining_ = drain_wanted(); }
   void advance_refresh(std::uint64_t now);
