@@ -157,6 +157,9 @@ class ControllerCore {
 
   // The cycle the oldest unfinished completion's data is done, or kNever.
   std::uint64_t next_completion() const { return next_completion_; }
+  // Whether enqueue()'s `id` is kept (the command log or the untagged-done call wants it):
+  // otherwise a caller need not read it.
+  bool keeps_request_ids() const { return !request_ids_.empty(); }
   // Takes that completion; its data must be done (next_completion() <= now). `first_command`:
   // the cycle of the first command issued on the request's behalf (a PRE closing another row in
   // its bank, the ACT opening its row, or its first column command), where its service began:
