@@ -221,12 +221,16 @@ inline const RequestExt& ext_of(const Payload& p) {
 }
 
 // Starts fetching the lines of `p` a hop reads first (reference count, path fields and the hop
-// records of a short path). A block calls it for the message it will hand on next: with thousands
-// of requests in flight, a payload's lines have left the cache between two hops.
+// records of a path of up to 8 hops: a device request's 7 records span two lines, the fabric's
+// hops writing in the first and the device's in the second). A block calls it for the message it
+// will hand on next: with thousands of requests in flight, a payload's lines have left the cache
+// between two hops. The second records' line too: famsim bench -1.1 to -3.3 % simulation time
+// (tests/bench/ab_pair.sh, three calls, medians; 2026-12-07).
 inline void prefetch_for_hop(const Payload& p) {
   const char* e = reinterpret_cast<const char*>(&ext_of(p));
   __builtin_prefetch(e);
   __builtin_prefetch(e + 64);
+  __builtin_prefetch(e + 128);
 }
 
 // Data bytes a request message carries (writes carry their data forward, atomics their operands:
