@@ -309,7 +309,7 @@ Sync Gpu::bw(unsigned port, Payload& p, Phase& phase, sc_core::sc_time&) {
     // (with thousands of requests in flight, out of the cache since the request was issued): the
     // payload's response status and memory manager, the hop records past the first line (the
     // breakdown) and the initiator's fields (issue time, stream). Fetched from here on, they
-    // cost complete() no wait (famsim bench: 4-5 % less time, tests/bench/ab_speed.sh).
+    // cost complete() no wait (famsim bench: 2-5 % less time, tests/bench/ab_speed.sh).
     const char* payload = reinterpret_cast<const char*>(&p);
     __builtin_prefetch(payload);
     __builtin_prefetch(payload + 64);

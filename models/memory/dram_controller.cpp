@@ -110,10 +110,10 @@ void DramController::accept(Payload& p, std::uint64_t now) {
   catch_up(cycle);
   const bool posted = e.write && params_.posted_writes;
   // Service starts at the request's first DRAM command (set when it completes); a posted write is
-  // answered on acceptance, so for its requester its service starts (and ends) now. The fields
-  // written and read here only when needed share a cache line the hops do not touch, which with
-  // thousands of requests in flight is a cache miss each time (famsim bench, callgrind
-  // --cache-sim).
+  // answered on acceptance, so for its requester its service starts (and ends) now. The service
+  // start and the id sit in a payload line no hop touches, which with thousands of requests in
+  // flight costs a cache miss at each touch (famsim bench, callgrind --cache-sim): written and
+  // read here only when needed.
   if (posted) e.service_start_ps = now;
   ++answers_owed_;
   // DRAM work that answers nobody: the transaction log waits for its completion
