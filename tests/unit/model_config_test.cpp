@@ -60,13 +60,29 @@ std::string replace_line(const std::string& text, const std::string& from, const
 }
 
 TEST(ModelConfig, PresetsParseWithTheirSources) {
-  for (const char* file :
-       {"llama3_8b.yaml", "llama3_70b.yaml", "mixtral_8x7b.yaml", "deepseek_v3.yaml",
-        "mistral_7b.yaml", "gemma2_27b.yaml", "gpt_oss_120b.yaml", "gpt_oss_20b.yaml",
-        "qwen3_next_80b_a3b.yaml", "llama4_scout.yaml", "llama4_maverick.yaml", "qwen3_32b.yaml",
-        "qwen3_30b_a3b.yaml", "qwen3_235b_a22b.yaml", "gemma3_27b.yaml", "glm4_5.yaml",
-        "glm4_5_air.yaml", "llama3_1_405b.yaml", "deepseek_v3_2_exp.yaml",
-        "qwen3_coder_480b_a35b.yaml", "gemma3_12b.yaml", "kimi_k2.yaml"}) {
+  for (const char* file : {"llama3_8b.yaml",
+                           "llama3_70b.yaml",
+                           "mixtral_8x7b.yaml",
+                           "deepseek_v3.yaml",
+                           "mistral_7b.yaml",
+                           "gemma2_27b.yaml",
+                           "gpt_oss_120b.yaml",
+                           "gpt_oss_20b.yaml",
+                           "qwen3_next_80b_a3b.yaml",
+                           "llama4_scout.yaml",
+                           "llama4_maverick.yaml",
+                           "qwen3_32b.yaml",
+                           "qwen3_30b_a3b.yaml",
+                           "qwen3_235b_a22b.yaml",
+                           "gemma3_27b.yaml",
+                           "glm4_5.yaml",
+                           "glm4_5_air.yaml",
+                           "llama3_1_405b.yaml",
+                           "deepseek_v3_2_exp.yaml",
+                           "qwen3_coder_480b_a35b.yaml",
+                           "gemma3_12b.yaml",
+                           "gemma3_4b.yaml",
+                           "kimi_k2.yaml"}) {
     SCOPED_TRACE(file);
     const ModelConfig m = load_preset(file);
     EXPECT_FALSE(m.name.empty());
@@ -1008,6 +1024,21 @@ TEST(ModelConfig, Qwen3AndGemma3PresetsByHand) {
   EXPECT_EQ(g12.sliding_layers(48), 40u);
   EXPECT_FALSE(g12.is_sliding_layer(47));
   EXPECT_EQ(g12.kv_bytes_per_token_layer(), 8192u);  // 2 x 8 x 256 x 2 B
+
+  // Gemma 3 4B: attention 2560 x 2048 (q) + 2 x 2560 x 1024 (k, v) + 2048 x 2560 (o) =
+  // 15,728,640; q/k norms 512 and two norms 5,120; GeGLU 3 x 2560 x 10240 = 78,643,200:
+  // 94,377,472 a layer, x 34 = 3,208,834,048 (with the final norm's 2,560 and the two norms a
+  // layer famsim leaves out, 34 x 5,120, 3,209,010,688: the report's 3,209M non-embedding
+  // parameters); tied embedding 262208 x 2560 = 671,252,480. Total 3,880,089,088. Layers 5, 11,
+  // 17, 23 and 29 are full, the other 29 slide.
+  const ModelConfig g4 = load_preset("gemma3_4b.yaml");
+  EXPECT_EQ(g4.layer_active_parameters(0), 94377472u);
+  EXPECT_EQ(g4.parameters(), 3880089088u);
+  EXPECT_EQ(g4.sliding_layers(34), 29u);
+  EXPECT_FALSE(g4.is_sliding_layer(29));
+  EXPECT_TRUE(g4.is_sliding_layer(33));
+  EXPECT_EQ(g4.attended_tokens(0, 8192), 1023u);
+  EXPECT_EQ(g4.kv_bytes_per_token_layer(), 4096u);  // 2 x 4 x 256 x 2 B
 }
 
 // GLM-4.5: attention 5120 x 12288 (q) + 2 x 5120 x 1024 (k, v) + 12288 x 5120 (o) = 136,314,880,
