@@ -8,10 +8,13 @@
 # AFTER / BEFORE of the bench's own `simulation_seconds`, their spread, and each executable's mean.
 # An executable against itself gave a median of 0.996 and a mean of 0.998 over 16 pairs of the
 # full bench (2026-12-07), where single pairs ranged over 0.93-1.06: trust a change of about 2 % or
-# more. Needs two idle cores; with fewer, use ab_speed.sh.
+# more. The two runs share the last-level cache and the memory bandwidth, so a change that trades
+# memory traffic for waiting (a prefetch) may gain less here than alone: the same two executables
+# gave -2.0 and -2.9 % here (mean, median) and -7.7 % in ab_speed.sh. Needs two idle cores; with
+# fewer, use ab_speed.sh.
 set -euo pipefail
 if [[ $# -lt 2 ]]; then
-  sed -n '2,11p' "$0" >&2
+  sed -n '2,14p' "$0" >&2
   exit 2
 fi
 before=$1
