@@ -227,10 +227,10 @@ inline const RequestExt& ext_of(const Payload& p) {
 // between two hops. The second records' line too: famsim bench -1.1 to -3.3 % simulation time
 // (tests/bench/ab_pair.sh, three calls, medians; 2026-12-07).
 inline void prefetch_for_hop(const Payload& p) {
-  const char* e = reinterpret_cast<const char*>(&ext_of(p));
-  __builtin_prefetch(e);
-  __builtin_prefetch(e + 64);
-  __builtin_prefetch(e + 128);
+  const RequestExt& e = ext_of(p);
+  __builtin_prefetch(&e);  // the path fields, beside the reference count
+  __builtin_prefetch(&e.hops[0]);
+  __builtin_prefetch(&e.hops[4]);  // the second line of records (16-byte records)
 }
 
 // Data bytes a request message carries (writes carry their data forward, atomics their operands:
