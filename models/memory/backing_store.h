@@ -5,14 +5,27 @@
 // pages a random 128-byte write made a page of its own, 32 times the bytes it wrote: nvl8_fam at
 // read_fraction 0.7, 16 MiB per GPU, took 1297 MiB of peak RSS (89 k requests per host second,
 // the zeroing of each new page included); with 256-byte pages from slabs of 64 KiB, so that a
-// new page costs no allocation of its own, 164 MiB (174 k). The map's entry per page is the
-// overhead left, about a sixth of a page.
+// new page costs no allocation of its own, 164 MiB (174 k). 128-byte pages took that to 131 MiB
+// and 7 % less simulation time (tests/bench/ab_pair.sh, 2026-12-07), but bulk writes, which fill
+// whole pages, then needed twice the table slots: traffic/kv_decode_qwen3_next.yaml at 8 layers,
+// 393 MiB stored, peaked at 654 MiB against 609 MiB with 256-byte pages.
+//
+// The pages are found through an open-addressing table of (page number, page) slots, probed in
+// a row from the page number's multiplicative hash, at most 5/8 full (grown by doubling). It took
+// the place of a std::unordered_map, whose lookup divided by its bucket count and then followed
+// three pointers (the bucket, the node before the page's node, the node), each a likely cache
+// miss with thousands of requests in flight, and which allocated a node per page: on famsim bench
+// with 30 % writes perf put about 6 % of the samples on that lookup, and the table took 6 % off
+// the simulation time (tests/bench/ab_pair.sh, median of 8 pairs, 2026-12-07); the 8-layer
+// kv_decode_qwen3_next run above 11 % (median of 4 pairs, 0.81-0.97), peaking at 609 MiB against
+// 641 MiB. A lookup is a multiply, a shift and, mostly, one cache line. A store never
+// written to allocates nothing (a platform has thousands of channels, most idle).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <memory>
-#include <unordered_map>
 #include <vector>
 
 namespace famsim {
@@ -25,9 +38,7 @@ class BackingStore {
     while (len > 0) {
       const std::uint64_t off = addr % kPageBytes;
       const std::uint64_t n = std::min(len, kPageBytes - off);
-      auto [it, fresh] = pages_.try_emplace(addr / kPageBytes, nullptr);
-      if (fresh) it->second = new_page();
-      std::memcpy(it->second + off, src, n);
+      std::memcpy(page_for_write(addr / kPageBytes) + off, src, n);
       addr += n;
       src += n;
       len -= n;
@@ -38,11 +49,11 @@ class BackingStore {
     while (len > 0) {
       const std::uint64_t off = addr % kPageBytes;
       const std::uint64_t n = std::min(len, kPageBytes - off);
-      const auto it = pages_.find(addr / kPageBytes);
-      if (it == pages_.end()) {
+      const unsigned char* page = find(addr / kPageBytes);
+      if (page == nullptr) {
         std::memset(dst, 0, n);
       } else {
-        std::memcpy(dst, it->second + off, n);
+        std::memcpy(dst, page + off, n);
       }
       addr += n;
       dst += n;
@@ -51,11 +62,68 @@ class BackingStore {
   }
 
   // Pages written to, of kPageBytes each.
-  std::uint64_t pages() const { return pages_.size(); }
+  std::uint64_t pages() const { return pages_; }
 
  private:
   static constexpr std::uint64_t kSlabBytes = 64 * 1024;
   static constexpr std::uint64_t kPagesPerSlab = kSlabBytes / kPageBytes;
+  static constexpr unsigned kFirstTableBits = 6;  // 64 slots, 1 KiB, on the first write
+
+  // A slot holds page number `number` when `page` is set; an empty slot ends a probe.
+  struct Slot {
+    std::uint64_t number = 0;
+    unsigned char* page = nullptr;
+  };
+
+  // The slot a probe for page number `number` starts at: the top table_bits_ bits of the number
+  // times 2^64 / golden ratio (Knuth, TAOCP vol. 3, 6.4, multiplicative hashing), which spreads
+  // runs of neighbouring page numbers over the table.
+  std::size_t home(std::uint64_t number) const {
+    return static_cast<std::size_t>((number * 0x9E3779B97F4A7C15ull) >> (64 - table_bits_));
+  }
+
+  const unsigned char* find(std::uint64_t number) const {
+    if (pages_ == 0) return nullptr;
+    const std::size_t mask = slots_.size() - 1;
+    for (std::size_t i = home(number);; i = (i + 1) & mask) {
+      const Slot& s = slots_[i];
+      if (s.page == nullptr) return nullptr;
+      if (s.number == number) return s.page;
+    }
+  }
+
+  unsigned char* page_for_write(std::uint64_t number) {
+    if (slots_.empty()) {
+      table_bits_ = kFirstTableBits;
+      slots_.resize(std::size_t{1} << table_bits_);
+    }
+    const std::size_t mask = slots_.size() - 1;
+    std::size_t i = home(number);
+    for (; slots_[i].page != nullptr; i = (i + 1) & mask) {
+      if (slots_[i].number == number) return slots_[i].page;
+    }
+    if ((pages_ + 1) * 8 > slots_.size() * 5) {
+      grow();
+      return page_for_write(number);
+    }
+    slots_[i] = Slot{number, new_page()};
+    ++pages_;
+    return slots_[i].page;
+  }
+
+  // Doubles the table and puts every page back in it.
+  void grow() {
+    const std::vector<Slot> old = std::move(slots_);
+    ++table_bits_;
+    slots_.assign(std::size_t{1} << table_bits_, Slot{});
+    const std::size_t mask = slots_.size() - 1;
+    for (const Slot& s : old) {
+      if (s.page == nullptr) continue;
+      std::size_t i = home(s.number);
+      while (slots_[i].page != nullptr) i = (i + 1) & mask;
+      slots_[i] = s;
+    }
+  }
 
   // A zeroed page from the current slab, a new slab when it is used up.
   unsigned char* new_page() {
@@ -66,7 +134,9 @@ class BackingStore {
     return slabs_.back().get() + kPageBytes * slab_used_++;
   }
 
-  std::unordered_map<std::uint64_t, unsigned char*> pages_;
+  std::vector<Slot> slots_;  // a power of two of them, or none before the first write
+  unsigned table_bits_ = 0;  // log2 of slots_.size()
+  std::uint64_t pages_ = 0;
   std::vector<std::unique_ptr<unsigned char[]>> slabs_;
   std::uint64_t slab_used_ = kPagesPerSlab;
 };

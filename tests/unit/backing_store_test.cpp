@@ -1,5 +1,6 @@
 // The sparse backing store: reads return the bytes written, across page edges, and 0 where nothing
-// was written; pages are made only where writes land (counted by hand from kPageBytes = 256).
+// was written; pages are made only where writes land (counted by hand from kPageBytes = 256); its
+// page table keeps every page as it grows, wherever the page numbers lie.
 #include "models/memory/backing_store.h"
 
 #include <gtest/gtest.h>
@@ -55,6 +56,52 @@ TEST(BackingStore, ScatteredWritesTakeAPageEachAndSlabsDoNotOverlap) {
       ASSERT_EQ(b[i], want) << "write " << k << " byte " << i;
     }
   }
+}
+
+TEST(BackingStore, ThePageTableKeepsEveryPageAsItGrows) {
+  // 100,000 one-byte writes, each to its own page: page numbers 0 .. 49,999 one after another
+  // (the start of a sequential stream) and 50,000 more spread down from the top of a 2^40-byte
+  // channel (2^32 pages), 2^16 + 1 pages apart (the lowest is 2^32 - 1 - 49,999 x 65,537 =
+  // 1,018,182,832), so the table doubles from 64 slots many times over with neighbouring and
+  // far-apart numbers in it. Every byte reads back, a byte between them reads 0.
+  BackingStore s;
+  constexpr std::uint64_t kRun = 50'000;
+  constexpr std::uint64_t kStride = (std::uint64_t{1} << 16) + 1;
+  const auto far_page = [&](std::uint64_t k) { return (std::uint64_t{1} << 32) - 1 - k * kStride; };
+  const auto value = [](std::uint64_t k) { return static_cast<unsigned char>(k % 253 + 1); };
+  for (std::uint64_t k = 0; k < kRun; ++k) {
+    const unsigned char a = value(k), b = value(k + 7);
+    s.write(k * BackingStore::kPageBytes + 5, &a, 1);
+    s.write(far_page(k) * BackingStore::kPageBytes + 127, &b, 1);
+  }
+  EXPECT_EQ(s.pages(), 2 * kRun);
+  for (std::uint64_t k = 0; k < kRun; ++k) {
+    unsigned char near[2] = {0xAA, 0xAA}, far[2] = {0xAA, 0xAA};
+    s.read(k * BackingStore::kPageBytes + 4, near, 2);
+    s.read(far_page(k) * BackingStore::kPageBytes + 126, far, 2);
+    ASSERT_EQ(near[0], 0) << "page " << k;
+    ASSERT_EQ(near[1], value(k)) << "page " << k;
+    ASSERT_EQ(far[0], 0) << "page " << far_page(k);
+    ASSERT_EQ(far[1], value(k + 7)) << "page " << far_page(k);
+  }
+  // Pages never written, beside written ones and between the far ones, read 0.
+  unsigned char gap[3] = {1, 1, 1};
+  s.read(kRun * BackingStore::kPageBytes, gap, 1);
+  s.read((far_page(0) - 1) * BackingStore::kPageBytes, gap + 1, 1);
+  s.read((far_page(1) + 1) * BackingStore::kPageBytes + 127, gap + 2, 1);
+  EXPECT_EQ(gap[0], 0);
+  EXPECT_EQ(gap[1], 0);
+  EXPECT_EQ(gap[2], 0);
+  EXPECT_EQ(s.pages(), 2 * kRun);
+}
+
+TEST(BackingStore, AStoreNeverWrittenReadsZero) {
+  const BackingStore s;
+  unsigned char b[300];
+  for (unsigned char& x : b) x = 0xEE;
+  s.read(123'456'789, b, sizeof b);
+  for (unsigned i = 0; i < sizeof b; ++i) ASSERT_EQ(b[i], 0) << "byte " << i;
+  EXPECT_EQ(s.pages(), 0u);
 }
 
 }  // namespace
