@@ -18,8 +18,9 @@
 // with 30 % writes perf put about 6 % of the samples on that lookup, and the table took 6 % off
 // the simulation time (tests/bench/ab_pair.sh, median of 8 pairs, 2026-12-07); the 8-layer
 // kv_decode_qwen3_next run above 11 % (median of 4 pairs, 0.81-0.97), peaking at 609 MiB against
-// 641 MiB. A lookup is a multiply, a shift and, mostly, one cache line. A store never
-// written to allocates nothing (a platform has thousands of channels, most idle).
+// 641 MiB. A lookup is a multiply, a shift and, mostly, one cache line. The slots are the
+// overhead left: 16 bytes at 31-62 % fill, 26-51 bytes a page. A store never written to
+// allocates nothing (a platform has thousands of channels, most idle).
 #pragma once
 
 #include <algorithm>
