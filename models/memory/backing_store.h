@@ -83,14 +83,17 @@ class BackingStore {
     return static_cast<std::size_t>((number * 0x9E3779B97F4A7C15ull) >> (64 - table_bits_));
   }
 
-  const unsigned char* find(std::uint64_t number) const {
-    if (pages_ == 0) return nullptr;
+  // The slot holding page number `number`, or the empty slot that ends its probe (where it would
+  // go). The table has an empty slot: it is at most 5/8 full.
+  std::size_t probe(std::uint64_t number) const {
     const std::size_t mask = slots_.size() - 1;
-    for (std::size_t i = home(number);; i = (i + 1) & mask) {
-      const Slot& s = slots_[i];
-      if (s.page == nullptr) return nullptr;
-      if (s.number == number) return s.page;
-    }
+    std::size_t i = home(number);
+    while (slots_[i].page != nullptr && slots_[i].number != number) i = (i + 1) & mask;
+    return i;
+  }
+
+  const unsigned char* find(std::uint64_t number) const {
+    return pages_ == 0 ? nullptr : slots_[probe(number)].page;
   }
 
   unsigned char* page_for_write(std::uint64_t number) {
@@ -98,31 +101,25 @@ class BackingStore {
       table_bits_ = kFirstTableBits;
       slots_.resize(std::size_t{1} << table_bits_);
     }
-    const std::size_t mask = slots_.size() - 1;
-    std::size_t i = home(number);
-    for (; slots_[i].page != nullptr; i = (i + 1) & mask) {
-      if (slots_[i].number == number) return slots_[i].page;
-    }
+    std::size_t i = probe(number);
+    if (slots_[i].page != nullptr) return slots_[i].page;
     if ((pages_ + 1) * 8 > slots_.size() * 5) {
       grow();
-      return page_for_write(number);
+      i = probe(number);
     }
     slots_[i] = Slot{number, new_page()};
     ++pages_;
     return slots_[i].page;
   }
 
-  // Doubles the table and puts every page back in it.
+  // Doubles the table and puts every page back in it (each in the empty slot its probe ends at:
+  // page numbers are unique).
   void grow() {
     const std::vector<Slot> old = std::move(slots_);
     ++table_bits_;
     slots_.assign(std::size_t{1} << table_bits_, Slot{});
-    const std::size_t mask = slots_.size() - 1;
     for (const Slot& s : old) {
-      if (s.page == nullptr) continue;
-      std::size_t i = home(s.number);
-      while (slots_[i].page != nullptr) i = (i + 1) & mask;
-      slots_[i] = s;
+      if (s.page != nullptr) slots_[probe(s.number)] = s;
     }
   }
 
