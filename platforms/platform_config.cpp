@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <regex>
@@ -258,6 +259,57 @@ void parse_dram(ConfigNode& n, DramControllerParams& d, unsigned request_bytes) 
   map.finish();
 }
 
+// `model: ideal` over a DRAM description (a DRAM preset, or organization and timing written out):
+// "this memory, were it ideal", a what-if for fabric studies (`--set devices.0.memory.model=ideal`
+// on a platform with DRAM). The ideal memory takes the DRAM's data bus (its tCK, transfers per
+// clock and width: the DRAM model's peak) and a fixed access latency of tRCD + CL, a read's
+// latency to a closed bank (access_latency_cycles overrides it); its queues hold the bytes the
+// DRAM controller's do (entries count bursts there, requests here). The DRAM keys are read and
+// checked as for the DRAM model; its banks, rows, refresh, scheduling and mapping have no effect,
+// which the run's assumptions say.
+void parse_ideal_over_dram(ConfigNode& n, MemoryConfig& m, unsigned request_bytes) {
+  for (const char* key : {"data_rate_mtps", "channel_width_bits", "clock_mhz"}) {
+    if (n.has(key)) {
+      n.fail(key,
+             "an ideal memory over a DRAM description (organization, timing) takes its bus "
+             "from that description; change the DRAM's organization or timing, or describe "
+             "the ideal memory alone (standard, data_rate_mtps, channel_width_bits, "
+             "clock_mhz, access_latency_cycles)");
+    }
+  }
+  parse_dram(n, m.dram, request_bytes);
+  const dram::Spec& s = m.dram.spec;
+  if (m.dram.order_places_channel) {
+    n.child("mapping").fail("order",
+                            "places the channel digit, which only the DRAM model "
+                            "decodes; an ideal memory takes interleave.granule_bytes");
+  }
+  m.timing.standard = dram::to_string(s.standard);
+  m.timing.clock_mhz = 1e6 / s.timing.tck_ps;
+  m.timing.data_rate_mtps = dram::transfers_per_clock(s.standard) * m.timing.clock_mhz;
+  m.timing.channel_width_bits = s.org.channel_width_bits;
+  const unsigned closed_bank_read = s.timing.RCD_RD + s.timing.CL;
+  m.timing.access_latency_cycles =
+      static_cast<unsigned>(n.get_uint("access_latency_cycles", closed_bank_read, 0, 100000));
+  const auto bursts = static_cast<unsigned>(
+      std::max<std::uint64_t>(1, (request_bytes + s.org.burst_bytes() - 1) / s.org.burst_bytes()));
+  m.controller.read_queue = std::max(1u, m.dram.core.read_queue / bursts);
+  m.controller.write_queue = std::max(1u, m.dram.core.write_queue / bursts);
+  m.controller.backing_store = m.dram.backing_store;
+  const bool derived =
+      m.timing.access_latency_cycles == closed_bank_read && !n.has("access_latency_cycles");
+  m.assumptions.push_back(
+      {"model", "ideal",
+       fmt::format("an ideal memory over {} ({}): its data bus ({:.2f} GB/s a channel), requests "
+                   "served in arrival order, first data {} clocks of {} ps after service "
+                   "starts{}; no banks, rows, refresh or bus turnarounds",
+                   s.name, dram::to_string(s.standard), s.bus_peak_gbps(),
+                   m.timing.access_latency_cycles, s.timing.tck_ps,
+                   derived ? fmt::format(" (tRCD + CL = {} + {})", s.timing.RCD_RD, s.timing.CL)
+                           : std::string(" (access_latency_cycles)")),
+       n.location("model"), "famsim"});
+}
+
 // An order string naming Ch places the channel digit: the interleave granule is the bytes of the
 // fields below it.
 void apply_order_granule(ConfigNode& n, MemoryConfig& m, std::uint64_t min_granule) {
@@ -328,6 +380,8 @@ MemoryConfig parse_memory(ConfigNode n, unsigned request_bytes, bool capacity_he
                          "at the channel, must stay aligned at the foreign memory",
                          m.external.address_offset));
     }
+  } else if (m.model == MemoryConfig::Model::kIdeal && (n.has("organization") || n.has("timing"))) {
+    parse_ideal_over_dram(n, m, request_bytes);
   } else if (m.model == MemoryConfig::Model::kIdeal) {
     m.timing.standard = n.get_string("standard", std::nullopt);
     // It names the memory in stats.json (assumptions) and famsim validate.
@@ -404,7 +458,21 @@ MemoryConfig parse_memory(ConfigNode n, unsigned request_bytes, bool capacity_he
                           "{} channels",
                           m.channel_bits.size(), 1u << m.channel_bits.size(), m.channels));
   }
-  m.assumptions = n.assumptions("assumptions");
+  // The files' notes first, then any the reading added (an ideal memory over a DRAM's).
+  std::vector<ConfigAssumption> notes = n.assumptions("assumptions");
+  if (m.model == MemoryConfig::Model::kIdeal) {
+    // An ideal memory over a DRAM description uses no timing value but tCK, tRCD and CL: the
+    // notes on the others would say assumptions the run does not make.
+    const auto unused_timing = [](const ConfigAssumption& a) {
+      if (a.key.rfind("timing.", 0) != 0) return false;
+      for (const char* used : {"timing.tCK_", "timing.CL_", "timing.tRCD_"}) {
+        if (a.key.rfind(used, 0) == 0) return false;
+      }
+      return true;
+    };
+    notes.erase(std::remove_if(notes.begin(), notes.end(), unused_timing), notes.end());
+  }
+  m.assumptions.insert(m.assumptions.begin(), notes.begin(), notes.end());
   n.finish();
   return m;
 }

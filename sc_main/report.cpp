@@ -750,6 +750,15 @@ std::string validation_text(const ResolvedConfig& cfg) {
           m.dram.xor_bank ? " + bank xor" : "",
           m.dram.posted_writes ? "posted" : "answered on completion");
     }
+    if (m.model == MemoryConfig::Model::kIdeal) {
+      const Clock clock(m.timing.clock_mhz);
+      line += fmt::format(
+          "    ideal: first data {} clocks ({:.2f} ns) after service starts, then the burst at "
+          "{:g} B per clock; arrival order; {} read / {} write entries (requests)\n",
+          m.timing.access_latency_cycles,
+          static_cast<double>(m.timing.access_latency_cycles * clock.period_ps()) / 1000.0,
+          m.timing.bytes_per_clock(), m.controller.read_queue, m.controller.write_queue);
+    }
     if (m.model == MemoryConfig::Model::kExternal) {
       line += fmt::format(
           "    external: a foreign TLM-2.0 target per channel, bound by your own sc_main (the "

@@ -1122,4 +1122,24 @@ assert not any("issue" in r["resource"] for r in default["ranked"]), default["ra
 PY
 pass "a GPU port's one request per cycle is named as the limiter when it is below the link"
 
+# --- "This memory, were it ideal": model ideal over the minimal platform's DDR5-4800B preset. A
+# lone 128 B read is served in tRCD + CL + its two 64 B bursts: 40 + 40 + 2 x 8 clocks of 416 ps
+# (tRCD 16.666 ns -> 40 clocks by JESD79-5 rounding; a 32-bit bus at 2 transfers per clock moves
+# 8 B a clock) = 39.936 ns, the DRAM model's closed-bank read; the run's assumptions say so.
+run_famsim ideal_over_dram run --platform "$PLATFORM" --set workload.streams.0.total_bytes=128 \
+  --set devices.0.memory.model=ideal --out "$WORK/ideal_over_dram"
+expect_rc 0 "a run with devices.0.memory.model=ideal over a DRAM preset"
+python3 - "$WORK/ideal_over_dram/stats.json" <<'PY' || fail "ideal memory over a DRAM preset: see above"
+import json, sys
+d = json.load(open(sys.argv[1]))
+hops = {h["hop"]: h for h in d["latency_breakdown_ns"]["read"]["hops"]}
+got = hops["memory_service"]["mean"]
+assert abs(got - (40 + 40 + 2 * 8) * 0.416) < 1e-9, f"memory_service {got} ns, expected 39.936"
+notes = [v for m in d["assumptions"] if m["memory"] == "devices.0.memory" for v in m["values"]]
+model = [v for v in notes if v["key"] == "model"]
+assert model and model[0]["value"] == "ideal" and "tRCD + CL = 40 + 40" in model[0]["why"], notes
+assert d["conservation"]["ok"] is True
+PY
+pass "model ideal over a DRAM preset serves a lone read in tRCD + CL + its bursts and says so"
+
 echo "cli.contract: all checks passed"

@@ -1,6 +1,7 @@
 // Whole-document validation (parse_config): every bad input is a ConfigError naming the file the
 // bad key came from and the key's full path; a valid document gives the derived values worked out
 // here by hand.
+#include "models/core/clock.h"
 #include "sc_main/simulation.h"
 #include "tests/support/test_support.h"
 
@@ -503,6 +504,68 @@ TEST(DeviceKeys, ErrorsNameTheKey) {
            "{granule_bytes: 64}}\n"),
       kWorkload);
   EXPECT_THAT(m, HasSubstr("gpus.local_memory.interleave.granule_bytes"));
+}
+
+// model: ideal over a DRAM preset ("this memory, were it ideal"): the bus and latency come from
+// the DDR5-4800B preset (ddr5_4800_x8.yaml: tCK 416 ps; tRCD 16.666 ns -> JESD79-5 rounding
+// truncate((truncate(16666 x 997 / 416) + 1000) / 1000) = truncate(40942 / 1000) = 40 clocks;
+// CL 40 clocks; a 32-bit sub-channel moving 2 transfers per clock = 8 B per clock).
+TEST(IdealOverDram, TakesTheBusAndTRcdPlusClOfItsPreset) {
+  const PlatformConfig pc =
+      parse_config(make_doc(kPlatform, kWorkload, {"devices.0.memory.model=ideal"})).platform;
+  const MemoryConfig& m = pc.devices.at(0).memory;
+  EXPECT_EQ(m.model, MemoryConfig::Model::kIdeal);
+  EXPECT_EQ(m.standard(), "DDR5");
+  EXPECT_EQ(Clock(m.timing.clock_mhz).period_ps(), 416u);
+  EXPECT_EQ(m.timing.channel_width_bits, 32u);
+  EXPECT_NEAR(m.timing.bytes_per_clock(), 8.0, 1e-12);
+  EXPECT_EQ(m.timing.access_latency_cycles, 40u + 40u);
+  // The DRAM model's peak: 2 transfers per 416 ps x 4 bytes.
+  EXPECT_NEAR(m.channel_peak_gbps(), 2.0 / 416e-12 * 4 * 1e-9, 1e-9);
+  // The DRAM's 64-entry queues count 64 B bursts; a 128 B request takes 2: the same bytes are 32
+  // requests.
+  EXPECT_EQ(m.controller.read_queue, 32u);
+  EXPECT_EQ(m.controller.write_queue, 32u);
+  EXPECT_TRUE(m.controller.backing_store);
+  // The run says what it assumed; the preset's notes on timing the ideal memory does not use
+  // (tRTRS, refresh) are left out.
+  bool model_note = false;
+  for (const ConfigAssumption& a : m.assumptions) {
+    EXPECT_EQ(a.key.find("timing.tRTRS"), std::string::npos) << a.key;
+    EXPECT_EQ(a.key.find("timing.tREF"), std::string::npos) << a.key;
+    if (a.key == "model") {
+      model_note = true;
+      EXPECT_THAT(a.why, HasSubstr("tRCD + CL = 40 + 40"));
+      EXPECT_THAT(a.why, HasSubstr("no banks, rows, refresh"));
+    }
+  }
+  EXPECT_TRUE(model_note);
+  // The DRAM controller's queue sizes carry over; access_latency_cycles overrides the latency.
+  const MemoryConfig& m2 = parse_config(make_doc(kPlatform, kWorkload,
+                                                 {"devices.0.memory.model=ideal",
+                                                  "devices.0.memory.access_latency_cycles=50",
+                                                  "devices.0.memory.controller.read_queue=16"}))
+                               .platform.devices.at(0)
+                               .memory;
+  EXPECT_EQ(m2.timing.access_latency_cycles, 50u);
+  EXPECT_EQ(m2.controller.read_queue, 8u);
+}
+
+TEST(IdealOverDram, ErrorsNameTheKey) {
+  const std::string ideal = "devices.0.memory.model=ideal";
+  // The bus is the DRAM's: an ideal memory's own bus keys would contradict it.
+  std::string m =
+      platform_error_of(kPlatform, kWorkload, {ideal, "devices.0.memory.clock_mhz=2000"});
+  EXPECT_THAT(m, HasSubstr("devices.0.memory.clock_mhz"));
+  EXPECT_THAT(m, HasSubstr("takes its bus from that description"));
+  // Only the DRAM model decodes a channel digit in the mapping.
+  m = platform_error_of(kPlatform, kWorkload,
+                        {ideal, "devices.0.memory.mapping.order=RoRaBaChCoBg"});
+  EXPECT_THAT(m, HasSubstr("devices.0.memory.mapping.order"));
+  // The DRAM keys are still checked.
+  m = platform_error_of(kPlatform, kWorkload,
+                        {ideal, "devices.0.memory.controller.scheduler=lifo"});
+  EXPECT_THAT(m, HasSubstr("devices.0.memory.controller.scheduler"));
 }
 
 TEST(PlatformConfig, AtomicStreamKeys) {
