@@ -296,6 +296,18 @@ std::string summary_text(const nlohmann::json& s, const std::string& out_dir) {
       sim["simulated_time_ns"].get<double>() * 1e-3, sim["host_seconds"].get<double>(),
       sim["requests_completed"].get<std::uint64_t>(), sim["requests_per_host_second"].get<double>(),
       sim["peak_rss_mib"].get<double>());
+  // A memory made ideal changes what every figure below means: said first, not only in the
+  // report's assumptions.
+  if (s.contains("assumptions")) {
+    for (const auto& m : s["assumptions"]) {
+      for (const auto& v : m["values"]) {
+        if (v["key"] == "model" && v["value"] == "ideal") {
+          o += fmt::format("  {}: {}\n", m["memory"].get<std::string>(),
+                           v["why"].get<std::string>());
+        }
+      }
+    }
+  }
   if (sum["read_latency_ns"]["count"].get<std::uint64_t>() > 0) {
     o +=
         fmt::format("  read   {:>12}  {:9.2f} GB/s   latency {}\n",

@@ -2,6 +2,9 @@
 # Simulation speed, measured here and never asserted in tests. Prints one JSON line per run.
 #  1. The reference load: nvl8_fam under saturating random reads (every GPU keeps 512 requests in
 #     flight), with both kernels.
+#     The same load with the device's memory ideal (devices.0.memory.model=ideal: the DDR5 bus
+#     and tRCD + CL, no bank state; the skeleton issue's first-cut memory controller): the fabric
+#     and the device's front end alone, the DRAM model's share of the time being the difference.
 #     The same load with 30 % writes (read_fraction 0.7): the write path and the backing store,
 #     whose memory grows with the pages writes touch (4 KiB pages took 1.3 GiB here, 256-byte
 #     ones 164 MiB).
@@ -19,6 +22,7 @@ shift || true
 for kernel in famsim systemc; do
   "$exe" bench --set sim.kernel=$kernel "$@"
 done
+"$exe" bench --set devices.0.memory.model=ideal "$@"
 "$exe" bench --set workload.streams.0.read_fraction=0.7 "$@"
 
 n=${FAMSIM_BENCH_DRAM_REQUESTS:-5000000}

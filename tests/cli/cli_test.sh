@@ -1129,6 +1129,9 @@ pass "a GPU port's one request per cycle is named as the limiter when it is belo
 run_famsim ideal_over_dram run --platform "$PLATFORM" --set workload.streams.0.total_bytes=128 \
   --set devices.0.memory.model=ideal --out "$WORK/ideal_over_dram"
 expect_rc 0 "a run with devices.0.memory.model=ideal over a DRAM preset"
+grep -q "^  devices.0.memory: an ideal memory over ddr5_4800_x4" <<<"$OUT" ||
+  fail "the summary of a run with an ideal memory does not say so:
+$OUT"
 python3 - "$WORK/ideal_over_dram/stats.json" <<'PY' || fail "ideal memory over a DRAM preset: see above"
 import json, sys
 d = json.load(open(sys.argv[1]))
