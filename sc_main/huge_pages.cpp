@@ -65,14 +65,20 @@ bool place_heap_on_huge_pages(std::size_t reserve_bytes) {
   const std::uintptr_t lo = (first + kHugePage - 1) & ~(kHugePage - 1);
   const std::uintptr_t hi = end & ~(kHugePage - 1);
   if (hi <= lo + kHugePage) return false;
-  if (madvise(reinterpret_cast<void*>(lo), hi - lo, MADV_HUGEPAGE) != 0) return false;
-  // The heap's free top now starts at `first`, up to 2 MiB below the marked range. A block that
-  // fills that gap and is never freed (address space only: malloc writes its header, nothing
-  // else) makes the next blocks start in the marked range. glibc's chunk of a request of n
-  // bytes spans n + 8 rounded up to 16 from 16 bytes before the pointer returned (malloc.c,
-  // request2size), so n = lo - first + 8 spans [first - 16, lo).
+  // Marked from the page holding `first`, where the heap's free top now starts: every later
+  // block from the top lies in the marked range. Only whole aligned 2 MiB stretches get a huge
+  // page when first touched, so the part below `lo` keeps small pages.
+  const auto page = static_cast<std::uintptr_t>(sysconf(_SC_PAGESIZE));
+  const std::uintptr_t from = first & ~(page - 1);
+  if (madvise(reinterpret_cast<void*>(from), hi - from, MADV_HUGEPAGE) != 0) return false;
+  // A block that fills the gap below `lo` and is never freed (address space only: malloc writes
+  // its header, nothing else) makes the next blocks start on a huge page. glibc's chunk of a
+  // request of n bytes spans n + 8 rounded up to 16 from 16 bytes before the pointer returned
+  // (malloc.c, request2size), so n = lo - first + 8 spans [first - 16, lo). A gap small enough
+  // for a chunk this process freed before is served from that chunk instead (seen about once in
+  // 100 starts): the next blocks then start at `first`, still in the marked range.
   void* filler = std::malloc(lo - first + 8);
-  if (filler != block) std::free(filler);  // taken elsewhere: the next blocks start at `first`
+  if (filler != block) std::free(filler);
   return true;
 #else
   (void)reserve_bytes;
