@@ -295,18 +295,19 @@ void parse_ideal_over_dram(ConfigNode& n, MemoryConfig& m, unsigned request_byte
       std::max<std::uint64_t>(1, (request_bytes + s.org.burst_bytes() - 1) / s.org.burst_bytes()));
   m.controller.read_queue = std::max(1u, m.dram.core.read_queue / bursts);
   m.controller.write_queue = std::max(1u, m.dram.core.write_queue / bursts);
+  m.controller.posted_writes = m.dram.posted_writes;
   m.controller.backing_store = m.dram.backing_store;
-  const bool derived =
-      m.timing.access_latency_cycles == closed_bank_read && !n.has("access_latency_cycles");
+  const bool derived = !n.has("access_latency_cycles");
   m.assumptions.push_back(
       {"model", "ideal",
        fmt::format("an ideal memory over {} ({}): its data bus ({:.2f} GB/s a channel), requests "
                    "served in arrival order, first data {} clocks of {} ps after service "
-                   "starts{}; no banks, rows, refresh or bus turnarounds",
+                   "starts{}{}; no banks, rows, refresh or bus turnarounds",
                    s.name, dram::to_string(s.standard), s.bus_peak_gbps(),
                    m.timing.access_latency_cycles, s.timing.tck_ps,
                    derived ? fmt::format(" (tRCD + CL = {} + {})", s.timing.RCD_RD, s.timing.CL)
-                           : std::string(" (access_latency_cycles)")),
+                           : std::string(" (access_latency_cycles)"),
+                   m.dram.posted_writes ? ", writes answered on acceptance (posted)" : ""),
        n.location("model"), "famsim"});
 }
 

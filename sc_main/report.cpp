@@ -766,10 +766,11 @@ std::string validation_text(const ResolvedConfig& cfg) {
       const Clock clock(m.timing.clock_mhz);
       line += fmt::format(
           "    ideal: first data {} clocks ({:.2f} ns) after service starts, then the burst at "
-          "{:g} B per clock; arrival order; {} read / {} write entries (requests)\n",
+          "{:g} B per clock; arrival order; {} read / {} write entries (requests){}\n",
           m.timing.access_latency_cycles,
           static_cast<double>(m.timing.access_latency_cycles * clock.period_ps()) / 1000.0,
-          m.timing.bytes_per_clock(), m.controller.read_queue, m.controller.write_queue);
+          m.timing.bytes_per_clock(), m.controller.read_queue, m.controller.write_queue,
+          m.controller.posted_writes ? "; writes posted (answered on acceptance)" : "");
     }
     if (m.model == MemoryConfig::Model::kExternal) {
       line += fmt::format(

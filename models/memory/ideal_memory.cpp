@@ -16,6 +16,8 @@ IdealMemory::IdealMemory(sc_core::sc_module_name name, SimContext& ctx, const Me
       params_(params),
       clock_(timing.clock_mhz),
       service_(params.read_queue + params.write_queue),
+      posted_(params.posted_writes ? params.write_queue : 0),
+      posted_done_(params.posted_writes ? params.write_queue : 0),
       wake_("wake", ctx.scheduler(), this, &Wakeup::call_behaviour<IdealMemory>) {
   SC_HAS_PROCESS(IdealMemory);
   SC_METHOD(behaviour);
@@ -24,7 +26,17 @@ IdealMemory::IdealMemory(sc_core::sc_module_name name, SimContext& ctx, const Me
 }
 
 bool IdealMemory::has_room(const Payload& p) const {
-  return ext_of(p).write ? writes_held_ < params_.write_queue : reads_held_ < params_.read_queue;
+  // A posted write's response may wait upstream after its entry freed: its slot must be free too.
+  return ext_of(p).write
+             ? writes_held_ < params_.write_queue && !(params_.posted_writes && posted_.full())
+             : reads_held_ < params_.read_queue;
+}
+
+void IdealMemory::retire_posted(std::uint64_t now) {
+  while (!posted_done_.empty() && posted_done_.front() <= now) {
+    posted_done_.pop_front();
+    --writes_held_;
+  }
 }
 
 void IdealMemory::accept(Payload& p, std::uint64_t now) {
@@ -33,8 +45,10 @@ void IdealMemory::accept(Payload& p, std::uint64_t now) {
   // edge instead).
   RequestExt& e = ext_of(p);
   (e.write ? writes_held_ : reads_held_)++;
+  const bool posted = e.write && params_.posted_writes && e.atomic == AtomicOp::kNone;
   const std::uint64_t start = std::max(clock_.edge_ps(now), bus_free_ps_);
-  e.service_start_ps = start;
+  // A posted write's service is its acceptance (as on the DRAM controller).
+  e.service_start_ps = posted ? now : start;
   const unsigned len = e.length;
   if (params_.backing_store) {
     // In arrival order, like the service itself: a read sees every earlier write.
@@ -59,7 +73,12 @@ void IdealMemory::accept(Payload& p, std::uint64_t now) {
   bus_free_ps_ = start + bus * period;
   busy_ps_ += bus * period;
   const std::uint64_t ready = start + (timing_.access_latency_cycles + burst) * period;
-  service_.push_back({&p, ready});
+  if (posted) {
+    posted_.push_back({&p, now});
+    posted_done_.push_back(ready);
+  } else {
+    service_.push_back({&p, ready});
+  }
   if (e.atomic != AtomicOp::kNone) ++atomic_count_;
   if (e.write) {
     ++write_count_;
@@ -69,14 +88,19 @@ void IdealMemory::accept(Payload& p, std::uint64_t now) {
     read_bytes_ += len;
   }
   p.set_response_status(tlm::TLM_OK_RESPONSE);
-  if (!upstream_busy_) wake_.at(service_.front().ready_ps, now);
+  if (!upstream_busy_) wake_.at(posted ? now : service_.front().ready_ps, now);
 }
 
 Sync IdealMemory::fw(unsigned, Payload& p, Phase& phase, sc_core::sc_time&) {
   const std::uint64_t now = now_ps();
   if (phase == tlm::BEGIN_REQ) {
     ext_of(p).enter(block_id(), 0, now);
-    if (!has_room(p)) return hold_.hold(p, now);
+    if (params_.posted_writes) retire_posted(now);
+    if (!has_room(p)) {
+      // Room comes with a response, or when a posted write's entry frees.
+      if (!posted_done_.empty()) wake_.at(posted_done_.front(), now);
+      return hold_.hold(p, now);
+    }
     accept(p, now);
     return accept_now(p, phase, tlm::END_REQ);
   }
@@ -91,26 +115,42 @@ Sync IdealMemory::fw(unsigned, Payload& p, Phase& phase, sc_core::sc_time&) {
 void IdealMemory::behaviour() {
   wake_.fired();
   const std::uint64_t now_ps = famsim::now_ps();
+  if (params_.posted_writes) retire_posted(now_ps);
 
-  // Hand finished responses upstream, in order.
-  while (!upstream_busy_ && !service_.empty() && service_.front().ready_ps <= now_ps) {
-    Payload& p = *service_.front().payload;
-    const std::uint64_t ready_ps = service_.front().ready_ps;
-    service_.pop_front();
-    HopRecord& h = ext_of(p).resp_enter(ready_ps);
-    const bool write = ext_of(p).write;
-    (write ? write_latency_ : read_latency_).add_ps(now_ps - h.req_in_ps());
-    (write ? writes_held_ : reads_held_)--;
-    upstream_busy_ = !up.send_resp(p);
-    p.release();
-    // A queue entry is free: take the held request if it fits now.
+  // Hand responses upstream, oldest ready first; a finished request before a posted write ready
+  // at the same instant (see the header).
+  auto take_held = [&] {
     if (!hold_.empty() && has_room(*hold_.held)) {
       Payload& held = hold_.take(now_ps, backpressure_ps_);
       accept(held, now_ps);
       up.send_end_req(held);
     }
+  };
+  while (!upstream_busy_) {
+    const bool have_done = !service_.empty() && service_.front().ready_ps <= now_ps;
+    const bool have_posted = !posted_.empty() && posted_.front().ready_ps <= now_ps &&
+                             (!have_done || posted_.front().ready_ps < service_.front().ready_ps);
+    if (!have_done && !have_posted) break;
+    Ring<InService>& from = have_posted ? posted_ : service_;
+    Payload& p = *from.front().payload;
+    const std::uint64_t ready_ps = from.front().ready_ps;
+    from.pop_front();
+    HopRecord& h = ext_of(p).resp_enter(ready_ps);
+    const bool write = ext_of(p).write;
+    (write ? write_latency_ : read_latency_).add_ps(now_ps - h.req_in_ps());
+    // A posted write's entry stays held until retire_posted() frees it.
+    if (!have_posted) (write ? writes_held_ : reads_held_)--;
+    upstream_busy_ = !up.send_resp(p);
+    p.release();
+    // A queue entry is free: take the held request if it fits now.
+    take_held();
   }
-  if (!upstream_busy_ && !service_.empty()) wake_.at(service_.front().ready_ps, now_ps);
+  take_held();  // a posted write's entry may have freed with no response sent
+  std::uint64_t at = Wakeup::kNever;
+  if (!upstream_busy_ && !service_.empty()) at = service_.front().ready_ps;
+  if (!upstream_busy_ && !posted_.empty()) at = std::min(at, posted_.front().ready_ps);
+  if (!hold_.empty() && !posted_done_.empty()) at = std::min(at, posted_done_.front());
+  if (at != Wakeup::kNever) wake_.at(at, now_ps);
 }
 
 void IdealMemory::probes(std::vector<ResourceProbe>& out) const {
@@ -149,6 +189,8 @@ void IdealMemory::report(ComponentReport& r, const ReportWindow& window) const {
   }
 }
 
-std::size_t IdealMemory::occupancy() const { return service_.size() + (hold_.empty() ? 0 : 1); }
+std::size_t IdealMemory::occupancy() const {
+  return service_.size() + posted_.size() + (hold_.empty() ? 0 : 1);
+}
 
 }  // namespace famsim

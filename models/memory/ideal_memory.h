@@ -14,12 +14,17 @@
 //                 data
 //   ControllerParams: read_queue, write_queue          entries; an entry is held from acceptance
 //                                                      until its response is taken upstream
+//                     posted_writes                    a write (not an atomic) is answered on
+//                                                      acceptance; its entry is held until it
+//                                                      would have been answered otherwise
 //                     backing_store                    keep data (reads return what was written)
 //
 // Timing: requests are served in arrival order (reads and writes alike). A request arriving at t
 // starts service at e = max(first edge >= t, data bus free), occupies the data bus for
 // burst = ceil(bytes / bytes_per_clock) cycles (bytes_per_clock = width/8 x data_rate / clock),
-// and its response is ready at e + (access_latency + burst) cycles.
+// and its response is ready at e + (access_latency + burst) cycles; a posted write's at its
+// acceptance (responses go oldest ready first, a finished request before a write accepted at the
+// same instant, as the DRAM controller sends them).
 //
 // Statistics: bytes, utilization (data-bus busy fraction), backpressure_ns, reads, writes,
 // read/write bytes and latency (arrival to response handed upstream), queue occupancy.
@@ -52,6 +57,9 @@ struct MemoryTiming {
 struct ControllerParams {
   unsigned read_queue = 64;
   unsigned write_queue = 64;
+  // Off for a memory described as ideal alone; an ideal memory over a DRAM description takes the
+  // DRAM controller's write_response (platform_config.cpp).
+  bool posted_writes = false;
   bool backing_store = true;
 };
 
@@ -81,6 +89,8 @@ class IdealMemory : public sc_core::sc_module, public Component {
 
   bool has_room(const Payload& p) const;
   void accept(Payload& p, std::uint64_t now);
+  // Frees the entries of posted writes done by `now`.
+  void retire_posted(std::uint64_t now);
   friend class Wakeup;  // runs behaviour()
   void behaviour();
 
@@ -88,6 +98,8 @@ class IdealMemory : public sc_core::sc_module, public Component {
   ControllerParams params_;
   Clock clock_;
   Ring<InService> service_;  // accepted, response not yet taken upstream (ready times ascend)
+  Ring<InService> posted_;   // posted writes, answered on acceptance, not yet taken upstream
+  Ring<std::uint64_t> posted_done_;  // when each posted write's entry frees (ascending)
   HoldSlot hold_;
   bool upstream_busy_ = false;
   unsigned reads_held_ = 0;  // queued + in service

@@ -96,6 +96,56 @@ TEST_P(ZeroLoad, LocalHbmReadIsTheControllerAlone) {
   EXPECT_DOUBLE_EQ(r["summary"]["latency_ns"]["max"].get<double>(), t / 1000.0);
 }
 
+// The GPU's local memory as an ideal memory over DDR4-3200
+// (platforms/presets/memory/ddr4_3200.yaml: tCK 625 ps, tRCD 22, CL 22, a 64-bit bus at 2 transfers
+// per clock = 16 B per clock), whose controller holds 3 bursts of 64 B (as many as a 128 B request
+// may span), so the ideal memory one 128 B request (3 / 2 rounded down). Two sequential 128 B
+// writes by one GPU share channel 0 (256 B granules); the second is issued at the GPU's next edge,
+// 1 ns. A write is done (tRCD 22 + CL 22 + 128 / 16 = 8) x 625 ps = 32.5 ns after its service
+// starts.
+std::string ideal_over_ddr4_local() {
+  std::string platform = kDirect;
+  const std::string local =
+      "local_memory: {model: ideal, standard: TEST, data_rate_mtps: 2000, channel_width_bits: 64, "
+      "clock_mhz: 1000,\n                      access_latency_cycles: 20,";
+  const auto at = platform.find(local);
+  EXPECT_NE(at, std::string::npos);
+  if (at != std::string::npos) {
+    platform.replace(
+        at, local.size(),
+        "local_memory: {preset: ddr4_3200, model: ideal, controller: {write_queue: 3},");
+  }
+  return platform;
+}
+const std::string kTwoLocalWrites =
+    "name: two\nstreams:\n  - gpus: all\n    buffer: {bytes: 2MiB, location: gpu_local}\n"
+    "    pattern: sequential\n    read_fraction: 0.0\n    access_bytes: 128\n    total_bytes: "
+    "256\n";
+constexpr std::uint64_t kWriteDonePs = (22 + 22 + 128 / 16) * 625;  // 32,500 ps
+
+// Posted (write_response: posted, the controller's default): the first write is accepted at 0 and
+// answered then; its entry is held until it is done, 32.5 ns. The second waits for that entry, is
+// accepted and answered at 32.5 ns, 31.5 ns after its issue.
+TEST_P(ZeroLoad, IdealOverDramPostsWritesAndHoldsTheirEntries) {
+  const nlohmann::json r = test::run_sim(ideal_over_ddr4_local(), kTwoLocalWrites, kernel());
+  ASSERT_EQ(r["conservation"]["completed"], 2);
+  EXPECT_DOUBLE_EQ(r["summary"]["write_latency_ns"]["min"].get<double>(), 0.0);
+  EXPECT_DOUBLE_EQ(r["summary"]["write_latency_ns"]["max"].get<double>(),
+                   (kWriteDonePs - 1000) / 1000.0);
+}
+
+// Unposted (write_response: on_completion): each write is answered when done, the first at
+// 32.5 ns; the second, accepted then, at 32.5 + 32.5 ns, 64 ns after its issue.
+TEST_P(ZeroLoad, IdealOverDramAnswersWritesWhenDoneUnlessPosted) {
+  std::vector<std::string> set = kernel();
+  set.push_back("gpus.local_memory.controller.write_response=on_completion");
+  const nlohmann::json r = test::run_sim(ideal_over_ddr4_local(), kTwoLocalWrites, set);
+  ASSERT_EQ(r["conservation"]["completed"], 2);
+  EXPECT_DOUBLE_EQ(r["summary"]["write_latency_ns"]["min"].get<double>(), kWriteDonePs / 1000.0);
+  EXPECT_DOUBLE_EQ(r["summary"]["write_latency_ns"]["max"].get<double>(),
+                   (2 * kWriteDonePs - 1000) / 1000.0);
+}
+
 // The same direct platform with a DDR4-3200 device memory (platforms/presets/memory/ddr4_3200.yaml:
 // tCK 625 ps, tRCD 22, CL 22, tRRD_S 4, tCCD_S 4, tBL 4 clocks, 64 B bursts).
 TEST_P(ZeroLoad, DirectReadThroughDdr4IsTheSumOfHopLatenciesAndDramTiming) {
