@@ -471,8 +471,11 @@ void DramController::activate_rates(ComponentReport& r, std::uint64_t window_cyc
   std::string order = mapping_.order();
   for (std::size_t at; (at = order.find("Ch")) != std::string::npos;) order.erase(at, 2);
   const std::string lowest = order.size() >= 2 ? order.substr(order.size() - 2) : order;
+  // Said only when requests did span several bursts: for one-burst requests (a 64 B trace) no
+  // order keeps more of a request in a row.
+  const bool several_bursts = st.read_bursts + st.write_bursts > read_count_ + write_count_;
   const std::string spread =
-      lowest == "Bg" || lowest == "Ba"
+      several_bursts && (lowest == "Bg" || lowest == "Ba")
           ? fmt::format(
                 " The address mapping ({}) puts consecutive {} B bursts in different {}s, so a "
                 "request of several bursts opens a row for each; an order with the column "

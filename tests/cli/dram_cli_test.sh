@@ -248,4 +248,26 @@ assert int(r["memory_done_ps"]) == (c0 + 136) * tck, r
 EOF
 pass "the command log names each command's request; a posted write's memory_done_ps is its WR's"
 
+# The activate-rate verdict's mapping advice (an order with the column lowest keeps a request's
+# bursts in one row) is for requests of several bursts: random 64 B requests on DDR5 (64 B bursts)
+# are one burst each, where no order helps; 128 B ones are two, which RoRaBaCoBg (the bank group
+# lowest) sends to different bank groups. Random reads over 8 GiB bind the activate rate either way.
+python3 scripts/make_trace.py --format ramulator --pattern random --requests 20000 \
+  --read-fraction 1.0 --address-bytes 8GiB --seed 1 -o "$WORK/act.trace" >/dev/null ||
+  fail "make_trace.py act"
+for bytes in 64 128; do
+  run_famsim "act$bytes" run --platform platforms/dram_ddr5.yaml --trace "$WORK/act.trace" \
+    --set trace_player.request_bytes=$bytes --out "$WORK/act$bytes"
+  expect_rc 0 "random $bytes B reads on dram_ddr5"
+done
+python3 - "$WORK/act64/stats.json" "$WORK/act128/stats.json" <<'EOF' || fail "activate-rate mapping advice: see above"
+import json, sys
+for path, several in ((sys.argv[1], False), (sys.argv[2], True)):
+    lim = json.load(open(path))["bottlenecks"]["limiter"]
+    assert lim["resource"].startswith("activate rate (rank"), (path, lim["resource"])
+    advice = lim["advice"]
+    assert ("keeps a request's bursts in one row" in advice) == several, (path, advice)
+EOF
+pass "the mapping advice is given for requests of several bursts only"
+
 echo "all DRAM CLI checks passed"

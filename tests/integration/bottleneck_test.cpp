@@ -385,11 +385,11 @@ TEST(Bottleneck, RowConflictsAreBoundByTheRanksActivateRate) {
   EXPECT_NEAR(l["utilization"].get<double>(), acts * 8.5 / cycles, 1e-3);
   EXPECT_NE(r["bottlenecks"]["sentence"].get<std::string>().find("Row activations bind it"),
             std::string::npos);
-  // The default mapping (RoRaBaCoBg, bank group lowest) is named with what it does to a request
-  // of several 64 B bursts (DDR4: 8 bytes x BL8).
-  EXPECT_NE(r["bottlenecks"]["sentence"].get<std::string>().find(
-                "The address mapping (RoRaBaCoBg) puts consecutive 64 B bursts in different bank "
-                "groups"),
+  // The default mapping (RoRaBaCoBg, bank group lowest) splits a request of several 64 B bursts
+  // (DDR4: 8 bytes x BL8) over bank groups, but these requests are one burst each, which no
+  // mapping keeps in fewer rows: the verdict does not offer that advice (tests/cli/dram_cli_test.sh
+  // checks that 128 B requests get it).
+  EXPECT_EQ(r["bottlenecks"]["sentence"].get<std::string>().find("The address mapping"),
             std::string::npos)
       << r["bottlenecks"]["sentence"];
 }
