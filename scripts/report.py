@@ -360,8 +360,11 @@ def link_count(name, link, cfg, components):
     return None
 
 
-def memory_text(mem):
-    """One line for a memory section (a device's, the standalone platform's or a GPU's HBM)."""
+def memory_text(mem, modelled=None):
+    """One line for a memory section (a device's, the standalone platform's or a GPU's HBM).
+    `modelled`: the memory's entry of stats.json "assumptions", whose channel peak is the one the
+    run used (a DRAM's bus at its tCK, which the nominal data rate only approximates: DDR5-4800's
+    416 ps is 4807.7 MT/s), as famsim validate prints and efficiencies are taken against."""
     if not isinstance(mem, dict):
         return None
     parts = []
@@ -378,14 +381,16 @@ def memory_text(mem):
         parts.append(f"{stacks} stacks" + (f" of {per} channels" if number(per) else ""))
     rate, width = get(mem, "organization", "data_rate_mtps"), get(mem, "organization",
                                                                       "channel_width_bits")
-    if number(rate) and number(width):
+    peak = get(modelled, "channel_peak_gbps") if isinstance(modelled, dict) else None
+    if not number(peak) and number(rate) and number(width):
         peak = rate * width / 8 / 1000  # MT/s x bits / 8 = MB/s
-        text = f"peak {peak:.1f} GB/s per channel"
+    if number(peak):
+        text = f"peak {peak:.2f} GB/s per channel"
         n = channels if number(channels) else None
         if n is None and number(stacks) and number(get(mem, "channels_per_stack")):
             n = stacks * get(mem, "channels_per_stack")
         if n:
-            text += f", {peak * n:,.1f} GB/s in all"
+            text += f", {peak * n:,.2f} GB/s in all"
         parts.append(text)
     ranks = get(mem, "organization", "ranks")
     if number(ranks):
@@ -398,7 +403,9 @@ def memory_text(mem):
     return ", ".join(parts) if parts else None
 
 
-def platform_rows(cfg, components):
+def platform_rows(cfg, components, modelled=None):
+    """`modelled`: stats.json "assumptions" by memory key (devices.N.memory, ...)."""
+    modelled = modelled or {}
     rows = []
     gpus = get(cfg, "gpus")
     if isinstance(gpus, dict):
@@ -415,7 +422,7 @@ def platform_rows(cfg, components):
             extra.append(f"issue {gpus['issue_width']} per cycle")
         if extra:
             text += ": " + ", ".join(extra)
-        local = memory_text(get(gpus, "local_memory"))
+        local = memory_text(get(gpus, "local_memory"), modelled.get("gpus.local_memory"))
         if local:
             text += f"; local memory {local}"
         rows.append(["GPUs", text])
@@ -481,7 +488,7 @@ def platform_rows(cfg, components):
                 desc.append(f"{key.replace('_', ' ')} {sw[key]}")
         rows.append(["Switches", ", ".join(desc)])
     devices = []  # [names, description]: devices configured alike share a row
-    for dev in as_list(get(cfg, "devices")):
+    for index, dev in enumerate(as_list(get(cfg, "devices"))):
         if not isinstance(dev, dict):
             continue
         desc = []
@@ -505,7 +512,7 @@ def platform_rows(cfg, components):
             if number(width) and number(get(noc, "clock_mhz")):
                 text += f" ({width * noc['clock_mhz'] / 1000:.1f} GB/s per port)"
             desc.append(text)
-        mem = memory_text(get(dev, "memory"))
+        mem = memory_text(get(dev, "memory"), modelled.get(f"devices.{index}.memory"))
         if mem:
             desc.append("memory " + mem)
         text = "; ".join(desc) or "configured"
@@ -520,7 +527,7 @@ def platform_rows(cfg, components):
             label += ([", "] if i else []) + [code(name)]
         rows.append([label, text])
     if "devices" not in cfg and isinstance(get(cfg, "memory"), dict):
-        rows.append(["Memory", memory_text(cfg["memory"]) or "configured"])
+        rows.append(["Memory", memory_text(cfg["memory"], modelled.get("memory")) or "configured"])
     return rows
 
 
@@ -701,7 +708,9 @@ def section_platform(doc, stats):
         doc.p("This stats.json has no ", code("config"), " section; see config.yaml in the run "
               "directory.")
         return
-    rows = platform_rows(cfg, as_dict(get(stats, "components")))
+    modelled = {m.get("memory"): m for m in as_list(get(stats, "assumptions"))
+                if isinstance(m, dict)}
+    rows = platform_rows(cfg, as_dict(get(stats, "components")), modelled)
     wl = get(cfg, "workload")
     if isinstance(wl, dict):
         text = [bold(str(get(wl, "name", default="?")))]
