@@ -276,7 +276,8 @@ std::string result_words(const nlohmann::json& r) {
   }
   if (!whole.empty())
     line +=
-        "; whole-model estimate (assuming every layer takes the simulated ones' mean): " + whole;
+        "; whole-model estimate (assuming the model's other layers run like the simulated ones): " +
+        whole;
   return line;
 }
 

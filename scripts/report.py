@@ -1019,9 +1019,12 @@ RESULT_FIELDS = {
          "Tokens per second, whole-model estimate", tokens_per_s,
          "batch over the whole-model step time estimate"),
         ("mean_step_ns_whole_model_estimate", "Decode step time, whole-model estimate", fmt_time,
-         "the step time scaled by {model_layers} / {layers} to all {model_layers} layers, "
-         "assuming every layer takes the simulated layers' mean (identical layers, or whole cycles of the model's kinds of layer (sliding-window, chunked or full attention; linear or full; dense or MoE)); it also "
-         "scales the pipeline's fill at the start of a step, so it errs slightly long"),
+         "all {model_layers} layers from the {layers} simulated: with identical layers, the "
+         "first layer as it ran (the pipeline's fill) and the others at the later simulated "
+         "layers' mean pace; otherwise (whole cycles of the model's kinds of layer: "
+         "sliding-window, chunked or full attention; linear or full; dense or MoE) the step time "
+         "scaled by {model_layers} / {layers}, which scales the fill too and errs long by about "
+         "the first layer's fetch for each further share"),
         ("steps_done", "Decode steps done", fmt_int,
          "steps every group completed ({steps} configured)"),
         ("read_bytes_kv_location", "KV read from {kv_location}", fmt_bytes,
@@ -1047,9 +1050,12 @@ RESULT_FIELDS = {
         ("exposed_transfer_ns", "Exposed transfer, all passes", fmt_time,
          "the group's time beyond its compute over all passes, mean over groups"),
         ("mean_pass_ns_whole_model_estimate", "Pass time, whole-model estimate", fmt_time,
-         "the pass time scaled by {model_layers} / {layers} to all {model_layers} layers, "
-         "assuming every layer takes the simulated layers' mean (identical layers, or whole cycles of the model's kinds of layer (sliding-window, chunked or full attention; linear or full; dense or MoE)); it also "
-         "scales the pipeline's fill at the start of a pass, so it errs slightly long"),
+         "all {model_layers} layers from the {layers} simulated: with identical layers, the "
+         "first layer as it ran (the pipeline's fill) and the others at the later simulated "
+         "layers' mean pace; otherwise (whole cycles of the model's kinds of layer: linear or "
+         "full attention; dense or MoE) the pass time scaled by {model_layers} / {layers}, which "
+         "scales the fill too and errs long by about the first layer's fetch for each further "
+         "share"),
         ("passes_done", "Passes done", fmt_int,
          "passes every group completed ({steps} configured)"),
         ("bytes_read", "Weights read from {location}", fmt_bytes, "total over every GPU"),

@@ -133,17 +133,36 @@ class StepTimes {
   // Called with every finished phase, `phases_per_step` to a step.
   void phase_finished(const PhasedSource::PhaseTimes& t, unsigned phases_per_step) {
     if (t.index == 0) start_ps_ = t.fetch_start_ps;
+    if (t.index % phases_per_step == 0) first_end_ps_ = t.compute_end_ps;
     if (t.index % phases_per_step == phases_per_step - 1) {
       ns_.push_back(static_cast<double>(t.compute_end_ps - start_ps_) * 1e-3);
+      first_ns_.push_back(static_cast<double>(first_end_ps_ - start_ps_) * 1e-3);
       start_ps_ = t.compute_end_ps;
     }
   }
   // Each finished step's time, ns.
   const std::vector<double>& ns() const { return ns_; }
+  // Each finished step's time had it `model_phases` phases like its own (a whole model's layers
+  // where the first `phases_per_step` ran, all alike): its first phase as it ran, to that
+  // phase's compute end (the pipeline's fill: in a first step the first fetch, which nothing
+  // hid), and every further phase at the mean of this step's others, each from the previous
+  // phase's compute end to its own (the steady state, fetch and compute overlapped). Scaling the
+  // whole step instead would count the fill once per simulated share of the model. Needs at
+  // least 2 phases a step.
+  std::vector<double> scaled_ns(unsigned phases_per_step, unsigned model_phases) const {
+    std::vector<double> out;
+    if (phases_per_step < 2) return out;
+    const double later = static_cast<double>(model_phases - 1) / (phases_per_step - 1);
+    for (std::size_t k = 0; k < ns_.size(); ++k)
+      out.push_back(first_ns_[k] + (ns_[k] - first_ns_[k]) * later);
+    return out;
+  }
 
  private:
   std::uint64_t start_ps_ = 0;
+  std::uint64_t first_end_ps_ = 0;
   std::vector<double> ns_;
+  std::vector<double> first_ns_;  // per step: from its start to its first phase's compute end
 };
 
 }  // namespace famsim

@@ -141,6 +141,18 @@ struct KvDecodeParams {
   bool has_kv_region() const { return kv_cache_bytes() > 0; }
   bool has_hbm_region() const { return hbm_tokens > 0 && kv_layers() > 0; }
   bool has_state_region() const { return linear_layers() > 0; }
+  // Every layer of the model computes as long and keeps the same KV (full attention, no sliding
+  // window or chunks, no linear attention), and at least two ran: a whole step is then the first
+  // layer as it ran and the others at the steady pace of the later simulated ones
+  // (StepTimes::scaled_ns).
+  bool identical_layers() const {
+    const unsigned n = model.layers;
+    return layers >= 2 && model.windowed_layers(n) == 0 &&
+           every_layer_alike(n,
+                             [&](unsigned l) { return compute.layer_ps(model, l, batch, tp); }) &&
+           every_layer_alike(n, [&](unsigned l) { return model.is_linear_layer(l); }) &&
+           every_layer_alike(n, [&](unsigned l) { return model.is_attention_layer(l); });
+  }
 };
 
 // The result's count of blocks an HBM tier dropped: sliding_blocks_dropped or
@@ -200,6 +212,9 @@ class KvDecodeSource : public PhasedSource {
     }
     const std::vector<double>& step_ns = steps_.ns();
     j["step_ns"] = step_ns;
+    if (p_.layers < p_.model.layers && p_.identical_layers()) {
+      j["step_whole_model_ns"] = steps_.scaled_ns(p_.layers, p_.model.layers);
+    }
     double sum = 0;
     for (double s : step_ns) sum += s;
     j["mean_step_ns"] = step_ns.empty() ? 0.0 : sum / static_cast<double>(step_ns.size());
@@ -787,14 +802,18 @@ class KvDecodeSpec : public GeneratorSpec {
                   "layers, or every layer"
                 : "a whole number of linear_attention's layer cycle");
       } else if (layers_alike()) {
-        // Assumes every layer of the model takes as long per step as the simulated ones did on
-        // average: sound when the layers are identical (same KV bytes per token, checked equal
-        // compute), as in a dense transformer, or come in the model's shares of sliding-window or
-        // linear-attention layers (checked above); the pipeline's fill at the start of a step is
-        // scaled too, so the estimate errs slightly long. The LM head, which the simulated
-        // layers did not reach, is added once.
+        // Identical layers (a dense transformer): the first layer as it ran (the pipeline's
+        // fill) and the others at the later simulated layers' steady pace. Otherwise the layers
+        // come in the model's shares of sliding-window or linear-attention layers (checked
+        // above), or one layer ran: every layer of the model is taken to last as long per step as
+        // the simulated ones did on average, the fill scaled too, so that estimate errs long by
+        // about the first layer's fetch x (model layers / simulated layers - 1). The LM head,
+        // which the simulated layers did not reach, is added once.
         const double scale = static_cast<double>(p_.model.layers) / static_cast<double>(p_.layers);
-        const double whole_ns = mean_step_ns * scale + lm_head_ns;
+        const double whole_ns =
+            (p_.identical_layers() ? g.steps("step_whole_model_ns", p_.batch).mean_step_ns
+                                   : mean_step_ns * scale) +
+            lm_head_ns;
         j["mean_step_ns_whole_model_estimate"] = whole_ns;
         j["tokens_per_second_per_group_whole_model_estimate"] =
             whole_ns > 0 ? static_cast<double>(p_.batch) / (whole_ns * 1e-9) : 0.0;

@@ -163,6 +163,15 @@ bool first_layers_average_the_models(unsigned layers, unsigned simulated, PerLay
   return first * layers == all * simulated;
 }
 
+// True when every one of the model's `layers` layers gives what the first does.
+template <class PerLayer>
+bool every_layer_alike(unsigned layers, PerLayer&& per_layer) {
+  for (unsigned l = 1; l < layers; ++l) {
+    if (per_layer(l) != per_layer(0)) return false;
+  }
+  return true;
+}
+
 // True when the first `simulated` of the model's layers have linear-attention layers, and
 // full-attention layers, each in the model's share (without a block pattern the one share gives
 // the other; with one, layers of an FFN alone have neither): the mix of mixers a whole-model

@@ -50,6 +50,17 @@ struct WeightStreamParams {
     for (unsigned l = 0; l < layers; ++l) t += layer_bytes(l);
     return t;
   }
+  // Every layer of the model reads as many bytes, computes as long and mixes alike, and at least
+  // two ran: a whole pass is then the first layer as it ran and the others at the steady pace of
+  // the later simulated ones (StepTimes::scaled_ns).
+  bool identical_layers() const {
+    const unsigned n = model.layers;
+    return layers >= 2 && every_layer_alike(n, [&](unsigned l) { return layer_bytes(l); }) &&
+           every_layer_alike(n,
+                             [&](unsigned l) { return compute.layer_ps(model, l, batch, tp); }) &&
+           every_layer_alike(n, [&](unsigned l) { return model.is_linear_layer(l); }) &&
+           every_layer_alike(n, [&](unsigned l) { return model.is_attention_layer(l); });
+  }
 };
 
 class WeightStreamSource : public PhasedSource {
@@ -70,13 +81,18 @@ class WeightStreamSource : public PhasedSource {
     for (double s : pass_ns) sum += s;
     const double compute_ns =
         static_cast<double>(compute_ps_per_pass_) * 1e-3 * static_cast<double>(pass_ns.size());
-    return {{"passes_done", pass_ns.size()},
-            {"bytes_read", read_},
-            {"pass_ns", pass_ns},
-            {"mean_pass_ns", pass_ns.empty() ? 0.0 : sum / static_cast<double>(pass_ns.size())},
-            {"compute_ns_per_pass", static_cast<double>(compute_ps_per_pass_) * 1e-3},
-            // Time the passes took beyond their compute: transfers not hidden behind compute.
-            {"exposed_transfer_ns", sum > compute_ns ? sum - compute_ns : 0.0}};
+    nlohmann::json j = {
+        {"passes_done", pass_ns.size()},
+        {"bytes_read", read_},
+        {"pass_ns", pass_ns},
+        {"mean_pass_ns", pass_ns.empty() ? 0.0 : sum / static_cast<double>(pass_ns.size())},
+        {"compute_ns_per_pass", static_cast<double>(compute_ps_per_pass_) * 1e-3},
+        // Time the passes took beyond their compute: transfers not hidden behind compute.
+        {"exposed_transfer_ns", sum > compute_ns ? sum - compute_ns : 0.0}};
+    if (p_.layers < p_.model.layers && p_.identical_layers()) {
+      j["pass_whole_model_ns"] = passes_.scaled_ns(p_.layers, p_.model.layers);
+    }
+    return j;
   }
 
  protected:
@@ -177,10 +193,20 @@ class WeightStreamSpec : public GeneratorSpec {
         {"layers_simulated", p_.layers},
         {"model_layers", p_.model.layers}};
     if (p_.layers < p_.model.layers) {
-      if (layers_alike()) {
-        // Every layer of the model reads as many bytes and computes as long as the simulated
-        // ones did on average: the pass scales with the layers (the pipeline's fill at the start
-        // of a pass is scaled too, so the estimate errs slightly long).
+      if (p_.identical_layers()) {
+        // The first layer as it ran (the fill), the others at the later layers' steady pace.
+        double sum = 0;
+        std::size_t n = 0;
+        for (const std::vector<double>& path : g.critical_path_ns("pass_whole_model_ns")) {
+          for (double v : path) sum += v;
+          n += path.size();
+        }
+        j["mean_pass_ns_whole_model_estimate"] = n ? sum / static_cast<double>(n) : 0.0;
+      } else if (layers_alike()) {
+        // The simulated layers average the model's (whole cycles of a hybrid's layer kinds, or a
+        // single layer ran): the pass scales with the layers. The pipeline's fill at the start of
+        // a pass, the first layer's fetch that no compute hid, is scaled too: the estimate errs
+        // long by about that fetch x (model layers / simulated layers - 1).
         j["mean_pass_ns_whole_model_estimate"] =
             mean_pass_ns * static_cast<double>(p_.model.layers) / static_cast<double>(p_.layers);
       } else {
