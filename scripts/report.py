@@ -1984,8 +1984,16 @@ def section_assumptions(doc, stats):
         "and per-window percentiles are coarser); counts, means, minima and maxima are exact.",
         "timeline.json is a sample (every Nth request of each GPU, capped), not every request.",
     ]
-    items += memory_assumption_items(stats)
     sim, cfg = get(stats, "sim", default={}), get(stats, "config", default={})
+    if isinstance(get(cfg, "gpus"), dict):
+        items.append(
+            "A request's latency runs from where it leaves the GPU (its memory and fabric ports) "
+            "and back. The GPU's inside (streaming multiprocessors, L1 and L2 caches, the on-chip "
+            "network to its memory controllers) is not modelled, so every latency here is below "
+            "what a load instruction sees, which adds the GPU's own cache and network path: "
+            "compare memories and paths by their differences, not against software-visible "
+            "figures.")
+    items += memory_assumption_items(stats)
     if get(sim, "truncated") is True:
         items.append("This run was truncated: it describes the first part of the workload only, "
                      "with requests still in flight at the end.")

@@ -233,6 +233,8 @@ assert "Assumed for device fam0's memory (preset ddr5_4800_x4), not from a stand
     "the preset's assumed value)" in items, items
 assert "`timing.tREFIsb_ns = 487.5`" in items and "`timing.tRTRS_ck = 2`" in items, items
 assert "comes from the JEDEC parameters" not in md
+# Where latencies start: the GPU's own path (SMs, caches, on-chip network) is not modelled.
+assert "The GPU's inside (streaming multiprocessors, L1 and L2 caches" in items, items
 md = re.sub(r"\\(.)", r"\1", open(lp + "/report.md").read())
 assert "Assumed for device fam0's memory (preset lpddr5x_8533), not from a standard or a data " \
     "sheet: `timing.tCK_ps = 938`" in md, md
