@@ -116,9 +116,16 @@ std::vector<std::string> scalar_list(ConfigNode& n, const std::string& key) {
   return v;
 }
 
-// The values of one parameter (swept `key`): `values`, `range` or `random`.
-std::vector<std::string> parameter_values(ConfigNode& p, const std::string& key) {
+// The keys a parameter may have: alone, and as a member of a zip.
+const std::vector<std::string> kParameterKeys = {"base", "key", "random", "range", "values"};
+const std::vector<std::string> kZipMemberKeys = {"key", "random", "range", "values"};
+
+// The values of one parameter (swept `key`): `values`, `range` or `random`. `known`: every key
+// the entry may have, so that a misspelt `values` is named as such rather than found missing.
+std::vector<std::string> parameter_values(ConfigNode& p, const std::string& key,
+                                          const std::vector<std::string>& known) {
   const int kinds = p.has("values") + p.has("range") + p.has("random");
+  if (kinds == 0) p.check_known(known);
   if (kinds != 1) p.fail_here("expected exactly one of values, range or random");
   if (p.has("values")) return scalar_list(p, "values");
   std::vector<std::string> out;
@@ -447,19 +454,19 @@ SweepSpec parse_sweep(const std::string& path, const std::string& materialise_di
       if (members.size() < 2) p.fail("zip", "expected two or more parameters that move together");
       for (ConfigNode& m : members) {
         g.keys.push_back(swept_key(m, g.key_locations));
-        g.values.push_back(parameter_values(m, g.keys.back()));
+        g.values.push_back(parameter_values(m, g.keys.back(), kZipMemberKeys));
         if (g.values.back().size() != g.values.front().size()) {
           m.fail_here(fmt::format("{} values, but the first parameter of the zip has {}",
                                   g.values.back().size(), g.values.front().size()));
         }
         // Every key an entry may have, not only those it has: a misspelt one is named against
         // the right list.
-        m.check_known({"key", "random", "range", "values"});
+        m.check_known(kZipMemberKeys);
       }
       g.base = base_position(p, g.values.front(), true);
     } else {
       g.keys.push_back(swept_key(p, g.key_locations));
-      g.values.push_back(parameter_values(p, g.keys.back()));
+      g.values.push_back(parameter_values(p, g.keys.back(), kParameterKeys));
       g.base = base_position(p, g.values.front(), false);
     }
     check_distinct(p, g);
@@ -470,7 +477,7 @@ SweepSpec parse_sweep(const std::string& path, const std::string& materialise_di
     if (g.keys.size() > 1) {
       p.check_known({"base", "zip"});
     } else {
-      p.check_known({"base", "key", "random", "range", "values"});
+      p.check_known(kParameterKeys);
     }
     spec.groups.push_back(std::move(g));
   }

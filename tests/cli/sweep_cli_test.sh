@@ -424,7 +424,8 @@ printf 'name: x\nparameters:\n  - key: a.b\n    valuez: [1]\n' >"$WORK/bad_file.
 rc=0
 "$famsim" sweep "$WORK/bad_file.yaml" --out "$WORK/badfile" >"$WORK/badfile.log" 2>&1 || rc=$?
 [[ $rc -eq 2 ]] || fail "bad sweep file: exit code $rc, expected 2"
-grep -q "bad_file.yaml:3" "$WORK/badfile.log" || fail "bad sweep file: $(cat "$WORK/badfile.log")"
+grep -q "bad_file.yaml:4: unknown key 'parameters.0.valuez'" "$WORK/badfile.log" ||
+  fail "bad sweep file: $(cat "$WORK/badfile.log")"
 [[ ! -e $WORK/badfile/results.csv ]] || fail "bad sweep file left results"
 pass "bad sweep file"
 

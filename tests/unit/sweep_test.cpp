@@ -292,6 +292,31 @@ TEST(Sweep, ErrorsNameTheFileTheLineAndTheKey) {
                ConfigError);
 }
 
+// A misspelt `values` is named, with the keys an entry may have, rather than reported as no
+// values given; alone and in a zip.
+TEST(Sweep, AMisspeltValuesKeyIsNamed) {
+  const auto message_of = [](const std::string& text) -> std::string {
+    try {
+      parse_sweep(write_sweep(text));
+    } catch (const ConfigError& e) {
+      return e.what();
+    }
+    return "";
+  };
+  std::string m = message_of("name: t\nparameters:\n  - key: a\n    value: [1, 2]\n");
+  EXPECT_NE(m.find(":4: unknown key 'parameters.0.value'; expected one of: base, key, random, "
+                   "range, values"),
+            std::string::npos)
+      << m;
+  m = message_of(
+      "name: t\nparameters:\n  - zip:\n      - {key: a, values: [1, 2]}\n      - {key: b, "
+      "valeus: [3, 4]}\n");
+  EXPECT_NE(m.find("unknown key 'parameters.0.zip.1.valeus'; expected one of: key, random, range, "
+                   "values"),
+            std::string::npos)
+      << m;
+}
+
 TEST(Sweep, KeysTheConfigurationDoesNotKnowAreErrorsOfTheSweepFile) {
   // `gpus.bogus` is on line 5, the second parameter.
   const std::string unknown = write_sweep(
