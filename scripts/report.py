@@ -1342,14 +1342,18 @@ def stream_lead(f, r):
     """One sentence with the stream's headline figures, or None."""
     kind = f["kind"]
     if kind == "kv_decode" and number(r.get("tokens_per_second_per_group")):
-        text = (f"{tokens_per_s(r['tokens_per_second_per_group'])} over "
-                f"{f['layers_scope']}, a decode step of {fmt_time(r.get('mean_step_ns'))}")
+        simulated = (f"{tokens_per_s(r['tokens_per_second_per_group'])} over "
+                     f"{f['layers_scope']}, a decode step of {fmt_time(r.get('mean_step_ns'))}")
         if number(r.get("tokens_per_second_per_group_whole_model_estimate")):
-            text += (f"; scaled to all {fmt_int(f['model_layers'])} layers (assuming each takes "
-                     "the simulated layers' mean), an estimated "
-                     f"{tokens_per_s(r['tokens_per_second_per_group_whole_model_estimate'])}, a "
-                     f"step of {fmt_time(r.get('mean_step_ns_whole_model_estimate'))}")
-        return text + "."
+            # The whole model's figure first: the simulated layers' alone is not what the model
+            # gets, and read first it would be taken for that.
+            return (f"An estimated "
+                    f"{tokens_per_s(r['tokens_per_second_per_group_whole_model_estimate'])} for "
+                    f"the whole model ({fmt_int(f['model_layers'])} layers, assuming its other "
+                    "layers run like the simulated ones), a step of "
+                    f"{fmt_time(r.get('mean_step_ns_whole_model_estimate'))}; simulated: "
+                    f"{simulated}.")
+        return simulated + "."
     if kind == "weight_stream" and number(r.get("mean_pass_ns")):
         text = (f"A pass over {f['layers_scope']} took {fmt_time(r['mean_pass_ns'])} against "
                 f"{fmt_time(r.get('compute_ns_per_pass'))} of compute")
@@ -1358,6 +1362,11 @@ def stream_lead(f, r):
             text += (f": {fmt_time(exposed)} per pass "
                      f"({fmt_pct(exposed / r['mean_pass_ns'])} of it) is weight transfer that "
                      "compute did not hide")
+        whole = r.get("mean_pass_ns_whole_model_estimate")
+        if number(whole):
+            text = (f"An estimated {fmt_time(whole)} a pass for the whole model "
+                    f"({fmt_int(f['model_layers'])} layers, assuming its other layers run like "
+                    f"the simulated ones). Simulated: {text[0].lower()}{text[1:]}")
         return text + "."
     if kind == "moe_experts" and number(r.get("hit_rate")):
         text = (f"The HBM expert cache hit {fmt_pct(r['hit_rate'])} of "
