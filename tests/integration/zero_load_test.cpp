@@ -96,6 +96,15 @@ TEST_P(ZeroLoad, LocalHbmReadIsTheControllerAlone) {
   EXPECT_DOUBLE_EQ(r["summary"]["latency_ns"]["max"].get<double>(), t / 1000.0);
 }
 
+// kDirect with the first `from` (which must be there) replaced by `to`.
+std::string direct_with(const std::string& from, const std::string& to) {
+  std::string platform = kDirect;
+  const auto at = platform.find(from);
+  EXPECT_NE(at, std::string::npos) << "'" << from << "' not in kDirect";
+  if (at != std::string::npos) platform.replace(at, from.size(), to);
+  return platform;
+}
+
 // The GPU's local memory as an ideal memory over DDR4-3200
 // (platforms/presets/memory/ddr4_3200.yaml: tCK 625 ps, tRCD 22, CL 22, a 64-bit bus at 2 transfers
 // per clock = 16 B per clock), whose controller holds 3 bursts of 64 B (as many as a 128 B request
@@ -104,18 +113,10 @@ TEST_P(ZeroLoad, LocalHbmReadIsTheControllerAlone) {
 // 1 ns. A write is done (tRCD 22 + CL 22 + 128 / 16 = 8) x 625 ps = 32.5 ns after its service
 // starts.
 std::string ideal_over_ddr4_local() {
-  std::string platform = kDirect;
-  const std::string local =
+  return direct_with(
       "local_memory: {model: ideal, standard: TEST, data_rate_mtps: 2000, channel_width_bits: 64, "
-      "clock_mhz: 1000,\n                      access_latency_cycles: 20,";
-  const auto at = platform.find(local);
-  EXPECT_NE(at, std::string::npos);
-  if (at != std::string::npos) {
-    platform.replace(
-        at, local.size(),
-        "local_memory: {preset: ddr4_3200, model: ideal, controller: {write_queue: 3},");
-  }
-  return platform;
+      "clock_mhz: 1000,\n                      access_latency_cycles: 20,",
+      "local_memory: {preset: ddr4_3200, model: ideal, controller: {write_queue: 3},");
 }
 const std::string kTwoLocalWrites =
     "name: two\nstreams:\n  - gpus: all\n    buffer: {bytes: 2MiB, location: gpu_local}\n"
@@ -149,13 +150,10 @@ TEST_P(ZeroLoad, IdealOverDramAnswersWritesWhenDoneUnlessPosted) {
 // The same direct platform with a DDR4-3200 device memory (platforms/presets/memory/ddr4_3200.yaml:
 // tCK 625 ps, tRCD 22, CL 22, tRRD_S 4, tCCD_S 4, tBL 4 clocks, 64 B bursts).
 TEST_P(ZeroLoad, DirectReadThroughDdr4IsTheSumOfHopLatenciesAndDramTiming) {
-  std::string platform = kDirect;
-  const std::string ideal =
+  const std::string platform = direct_with(
       "memory: {model: ideal, standard: TEST, data_rate_mtps: 2000, channel_width_bits: 64, "
-      "clock_mhz: 1000,\n             access_latency_cycles: 20, channels: 2,";
-  const auto at = platform.find(ideal);
-  ASSERT_NE(at, std::string::npos);
-  platform.replace(at, ideal.size(), "memory: {preset: ddr4_3200, channels: 2,");
+      "clock_mhz: 1000,\n             access_latency_cycles: 20, channels: 2,",
+      "memory: {preset: ddr4_3200, channels: 2,");
   const nlohmann::json r =
       test::run_sim(platform, test::one_request_workload("device/fam0", false), kernel());
   const double link = 16.0;
