@@ -541,12 +541,13 @@ TEST(IdealOverDram, TakesTheBusAndTRcdPlusClOfItsPreset) {
   }
   EXPECT_TRUE(model_note);
   // The DRAM controller's queue sizes carry over; access_latency_cycles overrides the latency.
-  const MemoryConfig& m2 = parse_config(make_doc(kPlatform, kWorkload,
-                                                 {"devices.0.memory.model=ideal",
-                                                  "devices.0.memory.access_latency_cycles=50",
-                                                  "devices.0.memory.controller.read_queue=16"}))
-                               .platform.devices.at(0)
-                               .memory;
+  // A copy: the resolved configuration parse_config returns is a temporary.
+  const MemoryConfig m2 = parse_config(make_doc(kPlatform, kWorkload,
+                                                {"devices.0.memory.model=ideal",
+                                                 "devices.0.memory.access_latency_cycles=50",
+                                                 "devices.0.memory.controller.read_queue=16"}))
+                              .platform.devices.at(0)
+                              .memory;
   EXPECT_EQ(m2.timing.access_latency_cycles, 50u);
   EXPECT_EQ(m2.controller.read_queue, 8u);
 }
