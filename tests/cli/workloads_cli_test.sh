@@ -25,7 +25,11 @@ S=workload.streams.0
 check kv_decode kv_decode traffic/kv_decode_llama70b.yaml \
   --set $S.kv_decode.layers=1 --set $S.kv_decode.steps=1 --set $S.kv_decode.batch=1
 expect_in_output "steps done 1," "kv_decode: the terminal counts the group's step once"
-expect_in_output "; for the first 1 of the model's 80 layers; whole-model estimate (assuming the model's other layers run like the simulated ones): step time " \
+expect_in_output "(kv_decode, all its GPUs): whole-model estimate (assuming the model's other layers run like the simulated ones): step time " \
+  "kv_decode: the terminal leads with the whole model's estimate"
+expect_in_output "; simulated: steps done 1, step time " \
+  "kv_decode: the terminal names the simulated layers' figures as such"
+expect_in_output "; for the first 1 of the model's 80 layers" \
   "kv_decode: the terminal says which layers ran, in words"
 # The whole-model estimate against the whole model run: weight_stream shrunk as below (Llama-3.2-1B
 # at hidden 256, FFN 512: 16 identical layers, each read one layer ahead of its compute), 4 of its
