@@ -120,12 +120,10 @@ std::vector<std::string> scalar_list(ConfigNode& n, const std::string& key) {
 const std::vector<std::string> kParameterKeys = {"base", "key", "random", "range", "values"};
 const std::vector<std::string> kZipMemberKeys = {"key", "random", "range", "values"};
 
-// The values of one parameter (swept `key`): `values`, `range` or `random`. `known`: every key
-// the entry may have, so that a misspelt `values` is named as such rather than found missing.
-std::vector<std::string> parameter_values(ConfigNode& p, const std::string& key,
-                                          const std::vector<std::string>& known) {
+// The values of one parameter (swept `key`): `values`, `range` or `random`. The caller has
+// checked the entry's keys, so a misspelt `values` is named as such rather than found missing.
+std::vector<std::string> parameter_values(ConfigNode& p, const std::string& key) {
   const int kinds = p.has("values") + p.has("range") + p.has("random");
-  if (kinds == 0) p.check_known(known);
   if (kinds != 1) p.fail_here("expected exactly one of values, range or random");
   if (p.has("values")) return scalar_list(p, "values");
   std::vector<std::string> out;
@@ -450,34 +448,31 @@ SweepSpec parse_sweep(const std::string& path, const std::string& materialise_di
   for (ConfigNode& p : params) {
     SweepGroup g;
     if (p.has("zip")) {
+      p.check_known({"base", "zip"});
       std::vector<ConfigNode> members = p.list("zip", true);
       if (members.size() < 2) p.fail("zip", "expected two or more parameters that move together");
       for (ConfigNode& m : members) {
+        // Every key an entry may have, not only those it has: a misspelt one is named against
+        // the right list, before its values are looked for.
+        m.check_known(kZipMemberKeys);
         g.keys.push_back(swept_key(m, g.key_locations));
-        g.values.push_back(parameter_values(m, g.keys.back(), kZipMemberKeys));
+        g.values.push_back(parameter_values(m, g.keys.back()));
         if (g.values.back().size() != g.values.front().size()) {
           m.fail_here(fmt::format("{} values, but the first parameter of the zip has {}",
                                   g.values.back().size(), g.values.front().size()));
         }
-        // Every key an entry may have, not only those it has: a misspelt one is named against
-        // the right list.
-        m.check_known(kZipMemberKeys);
       }
       g.base = base_position(p, g.values.front(), true);
     } else {
+      p.check_known(kParameterKeys);
       g.keys.push_back(swept_key(p, g.key_locations));
-      g.values.push_back(parameter_values(p, g.keys.back(), kParameterKeys));
+      g.values.push_back(parameter_values(p, g.keys.back()));
       g.base = base_position(p, g.values.front(), false);
     }
     check_distinct(p, g);
     for (const std::string& k : g.keys) {
       if (seen[k]) p.fail_here("parameter " + k + " is swept twice");
       seen[k] = true;
-    }
-    if (g.keys.size() > 1) {
-      p.check_known({"base", "zip"});
-    } else {
-      p.check_known(kParameterKeys);
     }
     spec.groups.push_back(std::move(g));
   }
