@@ -146,12 +146,8 @@ struct KvDecodeParams {
   // layer as it ran and the others at the steady pace of the later simulated ones
   // (StepTimes::scaled_ns).
   bool identical_layers() const {
-    const unsigned n = model.layers;
-    return layers >= 2 && model.windowed_layers(n) == 0 &&
-           every_layer_alike(n,
-                             [&](unsigned l) { return compute.layer_ps(model, l, batch, tp); }) &&
-           every_layer_alike(n, [&](unsigned l) { return model.is_linear_layer(l); }) &&
-           every_layer_alike(n, [&](unsigned l) { return model.is_attention_layer(l); });
+    return layers >= 2 && model.windowed_layers(model.layers) == 0 &&
+           every_layer_computes_and_mixes_alike(model, compute, batch, tp);
   }
 };
 

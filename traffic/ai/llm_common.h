@@ -172,6 +172,17 @@ bool every_layer_alike(unsigned layers, PerLayer&& per_layer) {
   return true;
 }
 
+// True when every layer of the model computes as long (for `tokens` tokens on each of `tp` GPUs)
+// and has the same mixer (linear or full attention, or none): with the generator's own per-layer
+// bytes alike too, a whole pass or step is its first layer as it ran and the others at the later
+// simulated layers' pace (StepTimes::scaled_ns).
+inline bool every_layer_computes_and_mixes_alike(const ModelConfig& m, const ComputeModel& c,
+                                                 std::uint64_t tokens, unsigned tp) {
+  return every_layer_alike(m.layers, [&](unsigned l) { return c.layer_ps(m, l, tokens, tp); }) &&
+         every_layer_alike(m.layers, [&](unsigned l) { return m.is_linear_layer(l); }) &&
+         every_layer_alike(m.layers, [&](unsigned l) { return m.is_attention_layer(l); });
+}
+
 // True when the first `simulated` of the model's layers have linear-attention layers, and
 // full-attention layers, each in the model's share (without a block pattern the one share gives
 // the other; with one, layers of an FFN alone have neither): the mix of mixers a whole-model

@@ -54,12 +54,9 @@ struct WeightStreamParams {
   // two ran: a whole pass is then the first layer as it ran and the others at the steady pace of
   // the later simulated ones (StepTimes::scaled_ns).
   bool identical_layers() const {
-    const unsigned n = model.layers;
-    return layers >= 2 && every_layer_alike(n, [&](unsigned l) { return layer_bytes(l); }) &&
-           every_layer_alike(n,
-                             [&](unsigned l) { return compute.layer_ps(model, l, batch, tp); }) &&
-           every_layer_alike(n, [&](unsigned l) { return model.is_linear_layer(l); }) &&
-           every_layer_alike(n, [&](unsigned l) { return model.is_attention_layer(l); });
+    return layers >= 2 &&
+           every_layer_alike(model.layers, [&](unsigned l) { return layer_bytes(l); }) &&
+           every_layer_computes_and_mixes_alike(model, compute, batch, tp);
   }
 };
 
@@ -194,14 +191,10 @@ class WeightStreamSpec : public GeneratorSpec {
         {"model_layers", p_.model.layers}};
     if (p_.layers < p_.model.layers) {
       if (p_.identical_layers()) {
-        // The first layer as it ran (the fill), the others at the later layers' steady pace.
-        double sum = 0;
-        std::size_t n = 0;
-        for (const std::vector<double>& path : g.critical_path_ns("pass_whole_model_ns")) {
-          for (double v : path) sum += v;
-          n += path.size();
-        }
-        j["mean_pass_ns_whole_model_estimate"] = n ? sum / static_cast<double>(n) : 0.0;
+        // The first layer as it ran (the fill), the others at the later layers' steady pace:
+        // per pass its slowest GPU's, mean over passes and groups, as mean_pass_ns.
+        j["mean_pass_ns_whole_model_estimate"] =
+            g.steps("pass_whole_model_ns", p_.batch).mean_step_ns;
       } else if (layers_alike()) {
         // The simulated layers average the model's (whole cycles of a hybrid's layer kinds, or a
         // single layer ran): the pass scales with the layers. The pipeline's fill at the start of
