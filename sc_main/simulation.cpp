@@ -1030,6 +1030,8 @@ void Simulation::run() {
   // idle under device traffic).
   const std::uint64_t end_ps = report_window().end_ps;
   for (DramController* c : platform_->dram_controllers()) c->finish(end_ps);
+  // timeseries.csv runs to the end too, past the last response (a workload's last compute).
+  ctx_->timeseries.extend_to(end_ps);
 }
 
 nlohmann::json Simulation::check_dram_logs() const {

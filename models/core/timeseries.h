@@ -60,17 +60,7 @@ class TimeSeries {
   void add(std::uint64_t arrival_ps, std::uint32_t bytes, std::uint64_t latency_ps, bool write,
            TargetClass target, std::size_t memory = kNoDevice, std::uint32_t channel = 0) {
     if (window_ps_ == 0) return;
-    std::uint64_t w = arrival_ps / window_ps_;
-    while (w >= kMaxRows) {
-      coarsen();
-      w = arrival_ps / window_ps_;
-    }
-    if (w >= rows_.size()) {
-      rows_.resize(w + 1);
-      device_bytes_.resize(rows_.size() * stride_);
-      channel_bytes_.resize(rows_.size() * channel_stride_);
-      channel_requests_.resize(rows_.size() * channel_devices_.size());
-    }
+    const std::size_t w = row_for(arrival_ps);
     Row& r = rows_[w];
     if (memory < column_of_memory_.size() && column_of_memory_[memory] != kNoDevice) {
       device_bytes_[w * stride_ + column_of_memory_[memory]] += bytes;
@@ -89,12 +79,19 @@ class TimeSeries {
     ++r.bins[bin(latency_ps)];
   }
 
-  // One line per window from the first with traffic to the last: window_start_ns, window_end_ns,
-  // read_gbps, write_gbps, requests, latency_mean_ns, latency_p50_ns, latency_p90_ns,
-  // latency_p99_ns, latency_max_ns, then read + write GB/s by target (TargetClass, in
-  // kAllTargetClasses order): device_gbps, local_hbm_gbps, peer_gpu_gbps,
-  // standalone_memory_gbps, which add up to read_gbps + write_gbps; then read + write GB/s of each
-  // device (set_devices), device_<name>_gbps, which add up to device_gbps.
+  // Windows up to the one holding the run's end, `end_ps` (exclusive): work may go on after the
+  // last response arrives (an AI workload's last compute, a cut-off run's stalled tail), and its
+  // windows then show no traffic instead of being left out. Nothing before the first response.
+  void extend_to(std::uint64_t end_ps) {
+    if (window_ps_ > 0 && !rows_.empty() && end_ps > 0) row_for(end_ps - 1);
+  }
+
+  // One line per window from the first with traffic to the last (or to the run's end:
+  // extend_to()): window_start_ns, window_end_ns, read_gbps, write_gbps, requests,
+  // latency_mean_ns, latency_p50_ns, latency_p90_ns, latency_p99_ns, latency_max_ns, then read +
+  // write GB/s by target (TargetClass, in kAllTargetClasses order): device_gbps, local_hbm_gbps,
+  // peer_gpu_gbps, standalone_memory_gbps, which add up to read_gbps + write_gbps; then read +
+  // write GB/s of each device (set_devices), device_<name>_gbps, which add up to device_gbps.
   std::string csv() const;
   // {window_ns, windows, file, peak_window_bandwidth_gbps, peak_window_p99_ns,
   // peak_window_by_target_gbps {device, local_hbm, peer_gpu, standalone_memory}: each target's
@@ -185,6 +182,22 @@ class TimeSeries {
     std::uint64_t device_requests = 0;  // to the devices of set_devices
     std::array<std::uint32_t, kBins> bins{};
   };
+  // The row of the window holding time t, made (the series coarsened when it would pass
+  // kMaxRows) if it is past the last.
+  std::size_t row_for(std::uint64_t t) {
+    std::uint64_t w = t / window_ps_;
+    while (w >= kMaxRows) {
+      coarsen();
+      w = t / window_ps_;
+    }
+    if (w >= rows_.size()) {
+      rows_.resize(w + 1);
+      device_bytes_.resize(rows_.size() * stride_);
+      channel_bytes_.resize(rows_.size() * channel_stride_);
+      channel_requests_.resize(rows_.size() * channel_devices_.size());
+    }
+    return static_cast<std::size_t>(w);
+  }
   void coarsen();
   static double percentile_ps(const Row& r, double q);
 

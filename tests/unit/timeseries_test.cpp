@@ -83,6 +83,39 @@ TEST(TimeSeries, RowsByHand) {
   EXPECT_DOUBLE_EQ(s["peak_window_by_target_gbps"]["standalone_memory"].get<double>(), 0.0);
 }
 
+// A run whose work goes on after its last response (a workload's last compute) ends at 4.5 ns:
+// 1 ns windows 0..4, the last two empty. A series without responses stays empty: no window
+// before the first response is written, nor any after it.
+TEST(TimeSeries, WindowsRunToTheEndOfTheRun) {
+  TimeSeries t(1000);
+  t.add(100, 128, 100, false, TargetClass::kDevice);
+  t.add(2999, 128, 100, false, TargetClass::kDevice);
+  t.extend_to(4500);
+  const auto l = lines(t.csv());
+  ASSERT_EQ(l.size(), 6u);  // header + windows 0..4
+  EXPECT_EQ(l[4].substr(0, 30), "3.000,4.000,0.0000,0.0000,0,0.");
+  EXPECT_EQ(l[5].substr(0, 30), "4.000,5.000,0.0000,0.0000,0,0.");
+  EXPECT_EQ(t.summary()["windows"].get<std::size_t>(), 5u);
+  // An end inside the last window with traffic, or on its closing edge, adds nothing.
+  TimeSeries u(1000);
+  u.add(100, 128, 100, false, TargetClass::kDevice);
+  u.extend_to(1000);
+  EXPECT_EQ(lines(u.csv()).size(), 2u);
+  TimeSeries none(1000);
+  none.extend_to(4500);
+  EXPECT_EQ(lines(none.csv()).size(), 1u);
+  EXPECT_EQ(none.summary()["windows"].get<std::size_t>(), 0u);
+}
+
+// An end past kMaxRows windows coarsens the series as a response there would: 2 ns windows.
+TEST(TimeSeries, AnEndPastTheLastRowCoarsens) {
+  TimeSeries t(1000);
+  t.add(0, 64, 10, false, TargetClass::kDevice);
+  t.extend_to(TimeSeries::kMaxRows * 1000ULL + 1);
+  EXPECT_EQ(t.window_ps(), 2000u);
+  EXPECT_EQ(lines(t.csv()).size(), 1 + TimeSeries::kMaxRows / 2 + 1);
+}
+
 // Past kMaxRows windows the window doubles and pairs merge: a request at window 4096 of 1 ns
 // makes 2 ns windows; the first row then holds windows 0 and 1 of the old size.
 TEST(TimeSeries, LongRunsGetCoarserWindowsNotMoreMemory) {
