@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <filesystem>
+#include <set>
 #include <vector>
 
 namespace famsim {
@@ -34,6 +35,26 @@ std::vector<std::string> preset_names(const std::string& kind) {
     }
   }
   return out;
+}
+
+void drop_preset_timing_replaced(YAML::Node& preset, const std::set<std::string>& user_keys) {
+  // Const access for every look-up: yaml-cpp's non-const operator[] would insert missing keys.
+  const YAML::Node& cpreset = preset;
+  const YAML::Node timing = cpreset["timing"];
+  if (!timing.IsDefined() || !timing.IsMap()) return;
+  const YAML::Node notes = cpreset["assumptions"];
+  const YAML::Node timing_notes = notes.IsDefined() && notes.IsMap() ? notes["timing"] : notes;
+  for (const std::string& key : user_keys) {
+    if (key.size() < 4) continue;
+    const std::string unit = key.substr(key.size() - 3);
+    if (unit != "_ns" && unit != "_ck") continue;
+    const std::string other = key.substr(0, key.size() - 3) + (unit == "_ns" ? "_ck" : "_ns");
+    if (user_keys.count(other) || !timing[other].IsDefined()) continue;
+    YAML::Node(timing).remove(other);
+    if (timing_notes.IsDefined() && timing_notes.IsMap() && timing_notes[other].IsDefined()) {
+      YAML::Node(timing_notes).remove(other);
+    }
+  }
 }
 
 namespace {
@@ -90,6 +111,14 @@ void expand_one(YAML::Node parent, const std::string& key, const std::string& ki
         if (node[keys[i]].IsDefined() && !node[keys[1 - i]].IsDefined()) preset.remove(keys[1 - i]);
       }
     }
+  }
+  if (kind == "memory") {
+    const YAML::Node timing = node["timing"];
+    std::set<std::string> keys;
+    if (timing.IsDefined() && timing.IsMap()) {
+      for (const auto& kv : timing) keys.insert(kv.first.Scalar());
+    }
+    drop_preset_timing_replaced(preset, keys);
   }
   record_sources(preset, node, path, file, sources);
   // Where the preset was chosen, for a key found missing from it later.

@@ -37,6 +37,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <set>
 #include <thread>
 
 namespace {
@@ -222,6 +223,13 @@ int do_check_dram_log(const std::string& preset, const std::vector<std::string>&
   famsim::ConfigDoc doc;
   doc.sources = std::make_shared<famsim::ConfigSources>(path);
   doc.root = famsim::load_yaml_text(*text, path);
+  // A timing --set in one unit replaces the preset's value in either, as in a run.
+  std::set<std::string> timing_keys;
+  for (const std::string& o : overrides) {
+    const std::string key = o.substr(0, o.find('='));
+    if (key.rfind("timing.", 0) == 0) timing_keys.insert(key.substr(7));
+  }
+  famsim::drop_preset_timing_replaced(doc.root, timing_keys);
   famsim::apply_overrides(doc, overrides);
   famsim::ConfigNode root(doc.root, "", doc.sources);
   const famsim::dram::Spec spec = famsim::dram::load_spec(root, preset);

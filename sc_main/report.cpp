@@ -767,6 +767,17 @@ std::string validation_text(const ResolvedConfig& cfg) {
               : m.dram.mapping_order,
           m.dram.xor_bank ? " + bank xor" : "",
           m.dram.posted_writes ? "posted" : "answered on completion");
+      // Every timing the model enforces, in clocks, under its key (a --set of timing.<key>
+      // gives it again): what a DRAM command log's "# spec:" line records too.
+      std::string clocks;
+      for (const dram::SpecFigure& f : dram::spec_figures(d)) {
+        if (f.key.rfind("timing.", 0) != 0 || f.key == "timing.tCK_ps") continue;
+        std::string name = f.key.substr(7);
+        if (name.size() > 3 && name.compare(name.size() - 3, 3, "_ck") == 0)
+          name.resize(name.size() - 3);
+        clocks += fmt::format("{}{} {}", clocks.empty() ? "" : ", ", name, f.value);
+      }
+      line += fmt::format("    timing, clocks: {}\n", clocks);
     }
     if (m.model == MemoryConfig::Model::kIdeal) {
       const Clock clock(m.timing.clock_mhz);

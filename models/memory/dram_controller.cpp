@@ -48,6 +48,7 @@ DramController::DramController(sc_core::sc_module_name name, SimContext& ctx,
     if (!*log_) throw std::invalid_argument("cannot write command log " + params.command_log);
     *log_ << "# " << this->name() << ": " << params.spec.name << " ("
           << to_string(params.spec.standard) << "), tCK " << params.spec.timing.tck_ps << " ps\n"
+          << dram::spec_line(params.spec) << '\n'
           << dram::kCommandLogHeader << '\n';
     core_.set_command_log(log_.get(), params.channel, params.pseudo_channel);
   }

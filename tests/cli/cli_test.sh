@@ -658,6 +658,45 @@ expect_in_output "$log:1: the log was written for memory preset 'ddr5_4800_x4', 
   "the preset mismatch"
 pass "check-dram-log checks time_ps against the clock and the log's preset against --preset"
 
+# The log's second line records the organisation and every timing it was made with: checked
+# without minimal.yaml's 2 ranks, the log is bad input naming the --set that restores them.
+run_famsim noranks check-dram-log --preset ddr5_4800_x4 "$log"
+expect_rc 2 "check-dram-log with the preset's 1 rank on a 2-rank log"
+expect_in_output "$log:2: the log was made with figures other than those of preset 'ddr5_4800_x4'" \
+  "the figures' mismatch"
+expect_in_output "organization.ranks 2 (checking with 1)" "the rank count named"
+expect_in_output "add --set organization.ranks=2" "the --set that gives the log's ranks"
+
+# A timing given in clocks replaces the preset's in ns (DDR5-4800's tRCD: 16.666 ns = 40 clocks
+# of 416 ps), in the run and in the check: with tRCD_ck=24 the log's fastest ACT to RD of one
+# bank, read from the log alone, is 24 clocks; checked with the preset alone the log is bad input
+# naming tRCD, and with the --set it names, clean.
+run_famsim rcd24 run "${SMALL[@]}" --set devices.0.memory.timing.tRCD_ck=24 --dram-log \
+  --out "$WORK/rcd24"
+expect_rc 0 "run with tRCD_ck=24 over the preset's tRCD_ns"
+rcd_log=$(ls "$WORK"/rcd24/dram/*.csv | head -1)
+python3 - "$rcd_log" <<'PY' || fail "the fastest ACT to RD is not 24 clocks"
+import sys
+act, gaps = {}, []
+for l in open(sys.argv[1]):
+    f = l.strip().split(",")
+    if len(f) != 11 or not f[0].isdigit():
+        continue
+    bank = tuple(f[2:7])
+    if f[7] == "ACT":
+        act[bank] = int(f[0])
+    elif f[7] in ("RD", "RDA") and bank in act:
+        gaps.append(int(f[0]) - act.pop(bank))
+assert gaps and min(gaps) == 24, (len(gaps), min(gaps) if gaps else None)
+PY
+run_famsim rcd24check check-dram-log --preset ddr5_4800_x4 --set organization.ranks=2 "$rcd_log"
+expect_rc 2 "check-dram-log with the preset's tRCD on a log made with tRCD_ck=24"
+expect_in_output "timing.tRCD_ck 24 (checking with 40)" "the tRCD mismatch"
+run_famsim rcd24ok check-dram-log --preset ddr5_4800_x4 --set organization.ranks=2 \
+  --set timing.tRCD_ck=24 --set timing.tRCDWR_ck=24 "$rcd_log"
+expect_rc 0 "check-dram-log with the log's tRCD"
+pass "a log records its figures; a timing in clocks replaces the preset's in ns, run and check"
+
 # --- Rates are over the active window: a late start does not dilute bandwidth or utilisation.
 run_famsim early run "${SMALL[@]}" --out "$WORK/early"
 expect_rc 0 "run starting at 0"

@@ -204,6 +204,45 @@ TEST(PlatformConfig, ValidLocalMemoryOnlyPlatform) {
   EXPECT_EQ(c.workload.streams[0].location.kind, Placement::Kind::kGpuLocal);
 }
 
+// A timing the user gives in one unit replaces the preset's in either. DDR5-4800 (tCK 416 ps)
+// gives CL as 16.666 ns = 40 clocks and tCCD_L as 5 ns = 12 clocks: a CL_ck of 36 is used, not
+// the larger 40; a tCCD_L_ck of 10 likewise (tCCD_S is 8). Given both ways by the user, the
+// larger still counts: CL_ck 36 and CL_ns 20 (48.08 clocks, rounded up with JEDEC's 0.3 %
+// guard band: 48).
+TEST(PlatformConfig, ATimingInOneUnitReplacesThePresetsInTheOther) {
+  const auto timing_of = [](const std::vector<std::string>& overrides) {
+    return parse_config(make_doc(kPlatform, kWorkload, overrides))
+        .platform.devices[0]
+        .memory.dram.spec.timing;
+  };
+  EXPECT_EQ(timing_of({}).CL, 40u);
+  EXPECT_EQ(timing_of({}).CCD_L, 12u);
+  const auto t =
+      timing_of({"devices.0.memory.timing.CL_ck=36", "devices.0.memory.timing.tCCD_L_ck=10"});
+  EXPECT_EQ(t.CL, 36u);
+  EXPECT_EQ(t.CCD_L, 10u);
+  EXPECT_EQ(t.RCD_RD, 40u);  // the others stay the preset's
+  EXPECT_EQ(timing_of({"devices.0.memory.timing.CL_ck=36", "devices.0.memory.timing.CL_ns=20"}).CL,
+            48u);
+}
+
+// HBM3's preset gives tRCD in clocks (31 of 625 ps: 6400 MT/s, 4 transfers a clock) with an
+// assumption note: a tRCD_ns of 5 (8 clocks) replaces it, and the note on the value no longer used
+// goes with it (a note on a value the memory does not give would be an error), while the other
+// notes stay.
+TEST(PlatformConfig, ReplacingAPresetsAssumedTimingDropsItsNote) {
+  const ResolvedConfig c = parse_config(
+      make_doc(kLocalPlatform, kLocalWorkload, {"gpus.local_memory.timing.tRCD_ns=5"}));
+  EXPECT_EQ(c.platform.gpu_local.dram.spec.timing.RCD_RD, 8u);
+  bool rcd_note = false, cl_note = false;
+  for (const ConfigAssumption& a : c.platform.gpu_local.assumptions) {
+    rcd_note = rcd_note || a.key.rfind("timing.tRCD_", 0) == 0;
+    cl_note = cl_note || a.key == "timing.CL_ck";
+  }
+  EXPECT_FALSE(rcd_note);
+  EXPECT_TRUE(cl_note);
+}
+
 TEST(PlatformConfig, UnusedLinkSectionIsStillCheckedForUnknownKeys) {
   // parse_config reads the whole document strictly ("unknown keys anywhere are errors"); a link
   // section the topology does not use must not become a place where typos go unnoticed.

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <memory>
 
@@ -461,6 +462,60 @@ Spec load_spec(ConfigNode& node, const std::string& name) {
 }
 
 std::vector<std::string> spec_preset_names() { return preset_names("memory"); }
+
+std::vector<SpecFigure> spec_figures(const Spec& s) {
+  const Organization& o = s.org;
+  const Timing& t = s.timing;
+  const bool sb = t.same_bank_refresh;
+  std::vector<SpecFigure> f = {
+      {"organization.ranks", o.ranks},
+      {"organization.bank_groups", o.bank_groups},
+      {"organization.banks_per_group", o.banks_per_group},
+      {"organization.rows", o.rows},
+      {"organization.columns", o.columns},
+      {"timing.tCK_ps", static_cast<std::uint64_t>(std::llround(t.tck_ps))},
+      {"timing.tBL_ck", t.burst},
+      {"timing.CL_ck", t.CL},
+      {"timing.CWL_ck", t.CWL},
+      {"timing.tRCD_ck", t.RCD_RD},
+      {"timing.tRCDWR_ck", t.RCD_WR},
+      {"timing.tRP_ck", t.RP},
+      {"timing.tRAS_ck", t.RAS},
+      {"timing.tRC_ck", t.RC},
+      {"timing.tRTP_ck", t.RTP},
+      {"timing.tWR_ck", t.WR},
+      {"timing.tCCD_S_ck", t.CCD_S},
+      {"timing.tCCD_L_ck", t.CCD_L},
+      {"timing.tCCD_L_WR_ck", t.CCD_L_WR},
+      {"timing.tRRD_S_ck", t.RRD_S},
+      {"timing.tRRD_L_ck", t.RRD_L},
+      {"timing.tFAW_ck", t.FAW},
+      {"timing.tWTR_S_ck", t.WTR_S},
+      {"timing.tWTR_L_ck", t.WTR_L},
+      {"timing.tRTW_ck", t.RTW},
+      {"timing.tRTRS_ck", t.RTRS},
+      {"timing.tPPD_ck", t.PPD},
+      {"timing.tREFI_ck", t.REFI},
+      {"timing.tRFC_ck", t.RFC},
+  };
+  if (t.REFIpb > 0) {
+    f.push_back({sb ? "timing.tREFIsb_ck" : "timing.tREFIpb_ck", t.REFIpb});
+    f.push_back({sb ? "timing.tRFCsb_ck" : "timing.tRFCpb_ck", t.RFCpb});
+  }
+  f.push_back({sb ? "timing.tREFSBRD_ck" : "timing.tRREFD_ck", t.RREFD});
+  if (!sb) f.push_back({"timing.tPBR2PBR_ck", t.PBR2PBR});
+  f.push_back({"timing.refresh_postpone_max", t.refresh_postpone_max});
+  return f;
+}
+
+std::string spec_line(const Spec& s) {
+  std::string line = kSpecLinePrefix;
+  for (const SpecFigure& f : spec_figures(s)) {
+    if (line.size() > std::strlen(kSpecLinePrefix)) line += ' ';
+    line += fmt::format("{}={}", f.key, f.value);
+  }
+  return line;
+}
 
 Spec load_spec_preset(const std::string& preset_name) {
   const std::string path = "platforms/presets/memory/" + preset_name + ".yaml";

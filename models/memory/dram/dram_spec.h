@@ -245,4 +245,19 @@ Spec load_spec(ConfigNode& node, const std::string& name);
 Spec load_spec_preset(const std::string& preset_name);
 std::vector<std::string> spec_preset_names();
 
+// What the DRAM timing rules of a channel rest on, each value under the configuration key that
+// sets it, timings in clocks: organization.ranks, .bank_groups, .banks_per_group, .rows,
+// .columns, timing.tCK_ps, timing.tBL_ck, timing.CL_ck, ... timing.refresh_postpone_max (DDR5's
+// same-bank refresh under its own names, tREFIsb_ck, tRFCsb_ck, tREFSBRD_ck). A DRAM command log
+// carries them in its second line (spec_line()), so that a log made with overridden timings
+// checks against them, and `--set KEY=VALUE` of each restores them.
+struct SpecFigure {
+  std::string key;
+  std::uint64_t value = 0;
+};
+std::vector<SpecFigure> spec_figures(const Spec& s);
+// "# spec: organization.ranks=2 ... timing.refresh_postpone_max=4"
+std::string spec_line(const Spec& s);
+inline constexpr const char* kSpecLinePrefix = "# spec: ";
+
 }  // namespace famsim::dram

@@ -7,6 +7,8 @@
 #include <fstream>
 #include <ostream>
 #include <regex>
+#include <cstring>
+#include <map>
 #include <sstream>
 #include <stdexcept>
 
@@ -965,6 +967,39 @@ void check_log_preset(const std::string& path, std::size_t line, const std::stri
       path, line, m[1].str(), spec.name));
 }
 
+// famsim's logs carry, in their second line, the organisation and timings they were made with
+// (spec_line(): the preset's, or what a run's configuration changed): checked against others,
+// every command would be reported against the wrong timings. Each difference is named with the
+// --set that gives the log's value.
+void check_log_spec(const std::string& path, std::size_t line, const std::string& text,
+                    const Spec& spec) {
+  if (text.rfind(kSpecLinePrefix, 0) != 0) return;
+  std::map<std::string, std::string> logged;
+  std::istringstream in(text.substr(std::strlen(kSpecLinePrefix)));
+  for (std::string item; in >> item;) {
+    const auto eq = item.find('=');
+    if (eq != std::string::npos) logged[item.substr(0, eq)] = item.substr(eq + 1);
+  }
+  std::vector<std::string> differ, sets;
+  for (const SpecFigure& f : spec_figures(spec)) {
+    const auto it = logged.find(f.key);
+    const std::string mine = std::to_string(f.value);
+    if (it == logged.end() || it->second == mine) continue;
+    differ.push_back(fmt::format("{} {} (checking with {})", f.key, it->second, mine));
+    sets.push_back(fmt::format("--set {}={}", f.key, it->second));
+  }
+  if (differ.empty()) return;
+  std::string all_differ, all_sets;
+  for (std::size_t i = 0; i < differ.size(); ++i) {
+    all_differ += (i ? ", " : "") + differ[i];
+    all_sets += (i ? " " : "") + sets[i];
+  }
+  throw std::runtime_error(fmt::format(
+      "{}:{}: the log was made with figures other than those of preset '{}' and the --set options "
+      "given: {}; expected the figures the log was made with: add {}",
+      path, line, spec.name, all_differ, all_sets));
+}
+
 }  // namespace
 
 LogCheckResult check_log_file(const std::string& path, const Spec& spec,
@@ -984,8 +1019,10 @@ LogCheckResult check_log_file(const std::string& path, const Spec& spec,
   while (std::getline(in, text)) {
     ++line;
     if (!text.empty() && text.back() == '\r') text.pop_back();
-    if (!text.empty() && text.front() == '#' && !header_seen)
+    if (!text.empty() && text.front() == '#' && !header_seen) {
       check_log_preset(path, line, text, spec);
+      check_log_spec(path, line, text, spec);
+    }
     if (text.empty() || text.front() == '#') continue;
     if (!header_seen) {
       // A log written before the request column has the old header; the column is not checked.
