@@ -347,6 +347,9 @@ TEST(DramSpec, ErrorsNameTheKeyPath) {
       {"interval given twice", [](YAML::Node& r) { r["timing"]["tREFI_ck"] = 12480; },
        "timing.tREFI_ns"},
       {"tRC below tRAS", [](YAML::Node& r) { r["timing"]["tRC_ns"] = 30; }, "timing.tRC_ns"},
+      // DDR4-3200's tRCD is 13.75 ns: a tRAS of 10 ns would close the row before a read.
+      {"tRAS below tRCD", [](YAML::Node& r) { r["timing"]["tRAS_ns"] = 10; }, "timing.tRAS_ns"},
+      {"tRAS below tRCDWR", [](YAML::Node& r) { r["timing"]["tRCDWR_ns"] = 40; }, "timing.tRAS_ns"},
       {"ACT energy negative", [](YAML::Node& r) { r["energy"]["idd0_ma"] = 40; }, "energy.idd0_ma"},
       {"missing current", [](YAML::Node& r) { r["energy"].remove("idd4r_ma"); }, "energy.idd4r_ma"},
       {"missing section", [](YAML::Node& r) { r.remove("energy"); }, "energy"},

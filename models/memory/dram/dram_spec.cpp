@@ -338,6 +338,10 @@ void read_timing(ConfigNode& t, Standard s, const Organization& org, const std::
       fail_pair(a, b, fmt::format("{} ({} clocks) must be at least {} ({} clocks)", a, va, b, vb));
   };
   at_least("tRC", tm.RC, "tRAS", tm.RAS);
+  // A row is open at least until a column command may reach it: a tRAS below tRCD would let a
+  // bank close before it could be read or written (JESD79-4, JESD79-5: tRAS is well above tRCD).
+  at_least("tRAS", tm.RAS, "tRCD", tm.RCD_RD);
+  at_least("tRAS", tm.RAS, "tRCDWR", tm.RCD_WR);
   if (tm.CCD_S < tm.burst) {
     t.fail(r.key_of("tCCD_S"),
            fmt::format("{} clocks is shorter than one burst (tBL = {})", tm.CCD_S, tm.burst));
