@@ -448,6 +448,16 @@ std::string summary_text(const nlohmann::json& s, const std::string& out_dir) {
       o += "    (data mismatches: reads that did not return the pattern written. A model fault, "
            "unless a verifying stream read addresses its writer never wrote: check that the "
            "writing stream covers all of the buffer the reads touch)\n";
+      for (const auto& m : cons["first_data_mismatches"]) {
+        o += fmt::format(
+            "    read {} (gpu {}, va {}, pa {}, {} B) at {:.3f} ns: {} wrong bytes, the first at "
+            "offset {}: read {}, expected {}\n",
+            m["id"].get<std::uint64_t>(), m["gpu"].get<unsigned>(),
+            m["virtual_address"].get<std::string>(), m["physical_address"].get<std::string>(),
+            m["bytes"].get<unsigned>(), m["complete_ns"].get<double>(),
+            m["wrong_bytes"].get<unsigned>(), m["first_wrong_offset"].get<unsigned>(),
+            m["read_byte"].get<std::string>(), m["expected_byte"].get<std::string>());
+      }
     }
     for (const auto& [name, n] : cons["components_holding_requests"].items()) {
       o += fmt::format("    {} still holds {}\n", name, n.get<std::uint64_t>());

@@ -1081,7 +1081,15 @@ InitiatorTotals Simulation::totals() const {
     t.bytes_delivered += gpu.bytes_delivered();
     t.duplicates += gpu.duplicates();
     t.data_mismatches += gpu.data_mismatches();
+    const auto& m = gpu.first_data_mismatches();
+    t.first_data_mismatches.insert(t.first_data_mismatches.end(), m.begin(), m.end());
   }
+  auto& m = t.first_data_mismatches;
+  std::sort(m.begin(), m.end(),
+            [](const Initiator::DataMismatch& a, const Initiator::DataMismatch& b) {
+              return a.complete_ps != b.complete_ps ? a.complete_ps < b.complete_ps : a.id < b.id;
+            });
+  if (m.size() > Initiator::kMismatchesKept) m.resize(Initiator::kMismatchesKept);
   return t;
 }
 
@@ -1152,6 +1160,22 @@ nlohmann::json check_conservation(const SimContext& ctx, const InitiatorTotals& 
   }
   c["stuck_requests"] = stuck;
   c["stuck_requests_total"] = in_use.size();
+  // The first reads that did not return the pattern written (verify_reads), for a debugger to
+  // start from: which request, where, and its first wrong byte against the one expected.
+  nlohmann::json mismatches = nlohmann::json::array();
+  for (const Initiator::DataMismatch& m : t.first_data_mismatches) {
+    mismatches.push_back({{"id", m.id},
+                          {"gpu", m.gpu},
+                          {"virtual_address", fmt::format("0x{:x}", m.virtual_address)},
+                          {"physical_address", fmt::format("0x{:x}", m.physical_address)},
+                          {"bytes", m.bytes},
+                          {"wrong_bytes", m.wrong_bytes},
+                          {"first_wrong_offset", m.first_wrong_offset},
+                          {"expected_byte", fmt::format("0x{:02x}", m.expected)},
+                          {"read_byte", fmt::format("0x{:02x}", m.read)},
+                          {"complete_ns", static_cast<double>(m.complete_ps) * 1e-3}});
+  }
+  c["first_data_mismatches"] = mismatches;
   c["truncated"] = truncated;
   // Issued but not completed: 0 in a finished run; in a truncated one, what leaked_payloads must
   // equal (each request in flight holds one payload).

@@ -4,6 +4,7 @@
 
 #include "models/core/bottleneck.h"
 #include "models/core/config.h"
+#include "models/core/initiator.h"
 #include "models/core/sim_context.h"
 #include "platforms/builder.h"
 #include "platforms/platform_config.h"
@@ -100,6 +101,9 @@ struct InitiatorTotals {
   std::uint64_t bytes_delivered = 0;
   std::uint64_t duplicates = 0;
   std::uint64_t data_mismatches = 0;
+  // The first of them by response time (then id), over every initiator: at most
+  // Initiator::kMismatchesKept.
+  std::vector<Initiator::DataMismatch> first_data_mismatches;
 };
 
 // ARCHITECTURE.md rule 6: every request issued completed exactly once, bytes requested = bytes

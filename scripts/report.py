@@ -869,12 +869,36 @@ def section_results(doc, stats):
             problems = [f"{k.replace('_', ' ')}: {fmt_int(cons[k])}"
                         for k in ("duplicates", "leaked_payloads", "data_mismatches",
                                   "stuck_requests_total") if number(cons.get(k)) and cons[k]]
+            # Say where to look for what went wrong: the stuck requests, or the reads whose data
+            # was wrong (a verifying stream reading what its writer never wrote, or a model fault).
+            where = []
+            if number(cons.get("stuck_requests_total")) and cons["stuck_requests_total"]:
+                where.append("the stuck requests and the blocks holding them "
+                             "(conservation.stuck_requests)")
+            mismatches = cons.get("first_data_mismatches")
+            if number(cons.get("data_mismatches")) and cons["data_mismatches"]:
+                where.append("the first reads that did not return the data written "
+                             "(conservation.first_data_mismatches)")
             doc.p(bold("Conservation check FAILED:"), " "
                   f"{fmt_int(cons.get('issued'))} requests issued, "
                   f"{fmt_int(cons.get('completed'))} completed"
                   + ("; " + "; ".join(problems) if problems else "")
-                  + ". The results below may be wrong; stats.json lists the stuck requests "
-                  "and the blocks holding them.")
+                  + ". The results below may be wrong"
+                  + ("; stats.json lists " + " and ".join(where) if where else "") + ".")
+            if isinstance(mismatches, list) and mismatches:
+                doc.p("A data mismatch is a model fault, unless a verifying stream read addresses "
+                      "its writer never wrote (check that the writing stream covers all of the "
+                      "buffer the reads touch). The first ones:")
+                rows = []
+                for m in mismatches[:10]:
+                    if not isinstance(m, dict):
+                        continue
+                    rows.append(f"read {m.get('id')} (GPU {m.get('gpu')}, virtual address "
+                                f"{m.get('virtual_address')}, {m.get('bytes')} B): "
+                                f"{m.get('wrong_bytes')} wrong bytes, the first at offset "
+                                f"{m.get('first_wrong_offset')}: read {m.get('read_byte')}, "
+                                f"expected {m.get('expected_byte')}")
+                doc.ul(rows)
     else:
         doc.p("This stats.json has no ", code("conservation"), " section.")
     for title, lines in model_check_failures(stats):

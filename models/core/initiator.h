@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <array>
+#include <vector>
 #include <cstdint>
 
 namespace famsim {
@@ -31,6 +32,19 @@ class Initiator {
   std::uint64_t duplicates() const { return duplicates_; }
   // Completed reads whose data was not what the initiator had written there (when it verifies).
   std::uint64_t data_mismatches() const { return data_mismatches_; }
+  // The first kMismatchesKept of them, for a test bench or a debugger to start from: the request,
+  // its addresses and size, how many of its bytes were wrong, the first wrong one's offset and
+  // value against the one expected, and when its response arrived.
+  struct DataMismatch {
+    std::uint64_t id = 0;
+    unsigned gpu = 0;
+    std::uint64_t virtual_address = 0, physical_address = 0;
+    std::uint32_t bytes = 0, wrong_bytes = 0, first_wrong_offset = 0;
+    std::uint8_t expected = 0, read = 0;
+    std::uint64_t complete_ps = 0;
+  };
+  static constexpr std::size_t kMismatchesKept = 10;
+  const std::vector<DataMismatch>& first_data_mismatches() const { return first_mismatches_; }
   // Its first issue (0 before one) and its latest response's arrival.
   std::uint64_t first_issue_ps() const { return first_issue_ps_; }
   std::uint64_t last_completion_ps() const { return last_completion_ps_; }
@@ -63,7 +77,10 @@ class Initiator {
     last_completion_ps_ = std::max(last_completion_ps_, arrived_ps);
   }
   void count_duplicate_response() { ++duplicates_; }
-  void count_data_mismatch() { ++data_mismatches_; }
+  void count_data_mismatch(const DataMismatch& m) {
+    ++data_mismatches_;
+    if (first_mismatches_.size() < kMismatchesKept) first_mismatches_.push_back(m);
+  }
 
   // A completed request to physical address `pa`: a counter and a histogram sample, in place, by
   // its class here and by its memory in the layout (nothing allocates but a first sample, which
@@ -85,6 +102,7 @@ class Initiator {
   std::uint64_t bytes_delivered_ = 0;
   std::uint64_t duplicates_ = 0;
   std::uint64_t data_mismatches_ = 0;
+  std::vector<DataMismatch> first_mismatches_;
   std::uint64_t first_issue_ps_ = 0;
   std::uint64_t last_completion_ps_ = 0;
 };

@@ -345,6 +345,29 @@ void Gpu::change_outstanding(int delta, std::uint64_t now_ps) {
   outstanding_.set(static_cast<std::uint64_t>(level), now_ps);
 }
 
+void Gpu::note_data_mismatch(const Payload& p, std::uint64_t arrived_ps, std::uint64_t seed) {
+  const RequestExt& e = ext_of(p);
+  DataMismatch m;
+  m.id = e.id;
+  m.gpu = e.gpu;
+  m.virtual_address = e.virtual_address;
+  m.physical_address = e.physical_address;
+  m.bytes = e.length;
+  m.complete_ps = arrived_ps;
+  const unsigned char* data = p.get_data_ptr();
+  bool first = true;
+  for_each_pattern_byte(e.length, e.virtual_address, seed, [&](unsigned i, unsigned char v) {
+    if (data[i] == v) return;
+    ++m.wrong_bytes;
+    if (!first) return;
+    first = false;
+    m.first_wrong_offset = i;
+    m.expected = v;
+    m.read = data[i];
+  });
+  count_data_mismatch(m);
+}
+
 void Gpu::complete(Payload& p, std::uint64_t now_ps) {
   RequestExt& e = ext_of(p);
   const std::uint64_t arrived_ps = e.hops[0].resp_in_ps();
@@ -360,7 +383,7 @@ void Gpu::complete(Payload& p, std::uint64_t now_ps) {
       count_completion(e.target_class, e.write, e.physical_address, len, arrived_ps - e.issue_ps);
   if (!e.write && s.cfg->verify_reads &&
       count_pattern_mismatches(p.get_data_ptr(), len, e.virtual_address, s.cfg->data_seed) != 0) {
-    count_data_mismatch();
+    note_data_mismatch(p, arrived_ps, s.cfg->data_seed);
   }
   count_response(len, p.get_response_status() == tlm::TLM_OK_RESPONSE, arrived_ps);
   ctx_.record_completion(e, arrived_ps, p.get_response_status(), memory, p.get_data_ptr());

@@ -177,6 +177,10 @@ class Gpu : public sc_core::sc_module, public Component, public Initiator {
   Prepared prepare(Stream& s, std::uint64_t now_ps);
   bool try_issue(Stream& s, std::uint64_t now_ps);
   void start_streams(std::uint64_t now_ps);
+  // A verified read whose data differs from the pattern written there: counted, and its details
+  // kept for the first few (Initiator::first_data_mismatches). Rare: out of complete()'s way.
+  [[gnu::cold, gnu::noinline]] void note_data_mismatch(const Payload& p, std::uint64_t arrived_ps,
+                                                       std::uint64_t seed);
   void complete(Payload& p, std::uint64_t now_ps);
   void change_outstanding(int delta, std::uint64_t now_ps);
   // A fault: stops the run (false), or counts it and drops the request (true).

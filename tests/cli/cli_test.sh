@@ -579,6 +579,33 @@ expect_in_output "fam0.memory.ch0:" "info from fam0.memory"
 case "$OUT" in *"Info: gpu0"*) fail "gpu0 logged at info with level warning" ;; esac
 pass "sim.log.modules raises one module's verbosity"
 
+# A verifying stream that reads what its writer never wrote: exit 1, and the first mismatching
+# reads are named. write_then_verify on minimal.yaml's one GPU with the writer cut to 256 KiB
+# (2048 writes of 128 B, ids 0..2047) and the verifier reading all 4 MiB (ids 2048..34815): the
+# reads past 256 KiB, (4 MiB - 256 KiB) / 128 B = 30720 of them from id 4096 on, find never-written
+# memory, which reads as zeros.
+run_famsim mismatch run --platform "$PLATFORM" --workload traffic/write_then_verify.yaml \
+  --set workload.streams.0.total_bytes=256KiB --out "$WORK/mismatch"
+expect_rc 1 "a verifier reading bytes its writer never wrote"
+expect_in_output "wrong bytes, the first at offset" "the terminal names the first mismatching reads"
+python3 - "$WORK/mismatch/stats.json" <<'PY' || fail "first_data_mismatches: see above"
+import json, sys
+c = json.load(open(sys.argv[1]))["conservation"]
+assert c["data_mismatches"] == 30720, c["data_mismatches"]
+m = c["first_data_mismatches"]
+assert len(m) == 10, len(m)
+assert [x["complete_ns"] for x in m] == sorted(x["complete_ns"] for x in m), m
+for x in m:
+    assert x["id"] >= 4096 and x["gpu"] == 0 and x["bytes"] == 128, x
+    assert x["read_byte"] == "0x00" and x["expected_byte"] != "0x00", x
+    assert 0 < x["wrong_bytes"] <= 128 and x["first_wrong_offset"] < 128, x
+PY
+python3 scripts/report.py "$WORK/mismatch" >/dev/null || fail "report.py on a failed run"
+grep -q "stats.json lists the first reads that did not return the data written" "$WORK/mismatch/report.md" ||
+  fail "the report does not point at the mismatching reads"
+if grep -q "stuck requests" "$WORK/mismatch/report.md"; then fail "the report blames stuck requests"; fi
+pass "a data mismatch names its first reads, in stats.json, the terminal and the report"
+
 # famsim check-dram-log: the same logs pass; a log with one RD moved earlier than tRCD fails.
 run_famsim checklog check-dram-log --preset ddr5_4800_x4 --set organization.ranks=2 \
   "$WORK"/dramlog/dram/*.csv
