@@ -10,12 +10,18 @@
 // network, DRAM controllers) is built from a famsim platform file's first device.
 //
 //   device_dma [--platform FILE] [--bytes N] [--request-bytes N] [--window N] [--stats FILE]
+//              [--dram-log DIR] [--txn-log FILE]
 //
 //   --platform       a famsim platform file (default: famsim's built-in platforms/nvl8_fam.yaml)
 //   --bytes          bytes each engine copies (default 262144)
 //   --request-bytes  bytes per request (default 128)
 //   --window         requests in flight per engine (default 32)
 //   --stats          where famsim's component statistics go as JSON (default device_dma.json)
+//   --dram-log       write each memory channel's DRAM command log into DIR (made if missing), as
+//                    `famsim run --dram-log` does (README "DRAM", Command log): what an RTL test
+//                    bench compares against, and `famsim check-dram-log` checks
+//   --txn-log        write famsim's transaction log of the engines' requests to FILE (README
+//                    "Outputs", transactions.csv), one line per request once it is answered
 //
 // Exit codes: 0 every byte read back as written; 1 a byte differed or an access failed; 2 bad
 // input (the message names the file and key).
@@ -36,6 +42,7 @@
 #include <cerrno>
 #include <cstdint>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -232,6 +239,8 @@ struct Options {
   unsigned request_bytes = 128;
   unsigned window = 32;
   std::string stats = "device_dma.json";
+  std::optional<std::string> dram_log;  // directory
+  std::optional<std::string> txn_log;   // file
 };
 
 std::uint64_t number(const std::string& flag, const char* text, std::uint64_t max) {
@@ -261,6 +270,10 @@ Options parse(int argc, char** argv) {
       o.window = static_cast<unsigned>(number(a, v, 4096));
     else if (a == "--stats")
       o.stats = v;
+    else if (a == "--dram-log")
+      o.dram_log = v;
+    else if (a == "--txn-log")
+      o.txn_log = v;
     else
       throw famsim::ConfigError(a + ": unknown argument (see the header of device_dma.cpp)");
   }
@@ -288,7 +301,15 @@ int sc_main(int argc, char** argv) {
       throw famsim::ConfigError((o.platform ? *o.platform : std::string("the platform")) +
                                 ": devices: expected at least one device");
     }
-    const famsim::DeviceConfig& device = platform.devices.front();
+    famsim::DeviceConfig device = platform.devices.front();
+    if (o.dram_log) {
+      // One CSV per channel, named after it (fam0.memory.ch0.csv), written as the run goes.
+      std::error_code ec;
+      std::filesystem::create_directories(*o.dram_log, ec);
+      if (ec)
+        throw famsim::ConfigError("--dram-log: cannot make " + *o.dram_log + ": " + ec.message());
+      device.memory.command_log_dir = *o.dram_log;
+    }
     const unsigned ports = device.fabric_ports;
     if (o.bytes * ports > device.capacity_bytes) {
       throw famsim::ConfigError("--bytes: " + std::to_string(ports) + " engines x " +
@@ -318,7 +339,11 @@ int sc_main(int argc, char** argv) {
                                                     sc_core::sc_time(1, sc_core::SC_NS)));
       engines.back()->socket.bind(bridges.back()->in);
     }
+    // famsim's transaction log: every request the bridges hand to the device, logged as its
+    // answer reaches the bridge, with its DRAM service times. Opened before the run, closed after.
+    if (o.txn_log) ctx.transactions.open(*o.txn_log);
     sc_core::sc_start();
+    if (o.txn_log) ctx.transactions.close();
 
     DmaEngine::Result w = engines.front()->write_result, r = engines.front()->read_result;
     for (std::size_t i = 1; i < engines.size(); ++i) {
