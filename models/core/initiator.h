@@ -102,9 +102,10 @@ class Initiator {
   std::uint64_t bytes_delivered_ = 0;
   std::uint64_t duplicates_ = 0;
   std::uint64_t data_mismatches_ = 0;
-  std::vector<DataMismatch> first_mismatches_;
   std::uint64_t first_issue_ps_ = 0;
   std::uint64_t last_completion_ps_ = 0;
+  // Last: the counters above share cache lines with what every request touches.
+  std::vector<DataMismatch> first_mismatches_;
 };
 
 }  // namespace famsim
