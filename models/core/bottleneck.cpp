@@ -457,9 +457,10 @@ nlohmann::json analyze_bottlenecks(const std::vector<ResourceRecord>& resources,
                                       {"capacity", starved_by->use.capacity},
                                       {"own_queue_utilization", own}};
       sentence += fmt::format(
-          " Yet it was not kept busy: its own queues were at most {} full on average, while {}, "
-          "entered before it, was full {} of the time: that pool kept requests from it, and more "
-          "of its {:.0f} slots may raise the throughput (a sweep of its size tells how much).",
+          " It was not fed all the time, though: its own queues were at most {} full on average, "
+          "while {}, entered before it, was full {} of the time: that pool kept requests from "
+          "reaching it, and more of its {:.0f} slots may raise the throughput (a sweep of its "
+          "size tells how much).",
           pct(own), label(*starved_by), pct(starved_by->use.utilization), starved_by->use.capacity);
     }
     if (!blocked_text.empty()) {
