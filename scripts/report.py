@@ -678,6 +678,15 @@ def section_header(doc, stats):
         facts.append([bold("Conservation check: FAILED"), " (see Results)."])
     for failed in model_check_failures(stats):
         facts.append([bold(failed[0]), " (see Results)."])
+    timing = get(stats, "dram_timing_check")
+    if isinstance(timing, dict) and timing.get("ok") is True:
+        # An assurance worth stating when the run had --dram-log: its checker was written from
+        # the JEDEC rules, apart from the controller.
+        logs = as_dict(timing.get("logs"))
+        commands = sum(get(l, "commands", default=0) or 0 for l in logs.values())
+        facts.append(f"DRAM timing check: passed ({fmt_int(commands)} DRAM commands in "
+                     f"{fmt_int(len(logs))} command logs, every one checked against the JEDEC "
+                     "timing rules by a checker written apart from the controller).")
     if facts:
         doc.ul(facts)
 
@@ -723,8 +732,13 @@ def section_platform(doc, stats):
             changed = [c for c in as_list(get(stats, "config_changes", "changes"))
                        if str(get(c, "key", default="")).startswith("workload.")]
             if changed:
-                text.append(f" (as its file describes it; {len(changed)} of its parameters "
-                            "changed by --set, listed below)")
+                # Named here, not only below: the description may say 16 MiB of reads while the
+                # run moved 2 MiB with 30 % writes.
+                shown = "; ".join(f"{str(c.get('key'))[len('workload.'):]} {c.get('base_value')} "
+                                  f"-> {c.get('value')}" for c in changed[:4])
+                more = f" and {len(changed) - 4} more" if len(changed) > 4 else ""
+                text.append(" (as its file describes it, before this run changed "
+                            f"{len(changed)} of its parameters: {shown}{more}; listed below)")
         rows.append(["Workload", text])
     if rows:
         doc.table(["Part", "Configuration"], rows)
@@ -842,9 +856,19 @@ def section_results(doc, stats):
     peak_bw = get(stats, "timeseries", "peak_window_bandwidth_gbps")
     if number(peak_bw):
         window = get(stats, "timeseries", "window_ns")
+        bound = get(stats, "bottlenecks", "analytic_bound_gbps")
+        writes = get(stats, "summary", "write_bytes")
+        above = ""
+        if number(bound) and peak_bw > bound:
+            # Not a contradiction, but it reads as one.
+            above = (f" That is above the analytic bound ({fmt_gbps(bound)}, see Bottleneck), which "
+                     "holds for the run's traffic as a whole: a window counts the responses that "
+                     "arrived in it, which bunch up, and its mix of reads and writes differs from "
+                     "the run's" + (" (posted writes are answered before their data reaches the "
+                                    "memory)" if number(writes) and writes > 0 else "") + ".")
         doc.p(f"Over windows of {fmt_ns(window)}, the busiest window moved {fmt_gbps(peak_bw)} "
               f"and the worst window's p99 latency was "
-              f"{fmt_ns(get(stats, 'timeseries', 'peak_window_p99_ns'))}.")
+              f"{fmt_ns(get(stats, 'timeseries', 'peak_window_p99_ns'))}.{above}")
 
     cons = get(stats, "conservation")
     if isinstance(cons, dict):
@@ -1477,6 +1501,17 @@ def section_hops(doc, stats):
                   f"crossed it, its mean is 'Mean' x {fmt_int(e2e['count'])} / 'Requests'.")
         doc.table(["Hop", "Mean (ns)", "Share", "Fastest (ns)", "Above fastest (ns)", "p99 (ns)",
                    "Requests", "Hops per request"], rows, "lrrrrrrr")
+        memory = {h.get("hop"): h.get("mean") for h in hops
+                  if h.get("hop") in ("memory_queue", "memory_service")}
+        if key == "write" and memory.get("memory_service") == 0:
+            # A zero that reads as "writes never reach the DRAM" to someone new to posted writes.
+            doc.p("The writes' memory_service is 0 (and their memory_queue only a wait for room "
+                  "in the controller's queue): writes are posted (the "
+                  "memory controller's default, ", code("write_response: posted"), "), answered "
+                  "as soon as the controller takes them into its queue. Their data reaches the "
+                  "DRAM later, which the memory channels' statistics (and the DRAM command log) "
+                  "count; ", code("write_response: on_completion"), " times them to the end of "
+                  "their data instead.")
         bad = get(d, "mismatched_requests", default=0)
         if number(bad) and bad:
             doc.p(bold("Warning: "), f"{fmt_int(bad)} requests' hop times did not add up to "
@@ -2070,6 +2105,48 @@ def section_assumptions(doc, stats):
     doc.ul(items)
 
 
+# The report's words a reader new to the field may not know, each in plain terms (a review read
+# as a manager found them undefined): where they first appear, the text leans on these.
+TERMS = [
+    ("GB/s", "10^9 bytes per second of simulated time."),
+    ("p50, p90, p99", "percentiles: the latency that 50, 90 or 99 % of the requests stayed under; "
+     "p99 is the tail."),
+    ("request wire, response wire", "the two directions of a link. A wire is named for the "
+     "transactions its side starts: the request wire carries requests (and the data of writes) "
+     "away from the side that issues them, the response wire carries the answers (and the data of "
+     "reads) back."),
+    ("utilisation, saturated", "the share of the time a resource was busy; saturated when at least "
+     "the saturation threshold (85 % by default)."),
+    ("pool, slots", "a resource made of a fixed number of entries (buffer places, tags, credits, a "
+     "GPU's outstanding window); its slots are the entries, and it is full when none is free, so "
+     "whatever needs one waits."),
+    ("outstanding window", "the most requests a GPU (or trace player) keeps in flight at once "
+     "(max_outstanding); when it is full the GPU waits for an answer before it issues again."),
+    ("VC credits", "a link's receive buffer as its sender counts it: a credit per buffer unit of a "
+     "virtual channel (VC, the request or response lane of a wire). The sender stops when it has "
+     "none left, until the far end passes messages on and the credits travel back."),
+    ("tags", "the requests a device port may have open in the device at once (tags_per_port)."),
+    ("analytic bound", "the throughput at which the first bandwidth resource would be busy all the "
+     "time if the traffic kept this run's split over the resources; no run with that split can go "
+     "faster."),
+    ("Little's law", "throughput = requests in flight / latency: with a fixed number of slots, a "
+     "longer latency means less throughput."),
+    ("row hit, miss, conflict", "a DRAM burst to the row already open in its bank (fast); to a bank "
+     "with no row open (an activate first); to a bank with another row open (a precharge and an "
+     "activate first)."),
+    ("posted write", "a write the memory controller answers as soon as it takes it into its "
+     "queue; its data reaches the DRAM later."),
+    ("Jain's fairness index", "(sum of x)^2 / (n x sum of x^2) over n GPUs' bandwidths x: 1 when all "
+     "got the same, 1/n when one got everything."),
+]
+
+
+def section_terms(doc):
+    doc.h(2, "Terms")
+    doc.p("What the words of this report mean, in plain terms (README has the details).")
+    doc.table(["Term", "Meaning"], [[bold(t), m] for t, m in TERMS])
+
+
 def section_defaults(doc, stats):
     defaults = get(stats, "config_defaults")
     if not isinstance(defaults, dict) or not defaults:
@@ -2095,6 +2172,7 @@ def build(stats, figures, warnings, missing_plots=None):
     section_memory(doc, stats)
     section_figures(doc, figures, warnings, missing_plots)
     section_assumptions(doc, stats)
+    section_terms(doc)
     section_defaults(doc, stats)
     return doc
 

@@ -301,6 +301,61 @@ assert any((l["from"], l["to"]) == ends for l in links), ends
 PY
 pass "report of a mesh run draws its links and places the limiter on them"
 
+# Plain words for a non-specialist (a review, 2026-12-07): with 30 % writes (posted) and the
+# workload's size and mix changed by --set, the report says what the --set changed next to the
+# workload file's description, why the writes' memory_service is 0, and, where the busiest window
+# moved more than the analytic bound (32.8 against 30.4 GB/s here: stats.json says), why that is
+# no contradiction.
+run_famsim rw run --platform platforms/minimal.yaml --out "$WORK/rw" \
+  --set workload.streams.0.read_fraction=0.7 --set workload.streams.0.total_bytes=2MiB || true
+expect_rc 0 "minimal run with 30 % writes"
+report rw "$WORK/rw"
+[ "$RC" -eq 0 ] || fail "report.py on the run with writes: exit code $RC"
+"$PY" - "$WORK/rw" <<'PY' || fail "report.md's plain-words sentences: see above"
+import json, re, sys
+d = sys.argv[1]
+md = re.sub(r"\\(.)", r"\1", open(d + "/report.md").read())
+s = json.load(open(d + "/stats.json"))
+assert "before this run changed 2 of its parameters: streams.0.read_fraction 1.0 -> 0.7; " \
+    "streams.0.total_bytes 16MiB -> 2MiB" in md, md
+assert "The writes' memory_service is 0" in md
+hops = {h["hop"]: h["mean"] for h in s["latency_breakdown_ns"]["write"]["hops"]}
+assert hops["memory_service"] == 0, hops
+peak, bound = s["timeseries"]["peak_window_bandwidth_gbps"], s["bottlenecks"]["analytic_bound_gbps"]
+assert peak > bound, (peak, bound)
+assert "That is above the analytic bound" in md
+PY
+# And only then: said in the first run's report exactly when its busiest window beat its bound.
+"$PY" - "$RUN" <<'PY' || fail "the first run's report and its window against the bound"
+import json, sys
+s = json.load(open(sys.argv[1] + "/stats.json"))
+above = s["timeseries"]["peak_window_bandwidth_gbps"] > s["bottlenecks"]["analytic_bound_gbps"]
+assert ("That is above the analytic bound" in open(sys.argv[1] + "/report.md").read()) == above
+assert "posted writes are answered" not in open(sys.argv[1] + "/report.md").read()
+PY
+pass "the report explains --set changes to the workload, posted writes' zeros and a window above the bound"
+
+# A run with --dram-log whose check passed says so, with the commands checked (stats.json's
+# count); every report ends with the terms it uses, defined.
+run_famsim dl run --platform platforms/minimal.yaml --out "$WORK/dl" \
+  --set workload.streams.0.total_bytes=256KiB --dram-log || true
+expect_rc 0 "minimal run with --dram-log"
+report dl "$WORK/dl"
+[ "$RC" -eq 0 ] || fail "report.py on the run with --dram-log: exit code $RC"
+"$PY" - "$WORK/dl" "$RUN" <<'PY' || fail "the DRAM check's pass or the terms: see above"
+import json, re, sys
+d = sys.argv[1]
+md = re.sub(r"\\(.)", r"\1", open(d + "/report.md").read())
+logs = json.load(open(d + "/stats.json"))["dram_timing_check"]["logs"]
+n = sum(l["commands"] for l in logs.values())
+assert f"DRAM timing check: passed ({n:,} DRAM commands in {len(logs)} command logs" in md, n
+for r in (d, sys.argv[2]):
+    text = open(r + "/report.md").read()
+    assert "## Terms" in text and "**analytic bound**" in text and "**VC credits**" in text
+assert "DRAM timing check" not in open(sys.argv[2] + "/report.md").read()
+PY
+pass "the report says a DRAM timing check passed, and defines its terms"
+
 # A write phase, then a read phase (write_then_verify on minimal): the report's Phases table gives
 # each phase's limiter, the link's request wire then its response wire, as stats.json has them.
 run_famsim wv run --platform platforms/minimal.yaml --workload traffic/write_then_verify.yaml \
