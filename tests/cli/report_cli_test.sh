@@ -26,6 +26,17 @@ report() {  # report NAME ARGS...: runs report.py, output in $WORK/NAME.log, exi
   run_tool "$name" "$REPORT" "$@"
 }
 
+# run_and_report NAME WHAT ARGS...: a minimal.yaml run with ARGS into $WORK/NAME, which must
+# succeed, and its report, which must too.
+run_and_report() {
+  local name=$1 what=$2
+  shift 2
+  run_famsim "$name" run --platform platforms/minimal.yaml --out "$WORK/$name" "$@" || true
+  expect_rc 0 "$what run"
+  report "$name" "$WORK/$name"
+  [ "$RC" -eq 0 ] || fail "report.py on the $what run: exit code $RC"
+}
+
 # check_report DIR WHAT [RUN_DIR]: the files are there, the HTML stands alone with at least 4
 # figures, each figure the Markdown names is a PNG in DIR/plots, and both carry the run's
 # bottlenecks.sentence (RUN_DIR/stats.json, RUN_DIR defaults to DIR) as text, when it has one.
@@ -306,11 +317,8 @@ pass "report of a mesh run draws its links and places the limiter on them"
 # workload file's description, why the writes' memory_service is 0, and, where the busiest window
 # moved more than the analytic bound (32.8 against 30.4 GB/s here: stats.json says), why that is
 # no contradiction.
-run_famsim rw run --platform platforms/minimal.yaml --out "$WORK/rw" \
-  --set workload.streams.0.read_fraction=0.7 --set workload.streams.0.total_bytes=2MiB || true
-expect_rc 0 "minimal run with 30 % writes"
-report rw "$WORK/rw"
-[ "$RC" -eq 0 ] || fail "report.py on the run with writes: exit code $RC"
+run_and_report rw "minimal 30 % writes" --set workload.streams.0.read_fraction=0.7 \
+  --set workload.streams.0.total_bytes=2MiB
 "$PY" - "$WORK/rw" <<'PY' || fail "report.md's plain-words sentences: see above"
 import json, re, sys
 d = sys.argv[1]
@@ -337,11 +345,7 @@ pass "the report explains --set changes to the workload, posted writes' zeros an
 
 # A run with --dram-log whose check passed says so, with the commands checked (stats.json's
 # count); every report ends with the terms it uses, defined.
-run_famsim dl run --platform platforms/minimal.yaml --out "$WORK/dl" \
-  --set workload.streams.0.total_bytes=256KiB --dram-log || true
-expect_rc 0 "minimal run with --dram-log"
-report dl "$WORK/dl"
-[ "$RC" -eq 0 ] || fail "report.py on the run with --dram-log: exit code $RC"
+run_and_report dl "minimal --dram-log" --set workload.streams.0.total_bytes=256KiB --dram-log
 "$PY" - "$WORK/dl" "$RUN" <<'PY' || fail "the DRAM check's pass or the terms: see above"
 import json, re, sys
 d = sys.argv[1]
@@ -358,11 +362,7 @@ pass "the report says a DRAM timing check passed, and defines its terms"
 
 # A write phase, then a read phase (write_then_verify on minimal): the report's Phases table gives
 # each phase's limiter, the link's request wire then its response wire, as stats.json has them.
-run_famsim wv run --platform platforms/minimal.yaml --workload traffic/write_then_verify.yaml \
-  --out "$WORK/wv" || true
-expect_rc 0 "write_then_verify run"
-report wv "$WORK/wv"
-[ "$RC" -eq 0 ] || fail "report.py on the write_then_verify run: exit code $RC"
+run_and_report wv write_then_verify --workload traffic/write_then_verify.yaml
 "$PY" - "$WORK/wv" "$RUN" <<'PY' || fail "report.md's Phases table does not match bottlenecks.phases"
 import json, re, sys
 d = sys.argv[1]
