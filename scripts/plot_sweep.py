@@ -599,7 +599,20 @@ def summary_md(sweep, figures):
                 for side in ("low", "high")
                 if r[f"metric_{side}"] is not None and r["metric_base"]]
         measured = f" Measured: {' and '.join(seen)}." if seen else ""
-        if kink:
+        sides = [side for side in ("low", "high") if r[f"metric_{side}"] is not None]
+        if len(sides) == 1:
+            # Measured on one side of the base only (the base the largest or smallest value
+            # swept): what lies beyond the base is not known, and a limit there may allow no gain.
+            below = sides[0] == "low"
+            lines.append(f"{i + 1}. `{r['parameter']}` was measured only "
+                         f"{'below' if below else 'above'} its base "
+                         f"({md_text(fmt_value(r['base_value']))}): per "
+                         f"{'halving' if below else 'doubling'} from the base, bandwidth changes by "
+                         f"about {pct_text(-r['elasticity'] if below else r['elasticity'])} "
+                         f"(elasticity {fmt_elasticity(r['elasticity'])}).{measured} "
+                         f"{'Above' if below else 'Below'} the base nothing was measured: sweep "
+                         "there before reading a change from it, as another limit may bind.")
+        elif kink:
             lines.append(f"{i + 1}. `{r['parameter']}` has a kink at its base "
                          f"({md_text(fmt_value(r['base_value']))}): per doubling, bandwidth "
                          f"changes by about {pct_text(lo_e)} below it and {pct_text(hi_e)} above "

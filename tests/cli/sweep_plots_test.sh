@@ -153,6 +153,28 @@ is_png "$KINK/plots/tornado_bandwidth_gbps.png" "kink"
   fail "a tornado figure for a metric no parameter moved"
 pass "a kink at the base is named, and a metric nothing moved gets no tornado"
 
+# A base at the top of the values swept: measured below it only (16 channels the base, 8 the
+# one neighbour; 132.6 against 158.4 GB/s, elasticity log2(158.4 / 132.6) = 0.2564). summary.md
+# gives the halving measured, 2^-0.2564 - 1 = -16%, and no gain from doubling, which nothing
+# measured (a review read "doubling changes bandwidth by about +20%" past a limiter).
+ONE="$WORK/one_sided"
+mkdir -p "$ONE"
+cp "$SWEEP/results.csv" "$SWEEP/sweep.json" "$ONE/"
+sed -i 's/"devices.0.memory.channels": "8"/"devices.0.memory.channels": "16"/' "$ONE/sweep.json"
+cat >"$ONE/sensitivity.csv" <<EOF
+parameter,metric,base_value,low_value,high_value,metric_base,metric_low,metric_high,elasticity,elasticity_low,elasticity_high
+devices.0.memory.channels,bandwidth_gbps,16,8,,158.4,132.6,,0.25643,0.25643,
+EOF
+plot one_sided "$ONE"
+[ "$RC" -eq 0 ] || fail "plot_sweep.py with a one-sided row: exit code $RC. Output:
+$OUT"
+text="1. \`devices.0.memory.channels\` was measured only below its base (16): per halving from the base, bandwidth changes by about -16% (elasticity 0.26). Measured: 8 gives 133 GB/s (-16.3%). Above the base nothing was measured"
+grep -qF -- "$text" "$ONE/plots/summary.md" || fail "summary.md lacks '$text':
+$(cat "$ONE/plots/summary.md")"
+grep -qF "Doubling \`devices.0.memory.channels\`" "$ONE/plots/summary.md" &&
+  fail "summary.md reads a doubling from a side not measured"
+pass "a parameter measured on one side of its base only is said so, with no change beyond it"
+
 # The tornado's labels, on rows built so the old layout put them on each other: b.y changes
 # bandwidth +7.1% below its base and +8.6% above it (150 and 152 against 140), so both labels sat
 # at nearly the same place right of zero; a.x moves it -0.7% and +0.7%, c.z -99% and -0.07%.
