@@ -1,5 +1,7 @@
 #include "models/device/port_logic.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cstring>
 #include <stdexcept>
@@ -44,12 +46,14 @@ PortLogic::PortLogic(sc_core::sc_module_name name, SimContext& ctx, const PortLo
   dont_initialize();
 }
 
-std::uint64_t PortLogic::pipeline(std::uint64_t& free_ps, std::uint64_t now_ps, unsigned data_bytes,
+std::uint64_t PortLogic::pipeline(std::uint64_t& free_ps, std::uint64_t& busy_ps,
+                                  std::uint64_t now_ps, unsigned data_bytes,
                                   unsigned cycles) const {
   const std::uint64_t beats =
       std::max<std::uint64_t>(1, (data_bytes + params_.width_bytes - 1) / params_.width_bytes);
   const std::uint64_t start = std::max(clock_.edge_ps(now_ps), free_ps);
   free_ps = start + beats * clock_.period_ps();
+  busy_ps += beats * clock_.period_ps();
   return start + (cycles + beats - 1) * clock_.period_ps();
 }
 
@@ -97,8 +101,8 @@ void PortLogic::take_tag(unsigned idx, Payload& p, std::uint64_t now_ps) {
     }
     port.by_source[e.gpu].push_back(tag);
   }
-  const std::uint64_t ready =
-      pipeline(port.ingress_free_ps, now_ps, request_data_bytes(e), params_.ingress_cycles);
+  const std::uint64_t ready = pipeline(port.ingress_free_ps, port.ingress_busy_ps, now_ps,
+                                       request_data_bytes(e), params_.ingress_cycles);
   const std::uint64_t offset = e.physical_address - base_;
   const std::uint64_t end = offset + e.length;
   const std::uint64_t granule = map_.granule_bytes();
@@ -237,8 +241,9 @@ void PortLogic::finish_tag(Port& port, std::uint32_t tag, std::uint64_t now_ps) 
 }
 
 void PortLogic::to_egress(Port& port, Tag& t, std::uint64_t now_ps) {
-  const std::uint64_t ready = pipeline(
-      port.egress_free_ps, now_ps, response_data_bytes(ext_of(*t.request)), params_.egress_cycles);
+  const std::uint64_t ready =
+      pipeline(port.egress_free_ps, port.egress_busy_ps, now_ps,
+               response_data_bytes(ext_of(*t.request)), params_.egress_cycles);
   port.egress.push_back({t.request, ready});
   due(static_cast<unsigned>(&port - ports_.data()), ready, now_ps);
 }
@@ -302,9 +307,34 @@ void PortLogic::behaviour() {
   wake_.at(next, now_ps);
 }
 
+// A port's pipeline as a server: it starts one message per clock and holds it for its beats
+// (max(1, ceil(data / width_bytes)) cycles), so at one message per cycle it is busy all the time
+// whatever the bytes: its capacity is one beat per clock, in M beats/s (not GB/s: a 128 B message
+// on a 256 B datapath takes a whole beat).
+std::string PortLogic::pipeline_name(bool ingress, unsigned port) {
+  return fmt::format("{} pipeline (port {})", ingress ? "ingress" : "egress", port);
+}
+
+std::string PortLogic::pipeline_advice() const {
+  return fmt::format(
+      "A port's ingress and egress pipelines each take one beat per port-logic clock ({:g} MHz), "
+      "and a message takes ceil(data bytes / width_bytes {}) beats, at least one (so a read "
+      "request, with no data, a whole one): a faster clock_mhz or more fabric_ports raise the "
+      "limit, a wider width_bytes only for messages wider than the datapath; more tags do not.",
+      clock_.mhz(), params_.width_bytes);
+}
+
 void PortLogic::probes(std::vector<ResourceProbe>& out) const {
   for (std::size_t i = 0; i < ports_.size(); ++i) {
     out.push_back(pool_probe("tags (port " + std::to_string(i) + ")", ports_[i].tags_in_use));
+    for (const bool ingress : {true, false}) {
+      ResourceProbe u;
+      u.use.name = pipeline_name(ingress, static_cast<unsigned>(i));
+      u.use.capacity = clock_.mhz();
+      u.use.unit = "M beats/s";
+      u.counter = ingress ? &ports_[i].ingress_busy_ps : &ports_[i].egress_busy_ps;
+      out.push_back(std::move(u));
+    }
   }
 }
 
@@ -336,6 +366,16 @@ void PortLogic::report(ComponentReport& r, const ReportWindow& window) const {
     tags.backpressure_ns = static_cast<double>(port.backpressure_ps) * 1e-3;
     tags.occupancy = std::move(occupancy);
     r.resources.push_back(std::move(tags));
+    for (const bool ingress : {true, false}) {
+      ResourceUse u;
+      u.name = pipeline_name(ingress, i);
+      u.utilization = busy_fraction(ingress ? port.ingress_busy_ps : port.egress_busy_ps, window);
+      u.capacity = clock_.mhz();  // one beat per clock
+      u.used = u.utilization * clock_.mhz();
+      u.unit = "M beats/s";
+      u.advice = pipeline_advice();
+      r.resources.push_back(std::move(u));
+    }
   }
   r.bytes = static_cast<double>(bytes);
   r.utilization = std::min(1.0, max_u);

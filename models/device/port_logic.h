@@ -123,6 +123,10 @@ class PortLogic : public sc_core::sc_module, public Component {
     OccupancyGauge tags_in_use;  // of tags_per_port
     std::uint64_t ingress_free_ps = 0;
     std::uint64_t egress_free_ps = 0;
+    // Each pipeline's busy time: its messages' beats (a server's work, for the bottleneck
+    // analysis).
+    std::uint64_t ingress_busy_ps = 0;
+    std::uint64_t egress_busy_ps = 0;
     // Statistics.
     std::uint64_t requests = 0;
     std::uint64_t bytes = 0;
@@ -132,10 +136,14 @@ class PortLogic : public sc_core::sc_module, public Component {
   void take_tag(unsigned idx, Payload& p, std::uint64_t now_ps);
   void check_request(const RequestExt& e) const;
   void change_tags(Port& port, int delta, std::uint64_t now_ps);
-  // Starts a message of `data_bytes` in a pipeline that is free from `free_ps`; returns when it
-  // leaves, `cycles` after its start plus its beats after the first.
-  std::uint64_t pipeline(std::uint64_t& free_ps, std::uint64_t now_ps, unsigned data_bytes,
-                         unsigned cycles) const;
+  // Starts a message of `data_bytes` in a pipeline that is free from `free_ps` and has been busy
+  // `busy_ps` (both moved on); returns when it leaves, `cycles` after its start plus its beats
+  // after the first.
+  std::uint64_t pipeline(std::uint64_t& free_ps, std::uint64_t& busy_ps, std::uint64_t now_ps,
+                         unsigned data_bytes, unsigned cycles) const;
+  // The pipelines as resources of the bottleneck analysis: their names, and what limits them.
+  static std::string pipeline_name(bool ingress, unsigned port);
+  std::string pipeline_advice() const;
   void part_answered(Port& port, Payload& part, std::uint64_t now_ps);
   void finish_tag(Port& port, std::uint32_t tag, std::uint64_t now_ps);
   void to_egress(Port& port, Tag& t, std::uint64_t now_ps);
