@@ -326,10 +326,24 @@ void DramController::report(ComponentReport& r, const ReportWindow& window) cons
   bus.backpressure_ns = r.backpressure_ns;
   const Activates acts = activates(bursts);
   const std::string blp = bank_parallelism(x, cycles, acts);
+  // fcfs gives commands to the direction's oldest burst alone: a full queue there is bursts
+  // waiting their turn, and more entries serve none sooner (a review's fcfs run was asked for
+  // hundreds more slots, which changed nothing).
+  const bool in_order = params_.core.scheduler == "fcfs";
   auto queue = [&](const char* name, const OccupancyGauge& g, std::uint64_t requests) {
     if (requests == 0) return;
     r.resources.push_back(slot_pool(name, g, cycles));
-    r.resources.back().advice = blp;
+    ResourceUse& u = r.resources.back();
+    if (!in_order) {
+      u.advice = blp;
+      return;
+    }
+    u.more_slots_help = false;
+    u.advice =
+        "The fcfs scheduler gives commands to the oldest burst of the direction alone, so one "
+        "bank works at a time: each burst's activate, access and precharge run in turn, with no "
+        "other bank's overlapping them, and more queue entries only hold more bursts waiting. A "
+        "reordering scheduler (frfcfs) overlaps the banks' row cycles.";
   };
   if (read_count_ + write_count_ > 0) r.resources.push_back(std::move(bus));
   queue("read queue", st.read_queue, read_count_);

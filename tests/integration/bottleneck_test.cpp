@@ -120,6 +120,23 @@ TEST(Bottleneck, ASlowPortLogicClockIsNamedNotItsTags) {
   EXPECT_LE(r["bottlenecks"]["achieved_gbps"].get<double>(), bound * 1.001);
 }
 
+TEST(Bottleneck, AFullQueueUnderFcfsAsksForNoMoreSlots) {
+  // fcfs gives commands to the oldest burst alone: a burst's RD comes tRCD (40 clocks of 416 ps,
+  // ddr5_4800_x4) after its ACT and the next burst's ACT only after that RD, so a channel moves
+  // at most one 64 B burst per 16.64 ns, 3.85 GB/s, 7.7 GB/s over minimal.yaml's 2 channels.
+  // Random reads fill the read queues; more entries would change nothing, and the verdict says
+  // why instead of asking for a slot count.
+  const auto r = test::run_sim(test::source_file("platforms/minimal.yaml"), kRandomReads,
+                               {"devices.0.memory.controller.scheduler=fcfs"});
+  ASSERT_TRUE(r["conservation"]["ok"].get<bool>());
+  const auto& l = limiter(r);
+  EXPECT_EQ(l["kind"], "memory") << r["bottlenecks"]["sentence"];
+  EXPECT_EQ(l["resource"], "read queue") << r["bottlenecks"]["sentence"];
+  EXPECT_NE(l["advice"].get<std::string>().find("fcfs scheduler"), std::string::npos);
+  EXPECT_FALSE(l.contains("slots_for_analytic_bound")) << l;
+  EXPECT_LE(r["bottlenecks"]["achieved_gbps"].get<double>(), 2 * 64 / (40 * 0.416));
+}
+
 TEST(Bottleneck, TooFewDeviceTagsAreNamedAndTheGpuWindowIsBlockedBehindThem) {
   // 2 tags per port, 8 in all. A tag is held at least through ingress (8 cycles at 1 GHz), the
   // DRAM's CAS latency (16.67 ns, ddr5_4800_x4) and egress (8 cycles): 32.7 ns, so at most
