@@ -895,7 +895,8 @@ std::vector<nlohmann::json> run_points(const SweepSpec& spec, const std::vector<
     write_file_atomically((fs::path(point_dir(opt.out_dir, p.index)) / "point.json").string(),
                           rec.dump(2) + "\n");
     ++done;
-    std::cout << fmt::format("  point {:4d} {:<6} {:6.1f} s  ({}/{})", p.index,
+    // Three digits: a point on minimal.yaml takes hundredths of a second, which "0.0 s" hid.
+    std::cout << fmt::format("  point {:4d} {:<6} {:7.3f} s  ({}/{})", p.index,
                              res["status"].get<std::string>(), secs, done, todo.size());
     if (res["status"] != "ok") std::cout << "  " << res["error"].get<std::string>();
     std::cout << "\n";
