@@ -520,7 +520,11 @@ void check_sweep_points(const std::string& path) {
   const ScratchDir scratch;
   const SweepSpec spec = parse_sweep(path, scratch.path());
   const std::vector<SweepPoint> points = expand_points(spec);
-  std::optional<std::string> first;
+  // Every different reason a point is refused, with the first point that showed it: an architect
+  // fixes the file in one pass, not one error per try (a review's grid over channels and fabric
+  // ports named only the ports' error).
+  constexpr std::size_t kReasonsListed = 5;
+  std::vector<std::string> reasons, whats;
   std::size_t refused = 0;
   for (const SweepPoint& p : points) {
     const std::vector<std::string> overrides = point_overrides(spec, p);
@@ -528,7 +532,7 @@ void check_sweep_points(const std::string& path) {
       parse_config(load_config(point_run_options(spec, overrides)));
     } catch (const ConfigError& e) {
       ++refused;
-      if (first) continue;
+      if (reasons.size() == kReasonsListed) continue;
       if (const auto in_sweep_file = sweep_key_error(spec, e)) throw ConfigError(*in_sweep_file);
       // The sweep file's entry that wrote the refused value: the --set the error names ("--set
       // key=value: ..."), else (a value the platform or workload file holds, refused with the
@@ -557,15 +561,23 @@ void check_sweep_points(const std::string& path) {
         if (p.at[g] != spec.groups[g].base) at = spec.groups[g].key_locations.front();
       }
       if (at.empty()) at = spec.groups.front().key_locations.front();
-      first = fmt::format("{}: point {} ({}): {}", at, p.index, fmt::join(values, ", "), what);
+      if (std::find(whats.begin(), whats.end(), at + what) != whats.end()) continue;
+      whats.push_back(at + what);
+      reasons.push_back(
+          fmt::format("{}: point {} ({}): {}", at, p.index, fmt::join(values, ", "), what));
     }
   }
-  if (first) {
-    throw ConfigError(refused == 1
-                          ? *first
-                          : fmt::format("{} (and {} more of the sweep's {} points are refused)",
-                                        *first, refused - 1, points.size()));
-  }
+  if (reasons.empty()) return;
+  if (refused == 1) throw ConfigError(reasons.front());
+  std::string msg = reasons.front();
+  for (std::size_t i = 1; i < reasons.size(); ++i) msg += "\n  also " + reasons[i];
+  msg +=
+      fmt::format("\n  ({} of the sweep's {} points are refused{})", refused, points.size(),
+                  reasons.size() > 1 ? fmt::format(", for the {}{} reasons above",
+                                                   reasons.size() == kReasonsListed ? "first " : "",
+                                                   reasons.size())
+                                     : ", all for this reason");
+  throw ConfigError(msg);
 }
 
 std::vector<SweepPoint> expand_points(const SweepSpec& spec) {

@@ -390,6 +390,19 @@ printf 'name: x\nplatform: minimal\nparameters:\n  - {key: devices.0.memory.chan
 bad_sweep no_fit_builtin "no_fit_builtin.yaml:4: parameters.0.key: point 1 (devices.0.memory.channels=1): built-in platforms/minimal.yaml:16: devices.0.capacity_gib:"
 pass "a point whose values do not go with the platform's stops the sweep before anything runs"
 
+# Every different reason is named at once: a grid of minimal.yaml's channels [2, 1] (its 64 GiB do
+# not fit in 1) and tags [64, 0] (below 1) refuses 3 of its 4 points, for two reasons (point 3 has
+# both; the first check to fail reports the tags' again).
+printf 'name: x\nplatform: minimal\nparameters:\n  - {key: devices.0.memory.channels, values: [2, 1]}\n  - {key: devices.0.port_logic.tags_per_port, values: [64, 0]}\n' \
+  >"$WORK/two_reasons.yaml"
+bad_sweep two_reasons "two_reasons.yaml:5: parameters.1.key: point 1 (devices.0.memory.channels=2, devices.0.port_logic.tags_per_port=0): devices.0.port_logic.tags_per_port: expected an integer in [1,"
+grep -qF "  also " "$WORK/two_reasons.log" && grep -qF "point 2 (devices.0.memory.channels=1, devices.0.port_logic.tags_per_port=64): built-in platforms/minimal.yaml:16: devices.0.capacity_gib: 64.00 GiB do not fit in 1 channels" "$WORK/two_reasons.log" ||
+  fail "the second reason is not named: $(cat "$WORK/two_reasons.log")"
+grep -qF "(3 of the sweep's 4 points are refused, for the 2 reasons above)" "$WORK/two_reasons.log" ||
+  fail "the count of refused points: $(cat "$WORK/two_reasons.log")"
+[[ ! -e $WORK/two_reasons ]] || fail "two reasons: the sweep wrote $(ls -A "$WORK/two_reasons")"
+pass "a sweep refused for several reasons names each of them"
+
 # A point whose run fails (here a failed data check: the reader verifies another seed than the
 # writer wrote, exit 1) is recorded with its error; the others still run; exit code 1.
 verify_sweep() {  # verify_sweep FILE NAME WRITER_SEEDS READER_SEEDS
