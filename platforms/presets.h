@@ -31,7 +31,7 @@ void expand_presets(ConfigDoc& doc);
 // A DRAM timing is given in ns (<name>_ns), in clocks (<name>_ck), or both, the larger counting
 // (dram_spec.cpp). A value the user gives in one unit replaces the preset's in either: for each of
 // `user_keys` (keys the user gives under `timing`) the memory preset's key in the other unit, and
-// its assumption note, are dropped, unless the user gives that one too. Otherwise a tCCD_L_ck of 2
+// its assumption note, are dropped, unless the user gives that one too. Otherwise a tCCD_L_ck of 10
 // over a preset's tCCD_L_ns of 5 ns (12 clocks) would lose to it unseen, while the run's
 // configuration and report said 2 was used. expand_presets() applies it to memory presets.
 void drop_preset_timing_replaced(YAML::Node& preset, const std::set<std::string>& user_keys);

@@ -733,9 +733,8 @@ std::string validation_text(const ResolvedConfig& cfg) {
   o += fmt::format("platform {}: valid\n", p.name);
   if (!p.description.empty()) o += "  " + p.description + "\n";
   // Clock figures below are the clocks as run, which can differ from the configured MHz.
-  o += "  (clocks run at a whole number of ps per period, so a clock_mhz whose period is not whole "
-       "runs slightly slower: 1500 MHz is 667 ps, 1499.25 MHz; every figure below uses the "
-       "clock as run)\n";
+  o += "  (clocks run at a whole number of ps per period, the configured period rounded to the "
+       "nearest ps: 1500 MHz is 667 ps, 1499.25 MHz; every figure below uses the clock as run)\n";
   if (!p.trace_player.present) {
     o += fmt::format("  GPUs: {} at {:g} MHz, {} B requests, {} outstanding, {} issued per cycle\n",
                      p.gpu_count, Clock(p.gpu.clock_mhz).mhz(), p.gpu.request_bytes,
@@ -936,10 +935,10 @@ std::string validation_text(const ResolvedConfig& cfg) {
     const double port_gbps = pc.mhz() / beats * p.gpu.request_bytes * 1e-3;
     o += fmt::format(
         "    port pipelines: one beat per clock each way, a message ceil(data / {} B) beats, at "
-        "least one: at most {:g} M messages/s per port each way, {:.2f} GB/s of {} B requests "
+        "least one: at most {:g} M messages/s per port each way of {} B requests, {:.2f} GB/s "
         "({:.2f} GB/s over the {} ports)\n",
-        pl.width_bytes, pc.mhz(), port_gbps, p.gpu.request_bytes, port_gbps * d.fabric_ports,
-        d.fabric_ports);
+        pl.width_bytes, pc.mhz() / beats, p.gpu.request_bytes, port_gbps,
+        port_gbps * d.fabric_ports, d.fabric_ports);
     if (d.noc_kind == NocKind::kMesh) {
       o += mesh_lines(d.mesh);
     } else {

@@ -532,7 +532,6 @@ void check_sweep_points(const std::string& path) {
       parse_config(load_config(point_run_options(spec, overrides)));
     } catch (const ConfigError& e) {
       ++refused;
-      if (reasons.size() == kReasonsListed) continue;
       if (const auto in_sweep_file = sweep_key_error(spec, e)) throw ConfigError(*in_sweep_file);
       // The sweep file's entry that wrote the refused value: the --set the error names ("--set
       // key=value: ..."), else (a value the platform or workload file holds, refused with the
@@ -562,7 +561,8 @@ void check_sweep_points(const std::string& path) {
       }
       if (at.empty()) at = spec.groups.front().key_locations.front();
       if (std::find(whats.begin(), whats.end(), at + what) != whats.end()) continue;
-      whats.push_back(at + what);
+      whats.push_back(at + what);  // every different reason, counted; the first few listed
+      if (reasons.size() == kReasonsListed) continue;
       reasons.push_back(
           fmt::format("{}: point {} ({}): {}", at, p.index, fmt::join(values, ", "), what));
     }
@@ -571,12 +571,12 @@ void check_sweep_points(const std::string& path) {
   if (refused == 1) throw ConfigError(reasons.front());
   std::string msg = reasons.front();
   for (std::size_t i = 1; i < reasons.size(); ++i) msg += "\n  also " + reasons[i];
-  msg +=
-      fmt::format("\n  ({} of the sweep's {} points are refused{})", refused, points.size(),
-                  reasons.size() > 1 ? fmt::format(", for the {}{} reasons above",
-                                                   reasons.size() == kReasonsListed ? "first " : "",
-                                                   reasons.size())
-                                     : ", all for this reason");
+  msg += fmt::format("\n  ({} of the sweep's {} points are refused{})", refused, points.size(),
+                     whats.size() == 1 ? std::string(", all for this reason")
+                     : whats.size() > reasons.size()
+                         ? fmt::format(", for {} different reasons, the first {} above",
+                                       whats.size(), reasons.size())
+                         : fmt::format(", for the {} reasons above", reasons.size()));
   throw ConfigError(msg);
 }
 

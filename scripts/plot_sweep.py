@@ -623,7 +623,8 @@ def summary_md(sweep, figures):
                          f"({md_text(fmt_value(r['base_value']))}) changes bandwidth by about "
                          f"{pct} (elasticity {fmt_elasticity(r['elasticity'])}).{measured}")
     if bw:
-        note = "(About: read from the elasticity E as a constant one, 100 (2^E - 1)%"
+        note = ("(About: read from the elasticity E as a constant one, 100 (2^E - 1)% per "
+                "doubling, 100 (2^-E - 1)% per halving")
         if bw[0]["metric_base"] is not None:
             note += f"; the base point gives {fmt_metric(bw[0]['metric_base'])} GB/s"
         lines += ["", note + ".)", ""]

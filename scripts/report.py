@@ -734,8 +734,11 @@ def section_platform(doc, stats):
             if changed:
                 # Named here, not only below: the description may say 16 MiB of reads while the
                 # run moved 2 MiB with 30 % writes.
-                shown = "; ".join(f"{str(c.get('key'))[len('workload.'):]} {c.get('base_value')} "
-                                  f"-> {c.get('value')}" for c in changed[:4])
+                shown = "; ".join(
+                    f"{str(c.get('key'))[len('workload.'):]} "
+                    + (f"{fmt_value(c.get('base_value'))} -> " if c.get("base_value") is not None
+                       else "set to ")
+                    + fmt_value(c.get("value")) for c in changed[:4])
                 more = f" and {len(changed) - 4} more" if len(changed) > 4 else ""
                 text.append(" (as its file describes it, before this run changed "
                             f"{len(changed)} of its parameters: {shown}{more}; listed below)")
@@ -857,7 +860,10 @@ def section_results(doc, stats):
     if number(peak_bw):
         window = get(stats, "timeseries", "window_ns")
         bound = get(stats, "bottlenecks", "analytic_bound_gbps")
-        writes = get(stats, "summary", "write_bytes")
+        # Posted writes: the writes' memory_service is 0 (answered on acceptance).
+        posted = any(h.get("hop") == "memory_service" and h.get("mean") == 0
+                     for h in as_list(get(stats, "latency_breakdown_ns", "write", "hops"))
+                     if isinstance(h, dict))
         above = ""
         if number(bound) and peak_bw > bound:
             # Not a contradiction, but it reads as one.
@@ -865,7 +871,7 @@ def section_results(doc, stats):
                      "holds for the run's traffic as a whole: a window counts the responses that "
                      "arrived in it, which bunch up, and its mix of reads and writes differs from "
                      "the run's" + (" (posted writes are answered before their data reaches the "
-                                    "memory)" if number(writes) and writes > 0 else "") + ".")
+                                    "memory)" if posted else "") + ".")
         doc.p(f"Over windows of {fmt_ns(window)}, the busiest window moved {fmt_gbps(peak_bw)} "
               f"and the worst window's p99 latency was "
               f"{fmt_ns(get(stats, 'timeseries', 'peak_window_p99_ns'))}.{above}")

@@ -78,9 +78,10 @@ class Initiator {
   }
   void count_duplicate_response() { ++duplicates_; }
   void count_data_mismatch(const DataMismatch& m) {
-    ++data_mismatches_;
+    count_data_mismatch();
     if (first_mismatches_.size() < kMismatchesKept) first_mismatches_.push_back(m);
   }
+  void count_data_mismatch() { ++data_mismatches_; }
 
   // A completed request to physical address `pa`: a counter and a histogram sample, in place, by
   // its class here and by its memory in the layout (nothing allocates but a first sample, which

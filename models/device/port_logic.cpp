@@ -374,6 +374,7 @@ void PortLogic::report(ComponentReport& r, const ReportWindow& window) const {
       u.used = u.utilization * clock_.mhz();
       u.unit = "M beats/s";
       u.advice = pipeline_advice();
+      max_u = std::max(max_u, u.utilization);
       r.resources.push_back(std::move(u));
     }
   }

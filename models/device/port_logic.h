@@ -38,7 +38,8 @@
 // Timing: each pipeline (ingress, egress) of a port starts a message at the first free edge s >=
 // its arrival and holds it for its beats; it leaves at s + (cycles + beats - 1) x period.
 //
-// Statistics (components.<name>): bytes, utilization (mean tag occupancy of the busiest port),
+// Statistics (components.<name>): bytes, utilization (the busiest of the ports' tag tables, by
+// mean occupancy, and pipelines, by busy time; both are resources of the bottleneck analysis),
 // backpressure_ns (requests held for want of a tag), split_requests, parts, atomics,
 // reorder_wait_ns (in_order: time finished responses waited for older ones), and per port:
 // requests, mean_tags_in_use, max_tags_in_use, backpressure_ns.

@@ -346,6 +346,10 @@ void Gpu::change_outstanding(int delta, std::uint64_t now_ps) {
 }
 
 void Gpu::note_data_mismatch(const Payload& p, std::uint64_t arrived_ps, std::uint64_t seed) {
+  if (first_data_mismatches().size() == kMismatchesKept) {
+    count_data_mismatch();  // its details are not kept: not worked out
+    return;
+  }
   const RequestExt& e = ext_of(p);
   DataMismatch m;
   m.id = e.id;

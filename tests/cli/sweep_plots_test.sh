@@ -154,7 +154,8 @@ is_png "$KINK/plots/tornado_bandwidth_gbps.png" "kink"
 pass "a kink at the base is named, and a metric nothing moved gets no tornado"
 
 # A base at the top of the values swept: measured below it only (16 channels the base, 8 the
-# one neighbour; 132.6 against 158.4 GB/s, elasticity log2(158.4 / 132.6) = 0.2564). summary.md
+# one neighbour; 132.6 against 158.4 GB/s, elasticity 0.2564 as written here, log2(158.4 / 132.6);
+# famsim sweep's own, an arc elasticity, would differ a little). summary.md
 # gives the halving measured, 2^-0.2564 - 1 = -16%, and no gain from doubling, which nothing
 # measured (a review read "doubling changes bandwidth by about +20%" past a limiter).
 ONE="$WORK/one_sided"

@@ -477,7 +477,8 @@ std::vector<SpecFigure> spec_figures(const Spec& s) {
       {"organization.banks_per_group", o.banks_per_group},
       {"organization.rows", o.rows},
       {"organization.columns", o.columns},
-      {"timing.tCK_ps", static_cast<std::uint64_t>(std::llround(t.tck_ps))},
+      {"organization.data_rate_mtps", o.data_rate_mtps},
+      {"timing.tCK_ps", static_cast<double>(std::llround(t.tck_ps))},
       {"timing.tBL_ck", t.burst},
       {"timing.CL_ck", t.CL},
       {"timing.CWL_ck", t.CWL},
@@ -516,7 +517,7 @@ std::string spec_line(const Spec& s) {
   std::string line = kSpecLinePrefix;
   for (const SpecFigure& f : spec_figures(s)) {
     if (line.size() > std::strlen(kSpecLinePrefix)) line += ' ';
-    line += fmt::format("{}={}", f.key, f.value);
+    line += fmt::format("{}={:g}", f.key, f.value);
   }
   return line;
 }

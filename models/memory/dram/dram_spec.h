@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace famsim {
@@ -247,13 +248,16 @@ std::vector<std::string> spec_preset_names();
 
 // What the DRAM timing rules of a channel rest on, each value under the configuration key that
 // sets it, timings in clocks: organization.ranks, .bank_groups, .banks_per_group, .rows,
-// .columns, timing.tCK_ps, timing.tBL_ck, timing.CL_ck, ... timing.refresh_postpone_max (DDR5's
-// same-bank refresh under its own names, tREFIsb_ck, tRFCsb_ck, tREFSBRD_ck). A DRAM command log
-// carries them in its second line (spec_line()), so that a log made with overridden timings
-// checks against them, and `--set KEY=VALUE` of each restores them.
+// .columns, .data_rate_mtps (which tCK_ps must match), timing.tCK_ps, timing.tBL_ck, timing.CL_ck,
+// ... timing.refresh_postpone_max (DDR5's same-bank refresh under its own names, tREFIsb_ck,
+// tRFCsb_ck, tREFSBRD_ck). A DRAM command log carries them in its second line (spec_line()), so
+// that a log made with overridden timings checks against them, and `--set KEY=VALUE` of each
+// restores them.
 struct SpecFigure {
+  template <class T>
+  SpecFigure(std::string k, T v) : key(std::move(k)), value(static_cast<double>(v)) {}
   std::string key;
-  std::uint64_t value = 0;
+  double value = 0;  // whole but for organization.data_rate_mtps
 };
 std::vector<SpecFigure> spec_figures(const Spec& s);
 // "# spec: organization.ranks=2 ... timing.refresh_postpone_max=4"

@@ -8,6 +8,7 @@
 #include <ostream>
 #include <regex>
 #include <cstring>
+#include <limits>
 #include <map>
 #include <sstream>
 #include <stdexcept>
@@ -963,7 +964,8 @@ void check_log_preset(const std::string& path, std::size_t line, const std::stri
   throw std::runtime_error(fmt::format(
       "{}:{}: the log was written for memory preset '{}', but --preset is '{}'; expected the "
       "preset the log was made with (a log checked against other timings shows their "
-      "differences, not its own mistakes; to do that deliberately, remove this line)",
+      "differences, not its own mistakes; to do that deliberately, remove this line and the "
+      "'# spec:' line after it)",
       path, line, m[1].str(), spec.name));
 }
 
@@ -980,13 +982,26 @@ void check_log_spec(const std::string& path, std::size_t line, const std::string
     const auto eq = item.find('=');
     if (eq != std::string::npos) logged[item.substr(0, eq)] = item.substr(eq + 1);
   }
+  // Compared as numbers ("40" and "40.0" agree). A figure the log has and the checking spec has
+  // not (per-bank refresh timings on a preset without) differs unless the log's is 0.
   std::vector<std::string> differ, sets;
-  for (const SpecFigure& f : spec_figures(spec)) {
-    const auto it = logged.find(f.key);
-    const std::string mine = std::to_string(f.value);
-    if (it == logged.end() || it->second == mine) continue;
-    differ.push_back(fmt::format("{} {} (checking with {})", f.key, it->second, mine));
-    sets.push_back(fmt::format("--set {}={}", f.key, it->second));
+  auto number = [](const std::string& v) {
+    try {
+      return std::stod(v);
+    } catch (const std::exception&) {
+      return std::numeric_limits<double>::quiet_NaN();
+    }
+  };
+  std::map<std::string, double> mine;
+  for (const SpecFigure& f : spec_figures(spec)) mine[f.key] = f.value;
+  for (const auto& [key, text] : logged) {
+    const auto it = mine.find(key);
+    const double v = number(text);
+    if (it == mine.end() ? v == 0 : v == it->second) continue;
+    differ.push_back(it == mine.end()
+                         ? fmt::format("{} {} (checking with none)", key, text)
+                         : fmt::format("{} {} (checking with {:g})", key, text, it->second));
+    sets.push_back(fmt::format("--set {}={}", key, text));
   }
   if (differ.empty()) return;
   std::string all_differ, all_sets;

@@ -389,5 +389,13 @@ int sc_main(int argc, char** argv) {
   } catch (const famsim::ConfigError& e) {
     std::cerr << "device_dma: " << e.what() << "\n";
     return 2;
+  } catch (const std::invalid_argument& e) {
+    // A --dram-log directory whose logs cannot be written (the DRAM controllers' constructors).
+    std::cerr << "device_dma: " << e.what() << "\n";
+    return 2;
+  } catch (const std::runtime_error& e) {
+    // A --txn-log file that cannot be written, or its close failing.
+    std::cerr << "device_dma: " << e.what() << "\n";
+    return 2;
   }
 }
