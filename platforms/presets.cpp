@@ -37,6 +37,13 @@ std::vector<std::string> preset_names(const std::string& kind) {
   return out;
 }
 
+std::optional<std::string> other_timing_unit(const std::string& key) {
+  if (key.size() < 4) return std::nullopt;
+  const std::string unit = key.substr(key.size() - 3);
+  if (unit != "_ns" && unit != "_ck") return std::nullopt;
+  return key.substr(0, key.size() - 3) + (unit == "_ns" ? "_ck" : "_ns");
+}
+
 void drop_preset_timing_replaced(YAML::Node& preset, const std::set<std::string>& user_keys) {
   // Const access for every look-up: yaml-cpp's non-const operator[] would insert missing keys.
   const YAML::Node& cpreset = preset;
@@ -45,14 +52,11 @@ void drop_preset_timing_replaced(YAML::Node& preset, const std::set<std::string>
   const YAML::Node notes = cpreset["assumptions"];
   const YAML::Node timing_notes = notes.IsDefined() && notes.IsMap() ? notes["timing"] : notes;
   for (const std::string& key : user_keys) {
-    if (key.size() < 4) continue;
-    const std::string unit = key.substr(key.size() - 3);
-    if (unit != "_ns" && unit != "_ck") continue;
-    const std::string other = key.substr(0, key.size() - 3) + (unit == "_ns" ? "_ck" : "_ns");
-    if (user_keys.count(other) || !timing[other].IsDefined()) continue;
-    YAML::Node(timing).remove(other);
-    if (timing_notes.IsDefined() && timing_notes.IsMap() && timing_notes[other].IsDefined()) {
-      YAML::Node(timing_notes).remove(other);
+    const std::optional<std::string> other = other_timing_unit(key);
+    if (!other || user_keys.count(*other) || !timing[*other].IsDefined()) continue;
+    YAML::Node(timing).remove(*other);
+    if (timing_notes.IsDefined() && timing_notes.IsMap() && timing_notes[*other].IsDefined()) {
+      YAML::Node(timing_notes).remove(*other);
     }
   }
 }

@@ -33,8 +33,11 @@ void expand_presets(ConfigDoc& doc);
 // `user_keys` (keys the user gives under `timing`) the memory preset's key in the other unit, and
 // its assumption note, are dropped, unless the user gives that one too. Otherwise a tCCD_L_ck of 10
 // over a preset's tCCD_L_ns of 5 ns (12 clocks) would lose to it unseen, while the run's
-// configuration and report said 2 was used. expand_presets() applies it to memory presets.
+// configuration and report said 10 was used. expand_presets() applies it to memory presets.
 void drop_preset_timing_replaced(YAML::Node& preset, const std::set<std::string>& user_keys);
+// The same timing in the other unit: "tRCD_ns" for "...tRCD_ck" and the converse (the key path
+// kept); nullopt for a key in neither unit.
+std::optional<std::string> other_timing_unit(const std::string& key);
 
 // The configuration `famsim run` uses when no file is given.
 inline constexpr const char* kDefaultPlatform = "platforms/nvl8_fam.yaml";

@@ -253,18 +253,14 @@ nlohmann::json config_changes(const ConfigDoc& doc) {
   // preset's own in its unit (DDR5's tCCD_L is 8 clocks and 5 ns, 12 clocks in all: a --set of
   // tCCD_L_ck=8 makes it 8).
   for (const auto& [path, value] : base_leaves) {
-    if (run_leaves.count(path) || path.find(".timing.") == std::string::npos || path.size() < 4) {
-      continue;
-    }
-    const std::string unit = path.substr(path.size() - 3);
-    if (unit != "_ns" && unit != "_ck") continue;
-    const std::string other = path.substr(0, path.size() - 3) + (unit == "_ns" ? "_ck" : "_ns");
-    if (!run_leaves.count(other)) continue;
+    if (run_leaves.count(path) || path.find(".timing.") == std::string::npos) continue;
+    const std::optional<std::string> other = other_timing_unit(path);
+    if (!other || !run_leaves.count(*other)) continue;
     changes.push_back(
         {{"key", path},
          {"value", nullptr},
          {"base_value", yaml_to_json(value)},
-         {"source", "replaced by " + other + " (" + doc.sources->source_of(other) + ")"}});
+         {"source", "replaced by " + *other + " (" + doc.sources->source_of(*other) + ")"}});
   }
   nlohmann::json out = {{"changes", std::move(changes)},
                         {"workload_source", doc.sources->source_of("workload")}};

@@ -12,8 +12,8 @@
 
 #include <algorithm>
 #include <array>
-#include <vector>
 #include <cstdint>
+#include <vector>
 
 namespace famsim {
 

@@ -311,8 +311,12 @@ void PortLogic::behaviour() {
 // (max(1, ceil(data / width_bytes)) cycles), so at one message per cycle it is busy all the time
 // whatever the bytes: its capacity is one beat per clock, in M beats/s (not GB/s: a 128 B message
 // on a 256 B datapath takes a whole beat).
-std::string PortLogic::pipeline_name(bool ingress, unsigned port) {
-  return fmt::format("{} pipeline (port {})", ingress ? "ingress" : "egress", port);
+ResourceUse PortLogic::pipeline_use(bool ingress, unsigned port) const {
+  ResourceUse u;
+  u.name = fmt::format("{} pipeline (port {})", ingress ? "ingress" : "egress", port);
+  u.capacity = clock_.mhz();  // one beat per clock
+  u.unit = "M beats/s";
+  return u;
 }
 
 std::string PortLogic::pipeline_advice() const {
@@ -329,9 +333,7 @@ void PortLogic::probes(std::vector<ResourceProbe>& out) const {
     out.push_back(pool_probe("tags (port " + std::to_string(i) + ")", ports_[i].tags_in_use));
     for (const bool ingress : {true, false}) {
       ResourceProbe u;
-      u.use.name = pipeline_name(ingress, static_cast<unsigned>(i));
-      u.use.capacity = clock_.mhz();
-      u.use.unit = "M beats/s";
+      u.use = pipeline_use(ingress, static_cast<unsigned>(i));
       u.counter = ingress ? &ports_[i].ingress_busy_ps : &ports_[i].egress_busy_ps;
       out.push_back(std::move(u));
     }
@@ -367,12 +369,9 @@ void PortLogic::report(ComponentReport& r, const ReportWindow& window) const {
     tags.occupancy = std::move(occupancy);
     r.resources.push_back(std::move(tags));
     for (const bool ingress : {true, false}) {
-      ResourceUse u;
-      u.name = pipeline_name(ingress, i);
+      ResourceUse u = pipeline_use(ingress, i);
       u.utilization = busy_fraction(ingress ? port.ingress_busy_ps : port.egress_busy_ps, window);
-      u.capacity = clock_.mhz();  // one beat per clock
-      u.used = u.utilization * clock_.mhz();
-      u.unit = "M beats/s";
+      u.used = u.utilization * u.capacity;
       u.advice = pipeline_advice();
       max_u = std::max(max_u, u.utilization);
       r.resources.push_back(std::move(u));

@@ -142,8 +142,9 @@ class PortLogic : public sc_core::sc_module, public Component {
   // after the first.
   std::uint64_t pipeline(std::uint64_t& free_ps, std::uint64_t& busy_ps, std::uint64_t now_ps,
                          unsigned data_bytes, unsigned cycles) const;
-  // The pipelines as resources of the bottleneck analysis: their names, and what limits them.
-  static std::string pipeline_name(bool ingress, unsigned port);
+  // The pipelines as resources of the bottleneck analysis: one's name, capacity and unit (as the
+  // report and the per-phase probes give it), and what limits them.
+  ResourceUse pipeline_use(bool ingress, unsigned port) const;
   std::string pipeline_advice() const;
   void part_answered(Port& port, Payload& part, std::uint64_t now_ps);
   void finish_tag(Port& port, std::uint32_t tag, std::uint64_t now_ps);

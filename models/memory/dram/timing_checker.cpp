@@ -3,13 +3,13 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <ostream>
-#include <regex>
-#include <cstring>
 #include <limits>
 #include <map>
+#include <ostream>
+#include <regex>
 #include <sstream>
 #include <stdexcept>
 
