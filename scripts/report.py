@@ -587,6 +587,13 @@ def target_split_text(stats):
     return None
 
 
+def writes_posted_at_memory(stats):
+    """Whether the writes' memory_service is 0 in the per-hop breakdown: the memory answered them
+    on acceptance (posted writes), their data reaching it later."""
+    return any(isinstance(h, dict) and h.get("hop") == "memory_service" and h.get("mean") == 0
+               for h in as_list(get(stats, "latency_breakdown_ns", "write", "hops")))
+
+
 def posted_writes(stats):
     lat = get(stats, "summary", "write_latency_ns")
     return (number(get(lat, "count")) and lat["count"] > 0 and get(lat, "max") == 0)
@@ -860,10 +867,6 @@ def section_results(doc, stats):
     if number(peak_bw):
         window = get(stats, "timeseries", "window_ns")
         bound = get(stats, "bottlenecks", "analytic_bound_gbps")
-        # Posted writes: the writes' memory_service is 0 (answered on acceptance).
-        posted = any(h.get("hop") == "memory_service" and h.get("mean") == 0
-                     for h in as_list(get(stats, "latency_breakdown_ns", "write", "hops"))
-                     if isinstance(h, dict))
         above = ""
         if number(bound) and peak_bw > bound:
             # Not a contradiction, but it reads as one.
@@ -871,7 +874,7 @@ def section_results(doc, stats):
                      "holds for the run's traffic as a whole: a window counts the responses that "
                      "arrived in it, which bunch up, and its mix of reads and writes differs from "
                      "the run's" + (" (posted writes are answered before their data reaches the "
-                                    "memory)" if posted else "") + ".")
+                                    "memory)" if writes_posted_at_memory(stats) else "") + ".")
         doc.p(f"Over windows of {fmt_ns(window)}, the busiest window moved {fmt_gbps(peak_bw)} "
               f"and the worst window's p99 latency was "
               f"{fmt_ns(get(stats, 'timeseries', 'peak_window_p99_ns'))}.{above}")
@@ -1507,9 +1510,7 @@ def section_hops(doc, stats):
                   f"crossed it, its mean is 'Mean' x {fmt_int(e2e['count'])} / 'Requests'.")
         doc.table(["Hop", "Mean (ns)", "Share", "Fastest (ns)", "Above fastest (ns)", "p99 (ns)",
                    "Requests", "Hops per request"], rows, "lrrrrrrr")
-        memory = {h.get("hop"): h.get("mean") for h in hops
-                  if h.get("hop") in ("memory_queue", "memory_service")}
-        if key == "write" and memory.get("memory_service") == 0:
+        if key == "write" and writes_posted_at_memory(stats):
             # A zero that reads as "writes never reach the DRAM" to someone new to posted writes.
             doc.p("The writes' memory_service is 0 (and their memory_queue only a wait for room "
                   "in the controller's queue): writes are posted (the "
