@@ -103,12 +103,23 @@ std::optional<ClassBalance> class_balance(const Group& g,
 }
 
 // A bandwidth limiter short of fully busy whose own queues held little on average while a pool
-// entered before it on the round trip was full: that pool kept work from it more than it filled
-// behind it (a DRAM channel fed by too few device tags runs its data bus at 85 % with its read
-// queue a third full, and more tags raise it; with the queue three-quarters full they do not).
+// entered before it on the round trip was full for most of the time it idled: that pool kept work
+// from it more than it filled behind it (a DRAM channel fed by too few device tags runs its data
+// bus at 85 % with its read queue a third full, and more tags raise it; with the queue
+// three-quarters full they do not). The server idled 1 - u of the run and the pool was short of
+// full 1 - p of it, so the pool was full for at least p - u of the run while the server idled: the
+// rule asks that to be at least half the server's idle time, p >= u + (1 - u) / 2.
 constexpr double kNearlyBusy = 0.97;    // a server this busy is saturated whatever feeds it
-constexpr double kPoolFull = 0.99;      // full all but a moment of the run
+constexpr double kIdleShare = 0.5;      // of the server's idle time, with the pool full
 constexpr double kOwnQueueShort = 0.5;  // its own queues under half full on average
+
+// The pools that queue for `server` (its block's pools that name it in `feeds`; for a block that
+// names none, such as a DRAM channel, its request-side pools).
+bool own_queue_of(const ResourceRecord& r, const ResourceRecord& server) {
+  if (bandwidth(r) || r.component != server.component) return false;
+  if (!r.use.feeds.empty()) return r.use.feeds == server.use.name;
+  return server.use.from.empty() && !r.use.response_path;
+}
 
 // The pool that starves `limiter` by that rule (null: none), and the limiter's fullest own queue.
 struct Starving {
@@ -118,18 +129,20 @@ struct Starving {
 Starving starving_pool(const std::vector<ResourceRecord>& resources,
                        const ResourceRecord& limiter) {
   Starving s;
-  if (!bandwidth(limiter) || limiter.use.utilization >= kNearlyBusy) return s;
+  const double u = limiter.use.utilization;
+  if (!bandwidth(limiter) || u >= kNearlyBusy) return s;
   bool own_queue = false;
   for (const ResourceRecord& r : resources) {
-    if (r.component != limiter.component || bandwidth(r) || r.use.response_path) continue;
+    if (!own_queue_of(r, limiter)) continue;
     if (r.use.utilization >= kOwnQueueShort) return s;
     own_queue = true;
     s.own_queue_utilization = std::max(s.own_queue_utilization, r.use.utilization);
   }
   if (!own_queue) return s;  // nothing to tell a starved server from a saturated one
+  const double full = u + kIdleShare * (1 - u);
   const double at = round_trip_position(limiter);
   for (const ResourceRecord& r : resources) {
-    if (bandwidth(r) || r.component == limiter.component || r.use.utilization < kPoolFull) continue;
+    if (bandwidth(r) || r.component == limiter.component || r.use.utilization < full) continue;
     const double pos = round_trip_position(r);
     if (pos >= at) continue;
     const double best = s.pool ? round_trip_position(*s.pool) : -1;
@@ -458,10 +471,19 @@ nlohmann::json analyze_bottlenecks(const std::vector<ResourceRecord>& resources,
                                       {"own_queue_utilization", own}};
       sentence += fmt::format(
           " It was not fed all the time, though: its own queues were at most {} full on average, "
-          "while {}, entered before it, was full {} of the time: that pool kept requests from "
-          "reaching it, and more of its {:.0f} slots may raise the throughput (a sweep of its "
-          "size tells how much).",
-          pct(own), label(*starved_by), pct(starved_by->use.utilization), starved_by->use.capacity);
+          "while {}, entered before it, was full {} of the time: that pool kept {} from reaching "
+          "it",
+          pct(own), label(*starved_by), pct(starved_by->use.utilization),
+          starved_by->use.response_path ? "responses" : "requests");
+      // A pool that more slots would not relieve (a FIFO blocked at its head) says what would.
+      if (starved_by->use.more_slots_help || starved_by->use.advice.empty()) {
+        sentence += fmt::format(
+            ", and more of its {:.0f} slots may raise the throughput (a sweep of its size tells "
+            "how much).",
+            starved_by->use.capacity);
+      } else {
+        sentence += ". " + starved_by->use.advice;
+      }
     }
     if (!blocked_text.empty()) {
       sentence += fmt::format(" It holds back: {}.", fmt::join(blocked_text, ", "));

@@ -263,6 +263,10 @@ void check_probes_match(const Component& c, const ComponentReport& r,
       fail(u.name, fmt::format("{} side in the report, {} side in the probe", side(u.response_path),
                                side(p.response_path)));
     }
+    if (p.feeds != u.feeds) {
+      fail(u.name,
+           fmt::format("queue of '{}' in the report, of '{}' in the probe", u.feeds, p.feeds));
+    }
     if (depth != u.path_depth) {
       fail(u.name,
            fmt::format("path depth {} in the report, {} in the probe", u.path_depth, depth));

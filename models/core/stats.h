@@ -175,6 +175,10 @@ struct ResourceUse {
   // A server that is another view of a slot pool of its block (a link VC's credit round trip, of
   // the VC's credits): the pool's name. The pool full behind it is not held back by it; it is it.
   std::string view_of;
+  // A pool that is the queue of a server of its block (a link VC's transmit queue, of its wire):
+  // the server's name. The starved-server rule (bottleneck.cpp) reads a server's own queues by
+  // it; a block without it (a DRAM channel) has every request-side pool as its server's queue.
+  std::string feeds;
   // A figure of the whole run with no running counter behind it (a DRAM channel's busiest bank,
   // a different bank from one span to the next): the per-phase analysis has no probe for it.
   bool whole_run_only = false;

@@ -355,6 +355,7 @@ void Link::commit(Wire& w, Channel& c, std::uint64_t e_ps) {
   r.last_arrive_ps = fs_to_ps_ceil(last_end + latency_fs_);
   r.credits = s.credits;
   c.round_trip_credit_ps += s.credits * (r.last_arrive_ps + credit_return_ps_ - e_ps);
+  c.tx_wait_ps += e_ps - t.arrive_ps;
   c.rx.push_back(r);
   // The first in the buffer, or (the far end holding one) the first not yet counted as arrived.
   if (c.rx_arrived == c.rx.size() - 1) note_rx(c);
@@ -474,6 +475,16 @@ std::string round_trip_name(unsigned wire, unsigned v) {
 // Its unit: credits in use over their least round trips, of the credits transfers can use.
 constexpr const char* kRoundTripUnit = "credits held for round trips";
 
+// The same VC's transmit queue: "request VC transmit queue", "response VC transmit queue
+// (request direction)".
+std::string tx_queue_name(unsigned wire, unsigned v) {
+  std::string n = credit_name(wire, v);
+  n.replace(n.find("credits"), 7, "transmit queue");
+  return n;
+}
+
+const char* wire_name(unsigned wire) { return wire == 0 ? "request wire" : "response wire"; }
+
 }  // namespace
 
 double Link::padding_ps(const Wire& w) const {
@@ -502,6 +513,15 @@ double Link::credit_depth(unsigned k) const {
   return far_end_ != BlockKind::kOther ? path_depth(far_end_) - 0.5 : -1.0;
 }
 
+double Link::tx_queue_depth(unsigned k) const {
+  // Entered before the wire, so earlier on the round trip than the credits: by less than any
+  // gap between a switch stage's output buffer and the link it feeds (bottleneck.h).
+  constexpr double kBefore = 0.01;
+  const double d = credit_depth(k);
+  if (d < 0) return d;
+  return (k == 1 || k == 3) ? d + kBefore : d - kBefore;
+}
+
 void Link::set_wire_ends(ResourceUse& use, unsigned wire) const {
   if (a_side_.empty()) return;
   use.from = wire_from(wire);
@@ -512,8 +532,9 @@ void Link::probes(std::vector<ResourceProbe>& out) const {
   for (unsigned i = 0; i < 2; ++i) {
     const Wire* w = &wire_[i];
     ResourceProbe wire;
-    wire.use.name = i == 0 ? "request wire" : "response wire";
+    wire.use.name = wire_name(i);
     set_wire_ends(wire.use, i);
+    set_wire_place(wire.use, i);
     wire.use.capacity = bandwidth_gbps_;
     wire.work = [this, w](std::uint64_t) {
       const double fs = static_cast<double>(w->busy_fs) - padding_ps(*w) * 1e3;
@@ -545,6 +566,17 @@ void Link::probes(std::vector<ResourceProbe>& out) const {
       credits.use.path_depth = credit_depth(2 * i + v);
       set_wire_ends(credits.use, i);
       out.push_back(std::move(credits));
+      ResourceProbe tx;
+      tx.use.name = tx_queue_name(i, v);
+      tx.use.type = ResourceUse::Type::kSlots;
+      tx.use.capacity = params_.tx_queue_entries;
+      tx.use.response_path = v == 1;
+      tx.use.path_depth = tx_queue_depth(2 * i + v);
+      tx.use.feeds = wire_name(i);
+      set_wire_ends(tx.use, i);
+      tx.servers = tx.use.capacity;
+      tx.counter = &c.tx_wait_ps;
+      out.push_back(std::move(tx));
       ResourceProbe trip;
       trip.use.name = round_trip_name(i, v);
       trip.use.unit = kRoundTripUnit;
@@ -613,12 +645,13 @@ void Link::report(ComponentReport& r, const ReportWindow& window) const {
     // The wire carries framing as well as payload: its capacity and use are in wire bytes.
     if (w.flits > 0 || i == 0) {
       ResourceUse wire_use;
-      wire_use.name = i == 0 ? "request wire" : "response wire";
+      wire_use.name = wire_name(i);
       wire_use.utilization = needed;
       wire_use.capacity = bandwidth_gbps_;
       wire_use.used = needed * bandwidth_gbps_;
       wire_use.backpressure_ns = bp * 1e-3;
       set_wire_ends(wire_use, i);
+      set_wire_place(wire_use, i);
       r.resources.push_back(std::move(wire_use));
     }
     // The replay buffer, when too small for the ACK round trip (window_binds_): each flit holds
@@ -654,6 +687,20 @@ void Link::report(ComponentReport& r, const ReportWindow& window) const {
       credits.path_depth = credit_depth(2 * i + v);
       set_wire_ends(credits, i);
       r.resources.push_back(std::move(credits));
+      // The transmit queue: the wire's own queue (feeds), whose fill tells a wire starved of
+      // work from one with work waiting (bottleneck.cpp). Its mean occupancy over its entries.
+      ResourceUse tx;
+      tx.name = tx_queue_name(i, v);
+      tx.type = ResourceUse::Type::kSlots;
+      tx.capacity = params_.tx_queue_entries;
+      tx.used = window_mean(c.tx_wait_ps, window);
+      tx.utilization = std::min(1.0, tx.used / tx.capacity);
+      tx.backpressure_ns = static_cast<double>(c.backpressure_ps) * 1e-3;
+      tx.response_path = v == 1;
+      tx.path_depth = tx_queue_depth(2 * i + v);
+      tx.feeds = wire_name(i);
+      set_wire_ends(tx, i);
+      r.resources.push_back(std::move(tx));
       // The credits as a server: each transfer holds its credits at least from its commit to its
       // last flit's arrival + credit_return_ns, so C usable credits carry at most C over that
       // round trip (link.h). Listed when they are busier than the wire: then they, not the wire,

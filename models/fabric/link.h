@@ -228,6 +228,9 @@ class Link : public sc_core::sc_module, public Component {
     // arrival + credit_return_ns: its credit round trip had the next block taken it at once), ps:
     // the VC's credits as a server, busy when they could not carry more whatever the receiver did.
     std::uint64_t round_trip_credit_ps = 0;
+    // The transmit queue's time integral, ps: each transfer adds its time in the queue when it
+    // leaves (its commit), so the mean occupancy needs no gauge on the hot path.
+    std::uint64_t tx_wait_ps = 0;
     std::uint64_t backpressure_ps = 0;
     Ring<RxEntry> rx;               // committed, not yet handed on
     std::size_t rx_arrived = 0;     // entries at the front of rx that have arrived
@@ -285,6 +288,15 @@ class Link : public sc_core::sc_module, public Component {
   static OccupancyGauge credits_held_at(const Channel& c, std::uint64_t t_ps);
   // Where channel k's credits are entered on the round trip, -1 when the far end's kind says it.
   double credit_depth(unsigned k) const;
+  // Where channel k's transmit queue is entered: just before its wire and its credits (-1 with
+  // the credits at -1).
+  double tx_queue_depth(unsigned k) const;
+  // Where wire i, the server, sits: at its own side's transactions' credits (wire 0 carries side
+  // A's requests, wire 1 their responses), on the way out for wire 0 and back for wire 1.
+  void set_wire_place(ResourceUse& use, unsigned wire) const {
+    use.response_path = wire == 1;
+    use.path_depth = credit_depth(wire == 0 ? 0 : 3);
+  }
   // Wire `wire`'s ends (0: side A to B, 1: back), as set_ends named them (empty if it did not):
   // the report's request_direction / response_direction and the wire's resources carry them.
   const std::string& wire_from(unsigned wire) const { return wire == 0 ? a_side_ : b_side_; }

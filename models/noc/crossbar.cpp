@@ -785,7 +785,7 @@ void Crossbar::report(ComponentReport& r, const ReportWindow& window) const {
             "Its head was blocked behind a busy output for {:.1f} % of the run while a message "
             "behind it was for a free one (head-of-line blocking, hol_blocking_ns): more slots "
             "would queue more behind the same head; per-output queues (input_queues: voq, with "
-            "arbitration: islip) remove the blocking.",
+            "arbiter: islip) remove the blocking.",
             hol * 100.0);
       }
     }

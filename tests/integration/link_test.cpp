@@ -336,7 +336,8 @@ TEST(LinkSim, PaddingIsNotCountedAsNeededWireTime) {
   // waiting, so as a resource each wire needs only its used slots' share of its busy time: 1/4
   // and 5/8 of it, with 3 slots (48 B) of padding each.
   SimContext ctx(4096, 1);
-  OneWay b(ctx, "pad", test::preset_link_params("cxl_gen5_x16"), false, 64, 1);
+  const LinkParams params = test::preset_link_params("cxl_gen5_x16");
+  OneWay b(ctx, "pad", params, false, 64, 1);
   sc_core::sc_start();
   ComponentReport r;
   b.link->report(r, ReportWindow{0, now_ps()});
@@ -351,18 +352,32 @@ TEST(LinkSim, PaddingIsNotCountedAsNeededWireTime) {
   ASSERT_GT(busy_req, 0.0);
   EXPECT_NEAR(req["needed_utilization"].get<double>(), busy_req / 4, tol);
   EXPECT_NEAR(resp["needed_utilization"].get<double>(), busy_resp * 5 / 8, tol);
-  // Request wire and credits, response wire and credits; and each VC's credits as a server when
-  // busier than its wire, as a lone request's are (its round trip is mostly latency).
+  // Request wire, credits and transmit queue, the same for responses; and each VC's credits as a
+  // server when busier than its wire, as a lone request's are (its round trip is mostly latency).
   std::size_t pools_and_wires = 0;
   for (const ResourceUse& u : r.resources) {
     pools_and_wires += u.name.find("round trip") == std::string::npos;
   }
-  EXPECT_EQ(pools_and_wires, 4u);
+  EXPECT_EQ(pools_and_wires, 6u);
+  const double window = static_cast<double>(now_ps());
   for (const ResourceUse& u : r.resources) {
     if (u.name == "request wire") {
       EXPECT_NEAR(u.utilization, busy_req / 4, tol);
     } else if (u.name == "response wire") {
       EXPECT_NEAR(u.utilization, busy_resp * 5 / 8, tol);
+    } else if (u.name == "request VC transmit queue") {
+      // The request arrives at 0 and goes out at the link clock's first edge after it (1000
+      // MHz: 1000 ps): one entry for 1000 ps of the window, the queue of the request wire.
+      EXPECT_DOUBLE_EQ(u.used, 1e6 / params.clock_mhz / window);
+      EXPECT_DOUBLE_EQ(u.capacity, params.tx_queue_entries);
+      EXPECT_EQ(u.feeds, "request wire");
+      EXPECT_FALSE(u.response_path);
+    } else if (u.name == "response VC transmit queue") {
+      // The response waits for the first edge after it arrives: more than 0, at most 1000 ps.
+      EXPECT_GT(u.used, 0.0);
+      EXPECT_LE(u.used, 1e6 / params.clock_mhz / window);
+      EXPECT_EQ(u.feeds, "response wire");
+      EXPECT_TRUE(u.response_path);
     }
   }
 }

@@ -77,6 +77,59 @@ TEST(BottleneckRule, AFullPoolBeforeAServerWithShortQueuesIsNamedAsStarvingIt) {
   EXPECT_FALSE(j["limiter"].contains("starved_by")) << j["sentence"];
 }
 
+// The same rule on the way back: a device link's response wire (placed at its response credits,
+// 10 - (3 - 0.5) = 7.5) fed through a device NoC whose FIFO inputs are blocked at their heads
+// (a review's nvl8_fam with a 16 B NoC: the wire 89.6 % busy, its transmit queue 39 % full, the
+// NoC's response inputs 98.6 % full). The wire's own queue is its transmit queue (feeds), not the
+// link's other pools; the NoC's response input (10 - 4 = 6) is the latest full pool before it,
+// after the device tags (3). A pool counts as full when full for at least half the time the wire
+// idled: 0.896 + (1 - 0.896) / 2 = 0.948. Its advice, not "more slots", says what would help.
+TEST(BottleneckRule, AResponseWireStarvedByAHeadBlockedNocNamesTheNocAndItsAdvice) {
+  auto resources = [](double noc_u, double tx_u) {
+    ResourceRecord w = wire("fam0_link4", 0.896, 25.0);
+    w.use.response_path = true;
+    w.use.path_depth = 2.5;
+    w.use.from = "fam0.port_logic";
+    w.use.to = "plane0_switch";
+    ResourceRecord tx =
+        pool("fam0_link4", BlockKind::kLink, "response VC transmit queue", tx_u, 16);
+    tx.use.response_path = true;
+    tx.use.path_depth = 2.51;
+    tx.use.feeds = "response wire";
+    // The link's request credits, full: a pool of the link, but not the response wire's queue.
+    ResourceRecord credits = pool("fam0_link4", BlockKind::kLink, "request VC credits", 0.95, 64);
+    credits.use.path_depth = 2.5;
+    ResourceRecord noc = pool("fam0.noc", BlockKind::kNoc, "response input 15 buffer", noc_u, 16);
+    noc.use.response_path = true;
+    noc.use.more_slots_help = false;
+    noc.use.advice = "Per-output queues remove the blocking.";
+    return std::vector<ResourceRecord>{
+        w, tx, credits, noc,
+        pool("fam0.port_logic", BlockKind::kDevicePort, "tags (port 4)", 0.999, 64)};
+  };
+  auto j = analyze_bottlenecks(resources(0.986, 0.391), 142.5);
+  EXPECT_EQ(j["limiter"]["component"], "fam0_link4");
+  ASSERT_TRUE(j["limiter"].contains("starved_by")) << j["sentence"];
+  EXPECT_EQ(j["limiter"]["starved_by"]["component"], "fam0.noc");
+  EXPECT_DOUBLE_EQ(j["limiter"]["starved_by"]["own_queue_utilization"].get<double>(), 0.391);
+  const std::string sentence = j["sentence"].get<std::string>();
+  EXPECT_NE(
+      sentence.find("kept responses from reaching it. Per-output queues remove the blocking."),
+      std::string::npos)
+      << sentence;
+  EXPECT_EQ(sentence.find("more of its"), std::string::npos) << sentence;
+  // Full 94 % of the run, under 94.8 %: the tags (99.9 %, entered earlier) are the latest pool
+  // full enough.
+  j = analyze_bottlenecks(resources(0.94, 0.391), 142.5);
+  ASSERT_TRUE(j["limiter"].contains("starved_by")) << j["sentence"];
+  EXPECT_EQ(j["limiter"]["starved_by"]["resource"], "tags (port 4)");
+  EXPECT_NE(j["sentence"].get<std::string>().find("more of its 64 slots"), std::string::npos)
+      << j["sentence"];
+  // The transmit queue half full: the wire had work waiting; nothing starved it.
+  j = analyze_bottlenecks(resources(0.986, 0.5), 142.5);
+  EXPECT_FALSE(j["limiter"].contains("starved_by")) << j["sentence"];
+}
+
 TEST(BottleneckRule, ASaturatedWireOutranksFullPoolsAndSetsTheBound) {
   // 90 GB/s achieved. link0 carried it at 90 % busy: bound 90 / 0.9 = 100 GB/s. link1 at 45 %:
   // bound 200. The GPU window and the device tags are full, held back by the wire.
