@@ -1038,12 +1038,13 @@ def tokens_per_s(x):
     return f"{x:,.1f} tokens/s per group" if number(x) else DASH
 
 
-def group_words(groups, tp):
-    """'one tensor-parallel group of 8 GPUs', '8 tensor-parallel groups of 1 GPU each'."""
+def group_words(groups, tp, parallel="tensor-parallel"):
+    """'one tensor-parallel group of 8 GPUs', '8 tensor-parallel groups of 1 GPU each' (or
+    expert-parallel groups)."""
     gpus = f"{fmt_int(tp)} GPU" + ("" if tp == 1 else "s") if number(tp) else "its GPUs"
     if groups == 1:
-        return f"one tensor-parallel group of {gpus}"
-    return f"{fmt_int(groups)} tensor-parallel groups of {gpus} each"
+        return f"one {parallel} group of {gpus}"
+    return f"{fmt_int(groups)} {parallel} groups of {gpus} each"
 
 
 def layers_words(simulated, total, what="layer"):
@@ -1082,19 +1083,49 @@ RESULT_FIELDS = {
          "sliding-window, chunked or full attention; linear or full; dense or MoE) the step time "
          "scaled by {model_layers} / {layers}, which scales the fill too and errs long by about "
          "the first layer's fetch for each further share"),
+        ("lm_head_ns_per_step", "LM head per step", fmt_time,
+         "the LM head's time (2 x vocabulary / tensor_parallel x hidden x batch FLOPs, but no "
+         "less than reading its shard at weights_gbps; 0 with compute.layer_ns), once a step "
+         "after the model's last layer: {lm_head_where}"),
         ("steps_done", "Decode steps done", fmt_int,
          "steps every group completed ({steps} configured)"),
         ("read_bytes_kv_location", "KV read from {kv_location}", fmt_bytes,
-         "KV cache blocks older than the newest {hbm_tokens} tokens, total over every GPU"),
+         "{kv_location_reads}, total over every GPU"),
         ("read_bytes_hbm", "KV read from HBM", fmt_bytes,
-         "the newest {hbm_tokens} tokens' KV, total over every GPU"),
+         "the newest {hbm_tokens} tokens' KV, and each block that left them read once to be "
+         "copied to {kv_location}, total over every GPU"),
         ("write_bytes_kv_location", "KV written to {kv_location}", fmt_bytes,
-         "total over every GPU"),
+         "{kv_location_writes}, total over every GPU"),
         ("write_bytes_hbm", "KV written to HBM", fmt_bytes,
          "the new tokens' KV, total over every GPU"),
         ("blocks_moved_to_kv_location", "KV blocks moved to {kv_location}", fmt_int,
          "blocks that fell out of the newest {hbm_tokens} tokens, once per group, summed over "
-         "groups"),
+         "groups (a block moved in any simulated layer counts once)"),
+        ("sliding_blocks_dropped", "KV blocks dropped behind the window", fmt_int,
+         "(block, layer) pairs that left HBM behind a sliding-window layer's window and were "
+         "dropped, not moved to {kv_location} (no step reads them again), once per group, "
+         "summed over groups"),
+        ("chunked_blocks_dropped", "KV blocks dropped behind the chunk", fmt_int,
+         "(block, layer) pairs that left HBM behind a chunked-attention layer's chunk and were "
+         "dropped, not moved to {kv_location} (no step reads them again), once per group, "
+         "summed over groups"),
+        ("read_bytes_state", "Linear-attention state read", fmt_bytes,
+         "each sequence's recurrent and convolution state, read whole every step in each "
+         "linear-attention layer, from {state_location}, total over every GPU (not in the KV "
+         "figures)"),
+        ("write_bytes_state", "Linear-attention state written", fmt_bytes,
+         "the same states written back whole every step, to {state_location}, total over every "
+         "GPU"),
+        ("read_bytes_index_keys", "Index keys read", fmt_bytes,
+         "sparse attention's index keys, which the indexer reads to select tokens, and those of "
+         "blocks moved down from HBM; a part of the KV read figures above, total over every GPU"),
+        ("write_bytes_index_keys", "Index keys written", fmt_bytes,
+         "the new tokens' index keys and those of blocks moved down from HBM; a part of the KV "
+         "written figures above, total over every GPU"),
+        ("selected_tokens_read", "Selected tokens read", fmt_int,
+         "tokens whose KV the sparse attention read (the top-k it selected, or every cached "
+         "token when there are no more), over steps, layers and sequences, once per group, "
+         "summed over groups"),
     ],
     "weight_stream": [
         ("mean_pass_ns", "Pass time", fmt_time,
@@ -1127,16 +1158,27 @@ RESULT_FIELDS = {
         ("tokens_per_second_per_group", "Tokens per second", tokens_per_s,
          "batch x steps over the group's time, for {layers_scope} only"),
         ("hit_rate", "Expert cache hit rate", fmt_pct,
-         "hits / lookups in the HBM cache of {cache_experts} experts per group"),
+         "cache hits / expert lookups: the share of the distinct experts looked up that the "
+         "HBM cache ({cache_words}) held"),
         ("expert_lookups", "Expert lookups", fmt_int,
-         "tokens x top-k per step and MoE layer, once per group, summed over groups"),
+         "one per distinct expert the group's tokens picked in a step and MoE layer{picks}, "
+         "summed over steps, MoE layers and groups{lookup_rank}"),
         ("cache_hits", "Cache hits", fmt_int, "read from HBM (no simulated transfer)"),
         ("cache_misses", "Cache misses", fmt_int, "each read whole from {location} into HBM"),
         ("evictions", "Evictions", fmt_int, "least recently used experts dropped from HBM"),
         ("bytes_fetched", "Expert bytes read from {location}", fmt_bytes,
          "whole experts, total over every GPU"),
         ("mean_distinct_experts_per_layer", "Distinct experts per MoE layer",
-         lambda x: fmt_num(x, 2), "per step and MoE layer of a group, mean"),
+         lambda x: fmt_num(x, 2),
+         "expert lookups per step and MoE layer of a group, mean: the distinct experts among "
+         "its tokens' {pick_count} picks"),
+        ("bytes_fetched_max_gpu", "Expert bytes read by the busiest GPU", fmt_bytes,
+         "the most one GPU of the expert-parallel group read from {location}{max_gpu_experts}: "
+         "the rank whose own experts missed its cache most"),
+        ("fetch_imbalance", "Fetch imbalance", lambda x: f"{x:,.2f}x the mean" if number(x)
+         else DASH,
+         "the busiest GPU's expert bytes over the mean per GPU (1.00x: the ranks fetch evenly); "
+         "the group's step waits for its busiest rank"),
         ("steps_done", "Decode steps done", fmt_int,
          "steps every group completed ({steps} configured)"),
     ],
@@ -1147,8 +1189,22 @@ RESULT_FIELDS = {
          "whose KV was read instead of computed and written"),
         ("reuse_fraction", "Prefix reuse", fmt_pct, "reused tokens / input tokens"),
         ("cache_evictions", "Prefix cache evictions", fmt_int, "summed over groups"),
-        ("read_bytes", "KV read", fmt_bytes, "cached prefixes' KV, total over every GPU"),
-        ("write_bytes", "KV written", fmt_bytes, "new tokens' KV, total over every GPU"),
+        ("read_bytes", "KV read", fmt_bytes,
+         "cached prefixes' KV{prefill_parts}, total over every GPU"),
+        ("write_bytes", "KV written", fmt_bytes,
+         "new tokens' KV{prefill_parts}, total over every GPU"),
+        ("read_bytes_state", "Linear-attention state read", fmt_bytes,
+         "of the KV read: the state at the end of each prompt's last reused block, in each "
+         "linear-attention layer, total over every GPU"),
+        ("write_bytes_state", "Linear-attention state written", fmt_bytes,
+         "of the KV written: the state at the end of each new block the cache keeps, in each "
+         "linear-attention layer, total over every GPU"),
+        ("read_bytes_index_keys", "Index keys read", fmt_bytes,
+         "of the KV read: sparse attention's index keys of the reused blocks, total over every "
+         "GPU"),
+        ("write_bytes_index_keys", "Index keys written", fmt_bytes,
+         "of the KV written: sparse attention's index keys of the new blocks, total over every "
+         "GPU"),
     ],
     "replay": [
         ("accesses_replayed", "Accesses replayed", fmt_int, "trace lines, summed over GPUs"),
@@ -1156,7 +1212,10 @@ RESULT_FIELDS = {
 }
 # Shown in the stream's scope sentence rather than as rows.
 SCOPE_KEYS = ("tensor_parallel_groups", "layers_simulated", "moe_layers_simulated",
-              "model_layers", "note")
+              "model_layers", "note", "expert_parallel")
+# kv_decode's results of its HBM tier (hbm_tokens), and of its KV cache.
+HBM_TIER_KEYS = ("read_bytes_hbm", "write_bytes_hbm", "blocks_moved_to_kv_location")
+KV_KEYS = ("read_bytes_kv_location", "write_bytes_kv_location") + HBM_TIER_KEYS
 
 
 class _Blank(dict):
@@ -1189,11 +1248,86 @@ def stream_facts(stats, name, stream):
         f["model_layers"] = get(summary, "model_moe_layers", default=(
             f["model_layers"] - dense if number(f["model_layers"]) and number(dense) else None))
     f["layers_scope"] = layers_words(f["layers"], f["model_layers"], what) or "the simulated layers"
-    for key in ("kv_location", "location"):
-        f[key] = as_text(get(cfg, key, default="the device"))
-    f["hbm_tokens"] = fmt_int(get(cfg, "hbm_tokens"))
-    f["cache_experts"] = fmt_int(get(summary, "cache_experts", default=get(cfg, "cache_experts")))
+    f["location"] = as_text(get(cfg, "location", default="the device"))
+    # kv_decode's KV cache is on gpu_local unless kv_location says otherwise.
+    f["kv_location"] = as_text(get(cfg, "kv_location", default="gpu_local" if cfg else
+                                   "kv_location"))
+    f["state_location"] = as_text(get(summary, "state_location", default=get(
+        cfg, "state_location", default=f["kv_location"])))
+    if kind == "kv_decode":
+        f["kv_layers"] = get(summary, "kv_layers_simulated")
+        kv_decode_facts(f, cfg, result)
+    if kind == "moe_experts":
+        moe_facts(f, cfg, summary, result)
+    if kind == "prefill":
+        parts = [what for key, what in (("read_bytes_state", "linear-attention states"),
+                                        ("read_bytes_index_keys", "index keys"))
+                 if key in result]
+        f["prefill_parts"] = f" ({' and '.join(parts)} included, below)" if parts else ""
     return f
+
+
+def kv_decode_facts(f, cfg, result):
+    """kv_decode's words for where its KV is (the newest hbm_tokens tokens in HBM, or without
+    hbm_tokens the whole KV cache on kv_location), the results that count what it lacks, and
+    where its LM head's time went."""
+    tokens = get(cfg, "hbm_tokens")
+    tier = (number(tokens) and tokens > 0) or any(
+        number(result.get(k)) and result[k] > 0 for k in HBM_TIER_KEYS)
+    f["hbm_tokens"] = fmt_int(tokens) if number(tokens) else "hbm_tokens"
+    # Results that count what the stream lacks are 0 and say nothing: left out of the table (those
+    # that are 0), with the sentence "absent_why" + their keys under it.
+    if f.get("kv_layers") == 0:
+        f["absent"] = KV_KEYS
+        f["absent_why"] = "None of the simulated layers keeps a KV cache, so the KV results "
+    elif not tier:
+        f["absent"] = HBM_TIER_KEYS
+        f["absent_why"] = (f"No HBM tier (hbm_tokens {'is 0' if number(tokens) else 'is not set'})"
+                           f": the whole KV cache is on {f['kv_location']}, so the HBM tier's "
+                           "results ")
+    if tier:
+        f["kv_location_reads"] = f"KV cache blocks older than the newest {f['hbm_tokens']} tokens"
+        f["kv_location_writes"] = (f"blocks moved down from HBM as they left the newest "
+                                   f"{f['hbm_tokens']} tokens")
+    else:
+        f["kv_location_reads"] = ("every cached token's KV that the attention layers read (no "
+                                  "HBM tier: the whole KV cache is here)")
+        f["kv_location_writes"] = "the new tokens' KV"
+    layers, model_layers = f["layers"], f["model_layers"]
+    if number(layers) and number(model_layers) and layers < model_layers:
+        f["lm_head_where"] = ("not in the step time above (the model's last layer was not "
+                              "simulated)" + (", added once to the whole-model estimate"
+                                              if "mean_step_ns_whole_model_estimate" in result
+                                              else ""))
+    else:
+        f["lm_head_where"] = "in the step time above (the model's last layer was simulated)"
+
+
+def moe_facts(f, cfg, summary, result):
+    """moe_experts' words for its picks, its caches and (expert_parallel) its ranks."""
+    batch, top_k = f["batch"], get(summary, "top_k", default=get(cfg, "model", "moe", "top_k"))
+    f["ep"] = get(summary, "expert_parallel", default=get(cfg, "expert_parallel", default=1))
+    f["experts"] = get(summary, "experts", default=get(cfg, "model", "moe", "experts"))
+    if number(batch) and number(top_k):
+        f["pick_count"] = fmt_int(batch * top_k)
+        f["picks"] = (f" ({fmt_int(batch)} token{'' if batch == 1 else 's'} x top-{fmt_int(top_k)}"
+                      f" = {f['pick_count']} picks, an expert several tokens picked looked up "
+                      "once)")
+    else:
+        f["pick_count"], f["picks"] = "top-k", ""
+    f["cache_experts"] = fmt_int(get(summary, "cache_experts", default=get(cfg, "cache_experts")))
+    if number(f["ep"]) and f["ep"] > 1:
+        f["cache_words"] = (f"{f['cache_experts']} of its own experts on each of the group's "
+                            f"{fmt_int(f['ep'])} GPUs")
+        f["lookup_rank"] = "; each by the GPU that holds the expert"
+    else:
+        f["cache_words"] = f"{f['cache_experts']} experts per group"
+        f["lookup_rank"] = ""
+    most, one = result.get("bytes_fetched_max_gpu"), get(summary, "expert_bytes_per_gpu")
+    f["max_gpu_experts"] = ""
+    if number(most) and number(one) and one > 0 and float(most / one).is_integer():
+        n = int(most / one)
+        f["max_gpu_experts"] = f", {n} whole expert" + ("" if n == 1 else "s")
 
 
 def stream_scope(f):
@@ -1203,7 +1337,12 @@ def stream_scope(f):
     if number(f["batch"]):
         parts.append(f"batch {fmt_int(f['batch'])}"
                      + (" tokens per pass" if f["kind"] == "weight_stream" else "") + " on ")
-    if number(f["groups"]):
+    if number(f["groups"]) and number(f["ep"]) and f["ep"] > 1:
+        parts.append(group_words(f["groups"], f["ep"], "expert-parallel"))
+        if number(f["experts"]):
+            parts.append(f" (each GPU holds {fmt_int(f['experts'] // f['ep'])} of the "
+                         f"{fmt_int(f['experts'])} experts of every MoE layer whole)")
+    elif number(f["groups"]):
         parts.append(group_words(f["groups"], f["tp"]))
         if number(f["gpus"]) and f["groups"] != 1:
             parts.append(f" ({fmt_int(f['gpus'])} GPUs)")
@@ -1326,6 +1465,11 @@ def workload_assumptions(stats, f, stream):
             text += (" The GPUs of a tensor-parallel group do not wait for each other (no "
                      f"all-reduce is modelled), so the group's time per {unit} is its slowest "
                      "GPU's, without the communication a real tensor-parallel layer adds.")
+        elif number(f["ep"]) and f["ep"] > 1:
+            text += (" The GPUs of an expert-parallel group exchange no tokens (no all-to-all "
+                     "dispatch or combine is modelled) and each computes an even share of the "
+                     "layer however many tokens its experts serve, so the group's time per step "
+                     "is its slowest GPU's, which its expert fetches set.")
         out.append(text)
     if kind == "kv_decode" and "mean_step_ns_whole_model_estimate" in as_dict(
             get(stream, "result")):
@@ -1378,8 +1522,9 @@ def section_workload(doc, stats):
             doc.p(bold("Note: "), result["note"] + ".")
         rows = []
         known = RESULT_FIELDS.get(f["kind"], [])
+        left_out = [k for k in f.get("absent", ()) if result.get(k) == 0]
         for key, label, fmt, meaning in known:
-            if key in result:
+            if key in result and key not in left_out:
                 rows.append([label.format_map(f), fmt(result[key]), meaning.format_map(f),
                              code(key)])
         names = {k for k, *_ in known}
@@ -1389,6 +1534,11 @@ def section_workload(doc, stats):
             rows.append([key, fmt_value(value), "not known to this report: its raw name and value",
                          code(key)])
         doc.table(["Result", "Value", "What it is", "stats.json key"], rows, "lrll")
+        if left_out:
+            listed = []
+            for i, k in enumerate(left_out):
+                listed += [", " if 0 < i < len(left_out) - 1 else " and " if i else "", code(k)]
+            doc.p(f["absent_why"], *listed, " are 0 and not listed.")
         assumptions = workload_assumptions(stats, f, stream)
         if assumptions:
             doc.p(bold("What these figures assume:"))
@@ -1426,11 +1576,20 @@ def stream_lead(f, r):
                     f"the simulated ones). Simulated: {text[0].lower()}{text[1:]}")
         return text + "."
     if kind == "moe_experts" and number(r.get("hit_rate")):
+        distinct = r.get("mean_distinct_experts_per_layer")
         text = (f"The HBM expert cache hit {fmt_pct(r['hit_rate'])} of "
-                f"{fmt_int(r.get('expert_lookups'))} expert lookups; the "
-                f"{fmt_int(r.get('cache_misses'))} misses read "
+                f"{fmt_int(r.get('expert_lookups'))} expert lookups (one per distinct expert a "
+                "step's tokens picked in an MoE layer"
+                + (f": {fmt_num(distinct, 2)} on average of the {f['pick_count']} picks"
+                   if number(distinct) and f["picks"] else "")
+                + f"); the {fmt_int(r.get('cache_misses'))} misses read "
                 f"{fmt_bytes(r.get('bytes_fetched')).split(' (')[0]} of experts from "
                 f"{f['location']}.")
+        imbalance = r.get("fetch_imbalance")
+        if number(imbalance) and number(r.get("bytes_fetched_max_gpu")):
+            text += (f" The busiest GPU of the expert-parallel group read "
+                     f"{fmt_bytes(r['bytes_fetched_max_gpu']).split(' (')[0]} of them, "
+                     f"{imbalance:,.2f}x the mean per GPU.")
         step, exposed = r.get("mean_step_ns"), r.get("exposed_fetch_ns_per_step")
         if number(step) and step > 0 and number(exposed):
             text += (f" A step over {f['layers_scope']} took {fmt_time(step)}, "

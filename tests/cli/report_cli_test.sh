@@ -742,8 +742,9 @@ done
 pass "plot_run.py's figures keep their text apart and on the figure"
 
 # What the workload got: each generator stream's result in words and units, for its scope, with
-# what it assumes. Two shrunk generator runs on nvl8_fam (one tensor-parallel group of 8 GPUs): a
-# Llama-3-70B decode step of 1 of its 80 layers at batch 2, and a weight-streaming pass over 2
+# what it assumes. Three shrunk generator runs on nvl8_fam (one tensor-parallel group of 8 GPUs):
+# a Llama-3-70B decode step of 1 of its 80 layers at batch 2, the same without an HBM tier
+# (hbm_tokens 0, as kv_decode_qwen3_next.yaml has none), and a weight-streaming pass over 2
 # layers of a shrunk Llama-3.2-1B (the workloads test's settings). The expected figures are worked
 # out here from the configuration and stats.json's raw values, not taken from report.py.
 S=workload.streams.0
@@ -751,11 +752,15 @@ run_famsim kv run --platform platforms/nvl8_fam.yaml --workload traffic/kv_decod
   --out "$WORK/kv" --set $S.kv_decode.layers=1 --set $S.kv_decode.steps=1 \
   --set $S.kv_decode.batch=2 || true
 expect_rc 0 "kv_decode run"
+run_famsim kv0 run --platform platforms/nvl8_fam.yaml --workload traffic/kv_decode_llama70b.yaml \
+  --out "$WORK/kv0" --set $S.kv_decode.layers=1 --set $S.kv_decode.steps=1 \
+  --set $S.kv_decode.batch=2 --set $S.kv_decode.hbm_tokens=0 || true
+expect_rc 0 "kv_decode run without an HBM tier"
 run_famsim ws run --platform platforms/nvl8_fam.yaml --workload traffic/weight_stream.yaml \
   --out "$WORK/ws" --set $S.weight_stream.layers=2 --set $S.weight_stream.model.hidden_size=256 \
   --set $S.weight_stream.model.intermediate_size=512 || true
 expect_rc 0 "weight_stream run"
-for run in kv ws; do
+for run in kv kv0 ws; do
   report "report_$run" "$WORK/$run"
   [ "$RC" -eq 0 ] || fail "report.py on the $run run: exit code $RC: $OUT"
 done
@@ -804,6 +809,14 @@ want = [
     "250.50 MiB per GPU",
     "is counted once a step, after the model's last layer, 64.13 µs",
     "no all-reduce is modelled",
+    # The same LM head time as a row: not in the step of the 1 simulated layer, added once to
+    # the whole-model estimate.
+    "LM head per step | 64.13 µs (64,128 ns)",
+    "not in the step time above (the model's last layer was not simulated), added once to the "
+    "whole-model estimate",
+    # With hbm_tokens 256 new tokens go to HBM: what is written to fam0 are the blocks moved down.
+    f"KV written to device/fam0 | {r['write_bytes_kv_location'] / 2**10:,.2f} KiB",
+    "blocks moved down from HBM as they left the newest 256 tokens",
 ]
 got = section(md)
 for t in want:
@@ -818,6 +831,24 @@ assert f"simulated: {tps:,.1f} tokens/s per group over the 1 simulated layer" in
 assumptions = md.split("## Assumptions and limits", 1)[1].split("\n## ", 1)[0]
 for t in ("no all-reduce is modelled", "LM head", "at 700 TFLOP/s per GPU", "lower bound"):
     assert "Workload results" in assumptions and t in assumptions, f"assumptions: {t!r}"
+
+# Without an HBM tier the whole KV cache is on fam0: its rows say so, not "the newest — tokens",
+# and the tier's results (0) are left out, with a sentence naming them. Batch 2 x 1 layer x 8 GPUs
+# x 512 B of K and V per token (8 KV heads / 8 GPUs x head_dim 128 x 2 x 2 B) = 8,192 B written.
+md, page = texts("kv0")
+r = json.load(open(f"{w}/kv0/stats.json"))["workload"]["streams"]["decode"]["result"]
+assert (r["read_bytes_hbm"], r["write_bytes_hbm"], r["blocks_moved_to_kv_location"]) == (0, 0, 0), r
+got = section(md)
+for t in ("| KV read from device/fam0 | "
+          f"{r['read_bytes_kv_location'] / 2**20:,.2f} MiB ({r['read_bytes_kv_location']:,} B) | "
+          "every cached token's KV that the attention layers read (no HBM tier",
+          "| KV written to device/fam0 | 8.00 KiB (8,192 B) | the new tokens' KV",
+          "No HBM tier (hbm_tokens is 0): the whole KV cache is on device/fam0, so the HBM tier's "
+          "results `read_bytes_hbm`, `write_bytes_hbm` and `blocks_moved_to_kv_location` are 0 "
+          "and not listed."):
+    assert t in got, f"kv_decode without an HBM tier: {t!r} not in the section:\n{got}"
+for t in ("\u2014 tokens", "KV read from HBM", "KV written to HBM", "KV blocks moved"):
+    assert t not in got, f"kv_decode without an HBM tier: {t!r} in the section:\n{got}"
 
 # weight_stream: 2 x 1,704,448 weights x 32768 tokens / 8 GPUs per layer (workloads test) at
 # 700 TFLOP/s, rounded to the ps, for 2 layers: the compute per pass; the exposed transfer is the
@@ -843,6 +874,10 @@ assert "weights_gbps" not in got, "weight_stream: weights_gbps does not apply"
 # The minimal run has no generator stream: no such section.
 md, page = texts("run")
 assert "What the workload got" not in md and "What the workload got" not in page, "minimal run"
+
+# Every result key of these runs is one the report describes.
+for run in ("kv", "kv0", "ws"):
+    assert "not known to this report" not in texts(run)[0], f"{run}: a result key not described"
 PY
 pass "report of generator runs says what the workload got, for its scope, with its assumptions"
 
@@ -857,6 +892,11 @@ report report_kvw "$WORK/kvw"
 [ "$RC" -eq 0 ] || fail "report.py on the sliding-window run: exit code $RC: $OUT"
 grep -qF "Sliding-window attention of 513 tokens on 1 of the 2 simulated layers: each reads only the newest 512 cached tokens." \
   "$WORK/kvw/report.md" || fail "the report does not state the sliding window"
+# With hbm_tokens 256 and a sliding layer the result counts the blocks dropped behind the window.
+grep -qF "| KV blocks dropped behind the window | " "$WORK/kvw/report.md" ||
+  fail "the report does not describe sliding_blocks_dropped"
+! grep -q "not known to this report" "$WORK/kvw/report.md" ||
+  fail "the sliding-window decode's report has a result key it does not describe"
 pass "report of a sliding-window decode states the window"
 
 # A model of layers of one part alone (Nemotron-H-8B's first 4: M-M-) says which the simulated
@@ -869,6 +909,26 @@ report report_kvb "$WORK/kvb"
 [ "$RC" -eq 0 ] || fail "report.py on the block-pattern run: exit code $RC: $OUT"
 grep -qF "The model's layers each hold one part alone (block pattern M-M- for the simulated layers: M a linear-attention mixer, \\* attention, - a dense FFN, E experts): the 2 FFN layers keep no KV cache or state, and take only their compute time." \
   "$WORK/kvb/report.md" || fail "the report does not state the block pattern"
+# Its 2 mixer layers' states (on kv_location, fam0: state_location is not given) read and written
+# whole: batch 2 x 2 layers x 8 GPUs x the state summary gives, 1 step. No layer keeps KV: the KV
+# rows (all 0) are left out, and the report says so.
+"$PY" - "$WORK/kvb" <<'PY' || fail "the block-pattern decode's states or KV rows"
+import json, re, sys
+d = sys.argv[1]
+stream = json.load(open(d + "/stats.json"))["workload"]["streams"]["decode"]
+state = 2 * 2 * 8 * stream["summary"]["state_bytes_per_sequence_per_gpu_per_layer"]
+assert stream["result"]["read_bytes_state"] == state == stream["result"]["write_bytes_state"], state
+md = re.sub(r"\\(.)", r"\1", open(d + "/report.md").read())
+for t in (f"| Linear-attention state read | {state / 2**20:,.2f} MiB ({state:,} B) | each "
+          "sequence's recurrent and convolution state, read whole every step in each "
+          "linear-attention layer, from device/fam0",
+          f"| Linear-attention state written | {state / 2**20:,.2f} MiB ({state:,} B) |",
+          "None of the simulated layers keeps a KV cache, so the KV results "
+          "`read_bytes_kv_location`, `write_bytes_kv_location`, `read_bytes_hbm`, "
+          "`write_bytes_hbm` and `blocks_moved_to_kv_location` are 0 and not listed."):
+    assert t in md, t
+assert "| KV read" not in md and "not known to this report" not in md, md
+PY
 pass "report of a block-pattern decode states the layers' parts"
 
 # The bandwidth figure marks each phase of the per-phase bottleneck analysis with its limiter, its
@@ -938,6 +998,23 @@ streams["experts"] = {"kind": "moe_experts",
                                  "expert_lookups": 16, "cache_misses": 8,
                                  "bytes_fetched": 393216, "moe_layers_simulated": 2,
                                  "model_layers": 48}}
+# An expert-parallel moe_experts stream, gpt-oss-120b's in traffic/moe_gpt_oss_ep.yaml: 8 GPUs
+# holding 16 of the 128 experts each, batch 4, top-4, 2 steps of 1 MoE layer. Its 2 x 16 = 32
+# picks chose 25 distinct experts (12.5 a step), each looked up once: 20 hits, 5 misses of
+# 13,219,200 B each; the busiest GPU read 2 of them, 26,438,400 B, against a mean of
+# 5 x 13,219,200 / 8 = 8,262,000 B: 3.2 times it.
+streams["experts_ep"] = {
+    "kind": "moe_experts",
+    "summary": {"moe_layers_simulated": 1, "model_moe_layers": 36, "batch": 4, "top_k": 4,
+                "experts": 128, "expert_parallel": 8, "tensor_parallel": 1, "cache_experts": 8,
+                "steps": 2, "expert_bytes_per_gpu": 13219200},
+    "result": {"mean_step_ns": 355251.272, "compute_ns_per_step": 8098.044,
+               "exposed_fetch_ns_per_step": 347153.228, "hit_rate": 0.8, "expert_lookups": 25,
+               "cache_hits": 20, "cache_misses": 5, "evictions": 5, "bytes_fetched": 66096000,
+               "mean_distinct_experts_per_layer": 12.5, "steps_done": 2,
+               "tensor_parallel_groups": 1, "moe_layers_simulated": 1, "model_layers": 36,
+               "expert_parallel": 8, "bytes_fetched_max_gpu": 26438400.0,
+               "fetch_imbalance": 3.2}}
 json.dump(s, open(sys.argv[2], "w"))
 PY
 report future "$WORK/future"
@@ -955,5 +1032,23 @@ for t in ("| queue_depth_p42 | 12.5 |", "Stream later: future_gen", "| widgets_d
           # The model's MoE layers, not its layers.
           "the 2 simulated MoE layers of the model's 24"):
     assert t in got, f"{t!r} not in the section:\n{got}"
+# The expert-parallel stream: a lookup is a distinct expert, not a token's pick; its group is
+# expert-parallel; its imbalance keys are described, not listed by raw name.
+ep = got.split("### Stream experts_ep", 1)[1].split("\n### ", 1)[0]
+for t in ("**Scope:** batch 4 on one expert-parallel group of 8 GPUs (each GPU holds 16 of the "
+          "128 experts of every MoE layer whole)",
+          "The HBM expert cache hit 80.0% of 25 expert lookups (one per distinct expert a step's "
+          "tokens picked in an MoE layer: 12.50 on average of the 16 picks)",
+          "| Expert lookups | 25 | one per distinct expert the group's tokens picked in a step and "
+          "MoE layer (4 tokens x top-4 = 16 picks, an expert several tokens picked looked up "
+          "once)",
+          "the share of the distinct experts looked up that the HBM cache (8 of its own experts "
+          "on each of the group's 8 GPUs) held",
+          "| Expert bytes read by the busiest GPU | 25.21 MiB (26,438,400 B) | the most one GPU "
+          "of the expert-parallel group read from the device, 2 whole experts",
+          "| Fetch imbalance | 3.20x the mean |",
+          "no all-to-all dispatch or combine is modelled"):
+    assert t in ep, f"{t!r} not in the expert-parallel stream:\n{ep}"
+assert "not known" not in ep and "tokens x top-k per step" not in ep, ep
 PY
 pass "a result key the report does not know is listed by its raw name and value"
