@@ -199,6 +199,7 @@ int do_validate(const famsim::RunOptions& opt) {
   // reject before simulating (a buffer larger than its device, say).
   const famsim::Simulation sim(famsim::load_config(opt));
   std::cout << famsim::validation_text(sim.config());
+  for (const std::string& w : sim.whole_model_warnings()) std::cout << "warning: " << w << "\n";
   return kExitOk;
 }
 

@@ -20,6 +20,7 @@
 #include <functional>
 #include <map>
 #include <ostream>
+#include <set>
 
 namespace famsim {
 
@@ -659,11 +660,95 @@ void Simulation::map_workload() {
       platform_->gpu(g).add_stream(s, static_cast<unsigned>(i), std::move(sources[g]), deps);
     }
   }
+  check_whole_model_fits();
   for (unsigned g = 0; g < cfg_.platform.gpu_count; ++g) {
     platform_->gpu(g).count_faults(cfg_.workload.count_faults);
   }
   if (!cfg_.workload.vmm_events.empty()) schedule_vmm_events();
   if (cfg_.sim.max_time_ns == 0) check_run_length();
+}
+
+void Simulation::check_whole_model_fits() {
+  constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+  // What every stream's regions would take beyond what is mapped, were all its model's layers
+  // simulated, by location (shared out over a striped placement's devices as its pages would be),
+  // against what each location has free once everything is mapped.
+  const std::uint64_t gran = vmm_->granularity();
+  auto whole_pages = [gran](std::uint64_t b) { return (b + gran - 1) / gran; };
+  struct Want {
+    std::uint64_t bytes = 0;
+    std::map<std::size_t, std::set<std::string>> roles;  // by stream
+  };
+  std::map<unsigned, Want> wants;  // by location
+  const auto& streams = cfg_.workload.streams;
+  for (std::size_t i = 0; i < streams.size(); ++i) {
+    const StreamConfig& s = streams[i];
+    if (!s.generator) continue;
+    for (const RegionSpec& r : s.generator->regions()) {
+      if (r.whole_model_bytes <= r.bytes) continue;
+      const std::uint64_t pages = whole_pages(r.whole_model_bytes) - whole_pages(r.bytes);
+      for (std::size_t rank = 0; rank < s.gpus.size(); ++rank) {
+        Placement where = r.where;
+        if (s.stripe_by_gpu && where.kind == Placement::Kind::kStriped) rotate_stripes(where, rank);
+        const std::vector<unsigned> locs = locations_of(*vmm_, where, s.gpus[rank]);
+        for (std::size_t j = 0; j < locs.size(); ++j) {
+          Want& w = wants[locs[j]];
+          w.bytes += (pages / locs.size() + (j < pages % locs.size() ? 1 : 0)) * gran;
+          w.roles[i].insert(r.role);
+        }
+      }
+    }
+  }
+  // The weights a stream's compute model reads from each GPU's HBM, not mapped: with what the run
+  // maps there, they must fit in it, or the run times a deployment that cannot exist.
+  for (std::size_t i = 0; i < streams.size(); ++i) {
+    const StreamConfig& s = streams[i];
+    const std::uint64_t weights = s.generator ? s.generator->hbm_weight_bytes_per_gpu() : 0;
+    if (weights == 0) continue;
+    for (unsigned g : s.gpus) {
+      const AddressSpace::Location& l =
+          vmm_->locations()[vmm_->location(fmt::format("gpu{}_hbm", g))];
+      if (weights + l.allocated <= l.capacity) continue;
+      hbm_unfit_[i] = fmt::format(
+          "the model's weights, {} B ({:.2f} GiB) a GPU (its tensor-parallel shard), with the {} "
+          "B ({:.2f} GiB) this run maps in {}, exceed its {} B ({:.2f} GiB): the compute model "
+          "reads the weights from HBM as though they fitted, so the figures are for a deployment "
+          "that cannot exist (more tensor parallelism or a smaller weight format may fit)",
+          weights, static_cast<double>(weights) / kGiB, l.allocated,
+          static_cast<double>(l.allocated) / kGiB, l.name, l.capacity,
+          static_cast<double>(l.capacity) / kGiB);
+      break;
+    }
+  }
+  for (const auto& [loc, w] : wants) {
+    const AddressSpace::Location& l = vmm_->locations()[loc];
+    const std::uint64_t free = l.capacity / gran * gran - l.allocated;
+    if (w.bytes <= free) continue;
+    for (const auto& [i, roles] : w.roles) {
+      std::string& why = whole_model_unfit_[i];
+      if (!why.empty()) continue;  // the first location short of room is named
+      why = fmt::format(
+          "no whole-model estimate: with every layer of the model, the {} region{} of the "
+          "stream's GPUs would take {} B ({:.2f} GiB) more on {} than with the simulated layers{}, "
+          "and {} has {} B ({:.2f} GiB) free: that deployment does not fit, so the figures are "
+          "for the simulated layers only",
+          fmt::join(roles, " and "), roles.size() == 1 ? "" : "s", w.bytes,
+          static_cast<double>(w.bytes) / kGiB, l.name,
+          w.roles.size() > 1 ? " (with the other streams that grow there)" : "", l.name, free,
+          static_cast<double>(free) / kGiB);
+    }
+  }
+}
+
+std::vector<std::string> Simulation::whole_model_warnings() const {
+  std::vector<std::string> out;
+  for (const auto* unfit : {&hbm_unfit_, &whole_model_unfit_}) {
+    for (const auto& [i, why] : *unfit) {
+      out.push_back(fmt::format("{} ({}): {}", cfg_.workload.streams[i].name,
+                                cfg_.workload.streams[i].path, why));
+    }
+  }
+  return out;
 }
 
 std::string Simulation::set_key(const std::string& base,
@@ -1331,6 +1416,24 @@ nlohmann::json Simulation::results(double host_seconds, double peak_rss_mib) con
       }
     }
     e["result"] = st.generator->combine(reports);
+    const std::size_t index = static_cast<std::size_t>(&st - cfg_.workload.streams.data());
+    nlohmann::json& result = e["result"];
+    auto add_note = [&result](const std::string& note) {
+      result["note"] =
+          result.contains("note") ? result["note"].get<std::string>() + "; " + note : note;
+    };
+    if (const auto unfit = hbm_unfit_.find(index); unfit != hbm_unfit_.end()) {
+      add_note(unfit->second);
+    }
+    if (const auto unfit = whole_model_unfit_.find(index); unfit != whole_model_unfit_.end()) {
+      // The estimate assumes a deployment that does not fit: withheld, and the reason given.
+      for (const char* k :
+           {"mean_step_ns_whole_model_estimate", "tokens_per_second_per_group_whole_model_estimate",
+            "mean_pass_ns_whole_model_estimate"}) {
+        result.erase(k);
+      }
+      add_note(unfit->second);
+    }
     e["gpus"] = per_gpu;
     wl[st.name] = e;
   }

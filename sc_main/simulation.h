@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cmath>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -152,6 +153,9 @@ class Simulation {
   void finish_transaction_log();
 
   const ResolvedConfig& config() const { return cfg_; }
+  // Why a generator stream's whole-model estimate is withheld (whole_model_unfit_), one line per
+  // such stream, for famsim validate.
+  std::vector<std::string> whole_model_warnings() const;
   SimContext& context() { return *ctx_; }
   Platform& platform() { return *platform_; }
   InitiatorTotals totals() const;
@@ -212,6 +216,14 @@ class Simulation {
   std::unique_ptr<AddressSpace> vmm_;
   std::unique_ptr<Platform> platform_;
   std::vector<std::vector<BufferRecord>> buffers_;  // [stream][gpu]
+  // Generator streams that simulate fewer layers than their model has and whose regions, at
+  // every layer of the model, would not fit where they are placed: why, by stream index. Their
+  // result gives no whole-model estimate, and says this instead.
+  std::map<std::size_t, std::string> whole_model_unfit_;
+  // Generator streams whose model's weights, read by their compute model from each GPU's HBM
+  // (GeneratorSpec::hbm_weight_bytes_per_gpu), do not fit there beside what the run maps: why.
+  std::map<std::size_t, std::string> hbm_unfit_;
+  void check_whole_model_fits();
   std::unique_ptr<VmmEventPlayer> vmm_events_;
   // The systemc kernel's phase sampling (the famsim kernel's scheduler samples itself).
   std::unique_ptr<PhaseSamplerProcess> phase_sampler_;

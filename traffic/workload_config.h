@@ -111,6 +111,10 @@ struct RegionSpec {
   // unless a --set changed another) and the product that gives it, in words.
   std::vector<std::string> keys;
   std::string how;
+  // When fewer layers are simulated than the model has: the bytes the region would take with
+  // every layer of the model (0: as `bytes`). A whole-model estimate assumes a deployment that
+  // holds them; the simulation checks that they fit (Simulation::map_workload).
+  std::uint64_t whole_model_bytes = 0;
 };
 
 // What a generator's source is built from (Simulation::map_workload fills it per GPU).
@@ -157,6 +161,11 @@ class GeneratorSpec {
   // configuration fixes them: what `famsim run --progress` measures a generator's share done by.
   // 0 when not known up front (a trace is read during the run).
   virtual std::uint64_t phases_total(unsigned /*gpus*/) const { return 0; }
+  // Bytes of model weights each GPU's compute model reads from its own HBM without their being
+  // mapped (kv_decode times its layers' weight reads; the weights are not simulated as memory):
+  // the whole model's shard, which Simulation checks against the HBM left beside what the run
+  // maps there. 0: none.
+  virtual std::uint64_t hbm_weight_bytes_per_gpu() const { return 0; }
 };
 
 struct StreamConfig {

@@ -31,6 +31,47 @@ expect_in_output "; simulated: steps done 1, step time " \
   "kv_decode: the terminal names the simulated layers' figures as such"
 expect_in_output "; for the first 1 of the model's 80 layers" \
   "kv_decode: the terminal says which layers ran, in words"
+
+# A whole-model estimate only for a deployment that fits. kv_decode_llama70b on a 4 GiB device, 1
+# of its 80 layers, batch 8: a GPU's KV region is 8 sequences x 257 blocks of 16 tokens (contexts
+# up to 4096 + 1 step) x 512 B a token (K and V of the GPU's one KV head of 128 dims, 2 B each) a
+# layer, in 2 MiB pages: 9 pages for 1 layer, 643 for 80, so the 8 GPUs' need 8 x 634 pages more
+# on fam0, which has 2048 - 8 x 9 pages free. The estimate is withheld and the note says why.
+KV=$S.kv_decode
+run_famsim kv_unfit run --platform "$P" --workload traffic/kv_decode_llama70b.yaml \
+  --set devices.0.capacity_gib=4 --set $KV.layers=1 --set $KV.steps=1 --out "$WORK/kv_unfit"
+expect_rc 0 "kv_decode whose whole model does not fit still runs"
+python3 - "$WORK/kv_unfit/stats.json" <<'EOF' ||
+import json, math, sys
+page = 2 << 20
+region = lambda layers: math.ceil(8 * 257 * 16 * 512 * layers / page)
+more, free = 8 * (region(80) - region(1)) * page, 4 * 2**30 - 8 * region(1) * page
+r = json.load(open(sys.argv[1]))["workload"]["streams"]["decode"]["result"]
+assert not any("whole_model" in k for k in r), sorted(r)
+want = f"would take {more} B ({more / 2**30:.2f} GiB) more on fam0 than with the simulated layers, and fam0 has {free} B"
+assert want in r["note"], (want, r["note"])
+EOF
+  fail "kv_decode on a device too small for the whole model: see above"
+expect_in_output "note: no whole-model estimate: with every layer of the model, the kv_cache region" \
+  "kv_decode: the terminal says why no whole-model estimate is given"
+run_famsim kv_unfit.validate validate --platform "$P" --workload traffic/kv_decode_llama70b.yaml \
+  --set devices.0.capacity_gib=4
+expect_rc 0 "validate of a kv_decode whose whole model does not fit"
+expect_in_output "warning: decode (workload.streams.0): no whole-model estimate" \
+  "validate warns that the whole model does not fit"
+# Llama 3.1 405B's weights on one GPU: 126 layers of attention (2 x 16384^2 + 2 x 16384 x 1024),
+# FFN (3 x 16384 x 53248) and 2 norms of 16384, an embedding and an LM head of 128256 x 16384 and
+# a final norm: 405,853,388,800 parameters, 2 B each, against a GPU's 80 GiB of HBM.
+run_famsim w405.validate validate --platform "$P" --workload traffic/kv_decode_llama70b.yaml \
+  --set $KV.model.preset=llama3_1_405b --set $KV.tensor_parallel=1 --set $KV.batch=1
+expect_rc 0 "validate of a model whose weights do not fit in HBM"
+params=$(( 126 * (2 * 16384 * 16384 + 2 * 16384 * 1024 + 3 * 16384 * 53248 + 2 * 16384) \
+  + 2 * 128256 * 16384 + 16384 ))
+expect_in_output "model_parameters                      $params" "validate gives the model's parameters"
+expect_in_output "warning: decode (workload.streams.0): the model's weights, $(( 2 * params )) B" \
+  "validate warns that the weights do not fit in HBM"
+expect_in_output "exceed its 85899345920 B (80.00 GiB)" "the HBM warning names the capacity"
+pass "a whole-model estimate only for a deployment that fits"
 # The whole-model estimate against the whole model run: weight_stream shrunk as below (Llama-3.2-1B
 # at hidden 256, FFN 512: 16 identical layers, each read one layer ahead of its compute), 4 of its
 # layers run, then all 16. The estimate (the first layer as it ran, the pipeline's fill, and the

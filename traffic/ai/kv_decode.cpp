@@ -572,6 +572,21 @@ class KvDecodeSpec : public GeneratorSpec {
   explicit KvDecodeSpec(KvDecodeParams p) : p_(std::move(p)) {}
   const char* kind() const override { return "kv_decode"; }
   std::vector<RegionSpec> regions() const override {
+    std::vector<RegionSpec> r = simulated_regions();
+    if (p_.layers < p_.model.layers) {
+      // The same regions for every layer of the model: what a whole-model estimate assumes fits.
+      KvDecodeParams whole = p_;
+      whole.layers = p_.model.layers;
+      const std::vector<RegionSpec> w = KvDecodeSpec(whole).simulated_regions();
+      for (RegionSpec& region : r) {
+        for (const RegionSpec& all : w) {
+          if (all.role == region.role) region.whole_model_bytes = all.bytes;
+        }
+      }
+    }
+    return r;
+  }
+  std::vector<RegionSpec> simulated_regions() const {
     std::vector<RegionSpec> r;
     // Per GPU: layers x KV vectors (K and V, or MLA's one) x slots x a block of its KV shard.
     const std::string per_slot =
@@ -632,6 +647,11 @@ class KvDecodeSpec : public GeneratorSpec {
   }
   std::unique_ptr<AccessSource> make_source(const SourceContext& c) const override {
     return std::make_unique<KvDecodeSource>(p_, c);
+  }
+  // The model's weights as stored, split over the tensor-parallel group (the embedding table too:
+  // about, as a deployment may keep it whole on every GPU).
+  std::uint64_t hbm_weight_bytes_per_gpu() const override {
+    return (p_.model.weight_bytes() + p_.tp - 1) / p_.tp;
   }
   // Every GPU runs steps x layers phases (one per simulated layer of each step).
   std::uint64_t phases_total(unsigned gpus) const override {
@@ -854,7 +874,12 @@ class KvDecodeSpec : public GeneratorSpec {
         {"weights_read_ns_first_layer",
          static_cast<double>(p_.compute.weights_ps(p_.model, 0, p_.batch, p_.tp)) / 1000.0},
         {"lm_head_bytes_per_gpu", p_.model.lm_head_weight_bytes(p_.tp)},
-        {"lm_head_ns_per_step", lm_head_ns_per_step()}};
+        {"lm_head_ns_per_step", lm_head_ns_per_step()},
+        // The whole model, so that a model file can be checked against its model card, and the
+        // weights each GPU's HBM holds (checked against its capacity: Simulation).
+        {"model_parameters", p_.model.parameters()},
+        {"model_weight_bytes", p_.model.weight_bytes()},
+        {"model_weight_bytes_per_gpu", hbm_weight_bytes_per_gpu()}};
     add_layer_kinds(j, p_.model, p_.layers);
     if (p_.model.has_linear_attention()) {
       // The KV figures above are for the kv_layers_simulated full-attention layers.

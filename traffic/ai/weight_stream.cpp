@@ -123,12 +123,16 @@ class WeightStreamSpec : public GeneratorSpec {
   explicit WeightStreamSpec(WeightStreamParams p) : p_(std::move(p)) {}
   const char* kind() const override { return "weight_stream"; }
   std::vector<RegionSpec> regions() const override {
-    return {{"weights",
-             p_.total_bytes(),
-             p_.where,
-             false,
-             {"layers", "tensor_parallel"},
-             fmt::format("the weights of {} layers (tensor_parallel {})", p_.layers, p_.tp)}};
+    WeightStreamParams whole = p_;
+    whole.layers = p_.model.layers;
+    RegionSpec r{"weights",
+                 p_.total_bytes(),
+                 p_.where,
+                 false,
+                 {"layers", "tensor_parallel"},
+                 fmt::format("the weights of {} layers (tensor_parallel {})", p_.layers, p_.tp)};
+    if (p_.layers < p_.model.layers) r.whole_model_bytes = whole.total_bytes();
+    return {r};
   }
   std::unique_ptr<AccessSource> make_source(const SourceContext& c) const override {
     return std::make_unique<WeightStreamSource>(p_, c);
