@@ -602,6 +602,43 @@ TEST(DramCore, AllBankRefreshEveryRefi) {
   for (unsigned i = 0; i < refs.size(); ++i) EXPECT_EQ(refs[i], (i + 1) * s.timing.REFI);
 }
 
+// refreshes_postponed counts the refreshes that issued after the next one fell due (JESD79-4
+// 4.26: a postponed REF is one not issued in its own tREFI interval), not every refresh that
+// found work queued. A rank kept busy for 20 tREFI: with postponement off each REF is forced as it
+// falls due, so none is postponed; with it on the rank is never idle, so each REF waits until
+// refresh_postpone_max (8) are owed, the first at 8 x tREFI, and every one of them was postponed.
+TEST(DramCore, OnlyRefreshesIssuedPastTheirIntervalCountAsPostponed) {
+  const Spec s = test_spec();
+  ASSERT_EQ(s.timing.refresh_postpone_max, 8u);
+  auto busy = [&s](bool postpone) {
+    CoreParams p;
+    p.refresh_postpone = postpone;
+    Driver d(s, p);
+    const std::uint64_t end = 20 * std::uint64_t{s.timing.REFI};
+    std::uint64_t now = 0, next = 0;
+    unsigned k = 0;
+    while (now < end) {
+      while (d.core.has_room(false, 1)) {
+        // Every read to another row of the next bank: row misses in all 16 banks in turn.
+        const Coord c = at(k % 4, (k / 4) % 4, 1 + k / 16);
+        d.core.enqueue(&d.tag, false, &c, 1, now);
+        ++k;
+      }
+      next = std::min(d.core.run(now), d.core.next_decision(now));
+      now = std::max(now + 1, next);
+      d.collect(now);
+    }
+    return d.core.stats();
+  };
+  const CoreStats off = busy(false), on = busy(true);
+  const auto refab = static_cast<unsigned>(Command::kREFab);
+  // Refreshes fall due at 1, 2, ..., 19 x tREFI before the end (the 20th at it).
+  EXPECT_EQ(off.commands[refab], 19u);
+  EXPECT_EQ(off.refreshes_postponed, 0u);
+  EXPECT_EQ(on.commands[refab], 19u - 7u);
+  EXPECT_EQ(on.refreshes_postponed, on.commands[refab]);
+}
+
 // The idle fast-forward (ControllerCore::run_until) against the same core deciding every refresh
 // one by one (idle_fast_forward off): random reads and writes in bursts, separated now and then
 // by idle stretches of up to 12 refresh periods, over every shipped DRAM preset, all-bank and

@@ -760,7 +760,9 @@ void ControllerCore::issue(const Choice& ch, std::uint64_t now) {
     case Command::kREFpb:
     case Command::kREFsb: {
       RankRefresh& r = refresh_[rank];
-      if (r.pending > 1 || rank_entries_[rank] > 0) ++stats_.refreshes_postponed;
+      // Postponed: issued after the next refresh fell due (JESD79-4 4.26), not merely with work
+      // queued (a refresh forced as it falls due is on time whatever waits behind it).
+      if (r.pending > 1) ++stats_.refreshes_postponed;
       --r.pending;
       --refreshes_owed_;
       if (cmd != Command::kREFab) r.next_bank = (r.next_bank + 1) % spec_.bank_refresh_units();

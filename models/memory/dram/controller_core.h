@@ -79,7 +79,7 @@ struct CoreStats {
   // banks with work while any has, as Mutlu and Moscibroda define it ("Parallelism-Aware Batch
   // Scheduling", ISCA 2008, section 3).
   OccupancyGauge busy_banks, bank_work{1};
-  std::uint64_t refreshes_postponed = 0;          // due refreshes that waited for busy banks
+  std::uint64_t refreshes_postponed = 0;          // refreshes issued after the next one fell due
   std::vector<std::uint64_t> bank_open_cycles;    // per flat bank, as of finish_stats()
   std::vector<std::uint64_t> bank_activates;      // ACTs per flat bank (rank-major)
   // Column commands per bank group (rank-major: rank x bank_groups + group), reads and writes:
