@@ -419,8 +419,12 @@ MemoryConfig parse_memory(ConfigNode n, unsigned request_bytes, bool capacity_he
     n.ignore("stacks");
     m.channels = static_cast<unsigned>(n.get_uint("channels", std::nullopt, 1, 4096));
   }
-  if (capacity_here && capacity_gib == 0 && m.model == MemoryConfig::Model::kDram &&
-      !n.has("capacity_gib")) {
+  // A DRAM description (an ideal memory over one too, so that model: ideal stays a one-key switch).
+  const bool dram_organisation =
+      m.model == MemoryConfig::Model::kDram ||
+      (m.model == MemoryConfig::Model::kIdeal && m.dram.spec.org.ranks > 0 &&
+       (n.has("organization") || n.has("timing")));
+  if (capacity_here && capacity_gib == 0 && dram_organisation && !n.has("capacity_gib")) {
     // Without a capacity: what the DRAM organisation holds.
     m.capacity_bytes = m.dram.spec.org.capacity_bytes() * m.channels;
     capacity_gib = static_cast<double>(m.capacity_bytes) / kGiB;

@@ -270,4 +270,18 @@ for path, several in ((sys.argv[1], False), (sys.argv[2], True)):
 EOF
 pass "the mapping advice is given for requests of several bursts only"
 
+# model: ideal is one key on a standalone platform too: its capacity is the DRAM organisation's,
+# as with the DRAM model. A lone 128 B read on DDR5-4800B (tCK 416 ps, 8 B a clock on a 32-bit
+# sub-channel): tRCD + CL = 40 + 40 clocks, then 128 / 8 = 16 clocks of data: 96 x 416 ps.
+printf 'LD 0x0\n' >"$WORK/one.trace"
+run_famsim ideal1 run --platform platforms/dram_ddr5.yaml --trace "$WORK/one.trace" \
+  --set memory.model=ideal --set trace_player.request_bytes=128 --out "$WORK/ideal1"
+expect_rc 0 "model: ideal alone on a standalone DRAM platform"
+python3 - "$WORK/ideal1/stats.json" <<'EOF' || fail "a lone read on the ideal memory: see above"
+import json, sys
+lat = json.load(open(sys.argv[1]))["summary"]["latency_ns"]["max"]
+assert abs(lat - 96 * 0.416) < 1e-6, lat
+EOF
+pass "model: ideal switches a standalone DRAM platform with one key"
+
 echo "all DRAM CLI checks passed"
