@@ -179,6 +179,10 @@ struct ResourceUse {
   // the server's name. The starved-server rule (bottleneck.cpp) reads a server's own queues by
   // it; a block without it (a DRAM channel) has every request-side pool as its server's queue.
   std::string feeds;
+  // The share of the time a server could work at all (a DRAM data bus under all-bank refresh:
+  // 1 - tRFC / tREFI, its channel dark the rest); the starved-server rule judges how busy it was
+  // against this, not against the whole window. 1: always.
+  double available = 1;
   // A figure of the whole run with no running counter behind it (a DRAM channel's busiest bank,
   // a different bank from one span to the next): the per-phase analysis has no probe for it.
   bool whole_run_only = false;

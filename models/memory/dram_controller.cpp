@@ -324,6 +324,7 @@ void DramController::report(ComponentReport& r, const ReportWindow& window) cons
   bus.capacity = peak;
   bus.used = bw;
   bus.backpressure_ns = r.backpressure_ns;
+  bus.available = refresh_available();
   const Activates acts = activates(bursts);
   const std::string blp = bank_parallelism(x, cycles, acts);
   // fcfs gives commands to the direction's oldest burst alone: a full queue there is bursts
@@ -416,6 +417,15 @@ double DramController::rank_act_spacing_ck() const {
   return std::max(static_cast<double>(rrd), t.FAW / 4.0);
 }
 
+double DramController::refresh_available() const {
+  // All-bank refresh keeps the ranks' banks closed for tRFC every tREFI, and the ranks of a
+  // channel refresh together (README "DRAM": no staggering): the bus carries no data then. Per-bank
+  // refresh keeps the other banks working.
+  const dram::Timing& t = params_.spec.timing;
+  if (params_.core.refresh != dram::RefreshMode::kAllBank || t.REFI == 0) return 1.0;
+  return std::max(0.0, 1.0 - static_cast<double>(t.RFC) / static_cast<double>(t.REFI));
+}
+
 // The data bus, the queues and each rank's activate rate (report()); not the busiest bank's
 // activate rate, which is a different bank from one span to the next.
 void DramController::probes(std::vector<ResourceProbe>& out) const {
@@ -425,6 +435,7 @@ void DramController::probes(std::vector<ResourceProbe>& out) const {
   ResourceProbe bus;
   bus.use.name = "data bus";
   bus.use.capacity = s.bus_peak_gbps();
+  bus.use.available = refresh_available();
   bus.counter = &st->data_bus_cycles;
   bus.scale = tck_ps;
   out.push_back(std::move(bus));
@@ -436,6 +447,7 @@ void DramController::probes(std::vector<ResourceProbe>& out) const {
     u.use.name = fmt::format("activate rate (rank {}, tRRD/tFAW)", k);
     u.use.unit = "M ACT/s";
     u.use.capacity = 1e3 / (spacing_ck * s.timing.tck_ns());
+    u.use.available = refresh_available();
     if (s.org.ranks == 1) {
       // The rank's ACTs are the channel's, which the command counts hold: the phase sampler
       // reads that counter instead of calling a function that sums every bank's at each sample
@@ -474,6 +486,7 @@ void DramController::activate_rates(ComponentReport& r, std::uint64_t window_cyc
     u.capacity = 1e3 / (spacing_ck * tck_ns);
     u.used = static_cast<double>(n) / secs * 1e-6;
     u.advice = std::move(advice);
+    u.available = refresh_available();  // no ACT while a refresh holds the banks
     r.resources.push_back(std::move(u));
   };
   // What the address mapping does to a request's bursts: with the bank group (or bank) as the

@@ -122,6 +122,9 @@ class DramController : public sc_core::sc_module, public Component {
   Activates activates(std::uint64_t bursts) const;
   // The closest a rank may space its ACTs, in DRAM cycles: max(tRRD_S, tFAW / 4).
   double rank_act_spacing_ck() const;
+  // The share of the time the data bus can carry data at all under the refresh mode
+  // (ResourceUse::available).
+  double refresh_available() const;
   // The ACTs rank k has issued so far, over its banks.
   std::uint64_t rank_activates(unsigned k) const;
   // The activate-rate resources of report() (per rank, and the busiest bank).

@@ -284,4 +284,21 @@ assert abs(lat - 96 * 0.416) < 1e-6, lat
 EOF
 pass "model: ideal switches a standalone DRAM platform with one key"
 
+# Sequential reads on one DDR4-3200 channel run at its refresh ceiling, 1 - tRFC / tREFI = 1 - 560 /
+# 12480 = 95.5 % of the bus: the verdict says so, and does not ask the trace window for more slots
+# (a review: 256 slots instead of 32 changed nothing).
+python3 scripts/make_trace.py --format ramulator --pattern sequential --requests 200000 \
+  --read-fraction 1.0 --address-bytes 1GiB --seed 1 -o "$WORK/seq.trace" >/dev/null ||
+  fail "make_trace.py seq"
+run_famsim seqref run --platform platforms/dram_ddr4.yaml --trace "$WORK/seq.trace" --out "$WORK/seqref"
+expect_rc 0 "sequential reads on dram_ddr4"
+expect_in_output "all-bank refresh leaves it 95.5% of the time" "the verdict gives the refresh ceiling"
+python3 - "$WORK/seqref/stats.json" <<'EOF' || fail "the refresh ceiling: see above"
+import json, sys
+lim = json.load(open(sys.argv[1]))["bottlenecks"]["limiter"]
+assert lim["resource"] == "data bus" and "starved_by" not in lim, lim
+assert abs(lim["available"] - (1 - 560 / 12480)) < 1e-12, lim["available"]
+EOF
+pass "a DRAM bus at its refresh ceiling is not said to be starved"
+
 echo "all DRAM CLI checks passed"
