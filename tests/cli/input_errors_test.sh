@@ -576,6 +576,21 @@ expect_bad generator_typo "a misspelt generator key in a stream" \
   run --platform platforms/minimal.yaml --workload "$WORK/typo.yaml" $(out generator_typo)
 case "$OUT" in *"buffer"*"missing"*) fail "the misspelt generator is still blamed on the buffer: $OUT" ;; esac
 
+# --- Several unknown keys in one map (a model's config.json names pasted in): the first is named
+# --- with the known key one edit from it, and the others with their lines, in one message. -----
+cat >"$WORK/typos.yaml" <<'YAML'
+name: typos
+streams:
+  - name: s
+    pattren: random
+    read_fractoin: 1.0
+    rope_theta: 10000
+YAML
+expect_bad several_typos "several unknown keys in one map" \
+  "$WORK/typos.yaml:4: unknown key 'workload.streams.0.pattren'" "(did you mean 'pattern'?)" \
+  "also unknown here: 'read_fractoin' (line 5), 'rope_theta' (line 6)" -- \
+  run --platform platforms/minimal.yaml --workload "$WORK/typos.yaml" $(out several_typos)
+
 # --- A positive time below 1 ps: it rounds to 0 ps, which means "off" (the time series, the time
 # --- limit), so it would silently switch the feature off. -----------------------------------------
 SMALL=(run --platform platforms/minimal.yaml --set workload.streams.0.total_bytes=64KiB)
