@@ -706,8 +706,14 @@ void Simulation::check_whole_model_fits() {
     const std::uint64_t weights = s.generator ? s.generator->hbm_weight_bytes_per_gpu() : 0;
     if (weights == 0) continue;
     for (unsigned g : s.gpus) {
-      const AddressSpace::Location& l =
-          vmm_->locations()[vmm_->location(fmt::format("gpu{}_hbm", g))];
+      // A GPU without local memory (none configured) reads no weights from it: nothing to check.
+      const std::string hbm = fmt::format("gpu{}_hbm", g);
+      const auto& locs = vmm_->locations();
+      const auto at =
+          std::find_if(locs.begin(), locs.end(),
+                       [&hbm](const AddressSpace::Location& l) { return l.name == hbm; });
+      if (at == locs.end()) continue;
+      const AddressSpace::Location& l = *at;
       if (weights + l.allocated <= l.capacity) continue;
       hbm_unfit_[i] = fmt::format(
           "the model's weights, {} B ({:.2f} GiB) a GPU (its tensor-parallel shard), with the {} "
