@@ -229,6 +229,8 @@ constexpr ResultWords kResultWords[] = {
     {"hit_rate", "cache hit rate", ResultWords::kShare},
     {"bytes_fetched", "experts fetched", ResultWords::kBytes},
     {"reuse_fraction", "prefix reuse", ResultWords::kShare},
+    {"mean_prompt_service_ns", "prefill time per prompt", ResultWords::kTime},
+    {"mean_prompt_latency_ns", "from arrival (queueing included)", ResultWords::kTime},
 };
 
 std::string result_value(const ResultWords& w, double v) {
@@ -272,8 +274,14 @@ std::string result_words(const nlohmann::json& r) {
   if (r.contains("mean_pass_ns_whole_model_estimate"))
     whole += "pass time " + time_text(r["mean_pass_ns_whole_model_estimate"].get<double>());
   if (r.contains("tokens_per_second_per_group_whole_model_estimate")) {
-    whole += fmt::format(", tokens per second per group {:.1f}",
-                         r["tokens_per_second_per_group_whole_model_estimate"].get<double>());
+    const double per_group = r["tokens_per_second_per_group_whole_model_estimate"].get<double>();
+    whole += fmt::format(", tokens per second per group {:.1f}", per_group);
+    // Several groups decode side by side: what they give together.
+    const unsigned groups =
+        r.contains("tensor_parallel_groups") ? r["tensor_parallel_groups"].get<unsigned>() : 1;
+    if (groups > 1) {
+      whole += fmt::format(" ({} groups together {:.1f})", groups, groups * per_group);
+    }
   }
   // The whole model's estimate first: the simulated layers' figures alone are not what the
   // model gets, and read first they would be taken for that.

@@ -72,6 +72,19 @@ expect_in_output "warning: decode (workload.streams.0): the model's weights, $((
   "validate warns that the weights do not fit in HBM"
 expect_in_output "exceed its 85899345920 B (80.00 GiB)" "the HBM warning names the capacity"
 pass "a whole-model estimate only for a deployment that fits"
+# Four tensor-parallel groups of 2 GPUs decode side by side: the terminal gives what they decode
+# together, 4 x the per-group estimate.
+run_famsim kv_groups run --platform "$P" --workload traffic/kv_decode_llama70b.yaml \
+  --set $KV.tensor_parallel=2 --set $KV.layers=2 --set $KV.steps=1 --set $KV.batch=1 \
+  --set $KV.hbm_tokens=0 --out "$WORK/kv_groups"
+expect_rc 0 "kv_decode in 4 groups of 2"
+together=$(python3 -c "
+import json, sys
+r = json.load(open(sys.argv[1]))['workload']['streams']['decode']['result']
+assert r['tensor_parallel_groups'] == 4, r['tensor_parallel_groups']
+print(f\"{r['tokens_per_second_per_group_whole_model_estimate']:.1f} (4 groups together {4 * r['tokens_per_second_per_group_whole_model_estimate']:.1f})\")
+" "$WORK/kv_groups/stats.json") || fail "kv_decode in 4 groups: no result"
+expect_in_output "tokens per second per group $together" "the terminal adds the groups' tokens per second"
 # The whole-model estimate against the whole model run: weight_stream shrunk as below (Llama-3.2-1B
 # at hidden 256, FFN 512: 16 identical layers, each read one layer ahead of its compute), 4 of its
 # layers run, then all 16. The estimate (the first layer as it ran, the pipeline's fill, and the
@@ -99,6 +112,34 @@ pass "weight_stream's whole-model estimate comes within 5 % of the whole model's
 check prefill prefill traffic/prefill_prefix_reuse.yaml \
   --set $S.prefill.layers=1 --set $S.prefill.prompts=4 --set $S.prefill.input_tokens=256 \
   --set $S.prefill.shared_prefix_tokens=256
+# A prompt's prefill time: from its arrival to its last simulated layer's compute end on its
+# group's slowest GPU, and its service, from its arrival or the end of its GPU's previous prompt.
+# With one GPU a group the former's mean is the per-GPU latency histograms' (prefill_latency_ns,
+# kept apart) weighted by their counts; and the 4 prompts all arrive at 0, so on each GPU they
+# run back to back: the first's two times are equal, and each later one's time from arrival is
+# the one before it's plus its own service.
+expect_in_output "prefill time per prompt " "prefill: the terminal gives the prefill time"
+python3 - "$WORK/prefill/stats.json" <<'EOF' ||
+import json, sys
+s = json.load(open(sys.argv[1]))
+st = s["workload"]["streams"]["prefill"]
+r, gpus = st["result"], [g for g in st["gpus"].values() if g["prompt_latency_ns"]]
+hist = [g["prefill_latency_ns"] for g in gpus]
+mean = sum(h["mean"] * h["count"] for h in hist) / sum(h["count"] for h in hist)
+assert abs(r["mean_prompt_latency_ns"] - mean) <= 1e-6 * mean, (r["mean_prompt_latency_ns"], mean)
+assert r["max_prompt_latency_ns"] == max(max(g["prompt_latency_ns"]) for g in gpus), r
+queued = False
+for g in gpus:
+    lat, svc = g["prompt_latency_ns"], g["prompt_service_ns"]
+    assert lat[0] == svc[0], g
+    for i in range(1, len(lat)):
+        assert abs(lat[i] - (lat[i - 1] + svc[i])) < 1e-3, g
+        queued = True
+assert queued, "no GPU took two prompts: the back-to-back check checked nothing"
+assert r["mean_prompt_service_ns"] < r["mean_prompt_latency_ns"], r
+EOF
+  fail "prefill times: see above"
+pass "prefill gives each prompt's time, as the per-GPU histograms do"
 check weight_stream weight_stream traffic/weight_stream.yaml \
   --set $S.weight_stream.layers=2 --set $S.weight_stream.model.hidden_size=256 \
   --set $S.weight_stream.model.intermediate_size=512

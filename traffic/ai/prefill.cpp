@@ -249,7 +249,9 @@ class PrefillSource : public PhasedSource {
         {"read_bytes", read_},
         {"write_bytes", written_},
         {"cache_evictions", cache_.evictions()},
-        {"prefill_latency_ns", latency_.to_json()}};
+        {"prefill_latency_ns", latency_.to_json()},
+        {"prompt_latency_ns", prompt_latency_ns_},
+        {"prompt_service_ns", prompt_service_ns_}};
     if (p_.linear_layers() > 0) {
       j["read_bytes_state"] = read_state_;
       j["write_bytes_state"] = written_state_;
@@ -349,7 +351,14 @@ class PrefillSource : public PhasedSource {
   void phase_finished(const PhaseTimes& t) override {
     if (t.index % p_.layers == p_.layers - 1) {
       const std::uint64_t arrival = arrivals_[t.index / p_.layers];
-      latency_.add_ps(t.compute_end_ps - std::min(arrival, t.compute_end_ps));
+      const std::uint64_t end = t.compute_end_ps;
+      // Its service: from its arrival, or from the end of the GPU's previous prompt if that was
+      // later (the time before it is queueing behind earlier prompts).
+      const std::uint64_t start = std::min(std::max(arrival, previous_end_ps_), end);
+      previous_end_ps_ = end;
+      latency_.add_ps(end - std::min(arrival, end));
+      prompt_latency_ns_.push_back(static_cast<double>(end - std::min(arrival, end)) * 1e-3);
+      prompt_service_ns_.push_back(static_cast<double>(end - start) * 1e-3);
     }
   }
 
@@ -402,6 +411,11 @@ class PrefillSource : public PhasedSource {
   std::uint64_t read_state_ = 0, written_state_ = 0;
   std::uint64_t read_index_ = 0, written_index_ = 0;  // sparse attention's index keys
   LatencyHistogram latency_;
+  // Per prompt, in order: from its arrival, and from its service's start, to its last simulated
+  // layer's compute end (ns), for the group's critical path (TpGroups).
+  std::vector<double> prompt_latency_ns_;
+  std::vector<double> prompt_service_ns_;
+  std::uint64_t previous_end_ps_ = 0;
 };
 
 class PrefillSpec : public GeneratorSpec {
@@ -478,6 +492,12 @@ class PrefillSpec : public GeneratorSpec {
   //                               the same prompts), summed over groups
   //   reuse_fraction              reused_tokens / input_tokens
   //   read_bytes, write_bytes     totals over every GPU of the stream
+  //   mean_prompt_latency_ns, max_prompt_latency_ns  from a prompt's arrival to its last simulated
+  //                               layer's compute end on its group's slowest GPU: the time to
+  //                               first token over the simulated layers, queueing included
+  //   mean_prompt_service_ns, max_prompt_service_ns  the same from its arrival or the end of its
+  //                               GPU's previous prompt, whichever is later: the prefill alone
+  //   layers_simulated, model_layers
   nlohmann::json combine(const std::vector<nlohmann::json>& per_gpu) const override {
     const TpGroups g(per_gpu, p_.tp);
     nlohmann::json j = nlohmann::json::object();
@@ -494,6 +514,23 @@ class PrefillSpec : public GeneratorSpec {
     const double tokens = static_cast<double>(j["input_tokens"].get<std::uint64_t>());
     j["reuse_fraction"] =
         tokens > 0 ? static_cast<double>(j["reused_tokens"].get<std::uint64_t>()) / tokens : 0.0;
+    // A prompt is done when the slowest GPU of its group is (the group's critical path).
+    for (const char* k : {"prompt_latency_ns", "prompt_service_ns"}) {
+      double sum = 0, max = 0;
+      std::size_t n = 0;
+      for (const std::vector<double>& path : g.critical_path_ns(k)) {
+        for (double v : path) {
+          sum += v;
+          max = std::max(max, v);
+          ++n;
+        }
+      }
+      const std::string what = std::string(k).substr(0, std::string(k).size() - 3);
+      j["mean_" + what + "_ns"] = n ? sum / static_cast<double>(n) : 0.0;
+      j["max_" + what + "_ns"] = max;
+    }
+    j["layers_simulated"] = p_.layers;
+    j["model_layers"] = p_.model.layers;
     return j;
   }
   nlohmann::json summary() const override {
