@@ -7,7 +7,10 @@ Writes into DIR (default RUN_DIR):
   report.md     the report in Markdown, figures referenced as plots/<name>.png
   report.html   the same report as one self-contained page (inline CSS, figures embedded)
   plots/*.png   the figures (drawn by scripts/plot_run.py, whose functions this imports)
-Sections: the run in one sentence (the bottleneck), the platform, what differs from the preset,
+Sections: for an AI workload (kv_decode, weight_stream, moe_experts, prefill) first its answer in
+a line (model, batch, context, where its data lives, the whole-model estimate or the simulated
+figure with its layers, the total over groups, the limiter in plain words), then the run in one
+sentence (the bottleneck), the platform, what differs from the preset,
 results, what the workload got (each generator stream's result in words and units, its scope and
 assumptions), where the latency goes per hop, the bottleneck, figures, assumptions and limits.
 
@@ -622,6 +625,9 @@ def section_header(doc, stats):
     workload = as_text(get(sim, "workload",
                            default=get(cfg, "workload", "name", default="unknown workload")))
     doc.h(1, f"famsim run report: {platform}, {workload}")
+    # An AI workload's run opens with its answer (tokens per second, pass time, hit rate) and what
+    # limits it; the bottleneck sentence, in resource names, follows.
+    answered = section_answer(doc, stats)
     intro = ["Platform ", bold(platform), " running workload ", bold(workload),
              f", seed {fmt_value(get(sim, 'seed', default=get(cfg, 'sim', 'seed')))}. "]
     if number(get(sim, "simulated_time_ns")):
@@ -647,10 +653,11 @@ def section_header(doc, stats):
         doc.p(desc.strip())
 
     sentence = one_sentence(stats)
+    title = "The bottleneck in one sentence:" if answered else "In one sentence:"
     if sentence:
-        doc.box("In one sentence:", sentence)
+        doc.box(title, sentence)
     else:
-        doc.box("In one sentence:", "this stats.json has no bottleneck analysis (no ",
+        doc.box(title, "this stats.json has no bottleneck analysis (no ",
                 code("bottlenecks"), " section: it was written by an older famsim), so the report "
                 "cannot name what limits the run; see the busiest components in the Bottleneck "
                 "section.")
@@ -665,7 +672,10 @@ def section_header(doc, stats):
         facts.append(split)
     if trace_lag(stats):
         facts.append([bold("Trace lag: "), trace_lag(stats)])
-    for name, stream in generator_streams(stats):  # what the workload got, first of all
+    said = {name for name, _ in stream_answers(stats)}
+    for name, stream in generator_streams(stats):  # what the other streams got, first of all
+        if name in said:
+            continue  # in the opening box; its figures in full under What the workload got
         f = stream_facts(stats, name, stream)
         lead = stream_lead(f, stream["result"])
         if lead:
@@ -1189,6 +1199,18 @@ RESULT_FIELDS = {
          "whose KV was read instead of computed and written"),
         ("reuse_fraction", "Prefix reuse", fmt_pct, "reused tokens / input tokens"),
         ("cache_evictions", "Prefix cache evictions", fmt_int, "summed over groups"),
+        ("mean_prompt_service_ns", "Prefill time per prompt", fmt_time,
+         "from a prompt's arrival, or the end of its GPU's previous prompt if later, to its last "
+         "simulated layer's compute end on its group's slowest GPU, mean over prompts; for "
+         "{layers_scope} only"),
+        ("max_prompt_service_ns", "Longest prefill time", fmt_time,
+         "the same, the longest prompt"),
+        ("mean_prompt_latency_ns", "Time from arrival per prompt", fmt_time,
+         "from a prompt's arrival to the same end, mean over prompts: the prefill time and the "
+         "wait behind the GPU's earlier prompts (the time to first token over {layers_scope}, "
+         "without the LM head and the first decode step)"),
+        ("max_prompt_latency_ns", "Longest time from arrival", fmt_time,
+         "the same, the longest prompt"),
         ("read_bytes", "KV read", fmt_bytes,
          "cached prefixes' KV{prefill_parts}, total over every GPU"),
         ("write_bytes", "KV written", fmt_bytes,
@@ -1551,16 +1573,22 @@ def stream_lead(f, r):
     if kind == "kv_decode" and number(r.get("tokens_per_second_per_group")):
         simulated = (f"{tokens_per_s(r['tokens_per_second_per_group'])} over "
                      f"{f['layers_scope']}, a decode step of {fmt_time(r.get('mean_step_ns'))}")
-        if number(r.get("tokens_per_second_per_group_whole_model_estimate")):
+        groups = f["groups"] if number(f["groups"]) else 1
+
+        def total(rate):  # with several groups, the stream's total: groups x a group's rate
+            return (f"; its {fmt_int(groups)} groups together {rate * groups:,.1f} tokens/s"
+                    if groups > 1 else "")
+
+        whole = r.get("tokens_per_second_per_group_whole_model_estimate")
+        if number(whole):
             # The whole model's figure first: the simulated layers' alone is not what the model
             # gets, and read first it would be taken for that.
-            return (f"An estimated "
-                    f"{tokens_per_s(r['tokens_per_second_per_group_whole_model_estimate'])} for "
-                    f"the whole model ({fmt_int(f['model_layers'])} layers, assuming its other "
-                    "layers run like the simulated ones), a step of "
-                    f"{fmt_time(r.get('mean_step_ns_whole_model_estimate'))}; simulated: "
-                    f"{simulated}.")
-        return simulated + "."
+            return (f"An estimated {tokens_per_s(whole)} for the whole model "
+                    f"({fmt_int(f['model_layers'])} layers, assuming its other layers run like "
+                    "the simulated ones), a step of "
+                    f"{fmt_time(r.get('mean_step_ns_whole_model_estimate'))}{total(whole)}; "
+                    f"simulated: {simulated}.")
+        return simulated + total(r["tokens_per_second_per_group"]) + "."
     if kind == "weight_stream" and number(r.get("mean_pass_ns")):
         text = (f"A pass over {f['layers_scope']} took {fmt_time(r['mean_pass_ns'])} against "
                 f"{fmt_time(r.get('compute_ns_per_pass'))} of compute")
@@ -1601,6 +1629,323 @@ def stream_lead(f, r):
                 f"input tokens in all: {fmt_pct(r['reuse_fraction'])} of them reused from the "
                 "prefix cache.")
     return None
+
+
+# --- The answer first: an AI workload's figure, in a line a workload owner reads first -----------
+
+def approx(x):
+    """A figure rounded for the opening line: whole from 100 up, else three digits ('192',
+    '1,979', '41.7', '3.00')."""
+    if abs(x) >= 100:
+        return f"{x:,.0f}"
+    return f"{x:.1f}" if abs(x) >= 10 else f"{x:.2f}"
+
+
+def approx_time(ns):
+    for unit, size in (("s", 1e9), ("ms", 1e6), ("\u00b5s", 1e3)):
+        if ns >= size:
+            return f"{approx(ns / size)} {unit}"
+    return f"{approx(ns)} ns"
+
+
+def place_words(loc):
+    """Where a workload keeps its data, with its preposition: 'on fam0' (device/fam0), 'in GPU
+    HBM' (gpu_local: each GPU's own), 'in GPU 3's HBM' (gpu/3), 'striped over fam0 and fam1' (a
+    list of devices); None for a value that is none of these."""
+    if isinstance(loc, list) and loc:
+        names = [re.sub(r"^device/", "", str(l)) for l in loc]
+        return "striped over " + (", ".join(names[:-1]) + " and " + names[-1] if len(names) > 1
+                                  else names[0])
+    if not isinstance(loc, str):
+        return None
+    if loc == "gpu_local":
+        return "in GPU HBM"
+    kind, _, name = loc.partition("/")
+    if kind == "device" and name:
+        return f"on {name}"
+    if kind == "gpu" and name:
+        return f"in GPU {name}'s HBM"
+    return f"on {loc}"
+
+
+def tokens_range(x):
+    """'1,024 to 4,096 tokens' for {min, max}, '2,048 tokens' for a number, or None."""
+    if number(x):
+        return f"{fmt_int(x)} tokens"
+    lo, hi = get(x, "min"), get(x, "max")
+    if number(lo) and number(hi):
+        return f"{fmt_int(lo)}" + (f" to {fmt_int(hi)}" if hi != lo else "") + " tokens"
+    return None
+
+
+def group_label(gpus):
+    """'8-GPU group', 'one-GPU group'."""
+    if not number(gpus):
+        return "group"
+    return "one-GPU group" if gpus == 1 else f"{fmt_int(gpus)}-GPU group"
+
+
+def note_words(result, estimated):
+    """What the opening line says of a result's note: that there is no whole-model estimate, or
+    that the note qualifies the one given (a deployment whose weights do not fit, say)."""
+    if not isinstance(result.get("note"), str):
+        return ""
+    return ("; the stream's note qualifies it" if estimated
+            else "; no whole-model estimate (see the stream's note)")
+
+
+def model_doing(f, what):
+    """'Llama-3-70B decode', or 'decode' for a stream whose model has no name."""
+    return f"{f['model']} {what}" if f["model"] != DASH else what
+
+
+def kv_decode_answer(f, cfg, summary, result):
+    """'Llama-3-70B decode, batch 8, context 1,024 to 4,096 tokens, KV cache on fam0 (...):
+    ≈192 tokens/s per 8-GPU group, a token every ≈41.7 ms for each sequence (whole-model estimate
+    for all 80 layers)', with several groups their total; None without a rate."""
+    groups = f["groups"] if number(f["groups"]) else 1
+    scope = [model_doing(f, "decode")]
+    if number(f["batch"]):
+        scope.append(f"batch {fmt_int(f['batch'])}" + (" per group" if groups > 1 else ""))
+    context = tokens_range(get(cfg, "context_tokens"))
+    if context:
+        scope.append(f"context {context}")
+    if f.get("kv_layers") != 0:
+        text = f"KV cache {place_words(get(cfg, 'kv_location', default='gpu_local'))}"
+        hbm = get(cfg, "hbm_tokens")
+        if number(hbm) and hbm > 0:
+            text += (f" (the newest {fmt_int(hbm)} tokens "
+                     f"{place_words(get(cfg, 'hbm_location', default='gpu_local'))})")
+        scope.append(text)
+    linear = summary.get("linear_layers_simulated")
+    if number(linear) and linear > 0:
+        state = get(summary, "state_location", default=get(
+            cfg, "state_location", default=get(cfg, "kv_location", default="gpu_local")))
+        scope.append(f"linear-attention states {place_words(state)}")
+    layers, model_layers = f["layers"], f["model_layers"]
+    rate, step = result.get("tokens_per_second_per_group"), result.get("mean_step_ns")
+    whole = result.get("tokens_per_second_per_group_whole_model_estimate")
+    group = group_label(f["tp"])
+    if number(whole):
+        rate, step = whole, result.get("mean_step_ns_whole_model_estimate")
+        figure = (f"\u2248{approx(rate)} tokens/s per {group}"
+                  + (f", a token every \u2248{approx_time(step)} for each sequence"
+                     if number(step) and step > 0 else "")
+                  + f" (whole-model estimate for all {fmt_int(model_layers)} layers)")
+    elif number(rate) and number(layers) and number(model_layers) and layers >= model_layers:
+        figure = (f"\u2248{approx(rate)} tokens/s per {group}"
+                  + (f", a token every \u2248{approx_time(step)} for each sequence"
+                     if number(step) and step > 0 else "")
+                  + f" (all {fmt_int(model_layers)} layers simulated)")
+    elif number(rate):
+        # Not the model's rate: its scope goes first, and its step is no time per token.
+        figure = (f"over only {fmt_int(layers)} of the model's {fmt_int(model_layers)} layers, "
+                  f"not the whole model, \u2248{approx(rate)} tokens/s per {group}"
+                  + (f" (a step over them \u2248{approx_time(step)})"
+                     if number(step) and step > 0 else ""))
+    else:
+        return None
+    if groups > 1:
+        gpus = f" over the {fmt_int(f['gpus'])} GPUs" if number(f["gpus"]) else ""
+        figure += f"; {fmt_int(groups)} groups: \u2248{approx(groups * rate)} tokens/s in all{gpus}"
+    return ", ".join(scope) + ": " + figure + note_words(result, number(whole))
+
+
+def weight_stream_answer(f, cfg, summary, result):
+    """The pass time (the whole model's estimate, or the simulated layers' said as such) and the
+    share of it compute did not hide."""
+    scope = [model_doing(f, "weight streaming")]
+    if number(f["batch"]):
+        scope.append(f"{fmt_int(f['batch'])} tokens a pass")
+    where = place_words(get(cfg, "location"))
+    if where:
+        scope.append(f"weights {where}")
+    layers, model_layers = f["layers"], f["model_layers"]
+    whole, simulated = result.get("mean_pass_ns_whole_model_estimate"), result.get("mean_pass_ns")
+    group = group_label(f["tp"]) + (f" (each of {fmt_int(f['groups'])})"
+                                    if number(f["groups"]) and f["groups"] > 1 else "")
+    if number(whole):
+        figure = (f"\u2248{approx_time(whole)} a pass per {group} (whole-model estimate for all "
+                  f"{fmt_int(model_layers)} layers)")
+    elif number(simulated) and number(layers) and number(model_layers) and layers >= model_layers:
+        figure = (f"\u2248{approx_time(simulated)} a pass per {group} (all "
+                  f"{fmt_int(model_layers)} layers simulated)")
+    elif number(simulated):
+        figure = (f"over only {fmt_int(layers)} of the model's {fmt_int(model_layers)} layers, "
+                  f"not the whole model, \u2248{approx_time(simulated)} a pass per {group}")
+    else:
+        return None
+    exposed = result.get("exposed_transfer_ns_per_pass")
+    if number(exposed) and number(simulated) and simulated > 0:
+        figure += (f"; {fmt_pct(exposed / simulated, 0)} of the simulated pass is weight "
+                   "transfer that compute did not hide")
+    return ", ".join(scope) + ": " + figure + note_words(result, number(whole))
+
+
+def moe_answer(f, cfg, summary, result):
+    """The expert cache's hit rate and the step over the simulated MoE layers, said as such:
+    moe_experts gives no whole-model figure (its note says why)."""
+    scope = [model_doing(f, "expert fetch")]
+    if number(f["batch"]):
+        scope.append(f"batch {fmt_int(f['batch'])}")
+    where = place_words(get(cfg, "location"))
+    if where:
+        scope.append(f"experts {where} behind an HBM cache of {f['cache_words']}")
+    hit = result.get("hit_rate")
+    if not number(hit):
+        return None
+    figure = f"the cache held {fmt_pct(hit)} of the experts looked up"
+    step, exposed = result.get("mean_step_ns"), result.get("exposed_fetch_ns_per_step")
+    if number(step) and step > 0:
+        figure += (f"; a step over only {fmt_int(f['layers'])} of the model's "
+                   f"{fmt_int(f['model_layers'])} MoE layers took \u2248{approx_time(step)}")
+        if number(exposed):
+            figure += f", {fmt_pct(exposed / step, 0)} of it expert fetches compute did not hide"
+    return ", ".join(scope) + ": " + figure + note_words(result, False)
+
+
+def prefill_answer(f, cfg, summary, result):
+    """The share of the input tokens the prefix cache served, and the prefill time per prompt."""
+    scope = [model_doing(f, "prefill")]
+    prompts = tokens_range(get(cfg, "input_tokens"))
+    trace = get(cfg, "trace", "file")
+    if number(get(cfg, "prompts")) and prompts:
+        scope.append(f"{fmt_int(cfg['prompts'])} prompts of {prompts}")
+    elif isinstance(trace, str) and number(result.get("prompts_done")):
+        scope.append(f"{fmt_int(result['prompts_done'])} prompts of the trace {trace}")
+    where = place_words(get(cfg, "location"))
+    if where:
+        scope.append(f"KV prefix cache {where}")
+    reuse = result.get("reuse_fraction")
+    if not number(reuse):
+        return None
+    figure = (f"{fmt_pct(reuse)} of the {fmt_int(result.get('input_tokens'))} input tokens "
+              "reused from the prefix cache")
+    service = result.get("mean_prompt_service_ns")
+    if number(service):
+        figure += f", \u2248{approx_time(service)} a prompt to prefill"
+        latency = result.get("mean_prompt_latency_ns")
+        if number(latency) and latency > service:
+            figure += f" (\u2248{approx_time(latency)} from its arrival, with the wait behind earlier prompts)"
+    if number(f["layers"]) and number(f["model_layers"]):
+        figure += (f" (KV of {fmt_int(f['layers'])} of the model's {fmt_int(f['model_layers'])} "
+                   "layers simulated)")
+    return ", ".join(scope) + ": " + figure
+
+
+# The generators that model an AI workload (README "Workloads") and their answers: a report of a
+# run with one opens with the answer, before the bottleneck sentence (a workload owner's review
+# found it in the fourth bullet, under a sentence of resource names).
+ANSWERS = {"kv_decode": kv_decode_answer, "weight_stream": weight_stream_answer,
+           "moe_experts": moe_answer, "prefill": prefill_answer}
+
+
+def stream_answers(stats):
+    """[(stream name, its answer in a line)] for the run's AI generator streams."""
+    out = []
+    for name, stream in generator_streams(stats):
+        answer = ANSWERS.get(stream.get("kind"))
+        if answer is None:
+            continue
+        f = stream_facts(stats, name, stream)
+        text = answer(f, stream_config(stats, name, f["kind"]),
+                      as_dict(get(stream, "summary")), stream["result"])
+        if text:
+            out.append((name, text))
+    return out
+
+
+def limiter_plain(stats, lim):
+    """The limiter's class in plain words ("fam0's 8 fabric links"), or None."""
+    devices = [d["name"] for d in as_list(get(stats, "config", "devices"))
+               if isinstance(get(d, "name"), str)]
+
+    def device_of(*names):
+        for name in names:
+            for dev in sorted(devices, key=len, reverse=True):
+                if isinstance(name, str) and (name == dev or name.startswith((dev + ".",
+                                                                               dev + "_"))):
+                    return dev
+        return None
+
+    comp, kind, size = str(lim.get("component", "")), lim.get("kind"), lim.get("class_size")
+    count = f"{fmt_int(size)} " if number(size) else ""
+    dev = device_of(comp, lim.get("from"), lim.get("to"))
+    owner = f"{dev}'s" if dev and len(devices) == 1 else "the expansion devices'"
+    if kind == "link" and dev:
+        return f"{owner} {count}fabric links"
+    if kind == "link":
+        ends = [e for e in (lim.get("from"), lim.get("to")) if isinstance(e, str)]
+        if any(re.match(r"gpu\d", e) for e in ends):
+            return f"the GPUs' {count}fabric links"
+        return f"the {count}links between switches"
+    words = {"device_port": "port logic", "noc": "on-chip network", "memory": "memory channels"}
+    if kind in words and dev:
+        return f"{owner} {words[kind]}"
+    if kind == "memory" and re.match(r"gpu\d+_hbm", comp):
+        return "the GPUs' own HBM"
+    return {"switch": "the fabric switches", "hub": "the GPUs' memory hubs",
+            "gpu": "the GPUs' outstanding windows",
+            "trace_player": "the trace player's outstanding window"}.get(kind)
+
+
+def limiter_words(stats):
+    """The run's limiter in one clause ("limited by fam0's 8 fabric links (fam0_link4 response
+    wire, 91.0% busy): 162.3 GB/s achieved of an analytic bound of 178.3 GB/s"), as inline parts,
+    or None for a stats.json without the bottleneck analysis."""
+    bn = get(stats, "bottlenecks")
+    if not isinstance(bn, dict):
+        return None
+    achieved, bound = bn.get("achieved_gbps"), bn.get("analytic_bound_gbps")
+    rate = ""
+    if number(achieved):
+        rate = f": {fmt_num(achieved)} GB/s achieved" + (
+            f" of an analytic bound of {fmt_num(bound)} GB/s" if number(bound) else "")
+    lim = bn.get("limiter")
+    if isinstance(lim, dict) and lim.get("component"):
+        named = f"{lim['component']} {lim.get('resource', '')}".strip()
+        state = (f"{fmt_pct(lim.get('utilization'))} "
+                 + ("full" if lim.get("type") == "slots" else "busy"))
+        plain = limiter_plain(stats, lim)
+        return [f"limited by {plain} (" if plain else "limited by ", code(named),
+                f"{', ' if plain else ' ('}{state}){rate}"]
+    if isinstance(bn.get("nothing_delivered"), dict):
+        return ["no data was delivered (see the sentence below)"]
+    # A limiter of some phases only (bottlenecks.phases) is named: "nothing saturated" alone
+    # reads as a run with headroom throughout.
+    phases = [p for p in as_list(get(bn, "phases", "phases")) if isinstance(p, dict)]
+    held = {}  # limiter -> [how it held, the spans], in the order of the phases
+    for p in phases:
+        lim = get(p, "limiter")
+        named = f"{get(lim, 'component', default='')} {get(lim, 'resource', default='')}".strip()
+        if named and phase_span(p):
+            how = "was full" if get(lim, "reason") == "slots" else "saturated"
+            held.setdefault(named, [how]).append(phase_span(p))
+    if not held:
+        return ["nothing saturated, so the workload's own pace set the throughput" + rate]
+    text = ["no resource limited the run as a whole, though "]
+    for i, (named, (how, *spans)) in enumerate(list(held.items())[:2]):
+        text += [" and " if i else "", code(named), f" {how} in " + ", ".join(spans)]
+    return text + [rate]
+
+
+def section_answer(doc, stats):
+    """The opening box of an AI workload's run: each stream's answer and the run's limiter.
+    Returns whether there was one."""
+    answers = stream_answers(stats)
+    if not answers:
+        return False
+    limit = limiter_words(stats)
+    if len(answers) == 1:
+        text = [answers[0][1]] + (["; "] + list(limit) if limit else []) + ["."]
+    else:
+        text = []
+        for name, answer in answers:
+            text += [bold(f"Stream {name}: "), answer + ". "]
+        if limit:  # the run's, for every stream
+            text += [limit[0][:1].upper() + limit[0][1:]] + list(limit[1:]) + ["."]
+    doc.box("In short:", *text)
+    return True
 
 
 def section_hops(doc, stats):

@@ -5,7 +5,9 @@
 # sections, and bad input (no run directory, no or corrupt stats.json) exits 2 leaving nothing
 # behind, while a timeseries.csv that is not famsim's costs only the figures over time, with a
 # warning naming its line. Generator runs (kv_decode, weight_stream) get a section saying what the
-# workload got, in words and units, for its scope, with what it assumes.
+# workload got, in words and units, for its scope, with what it assumes, and open with the answer in
+# a line (the whole-model estimate or the simulated layers' figure said as such, the total over
+# groups, the limiter), the simulated layers' rate kept out of it; a pattern run opens as before.
 set -euo pipefail
 CLI_TEST_NAME=report
 source "$(dirname "$0")/lib.sh"
@@ -780,6 +782,9 @@ def section(md):
 def us(ns):
     return f"{ns / 1e3:,.2f} \u00b5s"
 
+def about(x):  # the opening line's rounding: whole from 100 up, else three digits
+    return f"{x:,.0f}" if x >= 100 else f"{x:.1f}" if x >= 10 else f"{x:.2f}"
+
 # kv_decode: tokens per second per group = batch / step time, for the simulated layer; the
 # whole-model estimate scales the step by 80 / 1 layers and adds the LM head once: its 262,668,288 B
 # per GPU (below) at 4096 GB/s, 64,128 ns, more than its FLOPs for 2 tokens (0.75 us).
@@ -822,12 +827,48 @@ got = section(md)
 for t in want:
     assert t in got, f"kv_decode: {t!r} not in the section:\n{got}"
     assert t.split(" | ")[-1] in page, f"kv_decode: {t!r} not in report.html"
-# The headline names the stream's figure, and the assumptions section states what it assumes.
+# The report opens with the answer (a workload owner's review found it in the fourth bullet, under
+# a sentence of resource names): the model, batch, context and where the KV lives as the workload
+# file and the --set give them; the whole-model estimate worked out above, rounded to about three
+# digits; the run's limiter with its bandwidth against the bound, from stats.json's bottlenecks.
+# Then the platform and the bottleneck sentence. The simulated layer's rate, 80 times the model's,
+# is not in the opening (nor in the bullets under it) but in the stream's section, named as such.
+s = json.load(open(f"{w}/kv/stats.json"))
+first = md.split("\n\n")[1]
+assert first.startswith("> **In short:** Llama-3-70B decode, batch 2, context 1,024 to 4,096 "
+                        "tokens, KV cache on fam0 (the newest 256 tokens in GPU HBM): "), first
+assert whole >= 1e6, whole  # about 15 ms: 80 layers of a step of about 0.19 ms
+assert (f"\u2248{about(2 / (whole * 1e-9))} tokens/s per 8-GPU group, a token every "
+        f"\u2248{about(whole / 1e6)} ms for each sequence (whole-model estimate for all 80 "
+        "layers)") in first, first
+bn = s["bottlenecks"]
+assert first.endswith(f"{bn['achieved_gbps']:.1f} GB/s achieved of an analytic bound of "
+                      f"{bn['analytic_bound_gbps']:.1f} GB/s."), first
+lim = bn.get("limiter")
+if lim:  # nvl8_fam's one device has 8 fabric ports, each a link
+    named = f"`{lim['component']} {lim['resource']}`"
+    assert named in first, (named, first)
+    if lim["kind"] == "link" and lim["component"].startswith("fam0_link"):
+        assert "limited by fam0's 8 fabric links (" in first, first
+else:  # the limiters of the run's phases, each named
+    assert "no resource limited the run as a whole, though " in first, first
+    for p in bn["phases"]["phases"]:
+        if p["limiter"]:
+            named = f"`{p['limiter']['component']} {p['limiter']['resource']}`"
+            assert named in first, (named, first)
 head = md.split("\n## ", 1)[0]
-# The whole model's estimate leads; the simulated layer's figure follows, named as such.
-assert (f"Stream decode (kv_decode):** An estimated {2 / (whole * 1e-9):,.1f} tokens/s per group "
-        "for the whole model (80 layers") in head, head
-assert f"simulated: {tps:,.1f} tokens/s per group over the 1 simulated layer" in head, head
+assert head.index("**In short:**") < head.index("Platform **nvl8_fam**") \
+    < head.index("**The bottleneck in one sentence:** " + bn["sentence"][:40]), head
+for t in (f"{tps:,.1f}", f"\u2248{about(tps)} tokens", "simulated"):
+    assert t not in head, f"the opening has the simulated layer's rate ({t!r}):\n{head}"
+assert page.index("In short:") < page.index("Platform nvl8_fam running"), "report.html"
+assert f"\u2248{about(2 / (whole * 1e-9))} tokens/s per 8-GPU group" in page, "report.html"
+# The whole model's estimate leads the stream's section; the simulated layer's figure follows,
+# named as such.
+assert (f"An estimated {2 / (whole * 1e-9):,.1f} tokens/s per group for the whole model (80 "
+        "layers") in got, got
+assert f"simulated: {tps:,.1f} tokens/s per group over the 1 simulated layer" in got, got
+# The assumptions section states what the figures assume.
 assumptions = md.split("## Assumptions and limits", 1)[1].split("\n## ", 1)[0]
 for t in ("no all-reduce is modelled", "LM head", "at 700 TFLOP/s per GPU", "lower bound"):
     assert "Workload results" in assumptions and t in assumptions, f"assumptions: {t!r}"
@@ -870,16 +911,60 @@ for t in ("weight_stream, Llama-3.2-1B", "one tensor-parallel group of 8 GPUs",
           "Pass time is for the 2 simulated layers of the model's 16 only"):
     assert t in got, f"weight_stream: {t!r} not in the section:\n{got}"
 assert "weights_gbps" not in got, "weight_stream: weights_gbps does not apply"
+# Its opening: the whole model's pass (16 of 16 layers at the 2 simulated ones' pace: stats.json's
+# estimate, whose accuracy workloads_cli_test.sh checks), and the share of the simulated pass that
+# compute did not hide, worked out above.
+first = md.split("\n\n")[1]
+whole = r["mean_pass_ns_whole_model_estimate"]
+assert 1e3 <= whole < 1e6, whole  # about 0.35 ms: the shrunk model's layers are small
+assert first.startswith("> **In short:** Llama-3.2-1B weight streaming, 32,768 tokens a pass, "
+                        f"weights on fam0: \u2248{about(whole / 1e3)} \u00b5s a pass per 8-GPU "
+                        "group "
+                        "(whole-model estimate for all 16 layers); "
+                        f"{100 * exposed / r['mean_pass_ns']:.0f}% of the simulated pass is "
+                        "weight transfer that compute did not hide; "), first
 
-# The minimal run has no generator stream: no such section.
+# The minimal run has no generator stream: no such section, and its report opens as before, with
+# the bottleneck sentence.
 md, page = texts("run")
 assert "What the workload got" not in md and "What the workload got" not in page, "minimal run"
+assert "In short" not in md and md.split("\n\n")[1].startswith("Platform **minimal**"), md
+assert "> **In one sentence:** " in md and "The bottleneck in one sentence" not in md, md
 
 # Every result key of these runs is one the report describes.
 for run in ("kv", "kv0", "ws"):
     assert "not known to this report" not in texts(run)[0], f"{run}: a result key not described"
 PY
 pass "report of generator runs says what the workload got, for its scope, with its assumptions"
+
+# Several tensor-parallel groups (kv_decode_qwen3_next.yaml's 4 of 2 GPUs): the opening gives a
+# group's rate and the stream's total, groups x that rate, and so does the stream's section. The
+# kv run's stats.json with its GPUs made 4 groups of 2 by hand.
+mkdir "$WORK/kv_groups"
+"$PY" - "$WORK/kv/stats.json" "$WORK/kv_groups/stats.json" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+stream = s["workload"]["streams"]["decode"]
+stream["result"]["tensor_parallel_groups"] = 4
+stream["summary"]["tensor_parallel"] = 2
+json.dump(s, open(sys.argv[2], "w"))
+PY
+report kv_groups "$WORK/kv_groups"
+[ "$RC" -eq 0 ] || fail "report.py on 4 tensor-parallel groups: exit code $RC: $OUT"
+"$PY" - "$WORK/kv_groups" <<'PY' || fail "the opening of a run of several groups lacks their total"
+import json, re, sys
+d = sys.argv[1]
+md = re.sub(r"\\(.)", r"\1", open(d + "/report.md").read())
+x = json.load(open(d + "/stats.json"))["workload"]["streams"]["decode"]["result"][
+    "tokens_per_second_per_group_whole_model_estimate"]
+about = lambda v: f"{v:,.0f}" if v >= 100 else f"{v:.1f}" if v >= 10 else f"{v:.2f}"  # noqa: E731
+first = md.split("\n\n")[1]
+for t in ("Llama-3-70B decode, batch 2 per group, ", f"\u2248{about(x)} tokens/s per 2-GPU group",
+          f"; 4 groups: \u2248{about(4 * x)} tokens/s in all over the 8 GPUs; "):
+    assert t in first, (t, first)
+assert f"; its 4 groups together {4 * x:,.1f} tokens/s; simulated: " in md, md
+PY
+pass "the opening of a run of several groups gives their total"
 
 # A decode with a sliding window on every other layer (513 tokens: the newest 512 cached ones are
 # read) says so among the stream's assumptions, with the share of the simulated layers it covers.
@@ -928,6 +1013,18 @@ for t in (f"| Linear-attention state read | {state / 2**20:,.2f} MiB ({state:,} 
           "`write_bytes_hbm` and `blocks_moved_to_kv_location` are 0 and not listed."):
     assert t in md, t
 assert "| KV read" not in md and "not known to this report" not in md, md
+# Its 4 layers are 2 of the model's 52 layers' kinds: no whole-model estimate (the note says why).
+# The opening gives the simulated layers' rate, batch 2 over the step, said to be for those only.
+r = stream["result"]
+assert "note" in r and "tokens_per_second_per_group_whole_model_estimate" not in r, r
+rate = 2 / (r["mean_step_ns"] * 1e-9)
+about = f"{rate:,.0f}" if rate >= 100 else f"{rate:.1f}"
+first = md.split("\n\n")[1]
+assert first.startswith("> **In short:** Nemotron-H-8B decode, batch 2, context 1,024 to 4,096 "
+                        "tokens, linear-attention states on fam0: over only 4 of the model's 52 "
+                        f"layers, not the whole model, \u2248{about} tokens/s per 8-GPU "
+                        "group"), first
+assert "; no whole-model estimate (see the stream's note); " in first, first
 PY
 pass "report of a block-pattern decode states the layers' parts"
 
@@ -1050,5 +1147,25 @@ for t in ("**Scope:** batch 4 on one expert-parallel group of 8 GPUs (each GPU h
           "no all-to-all dispatch or combine is modelled"):
     assert t in ep, f"{t!r} not in the expert-parallel stream:\n{ep}"
 assert "not known" not in ep and "tokens x top-k per step" not in ep, ep
+# The opening gives each AI stream's answer after its name (the future generator's has none), the
+# kv run's decode first; an MoE stream's step is said to cover its simulated MoE layers only.
+first = md.split("\n\n")[1]
+assert first.startswith("> **In short:** **Stream decode:** Llama-3-70B decode, batch 2"), first
+for t in ("**Stream experts:** expert fetch: the cache held 50.0% of the experts looked up; a step "
+          "over only 2 of the model's 24 MoE layers took \u22488.80 \u00b5s, 91% of it expert "
+          "fetches compute did not hide. ",
+          "**Stream experts_ep:** expert fetch, batch 4: the cache held 80.0% of the experts "
+          "looked up; a step over only 1 of the model's 36 MoE layers took \u2248355 \u00b5s, "
+          "98% of it expert fetches compute did not hide. "):
+    assert t in first, (t, first)
+assert "Stream later" not in first, first
+# Then the run's limiter, once for every stream.
+import json
+bn = json.load(open(sys.argv[1].rsplit("/", 1)[0] + "/stats.json"))["bottlenecks"]
+leads = ("Limited by ",) if bn.get("limiter") else ("No resource limited ", "Nothing saturated")
+assert any(f"did not hide. {lead}" in first for lead in leads), first
+assert first.count(" GB/s achieved of an analytic bound of ") == 1, first
+assert first.endswith(f"{bn['achieved_gbps']:.1f} GB/s achieved of an analytic bound of "
+                      f"{bn['analytic_bound_gbps']:.1f} GB/s."), first
 PY
 pass "a result key the report does not know is listed by its raw name and value"
