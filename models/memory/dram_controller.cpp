@@ -535,24 +535,17 @@ void DramController::activate_rates(ComponentReport& r, std::uint64_t window_cyc
 // data bus resource covers: tCCD_S = tBL). Traffic that keeps to one group (an address mapping
 // with the bank group bits high, strided accesses) is bound here with the data bus short of full:
 // DDR5-4800 reads in one group move at most tBL / tCCD_L = 8 / 12 of the bus. The busiest group
-// stands for all, as the busiest bank does for tRC.
+// stands for all, as the busiest bank does for tRC: the busiest of each span of 64 tCCD_L
+// (ControllerCore::kGroupSpanCcd), so that a stream keeping to one group at a time and moving on
+// shows as the group it is in.
 void DramController::column_rate(ComponentReport& r, std::uint64_t window_cycles,
                                  double secs) const {
   const dram::Spec& s = params_.spec;
   const dram::CoreStats& st = core_.stats();
   if (window_cycles == 0 || secs <= 0) return;
-  std::size_t hot = 0;
-  double hot_ck = 0;
-  for (std::size_t g = 0; g < st.group_reads.size(); ++g) {
-    const double ck = static_cast<double>(st.group_reads[g]) * s.timing.CCD_L +
-                      static_cast<double>(st.group_writes[g]) * s.timing.CCD_L_WR;
-    if (ck > hot_ck) {
-      hot = g;
-      hot_ck = ck;
-    }
-  }
+  const double hot_ck = static_cast<double>(st.busiest_group_ck);
   if (hot_ck == 0) return;
-  const double bursts = static_cast<double>(st.group_reads[hot] + st.group_writes[hot]);
+  const double bursts = static_cast<double>(st.busiest_group_bursts);
   ResourceUse u;
   u.name = "column rate (busiest bank group, tCCD_L)";
   u.unit = "M bursts/s";
@@ -567,6 +560,7 @@ void DramController::column_rate(ComponentReport& r, std::uint64_t window_cycles
       "xor_bank).",
       s.timing.CCD_L * s.timing.tck_ns(), s.timing.CCD_L_WR * s.timing.tck_ns(),
       s.timing.CCD_S * s.timing.tck_ns());
+  u.available = refresh_available();  // no column command while a refresh holds the banks
   u.whole_run_only = true;
   r.resources.push_back(std::move(u));
 }

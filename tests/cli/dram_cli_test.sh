@@ -301,4 +301,21 @@ assert abs(lim["available"] - (1 - 560 / 12480)) < 1e-12, lim["available"]
 EOF
 pass "a DRAM bus at its refresh ceiling is not said to be starved"
 
+# The same reads with the column lowest in the address (RoRaBgBaCo): the stream keeps to one bank
+# group for a whole row before the next, so its column commands go one per tCCD_L (8 clocks of
+# 0.625 ns: 200 M bursts/s), half the bus. Over the whole run every group was busy a quarter of
+# the time (a review found the verdict blaming the trace window, 25 % "busy" tCCD_L); per span of
+# 64 tCCD_L the busiest group is the one the stream is in: the limiter, at its ceiling.
+run_famsim seqcol run --platform platforms/dram_ddr4.yaml --trace "$WORK/seq.trace" \
+  --set memory.mapping.order=RoRaBgBaCo --out "$WORK/seqcol"
+expect_rc 0 "sequential reads, column lowest, on dram_ddr4"
+python3 - "$WORK/seqcol/stats.json" <<'EOF' || fail "the tCCD_L verdict: see above"
+import json, sys
+lim = json.load(open(sys.argv[1]))["bottlenecks"]["limiter"]
+assert lim["resource"] == "column rate (busiest bank group, tCCD_L)", lim["resource"]
+assert abs(lim["capacity"] - 1e3 / (8 * 0.625)) < 1e-9, lim["capacity"]
+assert lim["utilization"] > 0.9 and "starved_by" not in lim, lim
+EOF
+pass "a stream kept to one bank group at a time is bound by tCCD_L, and said so"
+
 echo "all DRAM CLI checks passed"

@@ -66,6 +66,10 @@ ControllerCore::ControllerCore(const Spec& spec, const CoreParams& params)
   stats_.bank_activates.assign(banks, 0);
   stats_.group_reads.assign(spec.org.ranks * spec.org.bank_groups, 0);
   stats_.group_writes.assign(spec.org.ranks * spec.org.bank_groups, 0);
+  span_group_ck_.assign(spec.org.ranks * spec.org.bank_groups, 0);
+  span_group_bursts_.assign(spec.org.ranks * spec.org.bank_groups, 0);
+  group_span_cycles_ = kGroupSpanCcd * std::max(1u, spec.timing.CCD_L);
+  group_span_end_ = group_span_cycles_;
   stats_.rank_active_cycles.assign(spec.org.ranks, 0);
   rank_active_since_.assign(spec.org.ranks, 0);
   if (params.idle_fast_forward && params.refresh != RefreshMode::kOff) {
@@ -822,12 +826,16 @@ void ControllerCore::issue(const Choice& ch, std::uint64_t now) {
       std::min(req.first_command,
                ent.flags & (kMissed | kConflicted) ? std::uint64_t{ent.first_command} : now);
   const unsigned group = flat / banks_per_group_;
+  if (now >= group_span_end_) fold_group_span(now);
+  ++span_group_bursts_[group];
   if (ch.queue == 1) {
     set_room(stats_.write_queue, --write_count_, write_queue_depth_, now);
     ++stats_.group_writes[group];
+    span_group_ck_[group] += spec_.timing.CCD_L_WR;
   } else {
     set_room(stats_.read_queue, --read_count_, read_queue_depth_, now);
     ++stats_.group_reads[group];
+    span_group_ck_[group] += spec_.timing.CCD_L;
   }
   AgeList& age = age_[ch.queue];
   (ent.older == kNil ? age.head : entries_[ent.older].younger) = ent.younger;
@@ -887,7 +895,28 @@ void* ControllerCore::pop_completion(bool& write, std::uint64_t& arrival_cycle,
   return req.tag;
 }
 
+std::pair<std::uint64_t, std::uint64_t> ControllerCore::span_busiest_group() const {
+  std::size_t hot = 0;
+  for (std::size_t g = 1; g < span_group_ck_.size(); ++g) {
+    if (span_group_ck_[g] > span_group_ck_[hot]) hot = g;
+  }
+  return {span_group_ck_[hot], span_group_bursts_[hot]};
+}
+
+void ControllerCore::fold_group_span(std::uint64_t now) {
+  const auto [ck, bursts] = span_busiest_group();
+  folded_group_ck_ += ck;
+  folded_group_bursts_ += bursts;
+  std::fill(span_group_ck_.begin(), span_group_ck_.end(), 0);
+  std::fill(span_group_bursts_.begin(), span_group_bursts_.end(), 0);
+  group_span_end_ = (now / group_span_cycles_ + 1) * group_span_cycles_;
+}
+
 void ControllerCore::finish_stats(std::uint64_t now) {
+  // The spans so far and the current one, which may go on (finish_stats() may be called again).
+  const auto [span_ck, span_bursts] = span_busiest_group();
+  stats_.busiest_group_ck = folded_group_ck_ + span_ck;
+  stats_.busiest_group_bursts = folded_group_bursts_ + span_bursts;
   // Every column command moves one burst, RD or RDA a read, WR or WRA a write; a row hit unless
   // its burst met a conflict or a miss.
   const auto count = [&](Command c) { return stats_.commands[static_cast<unsigned>(c)]; };

@@ -85,12 +85,23 @@ struct CoreStats {
   // Column commands per bank group (rank-major: rank x bank_groups + group), reads and writes:
   // the tCCD_L server of DramController's analysis.
   std::vector<std::uint64_t> group_reads, group_writes;
+  // The busiest bank group of each span of kGroupSpanCcd x tCCD_L cycles, added up over the spans
+  // (as of finish_stats()): its column commands x tCCD_L (tCCD_L_WR for writes), and how many.
+  // Over the whole run the busiest group hides a stream that keeps to one group at a time and
+  // moves on (an address order with the column lowest: a review's 25 % "busy" group was at
+  // tCCD_L most of the run).
+  std::uint64_t busiest_group_ck = 0;
+  std::uint64_t busiest_group_bursts = 0;
   std::vector<std::uint64_t> rank_active_cycles;  // per rank: some row open
 };
 
 class ControllerCore {
  public:
   static constexpr std::uint64_t kNever = std::numeric_limits<std::uint64_t>::max();
+  // CoreStats::busiest_group_ck's span, in tCCD_L: long enough for a group's column commands to
+  // show its rate, short enough that a stream moving from group to group stays in one for most
+  // of a span.
+  static constexpr std::uint64_t kGroupSpanCcd = 64;
 
   ControllerCore(const Spec& spec, const CoreParams& params);
 
@@ -504,6 +515,15 @@ class ControllerCore {
   std::vector<std::uint64_t> blocked_;  // bit per bank a forced refresh keeps new work from
   std::uint64_t refresh_interval_ = 0;  // tREFI, or tREFIpb with per-bank refresh
   unsigned postpone_limit_ = 0;
+  // The current span of the busiest-group count: each group's column work and bursts in it, and
+  // the spans before it, folded.
+  std::uint64_t group_span_cycles_ = 1;
+  std::uint64_t group_span_end_ = 1;
+  std::vector<std::uint64_t> span_group_ck_, span_group_bursts_;
+  std::uint64_t folded_group_ck_ = 0, folded_group_bursts_ = 0;
+  void fold_group_span(std::uint64_t now);
+  // The busiest group of the current span: its work and bursts.
+  std::pair<std::uint64_t, std::uint64_t> span_busiest_group() const;
 
   unsigned log_channel_ = 0, log_pseudo_channel_ = 0;
   UntaggedDone untagged_done_ = nullptr;
