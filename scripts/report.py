@@ -1823,11 +1823,17 @@ def prefill_answer(f, cfg, summary, result):
               "reused from the prefix cache")
     service = result.get("mean_prompt_service_ns")
     if number(service):
-        figure += f", \u2248{approx_time(service)} a prompt to prefill"
+        partial = (number(f["layers"]) and number(f["model_layers"])
+                   and f["layers"] < f["model_layers"])
+        # Over the simulated layers only: said with the figure, not after it, as decode's is.
+        over = (f" over only {fmt_int(f['layers'])} of the model's {fmt_int(f['model_layers'])} "
+                "layers, not the whole model" if partial else "")
+        figure += f", \u2248{approx_time(service)} a prompt to prefill{over}"
         latency = result.get("mean_prompt_latency_ns")
         if number(latency) and latency > service:
-            figure += f" (\u2248{approx_time(latency)} from its arrival, with the wait behind earlier prompts)"
-    if number(f["layers"]) and number(f["model_layers"]):
+            figure += (f" (\u2248{approx_time(latency)} from its arrival, with the wait behind "
+                       "earlier prompts)")
+    elif number(f["layers"]) and number(f["model_layers"]):
         figure += (f" (KV of {fmt_int(f['layers'])} of the model's {fmt_int(f['model_layers'])} "
                    "layers simulated)")
     return ", ".join(scope) + ": " + figure

@@ -226,7 +226,9 @@ const ResourceRecord* find_limiter(const std::vector<ResourceRecord>& resources,
     const double u = r.use.utilization;
     if (bandwidth(r)) {
       if (!busiest_bw || u > busiest_bw->use.utilization) busiest_bw = &r;
-    } else if (u >= threshold) {
+    } else if (u >= threshold && r.use.feeds.empty()) {
+      // (A server's own queue, a link VC's transmit queue, is full because its server is busy or
+      // held: the server or what holds it limits, never the queue.)
       const double pos = round_trip_position(r);
       const double best = innermost_full ? round_trip_position(*innermost_full) : -1;
       const bool deeper = pos > best || (pos == best && u > innermost_full->use.utilization);
@@ -356,6 +358,12 @@ nlohmann::json analyze_bottlenecks(const std::vector<ResourceRecord>& resources,
     if (limiter && group_key(*limiter) == group_key(*g->members.front())) continue;
     // The pool that starved it is not held back by it (said in its own sentence).
     if (starved_by && group_key(*starved_by) == group_key(*g->members.front())) continue;
+    // Nor is its own queue (a limiting wire's transmit queue), full because it is busy.
+    const ResourceRecord& first = *g->members.front();
+    if (limiter && !first.use.feeds.empty() && first.use.feeds == limiter->use.name &&
+        resource_class(first.component) == resource_class(limiter->component)) {
+      continue;
+    }
     // The pool the limiter is another view of (a link VC's credits behind its credit round trip).
     if (limiter && !limiter->use.view_of.empty() &&
         resource_group(limiter->component, limiter->use.view_of) ==

@@ -263,6 +263,10 @@ void check_probes_match(const Component& c, const ComponentReport& r,
       fail(u.name, fmt::format("{} side in the report, {} side in the probe", side(u.response_path),
                                side(p.response_path)));
     }
+    if (p.available != u.available) {
+      fail(u.name, fmt::format("available {} of the time in the report, {} in the probe",
+                               u.available, p.available));
+    }
     if (p.feeds != u.feeds) {
       fail(u.name,
            fmt::format("queue of '{}' in the report, of '{}' in the probe", u.feeds, p.feeds));
