@@ -64,8 +64,6 @@ ControllerCore::ControllerCore(const Spec& spec, const CoreParams& params)
   postpone_limit_ = params.refresh_postpone ? spec.timing.refresh_postpone_max : 0;
   stats_.bank_open_cycles.assign(banks, 0);
   stats_.bank_activates.assign(banks, 0);
-  stats_.group_reads.assign(spec.org.ranks * spec.org.bank_groups, 0);
-  stats_.group_writes.assign(spec.org.ranks * spec.org.bank_groups, 0);
   span_group_ck_.assign(spec.org.ranks * spec.org.bank_groups, 0);
   span_group_bursts_.assign(spec.org.ranks * spec.org.bank_groups, 0);
   group_span_cycles_ = kGroupSpanCcd * std::max(1u, spec.timing.CCD_L);
@@ -830,11 +828,9 @@ void ControllerCore::issue(const Choice& ch, std::uint64_t now) {
   ++span_group_bursts_[group];
   if (ch.queue == 1) {
     set_room(stats_.write_queue, --write_count_, write_queue_depth_, now);
-    ++stats_.group_writes[group];
     span_group_ck_[group] += spec_.timing.CCD_L_WR;
   } else {
     set_room(stats_.read_queue, --read_count_, read_queue_depth_, now);
-    ++stats_.group_reads[group];
     span_group_ck_[group] += spec_.timing.CCD_L;
   }
   AgeList& age = age_[ch.queue];

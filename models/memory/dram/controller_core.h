@@ -82,14 +82,11 @@ struct CoreStats {
   std::uint64_t refreshes_postponed = 0;          // refreshes issued after the next one fell due
   std::vector<std::uint64_t> bank_open_cycles;    // per flat bank, as of finish_stats()
   std::vector<std::uint64_t> bank_activates;      // ACTs per flat bank (rank-major)
-  // Column commands per bank group (rank-major: rank x bank_groups + group), reads and writes:
-  // the tCCD_L server of DramController's analysis.
-  std::vector<std::uint64_t> group_reads, group_writes;
-  // The busiest bank group of each span of kGroupSpanCcd x tCCD_L cycles, added up over the spans
-  // (as of finish_stats()): its column commands x tCCD_L (tCCD_L_WR for writes), and how many.
-  // Over the whole run the busiest group hides a stream that keeps to one group at a time and
-  // moves on (an address order with the column lowest: a review's 25 % "busy" group was at
-  // tCCD_L most of the run).
+  // The tCCD_L server of DramController's analysis: the busiest bank group (rank-major) of each
+  // span of kGroupSpanCcd x tCCD_L cycles, added up over the spans (as of finish_stats()): its
+  // column commands x tCCD_L (tCCD_L_WR for writes), and how many. Over the whole run the busiest
+  // group hides a stream that keeps to one group at a time and moves on (an address order with
+  // the column lowest: a review's 25 % "busy" group was at tCCD_L most of the run).
   std::uint64_t busiest_group_ck = 0;
   std::uint64_t busiest_group_bursts = 0;
   std::vector<std::uint64_t> rank_active_cycles;  // per rank: some row open
