@@ -130,6 +130,37 @@ TEST(BottleneckRule, AResponseWireStarvedByAHeadBlockedNocNamesTheNocAndItsAdvic
   EXPECT_FALSE(j["limiter"].contains("starved_by")) << j["sentence"];
 }
 
+// A wire's own queue (its transmit queue, feeds) is full because the wire is busy or held, so it
+// is never the limiter nor held back by its wire (write_then_verify.yaml had named a transmit queue
+// 99 % full the limiter, asking for slots that changed nothing). A wire at 80 %, under the 0.85
+// threshold, with its transmit queue 99 % full and a GPU window 90 % full: the window is the
+// innermost full pool that is no server's queue. With the wire at 90 %, the wire limits and its
+// queue is not listed as held back behind it; the window is.
+TEST(BottleneckRule, AServersOwnQueueIsNeverTheLimiterNorHeldBackByIt) {
+  auto resources = [](double wire_u) {
+    ResourceRecord w = wire("gpu0_link", wire_u, 50.0);
+    w.use.path_depth = 1;
+    w.use.from = "gpu0";
+    w.use.to = "switch0";
+    ResourceRecord tx = pool("gpu0_link", BlockKind::kLink, "response VC transmit queue", 0.99, 16);
+    tx.use.path_depth = 1.01;
+    tx.use.feeds = "response wire";
+    return std::vector<ResourceRecord>{
+        w, tx, pool("gpu0", BlockKind::kGpu, "outstanding window", 0.90, 256)};
+  };
+  auto j = analyze_bottlenecks(resources(0.80), 40.0);
+  ASSERT_TRUE(j.contains("limiter")) << j["sentence"];
+  EXPECT_EQ(j["limiter"]["component"], "gpu0") << j["sentence"];
+  EXPECT_EQ(j["limiter"]["resource"], "outstanding window");
+  j = analyze_bottlenecks(resources(0.90), 45.0);
+  EXPECT_EQ(j["limiter"]["component"], "gpu0_link") << j["sentence"];
+  EXPECT_EQ(j["limiter"]["resource"], "response wire");
+  ASSERT_EQ(j["blocks"].size(), 1u) << j["sentence"];
+  EXPECT_EQ(j["blocks"][0]["class"], "gpu*");
+  EXPECT_EQ(j["sentence"].get<std::string>().find("transmit queue"), std::string::npos)
+      << j["sentence"];
+}
+
 // A DRAM data bus under all-bank refresh can carry data only 1 - tRFC / tREFI of the time
 // (DDR4-3200 16 Gb: 1 - 560 / 12480 = 95.5 %): at 95 % it is busy 99.5 % of that, saturated
 // whatever feeds it, so a full window before it is not said to starve it (a review: 256 slots
