@@ -686,14 +686,20 @@ void Simulation::check_whole_model_fits() {
     if (!s.generator) continue;
     for (const RegionSpec& r : s.generator->regions()) {
       if (r.whole_model_bytes <= r.bytes) continue;
-      const std::uint64_t pages = whole_pages(r.whole_model_bytes) - whole_pages(r.bytes);
+      const std::uint64_t whole = whole_pages(r.whole_model_bytes);
+      const std::uint64_t simulated = whole_pages(r.bytes);
       for (std::size_t rank = 0; rank < s.gpus.size(); ++rank) {
         Placement where = r.where;
         if (s.stripe_by_gpu && where.kind == Placement::Kind::kStriped) rotate_stripes(where, rank);
         const std::vector<unsigned> locs = locations_of(*vmm_, where, s.gpus[rank]);
-        for (std::size_t j = 0; j < locs.size(); ++j) {
+        const std::size_t n = locs.size();
+        for (std::size_t j = 0; j < n; ++j) {
+          // Location j's share of the whole model's region less its share of the simulated one.
+          const std::uint64_t more =
+              AddressSpace::stripe_pages(whole, n, j) - AddressSpace::stripe_pages(simulated, n, j);
+          if (more == 0) continue;
           Want& w = wants[locs[j]];
-          w.bytes += (pages / locs.size() + (j < pages % locs.size() ? 1 : 0)) * gran;
+          w.bytes += more * gran;
           w.roles[i].insert(r.role);
         }
       }
@@ -701,6 +707,7 @@ void Simulation::check_whole_model_fits() {
   }
   // The weights a stream's compute model reads from each GPU's HBM, not mapped: with what the run
   // maps there, they must fit in it, or the run times a deployment that cannot exist.
+  std::map<unsigned, std::uint64_t> weights_on;  // by location: every stream's weights there
   for (std::size_t i = 0; i < streams.size(); ++i) {
     const StreamConfig& s = streams[i];
     const std::uint64_t weights = s.generator ? s.generator->hbm_weight_bytes_per_gpu() : 0;
@@ -713,8 +720,9 @@ void Simulation::check_whole_model_fits() {
           std::find_if(locs.begin(), locs.end(),
                        [&hbm](const AddressSpace::Location& l) { return l.name == hbm; });
       if (at == locs.end()) continue;
+      weights_on[static_cast<unsigned>(at - locs.begin())] += weights;
       const AddressSpace::Location& l = *at;
-      if (weights + l.allocated <= l.capacity) continue;
+      if (weights + l.allocated <= l.capacity || hbm_unfit_.count(i)) continue;
       hbm_unfit_[i] = fmt::format(
           "the model's weights, {} B ({:.2f} GiB) a GPU (its tensor-parallel shard), with the {} "
           "B ({:.2f} GiB) this run maps in {}, exceed its {} B ({:.2f} GiB): the compute model "
@@ -723,12 +731,14 @@ void Simulation::check_whole_model_fits() {
           weights, static_cast<double>(weights) / kGiB, l.allocated,
           static_cast<double>(l.allocated) / kGiB, l.name, l.capacity,
           static_cast<double>(l.capacity) / kGiB);
-      break;
     }
   }
   for (const auto& [loc, w] : wants) {
+    // A GPU's HBM holds the weights its streams read beside what is mapped there.
     const AddressSpace::Location& l = vmm_->locations()[loc];
-    const std::uint64_t free = l.capacity / gran * gran - l.allocated;
+    const std::uint64_t used = l.allocated + (weights_on.count(loc) ? weights_on.at(loc) : 0);
+    const std::uint64_t room = l.capacity / gran * gran;
+    const std::uint64_t free = room > used ? room - used : 0;
     if (w.bytes <= free) continue;
     for (const auto& [i, roles] : w.roles) {
       std::string& why = whole_model_unfit_[i];
@@ -736,12 +746,16 @@ void Simulation::check_whole_model_fits() {
       why = fmt::format(
           "no whole-model estimate: with every layer of the model, the {} region{} of the "
           "stream's GPUs would take {} B ({:.2f} GiB) more on {} than with the simulated layers{}, "
-          "and {} has {} B ({:.2f} GiB) free: that deployment does not fit, so the figures are "
-          "for the simulated layers only",
+          "and {} has {} B ({:.2f} GiB) free{}: that deployment does not fit, so the figures "
+          "are for the simulated layers only",
           fmt::join(roles, " and "), roles.size() == 1 ? "" : "s", w.bytes,
           static_cast<double>(w.bytes) / kGiB, l.name,
           w.roles.size() > 1 ? " (with the other streams that grow there)" : "", l.name, free,
-          static_cast<double>(free) / kGiB);
+          static_cast<double>(free) / kGiB,
+          weights_on.count(loc) ? fmt::format(" beside the model weights the compute model reads "
+                                              "there ({} B)",
+                                              weights_on.at(loc))
+                                : "");
     }
   }
 }

@@ -101,7 +101,7 @@ unsigned AddressSpace::create_pages(std::uint64_t size, const std::vector<unsign
   const std::size_t n = locs.size();
   for (std::size_t j = 0; j < n; ++j) {
     const Location& l = locations_[locs[j]];
-    const std::uint64_t share = (pages / n + (j < pages % n ? 1 : 0)) * granularity_;
+    const std::uint64_t share = stripe_pages(pages, n, j) * granularity_;
     const std::uint64_t free = l.capacity / granularity_ * granularity_ - l.allocated;
     if (share > free) {
       throw VmmError(

@@ -86,6 +86,11 @@ class AddressSpace {
   // Page i of the allocation comes from locations[i % locations.size()]. The locations must be
   // distinct and each must have room for its share; nothing is allocated when one has not.
   unsigned create_striped(std::uint64_t size, const std::vector<unsigned>& locations);
+  // The pages the j-th of n locations holds of a striped allocation of `pages` pages (page i on
+  // location i % n): the first pages % n locations hold one more.
+  static std::uint64_t stripe_pages(std::uint64_t pages, std::size_t n, std::size_t j) {
+    return pages / n + (j < pages % n ? 1 : 0);
+  }
   // The handle is gone at once; the pages go back to their locations when no mapping uses them.
   void release(unsigned allocation);
 

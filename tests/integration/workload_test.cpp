@@ -587,6 +587,81 @@ TEST(Workload, StripedBufferSpreadsPagesOverDevices) {
   EXPECT_TRUE(r["conservation"]["ok"].get<bool>());
 }
 
+// A whole-model estimate for a KV cache striped over two devices is withheld only when a device's
+// share of the whole model's region does not fit. Llama-3-8B (4,096 B per token per layer), 2
+// sequences of 255 cached tokens + 1 step: 16 blocks of 16 tokens each, 2 x 256 x 4,096 B = 2 MiB,
+// one page a layer. 1 of 32 layers simulated: page 0 on fam0; all 32: pages 0, 2, ..., 30 on fam0
+// and 1, 3, ..., 31 on fam1, 16 each, so fam0 needs 15 pages more and fam1 16. Each device holds
+// `pages` 2 MiB pages.
+nlohmann::json striped_kv(unsigned pages) {
+  const std::string gib = fmt::format("{}", pages / 512.0);
+  std::string p = two_devices(3);
+  for (std::size_t at = p.find("capacity_gib: 1"); at != std::string::npos;
+       at = p.find("capacity_gib: 1", at + 1)) {
+    p.replace(at, std::string("capacity_gib: 1").size(), "capacity_gib: " + gib);
+  }
+  return test::run_sim(p, R"(
+name: kvs
+streams:
+  - name: decode
+    gpus: [0]
+    kv_decode: {model: {preset: llama3_8b}, batch: 2, context_tokens: 255, steps: 1, layers: 1,
+                kv_location: [device/fam0, device/fam1]}
+)");
+}
+
+// 16 pages a device: fam0 has 15 free for its 15, fam1 16 for its 16. (Sharing the 31 pages of
+// growth out from fam0 on would ask 16 of fam0.)
+TEST(Workload, AStripedKvCacheWhoseDevicesEachHaveRoomForTheirShareGetsAnEstimate) {
+  const nlohmann::json r = striped_kv(16);
+  const auto& fits = r["workload"]["streams"]["decode"]["result"];
+  EXPECT_TRUE(fits.contains("mean_step_ns_whole_model_estimate")) << fits.dump();
+  EXPECT_FALSE(fits.contains("note")) << fits["note"];
+}
+
+// 15 pages a device: fam0, the first short, has 14 free for its 15.
+TEST(Workload, AStripedKvCacheNamesTheDeviceShortOfRoomForItsShare) {
+  const nlohmann::json r = striped_kv(15);
+  const auto& unfit = r["workload"]["streams"]["decode"]["result"];
+  EXPECT_FALSE(unfit.contains("mean_step_ns_whole_model_estimate"));
+  EXPECT_THAT(unfit["note"].get<std::string>(),
+              HasSubstr(fmt::format("would take {} B (0.03 GiB) more on fam0 than with the "
+                                    "simulated layers, and fam0 has {} B (0.03 GiB) free:",
+                                    15u << 21, 14u << 21)));
+}
+
+// A GPU's HBM holds the model's weights, which the compute model reads unmapped, beside its KV:
+// the whole model's KV must fit beside both. Llama-3-8B: 32 layers of attention (2 x 4096^2 +
+// 2 x 4096 x 1024), FFN (3 x 4096 x 14336) and 2 norms of 4096, an embedding and an LM head of
+// 128256 x 4096, a final norm: 8,030,261,248 parameters (its model card's 8.03 B), 2 B each. The
+// KV as above, one 2 MiB page a layer, in a 15 GiB HBM: weights and 1 page fit, 31 pages more do
+// not (they would without the weights).
+TEST(Workload, TheWholeModelsKvMustFitInHbmBesideTheWeights) {
+  std::string p = kPlatform;
+  p.replace(p.find("capacity_gib: 1,"), std::string("capacity_gib: 1,").size(),
+            "capacity_gib: 15,");
+  const nlohmann::json r = test::run_sim(p, R"(
+name: kvh
+streams:
+  - name: decode
+    gpus: [0]
+    kv_decode: {model: {preset: llama3_8b}, batch: 2, context_tokens: 255, steps: 1, layers: 1,
+                kv_location: gpu_local}
+)");
+  const std::uint64_t params =
+      32ull * (2 * 4096 * 4096 + 2 * 4096 * 1024 + 3 * 4096 * 14336 + 2 * 4096) +
+      2ull * 128256 * 4096 + 4096;
+  const std::uint64_t weights = 2 * params, page = 2u << 20;
+  const std::uint64_t free = (15ull << 30) - page - weights;
+  const auto& res = r["workload"]["streams"]["decode"]["result"];
+  EXPECT_FALSE(res.contains("mean_step_ns_whole_model_estimate"));
+  EXPECT_THAT(res["note"].get<std::string>(),
+              HasSubstr(fmt::format("would take {} B (0.06 GiB) more on gpu0_hbm than with the "
+                                    "simulated layers, and gpu0_hbm has {} B (0.04 GiB) free "
+                                    "beside the model weights the compute model reads there ({} B)",
+                                    31 * page, free, weights)));
+}
+
 // Two GPUs, each reading its own 4 MiB buffer striped over both devices, in step (the same path
 // length to each device). With every buffer starting on fam0 (stripe_start: first) both GPUs read
 // fam0 then fam1: the devices take turns, each window's busiest device carrying about twice the
