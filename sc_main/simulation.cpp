@@ -572,6 +572,7 @@ void Simulation::map_workload() {
       if (s.generator) {
         // The generator's regions, mapped per GPU, then its source.
         const std::vector<RegionSpec> regions = s.generator->regions();
+        std::map<std::size_t, std::shared_ptr<GroupBarrier>> barriers;  // by group
         for (std::size_t rank = 0; rank < s.gpus.size(); ++rank) {
           const unsigned g = s.gpus[rank];
           SourceContext c;
@@ -599,6 +600,18 @@ void Simulation::map_workload() {
             }
           }
           sources[g] = s.generator->make_source(c);
+          const unsigned sync = s.generator->synchronised_group();
+          if (sync > 1) {
+            auto* phased = dynamic_cast<PhasedSource*>(sources[g].get());
+            if (!phased) throw std::logic_error("a synchronised generator made no PhasedSource");
+            std::shared_ptr<GroupBarrier>& b = barriers[rank / sync];
+            if (!b) {
+              const std::size_t first = rank / sync * sync;
+              b = std::make_shared<GroupBarrier>(
+                  static_cast<unsigned>(std::min<std::size_t>(sync, s.gpus.size() - first)));
+            }
+            phased->join_group(b);
+          }
         }
       } else {
         const std::uint64_t size = (s.buffer_bytes + gran - 1) / gran * gran;

@@ -1484,14 +1484,15 @@ def workload_assumptions(stats, f, stream):
         unit = {"weight_stream": "pass", "prefill": "prompt"}.get(kind, "step")
         text = "Compute is a fixed time per layer: no kernel launch gaps."
         if number(f["tp"]) and f["tp"] > 1:
-            text += (" The GPUs of a tensor-parallel group do not wait for each other (no "
-                     f"all-reduce is modelled), so the group's time per {unit} is its slowest "
-                     "GPU's, without the communication a real tensor-parallel layer adds.")
+            text += (" The GPUs of a tensor-parallel group end each layer together, when the "
+                     "slowest has its data and has computed (where its all-reduces would be), but "
+                     "the all-reduces themselves take no time and no fabric bandwidth here: a real "
+                     f"tensor-parallel layer adds that communication to each {unit}.")
         elif number(f["ep"]) and f["ep"] > 1:
-            text += (" The GPUs of an expert-parallel group exchange no tokens (no all-to-all "
-                     "dispatch or combine is modelled) and each computes an even share of the "
-                     "layer however many tokens its experts serve, so the group's time per step "
-                     "is its slowest GPU's, which its expert fetches set.")
+            text += (" The GPUs of an expert-parallel group end each MoE layer together, when the "
+                     "slowest has fetched its experts and computed, but exchange no tokens (no "
+                     "all-to-all dispatch or combine is modelled) and each computes an even share "
+                     "of the layer however many tokens its experts serve.")
         out.append(text)
     if kind == "kv_decode" and "mean_step_ns_whole_model_estimate" in as_dict(
             get(stream, "result")):

@@ -1,6 +1,7 @@
 #include "traffic/source.h"
 
 #include <algorithm>
+#include <stdexcept>
 
 namespace famsim {
 
@@ -8,6 +9,8 @@ PhasedSource::PhasedSource(unsigned depth)
     : depth_(depth), slots_(depth + 2), compute_end_(depth + 2, 0) {}
 
 AccessSource::State PhasedSource::next(std::uint64_t now_ps, Access& a, std::uint64_t& wake_ps) {
+  // A phase waiting at its group's barrier may have been released by another member.
+  if (group_) finalize(now_ps);
   for (;;) {
     if (open_) {
       Slot& s = slot(next_ - 1);
@@ -29,7 +32,7 @@ AccessSource::State PhasedSource::next(std::uint64_t now_ps, Access& a, std::uin
       if (s.completed == s.issued) {
         s.fetched = true;
         s.fetch_end_ps = std::max(s.fetch_start_ps, s.last_completion_ps);
-        finalize();
+        finalize(now_ps);
       }
       continue;
     }
@@ -77,7 +80,7 @@ void PhasedSource::completed(std::uint32_t phase, std::uint32_t bytes, std::uint
   if (s.all_issued && !s.fetched && s.completed == s.issued) {
     s.fetched = true;
     s.fetch_end_ps = std::max(s.fetch_start_ps, s.last_completion_ps);
-    finalize();
+    finalize(now_ps);
   }
 }
 
@@ -92,17 +95,38 @@ std::uint64_t PhasedSource::phases_ended(std::uint64_t now_ps) const {
   return n;
 }
 
-void PhasedSource::finalize() {
+void PhasedSource::finalize(std::uint64_t now_ps) {
   while (finalized_ < next_) {
     Slot& s = slot(finalized_);
     if (!s.fetched) return;
     const std::uint64_t prev = finalized_ > 0 ? last_compute_end_ : 0;
-    const std::uint64_t end = std::max(s.fetch_end_ps, prev) + s.compute_ps;
+    std::uint64_t end = std::max(s.fetch_end_ps, prev) + s.compute_ps;
+    if (group_) {
+      if (!s.arrived) {
+        s.arrived = true;
+        group_->arrive(finalized_, end, now_ps);
+      }
+      if (!group_->released(finalized_, now_ps, end)) return;
+    }
     compute_end_[finalized_ % compute_end_.size()] = end;
     last_compute_end_ = end;
     phase_finished(PhaseTimes{finalized_, s.fetch_start_ps, s.fetch_end_ps, end, s.issued});
     ++finalized_;
   }
+}
+
+void GroupBarrier::arrive(std::uint64_t phase, std::uint64_t end_ps, std::uint64_t now_ps) {
+  if (phase != gathering_) {
+    throw std::logic_error("GroupBarrier: a member arrived at a phase other than the one gathered");
+  }
+  latest_end_ps_ = std::max(latest_end_ps_, end_ps);
+  if (++arrived_ < members_) return;
+  released_end_ps_ = latest_end_ps_;
+  released_at_ps_ = now_ps;
+  ++gathering_;
+  arrived_ = 0;
+  latest_end_ps_ = 0;
+  for (const PhasedSource* m : joined_) m->wake_after(now_ps);
 }
 
 }  // namespace famsim

@@ -14,7 +14,9 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <functional>
 #include <limits>
+#include <memory>
 #include <vector>
 
 namespace famsim {
@@ -52,6 +54,52 @@ class AccessSource {
   // When the source's own work after its last access ends (PhasedSource: the last phase's
   // compute), asked once it is done; 0 for sources that do nothing after their last access.
   virtual std::uint64_t work_end_ps() const { return 0; }
+
+  // How something outside the GPU's own completions (a tensor-parallel group's barrier, released
+  // by another GPU) asks the GPU to ask this source again: at its first clock edge after `t_ps`.
+  // The GPU sets it when it takes the source.
+  void set_waker(std::function<void(std::uint64_t t_ps)> w) { waker_ = std::move(w); }
+
+ protected:
+  void wake_after(std::uint64_t t_ps) const {
+    if (waker_) waker_(t_ps);
+  }
+
+ private:
+  std::function<void(std::uint64_t)> waker_;
+};
+
+class PhasedSource;
+
+// The GPUs of a tensor-parallel group synchronise at the end of every phase (a layer): each
+// layer ends with all-reduces of its activations over the group, which no GPU can pass before the
+// slowest has computed its shard. Each member's phase i ends when the last member's would, the
+// latest of their own ends (fetch done, then compute). The barrier gathers one phase at a time:
+// no member can end phase i + 1 before every member has taken phase i's end. A member sees the end
+// from its first clock edge after the last member arrived, so that the result does not depend on
+// the order in which same-time events run; the barrier wakes every member then.
+class GroupBarrier {
+ public:
+  explicit GroupBarrier(unsigned members) : members_(members) {}
+  void join(PhasedSource* member) { joined_.push_back(member); }
+  unsigned members() const { return members_; }
+  // A member's phase `phase` would end at `end_ps` (known at now_ps).
+  void arrive(std::uint64_t phase, std::uint64_t end_ps, std::uint64_t now_ps);
+  // The group's end of `phase`, once every member has arrived, from a time after the last did.
+  bool released(std::uint64_t phase, std::uint64_t now_ps, std::uint64_t& end_ps) const {
+    if (gathering_ <= phase || now_ps <= released_at_ps_) return false;
+    end_ps = released_end_ps_;
+    return true;
+  }
+
+ private:
+  unsigned members_;
+  std::vector<PhasedSource*> joined_;
+  std::uint64_t gathering_ = 0;  // the phase whose ends are being gathered
+  unsigned arrived_ = 0;
+  std::uint64_t latest_end_ps_ = 0;
+  std::uint64_t released_end_ps_ = 0;  // phase gathering_ - 1's end
+  std::uint64_t released_at_ps_ = 0;
 };
 
 // A pipeline of phases. Phase i fetches its accesses, then computes for its compute time:
@@ -86,6 +134,11 @@ class PhasedSource : public AccessSource {
   // When the last finished phase's compute ended.
   std::uint64_t last_compute_end_ps() const { return last_compute_end_; }
   std::uint64_t work_end_ps() const override { return last_compute_end_; }
+  // Ends each phase with the other members of `group` (GroupBarrier). Before the run starts.
+  void join_group(std::shared_ptr<GroupBarrier> group) {
+    group_ = std::move(group);
+    group_->join(this);
+  }
 
  protected:
   // Opens phase i (0, 1, ...); false when there are no more phases. Called once per phase, in
@@ -108,10 +161,13 @@ class PhasedSource : public AccessSource {
     bool began = false;
     bool all_issued = false;
     bool fetched = false;
+    bool arrived = false;  // at the group's barrier
   };
   Slot& slot(std::uint64_t i) { return slots_[i % slots_.size()]; }
-  // Ends, in phase order, every phase whose fetch is done: its compute end becomes known.
-  void finalize();
+  // Ends, in phase order, every phase whose fetch is done: its compute end becomes known (with a
+  // group, once the group's barrier has every member's).
+  void finalize(std::uint64_t now_ps);
+  friend class GroupBarrier;
 
   unsigned depth_;
   std::vector<Slot> slots_;                 // phases [finalized_, next_) : depth + 2 at most
@@ -121,6 +177,7 @@ class PhasedSource : public AccessSource {
   bool open_ = false;                       // phase next_ - 1 is issuing
   bool no_more_ = false;                    // open_phase said there are no more
   std::uint64_t last_compute_end_ = 0;
+  std::shared_ptr<GroupBarrier> group_;
 };
 
 // The times of a PhasedSource's steps of consecutive phases (a decode step or a pass over the

@@ -166,6 +166,10 @@ class GeneratorSpec {
   // the whole model's shard, which Simulation checks against the HBM left beside what the run
   // maps there. 0: none.
   virtual std::uint64_t hbm_weight_bytes_per_gpu() const { return 0; }
+  // The GPUs that end every phase together (consecutive ranks of the stream; GroupBarrier in
+  // traffic/source.h): a tensor-parallel group all-reduces after each layer. Each source it makes
+  // is then a PhasedSource, and every GPU of a group runs the same phases. 1: none.
+  virtual unsigned synchronised_group() const { return 1; }
 };
 
 struct StreamConfig {

@@ -51,6 +51,10 @@ void Gpu::add_stream(const StreamConfig& cfg, unsigned stream_index,
   s.cfg = &cfg;
   s.index = stream_index;
   s.source = std::move(source);
+  // A source released by something other than this GPU's completions (a tensor-parallel group's
+  // barrier) is asked again at the GPU's first edge after the release.
+  s.source->set_waker(
+      [this](std::uint64_t t_ps) { wake_.at(clock_.edge_after_ps(t_ps), famsim::now_ps()); });
   // Dependencies name earlier workload streams; keep them as indices into streams_.
   for (unsigned d : deps) s.deps.push_back(local_stream_.at(d));
   if (local_stream_.size() <= stream_index) local_stream_.resize(stream_index + 1, 0);

@@ -268,6 +268,9 @@ std::string two_gpu_platform() {
 // The decode of DecodeMovesTheBytesWorkedOutByHand on a tensor-parallel pair: each GPU reads its 4
 // of the 8 KV heads, so the bytes are the same in total (result bytes are totals over the GPUs);
 // the pair did 1 step (before: 2, one per GPU), and its step took as long as its slower GPU's.
+// The pair ends each layer together (its all-reduces), so both GPUs' steps end at the same time.
+// Each layer's KV is fetched a layer ahead (prefetch_layers 1), so that the first layer's fetch is
+// the pipeline's fill, which the later layers' fetches, started earlier, do not wait out again.
 TEST(Workload, DecodeOnATensorParallelPairCountsItsStepOnce) {
   const nlohmann::json r = test::run_sim(two_gpu_platform(), R"(
 name: decode
@@ -275,7 +278,7 @@ streams:
   - name: decode
     gpus: [0, 1]
     kv_decode: {model: {preset: llama3_8b}, batch: 2, context_tokens: 100, layers: 2,
-                tensor_parallel: 2, kv_location: device/fam0}
+                tensor_parallel: 2, kv_location: device/fam0, prefetch_layers: 1}
 )");
   EXPECT_EQ(r["summary"]["read_bytes"].get<std::uint64_t>(), 1638400u);
   EXPECT_TRUE(r["conservation"]["ok"].get<bool>());
@@ -287,6 +290,8 @@ streams:
   const double slower = std::max(d["gpus"]["gpu0"]["step_ns"][0].get<double>(),
                                  d["gpus"]["gpu1"]["step_ns"][0].get<double>());
   EXPECT_DOUBLE_EQ(res["mean_step_ns"].get<double>(), slower);
+  EXPECT_DOUBLE_EQ(d["gpus"]["gpu0"]["step_ns"][0].get<double>(),
+                   d["gpus"]["gpu1"]["step_ns"][0].get<double>());
   // 2 tokens (one per sequence) in one step.
   EXPECT_DOUBLE_EQ(res["tokens_per_second_per_group"].get<double>(), 2 / (slower * 1e-9));
   // 2 of Llama-3-8B's 32 identical layers: each GPU's step scaled to the whole model (its first

@@ -1895,5 +1895,65 @@ TEST(PhasedSource, PhasesEndedCountsComputeThatHasEnded) {
   EXPECT_EQ(p.phases_ended(750), 3u);
 }
 
+// A tensor-parallel group of two ends each phase together, at the later of the members' own ends.
+// depth 0, compute 50 a phase. Phase 0: A's fetch done at 100 (own end 150), B's at 300 (own end
+// 350): both end at 350, seen from an edge after 300, when the barrier wakes both. Phase 1 starts
+// at 350: A's fetch done at 400 (450), B's at 380 (430): both end at 450. Alone, A's phase 0 would
+// end at 150.
+TEST(PhasedSource, AGroupEndsEachPhaseWhenItsSlowestMemberDoes) {
+  auto group = std::make_shared<GroupBarrier>(2);
+  ToyPhases a(0, {50, 50});
+  ToyPhases b(0, {50, 50});
+  std::vector<std::uint64_t> woken_a, woken_b;
+  a.set_waker([&woken_a](std::uint64_t t) { woken_a.push_back(t); });
+  b.set_waker([&woken_b](std::uint64_t t) { woken_b.push_back(t); });
+  a.join_group(group);
+  b.join_group(group);
+  Access acc;
+  std::uint64_t wake = 0;
+  ASSERT_EQ(a.next(0, acc, wake), AccessSource::State::kReady);
+  const std::uint32_t fa = acc.phase;
+  ASSERT_EQ(b.next(0, acc, wake), AccessSource::State::kReady);
+  const std::uint32_t fb = acc.phase;
+  ASSERT_EQ(a.next(0, acc, wake), AccessSource::State::kWait);  // phase 0 all issued
+  ASSERT_EQ(b.next(0, acc, wake), AccessSource::State::kWait);
+  a.completed(fa, 1, 100);
+  ASSERT_EQ(a.next(100, acc, wake), AccessSource::State::kWait);  // at the barrier
+  EXPECT_EQ(wake, AccessSource::kNever);
+  EXPECT_TRUE(a.times.empty());
+  b.completed(fb, 1, 300);
+  EXPECT_EQ(woken_a, std::vector<std::uint64_t>{300});
+  EXPECT_EQ(woken_b, std::vector<std::uint64_t>{300});
+  ASSERT_EQ(a.next(300, acc, wake), AccessSource::State::kWait);  // not before an edge after 300
+  EXPECT_EQ(wake, AccessSource::kNever);
+  ASSERT_EQ(a.next(301, acc, wake), AccessSource::State::kWait);  // phase 1 from 350
+  EXPECT_EQ(wake, 350u);
+  ASSERT_EQ(b.next(301, acc, wake), AccessSource::State::kWait);
+  EXPECT_EQ(wake, 350u);
+  ASSERT_EQ(a.times.size(), 1u);
+  ASSERT_EQ(b.times.size(), 1u);
+  EXPECT_EQ(a.times[0].fetch_end_ps, 100u);
+  EXPECT_EQ(a.times[0].compute_end_ps, 350u);
+  EXPECT_EQ(b.times[0].compute_end_ps, 350u);
+  ASSERT_EQ(a.next(350, acc, wake), AccessSource::State::kReady);
+  const std::uint32_t ga = acc.phase;
+  ASSERT_EQ(b.next(350, acc, wake), AccessSource::State::kReady);
+  const std::uint32_t gb = acc.phase;
+  ASSERT_EQ(a.next(350, acc, wake), AccessSource::State::kWait);
+  ASSERT_EQ(b.next(350, acc, wake), AccessSource::State::kWait);
+  b.completed(gb, 1, 380);
+  a.completed(ga, 1, 400);
+  ASSERT_EQ(a.next(401, acc, wake), AccessSource::State::kWait);
+  EXPECT_EQ(wake, 450u);
+  ASSERT_EQ(b.next(401, acc, wake), AccessSource::State::kWait);
+  EXPECT_EQ(wake, 450u);
+  EXPECT_EQ(a.next(450, acc, wake), AccessSource::State::kDone);
+  EXPECT_EQ(b.next(450, acc, wake), AccessSource::State::kDone);
+  ASSERT_EQ(b.times.size(), 2u);
+  EXPECT_EQ(a.times[1].compute_end_ps, 450u);
+  EXPECT_EQ(b.times[1].compute_end_ps, 450u);
+  EXPECT_EQ(woken_a, (std::vector<std::uint64_t>{300, 400}));
+}
+
 }  // namespace
 }  // namespace famsim

@@ -653,6 +653,8 @@ class KvDecodeSpec : public GeneratorSpec {
   std::uint64_t hbm_weight_bytes_per_gpu() const override {
     return (p_.model.weight_bytes() + p_.tp - 1) / p_.tp;
   }
+  // A tensor-parallel group's GPUs end each layer together (its all-reduces).
+  unsigned synchronised_group() const override { return p_.tp; }
   // Every GPU runs steps x layers phases (one per simulated layer of each step).
   std::uint64_t phases_total(unsigned gpus) const override {
     return std::uint64_t{gpus} * p_.steps * p_.layers;

@@ -215,6 +215,9 @@ class MoeSpec : public GeneratorSpec {
     }
     return r;
   }
+  // A tensor- and expert-parallel group's GPUs end each MoE layer together (its all-reduces and
+  // the all-to-all that brings the experts' outputs back).
+  unsigned synchronised_group() const override { return p_.group(); }
   std::unique_ptr<AccessSource> make_source(const SourceContext& c) const override {
     return std::make_unique<MoeSource>(p_, c);
   }

@@ -455,6 +455,8 @@ class PrefillSpec : public GeneratorSpec {
     }
     return r;
   }
+  // A tensor-parallel group's GPUs end each layer of a prompt together (its all-reduces).
+  unsigned synchronised_group() const override { return p_.tp; }
   std::unique_ptr<AccessSource> make_source(const SourceContext& c) const override {
     return std::make_unique<PrefillSource>(p_, c, ranks_);
   }

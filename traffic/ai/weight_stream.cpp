@@ -134,6 +134,8 @@ class WeightStreamSpec : public GeneratorSpec {
     if (p_.layers < p_.model.layers) r.whole_model_bytes = whole.total_bytes();
     return {r};
   }
+  // A tensor-parallel group's GPUs end each layer together (its all-reduces).
+  unsigned synchronised_group() const override { return p_.tp; }
   std::unique_ptr<AccessSource> make_source(const SourceContext& c) const override {
     return std::make_unique<WeightStreamSource>(p_, c);
   }
