@@ -85,6 +85,30 @@ std::string at_line(const std::string& where, const YAML::Node& n) {
   return where + ":" + std::to_string(mark.line + 1);
 }
 
+// A model file says how values are stored in one of two ways (traffic/ai/model_config.h): the
+// user's word in either replaces the base's (a preset's, a model file's) in the other.
+void drop_format_keys_replaced(YAML::Node base, const YAML::Node& user) {
+  for (const FormatKeys& pair : kFormatKeyPairs) {
+    const char* const keys[] = {pair.format, pair.bytes};
+    for (int i = 0; i < 2; ++i) {
+      if (user[keys[i]].IsDefined() && !user[keys[1 - i]].IsDefined()) base.remove(keys[1 - i]);
+    }
+  }
+}
+
+// A model file's path as written at `path` (relative to the file that named it when it is there,
+// else to the working directory).
+std::string model_file_path(const std::string& written, const std::string& path,
+                            const ConfigSources& sources) {
+  const std::filesystem::path from(sources.source_of(path));
+  std::error_code ec;
+  if (std::filesystem::path(written).is_relative() && from.has_parent_path() &&
+      std::filesystem::exists(from.parent_path() / written, ec)) {
+    return (from.parent_path() / written).string();
+  }
+  return written;
+}
+
 void expand_one(YAML::Node parent, const std::string& key, const std::string& kind,
                 const std::string& path, ConfigSources& sources) {
   // Const access throughout: yaml-cpp's non-const operator[] would insert missing keys.
@@ -106,16 +130,7 @@ void expand_one(YAML::Node parent, const std::string& key, const std::string& ki
                                   kind, name, known));
   }
   YAML::Node preset = load_yaml_text(*text, file);
-  if (kind == "model") {
-    // A model file says how values are stored in one of two ways (traffic/ai/model_config.h):
-    // the user's word in either replaces the preset's in the other.
-    for (const FormatKeys& pair : kFormatKeyPairs) {
-      const char* const keys[] = {pair.format, pair.bytes};
-      for (int i = 0; i < 2; ++i) {
-        if (node[keys[i]].IsDefined() && !node[keys[1 - i]].IsDefined()) preset.remove(keys[1 - i]);
-      }
-    }
-  }
+  if (kind == "model") drop_format_keys_replaced(preset, node);
   if (kind == "memory") {
     const YAML::Node timing = node["timing"];
     std::set<std::string> keys;
@@ -134,15 +149,37 @@ void expand_one(YAML::Node parent, const std::string& key, const std::string& ki
 void expand_model(YAML::Node generator, const std::string& path, ConfigSources& sources) {
   const YAML::Node& cg = generator;
   const YAML::Node model = cg["model"];
-  if (model.IsDefined() && model.IsScalar()) {
-    // Relative to the file that named it when it is there, else to the working directory.
-    std::string file = model.Scalar();
-    const std::filesystem::path from(sources.source_of(path + ".model"));
-    std::error_code ec;
-    if (std::filesystem::path(file).is_relative() && from.has_parent_path() &&
-        std::filesystem::exists(from.parent_path() / file, ec)) {
-      file = (from.parent_path() / file).string();
+  if (model.IsDefined() && model.IsMap() && model["file"].IsDefined()) {
+    // {file: PATH, KEY: VALUE...}: the model file with the keys written beside it replacing its
+    // own, as next to a preset (so that a sweep can vary a model file's keys).
+    const std::string where = at_line(sources.source_of(path + ".model.file"), model["file"]);
+    if (model["preset"].IsDefined()) {
+      throw ConfigError(fmt::format(
+          "{}: {}.model: names both a preset and a file; expected one of them", where, path));
     }
+    if (!model["file"].IsScalar()) {
+      throw ConfigError(
+          fmt::format("{}: {}.model.file: expected the path of a model file", where, path));
+    }
+    const std::string file = model_file_path(model["file"].Scalar(), path + ".model.file", sources);
+    YAML::Node base;
+    try {
+      base = load_yaml_file(file);
+    } catch (const ConfigError& e) {
+      throw ConfigError(fmt::format("{}: {}.model.file: {}", where, path, e.what()));
+    }
+    if (!base.IsMap()) {
+      throw ConfigError(
+          fmt::format("{}: {}.model.file: {} holds no map of model keys", where, path, file));
+    }
+    drop_format_keys_replaced(base, model);
+    record_sources(base, model, path + ".model", file, sources);
+    YAML::Node m = generator["model"];
+    merge_yaml_in_place(base, m);
+    return;
+  }
+  if (model.IsDefined() && model.IsScalar()) {
+    const std::string file = model_file_path(model.Scalar(), path + ".model", sources);
     try {
       generator["model"] = load_yaml_file(file);
     } catch (const ConfigError& e) {

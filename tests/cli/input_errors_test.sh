@@ -350,6 +350,26 @@ expect_bad model_file "a model file that does not exist" \
   "$WORK/nomodel.yaml:5: workload.streams.0.weight_stream.model: no_such_model.yaml: cannot read file" -- \
   run --platform platforms/minimal.yaml --workload "$WORK/nomodel.yaml" $(out model_file)
 
+# A model file with keys beside it ({file: PATH, ...}): a key the file misspells is named at its
+# line in the file; a preset and a file together are refused.
+mkdir -p "$WORK/models"
+{ cat traffic/models/llama3_8b.yaml; echo "kv_haeds: 4"; } >"$WORK/models/typo.yaml"
+cat >"$WORK/model_keys.yaml" <<'YAML'
+name: model_keys
+streams:
+  - name: decode
+    kv_decode: {model: {file: models/typo.yaml, kv_heads: 4}, batch: 1, context_tokens: 16,
+                layers: 1, kv_location: device/fam0}
+YAML
+line=$(wc -l <"$WORK/models/typo.yaml")
+expect_bad model_file_key "a misspelt key in a model file named with keys beside it" \
+  "$WORK/models/typo.yaml:$line: unknown key 'workload.streams.0.kv_decode.model.kv_haeds'" -- \
+  validate --platform platforms/minimal.yaml --workload "$WORK/model_keys.yaml"
+expect_bad model_file_and_preset "a model given both as a preset and as a file" \
+  "workload.streams.0.kv_decode.model: names both a preset and a file; expected one of them" -- \
+  validate --platform platforms/minimal.yaml --workload "$WORK/model_keys.yaml" \
+  --set workload.streams.0.kv_decode.model.preset=llama3_8b
+
 # --- Errors found during the run by a VMM event or a fault name the workload file and line. -------
 cat >"$WORK/unmap.yaml" <<'YAML'
 name: unmap

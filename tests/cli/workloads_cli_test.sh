@@ -32,6 +32,26 @@ expect_in_output "; simulated: steps done 1, step time " \
 expect_in_output "; for the first 1 of the model's 80 layers" \
   "kv_decode: the terminal says which layers ran, in words"
 
+# A model file with keys beside it, which --set can vary (a sweep over a new model's format):
+# Llama-3-8B's file with 4 KV heads instead of 8, 4 x 128 dims x K and V x 2 B = 2,048 B per token
+# per layer; --set kv_heads=2: 1,024 B.
+cp traffic/models/llama3_8b.yaml "$WORK/my_model.yaml"
+cat >"$WORK/my_model_wl.yaml" <<'YAML'
+name: my_model
+streams:
+  - name: decode
+    kv_decode: {model: {file: my_model.yaml, kv_heads: 4}, batch: 1, context_tokens: 16,
+                layers: 1, kv_location: device/fam0}
+YAML
+run_famsim model_file validate --platform platforms/minimal.yaml --workload "$WORK/my_model_wl.yaml"
+expect_rc 0 "a model file with keys beside it validates"
+expect_in_output "kv_bytes_per_token_per_gpu_per_layer  2048" "the key beside the model file replaces the file's"
+run_famsim model_file_set validate --platform platforms/minimal.yaml \
+  --workload "$WORK/my_model_wl.yaml" --set $S.kv_decode.model.kv_heads=2
+expect_rc 0 "a model file's key set on the command line"
+expect_in_output "kv_bytes_per_token_per_gpu_per_layer  1024" "--set replaces a model file's key"
+pass "a model file with keys beside it"
+
 # A whole-model estimate only for a deployment that fits. kv_decode_llama70b on a 4 GiB device, 1
 # of its 80 layers, batch 8: a GPU's KV region is 8 sequences x 257 blocks of 16 tokens (contexts
 # up to 4096 + 1 step) x 512 B a token (K and V of the GPU's one KV head of 128 dims, 2 B each) a

@@ -12,8 +12,8 @@
 //   replay         a famsim timed access trace (traffic/ai/replay.cpp)
 //
 // Every AI generator takes `model:` (traffic/ai/model_config.h), either `{preset: NAME, ...}` for
-// a shipped model (traffic/models/NAME.yaml; keys written next to preset override it) or the
-// path of a model YAML file.
+// a shipped model (traffic/models/NAME.yaml; keys written next to preset override it), the
+// path of a model YAML file, or {file: PATH, ...} (the file's keys overridden likewise).
 #pragma once
 
 #include "traffic/workload_config.h"

@@ -129,6 +129,7 @@ TokenRange parse_tokens(ConfigNode& parent, const std::string& key, std::uint64_
 ModelConfig parse_model_key(ConfigNode& parent) {
   ConfigNode m = parent.child("model", true);
   m.ignore("preset");  // the preset name; its keys were merged in (platforms/presets.h)
+  m.ignore("file");    // likewise a model file named with keys beside it
   return parse_model(m);
 }
 

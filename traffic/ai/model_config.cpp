@@ -762,6 +762,7 @@ void check_model_keys(const ConfigNode& node) {
     }
   }
   node.check_known({"preset",
+                    "file",
                     "name",
                     "source",
                     "layers",
