@@ -200,6 +200,7 @@ int do_validate(const famsim::RunOptions& opt) {
   const famsim::Simulation sim(famsim::load_config(opt));
   std::cout << famsim::validation_text(sim.config());
   for (const std::string& w : sim.whole_model_warnings()) std::cout << "warning: " << w << "\n";
+  for (const std::string& n : sim.placement_notes()) std::cout << "note: " << n << "\n";
   return kExitOk;
 }
 

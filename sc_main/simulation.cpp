@@ -746,6 +746,59 @@ void Simulation::check_whole_model_fits() {
           static_cast<double>(l.capacity) / kGiB);
     }
   }
+  // A stream that places data off its GPUs (on a device, striped, in a peer's HBM) although every
+  // GPU's own HBM would hold all of it at every layer of the model, beside the weights and what
+  // else is mapped there: the run then measures what the device costs, not what it gives; say so.
+  for (std::size_t i = 0; i < streams.size(); ++i) {
+    const StreamConfig& s = streams[i];
+    if (!s.generator || s.gpus.empty() || !s.generator->sizes_whole_model()) continue;
+    const std::vector<RegionSpec> regions = s.generator->regions();
+    const std::uint64_t weights = s.generator->hbm_weight_bytes_per_gpu();
+    std::set<std::string> away;  // roles of regions placed off the GPU
+    std::uint64_t whole = 0;     // every region at every layer, a GPU
+    std::uint64_t most_need = 0, least_room = ~std::uint64_t{0};
+    bool fits = true;
+    for (std::size_t rank = 0; rank < s.gpus.size() && fits; ++rank) {
+      const unsigned g = s.gpus[rank];
+      const auto& locs = vmm_->locations();
+      const std::string hbm = fmt::format("gpu{}_hbm", g);
+      const auto at =
+          std::find_if(locs.begin(), locs.end(),
+                       [&hbm](const AddressSpace::Location& l) { return l.name == hbm; });
+      if (at == locs.end()) {
+        fits = false;  // a GPU without memory of its own
+        break;
+      }
+      const unsigned own = static_cast<unsigned>(at - locs.begin());
+      std::uint64_t need = weights, mapped_here = 0;
+      for (const RegionSpec& r : regions) {
+        Placement where = r.where;
+        if (s.stripe_by_gpu && where.kind == Placement::Kind::kStriped) rotate_stripes(where, rank);
+        const std::vector<unsigned> on = locations_of(*vmm_, where, g);
+        const bool here = on.size() == 1 && on[0] == own;
+        if (!here) away.insert(r.role);
+        if (here) mapped_here += whole_pages(r.bytes) * gran;
+        need += whole_pages(std::max(r.whole_model_bytes, r.bytes)) * gran;
+      }
+      if (rank == 0) whole = need - weights;
+      const std::uint64_t room = at->capacity / gran * gran - (at->allocated - mapped_here);
+      most_need = std::max(most_need, need);
+      least_room = std::min(least_room, room);
+      fits = need <= room;
+    }
+    if (!fits || away.empty()) continue;
+    hbm_would_hold_[i] = fmt::format(
+        "each GPU's own HBM would hold all of the stream's data: its regions at every layer of the "
+        "model take {} B ({:.2f} GiB) a GPU{}, against {} B ({:.2f} GiB) free beside what else is "
+        "mapped there; so the run times memory off the GPU where its own HBM would do (the {} "
+        "region{} in gpu_local give{} the HBM-only figure to compare)",
+        whole, static_cast<double>(whole) / kGiB,
+        weights == 0 ? std::string()
+                     : fmt::format(", {} B ({:.2f} GiB) with the model's weights ({} B)", most_need,
+                                   static_cast<double>(most_need) / kGiB, weights),
+        least_room, static_cast<double>(least_room) / kGiB, fmt::join(away, " and "),
+        away.size() == 1 ? "" : "s", away.size() == 1 ? "s" : "");
+  }
   for (const auto& [loc, w] : wants) {
     // A GPU's HBM holds the weights its streams read beside what is mapped there.
     const AddressSpace::Location& l = vmm_->locations()[loc];
@@ -780,6 +833,15 @@ std::vector<std::string> Simulation::whole_model_warnings() const {
       out.push_back(fmt::format("{} ({}): {}", cfg_.workload.streams[i].name,
                                 cfg_.workload.streams[i].path, why));
     }
+  }
+  return out;
+}
+
+std::vector<std::string> Simulation::placement_notes() const {
+  std::vector<std::string> out;
+  for (const auto& [i, what] : hbm_would_hold_) {
+    out.push_back(fmt::format("{} ({}): {}", cfg_.workload.streams[i].name,
+                              cfg_.workload.streams[i].path, what));
   }
   return out;
 }
@@ -1466,6 +1528,9 @@ nlohmann::json Simulation::results(double host_seconds, double peak_rss_mib) con
         result.erase(k);
       }
       add_note(unfit->second);
+    }
+    if (const auto hold = hbm_would_hold_.find(index); hold != hbm_would_hold_.end()) {
+      add_note(hold->second);
     }
     e["gpus"] = per_gpu;
     wl[st.name] = e;

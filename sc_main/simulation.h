@@ -156,6 +156,9 @@ class Simulation {
   // Why a generator stream's whole-model estimate is withheld (whole_model_unfit_), one line per
   // such stream, for famsim validate.
   std::vector<std::string> whole_model_warnings() const;
+  // Generator streams whose data each GPU's own HBM would hold at every layer of the model although
+  // the run places it elsewhere (hbm_would_hold_), one line each, for famsim validate.
+  std::vector<std::string> placement_notes() const;
   SimContext& context() { return *ctx_; }
   Platform& platform() { return *platform_; }
   InitiatorTotals totals() const;
@@ -223,6 +226,10 @@ class Simulation {
   // Generator streams whose model's weights, read by their compute model from each GPU's HBM
   // (GeneratorSpec::hbm_weight_bytes_per_gpu), do not fit there beside what the run maps: why.
   std::map<std::size_t, std::string> hbm_unfit_;
+  // Generator streams that place data off their GPUs although each GPU's HBM would hold all of it
+  // at every layer of the model beside the weights: a note that the run times the device where
+  // HBM alone would do.
+  std::map<std::size_t, std::string> hbm_would_hold_;
   void check_whole_model_fits();
   std::unique_ptr<VmmEventPlayer> vmm_events_;
   // The systemc kernel's phase sampling (the famsim kernel's scheduler samples itself).

@@ -170,6 +170,11 @@ class GeneratorSpec {
   // traffic/source.h): a tensor-parallel group all-reduces after each layer. Each source it makes
   // is then a PhasedSource, and every GPU of a group runs the same phases. 1: none.
   virtual unsigned synchronised_group() const { return 1; }
+  // Its regions give their size at every layer of the model (RegionSpec::whole_model_bytes) and
+  // hbm_weight_bytes_per_gpu the weights each GPU's HBM holds besides, so that what a GPU would
+  // hold for the whole model is known (kv_decode, weight_stream; an expert or prefix cache is
+  // sized by its configuration, not by the model).
+  virtual bool sizes_whole_model() const { return false; }
 };
 
 struct StreamConfig {

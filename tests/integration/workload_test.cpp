@@ -667,6 +667,44 @@ streams:
                                     31 * page, free, weights)));
 }
 
+// The same decode with its KV on the device, in a GPU whose HBM has `hbm_gib` GiB: the whole
+// model's KV, 32 pages of 2 MiB = 67,108,864 B, and the weights, 16,060,522,496 B, need
+// 16,127,631,360 B: more than 15 GiB (16,106,127,360 B), less than 16 GiB (17,179,869,184 B).
+nlohmann::json kv_on_device(unsigned hbm_gib) {
+  std::string p = kPlatform;
+  p.replace(p.find("capacity_gib: 1,"), std::string("capacity_gib: 1,").size(),
+            fmt::format("capacity_gib: {},", hbm_gib));
+  return test::run_sim(p, R"(
+name: kvd
+streams:
+  - name: decode
+    gpus: [0]
+    kv_decode: {model: {preset: llama3_8b}, batch: 2, context_tokens: 255, steps: 1, layers: 1,
+                kv_location: device/fam0}
+)");
+}
+
+// In 16 GiB the run times the device where HBM alone would do, and says so with the bytes.
+TEST(Workload, DataTheGpusHbmWouldHoldIsNotedAsSuch) {
+  const nlohmann::json r = kv_on_device(16);
+  const auto& res = r["workload"]["streams"]["decode"]["result"];
+  ASSERT_TRUE(res.contains("note"));
+  EXPECT_THAT(res["note"].get<std::string>(),
+              HasSubstr("its regions at every layer of the model take 67108864 B (0.06 GiB) a GPU, "
+                        "16127631360 B (15.02 GiB) with the model's weights (16060522496 B), "
+                        "against 17179869184 B (16.00 GiB) free"));
+  EXPECT_THAT(res["note"].get<std::string>(), HasSubstr("the kv_cache region in gpu_local gives"));
+}
+
+// In 15 GiB it would not fit: no such note.
+TEST(Workload, DataTheGpusHbmWouldNotHoldHasNoSuchNote) {
+  const nlohmann::json r = kv_on_device(15);
+  const auto& res = r["workload"]["streams"]["decode"]["result"];
+  EXPECT_FALSE(res.contains("note") &&
+               res["note"].get<std::string>().find("would hold") != std::string::npos)
+      << res["note"];
+}
+
 // Two GPUs, each reading its own 4 MiB buffer striped over both devices, in step (the same path
 // length to each device). With every buffer starting on fam0 (stripe_start: first) both GPUs read
 // fam0 then fam1: the devices take turns, each window's busiest device carrying about twice the

@@ -655,6 +655,7 @@ class KvDecodeSpec : public GeneratorSpec {
   }
   // A tensor-parallel group's GPUs end each layer together (its all-reduces).
   unsigned synchronised_group() const override { return p_.tp; }
+  bool sizes_whole_model() const override { return true; }
   // Every GPU runs steps x layers phases (one per simulated layer of each step).
   std::uint64_t phases_total(unsigned gpus) const override {
     return std::uint64_t{gpus} * p_.steps * p_.layers;

@@ -136,6 +136,7 @@ class WeightStreamSpec : public GeneratorSpec {
   }
   // A tensor-parallel group's GPUs end each layer together (its all-reduces).
   unsigned synchronised_group() const override { return p_.tp; }
+  bool sizes_whole_model() const override { return true; }
   std::unique_ptr<AccessSource> make_source(const SourceContext& c) const override {
     return std::make_unique<WeightStreamSource>(p_, c);
   }
