@@ -1689,10 +1689,18 @@ def group_label(gpus):
 def note_words(result, estimated):
     """What the opening line says of a result's note: that there is no whole-model estimate, or
     that the note qualifies the one given (a deployment whose weights do not fit, say)."""
-    if not isinstance(result.get("note"), str):
+    note = result.get("note")
+    if not isinstance(note, str):
         return ""
-    return ("; the stream's note qualifies it" if estimated
-            else "; no whole-model estimate (see the stream's note)")
+    # The simulator's note that every GPU's own HBM would hold the data the run put elsewhere.
+    hbm_holds = "each GPU's own HBM would hold all of the stream's data" in note
+    hbm_words = ("; each GPU's own HBM would hold all this data, so this is the device's cost, "
+                 "not its benefit (see the stream's note)")
+    if hbm_holds and note.startswith("each GPU's own HBM would hold"):
+        return hbm_words  # that alone
+    words = ("; the stream's note qualifies it" if estimated
+             else "; no whole-model estimate (see the stream's note)")
+    return words + (hbm_words.replace(" (see the stream's note)", "") if hbm_holds else "")
 
 
 def model_doing(f, what):

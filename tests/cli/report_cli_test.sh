@@ -841,6 +841,11 @@ assert whole >= 1e6, whole  # about 15 ms: 80 layers of a step of about 0.19 ms
 assert (f"\u2248{about(2 / (whole * 1e-9))} tokens/s per 8-GPU group, a token every "
         f"\u2248{about(whole / 1e6)} ms for each sequence (whole-model estimate for all 80 "
         "layers)") in first, first
+# Its 80 layers' KV (about 0.1 GiB a GPU at batch 2) and weights (17.6 GB) fit in a GPU's 80 GiB
+# of HBM: the simulator's note says so, and the opening that the run shows the device's cost.
+assert "each GPU's own HBM would hold all of the stream's data" in r["note"], r["note"]
+assert ("; each GPU's own HBM would hold all this data, so this is the device's cost, not its "
+        "benefit (see the stream's note); ") in first, first
 bn = s["bottlenecks"]
 assert first.endswith(f"{bn['achieved_gbps']:.1f} GB/s achieved of an analytic bound of "
                       f"{bn['analytic_bound_gbps']:.1f} GB/s."), first
