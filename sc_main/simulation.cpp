@@ -1521,11 +1521,14 @@ nlohmann::json Simulation::results(double host_seconds, double peak_rss_mib) con
       add_note(unfit->second);
     }
     if (const auto unfit = whole_model_unfit_.find(index); unfit != whole_model_unfit_.end()) {
-      // The estimate assumes a deployment that does not fit: withheld, and the reason given.
-      for (const char* k :
-           {"mean_step_ns_whole_model_estimate", "tokens_per_second_per_group_whole_model_estimate",
-            "mean_pass_ns_whole_model_estimate"}) {
-        result.erase(k);
+      // The estimate assumes a deployment that does not fit: withheld (every key a generator
+      // names *_whole_model_estimate), and the reason given.
+      const std::string suffix = "_whole_model_estimate";
+      for (auto it = result.begin(); it != result.end();) {
+        const std::string& k = it.key();
+        const bool estimate = k.size() > suffix.size() &&
+                              k.compare(k.size() - suffix.size(), suffix.size(), suffix) == 0;
+        it = estimate ? result.erase(it) : std::next(it);
       }
       add_note(unfit->second);
     }
