@@ -312,14 +312,31 @@ std::string summary_text(const nlohmann::json& s, const std::string& out_dir) {
       sim["peak_rss_mib"].get<double>());
   // A memory made ideal changes what every figure below means: said first, not only in the
   // report's assumptions.
+  // A preset's values that no standard or datasheet gave (HBM3's array timings) are named too:
+  // a reader of the summary alone should know which figures rest on them.
   if (s.contains("assumptions")) {
     for (const auto& m : s["assumptions"]) {
+      std::vector<std::string> assumed;
       for (const auto& v : m["values"]) {
         if (v["key"] == "model" && v["value"] == "ideal") {
           o += fmt::format("  {}: {}\n", m["memory"].get<std::string>(),
                            v["why"].get<std::string>());
+        } else {
+          const std::string key = v["key"].get<std::string>();
+          assumed.push_back(key.substr(key.rfind('.') + 1));
         }
       }
+      if (assumed.empty()) continue;
+      constexpr std::size_t kNamed = 6;
+      const std::size_t more = assumed.size() > kNamed ? assumed.size() - kNamed : 0;
+      assumed.resize(std::min(assumed.size(), kNamed));
+      o += fmt::format(
+          "  {}{}: {} value{} assumed, not from a standard or datasheet ({}{}): stats.json "
+          "assumptions\n",
+          m["memory"].get<std::string>(),
+          m.contains("preset") ? fmt::format(" ({})", m["preset"].get<std::string>()) : "",
+          assumed.size() + more, assumed.size() + more == 1 ? "" : "s", fmt::join(assumed, ", "),
+          more > 0 ? fmt::format(" and {} more", more) : "");
     }
   }
   if (sum["read_latency_ns"]["count"].get<std::uint64_t>() > 0) {

@@ -1236,4 +1236,30 @@ assert d["conservation"]["ok"] is True
 PY
 pass "model ideal over a DRAM preset serves a lone read in tRCD + CL + its bursts and says so"
 
+# --- A preset's values that no standard or datasheet gave are named in the summary: nvl8_fam's GPU
+# memory takes hbm3_6400, which lists 17 under `assumptions:` (15 array timings from Ramulator's
+# self-declared guesstimate, tCCD_L, refresh_postpone_max), and the platform notes one more, its
+# choice of that preset; the summary counts the memory's assumptions in stats.json and names the
+# first six.
+run_famsim assumed run --platform platforms/nvl8_fam.yaml --set workload.streams.0.total_bytes=4KiB \
+  --out "$WORK/assumed"
+expect_rc 0 "a run on a platform with assumed preset values"
+want=$(python3 - "$WORK/assumed/stats.json" platforms/presets/memory/hbm3_6400.yaml <<'PY'
+import json, sys, yaml
+a = yaml.safe_load(open(sys.argv[2]))["assumptions"]
+preset = list(a["timing"]) + [k for k in a if k != "timing"]
+assert len(preset) == 17, preset
+m = [m for m in json.load(open(sys.argv[1]))["assumptions"] if m["memory"] == "gpus.local_memory"]
+keys = [v["key"].split(".")[-1] for v in m[0]["values"]]
+assert set(preset) <= set(keys) and len(keys) == 18, keys
+print(f"  gpus.local_memory (hbm3_6400): 18 values assumed, not from a standard or datasheet "
+      f"({', '.join(keys[:6])} and 12 more): stats.json assumptions")
+PY
+) || fail "the assumptions of nvl8_fam's GPU memory: see above"
+grep -qxF "$want" <<<"$OUT" || fail "the summary does not name the preset's assumed values: want
+$want
+got:
+$OUT"
+pass "the summary names a preset's assumed values"
+
 echo "cli.contract: all checks passed"
