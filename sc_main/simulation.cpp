@@ -753,7 +753,7 @@ void Simulation::check_whole_model_fits() {
     const StreamConfig& s = streams[i];
     if (!s.generator || s.gpus.empty() || !s.generator->sizes_whole_model()) continue;
     const std::vector<RegionSpec> regions = s.generator->regions();
-    const std::uint64_t weights = s.generator->hbm_weight_bytes_per_gpu();
+    std::uint64_t weights = 0;   // every stream's weights in the GPU's HBM (the most, over GPUs)
     std::set<std::string> away;  // roles of regions placed off the GPU
     std::uint64_t whole = 0;     // every region at every layer, a GPU
     std::uint64_t most_need = 0, least_room = ~std::uint64_t{0};
@@ -770,7 +770,10 @@ void Simulation::check_whole_model_fits() {
         break;
       }
       const unsigned own = static_cast<unsigned>(at - locs.begin());
-      std::uint64_t need = weights, mapped_here = 0;
+      // The weights of every stream whose compute reads them from this HBM, this one's included.
+      const std::uint64_t weights_here = weights_on.count(own) ? weights_on.at(own) : 0;
+      weights = std::max(weights, weights_here);
+      std::uint64_t need = weights_here, mapped_here = 0;
       for (const RegionSpec& r : regions) {
         Placement where = r.where;
         if (s.stripe_by_gpu && where.kind == Placement::Kind::kStriped) rotate_stripes(where, rank);
@@ -780,7 +783,7 @@ void Simulation::check_whole_model_fits() {
         if (here) mapped_here += whole_pages(r.bytes) * gran;
         need += whole_pages(std::max(r.whole_model_bytes, r.bytes)) * gran;
       }
-      if (rank == 0) whole = need - weights;
+      if (rank == 0) whole = need - weights_here;
       const std::uint64_t room = at->capacity / gran * gran - (at->allocated - mapped_here);
       most_need = std::max(most_need, need);
       least_room = std::min(least_room, room);
@@ -794,8 +797,9 @@ void Simulation::check_whole_model_fits() {
         "region{} in gpu_local give{} the HBM-only figure to compare)",
         whole, static_cast<double>(whole) / kGiB,
         weights == 0 ? std::string()
-                     : fmt::format(", {} B ({:.2f} GiB) with the model's weights ({} B)", most_need,
-                                   static_cast<double>(most_need) / kGiB, weights),
+                     : fmt::format(", {} B ({:.2f} GiB) with the weights its streams' compute "
+                                   "reads there ({} B)",
+                                   most_need, static_cast<double>(most_need) / kGiB, weights),
         least_room, static_cast<double>(least_room) / kGiB, fmt::join(away, " and "),
         away.size() == 1 ? "" : "s", away.size() == 1 ? "s" : "");
   }

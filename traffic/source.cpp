@@ -70,7 +70,8 @@ AccessSource::State PhasedSource::next(std::uint64_t now_ps, Access& a, std::uin
   }
 }
 
-void PhasedSource::completed(std::uint32_t phase, std::uint32_t bytes, std::uint64_t now_ps) {
+void PhasedSource::completed(std::uint32_t phase, std::uint32_t bytes, std::uint64_t now_ps,
+                             std::uint64_t seen_ps) {
   // The tag is the phase index modulo 2^32; the phase is one of the few in flight.
   std::uint64_t index = (next_ & ~std::uint64_t{0xffffffff}) | phase;
   if (index >= next_) index -= std::uint64_t{1} << 32;
@@ -80,7 +81,7 @@ void PhasedSource::completed(std::uint32_t phase, std::uint32_t bytes, std::uint
   if (s.all_issued && !s.fetched && s.completed == s.issued) {
     s.fetched = true;
     s.fetch_end_ps = std::max(s.fetch_start_ps, s.last_completion_ps);
-    finalize(now_ps);
+    finalize(seen_ps);
   }
 }
 
@@ -115,12 +116,30 @@ void PhasedSource::finalize(std::uint64_t now_ps) {
   }
 }
 
+void PhasedSource::stopped(std::uint64_t now_ps) {
+  if (!group_) return;
+  const bool waiting = finalized_ < next_ && slot(finalized_).arrived;
+  group_->leave(waiting ? finalized_ : GroupBarrier::kNone, now_ps);
+  group_.reset();  // on its own from here: its remaining completions wait for nobody
+}
+
 void GroupBarrier::arrive(std::uint64_t phase, std::uint64_t end_ps, std::uint64_t now_ps) {
   if (phase != gathering_) {
     throw std::logic_error("GroupBarrier: a member arrived at a phase other than the one gathered");
   }
   latest_end_ps_ = std::max(latest_end_ps_, end_ps);
   if (++arrived_ < members_) return;
+  release(now_ps);
+}
+
+void GroupBarrier::leave(std::uint64_t arrived_at, std::uint64_t now_ps) {
+  if (members_ == 0) return;
+  --members_;
+  if (arrived_at == gathering_ && arrived_ > 0) --arrived_;
+  if (arrived_ > 0 && arrived_ >= members_) release(now_ps);
+}
+
+void GroupBarrier::release(std::uint64_t now_ps) {
   released_end_ps_ = latest_end_ps_;
   released_at_ps_ = now_ps;
   ++gathering_;

@@ -43,9 +43,15 @@ class AccessSource {
   // wake_ps (kNever: nothing until a completion is reported). kDone: the source has nothing more;
   // it stays done.
   virtual State next(std::uint64_t now_ps, Access& a, std::uint64_t& wake_ps) = 0;
-  // `bytes` of an access tagged `phase` have completed at the GPU at now_ps.
-  virtual void completed(std::uint32_t /*phase*/, std::uint32_t /*bytes*/,
-                         std::uint64_t /*now_ps*/) {}
+  // `bytes` of an access tagged `phase` have completed at the GPU at now_ps (their arrival),
+  // which the GPU takes at seen_ps (its clock edge after the arrival).
+  virtual void completed(std::uint32_t /*phase*/, std::uint32_t /*bytes*/, std::uint64_t /*now_ps*/,
+                         std::uint64_t /*seen_ps*/) {}
+  void completed(std::uint32_t phase, std::uint32_t bytes, std::uint64_t now_ps) {
+    completed(phase, bytes, now_ps, now_ps);
+  }
+  // The GPU stopped asking at now_ps (the stream's duration ran out) before the source was done.
+  virtual void stopped(std::uint64_t /*now_ps*/) {}
   // Generator-specific results for stats.json (steps, step times, hit rates).
   virtual nlohmann::json report() const { return nlohmann::json::object(); }
   // Phases whose compute has ended by now_ps (PhasedSource), for the progress line; 0 for other
@@ -85,6 +91,11 @@ class GroupBarrier {
   unsigned members() const { return members_; }
   // A member's phase `phase` would end at `end_ps` (known at now_ps).
   void arrive(std::uint64_t phase, std::uint64_t end_ps, std::uint64_t now_ps);
+  // A member stops before its last phase (its stream's duration ran out) at now_ps, having
+  // arrived at phase `arrived_at` and not taken its end (kNone: at none): the others no longer
+  // wait for it.
+  static constexpr std::uint64_t kNone = ~std::uint64_t{0};
+  void leave(std::uint64_t arrived_at, std::uint64_t now_ps);
   // The group's end of `phase`, once every member has arrived, from a time after the last did.
   bool released(std::uint64_t phase, std::uint64_t now_ps, std::uint64_t& end_ps) const {
     if (gathering_ <= phase || now_ps <= released_at_ps_) return false;
@@ -93,6 +104,8 @@ class GroupBarrier {
   }
 
  private:
+  void release(std::uint64_t now_ps);
+
   unsigned members_;
   std::vector<PhasedSource*> joined_;
   std::uint64_t gathering_ = 0;  // the phase whose ends are being gathered
@@ -126,7 +139,11 @@ class PhasedSource : public AccessSource {
   explicit PhasedSource(unsigned depth);
 
   State next(std::uint64_t now_ps, Access& a, std::uint64_t& wake_ps) final;
-  void completed(std::uint32_t phase, std::uint32_t bytes, std::uint64_t now_ps) final;
+  using AccessSource::completed;
+  void completed(std::uint32_t phase, std::uint32_t bytes, std::uint64_t now_ps,
+                 std::uint64_t seen_ps) final;
+  // A member of a group leaves it, so that the others do not wait for it.
+  void stopped(std::uint64_t now_ps) final;
 
   unsigned depth() const { return depth_; }
   std::uint64_t phases_done() const { return finalized_; }

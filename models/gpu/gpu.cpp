@@ -155,6 +155,7 @@ Gpu::Prepared Gpu::prepare(Stream& s, std::uint64_t now_ps) {
     s.wait_ps = Wakeup::kNever;
     if (now_ps >= s.stop_ps) {
       s.exhausted = true;
+      s.source->stopped(now_ps);
       return Prepared::kNone;
     }
     std::uint64_t wake = AccessSource::kNever;
@@ -179,6 +180,7 @@ Gpu::Prepared Gpu::prepare(Stream& s, std::uint64_t now_ps) {
         // the stream's duration: the one before was its last. The stream ends when that one
         // completes, not after waiting out the time to one it will never issue.
         s.exhausted = true;
+        s.source->stopped(now_ps);
         return Prepared::kNone;
       }
       if (wake != AccessSource::kNever && wake > kMaxSimTimePs) {
@@ -395,7 +397,7 @@ void Gpu::complete(Payload& p, std::uint64_t now_ps) {
   }
   count_response(len, p.get_response_status() == tlm::TLM_OK_RESPONSE, arrived_ps);
   ctx_.record_completion(e, arrived_ps, p.get_response_status(), memory, p.get_data_ptr());
-  s.source->completed(e.phase, len, arrived_ps);
+  s.source->completed(e.phase, len, arrived_ps, now_ps);
   --s.outstanding;
   change_outstanding(-1, now_ps);
   p.release();

@@ -1955,5 +1955,43 @@ TEST(PhasedSource, AGroupEndsEachPhaseWhenItsSlowestMemberDoes) {
   EXPECT_EQ(woken_a, (std::vector<std::uint64_t>{300, 400}));
 }
 
+// A member whose stream stops (its duration ran out) leaves the group, so that the others do not
+// wait for it for ever: B's fetch is done at 100, taken at the edge at 101 (own end 150); A stops
+// at 120 without arriving: B's phase 0 ends at its own 150, seen after 120. A member sees a release
+// only after the time the last arrival was taken, not after its response arrived: B's release,
+// taken at 120, is not seen at 120.
+TEST(PhasedSource, AMemberThatStopsLeavesItsGroup) {
+  auto group = std::make_shared<GroupBarrier>(2);
+  ToyPhases a(0, {50, 50});
+  ToyPhases b(0, {50, 50});
+  a.join_group(group);
+  b.join_group(group);
+  Access acc;
+  std::uint64_t wake = 0;
+  ASSERT_EQ(a.next(0, acc, wake), AccessSource::State::kReady);
+  ASSERT_EQ(b.next(0, acc, wake), AccessSource::State::kReady);
+  const std::uint32_t fb = acc.phase;
+  ASSERT_EQ(b.next(0, acc, wake), AccessSource::State::kWait);
+  b.completed(fb, 1, 100, 101);
+  ASSERT_EQ(b.next(110, acc, wake), AccessSource::State::kWait);  // A has not arrived
+  EXPECT_EQ(wake, AccessSource::kNever);
+  a.stopped(120);
+  ASSERT_EQ(b.next(120, acc, wake), AccessSource::State::kWait);
+  EXPECT_EQ(wake, AccessSource::kNever);
+  ASSERT_EQ(b.next(121, acc, wake), AccessSource::State::kWait);  // phase 1 from 150
+  EXPECT_EQ(wake, 150u);
+  ASSERT_EQ(b.times.size(), 1u);
+  EXPECT_EQ(b.times[0].compute_end_ps, 150u);
+  // The group is B alone now: phase 1 ends with its own fetch and compute, seen after 201.
+  ASSERT_EQ(b.next(150, acc, wake), AccessSource::State::kReady);
+  const std::uint32_t gb = acc.phase;
+  ASSERT_EQ(b.next(150, acc, wake), AccessSource::State::kWait);
+  b.completed(gb, 1, 200, 201);
+  ASSERT_EQ(b.next(202, acc, wake), AccessSource::State::kWait);
+  EXPECT_EQ(wake, 250u);
+  ASSERT_EQ(b.times.size(), 2u);
+  EXPECT_EQ(b.times[1].compute_end_ps, 250u);
+}
+
 }  // namespace
 }  // namespace famsim
