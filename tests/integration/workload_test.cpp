@@ -592,6 +592,19 @@ TEST(Workload, StripedBufferSpreadsPagesOverDevices) {
   EXPECT_TRUE(r["conservation"]["ok"].get<bool>());
 }
 
+// Llama-3-8B decode whose KV takes one 2 MiB page a layer on `kv_location`: 2 sequences of 255
+// cached tokens + 1 step, 16 blocks of 16 tokens each, 2 x 256 x 4,096 B; 1 of 32 layers run.
+std::string one_page_a_layer(const std::string& kv_location) {
+  return R"(
+name: one_page
+streams:
+  - name: decode
+    gpus: [0]
+    kv_decode: {model: {preset: llama3_8b}, batch: 2, context_tokens: 255, steps: 1, layers: 1,
+                kv_location: )" +
+         kv_location + "}\n";
+}
+
 // A whole-model estimate for a KV cache striped over two devices is withheld only when a device's
 // share of the whole model's region does not fit. Llama-3-8B (4,096 B per token per layer), 2
 // sequences of 255 cached tokens + 1 step: 16 blocks of 16 tokens each, 2 x 256 x 4,096 B = 2 MiB,
@@ -605,14 +618,7 @@ nlohmann::json striped_kv(unsigned pages) {
        at = p.find("capacity_gib: 1", at + 1)) {
     p.replace(at, std::string("capacity_gib: 1").size(), "capacity_gib: " + gib);
   }
-  return test::run_sim(p, R"(
-name: kvs
-streams:
-  - name: decode
-    gpus: [0]
-    kv_decode: {model: {preset: llama3_8b}, batch: 2, context_tokens: 255, steps: 1, layers: 1,
-                kv_location: [device/fam0, device/fam1]}
-)");
+  return test::run_sim(p, one_page_a_layer("[device/fam0, device/fam1]"));
 }
 
 // 16 pages a device: fam0 has 15 free for its 15, fam1 16 for its 16. (Sharing the 31 pages of
@@ -645,14 +651,7 @@ TEST(Workload, TheWholeModelsKvMustFitInHbmBesideTheWeights) {
   std::string p = kPlatform;
   p.replace(p.find("capacity_gib: 1,"), std::string("capacity_gib: 1,").size(),
             "capacity_gib: 15,");
-  const nlohmann::json r = test::run_sim(p, R"(
-name: kvh
-streams:
-  - name: decode
-    gpus: [0]
-    kv_decode: {model: {preset: llama3_8b}, batch: 2, context_tokens: 255, steps: 1, layers: 1,
-                kv_location: gpu_local}
-)");
+  const nlohmann::json r = test::run_sim(p, one_page_a_layer("gpu_local"));
   const std::uint64_t params =
       32ull * (2 * 4096 * 4096 + 2 * 4096 * 1024 + 3 * 4096 * 14336 + 2 * 4096) +
       2ull * 128256 * 4096 + 4096;
@@ -674,14 +673,7 @@ nlohmann::json kv_on_device(unsigned hbm_gib) {
   std::string p = kPlatform;
   p.replace(p.find("capacity_gib: 1,"), std::string("capacity_gib: 1,").size(),
             fmt::format("capacity_gib: {},", hbm_gib));
-  return test::run_sim(p, R"(
-name: kvd
-streams:
-  - name: decode
-    gpus: [0]
-    kv_decode: {model: {preset: llama3_8b}, batch: 2, context_tokens: 255, steps: 1, layers: 1,
-                kv_location: device/fam0}
-)");
+  return test::run_sim(p, one_page_a_layer("device/fam0"));
 }
 
 // In 16 GiB the run times the device where HBM alone would do, and says so with the bytes.
