@@ -154,8 +154,11 @@ void expand_model(YAML::Node generator, const std::string& path, ConfigSources& 
     // own, as next to a preset (so that a sweep can vary a model file's keys).
     const std::string where = at_line(sources.source_of(path + ".model.file"), model["file"]);
     if (model["preset"].IsDefined()) {
-      throw ConfigError(fmt::format(
-          "{}: {}.model: names both a preset and a file; expected one of them", where, path));
+      // Named where the second of the two came from: the --set that added one, else the file.
+      const std::string preset_from = sources.source_of(path + ".model.preset");
+      throw ConfigError(
+          fmt::format("{}: {}.model: names both a preset and a file; expected one of them",
+                      preset_from.rfind("--set", 0) == 0 ? preset_from : where, path));
     }
     if (!model["file"].IsScalar()) {
       throw ConfigError(

@@ -1694,8 +1694,8 @@ def note_words(result, estimated):
         return ""
     # The simulator's note that every GPU's own HBM would hold the data the run put elsewhere.
     hbm_holds = "each GPU's own HBM would hold all of the stream's data" in note
-    hbm_words = ("; each GPU's own HBM would hold all this data, so this is the device's cost, "
-                 "not its benefit (see the stream's note)")
+    hbm_words = ("; each GPU's own HBM would hold all this data, so this shows what keeping it "
+                 "off the GPU costs, not what the device gives (see the stream's note)")
     if hbm_holds and note.startswith("each GPU's own HBM would hold"):
         return hbm_words  # that alone
     words = ("; the stream's note qualifies it" if estimated

@@ -366,7 +366,7 @@ expect_bad model_file_key "a misspelt key in a model file named with keys beside
   "$WORK/models/typo.yaml:$line: unknown key 'workload.streams.0.kv_decode.model.kv_haeds'" -- \
   validate --platform platforms/minimal.yaml --workload "$WORK/model_keys.yaml"
 expect_bad model_file_and_preset "a model given both as a preset and as a file" \
-  "workload.streams.0.kv_decode.model: names both a preset and a file; expected one of them" -- \
+  "famsim: error: --set workload.streams.0.kv_decode.model.preset=llama3_8b: workload.streams.0.kv_decode.model: names both a preset and a file; expected one of them" -- \
   validate --platform platforms/minimal.yaml --workload "$WORK/model_keys.yaml" \
   --set workload.streams.0.kv_decode.model.preset=llama3_8b
 

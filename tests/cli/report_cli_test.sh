@@ -844,8 +844,8 @@ assert (f"\u2248{about(2 / (whole * 1e-9))} tokens/s per 8-GPU group, a token ev
 # Its 80 layers' KV (about 0.1 GiB a GPU at batch 2) and weights (17.6 GB) fit in a GPU's 80 GiB
 # of HBM: the simulator's note says so, and the opening that the run shows the device's cost.
 assert "each GPU's own HBM would hold all of the stream's data" in r["note"], r["note"]
-assert ("; each GPU's own HBM would hold all this data, so this is the device's cost, not its "
-        "benefit (see the stream's note); ") in first, first
+assert ("; each GPU's own HBM would hold all this data, so this shows what keeping it off the "
+        "GPU costs, not what the device gives (see the stream's note); ") in first, first
 bn = s["bottlenecks"]
 assert first.endswith(f"{bn['achieved_gbps']:.1f} GB/s achieved of an analytic bound of "
                       f"{bn['analytic_bound_gbps']:.1f} GB/s."), first

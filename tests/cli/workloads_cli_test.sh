@@ -32,6 +32,21 @@ expect_in_output "; simulated: steps done 1, step time " \
 expect_in_output "; for the first 1 of the model's 80 layers" \
   "kv_decode: the terminal says which layers ran, in words"
 
+# A run stopped before any decode step was done (duration 1 us: the first layer's fetch alone takes
+# longer) gives no whole-model estimate of a step time of 0, but says why.
+run_famsim kv_cut run --platform "$P" --workload traffic/kv_decode_llama70b.yaml \
+  --set $S.kv_decode.layers=1 --set $S.kv_decode.steps=1 --set $S.duration_ns=1000 \
+  --out "$WORK/kv_cut"
+expect_rc 0 "kv_decode cut before its first step runs"
+python3 - "$WORK/kv_cut/stats.json" <<'EOF' || fail "kv_decode cut before its first step: see above"
+import json, sys
+r = json.load(open(sys.argv[1]))["workload"]["streams"]["decode"]["result"]
+assert r["steps_done"] == 0, r["steps_done"]
+assert not any("whole_model" in k for k in r), sorted(r)
+assert r["note"].startswith("no decode step was completed by every GPU before the run stopped"), r
+EOF
+pass "no whole-model estimate from a run that completed no step"
+
 # A model file with keys beside it, which --set can vary (a sweep over a new model's format):
 # Llama-3-8B's file with 4 KV heads instead of 8, 4 x 128 dims x K and V x 2 B = 2,048 B per token
 # per layer; --set kv_heads=2: 1,024 B.

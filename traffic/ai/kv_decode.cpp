@@ -799,7 +799,11 @@ class KvDecodeSpec : public GeneratorSpec {
     j["model_layers"] = p_.model.layers;
     const double lm_head_ns = lm_head_ns_per_step();
     j["lm_head_ns_per_step"] = lm_head_ns;
-    if (p_.layers < p_.model.layers) {
+    if (p_.layers < p_.model.layers && j["steps_done"].get<std::uint64_t>() == 0) {
+      j["note"] =
+          "no decode step was completed by every GPU before the run stopped, so there is "
+          "no step time to scale to the whole model";
+    } else if (p_.layers < p_.model.layers) {
       if (!windows_alike()) {
         j["note"] = fmt::format(
             "step time and tokens per second are for the first {} of {}'s {} layers only: {} of "

@@ -196,7 +196,11 @@ class WeightStreamSpec : public GeneratorSpec {
          mean_pass_ns > compute_ns ? mean_pass_ns - compute_ns : 0.0},
         {"layers_simulated", p_.layers},
         {"model_layers", p_.model.layers}};
-    if (p_.layers < p_.model.layers) {
+    if (p_.layers < p_.model.layers && j["passes_done"].get<std::uint64_t>() == 0) {
+      j["note"] =
+          "no pass was completed by every GPU before the run stopped, so there is no pass "
+          "time to scale to the whole model";
+    } else if (p_.layers < p_.model.layers) {
       if (p_.identical_layers()) {
         // The first layer as it ran (the fill), the others at the later layers' steady pace:
         // per pass its slowest GPU's, mean over passes and groups, as mean_pass_ns.
