@@ -224,6 +224,8 @@ constexpr ResultWords kResultWords[] = {
     {"compute_ns_per_pass", "compute per pass", ResultWords::kTime},
     {"exposed_fetch_ns_per_step", "expert fetch not hidden per step", ResultWords::kTime},
     {"exposed_transfer_ns_per_pass", "transfer not hidden per pass", ResultWords::kTime},
+    {"mean_all_reduce_ns_per_step", "all-reduces per step", ResultWords::kTime},
+    {"mean_all_reduce_ns_per_pass", "all-reduces per pass", ResultWords::kTime},
     {"tokens_per_second_per_group", "tokens per second per group", ResultWords::kRate},
     {"expert_lookups", "expert lookups", ResultWords::kCount},
     {"hit_rate", "cache hit rate", ResultWords::kShare},

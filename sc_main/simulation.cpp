@@ -19,6 +19,7 @@
 #include <filesystem>
 #include <functional>
 #include <map>
+#include <optional>
 #include <ostream>
 #include <set>
 
@@ -525,6 +526,16 @@ std::vector<unsigned> locations_of(const AddressSpace& vmm, const Placement& p, 
   return out;
 }
 
+// The VMM location of GPU g's own HBM; none for a GPU configured without memory of its own.
+std::optional<unsigned> own_hbm(const AddressSpace& vmm, unsigned g) {
+  const std::string hbm = fmt::format("gpu{}_hbm", g);
+  const auto& locs = vmm.locations();
+  const auto at = std::find_if(locs.begin(), locs.end(),
+                               [&hbm](const AddressSpace::Location& l) { return l.name == hbm; });
+  if (at == locs.end()) return std::nullopt;
+  return static_cast<unsigned>(at - locs.begin());
+}
+
 // Creates `size` bytes of physical memory on `locs` (one location, or striped over several),
 // maps it at `va` in mappings of `step` bytes and grants `right` to `users`.
 void create_and_map(AddressSpace& vmm, std::uint64_t va, std::uint64_t size,
@@ -559,6 +570,30 @@ void rotate_stripes(Placement& where, std::size_t k) {
 }
 
 }  // namespace
+
+CollectivePlan Simulation::collective_plan(const GeneratorSpec::Collectives& col,
+                                           const std::vector<unsigned>& gpus, std::size_t rank,
+                                           unsigned members) {
+  CollectivePlan plan;
+  plan.algorithm = col.algorithm;
+  plan.members = members;
+  const std::uint64_t round = plan.round_bytes(col.max_message_bytes);
+  plan.buffer_bytes = 2 * round;
+  plan.access_bytes =  // an Access is at most 1 GiB (32-bit size)
+      static_cast<std::uint32_t>(std::min<std::uint64_t>(round, std::uint64_t{1} << 30));
+  // A receive buffer in each destination's HBM, this GPU's alone (a connection's buffer), mapped
+  // in this GPU's address space: the next ranks of its group, in turn.
+  const std::size_t first = rank / members * members;
+  for (unsigned k = 1; k <= plan.destinations(); ++k) {
+    Placement where;
+    where.kind = Placement::Kind::kGpu;
+    where.gpu = gpus[first + (rank - first + k) % members];
+    where.text = fmt::format("gpu/{}", where.gpu);
+    plan.peer_va.push_back(
+        map_region(*vmm_, plan.buffer_bytes, where, {gpus[rank]}, AccessRight::kReadWrite));
+  }
+  return plan;
+}
 
 void Simulation::map_workload() {
   const std::uint64_t gran = vmm_->granularity();
@@ -611,6 +646,8 @@ void Simulation::map_workload() {
                   static_cast<unsigned>(std::min<std::size_t>(sync, s.gpus.size() - first)));
             }
             phased->join_group(b);
+            const GeneratorSpec::Collectives col = s.generator->collectives();
+            if (col.on) phased->set_collective(collective_plan(col, s.gpus, rank, sync));
           }
         }
       } else {
@@ -727,14 +764,10 @@ void Simulation::check_whole_model_fits() {
     if (weights == 0) continue;
     for (unsigned g : s.gpus) {
       // A GPU without local memory (none configured) reads no weights from it: nothing to check.
-      const std::string hbm = fmt::format("gpu{}_hbm", g);
-      const auto& locs = vmm_->locations();
-      const auto at =
-          std::find_if(locs.begin(), locs.end(),
-                       [&hbm](const AddressSpace::Location& l) { return l.name == hbm; });
-      if (at == locs.end()) continue;
-      weights_on[static_cast<unsigned>(at - locs.begin())] += weights;
-      const AddressSpace::Location& l = *at;
+      const std::optional<unsigned> at = own_hbm(*vmm_, g);
+      if (!at) continue;
+      weights_on[*at] += weights;
+      const AddressSpace::Location& l = vmm_->locations()[*at];
       if (weights + l.allocated <= l.capacity || hbm_unfit_.count(i)) continue;
       hbm_unfit_[i] = fmt::format(
           "the model's weights, {} B ({:.2f} GiB) a GPU (its tensor-parallel shard), with the {} "
@@ -760,16 +793,12 @@ void Simulation::check_whole_model_fits() {
     bool fits = true;
     for (std::size_t rank = 0; rank < s.gpus.size() && fits; ++rank) {
       const unsigned g = s.gpus[rank];
-      const auto& locs = vmm_->locations();
-      const std::string hbm = fmt::format("gpu{}_hbm", g);
-      const auto at =
-          std::find_if(locs.begin(), locs.end(),
-                       [&hbm](const AddressSpace::Location& l) { return l.name == hbm; });
-      if (at == locs.end()) {
+      const std::optional<unsigned> own_at = own_hbm(*vmm_, g);
+      if (!own_at) {
         fits = false;  // a GPU without memory of its own
         break;
       }
-      const unsigned own = static_cast<unsigned>(at - locs.begin());
+      const unsigned own = *own_at;
       // The weights of every stream whose compute reads them from this HBM, this one's included.
       const std::uint64_t weights_here = weights_on.count(own) ? weights_on.at(own) : 0;
       weights = std::max(weights, weights_here);
@@ -784,7 +813,8 @@ void Simulation::check_whole_model_fits() {
         need += whole_pages(std::max(r.whole_model_bytes, r.bytes)) * gran;
       }
       if (rank == 0) whole = need - weights_here;
-      const std::uint64_t room = at->capacity / gran * gran - (at->allocated - mapped_here);
+      const AddressSpace::Location& l = vmm_->locations()[own];
+      const std::uint64_t room = l.capacity / gran * gran - (l.allocated - mapped_here);
       most_need = std::max(most_need, need);
       least_room = std::min(least_room, room);
       fits = need <= room;

@@ -1093,6 +1093,11 @@ RESULT_FIELDS = {
          "sliding-window, chunked or full attention; linear or full; dense or MoE) the step time "
          "scaled by {model_layers} / {layers}, which scales the fill too and errs long by about "
          "the first layer's fetch for each further share"),
+        ("mean_all_reduce_ns_per_step", "All-reduces per step", fmt_time,
+         "the time the group's layers spent all-reducing after their compute, a step (in the "
+         "step time)"),
+        ("all_reduce_bytes_written", "All-reduce bytes written", fmt_bytes,
+         "the all-reduces' writes into peers' memory, total over every GPU"),
         ("lm_head_ns_per_step", "LM head per step", fmt_time,
          "the LM head's time (2 x vocabulary / tensor_parallel x hidden x batch FLOPs, but no "
          "less than reading its shard at weights_gbps; 0 with compute.layer_ns), once a step "
@@ -1147,6 +1152,11 @@ RESULT_FIELDS = {
          "pass time minus compute: weight transfer that compute did not hide"),
         ("exposed_transfer_ns", "Exposed transfer, all passes", fmt_time,
          "the group's time beyond its compute over all passes, mean over groups"),
+        ("mean_all_reduce_ns_per_pass", "All-reduces per pass", fmt_time,
+         "the time the group's layers spent all-reducing after their compute, a pass (in the "
+         "pass time and the exposed transfer)"),
+        ("all_reduce_bytes_written", "All-reduce bytes written", fmt_bytes,
+         "the all-reduces' writes into peers' memory, total over every GPU"),
         ("mean_pass_ns_whole_model_estimate", "Pass time, whole-model estimate", fmt_time,
          "all {model_layers} layers from the {layers} simulated: with identical layers, the "
          "first layer as it ran (the pipeline's fill) and the others at the later simulated "
@@ -1483,11 +1493,22 @@ def workload_assumptions(stats, f, stream):
     if kind in ("kv_decode", "prefill", "moe_experts", "weight_stream"):
         unit = {"weight_stream": "pass", "prefill": "prompt"}.get(kind, "step")
         text = "Compute is a fixed time per layer: no kernel launch gaps."
-        if number(f["tp"]) and f["tp"] > 1:
+        algorithm = as_dict(summary.get("all_reduce")).get("algorithm", "none")
+        if number(f["tp"]) and f["tp"] > 1 and algorithm != "none":
+            text += (" The GPUs of a tensor-parallel group end each layer together, then "
+                     f"all-reduce its output over the fabric ({algorithm}: "
+                     f"{fmt_int(summary.get('all_reduce_rounds_each'))} round(s) an all-reduce "
+                     f"of {fmt_bytes(summary.get('all_reduce_message_bytes'))}, two a layer, each "
+                     "round's writes into the peers' memory starting when the group's previous "
+                     "round has ended); the reductions' own reads and adds in HBM, the flags that "
+                     "signal a round's arrival and kernel launches are not simulated, so the "
+                     "all-reduce time is a lower bound.")
+        elif number(f["tp"]) and f["tp"] > 1:
             text += (" The GPUs of a tensor-parallel group end each layer together, when the "
                      "slowest has its data and has computed (where its all-reduces would be), but "
-                     "the all-reduces themselves take no time and no fabric bandwidth here: a real "
-                     f"tensor-parallel layer adds that communication to each {unit}.")
+                     "the all-reduces themselves take no time and no fabric bandwidth here "
+                     "(all_reduce: none): a real tensor-parallel layer adds that communication to "
+                     f"each {unit}; all_reduce: ring simulates it.")
         elif number(f["ep"]) and f["ep"] > 1:
             text += (" The GPUs of an expert-parallel group end each MoE layer together, when the "
                      "slowest has fetched its experts and computed, but exchange no tokens (no "

@@ -8,9 +8,74 @@ namespace famsim {
 PhasedSource::PhasedSource(unsigned depth)
     : depth_(depth), slots_(depth + 2), compute_end_(depth + 2, 0) {}
 
+unsigned CollectivePlan::rounds() const {
+  switch (algorithm) {
+    case Algorithm::kRing:
+      return 2 * (members - 1);
+    case Algorithm::kOneShot:
+      return 1;
+    case Algorithm::kTwoShot:
+      return 2;
+  }
+  return 0;
+}
+
+std::uint64_t CollectivePlan::round_bytes(std::uint64_t message_bytes) const {
+  if (algorithm == Algorithm::kOneShot) return message_bytes;
+  return (message_bytes + members - 1) / members;
+}
+
+unsigned CollectivePlan::destinations() const {
+  return algorithm == Algorithm::kRing ? 1 : members - 1;
+}
+
+std::uint64_t CollectivePlan::bytes_written(std::uint64_t message_bytes) const {
+  return std::uint64_t{rounds()} * destinations() * round_bytes(message_bytes);
+}
+
 AccessSource::State PhasedSource::next(std::uint64_t now_ps, Access& a, std::uint64_t& wake_ps) {
   // A phase waiting at its group's barrier may have been released by another member.
   if (group_) finalize(now_ps);
+  // A round of collectives goes before the fetches: the group waits for it.
+  if (round_issuing() && now_ps >= round_.start_ps) {
+    round_access(a);
+    return State::kReady;
+  }
+  const State st = next_fetch(now_ps, a, wake_ps);
+  if (st == State::kWait && round_issuing()) wake_ps = std::min(wake_ps, round_.start_ps);
+  return st;
+}
+
+void PhasedSource::round_access(Access& a) {
+  const std::uint64_t n =
+      std::min<std::uint64_t>(round_.bytes - round_.offset, collective_.access_bytes);
+  // Rounds alternate between the receive buffer's halves.
+  const std::uint64_t half = round_.index % 2 * (collective_.buffer_bytes / 2);
+  a = Access{};
+  a.va = collective_.peer_va[round_.dest] + half + round_.offset;
+  a.bytes = static_cast<std::uint32_t>(n);
+  a.write = true;
+  a.phase = kCollectiveTag;
+  round_.offset += n;
+  round_.issued += n;
+  collective_written_ += n;
+  if (round_.offset == round_.bytes) {
+    round_.offset = 0;
+    ++round_.dest;
+  }
+}
+
+void PhasedSource::begin_round(std::uint64_t start_ps) {
+  round_.start_ps = start_ps;
+  round_.dest = round_.bytes == 0 ? static_cast<unsigned>(collective_.peer_va.size()) : 0;
+  round_.offset = 0;
+  round_.issued = 0;
+  round_.completed = 0;
+  round_.last_completion_ps = 0;
+}
+
+AccessSource::State PhasedSource::next_fetch(std::uint64_t now_ps, Access& a,
+                                             std::uint64_t& wake_ps) {
   for (;;) {
     if (open_) {
       Slot& s = slot(next_ - 1);
@@ -23,7 +88,7 @@ AccessSource::State PhasedSource::next(std::uint64_t now_ps, Access& a, std::uin
         s.fetch_start_ps = now_ps;  // the fetch really starts when the GPU first asks
       }
       if (phase_access(a)) {
-        a.phase = static_cast<std::uint32_t>(next_ - 1);
+        a.phase = static_cast<std::uint32_t>((next_ - 1) & ~kCollectiveTag);
         s.issued += a.bytes;
         return State::kReady;
       }
@@ -64,6 +129,8 @@ AccessSource::State PhasedSource::next(std::uint64_t now_ps, Access& a, std::uin
     s = Slot{};
     s.index = i;
     s.compute_ps = start.compute_ps;
+    s.collectives = start.collectives;
+    s.collective_bytes = start.collective_bytes;
     s.fetch_start_ps = std::max(gate, start.not_before_ps);
     ++next_;
     open_ = true;
@@ -72,9 +139,16 @@ AccessSource::State PhasedSource::next(std::uint64_t now_ps, Access& a, std::uin
 
 void PhasedSource::completed(std::uint32_t phase, std::uint32_t bytes, std::uint64_t now_ps,
                              std::uint64_t seen_ps) {
-  // The tag is the phase index modulo 2^32; the phase is one of the few in flight.
-  std::uint64_t index = (next_ & ~std::uint64_t{0xffffffff}) | phase;
-  if (index >= next_) index -= std::uint64_t{1} << 32;
+  if (phase == kCollectiveTag) {
+    round_.completed += bytes;
+    round_.last_completion_ps = std::max(round_.last_completion_ps, now_ps);
+    if (!round_issuing() && round_.completed == round_.issued) finalize(seen_ps);
+    return;
+  }
+  // The tag is the phase index modulo 2^31; the phase is one of the few in flight.
+  constexpr std::uint64_t kWrap = std::uint64_t{kCollectiveTag};
+  std::uint64_t index = (next_ & ~(kWrap - 1)) | phase;
+  if (index >= next_) index -= kWrap;
   Slot& s = slot(index);
   s.completed += bytes;
   s.last_completion_ps = std::max(s.last_completion_ps, now_ps);
@@ -100,32 +174,58 @@ void PhasedSource::finalize(std::uint64_t now_ps) {
   while (finalized_ < next_) {
     Slot& s = slot(finalized_);
     if (!s.fetched) return;
-    const std::uint64_t prev = finalized_ > 0 ? last_compute_end_ : 0;
-    std::uint64_t end = std::max(s.fetch_end_ps, prev) + s.compute_ps;
-    if (group_) {
-      if (!s.arrived) {
-        s.arrived = true;
-        group_->arrive(finalized_, end, now_ps);
+    if (!s.computed) {
+      const std::uint64_t prev = finalized_ > 0 ? last_compute_end_ : 0;
+      std::uint64_t end = std::max(s.fetch_end_ps, prev) + s.compute_ps;
+      if (!synchronise(end, now_ps)) return;
+      s.computed = true;
+      s.compute_end_ps = end;
+      if (group_ && !collective_.peer_va.empty() && s.collectives > 0) {
+        round_.left = s.collectives * collective_.rounds();
+        round_.index = 0;
+        round_.bytes = collective_.round_bytes(s.collective_bytes);
+        begin_round(end);
       }
-      if (!group_->released(finalized_, now_ps, end)) return;
+    }
+    std::uint64_t end = s.compute_end_ps;
+    while (round_.left > 0) {
+      if (round_issuing() || round_.completed < round_.issued) return;
+      end = std::max(round_.start_ps, round_.last_completion_ps);
+      if (!synchronise(end, now_ps)) return;
+      --round_.left;
+      ++round_.index;
+      begin_round(end);
     }
     compute_end_[finalized_ % compute_end_.size()] = end;
     last_compute_end_ = end;
-    phase_finished(PhaseTimes{finalized_, s.fetch_start_ps, s.fetch_end_ps, end, s.issued});
+    phase_finished(
+        PhaseTimes{finalized_, s.fetch_start_ps, s.fetch_end_ps, s.compute_end_ps, s.issued, end});
     ++finalized_;
   }
 }
 
+bool PhasedSource::synchronise(std::uint64_t& end_ps, std::uint64_t now_ps) {
+  if (!group_) return true;
+  if (!at_barrier_) {
+    at_barrier_ = true;
+    group_->arrive(event_, end_ps, now_ps);
+  }
+  if (!group_->released(event_, now_ps, end_ps)) return false;
+  at_barrier_ = false;
+  ++event_;
+  return true;
+}
+
 void PhasedSource::stopped(std::uint64_t now_ps) {
   if (!group_) return;
-  const bool waiting = finalized_ < next_ && slot(finalized_).arrived;
-  group_->leave(waiting ? finalized_ : GroupBarrier::kNone, now_ps);
+  group_->leave(at_barrier_ ? event_ : GroupBarrier::kNone, now_ps);
   group_.reset();  // on its own from here: its remaining completions wait for nobody
 }
 
-void GroupBarrier::arrive(std::uint64_t phase, std::uint64_t end_ps, std::uint64_t now_ps) {
-  if (phase != gathering_) {
-    throw std::logic_error("GroupBarrier: a member arrived at a phase other than the one gathered");
+void GroupBarrier::arrive(std::uint64_t event, std::uint64_t end_ps, std::uint64_t now_ps) {
+  if (event != gathering_) {
+    throw std::logic_error(
+        "GroupBarrier: a member arrived at an event other than the one gathered");
   }
   latest_end_ps_ = std::max(latest_end_ps_, end_ps);
   if (++arrived_ < members_) return;

@@ -80,25 +80,28 @@ class PhasedSource;
 // The GPUs of a tensor-parallel group synchronise at the end of every phase (a layer): each
 // layer ends with all-reduces of its activations over the group, which no GPU can pass before the
 // slowest has computed its shard. Each member's phase i ends when the last member's would, the
-// latest of their own ends (fetch done, then compute). The barrier gathers one phase at a time:
-// no member can end phase i + 1 before every member has taken phase i's end. A member sees the end
+// latest of their own ends (fetch done, then compute). With the collectives simulated
+// (CollectivePlan) every round of them is gathered alike: a round ends on every member when the
+// last member's writes of it have completed. The barrier gathers one event at a time, in the
+// order every member meets them (phase 0's compute, its rounds, phase 1's compute, ...): no
+// member can end event k + 1 before every member has taken event k's end. A member sees the end
 // from its first clock edge after the last member arrived, so that the result does not depend on
 // the order in which same-time events run; the barrier wakes every member then.
 class GroupBarrier {
  public:
   explicit GroupBarrier(unsigned members) : members_(members) {}
   void join(PhasedSource* member) { joined_.push_back(member); }
-  unsigned members() const { return members_; }
-  // A member's phase `phase` would end at `end_ps` (known at now_ps).
-  void arrive(std::uint64_t phase, std::uint64_t end_ps, std::uint64_t now_ps);
+  // A member's event `event` (its phase's compute, or a round of its collectives) would end at
+  // `end_ps` (known at now_ps).
+  void arrive(std::uint64_t event, std::uint64_t end_ps, std::uint64_t now_ps);
   // A member stops before its last phase (its stream's duration ran out) at now_ps, having
-  // arrived at phase `arrived_at` and not taken its end (kNone: at none): the others no longer
+  // arrived at event `arrived_at` and not taken its end (kNone: at none): the others no longer
   // wait for it.
   static constexpr std::uint64_t kNone = ~std::uint64_t{0};
   void leave(std::uint64_t arrived_at, std::uint64_t now_ps);
-  // The group's end of `phase`, once every member has arrived, from a time after the last did.
-  bool released(std::uint64_t phase, std::uint64_t now_ps, std::uint64_t& end_ps) const {
-    if (gathering_ <= phase || now_ps <= released_at_ps_) return false;
+  // The group's end of `event`, once every member has arrived, from a time after the last did.
+  bool released(std::uint64_t event, std::uint64_t now_ps, std::uint64_t& end_ps) const {
+    if (gathering_ <= event || now_ps <= released_at_ps_) return false;
     end_ps = released_end_ps_;
     return true;
   }
@@ -108,11 +111,45 @@ class GroupBarrier {
 
   unsigned members_;
   std::vector<PhasedSource*> joined_;
-  std::uint64_t gathering_ = 0;  // the phase whose ends are being gathered
+  std::uint64_t gathering_ = 0;  // the event whose ends are being gathered
   unsigned arrived_ = 0;
   std::uint64_t latest_end_ps_ = 0;
-  std::uint64_t released_end_ps_ = 0;  // phase gathering_ - 1's end
+  std::uint64_t released_end_ps_ = 0;  // event gathering_ - 1's end
   std::uint64_t released_at_ps_ = 0;
+};
+
+// The collectives a synchronised group's GPUs run over the fabric after a phase's compute (a
+// tensor-parallel layer's all-reduces of its output), as rounds of writes into receive buffers in
+// the peers' memory; each round starts on every member when the group's previous round (or the
+// phase's compute) has ended on all of them (GroupBarrier), as a GPU can send a round's data only
+// once it has received, or computed, what it sends. For one all-reduce of a message of S bytes
+// over n GPUs:
+//   ring      2(n - 1) rounds (reduce-scatter, then all-gather), in each S/n bytes to the next
+//             rank (NCCL's ring algorithm: each GPU sends 2(n - 1)/n x S in all)
+//   one_shot  1 round, all S bytes to each of the n - 1 others, each then reducing locally
+//             (vLLM's and TensorRT-LLM's one-shot custom all-reduce, for small messages)
+//   two_shot  2 rounds, S/n bytes to each of the n - 1 others in each (reduce-scatter, then
+//             all-gather of the reduced shards: TensorRT-LLM's two-shot)
+// S/n is rounded up to whole bytes. The writes take the fabric and the peers' memory like any
+// other request; the local reads and adds of the reduction, and the flags by which a GPU learns
+// that a round's data has arrived, are not simulated (the barrier stands for them).
+struct CollectivePlan {
+  enum class Algorithm { kRing, kOneShot, kTwoShot };
+  Algorithm algorithm = Algorithm::kRing;
+  unsigned members = 1;  // the group's GPUs
+  // Where this GPU writes: its mapping of a receive buffer in each destination's memory, the
+  // next rank's (ring) or ranks +1 .. +(n - 1) modulo the group's (one_shot, two_shot).
+  std::vector<std::uint64_t> peer_va;
+  std::uint64_t buffer_bytes = 0;  // each receive buffer: two halves, rounds alternate
+  std::uint32_t access_bytes = 0;  // the writes in accesses of at most this
+
+  // Rounds of one collective, and the bytes each round writes to each destination.
+  unsigned rounds() const;
+  std::uint64_t round_bytes(std::uint64_t message_bytes) const;
+  // Bytes one GPU writes for one collective of `message_bytes`.
+  std::uint64_t bytes_written(std::uint64_t message_bytes) const;
+  // The destinations a GPU writes to: 1 (ring) or n - 1.
+  unsigned destinations() const;
 };
 
 // A pipeline of phases. Phase i fetches its accesses, then computes for its compute time:
@@ -120,13 +157,19 @@ class GroupBarrier {
 //   fetch_i starts no earlier than its not_before time and once compute_{i-1-depth} has ended,
 // where depth is the number of phases fetched ahead (0: a phase's data is fetched after the
 // previous phase's compute; 1: double buffering, the next fetch overlaps this compute). A phase
-// with no accesses is fetched the moment it starts. The source is done when the last compute
-// has ended.
+// with no accesses is fetched the moment it starts. With a group's collectives (set_collective),
+// phase i then runs its collectives after its compute, and its end (what the phases after it wait
+// for in place of its compute end) is their end. The source is done when the last phase has
+// ended.
 class PhasedSource : public AccessSource {
  public:
   struct PhaseStart {
     std::uint64_t compute_ps = 0;     // compute after the fetch
     std::uint64_t not_before_ps = 0;  // the fetch starts no earlier (e.g. a request's arrival)
+    // Collectives after the compute (with set_collective): how many, each of a message of
+    // collective_bytes per GPU (an all-reduce's S).
+    unsigned collectives = 0;
+    std::uint64_t collective_bytes = 0;
   };
   struct PhaseTimes {
     std::uint64_t index = 0;
@@ -134,6 +177,7 @@ class PhasedSource : public AccessSource {
     std::uint64_t fetch_end_ps = 0;
     std::uint64_t compute_end_ps = 0;
     std::uint64_t bytes = 0;
+    std::uint64_t end_ps = 0;  // after its collectives (compute_end_ps without any)
   };
 
   explicit PhasedSource(unsigned depth);
@@ -148,7 +192,7 @@ class PhasedSource : public AccessSource {
   unsigned depth() const { return depth_; }
   std::uint64_t phases_done() const { return finalized_; }
   std::uint64_t phases_ended(std::uint64_t now_ps) const final;
-  // When the last finished phase's compute ended.
+  // When the last finished phase ended (its compute, and its collectives).
   std::uint64_t last_compute_end_ps() const { return last_compute_end_; }
   std::uint64_t work_end_ps() const override { return last_compute_end_; }
   // Ends each phase with the other members of `group` (GroupBarrier). Before the run starts.
@@ -156,6 +200,13 @@ class PhasedSource : public AccessSource {
     group_ = std::move(group);
     group_->join(this);
   }
+  // Runs each phase's collectives (PhaseStart::collectives) with the group's other members as
+  // `plan` says, after join_group and before the run starts.
+  void set_collective(CollectivePlan plan) { collective_ = std::move(plan); }
+  // Bytes this GPU's collectives wrote.
+  std::uint64_t collective_bytes_written() const { return collective_written_; }
+  // Accesses of the collectives carry this phase tag.
+  static constexpr std::uint32_t kCollectiveTag = 0x80000000u;
 
  protected:
   // Opens phase i (0, 1, ...); false when there are no more phases. Called once per phase, in
@@ -175,15 +226,38 @@ class PhasedSource : public AccessSource {
     std::uint64_t fetch_start_ps = 0;
     std::uint64_t fetch_end_ps = 0;
     std::uint64_t last_completion_ps = 0;
+    unsigned collectives = 0;
+    std::uint64_t collective_bytes = 0;
+    std::uint64_t compute_end_ps = 0;
     bool began = false;
     bool all_issued = false;
     bool fetched = false;
-    bool arrived = false;  // at the group's barrier
+    bool computed = false;  // compute_end_ps known (with a group: the group's)
+  };
+  // The collectives' round in progress: phase finalized_'s, after its compute.
+  struct Round {
+    unsigned left = 0;           // rounds of the phase not yet ended, this one's included
+    unsigned index = 0;          // of the phase's rounds
+    std::uint64_t start_ps = 0;  // the group's end of the previous round, or of the compute
+    std::uint64_t bytes = 0;     // to each destination
+    unsigned dest = 0;           // the destination being written
+    std::uint64_t offset = 0;    // bytes of it issued
+    std::uint64_t issued = 0;    // bytes, all destinations
+    std::uint64_t completed = 0;
+    std::uint64_t last_completion_ps = 0;
   };
   Slot& slot(std::uint64_t i) { return slots_[i % slots_.size()]; }
   // Ends, in phase order, every phase whose fetch is done: its compute end becomes known (with a
-  // group, once the group's barrier has every member's).
+  // group, once the group's barrier has every member's), then its collectives' rounds run.
   void finalize(std::uint64_t now_ps);
+  // The pipeline's fetches (next() without the collectives).
+  State next_fetch(std::uint64_t now_ps, Access& a, std::uint64_t& wake_ps);
+  // This member's `end_ps` of its next barrier event becomes the group's (true), or the group has
+  // not released it yet (false). Without a group, true at once.
+  bool synchronise(std::uint64_t& end_ps, std::uint64_t now_ps);
+  void begin_round(std::uint64_t start_ps);
+  void round_access(Access& a);
+  bool round_issuing() const { return round_.left > 0 && round_.dest < collective_.peer_va.size(); }
   friend class GroupBarrier;
 
   unsigned depth_;
@@ -193,13 +267,19 @@ class PhasedSource : public AccessSource {
   std::uint64_t finalized_ = 0;             // phases whose compute end is known
   bool open_ = false;                       // phase next_ - 1 is issuing
   bool no_more_ = false;                    // open_phase said there are no more
-  std::uint64_t last_compute_end_ = 0;
+  std::uint64_t last_compute_end_ = 0;      // the last finalized phase's end
   std::shared_ptr<GroupBarrier> group_;
+  std::uint64_t event_ = 0;  // the group barrier's event this member is at, or next meets
+  bool at_barrier_ = false;  // it has arrived at event_ and not taken its end
+  CollectivePlan collective_;
+  Round round_;
+  std::uint64_t collective_written_ = 0;
 };
 
 // The times of a PhasedSource's steps of consecutive phases (a decode step or a pass over the
-// model: one phase per layer). A step runs from the end of the previous step's last compute to the
-// end of its own, the first from its first fetch: with fetch-ahead (depth >= 1) a step's first
+// model: one phase per layer). A step runs from the end of the previous step's last phase to the
+// end of its own (a phase's end: its compute's, or its collectives'), the first from its first
+// fetch: with fetch-ahead (depth >= 1) a step's first
 // fetch starts inside the previous step, and timing it from there would count the overlap twice.
 // So the steps add up to the source's time.
 class StepTimes {
@@ -207,13 +287,20 @@ class StepTimes {
   // Called with every finished phase, `phases_per_step` to a step.
   void phase_finished(const PhasedSource::PhaseTimes& t, unsigned phases_per_step) {
     if (t.index == 0) start_ps_ = t.fetch_start_ps;
-    if (t.index % phases_per_step == 0) first_end_ps_ = t.compute_end_ps;
+    if (t.index % phases_per_step == 0) {
+      first_end_ps_ = t.end_ps;
+      collective_ps_ = 0;
+    }
+    collective_ps_ += t.end_ps - t.compute_end_ps;
     if (t.index % phases_per_step == phases_per_step - 1) {
-      ns_.push_back(static_cast<double>(t.compute_end_ps - start_ps_) * 1e-3);
+      ns_.push_back(static_cast<double>(t.end_ps - start_ps_) * 1e-3);
       first_ns_.push_back(static_cast<double>(first_end_ps_ - start_ps_) * 1e-3);
-      start_ps_ = t.compute_end_ps;
+      collective_ns_.push_back(static_cast<double>(collective_ps_) * 1e-3);
+      start_ps_ = t.end_ps;
     }
   }
+  // Of each finished step's time, the time its phases spent in collectives after their compute.
+  const std::vector<double>& collective_ns() const { return collective_ns_; }
   // Each finished step's time, ns.
   const std::vector<double>& ns() const { return ns_; }
   // Each finished step's time had it `model_phases` phases like its own (a whole model's layers
@@ -236,7 +323,9 @@ class StepTimes {
   std::uint64_t start_ps_ = 0;
   std::uint64_t first_end_ps_ = 0;
   std::vector<double> ns_;
-  std::vector<double> first_ns_;  // per step: from its start to its first phase's compute end
+  std::vector<double> first_ns_;  // per step: from its start to its first phase's end
+  std::uint64_t collective_ps_ = 0;
+  std::vector<double> collective_ns_;
 };
 
 }  // namespace famsim

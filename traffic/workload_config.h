@@ -170,6 +170,16 @@ class GeneratorSpec {
   // traffic/source.h): a tensor-parallel group all-reduces after each layer. Each source it makes
   // is then a PhasedSource, and every GPU of a group runs the same phases. 1: none.
   virtual unsigned synchronised_group() const { return 1; }
+  // The collectives its synchronised groups run over the fabric after their phases
+  // (CollectivePlan), the largest message a phase sends among them: Simulation maps each GPU's
+  // receive buffers in the memory of the peers it writes to, and hands its source the plan. Off:
+  // the group ends its phases together, the collectives taking no time.
+  struct Collectives {
+    bool on = false;
+    CollectivePlan::Algorithm algorithm = CollectivePlan::Algorithm::kRing;
+    std::uint64_t max_message_bytes = 0;
+  };
+  virtual Collectives collectives() const { return {}; }
   // Its regions give their size at every layer of the model (RegionSpec::whole_model_bytes) and
   // hbm_weight_bytes_per_gpu the weights each GPU's HBM holds besides, so that what a GPU would
   // hold for the whole model is known (kv_decode, weight_stream; an expert or prefix cache is

@@ -4,6 +4,7 @@
 // in each block's header; integrity is checked byte for byte.
 #include "tests/support/test_support.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -413,6 +414,88 @@ TEST(TargetSplit, EachTargetKeepsItsOwnLatency) {
   EXPECT_EQ(by["device"]["bandwidth_gbps"], 0.0);
   // Over both: (54 + 143) / 2.
   EXPECT_DOUBLE_EQ(r["summary"]["latency_ns"]["mean"].get<double>(), 98.5);
+}
+
+// --- all-reduces over the fabric (kv_decode all_reduce) ---------------------------------------
+
+// Four GPUs of the peer platform decode one sequence of 16 cached tokens as one tensor-parallel
+// group, one layer (2 all-reduces: after attention and after the FFN) of a Llama-3-8B narrowed to
+// hidden_size 256, so that a message is 1 token x 256 x 2 B = 512 B and a ring round's share
+// 512 / 4 = 128 B: one request each. KV in each GPU's own HBM; 1000 ns of compute.
+std::string all_reduce_workload(const std::string& algorithm) {
+  return R"(name: ar
+streams:
+  - gpus: all
+    kv_decode:
+      model: {preset: llama3_8b, hidden_size: 256}
+      batch: 1
+      context_tokens: 16
+      tensor_parallel: 4
+      layers: 1
+      compute: {layer_ns: 1000}
+      all_reduce: )" +
+         algorithm + "\n";
+}
+
+nlohmann::json all_reduce_result(const nlohmann::json& r) {
+  return r["workload"]["streams"]["stream0"]["result"];
+}
+
+// Ring: 2 x 2(4 - 1) = 12 rounds, in each every GPU writes 128 B to the next. The writes of a
+// round cross disjoint links and switch ports (GPU g's link up and g + 1's down; the responses
+// back the other way, long after the requests), so each takes the zero-load peer write round trip,
+// 142 ns (PeerZeroLoad above). The first round issues at the compute's end, an edge of the 1 ns
+// GPU clock; each later one starts once the group's previous round has ended: its last completion
+// arrives on an edge, the GPU takes it at the next edge (+1 ns), where the barrier releases, and
+// sees the release from the edge after (+1 ns), when it issues: 144 ns a round. So the step's
+// all-reduces take 142 + 11 x 144 = 1726 ns. Each GPU writes 12 x 128 = 1536 B, in 12 peer
+// requests.
+TEST(AllReduceOverFabric, RingRoundsAreZeroLoadPeerWrites) {
+  const nlohmann::json r =
+      test::run_sim(peer_platform(), all_reduce_workload("ring"), {"gpus.count=4"});
+  ASSERT_TRUE(r["conservation"]["ok"].get<bool>());
+  const nlohmann::json& res = all_reduce_result(r);
+  ASSERT_EQ(res["steps_done"], 1);
+  const double ar = res["mean_all_reduce_ns_per_step"].get<double>();
+  EXPECT_DOUBLE_EQ(ar, 142.0 + 11 * 144.0);
+  EXPECT_EQ(res["all_reduce_bytes_written"], 4 * 1536);
+  for (int g = 0; g < 4; ++g) {
+    EXPECT_EQ(r["components"][fmt::format("gpu{}", g)]["peer_requests"], 12) << g;
+  }
+  // The step holds the compute and the all-reduces after it.
+  EXPECT_GE(res["mean_step_ns"].get<double>(), 1000.0 + ar);
+  const nlohmann::json& sum = r["workload"]["streams"]["stream0"]["summary"];
+  EXPECT_EQ(sum["all_reduce_message_bytes"], 512);
+  EXPECT_EQ(sum["all_reduces_per_pass"], 2);
+  EXPECT_EQ(sum["all_reduce_bytes_written_per_pass_per_gpu"], 1536);
+}
+
+// Two-shot: 2 rounds an all-reduce, 4 in the step, in each 128 B to each of the 3 others: the
+// ring's 1536 B a GPU, in 4 rounds instead of 12. Each round is at least a peer write's round
+// trip (142 ns); the three writes of a round share the GPU's link and each peer's memory, but
+// stay far below 3 rounds' time, so the all-reduces take less than 12 round trips (1704 ns).
+TEST(AllReduceOverFabric, TwoShotWritesAsMuchInFewerRounds) {
+  const nlohmann::json r =
+      test::run_sim(peer_platform(), all_reduce_workload("two_shot"), {"gpus.count=4"});
+  ASSERT_TRUE(r["conservation"]["ok"].get<bool>());
+  const nlohmann::json& res = all_reduce_result(r);
+  const double ar = res["mean_all_reduce_ns_per_step"].get<double>();
+  EXPECT_GE(ar, 4 * 142.0);
+  EXPECT_LT(ar, 1704.0);
+  EXPECT_EQ(res["all_reduce_bytes_written"], 4 * 1536);
+  EXPECT_EQ(r["components"]["gpu0"]["peer_requests"], 4 * 3);
+}
+
+// One-shot: 1 round an all-reduce, all 512 B to each of the 3 others: 2 x 3 x 512 = 3072 B a GPU
+// in 2 x 3 x 4 = 24 requests of 128 B; at least 2 round trips.
+TEST(AllReduceOverFabric, OneShotSendsTheWholeMessageToEveryPeer) {
+  const nlohmann::json r =
+      test::run_sim(peer_platform(), all_reduce_workload("one_shot"), {"gpus.count=4"});
+  ASSERT_TRUE(r["conservation"]["ok"].get<bool>());
+  const nlohmann::json& res = all_reduce_result(r);
+  EXPECT_GE(res["mean_all_reduce_ns_per_step"].get<double>(), 2 * 142.0);
+  EXPECT_EQ(res["all_reduce_bytes_written"], 4 * 3072);
+  EXPECT_EQ(r["components"]["gpu3"]["peer_requests"], 24);
 }
 
 }  // namespace

@@ -1816,11 +1816,16 @@ class ToyPhases : public PhasedSource {
   ToyPhases(unsigned depth, std::vector<std::uint64_t> compute)
       : PhasedSource(depth), compute_(std::move(compute)) {}
   std::vector<PhaseTimes> times;
+  // Each phase's collectives (with set_collective), each of a `message` bytes.
+  unsigned collectives = 0;
+  std::uint64_t message = 0;
 
  protected:
   bool open_phase(std::uint64_t i, PhaseStart& s) override {
     if (i >= compute_.size()) return false;
     s.compute_ps = compute_[i];
+    s.collectives = collectives;
+    s.collective_bytes = message;
     left_ = 1;
     return true;
   }
@@ -1991,6 +1996,124 @@ TEST(PhasedSource, AMemberThatStopsLeavesItsGroup) {
   EXPECT_EQ(wake, 250u);
   ASSERT_EQ(b.times.size(), 2u);
   EXPECT_EQ(b.times[1].compute_end_ps, 250u);
+}
+
+// One all-reduce of S bytes over n GPUs, by algorithm: ring 2(n - 1) rounds of S/n to the next
+// rank, 2(n - 1)/n x S in all (Patarasuk and Yuan, "Bandwidth optimal all-reduce algorithms for
+// clusters of workstations", 2009); one_shot S to each of the n - 1 others; two_shot two rounds of
+// S/n to each of the n - 1 others. S = 131072 B (batch 8 x hidden 8192 x 2 B), n = 8.
+TEST(CollectivePlan, RoundsAndBytesOfEachAlgorithm) {
+  CollectivePlan p;
+  p.members = 8;
+  p.algorithm = CollectivePlan::Algorithm::kRing;
+  EXPECT_EQ(p.rounds(), 14u);
+  EXPECT_EQ(p.round_bytes(131072), 16384u);
+  EXPECT_EQ(p.destinations(), 1u);
+  EXPECT_EQ(p.bytes_written(131072), 229376u);  // 1.75 x 131072
+  p.algorithm = CollectivePlan::Algorithm::kOneShot;
+  EXPECT_EQ(p.rounds(), 1u);
+  EXPECT_EQ(p.destinations(), 7u);
+  EXPECT_EQ(p.bytes_written(131072), 917504u);  // 7 x 131072
+  p.algorithm = CollectivePlan::Algorithm::kTwoShot;
+  EXPECT_EQ(p.rounds(), 2u);
+  EXPECT_EQ(p.bytes_written(131072), 229376u);
+  // S/n rounds up: 100 B over 8 GPUs is 13 B a round.
+  EXPECT_EQ(p.round_bytes(100), 13u);
+}
+
+// A group of two runs a ring all-reduce of 100 B after its one phase: 2 rounds of 50 B, each
+// GPU writing to the other's receive buffer. depth 0, compute 50. A's fetch is done at 100 (own
+// end 150), B's at 300 (350): the compute ends at 350 on both (seen after 300). Round 0 starts at
+// 350: A's write completes at 400, B's at 420, so the round ends at 420 (seen after 420); round 1
+// writes the buffer's other half from 421 and ends when the later of A's (500) and B's (470)
+// completes: the phase ends at 500, 150 ns of it in the all-reduce.
+TEST(PhasedSource, AGroupsRingAllReduceRunsItsRoundsAfterTheCompute) {
+  auto group = std::make_shared<GroupBarrier>(2);
+  ToyPhases a(0, {50});
+  ToyPhases b(0, {50});
+  for (ToyPhases* m : {&a, &b}) {
+    m->collectives = 1;
+    m->message = 100;
+    m->join_group(group);
+  }
+  CollectivePlan plan;
+  plan.members = 2;
+  plan.buffer_bytes = 100;
+  plan.access_bytes = 64;
+  plan.peer_va = {0x1000};
+  a.set_collective(plan);
+  plan.peer_va = {0x2000};
+  b.set_collective(plan);
+  Access acc;
+  std::uint64_t wake = 0;
+  ASSERT_EQ(a.next(0, acc, wake), AccessSource::State::kReady);
+  const std::uint32_t fa = acc.phase;
+  ASSERT_EQ(b.next(0, acc, wake), AccessSource::State::kReady);
+  const std::uint32_t fb = acc.phase;
+  ASSERT_EQ(a.next(0, acc, wake), AccessSource::State::kWait);  // phase 0 all issued
+  ASSERT_EQ(b.next(0, acc, wake), AccessSource::State::kWait);
+  a.completed(fa, 1, 100);
+  b.completed(fb, 1, 300);
+  ASSERT_EQ(a.next(301, acc, wake), AccessSource::State::kWait);  // round 0 from the compute end
+  EXPECT_EQ(wake, 350u);
+  ASSERT_EQ(a.next(350, acc, wake), AccessSource::State::kReady);
+  EXPECT_EQ(acc.va, 0x1000u);
+  EXPECT_EQ(acc.bytes, 50u);
+  EXPECT_TRUE(acc.write);
+  EXPECT_EQ(acc.phase, PhasedSource::kCollectiveTag);
+  ASSERT_EQ(a.next(350, acc, wake), AccessSource::State::kWait);  // its round is all issued
+  EXPECT_EQ(wake, AccessSource::kNever);
+  ASSERT_EQ(b.next(350, acc, wake), AccessSource::State::kReady);
+  EXPECT_EQ(acc.va, 0x2000u);
+  a.completed(PhasedSource::kCollectiveTag, 50, 400);
+  ASSERT_EQ(a.next(410, acc, wake), AccessSource::State::kWait);  // B's write is not done
+  EXPECT_EQ(wake, AccessSource::kNever);
+  b.completed(PhasedSource::kCollectiveTag, 50, 420);
+  ASSERT_EQ(a.next(421, acc, wake), AccessSource::State::kReady);  // round 1: the other half
+  EXPECT_EQ(acc.va, 0x1000u + 50);
+  ASSERT_EQ(b.next(421, acc, wake), AccessSource::State::kReady);
+  EXPECT_EQ(acc.va, 0x2000u + 50);
+  b.completed(PhasedSource::kCollectiveTag, 50, 470);
+  a.completed(PhasedSource::kCollectiveTag, 50, 500);
+  EXPECT_TRUE(a.times.empty());  // not before an edge after the last arrival
+  ASSERT_EQ(a.next(501, acc, wake), AccessSource::State::kDone);
+  ASSERT_EQ(b.next(501, acc, wake), AccessSource::State::kDone);
+  ASSERT_EQ(a.times.size(), 1u);
+  EXPECT_EQ(a.times[0].compute_end_ps, 350u);
+  EXPECT_EQ(a.times[0].end_ps, 500u);
+  EXPECT_EQ(b.times[0].end_ps, 500u);
+  EXPECT_EQ(a.collective_bytes_written(), 100u);
+  // A step of this one phase: 500 ps from the fetch's start at 0, 150 of them all-reducing.
+  StepTimes st;
+  st.phase_finished(a.times[0], 1);
+  ASSERT_EQ(st.ns().size(), 1u);
+  EXPECT_DOUBLE_EQ(st.ns()[0], 0.5);
+  EXPECT_DOUBLE_EQ(st.collective_ns()[0], 0.15);
+}
+
+// all_reduce needs something to reduce with, and GPUs that can write into each other's memory.
+TEST(AllReduce, RefusedWithoutAGroupOrPeerAccess) {
+  EXPECT_THAT(spec_error(R"(gpus: [0]
+    kv_decode: {model: {preset: llama3_8b}, batch: 1, context_tokens: 16, all_reduce: ring})"),
+              HasSubstr("all_reduce: applies with tensor_parallel of 2 or more"));
+  PlatformFacts facts;
+  facts.gpu_count = 2;
+  facts.peer_access = false;
+  ConfigNode n(YAML::Load("all_reduce: {algorithm: ring}"), "s",
+               std::make_shared<ConfigSources>("w.yaml"));
+  try {
+    parse_all_reduce(n, 2, facts);
+    FAIL() << "expected an error";
+  } catch (const ConfigError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("no switch between them"));
+    EXPECT_THAT(e.what(), HasSubstr("s.all_reduce"));
+  }
+  facts.peer_access = true;
+  ConfigNode bad(YAML::Load("all_reduce: {algorithm: ring, dtype_bytes: 3}"), "s",
+                 std::make_shared<ConfigSources>("w.yaml"));
+  EXPECT_THROW(parse_all_reduce(bad, 2, facts), ConfigError);
+  ConfigNode odd(YAML::Load("all_reduce: tree"), "s", std::make_shared<ConfigSources>("w.yaml"));
+  EXPECT_THROW(parse_all_reduce(odd, 2, facts), ConfigError);
 }
 
 }  // namespace

@@ -23,6 +23,9 @@
 //   state_location    a hybrid model's (linear_attention) recurrent states, default kv_location
 //   compute           per-layer compute (traffic/ai/llm_common.h), tokens = batch
 //   prefetch_layers   layers whose KV is fetched ahead of compute, default 0
+//   all_reduce        with tensor_parallel > 1: the group's all-reduces after each layer (two a
+//                     layer, batch x hidden_size x dtype_bytes each) simulated over the fabric:
+//                     ring | one_shot | two_shot | none (default; llm_common.h AllReduceConfig)
 //
 // Layout, per GPU and tier: for each layer and each KV vector (K and V, or MLA's one latent) an
 // array of block slots, block = block_tokens x (bytes of one vector per token). A sequence's
@@ -83,6 +86,7 @@ struct KvDecodeParams {
   std::uint64_t hbm_tokens = 0;
   ComputeModel compute;
   unsigned prefetch = 0;
+  AllReduceConfig all_reduce;
 
   std::uint64_t vector_bytes() const {  // one KV vector of one token of one layer, this GPU
     return model.kv_vector_bytes(tp);
@@ -208,6 +212,7 @@ class KvDecodeSource : public PhasedSource {
     }
     const std::vector<double>& step_ns = steps_.ns();
     j["step_ns"] = step_ns;
+    if (p_.all_reduce.on) add_all_reduce_report(j, steps_, collective_bytes_written(), "step");
     if (p_.layers < p_.model.layers && p_.identical_layers()) {
       j["step_whole_model_ns"] = steps_.scaled_ns(p_.layers, p_.model.layers);
     }
@@ -233,6 +238,10 @@ class KvDecodeSource : public PhasedSource {
     // The model's last layer ends the step with the LM head (the logits of the batch's tokens).
     if (layer_ + 1 == p_.model.layers)
       start.compute_ps += p_.compute.lm_head_ps(p_.model, p_.batch, p_.tp);
+    if (p_.all_reduce.on) {
+      start.collectives = all_reduces_in_layer(p_.model, layer_);
+      start.collective_bytes = p_.all_reduce.message_bytes(p_.model, p_.batch);
+    }
     linear_ = p_.model.is_linear_layer(layer_);
     attention_ = p_.model.is_attention_layer(layer_);
     sparse_ = attention_ && p_.model.has_sparse_attention();
@@ -655,6 +664,9 @@ class KvDecodeSpec : public GeneratorSpec {
   }
   // A tensor-parallel group's GPUs end each layer together (its all-reduces).
   unsigned synchronised_group() const override { return p_.tp; }
+  Collectives collectives() const override {
+    return p_.all_reduce.collectives(p_.all_reduce.message_bytes(p_.model, p_.batch));
+  }
   bool sizes_whole_model() const override { return true; }
   // Every GPU runs steps x layers phases (one per simulated layer of each step).
   std::uint64_t phases_total(unsigned gpus) const override {
@@ -766,6 +778,9 @@ class KvDecodeSpec : public GeneratorSpec {
   //                               slowest GPU), mean over steps and groups
   //   tokens_per_second_per_group batch x steps / the group's critical-path time, mean over
   //                               groups; for the simulated layers only
+  //   mean_all_reduce_ns_per_step, all_reduce_bytes_written  with all_reduce: a step's time in the
+  //                               all-reduces after its layers' compute (in mean_step_ns), and
+  //                               the bytes every GPU wrote for them (llm_common.h)
   //   lm_head_ns_per_step         the LM head's compute, once a step after the model's last
   //                               layer (in mean_step_ns when that layer ran; 0 with layer_ns)
   //   layers_simulated, model_layers, and when fewer layers ran than the model has, the
@@ -791,6 +806,7 @@ class KvDecodeSpec : public GeneratorSpec {
       // Each GPU of a group reads the same selection: counted once a group.
       j["selected_tokens_read"] = g.group_sum("selected_tokens_read");
     }
+    if (p_.all_reduce.on) add_all_reduce_combined(j, g, "step");
     const TpGroups::Steps st = g.steps("step_ns", p_.batch);
     const double mean_step_ns = st.mean_step_ns;
     j["mean_step_ns"] = mean_step_ns;
@@ -888,6 +904,7 @@ class KvDecodeSpec : public GeneratorSpec {
         {"model_weight_bytes", p_.model.weight_bytes()},
         {"model_weight_bytes_per_gpu", hbm_weight_bytes_per_gpu()}};
     add_layer_kinds(j, p_.model, p_.layers);
+    add_all_reduce_summary(j, p_.all_reduce, p_.model, p_.layers, p_.batch, p_.tp);
     if (p_.model.has_linear_attention()) {
       // The KV figures above are for the kv_layers_simulated full-attention layers.
       j["state_bytes_per_sequence_per_gpu_per_layer"] = p_.model.state_bytes_per_layer(p_.tp);
@@ -1004,6 +1021,7 @@ std::shared_ptr<const GeneratorSpec> parse_kv_decode(ConfigNode& n, const Platfo
   }
   p.compute = parse_compute(n, facts.gpu_memory_gbps);
   p.prefetch = static_cast<unsigned>(n.get_uint("prefetch_layers", 0, 0, 64));
+  p.all_reduce = parse_all_reduce(n, p.tp, facts);
   n.finish();
   return std::make_shared<KvDecodeSpec>(std::move(p));
 }

@@ -68,6 +68,95 @@ nlohmann::json ComputeModel::to_json() const {
   return {{"layer_ns", layer_ns}};
 }
 
+const char* AllReduceConfig::algorithm_name() const {
+  if (!on) return "none";
+  switch (algorithm) {
+    case CollectivePlan::Algorithm::kRing:
+      return "ring";
+    case CollectivePlan::Algorithm::kOneShot:
+      return "one_shot";
+    case CollectivePlan::Algorithm::kTwoShot:
+      return "two_shot";
+  }
+  return "none";
+}
+
+nlohmann::json AllReduceConfig::to_json() const {
+  nlohmann::json j = {{"algorithm", algorithm_name()}};
+  if (on) j["dtype_bytes"] = dtype_bytes;
+  return j;
+}
+
+AllReduceConfig parse_all_reduce(ConfigNode& parent, unsigned tp, const PlatformFacts& facts) {
+  AllReduceConfig c;
+  if (!parent.has("all_reduce")) return c;
+  static const std::vector<std::string> kAlgorithms = {"none", "ring", "one_shot", "two_shot"};
+  std::string algorithm;
+  if (parent.is_map("all_reduce")) {
+    ConfigNode n = parent.child("all_reduce");
+    algorithm = n.get_choice("algorithm", std::nullopt, kAlgorithms);
+    const std::uint64_t dtype = n.get_uint("dtype_bytes", 2, 1, 4);
+    if (dtype == 3) n.fail("dtype_bytes", "expected 1, 2 or 4 bytes per value, got 3");
+    c.dtype_bytes = static_cast<unsigned>(dtype);
+    n.finish();
+  } else {
+    algorithm = parent.get_choice("all_reduce", std::nullopt, kAlgorithms);
+  }
+  if (algorithm == "none") return c;
+  if (tp < 2) {
+    parent.fail("all_reduce",
+                "applies with tensor_parallel of 2 or more: one GPU has nothing to reduce with");
+  }
+  if (!facts.peer_access) {
+    parent.fail("all_reduce",
+                "the GPUs write into each other's memory for it, but this platform has no "
+                "switch between them (no peer access)");
+  }
+  if (!facts.gpu_has_local_memory) {
+    parent.fail("all_reduce",
+                "its receive buffers are in the GPUs' own memory, and this platform's GPUs "
+                "have none");
+  }
+  c.on = true;
+  c.algorithm = algorithm == "ring"       ? CollectivePlan::Algorithm::kRing
+                : algorithm == "one_shot" ? CollectivePlan::Algorithm::kOneShot
+                                          : CollectivePlan::Algorithm::kTwoShot;
+  return c;
+}
+
+void add_all_reduce_summary(nlohmann::json& summary, const AllReduceConfig& c, const ModelConfig& m,
+                            unsigned layers, std::uint64_t tokens, unsigned tp) {
+  summary["all_reduce"] = c.to_json();
+  if (!c.on) return;
+  CollectivePlan plan;
+  plan.algorithm = c.algorithm;
+  plan.members = tp;
+  std::uint64_t count = 0;
+  for (unsigned l = 0; l < layers; ++l) count += all_reduces_in_layer(m, l);
+  const std::uint64_t message = c.message_bytes(m, tokens);
+  summary["all_reduce_message_bytes"] = message;
+  summary["all_reduce_rounds_each"] = plan.rounds();
+  summary["all_reduces_per_pass"] = count;
+  summary["all_reduce_bytes_written_per_pass_per_gpu"] = count * plan.bytes_written(message);
+}
+
+void add_all_reduce_report(nlohmann::json& report, const StepTimes& steps,
+                           std::uint64_t bytes_written, const char* unit) {
+  const std::vector<double>& ns = steps.collective_ns();
+  double sum = 0;
+  for (double v : ns) sum += v;
+  report["all_reduce_ns"] = ns;
+  report[fmt::format("mean_all_reduce_ns_per_{}", unit)] =
+      ns.empty() ? 0.0 : sum / static_cast<double>(ns.size());
+  report["all_reduce_bytes_written"] = bytes_written;
+}
+
+void add_all_reduce_combined(nlohmann::json& result, const TpGroups& g, const char* unit) {
+  const std::string mean = fmt::format("mean_all_reduce_ns_per_{}", unit);
+  result[mean] = g.gpu_mean(mean);
+  result["all_reduce_bytes_written"] = g.gpu_sum("all_reduce_bytes_written");
+}
+
 ComputeModel parse_compute(ConfigNode& parent, double gpu_memory_gbps, bool weights_are_traffic) {
   ComputeModel c;
   if (!parent.has("compute")) return c;

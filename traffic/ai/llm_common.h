@@ -5,6 +5,7 @@
 #include "models/core/config.h"
 #include "traffic/ai/model_config.h"
 #include "traffic/source.h"
+#include "traffic/workload_config.h"
 
 #include <boost/random/mersenne_twister.hpp>
 
@@ -58,6 +59,54 @@ struct ComputeModel {
 // `weights_are_traffic`, which refuses weights_gbps and leaves the weights out of compute.
 ComputeModel parse_compute(ConfigNode& parent, double gpu_memory_gbps,
                            bool weights_are_traffic = false);
+
+// The all-reduces that end a tensor-parallel layer, simulated over the fabric (CollectivePlan in
+// traffic/source.h), from `all_reduce:` of a generator with tensor_parallel > 1:
+//   all_reduce: ring | one_shot | two_shot | none          (none: the default)
+//   all_reduce: {algorithm: ring, dtype_bytes: 2}
+//     algorithm    as CollectivePlan says; none: the group's GPUs end each layer together, the
+//                  all-reduces taking no time and no bandwidth
+//     dtype_bytes  bytes per activation value, 1, 2 or 4, default 2 (BF16: vLLM and TensorRT-LLM
+//                  all-reduce in the model's activation dtype)
+// A layer all-reduces once after its mixer (attention or linear attention: the output projection
+// is split by rows) and once after its FFN (dense or experts: the down projection), Megatron-LM's
+// split of a transformer layer (Shoeybi et al., "Megatron-LM", 2019, section 3); each message is
+// tokens x hidden_size x dtype_bytes. The LM head's gather of the logits is not simulated.
+struct AllReduceConfig {
+  bool on = false;
+  CollectivePlan::Algorithm algorithm = CollectivePlan::Algorithm::kRing;
+  unsigned dtype_bytes = 2;
+  std::uint64_t message_bytes(const ModelConfig& m, std::uint64_t tokens) const {
+    return tokens * m.hidden * dtype_bytes;
+  }
+  const char* algorithm_name() const;
+  nlohmann::json to_json() const;
+  // The GeneratorSpec::Collectives for messages of at most `max_message_bytes`.
+  GeneratorSpec::Collectives collectives(std::uint64_t max_message_bytes) const {
+    return on ? GeneratorSpec::Collectives{true, algorithm, max_message_bytes}
+              : GeneratorSpec::Collectives{};
+  }
+};
+// Reads `all_reduce` (default none). Refused with tensor_parallel 1 (nothing to reduce) and on a
+// platform whose GPUs cannot write into each other's memory.
+AllReduceConfig parse_all_reduce(ConfigNode& parent, unsigned tp, const PlatformFacts& facts);
+// All-reduces ending layer `layer` under tensor parallelism: one after a mixer, one after an FFN.
+inline unsigned all_reduces_in_layer(const ModelConfig& m, unsigned layer) {
+  const bool mixer = m.is_attention_layer(layer) || m.is_linear_layer(layer);
+  return (mixer ? 1u : 0u) + (m.has_ffn(layer) ? 1u : 0u);
+}
+// A summary's all-reduce keys for the first `layers` layers, `tokens` tokens a layer on each of
+// `tp` GPUs: all_reduce (the configuration), and when on all_reduce_message_bytes (one message),
+// all_reduces_per_pass (over the simulated layers) and all_reduce_bytes_written_per_pass_per_gpu
+// (CollectivePlan::bytes_written of each).
+void add_all_reduce_summary(nlohmann::json& summary, const AllReduceConfig& c, const ModelConfig& m,
+                            unsigned layers, std::uint64_t tokens, unsigned tp);
+
+// A GPU's report keys for its simulated all-reduces: all_reduce_ns, per step (`unit`: "step", a
+// decode step, or "pass") the time its layers spent in them after their compute;
+// mean_all_reduce_ns_per_<unit>, its mean; all_reduce_bytes_written, this GPU's writes for them.
+void add_all_reduce_report(nlohmann::json& report, const StepTimes& steps,
+                           std::uint64_t bytes_written, const char* unit);
 
 // A token count: N, or {min: A, max: B} drawn uniformly per sequence.
 struct TokenRange {
@@ -291,6 +340,10 @@ class TpGroups {
   unsigned tp_;
   unsigned groups_;
 };
+
+// The stream's: mean_all_reduce_ns_per_<unit> (the group's GPUs end every round together, so each
+// GPU's mean is its group's: mean over the GPUs) and all_reduce_bytes_written (summed over GPUs).
+void add_all_reduce_combined(nlohmann::json& result, const TpGroups& g, const char* unit);
 
 // Splits a byte range into accesses of at most `chunk` bytes.
 struct ChunkCursor {

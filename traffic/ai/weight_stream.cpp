@@ -14,6 +14,9 @@
 //                     moe_experts generator models fetching only the routed ones)
 //   access_bytes      bytes per access the GPU splits into requests (a copy engine's chunk), a
 //                     power of two (as a pattern stream's), default 64 KiB
+//   all_reduce        with tensor_parallel > 1: the group's all-reduces after each layer (two a
+//                     layer, batch x hidden_size x dtype_bytes each) simulated over the fabric:
+//                     ring | one_shot | two_shot | none (default; llm_common.h AllReduceConfig)
 //
 // Per pass and layer the GPU reads ModelConfig::layer_weight_bytes(layer, tp) bytes (plus the
 // experts when asked); the layers sit back to back in one region. The report gives per-pass time
@@ -38,6 +41,7 @@ struct WeightStreamParams {
   unsigned prefetch = 1;
   bool include_experts = false;
   std::uint64_t access_bytes = 64 * 1024;
+  AllReduceConfig all_reduce;
 
   std::uint64_t layer_bytes(unsigned l) const {
     std::uint64_t b = model.layer_weight_bytes(l, tp);
@@ -86,6 +90,7 @@ class WeightStreamSource : public PhasedSource {
         {"compute_ns_per_pass", static_cast<double>(compute_ps_per_pass_) * 1e-3},
         // Time the passes took beyond their compute: transfers not hidden behind compute.
         {"exposed_transfer_ns", sum > compute_ns ? sum - compute_ns : 0.0}};
+    if (p_.all_reduce.on) add_all_reduce_report(j, passes_, collective_bytes_written(), "pass");
     if (p_.layers < p_.model.layers && p_.identical_layers()) {
       j["pass_whole_model_ns"] = passes_.scaled_ns(p_.layers, p_.model.layers);
     }
@@ -98,6 +103,10 @@ class WeightStreamSource : public PhasedSource {
     const unsigned l = static_cast<unsigned>(i % p_.layers);
     start.compute_ps = p_.compute.layer_ps(p_.model, l, p_.batch, p_.tp);
     if (i < p_.layers) compute_ps_per_pass_ += start.compute_ps;
+    if (p_.all_reduce.on) {
+      start.collectives = all_reduces_in_layer(p_.model, l);
+      start.collective_bytes = p_.all_reduce.message_bytes(p_.model, p_.batch);
+    }
     cursor_ = ChunkCursor{base_ + offset_[l], p_.layer_bytes(l), false};
     return true;
   }
@@ -136,6 +145,9 @@ class WeightStreamSpec : public GeneratorSpec {
   }
   // A tensor-parallel group's GPUs end each layer together (its all-reduces).
   unsigned synchronised_group() const override { return p_.tp; }
+  Collectives collectives() const override {
+    return p_.all_reduce.collectives(p_.all_reduce.message_bytes(p_.model, p_.batch));
+  }
   bool sizes_whole_model() const override { return true; }
   std::unique_ptr<AccessSource> make_source(const SourceContext& c) const override {
     return std::make_unique<WeightStreamSource>(p_, c);
@@ -166,6 +178,10 @@ class WeightStreamSpec : public GeneratorSpec {
   //   exposed_transfer_ns          over all passes, the group's critical-path time beyond its
   //                                compute (transfers compute did not hide), mean over groups
   //   exposed_transfer_ns_per_pass the same per pass: mean_pass_ns - compute_ns_per_pass
+  //                                (with all_reduce its all-reduces' time is in both)
+  //   mean_all_reduce_ns_per_pass, all_reduce_bytes_written  with all_reduce: a pass's time in the
+  //                                all-reduces after its layers' compute, and the bytes every GPU
+  //                                wrote for them (llm_common.h)
   //   layers_simulated, model_layers, and when fewer layers ran than the model has,
   //   mean_pass_ns_whole_model_estimate (or a note when no estimate is sound)
   nlohmann::json combine(const std::vector<nlohmann::json>& per_gpu) const override {
@@ -196,6 +212,7 @@ class WeightStreamSpec : public GeneratorSpec {
          mean_pass_ns > compute_ns ? mean_pass_ns - compute_ns : 0.0},
         {"layers_simulated", p_.layers},
         {"model_layers", p_.model.layers}};
+    if (p_.all_reduce.on) add_all_reduce_combined(j, g, "pass");
     if (p_.layers < p_.model.layers && j["passes_done"].get<std::uint64_t>() == 0) {
       j["note"] =
           "no pass was completed by every GPU before the run stopped, so there is no pass "
@@ -240,6 +257,7 @@ class WeightStreamSpec : public GeneratorSpec {
       j["expert_bits_per_weight"] = p_.model.expert_format.bits_per_value();
     }
     add_layer_kinds(j, p_.model, p_.layers);
+    add_all_reduce_summary(j, p_.all_reduce, p_.model, p_.layers, p_.batch, p_.tp);
     return j;
   }
 
@@ -279,6 +297,7 @@ std::shared_ptr<const GeneratorSpec> parse_weight_stream(ConfigNode& n, const Pl
     n.fail("include_experts", p.model.name + " has no experts");
   }
   p.access_bytes = parse_access_bytes(n, 64 * 1024);
+  p.all_reduce = parse_all_reduce(n, p.tp, facts);
   n.finish();
   return std::make_shared<WeightStreamSpec>(std::move(p));
 }
