@@ -115,6 +115,11 @@ def fmt_int(x):
     return f"{int(x):,}" if number(x) else DASH
 
 
+def plural(x, noun):
+    """'1 round', '14 rounds'; a missing count as a dash."""
+    return f"{fmt_int(x)} {noun}{'' if number(x) and int(x) == 1 else 's'}"
+
+
 def fmt_num(x, digits=1):
     return f"{x:,.{digits}f}" if number(x) else DASH
 
@@ -1496,13 +1501,14 @@ def workload_assumptions(stats, f, stream):
         algorithm = as_dict(summary.get("all_reduce")).get("algorithm", "none")
         if number(f["tp"]) and f["tp"] > 1 and algorithm != "none":
             text += (" The GPUs of a tensor-parallel group end each layer together, then "
-                     f"all-reduce its output over the fabric ({algorithm}: "
-                     f"{fmt_int(summary.get('all_reduce_rounds_each'))} round(s) an all-reduce "
-                     f"of {fmt_bytes(summary.get('all_reduce_message_bytes'))}, two a layer, each "
-                     "round's writes into the peers' memory starting when the group's previous "
-                     "round has ended); the reductions' own reads and adds in HBM, the flags that "
-                     "signal a round's arrival and kernel launches are not simulated, so the "
-                     "all-reduce time is a lower bound.")
+                     f"all-reduce its output over the fabric with {algorithm}: one all-reduce "
+                     "after each layer's mixer and one after its FFN, "
+                     f"{fmt_bytes(summary.get('all_reduce_message_bytes'))} each, in "
+                     f"{plural(summary.get('all_reduce_rounds_each'), 'round')} of writes into the "
+                     "peers' memory, each round starting when the group's previous round has "
+                     "ended. The reductions' own reads and adds in HBM, the flags that signal a "
+                     "round's arrival and kernel launches are not simulated, so the all-reduce "
+                     "time is a lower bound.")
         elif number(f["tp"]) and f["tp"] > 1:
             text += (" The GPUs of a tensor-parallel group end each layer together, when the "
                      "slowest has its data and has computed (where its all-reduces would be), but "

@@ -466,8 +466,8 @@ TEST(AllReduceOverFabric, RingRoundsAreZeroLoadPeerWrites) {
   EXPECT_GE(res["mean_step_ns"].get<double>(), 1000.0 + ar);
   const nlohmann::json& sum = r["workload"]["streams"]["stream0"]["summary"];
   EXPECT_EQ(sum["all_reduce_message_bytes"], 512);
-  EXPECT_EQ(sum["all_reduces_per_pass"], 2);
-  EXPECT_EQ(sum["all_reduce_bytes_written_per_pass_per_gpu"], 1536);
+  EXPECT_EQ(sum["all_reduces_per_step"], 2);
+  EXPECT_EQ(sum["all_reduce_bytes_written_per_step_per_gpu"], 1536);
 }
 
 // Two-shot: 2 rounds an all-reduce, 4 in the step, in each 128 B to each of the 3 others: the

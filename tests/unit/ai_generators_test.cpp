@@ -2091,18 +2091,25 @@ TEST(PhasedSource, AGroupsRingAllReduceRunsItsRoundsAfterTheCompute) {
   EXPECT_DOUBLE_EQ(st.collective_ns()[0], 0.15);
 }
 
-// all_reduce needs something to reduce with, and GPUs that can write into each other's memory.
-TEST(AllReduce, RefusedWithoutAGroupOrPeerAccess) {
-  EXPECT_THAT(spec_error(R"(gpus: [0]
-    kv_decode: {model: {preset: llama3_8b}, batch: 1, context_tokens: 16, all_reduce: ring})"),
-              HasSubstr("all_reduce: applies with tensor_parallel of 2 or more"));
+// all_reduce needs GPUs that can write into each other's memory; with tensor_parallel 1 (a sweep
+// over it may reach 1) it is accepted and has no rounds: 0 bytes written, whatever the platform.
+TEST(AllReduce, RefusedWithoutPeerAccessAndEmptyWithoutAGroup) {
+  const nlohmann::json one = spec_of(R"(gpus: [0]
+    kv_decode: {model: {preset: llama3_8b}, batch: 1, context_tokens: 16, layers: 2,
+                all_reduce: ring})")
+                                 ->summary();
+  EXPECT_EQ(one["all_reduce"]["algorithm"], "ring");
+  EXPECT_EQ(one["all_reduce_rounds_each"], 0);
+  EXPECT_EQ(one["all_reduces_per_step"], 4);
+  EXPECT_EQ(one["all_reduce_bytes_written_per_step_per_gpu"], 0);
   PlatformFacts facts;
   facts.gpu_count = 2;
   facts.peer_access = false;
   ConfigNode n(YAML::Load("all_reduce: {algorithm: ring}"), "s",
                std::make_shared<ConfigSources>("w.yaml"));
+  EXPECT_NO_THROW(parse_all_reduce(n, 1, facts, 0));  // no peer needed for no rounds
   try {
-    parse_all_reduce(n, 2, facts);
+    parse_all_reduce(n, 2, facts, 0);
     FAIL() << "expected an error";
   } catch (const ConfigError& e) {
     EXPECT_THAT(e.what(), HasSubstr("no switch between them"));
@@ -2111,9 +2118,17 @@ TEST(AllReduce, RefusedWithoutAGroupOrPeerAccess) {
   facts.peer_access = true;
   ConfigNode bad(YAML::Load("all_reduce: {algorithm: ring, dtype_bytes: 3}"), "s",
                  std::make_shared<ConfigSources>("w.yaml"));
-  EXPECT_THROW(parse_all_reduce(bad, 2, facts), ConfigError);
+  EXPECT_THROW(parse_all_reduce(bad, 2, facts, 0), ConfigError);
   ConfigNode odd(YAML::Load("all_reduce: tree"), "s", std::make_shared<ConfigSources>("w.yaml"));
-  EXPECT_THROW(parse_all_reduce(odd, 2, facts), ConfigError);
+  EXPECT_THROW(parse_all_reduce(odd, 2, facts, 0), ConfigError);
+  // Not yet with layers fetched ahead: their reads would hold the rounds' writes back.
+  ConfigNode ahead(YAML::Load("all_reduce: ring"), "s", std::make_shared<ConfigSources>("w.yaml"));
+  try {
+    parse_all_reduce(ahead, 2, facts, 1);
+    FAIL() << "expected an error";
+  } catch (const ConfigError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("give prefetch_layers: 0"));
+  }
 }
 
 }  // namespace

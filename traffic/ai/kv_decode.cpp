@@ -25,7 +25,8 @@
 //   prefetch_layers   layers whose KV is fetched ahead of compute, default 0
 //   all_reduce        with tensor_parallel > 1: the group's all-reduces after each layer (two a
 //                     layer, batch x hidden_size x dtype_bytes each) simulated over the fabric:
-//                     ring | one_shot | two_shot | none (default; llm_common.h AllReduceConfig)
+//                     ring | one_shot | two_shot | none (default; llm_common.h AllReduceConfig);
+//                     with prefetch_layers 0 only
 //
 // Layout, per GPU and tier: for each layer and each KV vector (K and V, or MLA's one latent) an
 // array of block slots, block = block_tokens x (bytes of one vector per token). A sequence's
@@ -904,7 +905,7 @@ class KvDecodeSpec : public GeneratorSpec {
         {"model_weight_bytes", p_.model.weight_bytes()},
         {"model_weight_bytes_per_gpu", hbm_weight_bytes_per_gpu()}};
     add_layer_kinds(j, p_.model, p_.layers);
-    add_all_reduce_summary(j, p_.all_reduce, p_.model, p_.layers, p_.batch, p_.tp);
+    add_all_reduce_summary(j, p_.all_reduce, p_.model, p_.layers, p_.batch, p_.tp, "step");
     if (p_.model.has_linear_attention()) {
       // The KV figures above are for the kv_layers_simulated full-attention layers.
       j["state_bytes_per_sequence_per_gpu_per_layer"] = p_.model.state_bytes_per_layer(p_.tp);
@@ -1021,7 +1022,7 @@ std::shared_ptr<const GeneratorSpec> parse_kv_decode(ConfigNode& n, const Platfo
   }
   p.compute = parse_compute(n, facts.gpu_memory_gbps);
   p.prefetch = static_cast<unsigned>(n.get_uint("prefetch_layers", 0, 0, 64));
-  p.all_reduce = parse_all_reduce(n, p.tp, facts);
+  p.all_reduce = parse_all_reduce(n, p.tp, facts, p.prefetch);
   n.finish();
   return std::make_shared<KvDecodeSpec>(std::move(p));
 }

@@ -87,7 +87,8 @@ nlohmann::json AllReduceConfig::to_json() const {
   return j;
 }
 
-AllReduceConfig parse_all_reduce(ConfigNode& parent, unsigned tp, const PlatformFacts& facts) {
+AllReduceConfig parse_all_reduce(ConfigNode& parent, unsigned tp, const PlatformFacts& facts,
+                                 unsigned prefetch) {
   AllReduceConfig c;
   if (!parent.has("all_reduce")) return c;
   static const std::vector<std::string> kAlgorithms = {"none", "ring", "one_shot", "two_shot"};
@@ -103,9 +104,19 @@ AllReduceConfig parse_all_reduce(ConfigNode& parent, unsigned tp, const Platform
     algorithm = parent.get_choice("all_reduce", std::nullopt, kAlgorithms);
   }
   if (algorithm == "none") return c;
-  if (tp < 2) {
+  c.algorithm = algorithm == "ring"       ? CollectivePlan::Algorithm::kRing
+                : algorithm == "one_shot" ? CollectivePlan::Algorithm::kOneShot
+                                          : CollectivePlan::Algorithm::kTwoShot;
+  c.on = true;
+  // One GPU has nothing to reduce with: no rounds (a sweep over tensor_parallel may reach 1).
+  if (tp < 2) return c;
+  if (prefetch > 0) {
     parent.fail("all_reduce",
-                "applies with tensor_parallel of 2 or more: one GPU has nothing to reduce with");
+                fmt::format("is simulated with prefetch_layers 0 only (this stream has {}): the "
+                            "rounds' writes would wait behind the layers fetched ahead in the "
+                            "stream's window of outstanding requests, where a GPU runs its "
+                            "collectives apart; give prefetch_layers: 0",
+                            prefetch));
   }
   if (!facts.peer_access) {
     parent.fail("all_reduce",
@@ -117,15 +128,11 @@ AllReduceConfig parse_all_reduce(ConfigNode& parent, unsigned tp, const Platform
                 "its receive buffers are in the GPUs' own memory, and this platform's GPUs "
                 "have none");
   }
-  c.on = true;
-  c.algorithm = algorithm == "ring"       ? CollectivePlan::Algorithm::kRing
-                : algorithm == "one_shot" ? CollectivePlan::Algorithm::kOneShot
-                                          : CollectivePlan::Algorithm::kTwoShot;
   return c;
 }
 
 void add_all_reduce_summary(nlohmann::json& summary, const AllReduceConfig& c, const ModelConfig& m,
-                            unsigned layers, std::uint64_t tokens, unsigned tp) {
+                            unsigned layers, std::uint64_t tokens, unsigned tp, const char* unit) {
   summary["all_reduce"] = c.to_json();
   if (!c.on) return;
   CollectivePlan plan;
@@ -136,8 +143,9 @@ void add_all_reduce_summary(nlohmann::json& summary, const AllReduceConfig& c, c
   const std::uint64_t message = c.message_bytes(m, tokens);
   summary["all_reduce_message_bytes"] = message;
   summary["all_reduce_rounds_each"] = plan.rounds();
-  summary["all_reduces_per_pass"] = count;
-  summary["all_reduce_bytes_written_per_pass_per_gpu"] = count * plan.bytes_written(message);
+  summary[fmt::format("all_reduces_per_{}", unit)] = count;
+  summary[fmt::format("all_reduce_bytes_written_per_{}_per_gpu", unit)] =
+      count * plan.bytes_written(message);
 }
 
 void add_all_reduce_report(nlohmann::json& report, const StepTimes& steps,

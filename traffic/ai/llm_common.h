@@ -87,9 +87,13 @@ struct AllReduceConfig {
               : GeneratorSpec::Collectives{};
   }
 };
-// Reads `all_reduce` (default none). Refused with tensor_parallel 1 (nothing to reduce) and on a
-// platform whose GPUs cannot write into each other's memory.
-AllReduceConfig parse_all_reduce(ConfigNode& parent, unsigned tp, const PlatformFacts& facts);
+// Reads `all_reduce` (default none). With tensor_parallel 1 there is nothing to reduce: no rounds.
+// Refused on a platform whose GPUs cannot write into each other's memory, and with `prefetch`
+// layers fetched ahead (> 0): the rounds' writes would wait behind those fetches in the stream's
+// window of outstanding requests, where a GPU runs its collectives on their own (not modelled
+// yet).
+AllReduceConfig parse_all_reduce(ConfigNode& parent, unsigned tp, const PlatformFacts& facts,
+                                 unsigned prefetch);
 // All-reduces ending layer `layer` under tensor parallelism: one after a mixer, one after an FFN.
 inline unsigned all_reduces_in_layer(const ModelConfig& m, unsigned layer) {
   const bool mixer = m.is_attention_layer(layer) || m.is_linear_layer(layer);
@@ -97,10 +101,10 @@ inline unsigned all_reduces_in_layer(const ModelConfig& m, unsigned layer) {
 }
 // A summary's all-reduce keys for the first `layers` layers, `tokens` tokens a layer on each of
 // `tp` GPUs: all_reduce (the configuration), and when on all_reduce_message_bytes (one message),
-// all_reduces_per_pass (over the simulated layers) and all_reduce_bytes_written_per_pass_per_gpu
-// (CollectivePlan::bytes_written of each).
+// all_reduces_per_<unit> (over the simulated layers; unit "step" or "pass") and
+// all_reduce_bytes_written_per_<unit>_per_gpu (CollectivePlan::bytes_written of each).
 void add_all_reduce_summary(nlohmann::json& summary, const AllReduceConfig& c, const ModelConfig& m,
-                            unsigned layers, std::uint64_t tokens, unsigned tp);
+                            unsigned layers, std::uint64_t tokens, unsigned tp, const char* unit);
 
 // A GPU's report keys for its simulated all-reduces: all_reduce_ns, per step (`unit`: "step", a
 // decode step, or "pass") the time its layers spent in them after their compute;

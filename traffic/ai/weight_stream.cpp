@@ -16,7 +16,8 @@
 //                     power of two (as a pattern stream's), default 64 KiB
 //   all_reduce        with tensor_parallel > 1: the group's all-reduces after each layer (two a
 //                     layer, batch x hidden_size x dtype_bytes each) simulated over the fabric:
-//                     ring | one_shot | two_shot | none (default; llm_common.h AllReduceConfig)
+//                     ring | one_shot | two_shot | none (default; llm_common.h AllReduceConfig);
+//                     with prefetch_layers 0 only
 //
 // Per pass and layer the GPU reads ModelConfig::layer_weight_bytes(layer, tp) bytes (plus the
 // experts when asked); the layers sit back to back in one region. The report gives per-pass time
@@ -257,7 +258,7 @@ class WeightStreamSpec : public GeneratorSpec {
       j["expert_bits_per_weight"] = p_.model.expert_format.bits_per_value();
     }
     add_layer_kinds(j, p_.model, p_.layers);
-    add_all_reduce_summary(j, p_.all_reduce, p_.model, p_.layers, p_.batch, p_.tp);
+    add_all_reduce_summary(j, p_.all_reduce, p_.model, p_.layers, p_.batch, p_.tp, "pass");
     return j;
   }
 
@@ -297,7 +298,7 @@ std::shared_ptr<const GeneratorSpec> parse_weight_stream(ConfigNode& n, const Pl
     n.fail("include_experts", p.model.name + " has no experts");
   }
   p.access_bytes = parse_access_bytes(n, 64 * 1024);
-  p.all_reduce = parse_all_reduce(n, p.tp, facts);
+  p.all_reduce = parse_all_reduce(n, p.tp, facts, p.prefetch);
   n.finish();
   return std::make_shared<WeightStreamSpec>(std::move(p));
 }
