@@ -571,14 +571,17 @@ void rotate_stripes(Placement& where, std::size_t k) {
 
 }  // namespace
 
-CollectivePlan Simulation::collective_plan(const GeneratorSpec::Collectives& col,
-                                           const std::vector<unsigned>& gpus, std::size_t rank,
+CollectivePlan Simulation::collective_plan(const StreamConfig& s,
+                                           const GeneratorSpec::Collectives& col, std::size_t rank,
                                            unsigned members) {
+  const std::vector<unsigned>& gpus = s.gpus;
   CollectivePlan plan;
   plan.algorithm = col.algorithm;
   plan.members = members;
   const std::uint64_t round = plan.round_bytes(col.max_message_bytes);
-  plan.buffer_bytes = 2 * round;
+  // Two rounds' share, at most NCCL's default buffer of 4 MiB a connection (NCCL_BUFFSIZE,
+  // 4194304: NCCL environment variables documentation), through which larger rounds pass in turn.
+  plan.buffer_bytes = std::min<std::uint64_t>(2 * round, 4ULL << 20);
   plan.access_bytes =  // an Access is at most 1 GiB (32-bit size)
       static_cast<std::uint32_t>(std::min<std::uint64_t>(round, std::uint64_t{1} << 30));
   // A receive buffer in each destination's HBM, this GPU's alone (a connection's buffer), mapped
@@ -589,8 +592,17 @@ CollectivePlan Simulation::collective_plan(const GeneratorSpec::Collectives& col
     where.kind = Placement::Kind::kGpu;
     where.gpu = gpus[first + (rank - first + k) % members];
     where.text = fmt::format("gpu/{}", where.gpu);
-    plan.peer_va.push_back(
-        map_region(*vmm_, plan.buffer_bytes, where, {gpus[rank]}, AccessRight::kReadWrite));
+    try {
+      plan.peer_va.push_back(
+          map_region(*vmm_, plan.buffer_bytes, where, {gpus[rank]}, AccessRight::kReadWrite));
+    } catch (const VmmError& e) {
+      const std::string key = s.path + "." + s.generator->kind() + ".all_reduce";
+      throw ConfigError(fmt::format(
+          "{}: {}: GPU {}'s all-reduce receive buffer of {} B in GPU {}'s HBM does not fit: {}; "
+          "expected room for it beside what the run maps there (a smaller batch or KV there, or "
+          "all_reduce: none)",
+          doc_.sources->source_of(key), key, gpus[rank], plan.buffer_bytes, where.gpu, e.what()));
+    }
   }
   return plan;
 }
@@ -647,7 +659,7 @@ void Simulation::map_workload() {
             }
             phased->join_group(b);
             const GeneratorSpec::Collectives col = s.generator->collectives();
-            if (col.on) phased->set_collective(collective_plan(col, s.gpus, rank, sync));
+            if (col.on) phased->set_collective(collective_plan(s, col, rank, sync));
           }
         }
       } else {

@@ -192,11 +192,11 @@ class Simulation {
   ProgressBasis progress_basis() const;
   // Phases of the generator streams whose compute has ended by now_ps, all GPUs together.
   std::uint64_t phases_ended(std::uint64_t now_ps) const;
-  // The collectives of the stream GPU gpus[rank] runs with its group of `members` (consecutive
-  // ranks), its receive buffers mapped in its peers' HBM.
-  CollectivePlan collective_plan(const GeneratorSpec::Collectives& col,
-                                 const std::vector<unsigned>& gpus, std::size_t rank,
-                                 unsigned members);
+  // The collectives stream `s`'s GPU s.gpus[rank] runs with its group of `members` (consecutive
+  // ranks), its receive buffers mapped in its peers' HBM (ConfigError naming the stream's
+  // all_reduce when one does not fit).
+  CollectivePlan collective_plan(const StreamConfig& s, const GeneratorSpec::Collectives& col,
+                                 std::size_t rank, unsigned members);
   void map_workload();
   // Pattern streams that could not finish within 2^48 ps even at their memories' peak channel
   // bandwidth: ConfigError naming the total_bytes of the one moving the most. Likewise at a GPU's

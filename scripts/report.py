@@ -1213,6 +1213,11 @@ RESULT_FIELDS = {
         ("reused_tokens", "Tokens reused from the prefix cache", fmt_int,
          "whose KV was read instead of computed and written"),
         ("reuse_fraction", "Prefix reuse", fmt_pct, "reused tokens / input tokens"),
+        ("mean_all_reduce_ns_per_prompt", "All-reduces per prompt", fmt_time,
+         "the time a prompt's layers spent all-reducing after their compute (in its prefill "
+         "time), mean over GPUs"),
+        ("all_reduce_bytes_written", "All-reduce bytes written", fmt_bytes,
+         "the all-reduces' writes into peers' memory, total over every GPU"),
         ("cache_evictions", "Prefix cache evictions", fmt_int, "summed over groups"),
         ("mean_prompt_service_ns", "Prefill time per prompt", fmt_time,
          "from a prompt's arrival, or the end of its GPU's previous prompt if later, to its last "
@@ -1503,7 +1508,12 @@ def workload_assumptions(stats, f, stream):
             text += (" The GPUs of a tensor-parallel group end each layer together, then "
                      f"all-reduce its output over the fabric with {algorithm}: one all-reduce "
                      "after each layer's mixer and one after its FFN, "
-                     f"{fmt_bytes(summary.get('all_reduce_message_bytes'))} each, in "
+                     + (f"{fmt_bytes(summary.get('all_reduce_message_bytes'))} each"
+                        if number(summary.get("all_reduce_message_bytes")) else
+                        "each of "
+                        f"{fmt_bytes(summary.get('all_reduce_message_bytes_per_token'))} per new "
+                        "token of the prompt")
+                     + ", in "
                      f"{plural(summary.get('all_reduce_rounds_each'), 'round')} of writes into the "
                      "peers' memory, each round starting when the group's previous round has "
                      "ended. The reductions' own reads and adds in HBM, the flags that signal a "

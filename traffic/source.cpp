@@ -47,18 +47,18 @@ AccessSource::State PhasedSource::next(std::uint64_t now_ps, Access& a, std::uin
 }
 
 void PhasedSource::round_access(Access& a) {
+  // The receive buffer is a ring: an access ends at its end at the latest.
+  const std::uint64_t pos = (ring_pos_ + round_.offset) % collective_.buffer_bytes;
   const std::uint64_t n =
-      std::min<std::uint64_t>(round_.bytes - round_.offset, collective_.access_bytes);
-  // Rounds alternate between the receive buffer's halves.
-  const std::uint64_t half = round_.index % 2 * (collective_.buffer_bytes / 2);
+      std::min({round_.bytes - round_.offset, std::uint64_t{collective_.access_bytes},
+                collective_.buffer_bytes - pos});
   a = Access{};
-  a.va = collective_.peer_va[round_.dest] + half + round_.offset;
+  a.va = collective_.peer_va[round_.dest] + pos;
   a.bytes = static_cast<std::uint32_t>(n);
   a.write = true;
   a.phase = kCollectiveTag;
   round_.offset += n;
   round_.issued += n;
-  collective_written_ += n;
   if (round_.offset == round_.bytes) {
     round_.offset = 0;
     ++round_.dest;
@@ -141,6 +141,7 @@ void PhasedSource::completed(std::uint32_t phase, std::uint32_t bytes, std::uint
                              std::uint64_t seen_ps) {
   if (phase == kCollectiveTag) {
     round_.completed += bytes;
+    collective_written_ += bytes;
     round_.last_completion_ps = std::max(round_.last_completion_ps, now_ps);
     if (!round_issuing() && round_.completed == round_.issued) finalize(seen_ps);
     return;
@@ -194,6 +195,7 @@ void PhasedSource::finalize(std::uint64_t now_ps) {
       if (!synchronise(end, now_ps)) return;
       --round_.left;
       ++round_.index;
+      ring_pos_ = (ring_pos_ + round_.bytes) % collective_.buffer_bytes;
       begin_round(end);
     }
     compute_end_[finalized_ % compute_end_.size()] = end;

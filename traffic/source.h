@@ -140,7 +140,9 @@ struct CollectivePlan {
   // Where this GPU writes: its mapping of a receive buffer in each destination's memory, the
   // next rank's (ring) or ranks +1 .. +(n - 1) modulo the group's (one_shot, two_shot).
   std::vector<std::uint64_t> peer_va;
-  std::uint64_t buffer_bytes = 0;  // each receive buffer: two halves, rounds alternate
+  // Each receive buffer's size: the writes run through it as a ring, each round from where the
+  // last ended, so a message larger than the buffer passes through it in turn.
+  std::uint64_t buffer_bytes = 0;
   std::uint32_t access_bytes = 0;  // the writes in accesses of at most this
 
   // Rounds of one collective, and the bytes each round writes to each destination.
@@ -203,7 +205,7 @@ class PhasedSource : public AccessSource {
   // Runs each phase's collectives (PhaseStart::collectives) with the group's other members as
   // `plan` says, after join_group and before the run starts.
   void set_collective(CollectivePlan plan) { collective_ = std::move(plan); }
-  // Bytes this GPU's collectives wrote.
+  // Bytes this GPU's collectives wrote (completed).
   std::uint64_t collective_bytes_written() const { return collective_written_; }
   // Accesses of the collectives carry this phase tag.
   static constexpr std::uint32_t kCollectiveTag = 0x80000000u;
@@ -273,6 +275,7 @@ class PhasedSource : public AccessSource {
   bool at_barrier_ = false;  // it has arrived at event_ and not taken its end
   CollectivePlan collective_;
   Round round_;
+  std::uint64_t ring_pos_ = 0;  // where the current round's writes start in each receive buffer
   std::uint64_t collective_written_ = 0;
 };
 

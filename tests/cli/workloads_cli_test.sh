@@ -313,6 +313,46 @@ expect_rc 2 "missing trace"
 expect_in_output "$S.prefill.trace.file" "missing trace names the key"
 pass "missing trace"
 
+# An all-reduce receive buffer that does not fit in a peer's HBM is bad input naming the key: GPU 1's
+# 80 GiB (nvl8_fam) all taken by another stream's buffer, GPU 0's ring buffer there has no room.
+cat > "$WORK/ar_full.yaml" <<'EOF'
+name: ar_full
+streams:
+  - name: filler
+    gpus: [1]
+    buffer: {bytes: 80GiB, location: gpu_local}
+    pattern: sequential
+    total_bytes: 128
+  - name: decode
+    gpus: all
+    kv_decode: {model: {preset: llama3_70b}, batch: 1, context_tokens: 16, tensor_parallel: 8,
+                layers: 1, all_reduce: ring}
+EOF
+run_famsim ar_full run --platform "$P" --workload "$WORK/ar_full.yaml"
+expect_rc 2 "all-reduce buffer that does not fit"
+expect_in_output "workload.streams.1.kv_decode.all_reduce: GPU 0's all-reduce receive buffer" \
+  "all-reduce buffer that does not fit names the key"
+expect_in_output "in GPU 1's HBM does not fit" "all-reduce buffer that does not fit names the peer"
+pass "an all-reduce buffer that does not fit"
+
+# prefill all-reduces each prompt's new tokens: tensor_parallel 2, ring (2 rounds of half the
+# message each: a GPU writes the whole message), 2 all-reduces a layer x 2 layers, Llama-3-8B's
+# hidden 4096 x 2 B a token. Every GPU of a prompt's group writes, so in all 2 GPUs x 4 x (input
+# tokens - reused tokens) x 8192 B (no prompt is wholly reused: each has tokens past the shared
+# 1024-token prefix); and each prompt's time holds its all-reduces.
+run_famsim pf_ar run --platform "$P" --workload traffic/prefill_prefix_reuse.yaml \
+  --out "$WORK/pf_ar" --set $S.prefill.tensor_parallel=2 --set $S.prefill.all_reduce=ring \
+  --set $S.prefill.prompts=4 --set $S.prefill.prefix_groups=2
+expect_rc 0 "prefill with all_reduce"
+python3 - "$WORK/pf_ar" <<'PY' || fail "prefill's all-reduce bytes are not the prompts' new tokens'"
+import json, sys
+r = json.load(open(sys.argv[1] + "/stats.json"))["workload"]["streams"]["prefill"]["result"]
+new = r["input_tokens"] - r["reused_tokens"]
+assert r["all_reduce_bytes_written"] == 2 * 4 * new * 8192, (r["all_reduce_bytes_written"], new)
+assert r["reused_tokens"] > 0 and 0 < r["mean_all_reduce_ns_per_prompt"] < r["mean_prompt_service_ns"], r
+PY
+pass "prefill all-reduces each prompt's new tokens"
+
 # famsim run --progress on generators: the share done is the phases whose compute has ended over
 # the phases the configuration fixes. weight_stream shrunk as above, 3 passes of 2 layers on each
 # of the 8 GPUs: 8 x 3 x 2 = 48 phases.

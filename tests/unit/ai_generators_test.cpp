@@ -2091,6 +2091,50 @@ TEST(PhasedSource, AGroupsRingAllReduceRunsItsRoundsAfterTheCompute) {
   EXPECT_DOUBLE_EQ(st.collective_ns()[0], 0.15);
 }
 
+// The receive buffer is a ring: with a 64 B buffer, the ring all-reduce of 100 B above writes round
+// 0's 50 B at 0..49, and round 1's from 50: 14 B to the buffer's end, then 36 B from its start.
+// The bytes written count as they complete.
+TEST(PhasedSource, CollectiveWritesRunThroughTheReceiveBufferAsARing) {
+  auto group = std::make_shared<GroupBarrier>(2);
+  ToyPhases a(0, {0});
+  ToyPhases b(0, {0});
+  CollectivePlan plan;
+  plan.members = 2;
+  plan.buffer_bytes = 64;
+  plan.access_bytes = 64;
+  plan.peer_va = {0x1000};
+  for (ToyPhases* m : {&a, &b}) {
+    m->collectives = 1;
+    m->message = 100;
+    m->join_group(group);
+    m->set_collective(plan);
+  }
+  Access acc;
+  std::uint64_t wake = 0;
+  for (ToyPhases* m : {&a, &b}) {
+    ASSERT_EQ(m->next(0, acc, wake), AccessSource::State::kReady);
+    const std::uint32_t f = acc.phase;
+    ASSERT_EQ(m->next(0, acc, wake), AccessSource::State::kWait);
+    m->completed(f, 1, 10);
+  }
+  for (ToyPhases* m : {&a, &b}) {
+    ASSERT_EQ(m->next(11, acc, wake), AccessSource::State::kReady);
+    EXPECT_EQ(acc.va, 0x1000u);
+    EXPECT_EQ(acc.bytes, 50u);
+  }
+  EXPECT_EQ(a.collective_bytes_written(), 0u);
+  a.completed(PhasedSource::kCollectiveTag, 50, 20);
+  b.completed(PhasedSource::kCollectiveTag, 50, 20);
+  EXPECT_EQ(a.collective_bytes_written(), 50u);
+  ASSERT_EQ(a.next(21, acc, wake), AccessSource::State::kReady);
+  EXPECT_EQ(acc.va, 0x1000u + 50);
+  EXPECT_EQ(acc.bytes, 14u);
+  ASSERT_EQ(a.next(21, acc, wake), AccessSource::State::kReady);
+  EXPECT_EQ(acc.va, 0x1000u);
+  EXPECT_EQ(acc.bytes, 36u);
+  ASSERT_EQ(a.next(21, acc, wake), AccessSource::State::kWait);
+}
+
 // all_reduce needs GPUs that can write into each other's memory; with tensor_parallel 1 (a sweep
 // over it may reach 1) it is accepted and has no rounds: 0 bytes written, whatever the platform.
 TEST(AllReduce, RefusedWithoutPeerAccessAndEmptyWithoutAGroup) {

@@ -10,6 +10,10 @@
 //                     blocks, at least one: block_tokens); default: every block of the synthetic
 //                     prompts (required with a trace)
 //   tensor_parallel, layers, compute (tokens = the prompt's new tokens), prefetch_layers (0)
+//   all_reduce        with tensor_parallel > 1: the group's all-reduces after each layer (two a
+//                     layer, the prompt's new tokens (at least 1) x hidden_size x dtype_bytes each)
+//                     simulated over the fabric: ring | one_shot | two_shot | none (default;
+//                     llm_common.h AllReduceConfig); with prefetch_layers 0 only
 //   Synthetic prompts:
 //     prompts               number of prompts
 //     input_tokens          N or {min, max}
@@ -85,6 +89,7 @@ struct PrefillParams {
   unsigned layers = 1;
   ComputeModel compute;
   unsigned prefetch = 0;
+  AllReduceConfig all_reduce;
   // Synthetic
   std::uint64_t prompts = 0;
   TokenRange input;
@@ -260,6 +265,12 @@ class PrefillSource : public PhasedSource {
       j["read_bytes_index_keys"] = read_index_;
       j["write_bytes_index_keys"] = written_index_;
     }
+    if (p_.all_reduce.on) {
+      const std::uint64_t prompts = phases_done() / p_.layers;
+      j["mean_all_reduce_ns_per_prompt"] =
+          prompts ? static_cast<double>(all_reduce_ps_) * 1e-3 / static_cast<double>(prompts) : 0.0;
+      j["all_reduce_bytes_written"] = collective_bytes_written();
+    }
     return j;
   }
 
@@ -291,6 +302,11 @@ class PrefillSource : public PhasedSource {
     start.not_before_ps = prompt_.arrival_ps;
     start.compute_ps =
         p_.compute.layer_ps(p_.model, layer_, std::max<std::uint64_t>(1, new_tokens_), p_.tp);
+    if (p_.all_reduce.on) {
+      start.collectives = all_reduces_in_layer(p_.model, layer_);
+      start.collective_bytes =
+          p_.all_reduce.message_bytes(p_.model, std::max<std::uint64_t>(1, new_tokens_));
+    }
     linear_ = p_.model.is_linear_layer(layer_);
     attention_ = p_.model.is_attention_layer(layer_);
     kv_layer_ = p_.model.kv_layers(layer_);
@@ -349,9 +365,10 @@ class PrefillSource : public PhasedSource {
   }
 
   void phase_finished(const PhaseTimes& t) override {
+    all_reduce_ps_ += t.end_ps - t.compute_end_ps;
     if (t.index % p_.layers == p_.layers - 1) {
       const std::uint64_t arrival = arrivals_[t.index / p_.layers];
-      const std::uint64_t end = t.compute_end_ps;
+      const std::uint64_t end = t.end_ps;  // after its last layer's all-reduces, if any
       // Its service: from its arrival, or from the end of the GPU's previous prompt if that was
       // later (the time before it is queueing behind earlier prompts).
       const std::uint64_t start = std::min(std::max(arrival, previous_end_ps_), end);
@@ -398,6 +415,7 @@ class PrefillSource : public PhasedSource {
   std::vector<std::uint64_t> slot_;
   std::uint64_t reused_blocks_ = 0;
   std::uint64_t new_tokens_ = 0;
+  std::uint64_t all_reduce_ps_ = 0;  // over the finished phases, after their compute
   unsigned layer_ = 0;
   bool linear_ = false;       // the layer has linear attention: states, no KV
   bool attention_ = false;    // the layer has full attention: KV blocks
@@ -457,6 +475,11 @@ class PrefillSpec : public GeneratorSpec {
   }
   // A tensor-parallel group's GPUs end each layer of a prompt together (its all-reduces).
   unsigned synchronised_group() const override { return p_.tp; }
+  // The largest message: the longest synthetic prompt's, or a trace's longest possible.
+  Collectives collectives() const override {
+    const std::uint64_t tokens = p_.trace.empty() ? p_.input.max : kMaxTokens;
+    return p_.all_reduce.collectives(p_.all_reduce.message_bytes(p_.model, tokens));
+  }
   std::unique_ptr<AccessSource> make_source(const SourceContext& c) const override {
     return std::make_unique<PrefillSource>(p_, c, ranks_);
   }
@@ -499,6 +522,9 @@ class PrefillSpec : public GeneratorSpec {
   //                               first token over the simulated layers, queueing included
   //   mean_prompt_service_ns, max_prompt_service_ns  the same from its arrival or the end of its
   //                               GPU's previous prompt, whichever is later: the prefill alone
+  //   mean_all_reduce_ns_per_prompt, all_reduce_bytes_written  with all_reduce: a prompt's time in
+  //                               the all-reduces after its layers' compute (in its latency and
+  //                               service times), mean over GPUs; the bytes every GPU wrote
   //   layers_simulated, model_layers
   nlohmann::json combine(const std::vector<nlohmann::json>& per_gpu) const override {
     const TpGroups g(per_gpu, p_.tp);
@@ -531,6 +557,7 @@ class PrefillSpec : public GeneratorSpec {
       j["mean_" + what + "_ns"] = n ? sum / static_cast<double>(n) : 0.0;
       j["max_" + what + "_ns"] = max;
     }
+    if (p_.all_reduce.on) add_all_reduce_combined(j, g, "prompt");
     j["layers_simulated"] = p_.layers;
     j["model_layers"] = p_.model.layers;
     return j;
@@ -547,6 +574,15 @@ class PrefillSpec : public GeneratorSpec {
         {"cache_tokens_per_gpu", p_.cache_tokens},
         {"compute", p_.compute.to_json()}};
     add_layer_kinds(j, p_.model, p_.layers);
+    // A message is the prompt's new tokens x hidden x dtype_bytes: no fixed bytes to give.
+    j["all_reduce"] = p_.all_reduce.to_json();
+    if (p_.all_reduce.on) {
+      CollectivePlan plan;
+      plan.algorithm = p_.all_reduce.algorithm;
+      plan.members = p_.tp;
+      j["all_reduce_rounds_each"] = plan.rounds();
+      j["all_reduce_message_bytes_per_token"] = p_.all_reduce.message_bytes(p_.model, 1);
+    }
     if (p_.model.has_linear_attention()) {
       j["state_bytes_per_block_per_gpu_per_layer"] = p_.model.state_bytes_per_layer(p_.tp);
     }
@@ -576,6 +612,7 @@ std::shared_ptr<const GeneratorSpec> parse_prefill(ConfigNode& n, const Platform
   p.layers = parse_layers(n, p.model);
   p.compute = parse_compute(n, facts.gpu_memory_gbps);
   p.prefetch = static_cast<unsigned>(n.get_uint("prefetch_layers", 0, 0, 64));
+  p.all_reduce = parse_all_reduce(n, p.tp, facts, p.prefetch);
   const bool traced = n.has("trace");
   if (traced) {
     for (const char* k : {"prompts", "input_tokens", "shared_prefix_tokens", "prefix_groups",
