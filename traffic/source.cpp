@@ -183,7 +183,6 @@ void PhasedSource::finalize(std::uint64_t now_ps) {
       s.compute_end_ps = end;
       if (group_ && !collective_.peer_va.empty() && s.collectives > 0) {
         round_.left = s.collectives * collective_.rounds();
-        round_.index = 0;
         round_.bytes = collective_.round_bytes(s.collective_bytes);
         begin_round(end);
       }
@@ -194,7 +193,6 @@ void PhasedSource::finalize(std::uint64_t now_ps) {
       end = std::max(round_.start_ps, round_.last_completion_ps);
       if (!synchronise(end, now_ps)) return;
       --round_.left;
-      ++round_.index;
       ring_pos_ = (ring_pos_ + round_.bytes) % collective_.buffer_bytes;
       begin_round(end);
     }

@@ -239,7 +239,6 @@ class PhasedSource : public AccessSource {
   // The collectives' round in progress: phase finalized_'s, after its compute.
   struct Round {
     unsigned left = 0;           // rounds of the phase not yet ended, this one's included
-    unsigned index = 0;          // of the phase's rounds
     std::uint64_t start_ps = 0;  // the group's end of the previous round, or of the compute
     std::uint64_t bytes = 0;     // to each destination
     unsigned dest = 0;           // the destination being written

@@ -1063,17 +1063,22 @@ void ConfigNode::check_keys(const std::set<std::string>& known) const {
       std::string reason =
           fmt::format("unknown key '{}'; expected one of: {}", key_path(key), join(known));
       // The known key one or two edits from it (at most a third of its length), and the map's
-      // other unknown keys, so that a file with several (a model's config.json names pasted in)
-      // is mended in one pass.
-      std::string best;
-      std::size_t best_d = std::max<std::size_t>(1, std::min<std::size_t>(2, key.size() / 3)) + 1;
-      for (const std::string& k : known) {
-        const std::size_t d = edit_distance(k, key);
-        if (d < best_d) {
-          best_d = d;
-          best = k;
+      // other unknown keys, each with its own, so that a file with several (a model's
+      // config.json names pasted in) is mended in one pass.
+      const auto nearest = [&known](const std::string& unknown) {
+        std::string best;
+        std::size_t best_d =
+            std::max<std::size_t>(1, std::min<std::size_t>(2, unknown.size() / 3)) + 1;
+        for (const std::string& k : known) {
+          const std::size_t d = edit_distance(k, unknown);
+          if (d < best_d) {
+            best_d = d;
+            best = k;
+          }
         }
-      }
+        return best;
+      };
+      const std::string best = nearest(key);
       if (!best.empty()) reason += fmt::format(" (did you mean '{}'?)", best);
       std::vector<std::string> others;
       for (const auto& other : node_) {
@@ -1081,8 +1086,12 @@ void ConfigNode::check_keys(const std::set<std::string>& known) const {
         if (k == key || known.count(k) || !other.first.IsScalar()) continue;
         const YAML::Mark m = other.first.Mark();
         const bool from_set = sources_ && sources_->source_of(key_path(k)).rfind("--set", 0) == 0;
-        others.push_back(m.is_null() || from_set ? fmt::format("'{}'", k)
-                                                 : fmt::format("'{}' (line {})", k, m.line + 1));
+        const std::string near = nearest(k);
+        std::vector<std::string> notes;
+        if (!m.is_null() && !from_set) notes.push_back(fmt::format("line {}", m.line + 1));
+        if (!near.empty()) notes.push_back(fmt::format("did you mean '{}'?", near));
+        others.push_back(notes.empty() ? fmt::format("'{}'", k)
+                                       : fmt::format("'{}' ({})", k, fmt::join(notes, ", ")));
       }
       if (!others.empty()) {
         reason += fmt::format("; also unknown here: {}", fmt::join(others, ", "));

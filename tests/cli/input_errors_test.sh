@@ -597,7 +597,8 @@ expect_bad generator_typo "a misspelt generator key in a stream" \
 case "$OUT" in *"buffer"*"missing"*) fail "the misspelt generator is still blamed on the buffer: $OUT" ;; esac
 
 # --- Several unknown keys in one map (a model's config.json names pasted in): the first is named
-# --- with the known key one edit from it, and the others with their lines, in one message. -----
+# --- with the known key one edit from it, and the others with their lines and theirs, in one
+# --- message ('read_fractoin' is two letters swapped from read_fraction). ----------------------
 cat >"$WORK/typos.yaml" <<'YAML'
 name: typos
 streams:
@@ -608,7 +609,7 @@ streams:
 YAML
 expect_bad several_typos "several unknown keys in one map" \
   "$WORK/typos.yaml:4: unknown key 'workload.streams.0.pattren'" "(did you mean 'pattern'?)" \
-  "also unknown here: 'read_fractoin' (line 5), 'rope_theta' (line 6)" -- \
+  "also unknown here: 'read_fractoin' (line 5, did you mean 'read_fraction'?), 'rope_theta' (line 6)" -- \
   run --platform platforms/minimal.yaml --workload "$WORK/typos.yaml" $(out several_typos)
 
 # --- A positive time below 1 ps: it rounds to 0 ps, which means "off" (the time series, the time
