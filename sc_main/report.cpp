@@ -227,6 +227,7 @@ constexpr ResultWords kResultWords[] = {
     {"mean_all_reduce_ns_per_step", "all-reduces per step", ResultWords::kTime},
     {"mean_all_reduce_ns_per_pass", "all-reduces per pass", ResultWords::kTime},
     {"mean_all_reduce_ns_per_prompt", "all-reduces per prompt", ResultWords::kTime},
+    {"mean_all_to_all_ns_per_step", "all-to-all per step", ResultWords::kTime},
     {"tokens_per_second_per_group", "tokens per second per group", ResultWords::kRate},
     {"expert_lookups", "expert lookups", ResultWords::kCount},
     {"hit_rate", "cache hit rate", ResultWords::kShare},

@@ -1179,7 +1179,13 @@ RESULT_FIELDS = {
         ("compute_ns_per_step", "Compute per step", fmt_time,
          "one GPU's compute for those layers, which is the group's"),
         ("exposed_fetch_ns_per_step", "Exposed expert fetch per step", fmt_time,
-         "step time minus compute: expert fetches and cache fills that compute did not hide"),
+         "step time minus compute (and minus the all-to-all, with all_to_all): expert fetches and "
+         "cache fills that compute did not hide"),
+        ("mean_all_to_all_ns_per_step", "All-to-all per step", fmt_time,
+         "the time the group's MoE layers spent dispatching tokens to the ranks holding their "
+         "experts and combining the outputs back, after their compute, a step (in the step time)"),
+        ("all_to_all_bytes_written", "All-to-all bytes written", fmt_bytes,
+         "the dispatch and combine writes into peers' memory, total over every GPU"),
         ("tokens_per_second_per_group", "Tokens per second", tokens_per_s,
          "batch x steps over the group's time, for {layers_scope} only"),
         ("hit_rate", "Expert cache hit rate", fmt_pct,
@@ -1525,10 +1531,17 @@ def workload_assumptions(stats, f, stream):
                      "the all-reduces themselves take no time and no fabric bandwidth here "
                      "(all_reduce: none): a real tensor-parallel layer adds that communication to "
                      f"each {unit}; all_reduce: ring simulates it.")
+        elif number(f["ep"]) and f["ep"] > 1 and summary.get("all_to_all") == "direct":
+            text += (" The GPUs of an expert-parallel group end each MoE layer together, then "
+                     "dispatch each token to the ranks holding the experts it picked and combine "
+                     "the outputs back over the fabric (writes into the peers' memory, after the "
+                     "layer's compute: the same sum as dispatch, experts, combine in turn); each "
+                     "computes an even share of the layer however many tokens its experts serve.")
         elif number(f["ep"]) and f["ep"] > 1:
             text += (" The GPUs of an expert-parallel group end each MoE layer together, when the "
                      "slowest has fetched its experts and computed, but exchange no tokens (no "
-                     "all-to-all dispatch or combine is modelled) and each computes an even share "
+                     "all-to-all dispatch or combine without all_to_all: direct) and each computes "
+                     "an even share "
                      "of the layer however many tokens its experts serve.")
         out.append(text)
     if kind == "kv_decode" and "mean_step_ns_whole_model_estimate" in as_dict(

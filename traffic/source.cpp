@@ -10,6 +10,8 @@ PhasedSource::PhasedSource(unsigned depth)
 
 unsigned CollectivePlan::rounds() const {
   switch (algorithm) {
+    case Algorithm::kAllToAll:
+      return 2;
     case Algorithm::kRing:
       return 2 * (members - 1);
     case Algorithm::kOneShot:
@@ -21,7 +23,7 @@ unsigned CollectivePlan::rounds() const {
 }
 
 std::uint64_t CollectivePlan::round_bytes(std::uint64_t message_bytes) const {
-  if (algorithm == Algorithm::kOneShot) return message_bytes;
+  if (algorithm == Algorithm::kOneShot || algorithm == Algorithm::kAllToAll) return message_bytes;
   return (message_bytes + members - 1) / members;
 }
 
@@ -49,9 +51,9 @@ AccessSource::State PhasedSource::next(std::uint64_t now_ps, Access& a, std::uin
 void PhasedSource::round_access(Access& a) {
   // The receive buffer is a ring: an access ends at its end at the latest.
   const std::uint64_t pos = (ring_pos_ + round_.offset) % collective_.buffer_bytes;
-  const std::uint64_t n =
-      std::min({round_.bytes - round_.offset, std::uint64_t{collective_.access_bytes},
-                collective_.buffer_bytes - pos});
+  const std::uint64_t bytes = round_dest_bytes(round_.dest);
+  const std::uint64_t n = std::min({bytes - round_.offset, std::uint64_t{collective_.access_bytes},
+                                    collective_.buffer_bytes - pos});
   a = Access{};
   a.va = collective_.peer_va[round_.dest] + pos;
   a.bytes = static_cast<std::uint32_t>(n);
@@ -59,19 +61,25 @@ void PhasedSource::round_access(Access& a) {
   a.phase = kCollectiveTag;
   round_.offset += n;
   round_.issued += n;
-  if (round_.offset == round_.bytes) {
+  if (round_.offset == bytes) {
     round_.offset = 0;
-    ++round_.dest;
+    skip_empty_destinations(round_.dest + 1);
   }
+}
+
+void PhasedSource::skip_empty_destinations(unsigned d) {
+  const unsigned n = static_cast<unsigned>(collective_.peer_va.size());
+  while (d < n && round_dest_bytes(d) == 0) ++d;
+  round_.dest = d;
 }
 
 void PhasedSource::begin_round(std::uint64_t start_ps) {
   round_.start_ps = start_ps;
-  round_.dest = round_.bytes == 0 ? static_cast<unsigned>(collective_.peer_va.size()) : 0;
   round_.offset = 0;
   round_.issued = 0;
   round_.completed = 0;
   round_.last_completion_ps = 0;
+  if (round_.left > 0) skip_empty_destinations(0);
 }
 
 AccessSource::State PhasedSource::next_fetch(std::uint64_t now_ps, Access& a,
@@ -131,6 +139,8 @@ AccessSource::State PhasedSource::next_fetch(std::uint64_t now_ps, Access& a,
     s.compute_ps = start.compute_ps;
     s.collectives = start.collectives;
     s.collective_bytes = start.collective_bytes;
+    s.dest_bytes.clear();
+    if (start.dest_bytes) s.dest_bytes.assign(start.dest_bytes->begin(), start.dest_bytes->end());
     s.fetch_start_ps = std::max(gate, start.not_before_ps);
     ++next_;
     open_ = true;
@@ -183,7 +193,13 @@ void PhasedSource::finalize(std::uint64_t now_ps) {
       s.compute_end_ps = end;
       if (group_ && !collective_.peer_va.empty() && s.collectives > 0) {
         round_.left = s.collectives * collective_.rounds();
+        round_.index = 0;
         round_.bytes = collective_.round_bytes(s.collective_bytes);
+        round_.dest_bytes = s.dest_bytes.empty() ? nullptr : &s.dest_bytes;
+        if (round_.dest_bytes &&
+            round_.dest_bytes->size() != std::size_t{round_.left} * collective_.peer_va.size()) {
+          throw std::logic_error("PhasedSource: a phase's dest_bytes do not match its rounds");
+        }
         begin_round(end);
       }
     }
@@ -193,7 +209,8 @@ void PhasedSource::finalize(std::uint64_t now_ps) {
       end = std::max(round_.start_ps, round_.last_completion_ps);
       if (!synchronise(end, now_ps)) return;
       --round_.left;
-      ring_pos_ = (ring_pos_ + round_.bytes) % collective_.buffer_bytes;
+      ring_pos_ = (ring_pos_ + round_most_bytes()) % collective_.buffer_bytes;
+      ++round_.index;
       begin_round(end);
     }
     compute_end_[finalized_ % compute_end_.size()] = end;

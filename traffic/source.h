@@ -130,11 +130,14 @@ class GroupBarrier {
 //             (vLLM's and TensorRT-LLM's one-shot custom all-reduce, for small messages)
 //   two_shot  2 rounds, S/n bytes to each of the n - 1 others in each (reduce-scatter, then
 //             all-gather of the reduced shards: TensorRT-LLM's two-shot)
+// An expert-parallel layer's all-to-all instead (all_to_all): 2 rounds, dispatch then combine,
+// in each a number of bytes to each of the n - 1 others that the phase gives
+// (PhaseStart::dest_bytes: the tokens routed between each pair of ranks), S unused.
 // S/n is rounded up to whole bytes. The writes take the fabric and the peers' memory like any
 // other request; the local reads and adds of the reduction, and the flags by which a GPU learns
 // that a round's data has arrived, are not simulated (the barrier stands for them).
 struct CollectivePlan {
-  enum class Algorithm { kRing, kOneShot, kTwoShot };
+  enum class Algorithm { kRing, kOneShot, kTwoShot, kAllToAll };
   Algorithm algorithm = Algorithm::kRing;
   unsigned members = 1;  // the group's GPUs
   // Where this GPU writes: its mapping of a receive buffer in each destination's memory, the
@@ -145,7 +148,8 @@ struct CollectivePlan {
   std::uint64_t buffer_bytes = 0;
   std::uint32_t access_bytes = 0;  // the writes in accesses of at most this
 
-  // Rounds of one collective, and the bytes each round writes to each destination.
+  // Rounds of one collective, and the bytes each round writes to each destination (all_to_all:
+  // the most, S; the phase gives each).
   unsigned rounds() const;
   std::uint64_t round_bytes(std::uint64_t message_bytes) const;
   // Bytes one GPU writes for one collective of `message_bytes`.
@@ -172,6 +176,9 @@ class PhasedSource : public AccessSource {
     // collective_bytes per GPU (an all-reduce's S).
     unsigned collectives = 0;
     std::uint64_t collective_bytes = 0;
+    // all_to_all: per round (collectives x rounds) and destination (as CollectivePlan::peer_va),
+    // the bytes to write; copied when the phase opens.
+    const std::vector<std::uint64_t>* dest_bytes = nullptr;
   };
   struct PhaseTimes {
     std::uint64_t index = 0;
@@ -230,6 +237,7 @@ class PhasedSource : public AccessSource {
     std::uint64_t last_completion_ps = 0;
     unsigned collectives = 0;
     std::uint64_t collective_bytes = 0;
+    std::vector<std::uint64_t> dest_bytes;  // PhaseStart::dest_bytes (capacity kept: no allocation)
     std::uint64_t compute_end_ps = 0;
     bool began = false;
     bool all_issued = false;
@@ -239,8 +247,10 @@ class PhasedSource : public AccessSource {
   // The collectives' round in progress: phase finalized_'s, after its compute.
   struct Round {
     unsigned left = 0;           // rounds of the phase not yet ended, this one's included
+    unsigned index = 0;          // of the phase's rounds
+    const std::vector<std::uint64_t>* dest_bytes = nullptr;  // the phase's, or none: `bytes` each
     std::uint64_t start_ps = 0;  // the group's end of the previous round, or of the compute
-    std::uint64_t bytes = 0;     // to each destination
+    std::uint64_t bytes = 0;     // to each destination (without dest_bytes)
     unsigned dest = 0;           // the destination being written
     std::uint64_t offset = 0;    // bytes of it issued
     std::uint64_t issued = 0;    // bytes, all destinations
@@ -259,6 +269,21 @@ class PhasedSource : public AccessSource {
   void begin_round(std::uint64_t start_ps);
   void round_access(Access& a);
   bool round_issuing() const { return round_.left > 0 && round_.dest < collective_.peer_va.size(); }
+  // The bytes the current round writes to destination d.
+  std::uint64_t round_dest_bytes(unsigned d) const {
+    return round_.dest_bytes
+               ? (*round_.dest_bytes)[std::size_t{round_.index} * collective_.peer_va.size() + d]
+               : round_.bytes;
+  }
+  // The most the current round writes to one destination.
+  std::uint64_t round_most_bytes() const {
+    std::uint64_t most = 0;
+    for (unsigned d = 0; d < collective_.peer_va.size(); ++d)
+      most = std::max(most, round_dest_bytes(d));
+    return most;
+  }
+  // Moves round_.dest to the next destination with bytes to write (from `d`).
+  void skip_empty_destinations(unsigned d);
   friend class GroupBarrier;
 
   unsigned depth_;

@@ -1158,7 +1158,7 @@ for t in ("**Scope:** batch 4 on one expert-parallel group of 8 GPUs (each GPU h
           "| Expert bytes read by the busiest GPU | 25.21 MiB (26,438,400 B) | the most one GPU "
           "of the expert-parallel group read from the device, 2 whole experts",
           "| Fetch imbalance | 3.20x the mean |",
-          "no all-to-all dispatch or combine is modelled"):
+          "no all-to-all dispatch or combine without all_to_all: direct"):
     assert t in ep, f"{t!r} not in the expert-parallel stream:\n{ep}"
 assert "not known" not in ep and "tokens x top-k per step" not in ep, ep
 # The opening gives each AI stream's answer after its name (the future generator's has none), the

@@ -498,5 +498,39 @@ TEST(AllReduceOverFabric, OneShotSendsTheWholeMessageToEveryPeer) {
   EXPECT_EQ(r["components"]["gpu3"]["peer_requests"], 24);
 }
 
+// Expert parallelism over the 2 GPUs of the peer platform: gpt-oss-120b narrowed to hidden_size 64,
+// 2 experts, each token picking both: expert 0 on rank 0, expert 1 on rank 1. Token 0 is rank 0's,
+// token 1 rank 1's, so each rank dispatches its token to the other (64 x 2 B = 128 B: one request)
+// and, once both have, returns the other's token's output (128 B). Each round is one zero-load
+// peer write round trip on disjoint paths, 142 ns (PeerZeroLoad) when issued on an even ns, 143 on
+// an odd one (the peer's hub, at 500 MHz, has its edges on even ns). The first round issues at the
+// compute's end, whose parity the expert fetches before it set; the second 2 GPU cycles after the
+// first's last completion (as the ring's rounds above), so on an even ns: 142 or 143, + 144 ns.
+TEST(AllToAllOverFabric, DispatchAndCombineAreOnePeerWriteEach) {
+  const std::string workload = R"(name: a2a
+streams:
+  - gpus: all
+    moe_experts:
+      model: {preset: gpt_oss_120b, hidden_size: 64, moe: {experts: 2, top_k: 2}}
+      location: device/fam0
+      expert_parallel: 2
+      batch: 2
+      layers: 1
+      compute: {layer_ns: 1000}
+      all_to_all: direct
+)";
+  const nlohmann::json r = test::run_sim(peer_platform(), workload);
+  ASSERT_TRUE(r["conservation"]["ok"].get<bool>());
+  const nlohmann::json& res = all_reduce_result(r);
+  ASSERT_EQ(res["steps_done"], 1);
+  const double a2a = res["mean_all_to_all_ns_per_step"].get<double>();
+  EXPECT_TRUE(a2a == 142.0 + 144.0 || a2a == 143.0 + 144.0) << a2a;
+  EXPECT_GE(r["summary"]["write_latency_ns"]["min"].get<double>(), 142.0);
+  EXPECT_LE(r["summary"]["write_latency_ns"]["max"].get<double>(), 143.0);
+  EXPECT_EQ(res["all_to_all_bytes_written"], 2 * 2 * 128);
+  EXPECT_EQ(r["components"]["gpu0"]["peer_requests"], 2);
+  EXPECT_EQ(r["components"]["gpu1"]["peer_requests"], 2);
+}
+
 }  // namespace
 }  // namespace famsim

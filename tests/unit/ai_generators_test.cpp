@@ -2135,6 +2135,24 @@ TEST(PhasedSource, CollectiveWritesRunThroughTheReceiveBufferAsARing) {
   ASSERT_EQ(a.next(21, acc, wake), AccessSource::State::kWait);
 }
 
+// all_to_all: refused with layers fetched ahead, like all_reduce; with expert_parallel 1 nothing
+// to send (accepted, no rounds).
+TEST(AllToAll, RefusedWithPrefetchAndEmptyWithoutExpertParallelism) {
+  EXPECT_THAT(spec_error(R"(gpus: all
+    moe_experts: {model: {preset: gpt_oss_120b}, location: device/fam0, batch: 4,
+                  expert_parallel: 8, prefetch_layers: 1, all_to_all: direct})"),
+              HasSubstr("moe_experts.all_to_all: is simulated with prefetch_layers 0 only"));
+  EXPECT_THAT(spec_error(R"(gpus: all
+    moe_experts: {model: {preset: gpt_oss_120b}, location: device/fam0, batch: 4,
+                  expert_parallel: 8, all_to_all: {algorithm: direct, combine_dtype_bytes: 3}})"),
+              HasSubstr("combine_dtype_bytes: expected 1, 2 or 4"));
+  const auto spec = spec_of(R"(gpus: [0]
+    moe_experts: {model: {preset: gpt_oss_120b}, location: device/fam0, batch: 4,
+                  all_to_all: direct})");
+  EXPECT_FALSE(spec->collectives().on);
+  EXPECT_EQ(spec->summary()["all_to_all"], "direct");
+}
+
 // all_reduce needs GPUs that can write into each other's memory; with tensor_parallel 1 (a sweep
 // over it may reach 1) it is accepted and has no rounds: 0 bytes written, whatever the platform.
 TEST(AllReduce, RefusedWithoutPeerAccessAndEmptyWithoutAGroup) {

@@ -213,7 +213,8 @@ class KvDecodeSource : public PhasedSource {
     }
     const std::vector<double>& step_ns = steps_.ns();
     j["step_ns"] = step_ns;
-    if (p_.all_reduce.on) add_all_reduce_report(j, steps_, collective_bytes_written(), "step");
+    if (p_.all_reduce.on)
+      add_collective_report(j, "all_reduce", steps_, collective_bytes_written(), "step");
     if (p_.layers < p_.model.layers && p_.identical_layers()) {
       j["step_whole_model_ns"] = steps_.scaled_ns(p_.layers, p_.model.layers);
     }
@@ -807,7 +808,7 @@ class KvDecodeSpec : public GeneratorSpec {
       // Each GPU of a group reads the same selection: counted once a group.
       j["selected_tokens_read"] = g.group_sum("selected_tokens_read");
     }
-    if (p_.all_reduce.on) add_all_reduce_combined(j, g, "step");
+    if (p_.all_reduce.on) add_collective_combined(j, "all_reduce", g, "step");
     const TpGroups::Steps st = g.steps("step_ns", p_.batch);
     const double mean_step_ns = st.mean_step_ns;
     j["mean_step_ns"] = mean_step_ns;

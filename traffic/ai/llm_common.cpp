@@ -77,6 +77,8 @@ const char* AllReduceConfig::algorithm_name() const {
       return "one_shot";
     case CollectivePlan::Algorithm::kTwoShot:
       return "two_shot";
+    case CollectivePlan::Algorithm::kAllToAll:
+      break;  // not an all-reduce
   }
   return "none";
 }
@@ -148,21 +150,23 @@ void add_all_reduce_summary(nlohmann::json& summary, const AllReduceConfig& c, c
       count * plan.bytes_written(message);
 }
 
-void add_all_reduce_report(nlohmann::json& report, const StepTimes& steps,
+void add_collective_report(nlohmann::json& report, const char* name, const StepTimes& steps,
                            std::uint64_t bytes_written, const char* unit) {
   const std::vector<double>& ns = steps.collective_ns();
   double sum = 0;
   for (double v : ns) sum += v;
-  report["all_reduce_ns"] = ns;
-  report[fmt::format("mean_all_reduce_ns_per_{}", unit)] =
+  report[fmt::format("{}_ns", name)] = ns;
+  report[fmt::format("mean_{}_ns_per_{}", name, unit)] =
       ns.empty() ? 0.0 : sum / static_cast<double>(ns.size());
-  report["all_reduce_bytes_written"] = bytes_written;
+  report[fmt::format("{}_bytes_written", name)] = bytes_written;
 }
 
-void add_all_reduce_combined(nlohmann::json& result, const TpGroups& g, const char* unit) {
-  const std::string mean = fmt::format("mean_all_reduce_ns_per_{}", unit);
+void add_collective_combined(nlohmann::json& result, const char* name, const TpGroups& g,
+                             const char* unit) {
+  const std::string mean = fmt::format("mean_{}_ns_per_{}", name, unit);
   result[mean] = g.gpu_mean(mean);
-  result["all_reduce_bytes_written"] = g.gpu_sum("all_reduce_bytes_written");
+  const std::string bytes = fmt::format("{}_bytes_written", name);
+  result[bytes] = g.gpu_sum(bytes);
 }
 
 ComputeModel parse_compute(ConfigNode& parent, double gpu_memory_gbps, bool weights_are_traffic) {

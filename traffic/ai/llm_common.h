@@ -106,10 +106,11 @@ inline unsigned all_reduces_in_layer(const ModelConfig& m, unsigned layer) {
 void add_all_reduce_summary(nlohmann::json& summary, const AllReduceConfig& c, const ModelConfig& m,
                             unsigned layers, std::uint64_t tokens, unsigned tp, const char* unit);
 
-// A GPU's report keys for its simulated all-reduces: all_reduce_ns, per step (`unit`: "step", a
-// decode step, or "pass") the time its layers spent in them after their compute;
-// mean_all_reduce_ns_per_<unit>, its mean; all_reduce_bytes_written, this GPU's writes for them.
-void add_all_reduce_report(nlohmann::json& report, const StepTimes& steps,
+// A GPU's report keys for its simulated collectives, `name` all_reduce or all_to_all: <name>_ns,
+// per step (`unit`: "step", a decode step, or "pass") the time its layers spent in them after
+// their compute; mean_<name>_ns_per_<unit>, its mean; <name>_bytes_written, this GPU's writes for
+// them.
+void add_collective_report(nlohmann::json& report, const char* name, const StepTimes& steps,
                            std::uint64_t bytes_written, const char* unit);
 
 // A token count: N, or {min: A, max: B} drawn uniformly per sequence.
@@ -345,9 +346,10 @@ class TpGroups {
   unsigned groups_;
 };
 
-// The stream's: mean_all_reduce_ns_per_<unit> (the group's GPUs end every round together, so each
-// GPU's mean is its group's: mean over the GPUs) and all_reduce_bytes_written (summed over GPUs).
-void add_all_reduce_combined(nlohmann::json& result, const TpGroups& g, const char* unit);
+// The stream's: mean_<name>_ns_per_<unit> (the group's GPUs end every round together, so each
+// GPU's mean is its group's: mean over the GPUs) and <name>_bytes_written (summed over GPUs).
+void add_collective_combined(nlohmann::json& result, const char* name, const TpGroups& g,
+                             const char* unit);
 
 // Splits a byte range into accesses of at most `chunk` bytes.
 struct ChunkCursor {

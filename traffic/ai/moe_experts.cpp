@@ -29,6 +29,19 @@
 //   compute           per-layer compute (traffic/ai/llm_common.h), tokens = batch
 //   prefetch_layers   default 0
 //   access_bytes      bytes per access, a power of two (as a pattern stream's), default 64 KiB
+//   all_to_all        with expert_parallel > 1: each MoE layer's token dispatch and combine
+//                     simulated over the fabric: direct | none (default: none, the group ending
+//                     each layer together with no time for them), or {algorithm: direct,
+//                     dispatch_dtype_bytes: 2, combine_dtype_bytes: 2}. Token t of the batch is
+//                     rank t mod expert_parallel's (each rank's attention holds its share: data-
+//                     parallel attention, as DeepSeek's serving runs it); after the layer's compute
+//                     each rank writes, into a receive buffer in each other rank's HBM, the hidden
+//                     state (hidden_size x dispatch_dtype_bytes) of each of its tokens that picked
+//                     an expert there, once a rank however many of its experts it picked (DeepEP's
+//                     dispatch), then, once every rank has, the outputs (hidden_size x
+//                     combine_dtype_bytes) of the tokens its experts served back to their ranks
+//                     (combine). Both come after the compute: the layer's time is the same sum as
+//                     dispatch, experts' compute, combine in turn. With prefetch_layers 0 only
 //
 // Per step and MoE layer: every token draws top_k distinct experts; each distinct expert the
 // cache does not hold is read from `location` and written into its cache slot (evicting the
@@ -61,6 +74,9 @@ struct MoeParams {
   ComputeModel compute;
   unsigned prefetch = 0;
   std::uint64_t access_bytes = 64 * 1024;
+  bool all_to_all = false;  // (with ep > 1)
+  std::string all_to_all_text = "none";
+  unsigned dispatch_dtype_bytes = 2, combine_dtype_bytes = 2;
 
   std::uint64_t expert_bytes() const { return model.expert_weight_bytes(tp); }
   unsigned model_layer(unsigned moe_layer) const { return model.nth_moe_layer(moe_layer); }
@@ -84,7 +100,12 @@ class MoeSource : public PhasedSource {
         rank_(c.rank % p.ep),
         cache_(p.cache_experts),
         needed_(p.model.experts, 0),
-        picks_(p.model.top_k) {
+        picks_(p.model.top_k),
+        rank_hit_(p.ep, 0) {
+    if (p.all_to_all) {
+      dest_tokens_.assign(2 * std::size_t{p.ep - 1}, 0);
+      dest_bytes_.assign(2 * std::size_t{p.ep - 1}, 0);
+    }
     if (p.warm) {
       // Each layer's most popular experts this GPU holds (all of them without expert
       // parallelism), least popular first, so the most popular end up most recently used.
@@ -108,7 +129,7 @@ class MoeSource : public PhasedSource {
 
   nlohmann::json report() const override {
     const std::uint64_t lookups = hits_ + misses_;
-    return {
+    nlohmann::json j = {
         {"steps_done", phases_done() / p_.layers},
         {"step_ns", steps_.ns()},
         {"expert_lookups", lookups},
@@ -119,6 +140,9 @@ class MoeSource : public PhasedSource {
         {"bytes_fetched", fetched_},
         {"mean_distinct_experts_per_layer",
          phases_done() ? static_cast<double>(lookups) / static_cast<double>(phases_done()) : 0.0}};
+    if (p_.all_to_all)
+      add_collective_report(j, "all_to_all", steps_, collective_bytes_written(), "step");
+    return j;
   }
 
  protected:
@@ -128,13 +152,34 @@ class MoeSource : public PhasedSource {
     start.compute_ps = p_.compute.layer_ps(p_.model, p_.model_layer(layer_), p_.batch, p_.group());
     // Route the batch: mark every expert some token picked that this GPU holds.
     std::fill(needed_.begin(), needed_.end(), 0);
+    std::fill(dest_tokens_.begin(), dest_tokens_.end(), 0);
     const std::uint64_t seed = perm_seed(layer_);
+    const unsigned others = p_.ep - 1;
     for (unsigned t = 0; t < p_.batch; ++t) {
       zipf_distinct(zipf_, p_.model.top_k, rng_, picks_.data());
+      std::fill(rank_hit_.begin(), rank_hit_.end(), 0);
       for (std::uint64_t r : picks_) {
         const std::uint64_t e = scatter_rank(r, p_.model.experts, seed);
         if (p_.owner(e) == rank_) needed_[e] = 1;
+        rank_hit_[p_.owner(e)] = 1;
       }
+      if (!p_.all_to_all) continue;
+      // Destination d is rank rank_ + 1 + d (modulo), as the receive buffers are mapped.
+      const unsigned home = t % p_.ep;
+      for (unsigned d = 0; d < others; ++d) {
+        const unsigned r = (rank_ + 1 + d) % p_.ep;
+        if (home == rank_ && rank_hit_[r]) ++dest_tokens_[d];           // dispatch to r
+        if (home == r && rank_hit_[rank_]) ++dest_tokens_[others + d];  // combine back to r
+      }
+    }
+    if (p_.all_to_all) {
+      const std::uint64_t hidden = p_.model.hidden;
+      for (unsigned d = 0; d < others; ++d) {
+        dest_bytes_[d] = dest_tokens_[d] * hidden * p_.dispatch_dtype_bytes;
+        dest_bytes_[others + d] = dest_tokens_[others + d] * hidden * p_.combine_dtype_bytes;
+      }
+      start.collectives = 1;
+      start.dest_bytes = &dest_bytes_;
     }
     expert_ = 0;
     copy_ = ChunkCursor{};
@@ -181,6 +226,10 @@ class MoeSource : public PhasedSource {
   LruSlots cache_;
   std::vector<std::uint8_t> needed_;
   std::vector<std::uint64_t> picks_;
+  std::vector<std::uint8_t> rank_hit_;  // the ranks a token's picks are on
+  std::vector<std::uint64_t>
+      dest_tokens_;  // this layer's tokens to each other rank: dispatch, combine
+  std::vector<std::uint64_t> dest_bytes_;  // the same in bytes (PhaseStart::dest_bytes)
   unsigned layer_ = 0;
   std::uint64_t expert_ = 0;
   ChunkCursor copy_;
@@ -218,6 +267,13 @@ class MoeSpec : public GeneratorSpec {
   // A tensor- and expert-parallel group's GPUs end each MoE layer together (its all-reduces and
   // the all-to-all that brings the experts' outputs back).
   unsigned synchronised_group() const override { return p_.group(); }
+  // A rank sends at most every token of the batch to a peer, hidden x the larger dtype each.
+  Collectives collectives() const override {
+    if (!p_.all_to_all) return {};
+    return {true, CollectivePlan::Algorithm::kAllToAll,
+            std::uint64_t{p_.batch} * p_.model.hidden *
+                std::max(p_.dispatch_dtype_bytes, p_.combine_dtype_bytes)};
+  }
   std::unique_ptr<AccessSource> make_source(const SourceContext& c) const override {
     return std::make_unique<MoeSource>(p_, c);
   }
@@ -281,6 +337,8 @@ class MoeSpec : public GeneratorSpec {
     const TpGroups::Steps st = g.steps("step_ns", p_.batch);
     const double mean_step_ns = st.mean_step_ns;
     const double compute_ns = compute_ns_per_step();
+    // With all_to_all, the step's dispatch and combine (not expert fetch).
+    const double a2a_ns = p_.all_to_all ? g.gpu_mean("mean_all_to_all_ns_per_step") : 0.0;
     const std::uint64_t phases = std::uint64_t{g.groups()} * g.completed("steps_done") * p_.layers;
     const unsigned moe_layers = p_.model.moe_layers(p_.model.layers);
     nlohmann::json j = {
@@ -297,7 +355,7 @@ class MoeSpec : public GeneratorSpec {
                    : g.gpu_mean("mean_distinct_experts_per_layer")},
         {"mean_step_ns", mean_step_ns},
         {"compute_ns_per_step", compute_ns},
-        {"exposed_fetch_ns_per_step", mean_step_ns > compute_ns ? mean_step_ns - compute_ns : 0.0},
+        {"exposed_fetch_ns_per_step", std::max(0.0, mean_step_ns - compute_ns - a2a_ns)},
         {"tokens_per_second_per_group", st.tokens_per_second},
         {"moe_layers_simulated", p_.layers},
         {"model_layers", p_.model.layers},
@@ -311,6 +369,7 @@ class MoeSpec : public GeneratorSpec {
                          ? fmt::format(", not its {} {} layers", p_.model.layers - moe_layers,
                                        p_.model.has_block_pattern() ? "other" : "dense")
                          : std::string())}};
+    if (p_.all_to_all) add_collective_combined(j, "all_to_all", g, "step");
     if (p_.ep > 1) {
       const double mean = static_cast<double>(fetched) / static_cast<double>(per_gpu.size());
       const double most = g.gpu_max("bytes_fetched");
@@ -337,7 +396,8 @@ class MoeSpec : public GeneratorSpec {
             {"warm_cache", p_.warm},
             {"zipf_exponent", p_.zipf},
             {"compute", p_.compute.to_json()},
-            {"compute_ns_per_step", compute_ns_per_step()}};
+            {"compute_ns_per_step", compute_ns_per_step()},
+            {"all_to_all", p_.all_to_all_text}};
   }
 
  private:
@@ -413,6 +473,42 @@ std::shared_ptr<const GeneratorSpec> parse_moe_experts(ConfigNode& n, const Plat
   p.compute = parse_compute(n, facts.gpu_memory_gbps);
   p.prefetch = static_cast<unsigned>(n.get_uint("prefetch_layers", 0, 0, 64));
   p.access_bytes = parse_access_bytes(n, 64 * 1024);
+  if (n.has("all_to_all")) {
+    static const std::vector<std::string> kAlgorithms = {"none", "direct"};
+    if (n.is_map("all_to_all")) {
+      ConfigNode a = n.child("all_to_all");
+      p.all_to_all_text = a.get_choice("algorithm", std::nullopt, kAlgorithms);
+      for (const char* k : {"dispatch_dtype_bytes", "combine_dtype_bytes"}) {
+        const std::uint64_t b = a.get_uint(k, 2, 1, 4);
+        if (b == 3) a.fail(k, "expected 1, 2 or 4 bytes per value, got 3");
+        (std::string(k) == "dispatch_dtype_bytes" ? p.dispatch_dtype_bytes
+                                                  : p.combine_dtype_bytes) =
+            static_cast<unsigned>(b);
+      }
+      a.finish();
+    } else {
+      p.all_to_all_text = n.get_choice("all_to_all", std::nullopt, kAlgorithms);
+    }
+    // With expert_parallel 1 (a sweep may reach it) there is nothing to send: no rounds.
+    p.all_to_all = p.all_to_all_text == "direct" && p.ep > 1;
+    if (p.all_to_all && p.prefetch > 0) {
+      n.fail("all_to_all",
+             fmt::format("is simulated with prefetch_layers 0 only (this stream has {}): its "
+                         "writes would wait behind the layers fetched ahead in the stream's "
+                         "window of outstanding requests; give prefetch_layers: 0",
+                         p.prefetch));
+    }
+    if (p.all_to_all && !facts.peer_access) {
+      n.fail("all_to_all",
+             "the GPUs write into each other's memory for it, but this platform has no switch "
+             "between them (no peer access)");
+    }
+    if (p.all_to_all && !facts.gpu_has_local_memory) {
+      n.fail("all_to_all",
+             "its receive buffers are in the GPUs' own memory, and this platform's GPUs have "
+             "none");
+    }
+  }
   n.finish();
   return std::make_shared<MoeSpec>(std::move(p));
 }

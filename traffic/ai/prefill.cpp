@@ -557,7 +557,7 @@ class PrefillSpec : public GeneratorSpec {
       j["mean_" + what + "_ns"] = n ? sum / static_cast<double>(n) : 0.0;
       j["max_" + what + "_ns"] = max;
     }
-    if (p_.all_reduce.on) add_all_reduce_combined(j, g, "prompt");
+    if (p_.all_reduce.on) add_collective_combined(j, "all_reduce", g, "prompt");
     j["layers_simulated"] = p_.layers;
     j["model_layers"] = p_.model.layers;
     return j;

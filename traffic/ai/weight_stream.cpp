@@ -91,7 +91,8 @@ class WeightStreamSource : public PhasedSource {
         {"compute_ns_per_pass", static_cast<double>(compute_ps_per_pass_) * 1e-3},
         // Time the passes took beyond their compute: transfers not hidden behind compute.
         {"exposed_transfer_ns", sum > compute_ns ? sum - compute_ns : 0.0}};
-    if (p_.all_reduce.on) add_all_reduce_report(j, passes_, collective_bytes_written(), "pass");
+    if (p_.all_reduce.on)
+      add_collective_report(j, "all_reduce", passes_, collective_bytes_written(), "pass");
     if (p_.layers < p_.model.layers && p_.identical_layers()) {
       j["pass_whole_model_ns"] = passes_.scaled_ns(p_.layers, p_.model.layers);
     }
@@ -213,7 +214,7 @@ class WeightStreamSpec : public GeneratorSpec {
          mean_pass_ns > compute_ns ? mean_pass_ns - compute_ns : 0.0},
         {"layers_simulated", p_.layers},
         {"model_layers", p_.model.layers}};
-    if (p_.all_reduce.on) add_all_reduce_combined(j, g, "pass");
+    if (p_.all_reduce.on) add_collective_combined(j, "all_reduce", g, "pass");
     if (p_.layers < p_.model.layers && j["passes_done"].get<std::uint64_t>() == 0) {
       j["note"] =
           "no pass was completed by every GPU before the run stopped, so there is no pass "
