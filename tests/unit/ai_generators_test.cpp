@@ -1998,6 +1998,17 @@ TEST(PhasedSource, AMemberThatStopsLeavesItsGroup) {
   EXPECT_EQ(b.times[1].compute_end_ps, 250u);
 }
 
+// A toy member issues its first phase's one access at 0, then has none left (the phase all
+// issued); the access's phase tag.
+std::uint32_t issue_first_phase(ToyPhases& m) {
+  Access acc;
+  std::uint64_t wake = 0;
+  EXPECT_EQ(m.next(0, acc, wake), AccessSource::State::kReady);
+  const std::uint32_t tag = acc.phase;
+  EXPECT_EQ(m.next(0, acc, wake), AccessSource::State::kWait);
+  return tag;
+}
+
 // One all-reduce of S bytes over n GPUs, by algorithm: ring 2(n - 1) rounds of S/n to the next
 // rank, 2(n - 1)/n x S in all (Patarasuk and Yuan, "Bandwidth optimal all-reduce algorithms for
 // clusters of workstations", 2009); one_shot S to each of the n - 1 others; two_shot two rounds of
@@ -2046,12 +2057,8 @@ TEST(PhasedSource, AGroupsRingAllReduceRunsItsRoundsAfterTheCompute) {
   b.set_collective(plan);
   Access acc;
   std::uint64_t wake = 0;
-  ASSERT_EQ(a.next(0, acc, wake), AccessSource::State::kReady);
-  const std::uint32_t fa = acc.phase;
-  ASSERT_EQ(b.next(0, acc, wake), AccessSource::State::kReady);
-  const std::uint32_t fb = acc.phase;
-  ASSERT_EQ(a.next(0, acc, wake), AccessSource::State::kWait);  // phase 0 all issued
-  ASSERT_EQ(b.next(0, acc, wake), AccessSource::State::kWait);
+  const std::uint32_t fa = issue_first_phase(a);
+  const std::uint32_t fb = issue_first_phase(b);
   a.completed(fa, 1, 100);
   b.completed(fb, 1, 300);
   ASSERT_EQ(a.next(301, acc, wake), AccessSource::State::kWait);  // round 0 from the compute end
@@ -2111,12 +2118,7 @@ TEST(PhasedSource, CollectiveWritesRunThroughTheReceiveBufferAsARing) {
   }
   Access acc;
   std::uint64_t wake = 0;
-  for (ToyPhases* m : {&a, &b}) {
-    ASSERT_EQ(m->next(0, acc, wake), AccessSource::State::kReady);
-    const std::uint32_t f = acc.phase;
-    ASSERT_EQ(m->next(0, acc, wake), AccessSource::State::kWait);
-    m->completed(f, 1, 10);
-  }
+  for (ToyPhases* m : {&a, &b}) m->completed(issue_first_phase(*m), 1, 10);
   for (ToyPhases* m : {&a, &b}) {
     ASSERT_EQ(m->next(11, acc, wake), AccessSource::State::kReady);
     EXPECT_EQ(acc.va, 0x1000u);
