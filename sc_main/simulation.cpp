@@ -596,12 +596,15 @@ CollectivePlan Simulation::collective_plan(const StreamConfig& s,
       plan.peer_va.push_back(
           map_region(*vmm_, plan.buffer_bytes, where, {gpus[rank]}, AccessRight::kReadWrite));
     } catch (const VmmError& e) {
-      const std::string key = s.path + "." + s.generator->kind() + ".all_reduce";
+      if (e.reason() != VmmError::Reason::kNoRoom) throw;
+      const bool a2a = col.algorithm == CollectivePlan::Algorithm::kAllToAll;
+      const std::string name = a2a ? "all_to_all" : "all_reduce";
+      const std::string key = s.path + "." + s.generator->kind() + "." + name;
       throw ConfigError(fmt::format(
-          "{}: {}: GPU {}'s all-reduce receive buffer of {} B in GPU {}'s HBM does not fit: {}; "
-          "expected room for it beside what the run maps there (a smaller batch or KV there, or "
-          "all_reduce: none)",
-          doc_.sources->source_of(key), key, gpus[rank], plan.buffer_bytes, where.gpu, e.what()));
+          "{}: {}: GPU {}'s {} receive buffer of {} B in GPU {}'s HBM does not fit: {}; expected "
+          "room for it beside what the run maps there (less mapped in that HBM, or {}: none)",
+          doc_.sources->source_of(key), key, gpus[rank], a2a ? "all-to-all" : "all-reduce",
+          plan.buffer_bytes, where.gpu, e.what(), name));
     }
   }
   return plan;

@@ -134,7 +134,9 @@ AccessSource::State PhasedSource::next_fetch(std::uint64_t now_ps, Access& a,
     const std::uint64_t gate =
         i >= depth_ + 1 ? compute_end_[(i - 1 - depth_) % compute_end_.size()] : 0;
     Slot& s = slot(i);
+    std::vector<std::uint64_t> kept = std::move(s.dest_bytes);  // its capacity: no allocation
     s = Slot{};
+    s.dest_bytes = std::move(kept);
     s.index = i;
     s.compute_ps = start.compute_ps;
     s.collectives = start.collectives;

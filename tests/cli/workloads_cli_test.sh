@@ -333,6 +333,24 @@ expect_rc 2 "all-reduce buffer that does not fit"
 expect_in_output "workload.streams.1.kv_decode.all_reduce: GPU 0's all-reduce receive buffer" \
   "all-reduce buffer that does not fit names the key"
 expect_in_output "in GPU 1's HBM does not fit" "all-reduce buffer that does not fit names the peer"
+# The same for the expert-parallel all-to-all's buffer: its own key.
+cat > "$WORK/a2a_full.yaml" <<'EOF'
+name: a2a_full
+streams:
+  - name: filler
+    gpus: [1]
+    buffer: {bytes: 80GiB, location: gpu_local}
+    pattern: sequential
+    total_bytes: 128
+  - name: experts
+    gpus: all
+    moe_experts: {model: {preset: gpt_oss_120b}, location: device/fam0, batch: 4,
+                  expert_parallel: 8, layers: 1, all_to_all: direct}
+EOF
+run_famsim a2a_full run --platform "$P" --workload "$WORK/a2a_full.yaml"
+expect_rc 2 "all-to-all buffer that does not fit"
+expect_in_output "workload.streams.1.moe_experts.all_to_all: GPU 0's all-to-all receive buffer" \
+  "all-to-all buffer that does not fit names its key"
 pass "an all-reduce buffer that does not fit"
 
 # prefill all-reduces each prompt's new tokens: tensor_parallel 2, ring (2 rounds of half the

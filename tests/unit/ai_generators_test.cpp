@@ -2148,6 +2148,11 @@ TEST(AllToAll, RefusedWithPrefetchAndEmptyWithoutExpertParallelism) {
     moe_experts: {model: {preset: gpt_oss_120b}, location: device/fam0, batch: 4,
                   expert_parallel: 8, all_to_all: {algorithm: direct, combine_dtype_bytes: 3}})"),
               HasSubstr("combine_dtype_bytes: expected 1, 2 or 4"));
+  // A known key even where absent, so its misspelling is named.
+  EXPECT_THAT(spec_error(R"(gpus: all
+    moe_experts: {model: {preset: gpt_oss_120b}, location: device/fam0, batch: 4,
+                  expert_parallel: 8, all_to_al: direct})"),
+              HasSubstr("(did you mean 'all_to_all'?)"));
   const auto spec = spec_of(R"(gpus: [0]
     moe_experts: {model: {preset: gpt_oss_120b}, location: device/fam0, batch: 4,
                   all_to_all: direct})");

@@ -92,7 +92,10 @@ nlohmann::json AllReduceConfig::to_json() const {
 AllReduceConfig parse_all_reduce(ConfigNode& parent, unsigned tp, const PlatformFacts& facts,
                                  unsigned prefetch) {
   AllReduceConfig c;
-  if (!parent.has("all_reduce")) return c;
+  if (!parent.has("all_reduce")) {
+    parent.ignore("all_reduce");  // a known key all the same: a misspelling of it is named
+    return c;
+  }
   static const std::vector<std::string> kAlgorithms = {"none", "ring", "one_shot", "two_shot"};
   std::string algorithm;
   if (parent.is_map("all_reduce")) {

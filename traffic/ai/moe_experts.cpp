@@ -360,11 +360,12 @@ class MoeSpec : public GeneratorSpec {
         {"moe_layers_simulated", p_.layers},
         {"model_layers", p_.model.layers},
         {"note",
-         fmt::format("a step here is the expert fetches and compute of {} of {}'s {} MoE "
+         fmt::format("a step here is the expert fetches and compute{} of {} of {}'s {} MoE "
                      "layers only{}; attention's KV reads and the LM head are not "
                      "run either, so its step time and tokens per second are not "
                      "the whole model's",
-                     p_.layers, p_.model.name, moe_layers,
+                     p_.all_to_all ? ", dispatch and combine" : "", p_.layers, p_.model.name,
+                     moe_layers,
                      moe_layers < p_.model.layers
                          ? fmt::format(", not its {} {} layers", p_.model.layers - moe_layers,
                                        p_.model.has_block_pattern() ? "other" : "dense")
@@ -473,6 +474,7 @@ std::shared_ptr<const GeneratorSpec> parse_moe_experts(ConfigNode& n, const Plat
   p.compute = parse_compute(n, facts.gpu_memory_gbps);
   p.prefetch = static_cast<unsigned>(n.get_uint("prefetch_layers", 0, 0, 64));
   p.access_bytes = parse_access_bytes(n, 64 * 1024);
+  n.ignore("all_to_all");  // a known key even when absent: a misspelling of it is named
   if (n.has("all_to_all")) {
     static const std::vector<std::string> kAlgorithms = {"none", "direct"};
     if (n.is_map("all_to_all")) {

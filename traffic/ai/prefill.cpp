@@ -365,8 +365,11 @@ class PrefillSource : public PhasedSource {
   }
 
   void phase_finished(const PhaseTimes& t) override {
-    all_reduce_ps_ += t.end_ps - t.compute_end_ps;
+    prompt_all_reduce_ps_ += t.end_ps - t.compute_end_ps;
     if (t.index % p_.layers == p_.layers - 1) {
+      // Counted for finished prompts only, as the mean divides by them.
+      all_reduce_ps_ += prompt_all_reduce_ps_;
+      prompt_all_reduce_ps_ = 0;
       const std::uint64_t arrival = arrivals_[t.index / p_.layers];
       const std::uint64_t end = t.end_ps;  // after its last layer's all-reduces, if any
       // Its service: from its arrival, or from the end of the GPU's previous prompt if that was
@@ -415,7 +418,8 @@ class PrefillSource : public PhasedSource {
   std::vector<std::uint64_t> slot_;
   std::uint64_t reused_blocks_ = 0;
   std::uint64_t new_tokens_ = 0;
-  std::uint64_t all_reduce_ps_ = 0;  // over the finished phases, after their compute
+  std::uint64_t all_reduce_ps_ = 0;         // the finished prompts' layers', after their compute
+  std::uint64_t prompt_all_reduce_ps_ = 0;  // the finished layers of the prompt in progress
   unsigned layer_ = 0;
   bool linear_ = false;       // the layer has linear attention: states, no KV
   bool attention_ = false;    // the layer has full attention: KV blocks
