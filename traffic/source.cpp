@@ -38,14 +38,24 @@ std::uint64_t CollectivePlan::bytes_written(std::uint64_t message_bytes) const {
 AccessSource::State PhasedSource::next(std::uint64_t now_ps, Access& a, std::uint64_t& wake_ps) {
   // A phase waiting at its group's barrier may have been released by another member.
   if (group_) finalize(now_ps);
-  // A round of collectives goes before the fetches: the group waits for it.
-  if (round_issuing() && now_ps >= round_.start_ps) {
-    round_access(a);
-    return State::kReady;
+  return next_fetch(now_ps, a, wake_ps);
+}
+
+AccessSource::State PhasedSource::next_round(std::uint64_t now_ps, Access& a,
+                                             std::uint64_t& wake_ps) {
+  if (group_) finalize(now_ps);
+  if (round_issuing()) {
+    if (now_ps >= round_.start_ps) {
+      round_access(a);
+      return State::kReady;
+    }
+    wake_ps = round_.start_ps;
+    return State::kWait;
   }
-  const State st = next_fetch(now_ps, a, wake_ps);
-  if (st == State::kWait && round_issuing()) wake_ps = std::min(wake_ps, round_.start_ps);
-  return st;
+  // Every phase ended, its rounds with it.
+  if (no_more_ && finalized_ == next_) return State::kDone;
+  wake_ps = kNever;
+  return State::kWait;
 }
 
 void PhasedSource::round_access(Access& a) {

@@ -27,6 +27,9 @@ struct Access {
   std::uint32_t bytes = 0;
   bool write = false;
   std::uint32_t phase = 0;  // tag the GPU hands back on completion (PhasedSource: phase index)
+  // The tag of every access of a side lane (AccessSource::side_lane), and of no other: the GPU
+  // hands such a completion to the lane.
+  static constexpr std::uint32_t kSideLaneTag = 0x80000000u;
   // The time a trace asked for this access (open-loop replay), from which the GPU measures its
   // issue lag (IssueLag); kUntimed for accesses no timestamp asked for.
   std::uint64_t due_ps = kUntimed;
@@ -60,6 +63,14 @@ class AccessSource {
   // When the source's own work after its last access ends (PhasedSource: the last phase's
   // compute), asked once it is done; 0 for sources that do nothing after their last access.
   virtual std::uint64_t work_end_ps() const { return 0; }
+  // A second source of the same stream whose accesses the GPU issues apart, taking turns with
+  // this one's: their own split into requests and their own window of the stream's
+  // max_outstanding (both within the GPU's), so that neither waits behind the other's requests.
+  // The GPU reports their completions to it. PhasedSource: the rounds of a group's collectives,
+  // which a GPU runs on channels of their own (NCCL's kernels on SMs of their own) beside the
+  // fetches of the layers ahead. nullptr (the default): none. Asked once, when the GPU takes the
+  // source; it lives as long as the source.
+  virtual AccessSource* side_lane() { return nullptr; }
 
   // How something outside the GPU's own completions (a tensor-parallel group's barrier, released
   // by another GPU) asks the GPU to ask this source again: at its first clock edge after `t_ps`.
@@ -165,8 +176,10 @@ struct CollectivePlan {
 // previous phase's compute; 1: double buffering, the next fetch overlaps this compute). A phase
 // with no accesses is fetched the moment it starts. With a group's collectives (set_collective),
 // phase i then runs its collectives after its compute, and its end (what the phases after it wait
-// for in place of its compute end) is their end. The source is done when the last phase has
-// ended.
+// for in place of its compute end) is their end. The collectives' writes come from side_lane(),
+// apart from the fetches, so that with fetch-ahead (depth >= 1) a round does not wait behind the
+// next phases' fetches in the stream's window (a GPU runs its collectives on channels of their
+// own). The source is done when the last phase has ended.
 class PhasedSource : public AccessSource {
  public:
   struct PhaseStart {
@@ -197,6 +210,10 @@ class PhasedSource : public AccessSource {
                  std::uint64_t seen_ps) final;
   // A member of a group leaves it, so that the others do not wait for it.
   void stopped(std::uint64_t now_ps) final;
+  // The collectives' rounds (set_collective in a group), or nullptr.
+  AccessSource* side_lane() final {
+    return group_ && !collective_.peer_va.empty() ? &lane_ : nullptr;
+  }
 
   unsigned depth() const { return depth_; }
   std::uint64_t phases_done() const { return finalized_; }
@@ -214,8 +231,8 @@ class PhasedSource : public AccessSource {
   void set_collective(CollectivePlan plan) { collective_ = std::move(plan); }
   // Bytes this GPU's collectives wrote (completed).
   std::uint64_t collective_bytes_written() const { return collective_written_; }
-  // Accesses of the collectives carry this phase tag.
-  static constexpr std::uint32_t kCollectiveTag = 0x80000000u;
+  // Accesses of the collectives (the side lane's) carry this phase tag.
+  static constexpr std::uint32_t kCollectiveTag = Access::kSideLaneTag;
 
  protected:
   // Opens phase i (0, 1, ...); false when there are no more phases. Called once per phase, in
@@ -261,8 +278,25 @@ class PhasedSource : public AccessSource {
   // Ends, in phase order, every phase whose fetch is done: its compute end becomes known (with a
   // group, once the group's barrier has every member's), then its collectives' rounds run.
   void finalize(std::uint64_t now_ps);
-  // The pipeline's fetches (next() without the collectives).
+  // The pipeline's fetches.
   State next_fetch(std::uint64_t now_ps, Access& a, std::uint64_t& wake_ps);
+  // The side lane's next(): the current round's writes, from its start; done with the source.
+  State next_round(std::uint64_t now_ps, Access& a, std::uint64_t& wake_ps);
+  // side_lane(): the rounds' accesses as a source of their own, their completions back here.
+  class CollectiveLane : public AccessSource {
+   public:
+    explicit CollectiveLane(PhasedSource& owner) : owner_(owner) {}
+    State next(std::uint64_t now_ps, Access& a, std::uint64_t& wake_ps) override {
+      return owner_.next_round(now_ps, a, wake_ps);
+    }
+    void completed(std::uint32_t phase, std::uint32_t bytes, std::uint64_t now_ps,
+                   std::uint64_t seen_ps) override {
+      owner_.completed(phase, bytes, now_ps, seen_ps);
+    }
+
+   private:
+    PhasedSource& owner_;
+  };
   // This member's `end_ps` of its next barrier event becomes the group's (true), or the group has
   // not released it yet (false). Without a group, true at once.
   bool synchronise(std::uint64_t& end_ps, std::uint64_t now_ps);
@@ -299,6 +333,7 @@ class PhasedSource : public AccessSource {
   bool at_barrier_ = false;  // it has arrived at event_ and not taken its end
   CollectivePlan collective_;
   Round round_;
+  CollectiveLane lane_{*this};
   std::uint64_t ring_pos_ = 0;  // where the current round's writes start in each receive buffer
   std::uint64_t collective_written_ = 0;
 };

@@ -50,7 +50,8 @@ void Gpu::add_stream(const StreamConfig& cfg, unsigned stream_index,
   Stream s;
   s.cfg = &cfg;
   s.index = stream_index;
-  s.source = std::move(source);
+  s.owned = std::move(source);
+  s.source = s.owned.get();
   // A source released by something other than this GPU's completions (a tensor-parallel group's
   // barrier) is asked again at the GPU's first edge after the release.
   s.source->set_waker(
@@ -58,12 +59,23 @@ void Gpu::add_stream(const StreamConfig& cfg, unsigned stream_index,
   // Dependencies name earlier workload streams; keep them as indices into streams_.
   for (unsigned d : deps) s.deps.push_back(local_stream_.at(d));
   if (local_stream_.size() <= stream_index) local_stream_.resize(stream_index + 1, 0);
-  local_stream_[stream_index] = static_cast<unsigned>(streams_.size());
+  const auto at = static_cast<unsigned>(streams_.size());
+  local_stream_[stream_index] = at;
+  AccessSource* side = s.source->side_lane();
+  if (side) s.lane = at + 1;
   streams_.push_back(std::move(s));
+  if (side) {
+    Stream lane;
+    lane.cfg = &cfg;
+    lane.index = stream_index;
+    lane.source = side;
+    lane.lane_of = at;
+    streams_.push_back(std::move(lane));
+  }
   // The window the GPU can fill: its own, or less when its streams' own caps add up to less
   // (a stream of max_outstanding 64 on a GPU of 1024 keeps 64 in flight, and the window it
-  // fills is those 64, not 1024). Streams that run one after another count as if together: an
-  // upper bound.
+  // fills is those 64, not 1024; a side lane has a window of its stream's size). Streams that
+  // run one after another count as if together: an upper bound.
   std::uint64_t streams_cap = 0;
   for (const Stream& st : streams_) streams_cap += st.cfg->max_outstanding;
   outstanding_.set_capacity(std::min<std::uint64_t>(params_.max_outstanding, streams_cap));
@@ -97,7 +109,7 @@ unsigned Gpu::find_peer(std::uint64_t pa) const {
 
 void Gpu::start_streams(std::uint64_t now_ps) {
   for (Stream& s : streams_) {
-    if (s.started) continue;
+    if (s.started || s.lane_of != kNoLane) continue;  // a side lane starts with its stream
     std::uint64_t earliest = static_cast<std::uint64_t>(std::llround(s.cfg->start_ns * 1000.0));
     bool deps_done = true;
     std::uint64_t deps_finish = 0;
@@ -119,6 +131,12 @@ void Gpu::start_streams(std::uint64_t now_ps) {
     s.start_ps = now_ps;
     if (s.cfg->duration_ns > 0) {
       s.stop_ps = now_ps + static_cast<std::uint64_t>(std::llround(s.cfg->duration_ns * 1000.0));
+    }
+    if (s.lane != kNoLane) {
+      Stream& lane = streams_[s.lane];
+      lane.started = true;
+      lane.start_ps = s.start_ps;
+      lane.stop_ps = s.stop_ps;
     }
   }
 }
@@ -171,6 +189,8 @@ Gpu::Prepared Gpu::prepare(Stream& s, std::uint64_t now_ps) {
     }
     if (st == AccessSource::State::kDone) {
       s.exhausted = true;
+      // The side lane lives as long as its source: done with it (its rounds have all completed).
+      if (s.lane != kNoLane) streams_[s.lane].exhausted = true;
       sources_end_ps_ = std::max(sources_end_ps_, s.source->work_end_ps());
       return Prepared::kNone;
     }
@@ -387,7 +407,11 @@ void Gpu::complete(Payload& p, std::uint64_t now_ps) {
     return;
   }
   e.outstanding = false;
-  Stream& s = streams_[local_stream_[e.stream]];
+  const unsigned si = local_stream_[e.stream];
+  // A side lane's requests carry its tag; a stream without a lane has none of them.
+  Stream& s =
+      streams_[e.phase == Access::kSideLaneTag && streams_[si].lane != kNoLane ? streams_[si].lane
+                                                                               : si];
   const unsigned len = e.length;
   const std::size_t memory =
       count_completion(e.target_class, e.write, e.physical_address, len, arrived_ps - e.issue_ps);
@@ -441,7 +465,10 @@ void Gpu::behaviour() {
   for (Stream& st : streams_) {
     // Streams that ran dry with nothing in flight are finished; their dependents may start on
     // the next edge.
-    if (st.started && !st.finished && st.exhausted && st.outstanding == 0 && !st.have_request) {
+    // A stream's own finish waits for its side lane's requests too (a stream cut short by its
+    // duration may have some in flight).
+    if (st.started && !st.finished && st.exhausted && st.outstanding == 0 && !st.have_request &&
+        (st.lane == kNoLane || streams_[st.lane].outstanding == 0)) {
       st.finished = true;
       st.finish_ps = now_ps;
       next = next_edge;
@@ -541,12 +568,15 @@ void Gpu::report(ComponentReport& r, const ReportWindow& window) const {
   if (issue_lag_.requests() > 0) r.extra["issue_lag"] = issue_lag_.to_json();
   nlohmann::json streams = nlohmann::json::object();
   for (const Stream& s : streams_) {
-    streams[s.cfg->name] = {{"requests", s.requests},
-                            {"bytes", s.bytes},
+    if (s.lane_of != kNoLane) continue;  // reported with its stream
+    const Stream* lane = s.lane != kNoLane ? &streams_[s.lane] : nullptr;
+    streams[s.cfg->name] = {{"requests", s.requests + (lane ? lane->requests : 0)},
+                            {"bytes", s.bytes + (lane ? lane->bytes : 0)},
                             {"finished", s.finished},
                             {"start_ns", static_cast<double>(s.start_ps) * 1e-3},
                             {"finish_ns", static_cast<double>(s.finish_ps) * 1e-3}};
-    if (s.faults) streams[s.cfg->name]["faults"] = s.faults;
+    if (const std::uint64_t faults = s.faults + (lane ? lane->faults : 0))
+      streams[s.cfg->name]["faults"] = faults;
     if (s.issue_lag.requests() > 0) streams[s.cfg->name]["issue_lag"] = s.issue_lag.to_json();
     nlohmann::json g = s.source->report();
     if (!g.empty()) streams[s.cfg->name]["generator"] = std::move(g);
@@ -561,7 +591,7 @@ void Gpu::report(ComponentReport& r, const ReportWindow& window) const {
 
 std::uint64_t Gpu::phases_ended(unsigned stream_index, std::uint64_t now_ps) const {
   for (const Stream& s : streams_) {
-    if (s.index == stream_index) return s.source->phases_ended(now_ps);
+    if (s.index == stream_index && s.lane_of == kNoLane) return s.source->phases_ended(now_ps);
   }
   return 0;
 }

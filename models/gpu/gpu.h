@@ -27,10 +27,12 @@
 // response's arrival.
 //
 // Each stream pulls its accesses from its AccessSource (traffic/source.h): an access pattern, an AI
-// workload generator or a trace. A source may ask to wait (pacing, compute, timestamps); the GPU
-// then wakes at that time, or at the next completion, which it reports back to the source. A
-// stream with a duration issues nothing from start + duration_ns on: a wait that reaches that time
-// ends the stream's issuing at once, and the stream finishes when its last request completes.
+// workload generator or a trace; a source's side lane (a group's collectives) is issued as a
+// stream of its own, taking its turn with the others, and reported as part of its stream. A source
+// may ask to wait (pacing, compute, timestamps); the GPU then wakes at that time, or at the next
+// completion, which it reports back to the source. A stream with a duration issues nothing from
+// start + duration_ns on: a wait that reaches that time ends the stream's issuing at once, and the
+// stream finishes when its last request completes.
 //
 // Statistics: requests, bytes, peer requests, atomics, read/write latency histograms (atomics count
 // as reads; each completion also goes into the simulation's breakdown by hop, SimContext), bytes
@@ -136,10 +138,16 @@ class Gpu : public sc_core::sc_module, public Component, public Initiator {
 
  private:
   static constexpr unsigned kNoPeer = ~0U;
+  static constexpr unsigned kNoLane = ~0U;
   struct Stream {
     const StreamConfig* cfg = nullptr;
     unsigned index = 0;  // in the workload
-    std::unique_ptr<AccessSource> source;
+    std::unique_ptr<AccessSource> owned;
+    AccessSource* source = nullptr;  // owned, or the side lane of the stream before it
+    // The stream's side lane (AccessSource::side_lane), a Stream of its own in streams_ right
+    // after it: its index there, or kNoLane. lane_of: the stream a side lane belongs to.
+    unsigned lane = kNoLane;
+    unsigned lane_of = kNoLane;
     std::vector<unsigned> deps;
     bool started = false;
     bool exhausted = false;

@@ -5,6 +5,7 @@
 #include "tests/support/test_support.h"
 
 #include <fmt/format.h>
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -16,6 +17,7 @@ namespace {
 using test::edge;
 using test::edge_after;
 using test::ser;
+using ::testing::HasSubstr;
 
 // 2 GPUs at 1000 MHz, each with 4 ideal HBM channels (2000 MT/s x 64 bit = 16 B per 1000 MHz
 // clock, 20 cycles access) behind a memory hub at 500 MHz (3 pipeline cycles, 32 B wide).
@@ -496,6 +498,53 @@ TEST(AllReduceOverFabric, OneShotSendsTheWholeMessageToEveryPeer) {
   EXPECT_GE(res["mean_all_reduce_ns_per_step"].get<double>(), 2 * 142.0);
   EXPECT_EQ(res["all_reduce_bytes_written"], 4 * 3072);
   EXPECT_EQ(r["components"]["gpu3"]["peer_requests"], 24);
+}
+
+// With the next layer's KV fetched ahead (prefetch_layers: 1) the ring's writes run beside that
+// fetch, apart from it (the stream's side lane), not behind it in the stream's window. The test
+// above's group, with 64 cached tokens and 2 layers, the stream keeping one request in flight
+// (max_outstanding: 1): each layer reads a GPU's 64 x 1024 B of KV (2 of the 8 KV heads x 128 x
+// 2 B x K and V) from its own HBM, 512 reads of 128 B one after another, each at least the 54 ns
+// of a zero-load local read (PeerZeroLoad): at least 27,648 ns a layer. Layer 1's fetch starts
+// when layer 0's ends, so it runs through layer 0's compute and all-reduces. Each round's write
+// still takes the zero-load 142 ns (+ 2 cycles of barrier, as above), but may meet the one local
+// read its peer has in flight in the peer's hub and HBM: at most that read's 54 ns more. So the
+// step's 4 all-reduces take 2 x 1726 ns plus at most 24 x 54. In the stream's window a round
+// would instead wait for the fetch's reads queued before it, each 54 ns at least. And the step
+// is shorter than its two fetches, computes and all-reduces end to end (2 x (27,648 + 1000 +
+// 1726) ns): the fetch overlapped them.
+TEST(AllReduceOverFabric, RingRunsBesideTheLayersFetchedAhead) {
+  const nlohmann::json r = test::run_sim(peer_platform(),
+                                         R"(name: ar
+streams:
+  - gpus: all
+    max_outstanding: 1
+    kv_decode:
+      model: {preset: llama3_8b, hidden_size: 256}
+      batch: 1
+      context_tokens: 64
+      tensor_parallel: 4
+      layers: 2
+      prefetch_layers: 1
+      compute: {layer_ns: 1000}
+      all_reduce: ring
+)",
+                                         {"gpus.count=4"});
+  ASSERT_TRUE(r["conservation"]["ok"].get<bool>());
+  const nlohmann::json& res = all_reduce_result(r);
+  ASSERT_EQ(res["steps_done"], 1);
+  EXPECT_EQ(res["read_bytes_kv_location"], 4 * 2 * 64 * 1024);
+  const double ar = res["mean_all_reduce_ns_per_step"].get<double>();
+  EXPECT_GE(ar, 2 * 1726.0);
+  EXPECT_LE(ar, 2 * 1726.0 + 24 * 54.0);
+  EXPECT_EQ(res["all_reduce_bytes_written"], 4 * 2 * 1536);
+  EXPECT_LT(res["mean_step_ns"].get<double>(), 2 * (512 * 54.0 + 1000.0 + 1726.0));
+  // The stream's requests count the lane's: 1024 reads, 16 KV writes of the new token, 24 writes.
+  EXPECT_EQ(r["components"]["gpu0"]["streams"]["stream0"]["requests"], 1024 + 16 + 24);
+  // Its one step is the run's last, whose last layer's all-reduces met no next fetch: no
+  // whole-model estimate from it.
+  EXPECT_FALSE(res.contains("mean_step_ns_whole_model_estimate"));
+  EXPECT_THAT(res["note"].get<std::string>(), HasSubstr("give steps: 2 or more"));
 }
 
 // Expert parallelism over the 2 GPUs of the peer platform: gpt-oss-120b narrowed to hidden_size 64,

@@ -22,6 +22,7 @@
 namespace famsim {
 namespace {
 
+using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
 // Where the test pretends each region was mapped: far apart, so an address names its region.
@@ -2059,32 +2060,41 @@ TEST(PhasedSource, AGroupsRingAllReduceRunsItsRoundsAfterTheCompute) {
   std::uint64_t wake = 0;
   const std::uint32_t fa = issue_first_phase(a);
   const std::uint32_t fb = issue_first_phase(b);
+  // The rounds come from the side lane, apart from the fetches.
+  AccessSource& la = *a.side_lane();
+  AccessSource& lb = *b.side_lane();
+  ASSERT_EQ(la.next(0, acc, wake), AccessSource::State::kWait);  // no round yet
+  EXPECT_EQ(wake, AccessSource::kNever);
   a.completed(fa, 1, 100);
   b.completed(fb, 1, 300);
-  ASSERT_EQ(a.next(301, acc, wake), AccessSource::State::kWait);  // round 0 from the compute end
+  ASSERT_EQ(la.next(301, acc, wake), AccessSource::State::kWait);  // round 0 from the compute end
   EXPECT_EQ(wake, 350u);
-  ASSERT_EQ(a.next(350, acc, wake), AccessSource::State::kReady);
+  ASSERT_EQ(a.next(301, acc, wake), AccessSource::State::kWait);  // the stream: no more fetches
+  EXPECT_EQ(wake, AccessSource::kNever);
+  ASSERT_EQ(la.next(350, acc, wake), AccessSource::State::kReady);
   EXPECT_EQ(acc.va, 0x1000u);
   EXPECT_EQ(acc.bytes, 50u);
   EXPECT_TRUE(acc.write);
   EXPECT_EQ(acc.phase, PhasedSource::kCollectiveTag);
-  ASSERT_EQ(a.next(350, acc, wake), AccessSource::State::kWait);  // its round is all issued
+  ASSERT_EQ(la.next(350, acc, wake), AccessSource::State::kWait);  // its round is all issued
   EXPECT_EQ(wake, AccessSource::kNever);
-  ASSERT_EQ(b.next(350, acc, wake), AccessSource::State::kReady);
+  ASSERT_EQ(lb.next(350, acc, wake), AccessSource::State::kReady);
   EXPECT_EQ(acc.va, 0x2000u);
-  a.completed(PhasedSource::kCollectiveTag, 50, 400);
-  ASSERT_EQ(a.next(410, acc, wake), AccessSource::State::kWait);  // B's write is not done
+  la.completed(PhasedSource::kCollectiveTag, 50, 400);
+  ASSERT_EQ(la.next(410, acc, wake), AccessSource::State::kWait);  // B's write is not done
   EXPECT_EQ(wake, AccessSource::kNever);
-  b.completed(PhasedSource::kCollectiveTag, 50, 420);
-  ASSERT_EQ(a.next(421, acc, wake), AccessSource::State::kReady);  // round 1: the other half
+  lb.completed(PhasedSource::kCollectiveTag, 50, 420);
+  ASSERT_EQ(la.next(421, acc, wake), AccessSource::State::kReady);  // round 1: the other half
   EXPECT_EQ(acc.va, 0x1000u + 50);
-  ASSERT_EQ(b.next(421, acc, wake), AccessSource::State::kReady);
+  ASSERT_EQ(lb.next(421, acc, wake), AccessSource::State::kReady);
   EXPECT_EQ(acc.va, 0x2000u + 50);
-  b.completed(PhasedSource::kCollectiveTag, 50, 470);
-  a.completed(PhasedSource::kCollectiveTag, 50, 500);
+  lb.completed(PhasedSource::kCollectiveTag, 50, 470);
+  la.completed(PhasedSource::kCollectiveTag, 50, 500);
   EXPECT_TRUE(a.times.empty());  // not before an edge after the last arrival
   ASSERT_EQ(a.next(501, acc, wake), AccessSource::State::kDone);
   ASSERT_EQ(b.next(501, acc, wake), AccessSource::State::kDone);
+  ASSERT_EQ(la.next(501, acc, wake), AccessSource::State::kDone);  // done with its stream
+  ASSERT_EQ(lb.next(501, acc, wake), AccessSource::State::kDone);
   ASSERT_EQ(a.times.size(), 1u);
   EXPECT_EQ(a.times[0].compute_end_ps, 350u);
   EXPECT_EQ(a.times[0].end_ps, 500u);
@@ -2120,7 +2130,7 @@ TEST(PhasedSource, CollectiveWritesRunThroughTheReceiveBufferAsARing) {
   std::uint64_t wake = 0;
   for (ToyPhases* m : {&a, &b}) m->completed(issue_first_phase(*m), 1, 10);
   for (ToyPhases* m : {&a, &b}) {
-    ASSERT_EQ(m->next(11, acc, wake), AccessSource::State::kReady);
+    ASSERT_EQ(m->side_lane()->next(11, acc, wake), AccessSource::State::kReady);
     EXPECT_EQ(acc.va, 0x1000u);
     EXPECT_EQ(acc.bytes, 50u);
   }
@@ -2128,22 +2138,47 @@ TEST(PhasedSource, CollectiveWritesRunThroughTheReceiveBufferAsARing) {
   a.completed(PhasedSource::kCollectiveTag, 50, 20);
   b.completed(PhasedSource::kCollectiveTag, 50, 20);
   EXPECT_EQ(a.collective_bytes_written(), 50u);
-  ASSERT_EQ(a.next(21, acc, wake), AccessSource::State::kReady);
+  AccessSource& la = *a.side_lane();
+  ASSERT_EQ(la.next(21, acc, wake), AccessSource::State::kReady);
   EXPECT_EQ(acc.va, 0x1000u + 50);
   EXPECT_EQ(acc.bytes, 14u);
-  ASSERT_EQ(a.next(21, acc, wake), AccessSource::State::kReady);
+  ASSERT_EQ(la.next(21, acc, wake), AccessSource::State::kReady);
   EXPECT_EQ(acc.va, 0x1000u);
   EXPECT_EQ(acc.bytes, 36u);
-  ASSERT_EQ(a.next(21, acc, wake), AccessSource::State::kWait);
+  ASSERT_EQ(la.next(21, acc, wake), AccessSource::State::kWait);
 }
 
-// all_to_all: refused with layers fetched ahead, like all_reduce; with expert_parallel 1 nothing
-// to send (accepted, no rounds).
-TEST(AllToAll, RefusedWithPrefetchAndEmptyWithoutExpertParallelism) {
-  EXPECT_THAT(spec_error(R"(gpus: all
-    moe_experts: {model: {preset: gpt_oss_120b}, location: device/fam0, batch: 4,
-                  expert_parallel: 8, prefetch_layers: 1, all_to_all: direct})"),
-              HasSubstr("moe_experts.all_to_all: is simulated with prefetch_layers 0 only"));
+// Whole-model estimates: two steps of 2 phases (layers) of a 10-layer model, phase ends at 100,
+// 150, 200 and 230 ns (the first fetch at 0). Step 0: 150 ns, its first layer 100, the other 50;
+// step 1: 80 ns, 50 and 30. Scaled, the first layer as it ran and 9 more at the other's pace:
+// 100 + 9 x 50 = 550 and 50 + 9 x 30 = 320. With all-reduces and layers fetched ahead, the run's
+// last step (when it is the last configured) is left out; a run of one such step has none.
+TEST(WholeModelSteps, LastStepLeftOutWithCollectivesFetchedAhead) {
+  StepTimes st;
+  const std::uint64_t ends[] = {100000, 150000, 200000, 230000};
+  for (std::uint64_t i = 0; i < 4; ++i) {
+    PhasedSource::PhaseTimes t;
+    t.index = i;
+    t.end_ps = t.compute_end_ps = ends[i];
+    st.phase_finished(t, 2);
+  }
+  EXPECT_THAT(whole_model_steps(st, 2, 10, false, 2), ElementsAre(550.0, 320.0));
+  EXPECT_THAT(whole_model_steps(st, 2, 10, true, 2), ElementsAre(550.0));
+  // A run cut short before its last configured step: the steps it finished had a next one.
+  EXPECT_THAT(whole_model_steps(st, 2, 10, true, 3), ElementsAre(550.0, 320.0));
+  StepTimes one;
+  for (std::uint64_t i = 0; i < 2; ++i) {
+    PhasedSource::PhaseTimes t;
+    t.index = i;
+    t.end_ps = t.compute_end_ps = ends[i];
+    one.phase_finished(t, 2);
+  }
+  EXPECT_TRUE(whole_model_steps(one, 2, 10, true, 1).empty());
+}
+
+// all_to_all: a dtype of 3 bytes refused; with expert_parallel 1 nothing to send (accepted, no
+// rounds).
+TEST(AllToAll, OddDtypeRefusedAndEmptyWithoutExpertParallelism) {
   EXPECT_THAT(spec_error(R"(gpus: all
     moe_experts: {model: {preset: gpt_oss_120b}, location: device/fam0, batch: 4,
                   expert_parallel: 8, all_to_all: {algorithm: direct, combine_dtype_bytes: 3}})"),
@@ -2176,9 +2211,9 @@ TEST(AllReduce, RefusedWithoutPeerAccessAndEmptyWithoutAGroup) {
   facts.peer_access = false;
   ConfigNode n(YAML::Load("all_reduce: {algorithm: ring}"), "s",
                std::make_shared<ConfigSources>("w.yaml"));
-  EXPECT_NO_THROW(parse_all_reduce(n, 1, facts, 0));  // no peer needed for no rounds
+  EXPECT_NO_THROW(parse_all_reduce(n, 1, facts));  // no peer needed for no rounds
   try {
-    parse_all_reduce(n, 2, facts, 0);
+    parse_all_reduce(n, 2, facts);
     FAIL() << "expected an error";
   } catch (const ConfigError& e) {
     EXPECT_THAT(e.what(), HasSubstr("no switch between them"));
@@ -2187,17 +2222,9 @@ TEST(AllReduce, RefusedWithoutPeerAccessAndEmptyWithoutAGroup) {
   facts.peer_access = true;
   ConfigNode bad(YAML::Load("all_reduce: {algorithm: ring, dtype_bytes: 3}"), "s",
                  std::make_shared<ConfigSources>("w.yaml"));
-  EXPECT_THROW(parse_all_reduce(bad, 2, facts, 0), ConfigError);
+  EXPECT_THROW(parse_all_reduce(bad, 2, facts), ConfigError);
   ConfigNode odd(YAML::Load("all_reduce: tree"), "s", std::make_shared<ConfigSources>("w.yaml"));
-  EXPECT_THROW(parse_all_reduce(odd, 2, facts, 0), ConfigError);
-  // Not yet with layers fetched ahead: their reads would hold the rounds' writes back.
-  ConfigNode ahead(YAML::Load("all_reduce: ring"), "s", std::make_shared<ConfigSources>("w.yaml"));
-  try {
-    parse_all_reduce(ahead, 2, facts, 1);
-    FAIL() << "expected an error";
-  } catch (const ConfigError& e) {
-    EXPECT_THAT(e.what(), HasSubstr("give prefetch_layers: 0"));
-  }
+  EXPECT_THROW(parse_all_reduce(odd, 2, facts), ConfigError);
 }
 
 }  // namespace

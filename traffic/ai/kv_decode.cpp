@@ -25,8 +25,7 @@
 //   prefetch_layers   layers whose KV is fetched ahead of compute, default 0
 //   all_reduce        with tensor_parallel > 1: the group's all-reduces after each layer (two a
 //                     layer, batch x hidden_size x dtype_bytes each) simulated over the fabric:
-//                     ring | one_shot | two_shot | none (default; llm_common.h AllReduceConfig);
-//                     with prefetch_layers 0 only
+//                     ring | one_shot | two_shot | none (default; llm_common.h AllReduceConfig)
 //
 // Layout, per GPU and tier: for each layer and each KV vector (K and V, or MLA's one latent) an
 // array of block slots, block = block_tokens x (bytes of one vector per token). A sequence's
@@ -154,6 +153,9 @@ struct KvDecodeParams {
     return layers >= 2 && model.windowed_layers(model.layers) == 0 &&
            every_layer_computes_and_mixes_alike(model, compute, batch, tp);
   }
+  // All-reduces simulated with layers fetched ahead: the run's last step is no steady state
+  // (whole_model_steps).
+  bool collectives_ahead() const { return all_reduce.on && tp > 1 && prefetch > 0; }
 };
 
 // The result's count of blocks an HBM tier dropped: sliding_blocks_dropped or
@@ -216,7 +218,8 @@ class KvDecodeSource : public PhasedSource {
     if (p_.all_reduce.on)
       add_collective_report(j, "all_reduce", steps_, collective_bytes_written(), "step");
     if (p_.layers < p_.model.layers && p_.identical_layers()) {
-      j["step_whole_model_ns"] = steps_.scaled_ns(p_.layers, p_.model.layers);
+      j["step_whole_model_ns"] =
+          whole_model_steps(steps_, p_.layers, p_.model.layers, p_.collectives_ahead(), p_.steps);
     }
     double sum = 0;
     for (double s : step_ns) sum += s;
@@ -240,10 +243,7 @@ class KvDecodeSource : public PhasedSource {
     // The model's last layer ends the step with the LM head (the logits of the batch's tokens).
     if (layer_ + 1 == p_.model.layers)
       start.compute_ps += p_.compute.lm_head_ps(p_.model, p_.batch, p_.tp);
-    if (p_.all_reduce.on) {
-      start.collectives = all_reduces_in_layer(p_.model, layer_);
-      start.collective_bytes = p_.all_reduce.message_bytes(p_.model, p_.batch);
-    }
+    p_.all_reduce.set_phase(start, p_.model, layer_, p_.batch);
     linear_ = p_.model.is_linear_layer(layer_);
     attention_ = p_.model.is_attention_layer(layer_);
     sparse_ = attention_ && p_.model.has_sparse_attention();
@@ -842,6 +842,14 @@ class KvDecodeSpec : public GeneratorSpec {
                 ? "first layers with the model's shares of block_pattern's M, * and other "
                   "layers, or every layer"
                 : "a whole number of linear_attention's layer cycle");
+      } else if (p_.identical_layers() && p_.collectives_ahead() && p_.steps < 2) {
+        j["note"] = fmt::format(
+            "step time and tokens per second are for the first {} of {}'s {} layers only: with "
+            "all_reduce and prefetch_layers {} a run's last step ends early (its last layers' "
+            "all-reduces meet no next layer's fetch, which in a whole model they share the fabric "
+            "with), and this run has no other step; give steps: 2 or more for a whole-model "
+            "estimate",
+            p_.layers, p_.model.name, p_.model.layers, p_.prefetch);
       } else if (layers_alike()) {
         // Identical layers (a dense transformer): the first layer as it ran (the pipeline's
         // fill) and the others at the later simulated layers' steady pace. Otherwise the layers
@@ -1023,7 +1031,7 @@ std::shared_ptr<const GeneratorSpec> parse_kv_decode(ConfigNode& n, const Platfo
   }
   p.compute = parse_compute(n, facts.gpu_memory_gbps);
   p.prefetch = static_cast<unsigned>(n.get_uint("prefetch_layers", 0, 0, 64));
-  p.all_reduce = parse_all_reduce(n, p.tp, facts, p.prefetch);
+  p.all_reduce = parse_all_reduce(n, p.tp, facts);
   n.finish();
   return std::make_shared<KvDecodeSpec>(std::move(p));
 }

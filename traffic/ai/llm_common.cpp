@@ -89,8 +89,28 @@ nlohmann::json AllReduceConfig::to_json() const {
   return j;
 }
 
-AllReduceConfig parse_all_reduce(ConfigNode& parent, unsigned tp, const PlatformFacts& facts,
-                                 unsigned prefetch) {
+void AllReduceConfig::set_phase(PhasedSource::PhaseStart& start, const ModelConfig& m,
+                                unsigned layer, std::uint64_t tokens) const {
+  if (!on) return;
+  start.collectives = all_reduces_in_layer(m, layer);
+  start.collective_bytes = message_bytes(m, tokens);
+}
+
+void check_collective_platform(ConfigNode& node, const std::string& key,
+                               const PlatformFacts& facts) {
+  if (!facts.peer_access) {
+    node.fail(key,
+              "the GPUs write into each other's memory for it, but this platform has no switch "
+              "between them (no peer access)");
+  }
+  if (!facts.gpu_has_local_memory) {
+    node.fail(key,
+              "its receive buffers are in the GPUs' own memory, and this platform's GPUs have "
+              "none");
+  }
+}
+
+AllReduceConfig parse_all_reduce(ConfigNode& parent, unsigned tp, const PlatformFacts& facts) {
   AllReduceConfig c;
   if (!parent.has("all_reduce")) {
     parent.ignore("all_reduce");  // a known key all the same: a misspelling of it is named
@@ -101,9 +121,7 @@ AllReduceConfig parse_all_reduce(ConfigNode& parent, unsigned tp, const Platform
   if (parent.is_map("all_reduce")) {
     ConfigNode n = parent.child("all_reduce");
     algorithm = n.get_choice("algorithm", std::nullopt, kAlgorithms);
-    const std::uint64_t dtype = n.get_uint("dtype_bytes", 2, 1, 4);
-    if (dtype == 3) n.fail("dtype_bytes", "expected 1, 2 or 4 bytes per value, got 3");
-    c.dtype_bytes = static_cast<unsigned>(dtype);
+    c.dtype_bytes = get_dtype_bytes(n, "dtype_bytes", 2);
     n.finish();
   } else {
     algorithm = parent.get_choice("all_reduce", std::nullopt, kAlgorithms);
@@ -115,24 +133,7 @@ AllReduceConfig parse_all_reduce(ConfigNode& parent, unsigned tp, const Platform
   c.on = true;
   // One GPU has nothing to reduce with: no rounds (a sweep over tensor_parallel may reach 1).
   if (tp < 2) return c;
-  if (prefetch > 0) {
-    parent.fail("all_reduce",
-                fmt::format("is simulated with prefetch_layers 0 only (this stream has {}): the "
-                            "rounds' writes would wait behind the layers fetched ahead in the "
-                            "stream's window of outstanding requests, where a GPU runs its "
-                            "collectives apart; give prefetch_layers: 0",
-                            prefetch));
-  }
-  if (!facts.peer_access) {
-    parent.fail("all_reduce",
-                "the GPUs write into each other's memory for it, but this platform has no "
-                "switch between them (no peer access)");
-  }
-  if (!facts.gpu_has_local_memory) {
-    parent.fail("all_reduce",
-                "its receive buffers are in the GPUs' own memory, and this platform's GPUs "
-                "have none");
-  }
+  check_collective_platform(parent, "all_reduce", facts);
   return c;
 }
 
@@ -140,9 +141,7 @@ void add_all_reduce_summary(nlohmann::json& summary, const AllReduceConfig& c, c
                             unsigned layers, std::uint64_t tokens, unsigned tp, const char* unit) {
   summary["all_reduce"] = c.to_json();
   if (!c.on) return;
-  CollectivePlan plan;
-  plan.algorithm = c.algorithm;
-  plan.members = tp;
+  const CollectivePlan plan = c.plan(tp);
   std::uint64_t count = 0;
   for (unsigned l = 0; l < layers; ++l) count += all_reduces_in_layer(m, l);
   const std::uint64_t message = c.message_bytes(m, tokens);
@@ -151,6 +150,13 @@ void add_all_reduce_summary(nlohmann::json& summary, const AllReduceConfig& c, c
   summary[fmt::format("all_reduces_per_{}", unit)] = count;
   summary[fmt::format("all_reduce_bytes_written_per_{}_per_gpu", unit)] =
       count * plan.bytes_written(message);
+}
+
+std::vector<double> whole_model_steps(const StepTimes& st, unsigned layers, unsigned model_layers,
+                                      bool collectives_ahead, std::uint64_t steps) {
+  std::vector<double> out = st.scaled_ns(layers, model_layers);
+  if (collectives_ahead && st.ns().size() == steps && !out.empty()) out.pop_back();
+  return out;
 }
 
 void add_collective_report(nlohmann::json& report, const char* name, const StepTimes& steps,

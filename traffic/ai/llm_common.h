@@ -86,14 +86,26 @@ struct AllReduceConfig {
     return on ? GeneratorSpec::Collectives{true, algorithm, max_message_bytes}
               : GeneratorSpec::Collectives{};
   }
+  // A phase's all-reduces when on: those ending `layer`, each of `tokens` tokens' activations.
+  void set_phase(PhasedSource::PhaseStart& start, const ModelConfig& m, unsigned layer,
+                 std::uint64_t tokens) const;
+  // The algorithm over `tp` GPUs (its rounds and bytes; no receive buffers).
+  CollectivePlan plan(unsigned tp) const {
+    CollectivePlan p;
+    p.algorithm = algorithm;
+    p.members = tp;
+    return p;
+  }
 };
 // Reads `all_reduce` (default none). With tensor_parallel 1 there is nothing to reduce: no rounds.
-// Refused on a platform whose GPUs cannot write into each other's memory, and with `prefetch`
-// layers fetched ahead (> 0): the rounds' writes would wait behind those fetches in the stream's
-// window of outstanding requests, where a GPU runs its collectives on their own (not modelled
-// yet).
-AllReduceConfig parse_all_reduce(ConfigNode& parent, unsigned tp, const PlatformFacts& facts,
-                                 unsigned prefetch);
+// Refused on a platform whose GPUs cannot write into each other's memory
+// (check_collective_platform).
+AllReduceConfig parse_all_reduce(ConfigNode& parent, unsigned tp, const PlatformFacts& facts);
+// Refuses collective `key` of `node` (all_reduce, all_to_all) on a platform whose GPUs cannot write
+// into each other's memory: no switch between them, or no memory of their own for the receive
+// buffers.
+void check_collective_platform(ConfigNode& node, const std::string& key,
+                               const PlatformFacts& facts);
 // All-reduces ending layer `layer` under tensor parallelism: one after a mixer, one after an FFN.
 inline unsigned all_reduces_in_layer(const ModelConfig& m, unsigned layer) {
   const bool mixer = m.is_attention_layer(layer) || m.is_linear_layer(layer);
@@ -105,6 +117,16 @@ inline unsigned all_reduces_in_layer(const ModelConfig& m, unsigned layer) {
 // all_reduce_bytes_written_per_<unit>_per_gpu (CollectivePlan::bytes_written of each).
 void add_all_reduce_summary(nlohmann::json& summary, const AllReduceConfig& c, const ModelConfig& m,
                             unsigned layers, std::uint64_t tokens, unsigned tp, const char* unit);
+
+// Each finished step's (or pass's) whole-model estimate for a GPU's report (StepTimes::scaled_ns
+// over `layers` of the model's `model_layers`). With all-reduces simulated and layers fetched ahead
+// (`collectives_ahead`), the run's last step is no steady state: a layer's all-reduce shares the
+// fabric with the next layer's fetch and ends behind it, but the run's last layers have no next
+// fetch, so that step ends early (traffic/kv_decode_llama70b.yaml at prefetch_layers 1: 5.4 ms a
+// token from its 2 layers' last step, 36.4 from the first, 38.2 in a run of all 80 layers). So it
+// is left out once it ran (`steps`: the steps configured), and a run of one step has none.
+std::vector<double> whole_model_steps(const StepTimes& st, unsigned layers, unsigned model_layers,
+                                      bool collectives_ahead, std::uint64_t steps);
 
 // A GPU's report keys for its simulated collectives, `name` all_reduce or all_to_all: <name>_ns,
 // per step (`unit`: "step", a decode step, or "pass") the time its layers spent in them after

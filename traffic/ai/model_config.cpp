@@ -9,6 +9,13 @@
 
 namespace famsim {
 
+// Declared in the header (the collectives' dtype keys use it too).
+unsigned get_dtype_bytes(ConfigNode& n, const std::string& key, unsigned def) {
+  const auto v = static_cast<unsigned>(n.get_uint(key, def, 1, 4));
+  if (v == 3) n.fail(key, "expected 1, 2 or 4 bytes per value, got 3");
+  return v;
+}
+
 namespace {
 
 using u64 = std::uint64_t;
@@ -338,13 +345,6 @@ u64 layer_params(const ModelConfig& m, unsigned layer, u64 routed) {
       break;
   }
   return p;
-}
-
-// Bytes per value: 1 (FP8/INT8), 2 (BF16/FP16) or 4 (FP32).
-unsigned get_dtype_bytes(ConfigNode& n, const std::string& key, unsigned def) {
-  const auto v = static_cast<unsigned>(n.get_uint(key, def, 1, 4));
-  if (v == 3) n.fail(key, "expected 1, 2 or 4 bytes per value, got 3");
-  return v;
 }
 
 // The named weight formats (see the header for their sources).

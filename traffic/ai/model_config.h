@@ -606,5 +606,7 @@ inline constexpr FormatKeys kFormatKeyPairs[] = {kWeightFormatKeys, kKvFormatKey
 // inconsistent combination (e.g. top_k > experts, MLA without its ranks, heads not a multiple of
 // kv_heads). The error names the file, line and key path.
 ModelConfig parse_model(ConfigNode node);
+// Bytes per value at `key` of `n`: 1 (FP8/INT8), 2 (BF16/FP16) or 4 (FP32); `def` when absent.
+unsigned get_dtype_bytes(ConfigNode& n, const std::string& key, unsigned def);
 
 }  // namespace famsim

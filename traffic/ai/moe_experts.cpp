@@ -41,7 +41,7 @@
 //                     dispatch), then, once every rank has, the outputs (hidden_size x
 //                     combine_dtype_bytes) of the tokens its experts served back to their ranks
 //                     (combine). Both come after the compute: the layer's time is the same sum as
-//                     dispatch, experts' compute, combine in turn. With prefetch_layers 0 only
+//                     dispatch, experts' compute, combine in turn
 //
 // Per step and MoE layer: every token draws top_k distinct experts; each distinct expert the
 // cache does not hold is read from `location` and written into its cache slot (evicting the
@@ -480,36 +480,15 @@ std::shared_ptr<const GeneratorSpec> parse_moe_experts(ConfigNode& n, const Plat
     if (n.is_map("all_to_all")) {
       ConfigNode a = n.child("all_to_all");
       p.all_to_all_text = a.get_choice("algorithm", std::nullopt, kAlgorithms);
-      for (const char* k : {"dispatch_dtype_bytes", "combine_dtype_bytes"}) {
-        const std::uint64_t b = a.get_uint(k, 2, 1, 4);
-        if (b == 3) a.fail(k, "expected 1, 2 or 4 bytes per value, got 3");
-        (std::string(k) == "dispatch_dtype_bytes" ? p.dispatch_dtype_bytes
-                                                  : p.combine_dtype_bytes) =
-            static_cast<unsigned>(b);
-      }
+      p.dispatch_dtype_bytes = get_dtype_bytes(a, "dispatch_dtype_bytes", 2);
+      p.combine_dtype_bytes = get_dtype_bytes(a, "combine_dtype_bytes", 2);
       a.finish();
     } else {
       p.all_to_all_text = n.get_choice("all_to_all", std::nullopt, kAlgorithms);
     }
     // With expert_parallel 1 (a sweep may reach it) there is nothing to send: no rounds.
     p.all_to_all = p.all_to_all_text == "direct" && p.ep > 1;
-    if (p.all_to_all && p.prefetch > 0) {
-      n.fail("all_to_all",
-             fmt::format("is simulated with prefetch_layers 0 only (this stream has {}): its "
-                         "writes would wait behind the layers fetched ahead in the stream's "
-                         "window of outstanding requests; give prefetch_layers: 0",
-                         p.prefetch));
-    }
-    if (p.all_to_all && !facts.peer_access) {
-      n.fail("all_to_all",
-             "the GPUs write into each other's memory for it, but this platform has no switch "
-             "between them (no peer access)");
-    }
-    if (p.all_to_all && !facts.gpu_has_local_memory) {
-      n.fail("all_to_all",
-             "its receive buffers are in the GPUs' own memory, and this platform's GPUs have "
-             "none");
-    }
+    if (p.all_to_all) check_collective_platform(n, "all_to_all", facts);
   }
   n.finish();
   return std::make_shared<MoeSpec>(std::move(p));

@@ -13,7 +13,7 @@
 //   all_reduce        with tensor_parallel > 1: the group's all-reduces after each layer (two a
 //                     layer, the prompt's new tokens (at least 1) x hidden_size x dtype_bytes each)
 //                     simulated over the fabric: ring | one_shot | two_shot | none (default;
-//                     llm_common.h AllReduceConfig); with prefetch_layers 0 only
+//                     llm_common.h AllReduceConfig)
 //   Synthetic prompts:
 //     prompts               number of prompts
 //     input_tokens          N or {min, max}
@@ -302,11 +302,7 @@ class PrefillSource : public PhasedSource {
     start.not_before_ps = prompt_.arrival_ps;
     start.compute_ps =
         p_.compute.layer_ps(p_.model, layer_, std::max<std::uint64_t>(1, new_tokens_), p_.tp);
-    if (p_.all_reduce.on) {
-      start.collectives = all_reduces_in_layer(p_.model, layer_);
-      start.collective_bytes =
-          p_.all_reduce.message_bytes(p_.model, std::max<std::uint64_t>(1, new_tokens_));
-    }
+    p_.all_reduce.set_phase(start, p_.model, layer_, std::max<std::uint64_t>(1, new_tokens_));
     linear_ = p_.model.is_linear_layer(layer_);
     attention_ = p_.model.is_attention_layer(layer_);
     kv_layer_ = p_.model.kv_layers(layer_);
@@ -581,10 +577,7 @@ class PrefillSpec : public GeneratorSpec {
     // A message is the prompt's new tokens x hidden x dtype_bytes: no fixed bytes to give.
     j["all_reduce"] = p_.all_reduce.to_json();
     if (p_.all_reduce.on) {
-      CollectivePlan plan;
-      plan.algorithm = p_.all_reduce.algorithm;
-      plan.members = p_.tp;
-      j["all_reduce_rounds_each"] = plan.rounds();
+      j["all_reduce_rounds_each"] = p_.all_reduce.plan(p_.tp).rounds();
       j["all_reduce_message_bytes_per_token"] = p_.all_reduce.message_bytes(p_.model, 1);
     }
     if (p_.model.has_linear_attention()) {
@@ -616,7 +609,7 @@ std::shared_ptr<const GeneratorSpec> parse_prefill(ConfigNode& n, const Platform
   p.layers = parse_layers(n, p.model);
   p.compute = parse_compute(n, facts.gpu_memory_gbps);
   p.prefetch = static_cast<unsigned>(n.get_uint("prefetch_layers", 0, 0, 64));
-  p.all_reduce = parse_all_reduce(n, p.tp, facts, p.prefetch);
+  p.all_reduce = parse_all_reduce(n, p.tp, facts);
   const bool traced = n.has("trace");
   if (traced) {
     for (const char* k : {"prompts", "input_tokens", "shared_prefix_tokens", "prefix_groups",

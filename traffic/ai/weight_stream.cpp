@@ -16,8 +16,7 @@
 //                     power of two (as a pattern stream's), default 64 KiB
 //   all_reduce        with tensor_parallel > 1: the group's all-reduces after each layer (two a
 //                     layer, batch x hidden_size x dtype_bytes each) simulated over the fabric:
-//                     ring | one_shot | two_shot | none (default; llm_common.h AllReduceConfig);
-//                     with prefetch_layers 0 only
+//                     ring | one_shot | two_shot | none (default; llm_common.h AllReduceConfig)
 //
 // Per pass and layer the GPU reads ModelConfig::layer_weight_bytes(layer, tp) bytes (plus the
 // experts when asked); the layers sit back to back in one region. The report gives per-pass time
@@ -63,6 +62,9 @@ struct WeightStreamParams {
            every_layer_alike(model.layers, [&](unsigned l) { return layer_bytes(l); }) &&
            every_layer_computes_and_mixes_alike(model, compute, batch, tp);
   }
+  // All-reduces simulated with layers fetched ahead: the run's last pass is no steady state
+  // (whole_model_steps).
+  bool collectives_ahead() const { return all_reduce.on && tp > 1 && prefetch > 0; }
 };
 
 class WeightStreamSource : public PhasedSource {
@@ -94,7 +96,8 @@ class WeightStreamSource : public PhasedSource {
     if (p_.all_reduce.on)
       add_collective_report(j, "all_reduce", passes_, collective_bytes_written(), "pass");
     if (p_.layers < p_.model.layers && p_.identical_layers()) {
-      j["pass_whole_model_ns"] = passes_.scaled_ns(p_.layers, p_.model.layers);
+      j["pass_whole_model_ns"] =
+          whole_model_steps(passes_, p_.layers, p_.model.layers, p_.collectives_ahead(), p_.steps);
     }
     return j;
   }
@@ -105,10 +108,7 @@ class WeightStreamSource : public PhasedSource {
     const unsigned l = static_cast<unsigned>(i % p_.layers);
     start.compute_ps = p_.compute.layer_ps(p_.model, l, p_.batch, p_.tp);
     if (i < p_.layers) compute_ps_per_pass_ += start.compute_ps;
-    if (p_.all_reduce.on) {
-      start.collectives = all_reduces_in_layer(p_.model, l);
-      start.collective_bytes = p_.all_reduce.message_bytes(p_.model, p_.batch);
-    }
+    p_.all_reduce.set_phase(start, p_.model, l, p_.batch);
     cursor_ = ChunkCursor{base_ + offset_[l], p_.layer_bytes(l), false};
     return true;
   }
@@ -220,7 +220,14 @@ class WeightStreamSpec : public GeneratorSpec {
           "no pass was completed by every GPU before the run stopped, so there is no pass "
           "time to scale to the whole model";
     } else if (p_.layers < p_.model.layers) {
-      if (p_.identical_layers()) {
+      if (p_.identical_layers() && p_.collectives_ahead() && p_.steps < 2) {
+        j["note"] = fmt::format(
+            "pass time is for the first {} of {}'s {} layers only: with all_reduce and "
+            "prefetch_layers {} a run's last pass ends early (its last layers' all-reduces meet "
+            "no next layer's fetch, which in a whole model they share the fabric with), and this "
+            "run has no other pass; give steps: 2 or more for a whole-model estimate",
+            p_.layers, p_.model.name, p_.model.layers, p_.prefetch);
+      } else if (p_.identical_layers()) {
         // The first layer as it ran (the fill), the others at the later layers' steady pace:
         // per pass its slowest GPU's, mean over passes and groups, as mean_pass_ns.
         j["mean_pass_ns_whole_model_estimate"] =
@@ -299,7 +306,7 @@ std::shared_ptr<const GeneratorSpec> parse_weight_stream(ConfigNode& n, const Pl
     n.fail("include_experts", p.model.name + " has no experts");
   }
   p.access_bytes = parse_access_bytes(n, 64 * 1024);
-  p.all_reduce = parse_all_reduce(n, p.tp, facts, p.prefetch);
+  p.all_reduce = parse_all_reduce(n, p.tp, facts);
   n.finish();
   return std::make_shared<WeightStreamSpec>(std::move(p));
 }
