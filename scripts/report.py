@@ -1097,7 +1097,9 @@ RESULT_FIELDS = {
          "layers' mean pace; otherwise (whole cycles of the model's kinds of layer: "
          "sliding-window, chunked or full attention; linear or full; dense or MoE) the step time "
          "scaled by {model_layers} / {layers}, which scales the fill too and errs long by about "
-         "the first layer's fetch for each further share"),
+         "the first layer's fetch for each further share. With all_reduce and prefetch_layers, "
+         "from the steps before the run's last, which ends early (its last layers' all-reduces "
+         "meet no next layer's fetch)"),
         ("mean_all_reduce_ns_per_step", "All-reduces per step", fmt_time,
          "the time the group's layers spent all-reducing after their compute, a step (in the "
          "step time)"),
@@ -1168,7 +1170,8 @@ RESULT_FIELDS = {
          "layers' mean pace; otherwise (whole cycles of the model's kinds of layer: linear or "
          "full attention; dense or MoE) the pass time scaled by {model_layers} / {layers}, which "
          "scales the fill too and errs long by about the first layer's fetch for each further "
-         "share"),
+         "share. With all_reduce and prefetch_layers, from the passes before the run's last, "
+         "which ends early (its last layers' all-reduces meet no next layer's fetch)"),
         ("passes_done", "Passes done", fmt_int,
          "passes every group completed ({steps} configured)"),
         ("bytes_read", "Weights read from {location}", fmt_bytes, "total over every GPU"),
@@ -1179,8 +1182,13 @@ RESULT_FIELDS = {
         ("compute_ns_per_step", "Compute per step", fmt_time,
          "one GPU's compute for those layers, which is the group's"),
         ("exposed_fetch_ns_per_step", "Exposed expert fetch per step", fmt_time,
-         "step time minus compute (and minus the all-to-all, with all_to_all): expert fetches and "
-         "cache fills that compute did not hide"),
+         "step time minus compute (and minus the all-to-all or all-reduces, with all_to_all or "
+         "all_reduce): expert fetches and cache fills that compute did not hide"),
+        ("mean_all_reduce_ns_per_step", "All-reduces per step", fmt_time,
+         "the time the tensor-parallel group's MoE layers spent all-reducing their outputs over "
+         "the fabric after their compute, a step (in the step time)"),
+        ("all_reduce_bytes_written", "All-reduce bytes written", fmt_bytes,
+         "the all-reduces' writes into peers' memory, total over every GPU"),
         ("mean_all_to_all_ns_per_step", "All-to-all per step", fmt_time,
          "the time the group's MoE layers spent dispatching tokens to the ranks holding their "
          "experts and combining the outputs back, after their compute, a step (in the step time)"),
@@ -2698,6 +2706,9 @@ TERMS = [
      "whatever needs one waits."),
     ("outstanding window", "the most requests a GPU (or trace player) keeps in flight at once "
      "(max_outstanding); when it is full the GPU waits for an answer before it issues again."),
+    ("collectives window", "the requests a GPU's collectives (a tensor-parallel group's all-reduce "
+     "or an expert-parallel all-to-all) keep in flight, apart from the fetches' outstanding "
+     "window (the stream's max_outstanding, within the GPU's)."),
     ("VC credits", "a link's receive buffer as its sender counts it: a credit per buffer unit of a "
      "virtual channel (VC, the request or response lane of a wire). The sender stops when it has "
      "none left, until the far end passes messages on and the credits travel back."),

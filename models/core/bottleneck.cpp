@@ -280,7 +280,7 @@ nlohmann::json analyze_bottlenecks(const std::vector<ResourceRecord>& resources,
   for (const ResourceRecord& r : resources) {
     if (!initiator_window(r)) continue;
     in_flight += r.use.used;
-    window += r.use.capacity;
+    if (!r.use.within_other_window) window += r.use.capacity;
   }
 
   auto state = [&](const ResourceRecord& r) -> const char* {

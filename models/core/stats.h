@@ -159,6 +159,9 @@ struct ResourceUse {
   // A full pool that more slots would not relieve (the advice says why): the analysis then gives
   // its Little's-law bound but no slot count to reach the analytic bound.
   bool more_slots_help = true;
+  // An initiator's pool whose slots come out of another of its windows (a GPU's collectives
+  // window, within its max_outstanding): its requests count in flight, its slots not again.
+  bool within_other_window = false;
   double backpressure_ns = 0;  // time it held back its upstream, where the block tracks it
   nlohmann::json occupancy;    // OccupancyGauge::to_json of a slot pool, else null
   // The pool is taken by responses on their way back (a switch's response-plane input buffer, a

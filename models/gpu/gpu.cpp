@@ -74,11 +74,13 @@ void Gpu::add_stream(const StreamConfig& cfg, unsigned stream_index,
   }
   // The window the GPU can fill: its own, or less when its streams' own caps add up to less
   // (a stream of max_outstanding 64 on a GPU of 1024 keeps 64 in flight, and the window it
-  // fills is those 64, not 1024; a side lane has a window of its stream's size). Streams that
-  // run one after another count as if together: an upper bound.
-  std::uint64_t streams_cap = 0;
-  for (const Stream& st : streams_) streams_cap += st.cfg->max_outstanding;
+  // fills is those 64, not 1024; side lanes are not in it). Streams that run one after another
+  // count as if together: an upper bound.
+  std::uint64_t streams_cap = 0, lanes_cap = 0;
+  for (const Stream& st : streams_)
+    (st.lane_of == kNoLane ? streams_cap : lanes_cap) += st.cfg->max_outstanding;
   outstanding_.set_capacity(std::min<std::uint64_t>(params_.max_outstanding, streams_cap));
+  lanes_.set_capacity(std::min<std::uint64_t>(params_.max_outstanding, lanes_cap));
 }
 
 void Gpu::set_peers(std::vector<PeerMemoryRoute> peers) {
@@ -195,6 +197,14 @@ Gpu::Prepared Gpu::prepare(Stream& s, std::uint64_t now_ps) {
       return Prepared::kNone;
     }
     if (st == AccessSource::State::kWait) {
+      if (wake == AccessSource::kNever && s.lane != kNoLane && streams_[s.lane].exhausted &&
+          s.outstanding == 0) {
+        // Its side lane was cut short by the duration: what the source waits for (its phase's
+        // collectives) will not come. The stream ends as its lane did.
+        s.exhausted = true;
+        s.source->stopped(now_ps);
+        return Prepared::kNone;
+      }
       if (wake != AccessSource::kNever && wake >= s.stop_ps) {
         // The next access (a paced one, after a compute time, at a timestamp) would come after
         // the stream's duration: the one before was its last. The stream ends when that one
@@ -307,7 +317,7 @@ bool Gpu::try_issue(Stream& s, std::uint64_t now_ps) {
 
   s.have_request = false;
   ++s.outstanding;
-  change_outstanding(+1, now_ps);
+  change_outstanding(s, +1, now_ps);
   if (s.due_ps != Access::kUntimed) {
     const std::uint64_t due_edge = clock_.edge_ps(s.due_ps);
     s.issue_lag.add(s.due_ps, due_edge, now_ps);
@@ -366,9 +376,9 @@ bool Gpu::all_streams_finished() const {
   return true;
 }
 
-void Gpu::change_outstanding(int delta, std::uint64_t now_ps) {
-  const auto level = static_cast<std::int64_t>(outstanding_.level()) + delta;
-  outstanding_.set(static_cast<std::uint64_t>(level), now_ps);
+void Gpu::change_outstanding(const Stream& s, int delta, std::uint64_t now_ps) {
+  OccupancyGauge& g = s.lane_of == kNoLane ? outstanding_ : lanes_;
+  g.set(static_cast<std::uint64_t>(static_cast<std::int64_t>(g.level()) + delta), now_ps);
 }
 
 void Gpu::note_data_mismatch(const Payload& p, std::uint64_t arrived_ps, std::uint64_t seed) {
@@ -423,7 +433,7 @@ void Gpu::complete(Payload& p, std::uint64_t now_ps) {
   ctx_.record_completion(e, arrived_ps, p.get_response_status(), memory, p.get_data_ptr());
   s.source->completed(e.phase, len, arrived_ps, now_ps);
   --s.outstanding;
-  change_outstanding(-1, now_ps);
+  change_outstanding(s, -1, now_ps);
   p.release();
 }
 
@@ -449,10 +459,10 @@ void Gpu::behaviour() {
   unsigned slots = params_.issue_width;
   const unsigned n = static_cast<unsigned>(streams_.size());
   bool progress = true;
-  while (slots > 0 && progress && outstanding_.level() < params_.max_outstanding && !ctx_.input_error) {
+  while (slots > 0 && progress && in_flight() < params_.max_outstanding && !ctx_.input_error) {
     progress = false;
     unsigned i = rr_next_;
-    for (unsigned k = 0; k < n && slots > 0 && outstanding_.level() < params_.max_outstanding; ++k) {
+    for (unsigned k = 0; k < n && slots > 0 && in_flight() < params_.max_outstanding; ++k) {
       Stream& s = streams_[i];
       if (++i == n) i = 0;
       if (try_issue(s, now_ps)) {
@@ -465,10 +475,11 @@ void Gpu::behaviour() {
   for (Stream& st : streams_) {
     // Streams that ran dry with nothing in flight are finished; their dependents may start on
     // the next edge.
-    // A stream's own finish waits for its side lane's requests too (a stream cut short by its
-    // duration may have some in flight).
+    // A stream's own finish waits for its side lane's to end too (a stream cut short by its
+    // duration may have some of its requests in flight, or one waiting for its port).
+    const Stream* lane = st.lane != kNoLane ? &streams_[st.lane] : nullptr;
     if (st.started && !st.finished && st.exhausted && st.outstanding == 0 && !st.have_request &&
-        (st.lane == kNoLane || streams_[st.lane].outstanding == 0)) {
+        (!lane || (lane->exhausted && lane->outstanding == 0 && !lane->have_request))) {
       st.finished = true;
       st.finish_ps = now_ps;
       next = next_edge;
@@ -506,8 +517,12 @@ ResourceUse port_issue_use(unsigned port, const GpuParams& p) {
 
 }  // namespace
 
+// The side lanes' window as a resource (a group's collectives).
+constexpr const char* kLanesWindow = "collectives window";
+
 void Gpu::probes(std::vector<ResourceProbe>& out) const {
   out.push_back(pool_probe("outstanding window", outstanding_));
+  if (lanes_.capacity() > 0) out.push_back(pool_probe(kLanesWindow, lanes_));
   for (unsigned i = 0; i < port_issues_.size(); ++i) {
     ResourceProbe issue;
     issue.use = port_issue_use(i, params_);
@@ -534,6 +549,14 @@ void Gpu::report(ComponentReport& r, const ReportWindow& window) const {
           "The window is the {} requests its streams' own max_outstanding allow in all, below "
           "the GPU's {} (gpus.max_outstanding): raise the streams' max_outstanding.",
           outstanding_.capacity(), params_.max_outstanding);
+    }
+    if (lanes_.capacity() > 0) {
+      r.resources.push_back(slot_pool(kLanesWindow, lanes_, window));
+      r.resources.back().advice =
+          "The collectives' writes (a group's all-reduce or all-to-all rounds) in flight, each "
+          "stream's up to its max_outstanding within the GPU's gpus.max_outstanding: raise the "
+          "stream's max_outstanding.";
+      r.resources.back().within_other_window = true;
     }
   }
   for (unsigned i = 0; i < port_issues_.size() && window.duration_ps() > 0; ++i) {

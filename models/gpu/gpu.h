@@ -121,7 +121,7 @@ class Gpu : public sc_core::sc_module, public Component, public Initiator {
 
   void report(ComponentReport& r, const ReportWindow& window) const override;
   void probes(std::vector<ResourceProbe>& out) const override;
-  std::size_t occupancy() const override { return outstanding_.level() + completions_.size(); }
+  std::size_t occupancy() const override { return in_flight() + completions_.size(); }
 
   // Results, read by the simulation at the end (the counts: Initiator).
   std::uint64_t work_end_ps() const override {
@@ -190,7 +190,9 @@ class Gpu : public sc_core::sc_module, public Component, public Initiator {
   [[gnu::cold, gnu::noinline]] void note_data_mismatch(const Payload& p, std::uint64_t arrived_ps,
                                                        std::uint64_t seed);
   void complete(Payload& p, std::uint64_t now_ps);
-  void change_outstanding(int delta, std::uint64_t now_ps);
+  void change_outstanding(const Stream& s, int delta, std::uint64_t now_ps);
+  // Requests in flight, against the GPU's max_outstanding: its streams' and their side lanes'.
+  std::uint64_t in_flight() const { return outstanding_.level() + lanes_.level(); }
   // A fault: stops the run (false), or counts it and drops the request (true).
   bool fault(Stream& s, AddressSpace::Fault f, std::uint64_t now_ps);
   friend class Wakeup;  // runs behaviour()
@@ -218,7 +220,13 @@ class Gpu : public sc_core::sc_module, public Component, public Initiator {
   std::vector<unsigned> local_stream_;  // workload stream index -> index in streams_
   unsigned rr_next_ = 0;
   std::uint64_t next_id_ = 0;
-  OccupancyGauge outstanding_;  // requests in flight, of max_outstanding
+  // The streams' requests in flight, of the window they can fill (max_outstanding, or their own
+  // caps' sum): the GPU's window as a resource. Side lanes' requests (a group's collectives, a
+  // round at a time) count in a window of their own, lanes_ (of their caps' sum), so that the
+  // first reads as the fetches fill it; the GPU's max_outstanding caps both together
+  // (in_flight()).
+  OccupancyGauge outstanding_;
+  OccupancyGauge lanes_;
   Ring<Payload*> completions_;
   Wakeup wake_;
 

@@ -545,6 +545,42 @@ streams:
   // whole-model estimate from it.
   EXPECT_FALSE(res.contains("mean_step_ns_whole_model_estimate"));
   EXPECT_THAT(res["note"].get<std::string>(), HasSubstr("give steps: 2 or more"));
+  // The lane's writes are not in the fetches' window (the stream's 1 slot), but in their own.
+  EXPECT_EQ(r["components"]["gpu0"]["outstanding_occupancy"]["capacity"], 1);
+  bool lanes_window = false;
+  for (const nlohmann::json& u : r["components"]["gpu0"]["resources"])
+    lanes_window = lanes_window || (u["name"] == "collectives window" && u["capacity"] == 1.0);
+  EXPECT_TRUE(lanes_window);
+}
+
+// A stream with all-reduces cut by its duration during a layer's compute: the next round would
+// start after the duration, so the stream ends with its last request (the layer's fetch), and a
+// stream started after it runs. The test above's all_reduce_workload on 4 GPUs: each GPU reads its
+// 16 tokens x 1024 B of KV from its own HBM (128 requests) and writes the new token's 1024 B (8),
+// 16 at a time, each at least a zero-load local access (54 ns): done after 459 ns and well before
+// 1200 ns, when the duration ends, inside the 1000 ns of compute that follow. The second stream
+// reads 4 KiB in 32 requests on each GPU.
+TEST(AllReduceOverFabric, ADurationCutBeforeTheRoundsEndsTheStream) {
+  const std::string workload = all_reduce_workload("ring") + R"(    duration_ns: 1200
+  - name: after
+    gpus: all
+    buffer: {bytes: 2MiB, location: gpu_local}
+    pattern: sequential
+    read_fraction: 1.0
+    access_bytes: 128
+    total_bytes: 4KiB
+    start_after: [stream0]
+)";
+  const nlohmann::json r = test::run_sim(peer_platform(), workload, {"gpus.count=4"});
+  ASSERT_TRUE(r["conservation"]["ok"].get<bool>());
+  for (int g = 0; g < 4; ++g) {
+    const nlohmann::json& st = r["components"][fmt::format("gpu{}", g)]["streams"];
+    EXPECT_TRUE(st["stream0"]["finished"].get<bool>()) << g;
+    EXPECT_EQ(st["stream0"]["requests"], 128 + 8) << g;
+    EXPECT_TRUE(st["after"]["finished"].get<bool>()) << g;
+    EXPECT_EQ(st["after"]["requests"], 32) << g;
+  }
+  EXPECT_EQ(all_reduce_result(r)["all_reduce_bytes_written"], 0);
 }
 
 // Expert parallelism over the 2 GPUs of the peer platform: gpt-oss-120b narrowed to hidden_size 64,
@@ -579,6 +615,41 @@ streams:
   EXPECT_EQ(res["all_to_all_bytes_written"], 2 * 2 * 128);
   EXPECT_EQ(r["components"]["gpu0"]["peer_requests"], 2);
   EXPECT_EQ(r["components"]["gpu1"]["peer_requests"], 2);
+}
+
+// moe_experts under tensor parallelism all-reduces too: the 4 GPUs of the peer platform as one
+// group, gpt-oss-120b narrowed to hidden_size 256, batch 1: each all-reduce is 1 x 256 x 2 = 512 B,
+// the ring's 2 x 3 rounds of 128 B, one request each, as the kv_decode ring above: 2 all-reduces
+// (after attention and after the experts) of 6 rounds a step, each round one zero-load peer write
+// (142 or 143 ns by the first round's issue parity, as the all-to-all above) + 2 cycles of barrier:
+// 142 + 11 x 144 = 1726 ns, or 1727. Each GPU writes 12 x 128 = 1536 B.
+TEST(AllReduceOverFabric, MoeExpertsUnderTensorParallelismAllReduce) {
+  const std::string workload = R"(name: moe_tp
+streams:
+  - gpus: all
+    moe_experts:
+      model: {preset: gpt_oss_120b, hidden_size: 256, moe: {experts: 4, top_k: 2}}
+      location: device/fam0
+      tensor_parallel: 4
+      batch: 1
+      layers: 1
+      compute: {layer_ns: 1000}
+      all_reduce: ring
+)";
+  const nlohmann::json r = test::run_sim(peer_platform(), workload, {"gpus.count=4"});
+  ASSERT_TRUE(r["conservation"]["ok"].get<bool>());
+  const nlohmann::json& res = all_reduce_result(r);
+  ASSERT_EQ(res["steps_done"], 1);
+  const double ar = res["mean_all_reduce_ns_per_step"].get<double>();
+  EXPECT_TRUE(ar == 1726.0 || ar == 1727.0) << ar;
+  EXPECT_EQ(res["all_reduce_bytes_written"], 4 * 1536);
+  for (int g = 0; g < 4; ++g) {
+    EXPECT_EQ(r["components"][fmt::format("gpu{}", g)]["peer_requests"], 12) << g;
+  }
+  const nlohmann::json& sum = r["workload"]["streams"]["stream0"]["summary"];
+  EXPECT_EQ(sum["all_reduce_message_bytes"], 512);
+  EXPECT_EQ(sum["all_reduces_per_step"], 2);
+  EXPECT_EQ(sum["all_reduce_bytes_written_per_step_per_gpu"], 1536);
 }
 
 }  // namespace

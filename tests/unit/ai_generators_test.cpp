@@ -2176,6 +2176,52 @@ TEST(WholeModelSteps, LastStepLeftOutWithCollectivesFetchedAhead) {
   EXPECT_TRUE(whole_model_steps(one, 2, 10, true, 1).empty());
 }
 
+// The estimate that scales the step time (one simulated layer) follows the same rule as the one
+// from identical layers: with all_reduce and prefetch_layers, the run's last step is left out (the
+// mean of the steps before it x 80 / 1, plus the LM head), and one step gives a note instead.
+TEST(WholeModelSteps, ScaledEstimateLeavesTheLastStepOutToo) {
+  const std::string base = R"(gpus: all
+    kv_decode: {model: {preset: llama3_70b}, batch: 8, context_tokens: 1024, tensor_parallel: 8,
+                layers: 1, prefetch_layers: 1, kv_location: device/fam0, compute: {layer_ns: 1000},
+                all_reduce: ring, )";
+  const auto spec = spec_of(base + "steps: 3}");
+  std::vector<nlohmann::json> reports;
+  for (unsigned r = 0; r < 8; ++r) reports.push_back(drain(*spec, r, 1000 + 10 * r).report);
+  // The group's step is its slowest GPU's: rank 7's, whose fetches take longest.
+  const std::vector<double> ns = reports[7]["step_ns"].get<std::vector<double>>();
+  ASSERT_EQ(ns.size(), 3u);
+  EXPECT_EQ(reports[7]["step_ns_for_estimate"].size(), 2u);
+  const nlohmann::json res = spec->combine(reports);
+  EXPECT_DOUBLE_EQ(res["mean_step_ns_whole_model_estimate"].get<double>(),
+                   (ns[0] + ns[1]) / 2 * 80 + res["lm_head_ns_per_step"].get<double>());
+  const auto one = spec_of(base + "steps: 1}");
+  std::vector<nlohmann::json> one_reports;
+  for (unsigned r = 0; r < 8; ++r) one_reports.push_back(drain(*one, r, 1000).report);
+  const nlohmann::json res1 = one->combine(one_reports);
+  EXPECT_FALSE(res1.contains("mean_step_ns_whole_model_estimate"));
+  EXPECT_THAT(res1["note"].get<std::string>(), HasSubstr("give steps: 2 or more"));
+}
+
+// moe_experts all-reduces under tensor parallelism: DeepSeek-V3's first MoE layer (its 4th
+// layer) over 8 GPUs at batch 4: 2 all-reduces (attention, experts) of 4 x 7168 x 2 = 57,344 B, the
+// ring's 14 rounds of 7,168 B: 2 x 14 x 7,168 = 200,704 B a GPU a step. Refused with
+// expert_parallel, whose layers move their tokens by all_to_all.
+TEST(AllReduce, MoeExpertsUnderTensorParallelism) {
+  const nlohmann::json s = spec_of(R"(gpus: all
+    moe_experts: {model: {preset: deepseek_v3}, location: device/fam0, batch: 4,
+                  tensor_parallel: 8, all_reduce: ring})")
+                               ->summary();
+  EXPECT_EQ(s["all_reduce"]["algorithm"], "ring");
+  EXPECT_EQ(s["all_reduce_message_bytes"], 57344);
+  EXPECT_EQ(s["all_reduce_rounds_each"], 14);
+  EXPECT_EQ(s["all_reduces_per_step"], 2 * 58);
+  EXPECT_EQ(s["all_reduce_bytes_written_per_step_per_gpu"], 58 * 200704);
+  EXPECT_THAT(spec_error(R"(gpus: all
+    moe_experts: {model: {preset: gpt_oss_120b}, location: device/fam0, batch: 4,
+                  expert_parallel: 8, all_reduce: ring})"),
+              HasSubstr("moe_experts.all_reduce: is tensor_parallel's"));
+}
+
 // all_to_all: a dtype of 3 bytes refused; with expert_parallel 1 nothing to send (accepted, no
 // rounds).
 TEST(AllToAll, OddDtypeRefusedAndEmptyWithoutExpertParallelism) {

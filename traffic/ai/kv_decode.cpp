@@ -221,6 +221,8 @@ class KvDecodeSource : public PhasedSource {
       j["step_whole_model_ns"] =
           whole_model_steps(steps_, p_.layers, p_.model.layers, p_.collectives_ahead(), p_.steps);
     }
+    if (p_.layers < p_.model.layers && p_.collectives_ahead())
+      j["step_ns_for_estimate"] = steady_steps(steps_, true, p_.steps);
     double sum = 0;
     for (double s : step_ns) sum += s;
     j["mean_step_ns"] = step_ns.empty() ? 0.0 : sum / static_cast<double>(step_ns.size());
@@ -842,7 +844,7 @@ class KvDecodeSpec : public GeneratorSpec {
                 ? "first layers with the model's shares of block_pattern's M, * and other "
                   "layers, or every layer"
                 : "a whole number of linear_attention's layer cycle");
-      } else if (p_.identical_layers() && p_.collectives_ahead() && p_.steps < 2) {
+      } else if (p_.collectives_ahead() && p_.steps < 2 && layers_alike()) {
         j["note"] = fmt::format(
             "step time and tokens per second are for the first {} of {}'s {} layers only: with "
             "all_reduce and prefetch_layers {} a run's last step ends early (its last layers' "
@@ -859,9 +861,13 @@ class KvDecodeSpec : public GeneratorSpec {
         // about the first layer's fetch x (model layers / simulated layers - 1). The LM head,
         // which the simulated layers did not reach, is added once.
         const double scale = static_cast<double>(p_.model.layers) / static_cast<double>(p_.layers);
+        // (With collectives and layers fetched ahead, the run's last step is left out.)
         const double whole_ns =
-            (p_.identical_layers() ? g.steps("step_whole_model_ns", p_.batch).mean_step_ns
-                                   : mean_step_ns * scale) +
+            (p_.identical_layers()
+                 ? g.steps("step_whole_model_ns", p_.batch).mean_step_ns
+                 : (p_.collectives_ahead() ? g.steps("step_ns_for_estimate", p_.batch).mean_step_ns
+                                           : mean_step_ns) *
+                       scale) +
             lm_head_ns;
         j["mean_step_ns_whole_model_estimate"] = whole_ns;
         j["tokens_per_second_per_group_whole_model_estimate"] =

@@ -138,12 +138,14 @@ AllReduceConfig parse_all_reduce(ConfigNode& parent, unsigned tp, const Platform
 }
 
 void add_all_reduce_summary(nlohmann::json& summary, const AllReduceConfig& c, const ModelConfig& m,
-                            unsigned layers, std::uint64_t tokens, unsigned tp, const char* unit) {
+                            unsigned layers, std::uint64_t tokens, unsigned tp, const char* unit,
+                            const std::function<unsigned(unsigned)>& model_layer) {
   summary["all_reduce"] = c.to_json();
   if (!c.on) return;
   const CollectivePlan plan = c.plan(tp);
   std::uint64_t count = 0;
-  for (unsigned l = 0; l < layers; ++l) count += all_reduces_in_layer(m, l);
+  for (unsigned l = 0; l < layers; ++l)
+    count += all_reduces_in_layer(m, model_layer ? model_layer(l) : l);
   const std::uint64_t message = c.message_bytes(m, tokens);
   summary["all_reduce_message_bytes"] = message;
   summary["all_reduce_rounds_each"] = plan.rounds();
@@ -156,6 +158,12 @@ std::vector<double> whole_model_steps(const StepTimes& st, unsigned layers, unsi
                                       bool collectives_ahead, std::uint64_t steps) {
   std::vector<double> out = st.scaled_ns(layers, model_layers);
   if (collectives_ahead && st.ns().size() == steps && !out.empty()) out.pop_back();
+  return out;
+}
+
+std::vector<double> steady_steps(const StepTimes& st, bool collectives_ahead, std::uint64_t steps) {
+  std::vector<double> out = st.ns();
+  if (collectives_ahead && out.size() == steps && !out.empty()) out.pop_back();
   return out;
 }
 

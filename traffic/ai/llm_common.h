@@ -10,6 +10,7 @@
 #include <boost/random/mersenne_twister.hpp>
 
 #include <algorithm>
+#include <functional>
 #include <cstdint>
 #include <list>
 #include <string>
@@ -111,22 +112,27 @@ inline unsigned all_reduces_in_layer(const ModelConfig& m, unsigned layer) {
   const bool mixer = m.is_attention_layer(layer) || m.is_linear_layer(layer);
   return (mixer ? 1u : 0u) + (m.has_ffn(layer) ? 1u : 0u);
 }
-// A summary's all-reduce keys for the first `layers` layers, `tokens` tokens a layer on each of
-// `tp` GPUs: all_reduce (the configuration), and when on all_reduce_message_bytes (one message),
-// all_reduces_per_<unit> (over the simulated layers; unit "step" or "pass") and
+// A summary's all-reduce keys for `layers` simulated layers (the model's first, or its layers
+// model_layer(0 .. layers - 1)), `tokens` tokens a layer on each of `tp` GPUs: all_reduce (the
+// configuration), and when on all_reduce_message_bytes (one message), all_reduces_per_<unit>
+// (over the simulated layers; unit "step" or "pass") and
 // all_reduce_bytes_written_per_<unit>_per_gpu (CollectivePlan::bytes_written of each).
 void add_all_reduce_summary(nlohmann::json& summary, const AllReduceConfig& c, const ModelConfig& m,
-                            unsigned layers, std::uint64_t tokens, unsigned tp, const char* unit);
+                            unsigned layers, std::uint64_t tokens, unsigned tp, const char* unit,
+                            const std::function<unsigned(unsigned)>& model_layer = {});
 
-// Each finished step's (or pass's) whole-model estimate for a GPU's report (StepTimes::scaled_ns
-// over `layers` of the model's `model_layers`). With all-reduces simulated and layers fetched ahead
-// (`collectives_ahead`), the run's last step is no steady state: a layer's all-reduce shares the
-// fabric with the next layer's fetch and ends behind it, but the run's last layers have no next
-// fetch, so that step ends early (traffic/kv_decode_llama70b.yaml at prefetch_layers 1: 5.4 ms a
-// token from its 2 layers' last step, 36.4 from the first, 38.2 in a run of all 80 layers). So it
-// is left out once it ran (`steps`: the steps configured), and a run of one step has none.
+// The steps (or passes) a whole-model estimate may take, as a GPU's report lists them: each
+// finished one's scaled time (StepTimes::scaled_ns over `layers` of the model's `model_layers`:
+// whole_model_steps), or its time as it ran (steady_steps). With all-reduces simulated and layers
+// fetched ahead (`collectives_ahead`), the run's last step is no steady state: a layer's
+// all-reduce shares the fabric with the next layer's fetch and ends behind it, but the run's last
+// layers have no next fetch, so that step ends early (traffic/kv_decode_llama70b.yaml at
+// prefetch_layers 1: 5.4 ms a token from its 2 layers' last step, 36.4 from the first, 38.2 in a
+// run of all 80 layers). So it is left out once it ran (`steps`: the steps configured), and a
+// run of one step has none.
 std::vector<double> whole_model_steps(const StepTimes& st, unsigned layers, unsigned model_layers,
                                       bool collectives_ahead, std::uint64_t steps);
+std::vector<double> steady_steps(const StepTimes& st, bool collectives_ahead, std::uint64_t steps);
 
 // A GPU's report keys for its simulated collectives, `name` all_reduce or all_to_all: <name>_ns,
 // per step (`unit`: "step", a decode step, or "pass") the time its layers spent in them after

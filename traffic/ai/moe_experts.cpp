@@ -42,6 +42,10 @@
 //                     combine_dtype_bytes) of the tokens its experts served back to their ranks
 //                     (combine). Both come after the compute: the layer's time is the same sum as
 //                     dispatch, experts' compute, combine in turn
+//   all_reduce        with tensor_parallel > 1: the group's all-reduces after each MoE layer (two:
+//                     after its attention and after its experts, batch x hidden_size x dtype_bytes
+//                     each) simulated over the fabric: ring | one_shot | two_shot | none (default;
+//                     llm_common.h AllReduceConfig). Not with expert_parallel (all_to_all instead)
 //
 // Per step and MoE layer: every token draws top_k distinct experts; each distinct expert the
 // cache does not hold is read from `location` and written into its cache slot (evicting the
@@ -75,6 +79,7 @@ struct MoeParams {
   unsigned prefetch = 0;
   std::uint64_t access_bytes = 64 * 1024;
   bool all_to_all = false;  // (with ep > 1)
+  AllReduceConfig all_reduce;  // (with tp > 1)
   std::string all_to_all_text = "none";
   unsigned dispatch_dtype_bytes = 2, combine_dtype_bytes = 2;
 
@@ -142,6 +147,8 @@ class MoeSource : public PhasedSource {
          phases_done() ? static_cast<double>(lookups) / static_cast<double>(phases_done()) : 0.0}};
     if (p_.all_to_all)
       add_collective_report(j, "all_to_all", steps_, collective_bytes_written(), "step");
+    if (p_.all_reduce.on)
+      add_collective_report(j, "all_reduce", steps_, collective_bytes_written(), "step");
     return j;
   }
 
@@ -180,6 +187,8 @@ class MoeSource : public PhasedSource {
       }
       start.collectives = 1;
       start.dest_bytes = &dest_bytes_;
+    } else {
+      p_.all_reduce.set_phase(start, p_.model, p_.model_layer(layer_), p_.batch);
     }
     expert_ = 0;
     copy_ = ChunkCursor{};
@@ -267,9 +276,11 @@ class MoeSpec : public GeneratorSpec {
   // A tensor- and expert-parallel group's GPUs end each MoE layer together (its all-reduces and
   // the all-to-all that brings the experts' outputs back).
   unsigned synchronised_group() const override { return p_.group(); }
-  // A rank sends at most every token of the batch to a peer, hidden x the larger dtype each.
+  // A rank sends at most every token of the batch to a peer, hidden x the larger dtype each; an
+  // all-reduce's message is the batch's activations.
   Collectives collectives() const override {
-    if (!p_.all_to_all) return {};
+    if (!p_.all_to_all)
+      return p_.all_reduce.collectives(p_.all_reduce.message_bytes(p_.model, p_.batch));
     return {true, CollectivePlan::Algorithm::kAllToAll,
             std::uint64_t{p_.batch} * p_.model.hidden *
                 std::max(p_.dispatch_dtype_bytes, p_.combine_dtype_bytes)};
@@ -337,8 +348,10 @@ class MoeSpec : public GeneratorSpec {
     const TpGroups::Steps st = g.steps("step_ns", p_.batch);
     const double mean_step_ns = st.mean_step_ns;
     const double compute_ns = compute_ns_per_step();
-    // With all_to_all, the step's dispatch and combine (not expert fetch).
-    const double a2a_ns = p_.all_to_all ? g.gpu_mean("mean_all_to_all_ns_per_step") : 0.0;
+    // With all_to_all or all_reduce, the step's collectives (not expert fetch).
+    const double a2a_ns = p_.all_to_all      ? g.gpu_mean("mean_all_to_all_ns_per_step")
+                          : p_.all_reduce.on ? g.gpu_mean("mean_all_reduce_ns_per_step")
+                                             : 0.0;
     const std::uint64_t phases = std::uint64_t{g.groups()} * g.completed("steps_done") * p_.layers;
     const unsigned moe_layers = p_.model.moe_layers(p_.model.layers);
     nlohmann::json j = {
@@ -364,13 +377,16 @@ class MoeSpec : public GeneratorSpec {
                      "layers only{}; attention's KV reads and the LM head are not "
                      "run either, so its step time and tokens per second are not "
                      "the whole model's",
-                     p_.all_to_all ? ", dispatch and combine" : "", p_.layers, p_.model.name,
-                     moe_layers,
+                     p_.all_to_all      ? ", dispatch and combine"
+                     : p_.all_reduce.on ? ", all-reduces"
+                                        : "",
+                     p_.layers, p_.model.name, moe_layers,
                      moe_layers < p_.model.layers
                          ? fmt::format(", not its {} {} layers", p_.model.layers - moe_layers,
                                        p_.model.has_block_pattern() ? "other" : "dense")
                          : std::string())}};
     if (p_.all_to_all) add_collective_combined(j, "all_to_all", g, "step");
+    if (p_.all_reduce.on) add_collective_combined(j, "all_reduce", g, "step");
     if (p_.ep > 1) {
       const double mean = static_cast<double>(fetched) / static_cast<double>(per_gpu.size());
       const double most = g.gpu_max("bytes_fetched");
@@ -381,24 +397,27 @@ class MoeSpec : public GeneratorSpec {
     return j;
   }
   nlohmann::json summary() const override {
-    return {{"model", p_.model.name},
-            {"expert_bytes_per_gpu", p_.expert_bytes()},
-            {"expert_weight_format", p_.model.expert_format.name},
-            {"expert_bits_per_weight", p_.model.expert_format.bits_per_value()},
-            {"experts", p_.model.experts},
-            {"top_k", p_.model.top_k},
-            {"tensor_parallel", p_.tp},
-            {"expert_parallel", p_.ep},
-            {"moe_layers_simulated", p_.layers},
-            {"model_moe_layers", p_.model.moe_layers(p_.model.layers)},
-            {"batch", p_.batch},
-            {"steps", p_.steps},
-            {"cache_experts", p_.cache_experts},
-            {"warm_cache", p_.warm},
-            {"zipf_exponent", p_.zipf},
-            {"compute", p_.compute.to_json()},
-            {"compute_ns_per_step", compute_ns_per_step()},
-            {"all_to_all", p_.all_to_all_text}};
+    nlohmann::json j = {{"model", p_.model.name},
+                        {"expert_bytes_per_gpu", p_.expert_bytes()},
+                        {"expert_weight_format", p_.model.expert_format.name},
+                        {"expert_bits_per_weight", p_.model.expert_format.bits_per_value()},
+                        {"experts", p_.model.experts},
+                        {"top_k", p_.model.top_k},
+                        {"tensor_parallel", p_.tp},
+                        {"expert_parallel", p_.ep},
+                        {"moe_layers_simulated", p_.layers},
+                        {"model_moe_layers", p_.model.moe_layers(p_.model.layers)},
+                        {"batch", p_.batch},
+                        {"steps", p_.steps},
+                        {"cache_experts", p_.cache_experts},
+                        {"warm_cache", p_.warm},
+                        {"zipf_exponent", p_.zipf},
+                        {"compute", p_.compute.to_json()},
+                        {"compute_ns_per_step", compute_ns_per_step()},
+                        {"all_to_all", p_.all_to_all_text}};
+    add_all_reduce_summary(j, p_.all_reduce, p_.model, p_.layers, p_.batch, p_.tp, "step",
+                           [this](unsigned l) { return p_.model_layer(l); });
+    return j;
   }
 
  private:
@@ -489,6 +508,13 @@ std::shared_ptr<const GeneratorSpec> parse_moe_experts(ConfigNode& n, const Plat
     // With expert_parallel 1 (a sweep may reach it) there is nothing to send: no rounds.
     p.all_to_all = p.all_to_all_text == "direct" && p.ep > 1;
     if (p.all_to_all) check_collective_platform(n, "all_to_all", facts);
+  }
+  p.all_reduce = parse_all_reduce(n, p.tp, facts);
+  if (p.all_reduce.on && p.ep > 1) {
+    n.fail("all_reduce",
+           fmt::format("is tensor_parallel's: under expert_parallel {} the layer's tokens move "
+                       "by all_to_all (give all_to_all: direct, and all_reduce: none)",
+                       p.ep));
   }
   n.finish();
   return std::make_shared<MoeSpec>(std::move(p));

@@ -99,6 +99,8 @@ class WeightStreamSource : public PhasedSource {
       j["pass_whole_model_ns"] =
           whole_model_steps(passes_, p_.layers, p_.model.layers, p_.collectives_ahead(), p_.steps);
     }
+    if (p_.layers < p_.model.layers && p_.collectives_ahead())
+      j["pass_ns_for_estimate"] = steady_steps(passes_, true, p_.steps);
     return j;
   }
 
@@ -220,7 +222,7 @@ class WeightStreamSpec : public GeneratorSpec {
           "no pass was completed by every GPU before the run stopped, so there is no pass "
           "time to scale to the whole model";
     } else if (p_.layers < p_.model.layers) {
-      if (p_.identical_layers() && p_.collectives_ahead() && p_.steps < 2) {
+      if (p_.collectives_ahead() && p_.steps < 2 && (p_.identical_layers() || layers_alike())) {
         j["note"] = fmt::format(
             "pass time is for the first {} of {}'s {} layers only: with all_reduce and "
             "prefetch_layers {} a run's last pass ends early (its last layers' all-reduces meet "
@@ -237,8 +239,11 @@ class WeightStreamSpec : public GeneratorSpec {
         // single layer ran): the pass scales with the layers. The pipeline's fill at the start of
         // a pass, the first layer's fetch that no compute hid, is scaled too: the estimate errs
         // long by about that fetch x (model layers / simulated layers - 1).
+        // (With collectives and layers fetched ahead, the run's last pass is left out.)
         j["mean_pass_ns_whole_model_estimate"] =
-            mean_pass_ns * static_cast<double>(p_.model.layers) / static_cast<double>(p_.layers);
+            (p_.collectives_ahead() ? g.steps("pass_ns_for_estimate", p_.batch).mean_step_ns
+                                    : mean_pass_ns) *
+            static_cast<double>(p_.model.layers) / static_cast<double>(p_.layers);
       } else {
         j["note"] = fmt::format(
             "pass time is for the first {} of {}'s {} layers only; its layers differ in weight "
