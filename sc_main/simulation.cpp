@@ -883,6 +883,11 @@ std::vector<std::string> Simulation::whole_model_warnings() const {
                                 cfg_.workload.streams[i].path, why));
     }
   }
+  for (const StreamConfig& s : cfg_.workload.streams) {
+    if (!s.generator) continue;
+    if (const std::string why = s.generator->no_estimate_reason(); !why.empty())
+      out.push_back(fmt::format("{} ({}): {}", s.name, s.path, why));
+  }
   return out;
 }
 

@@ -194,6 +194,7 @@ std::uint64_t PhasedSource::phases_ended(std::uint64_t now_ps) const {
 }
 
 void PhasedSource::finalize(std::uint64_t now_ps) {
+  if (left_collectives_) return;
   while (finalized_ < next_) {
     Slot& s = slot(finalized_);
     if (!s.fetched) return;
@@ -249,6 +250,9 @@ void PhasedSource::stopped(std::uint64_t now_ps) {
   if (!group_) return;
   group_->leave(at_barrier_ ? event_ : GroupBarrier::kNone, now_ps);
   group_.reset();  // on its own from here: its remaining completions wait for nobody
+  // Without the group its phases' collectives cannot run: no phase of it ends any more (one
+  // ended at its compute would count a step without its all-reduces).
+  if (!collective_.peer_va.empty()) left_collectives_ = true;
 }
 
 void GroupBarrier::arrive(std::uint64_t event, std::uint64_t end_ps, std::uint64_t now_ps) {

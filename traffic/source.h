@@ -331,6 +331,7 @@ class PhasedSource : public AccessSource {
   std::shared_ptr<GroupBarrier> group_;
   std::uint64_t event_ = 0;  // the group barrier's event this member is at, or next meets
   bool at_barrier_ = false;  // it has arrived at event_ and not taken its end
+  bool left_collectives_ = false;  // it left a group whose collectives it ran (stopped())
   CollectivePlan collective_;
   Round round_;
   CollectiveLane lane_{*this};

@@ -185,6 +185,9 @@ class GeneratorSpec {
   // hold for the whole model is known (kv_decode, weight_stream; an expert or prefix cache is
   // sized by its configuration, not by the model).
   virtual bool sizes_whole_model() const { return false; }
+  // Known from the configuration: why the result will give no whole-model estimate (its note says
+  // the same), for famsim validate's warnings; empty when nothing known up front withholds one.
+  virtual std::string no_estimate_reason() const { return {}; }
 };
 
 struct StreamConfig {

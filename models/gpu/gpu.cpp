@@ -522,7 +522,10 @@ constexpr const char* kLanesWindow = "collectives window";
 
 void Gpu::probes(std::vector<ResourceProbe>& out) const {
   out.push_back(pool_probe("outstanding window", outstanding_));
-  if (lanes_.capacity() > 0) out.push_back(pool_probe(kLanesWindow, lanes_));
+  if (lanes_.capacity() > 0) {
+    out.push_back(pool_probe(kLanesWindow, lanes_));
+    out.back().use.within_other_window = true;  // as in report()
+  }
   for (unsigned i = 0; i < port_issues_.size(); ++i) {
     ResourceProbe issue;
     issue.use = port_issue_use(i, params_);

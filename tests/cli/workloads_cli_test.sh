@@ -438,3 +438,16 @@ pass "--progress says when a generator's run cannot end within 2^48 ps"
 grep -q "famsim: progress" "$WORK/mc_progress.err" || fail "mooncake --progress printed no line"
 grep -q "% done" "$WORK/mc_progress.err" && fail "a trace-driven run gave a share done"
 pass "--progress gives no share for a trace-driven generator"
+
+# weight_stream (prefetch_layers 1, steps 1) with all_reduce: its one pass is the run's last, which
+# ends early (no next fetch for its last all-reduces), so validate warns that there will be no
+# whole-model estimate, and says nothing of it without all_reduce.
+run_famsim ws_ar_validate validate --platform "$P" --workload traffic/weight_stream.yaml \
+  --set $S.weight_stream.all_reduce=ring
+expect_rc 0 "weight_stream with all_reduce validates"
+expect_in_output "warning: weights (workload.streams.0): pass time is for the first 3 of Llama-3.2-1B's 16 layers only: with all_reduce and prefetch_layers 1" \
+  "validate warns that one pass with all_reduce and prefetch gives no estimate"
+run_famsim ws_validate validate --platform "$P" --workload traffic/weight_stream.yaml
+expect_rc 0 "weight_stream validates"
+grep -q "give steps: 2 or more" "$WORK/ws_validate.log" && fail "validate warned without all_reduce"
+pass "no such warning without all_reduce"

@@ -2108,6 +2108,45 @@ TEST(PhasedSource, AGroupsRingAllReduceRunsItsRoundsAfterTheCompute) {
   EXPECT_DOUBLE_EQ(st.collective_ns()[0], 0.15);
 }
 
+// A member that stops (its stream's duration ran out) leaves its group; without it its phases'
+// collectives cannot run, so none of its phases ends any more: A's fetch completing after it
+// stopped does not end A's phase (it would have counted a step without its all-reduce), while B,
+// alone in the group now, runs its rounds and ends its phase.
+TEST(PhasedSource, AMemberThatLeftItsGroupEndsNoPhaseWithoutItsCollectives) {
+  auto group = std::make_shared<GroupBarrier>(2);
+  ToyPhases a(0, {50});
+  ToyPhases b(0, {50});
+  CollectivePlan plan;
+  plan.members = 2;
+  plan.buffer_bytes = 100;
+  plan.access_bytes = 64;
+  plan.peer_va = {0x1000};
+  for (ToyPhases* m : {&a, &b}) {
+    m->collectives = 1;
+    m->message = 100;
+    m->join_group(group);
+    m->set_collective(plan);
+  }
+  const std::uint32_t fa = issue_first_phase(a);
+  const std::uint32_t fb = issue_first_phase(b);
+  a.stopped(60);
+  a.completed(fa, 1, 100);
+  EXPECT_TRUE(a.times.empty());
+  EXPECT_EQ(a.phases_done(), 0u);
+  b.completed(fb, 1, 100);
+  Access acc;
+  std::uint64_t wake = 0;
+  AccessSource& lb = *b.side_lane();
+  ASSERT_EQ(lb.next(150, acc, wake), AccessSource::State::kReady);  // round 0 at the compute end
+  lb.completed(PhasedSource::kCollectiveTag, 50, 200);
+  ASSERT_EQ(lb.next(201, acc, wake), AccessSource::State::kReady);  // round 1
+  lb.completed(PhasedSource::kCollectiveTag, 50, 250);
+  ASSERT_EQ(b.next(251, acc, wake), AccessSource::State::kDone);
+  ASSERT_EQ(b.times.size(), 1u);
+  EXPECT_EQ(b.times[0].end_ps, 250u);
+  EXPECT_TRUE(a.times.empty());
+}
+
 // The receive buffer is a ring: with a 64 B buffer, the ring all-reduce of 100 B above writes round
 // 0's 50 B at 0..49, and round 1's from 50: 14 B to the buffer's end, then 36 B from its start.
 // The bytes written count as they complete.

@@ -844,14 +844,8 @@ class KvDecodeSpec : public GeneratorSpec {
                 ? "first layers with the model's shares of block_pattern's M, * and other "
                   "layers, or every layer"
                 : "a whole number of linear_attention's layer cycle");
-      } else if (p_.collectives_ahead() && p_.steps < 2 && layers_alike()) {
-        j["note"] = fmt::format(
-            "step time and tokens per second are for the first {} of {}'s {} layers only: with "
-            "all_reduce and prefetch_layers {} a run's last step ends early (its last layers' "
-            "all-reduces meet no next layer's fetch, which in a whole model they share the fabric "
-            "with), and this run has no other step; give steps: 2 or more for a whole-model "
-            "estimate",
-            p_.layers, p_.model.name, p_.model.layers, p_.prefetch);
+      } else if (std::string why = no_estimate_reason(); !why.empty()) {
+        j["note"] = std::move(why);
       } else if (layers_alike()) {
         // Identical layers (a dense transformer): the first layer as it ran (the pipeline's
         // fill) and the others at the later simulated layers' steady pace. Otherwise the layers
@@ -972,6 +966,13 @@ class KvDecodeSpec : public GeneratorSpec {
 
   // The simulated layers have sliding windows in the same share as the model's layers, so that
   // their mean step time scales to the model's (each kind of layer read as much as the model's).
+  std::string no_estimate_reason() const override {
+    if (p_.layers >= p_.model.layers || !p_.collectives_ahead() || p_.steps >= 2 ||
+        !windows_alike() || !mixers_alike(p_.model, p_.layers) || !layers_alike())
+      return {};
+    return one_step_note("step time and tokens per second are", "step", p_.layers, p_.model,
+                         p_.prefetch);
+  }
   bool windows_alike() const {
     return first_layers_average_the_models(
         p_.model.layers, p_.layers, [&](unsigned l) { return p_.model.is_windowed_layer(l); });

@@ -161,6 +161,16 @@ std::vector<double> whole_model_steps(const StepTimes& st, unsigned layers, unsi
   return out;
 }
 
+std::string one_step_note(const char* what, const char* unit, unsigned layers, const ModelConfig& m,
+                          unsigned prefetch) {
+  return fmt::format(
+      "{} for the first {} of {}'s {} layers only: with all_reduce and prefetch_layers {} a run's "
+      "last {} ends early (its last layers' all-reduces meet no next layer's fetch, which in a "
+      "whole model they share the fabric with), and this run has no other {}; give steps: 2 or "
+      "more for a whole-model estimate",
+      what, layers, m.name, m.layers, prefetch, unit, unit);
+}
+
 std::vector<double> steady_steps(const StepTimes& st, bool collectives_ahead, std::uint64_t steps) {
   std::vector<double> out = st.ns();
   if (collectives_ahead && out.size() == steps && !out.empty()) out.pop_back();

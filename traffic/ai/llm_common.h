@@ -133,6 +133,11 @@ void add_all_reduce_summary(nlohmann::json& summary, const AllReduceConfig& c, c
 std::vector<double> whole_model_steps(const StepTimes& st, unsigned layers, unsigned model_layers,
                                       bool collectives_ahead, std::uint64_t steps);
 std::vector<double> steady_steps(const StepTimes& st, bool collectives_ahead, std::uint64_t steps);
+// The note of a run of one step (`unit` "step" or "pass") with collectives ahead, which gives no
+// whole-model estimate: `what` ("step time ... are", "pass time is") is for the first `layers` of
+// `m` only.
+std::string one_step_note(const char* what, const char* unit, unsigned layers, const ModelConfig& m,
+                          unsigned prefetch);
 
 // A GPU's report keys for its simulated collectives, `name` all_reduce or all_to_all: <name>_ns,
 // per step (`unit`: "step", a decode step, or "pass") the time its layers spent in them after

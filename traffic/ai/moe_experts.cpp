@@ -377,9 +377,9 @@ class MoeSpec : public GeneratorSpec {
                      "layers only{}; attention's KV reads and the LM head are not "
                      "run either, so its step time and tokens per second are not "
                      "the whole model's",
-                     p_.all_to_all      ? ", dispatch and combine"
-                     : p_.all_reduce.on ? ", all-reduces"
-                                        : "",
+                     p_.all_to_all                   ? ", dispatch and combine"
+                     : p_.all_reduce.on && p_.tp > 1 ? " and all-reduces"
+                                                     : "",
                      p_.layers, p_.model.name, moe_layers,
                      moe_layers < p_.model.layers
                          ? fmt::format(", not its {} {} layers", p_.model.layers - moe_layers,

@@ -222,13 +222,8 @@ class WeightStreamSpec : public GeneratorSpec {
           "no pass was completed by every GPU before the run stopped, so there is no pass "
           "time to scale to the whole model";
     } else if (p_.layers < p_.model.layers) {
-      if (p_.collectives_ahead() && p_.steps < 2 && (p_.identical_layers() || layers_alike())) {
-        j["note"] = fmt::format(
-            "pass time is for the first {} of {}'s {} layers only: with all_reduce and "
-            "prefetch_layers {} a run's last pass ends early (its last layers' all-reduces meet "
-            "no next layer's fetch, which in a whole model they share the fabric with), and this "
-            "run has no other pass; give steps: 2 or more for a whole-model estimate",
-            p_.layers, p_.model.name, p_.model.layers, p_.prefetch);
+      if (std::string why = no_estimate_reason(); !why.empty()) {
+        j["note"] = std::move(why);
       } else if (p_.identical_layers()) {
         // The first layer as it ran (the fill), the others at the later layers' steady pace:
         // per pass its slowest GPU's, mean over passes and groups, as mean_pass_ns.
@@ -281,6 +276,12 @@ class WeightStreamSpec : public GeneratorSpec {
   // full attention, none): every layer alike (a dense transformer; not DeepSeek-V3, whose first
   // layers are dense and the rest MoE), or whole cycles of a hybrid model's layer kinds
   // (Qwen3-Next: 4 of its 48 layers).
+  std::string no_estimate_reason() const override {
+    if (p_.layers >= p_.model.layers || !p_.collectives_ahead() || p_.steps >= 2 ||
+        !(p_.identical_layers() || layers_alike()))
+      return {};
+    return one_step_note("pass time is", "pass", p_.layers, p_.model, p_.prefetch);
+  }
   bool layers_alike() const {
     const auto alike = [&](auto per_layer) {
       return first_layers_average_the_models(p_.model.layers, p_.layers, per_layer);
