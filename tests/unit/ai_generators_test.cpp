@@ -2108,17 +2108,13 @@ TEST(PhasedSource, AGroupsRingAllReduceRunsItsRoundsAfterTheCompute) {
   EXPECT_DOUBLE_EQ(st.collective_ns()[0], 0.15);
 }
 
-// A member that stops (its stream's duration ran out) leaves its group; without it its phases'
-// collectives cannot run, so none of its phases ends any more: A's fetch completing after it
-// stopped does not end A's phase (it would have counted a step without its all-reduce), while B,
-// alone in the group now, runs its rounds and ends its phase.
-TEST(PhasedSource, AMemberThatLeftItsGroupEndsNoPhaseWithoutItsCollectives) {
+// Makes toy members a and b a group of two running one ring all-reduce of 100 B after each phase,
+// each writing into a receive buffer of `buffer_bytes` at 0x1000, in accesses of at most 64 B.
+void ring_pair(ToyPhases& a, ToyPhases& b, std::uint64_t buffer_bytes) {
   auto group = std::make_shared<GroupBarrier>(2);
-  ToyPhases a(0, {50});
-  ToyPhases b(0, {50});
   CollectivePlan plan;
   plan.members = 2;
-  plan.buffer_bytes = 100;
+  plan.buffer_bytes = buffer_bytes;
   plan.access_bytes = 64;
   plan.peer_va = {0x1000};
   for (ToyPhases* m : {&a, &b}) {
@@ -2127,6 +2123,16 @@ TEST(PhasedSource, AMemberThatLeftItsGroupEndsNoPhaseWithoutItsCollectives) {
     m->join_group(group);
     m->set_collective(plan);
   }
+}
+
+// A member that stops (its stream's duration ran out) leaves its group; without it its phases'
+// collectives cannot run, so none of its phases ends any more: A's fetch completing after it
+// stopped does not end A's phase (it would have counted a step without its all-reduce), while B,
+// alone in the group now, runs its rounds and ends its phase.
+TEST(PhasedSource, AMemberThatLeftItsGroupEndsNoPhaseWithoutItsCollectives) {
+  ToyPhases a(0, {50});
+  ToyPhases b(0, {50});
+  ring_pair(a, b, 100);
   const std::uint32_t fa = issue_first_phase(a);
   const std::uint32_t fb = issue_first_phase(b);
   a.stopped(60);
@@ -2151,20 +2157,9 @@ TEST(PhasedSource, AMemberThatLeftItsGroupEndsNoPhaseWithoutItsCollectives) {
 // 0's 50 B at 0..49, and round 1's from 50: 14 B to the buffer's end, then 36 B from its start.
 // The bytes written count as they complete.
 TEST(PhasedSource, CollectiveWritesRunThroughTheReceiveBufferAsARing) {
-  auto group = std::make_shared<GroupBarrier>(2);
   ToyPhases a(0, {0});
   ToyPhases b(0, {0});
-  CollectivePlan plan;
-  plan.members = 2;
-  plan.buffer_bytes = 64;
-  plan.access_bytes = 64;
-  plan.peer_va = {0x1000};
-  for (ToyPhases* m : {&a, &b}) {
-    m->collectives = 1;
-    m->message = 100;
-    m->join_group(group);
-    m->set_collective(plan);
-  }
+  ring_pair(a, b, 64);
   Access acc;
   std::uint64_t wake = 0;
   for (ToyPhases* m : {&a, &b}) m->completed(issue_first_phase(*m), 1, 10);
