@@ -1521,7 +1521,9 @@ def workload_assumptions(stats, f, stream):
         if number(f["tp"]) and f["tp"] > 1 and algorithm != "none":
             text += (" The GPUs of a tensor-parallel group end each layer together, then "
                      f"all-reduce its output over the fabric with {algorithm}: one all-reduce "
-                     "after each layer's mixer and one after its FFN, "
+                     + ("after each MoE layer's attention and one after its experts, "
+                        if kind == "moe_experts" else
+                        "after each layer's mixer and one after its FFN, ")
                      + (f"{fmt_bytes(summary.get('all_reduce_message_bytes'))} each"
                         if number(summary.get("all_reduce_message_bytes")) else
                         "each of "
